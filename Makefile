@@ -1,0 +1,43 @@
+# Two commands for a new machine: `make dev` serves on the embedded default, `make test` runs every test.
+# Both install what is missing first (npm ci from the lockfile) and build the TypeScript.
+
+SHELL := /bin/bash
+TWIN ?= stripe
+export npm_config_fund := false
+export npm_config_audit := false
+
+.PHONY: dev test build install twin bench image typecheck clean
+
+node_modules/.package-lock.json: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+install: node_modules/.package-lock.json
+
+dist/.built: install $(shell find control-plane twin-runtime twins seeds scripts -name '*.ts' 2>/dev/null) tsconfig.json
+	npx tsc -p tsconfig.json
+	@touch $@
+
+build: dist/.built
+
+dev: build
+	node bin/twins.js serve
+
+test: build
+	npx tsc -p tsconfig.test.json
+	npx tap $(TAP_ARGS)
+
+twin: build
+	node bin/twins.js twin $(TWIN) $(if $(PORT),--port $(PORT))
+
+typecheck: install
+	npx tsc -p tsconfig.test.json
+
+bench: build
+	node --import=tsx scripts/bench/run.ts
+
+image:
+	docker build -t $${TWINS_IMAGE:-twins-runtime:local} .
+
+clean:
+	rm -rf dist .tap

@@ -1,0 +1,120 @@
+// The control-plane HTTP app: one Fastify plugin per area, zod schemas, the 422 contract, the
+// `{"detail": …}` error body, OpenAPI at /openapi.json and a browsable reference at /docs.
+
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { jsonSchemaTransform, serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Services } from './services.js';
+import { HttpError } from './http/errors.js';
+import { RequestValidationError, validatorCompiler } from './http/validation.js';
+import { parseJsonBody } from './http/json-body.js';
+import { makeAuthenticate } from './auth/authenticate.js';
+import './auth/principal.js';
+import healthRoutes from './routes/health.js';
+import userRoutes from './routes/users.js';
+import organizationRoutes from './routes/organizations.js';
+import apiKeyRoutes from './routes/api-keys.js';
+import billingRoutes from './routes/billing.js';
+import environmentRoutes from './routes/environments.js';
+import twinRoutes from './routes/twins.js';
+import catalogRoutes from './routes/catalog.js';
+import scenarioRoutes from './routes/scenarios.js';
+import seedRoutes from './routes/seeds.js';
+import testRoutes from './routes/tests.js';
+import sandboxRoutes from './routes/sandboxes.js';
+
+export const API_VERSION = '0.1.0';
+
+/** The functional areas; each is an OpenAPI tag and a plugin under routes/. */
+export const AREAS = [
+  ['healthchecks', 'health probe endpoints'],
+  ['users', 'the current user'],
+  ['organizations', 'organizations the caller belongs to; members are invited into the active organization'],
+  ['billing', "the active organization's plan, its limits, and what the current period has cost so far"],
+  ['api-keys', 'long-lived credentials for callers that cannot hold an identity-provider session'],
+  ['environments', 'isolated provider environments, their twins, request logs and twin records'],
+  ['twins', 'provisioned twins by id (advance lifecycle, collect the twin key)'],
+  ['catalog', 'the twins available for new environments'],
+  ['scenarios', 'reusable starting setups of provider twins and optional seeds'],
+  ['seeds', 'starting states for a twin, described in words and generated once'],
+  ['tests', 'outcomes described in words, compiled into request matchers, evaluated against traffic'],
+  ['sandboxes', 'a sandbox grouping twins'],
+] as const;
+
+export type App = FastifyInstance;
+
+export async function buildApp(services: Services): Promise<FastifyInstance> {
+  // Plugins below are typed with the zod provider; the instance is returned as a plain FastifyInstance.
+  const app = Fastify({
+    loggerInstance: services.log.child({ component: 'http' }) as FastifyBaseLogger,
+    disableRequestLogging: true,
+    ajv: undefined,
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.removeContentTypeParser(['application/json']);
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);
+  app.decorate('services', services);
+  app.decorateRequest('principal', null as never);
+
+  app.setErrorHandler((err: FastifyError | HttpError | RequestValidationError, req, reply) => {
+    if (err instanceof RequestValidationError) return reply.status(422).send({ detail: err.entries });
+    if (err instanceof HttpError) return reply.status(err.statusCode).headers(err.headers).send({ detail: err.detail });
+    const status = (err as FastifyError).statusCode;
+    if (status && status >= 400 && status < 500) {
+      if (status === 415) return reply.status(415).send({ detail: 'Unsupported media type; send application/json.' });
+      if (status === 413) return reply.status(413).send({ detail: 'Request body too large.' });
+      return reply.status(status).send({ detail: err.message });
+    }
+    req.log.error({ err }, 'unhandled error');
+    return reply.status(500).send({ detail: 'Internal Server Error' });
+  });
+  app.setNotFoundHandler((_req, reply) => reply.status(404).send({ detail: 'Not Found' }));
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Environment Twin Service API', version: API_VERSION },
+      tags: AREAS.map(([name, description]) => ({ name, description })),
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: false } });
+  app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+
+  app.addHook('onRequest', async (req) => {
+    // Unknown routes answer 404 whoever asks, as FastAPI does; /docs is public.
+    const route = req.routeOptions.url;
+    if (route === undefined || route.startsWith('/docs')) return;
+    await authenticate(req);
+  });
+  const authenticate = makeAuthenticate(services);
+
+  for (const plugin of [
+    healthRoutes,
+    userRoutes,
+    organizationRoutes,
+    apiKeyRoutes,
+    billingRoutes,
+    environmentRoutes,
+    twinRoutes,
+    catalogRoutes,
+    scenarioRoutes,
+    seedRoutes,
+    testRoutes,
+    sandboxRoutes,
+  ]) {
+    await app.register(plugin);
+  }
+  return app as unknown as FastifyInstance;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    services: Services;
+  }
+}

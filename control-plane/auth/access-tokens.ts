@@ -1,0 +1,74 @@
+// Verifying identity-provider access tokens (JWTs) and reading the claims we use (decisions §4).
+
+import { createLocalJWKSet, createRemoteJWKSet, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import type { Config } from '../config.js';
+import { LOCAL_AUDIENCE, LOCAL_ISSUER, type LocalKeys } from './local-idp.js';
+
+export interface TokenIdentity {
+  sub: string;
+  email: string;
+  firstName: string;
+  lastName: string;
+  orgExternalId: string;
+  orgName?: string;
+  role: 'admin' | 'member';
+}
+
+export class TokenVerifier {
+  private readonly keySet: JWTVerifyGetKey;
+  private readonly issuer?: string;
+  private readonly audience?: string;
+
+  constructor(config: Config, localKeys: LocalKeys | undefined) {
+    if (config.idp === 'local') {
+      if (!localKeys) throw new Error('The local identity provider needs its keys.');
+      this.keySet = createLocalJWKSet({ keys: [localKeys.publicJwk] });
+      this.issuer = LOCAL_ISSUER;
+      this.audience = LOCAL_AUDIENCE;
+    } else {
+      if (!config.idpJwksUrl) throw new Error('TWINS_IDP=oidc needs TWINS_IDP_JWKS_URL.');
+      this.keySet = createRemoteJWKSet(new URL(config.idpJwksUrl));
+      this.issuer = config.idpIssuer;
+      this.audience = config.idpAudience;
+    }
+  }
+
+  /** The identity a token carries, or undefined when it is not a valid, trusted token. */
+  async verify(token: string): Promise<TokenIdentity | undefined> {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, this.keySet, {
+        issuer: this.issuer,
+        audience: this.audience,
+      }));
+    } catch {
+      return undefined;
+    }
+    return readClaims(payload);
+  }
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v.length > 0 ? v : undefined;
+}
+
+/** Our claims, Clerk v2 (`o.id`/`o.rol`) and WorkOS (`org_id` + `role`). */
+export function readClaims(p: JWTPayload): TokenIdentity | undefined {
+  const o = (p as { o?: { id?: unknown; rol?: unknown; slg?: unknown } }).o;
+  const sub = str(p.sub);
+  const email = str(p.email);
+  const orgExternalId = str(p.org_id) ?? str(o?.id);
+  const rawRole = str(p.org_role) ?? str(o?.rol) ?? str(p.role);
+  if (!sub || !email || !orgExternalId || !rawRole) return undefined;
+  const role = rawRole.replace(/^org:/, '');
+  if (role !== 'admin' && role !== 'member') return undefined;
+  return {
+    sub,
+    email,
+    firstName: str(p.given_name) ?? '',
+    lastName: str(p.family_name) ?? '',
+    orgExternalId,
+    orgName: str(p.org_name) ?? str(o?.slg),
+    role,
+  };
+}

@@ -1,0 +1,101 @@
+// The 422 contract: every schema failure (body, query, path) becomes the Pydantic v2 / FastAPI body
+// of decisions §2. One mapping, used by every route through the app's validator compiler.
+
+import type { FastifySchemaCompiler } from 'fastify';
+import type { z } from 'zod';
+
+export interface ValidationEntry {
+  type: string;
+  loc: (string | number)[];
+  msg: string;
+  input?: unknown;
+  ctx?: Record<string, unknown>;
+}
+
+/** Thrown by the validator; the error handler answers 422 `{detail: entries}`. */
+export class RequestValidationError extends Error {
+  readonly statusCode = 422;
+  constructor(readonly entries: ValidationEntry[]) {
+    super('Request validation failed');
+  }
+}
+
+const LOCATION: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
+
+/** Map one zod issue to a Pydantic entry. */
+export function toEntry(issue: z.core.$ZodIssue, location: string, root: unknown): ValidationEntry {
+  const loc: (string | number)[] = [location, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))];
+  const input = valueAt(root, issue.path as (string | number)[]);
+  switch (issue.code) {
+    case 'invalid_type':
+      if (input === undefined) return { type: 'missing', loc, msg: 'Field required', input: parentOf(root, issue.path as (string | number)[]) ?? null };
+      if (issue.expected === 'number' || issue.expected === 'int') {
+        return { type: 'int_parsing', loc, msg: 'Input should be a valid integer, unable to parse string as an integer', input };
+      }
+      if (issue.expected === 'string') return { type: 'string_type', loc, msg: 'Input should be a valid string', input };
+      if (issue.expected === 'object') {
+        return { type: 'model_attributes_type', loc, msg: 'Input should be a valid dictionary or object to extract fields from', input };
+      }
+      return { type: `${issue.expected}_type`, loc, msg: `Input should be a valid ${issue.expected}`, input };
+    case 'too_small':
+      if (issue.origin === 'string') {
+        const n = Number(issue.minimum);
+        return { type: 'string_too_short', loc, msg: `String should have at least ${n} character${n === 1 ? '' : 's'}`, input, ctx: { min_length: n } };
+      }
+      return { type: 'greater_than_equal', loc, msg: `Input should be greater than or equal to ${issue.minimum}`, input, ctx: { ge: Number(issue.minimum) } };
+    case 'too_big':
+      if (issue.origin === 'string') {
+        const n = Number(issue.maximum);
+        return { type: 'string_too_long', loc, msg: `String should have at most ${n} character${n === 1 ? '' : 's'}`, input, ctx: { max_length: n } };
+      }
+      return { type: 'less_than_equal', loc, msg: `Input should be less than or equal to ${issue.maximum}`, input, ctx: { le: Number(issue.maximum) } };
+    case 'unrecognized_keys':
+      // zod reports all extra keys in one issue; Pydantic has one entry per key (expanded by the caller).
+      return { type: 'extra_forbidden', loc, msg: 'Extra inputs are not permitted', input };
+    case 'invalid_value': {
+      const expected = issue.values.map((v) => `'${String(v)}'`);
+      const text = expected.length > 1 ? `${expected.slice(0, -1).join(', ')} or ${expected.at(-1)}` : expected[0] ?? '';
+      return { type: 'enum', loc, msg: `Input should be ${text}`, input, ctx: { expected: text } };
+    }
+    default:
+      return { type: 'value_error', loc, msg: `Value error, ${issue.message}`, input, ctx: { error: issue.message } };
+  }
+}
+
+function valueAt(root: unknown, path: (string | number)[]): unknown {
+  let v: any = root;
+  for (const p of path) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = v[p];
+  }
+  return v;
+}
+
+function parentOf(root: unknown, path: (string | number)[]): unknown {
+  return path.length === 0 ? undefined : valueAt(root, path.slice(0, -1));
+}
+
+export function issuesToEntries(issues: z.core.$ZodIssue[], location: string, root: unknown): ValidationEntry[] {
+  const out: ValidationEntry[] = [];
+  for (const issue of issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) {
+        const path = [...(issue.path as (string | number)[]), key];
+        out.push({ type: 'extra_forbidden', loc: [location, ...path], msg: 'Extra inputs are not permitted', input: valueAt(root, path) });
+      }
+      continue;
+    }
+    out.push(toEntry(issue, location, root));
+  }
+  return out;
+}
+
+/** Fastify validator compiler: zod schemas, failures thrown as RequestValidationError. */
+export const validatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema, httpPart }) => {
+  const location = LOCATION[httpPart ?? 'body'] ?? 'body';
+  return (data: unknown) => {
+    const result = schema.safeParse(data);
+    if (result.success) return { value: result.data };
+    return { error: new RequestValidationError(issuesToEntries(result.error.issues, location, data)) };
+  };
+};

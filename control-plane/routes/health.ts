@@ -1,0 +1,34 @@
+// Health probes (no credential): live = the process answers; ready = database (and driver) usable.
+
+import { z } from 'zod';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+
+const status = z.object({ status: z.string() }).passthrough();
+
+const routes: FastifyPluginAsyncZod = async (app) => {
+  app.get('/health/live', { config: { public: true }, schema: { tags: ['healthchecks'], response: { 200: status } } }, async () => ({ status: 'ok' }));
+
+  app.get(
+    '/health/ready',
+    { config: { public: true }, schema: { tags: ['healthchecks'], response: { 200: status, 503: status } } },
+    async (_req, reply) => {
+      const checks: Record<string, string> = {};
+      try {
+        app.services.db.prepare('SELECT 1').get();
+        checks.database = 'ok';
+      } catch (e) {
+        checks.database = (e as Error).message;
+      }
+      const ok = Object.values(checks).every((v) => v === 'ok');
+      return reply.status(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', driver: app.services.config.driver, checks });
+    },
+  );
+
+  app.get('/.well-known/jwks.json', { config: { public: true }, schema: { hide: true } }, async (_req, reply) => {
+    const jwk = app.services.localKeys?.publicJwk;
+    if (!jwk) return reply.status(404).send({ detail: 'Not Found' });
+    return { keys: [jwk] };
+  });
+};
+
+export default routes;

@@ -1,0 +1,34 @@
+// Start and stop the control plane: services, then the HTTP app; stop in reverse on SIGINT/SIGTERM.
+
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.js';
+import type { Config } from './config.js';
+import { closeServices, createServices, type Services } from './services.js';
+
+export interface RunningControlPlane {
+  app: FastifyInstance;
+  services: Services;
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startControlPlane(config: Config): Promise<RunningControlPlane> {
+  const services = await createServices(config);
+  const app = await buildApp(services);
+  await app.listen({ port: config.port, host: config.host });
+  const addr = app.server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : config.port;
+  const url = `http://${config.host}:${port}`;
+  let closed = false;
+  return {
+    app,
+    services,
+    url,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await app.close();
+      await closeServices(services);
+    },
+  };
+}

@@ -1,0 +1,77 @@
+// Organizations, users and memberships, refreshed from each verified token.
+
+import { randomUUID } from 'node:crypto';
+import type { Db } from './database.js';
+import type { PlanName } from '../config.js';
+import type { TokenIdentity } from '../auth/access-tokens.js';
+
+export interface OrganizationRow {
+  id: string;
+  external_id: string;
+  name: string;
+  plan: PlanName;
+  created_at: string;
+}
+
+export interface UserRow {
+  id: string;
+  external_id: string;
+  email: string;
+  first_name: string;
+  last_name: string;
+  created_at: string;
+}
+
+export interface MembershipRow {
+  organization_id: string;
+  user_id: string;
+  role: 'admin' | 'member';
+  joined_at: string;
+  active: number;
+}
+
+export class IdentityStore {
+  constructor(private readonly db: Db, private readonly defaultPlan: PlanName) {}
+
+  /** Create or refresh the organization, user and membership a verified token names. */
+  upsertFromToken(id: TokenIdentity): { org: OrganizationRow; user: UserRow; membership: MembershipRow } {
+    return this.db.transaction(() => {
+      const now = new Date().toISOString();
+      let org = this.db.prepare('SELECT * FROM organizations WHERE external_id = ?').get(id.orgExternalId) as OrganizationRow | undefined;
+      if (!org) {
+        org = { id: randomUUID(), external_id: id.orgExternalId, name: id.orgName ?? id.orgExternalId, plan: this.defaultPlan, created_at: now };
+        this.db.prepare('INSERT INTO organizations (id, external_id, name, plan, created_at) VALUES (@id, @external_id, @name, @plan, @created_at)').run(org);
+      }
+      let user = this.db.prepare('SELECT * FROM users WHERE external_id = ?').get(id.sub) as UserRow | undefined;
+      if (!user) {
+        user = { id: randomUUID(), external_id: id.sub, email: id.email, first_name: id.firstName, last_name: id.lastName, created_at: now };
+        this.db.prepare('INSERT INTO users (id, external_id, email, first_name, last_name, created_at) VALUES (@id, @external_id, @email, @first_name, @last_name, @created_at)').run(user);
+      } else if (user.email !== id.email || user.first_name !== id.firstName || user.last_name !== id.lastName) {
+        this.db.prepare('UPDATE users SET email = ?, first_name = ?, last_name = ? WHERE id = ?').run(id.email, id.firstName, id.lastName, user.id);
+        user = { ...user, email: id.email, first_name: id.firstName, last_name: id.lastName };
+      }
+      this.db
+        .prepare(
+          `INSERT INTO memberships (organization_id, user_id, role, joined_at, active) VALUES (?, ?, ?, ?, 1)
+           ON CONFLICT (organization_id, user_id) DO UPDATE SET role = excluded.role, active = 1`,
+        )
+        .run(org.id, user.id, id.role, now);
+      const membership = this.membership(org.id, user.id)!;
+      return { org, user, membership };
+    })();
+  }
+
+  organization(id: string): OrganizationRow | undefined {
+    return this.db.prepare('SELECT * FROM organizations WHERE id = ?').get(id) as OrganizationRow | undefined;
+  }
+
+  user(id: string): UserRow | undefined {
+    return this.db.prepare('SELECT * FROM users WHERE id = ?').get(id) as UserRow | undefined;
+  }
+
+  membership(orgId: string, userId: string): MembershipRow | undefined {
+    return this.db.prepare('SELECT * FROM memberships WHERE organization_id = ? AND user_id = ? AND active = 1').get(orgId, userId) as
+      | MembershipRow
+      | undefined;
+  }
+}

@@ -1,0 +1,11 @@
+// Numbered migrations, applied in order at start. Add a file per migration and list it here.
+
+import m001 from './001-identity.js';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: Migration[] = [m001];

@@ -1,0 +1,49 @@
+// Start one twin in-process on a loopback port with its own temporary SQLite file.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadTwin } from '../../twin-runtime/registry.js';
+import { TwinServer } from '../../twin-runtime/server.js';
+
+export interface RunningTwin {
+  server: TwinServer;
+  url: string;
+  apiKey: string;
+  dataFile: string;
+  /** Move the environment clock (what the control plane's advance does). */
+  advance(to: Date): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startTwin(
+  slug: string,
+  opts: { clockStart?: Date; seedFile?: string; dataDir?: string } = {},
+): Promise<RunningTwin> {
+  const dir = opts.dataDir ?? mkdtempSync(join(tmpdir(), `twin-${slug}-`));
+  const dataFile = join(dir, `${slug}.sqlite`);
+  const server = new TwinServer(await loadTwin(slug), {
+    dataFile,
+    seedFile: opts.seedFile,
+    clockStart: opts.clockStart,
+  });
+  const url = await server.listen(0, '127.0.0.1');
+  return {
+    server,
+    url,
+    apiKey: server.apiKey,
+    dataFile,
+    async advance(to: Date) {
+      const res = await fetch(`${url}/_twin/advance`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ to: to.toISOString() }),
+      });
+      if (res.status !== 200) throw new Error(`advance failed: ${res.status} ${await res.text()}`);
+    },
+    async close() {
+      await server.close();
+      if (!opts.dataDir) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

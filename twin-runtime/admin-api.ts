@@ -1,0 +1,92 @@
+// Internal admin API of a running twin: health, credential, advance, records, reset. The control
+// plane calls it directly (never through the gateway); the server checks the admin secret first.
+
+import type { TwinResponse } from './contract.js';
+import { DELIVERY_RESOURCE } from './deliveries.js';
+import type { TwinServer } from './server.js';
+
+function detail(status: number, sentence: string): TwinResponse {
+  return { status, body: { detail: sentence } };
+}
+
+function parseJson(raw: Buffer): unknown {
+  if (raw.length === 0) return {};
+  return JSON.parse(raw.toString('utf8'));
+}
+
+export async function handleAdmin(twin: TwinServer, method: string, path: string, raw: Buffer): Promise<TwinResponse> {
+  const parts = path.slice('/_twin/'.length).split('/').map(decodeURIComponent);
+  const [head, resource, externalId, extra] = parts;
+  let body: any;
+  try {
+    body = parseJson(raw);
+  } catch {
+    return detail(400, 'The admin request body is not valid JSON.');
+  }
+
+  if (head === 'health' && method === 'GET' && parts.length === 1) {
+    return {
+      status: 200,
+      body: {
+        status: 'ok',
+        twin: twin.twin.slug,
+        version: twin.twin.version,
+        storage_version: Number(twin.store.getMeta('storage_version')),
+        clock: twin.clock.now().toISOString(),
+      },
+    };
+  }
+  if (head === 'credential' && method === 'GET' && parts.length === 1) {
+    return { status: 200, body: { api_key: twin.apiKey } };
+  }
+  if (head === 'advance' && method === 'POST' && parts.length === 1) {
+    const to = body?.to === undefined ? new Date(Math.max(Date.now(), twin.clock.nowMs())) : new Date(body.to);
+    if (Number.isNaN(to.getTime())) return detail(400, '`to` must be a date-time.');
+    if (to.getTime() < twin.clock.nowMs()) {
+      return detail(409, `Cannot move the clock back from ${twin.clock.now().toISOString()} to ${to.toISOString()}.`);
+    }
+    await twin.twin.advance?.(twin.ctx, to);
+    twin.clock.advanceTo(to);
+    return { status: 200, body: { clock: twin.clock.now().toISOString() } };
+  }
+  if (head === 'reset' && method === 'POST' && parts.length === 1) {
+    const start = twin.clockStart;
+    twin.store.transaction(() => {
+      if (twin.options.seedFile) twin.store.replaceWith(twin.options.seedFile);
+      else twin.store.clear();
+      twin.store.setMeta('clock_start', String(start.getTime()));
+      if (twin.store.getMeta('storage_version') === undefined) {
+        twin.store.setMeta('storage_version', String(twin.twin.storageVersion));
+      }
+    });
+    twin.clock.resetTo(new Date(Number(twin.store.getMeta('clock') ?? start.getTime())));
+    return { status: 200, body: { clock: twin.clock.now().toISOString() } };
+  }
+  if (head === 'records' && resource !== undefined && extra === undefined) {
+    const known = twin.twin.resources.includes(resource) || resource === DELIVERY_RESOURCE;
+    if (!known) return detail(404, `The ${twin.twin.slug} twin keeps no records of kind '${resource}'.`);
+    if (externalId === undefined) {
+      if (method !== 'GET') return detail(405, 'Method Not Allowed');
+      return { status: 200, body: twin.store.listRecords(resource) };
+    }
+    if (method === 'GET') {
+      const rec = twin.store.get(resource, externalId);
+      if (!rec) return detail(404, `No ${resource} record '${externalId}'.`);
+      return { status: 200, body: { external_id: externalId, resource, body: rec } };
+    }
+    if (method === 'PUT') {
+      const fields = body?.fields;
+      if (!fields || typeof fields !== 'object' || Array.isArray(fields)) {
+        return detail(400, '`fields` must be an object.');
+      }
+      twin.store.put(resource, externalId, fields);
+      return { status: 200, body: { external_id: externalId, resource, body: fields } };
+    }
+    if (method === 'DELETE') {
+      if (!twin.store.delete(resource, externalId)) return detail(404, `No ${resource} record '${externalId}'.`);
+      return { status: 204 };
+    }
+    return detail(405, 'Method Not Allowed');
+  }
+  return detail(404, 'Not Found');
+}

@@ -1,0 +1,170 @@
+// Outgoing deliveries (Stripe webhooks, GitHub hooks, Slack event callbacks): queued as `delivery`
+// records, sent after the response that caused them, retried with backoff, every attempt kept.
+// The twin signs each attempt itself (signatures carry the wall-clock time of the attempt).
+
+import { request } from 'undici';
+import type { RecordStore } from './record-store.js';
+
+export interface DeliveryAttempt {
+  attempted_at: string;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
+export interface DeliveryRecord {
+  id: string;
+  /** What caused it, in the twin's words (`invoice.paid`, `issues`, `message`). */
+  event: string;
+  /** The twin's own id of the thing delivered (Stripe event id, GitHub delivery guid…). */
+  source_id: string;
+  /** Endpoint / hook id the delivery belongs to. */
+  endpoint_id: string;
+  url: string;
+  /** Exact bytes sent (signatures cover them). */
+  payload: string;
+  /** Headers sent on every attempt besides the signature headers. */
+  headers: Record<string, string>;
+  /** Opaque to the runtime; the twin's signer reads it (e.g. the endpoint's signing secret). */
+  signing_secret: string | null;
+  status: 'pending' | 'succeeded' | 'failed';
+  attempts: DeliveryAttempt[];
+  next_attempt_at: string | null;
+  created_at: string;
+}
+
+export interface NewDelivery {
+  event: string;
+  source_id: string;
+  endpoint_id: string;
+  url: string;
+  payload: string;
+  headers?: Record<string, string>;
+  signing_secret?: string | null;
+}
+
+type Signer = (d: DeliveryRecord, payload: string, wallNow: Date) => Record<string, string>;
+
+export const DELIVERY_RESOURCE = 'delivery';
+
+function backoffSchedule(): number[] {
+  const raw = process.env.TWIN_DELIVERY_BACKOFF_MS ?? '1000,2000,4000,8000,16000';
+  return raw.split(',').map((s) => Number(s.trim())).filter((n) => Number.isFinite(n) && n >= 0);
+}
+
+export class Deliveries {
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly schedule = backoffSchedule();
+  private closed = false;
+  private nextId: () => string;
+
+  constructor(
+    private readonly store: RecordStore,
+    nextId: () => string,
+    private readonly signer: Signer | undefined,
+    private readonly timeoutMs = Number(process.env.TWIN_DELIVERY_TIMEOUT_MS ?? 5000),
+  ) {
+    this.nextId = nextId;
+  }
+
+  /** Queue a delivery; it is attempted right after the current request finishes. */
+  send(d: NewDelivery): DeliveryRecord {
+    const record: DeliveryRecord = {
+      id: this.nextId(),
+      event: d.event,
+      source_id: d.source_id,
+      endpoint_id: d.endpoint_id,
+      url: d.url,
+      payload: d.payload,
+      headers: d.headers ?? {},
+      signing_secret: d.signing_secret ?? null,
+      status: 'pending',
+      attempts: [],
+      next_attempt_at: new Date().toISOString(),
+      created_at: new Date().toISOString(),
+    };
+    this.store.put(DELIVERY_RESOURCE, record.id, record);
+    this.later(record.id, 0);
+    return record;
+  }
+
+  /** After a restart: pick up every delivery still pending. */
+  resume(): void {
+    for (const d of this.store.list<DeliveryRecord>(DELIVERY_RESOURCE)) {
+      if (d.status !== 'pending') continue;
+      const due = d.next_attempt_at ? Date.parse(d.next_attempt_at) - Date.now() : 0;
+      this.later(d.id, Math.max(0, due));
+    }
+  }
+
+  private later(id: string, ms: number): void {
+    if (this.closed) return;
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      const p = this.attempt(id).finally(() => this.inFlight.delete(p));
+      this.inFlight.add(p);
+    }, ms);
+    timer.unref();
+    this.timers.add(timer);
+  }
+
+  private async attempt(id: string): Promise<void> {
+    const d = this.store.get<DeliveryRecord>(DELIVERY_RESOURCE, id);
+    if (!d || d.status !== 'pending') return;
+    const started = Date.now();
+    const headers: Record<string, string> = {
+      'content-type': 'application/json; charset=utf-8',
+      ...d.headers,
+      ...(this.signer ? this.signer(d, d.payload, new Date(started)) : {}),
+    };
+    let statusCode: number | null = null;
+    let error: string | null = null;
+    try {
+      const res = await request(d.url, {
+        method: 'POST',
+        headers,
+        body: d.payload,
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+      });
+      statusCode = res.statusCode;
+      await res.body.dump();
+    } catch (e) {
+      error = e instanceof Error ? e.message : String(e);
+    }
+    if (this.closed && error) return; // shutting down: leave it pending for the next start
+    const fresh = this.store.get<DeliveryRecord>(DELIVERY_RESOURCE, id) ?? d;
+    fresh.attempts.push({
+      attempted_at: new Date(started).toISOString(),
+      status_code: statusCode,
+      error,
+      duration_ms: Date.now() - started,
+    });
+    const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
+    const retryIn = this.schedule[fresh.attempts.length - 1];
+    if (ok) {
+      fresh.status = 'succeeded';
+      fresh.next_attempt_at = null;
+    } else if (retryIn === undefined) {
+      fresh.status = 'failed';
+      fresh.next_attempt_at = null;
+    } else {
+      fresh.next_attempt_at = new Date(Date.now() + retryIn).toISOString();
+    }
+    this.store.put(DELIVERY_RESOURCE, id, fresh);
+    if (fresh.status === 'pending' && retryIn !== undefined) this.later(id, retryIn);
+  }
+
+  /** Wait for attempts under way (used by tests and by a clean shutdown). */
+  async idle(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    await this.idle();
+  }
+}
