@@ -1,0 +1,62 @@
+// The driver interface: how a twin workload is started, stopped, observed and found again.
+// process (child processes, embedded default), docker (dockerode), kubernetes (Pods + Services).
+
+import type { EventEmitter } from 'node:events';
+
+export interface TwinWorkloadSpec {
+  twinId: string;
+  environmentId: string;
+  orgId: string;
+  /** Twin slug (`stripe`); the twin-runtime program is the same for every slug. */
+  slug: string;
+  /** Image for container drivers (ignored by the process driver). */
+  image?: string;
+  /** Where the twin's SQLite file lives, as the control plane names it (file path or volume key). */
+  dataFile: string;
+  /** Seed file the twin starts from when its data file is new. */
+  seedFile?: string;
+  /** Environment clock start for a new data file. */
+  clockStart: Date;
+  /** Per-workload secret the admin API (/_twin/*) requires. */
+  adminSecret: string;
+  /** The URL callers use (gateway); the twin renders it in provider URLs. */
+  publicUrl: string;
+  /** Labels on every workload (`twins.environment-id`, `twins.twin-id`, `twins.org-id`). */
+  labels: Record<string, string>;
+  /** When the environment expires (Kubernetes sets activeDeadlineSeconds from it). */
+  expiresAt?: Date | null;
+}
+
+export type WorkloadState = 'starting' | 'running' | 'exited' | 'missing';
+
+export interface WorkloadStatus {
+  twinId: string;
+  state: WorkloadState;
+  /** Base URL of the twin (provider API and admin API), when running. */
+  address?: string;
+  exitCode?: number | null;
+  message?: string;
+  labels?: Record<string, string>;
+}
+
+export interface DriverEvent {
+  twinId: string;
+  kind: 'started' | 'exited' | 'healthy' | 'unhealthy' | 'removed';
+  message?: string;
+}
+
+export interface TwinDriver {
+  readonly name: 'process' | 'docker' | 'kubernetes';
+  /** Start (or adopt an existing) workload; resolves once it accepts connections. */
+  start(spec: TwinWorkloadSpec): Promise<{ address: string }>;
+  /** Stop and remove the workload; its data stays unless `removeData`. */
+  stop(twinId: string, opts?: { removeData?: boolean }): Promise<void>;
+  inspect(twinId: string): Promise<WorkloadStatus>;
+  /** Workloads carrying all the given labels (orphan sweep at start). */
+  list(labels: Record<string, string>): Promise<WorkloadStatus[]>;
+  /** Emits `event` with a DriverEvent whenever a workload changes on its own (crash, health). */
+  readonly events: EventEmitter;
+  /** A readiness sentence for /health/ready, or undefined when the driver is usable. */
+  check(): Promise<string | undefined>;
+  close(): Promise<void>;
+}
