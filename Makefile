@@ -36,8 +36,8 @@ typecheck: install
 bench: build
 	node --import=tsx scripts/bench/run.ts
 
-image:
-	docker build -t $${TWINS_IMAGE:-twins-runtime:local} .
+image: build
+	scripts/image/build.sh
 
 clean:
 	rm -rf dist .tap

@@ -7,7 +7,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform, serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Services } from './services.js';
 import { HttpError } from './http/errors.js';
-import { RequestValidationError, validatorCompiler } from './http/validation.js';
+import { RequestValidationError, validateRequestParts, validatorCompiler } from './http/validation.js';
 import { parseJsonBody } from './http/json-body.js';
 import { makeAuthenticate } from './auth/authenticate.js';
 import './auth/principal.js';
@@ -71,7 +71,28 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     req.log.error({ err }, 'unhandled error');
     return reply.status(500).send({ detail: 'Internal Server Error' });
   });
-  app.setNotFoundHandler((_req, reply) => reply.status(404).send({ detail: 'Not Found' }));
+  // A known path with another method answers 405 with Allow (as Starlette does); else 404.
+  const knownRoutes: { pattern: RegExp; methods: Set<string> }[] = [];
+  app.addHook('onRoute', (route) => {
+    const methods = (Array.isArray(route.method) ? route.method : [route.method]).map((m) => String(m).toUpperCase());
+    const source = route.url
+      .split('/')
+      .map((seg) => (seg === '*' ? '.*' : seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('/');
+    const pattern = new RegExp(`^${source}$`);
+    const known = knownRoutes.find((r) => r.pattern.source === pattern.source);
+    if (known) methods.forEach((m) => known.methods.add(m));
+    else knownRoutes.push({ pattern, methods: new Set(methods) });
+  });
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0] ?? '/';
+    const allowed = new Set<string>();
+    for (const r of knownRoutes) if (r.pattern.test(path)) r.methods.forEach((m) => allowed.add(m));
+    if (allowed.size > 0 && !allowed.has(req.method)) {
+      return reply.status(405).header('allow', [...allowed].filter((m) => m !== 'HEAD').join(', ')).send({ detail: 'Method Not Allowed' });
+    }
+    return reply.status(404).send({ detail: 'Not Found' });
+  });
 
   await app.register(swagger, {
     openapi: {
@@ -93,6 +114,10 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     await authenticate(req);
   });
   const authenticate = makeAuthenticate(services);
+  // Path, query and body are validated together so a 422 lists every failing field (FastAPI).
+  app.addHook('preValidation', async (req) => {
+    validateRequestParts(req.routeOptions.schema as Parameters<typeof validateRequestParts>[0], req);
+  });
 
   for (const plugin of [
     healthRoutes,

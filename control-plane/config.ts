@@ -20,6 +20,13 @@ export interface Config {
   workosBaseUrl: string;
   defaultPlan: PlanName;
   driver: DriverName;
+  /** Twin-runtime image for the docker and kubernetes drivers. */
+  image: string;
+  /** Kubernetes namespace the twins' Pods and Services live in. */
+  namespace: string;
+  /** Kubernetes data volume per twin: `emptyDir` (default) or `pvc`. */
+  kubernetesDataVolume: 'emptyDir' | 'pvc';
+  kubernetesStorageClass?: string;
   /** Host-routing domain for a cluster gateway (`<twin id>.<domain>`); unset locally. */
   domain?: string;
   logLevel: string;
@@ -47,6 +54,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     workosBaseUrl: env.WORKOS_BASE_URL ?? 'https://api.workos.com',
     defaultPlan: oneOf('TWINS_DEFAULT_PLAN', env.TWINS_DEFAULT_PLAN, ['free', 'paygo'] as const, 'free'),
     driver: oneOf('TWINS_DRIVER', env.TWINS_DRIVER, ['process', 'docker', 'kubernetes'] as const, 'process'),
+    image: env.TWINS_IMAGE || 'twins-runtime:local',
+    namespace: env.TWINS_NAMESPACE || 'default',
+    kubernetesDataVolume: oneOf('TWINS_K8S_DATA_VOLUME', env.TWINS_K8S_DATA_VOLUME, ['emptyDir', 'pvc'] as const, 'emptyDir'),
+    kubernetesStorageClass: env.TWINS_K8S_STORAGE_CLASS || undefined,
     domain: env.TWINS_DOMAIN || undefined,
     logLevel: env.LOG_LEVEL ?? 'info',
     ...overrides,

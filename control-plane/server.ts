@@ -16,6 +16,10 @@ export async function startControlPlane(config: Config): Promise<RunningControlP
   const services = await createServices(config);
   const app = await buildApp(services);
   await app.listen({ port: config.port, host: config.host });
+  // Reconciler and gateway: environments of an earlier run are picked back up here.
+  await services.orchestration.start();
+  // Seeds a previous run left pending or running are generated again.
+  services.seedWorker.start();
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   const url = `http://${config.host}:${port}`;

@@ -7,8 +7,16 @@ import type { Config } from './config.js';
 import { openDatabase, type Db } from './store/database.js';
 import { IdentityStore } from './store/identity.js';
 import { ApiKeyStore } from './store/api-keys.js';
+import { InvitationStore } from './store/invitations.js';
+import { createInvitationProvider, InvitationService } from './identity/index.js';
 import { TokenVerifier } from './auth/access-tokens.js';
 import { loadLocalKeys, type LocalKeys } from './auth/local-idp.js';
+import { createOrchestration, type Orchestration } from './orchestration/index.js';
+import { SeedStore } from './store/seeds.js';
+import { ScenarioStore } from './store/scenarios.js';
+import { SeedWorker, seedConcurrencyFromEnv } from '../seeds/worker.js';
+import { loadTwinReleases } from '../seeds/twin-releases.js';
+import { llmConfigFromEnv } from '../seeds/llm-client.js';
 
 export interface Services {
   config: Config;
@@ -18,23 +26,51 @@ export interface Services {
   tokens: TokenVerifier;
   identity: IdentityStore;
   apiKeys: ApiKeyStore;
+  invitationStore: InvitationStore;
+  /** Invitations through the identity-provider adapter (TWINS_IDP_PROVIDER). */
+  invitations: InvitationService;
+  /** Environments, twins, driver, gateway, reconciler, request log (started by server.ts). */
+  orchestration: Orchestration;
+  seeds: SeedStore;
+  scenarios: ScenarioStore;
+  /** Generates seeds in the background (started by server.ts, stopped by closeServices). */
+  seedWorker: SeedWorker;
 }
 
 export async function createServices(config: Config, log?: Logger): Promise<Services> {
   const logger = log ?? pino({ level: config.logLevel });
   const db = openDatabase(join(config.dataDir, 'control-plane.sqlite'));
   const localKeys = config.idp === 'local' ? await loadLocalKeys(config.dataDir) : undefined;
+  const identity = new IdentityStore(db, config.defaultPlan);
+  const invitationStore = new InvitationStore(db);
+  // Twin releases (version, storageVersion) decide a seed's `usable`; read them once.
+  await loadTwinReleases();
   return {
     config,
     log: logger,
     db,
     localKeys,
     tokens: new TokenVerifier(config, localKeys),
-    identity: new IdentityStore(db, config.defaultPlan),
+    identity,
     apiKeys: new ApiKeyStore(db),
+    invitationStore,
+    invitations: new InvitationService(identity, invitationStore, createInvitationProvider(config)),
+    orchestration: await createOrchestration(config, db, logger),
+    seeds: new SeedStore(db),
+    scenarios: new ScenarioStore(db),
+    seedWorker: new SeedWorker({
+      db,
+      dataDir: config.dataDir,
+      log: logger.child({ component: 'seeds' }),
+      concurrency: seedConcurrencyFromEnv(),
+      llm: llmConfigFromEnv(),
+    }),
   };
 }
 
 export async function closeServices(s: Services): Promise<void> {
+  // Twins stop and buffered request logs are written before the database closes.
+  await s.seedWorker.close();
+  await s.orchestration.close();
   s.db.close();
 }

@@ -51,9 +51,11 @@ export async function handleAdmin(twin: TwinServer, method: string, path: string
   }
   if (head === 'reset' && method === 'POST' && parts.length === 1) {
     const start = twin.clockStart;
+    // replaceWith ATTACHes the seed file, which SQLite refuses inside a transaction; it runs its
+    // own transaction for the copy, so it goes first and alone.
+    if (twin.options.seedFile) twin.store.replaceWith(twin.options.seedFile);
     twin.store.transaction(() => {
-      if (twin.options.seedFile) twin.store.replaceWith(twin.options.seedFile);
-      else twin.store.clear();
+      if (!twin.options.seedFile) twin.store.clear();
       twin.store.setMeta('clock_start', String(start.getTime()));
       if (twin.store.getMeta('storage_version') === undefined) {
         twin.store.setMeta('storage_version', String(twin.twin.storageVersion));

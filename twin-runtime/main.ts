@@ -1,9 +1,13 @@
 // Entry point of a twin container / child process:
 //   node dist/twin-runtime/main.js --twin stripe --data FILE [--port 0] [--host 127.0.0.1]
 //        [--seed FILE] [--clock ISO] [--public-url URL]
-// The admin secret comes from TWIN_ADMIN_SECRET. When listening it prints one JSON line
-// {"event":"listening","url":…,"api_key":…} on stdout; the process driver waits for it.
+//   node dist/twin-runtime/main.js --twin stripe --standby
+//        (process driver's warm pool: load the twin, then wait for one JSON line on stdin
+//         {data, seed?, clock?, public_url?, admin_secret?, port?, host?} saying what to serve)
+// The admin secret comes from TWIN_ADMIN_SECRET (or the standby line). When listening it prints
+// one JSON line {"event":"listening","url":…,"api_key":…} on stdout; the process driver waits for it.
 
+import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { loadTwin } from './registry.js';
 import { TwinServer } from './server.js';
@@ -17,33 +21,76 @@ const { values } = parseArgs({
     seed: { type: 'string' },
     clock: { type: 'string' },
     'public-url': { type: 'string' },
+    standby: { type: 'boolean', default: false },
   },
 });
 
-const slug = values.twin ?? process.env.TWIN_SLUG;
-const data = values.data ?? process.env.TWIN_DATA_FILE;
-if (!slug || !data) {
-  process.stderr.write('usage: twin-runtime --twin <slug> --data <file> [--port N]\n');
-  process.exit(2);
+interface StartSpec {
+  data?: string;
+  seed?: string;
+  clock?: string;
+  public_url?: string;
+  admin_secret?: string;
+  port?: number;
+  host?: string;
 }
 
-const twin = await loadTwin(slug);
-const server = new TwinServer(twin, {
-  dataFile: data,
-  seedFile: values.seed ?? process.env.TWIN_SEED_FILE,
-  clockStart: values.clock ?? process.env.TWIN_CLOCK ? new Date((values.clock ?? process.env.TWIN_CLOCK)!) : undefined,
-  adminSecret: process.env.TWIN_ADMIN_SECRET,
-  publicUrl: values['public-url'] ?? process.env.TWIN_PUBLIC_URL,
-});
-const url = await server.listen(Number(values.port), values.host);
-process.stdout.write(JSON.stringify({ event: 'listening', url, twin: slug, api_key: server.apiKey }) + '\n');
-
+const exitWithParent = process.env.TWIN_EXIT_WITH_PARENT === '1';
+let server: TwinServer | undefined;
 let stopping = false;
 async function stop(): Promise<void> {
   if (stopping) return;
   stopping = true;
-  await server.close();
+  await server?.close();
   process.exit(0);
 }
 process.on('SIGTERM', () => void stop());
 process.on('SIGINT', () => void stop());
+
+/** Standby: the first stdin line says what to serve; stdin closing (supervisor gone) stops us. */
+function readStartLine(): Promise<StartSpec> {
+  return new Promise((resolve) => {
+    const lines = createInterface({ input: process.stdin });
+    lines.once('line', (line) => resolve(JSON.parse(line) as StartSpec));
+    lines.once('close', () => void stop());
+  });
+}
+
+const slug = values.twin ?? process.env.TWIN_SLUG;
+if (!slug || (!values.standby && !(values.data ?? process.env.TWIN_DATA_FILE))) {
+  process.stderr.write('usage: twin-runtime --twin <slug> (--data <file> [--port N] | --standby)\n');
+  process.exit(2);
+}
+
+const twin = await loadTwin(slug);
+const spec: StartSpec = values.standby
+  ? await readStartLine()
+  : {
+      data: values.data ?? process.env.TWIN_DATA_FILE,
+      seed: values.seed ?? process.env.TWIN_SEED_FILE,
+      clock: values.clock ?? process.env.TWIN_CLOCK,
+      public_url: values['public-url'] ?? process.env.TWIN_PUBLIC_URL,
+      admin_secret: process.env.TWIN_ADMIN_SECRET,
+    };
+if (!spec.data) {
+  process.stderr.write('twin-runtime: no data file given\n');
+  process.exit(2);
+}
+
+server = new TwinServer(twin, {
+  dataFile: spec.data,
+  seedFile: spec.seed,
+  clockStart: spec.clock ? new Date(spec.clock) : undefined,
+  adminSecret: spec.admin_secret ?? process.env.TWIN_ADMIN_SECRET,
+  publicUrl: spec.public_url,
+});
+const url = await server.listen(spec.port ?? Number(values.port), spec.host ?? values.host);
+process.stdout.write(JSON.stringify({ event: 'listening', url, twin: slug, api_key: server.apiKey }) + '\n');
+
+// Supervised by the control plane's process driver: when the supervisor goes away (its end of our
+// stdin closes, even on SIGKILL), stop too rather than linger as an orphan.
+if (exitWithParent && !values.standby) {
+  process.stdin.on('end', () => void stop());
+  process.stdin.on('close', () => void stop());
+  process.stdin.resume();
+}

@@ -4,9 +4,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { forbidden, unauthorized } from '../http/errors.js';
 import type { Services } from '../services.js';
+import { API_KEY_PREFIX } from '../store/api-keys.js';
 import type { Principal, Role } from './principal.js';
 
-export const API_KEY_PREFIX = 'twk_';
+export { API_KEY_PREFIX };
 
 function bearer(req: FastifyRequest): string | undefined {
   const h = req.headers.authorization;
@@ -29,6 +30,8 @@ export function makeAuthenticate(services: Services) {
     const identity = await services.tokens.verify(token);
     if (!identity) throw unauthorized('Invalid or expired access token.');
     const { org, user, membership } = services.identity.upsertFromToken(identity);
+    // A token naming the organization means the invitation (if any) was accepted.
+    services.invitationStore.acceptFor(org.id, user.email);
     const principal: Principal = { kind: 'session', userId: user.id, email: user.email, orgId: org.id, role: membership.role };
     req.principal = principal;
   };

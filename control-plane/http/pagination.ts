@@ -2,10 +2,12 @@
 // size 1..100 (default 50), pages = ceil(total / size), 0 when total is 0.
 
 import { z } from 'zod';
+import { intField } from './fields.js';
 
+/** `?page=&size=` with Pydantic's integer parsing and bounds (int_parsing, ge 1, le 100). */
 export const pageQuery = z.object({
-  page: z.coerce.number().int().gte(1).default(1),
-  size: z.coerce.number().int().gte(1).lte(100).default(50),
+  page: intField({ ge: 1 }).default(1),
+  size: intField({ ge: 1, le: 100 }).default(50),
 });
 export type PageQuery = z.infer<typeof pageQuery>;
 

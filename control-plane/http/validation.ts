@@ -3,6 +3,7 @@
 
 import type { FastifySchemaCompiler } from 'fastify';
 import type { z } from 'zod';
+import type { PydanticIssue } from './fields.js';
 
 export interface ValidationEntry {
   type: string;
@@ -20,15 +21,29 @@ export class RequestValidationError extends Error {
   }
 }
 
-const LOCATION: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
-
 /** Map one zod issue to a Pydantic entry. */
 export function toEntry(issue: z.core.$ZodIssue, location: string, root: unknown): ValidationEntry {
   const loc: (string | number)[] = [location, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))];
   const input = valueAt(root, issue.path as (string | number)[]);
+  // FastAPI reports a missing query/path parameter with input null, a missing body field with its
+  // enclosing object, and a missing body with loc ["body"] and input null.
+  const missing = (): ValidationEntry => ({
+    type: 'missing',
+    loc,
+    msg: 'Field required',
+    input: location === 'body' ? (parentOf(root, issue.path as (string | number)[]) ?? null) : null,
+  });
+  // An absent field fails whatever its type (enum, literal, …) as `missing`.
+  if (input === undefined && issue.code !== 'custom' && issue.code !== 'unrecognized_keys') return missing();
   switch (issue.code) {
+    case 'custom': {
+      const p = (issue.params as { pydantic?: PydanticIssue } | undefined)?.pydantic;
+      if (!p) return { type: 'value_error', loc, msg: `Value error, ${issue.message}`, input, ctx: { error: issue.message } };
+      if (p.type === 'missing') return missing();
+      return { type: p.type, loc, msg: p.msg, input, ...(p.ctx ? { ctx: p.ctx } : {}) };
+    }
     case 'invalid_type':
-      if (input === undefined) return { type: 'missing', loc, msg: 'Field required', input: parentOf(root, issue.path as (string | number)[]) ?? null };
+      if (input === undefined || (issue.path.length === 0 && input === null && location === 'body')) return missing();
       if (issue.expected === 'number' || issue.expected === 'int') {
         return { type: 'int_parsing', loc, msg: 'Input should be a valid integer, unable to parse string as an integer', input };
       }
@@ -90,12 +105,34 @@ export function issuesToEntries(issues: z.core.$ZodIssue[], location: string, ro
   return out;
 }
 
-/** Fastify validator compiler: zod schemas, failures thrown as RequestValidationError. */
-export const validatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema, httpPart }) => {
-  const location = LOCATION[httpPart ?? 'body'] ?? 'body';
-  return (data: unknown) => {
-    const result = schema.safeParse(data);
-    if (result.success) return { value: result.data };
-    return { error: new RequestValidationError(issuesToEntries(result.error.issues, location, data)) };
-  };
-};
+/**
+ * Validate path, query and body of a request against its route's zod schemas all at once, as
+ * FastAPI does (entries in the order path, query, body), and replace each part with its parsed value.
+ * Runs as the app's preValidation hook; Fastify's own per-part validator is then a pass-through.
+ */
+export function validateRequestParts(
+  schema: { params?: unknown; querystring?: unknown; body?: unknown } | undefined,
+  req: { params: unknown; query: unknown; body: unknown },
+): void {
+  if (!schema) return;
+  const entries: ValidationEntry[] = [];
+  const parts = [
+    ['params', 'path', 'params'],
+    ['querystring', 'query', 'query'],
+    ['body', 'body', 'body'],
+  ] as const;
+  const parsed: Partial<Record<'params' | 'query' | 'body', unknown>> = {};
+  for (const [schemaKey, location, reqKey] of parts) {
+    const part = schema[schemaKey] as z.ZodType | undefined;
+    if (!part || typeof (part as { safeParse?: unknown }).safeParse !== 'function') continue;
+    const data = req[reqKey] === undefined ? null : req[reqKey];
+    const result = part.safeParse(data);
+    if (result.success) parsed[reqKey] = result.data;
+    else entries.push(...issuesToEntries(result.error.issues, location, data));
+  }
+  if (entries.length > 0) throw new RequestValidationError(entries);
+  for (const [key, value] of Object.entries(parsed)) (req as Record<string, unknown>)[key] = value;
+}
+
+/** Fastify validator compiler: a pass-through, since validateRequestParts already ran. */
+export const validatorCompiler: FastifySchemaCompiler<z.ZodType> = () => (data: unknown) => ({ value: data });

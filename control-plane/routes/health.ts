@@ -19,6 +19,11 @@ const routes: FastifyPluginAsyncZod = async (app) => {
       } catch (e) {
         checks.database = (e as Error).message;
       }
+      try {
+        checks.driver = (await app.services.orchestration.driver.check()) ?? 'ok';
+      } catch (e) {
+        checks.driver = (e as Error).message;
+      }
       const ok = Object.values(checks).every((v) => v === 'ok');
       return reply.status(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', driver: app.services.config.driver, checks });
     },

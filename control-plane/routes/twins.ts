@@ -1,7 +1,47 @@
-// Routes of the 'twins' area (plugin registered by app.ts).
+// Routes of the 'twins' area: a provisioned twin by id, advancing its environment's clock, and
+// collecting the key its current container minted.
 
+import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { twinView } from '../orchestration/environments.js';
+import { advanceBody, credentialSchema, idParam, twinSchema } from '../orchestration/schemas.js';
 
-const routes: FastifyPluginAsyncZod = async (_app) => {};
+const tags = ['twins'];
+const params = z.object({ twin_id: idParam });
+
+const routes: FastifyPluginAsyncZod = async (app) => {
+  const envs = () => app.services.orchestration.environments;
+
+  app.get(
+    '/twins/:twin_id',
+    { schema: { tags, summary: 'Retrieve a twin', params, response: { 200: twinSchema } } },
+    async (req) => twinView(envs().twin(req.principal.orgId, req.params.twin_id)),
+  );
+
+  app.post(
+    '/twins/:twin_id/advance',
+    {
+      schema: {
+        tags,
+        summary: 'Advance a deterministic twin lifecycle',
+        description: "Moves the environment clock to `at` (default: now) and runs every due lifecycle event of the environment's twins, in time order, before answering.",
+        params,
+        body: advanceBody,
+        response: { 200: z.object({}) },
+      },
+    },
+    async (req) => {
+      const at = req.body?.at;
+      await envs().advance(req.principal.orgId, req.params.twin_id, at === undefined ? undefined : new Date(at));
+      return {};
+    },
+  );
+
+  app.post(
+    '/twins/:twin_id/credential',
+    { schema: { tags, summary: "Collect the twin's API key", params, response: { 200: credentialSchema } } },
+    async (req) => envs().credential(req.principal.orgId, req.params.twin_id),
+  );
+};
 
 export default routes;

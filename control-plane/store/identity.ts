@@ -53,7 +53,8 @@ export class IdentityStore {
       this.db
         .prepare(
           `INSERT INTO memberships (organization_id, user_id, role, joined_at, active) VALUES (?, ?, ?, ?, 1)
-           ON CONFLICT (organization_id, user_id) DO UPDATE SET role = excluded.role, active = 1`,
+           ON CONFLICT (organization_id, user_id) DO UPDATE SET role = excluded.role, active = 1,
+             joined_at = CASE WHEN memberships.active = 0 THEN excluded.joined_at ELSE memberships.joined_at END`,
         )
         .run(org.id, user.id, id.role, now);
       const membership = this.membership(org.id, user.id)!;
@@ -67,6 +68,39 @@ export class IdentityStore {
 
   user(id: string): UserRow | undefined {
     return this.db.prepare('SELECT * FROM users WHERE id = ?').get(id) as UserRow | undefined;
+  }
+
+  /** The active member of this organization with that email (case-insensitive), if any. */
+  memberByEmail(orgId: string, email: string): MembershipRow | undefined {
+    return this.db
+      .prepare(
+        `SELECT m.* FROM memberships m JOIN users u ON u.id = m.user_id
+         WHERE m.organization_id = ? AND m.active = 1 AND lower(u.email) = lower(?) LIMIT 1`,
+      )
+      .get(orgId, email) as MembershipRow | undefined;
+  }
+
+  countMembers(orgId: string): number {
+    return (this.db.prepare('SELECT COUNT(*) AS n FROM memberships WHERE organization_id = ? AND active = 1').get(orgId) as { n: number }).n;
+  }
+
+  /** Active members with their user fields, newest first. */
+  listMembers(orgId: string, limit: number, offset: number): (MembershipRow & Pick<UserRow, 'email' | 'first_name' | 'last_name'>)[] {
+    return this.db
+      .prepare(
+        `SELECT m.*, u.email, u.first_name, u.last_name FROM memberships m JOIN users u ON u.id = m.user_id
+         WHERE m.organization_id = ? AND m.active = 1
+         ORDER BY m.joined_at DESC, m.rowid DESC LIMIT ? OFFSET ?`,
+      )
+      .all(orgId, limit, offset) as (MembershipRow & Pick<UserRow, 'email' | 'first_name' | 'last_name'>)[];
+  }
+
+  /**
+   * The user leaves the organization (their API keys stop working: a key needs its creator to be
+   * a member). A later token naming the organization makes them a member again.
+   */
+  removeMember(orgId: string, userId: string): boolean {
+    return this.db.prepare('UPDATE memberships SET active = 0 WHERE organization_id = ? AND user_id = ? AND active = 1').run(orgId, userId).changes === 1;
   }
 
   membership(orgId: string, userId: string): MembershipRow | undefined {

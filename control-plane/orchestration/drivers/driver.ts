@@ -49,8 +49,11 @@ export interface TwinDriver {
   readonly name: 'process' | 'docker' | 'kubernetes';
   /** Start (or adopt an existing) workload; resolves once it accepts connections. */
   start(spec: TwinWorkloadSpec): Promise<{ address: string }>;
-  /** Stop and remove the workload; its data stays unless `removeData`. */
-  stop(twinId: string, opts?: { removeData?: boolean }): Promise<void>;
+  /**
+   * Stop and remove the workload; its data stays unless `removeData`. `dataFile` repeats the spec's
+   * data location so data can be removed even when no workload (or record of one) is left.
+   */
+  stop(twinId: string, opts?: { removeData?: boolean; dataFile?: string }): Promise<void>;
   inspect(twinId: string): Promise<WorkloadStatus>;
   /** Workloads carrying all the given labels (orphan sweep at start). */
   list(labels: Record<string, string>): Promise<WorkloadStatus[]>;

@@ -28,16 +28,20 @@ CREATE TABLE memberships (
   active INTEGER NOT NULL DEFAULT 1,
   PRIMARY KEY (organization_id, user_id)
 );
+CREATE INDEX memberships_by_org ON memberships (organization_id, active, joined_at);
 CREATE TABLE invitations (
-  id TEXT PRIMARY KEY,
+  id TEXT PRIMARY KEY,               -- the invitation's id at the identity provider
   organization_id TEXT NOT NULL REFERENCES organizations(id),
-  email TEXT NOT NULL,
-  role TEXT NOT NULL,
+  email TEXT NOT NULL,               -- normalized address
+  role TEXT NOT NULL CHECK (role IN ('admin', 'member')),
   state TEXT NOT NULL,               -- pending | revoked | accepted
+  provider TEXT NOT NULL DEFAULT 'local',  -- local | workos: who sent it
   created_at TEXT NOT NULL,
   expires_at TEXT NOT NULL,
-  invited_by TEXT REFERENCES users(id)
+  invited_by TEXT REFERENCES users(id),
+  closed_at TEXT                     -- when it was revoked or accepted
 );
+CREATE INDEX invitations_by_email ON invitations (organization_id, email, state);
 CREATE INDEX invitations_by_org ON invitations (organization_id, state, created_at);
 CREATE TABLE api_keys (
   id TEXT PRIMARY KEY,

@@ -28,6 +28,7 @@ CREATE TABLE environment_twins (
   twin_slug TEXT NOT NULL,
   twin_version TEXT NOT NULL,
   seed_id TEXT,
+  seed_file TEXT,                -- seed file the twin starts from (and reset restores)
   desired_state TEXT NOT NULL,   -- running | stopped
   state TEXT NOT NULL,           -- pending | starting | ready | stopping | stopped | failed
   url TEXT,                      -- gateway URL callers use
@@ -43,6 +44,7 @@ CREATE TABLE environment_twins (
   deleted_at TEXT
 );
 CREATE INDEX environment_twins_by_env ON environment_twins (environment_id, deleted_at);
+CREATE INDEX environment_twins_by_org ON environment_twins (organization_id, deleted_at, desired_state);
 CREATE TABLE request_logs (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,   -- arrival order across the whole service
   id TEXT NOT NULL UNIQUE,

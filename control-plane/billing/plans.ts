@@ -1,0 +1,23 @@
+// The plans of decisions §9 and their limits. New organizations start on TWINS_DEFAULT_PLAN.
+
+import type { PlanName } from '../config.js';
+
+export interface Plan {
+  name: PlanName;
+  /** How long an environment may run; null means no limit. */
+  maxEnvironmentSeconds: number | null;
+  /** How many twins may run at once; null means no limit. */
+  maxParallelTwins: number | null;
+  /** Whether seeds, generated tests and evaluators can be built. */
+  aiGenerationEnabled: boolean;
+}
+
+export const PLANS: Record<PlanName, Plan> = {
+  free: { name: 'free', maxEnvironmentSeconds: 3600, maxParallelTwins: 3, aiGenerationEnabled: false },
+  paygo: { name: 'paygo', maxEnvironmentSeconds: null, maxParallelTwins: null, aiGenerationEnabled: true },
+};
+
+/** The plan of that name; an unknown stored name falls back to the most restrictive plan. */
+export function planNamed(name: string): Plan {
+  return (PLANS as Record<string, Plan>)[name] ?? PLANS.free;
+}

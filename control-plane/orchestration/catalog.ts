@@ -1,0 +1,26 @@
+// The catalog: the twins this build ships, as their definitions describe themselves. A twin whose
+// module cannot be loaded is left out rather than failing the whole list.
+
+import { loadTwin, TWIN_SLUGS } from '../../twin-runtime/registry.js';
+
+export interface CatalogTwin {
+  slug: string;
+  name: string;
+  description: string;
+  version: string;
+}
+
+export async function catalogTwin(slug: string): Promise<CatalogTwin | undefined> {
+  if (!(TWIN_SLUGS as readonly string[]).includes(slug)) return undefined;
+  try {
+    const def = await loadTwin(slug);
+    return { slug: def.slug, name: def.name, description: def.description, version: def.version };
+  } catch {
+    return undefined;
+  }
+}
+
+export async function catalog(): Promise<CatalogTwin[]> {
+  const all = await Promise.all(TWIN_SLUGS.map((s) => catalogTwin(s)));
+  return all.filter((t): t is CatalogTwin => t !== undefined);
+}

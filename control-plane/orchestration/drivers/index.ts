@@ -1,0 +1,31 @@
+// Pick the driver the deployment asked for (TWINS_DRIVER). The process driver is the embedded
+// default; docker and kubernetes are added by their own component.
+
+import { join } from 'node:path';
+import type { Config } from '../../config.js';
+import type { TwinDriver } from './driver.js';
+import { ProcessDriver } from './process.js';
+import { DockerDriver } from './docker.js';
+import { KubernetesDriver } from './kubernetes.js';
+
+export async function createDriver(config: Config): Promise<TwinDriver> {
+  switch (config.driver) {
+    case 'process':
+      return new ProcessDriver({
+        stateDir: join(config.dataDir, 'workloads'),
+        // TWINS_WARM_POOL: standby children per twin slug in use (default 1; 0 turns the pool off).
+        warmPerSlug: process.env.TWINS_WARM_POOL === undefined ? 1 : Math.max(0, Number(process.env.TWINS_WARM_POOL) || 0),
+      });
+    case 'docker':
+      return new DockerDriver({ image: config.image });
+    case 'kubernetes':
+      return new KubernetesDriver({
+        image: config.image,
+        namespace: config.namespace,
+        dataVolume: config.kubernetesDataVolume,
+        storageClassName: config.kubernetesStorageClass,
+      });
+    default:
+      throw new Error(`The '${config.driver}' driver is not available in this build.`);
+  }
+}

@@ -1,0 +1,30 @@
+// The plan limits environments obey (decisions §9). Read from the organization's plan; the billing
+// component owns plans, and this is the one place that reads them for orchestration.
+
+import type { Db } from '../store/database.js';
+
+export interface PlanLimits {
+  plan: string;
+  /** How long an environment may run; null = no limit. */
+  maxEnvironmentSeconds: number | null;
+  /** How many twins may run at once; null = no limit. */
+  maxParallelTwins: number | null;
+}
+
+const PLANS: Record<string, Omit<PlanLimits, 'plan'>> = {
+  free: { maxEnvironmentSeconds: 3600, maxParallelTwins: 3 },
+  paygo: { maxEnvironmentSeconds: null, maxParallelTwins: null },
+};
+
+export function planLimitsFor(db: Db, orgId: string): PlanLimits {
+  const row = db.prepare('SELECT plan FROM organizations WHERE id = ?').get(orgId) as { plan: string } | undefined;
+  const plan = row?.plan ?? 'free';
+  return { plan, ...(PLANS[plan] ?? PLANS.free!) };
+}
+
+/** expires_at = created + min(ttl, plan max); null when both are unlimited (decisions §7). */
+export function expiresAt(createdAt: Date, ttlSeconds: number | null, limits: PlanLimits): string | null {
+  const bounds = [ttlSeconds, limits.maxEnvironmentSeconds].filter((n): n is number => n !== null && n !== undefined);
+  if (bounds.length === 0) return null;
+  return new Date(createdAt.getTime() + Math.min(...bounds) * 1000).toISOString();
+}

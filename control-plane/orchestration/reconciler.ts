@@ -1,0 +1,269 @@
+// The reconciler: level-triggered. On every tick, every driver event and every API change it
+// compares each twin's desired state with what the driver observes and moves it one step
+// (decisions §7): start → credential → gateway target → ready; crash → starting again (records
+// kept, new key); stop or removal → stopping → stopped (data removed with the twin). It also
+// expires environments past `expires_at` and derives each environment's status from its twins.
+
+import type { Logger } from 'pino';
+import type { TwinDriver, TwinWorkloadSpec, WorkloadStatus } from './drivers/driver.js';
+import type { TwinGateway } from '../gateway/gateway.js';
+import type { EnvironmentRow, EnvironmentStatus, EnvironmentStore, EnvironmentTwinRow } from '../store/environments.js';
+import type { TwinAdminClient } from './twin-admin.js';
+
+export const MANAGED_BY_LABEL = 'twins.managed-by';
+export const MANAGED_BY = 'twins-control-plane';
+
+export interface ReconcilerOptions {
+  store: EnvironmentStore;
+  driver: TwinDriver;
+  gateway: TwinGateway;
+  admin: TwinAdminClient;
+  log: Logger;
+  tickMs?: number;
+  /** Image for container drivers. */
+  image?: string;
+  /** Consecutive start failures after which a twin stays failed until something changes. */
+  maxStartAttempts?: number;
+}
+
+interface FailureCount {
+  count: number;
+  nextAttemptAt: number;
+}
+
+export function workloadLabels(row: Pick<EnvironmentTwinRow, 'id' | 'environment_id' | 'organization_id' | 'twin_slug'>): Record<string, string> {
+  return {
+    [MANAGED_BY_LABEL]: MANAGED_BY,
+    'twins.twin-id': row.id,
+    'twins.environment-id': row.environment_id,
+    'twins.org-id': row.organization_id,
+    'twins.twin-slug': row.twin_slug,
+  };
+}
+
+/** Environment status from its twins (decisions §7); expired and deleted are set elsewhere. */
+export function deriveStatus(twins: EnvironmentTwinRow[]): EnvironmentStatus {
+  if (twins.length > 0 && twins.every((t) => t.desired_state === 'stopped')) {
+    return twins.every((t) => t.state === 'stopped') ? 'stopped' : 'stopping';
+  }
+  const live = twins.filter((t) => t.desired_state === 'running');
+  if (live.some((t) => t.state === 'failed' && t.ready_at === null)) return 'failed';
+  if (live.some((t) => t.state !== 'ready' && t.ready_at !== null)) return 'degraded';
+  if (live.some((t) => t.state !== 'ready')) return 'provisioning';
+  return 'ready';
+}
+
+export class Reconciler {
+  private readonly store: EnvironmentStore;
+  private readonly driver: TwinDriver;
+  private readonly gateway: TwinGateway;
+  private readonly admin: TwinAdminClient;
+  private readonly log: Logger;
+  /** The last step queued for each twin; steps of one twin never overlap. */
+  private readonly chains = new Map<string, Promise<void>>();
+  /** A queued step that has not begun yet: later kicks join it (it will read the latest state). */
+  private readonly waiting = new Map<string, Promise<void>>();
+  private readonly failures = new Map<string, FailureCount>();
+  private timer: NodeJS.Timeout | undefined;
+  private ticking = false;
+  private stopped = false;
+  private readonly onDriverEvent = (e: { twinId: string }) => void this.kick(e.twinId);
+
+  constructor(private readonly options: ReconcilerOptions) {
+    this.store = options.store;
+    this.driver = options.driver;
+    this.gateway = options.gateway;
+    this.admin = options.admin;
+    this.log = options.log;
+  }
+
+  /** Sweep orphans of an earlier run, then pick every environment back up. */
+  async start(): Promise<void> {
+    const wanted = new Set(
+      this.store
+        .twinIdsToReconcile()
+        .map((id) => this.store.twinById(id))
+        .filter((t): t is EnvironmentTwinRow => !!t && t.deleted_at === null && t.desired_state === 'running')
+        .map((t) => t.id),
+    );
+    for (const w of await this.driver.list({ [MANAGED_BY_LABEL]: MANAGED_BY })) {
+      if (!wanted.has(w.twinId)) {
+        this.log.info({ twinId: w.twinId }, 'stopping an orphaned twin workload');
+        await this.driver.stop(w.twinId).catch((err) => this.log.warn({ err, twinId: w.twinId }, 'orphan stop failed'));
+      }
+    }
+    this.driver.events.on('event', this.onDriverEvent);
+    this.timer = setInterval(() => void this.tick(), this.options.tickMs ?? 1000);
+    this.timer.unref();
+    void this.tick();
+  }
+
+  /** One pass over everything: expiry, then a step for every twin that may need one. */
+  async tick(): Promise<void> {
+    if (this.stopped || this.ticking) return;
+    this.ticking = true;
+    try {
+      this.expireDue();
+      await Promise.all(this.store.twinIdsToReconcile().map((id) => this.kick(id)));
+    } catch (err) {
+      this.log.error({ err }, 'reconciler tick failed');
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  private expireDue(): void {
+    for (const env of this.store.environmentsDueToExpire(new Date().toISOString())) {
+      this.store.transaction(() => {
+        this.store.updateEnvironment(env.id, { status: 'expired' });
+        this.store.updateTwinsOf(env.id, { desired_state: 'stopped' });
+      });
+      this.log.info({ environmentId: env.id }, 'environment expired; stopping its twins');
+    }
+  }
+
+  /** Reconcile one twin soon; resolves when a step that saw the current state has finished. */
+  kick(twinId: string): Promise<void> {
+    const waiting = this.waiting.get(twinId);
+    if (waiting) return waiting;
+    const previous = this.chains.get(twinId) ?? Promise.resolve();
+    const next = previous.then(async () => {
+      this.waiting.delete(twinId);
+      if (this.stopped) return;
+      try {
+        await this.step(twinId);
+      } catch (err) {
+        this.log.error({ err, twinId }, 'reconcile step failed');
+      }
+    });
+    this.waiting.set(twinId, next);
+    this.chains.set(twinId, next);
+    void next.then(() => {
+      if (this.chains.get(twinId) === next) this.chains.delete(twinId);
+    });
+    return next;
+  }
+
+  /** Reconcile every twin of an environment and wait for it. */
+  async settle(environmentId: string, twinIds?: string[]): Promise<void> {
+    const ids = twinIds ?? this.store.twinsOf(environmentId).map((t) => t.id);
+    await Promise.all(ids.map((id) => this.kick(id)));
+    this.refreshEnvironment(environmentId);
+  }
+
+  /** Forget a twin's failure history (reset, re-add) so it is tried again at once. */
+  clearFailures(twinId: string): void {
+    this.failures.delete(twinId);
+  }
+
+  private async step(twinId: string): Promise<void> {
+    const row = this.store.twinById(twinId);
+    if (!row) return;
+    const env = this.store.environmentById(row.environment_id);
+    const remove = row.deleted_at !== null || !env || env.deleted_at !== null;
+    const wantRunning = !remove && row.desired_state === 'running' && env!.status !== 'expired';
+    const observed = await this.driver.inspect(twinId);
+
+    if (wantRunning) {
+      const healthy = observed.state === 'running' && row.state === 'ready' && this.gateway.targetOf(twinId) === observed.address;
+      if (!healthy && this.mayTryStart(row)) await this.bringUp(row, env!, observed);
+    } else if (remove || row.state !== 'stopped' || observed.state !== 'missing') {
+      await this.bringDown(row, remove, observed);
+    }
+    this.refreshEnvironment(row.environment_id);
+  }
+
+  private mayTryStart(row: EnvironmentTwinRow): boolean {
+    if (row.state !== 'failed') return true;
+    const f = this.failures.get(row.id);
+    if (!f) return true;
+    return f.count < (this.options.maxStartAttempts ?? 5) && Date.now() >= f.nextAttemptAt;
+  }
+
+  private spec(row: EnvironmentTwinRow, env: EnvironmentRow, publicUrl: string): TwinWorkloadSpec {
+    return {
+      twinId: row.id,
+      environmentId: row.environment_id,
+      orgId: row.organization_id,
+      slug: row.twin_slug,
+      image: this.options.image,
+      dataFile: row.data_file,
+      seedFile: row.seed_file ?? undefined,
+      clockStart: new Date(env.clock),
+      adminSecret: row.admin_secret,
+      publicUrl,
+      labels: workloadLabels(row),
+      expiresAt: env.expires_at ? new Date(env.expires_at) : null,
+    };
+  }
+
+  private async bringUp(row: EnvironmentTwinRow, env: EnvironmentRow, observed: WorkloadStatus): Promise<void> {
+    // It ran before and is gone (crash, control-plane restart): a restart, not a first start.
+    const restart = observed.state === 'exited' || row.state === 'ready';
+    this.gateway.setTarget(row.id, undefined);
+    this.store.updateTwin(row.id, {
+      state: 'starting',
+      address: null,
+      api_key: null,
+      restarts: restart ? row.restarts + 1 : row.restarts,
+    });
+    this.refreshEnvironment(row.environment_id);
+    if (restart) this.log.info({ twinId: row.id, workload: observed.state, message: observed.message }, 'restarting twin');
+    try {
+      const { url, port } = await this.gateway.open(
+        { twinId: row.id, environmentId: row.environment_id, organizationId: row.organization_id, slug: row.twin_slug },
+        row.gateway_port,
+      );
+      this.store.updateTwin(row.id, { url, gateway_port: port });
+      const { address } = await this.driver.start(this.spec(row, env, url));
+      const { api_key } = await this.admin.credential(address, row.admin_secret);
+      // A twin stopped across an advance (or loaded from an older seed) catches up with the environment clock.
+      const current = this.store.environmentById(row.environment_id) ?? env;
+      const health = await this.admin.health(address, row.admin_secret);
+      if (Date.parse(health.clock) < Date.parse(current.clock)) {
+        await this.admin.advance(address, row.admin_secret, new Date(current.clock));
+      }
+      this.gateway.setTarget(row.id, address);
+      this.store.updateTwin(row.id, { state: 'ready', address, api_key, ready_at: new Date().toISOString(), failure: null });
+      this.failures.delete(row.id);
+    } catch (err) {
+      const message = (err as Error).message;
+      const f = this.failures.get(row.id) ?? { count: 0, nextAttemptAt: 0 };
+      f.count += 1;
+      f.nextAttemptAt = Date.now() + Math.min(30_000, 250 * 2 ** f.count);
+      this.failures.set(row.id, f);
+      this.store.updateTwin(row.id, { state: 'failed', failure: message, address: null, api_key: null });
+      this.log.warn({ twinId: row.id, attempt: f.count, err: message }, 'twin failed to start');
+    }
+  }
+
+  private async bringDown(row: EnvironmentTwinRow, remove: boolean, observed: WorkloadStatus): Promise<void> {
+    if (row.state !== 'stopped' && row.state !== 'stopping') {
+      this.store.updateTwin(row.id, { state: 'stopping' });
+      this.refreshEnvironment(row.environment_id);
+    }
+    this.gateway.setTarget(row.id, undefined);
+    if (observed.state !== 'missing' || remove) {
+      await this.driver.stop(row.id, { removeData: remove, dataFile: row.data_file });
+    }
+    await this.gateway.close(row.id);
+    this.store.updateTwin(row.id, { state: 'stopped', address: null, api_key: null });
+    this.failures.delete(row.id);
+  }
+
+  /** Recompute an environment's status from its twins (expired and deleted environments keep theirs). */
+  refreshEnvironment(environmentId: string): void {
+    const env = this.store.environmentById(environmentId);
+    if (!env || env.deleted_at !== null || env.status === 'expired') return;
+    const status = deriveStatus(this.store.twinsOf(environmentId));
+    if (status !== env.status) this.store.updateEnvironment(environmentId, { status });
+  }
+
+  /** Stop ticking and wait for steps under way. Workloads are left to the driver's own close. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.driver.events.off('event', this.onDriverEvent);
+    await Promise.all([...this.chains.values()]);
+  }
+}

@@ -1,0 +1,100 @@
+// HTTP shapes of the environments, twins, catalog and sandboxes areas (decisions §5, §6).
+
+import { z } from 'zod';
+import { TWIN_SLUGS } from '../../twin-runtime/registry.js';
+
+export const idParam = z.guid();
+
+export const twinSchema = z.object({
+  id: z.string(),
+  twin_slug: z.string(),
+  twin_version: z.string(),
+  seed_id: z.string().nullable(),
+  desired_state: z.string(),
+  state: z.string(),
+  url: z.string().nullable(),
+  created_at: z.string(),
+  ready_at: z.string().nullable(),
+  failure: z.string().nullable(),
+});
+
+export const environmentSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  status: z.string(),
+  scenario_id: z.string().nullable(),
+  sandbox_id: z.string(),
+  twins: z.array(twinSchema),
+  clock: z.string(),
+  created_at: z.string(),
+  expires_at: z.string().nullable(),
+});
+
+export const sandboxSchema = z.object({
+  id: z.string(),
+  slug: z.string(),
+  name: z.string(),
+  status: z.string(),
+  twins: z.array(twinSchema),
+  created_at: z.string(),
+  expires_at: z.string().nullable(),
+});
+
+export const requestLogSchema = z.object({
+  id: z.string(),
+  environment_id: z.string(),
+  environment_twin_id: z.string(),
+  method: z.string(),
+  path: z.string(),
+  query_string: z.string(),
+  status_code: z.number().int(),
+  duration_ms: z.number().int(),
+  occurred_at: z.string(),
+});
+
+export const twinRecordSchema = z.object({
+  external_id: z.string(),
+  resource: z.string(),
+  body: z.record(z.string(), z.unknown()),
+});
+
+export const catalogTwinSchema = z.object({
+  slug: z.string(),
+  name: z.string(),
+  description: z.string(),
+  version: z.string(),
+});
+
+export const credentialSchema = z.object({ api_key: z.string() });
+
+export const twinRequestBody = z.object({
+  twin: z.enum(TWIN_SLUGS),
+  seed_id: z.string().min(1).nullish(),
+});
+
+const ttlSeconds = z.number().int().gte(1).nullish();
+
+export const createEnvironmentBody = z
+  .object({
+    name: z.string().min(1).max(200),
+    twins: z.array(twinRequestBody).optional(),
+    scenario_id: z.string().min(1).nullish(),
+    ttl_seconds: ttlSeconds,
+  })
+  .refine((b) => (b.twins?.length ?? 0) > 0 || !!b.scenario_id, {
+    message: 'Give the twins to run (at least one) or a scenario_id',
+    path: [],
+  });
+
+export const patchEnvironmentBody = z.object({
+  name: z.string().min(1).max(200).optional(),
+  ttl_seconds: ttlSeconds,
+});
+
+export const advanceBody = z
+  .object({ at: z.iso.datetime({ offset: true, local: true }).optional() })
+  .nullish();
+
+export const putRecordBody = z.object({ fields: z.record(z.string(), z.unknown()) });
+
+export const detailSchema = z.object({ detail: z.string() });

@@ -1,0 +1,126 @@
+// One logged request as the evaluator sees it: the request_logs row, with query, headers and both
+// bodies decoded lazily (only when a matcher gets that far) into the same trees for JSON and for
+// Stripe/Slack bracket-notation forms.
+
+import { parseBracketForm } from '../../twin-runtime/form.js';
+
+/** The columns of request_logs the evaluator reads (schema in store/migrations/002-environments.ts). */
+export interface RequestLogRow {
+  seq: number;
+  id: string;
+  environment_id: string;
+  environment_twin_id: string;
+  twin_slug: string;
+  actor: string;
+  method: string;
+  path: string;
+  query_string: string;
+  status_code: number;
+  duration_ms: number;
+  occurred_at: string;
+  request_headers: string;
+  request_content_type: string | null;
+  request_body: string | null;
+  response_content_type: string | null;
+  response_body: string | null;
+}
+
+export class ObservedRequest {
+  private _query?: Record<string, unknown>;
+  private _headers?: Record<string, unknown>;
+  private _body?: unknown;
+  private _responseBody?: unknown;
+  private bodyDone = false;
+  private responseDone = false;
+
+  constructor(readonly row: RequestLogRow) {}
+
+  get query(): Record<string, unknown> {
+    return (this._query ??= parseBracketForm(this.row.query_string.replace(/^\?/, '')));
+  }
+
+  get headers(): Record<string, unknown> {
+    if (!this._headers) {
+      const out: Record<string, unknown> = {};
+      try {
+        const raw = JSON.parse(this.row.request_headers || '{}') as Record<string, unknown>;
+        for (const [k, v] of Object.entries(raw)) out[k.toLowerCase()] = v;
+      } catch {
+        /* a malformed header blob reads as no headers */
+      }
+      this._headers = out;
+    }
+    return this._headers;
+  }
+
+  get body(): unknown {
+    if (!this.bodyDone) {
+      this._body = decodeBody(this.row.request_body, this.row.request_content_type);
+      this.bodyDone = true;
+    }
+    return this._body;
+  }
+
+  get responseBody(): unknown {
+    if (!this.responseDone) {
+      this._responseBody = decodeBody(this.row.response_body, this.row.response_content_type);
+      this.responseDone = true;
+    }
+    return this._responseBody;
+  }
+}
+
+export function decodeBody(text: string | null, contentType: string | null): unknown {
+  if (text === null || text === '') return undefined;
+  const ct = (contentType ?? '').toLowerCase();
+  if (ct.includes('x-www-form-urlencoded')) return text.includes('%5B') || text.includes('[') ? parseBracketForm(text) : parseFlatForm(text);
+  if (ct.includes('json') || ct === '') {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return ct === '' ? text : undefined;
+    }
+  }
+  return text;
+}
+
+/** Flat forms (no bracket keys) are most of the log: a direct split is several times faster. */
+function parseFlatForm(text: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const pair of text.split('&')) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    const key = eq < 0 ? pair : pair.slice(0, eq);
+    const value = eq < 0 ? '' : pair.slice(eq + 1);
+    out[decodeFormComponent(key)] = decodeFormComponent(value);
+  }
+  return out;
+}
+
+function decodeFormComponent(s: string): string {
+  const plus = s.includes('+') ? s.replace(/\+/g, ' ') : s;
+  if (!plus.includes('%')) return plus;
+  try {
+    return decodeURIComponent(plus);
+  } catch {
+    return new URLSearchParams('k=' + s).get('k') ?? plus;
+  }
+}
+
+/** RFC 6901 JSON Pointer lookup; `""` is the whole document. Arrays accept numeric tokens. */
+export function pointerGet(doc: unknown, pointer: string): unknown {
+  if (pointer === '' || pointer === '/') return pointer === '' ? doc : (doc as any)?.[''];
+  const tokens = pointer.split('/').slice(1).map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+  let v: any = doc;
+  for (const t of tokens) {
+    if (v === null || typeof v !== 'object') return undefined;
+    if (Array.isArray(v)) {
+      if (!/^\d+$/.test(t)) return undefined;
+      v = v[Number(t)];
+    } else {
+      if (!Object.prototype.hasOwnProperty.call(v, t)) return undefined;
+      v = v[t];
+    }
+  }
+  return v;
+}

@@ -1,0 +1,44 @@
+// Shared setup for the GitHub twin's contract tests: a running twin, an Octokit pointed at it,
+// and the twin's admin records API (what the control plane uses to read and replace records).
+
+import { Octokit } from '@octokit/rest';
+import { startTwin, type RunningTwin } from '../../helpers/twin.js';
+
+export interface GitHubTwin {
+  twin: RunningTwin;
+  octokit: Octokit;
+  /** GET/PUT a record through the twin's admin API. */
+  record(resource: string, id: string, fields?: unknown): Promise<any>;
+  close(): Promise<void>;
+}
+
+export async function startGitHub(opts: { clockStart?: Date } = {}): Promise<GitHubTwin> {
+  const twin = await startTwin('github', { clockStart: opts.clockStart ?? new Date('2026-01-05T10:00:00Z') });
+  const octokit = new Octokit({ auth: twin.apiKey, baseUrl: twin.url, log: { debug() {}, info() {}, warn() {}, error() {} } });
+  return {
+    twin,
+    octokit,
+    async record(resource, id, fields) {
+      const res = await fetch(`${twin.url}/_twin/records/${resource}/${encodeURIComponent(id)}`, {
+        method: fields === undefined ? 'GET' : 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: fields === undefined ? undefined : JSON.stringify({ fields }),
+      });
+      if (res.status !== 200) throw new Error(`record ${resource}/${id}: ${res.status} ${await res.text()}`);
+      return ((await res.json()) as { body: unknown }).body;
+    },
+    close: () => twin.close(),
+  };
+}
+
+/** The error Octokit threw (RequestError carries status and the parsed body). */
+export async function failure(p: Promise<unknown>): Promise<{ status: number; body: any; headers: Record<string, string> }> {
+  try {
+    await p;
+  } catch (e: any) {
+    return { status: e.status, body: e.response?.data, headers: e.response?.headers ?? {} };
+  }
+  throw new Error('expected the request to fail');
+}
+
+export const b64 = (s: string): string => Buffer.from(s).toString('base64');

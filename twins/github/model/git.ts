@@ -1,0 +1,500 @@
+// A minimal git model, enough for branches, contents and pull requests: blobs (SHA-1 as git names
+// them), flat trees (full paths → blob), commits with parents and messages, and refs. Every commit
+// points at a complete tree, so a branch's files are one tree lookup away.
+
+import type { TwinContext } from '../../../twin-runtime/contract.js';
+import { API, WEB, isoSeconds, nodeId, now, sha1 } from './identity.js';
+import { GitHubError, notFound, validationFailed } from './errors.js';
+import { type Json, getUser, simpleAccount } from './accounts.js';
+import { childKey, saveRepository } from './repositories.js';
+
+export type FileMap = Map<string, string>; // path → blob sha
+
+export interface Signature {
+  name: string;
+  email: string;
+  date?: string;
+}
+
+export function noreplyEmail(user: Json): string {
+  return `${user.id}+${user.login}@users.noreply.github.com`;
+}
+
+export function signatureOf(user: Json, date: string): Signature & { date: string } {
+  return { name: user.name ?? user.login, email: user.email ?? noreplyEmail(user), date };
+}
+
+// ---- blobs and trees ---------------------------------------------------------------------
+
+export function putBlob(ctx: TwinContext, repo: Json, content: Buffer): string {
+  const sha = sha1(Buffer.concat([Buffer.from(`blob ${content.length}\0`), content]));
+  const key = childKey(repo, sha);
+  if (!ctx.store.has('blob', key)) {
+    ctx.store.put('blob', key, {
+      sha,
+      node_id: nodeId('Blob', parseInt(sha.slice(0, 8), 16)),
+      size: content.length,
+      url: `${API}/repos/${repo.full_name}/git/blobs/${sha}`,
+      content: content.toString('base64'),
+      encoding: 'base64',
+    });
+  }
+  return sha;
+}
+
+export function readBlob(ctx: TwinContext, repo: Json, sha: string): Buffer {
+  const blob = ctx.store.get<Json>('blob', childKey(repo, sha));
+  if (!blob) throw notFound();
+  return Buffer.from(blob.content, 'base64');
+}
+
+export function getBlob(ctx: TwinContext, repo: Json, sha: string): Json | undefined {
+  return ctx.store.get<Json>('blob', childKey(repo, sha));
+}
+
+export function putTree(ctx: TwinContext, repo: Json, files: FileMap): string {
+  const paths = [...files.keys()].sort();
+  const sha = sha1(`tree\0${paths.map((p) => `100644 ${p}\0${files.get(p)}`).join('\n')}`);
+  const key = childKey(repo, sha);
+  if (!ctx.store.has('tree', key)) {
+    ctx.store.put('tree', key, {
+      sha,
+      url: `${API}/repos/${repo.full_name}/git/trees/${sha}`,
+      tree: paths.map((p) => {
+        const blobSha = files.get(p)!;
+        return {
+          path: p,
+          mode: '100644',
+          type: 'blob',
+          sha: blobSha,
+          size: getBlob(ctx, repo, blobSha)?.size ?? 0,
+          url: `${API}/repos/${repo.full_name}/git/blobs/${blobSha}`,
+        };
+      }),
+      truncated: false,
+    });
+  }
+  return sha;
+}
+
+export function treeFiles(ctx: TwinContext, repo: Json, treeSha: string): FileMap {
+  const tree = ctx.store.get<Json>('tree', childKey(repo, treeSha));
+  const files: FileMap = new Map();
+  for (const e of tree?.tree ?? []) if (e.type === 'blob') files.set(e.path, e.sha);
+  return files;
+}
+
+// ---- commits -----------------------------------------------------------------------------
+
+export function getCommit(ctx: TwinContext, repo: Json, sha: string): Json | undefined {
+  return ctx.store.get<Json>('commit', childKey(repo, sha));
+}
+
+export function requireCommit(ctx: TwinContext, repo: Json, sha: string): Json {
+  const c = getCommit(ctx, repo, sha);
+  if (!c) throw new GitHubError(422, `No commit found for SHA: ${sha}`);
+  return c;
+}
+
+export function commitFiles(ctx: TwinContext, repo: Json, sha: string | undefined): FileMap {
+  if (!sha) return new Map();
+  const c = getCommit(ctx, repo, sha);
+  return c ? treeFiles(ctx, repo, c.tree.sha) : new Map();
+}
+
+export function createCommit(
+  ctx: TwinContext,
+  repo: Json,
+  input: { message: string; tree: string; parents: string[]; author?: Signature; committer?: Signature; by: Json },
+): Json {
+  const at = now(ctx);
+  const author = { ...signatureOf(input.by, at), ...(input.author ?? {}) };
+  if (!author.date) author.date = at;
+  const committer = input.committer ? { date: at, ...input.committer } : { ...author, date: at };
+  const text = [
+    `tree ${input.tree}`,
+    ...input.parents.map((p) => `parent ${p}`),
+    `author ${author.name} <${author.email}> ${author.date}`,
+    `committer ${committer.name} <${committer.email}> ${committer.date}`,
+    '',
+    input.message,
+  ].join('\n');
+  // The clock is frozen between advances; the repository id and a per-repo counter keep two
+  // otherwise identical commits (same tree, parent, message, second) apart.
+  const serial = ctx.ids.sequence(`github:commit:${repo.id}`);
+  const sha = sha1(`commit ${text.length}\0${text}\0${repo.id}:${serial}`);
+  const commit = {
+    sha,
+    node_id: nodeId('Commit', parseInt(sha.slice(0, 8), 16)),
+    url: `${API}/repos/${repo.full_name}/git/commits/${sha}`,
+    html_url: `${WEB}/${repo.full_name}/commit/${sha}`,
+    author,
+    committer,
+    tree: { sha: input.tree, url: `${API}/repos/${repo.full_name}/git/trees/${input.tree}` },
+    message: input.message,
+    parents: input.parents.map((p) => ({
+      sha: p,
+      url: `${API}/repos/${repo.full_name}/git/commits/${p}`,
+      html_url: `${WEB}/${repo.full_name}/commit/${p}`,
+    })),
+    verification: { verified: false, reason: 'unsigned', signature: null, payload: null, verified_at: null },
+  };
+  ctx.store.put('commit', childKey(repo, sha), commit);
+  return commit;
+}
+
+/** Resolve the GitHub account behind a commit signature (by email, including noreply emails). */
+function accountForEmail(ctx: TwinContext, email: string): Json | null {
+  const m = /^(?:\d+\+)?([A-Za-z0-9-]+)@users\.noreply\.github\.com$/.exec(email);
+  if (m) {
+    const u = getUser(ctx, m[1]!);
+    if (u) return simpleAccount(u);
+  }
+  const u = ctx.store.list<Json>('user').find((x) => x.email && x.email === email);
+  return u ? simpleAccount(u) : null;
+}
+
+/** The REST `commit` shape (`GET /repos/{o}/{r}/commits/{ref}`), from the stored git commit. */
+export function restCommit(ctx: TwinContext, repo: Json, c: Json, withFiles = false): Json {
+  const out: Json = {
+    url: `${API}/repos/${repo.full_name}/commits/${c.sha}`,
+    sha: c.sha,
+    node_id: c.node_id,
+    html_url: c.html_url,
+    comments_url: `${API}/repos/${repo.full_name}/commits/${c.sha}/comments`,
+    commit: {
+      url: c.url,
+      author: c.author,
+      committer: c.committer,
+      message: c.message,
+      tree: c.tree,
+      comment_count: 0,
+      verification: c.verification,
+    },
+    author: accountForEmail(ctx, c.author.email),
+    committer: accountForEmail(ctx, c.committer.email),
+    parents: c.parents.map((p: Json) => ({
+      sha: p.sha,
+      url: `${API}/repos/${repo.full_name}/commits/${p.sha}`,
+      html_url: p.html_url,
+    })),
+  };
+  if (withFiles) {
+    const parentFiles = commitFiles(ctx, repo, c.parents[0]?.sha);
+    const files = diffFiles(ctx, repo, parentFiles, treeFiles(ctx, repo, c.tree.sha));
+    const additions = files.reduce((n, f) => n + f.additions, 0);
+    const deletions = files.reduce((n, f) => n + f.deletions, 0);
+    out.stats = { total: additions + deletions, additions, deletions };
+    out.files = files;
+  }
+  return out;
+}
+
+/** Every commit reachable from `sha` (including it). */
+export function ancestors(ctx: TwinContext, repo: Json, sha: string | undefined): Set<string> {
+  const seen = new Set<string>();
+  const stack = sha ? [sha] : [];
+  while (stack.length) {
+    const s = stack.pop()!;
+    if (seen.has(s)) continue;
+    seen.add(s);
+    const c = getCommit(ctx, repo, s);
+    for (const p of c?.parents ?? []) stack.push(p.sha);
+  }
+  return seen;
+}
+
+/** Commits reachable from `head` but not from `base`, oldest first (first-parent order). */
+export function commitsBetween(ctx: TwinContext, repo: Json, base: string | undefined, head: string): Json[] {
+  const exclude = ancestors(ctx, repo, base);
+  const out: Json[] = [];
+  const seen = new Set<string>();
+  const stack = [head];
+  while (stack.length) {
+    const s = stack.pop()!;
+    if (exclude.has(s) || seen.has(s)) continue;
+    seen.add(s);
+    const c = getCommit(ctx, repo, s);
+    if (!c) continue;
+    out.push(c);
+    for (const p of [...c.parents].reverse()) stack.push(p.sha);
+  }
+  return out.reverse();
+}
+
+export function mergeBase(ctx: TwinContext, repo: Json, a: string, b: string): string | undefined {
+  const fromA = ancestors(ctx, repo, a);
+  const queue = [b];
+  const seen = new Set<string>();
+  while (queue.length) {
+    const s = queue.shift()!;
+    if (seen.has(s)) continue;
+    seen.add(s);
+    if (fromA.has(s)) return s;
+    for (const p of getCommit(ctx, repo, s)?.parents ?? []) queue.push(p.sha);
+  }
+  return undefined;
+}
+
+/** The `log` of a ref, newest first (`GET /repos/{o}/{r}/commits`). */
+export function history(ctx: TwinContext, repo: Json, head: string): Json[] {
+  return commitsBetween(ctx, repo, undefined, head).reverse();
+}
+
+// ---- diffs -------------------------------------------------------------------------------
+
+function splitLines(buf: Buffer): string[] {
+  const s = buf.toString('utf8');
+  if (s === '') return [];
+  const lines = s.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  return lines;
+}
+
+/** Line diff by longest common subsequence; one hunk covering the file. */
+export function lineDiff(before: Buffer, after: Buffer): { additions: number; deletions: number; patch: string } {
+  const a = splitLines(before);
+  const b = splitLines(after);
+  const ops: string[] = [];
+  if (a.length * b.length > 4_000_000) {
+    for (const l of a) ops.push(`-${l}`);
+    for (const l of b) ops.push(`+${l}`);
+  } else {
+    const dp: Uint32Array[] = Array.from({ length: a.length + 1 }, () => new Uint32Array(b.length + 1));
+    for (let i = a.length - 1; i >= 0; i--) {
+      for (let j = b.length - 1; j >= 0; j--) {
+        dp[i]![j] = a[i] === b[j] ? dp[i + 1]![j + 1]! + 1 : Math.max(dp[i + 1]![j]!, dp[i]![j + 1]!);
+      }
+    }
+    let i = 0;
+    let j = 0;
+    while (i < a.length || j < b.length) {
+      if (i < a.length && j < b.length && a[i] === b[j]) {
+        ops.push(` ${a[i]}`);
+        i++;
+        j++;
+      } else if (j < b.length && (i >= a.length || dp[i]![j + 1]! >= dp[i + 1]![j]!)) {
+        ops.push(`+${b[j]}`);
+        j++;
+      } else {
+        ops.push(`-${a[i]}`);
+        i++;
+      }
+    }
+  }
+  const additions = ops.filter((o) => o[0] === '+').length;
+  const deletions = ops.filter((o) => o[0] === '-').length;
+  const header = `@@ -${a.length ? 1 : 0},${a.length} +${b.length ? 1 : 0},${b.length} @@`;
+  return { additions, deletions, patch: [header, ...ops].join('\n') };
+}
+
+/** `diff-entry` objects between two file maps (PR files, commit files). */
+export function diffFiles(ctx: TwinContext, repo: Json, before: FileMap, after: FileMap): Json[] {
+  const paths = [...new Set([...before.keys(), ...after.keys()])].sort();
+  const out: Json[] = [];
+  for (const path of paths) {
+    const a = before.get(path);
+    const b = after.get(path);
+    if (a === b) continue;
+    const status = a === undefined ? 'added' : b === undefined ? 'removed' : 'modified';
+    const d = lineDiff(a ? readBlob(ctx, repo, a) : Buffer.alloc(0), b ? readBlob(ctx, repo, b) : Buffer.alloc(0));
+    const sha = (b ?? a)!;
+    const encoded = path.split('/').map(encodeURIComponent).join('/');
+    out.push({
+      sha,
+      filename: path,
+      status,
+      additions: d.additions,
+      deletions: d.deletions,
+      changes: d.additions + d.deletions,
+      blob_url: `${WEB}/${repo.full_name}/blob/${sha}/${encoded}`,
+      raw_url: `${WEB}/${repo.full_name}/raw/${sha}/${encoded}`,
+      contents_url: `${API}/repos/${repo.full_name}/contents/${encoded}?ref=${sha}`,
+      patch: d.patch,
+    });
+  }
+  return out;
+}
+
+/**
+ * Three-way merge of flat trees: take `ours` and apply every path `theirs` changed since `base`.
+ * Returns undefined on a conflict (both sides changed a path differently).
+ */
+export function mergeFiles(base: FileMap, ours: FileMap, theirs: FileMap): FileMap | undefined {
+  const out = new Map(ours);
+  for (const path of new Set([...base.keys(), ...theirs.keys()])) {
+    const b = base.get(path);
+    const t = theirs.get(path);
+    if (b === t) continue;
+    const o = ours.get(path);
+    if (o !== b && o !== t) return undefined;
+    if (t === undefined) out.delete(path);
+    else out.set(path, t);
+  }
+  return out;
+}
+
+// ---- refs --------------------------------------------------------------------------------
+
+export function refObject(repo: Json, ref: string, sha: string): Json {
+  return {
+    ref,
+    node_id: nodeId('Ref', parseInt(sha.slice(0, 8), 16)),
+    url: `${API}/repos/${repo.full_name}/git/${ref}`,
+    object: { sha, type: 'commit', url: `${API}/repos/${repo.full_name}/git/commits/${sha}` },
+  };
+}
+
+export function getRef(ctx: TwinContext, repo: Json, ref: string): Json | undefined {
+  return ctx.store.get<Json>('ref', childKey(repo, ref));
+}
+
+export function setRef(ctx: TwinContext, repo: Json, ref: string, sha: string): Json {
+  const r = refObject(repo, ref, sha);
+  ctx.store.put('ref', childKey(repo, ref), r);
+  return r;
+}
+
+export function deleteRef(ctx: TwinContext, repo: Json, ref: string): boolean {
+  return ctx.store.delete('ref', childKey(repo, ref));
+}
+
+export function listRefs(ctx: TwinContext, repo: Json, prefix = 'refs/'): Json[] {
+  const p = childKey(repo, prefix);
+  return ctx.store
+    .listRecords<Json>('ref')
+    .filter((r) => r.external_id.startsWith(p))
+    .map((r) => r.body)
+    .sort((a, b) => (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0));
+}
+
+export function branchHead(ctx: TwinContext, repo: Json, branch: string): string | undefined {
+  return getRef(ctx, repo, `refs/heads/${branch}`)?.object.sha;
+}
+
+/** Resolve a branch name, tag-less ref or commit SHA to a commit SHA. */
+export function resolveCommitish(ctx: TwinContext, repo: Json, refish: string | undefined): string | undefined {
+  const name = refish ?? repo.default_branch;
+  const byBranch = branchHead(ctx, repo, name.replace(/^refs\/heads\//, '').replace(/^heads\//, ''));
+  if (byBranch) return byBranch;
+  if (/^[0-9a-f]{40}$/.test(name) && getCommit(ctx, repo, name)) return name;
+  if (/^[0-9a-f]{4,39}$/.test(name)) {
+    const prefix = childKey(repo, name);
+    const hit = ctx.store.listRecords<Json>('commit').find((r) => r.external_id.startsWith(prefix));
+    if (hit) return hit.body.sha;
+  }
+  return undefined;
+}
+
+export function branchShape(ctx: TwinContext, repo: Json, name: string, sha: string, full: boolean): Json {
+  const commitUrl = `${API}/repos/${repo.full_name}/commits/${sha}`;
+  if (!full) return { name, commit: { sha, url: commitUrl }, protected: false };
+  const c = getCommit(ctx, repo, sha);
+  return {
+    name,
+    commit: c ? restCommit(ctx, repo, c) : { sha, url: commitUrl },
+    _links: {
+      self: `${API}/repos/${repo.full_name}/branches/${name}`,
+      html: `${WEB}/${repo.full_name}/tree/${name}`,
+    },
+    protected: false,
+    protection: { enabled: false, required_status_checks: { enforcement_level: 'off', contexts: [], checks: [] } },
+    protection_url: `${API}/repos/${repo.full_name}/branches/${name}/protection`,
+  };
+}
+
+export function validateNewRef(ref: unknown): string {
+  if (typeof ref !== 'string' || !ref.startsWith('refs/') || ref.split('/').length < 3) {
+    throw validationFailed({ resource: 'Reference', field: 'ref', code: 'invalid', message: 'Reference name must start with refs/ and have at least two slashes.' } as never);
+  }
+  return ref;
+}
+
+// ---- contents ----------------------------------------------------------------------------
+
+export function contentShape(repo: Json, path: string, blob: Json, ref?: string): Json {
+  const encoded = path.split('/').map(encodeURIComponent).join('/');
+  const q = ref ? `?ref=${encodeURIComponent(ref)}` : '';
+  const self = `${API}/repos/${repo.full_name}/contents/${encoded}${q}`;
+  const gitUrl = `${API}/repos/${repo.full_name}/git/blobs/${blob.sha}`;
+  const html = `${WEB}/${repo.full_name}/blob/${ref ?? repo.default_branch}/${encoded}`;
+  return {
+    name: path.split('/').pop(),
+    path,
+    sha: blob.sha,
+    size: blob.size,
+    url: self,
+    html_url: html,
+    git_url: gitUrl,
+    download_url: `https://raw.githubusercontent.com/${repo.full_name}/${ref ?? repo.default_branch}/${encoded}`,
+    type: 'file',
+    _links: { self, git: gitUrl, html },
+  };
+}
+
+export interface FileChange {
+  branch?: string;
+  path: string;
+  /** New content; undefined deletes the file. */
+  content?: Buffer;
+  message: string;
+  sha?: string;
+  author?: Signature;
+  committer?: Signature;
+  by: Json;
+}
+
+export interface Push {
+  ref: string;
+  before: string | null;
+  after: string;
+  commits: Json[];
+}
+
+/** `PUT|DELETE /repos/{o}/{r}/contents/{path}`: one commit on a branch changing one file. */
+export function commitFileChange(ctx: TwinContext, repo: Json, change: FileChange): { commit: Json; blob?: Json; created: boolean; push: Push } {
+  const branch = change.branch ?? repo.default_branch;
+  const head = branchHead(ctx, repo, branch);
+  if (!head && change.branch && change.branch !== repo.default_branch && listRefs(ctx, repo, 'refs/heads/').length > 0) {
+    throw new GitHubError(404, `Branch ${branch} not found`);
+  }
+  const files = commitFiles(ctx, repo, head);
+  const existing = files.get(change.path);
+  if (change.content === undefined) {
+    if (!existing) throw notFound();
+    if (!change.sha) throw new GitHubError(422, 'Invalid request.\n\n"sha" wasn\'t supplied.');
+    if (change.sha !== existing) throw new GitHubError(409, `${change.path} does not match ${change.sha}`);
+    files.delete(change.path);
+  } else {
+    if (existing && !change.sha) throw new GitHubError(422, 'Invalid request.\n\n"sha" wasn\'t supplied.');
+    if (existing && change.sha !== existing) throw new GitHubError(409, `${change.path} does not match ${change.sha}`);
+    files.set(change.path, putBlob(ctx, repo, change.content));
+  }
+  const tree = putTree(ctx, repo, files);
+  const commit = createCommit(ctx, repo, {
+    message: change.message,
+    tree,
+    parents: head ? [head] : [],
+    author: change.author,
+    committer: change.committer,
+    by: change.by,
+  });
+  setRef(ctx, repo, `refs/heads/${branch}`, commit.sha);
+  repo.pushed_at = now(ctx);
+  saveRepository(ctx, repo);
+  const blobSha = files.get(change.path);
+  return {
+    commit,
+    blob: blobSha ? getBlob(ctx, repo, blobSha) : undefined,
+    created: !existing,
+    push: { ref: `refs/heads/${branch}`, before: head ?? null, after: commit.sha, commits: [commit] },
+  };
+}
+
+/** `auto_init`: the first commit with a README on the default branch. */
+export function initialCommit(ctx: TwinContext, repo: Json, by: Json): Json {
+  const readme = Buffer.from(`# ${repo.name}\n${repo.description ? `\n${repo.description}\n` : ''}`);
+  return commitFileChange(ctx, repo, { path: 'README.md', content: readme, message: 'Initial commit', by }).commit;
+}
+
+export { isoSeconds };

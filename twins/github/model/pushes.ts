@@ -1,0 +1,60 @@
+// What follows a branch moving (contents API, ref updates, merges): open pull requests catch up
+// and hooks receive a `push` event.
+
+import type { TwinContext } from '../../../twin-runtime/contract.js';
+import { WEB } from './identity.js';
+import { type Json, viewer } from './accounts.js';
+import { type Push, commitFiles } from './git.js';
+import { onBranchMoved } from './pulls.js';
+import { emitEvent } from './webhooks.js';
+
+const ZERO = '0000000000000000000000000000000000000000';
+
+function pushCommit(ctx: TwinContext, repo: Json, c: Json): Json {
+  const before = commitFiles(ctx, repo, c.parents[0]?.sha);
+  const after = commitFiles(ctx, repo, c.sha);
+  const added: string[] = [];
+  const removed: string[] = [];
+  const modified: string[] = [];
+  for (const [p, sha] of after) {
+    if (!before.has(p)) added.push(p);
+    else if (before.get(p) !== sha) modified.push(p);
+  }
+  for (const p of before.keys()) if (!after.has(p)) removed.push(p);
+  const username = /^(?:\d+\+)?([A-Za-z0-9-]+)@users\.noreply\.github\.com$/.exec(c.author.email)?.[1];
+  return {
+    id: c.sha,
+    tree_id: c.tree.sha,
+    distinct: true,
+    message: c.message,
+    timestamp: c.committer.date,
+    url: `${WEB}/${repo.full_name}/commit/${c.sha}`,
+    author: { name: c.author.name, email: c.author.email, ...(username ? { username } : {}) },
+    committer: { name: c.committer.name, email: c.committer.email, ...(username ? { username } : {}) },
+    added,
+    removed,
+    modified,
+  };
+}
+
+export function afterPush(ctx: TwinContext, repo: Json, push: Push): void {
+  onBranchMoved(ctx, repo, push);
+  const me = viewer(ctx);
+  const commits = push.commits.map((c) => pushCommit(ctx, repo, c));
+  const deleted = push.after === ZERO;
+  emitEvent(ctx, repo, 'push', {
+    ref: push.ref,
+    before: push.before ?? ZERO,
+    after: push.after,
+    created: push.before === null,
+    deleted,
+    forced: false,
+    base_ref: null,
+    compare: `${WEB}/${repo.full_name}/compare/${(push.before ?? ZERO).slice(0, 12)}...${push.after.slice(0, 12)}`,
+    commits,
+    head_commit: commits[commits.length - 1] ?? null,
+    pusher: { name: me.login, email: me.email ?? null },
+  });
+}
+
+export { ZERO };

@@ -1,0 +1,221 @@
+// Branches, refs, commits, blobs/trees and the contents API (the way integrations write files).
+
+import type { TwinContext, TwinRequest, TwinRoute } from '../../../twin-runtime/contract.js';
+import { GitHubError, notFound, validationFailed } from '../model/errors.js';
+import { type Json, viewer } from '../model/accounts.js';
+import {
+  branchHead, branchShape, commitFileChange, commitFiles, contentShape, deleteRef, getBlob, getCommit,
+  getRef, history, listRefs, refObject, resolveCommitish, restCommit, setRef, validateNewRef, type Signature,
+} from '../model/git.js';
+import { afterPush, ZERO } from '../model/pushes.js';
+import { jsonBody, optBool, optString, page, queryString, repoOf, requiredString, routes } from './http.js';
+
+function signature(v: unknown, field: string): Signature | undefined {
+  if (v === undefined) return undefined;
+  const s = v as Json;
+  if (!s || typeof s.name !== 'string' || typeof s.email !== 'string') {
+    throw new GitHubError(422, `Invalid request.\n\n"name" and "email" weren't supplied in "${field}".`);
+  }
+  return { name: s.name, email: s.email, ...(typeof s.date === 'string' ? { date: s.date } : {}) };
+}
+
+function fullRef(ref: string): string {
+  return ref.startsWith('refs/') ? ref : `refs/${ref}`;
+}
+
+function writeContents(req: TwinRequest, ctx: TwinContext, remove: boolean) {
+  const repo = repoOf(req, ctx);
+  const b = jsonBody(req);
+  const message = requiredString(b, 'message');
+  let content: Buffer | undefined;
+  if (!remove) {
+    const raw = requiredString(b, 'content');
+    if (!/^[A-Za-z0-9+/=\r\n]*$/.test(raw)) throw new GitHubError(422, 'content is not valid Base64');
+    content = Buffer.from(raw, 'base64');
+  }
+  const path = req.params.path!;
+  const result = commitFileChange(ctx, repo, {
+    path,
+    content,
+    message,
+    branch: optString(b, 'branch', false) ?? undefined,
+    sha: optString(b, 'sha', false) ?? undefined,
+    author: signature(b.author, 'author'),
+    committer: signature(b.committer, 'committer'),
+    by: viewer(ctx),
+  });
+  afterPush(ctx, repo, result.push);
+  const commit = {
+    sha: result.commit.sha,
+    node_id: result.commit.node_id,
+    url: result.commit.url,
+    html_url: result.commit.html_url,
+    author: result.commit.author,
+    committer: result.commit.committer,
+    message: result.commit.message,
+    tree: result.commit.tree,
+    parents: result.commit.parents,
+    verification: result.commit.verification,
+  };
+  const branch = result.push.ref.replace('refs/heads/', '');
+  return {
+    status: remove ? 200 : result.created ? 201 : 200,
+    body: { content: result.blob ? contentShape(repo, path, result.blob, branch === repo.default_branch ? undefined : branch) : null, commit },
+  };
+}
+
+export const gitRoutes: TwinRoute[] = [
+  ...routes('GET', '/repos/{owner}/{repo}/branches', (req, ctx) => {
+    const repo = repoOf(req, ctx);
+    const list = listRefs(ctx, repo, 'refs/heads/').map((r) => branchShape(ctx, repo, r.ref.slice('refs/heads/'.length), r.object.sha, false));
+    return page(req, ctx, list);
+  }),
+  ...routes('GET', '/repos/{owner}/{repo}/branches/{+branch}', (req, ctx) => {
+    const repo = repoOf(req, ctx);
+    const sha = branchHead(ctx, repo, req.params.branch!);
+    if (!sha) throw new GitHubError(404, 'Branch not found');
+    return { body: branchShape(ctx, repo, req.params.branch!, sha, true) };
+  }),
+  ...routes('GET', '/repos/{owner}/{repo}/git/ref/{+ref}', (req, ctx) => {
+    const r = getRef(ctx, repoOf(req, ctx), fullRef(req.params.ref!));
+    if (!r) throw notFound();
+    return { body: r };
+  }),
+  ...routes('GET', '/repos/{owner}/{repo}/git/matching-refs/{+ref}', (req, ctx) => ({
+    body: listRefs(ctx, repoOf(req, ctx), fullRef(req.params.ref!)),
+  })),
+  ...routes('GET', '/repos/{owner}/{repo}/git/refs', (req, ctx) => page(req, ctx, listRefs(ctx, repoOf(req, ctx)))),
+  ...routes('GET', '/repos/{owner}/{repo}/git/refs/{+ref}', (req, ctx) => {
+    const repo = repoOf(req, ctx);
+    const ref = fullRef(req.params.ref!);
+    const exact = getRef(ctx, repo, ref);
+    if (exact) return { body: exact };
+    const list = listRefs(ctx, repo, ref);
+    if (!list.length) throw notFound();
+    return { body: list };
+  }),
+  ...routes('POST', '/repos/{owner}/{repo}/git/refs', (req, ctx) => {
+    const repo = repoOf(req, ctx);
+    const b = jsonBody(req);
+    const ref = validateNewRef(requiredString(b, 'ref'));
+    const sha = requiredString(b, 'sha');
+    if (getRef(ctx, repo, ref)) throw validationFailed({ resource: 'Reference', field: 'ref', code: 'custom', message: 'Reference already exists' } as never);
+    const commit = getCommit(ctx, repo, sha);
+    if (!commit) throw validationFailed({ resource: 'Reference', field: 'sha', code: 'custom', message: 'Object does not exist' } as never);
+    const created = setRef(ctx, repo, ref, sha);
+    if (ref.startsWith('refs/heads/')) afterPush(ctx, repo, { ref, before: null, after: sha, commits: [] });
+    return { status: 201, body: created };
+  }),
+  ...routes('PATCH', '/repos/{owner}/{repo}/git/refs/{+ref}', (req, ctx) => {
+    const repo = repoOf(req, ctx);
+    const ref = fullRef(req.params.ref!);
+    const b = jsonBody(req);
+    const sha = requiredString(b, 'sha');
+    const force = optBool(b, 'force') ?? false;
+    const current = getRef(ctx, repo, ref);
+    if (!current) throw validationFailed({ resource: 'Reference', field: 'ref', code: 'custom', message: 'Reference does not exist' } as never);
+    if (!getCommit(ctx, repo, sha)) throw validationFailed({ resource: 'Reference', field: 'sha', code: 'custom', message: 'Object does not exist' } as never);
+    const before = current.object.sha;
+    const fastForward = history(ctx, repo, sha).some((c) => c.sha === before);
+    if (!force && !fastForward) throw validationFailed({ resource: 'Reference', field: 'sha', code: 'custom', message: 'Update is not a fast forward' } as never);
+    const updated = setRef(ctx, repo, ref, sha);
+    if (ref.startsWith('refs/heads/')) {
+      const commits = history(ctx, repo, sha).filter((c) => !history(ctx, repo, before).some((x) => x.sha === c.sha)).reverse();
+      afterPush(ctx, repo, { ref, before, after: sha, commits });
+    }
+    return { body: updated };
+  }),
+  ...routes('DELETE', '/repos/{owner}/{repo}/git/refs/{+ref}', (req, ctx) => {
+    const repo = repoOf(req, ctx);
+    const ref = fullRef(req.params.ref!);
+    const current = getRef(ctx, repo, ref);
+    if (!current) throw new GitHubError(422, 'Reference does not exist');
+    deleteRef(ctx, repo, ref);
+    if (ref.startsWith('refs/heads/')) afterPush(ctx, repo, { ref, before: current.object.sha, after: ZERO, commits: [] });
+    return { status: 204 };
+  }),
+  ...routes('GET', '/repos/{owner}/{repo}/git/commits/{sha}', (req, ctx) => {
+    const c = getCommit(ctx, repoOf(req, ctx), req.params.sha!);
+    if (!c) throw notFound();
+    return { body: c };
+  }),
+  ...routes('GET', '/repos/{owner}/{repo}/git/blobs/{sha}', (req, ctx) => {
+    const b = getBlob(ctx, repoOf(req, ctx), req.params.sha!);
+    if (!b) throw notFound();
+    return { body: b };
+  }),
+  ...routes('GET', '/repos/{owner}/{repo}/git/trees/{sha}', (req, ctx) => {
+    const repo = repoOf(req, ctx);
+    const sha = getCommit(ctx, repo, req.params.sha!)?.tree.sha ?? resolveCommitish(ctx, repo, req.params.sha!) ?? req.params.sha!;
+    const treeSha = getCommit(ctx, repo, sha)?.tree.sha ?? sha;
+    const t = ctx.store.get<Json>('tree', `${repo.id}:${treeSha}`);
+    if (!t) throw notFound();
+    return { body: t };
+  }),
+  ...routes('GET', '/repos/{owner}/{repo}/commits', (req, ctx) => {
+    const repo = repoOf(req, ctx);
+    const head = resolveCommitish(ctx, repo, queryString(req, 'sha'));
+    if (!head) {
+      if (!listRefs(ctx, repo, 'refs/heads/').length) throw new GitHubError(409, 'Git Repository is empty.');
+      throw notFound();
+    }
+    const path = queryString(req, 'path');
+    let list = history(ctx, repo, head);
+    if (path) {
+      list = list.filter((c) => commitFiles(ctx, repo, c.sha).get(path) !== commitFiles(ctx, repo, c.parents[0]?.sha).get(path));
+    }
+    return page(req, ctx, list.map((c) => restCommit(ctx, repo, c)));
+  }),
+  ...routes('GET', '/repos/{owner}/{repo}/commits/{+ref}', (req, ctx) => {
+    const repo = repoOf(req, ctx);
+    const sha = resolveCommitish(ctx, repo, req.params.ref!);
+    if (!sha) throw new GitHubError(422, `No commit found for SHA: ${req.params.ref}`);
+    return { body: restCommit(ctx, repo, getCommit(ctx, repo, sha)!, true) };
+  }),
+  ...routes('GET', '/repos/{owner}/{repo}/contents/{+path}', (req, ctx) => {
+    const repo = repoOf(req, ctx);
+    const ref = queryString(req, 'ref');
+    const head = resolveCommitish(ctx, repo, ref);
+    if (!head) throw new GitHubError(404, ref ? `No commit found for the ref ${ref}` : 'This repository is empty.');
+    const files = commitFiles(ctx, repo, head);
+    const path = req.params.path!.replace(/\/$/, '');
+    const blobSha = files.get(path);
+    if (blobSha) {
+      const blob = getBlob(ctx, repo, blobSha)!;
+      return { body: { ...contentShape(repo, path, blob, ref), content: blob.content.replace(/(.{60})/g, '$1\n'), encoding: 'base64' } };
+    }
+    // A directory: its direct entries.
+    const prefix = `${path}/`;
+    const entries = new Map<string, Json>();
+    for (const [p, sha] of files) {
+      if (!p.startsWith(prefix)) continue;
+      const rest = p.slice(prefix.length);
+      const name = rest.split('/')[0]!;
+      if (rest.includes('/')) {
+        const dirPath = prefix + name;
+        entries.set(name, { ...contentShape(repo, dirPath, { sha: '0'.repeat(40), size: 0 }, ref), type: 'dir', download_url: null });
+      } else {
+        entries.set(name, contentShape(repo, p, getBlob(ctx, repo, sha)!, ref));
+      }
+    }
+    if (!entries.size) throw notFound();
+    return { body: [...entries.values()] };
+  }),
+  ...routes('GET', '/repos/{owner}/{repo}/contents', (req, ctx) => {
+    const repo = repoOf(req, ctx);
+    const ref = queryString(req, 'ref');
+    const head = resolveCommitish(ctx, repo, ref);
+    if (!head) throw new GitHubError(404, 'This repository is empty.');
+    const seen = new Map<string, Json>();
+    for (const [p, sha] of commitFiles(ctx, repo, head)) {
+      const name = p.split('/')[0]!;
+      if (p.includes('/')) seen.set(name, { ...contentShape(repo, name, { sha: '0'.repeat(40), size: 0 }, ref), type: 'dir', download_url: null });
+      else seen.set(name, contentShape(repo, p, getBlob(ctx, repo, sha)!, ref));
+    }
+    return { body: [...seen.values()] };
+  }),
+  ...routes('PUT', '/repos/{owner}/{repo}/contents/{+path}', (req, ctx) => writeContents(req, ctx, false)),
+  ...routes('DELETE', '/repos/{owner}/{repo}/contents/{+path}', (req, ctx) => writeContents(req, ctx, true)),
+];
+
+export { refObject };

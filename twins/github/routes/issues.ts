@@ -1,0 +1,258 @@
+// Issues, issue comments, labels, milestones, locks and issue search.
+
+import type { TwinContext, TwinRequest, TwinRoute } from '../../../twin-runtime/contract.js';
+import { GitHubError, validationFailed } from '../model/errors.js';
+import { type Json, viewer } from '../model/accounts.js';
+import {
+  createComment, createIssue, deleteComment, filterIssues, listComments, presentIssue, repoIssues,
+  requireComment, requireIssue, requireIssuesEnabled, searchIssues, setLock, updateComment, updateIssue,
+  type IssuePatch,
+} from '../model/issues.js';
+import {
+  createLabel, createMilestone, deleteLabel, deleteMilestone, listLabels, listMilestones,
+  requireLabel, requireMilestone, updateLabel, updateMilestone,
+} from '../model/labels.js';
+import { syncPullFromIssue } from '../model/pulls.js';
+import {
+  jsonBody, numberParam, optEnum, optString, optStringArray, page, queryString, repoOf, requiredString, routes,
+} from './http.js';
+
+function issueOf(req: TwinRequest, ctx: TwinContext): { repo: Json; issue: Json } {
+  const repo = repoOf(req, ctx);
+  return { repo, issue: requireIssue(ctx, repo, numberParam(req, 'issue_number')) };
+}
+
+function milestoneValue(b: Json): number | string | null | undefined {
+  const v = b.milestone;
+  if (v === undefined || v === null) return v;
+  if (typeof v === 'number' || (typeof v === 'string' && /^\d+$/.test(v))) return v;
+  throw new GitHubError(422, `Invalid request.\n\nFor 'properties/milestone', ${JSON.stringify(v)} is not a integer or null.`);
+}
+
+/** Apply a change to an issue (or the issue half of a pull request) and answer it. */
+function change(ctx: TwinContext, repo: Json, issue: Json, patch: IssuePatch): Json {
+  const { issue: updated, events } = updateIssue(ctx, repo, issue, patch);
+  syncPullFromIssue(ctx, repo, updated, events);
+  return presentIssue(ctx, repo, updated);
+}
+
+const present = (ctx: TwinContext, repo: Json) => (i: Json) => presentIssue(ctx, repo, i);
+
+export const issueRoutes: TwinRoute[] = [
+  ...routes('GET', '/repos/{owner}/{repo}/issues/comments', (req, ctx) => {
+    const repo = repoOf(req, ctx);
+    requireIssuesEnabled(repo);
+    const since = queryString(req, 'since');
+    let list = listComments(ctx, repo);
+    if (since) list = list.filter((c) => Date.parse(c.updated_at) >= Date.parse(since));
+    const sort = queryString(req, 'sort') === 'updated' ? 'updated_at' : 'created_at';
+    const dir = queryString(req, 'direction') === 'desc' ? -1 : 1;
+    list = [...list].sort((a, b) => (a[sort] < b[sort] ? -dir : a[sort] > b[sort] ? dir : (a.id - b.id) * dir));
+    return page(req, ctx, list);
+  }),
+  ...routes('GET', '/repos/{owner}/{repo}/issues/comments/{comment_id}', (req, ctx) =>
+    ({ body: requireComment(ctx, repoOf(req, ctx), numberParam(req, 'comment_id')) })),
+  ...routes('PATCH', '/repos/{owner}/{repo}/issues/comments/{comment_id}', (req, ctx) => {
+    const repo = repoOf(req, ctx);
+    return { body: updateComment(ctx, repo, numberParam(req, 'comment_id'), requiredString(jsonBody(req), 'body')) };
+  }),
+  ...routes('DELETE', '/repos/{owner}/{repo}/issues/comments/{comment_id}', (req, ctx) => {
+    deleteComment(ctx, repoOf(req, ctx), numberParam(req, 'comment_id'));
+    return { status: 204 };
+  }),
+  ...routes('GET', '/repos/{owner}/{repo}/issues', (req, ctx) => {
+    const repo = repoOf(req, ctx);
+    requireIssuesEnabled(repo);
+    const list = filterIssues(repoIssues(ctx, repo), {
+      state: queryString(req, 'state'),
+      labels: queryString(req, 'labels'),
+      assignee: queryString(req, 'assignee'),
+      creator: queryString(req, 'creator'),
+      mentioned: queryString(req, 'mentioned'),
+      milestone: queryString(req, 'milestone'),
+      since: queryString(req, 'since'),
+      sort: queryString(req, 'sort'),
+      direction: queryString(req, 'direction'),
+    });
+    return page(req, ctx, list.map(present(ctx, repo)));
+  }),
+  ...routes('POST', '/repos/{owner}/{repo}/issues', (req, ctx) => {
+    const repo = repoOf(req, ctx);
+    requireIssuesEnabled(repo);
+    const b = jsonBody(req);
+    const title = b.title;
+    if (title === undefined || title === null) throw new GitHubError(422, 'Invalid request.\n\n"title" wasn\'t supplied.');
+    if (typeof title !== 'string' && typeof title !== 'number') throw new GitHubError(422, `Invalid request.\n\nFor 'properties/title', ${JSON.stringify(title)} is not a string or integer.`);
+    if (String(title).trim() === '') throw validationFailed({ resource: 'Issue', field: 'title', code: 'missing_field' });
+    const issue = createIssue(ctx, repo, {
+      title: String(title),
+      body: optString(b, 'body'),
+      assignee: optString(b, 'assignee'),
+      assignees: optStringArray(b, 'assignees'),
+      labels: optStringArray(b, 'labels'),
+      milestone: milestoneValue(b),
+    });
+    return { status: 201, body: presentIssue(ctx, repo, issue) };
+  }),
+  ...routes('GET', '/repos/{owner}/{repo}/issues/{issue_number}', (req, ctx) => {
+    const { repo, issue } = issueOf(req, ctx);
+    return { body: presentIssue(ctx, repo, issue) };
+  }),
+  ...routes('PATCH', '/repos/{owner}/{repo}/issues/{issue_number}', (req, ctx) => {
+    const { repo, issue } = issueOf(req, ctx);
+    const b = jsonBody(req);
+    const title = b.title;
+    if (title !== undefined && title !== null && typeof title !== 'string' && typeof title !== 'number') {
+      throw new GitHubError(422, `Invalid request.\n\nFor 'properties/title', ${JSON.stringify(title)} is not a string or integer or null.`);
+    }
+    const patch: IssuePatch = {
+      title: title === undefined || title === null ? undefined : String(title),
+      body: optString(b, 'body'),
+      state: optEnum(b, 'state', ['open', 'closed'] as const),
+      state_reason: b.state_reason === null ? null : optEnum(b, 'state_reason', ['completed', 'not_planned', 'reopened', 'duplicate'] as const),
+      assignee: optString(b, 'assignee'),
+      assignees: optStringArray(b, 'assignees'),
+      labels: optStringArray(b, 'labels'),
+      milestone: milestoneValue(b),
+    };
+    return { body: change(ctx, repo, issue, patch) };
+  }),
+  ...routes('PUT', '/repos/{owner}/{repo}/issues/{issue_number}/lock', (req, ctx) => {
+    const { repo, issue } = issueOf(req, ctx);
+    const b = jsonBody(req);
+    setLock(ctx, repo, issue, true, optString(b, 'lock_reason'));
+    return { status: 204 };
+  }),
+  ...routes('DELETE', '/repos/{owner}/{repo}/issues/{issue_number}/lock', (req, ctx) => {
+    const { repo, issue } = issueOf(req, ctx);
+    if (!issue.locked) throw new GitHubError(404, 'Not Found');
+    setLock(ctx, repo, issue, false);
+    return { status: 204 };
+  }),
+  ...routes('GET', '/repos/{owner}/{repo}/issues/{issue_number}/comments', (req, ctx) => {
+    const { repo, issue } = issueOf(req, ctx);
+    const since = queryString(req, 'since');
+    let list = listComments(ctx, repo, issue);
+    if (since) list = list.filter((c) => Date.parse(c.updated_at) >= Date.parse(since));
+    return page(req, ctx, list);
+  }),
+  ...routes('POST', '/repos/{owner}/{repo}/issues/{issue_number}/comments', (req, ctx) => {
+    const { repo, issue } = issueOf(req, ctx);
+    const body = requiredString(jsonBody(req), 'body');
+    if (!body.trim()) throw validationFailed({ resource: 'IssueComment', field: 'body', code: 'missing_field' });
+    const comment = createComment(ctx, repo, issue, body);
+    syncPullFromIssue(ctx, repo, issue, []);
+    return { status: 201, body: comment };
+  }),
+  // Labels on an issue.
+  ...routes('GET', '/repos/{owner}/{repo}/issues/{issue_number}/labels', (req, ctx) => page(req, ctx, issueOf(req, ctx).issue.labels)),
+  ...routes('POST', '/repos/{owner}/{repo}/issues/{issue_number}/labels', (req, ctx) => {
+    const { repo, issue } = issueOf(req, ctx);
+    const names = labelNames(req);
+    const merged = [...issue.labels.map((l: Json) => l.name), ...names];
+    return { body: change(ctx, repo, issue, { labels: merged }).labels };
+  }),
+  ...routes('PUT', '/repos/{owner}/{repo}/issues/{issue_number}/labels', (req, ctx) => {
+    const { repo, issue } = issueOf(req, ctx);
+    return { body: change(ctx, repo, issue, { labels: labelNames(req) }).labels };
+  }),
+  ...routes('DELETE', '/repos/{owner}/{repo}/issues/{issue_number}/labels', (req, ctx) => {
+    const { repo, issue } = issueOf(req, ctx);
+    change(ctx, repo, issue, { labels: [] });
+    return { status: 204 };
+  }),
+  ...routes('DELETE', '/repos/{owner}/{repo}/issues/{issue_number}/labels/{name}', (req, ctx) => {
+    const { repo, issue } = issueOf(req, ctx);
+    const name = req.params.name!.toLowerCase();
+    if (!issue.labels.some((l: Json) => l.name.toLowerCase() === name)) throw new GitHubError(404, 'Label does not exist');
+    const rest = issue.labels.filter((l: Json) => l.name.toLowerCase() !== name).map((l: Json) => l.name);
+    return { body: change(ctx, repo, issue, { labels: rest }).labels };
+  }),
+  // Assignees on an issue.
+  ...routes('POST', '/repos/{owner}/{repo}/issues/{issue_number}/assignees', (req, ctx) => {
+    const { repo, issue } = issueOf(req, ctx);
+    const add = optStringArray(jsonBody(req), 'assignees') ?? [];
+    return { status: 201, body: change(ctx, repo, issue, { assignees: [...issue.assignees.map((a: Json) => a.login), ...add] }) };
+  }),
+  ...routes('DELETE', '/repos/{owner}/{repo}/issues/{issue_number}/assignees', (req, ctx) => {
+    const { repo, issue } = issueOf(req, ctx);
+    const remove = new Set((optStringArray(jsonBody(req), 'assignees') ?? []).map((s) => s.toLowerCase()));
+    return { body: change(ctx, repo, issue, { assignees: issue.assignees.map((a: Json) => a.login).filter((l: string) => !remove.has(l.toLowerCase())) }) };
+  }),
+
+  // ---- repository labels -------------------------------------------------------------------
+  ...routes('GET', '/repos/{owner}/{repo}/labels', (req, ctx) => page(req, ctx, listLabels(ctx, repoOf(req, ctx)))),
+  ...routes('POST', '/repos/{owner}/{repo}/labels', (req, ctx) => {
+    const repo = repoOf(req, ctx);
+    const b = jsonBody(req);
+    return { status: 201, body: createLabel(ctx, repo, { name: requiredString(b, 'name'), color: b.color, description: optString(b, 'description') }) };
+  }),
+  ...routes('GET', '/repos/{owner}/{repo}/labels/{name}', (req, ctx) => ({ body: requireLabel(ctx, repoOf(req, ctx), req.params.name!) })),
+  ...routes('PATCH', '/repos/{owner}/{repo}/labels/{name}', (req, ctx) => {
+    const repo = repoOf(req, ctx);
+    const b = jsonBody(req);
+    return {
+      body: updateLabel(ctx, repo, req.params.name!, {
+        new_name: optString(b, 'new_name', false) ?? undefined,
+        color: b.color,
+        description: optString(b, 'description'),
+      }),
+    };
+  }),
+  ...routes('DELETE', '/repos/{owner}/{repo}/labels/{name}', (req, ctx) => {
+    deleteLabel(ctx, repoOf(req, ctx), req.params.name!);
+    return { status: 204 };
+  }),
+
+  // ---- milestones --------------------------------------------------------------------------
+  ...routes('GET', '/repos/{owner}/{repo}/milestones', (req, ctx) => {
+    const repo = repoOf(req, ctx);
+    const state = queryString(req, 'state') ?? 'open';
+    const list = listMilestones(ctx, repo).filter((m) => state === 'all' || m.state === state);
+    return page(req, ctx, list);
+  }),
+  ...routes('POST', '/repos/{owner}/{repo}/milestones', (req, ctx) => {
+    const repo = repoOf(req, ctx);
+    const b = jsonBody(req);
+    return {
+      status: 201,
+      body: createMilestone(ctx, repo, viewer(ctx), {
+        title: requiredString(b, 'title'),
+        state: optEnum(b, 'state', ['open', 'closed'] as const),
+        description: optString(b, 'description'),
+        due_on: optString(b, 'due_on'),
+      }),
+    };
+  }),
+  ...routes('GET', '/repos/{owner}/{repo}/milestones/{milestone_number}', (req, ctx) =>
+    ({ body: requireMilestone(ctx, repoOf(req, ctx), numberParam(req, 'milestone_number')) })),
+  ...routes('PATCH', '/repos/{owner}/{repo}/milestones/{milestone_number}', (req, ctx) => {
+    const b = jsonBody(req);
+    optEnum(b, 'state', ['open', 'closed'] as const);
+    return { body: updateMilestone(ctx, repoOf(req, ctx), numberParam(req, 'milestone_number'), b) };
+  }),
+  ...routes('DELETE', '/repos/{owner}/{repo}/milestones/{milestone_number}', (req, ctx) => {
+    deleteMilestone(ctx, repoOf(req, ctx), numberParam(req, 'milestone_number'));
+    return { status: 204 };
+  }),
+
+  // ---- search ------------------------------------------------------------------------------
+  ...routes('GET', '/search/issues', (req, ctx) => {
+    const q = queryString(req, 'q');
+    if (!q || !q.trim()) throw validationFailed({ resource: 'Search', field: 'q', code: 'missing' });
+    const sort = queryString(req, 'sort');
+    const results = searchIssues(ctx, q, sort && ['comments', 'created', 'updated'].includes(sort) ? sort : undefined, queryString(req, 'order'));
+    return page(req, ctx, results, (items) => ({ total_count: results.length, incomplete_results: false, items }));
+  }),
+];
+
+function labelNames(req: TwinRequest): string[] {
+  const b = req.rawBody.length ? (req.bodyKind === 'json' ? req.body : jsonBody(req)) : {};
+  // The endpoint takes `{labels: [...]}`, a bare array, or `[{name}]`.
+  if (Array.isArray(b)) return optStringArray({ labels: b }, 'labels') ?? [];
+  if (Array.isArray((b as Json).value)) return optStringArray({ labels: (b as Json).value }, 'labels') ?? [];
+  const names = optStringArray(b as Json, 'labels');
+  if (names === undefined) throw new GitHubError(422, 'Invalid request.\n\n"labels" wasn\'t supplied.');
+  return names;
+}
+

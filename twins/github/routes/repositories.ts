@@ -1,0 +1,170 @@
+// Repositories: create for the viewer or an org, get, update, delete, list, topics; and hooks.
+
+import type { TwinContext, TwinRequest, TwinRoute } from '../../../twin-runtime/contract.js';
+import { GitHubError, notFound } from '../model/errors.js';
+import { type Json, getMembership, requireOrg, requireUser, viewer } from '../model/accounts.js';
+import {
+  createRepository, deleteRepository, ownerAccount, replaceTopics, repositoriesOfViewer,
+  repositoriesOwnedBy, updateRepository, type RepositoryInput,
+} from '../model/repositories.js';
+import { branchHead, initialCommit } from '../model/git.js';
+import { createDefaultLabels } from '../model/labels.js';
+import { createHook, deleteHook, getHook, listHooks, ping, presentHook, updateHook } from '../model/webhooks.js';
+import { jsonBody, numberParam, optBool, optEnum, optString, optStringArray, page, queryString, repoOf, requiredString, routes } from './http.js';
+
+function repositoryInput(req: TwinRequest): RepositoryInput {
+  const b = jsonBody(req);
+  return {
+    name: requiredString(b, 'name'),
+    description: optString(b, 'description'),
+    homepage: optString(b, 'homepage'),
+    private: optBool(b, 'private'),
+    visibility: optEnum(b, 'visibility', ['public', 'private', 'internal'] as const),
+    has_issues: optBool(b, 'has_issues'),
+    has_projects: optBool(b, 'has_projects'),
+    has_wiki: optBool(b, 'has_wiki'),
+    has_discussions: optBool(b, 'has_discussions'),
+    is_template: optBool(b, 'is_template'),
+    auto_init: optBool(b, 'auto_init'),
+    allow_squash_merge: optBool(b, 'allow_squash_merge'),
+    allow_merge_commit: optBool(b, 'allow_merge_commit'),
+    allow_rebase_merge: optBool(b, 'allow_rebase_merge'),
+    allow_auto_merge: optBool(b, 'allow_auto_merge'),
+    delete_branch_on_merge: optBool(b, 'delete_branch_on_merge'),
+  };
+}
+
+function create(ctx: TwinContext, owner: Json, input: RepositoryInput): Json {
+  return ctx.store.transaction(() => {
+    const repo = createRepository(ctx, owner, input);
+    createDefaultLabels(ctx, repo);
+    if (input.auto_init) initialCommit(ctx, repo, viewer(ctx));
+    return ctx.store.get<Json>('repository', `${owner.login}/${repo.name}`.toLowerCase())!;
+  });
+}
+
+function sortRepos(list: Json[], sort: string | undefined, direction: string | undefined, defaultSort: string): Json[] {
+  const s = sort ?? defaultSort;
+  const dir = direction ?? (s === 'full_name' ? 'asc' : 'desc');
+  const key = (r: Json): string => (s === 'full_name' ? r.full_name.toLowerCase() : s === 'updated' ? r.updated_at : s === 'pushed' ? r.pushed_at ?? '' : r.created_at);
+  const sign = dir === 'asc' ? 1 : -1;
+  return [...list].sort((a, b) => (key(a) < key(b) ? -sign : key(a) > key(b) ? sign : (a.id - b.id) * sign));
+}
+
+function byVisibility(list: Json[], type: string | undefined): Json[] {
+  if (type === 'public') return list.filter((r) => !r.private);
+  if (type === 'private') return list.filter((r) => r.private);
+  return list;
+}
+
+function requireAdmin(ctx: TwinContext, repo: Json): void {
+  if (!repo.permissions?.admin) throw new GitHubError(403, 'Must have admin rights to Repository.');
+}
+
+export const repositoryRoutes: TwinRoute[] = [
+  ...routes('POST', '/user/repos', (req, ctx) => ({ status: 201, body: create(ctx, viewer(ctx), repositoryInput(req)) })),
+  ...routes('POST', '/orgs/{org}/repos', (req, ctx) => {
+    const org = requireOrg(ctx, req.params.org!);
+    const input = repositoryInput(req);
+    if (!getMembership(ctx, org.login, viewer(ctx).login)) {
+      throw new GitHubError(403, 'You need admin access to the organization before adding a repository to it.');
+    }
+    return { status: 201, body: create(ctx, org, input) };
+  }),
+  ...routes('GET', '/user/repos', (req, ctx) =>
+    page(req, ctx, sortRepos(byVisibility(repositoriesOfViewer(ctx), queryString(req, 'visibility') ?? queryString(req, 'type')), queryString(req, 'sort'), queryString(req, 'direction'), 'full_name'))),
+  ...routes('GET', '/users/{username}/repos', (req, ctx) => {
+    const u = requireUser(ctx, req.params.username!);
+    const mine = u.login === viewer(ctx).login;
+    const list = repositoriesOwnedBy(ctx, u.login).filter((r) => mine || !r.private);
+    return page(req, ctx, sortRepos(list, queryString(req, 'sort'), queryString(req, 'direction'), 'full_name'));
+  }),
+  ...routes('GET', '/orgs/{org}/repos', (req, ctx) => {
+    const org = requireOrg(ctx, req.params.org!);
+    const member = !!getMembership(ctx, org.login, viewer(ctx).login);
+    const list = byVisibility(repositoriesOwnedBy(ctx, org.login).filter((r) => member || !r.private), queryString(req, 'type'));
+    return page(req, ctx, sortRepos(list, queryString(req, 'sort'), queryString(req, 'direction'), 'created'));
+  }),
+  ...routes('GET', '/repos/{owner}/{repo}', (req, ctx) => ({ body: repoOf(req, ctx) })),
+  ...routes('GET', '/repositories/{id}', (req, ctx) => {
+    const id = numberParam(req, 'id');
+    const repo = ctx.store.list('repository').find((r) => r.id === id);
+    if (!repo) throw notFound();
+    return { body: repo };
+  }),
+  ...routes('PATCH', '/repos/{owner}/{repo}', (req, ctx) => {
+    const repo = repoOf(req, ctx);
+    requireAdmin(ctx, repo);
+    const b = jsonBody(req);
+    const patch: Json = {};
+    for (const f of ['name', 'description', 'homepage', 'default_branch'] as const) {
+      const v = f === 'name' || f === 'default_branch' ? optString(b, f, false) : optString(b, f);
+      if (v !== undefined) patch[f] = v;
+    }
+    for (const f of ['private', 'has_issues', 'has_projects', 'has_wiki', 'has_discussions', 'is_template', 'archived',
+      'allow_squash_merge', 'allow_merge_commit', 'allow_rebase_merge', 'allow_auto_merge', 'delete_branch_on_merge',
+      'allow_update_branch', 'allow_forking', 'web_commit_signoff_required'] as const) {
+      const v = optBool(b, f);
+      if (v !== undefined) patch[f] = v;
+    }
+    const vis = optEnum(b, 'visibility', ['public', 'private', 'internal'] as const);
+    if (vis) patch.visibility = vis;
+    return { body: updateRepository(ctx, repo, patch, (branch) => !!branchHead(ctx, repo, branch)) };
+  }),
+  ...routes('DELETE', '/repos/{owner}/{repo}', (req, ctx) => {
+    const repo = repoOf(req, ctx);
+    requireAdmin(ctx, repo);
+    deleteRepository(ctx, repo);
+    return { status: 204 };
+  }),
+  ...routes('GET', '/repos/{owner}/{repo}/topics', (req, ctx) => ({ body: { names: repoOf(req, ctx).topics ?? [] } })),
+  ...routes('PUT', '/repos/{owner}/{repo}/topics', (req, ctx) => {
+    const repo = repoOf(req, ctx);
+    const names = optStringArray(jsonBody(req), 'names');
+    if (names === undefined) throw new GitHubError(422, 'Invalid request.\n\n"names" wasn\'t supplied.');
+    return { body: { names: replaceTopics(ctx, repo, names) } };
+  }),
+  ...routes('GET', '/repos/{owner}/{repo}/languages', (req, ctx) => {
+    repoOf(req, ctx);
+    return { body: {} };
+  }),
+  ...routes('GET', '/repos/{owner}/{repo}/assignees', (req, ctx) => {
+    const repo = repoOf(req, ctx);
+    const owner = ownerAccount(ctx, repo.owner.login)!;
+    const users = owner.type === 'Organization'
+      ? ctx.store.listRecords('membership').filter((r) => r.external_id.startsWith(`${owner.login.toLowerCase()}:`)).map((r) => r.body.user)
+      : [repo.owner];
+    return page(req, ctx, users);
+  }),
+
+  // ---- hooks -------------------------------------------------------------------------------
+  ...routes('GET', '/repos/{owner}/{repo}/hooks', (req, ctx) => page(req, ctx, listHooks(ctx, repoOf(req, ctx)).map(presentHook))),
+  ...routes('POST', '/repos/{owner}/{repo}/hooks', (req, ctx) => {
+    const repo = repoOf(req, ctx);
+    requireAdmin(ctx, repo);
+    const b = jsonBody(req);
+    if (!b.config || typeof b.config !== 'object') throw new GitHubError(422, 'Invalid request.\n\n"config" wasn\'t supplied.');
+    const hook = createHook(ctx, repo, { config: b.config, events: optStringArray(b, 'events'), active: optBool(b, 'active') });
+    ping(ctx, repo, hook);
+    return { status: 201, body: presentHook(hook) };
+  }),
+  ...routes('GET', '/repos/{owner}/{repo}/hooks/{hook_id}', (req, ctx) => ({ body: presentHook(getHook(ctx, repoOf(req, ctx), numberParam(req, 'hook_id'))) })),
+  ...routes('PATCH', '/repos/{owner}/{repo}/hooks/{hook_id}', (req, ctx) => {
+    const repo = repoOf(req, ctx);
+    return { body: presentHook(updateHook(ctx, repo, numberParam(req, 'hook_id'), jsonBody(req))) };
+  }),
+  ...routes('DELETE', '/repos/{owner}/{repo}/hooks/{hook_id}', (req, ctx) => {
+    deleteHook(ctx, repoOf(req, ctx), numberParam(req, 'hook_id'));
+    return { status: 204 };
+  }),
+  ...routes('GET', '/repos/{owner}/{repo}/hooks/{hook_id}/config', (req, ctx) => ({ body: presentHook(getHook(ctx, repoOf(req, ctx), numberParam(req, 'hook_id'))).config })),
+  ...routes('PATCH', '/repos/{owner}/{repo}/hooks/{hook_id}/config', (req, ctx) => {
+    const repo = repoOf(req, ctx);
+    return { body: presentHook(updateHook(ctx, repo, numberParam(req, 'hook_id'), { config: jsonBody(req) })).config };
+  }),
+  ...routes('POST', '/repos/{owner}/{repo}/hooks/{hook_id}/pings', (req, ctx) => {
+    const repo = repoOf(req, ctx);
+    ping(ctx, repo, getHook(ctx, repo, numberParam(req, 'hook_id')));
+    return { status: 204 };
+  }),
+];

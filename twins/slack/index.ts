@@ -1,0 +1,67 @@
+// The Slack twin: the Web API (`/api/<method>`) as @slack/web-api calls it, with a deterministic
+// starting workspace, Events API callbacks and scheduled messages on the environment clock.
+// See twins/slack/README.md for the workspace, settings and methods.
+
+import type { TwinDefinition, TwinRequest } from '../../twin-runtime/contract.js';
+import { signDelivery } from './model/events.js';
+import { RESOURCES } from './model/records.js';
+import { postDueMessages } from './model/scheduled.js';
+import { ensureWorkspace } from './model/workspace.js';
+import { routes } from './routes/index.js';
+import { slackFailure } from './routes/method.js';
+import { seeding, suggestions } from './seed-vocabulary.js';
+
+export { seeding, suggestions };
+
+/** The token of a call: `Authorization: Bearer …`, else a `token` form or query parameter. */
+function presentedToken(req: TwinRequest): string | undefined {
+  const header = req.headers.authorization;
+  if (typeof header === 'string' && header.trim() !== '') {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(header.trim());
+    return m ? m[1] : header.trim();
+  }
+  // Slack reads `token` from form bodies and the query, never from a JSON body.
+  const fromBody = req.bodyKind === 'form' ? req.body.token : undefined;
+  const candidate = fromBody ?? req.query.token;
+  return typeof candidate === 'string' && candidate !== '' ? candidate : undefined;
+}
+
+/** Slack bot tokens: `xoxb-<12 digits>-<13 digits>-<24 base62>`. */
+function mintKey(randomBase62: (length: number) => string): string {
+  const digits = (n: number) => [...randomBase62(n)].map((ch) => String(ch.charCodeAt(0) % 10)).join('');
+  const first = (n: number) => String(1 + (randomBase62(1).charCodeAt(0) % 9));
+  return `xoxb-${first(1)}${digits(11)}-${first(1)}${digits(12)}-${randomBase62(24)}`;
+}
+
+const slack: TwinDefinition = {
+  slug: 'slack',
+  name: 'Slack',
+  description:
+    'Slack Web API (conversations, chat, threads, reactions, users, scheduled messages) with signed Events API callbacks.',
+  version: '1.0.0',
+  storageVersion: 1,
+  resources: RESOURCES,
+  mintKey,
+  routes,
+  authenticate(req, ctx) {
+    const token = presentedToken(req);
+    if (!token) return slackFailure('not_authed');
+    if (token !== ctx.apiKey) return slackFailure('invalid_auth');
+    return undefined;
+  },
+  notFound(req) {
+    if (req.path.startsWith('/api/')) {
+      return slackFailure('unknown_method', { req_method: req.path.slice('/api/'.length) });
+    }
+    return { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'Not Found' };
+  },
+  advance(ctx, to) {
+    ensureWorkspace(ctx);
+    postDueMessages(ctx, to);
+  },
+  signDelivery,
+  suggestions,
+  seeding,
+};
+
+export default slack;

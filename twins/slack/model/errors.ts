@@ -1,0 +1,19 @@
+// Slack answers every failed call with HTTP 200 and `{ok:false, error:"<code>"}`; the model throws
+// this and the method wrapper turns it into that body.
+
+export class SlackError extends Error {
+  constructor(
+    readonly code: string,
+    /** Extra top-level fields of the error body (e.g. `response_metadata.messages`). */
+    readonly extra: Record<string, unknown> = {},
+    /** False for the few refusals Slack answers without an `error` field (`{ok:false, not_in_channel:true}`). */
+    readonly withCode = true,
+  ) {
+    super(code);
+  }
+}
+
+/** Slack's answer to a required argument that is missing or malformed. */
+export function invalidArguments(message: string): SlackError {
+  return new SlackError('invalid_arguments', { response_metadata: { messages: [`[ERROR] ${message}`] } });
+}

@@ -1,0 +1,68 @@
+// How a Web API method runs: `/api/<method>` by GET or POST, arguments from the query and the
+// body (form or JSON), acting as the bot user; `{ok:true,…}` or `{ok:false,error}` with HTTP 200,
+// or 429 `ratelimited` with Retry-After when the rate_limit setting says so.
+
+import type { TwinContext, TwinRequest, TwinResponse, TwinRoute } from '../../../twin-runtime/contract.js';
+import { Args } from '../model/args.js';
+import { SlackError } from '../model/errors.js';
+import { rateLimited } from '../model/rate-limit.js';
+import type { User } from '../model/records.js';
+import { botUser, ensureWorkspace } from '../model/workspace.js';
+
+export interface MethodCall {
+  args: Args;
+  ctx: TwinContext;
+  /** Who the token acts as: the bot user. */
+  actor: User;
+  req: TwinRequest;
+}
+
+export type MethodHandler = (call: MethodCall) => Record<string, unknown>;
+export type MethodTable = Record<string, MethodHandler>;
+
+/** Scopes the minted bot token carries (shown as `x-oauth-scopes`, read by the SDK). */
+export const BOT_SCOPES = [
+  'channels:history', 'channels:join', 'channels:manage', 'channels:read',
+  'chat:write', 'chat:write.public', 'groups:history', 'groups:read', 'groups:write',
+  'im:history', 'im:read', 'im:write', 'mpim:history', 'mpim:read', 'mpim:write',
+  'reactions:read', 'reactions:write', 'team:read', 'users:read', 'users:read.email',
+];
+
+const SLACK_HEADERS = { 'x-oauth-scopes': BOT_SCOPES.join(',') };
+
+export function slackFailure(error: string, extra: Record<string, unknown> = {}): TwinResponse {
+  return { status: 200, headers: { ...SLACK_HEADERS }, body: { ok: false, error, ...extra } };
+}
+
+/** Arguments of a call: query parameters, overridden by the body's. */
+export function callArguments(req: TwinRequest): Record<string, unknown> {
+  return { ...req.query, ...(req.bodyKind === 'none' ? {} : req.body) };
+}
+
+function run(name: string, handler: MethodHandler, req: TwinRequest, ctx: TwinContext): TwinResponse {
+  ensureWorkspace(ctx);
+  const wait = rateLimited(ctx, name);
+  if (wait !== undefined) {
+    return { status: 429, headers: { ...SLACK_HEADERS, 'retry-after': String(wait) }, body: { ok: false, error: 'ratelimited' } };
+  }
+  try {
+    const result = handler({ args: new Args(callArguments(req)), ctx, actor: botUser(ctx), req });
+    return { status: 200, headers: { ...SLACK_HEADERS }, body: { ok: true, ...result } };
+  } catch (e) {
+    if (e instanceof SlackError) {
+      if (!e.withCode) return { status: 200, headers: { ...SLACK_HEADERS }, body: { ok: false, ...e.extra } };
+      return slackFailure(e.code, e.extra);
+    }
+    throw e;
+  }
+}
+
+export function methodRoutes(table: MethodTable): TwinRoute[] {
+  return Object.entries(table).flatMap(([name, handler]) =>
+    (['GET', 'POST'] as const).map((method) => ({
+      method,
+      path: `/api/${name}`,
+      handler: (req: TwinRequest, ctx: TwinContext) => run(name, handler, req, ctx),
+    })),
+  );
+}

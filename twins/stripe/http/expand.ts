@@ -1,0 +1,60 @@
+// `expand[]`: replace an id with the object it names, along dotted paths (`latest_charge`,
+// `data.customer`, `latest_invoice.payment_intent.payment_method`), at most four levels deep as
+// Stripe allows. Lists are walked through their `data`, arrays element by element.
+
+import type { TwinContext } from '../../../twin-runtime/contract.js';
+import { invalidRequest } from './errors.js';
+import { kindOfId, type StripeObject } from '../model/objects.js';
+
+const MAX_DEPTH = 4;
+
+/** Objects a plain id may not be expanded into (secrets stay out of expansions). */
+function loadById(ctx: TwinContext, id: string): StripeObject | undefined {
+  const kind = kindOfId(id);
+  if (!kind) return undefined;
+  const found = ctx.store.get<StripeObject>(kind.resource, id);
+  if (found && kind.resource === 'webhook_endpoint') delete found.secret;
+  return found;
+}
+
+function expandAt(ctx: TwinContext, holder: any, segments: string[], fullPath: string): void {
+  if (holder === null || holder === undefined || typeof holder !== 'object') return;
+  if (Array.isArray(holder)) {
+    for (const item of holder) expandAt(ctx, item, segments, fullPath);
+    return;
+  }
+  const [field, ...rest] = segments;
+  if (field === undefined) return;
+  if (!(field in holder)) {
+    const hint = 'data' in holder && holder.object === 'list' ? ` You may want to try expanding 'data.${fullPath}' instead.` : '';
+    throw invalidRequest(`This property cannot be expanded (${fullPath}).${hint}`, 'expand');
+  }
+  let value = holder[field];
+  if (typeof value === 'string') {
+    const loaded = loadById(ctx, value);
+    if (!loaded) {
+      throw invalidRequest(`This property cannot be expanded (${fullPath}).`, 'expand');
+    }
+    holder[field] = loaded;
+    value = loaded;
+  }
+  if (rest.length > 0) expandAt(ctx, value, rest, fullPath);
+}
+
+/** Expand `paths` in a copy of `object` (the stored record is never changed). */
+export function expandObject<T>(ctx: TwinContext, object: T, paths: string[]): T {
+  if (paths.length === 0) return object;
+  const copy = structuredClone(object);
+  for (const path of paths) {
+    const segments = path.split('.');
+    if (segments.length > MAX_DEPTH) {
+      throw invalidRequest(
+        `You cannot expand more than ${MAX_DEPTH} levels of a property. Property: ${path}`,
+        'expand',
+      );
+    }
+    if (path === 'total_count') continue; // search envelopes answer it themselves
+    expandAt(ctx, copy, segments, path);
+  }
+  return copy;
+}

@@ -1,0 +1,147 @@
+// One attempt to charge a card: a `charge` record (succeeded or failed, captured or only
+// authorized) with the outcome Stripe's test cards produce, and its `charge.succeeded` /
+// `charge.failed` event. Payment intents and invoices call this; they own their own status.
+
+import type { TwinContext } from '../../../twin-runtime/contract.js';
+import { emitEvent } from './events.js';
+import { find, newId, save, type StripeObject } from './objects.js';
+import { declineFor } from './test-cards.js';
+
+export interface ChargeFailure {
+  code: string;
+  decline_code: string;
+  message: string;
+}
+
+export interface ChargeInput {
+  amount: number;
+  currency: string;
+  customer: string | null;
+  /** A payment method record or its id. */
+  paymentMethod: string | StripeObject;
+  description?: string | null;
+  invoice?: string | null;
+  paymentIntent?: string | null;
+  /** False only authorizes (capture_method=manual). Default true. */
+  capture?: boolean;
+  metadata?: Record<string, string>;
+  receiptEmail?: string | null;
+  statementDescriptor?: string | null;
+}
+
+export type Charge = StripeObject & { object: 'charge' };
+
+function riskScore(id: string): number {
+  let h = 0;
+  for (const ch of id) h = (h * 31 + ch.charCodeAt(0)) % 997;
+  return h % 65;
+}
+
+export function chargePaymentMethod(ctx: TwinContext, input: ChargeInput): { charge: Charge; failure?: ChargeFailure } {
+  const pm =
+    typeof input.paymentMethod === 'string' ? find(ctx, 'payment_method', input.paymentMethod) : input.paymentMethod;
+  if (!pm) throw new Error(`payment method ${String(input.paymentMethod)} vanished`);
+  const card = (pm.card ?? {}) as Record<string, any>;
+  const decline = declineFor(card.last4);
+  const capture = input.capture ?? true;
+  const id = newId(ctx, 'charge');
+  const failed = decline !== undefined;
+  const charge: Charge = {
+    id,
+    object: 'charge',
+    amount: input.amount,
+    amount_captured: !failed && capture ? input.amount : 0,
+    amount_refunded: 0,
+    application: null,
+    application_fee: null,
+    application_fee_amount: null,
+    balance_transaction: null,
+    billing_details: pm.billing_details ?? null,
+    calculated_statement_descriptor: input.statementDescriptor ?? 'STRIPE TWIN',
+    captured: !failed && capture,
+    created: ctx.clock.nowSeconds(),
+    currency: input.currency,
+    customer: input.customer,
+    description: input.description ?? null,
+    disputed: false,
+    failure_balance_transaction: null,
+    failure_code: failed ? decline.code : null,
+    failure_message: failed ? decline.message : null,
+    fraud_details: {},
+    invoice: input.invoice ?? null,
+    livemode: false,
+    metadata: input.metadata ?? {},
+    on_behalf_of: null,
+    outcome: failed
+      ? {
+          advice_code: null,
+          network_advice_code: null,
+          network_decline_code: null,
+          network_status: 'declined_by_network',
+          reason: decline.decline_code,
+          risk_level: 'normal',
+          risk_score: riskScore(id),
+          seller_message: 'The bank did not return any further details with this decline.',
+          type: 'issuer_declined',
+        }
+      : {
+          advice_code: null,
+          network_advice_code: null,
+          network_decline_code: null,
+          network_status: 'approved_by_network',
+          reason: null,
+          risk_level: 'normal',
+          risk_score: riskScore(id),
+          seller_message: 'Payment complete.',
+          type: 'authorized',
+        },
+    paid: !failed,
+    payment_intent: input.paymentIntent ?? null,
+    payment_method: pm.id,
+    payment_method_details: {
+      card: {
+        amount_authorized: failed ? null : input.amount,
+        authorization_code: failed ? null : String(100000 + riskScore(id + 'auth') * 1000),
+        brand: card.brand ?? null,
+        checks: card.checks ?? null,
+        country: card.country ?? null,
+        exp_month: card.exp_month ?? null,
+        exp_year: card.exp_year ?? null,
+        extended_authorization: { status: 'disabled' },
+        fingerprint: card.fingerprint ?? null,
+        funding: card.funding ?? null,
+        incremental_authorization: { status: 'unavailable' },
+        installments: null,
+        last4: card.last4 ?? null,
+        mandate: null,
+        multicapture: { status: 'unavailable' },
+        network: card.brand ?? null,
+        network_token: { used: false },
+        overcapture: { maximum_amount_capturable: input.amount, status: 'unavailable' },
+        regulated_status: 'unregulated',
+        three_d_secure: null,
+        wallet: null,
+      },
+      type: 'card',
+    },
+    radar_options: {},
+    receipt_email: input.receiptEmail ?? null,
+    receipt_number: null,
+    receipt_url: `https://pay.stripe.com/receipts/payment/${id}`,
+    refunded: false,
+    review: null,
+    shipping: null,
+    source: null,
+    source_transfer: null,
+    statement_descriptor: input.statementDescriptor ?? null,
+    statement_descriptor_suffix: null,
+    status: failed ? 'failed' : 'succeeded',
+    transfer_data: null,
+    transfer_group: null,
+  };
+  save(ctx, 'charge', charge);
+  emitEvent(ctx, failed ? 'charge.failed' : 'charge.succeeded', charge);
+  return failed
+    ? { charge, failure: { code: decline.code, decline_code: decline.decline_code, message: decline.message } }
+    : { charge };
+}

@@ -1,0 +1,346 @@
+// Checkout sessions in `payment`, `setup` and `subscription` modes: create (with a `url` on the
+// twin), retrieve, list, update metadata, expire (by request or when `expires_at` passes), line
+// items, and completion as a customer would pay (the twin-only test helper): creating the customer,
+// the payment method, and the PaymentIntent / SetupIntent / Subscription Stripe would create.
+
+import type { TwinContext } from '../../../twin-runtime/contract.js';
+import { StripeApiError, invalidRequest, missingParam } from '../http/errors.js';
+import { bool, int, metadata, obj, objArray, oneOf, str, strArray, requiredStr, type Params } from '../http/params.js';
+import { clone, find, load, newId, previousAttributes, type StripeObject } from './objects.js';
+import { emitEvent } from './events.js';
+import { createCustomer } from './customers.js';
+import { attachPaymentMethod, resolvePaymentMethod } from './payment-methods.js';
+import { createSubscription, isMetered } from './subscriptions.js';
+import { chargeOnce, confirmSetup } from './invoices.js';
+
+const SESSION_LIFETIME = 24 * 3600;
+
+export const SESSION_CREATE_PARAMS = {
+  mode: true,
+  line_items: { price: true, quantity: true, adjustable_quantity: true, tax_rates: true, dynamic_tax_rates: true },
+  success_url: true,
+  cancel_url: true,
+  return_url: true,
+  ui_mode: true,
+  customer: true,
+  customer_email: true,
+  customer_creation: true,
+  client_reference_id: true,
+  metadata: true,
+  currency: true,
+  payment_method_types: true,
+  expires_at: true,
+  locale: true,
+  submit_type: true,
+  allow_promotion_codes: true,
+  billing_address_collection: true,
+  automatic_tax: { enabled: true },
+  phone_number_collection: { enabled: true },
+  subscription_data: { trial_period_days: true, trial_end: true, metadata: true, description: true, default_tax_rates: true },
+  payment_intent_data: { metadata: true, description: true, capture_method: true, setup_future_usage: true, receipt_email: true, statement_descriptor: true },
+  setup_intent_data: { metadata: true, description: true },
+  payment_method_collection: true,
+  redirect_on_completion: true,
+  saved_payment_method_options: true,
+  invoice_creation: true,
+  consent_collection: true,
+  custom_text: true,
+  after_expiration: true,
+} as const;
+
+function productName(ctx: TwinContext, price: StripeObject): string {
+  return find(ctx, 'product', price.product)?.name ?? String(price.product);
+}
+
+function lineItem(ctx: TwinContext, price: StripeObject, quantity: number): StripeObject {
+  const amount = (price.unit_amount ?? 0) * quantity;
+  return {
+    id: ctx.ids.next('li_', 24),
+    object: 'item',
+    adjustable_quantity: null,
+    amount_discount: 0,
+    amount_subtotal: amount,
+    amount_tax: 0,
+    amount_total: amount,
+    currency: price.currency,
+    description: productName(ctx, price),
+    metadata: {},
+    price: clone(price),
+    quantity,
+  };
+}
+
+export function createSession(ctx: TwinContext, p: Params): StripeObject {
+  const mode = oneOf(p, 'mode', ['payment', 'setup', 'subscription'] as const);
+  if (!mode) throw missingParam('mode');
+  const uiMode = oneOf(p, 'ui_mode', ['custom', 'embedded', 'hosted'] as const) ?? 'hosted';
+  const now = ctx.clock.nowSeconds();
+  const items: StripeObject[] = [];
+  const raw = objArray(p, 'line_items') ?? [];
+  if (mode !== 'setup' && raw.length === 0) throw missingParam('line_items');
+  if (mode === 'setup' && raw.length > 0) {
+    throw invalidRequest('You cannot pass `line_items` in `setup` mode.', 'line_items');
+  }
+  raw.forEach((li, i) => {
+    const prefix = `line_items[${i}]`;
+    const price = load(ctx, 'price', requiredStr(li, 'price', prefix), `${prefix}[price]`);
+    const metered = isMetered(price);
+    const quantity = int(li, 'quantity', prefix);
+    if (quantity === undefined && !metered) throw missingParam(`${prefix}[quantity]`);
+    if (price.type === 'recurring' && mode === 'payment') {
+      throw invalidRequest(
+        'You specified `payment` mode but passed a recurring price. Either switch to `subscription` mode or use only one-time prices.',
+        `${prefix}[price]`,
+      );
+    }
+    items.push(lineItem(ctx, price, quantity ?? 0));
+  });
+  if (mode === 'subscription' && !items.some((li) => li.price.type === 'recurring')) {
+    throw invalidRequest('You must provide at least one recurring price in `subscription` mode when using prices.', 'line_items');
+  }
+  const currencies = new Set(items.map((li) => li.currency));
+  if (currencies.size > 1) throw invalidRequest('All line items must have the same currency.', 'line_items');
+  const customerId = str(p, 'customer') || null;
+  const customer = customerId ? load(ctx, 'customer', customerId, 'customer') : null;
+  const customerEmail = str(p, 'customer_email') || null;
+  if (customer && customerEmail) {
+    throw invalidRequest('You may only specify one of these parameters: customer, customer_email.', 'customer_email');
+  }
+  const expiresAt = int(p, 'expires_at') ?? now + SESSION_LIFETIME;
+  if (expiresAt < now + 1800 || expiresAt > now + SESSION_LIFETIME) {
+    throw invalidRequest('The `expires_at` timestamp must be between 30 minutes and 24 hours from Checkout Session creation.', 'expires_at');
+  }
+  const successUrl = str(p, 'success_url') ?? null;
+  const returnUrl = str(p, 'return_url');
+  if (uiMode === 'hosted' && returnUrl) throw invalidRequest('`return_url` can only be used with `ui_mode=embedded` or `ui_mode=custom`.', 'return_url');
+  if (uiMode !== 'hosted' && successUrl) throw invalidRequest('`success_url` can only be used with `ui_mode=hosted`.', 'success_url');
+  const subtotal = items.reduce((s, li) => s + li.amount_subtotal, 0);
+  const currency = items[0]?.currency ?? (str(p, 'currency')?.toLowerCase() || null);
+  const pmTypes = strArray(p, 'payment_method_types') ?? ['card'];
+  const id = newId(ctx, 'checkout_session');
+  const session: StripeObject = {
+    id,
+    object: 'checkout.session',
+    adaptive_pricing: null,
+    after_expiration: null,
+    allow_promotion_codes: bool(p, 'allow_promotion_codes') ?? null,
+    allowed_payment_method_types: null,
+    amount_subtotal: mode === 'setup' ? null : subtotal,
+    amount_total: mode === 'setup' ? null : subtotal,
+    automatic_tax: { enabled: false, liability: null, provider: null, status: null },
+    billing_address_collection: oneOf(p, 'billing_address_collection', ['auto', 'required'] as const) ?? null,
+    cancel_url: str(p, 'cancel_url') ?? null,
+    client_reference_id: str(p, 'client_reference_id') ?? null,
+    client_secret: uiMode === 'hosted' ? null : `${id}_secret_${ctx.ids.token(24)}`,
+    collected_information: null,
+    consent: null,
+    consent_collection: null,
+    created: now,
+    currency,
+    currency_conversion: null,
+    custom_fields: [],
+    custom_text: { after_submit: null, shipping_address: null, submit: null, terms_of_service_acceptance: null },
+    customer: customerId,
+    customer_account: null,
+    customer_creation: customer ? null : (oneOf(p, 'customer_creation', ['always', 'if_required'] as const) ?? (mode === 'payment' ? 'if_required' : 'always')),
+    customer_details: customer ? { address: customer.address ?? null, email: customer.email ?? null, name: customer.name ?? null, phone: customer.phone ?? null, tax_exempt: customer.tax_exempt ?? 'none', tax_ids: [] } : null,
+    customer_email: customerEmail,
+    discounts: [],
+    expires_at: expiresAt,
+    integration_identifier: null,
+    invoice: null,
+    invoice_creation: mode === 'payment' ? { enabled: false, invoice_data: { account_tax_ids: null, custom_fields: null, description: null, footer: null, issuer: null, metadata: {}, rendering_options: null } } : null,
+    livemode: false,
+    locale: str(p, 'locale') ?? null,
+    metadata: metadata(p) ?? {},
+    mode,
+    origin_context: null,
+    payment_intent: null,
+    payment_link: null,
+    payment_method_collection: mode === 'payment' ? null : (oneOf(p, 'payment_method_collection', ['always', 'if_required'] as const) ?? 'always'),
+    payment_method_configuration_details: null,
+    payment_method_options: { card: { request_three_d_secure: 'automatic' } },
+    payment_method_types: pmTypes,
+    payment_status: mode === 'setup' ? 'no_payment_required' : 'unpaid',
+    permissions: null,
+    phone_number_collection: { enabled: false },
+    recovered_from: null,
+    saved_payment_method_options: null,
+    setup_intent: null,
+    shipping_address_collection: null,
+    shipping_cost: null,
+    shipping_options: [],
+    status: 'open',
+    submit_type: oneOf(p, 'submit_type', ['auto', 'book', 'donate', 'pay', 'subscribe'] as const) ?? null,
+    subscription: null,
+    success_url: successUrl,
+    total_details: mode === 'setup' ? null : { amount_discount: 0, amount_shipping: 0, amount_tax: 0 },
+    ui_mode: uiMode,
+    url: uiMode === 'hosted' ? `${ctx.baseUrl}/c/pay/${id}` : null,
+    wallet_options: null,
+    // Expandable only: the API answers it under `expand[]=line_items` (see presentSession).
+    line_items: { object: 'list', data: items, has_more: false, url: `/v1/checkout/sessions/${id}/line_items` },
+  };
+  if (returnUrl) session.return_url = returnUrl;
+  // Remember the creation options completion needs (not part of the Stripe object).
+  ctx.store.setMeta(`stripe:checkout_options:${id}`, JSON.stringify({
+    subscription_data: p.subscription_data ?? null,
+    payment_intent_data: p.payment_intent_data ?? null,
+    setup_intent_data: p.setup_intent_data ?? null,
+  }));
+  ctx.store.put('checkout_session', id, session);
+  return presentSession(session, []);
+}
+
+/** The session as the API answers it: `line_items` only when expanded. */
+export function presentSession(session: StripeObject, expand: string[]): StripeObject {
+  if (expand.includes('line_items')) return session;
+  const { line_items: _omit, ...rest } = session;
+  return rest as StripeObject;
+}
+
+export function loadSession(ctx: TwinContext, id: string): StripeObject {
+  return load(ctx, 'checkout_session', id, 'session');
+}
+
+export function updateSession(ctx: TwinContext, id: string, p: Params): StripeObject {
+  const before = loadSession(ctx, id);
+  const session = clone(before);
+  const meta = metadata(p, session.metadata ?? {});
+  if (meta) session.metadata = meta;
+  ctx.store.put('checkout_session', id, session);
+  return session;
+}
+
+export function expireSession(ctx: TwinContext, id: string): StripeObject {
+  const before = loadSession(ctx, id);
+  if (before.status !== 'open') {
+    throw invalidRequest(`Only Checkout Sessions with a status in ["open"] can be expired. This Checkout Session has a status of "${before.status}".`, 'session');
+  }
+  const session = clone(before);
+  session.status = 'expired';
+  session.url = null;
+  ctx.store.put('checkout_session', id, session);
+  emitEvent(ctx, 'checkout.session.expired', presentSession(session, []), previousAttributes(presentSession(before, []), presentSession(session, [])));
+  return session;
+}
+
+export const SESSION_LIST_FILTERS = {
+  customer: true,
+  customer_details: { email: true },
+  payment_intent: true,
+  payment_link: true,
+  status: true,
+  subscription: true,
+} as const;
+
+export function filterSessions(ctx: TwinContext, p: Params): StripeObject[] {
+  const customer = str(p, 'customer');
+  const pi = str(p, 'payment_intent');
+  const sub = str(p, 'subscription');
+  const status = oneOf(p, 'status', ['complete', 'expired', 'open'] as const);
+  const email = obj(p, 'customer_details') ? str(obj(p, 'customer_details')!, 'email', 'customer_details') : undefined;
+  return ctx.store
+    .list<StripeObject>('checkout_session')
+    .filter(
+      (s) =>
+        (!customer || s.customer === customer) &&
+        (!pi || s.payment_intent === pi) &&
+        (!sub || s.subscription === sub) &&
+        (!status || s.status === status) &&
+        (!email || s.customer_details?.email === email),
+    )
+    .map((s) => presentSession(s, []));
+}
+
+export const COMPLETE_PARAMS = { payment_method: true, email: true, name: true } as const;
+
+/**
+ * Twin-only: complete an open session as the customer would on the hosted page, paying with
+ * `payment_method` (default `pm_card_visa`). A declined card answers 402 and leaves it open.
+ */
+export function completeSession(ctx: TwinContext, id: string, p: Params): StripeObject {
+  const before = loadSession(ctx, id);
+  if (before.status !== 'open') {
+    throw invalidRequest(`This Checkout Session is no longer active (status \`${before.status}\`).`, 'session', 'checkout_session_inactive' as string);
+  }
+  const session = clone(before);
+  const now = ctx.clock.nowSeconds();
+  const options = JSON.parse(ctx.store.getMeta(`stripe:checkout_options:${id}`) ?? '{}') as Record<string, Params | null>;
+  const email = str(p, 'email') || session.customer_email || null;
+  const name = str(p, 'name') || null;
+  const pm = resolvePaymentMethod(ctx, str(p, 'payment_method') || 'pm_card_visa', 'payment_method');
+  if (name) pm.billing_details = { ...(pm.billing_details ?? {}), name, email };
+
+  let customerId: string | null = session.customer;
+  if (!customerId && session.customer_creation === 'always') {
+    customerId = createCustomer(ctx, { ...(email ? { email } : {}), ...(name ? { name } : {}) }).id;
+  }
+  if (customerId) attachPaymentMethod(ctx, pm, customerId);
+  const customer = customerId ? find(ctx, 'customer', customerId) : undefined;
+  session.customer = customerId;
+  session.customer_details = {
+    address: customer?.address ?? null,
+    email: email ?? customer?.email ?? null,
+    name: name ?? customer?.name ?? null,
+    phone: customer?.phone ?? null,
+    tax_exempt: customer?.tax_exempt ?? 'none',
+    tax_ids: [],
+  };
+
+  if (session.mode === 'payment') {
+    const pid = options.payment_intent_data ?? {};
+    const result = chargeOnce(ctx, {
+      amount: session.amount_total,
+      currency: session.currency,
+      customer: customerId,
+      paymentMethod: pm.id,
+      description: (pid && str(pid, 'description', 'payment_intent_data')) || null,
+      metadata: (pid && (metadata(pid) ?? {})) || {},
+    });
+    if (result.failure) {
+      throw new StripeApiError(402, {
+        type: 'card_error',
+        code: result.failure.code,
+        decline_code: result.failure.decline_code ?? undefined,
+        message: result.failure.message,
+        extra: { payment_intent: result.paymentIntent },
+      });
+    }
+    session.payment_intent = result.paymentIntent;
+    session.payment_status = 'paid';
+  } else if (session.mode === 'setup') {
+    const sid = options.setup_intent_data ?? {};
+    session.setup_intent = confirmSetup(ctx, {
+      customer: customerId,
+      paymentMethod: pm.id,
+      description: (sid && str(sid, 'description', 'setup_intent_data')) || null,
+      metadata: (sid && (metadata(sid) ?? {})) || {},
+    });
+  } else {
+    const sd = options.subscription_data ?? {};
+    const subParams: Params = {
+      customer: customerId!,
+      items: (session.line_items.data as StripeObject[])
+        .filter((li) => li.price.type === 'recurring')
+        .map((li) => (isMetered(li.price) ? { price: li.price.id } : { price: li.price.id, quantity: String(li.quantity) })),
+      default_payment_method: pm.id,
+      payment_behavior: 'error_if_incomplete',
+    };
+    if (sd?.trial_period_days !== undefined) subParams.trial_period_days = sd.trial_period_days;
+    if (sd?.trial_end !== undefined) subParams.trial_end = sd.trial_end;
+    if (sd?.metadata !== undefined) subParams.metadata = sd.metadata;
+    if (sd?.description !== undefined) subParams.description = sd.description;
+    const sub = createSubscription(ctx, subParams);
+    session.subscription = sub.id;
+    session.invoice = sub.latest_invoice;
+    const inv = sub.latest_invoice ? find(ctx, 'invoice', sub.latest_invoice) : undefined;
+    session.payment_status = inv && inv.amount_due === 0 ? 'no_payment_required' : 'paid';
+  }
+  session.status = 'complete';
+  session.url = null;
+  void now;
+  ctx.store.put('checkout_session', id, session);
+  emitEvent(ctx, 'checkout.session.completed', presentSession(session, []));
+  return session;
+}

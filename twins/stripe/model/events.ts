@@ -1,0 +1,80 @@
+// Events: every state change stores an `event` record (the object as it is after the change, plus
+// `previous_attributes` for updates) and queues a signed delivery to every enabled webhook endpoint
+// listening for its type. The runtime sends deliveries after the response and retries them.
+
+import { createHmac } from 'node:crypto';
+import type { TwinContext } from '../../../twin-runtime/contract.js';
+import type { DeliveryRecord } from '../../../twin-runtime/deliveries.js';
+import { currentRequest } from '../http/request-context.js';
+import { clone, newId, save, type StripeObject } from './objects.js';
+
+/** The API version the twin speaks: the one the bundled `stripe` package pins. */
+export const STRIPE_API_VERSION = '2026-10-28.endive';
+
+export interface StripeEvent extends StripeObject {
+  object: 'event';
+  api_version: string;
+  created: number;
+  data: { object: StripeObject; previous_attributes?: Record<string, unknown> };
+  livemode: false;
+  pending_webhooks: number;
+  request: { id: string | null; idempotency_key: string | null };
+  type: string;
+}
+
+interface EndpointLike extends StripeObject {
+  url: string;
+  status: string;
+  enabled_events: string[];
+  secret: string;
+}
+
+function listens(endpoint: EndpointLike, type: string): boolean {
+  return endpoint.status === 'enabled' && (endpoint.enabled_events.includes('*') || endpoint.enabled_events.includes(type));
+}
+
+/** Record `type` for `object` and deliver it to every endpoint listening. Returns the event. */
+export function emitEvent(
+  ctx: TwinContext,
+  type: string,
+  object: StripeObject,
+  previousAttributes?: Record<string, unknown>,
+): StripeEvent {
+  const endpoints = ctx.store.list<EndpointLike>('webhook_endpoint').filter((e) => listens(e, type));
+  const req = currentRequest();
+  const event: StripeEvent = {
+    id: newId(ctx, 'event'),
+    object: 'event',
+    api_version: STRIPE_API_VERSION,
+    created: ctx.clock.nowSeconds(),
+    data: previousAttributes
+      ? { object: clone(object), previous_attributes: previousAttributes }
+      : { object: clone(object) },
+    livemode: false,
+    pending_webhooks: endpoints.length,
+    request: { id: req?.id ?? null, idempotency_key: req?.idempotencyKey ?? null },
+    type,
+  };
+  save(ctx, 'event', event);
+  const payload = JSON.stringify(event, null, 2);
+  for (const endpoint of endpoints) {
+    ctx.deliveries.send({
+      event: type,
+      source_id: event.id,
+      endpoint_id: endpoint.id,
+      url: endpoint.url,
+      payload,
+      headers: { 'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)', 'cache-control': 'no-cache' },
+      signing_secret: endpoint.secret,
+    });
+  }
+  return event;
+}
+
+/** `Stripe-Signature: t=<seconds>,v1=<hex HMAC-SHA256 of "t.payload">`, what `constructEvent` checks. */
+export function signStripeDelivery(delivery: DeliveryRecord, payload: string, wallNow: Date): Record<string, string> {
+  if (!delivery.signing_secret) return {};
+  const t = Math.floor(wallNow.getTime() / 1000);
+  const v1 = createHmac('sha256', delivery.signing_secret).update(`${t}.${payload}`).digest('hex');
+  return { 'stripe-signature': `t=${t},v1=${v1}` };
+}

@@ -1,0 +1,143 @@
+// Refunds: full or partial refunds of a captured charge (named directly or through its payment
+// intent), Stripe's over-refund errors, the charge's `amount_refunded` / `refunded`, and the
+// `refund.created` + `charge.refunded` events.
+
+import type { TwinContext } from '../../../twin-runtime/contract.js';
+import { invalidRequest, missingParam, resourceMissing } from '../http/errors.js';
+import { int, metadata, oneOf, str, type Params, type ParamSpec } from '../http/params.js';
+import type { Charge } from './charging.js';
+import { getCharge } from './charges.js';
+import { emitEvent } from './events.js';
+import { clone, find, newId, previousAttributes, save, type StripeObject } from './objects.js';
+
+export type Refund = StripeObject & { object: 'refund' };
+
+export const REFUND_CREATE_SPEC: ParamSpec = {
+  amount: true,
+  charge: true,
+  payment_intent: true,
+  reason: true,
+  metadata: true,
+  instructions_email: true,
+  origin: true,
+  currency: true,
+  customer: true,
+  refund_application_fee: true,
+  reverse_transfer: true,
+};
+
+const SYMBOLS: Record<string, string> = { usd: '$', gbp: '£', eur: '€', cad: 'CA$', aud: 'A$', jpy: '¥' };
+const ZERO_DECIMAL = new Set(['jpy', 'krw', 'vnd', 'clp', 'isk', 'ugx', 'xaf', 'xof', 'pyg', 'rwf', 'kmf', 'gnf', 'djf', 'bif', 'mga', 'vuv', 'xpf']);
+
+/** `$20.00` the way Stripe writes amounts in messages. */
+export function formatMoney(amount: number, currency: string): string {
+  const value = ZERO_DECIMAL.has(currency) ? String(amount) : (amount / 100).toFixed(2);
+  const symbol = SYMBOLS[currency];
+  return symbol ? `${symbol}${value}` : `${value} ${currency.toUpperCase()}`;
+}
+
+export function getRefund(ctx: TwinContext, id: string): Refund {
+  const r = find<Refund>(ctx, 'refund', id);
+  if (!r) throw resourceMissing('refund', id, 'id');
+  return r;
+}
+
+function chargeToRefund(ctx: TwinContext, p: Params): Charge {
+  const chargeId = str(p, 'charge');
+  const piId = str(p, 'payment_intent');
+  if (chargeId && piId) throw invalidRequest('You may only specify one of these parameters: charge, payment_intent.', 'charge');
+  if (chargeId) return getCharge(ctx, chargeId, 'charge');
+  if (!piId) throw missingParam('charge');
+  const pi = find(ctx, 'payment_intent', piId);
+  if (!pi) throw resourceMissing('payment_intent', piId, 'payment_intent');
+  if (pi.status !== 'succeeded' || !pi.latest_charge) {
+    throw invalidRequest(
+      `This PaymentIntent (${piId}) does not have a successful charge to refund.`,
+      'payment_intent',
+      'charge_not_refundable',
+    );
+  }
+  return getCharge(ctx, pi.latest_charge as string, 'payment_intent');
+}
+
+export function createRefund(ctx: TwinContext, p: Params): Refund {
+  const charge = chargeToRefund(ctx, p);
+  const amount = int(p, 'amount');
+  const reason = oneOf(p, 'reason', ['duplicate', 'fraudulent', 'requested_by_customer'] as const) ?? null;
+  if (charge.status !== 'succeeded') {
+    throw invalidRequest(`Charge ${charge.id} has not succeeded and cannot be refunded.`, 'charge', 'charge_not_refundable');
+  }
+  if (!charge.captured) {
+    throw invalidRequest(`Charge ${charge.id} has not been captured; cancel its PaymentIntent to release the authorization.`, 'charge');
+  }
+  const remaining = charge.amount_captured - charge.amount_refunded;
+  if (remaining <= 0) {
+    throw invalidRequest(`Charge ${charge.id} has already been refunded.`, 'charge', 'charge_already_refunded');
+  }
+  if (amount !== undefined && amount < 1) throw invalidRequest('Refund amount must be positive.', 'amount');
+  if (amount !== undefined && amount > charge.amount_captured) {
+    throw invalidRequest(
+      `Refund amount (${formatMoney(amount, charge.currency)}) is greater than charge amount (${formatMoney(charge.amount_captured, charge.currency)})`,
+      'amount',
+      'amount_too_large',
+    );
+  }
+  if (amount !== undefined && amount > remaining) {
+    throw invalidRequest(
+      `Refund amount (${formatMoney(amount, charge.currency)}) is greater than unrefunded amount on charge (${formatMoney(remaining, charge.currency)})`,
+      'amount',
+      'amount_too_large',
+    );
+  }
+  const refundAmount = amount ?? remaining;
+  const refund: Refund = {
+    id: newId(ctx, 'refund'),
+    object: 'refund',
+    amount: refundAmount,
+    balance_transaction: null,
+    charge: charge.id,
+    created: ctx.clock.nowSeconds(),
+    currency: charge.currency,
+    destination_details: {
+      card: { reference_status: 'pending', reference_type: 'acquirer_reference_number', type: 'refund' },
+      type: 'card',
+    },
+    metadata: metadata(p) ?? {},
+    payment_intent: charge.payment_intent,
+    reason,
+    receipt_number: null,
+    source_transfer_reversal: null,
+    status: 'succeeded',
+    transfer_reversal: null,
+  };
+  save(ctx, 'refund', refund);
+  const before = clone(charge);
+  charge.amount_refunded += refundAmount;
+  charge.refunded = charge.amount_refunded >= charge.amount_captured;
+  save(ctx, 'charge', charge);
+  emitEvent(ctx, 'refund.created', refund);
+  emitEvent(ctx, 'charge.refunded', charge, previousAttributes(before, charge));
+  return refund;
+}
+
+export function updateRefund(ctx: TwinContext, id: string, p: Params): Refund {
+  const before = getRefund(ctx, id);
+  const refund = clone(before);
+  const md = metadata(p, refund.metadata);
+  if (md !== undefined) refund.metadata = md;
+  const prev = previousAttributes(before, refund);
+  if (Object.keys(prev).length > 0) {
+    save(ctx, 'refund', refund);
+    emitEvent(ctx, 'refund.updated', refund, prev);
+  }
+  return refund;
+}
+
+export function listRefunds(ctx: TwinContext, p: Params): Refund[] {
+  const charge = str(p, 'charge');
+  const pi = str(p, 'payment_intent');
+  return ctx.store
+    .list<Refund>('refund')
+    .filter((r) => charge === undefined || r.charge === charge)
+    .filter((r) => pi === undefined || r.payment_intent === pi);
+}

@@ -1,0 +1,743 @@
+// Subscriptions: create (first invoice collected at once), update (quantity, price, cancellation
+// at period end; no prorations), cancel now, list. The subscription record embeds its items (as
+// the API returns them); each item is mirrored as a `subscription_item` record for lookups.
+// Renewals, trial ends and scheduled cancellations happen in lifecycle.ts.
+
+import type { TwinContext } from '../../../twin-runtime/contract.js';
+import { StripeApiError, invalidRequest, missingParam } from '../http/errors.js';
+import { bool, int, metadata, objArray, oneOf, str, requiredStr, type Params } from '../http/params.js';
+import { clone, find, load, newId, previousAttributes, type StripeObject } from './objects.js';
+import { emitEvent } from './events.js';
+import { nextBoundary, type Recurrence } from './billing-cycle.js';
+import {
+  closeInvoicesOf,
+  collectInvoice,
+  createSubscriptionInvoice,
+  finalizeInvoice,
+  loadInvoice,
+  type CollectionFailure,
+} from './invoices.js';
+
+export const SUBSCRIPTION_STATUSES = [
+  'active',
+  'canceled',
+  'incomplete',
+  'incomplete_expired',
+  'past_due',
+  'paused',
+  'trialing',
+  'unpaid',
+] as const;
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+
+/** Statuses whose subscriptions keep billing (renewals happen, cancel_at applies). */
+export const LIVE_STATUSES: readonly string[] = ['active', 'past_due', 'trialing', 'unpaid'];
+
+const DAY = 86_400;
+/** Stripe expires a subscription whose first invoice stays unpaid this long. */
+export const INCOMPLETE_EXPIRY_SECONDS = 23 * 3600;
+
+// ---------------------------------------------------------------------------------------------
+// Prices as subscription items see them
+
+export function recurrenceOf(price: StripeObject): Recurrence {
+  return { interval: price.recurring.interval, interval_count: price.recurring.interval_count ?? 1 };
+}
+
+export function isMetered(price: StripeObject): boolean {
+  return price.recurring?.usage_type === 'metered';
+}
+
+/** A recurring price, or Stripe's 400/404 for the param that named it. */
+export function loadRecurringPrice(ctx: TwinContext, id: string, param: string): StripeObject {
+  const price = load(ctx, 'price', id, param);
+  if (price.type !== 'recurring' || !price.recurring) {
+    throw invalidRequest(
+      `The price specified is set to \`type=one_time\` but this field only accepts prices with \`type=recurring\`.`,
+      param,
+    );
+  }
+  if (price.active === false) {
+    throw invalidRequest(`The price specified is inactive. This field only accepts active prices.`, param);
+  }
+  return price;
+}
+
+/** The legacy `plan` view of a recurring price (still on items and lines). */
+export function planOf(price: StripeObject): StripeObject {
+  const r = price.recurring ?? {};
+  return {
+    id: price.id,
+    object: 'plan',
+    active: price.active ?? true,
+    amount: price.unit_amount ?? null,
+    amount_decimal: price.unit_amount_decimal ?? (price.unit_amount == null ? null : String(price.unit_amount)),
+    billing_scheme: price.billing_scheme ?? 'per_unit',
+    created: price.created,
+    currency: price.currency,
+    interval: r.interval,
+    interval_count: r.interval_count ?? 1,
+    livemode: false,
+    metadata: price.metadata ?? {},
+    meter: r.meter ?? null,
+    nickname: price.nickname ?? null,
+    product: price.product,
+    tiers_mode: price.tiers_mode ?? null,
+    transform_usage: null,
+    trial_period_days: r.trial_period_days ?? null,
+    usage_type: r.usage_type ?? 'licensed',
+  };
+}
+
+function buildItem(
+  ctx: TwinContext,
+  subscriptionId: string,
+  price: StripeObject,
+  quantity: number | undefined,
+  meta: Record<string, string>,
+  period: { start: number; end: number },
+): StripeObject {
+  const item: StripeObject = {
+    id: newId(ctx, 'subscription_item'),
+    object: 'subscription_item',
+    billing_thresholds: null,
+    created: ctx.clock.nowSeconds(),
+    current_period_end: period.end,
+    current_period_start: period.start,
+    discounts: [],
+    metadata: meta,
+    plan: planOf(price),
+    price: clone(price),
+    subscription: subscriptionId,
+    tax_rates: [],
+  };
+  // Metered items carry no quantity: usage comes from meter events.
+  if (!isMetered(price)) item.quantity = quantity ?? 1;
+  return item;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Storage
+
+export function loadSubscription(ctx: TwinContext, id: string, param = 'id'): StripeObject {
+  return load(ctx, 'subscription', id, param);
+}
+
+/** Store the subscription and mirror its items; items removed from it lose their record. */
+export function saveSubscription(ctx: TwinContext, sub: StripeObject): StripeObject {
+  const items: StripeObject[] = sub.items.data;
+  sub.items.total_count = items.length;
+  ctx.store.put('subscription', sub.id, sub);
+  for (const item of items) ctx.store.put('subscription_item', item.id, item);
+  return sub;
+}
+
+export function subscriptionItems(sub: StripeObject): StripeObject[] {
+  return sub.items.data as StripeObject[];
+}
+
+/** Write the new state and emit `customer.subscription.updated` with what changed. */
+export function updateAndEmit(ctx: TwinContext, before: StripeObject, after: StripeObject): StripeObject {
+  saveSubscription(ctx, after);
+  const prev = previousAttributes(before, after);
+  if (Object.keys(prev).length > 0) emitEvent(ctx, 'customer.subscription.updated', after, prev);
+  return after;
+}
+
+/**
+ * The payment method renewals charge: the subscription's default, else the customer's
+ * `invoice_settings.default_payment_method` (Stripe's order of precedence).
+ */
+export function subscriptionPaymentMethod(ctx: TwinContext, sub: StripeObject): string | null {
+  if (sub.default_payment_method) return sub.default_payment_method;
+  const customer = find(ctx, 'customer', sub.customer);
+  return customer?.invoice_settings?.default_payment_method ?? customer?.default_source ?? null;
+}
+
+function setPeriod(sub: StripeObject, start: number, end: number): void {
+  sub.current_period_start = start;
+  sub.current_period_end = end;
+  for (const item of subscriptionItems(sub)) {
+    item.current_period_start = start;
+    item.current_period_end = end;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Create
+
+export const CREATE_PARAMS = {
+  customer: true,
+  items: { price: true, quantity: true, metadata: true, tax_rates: true, discounts: true },
+  default_payment_method: true,
+  trial_period_days: true,
+  trial_end: true,
+  trial_from_plan: true,
+  trial_settings: { end_behavior: { missing_payment_method: true } },
+  cancel_at_period_end: true,
+  cancel_at: true,
+  payment_behavior: true,
+  metadata: true,
+  description: true,
+  collection_method: true,
+  days_until_due: true,
+  currency: true,
+  billing_cycle_anchor: true,
+  proration_behavior: true,
+  off_session: true,
+  payment_settings: true,
+  automatic_tax: { enabled: true },
+} as const;
+
+function readItems(ctx: TwinContext, p: Params): { price: StripeObject; quantity?: number; metadata: Record<string, string> }[] {
+  const raw = objArray(p, 'items');
+  if (!raw || raw.length === 0) throw missingParam('items');
+  const items = raw.map((it, i) => {
+    const prefix = `items[${i}]`;
+    const price = loadRecurringPrice(ctx, requiredStr(it, 'price', prefix), `${prefix}[price]`);
+    const quantity = int(it, 'quantity', prefix);
+    if (quantity !== undefined && quantity < 0) {
+      throw invalidRequest('Invalid quantity: must be greater than or equal to 0', `${prefix}[quantity]`);
+    }
+    if (quantity !== undefined && isMetered(price)) {
+      throw invalidRequest(
+        'Quantity should not be specified where usage_type is `metered`. Remove quantity from `items[0]`.'.replace('items[0]', prefix),
+        `${prefix}[quantity]`,
+      );
+    }
+    return { price, quantity, metadata: metadata(it) ?? {} };
+  });
+  const first = items[0]!.price;
+  for (const [i, it] of items.entries()) {
+    if (it.price.currency !== first.currency) {
+      throw invalidRequest(
+        `The price specified (${it.price.id}) has a currency (${it.price.currency}) that does not match the currency of the other prices (${first.currency}).`,
+        `items[${i}][price]`,
+      );
+    }
+    const a = recurrenceOf(it.price);
+    const b = recurrenceOf(first);
+    if (a.interval !== b.interval || a.interval_count !== b.interval_count) {
+      throw invalidRequest(
+        'The price specified has a different billing interval than the other prices on this subscription. All prices on a subscription must have the same `recurring.interval` and `recurring.interval_count`.',
+        `items[${i}][price]`,
+      );
+    }
+  }
+  return items;
+}
+
+/** `trial_end` (a timestamp or `now`), `trial_period_days`, or `trial_from_plan`. */
+function readTrialEnd(p: Params, now: number, prices: StripeObject[]): number | null | 'now' {
+  const rawEnd = p.trial_end;
+  if (rawEnd === 'now') return 'now';
+  const end = rawEnd === undefined ? undefined : int(p, 'trial_end');
+  if (end !== undefined) {
+    if (end <= now) throw invalidRequest('Invalid timestamp: must be an integer Unix timestamp in the future.', 'trial_end');
+    if (end > now + 730 * DAY) {
+      throw invalidRequest('Invalid timestamp: can be no more than two years in the future.', 'trial_end');
+    }
+    return end;
+  }
+  const days = int(p, 'trial_period_days');
+  if (days !== undefined) {
+    if (days < 0) throw invalidRequest('Invalid integer: must be greater than or equal to 0', 'trial_period_days');
+    if (days > 730) throw invalidRequest('Invalid integer: must be less than or equal to 730', 'trial_period_days');
+    return days === 0 ? null : now + days * DAY;
+  }
+  if (bool(p, 'trial_from_plan')) {
+    const planDays = prices.map((pr) => pr.recurring?.trial_period_days).find((d) => typeof d === 'number' && d > 0);
+    if (planDays) return now + planDays * DAY;
+  }
+  return null;
+}
+
+/** Check that a payment method exists and belongs to the customer (Stripe's wording). */
+export function checkPaymentMethodFor(ctx: TwinContext, pmId: string, customerId: string, param: string): void {
+  const pm = load(ctx, 'payment_method', pmId, param);
+  if (pm.customer !== customerId) {
+    throw invalidRequest(
+      `The customer does not have a payment method with the ID ${pmId}. The payment method must be attached to the customer.`,
+      param,
+    );
+  }
+}
+
+function noPaymentMethodError(): StripeApiError {
+  return new StripeApiError(400, {
+    type: 'invalid_request_error',
+    code: 'resource_missing',
+    message:
+      'This customer has no attached payment source or default payment method. Please consider adding a default payment method. For more information, visit https://stripe.com/docs/billing/subscriptions/payment-methods-setting#payment-method-priority.',
+  });
+}
+
+/** The 402 Stripe answers when `payment_behavior=error_if_incomplete` and the first payment fails. */
+function cardErrorOf(failure: CollectionFailure): StripeApiError {
+  return new StripeApiError(402, {
+    type: 'card_error',
+    code: failure.code,
+    decline_code: failure.decline_code ?? undefined,
+    message: failure.message,
+    extra: { charge: failure.charge, payment_intent: failure.payment_intent },
+  });
+}
+
+export function createSubscription(ctx: TwinContext, p: Params): StripeObject {
+  const customerId = requiredStr(p, 'customer');
+  const customer = load(ctx, 'customer', customerId, 'customer');
+  if (customer.deleted) throw invalidRequest(`No such customer: '${customerId}'`, 'customer', 'resource_missing');
+  const items = readItems(ctx, p);
+  const prices = items.map((i) => i.price);
+  const now = ctx.clock.nowSeconds();
+  const recurrence = recurrenceOf(prices[0]!);
+  const paymentBehavior =
+    oneOf(p, 'payment_behavior', ['allow_incomplete', 'default_incomplete', 'error_if_incomplete', 'pending_if_incomplete'] as const) ??
+    'allow_incomplete';
+  const collection = oneOf(p, 'collection_method', ['charge_automatically', 'send_invoice'] as const) ?? 'charge_automatically';
+  const daysUntilDue = int(p, 'days_until_due');
+  if (collection === 'send_invoice' && daysUntilDue === undefined) {
+    throw invalidRequest('Missing required param: days_until_due.', 'days_until_due', 'parameter_missing');
+  }
+  if (collection === 'charge_automatically' && daysUntilDue !== undefined) {
+    throw invalidRequest(
+      'The `days_until_due` parameter can only be set when `collection_method` is `send_invoice`.',
+      'days_until_due',
+    );
+  }
+  const defaultPm = str(p, 'default_payment_method') || null;
+  if (defaultPm) checkPaymentMethodFor(ctx, defaultPm, customerId, 'default_payment_method');
+
+  let trialEnd = readTrialEnd(p, now, prices);
+  if (trialEnd === 'now') trialEnd = null;
+  const anchorParam = int(p, 'billing_cycle_anchor');
+  if (anchorParam !== undefined && anchorParam < now) {
+    throw invalidRequest('Invalid timestamp: must be an integer Unix timestamp in the future.', 'billing_cycle_anchor');
+  }
+  const anchor = trialEnd ?? anchorParam ?? now;
+  const periodEnd = trialEnd ?? nextBoundary(anchor, recurrence, now);
+
+  const cancelAtPeriodEnd = bool(p, 'cancel_at_period_end') ?? false;
+  const cancelAtParam = int(p, 'cancel_at');
+  if (cancelAtParam !== undefined && cancelAtParam <= now) {
+    throw invalidRequest('Invalid timestamp: must be an integer Unix timestamp in the future.', 'cancel_at');
+  }
+
+  const id = newId(ctx, 'subscription');
+  const period = { start: now, end: periodEnd };
+  const sub: StripeObject = {
+    id,
+    object: 'subscription',
+    application: null,
+    application_fee_percent: null,
+    automatic_tax: { disabled_reason: null, enabled: false, liability: null },
+    billing_cycle_anchor: anchor,
+    billing_cycle_anchor_config: null,
+    billing_mode: { flexible: null, type: 'classic' },
+    billing_thresholds: null,
+    cancel_at: cancelAtParam ?? (cancelAtPeriodEnd ? periodEnd : null),
+    cancel_at_period_end: cancelAtPeriodEnd,
+    canceled_at: cancelAtPeriodEnd || cancelAtParam !== undefined ? now : null,
+    cancellation_details: { comment: null, feedback: null, reason: cancelAtPeriodEnd || cancelAtParam !== undefined ? 'cancellation_requested' : null },
+    collection_method: collection,
+    created: now,
+    currency: prices[0]!.currency,
+    // Pre-2025 API versions read the period from the subscription itself; kept alongside the items'.
+    current_period_end: period.end,
+    current_period_start: period.start,
+    customer: customerId,
+    customer_account: null,
+    days_until_due: daysUntilDue ?? null,
+    default_payment_method: defaultPm,
+    default_source: null,
+    default_tax_rates: [],
+    description: str(p, 'description') ?? null,
+    discounts: [],
+    ended_at: null,
+    invoice_settings: { account_tax_ids: null, issuer: { type: 'self' } },
+    items: { object: 'list', data: [], has_more: false, total_count: 0, url: `/v1/subscription_items?subscription=${id}` },
+    latest_invoice: null,
+    livemode: false,
+    metadata: metadata(p) ?? {},
+    next_pending_invoice_item_invoice: null,
+    on_behalf_of: null,
+    pause_collection: null,
+    payment_settings: { payment_method_options: null, payment_method_types: null, save_default_payment_method: 'off' },
+    pending_invoice_item_interval: null,
+    pending_setup_intent: null,
+    pending_update: null,
+    schedule: null,
+    start_date: now,
+    status: trialEnd ? 'trialing' : 'incomplete',
+    test_clock: customer.test_clock ?? null,
+    transfer_data: null,
+    trial_end: trialEnd,
+    trial_settings: {
+      end_behavior: {
+        missing_payment_method:
+          oneOf((p.trial_settings as any)?.end_behavior ?? {}, 'missing_payment_method', ['cancel', 'create_invoice', 'pause'] as const, 'trial_settings[end_behavior]') ??
+          'create_invoice',
+      },
+    },
+    trial_start: trialEnd ? now : null,
+  };
+  sub.items.data = items.map((it) => buildItem(ctx, id, it.price, it.quantity, it.metadata, period));
+
+  const paymentMethod = subscriptionPaymentMethod(ctx, sub);
+  const needsPayment = !trialEnd && collection === 'charge_automatically' && paymentBehavior !== 'default_incomplete';
+  if (needsPayment && !paymentMethod && firstInvoiceTotal(sub) > 0) throw noPaymentMethodError();
+
+  saveSubscription(ctx, sub);
+  const invoice = createSubscriptionInvoice(ctx, sub, 'subscription_create', {
+    licensed: period,
+    trial: Boolean(trialEnd),
+  });
+  sub.latest_invoice = invoice.id;
+  saveSubscription(ctx, sub);
+  finalizeInvoice(ctx, invoice.id, { collect: false });
+
+  let status: SubscriptionStatus = trialEnd ? 'trialing' : 'incomplete';
+  if (!trialEnd) {
+    if (collection === 'send_invoice') {
+      status = 'active';
+    } else if (loadInvoice(ctx, invoice.id).status === 'paid') {
+      status = 'active';
+    } else if (paymentBehavior !== 'default_incomplete') {
+      const outcome = collectInvoice(ctx, invoice.id, { paymentMethod, offSession: true, automatic: false, updateSubscription: false });
+      if (outcome.failure && paymentBehavior === 'error_if_incomplete') throw cardErrorOf(outcome.failure);
+      status = outcome.failure ? 'incomplete' : 'active';
+    }
+  }
+  const fresh = loadSubscription(ctx, id);
+  fresh.status = status;
+  saveSubscription(ctx, fresh);
+  emitEvent(ctx, 'customer.subscription.created', fresh);
+  return fresh;
+}
+
+/** What the first invoice would charge (licensed items for the first period). */
+function firstInvoiceTotal(sub: StripeObject): number {
+  let total = 0;
+  for (const item of subscriptionItems(sub)) {
+    if (isMetered(item.price)) continue;
+    total += (item.price.unit_amount ?? 0) * (item.quantity ?? 1);
+  }
+  return total;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Update
+
+export const UPDATE_PARAMS = {
+  items: { id: true, price: true, quantity: true, metadata: true, deleted: true, clear_usage: true, tax_rates: true, discounts: true },
+  default_payment_method: true,
+  cancel_at_period_end: true,
+  cancel_at: true,
+  cancellation_details: { comment: true, feedback: true },
+  metadata: true,
+  description: true,
+  proration_behavior: true,
+  proration_date: true,
+  payment_behavior: true,
+  trial_end: true,
+  trial_from_plan: true,
+  collection_method: true,
+  days_until_due: true,
+  billing_cycle_anchor: true,
+  off_session: true,
+  payment_settings: true,
+  automatic_tax: { enabled: true },
+} as const;
+
+const CANCELED_ONLY = ['cancellation_details', 'metadata', 'expand'];
+
+export function updateSubscription(ctx: TwinContext, id: string, p: Params): StripeObject {
+  const before = loadSubscription(ctx, id);
+  const sub = clone(before);
+  const now = ctx.clock.nowSeconds();
+  if (sub.status === 'canceled' || sub.status === 'incomplete_expired') {
+    const other = Object.keys(p).find((k) => !CANCELED_ONLY.includes(k));
+    if (other) {
+      throw invalidRequest('A canceled subscription can only update its cancellation_details and metadata.', other);
+    }
+  }
+  // Prorations are not computed by the twin: every change applies from the next invoice on, as
+  // `proration_behavior=none` does on Stripe.
+  oneOf(p, 'proration_behavior', ['always_invoice', 'create_prorations', 'none'] as const);
+
+  const meta = metadata(p, sub.metadata);
+  if (meta) sub.metadata = meta;
+  if (p.description !== undefined) sub.description = str(p, 'description') || null;
+  if (p.default_payment_method !== undefined) {
+    const pm = str(p, 'default_payment_method') || null;
+    if (pm) checkPaymentMethodFor(ctx, pm, sub.customer, 'default_payment_method');
+    sub.default_payment_method = pm;
+  }
+  const details = p.cancellation_details as Params | undefined;
+  if (details && typeof details === 'object') {
+    if (details.comment !== undefined) sub.cancellation_details.comment = str(details, 'comment', 'cancellation_details') || null;
+    if (details.feedback !== undefined) {
+      sub.cancellation_details.feedback =
+        oneOf(details, 'feedback', ['customer_service', 'low_quality', 'missing_features', 'other', 'switched_service', 'too_complex', 'too_expensive', 'unused'] as const, 'cancellation_details') ?? null;
+    }
+  }
+  const cape = bool(p, 'cancel_at_period_end');
+  if (cape !== undefined) {
+    sub.cancel_at_period_end = cape;
+    sub.cancel_at = cape ? sub.current_period_end : null;
+    sub.canceled_at = cape ? now : null;
+    sub.cancellation_details.reason = cape ? 'cancellation_requested' : null;
+  }
+  if (p.cancel_at !== undefined) {
+    const at = p.cancel_at === '' ? null : int(p, 'cancel_at')!;
+    if (at !== null && at <= now) throw invalidRequest('Invalid timestamp: must be an integer Unix timestamp in the future.', 'cancel_at');
+    sub.cancel_at = at;
+    sub.cancel_at_period_end = at !== null && at === sub.current_period_end;
+    sub.canceled_at = at === null ? null : now;
+    sub.cancellation_details.reason = at === null ? null : 'cancellation_requested';
+  }
+  if (p.collection_method !== undefined) {
+    sub.collection_method = oneOf(p, 'collection_method', ['charge_automatically', 'send_invoice'] as const);
+  }
+  if (p.days_until_due !== undefined) sub.days_until_due = int(p, 'days_until_due') ?? null;
+
+  const itemsIn = objArray(p, 'items');
+  if (itemsIn) applyItemChanges(ctx, sub, itemsIn);
+
+  let endTrialNow = false;
+  if (p.trial_end !== undefined) {
+    if (p.trial_end === 'now') endTrialNow = sub.status === 'trialing';
+    else {
+      const end = int(p, 'trial_end')!;
+      if (end <= now) throw invalidRequest('Invalid timestamp: must be an integer Unix timestamp in the future.', 'trial_end');
+      sub.trial_end = end;
+      sub.trial_start ??= now;
+      sub.status = 'trialing';
+      sub.billing_cycle_anchor = end;
+      setPeriod(sub, sub.current_period_start, end);
+    }
+  }
+
+  updateAndEmit(ctx, before, sub);
+  if (endTrialNow) {
+    // Ending a trial now starts a paid period at once, billed right away (Stripe resets the anchor).
+    const fresh = loadSubscription(ctx, id);
+    const prev = clone(fresh);
+    fresh.trial_end = now;
+    fresh.billing_cycle_anchor = now;
+    saveSubscription(ctx, fresh);
+    startNewPeriod(ctx, fresh.id, now, { collectNow: true, prevForEvent: prev });
+  }
+  return loadSubscription(ctx, id);
+}
+
+function applyItemChanges(ctx: TwinContext, sub: StripeObject, itemsIn: Params[]): void {
+  const period = { start: sub.current_period_start, end: sub.current_period_end };
+  const items = subscriptionItems(sub);
+  itemsIn.forEach((it, i) => {
+    const prefix = `items[${i}]`;
+    const itemId = str(it, 'id', prefix);
+    const deleted = bool(it, 'deleted', prefix) ?? false;
+    const quantity = int(it, 'quantity', prefix);
+    const priceId = str(it, 'price', prefix);
+    if (itemId) {
+      const idx = items.findIndex((x) => x.id === itemId);
+      if (idx === -1) {
+        throw invalidRequest(`Subscription item ${itemId} does not belong to this subscription.`, `${prefix}[id]`);
+      }
+      if (deleted) {
+        items.splice(idx, 1);
+        ctx.store.delete('subscription_item', itemId);
+        return;
+      }
+      const item = items[idx]!;
+      if (priceId && priceId !== item.price.id) {
+        const price = loadRecurringPrice(ctx, priceId, `${prefix}[price]`);
+        if (price.currency !== sub.currency) {
+          throw invalidRequest(`The price specified (${price.id}) has a currency (${price.currency}) that does not match the subscription's currency (${sub.currency}).`, `${prefix}[price]`);
+        }
+        item.price = clone(price);
+        item.plan = planOf(price);
+        if (isMetered(price)) delete item.quantity;
+        else item.quantity ??= 1;
+      }
+      if (quantity !== undefined) {
+        if (isMetered(item.price)) {
+          throw invalidRequest('Quantity should not be specified where usage_type is `metered`.', `${prefix}[quantity]`);
+        }
+        item.quantity = quantity;
+      }
+      const meta = metadata(it, item.metadata);
+      if (meta) item.metadata = meta;
+      return;
+    }
+    if (deleted) throw invalidRequest('An item `id` is required to delete an item.', `${prefix}[id]`);
+    if (!priceId) throw missingParam(`${prefix}[price]`);
+    const price = loadRecurringPrice(ctx, priceId, `${prefix}[price]`);
+    items.push(buildItem(ctx, sub.id, price, quantity, metadata(it) ?? {}, period));
+  });
+  if (items.length === 0) {
+    throw invalidRequest('A subscription must have at least one active plan. To cancel a subscription, send a DELETE request instead.', 'items');
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Period turnover (renewal, trial end) and cancellation — shared by the API and the lifecycle.
+
+/**
+ * Close the current period at `at` and open the next one: bill the new period's licensed items in
+ * advance and the closing period's metered usage in arrears on a draft invoice that finalizes an
+ * hour later (as Stripe does), or at once when `collectNow`.
+ */
+export function startNewPeriod(
+  ctx: TwinContext,
+  id: string,
+  at: number,
+  opts: { collectNow?: boolean; prevForEvent?: StripeObject } = {},
+): StripeObject {
+  const sub = loadSubscription(ctx, id);
+  const before = opts.prevForEvent ?? clone(sub);
+  const closing = { start: sub.current_period_start, end: at };
+  const wasTrial = sub.status === 'trialing';
+  const end = nextBoundary(sub.billing_cycle_anchor, recurrenceOf(subscriptionItems(sub)[0]!.price), at);
+  setPeriod(sub, at, end);
+  if (sub.cancel_at_period_end) sub.cancel_at = end;
+  if (wasTrial) sub.status = 'active';
+  saveSubscription(ctx, sub);
+  const invoice = createSubscriptionInvoice(ctx, sub, 'subscription_cycle', {
+    licensed: { start: at, end },
+    usage: wasTrial ? undefined : closing,
+    autoFinalizeAt: opts.collectNow ? undefined : at + 3600,
+  });
+  sub.latest_invoice = invoice.id;
+  updateAndEmit(ctx, before, sub);
+  if (opts.collectNow) finalizeInvoice(ctx, invoice.id, { collect: true });
+  return loadSubscription(ctx, id);
+}
+
+export interface CancelOptions {
+  reason: 'cancellation_requested' | 'payment_failed' | 'payment_disputed';
+  /** Bill metered usage of the current period on a final invoice. */
+  invoiceNow?: boolean;
+  comment?: string | null;
+  feedback?: string | null;
+}
+
+/** End the subscription at the clock's instant and emit `customer.subscription.deleted`. */
+export function cancelSubscriptionNow(ctx: TwinContext, id: string, opts: CancelOptions): StripeObject {
+  const sub = loadSubscription(ctx, id);
+  const now = ctx.clock.nowSeconds();
+  if (opts.invoiceNow && subscriptionItems(sub).some((i) => isMetered(i.price))) {
+    const invoice = createSubscriptionInvoice(ctx, sub, 'subscription_cycle', {
+      usage: { start: sub.current_period_start, end: now },
+    });
+    sub.latest_invoice = invoice.id;
+    saveSubscription(ctx, sub);
+    finalizeInvoice(ctx, invoice.id, { collect: true });
+  }
+  const fresh = loadSubscription(ctx, id);
+  fresh.status = 'canceled';
+  fresh.ended_at = now;
+  fresh.canceled_at = fresh.cancel_at && fresh.canceled_at ? fresh.canceled_at : now;
+  fresh.cancel_at = fresh.cancel_at ?? null;
+  fresh.cancellation_details = {
+    comment: opts.comment ?? fresh.cancellation_details?.comment ?? null,
+    feedback: opts.feedback ?? fresh.cancellation_details?.feedback ?? null,
+    reason: opts.reason,
+  };
+  saveSubscription(ctx, fresh);
+  // Stripe stops automatic collection of the subscription's open invoices.
+  closeInvoicesOf(ctx, id);
+  emitEvent(ctx, 'customer.subscription.deleted', fresh);
+  return fresh;
+}
+
+export const CANCEL_PARAMS = {
+  invoice_now: true,
+  prorate: true,
+  cancellation_details: { comment: true, feedback: true },
+} as const;
+
+export function cancelSubscriptionByRequest(ctx: TwinContext, id: string, p: Params): StripeObject {
+  const sub = loadSubscription(ctx, id);
+  if (sub.status === 'canceled' || sub.status === 'incomplete_expired') {
+    throw invalidRequest(`No such subscription: '${id}'`, 'id', 'resource_missing');
+  }
+  const details = (p.cancellation_details ?? {}) as Params;
+  return cancelSubscriptionNow(ctx, id, {
+    reason: 'cancellation_requested',
+    invoiceNow: bool(p, 'invoice_now') ?? false,
+    comment: str(details, 'comment', 'cancellation_details') ?? null,
+    feedback: str(details, 'feedback', 'cancellation_details') ?? null,
+  });
+}
+
+/** After the first invoice of an incomplete subscription is paid (on Stripe: any later payment). */
+export function activateAfterPayment(ctx: TwinContext, id: string): void {
+  const sub = find(ctx, 'subscription', id);
+  if (!sub) return;
+  if (sub.status !== 'incomplete' && sub.status !== 'past_due' && sub.status !== 'unpaid') return;
+  const before = clone(sub);
+  sub.status = 'active';
+  updateAndEmit(ctx, before, sub);
+}
+
+/** A failed renewal payment: an active (or trialing) subscription becomes `past_due`. */
+export function markPastDue(ctx: TwinContext, id: string): void {
+  const sub = find(ctx, 'subscription', id);
+  if (!sub || (sub.status !== 'active' && sub.status !== 'trialing')) return;
+  const before = clone(sub);
+  sub.status = 'past_due';
+  updateAndEmit(ctx, before, sub);
+}
+
+export function setStatus(ctx: TwinContext, id: string, status: SubscriptionStatus): void {
+  const sub = find(ctx, 'subscription', id);
+  if (!sub || sub.status === status) return;
+  const before = clone(sub);
+  sub.status = status;
+  if (status === 'incomplete_expired') sub.ended_at = ctx.clock.nowSeconds();
+  updateAndEmit(ctx, before, sub);
+}
+
+// ---------------------------------------------------------------------------------------------
+// List
+
+export const LIST_FILTERS = {
+  customer: true,
+  status: true,
+  price: true,
+  collection_method: true,
+  current_period_end: { gt: true, gte: true, lt: true, lte: true },
+  current_period_start: { gt: true, gte: true, lt: true, lte: true },
+  test_clock: true,
+  automatic_tax: { enabled: true },
+} as const;
+
+export function filterSubscriptions(ctx: TwinContext, p: Params): StripeObject[] {
+  const customer = str(p, 'customer');
+  const status = oneOf(p, 'status', ['active', 'all', 'canceled', 'ended', 'incomplete', 'incomplete_expired', 'past_due', 'paused', 'trialing', 'unpaid'] as const);
+  const price = str(p, 'price');
+  const collection = str(p, 'collection_method');
+  const testClock = str(p, 'test_clock');
+  const range = (key: string, v: number): boolean => {
+    const r = p[key];
+    if (r === undefined || r === '') return true;
+    if (typeof r === 'string') return v === int(p, key);
+    const o = r as Params;
+    const gt = int(o, 'gt', key), gte = int(o, 'gte', key), lt = int(o, 'lt', key), lte = int(o, 'lte', key);
+    return (gt === undefined || v > gt) && (gte === undefined || v >= gte) && (lt === undefined || v < lt) && (lte === undefined || v <= lte);
+  };
+  return ctx.store.list<StripeObject>('subscription').filter((s) => {
+    if (customer && s.customer !== customer) return false;
+    if (status === undefined) {
+      if (s.status === 'canceled') return false;
+    } else if (status === 'ended') {
+      if (s.status !== 'canceled' && s.status !== 'incomplete_expired') return false;
+    } else if (status !== 'all' && s.status !== status) return false;
+    if (price && !subscriptionItems(s).some((i) => i.price?.id === price)) return false;
+    if (collection && s.collection_method !== collection) return false;
+    if (testClock && s.test_clock !== testClock) return false;
+    return range('current_period_end', s.current_period_end) && range('current_period_start', s.current_period_start);
+  });
+}

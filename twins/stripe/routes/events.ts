@@ -1,0 +1,44 @@
+// /v1/events: list (filters `type`, `types[]`, `created`, `delivery_success`) and retrieve.
+
+import type { TwinRoute } from '../../../twin-runtime/contract.js';
+import { invalidRequest, resourceMissing } from '../http/errors.js';
+import { listResponse } from '../http/list.js';
+import { LIST_PARAMS, bool, readParams, str, strArray } from '../http/params.js';
+import { ok } from '../http/pipeline.js';
+import type { StripeEvent } from '../model/events.js';
+import { find } from '../model/objects.js';
+
+function typeMatcher(pattern: string): (t: string) => boolean {
+  if (!pattern.includes('*')) return (t) => t === pattern;
+  const re = new RegExp('^' + pattern.split('*').map((s) => s.replace(/[.]/g, '\\.')).join('[^.]*') + '$');
+  return (t) => re.test(t);
+}
+
+export const eventRoutes: TwinRoute[] = [
+  {
+    method: 'GET',
+    path: '/v1/events',
+    handler: (req, ctx) => {
+      const p = readParams(req, { ...LIST_PARAMS, type: true, types: true, delivery_success: true });
+      const type = str(p, 'type');
+      const types = strArray(p, 'types');
+      if (type && types) throw invalidRequest('You may only specify one of these parameters: type, types.', 'type');
+      bool(p, 'delivery_success');
+      const matchers = (types ?? (type ? [type] : [])).map(typeMatcher);
+      const events = ctx.store
+        .list<StripeEvent>('event')
+        .filter((e) => matchers.length === 0 || matchers.some((m) => m(e.type)));
+      return listResponse(req, ctx, events, '/v1/events');
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/events/{id}',
+    handler: (req, ctx) => {
+      readParams(req, {});
+      const e = find(ctx, 'event', req.params.id!);
+      if (!e) throw resourceMissing('event', req.params.id!, 'id');
+      return ok(e);
+    },
+  },
+];

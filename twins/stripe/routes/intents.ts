@@ -1,0 +1,124 @@
+// /v1/payment_intents and /v1/setup_intents: create, retrieve, update, confirm, capture, cancel,
+// list, search. Declines answer 402 with the intent's failed state kept.
+
+import type { TwinRoute } from '../../../twin-runtime/contract.js';
+import { listResponse, searchResponse } from '../http/list.js';
+import { LIST_PARAMS, SEARCH_PARAMS, readParams, type ParamSpec } from '../http/params.js';
+import { ok } from '../http/pipeline.js';
+import {
+  PI_CANCEL_SPEC,
+  PI_CAPTURE_SPEC,
+  PI_CONFIRM_SPEC,
+  PI_CREATE_SPEC,
+  PI_SEARCH_FIELDS,
+  PI_UPDATE_SPEC,
+  cancelPaymentIntent,
+  capturePaymentIntent,
+  confirmPaymentIntent,
+  createPaymentIntent,
+  getPaymentIntent,
+  listPaymentIntents,
+  updatePaymentIntent,
+} from '../model/payment-intents.js';
+import {
+  SETI_CANCEL_SPEC,
+  SETI_CONFIRM_SPEC,
+  SETI_CREATE_SPEC,
+  SETI_UPDATE_SPEC,
+  cancelSetupIntent,
+  confirmSetupIntent,
+  createSetupIntent,
+  getSetupIntent,
+  listSetupIntents,
+  updateSetupIntent,
+} from '../model/setup-intents.js';
+
+const RETRIEVE_SPEC: ParamSpec = { client_secret: true };
+
+export const intentRoutes: TwinRoute[] = [
+  {
+    method: 'POST',
+    path: '/v1/payment_intents',
+    handler: (req, ctx) => createPaymentIntent(ctx, readParams(req, PI_CREATE_SPEC)).response,
+  },
+  {
+    method: 'GET',
+    path: '/v1/payment_intents',
+    handler: (req, ctx) => {
+      const p = readParams(req, { ...LIST_PARAMS, customer: true });
+      return listResponse(req, ctx, listPaymentIntents(ctx, p), '/v1/payment_intents');
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/payment_intents/search',
+    handler: (req, ctx) => {
+      readParams(req, SEARCH_PARAMS);
+      return searchResponse(req, ctx, ctx.store.list<any>('payment_intent'), '/v1/payment_intents/search', PI_SEARCH_FIELDS, 'payment_intents');
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/payment_intents/{intent}',
+    handler: (req, ctx) => {
+      readParams(req, RETRIEVE_SPEC);
+      return ok(getPaymentIntent(ctx, req.params.intent!));
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/payment_intents/{intent}',
+    handler: (req, ctx) => ok(updatePaymentIntent(ctx, req.params.intent!, readParams(req, PI_UPDATE_SPEC))),
+  },
+  {
+    method: 'POST',
+    path: '/v1/payment_intents/{intent}/confirm',
+    handler: (req, ctx) => confirmPaymentIntent(ctx, req.params.intent!, readParams(req, { ...PI_CONFIRM_SPEC, client_secret: true })).response,
+  },
+  {
+    method: 'POST',
+    path: '/v1/payment_intents/{intent}/capture',
+    handler: (req, ctx) => ok(capturePaymentIntent(ctx, req.params.intent!, readParams(req, PI_CAPTURE_SPEC))),
+  },
+  {
+    method: 'POST',
+    path: '/v1/payment_intents/{intent}/cancel',
+    handler: (req, ctx) => ok(cancelPaymentIntent(ctx, req.params.intent!, readParams(req, PI_CANCEL_SPEC))),
+  },
+  {
+    method: 'POST',
+    path: '/v1/setup_intents',
+    handler: (req, ctx) => createSetupIntent(ctx, readParams(req, SETI_CREATE_SPEC)),
+  },
+  {
+    method: 'GET',
+    path: '/v1/setup_intents',
+    handler: (req, ctx) => {
+      const p = readParams(req, { ...LIST_PARAMS, customer: true, payment_method: true, attach_to_self: true });
+      return listResponse(req, ctx, listSetupIntents(ctx, p), '/v1/setup_intents');
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/setup_intents/{intent}',
+    handler: (req, ctx) => {
+      readParams(req, RETRIEVE_SPEC);
+      return ok(getSetupIntent(ctx, req.params.intent!));
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/setup_intents/{intent}',
+    handler: (req, ctx) => ok(updateSetupIntent(ctx, req.params.intent!, readParams(req, SETI_UPDATE_SPEC))),
+  },
+  {
+    method: 'POST',
+    path: '/v1/setup_intents/{intent}/confirm',
+    handler: (req, ctx) => confirmSetupIntent(ctx, req.params.intent!, readParams(req, { ...SETI_CONFIRM_SPEC, client_secret: true })),
+  },
+  {
+    method: 'POST',
+    path: '/v1/setup_intents/{intent}/cancel',
+    handler: (req, ctx) => ok(cancelSetupIntent(ctx, req.params.intent!, readParams(req, SETI_CANCEL_SPEC))),
+  },
+];
