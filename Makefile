@@ -33,8 +33,11 @@ twin: build
 typecheck: install
 	npx tsc -p tsconfig.test.json
 
+BENCHES ?= environments gateway seeds evaluate stripe-vs-stateful-mock
+
+# Every benchmark in turn (loopback only, bounded); `make bench BENCHES=gateway` runs one.
 bench: build
-	node --import=tsx scripts/bench/run.ts
+	@for b in $(BENCHES); do echo "== $$b"; node --import=tsx scripts/bench/$$b.ts || exit 1; done
 
 image: build
 	scripts/image/build.sh

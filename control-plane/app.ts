@@ -1,10 +1,10 @@
 // The control-plane HTTP app: one Fastify plugin per area, zod schemas, the 422 contract, the
 // `{"detail": …}` error body, OpenAPI at /openapi.json and a browsable reference at /docs.
 
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { jsonSchemaTransform, serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Services } from './services.js';
 import { HttpError } from './http/errors.js';
 import { RequestValidationError, validateRequestParts, validatorCompiler } from './http/validation.js';
@@ -50,6 +50,13 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     loggerInstance: services.log.child({ component: 'http' }) as FastifyBaseLogger,
     disableRequestLogging: true,
     ajv: undefined,
+    // Long path parameters reach the validator (422) instead of a bare 414.
+    routerOptions: { maxParamLength: 2048 },
+    // Router-level failures (malformed percent-encoding) keep the `{"detail": …}` body.
+    frameworkErrors: (err, _req, reply) => {
+      const status = (err as FastifyError).statusCode ?? 400;
+      void (reply as unknown as FastifyReply).status(status).send({ detail: status === 414 ? 'URI Too Long' : 'Bad Request: the URL is not valid.' });
+    },
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -103,6 +110,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       security: [{ bearer: [] }],
     },
     transform: jsonSchemaTransform,
+    // Schemas named with .meta({ id }) become components the $refs point at.
+    transformObject: jsonSchemaTransformObject,
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: false } });
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());

@@ -41,9 +41,12 @@ export async function generateSeedFile(
   const server = new TwinServer(twin, { dataFile: tmp, clockStart: new Date(plan.clock_start) });
   let closed = false;
   try {
-    // The file is thrown away on any failure, so per-request durability buys nothing here; a
-    // twin's handlers commit their own transactions, which stay cheap with syncing off.
+    // The file is thrown away on any failure (all or nothing comes from the rename below), so
+    // per-request durability buys nothing here. One enclosing transaction is not possible: a twin's
+    // handlers open their own (the Stripe pipeline BEGINs per request); with no sync and an
+    // in-memory journal those commits cost next to nothing, and rollback of a refused call works.
     server.store.db.pragma('synchronous = OFF');
+    server.store.db.pragma('journal_mode = MEMORY');
     const api = new SeedApi(server, { encoding: seeding.encoding, authorization: `Bearer ${server.apiKey}` }, opts.signal);
     await seeding.expand(entities, { api, values: new SeedValues(`${plan.twin}:${plan.key}`, plan.pools) });
     const clock = server.clock.now();

@@ -13,8 +13,6 @@ export interface AttributePhrase {
   attribute: string;
   /** The value, from the captured groups in the prompt's original case (index 0: the whole match). */
   value(groups: string[]): string;
-  /** Resource the phrase describes; when the clause names no noun, the phrase implies this one. */
-  resource?: string;
 }
 
 export interface SeedVocabulary {
@@ -27,10 +25,6 @@ export interface SeedVocabulary {
   phrases: readonly AttributePhrase[];
   /** Resources that belong to another ("issue" → "repository"): a list of them continues to fill their owner. */
   ownedBy?: Record<string, string>;
-  /** Resource an amount ("of $42") describes when its clause names none. */
-  amountResource?: string;
-  /** Resource a bare "named X" clause creates when no noun is given. */
-  namedResource?: string;
   /** Words that may appear in a prompt without meaning anything (the twin's own name, "account"…). */
   fillers: readonly string[];
 }

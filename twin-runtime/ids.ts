@@ -44,6 +44,15 @@ export class IdSource {
     return prefix + base62(this.digest('id', n), length);
   }
 
+  /**
+   * An opaque id from its own counter (`name`), so ids of one kind (request ids, say) never shift
+   * the sequence of the others.
+   */
+  nextIn(name: string, prefix: string, length = 24): string {
+    const n = this.bump(`ids:${name}`);
+    return prefix + base62(this.digest(`id:${name}`, n), length);
+  }
+
   /** 1, 2, 3… per name (GitHub numeric ids, issue numbers per repository, Slack ts suffixes). */
   sequence(name: string): number {
     return this.bump(`seq:${name}`);

@@ -45,6 +45,9 @@ export class RecordStore {
       insert: db.prepare('INSERT INTO records (resource, external_id, body) VALUES (?, ?, ?)'),
       delete: db.prepare('DELETE FROM records WHERE resource = ? AND external_id = ?'),
       list: db.prepare('SELECT external_id, body FROM records WHERE resource = ? ORDER BY seq'),
+      listPrefix: db.prepare(
+        'SELECT external_id, body FROM records WHERE resource = ? AND external_id >= ? AND external_id < ? ORDER BY seq',
+      ),
       count: db.prepare('SELECT COUNT(*) AS n FROM records WHERE resource = ?'),
       resources: db.prepare('SELECT DISTINCT resource FROM records'),
       metaGet: db.prepare('SELECT value FROM meta WHERE key = ?'),
@@ -80,6 +83,12 @@ export class RecordStore {
 
   listRecords<T = Record<string, unknown>>(resource: string): StoredRecord<T>[] {
     const rows = this.stmts.list.all(resource) as { external_id: string; body: string }[];
+    return rows.map((r) => ({ resource, external_id: r.external_id, body: JSON.parse(r.body) as T }));
+  }
+
+  /** Records of a kind whose external id starts with `prefix` (uses the unique index), oldest first. */
+  listByPrefix<T = Record<string, unknown>>(resource: string, prefix: string): StoredRecord<T>[] {
+    const rows = this.stmts.listPrefix.all(resource, prefix, prefix + '\u{10ffff}') as { external_id: string; body: string }[];
     return rows.map((r) => ({ resource, external_id: r.external_id, body: JSON.parse(r.body) as T }));
   }
 

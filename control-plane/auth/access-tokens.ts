@@ -6,9 +6,11 @@ import { LOCAL_AUDIENCE, LOCAL_ISSUER, type LocalKeys } from './local-idp.js';
 
 export interface TokenIdentity {
   sub: string;
-  email: string;
-  firstName: string;
-  lastName: string;
+  /** Absent from some providers' access tokens (WorkOS, Clerk by default): the stored one is kept. */
+  email?: string;
+  /** Absent names keep the stored ones. */
+  firstName?: string;
+  lastName?: string;
   orgExternalId: string;
   orgName?: string;
   role: 'admin' | 'member';
@@ -59,14 +61,14 @@ export function readClaims(p: JWTPayload): TokenIdentity | undefined {
   const email = str(p.email);
   const orgExternalId = str(p.org_id) ?? str(o?.id);
   const rawRole = str(p.org_role) ?? str(o?.rol) ?? str(p.role);
-  if (!sub || !email || !orgExternalId || !rawRole) return undefined;
+  if (!sub || !orgExternalId || !rawRole) return undefined;
   const role = rawRole.replace(/^org:/, '');
   if (role !== 'admin' && role !== 'member') return undefined;
   return {
     sub,
     email,
-    firstName: str(p.given_name) ?? '',
-    lastName: str(p.family_name) ?? '',
+    firstName: str(p.given_name),
+    lastName: str(p.family_name),
     orgExternalId,
     orgName: str(p.org_name) ?? str(o?.slg),
     role,

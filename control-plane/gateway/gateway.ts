@@ -246,9 +246,7 @@ export class TwinGateway {
           headers,
           body: requestBody.length > 0 ? requestBody : undefined,
         });
-        const chunks: Buffer[] = [];
-        for await (const c of upstream.body) chunks.push(c as Buffer);
-        responseBody = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+        responseBody = Buffer.from(await upstream.body.arrayBuffer());
         statusCode = upstream.statusCode;
         const out: Record<string, string | string[]> = {};
         for (const [k, v] of Object.entries(upstream.headers)) {

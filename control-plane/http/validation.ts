@@ -3,7 +3,7 @@
 
 import type { FastifySchemaCompiler } from 'fastify';
 import type { z } from 'zod';
-import type { PydanticIssue } from './fields.js';
+import { parseDateTimeInput, parseEmailInput, uuidFailureReason, type PydanticIssue } from './fields.js';
 
 export interface ValidationEntry {
   type: string;
@@ -64,6 +64,24 @@ export function toEntry(issue: z.core.$ZodIssue, location: string, root: unknown
         return { type: 'string_too_long', loc, msg: `String should have at most ${n} character${n === 1 ? '' : 's'}`, input, ctx: { max_length: n } };
       }
       return { type: 'less_than_equal', loc, msg: `Input should be less than or equal to ${issue.maximum}`, input, ctx: { le: Number(issue.maximum) } };
+    case 'invalid_format': {
+      // zod's own string formats (z.uuid(), z.guid(), z.email(), z.iso.datetime()) fail the
+      // Pydantic way too, so areas that use them still answer the contract's entries.
+      if (typeof input === 'string' && (issue.format === 'uuid' || issue.format === 'guid')) {
+        const reason = uuidFailureReason(input);
+        return { type: 'uuid_parsing', loc, msg: `Input should be a valid UUID, ${reason}`, input, ctx: { error: reason } };
+      }
+      if (typeof input === 'string' && issue.format === 'email') {
+        const r = parseEmailInput(input);
+        const reason = 'reason' in r ? r.reason : 'The email address is not valid.';
+        return { type: 'value_error', loc, msg: `value is not a valid email address: ${reason}`, input, ctx: { reason } };
+      }
+      if (typeof input === 'string' && issue.format === 'datetime') {
+        const r = parseDateTimeInput(input);
+        if ('issue' in r) return { type: r.issue.type, loc, msg: r.issue.msg, input, ...(r.issue.ctx ? { ctx: r.issue.ctx } : {}) };
+      }
+      return { type: 'value_error', loc, msg: `Value error, ${issue.message}`, input, ctx: { error: issue.message } };
+    }
     case 'unrecognized_keys':
       // zod reports all extra keys in one issue; Pydantic has one entry per key (expanded by the caller).
       return { type: 'extra_forbidden', loc, msg: 'Extra inputs are not permitted', input };

@@ -1,7 +1,8 @@
-// The plan limits environments obey (decisions §9). Read from the organization's plan; the billing
-// component owns plans, and this is the one place that reads them for orchestration.
+// The plan limits environments obey (decisions §9), read from the organization's plan through the
+// billing component's plan table.
 
 import type { Db } from '../store/database.js';
+import { planNamed } from '../billing/plans.js';
 
 export interface PlanLimits {
   plan: string;
@@ -11,15 +12,10 @@ export interface PlanLimits {
   maxParallelTwins: number | null;
 }
 
-const PLANS: Record<string, Omit<PlanLimits, 'plan'>> = {
-  free: { maxEnvironmentSeconds: 3600, maxParallelTwins: 3 },
-  paygo: { maxEnvironmentSeconds: null, maxParallelTwins: null },
-};
-
 export function planLimitsFor(db: Db, orgId: string): PlanLimits {
   const row = db.prepare('SELECT plan FROM organizations WHERE id = ?').get(orgId) as { plan: string } | undefined;
-  const plan = row?.plan ?? 'free';
-  return { plan, ...(PLANS[plan] ?? PLANS.free!) };
+  const plan = planNamed(row?.plan ?? 'free');
+  return { plan: plan.name, maxEnvironmentSeconds: plan.maxEnvironmentSeconds, maxParallelTwins: plan.maxParallelTwins };
 }
 
 /** expires_at = created + min(ttl, plan max); null when both are unlimited (decisions §7). */

@@ -216,10 +216,12 @@ export class Reconciler {
       );
       this.store.updateTwin(row.id, { url, gateway_port: port });
       const { address } = await this.driver.start(this.spec(row, env, url));
-      const { api_key } = await this.admin.credential(address, row.admin_secret);
+      const [{ api_key }, health] = await Promise.all([
+        this.admin.credential(address, row.admin_secret),
+        this.admin.health(address, row.admin_secret),
+      ]);
       // A twin stopped across an advance (or loaded from an older seed) catches up with the environment clock.
       const current = this.store.environmentById(row.environment_id) ?? env;
-      const health = await this.admin.health(address, row.admin_secret);
       if (Date.parse(health.clock) < Date.parse(current.clock)) {
         await this.admin.advance(address, row.admin_secret, new Date(current.clock));
       }

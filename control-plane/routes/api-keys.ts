@@ -34,7 +34,7 @@ const createdApiKey = apiKey
 const apiKeyCreate = z
   .object({
     name: z.string().min(1).max(100),
-    expires_at: dateTimeString({ future: true }).optional().describe('Defaults to 90 days from now.'),
+    expires_at: dateTimeString({ future: true }).nullable().optional().describe('Defaults to 90 days from now.'),
   })
   .strict()
   .meta({ id: 'ApiKeyCreate' });

@@ -14,12 +14,10 @@ import { llmConfigFromEnv } from '../../seeds/llm-client.js';
 import { planNamed } from '../billing/plans.js';
 import { TestStore, type TestRecord } from '../store/tests.js';
 import { AttemptStore, type AttemptRecord } from '../store/attempts.js';
-import { RequestLogStore } from '../store/request-logs.js';
 import { MATCHER_VERSION, assertionSchemaFor, normalizeAssertion, type Assertion, type AssertionInput } from '../testing/matcher-language.js';
 import { checkAssertions } from '../testing/assertion-checks.js';
 import { compileOutcome } from '../testing/compile-outcome.js';
 import { evaluate } from '../testing/evaluator.js';
-import type { RequestLogRow } from '../testing/observed-request.js';
 
 const tags = ['tests'];
 
@@ -117,7 +115,6 @@ const instant = (iso: string) => new Date(iso).toISOString();
 const routes: FastifyPluginAsyncZod = async (app) => {
   const tests = new TestStore(app.services.db);
   const attempts = new AttemptStore(app.services.db);
-  const logs = new RequestLogStore(app.services.db);
 
   app.post(
     '/tests',
@@ -203,7 +200,7 @@ const routes: FastifyPluginAsyncZod = async (app) => {
           { type: 'value_error', loc: ['body', 'to'], msg: 'Value error, to must not be earlier than from', input: req.body.to ?? null, ctx: { error: 'to must not be earlier than from' } },
         ]);
       }
-      const rows = logs.window(env.id, from, to) as unknown as RequestLogRow[];
+      const rows = attempts.traffic(env.id, from, to);
       const result = evaluate(test.assertions, rows);
       const attempt: AttemptRecord = {
         id: randomUUID(),

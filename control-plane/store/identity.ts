@@ -44,11 +44,16 @@ export class IdentityStore {
       }
       let user = this.db.prepare('SELECT * FROM users WHERE external_id = ?').get(id.sub) as UserRow | undefined;
       if (!user) {
-        user = { id: randomUUID(), external_id: id.sub, email: id.email, first_name: id.firstName, last_name: id.lastName, created_at: now };
+        user = { id: randomUUID(), external_id: id.sub, email: id.email ?? '', first_name: id.firstName ?? '', last_name: id.lastName ?? '', created_at: now };
         this.db.prepare('INSERT INTO users (id, external_id, email, first_name, last_name, created_at) VALUES (@id, @external_id, @email, @first_name, @last_name, @created_at)').run(user);
-      } else if (user.email !== id.email || user.first_name !== id.firstName || user.last_name !== id.lastName) {
-        this.db.prepare('UPDATE users SET email = ?, first_name = ?, last_name = ? WHERE id = ?').run(id.email, id.firstName, id.lastName, user.id);
-        user = { ...user, email: id.email, first_name: id.firstName, last_name: id.lastName };
+      } else {
+        const email = id.email ?? user.email;
+        const first = id.firstName ?? user.first_name;
+        const last = id.lastName ?? user.last_name;
+        if (user.email !== email || user.first_name !== first || user.last_name !== last) {
+          this.db.prepare('UPDATE users SET email = ?, first_name = ?, last_name = ? WHERE id = ?').run(email, first, last, user.id);
+          user = { ...user, email, first_name: first, last_name: last };
+        }
       }
       this.db
         .prepare(

@@ -3,7 +3,7 @@
 // method + path served by that twin, with body and query fields the operation documents.
 
 import { TWIN_SLUGS } from '../../twin-runtime/registry.js';
-import type { Assertion, Matcher } from './matcher-language.js';
+import { isOperatorObject, type Assertion, type Matcher } from './matcher-language.js';
 import { checkOperator } from './operators.js';
 import { CAPTURE_SOURCE } from './request-matcher.js';
 import { routesFor, twinSurface } from './twin-surface.js';
@@ -47,7 +47,10 @@ async function checkMatcher(m: Matcher, twins: string[], known: Set<string>, rep
   };
   if (m.twin !== undefined) op('twin', m.twin);
   if (m.method !== undefined) op('method', m.method);
-  if (m.path !== undefined && typeof m.path !== 'string' && !(Array.isArray(m.path) && m.path.every((p) => typeof p === 'string'))) op('path', m.path);
+  if (m.path !== undefined && typeof m.path !== 'string' && !(Array.isArray(m.path) && m.path.length > 0 && m.path.every((p) => typeof p === 'string'))) {
+    if (isOperatorObject(m.path)) op('path', m.path);
+    else report('path must be a path or template, a non-empty list of them, or an operator object.');
+  }
   for (const [k, v] of Object.entries(m.params ?? {})) op(`params.${k}`, v);
   for (const [k, v] of Object.entries(m.query ?? {})) op(`query.${k}`, v);
   for (const [k, v] of Object.entries(m.headers ?? {})) op(`headers.${k}`, v);

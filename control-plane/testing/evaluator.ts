@@ -175,29 +175,41 @@ function stepLabel(step: { says?: string; match: Matcher }): string {
 
 /**
  * The requests closest to matching: a cheap pre-score on every request, then full per-field tables
- * for the best few hundred, ranked by fields matched (ties: earliest first).
+ * for the best few hundred, ranked: same operation first, then fields matched, then earliest.
  */
 export function nearMisses(m: CompiledMatcher, requests: ObservedRequest[], vars: Vars): NearMiss[] {
   const cheap = m.checks.filter((c) => ['twin', 'actor', 'method', 'path', 'response.status'].includes(c.field));
   const twinCheck = m.checks.find((c) => c.field === 'twin');
-  const scored: { r: ObservedRequest; s: number; i: number }[] = [];
+  // Bucket by cheap score (a handful of values) rather than sorting every request of the window.
+  // Requests to the same operation (method and path hold) rank above all others.
+  const width = cheap.length + 1;
+  const buckets: number[][] = Array.from({ length: 2 * width }, () => []);
   requests.forEach((r, i) => {
     // A request to another twin is never a useful near miss.
     if (twinCheck && !safeTest(twinCheck, r, vars)) return;
     let s = 0;
-    for (const c of cheap) if (safeTest(c, r, vars)) s++;
-    scored.push({ r, s, i });
+    let sameOperation = 1;
+    for (const c of cheap) {
+      if (safeTest(c, r, vars)) s++;
+      else if (c.field === 'method' || c.field === 'path') sameOperation = 0;
+    }
+    const bucket = buckets[sameOperation * width + s]!;
+    if (bucket.length < NEAR_MISS_POOL) bucket.push(i);
   });
-  scored.sort((a, b) => b.s - a.s || a.i - b.i);
+  const pool: number[] = [];
+  for (let b = buckets.length - 1; b >= 0 && pool.length < NEAR_MISS_POOL; b--) pool.push(...buckets[b]!.slice(0, NEAR_MISS_POOL - pool.length));
   const out: { miss: NearMiss; i: number }[] = [];
-  for (const { r, i } of scored.slice(0, NEAR_MISS_POOL)) {
+  for (const i of pool) {
+    const r = requests[i]!;
     const fields = fieldTable(m, r, vars);
     const considered = fields.slice(0, m.checks.length);
     const ok = considered.filter((f) => f.ok).length;
     if (ok === considered.length) continue; // a full match is not a miss (sequence: before the window)
     out.push({ miss: { ...summary(r), matched_fields: ok, total_fields: considered.length, fields }, i });
   }
-  out.sort((a, b) => b.miss.matched_fields - a.miss.matched_fields || a.i - b.i);
+  // Same operation (method and path hold) first, then most fields held, then earliest.
+  const sameOperation = (m: NearMiss) => (m.fields.every((f) => (f.field !== 'method' && f.field !== 'path') || f.ok) ? 1 : 0);
+  out.sort((a, b) => sameOperation(b.miss) - sameOperation(a.miss) || b.miss.matched_fields - a.miss.matched_fields || a.i - b.i);
   return out.slice(0, NEAR_MISSES).map((o) => o.miss);
 }
 
@@ -212,8 +224,12 @@ function safeTest(c: { test: (r: ObservedRequest, v: Vars) => boolean }, r: Obse
 function mismatchSentence(fields: FieldRow[]): string {
   return fields
     .filter((f) => !f.ok)
-    .map((f) => `${f.field} was ${f.actual === undefined ? 'missing' : JSON.stringify(f.actual)}, expected ${f.expected}`)
+    .map((f) => `${f.field} was ${f.actual === undefined ? 'missing' : clip(JSON.stringify(f.actual))}, expected ${clip(f.expected)}`)
     .join('; ');
+}
+
+function clip(text: string, max = 80): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
 function summary(r: ObservedRequest): RequestSummary {

@@ -61,6 +61,32 @@ export class ObservedRequest {
     return this._body;
   }
 
+  /**
+   * The request body value at a JSON Pointer. Form bodies answer from their decoded pairs when the
+   * pointer names one key (`/metadata/tier` ↔ `metadata[tier]`), without building the whole tree;
+   * array indices and whole objects go through the tree, which compacts sparse arrays as Stripe does.
+   */
+  bodyAt(pointer: string): unknown {
+    if (this.bodyDone || pointer === '' || !(this.row.request_content_type ?? '').toLowerCase().includes('x-www-form-urlencoded')) {
+      return pointerGet(this.body, pointer);
+    }
+    const tokens = pointerTokens(pointer);
+    if (tokens.some((t) => t === '' || /^\d+$/.test(t))) return pointerGet(this.body, pointer);
+    const key = tokens[0] + tokens.slice(1).map((t) => `[${t}]`).join('');
+    const text = this.row.request_body ?? '';
+    if (/^[A-Za-z0-9_.\-\[\]]+$/.test(key)) {
+      // Plain keys appear verbatim (or with encoded brackets): find the value without decoding the rest.
+      // A key that also nests (`a=1&a[b]=2`) is an object in the tree: let the tree decide.
+      if (hasFormPrefix(text, key)) return pointerGet(this.body, pointer);
+      return findFormValue(text, key);
+    }
+    const pairs = formPairs(text);
+    const hit = pairs.get(key);
+    if (hit !== undefined) return hit;
+    for (const k of pairs.keys()) if (k.startsWith(key + '[')) return pointerGet(this.body, pointer);
+    return undefined;
+  }
+
   get responseBody(): unknown {
     if (!this.responseDone) {
       this._responseBody = decodeBody(this.row.response_body, this.row.response_content_type);
@@ -82,6 +108,54 @@ export function decodeBody(text: string | null, contentType: string | null): unk
     }
   }
   return text;
+}
+
+const encodeBrackets = (key: string) => key.replace(/\[/g, '%5B').replace(/\]/g, '%5D');
+const encodeBracketsLower = (key: string) => key.replace(/\[/g, '%5b').replace(/\]/g, '%5d');
+
+/** The decoded value of the last `key=` pair (form semantics: the last one wins), or undefined. */
+function findFormValue(text: string, key: string): string | undefined {
+  let found: string | undefined;
+  const spellings = key.includes('[') ? [key, encodeBrackets(key), encodeBracketsLower(key)] : [key];
+  let bestAt = -1;
+  for (const spelled of spellings) {
+    const needle = spelled + '=';
+    for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + 1)) {
+      if (at !== 0 && text[at - 1] !== '&') continue;
+      if (at > bestAt) {
+        bestAt = at;
+        const end = text.indexOf('&', at + needle.length);
+        found = text.slice(at + needle.length, end === -1 ? text.length : end);
+      }
+    }
+  }
+  return found === undefined ? undefined : decodeFormComponent(found);
+}
+
+/** Whether some key nests under `key` (`key[…]`), i.e. the pointer names an object or array. */
+function hasFormPrefix(text: string, key: string): boolean {
+  for (const spelled of [key + '[', encodeBrackets(key + '['), encodeBracketsLower(key + '[')]) {
+    for (let at = text.indexOf(spelled); at !== -1; at = text.indexOf(spelled, at + 1)) if (at === 0 || text[at - 1] === '&') return true;
+  }
+  return false;
+}
+
+/** Decoded `key → value` pairs of a form body, keys as written (`metadata[tier]`); the last one wins. */
+function formPairs(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const pair of text.split('&')) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    out.set(decodeFormComponent(eq < 0 ? pair : pair.slice(0, eq)), decodeFormComponent(eq < 0 ? '' : pair.slice(eq + 1)));
+  }
+  return out;
+}
+
+function pointerTokens(pointer: string): string[] {
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 /** Flat forms (no bracket keys) are most of the log: a direct split is several times faster. */

@@ -202,3 +202,54 @@ function checkOne(name: string, operand: unknown, where: string, known: Set<stri
       return `${where}: unknown operator '${name}'.`;
   }
 }
+
+export type CompiledOperator = (actual: unknown, vars: Vars) => boolean;
+
+/**
+ * The same semantics as evaluateOperator, decided once per operator instead of once per request:
+ * the evaluator runs each check over every logged request of the window.
+ */
+export function compileOperator(op: unknown): CompiledOperator {
+  if (!isOperatorObject(op)) {
+    if (isVarRef(op)) return (a, vars) => looseEqual(a, resolve(op, vars));
+    if (typeof op === 'string') return (a) => a === op || ((typeof a === 'number' || typeof a === 'boolean') && looseEqual(a, op));
+    return (a) => looseEqual(a, op);
+  }
+  const parts = Object.entries(op).map(([name, operand]) => compileOne(name, operand));
+  if (parts.length === 1) return parts[0]!;
+  return (a, vars) => parts.every((p) => p(a, vars));
+}
+
+function compileOne(name: string, operand: unknown): CompiledOperator {
+  switch (name) {
+    case 'matches': {
+      const re = linearRegex(String(operand));
+      return (a) => (typeof a === 'string' || typeof a === 'number') && re.test(String(a));
+    }
+    case 'size': {
+      const inner = compileOperator(operand);
+      return (a, vars) => {
+        const n = sizeOf(a);
+        return n !== undefined && inner(n, vars);
+      };
+    }
+    case 'includes': {
+      const inner = compileOperator(operand);
+      return (a, vars) => Array.isArray(a) && a.some((x) => inner(x, vars));
+    }
+    case 'not': {
+      const inner = compileOperator(operand);
+      return (a, vars) => !inner(a, vars);
+    }
+    case 'all_of': {
+      const inner = (operand as unknown[]).map(compileOperator);
+      return (a, vars) => inner.every((f) => f(a, vars));
+    }
+    case 'any_of': {
+      const inner = (operand as unknown[]).map(compileOperator);
+      return (a, vars) => inner.some((f) => f(a, vars));
+    }
+    default:
+      return (a, vars) => evaluateOne(name, operand, a, vars);
+  }
+}

@@ -14,7 +14,7 @@ const VAL = String.raw`(§\d+§|[^\s,]+)`;
 
 /** Words a clause may keep after its operation and modifiers are read. */
 const FILLER = new Set(
-  'a an any the new some successfully only also just then first finally to with for of on in into from by at request requests call calls customer customers charge charges payment intent issue issues pull pr channel repo repository branch message messages amount label labels total email address named called titled'.split(
+  'a an any the new some successfully only also just then first finally to with for of on in into from by at request requests call calls customer customers charge charges payment intent issue issues pull pr channel repo repository branch message messages amount label labels total email address named called titled product subscription refund invoice price thread'.split(
     ' ',
   ),
 );
@@ -197,7 +197,7 @@ function parseClause(clause: Clause, twins: string[], value: (s: string) => stri
   take(new RegExp(String.raw`\b(?:containing|that\s+says|saying|mentioning|with\s+(?:the\s+)?text)\s+${VAL}`, 'i'), (m) => [{ name: 'text', value: value(m[1]!) }]);
   take(new RegExp(String.raw`\b(?:labell?ed|tagged|with\s+(?:the\s+|a\s+)?label)\s+${VAL}`, 'i'), (m) => [{ name: 'label', value: value(m[1]!) }]);
   take(new RegExp(String.raw`(?<=\S)\s+(?:named|called|with\s+(?:the\s+)?name)\s+${VAL}`, 'i'), (m) => [{ name: 'name', value: value(m[1]!) }]);
-  take(new RegExp(String.raw`\b(?:label|the\s+label)\s+${VAL}\s+(?=to\b)`, 'i'), (m) => [{ name: 'label', value: value(m[1]!) }]);
+  take(new RegExp(String.raw`(?<=\blabels?\s+)${VAL}(?=\s+(?:to|on)\b)`, 'i'), (m) => [{ name: 'label', value: value(m[1]!) }]);
   take(/\bassigned\s+to\s+@?([\w-]+)/i, (m) => [{ name: 'assignee', value: m[1]! }]);
   take(/(?:\b(?:of|for)\s+)?(?:\$|€|£|\b(?:usd|eur|gbp)\s*)(\d+(?:,\d{3})*(?:\.\d{1,2})?)(?![\d.])/i, (m) => [{ name: 'amount', value: String(Math.round(Number(m[1]!.replace(/,/g, '')) * 100)) }]);
   take(/(?:\b(?:of|for)\s+)?\b(\d+)\s+cents\b/i, (m) => [{ name: 'amount', value: m[1]! }]);

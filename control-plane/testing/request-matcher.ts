@@ -4,7 +4,7 @@
 
 import type { Matcher } from './matcher-language.js';
 import { describeOperator, isOperatorObject } from './matcher-language.js';
-import { evaluateOperator, type Vars } from './operators.js';
+import { compileOperator, evaluateOperator, type Vars } from './operators.js';
 import { pointerGet, type ObservedRequest } from './observed-request.js';
 
 export interface FieldCheck {
@@ -74,8 +74,10 @@ function describeStatus(spec: unknown): string {
 
 export function compileMatcher(matcher: Matcher): CompiledMatcher {
   const checks: FieldCheck[] = [];
-  const opCheck = (field: string, op: unknown, actual: (r: ObservedRequest) => unknown) =>
-    checks.push({ field, expected: describeOperator(op), actual, test: (r, vars) => evaluateOperator(op, actual(r), vars) });
+  const opCheck = (field: string, op: unknown, actual: (r: ObservedRequest) => unknown) => {
+    const holds = compileOperator(op);
+    checks.push({ field, expected: describeOperator(op), actual, test: (r, vars) => holds(actual(r), vars) });
+  };
 
   if (matcher.twin !== undefined) opCheck('twin', matcher.twin, (r) => r.row.twin_slug);
   const actor = matcher.actor ?? 'agent';
@@ -116,7 +118,7 @@ export function compileMatcher(matcher: Matcher): CompiledMatcher {
     const key = name.toLowerCase();
     opCheck(`headers.${key}`, op, (r) => r.headers[key]);
   }
-  for (const [pointer, op] of Object.entries(matcher.body ?? {})) opCheck(`body${pointer}`, op, (r) => pointerGet(r.body, pointer));
+  for (const [pointer, op] of Object.entries(matcher.body ?? {})) opCheck(`body${pointer}`, op, (r) => r.bodyAt(pointer));
   for (const [name, op] of Object.entries(matcher.response?.headers ?? {})) {
     // Response headers are not logged; a check on them never matches and says so in the table.
     opCheck(`response.headers.${name.toLowerCase()}`, op, () => undefined);
@@ -153,7 +155,7 @@ export function fieldTable(m: CompiledMatcher, req: ObservedRequest, vars: Vars 
 export function readCapture(source: string, req: ObservedRequest, matcher: Matcher): unknown {
   if (source === 'response.status') return req.row.status_code;
   if (source.startsWith('response.body')) return pointerGet(req.responseBody, source.slice('response.body'.length));
-  if (source.startsWith('body')) return pointerGet(req.body, source.slice('body'.length));
+  if (source.startsWith('body')) return req.bodyAt(source.slice('body'.length));
   if (source.startsWith('query.')) return req.query[source.slice(6)];
   if (source.startsWith('headers.')) return req.headers[source.slice(8).toLowerCase()];
   if (source.startsWith('params.')) return pathBinder(matcher.path)?.(req.row.path)?.[source.slice(7)];

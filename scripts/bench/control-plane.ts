@@ -1,4 +1,4 @@
-// Shared by the orchestration benchmarks: a real control plane (process driver, fresh data
+// Shared by the orchestration benchmarks: a real control plane (process driver unless TWINS_DRIVER says, fresh data
 // directory, loopback only) and a token for it. Twins run the compiled runtime: build first
 // (`npm run build` or `make build`).
 
@@ -23,7 +23,8 @@ export async function startBenchControlPlane(): Promise<BenchControlPlane> {
   }
   const dataDir = mkdtempSync(join(tmpdir(), 'twins-bench-'));
   // paygo: no parallel-twin limit, so runs are not throttled by the plan.
-  const config = loadConfig({ TWINS_DEFAULT_PLAN: 'paygo', TWINS_RECONCILE_MS: '1000' }, { port: 0, host: '127.0.0.1', dataDir, logLevel: 'silent' });
+  // TWINS_DRIVER / TWINS_IMAGE pass through, so the same bench runs under Docker (`make image` first).
+  const config = loadConfig({ TWINS_DEFAULT_PLAN: 'paygo', TWINS_RECONCILE_MS: '1000', TWINS_DRIVER: process.env.TWINS_DRIVER, TWINS_IMAGE: process.env.TWINS_IMAGE }, { port: 0, host: '127.0.0.1', dataDir, logLevel: 'silent' });
   const cp = await startControlPlane(config);
   const token = await mintLocalToken(cp.services.localKeys!, { email: 'bench@example.com', org: 'bench', role: 'admin' });
   return {

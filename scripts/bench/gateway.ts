@@ -2,6 +2,7 @@
 // throughput with concurrent keep-alive clients (targets: gateway p50 ≤ 1 ms, ≥ 5,000 req/s).
 //   node --import=tsx scripts/bench/gateway.ts [sequential] [total] [concurrency]
 
+import { Worker } from 'node:worker_threads';
 import { Pool } from 'undici';
 import { fmt, percentile, startBenchControlPlane } from './control-plane.js';
 
@@ -41,22 +42,40 @@ try {
     return times;
   }
 
-  async function throughput(origin: string): Promise<number> {
-    const pool = new Pool(origin, { connections: CONCURRENCY });
-    let issued = 0;
-    const t0 = performance.now();
-    await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
-        while (issued < TOTAL) {
+  // The load comes from a worker thread so the client does not share the gateway's event loop.
+  const CLIENT = `
+    const { workerData, parentPort } = require('node:worker_threads');
+    const { Pool } = require('undici');
+    (async () => {
+      const { origin, path, headers, total, concurrency } = workerData;
+      const pool = new Pool(origin, { connections: concurrency });
+      let issued = 0;
+      let failed = 0;
+      const t0 = performance.now();
+      await Promise.all(Array.from({ length: concurrency }, async () => {
+        while (issued < total) {
           issued++;
           const res = await pool.request({ path, method: 'GET', headers });
           await res.body.arrayBuffer();
+          if (res.statusCode !== 200) failed++;
         }
-      }),
-    );
-    const seconds = (performance.now() - t0) / 1000;
-    await pool.close();
-    return TOTAL / seconds;
+      }));
+      const seconds = (performance.now() - t0) / 1000;
+      await pool.close();
+      parentPort.postMessage({ rps: total / seconds, failed });
+    })();
+  `;
+
+  function throughput(origin: string): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const worker = new Worker(CLIENT, { eval: true, workerData: { origin, path, headers, total: TOTAL, concurrency: CONCURRENCY } });
+      worker.once('message', (m: { rps: number; failed: number }) => {
+        if (m.failed > 0) reject(new Error(`${m.failed} requests failed`));
+        else resolve(m.rps);
+        void worker.terminate();
+      });
+      worker.once('error', reject);
+    });
   }
 
   const directTimes = await sequential(direct);

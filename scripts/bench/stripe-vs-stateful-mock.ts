@@ -3,7 +3,10 @@
 // loopback port; the load generator (undici, keep-alive, fixed concurrency) sends the same
 // form-encoded requests to both and prints requests/s, p50/p99 latency and the ratio.
 //
-//   npx tsx scripts/bench/stripe-vs-stateful-mock.ts [--creates 3000] [--retrieves 10000] [--concurrency 16]
+//   npx tsx scripts/bench/stripe-vs-stateful-mock.ts [--creates 3000] [--retrieves 10000] [--concurrency 16] [--rounds 3]
+//
+// The two servers are measured in alternating rounds (twin, mock, mock, twin, …) and the median
+// round of each is reported, so a burst of other load on the machine does not favour either.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -18,11 +21,13 @@ const { values } = parseArgs({
     creates: { type: 'string', default: '3000' },
     retrieves: { type: 'string', default: '10000' },
     concurrency: { type: 'string', default: '16' },
+    rounds: { type: 'string', default: '3' },
   },
 });
 const CREATES = Number(values.creates);
 const RETRIEVES = Number(values.retrieves);
 const CONCURRENCY = Number(values.concurrency);
+const ROUNDS = Number(values.rounds);
 const ROOT = resolve(import.meta.dirname, '..', '..');
 
 interface Server {
@@ -118,10 +123,12 @@ async function load(server: Server, count: number, request: (i: number) => { met
   };
 }
 
+async function warmUp(server: Server): Promise<void> {
+  // JIT, SQLite statement cache: not counted.
+  await load(server, 200, (i) => ({ method: 'POST', path: '/v1/customers', body: `email=warm${i}%40example.com` }));
+}
+
 async function benchOne(server: Server): Promise<{ create: Result; retrieve: Result }> {
-  // Warm-up (JIT, SQLite statement cache) not counted.
-  const warm: string[] = [];
-  await load(server, 200, (i) => ({ method: 'POST', path: '/v1/customers', body: `email=warm${i}%40example.com` }), (b) => warm.push(b.id));
   const ids: string[] = [];
   const create = await load(
     server,
@@ -144,9 +151,20 @@ try {
   servers.push(twin);
   const mock = await startStatefulMock();
   servers.push(mock);
-  console.log(`concurrency ${CONCURRENCY}, ${CREATES} creates, ${RETRIEVES} retrieves per server (after 200 warm-up creates)\n`);
-  const t = await benchOne(twin);
-  const m = await benchOne(mock);
+  console.log(
+    `concurrency ${CONCURRENCY}, ${CREATES} creates + ${RETRIEVES} retrieves per round, ${ROUNDS} alternating rounds per server, median round shown\n`,
+  );
+  await warmUp(twin);
+  await warmUp(mock);
+  const rounds: { twin: { create: Result; retrieve: Result }[]; mock: { create: Result; retrieve: Result }[] } = { twin: [], mock: [] };
+  for (let r = 0; r < ROUNDS; r++) {
+    const order = r % 2 === 0 ? (['twin', 'mock'] as const) : (['mock', 'twin'] as const);
+    for (const which of order) rounds[which].push(await benchOne(which === 'twin' ? twin : mock));
+  }
+  const median = (rs: { create: Result; retrieve: Result }[], k: 'create' | 'retrieve'): Result =>
+    rs.map((x) => x[k]).sort((a, b) => a.rps - b.rps)[Math.floor(rs.length / 2)]!;
+  const t = { create: median(rounds.twin, 'create'), retrieve: median(rounds.twin, 'retrieve') };
+  const m = { create: median(rounds.mock, 'create'), retrieve: median(rounds.mock, 'retrieve') };
   console.log('create customer (POST /v1/customers)');
   console.log(row('  twin', t.create));
   console.log(row('  stripe-stateful-mock', m.create));

@@ -21,6 +21,9 @@ t.test('create, list without token, use, revoke → next request 401', async (t)
   t.same(created.body.created_by, { id: created.body.created_by.id, email: 'ada@example.com', first_name: 'Ada', last_name: 'Lovelace' });
   const lifetime = Date.parse(created.body.expires_at) - Date.parse(created.body.created_at);
   t.equal(lifetime, 90 * 86_400_000, 'default lifetime is 90 days');
+  const explicitNull = await cp.call('POST', KEYS, { token: admin, body: { name: 'null-expiry', expires_at: null } });
+  t.equal(Date.parse(explicitNull.body.expires_at) - Date.parse(explicitNull.body.created_at), 90 * 86_400_000, 'null means the default');
+  t.equal((await cp.call('DELETE', `${KEYS}/${explicitNull.body.id}`, { token: admin })).status, 204);
 
   const stored = cp.services.db.prepare('SELECT token_sha256, prefix FROM api_keys WHERE id = ?').get(created.body.id) as { token_sha256: string; prefix: string };
   t.not(stored.token_sha256, created.body.token, 'only a hash is stored');

@@ -53,6 +53,8 @@ t.test('no route answers 500 to malformed input', async (t) => {
 
   const check = async (method: string, path: string, opts: Parameters<typeof cp.call>[2]) => {
     count += 1;
+    // fetch cannot send a body with GET; those routes get the query and path cases only.
+    if (method === 'GET' && opts) opts = { ...opts, body: undefined, rawBody: undefined };
     let r;
     try {
       r = await cp.call(method, path, opts);
@@ -75,7 +77,7 @@ t.test('no route answers 500 to malformed input', async (t) => {
     }
     for (const q of QUERIES) await check(method, template.replace('{id}', pick(PATH_PARAMS)) + q, { token: pick(creds) });
     for (const p of PATH_PARAMS) await check(method, template.replace('{id}', p), { token: pick(creds), body: { email: 'x@example.com', role: 'member', name: 'n' } });
-    for (let i = 0; i < 10; i++) {
+    for (let i = 0; i < 6; i++) {
       const body: Record<string, unknown> = {};
       for (const k of ['email', 'role', 'name', 'expires_at', 'checkout_session', 'x']) {
         if (random() < 0.6) body[k] = pick<unknown>([null, 0, -1, 1.5, true, '', ' ', 'admin', 'a@b', {}, [], ['x'], { a: 1 }, 'x'.repeat(200), '2999-01-01T00:00:00Z', 1e21]);

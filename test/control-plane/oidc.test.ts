@@ -64,6 +64,10 @@ t.test('oidc mode', async (t) => {
   t.equal(members.body.total, 3);
   t.equal(members.body.items.find((m: { email: string }) => m.email === 'ada@example.com').role, 'member');
 
+  // A WorkOS-style token without email or names keeps what an earlier token said.
+  const bare = await sign({ sub: 'u-1', org_id: 'org-1', role: 'admin' });
+  t.match((await cp.call('GET', '/users/me', { token: bare })).body, { email: 'ada@example.com', first_name: 'Augusta', role: 'admin' });
+
   // Refused: wrong issuer, wrong audience, unknown key, expired, missing org claim, unknown role.
   const refused: [string, string][] = [
     ['wrong issuer', await sign({ sub: 'u-1', email: 'a@example.com', org_id: 'o', org_role: 'admin' }, { iss: 'https://evil.example.com/' })],
@@ -71,6 +75,7 @@ t.test('oidc mode', async (t) => {
     ['untrusted key', await sign({ sub: 'u-1', email: 'a@example.com', org_id: 'o', org_role: 'admin' }, { key: stranger.privateKey as CryptoKey })],
     ['expired', await sign({ sub: 'u-1', email: 'a@example.com', org_id: 'o', org_role: 'admin' }, { exp: Math.floor(Date.now() / 1000) - 120 })],
     ['no organization', await sign({ sub: 'u-1', email: 'a@example.com' })],
+    ['no subject', await sign({ email: 'a@example.com', org_id: 'o', org_role: 'admin' })],
     ['unknown role', await sign({ sub: 'u-1', email: 'a@example.com', org_id: 'o', org_role: 'owner' })],
   ];
   for (const [why, token] of refused) {

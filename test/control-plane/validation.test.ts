@@ -159,6 +159,17 @@ t.test('every failing field is reported at once, in field order', async (t) => {
   );
 });
 
+t.test('path and query failures are reported together (path first), as FastAPI does', async (t) => {
+  t.same(
+    (await detail('GET', '/environments/nope/logs?page=0&size=x')).map((e) => [e.type, e.loc, e.input]),
+    [
+      ['uuid_parsing', ['path', 'environment_id'], 'nope'],
+      ['greater_than_equal', ['query', 'page'], '0'],
+      ['int_parsing', ['query', 'size'], 'x'],
+    ],
+  );
+});
+
 t.test('401 comes before 422; 405 and 404', async (t) => {
   const r = await cp.call('POST', INVITE, { body: { nope: 1 } });
   t.equal(r.status, 401);

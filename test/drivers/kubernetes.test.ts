@@ -57,7 +57,7 @@ t.test('a twin becomes a ready Pod with an owned Service; crashes and deletions 
   const { address } = await driver.start(spec(id));
   t.equal(address, `http://twin-${id}.twins.svc.cluster.local:8080`);
 
-  const pod = api.objects.pods.get(podName(id))!;
+  const pod: any = api.objects.pods.get(podName(id))!;
   const c = pod.spec.containers[0];
   t.equal(c.image, 'twins-runtime:1');
   t.same(c.args.slice(0, 2), ['--twin', 'stripe']);
@@ -70,7 +70,7 @@ t.test('a twin becomes a ready Pod with an owned Service; crashes and deletions 
   t.same(pod.spec.volumes, [{ name: 'data', emptyDir: {} }]);
   t.equal(pod.spec.securityContext.runAsNonRoot, true);
 
-  const svc = api.objects.services.get(podName(id))!;
+  const svc: any = api.objects.services.get(podName(id))!;
   t.same(svc.metadata.ownerReferences.map((r: { uid: string; kind: string }) => [r.kind, r.uid]), [['Pod', pod.metadata.uid]]);
   t.same(svc.spec.selector, { 'twins.twin-id': id });
 

@@ -1,4 +1,5 @@
 import t from 'tap';
+import Stripe from 'stripe';
 import { startOrchestratedControlPlane, stripe, waitFor, waitReady } from './helpers.js';
 import type { ProcessDriver } from '../../control-plane/orchestration/drivers/process.js';
 
@@ -9,7 +10,7 @@ t.test('an environment with a Stripe twin: ready, credential, gateway, records, 
   const b = await cp.token({ email: 'bob@example.com', org: 'org-b' });
 
   const created = await cp.call('POST', '/environments', { token: a, body: { name: 'Checkout flow', twins: [{ twin: 'stripe' }] } });
-  t.equal(created.status, 201, JSON.stringify(created.body));
+  t.equal(created.status, 201);
   t.equal(created.body.twins.length, 1);
   t.equal(created.body.twins[0].twin_slug, 'stripe');
   t.match(created.body.status, /^(provisioning|ready)$/);
@@ -26,11 +27,19 @@ t.test('an environment with a Stripe twin: ready, credential, gateway, records, 
   const key = cred.body.api_key;
 
   const made = await stripe(twin.url, key, 'POST', '/v1/customers', { email: 'jenny@example.com' });
-  t.equal(made.status, 200, JSON.stringify(made.body));
+  t.equal(made.status, 200);
   t.match(made.body.id, /^cus_/);
   const got = await stripe(twin.url, key, 'GET', `/v1/customers/${made.body.id}`);
   t.equal(got.body.email, 'jenny@example.com');
   t.equal((await stripe(twin.url, 'sk_test_wrong', 'GET', '/v1/customers')).status, 401, 'another key is refused');
+
+  // The official SDK, pointed at the twin URL, works unchanged.
+  const gateway = new URL(twin.url);
+  const sdk = new Stripe(key, { host: gateway.hostname, port: Number(gateway.port), protocol: 'http', maxNetworkRetries: 0 });
+  const viaSdk = await sdk.customers.create({ email: 'sdk@example.com', name: 'Via SDK' });
+  t.match(viaSdk.id, /^cus_/);
+  t.equal((await sdk.customers.retrieve(viaSdk.id) as Stripe.Customer).email, 'sdk@example.com');
+  await sdk.customers.del(viaSdk.id);
 
   // The admin API is never reachable through the gateway, with or without the secret.
   for (const p of ['/_twin/health', '/_twin/credential', '/_twin/records/customer', '//_twin/health', '/%5Ftwin/health']) {
@@ -42,7 +51,7 @@ t.test('an environment with a Stripe twin: ready, credential, gateway, records, 
   // Records: list, PUT seen at once by the twin's own API, unknown kinds 404, delete.
   const records = await cp.call('GET', `/environments/${envId}/twins/${twin.id}/records/customer`, { token: a });
   t.equal(records.status, 200);
-  t.same(records.body.map((r: any) => r.external_id), [made.body.id]);
+  t.same(records.body.map((r: any) => r.external_id), [made.body.id, viaSdk.id], 'insertion order (a deleted customer is kept, as Stripe does)');
   const replaced = await cp.call('PUT', `/environments/${envId}/twins/${twin.id}/records/customer/${made.body.id}`, {
     token: a,
     body: { fields: { ...got.body, email: 'changed@example.com', name: 'Changed' } },
@@ -57,7 +66,7 @@ t.test('an environment with a Stripe twin: ready, credential, gateway, records, 
   // Logs: every gateway request, newest first, with the contract's fields.
   const logs = await cp.call('GET', `/environments/${envId}/logs?size=100`, { token: a });
   t.equal(logs.status, 200);
-  t.equal(logs.body.total, 9, 'three provider calls and five refused admin paths, plus the customer read after PUT');
+  t.equal(logs.body.total, 12, 'three raw calls, three SDK calls, five refused admin paths, the read after PUT');
   t.equal(logs.body.items[0].path, `/v1/customers/${made.body.id}`);
   t.equal(logs.body.items.at(-1).method, 'POST');
   t.equal(logs.body.items.at(-1).status_code, 200);

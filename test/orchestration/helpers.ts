@@ -7,7 +7,7 @@ import type { Config } from '../../control-plane/config.js';
 
 export async function startOrchestratedControlPlane(overrides: Partial<Config> = {}): Promise<TestControlPlane> {
   ensureBuilt();
-  return startTestControlPlane(overrides, { TWINS_RECONCILE_MS: '200' });
+  return startTestControlPlane(overrides);
 }
 
 export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {

@@ -32,7 +32,7 @@ t.test('SIGKILL a twin: the reconciler restarts it, records survive, a new key i
   t.equal(got.body.email, 'survivor@example.com', 'records survive the crash');
 });
 
-t.test('control plane stop and start: environments and twins come back, orphans are swept', async (t) => {
+t.test('control plane stop and start: environments and twins come back', async (t) => {
   const first = await startOrchestratedControlPlane();
   const dataDir = first.dataDir;
   const token = await first.token({ org: 'restarts' });

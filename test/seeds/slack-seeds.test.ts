@@ -22,8 +22,9 @@ async function channelNamed(client: WebClient, name: string) {
   return list.channels!.find((c) => c.name === name);
 }
 
+/** What people said: Slack's own notices (`channel_join` when the people were invited) left out. */
 async function history(client: WebClient, channel: string) {
-  return (await client.conversations.history({ channel, limit: 1000 })).messages!;
+  return (await client.conversations.history({ channel, limit: 1000 })).messages!.filter((m) => m.subtype === undefined);
 }
 
 t.ok(twin.suggestions.length >= 5, 'at least five Slack suggestions');

@@ -108,6 +108,7 @@ t.test('compile-time checks against the twin routes and documented fields', asyn
   ]);
   tt.match(await check([{ says: 'x', sequence: [{ match: { path: '/v1/charges' }, capture: { ch: 'response.id' } }] }], ['stripe']), [{ message: /not a capture source/ }]);
   tt.match(await check([{ says: 'x', match: { path: '/v1/customers', response: { status: 'ok' } } }], ['stripe']), [{ message: /is not a status code/ }]);
+  tt.match(await check([{ says: 'x', match: { path: { starts: '/v1' } } }], ['stripe']), [{ message: /path must be a path or template/ }]);
 });
 
 t.test('matches uses a linear-time engine', async (tt) => {

@@ -1,7 +1,7 @@
 // The evaluator over logged traffic in a real SQLite file: every operator, every assertion kind,
 // every matcher field, the reasons of each failure kind, and determinism.
 
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { evaluate } from '../../control-plane/testing/evaluator.js';
 import { evaluateOperator } from '../../control-plane/testing/operators.js';
 import { normalizeAssertion, assertionsSchema, type Assertion } from '../../control-plane/testing/matcher-language.js';
@@ -42,7 +42,7 @@ function judge(raw: unknown[]): ReturnType<typeof evaluate> {
   return evaluate(assertions, log.rows());
 }
 
-function holds(tt: Tap.Test, says: string, match: Record<string, unknown>, expected: boolean) {
+function holds(tt: Test, says: string, match: Record<string, unknown>, expected: boolean) {
   const r = judge([{ says, match }]).results[0]!;
   tt.equal(r.passed, expected, says);
 }
@@ -203,4 +203,26 @@ t.test('the same traffic gives the same result', async (tt) => {
     { says: 'c', sequence: [{ match: { path: '/v1/customers' } }, { match: { path: '/v1/refunds' } }] },
   ];
   tt.same(judge(raw), judge(raw));
+});
+
+t.test('form bodies: a value read by pointer equals the value in the decoded tree', async (tt) => {
+  const { ObservedRequest, pointerGet } = await import('../../control-plane/testing/observed-request.js');
+  const { parseBracketForm } = await import('../../twin-runtime/form.js');
+  const bodies = [
+    'email=ada%40example.com&name=Ada+Lovelace&metadata%5Btier%5D=gold&metadata%5Bn%5D=1',
+    'metadata[tier]=gold&metadata[tier]=silver&amount=100',
+    'items%5b0%5d%5bprice%5d=price_1&items%5b1%5d%5bprice%5d=price_2&expand[]=customer',
+    'xemail=no&email=yes&a=1&a[b]=2',
+    'text=50%25+off+%26+more&channel=%23general',
+    '',
+  ];
+  const pointers = ['/email', '/name', '/metadata/tier', '/metadata', '/amount', '/items/0/price', '/items', '/expand/0', '/a', '/a/b', '/text', '/channel', '/missing', ''];
+  for (const body of bodies) {
+    const tree = parseBracketForm(body);
+    for (const pointer of pointers) {
+      if (body === '' && pointer === '') continue; // no body at all reads as undefined, not {}
+      const req = new ObservedRequest({ ...log.rows()[0]!, request_content_type: 'application/x-www-form-urlencoded', request_body: body });
+      tt.same(req.bodyAt(pointer), pointerGet(tree, pointer), `${pointer} in ${body || '(empty)'}`);
+    }
+  }
 });

@@ -99,6 +99,27 @@ t.test('bad input answers 422 with Pydantic entries', async (tt) => {
   const unknownTwin = await cp.call('POST', '/tests', { token: admin, body: { name: 'x', twins: ['paypal'], outcome: 'x' } });
   tt.match(unknownTwin, { status: 422, body: { detail: [{ loc: ['body', 'twins', 0] }] } });
   tt.equal((await cp.call('GET', '/tests/not-a-uuid', { token: admin })).status, 422);
+  // Odd assertions are refused with 422, never a 500.
+  const odd: unknown[] = [
+    5,
+    null,
+    [],
+    { says: 'x' },
+    { says: 'x', match: { path: 7 } },
+    { says: 'x', match: { body: { '/a': { one_of: 5 } } } },
+    { says: 'x', match: { body: { a: { matches: '(' } } } },
+    { says: 'x', match: { response: { status: [] } } },
+    { says: 'x', never: { method: 'FETCH' } },
+    { says: 'x', sequence: [] },
+    { says: 'x', sequence: [{ match: {}, capture: { '1bad': 'response.body/id' } }] },
+    { says: 'x', match: { actor: 'robot' } },
+    { says: 'x', version: 2, match: {} },
+  ];
+  for (const assertion of odd) {
+    const res = await cp.call('POST', '/tests', { token: admin, body: { name: 'odd', twins: ['stripe'], assertions: [assertion] } });
+    tt.equal(res.status, 422, JSON.stringify(assertion));
+    tt.ok(Array.isArray(res.body.detail) && res.body.detail.length > 0);
+  }
 });
 
 t.test('compiled outcome, attempts, reasons, repeatability', async (tt) => {

@@ -70,7 +70,6 @@ const vocabulary: TwinSeeding['vocabulary'] = {
     },
   ],
   ownedBy: { issue: 'repository', pull_request: 'repository', comment: 'issue' },
-  namedResource: 'repository',
   fillers: ['github', 'each', 'are', 'is', 'an'],
 };
 

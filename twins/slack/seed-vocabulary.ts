@@ -51,7 +51,6 @@ const vocabulary: TwinSeeding['vocabulary'] = {
   },
   phrases: [],
   ownedBy: { message: 'channel', reply: 'message', reaction: 'message' },
-  namedResource: 'channel',
   fillers: ['slack', 'workspace', 'each', 'are', 'is'],
 };
 

@@ -53,7 +53,7 @@ const vocabulary: TwinSeeding['vocabulary'] = {
     active: ['active', 'paying'],
     refunded: ['refunded'],
     failed: ['declined', 'failed'],
-    duplicate: ['a duplicate', 'duplicate', 'duplicated', 'charged twice'],
+    duplicate: ['duplicate', 'a duplicate', 'duplicated', 'charged twice'],
   },
   stateResources: {
     past_due: ['customer', 'subscription'],
@@ -77,15 +77,8 @@ const vocabulary: TwinSeeding['vocabulary'] = {
       attribute: 'plan',
       value: (g) => g[1]!.trim(),
     },
-    {
-      pattern: /\bpriced\b/,
-      attribute: 'priced',
-      value: () => 'true',
-    },
   ],
   ownedBy: { charge: 'customer', subscription: 'customer' },
-  amountResource: 'charge',
-  namedResource: 'customer',
   fillers: ['stripe', 'each', 'who', 'are', 'is'],
 };
 

@@ -179,6 +179,11 @@ export class ProcessDriver implements TwinDriver {
     return out;
   }
 
+  /** Standby children ready (or loading) for a slug. */
+  standbyCount(slug: string): number {
+    return this.warm.get(slug)?.length ?? 0;
+  }
+
   /** The child's pid (tests use it to kill a twin the hard way). */
   pidOf(twinId: string): number | undefined {
     return this.workloads.get(twinId)?.child.pid;

@@ -109,3 +109,15 @@ t.test('x-ratelimit-* count down; a spent window answers 403; advancing the cloc
   t.equal(fresh.headers['x-ratelimit-remaining'], '4999');
   t.equal(Number(fresh.headers['x-ratelimit-reset']), reset + 1 + 3600);
 });
+
+t.test('reset empties the twin and the starting accounts come back with the same ids', async (t) => {
+  await octokit.repos.createForAuthenticatedUser({ name: 'before-reset' });
+  const res = await fetch(`${twin.url}/_twin/reset`, { method: 'POST' });
+  t.equal(res.status, 200);
+  t.equal((await failure(octokit.repos.get({ owner: 'octocat', repo: 'before-reset' }))).status, 404);
+  const me = await octokit.users.getAuthenticated();
+  t.equal(me.data.login, 'octocat');
+  t.equal(me.data.id, 1);
+  t.equal((await octokit.orgs.get({ org: 'octo-org' })).data.id, 3);
+  t.equal((await octokit.repos.createForAuthenticatedUser({ name: 'after-reset' })).data.id, 1, 'id sequences restart');
+});

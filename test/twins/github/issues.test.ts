@@ -90,6 +90,7 @@ t.test('list filters and sorting', async (t) => {
   t.same(since.data.map((i) => i.title), ['Third']);
   const paged = await octokit.paginate(octokit.issues.listForRepo, { owner, repo, state: 'all', per_page: 1 });
   t.equal(paged.length, 3);
+  t.equal((await octokit.repos.get({ owner, repo })).data.open_issues_count, 2, 'open issues counted on the repository');
 });
 
 t.test('comments CRUD', async (t) => {
@@ -165,6 +166,8 @@ t.test('search issues with qualifiers', async (t) => {
   t.same(quoted.data.items.map((i) => i.title), ['Unrelated bug']);
   const byAuthor = await octokit.search.issuesAndPullRequests({ q: 'author:hubot' });
   t.equal(byAuthor.data.total_count, 0);
+  const everyIssue = await octokit.paginate(octokit.search.issuesAndPullRequests, { q: 'is:issue', per_page: 2 });
+  t.equal(everyIssue.length, 4, 'paginate walks search pages through the Link header');
   const prs = await octokit.search.issuesAndPullRequests({ q: 'is:pr' });
   t.equal(prs.data.total_count, 0);
   const noQ = await failure(octokit.request('GET /search/issues'));

@@ -3,7 +3,7 @@
 // as one schema and referenced by `#/components/schemas/<name>`. OpenAPI 3.0's `nullable` is
 // honoured by ajv's own `nullable` keyword support.
 
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Ajv } from 'ajv';
@@ -42,9 +42,7 @@ function nullableToJsonSchema(node: any): any {
   return out;
 }
 
-interface Asserter { ok(value: unknown, message: string, extra?: object): unknown }
-
-function check(t: Asserter, schema: string, value: unknown): void {
+function check(t: Test, schema: string, value: unknown): void {
   if (!spec.components.schemas[schema]) throw new Error(`no schema ${schema}`);
   const validate = ajv.compile({ $ref: `github#/components/schemas/${schema}` });
   const ok = validate(value);
@@ -108,6 +106,7 @@ t.test('pull requests', async (t) => {
   check(t, 'commit', (await octokit.pulls.listCommits({ owner, repo, pull_number: pr.data.number })).data[0]);
   check(t, 'pull-request-review', (await octokit.pulls.createReview({ owner, repo, pull_number: pr.data.number, event: 'APPROVE' })).data);
   check(t, 'pull-request-review-comment', (await octokit.pulls.createReviewComment({ owner, repo, pull_number: pr.data.number, body: 'n', path: 'c.txt', line: 1, commit_id: pr.data.head.sha })).data);
+  check(t, 'commit-comparison', (await octokit.repos.compareCommitsWithBasehead({ owner, repo, basehead: 'main...feat' })).data);
   check(t, 'pull-request-merge-result', (await octokit.pulls.merge({ owner, repo, pull_number: pr.data.number, merge_method: 'squash' })).data);
   check(t, 'pull-request', (await octokit.pulls.get({ owner, repo, pull_number: pr.data.number })).data);
 });

@@ -135,6 +135,7 @@ t.test('merge commit closes the issues the description names', async (t) => {
   t.equal(pr.data.merged_by!.login, 'octocat');
   t.equal(pr.data.merge_commit_sha, merged.data.sha);
   t.equal((await octokit.pulls.checkIfMerged({ owner, repo, pull_number: 2 })).status, 204);
+  t.equal((await octokit.repos.get({ owner, repo })).data.open_issues_count, 0, 'the PR and the issue it fixed are closed');
   const closedIssue = await octokit.issues.get({ owner, repo, issue_number: 1 });
   t.equal(closedIssue.data.state, 'closed');
   t.equal(closedIssue.data.state_reason, 'completed');
@@ -182,4 +183,26 @@ t.test('405 when not mergeable (conflict), closing without merge', async (t) => 
   t.equal((await failure(octokit.pulls.checkIfMerged({ owner, repo, pull_number: pr.data.number }))).status, 404);
   const search = await octokit.search.issuesAndPullRequests({ q: `repo:${owner}/${repo} is:pr is:closed` });
   t.equal(search.data.total_count, 4);
+});
+
+t.test('requested reviewers (org repository: members can review)', async (t) => {
+  const o = 'octo-org';
+  const r = 'reviewed';
+  await octokit.repos.createInOrg({ org: o, name: r, auto_init: true });
+  const main = await octokit.git.getRef({ owner: o, repo: r, ref: 'heads/main' });
+  await octokit.git.createRef({ owner: o, repo: r, ref: 'refs/heads/change', sha: main.data.object.sha });
+  await octokit.repos.createOrUpdateFileContents({ owner: o, repo: r, path: 'c.txt', branch: 'change', message: 'c', content: b64('c\n') });
+  const pr = await octokit.pulls.create({ owner: o, repo: r, title: 'Review me', head: 'change', base: 'main' });
+  const requested = await octokit.pulls.requestReviewers({ owner: o, repo: r, pull_number: pr.data.number, reviewers: ['hubot'] });
+  t.equal(requested.status, 201);
+  t.same(requested.data.requested_reviewers!.map((u) => u.login), ['hubot']);
+  const listed = await octokit.pulls.listRequestedReviewers({ owner: o, repo: r, pull_number: pr.data.number });
+  t.same(listed.data.users.map((u) => u.login), ['hubot']);
+  const self = await failure(octokit.pulls.requestReviewers({ owner: o, repo: r, pull_number: pr.data.number, reviewers: ['octocat'] }));
+  t.equal(self.status, 422);
+  t.equal(self.body.message, 'Review cannot be requested from pull request author.');
+  const outsider = await failure(octokit.pulls.requestReviewers({ owner: o, repo: r, pull_number: pr.data.number, reviewers: ['ghost-user'] }));
+  t.equal(outsider.status, 422);
+  const removed = await octokit.pulls.removeRequestedReviewers({ owner: o, repo: r, pull_number: pr.data.number, reviewers: ['hubot'] });
+  t.same(removed.data.requested_reviewers, []);
 });

@@ -11,6 +11,7 @@ const { octokit, twin } = gh;
 t.test('create, get, update, rename and delete a repository', async (t) => {
   const created = await octokit.repos.createForAuthenticatedUser({ name: 'widgets', description: 'Widgets', private: true });
   t.equal(created.status, 201);
+  t.equal(created.headers.location, `${twin.url}/repos/octocat/widgets`);
   const r = created.data;
   t.equal(r.full_name, 'octocat/widgets');
   t.equal(r.private, true);
@@ -164,4 +165,18 @@ t.test('contents, commits, branches and refs', async (t) => {
   const removed = await octokit.repos.deleteFile({ owner: 'octocat', repo: 'code', path: 'src/lib/index.ts', message: 'Remove', sha: updated.data.content!.sha! });
   t.equal(removed.data.content, null);
   t.equal((await failure(octokit.repos.getContent({ owner: 'octocat', repo: 'code', path: 'src/lib/index.ts' }))).status, 404);
+});
+
+t.test('compare two refs', async (t) => {
+  const main = await octokit.git.getRef({ owner: 'octocat', repo: 'code', ref: 'heads/main' });
+  await octokit.git.createRef({ owner: 'octocat', repo: 'code', ref: 'refs/heads/cmp', sha: main.data.object.sha });
+  await octokit.repos.createOrUpdateFileContents({ owner: 'octocat', repo: 'code', path: 'n.txt', branch: 'cmp', message: 'Add n', content: b64('n\n') });
+  const cmp = await octokit.repos.compareCommitsWithBasehead({ owner: 'octocat', repo: 'code', basehead: 'main...cmp' });
+  t.equal(cmp.data.status, 'ahead');
+  t.equal(cmp.data.ahead_by, 1);
+  t.equal(cmp.data.behind_by, 0);
+  t.same(cmp.data.commits.map((c) => c.commit.message), ['Add n']);
+  t.same(cmp.data.files!.map((f) => [f.filename, f.status]), [['n.txt', 'added']]);
+  t.equal((await octokit.repos.compareCommitsWithBasehead({ owner: 'octocat', repo: 'code', basehead: 'cmp...main' })).data.status, 'behind');
+  t.equal((await failure(octokit.repos.compareCommitsWithBasehead({ owner: 'octocat', repo: 'code', basehead: 'main...nope' }))).status, 404);
 });

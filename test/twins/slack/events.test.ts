@@ -148,6 +148,23 @@ t.test('event callbacks are signed so Slack verification accepts them', async (t
   t.ok(deliveries.every((d) => d.body.status === 'succeeded'));
 });
 
+t.test('mentioning the bot sends app_mention after the message event', async (t) => {
+  received.length = 0;
+  const ada = (await client.users.lookupByEmail({ email: 'ada@example.com' })).user!.id!;
+  const posted = (await client.apiCall('twin.messages.postAsUser', {
+    user: ada,
+    channel: general,
+    text: `<@${auth.user_id}> what is the status?`,
+  })) as unknown as { ts: string };
+  const got = (await waitFor(2)).map(envelope);
+  t.same(got.map((e) => e.event.type), ['message', 'app_mention']);
+  t.match(got[1]!.event, { type: 'app_mention', user: ada, channel: general, ts: posted.ts, event_ts: posted.ts, text: `<@${auth.user_id}> what is the status?` });
+  // The bot's own mention of itself is no app_mention.
+  received.length = 0;
+  await client.chat.postMessage({ channel: general, text: `I am <@${auth.user_id}>` });
+  t.same((await waitFor(1)).map((r) => envelope(r).event.type), ['message']);
+});
+
 t.test('a refused callback is retried with Slack retry headers', async (t) => {
   received.length = 0;
   failNext = 1;

@@ -180,6 +180,8 @@ t.test('test clocks share the environment clock and drive renewals', async (t) =
   t.same(list.data.map((c) => c.id), [clock.id]);
   const del = await stripe.testHelpers.testClocks.del(clock.id);
   t.equal(del.deleted, true);
+  t.equal((await stripe.subscriptions.retrieve(sub.id)).status, 'canceled', "the clock's subscriptions end");
+  t.equal(((await stripe.customers.retrieve(customer.id)) as Stripe.DeletedCustomer).deleted, true, "the clock's customers are deleted");
   const gone = await stripe.testHelpers.testClocks.retrieve(clock.id).catch((e) => e);
   t.equal(gone.statusCode, 404);
 });

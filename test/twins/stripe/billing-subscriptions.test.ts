@@ -208,3 +208,145 @@ t.test('one-off invoice: create, add lines, finalize, pay, void another', async 
   const list = await stripe.invoices.list({ customer: customer.id, status: 'void' });
   t.same(list.data.map((i) => i.id), [other.id]);
 });
+
+t.test('ending a trial now bills at once; search; the hosted invoice page', async (t) => {
+  const { customer } = await customerWithCard(stripe);
+  const sub = await stripe.subscriptions.create({ customer: customer.id, items: [{ price: price.id }], trial_period_days: 30, metadata: { tier: 'gold' } });
+  t.equal(sub.status, 'trialing');
+  const ended = await stripe.subscriptions.update(sub.id, { trial_end: 'now', expand: ['latest_invoice'] });
+  t.equal(ended.status, 'active');
+  const inv = ended.latest_invoice as Stripe.Invoice;
+  t.equal(inv.status, 'paid');
+  t.equal(inv.amount_paid, 2000);
+  t.not(inv.id, sub.latest_invoice);
+
+  const found = await stripe.subscriptions.search({ query: "metadata['tier']:'gold'" });
+  t.same(found.data.map((s) => s.id), [sub.id]);
+  const invs = await stripe.invoices.search({ query: `subscription:'${sub.id}' AND total>0` });
+  t.same(invs.data.map((i) => i.id), [inv.id]);
+
+  const page = await fetch(inv.hosted_invoice_url!);
+  t.equal(page.status, 200);
+  t.match(await page.text(), new RegExp(inv.number!));
+});
+
+t.test('default_incomplete: the first invoice waits for the client with a confirmation secret', async (t) => {
+  const { customer, pm } = await customerWithCard(stripe);
+  const sub = await stripe.subscriptions.create({
+    customer: customer.id,
+    items: [{ price: price.id }],
+    payment_behavior: 'default_incomplete',
+    expand: ['latest_invoice.confirmation_secret'],
+  });
+  t.equal(sub.status, 'incomplete');
+  const inv = sub.latest_invoice as Stripe.Invoice;
+  t.equal(inv.status, 'open');
+  t.equal(inv.attempt_count, 0, 'not attempted');
+  t.match(inv.confirmation_secret?.client_secret, /^pi_.+_secret_/);
+  const pi = await stripe.paymentIntents.retrieve((inv as any).payment_intent);
+  t.equal(pi.status, 'requires_payment_method');
+  t.equal(pi.amount, 2000);
+  const paid = await stripe.invoices.pay(inv.id!, { payment_method: pm.id });
+  t.equal(paid.status, 'paid');
+  t.equal((await stripe.subscriptions.retrieve(sub.id)).status, 'active');
+  t.equal((await stripe.paymentIntents.retrieve(pi.id)).status, 'succeeded', 'the same payment intent was charged');
+
+  // Unpaid for 23 hours, an incomplete subscription expires and its invoice is voided.
+  const { customer: c2 } = await customerWithCard(stripe, 'pm_card_chargeCustomerFail');
+  const failing = await stripe.subscriptions.create({ customer: c2.id, items: [{ price: price.id }] });
+  t.equal(failing.status, 'incomplete');
+  const clock = Math.floor(Date.parse(((await (await fetch(`${bt.twin.url}/_twin/health`)).json()) as any).clock) / 1000);
+  await bt.twin.advance(new Date((clock + 23 * 3600 + 1) * 1000));
+  const expired = await stripe.subscriptions.retrieve(failing.id);
+  t.equal(expired.status, 'incomplete_expired');
+  t.equal((await stripe.invoices.retrieve(failing.latest_invoice as string)).status, 'void');
+});
+
+t.test('default_incomplete: the client confirming the invoice payment intent pays the invoice', async (t) => {
+  const { customer, pm } = await customerWithCard(stripe);
+  const sub = await stripe.subscriptions.create({
+    customer: customer.id,
+    items: [{ price: price.id }],
+    payment_behavior: 'default_incomplete',
+  });
+  t.equal(sub.status, 'incomplete');
+  const inv = await stripe.invoices.retrieve(sub.latest_invoice as string);
+  const confirmed = await stripe.paymentIntents.confirm((inv as any).payment_intent, { payment_method: pm.id });
+  t.equal(confirmed.status, 'succeeded');
+  t.equal((await stripe.invoices.retrieve(inv.id!)).status, 'paid', 'the invoice learns of the payment');
+  t.equal((await stripe.subscriptions.retrieve(sub.id)).status, 'active', 'and the subscription starts');
+});
+
+t.test('subscription items: add, change, list, delete', async (t) => {
+  const { customer } = await customerWithCard(stripe);
+  const addon = await monthlyPrice(stripe, 300, 'Add-on');
+  const sub = await stripe.subscriptions.create({ customer: customer.id, items: [{ price: price.id }] });
+  const added = await stripe.subscriptionItems.create({ subscription: sub.id, price: addon.id, quantity: 4 });
+  t.match(added.id, /^si_/);
+  t.equal(added.quantity, 4);
+  t.equal(added.subscription, sub.id);
+  const changed = await stripe.subscriptionItems.update(added.id, { quantity: 5 });
+  t.equal(changed.quantity, 5);
+  const list = await stripe.subscriptionItems.list({ subscription: sub.id });
+  t.equal(list.data.length, 2);
+  t.same((await stripe.subscriptions.retrieve(sub.id)).items.data.map((i) => i.quantity).sort(), [1, 5]);
+  const del = await stripe.subscriptionItems.del(added.id);
+  t.equal(del.deleted, true);
+  t.equal((await stripe.subscriptions.retrieve(sub.id)).items.data.length, 1);
+  const gone = await stripe.subscriptionItems.retrieve(added.id).catch((e) => e);
+  t.equal(gone.statusCode, 404);
+  const last = await stripe.subscriptionItems.del(sub.items.data[0]!.id).catch((e) => e);
+  t.equal(last.statusCode, 400, 'the last item cannot be removed');
+});
+
+t.test('a declined invoices.pay answers 402 and keeps the attempt', async (t) => {
+  const { customer } = await customerWithCard(stripe, 'pm_card_chargeCustomerFail');
+  const sub = await stripe.subscriptions.create({ customer: customer.id, items: [{ price: price.id }] });
+  const invId = sub.latest_invoice as string;
+  const err = await stripe.invoices.pay(invId).catch((e) => e);
+  t.equal(err.statusCode, 402);
+  t.equal(err.code, 'card_declined');
+  const inv = await stripe.invoices.retrieve(invId);
+  t.equal(inv.attempt_count, 2, 'the declined attempt counts');
+  const charges = await stripe.charges.list({ customer: customer.id });
+  t.equal(charges.data.filter((c) => c.status === 'failed').length, 2);
+});
+
+t.test('prorations: pending on the next invoice by default, billed at once with always_invoice', async (t) => {
+  const b2 = await startBillingTwin();
+  t.teardown(() => b2.close());
+  const s2 = b2.stripe;
+  const p2 = await monthlyPrice(s2, 3100, 'Seat');
+  const { customer } = await customerWithCard(s2);
+  const sub = await s2.subscriptions.create({ customer: customer.id, items: [{ price: p2.id, quantity: 1 }] });
+  const start = sub.items.data[0]!.current_period_start;
+  const end = sub.items.data[0]!.current_period_end; // Jan 15 → Feb 15: 31 days
+  await b2.twin.advance(new Date((start + 15.5 * DAY) * 1000)); // exactly half way
+  const up = await s2.subscriptions.update(sub.id, { items: [{ id: sub.items.data[0]!.id, quantity: 3 }] });
+  t.equal(up.items.data[0]!.quantity, 3);
+  const preview = await s2.invoices.createPreview({ customer: customer.id, subscription: sub.id });
+  const prorated = preview.lines.data.filter((l) => l.parent?.subscription_item_details?.proration);
+  t.same(prorated.map((l) => l.amount), [-1550, 4650], 'credit half of 1 seat, charge half of 3 seats');
+  t.match(prorated[0]!.description, /^Unused time on 1 × Seat after 31 Jan 2026$/);
+  t.match(prorated[1]!.description, /^Remaining time on 3 × Seat after 31 Jan 2026$/);
+  t.equal(preview.amount_due, -1550 + 4650 + 9300);
+  t.equal((await s2.invoices.list({ subscription: sub.id })).data.length, 1, 'nothing billed yet');
+
+  await b2.twin.advance(new Date((end + 2 * 3600) * 1000));
+  const renewed = await s2.invoices.retrieve((await s2.subscriptions.retrieve(sub.id)).latest_invoice as string);
+  t.equal(renewed.amount_paid, 12400, 'the renewal carries the prorations');
+  t.equal(renewed.lines.data.length, 3);
+
+  const now2 = end + 2 * 3600;
+  const periodEnd2 = (await s2.subscriptions.retrieve(sub.id)).items.data[0]!.current_period_end;
+  const down = await s2.subscriptions.update(sub.id, {
+    items: [{ id: sub.items.data[0]!.id, quantity: 4 }],
+    proration_behavior: 'always_invoice',
+    expand: ['latest_invoice'],
+  });
+  const inv = down.latest_invoice as Stripe.Invoice;
+  t.equal(inv.billing_reason, 'subscription_update');
+  t.equal(inv.status, 'paid');
+  const frac = (periodEnd2 - now2) / (periodEnd2 - end);
+  t.equal(inv.amount_paid, Math.round(12400 * frac) - Math.round(9300 * frac));
+});

@@ -191,3 +191,22 @@ t.test('expand', async (t) => {
   const stored = await stripe.customers.retrieve(c.id);
   t.equal((stored as Stripe.Customer).invoice_settings.default_payment_method, pm.id, 'the stored object keeps the id');
 });
+
+t.test('records are the API objects: the records endpoint lists them and a PUT changes the answer', async (t) => {
+  const c = await stripe.customers.create({ email: 'rec@example.com', name: 'Before' });
+  const listed = (await (await fetch(`${twin.url}/_twin/records/customer`)).json()) as { external_id: string; body: any }[];
+  const rec = listed.find((r) => r.external_id === c.id);
+  t.ok(rec, 'the customer is a record');
+  t.same(rec!.body, JSON.parse(JSON.stringify(c)), 'the record body is exactly what the API returned');
+  const put = await fetch(`${twin.url}/_twin/records/customer/${c.id}`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ fields: { ...rec!.body, name: 'After', balance: -500 } }),
+  });
+  t.equal(put.status, 200);
+  const after = (await stripe.customers.retrieve(c.id)) as Stripe.Customer;
+  t.equal(after.name, 'After');
+  t.equal(after.balance, -500);
+  const events = (await (await fetch(`${twin.url}/_twin/records/event`)).json()) as { body: any }[];
+  t.ok(events.some((e) => e.body.type === 'customer.created' && e.body.data.object.id === c.id), 'events are records too');
+});

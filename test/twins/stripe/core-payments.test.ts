@@ -282,3 +282,87 @@ t.test('a record PUT switches a saved card to declining', async (t) => {
   t.equal(err.type, 'StripeCardError');
   t.equal(err.decline_code, 'generic_decline');
 });
+
+t.test('payment_method_data, and a replayed decline under the same Idempotency-Key', async (t) => {
+  const pi = await stripe.paymentIntents.create({
+    amount: 2100,
+    currency: 'usd',
+    confirm: true,
+    payment_method_data: { type: 'card', card: { token: 'tok_mastercard' } } as any,
+  });
+  t.equal(pi.status, 'succeeded');
+  const pm = await stripe.paymentMethods.retrieve(pi.payment_method as string);
+  t.equal(pm.card?.brand, 'mastercard');
+  const badData = await stripe.paymentIntents
+    .create({ amount: 2100, currency: 'usd', payment_method_data: { type: 'card', card: { token: 'tok_visa', colour: 'x' } } as any })
+    .catch((e) => e);
+  t.equal(badData.param, 'payment_method_data[card][colour]');
+
+  const params = { amount: 4200, currency: 'usd', payment_method: 'pm_card_chargeDeclined', confirm: true };
+  const first = await stripe.paymentIntents.create(params, { idempotencyKey: 'decline-1' }).catch((e) => e);
+  const second = await stripe.paymentIntents.create(params, { idempotencyKey: 'decline-1' }).catch((e) => e);
+  t.equal(first.statusCode, 402);
+  t.equal(second.statusCode, 402);
+  t.equal(second.payment_intent.id, first.payment_intent.id, 'the replay names the same intent');
+  t.equal(second.headers['idempotent-replayed'], 'true');
+  const attempts = await stripe.charges.list({ payment_intent: first.payment_intent.id });
+  t.equal(attempts.data.length, 1, 'the replay did not charge again');
+});
+
+t.test('legacy charges API', async (t) => {
+  const ch = await stripe.charges.create({ amount: 1500, currency: 'usd', source: 'tok_visa', description: 'legacy' });
+  t.match(ch.id, /^ch_/);
+  t.equal(ch.status, 'succeeded');
+  t.equal(ch.paid, true);
+  t.equal(ch.payment_method_details?.card?.brand, 'visa');
+  const declined = await stripe.charges.create({ amount: 1500, currency: 'usd', source: 'tok_chargeDeclined' }).catch((e) => e);
+  t.equal(declined.type, 'StripeCardError');
+  t.equal(declined.code, 'card_declined');
+  const failed = await stripe.charges.retrieve(declined.raw.charge);
+  t.equal(failed.status, 'failed', 'the failed charge is kept');
+  const auth = await stripe.charges.create({ amount: 900, currency: 'usd', source: 'tok_visa', capture: false });
+  t.equal(auth.captured, false);
+  const cap = await stripe.charges.capture(auth.id);
+  t.equal(cap.captured, true);
+  t.equal(cap.amount_captured, 900);
+  const nobody = await stripe.customers.create({});
+  const noCard = await stripe.charges.create({ amount: 900, currency: 'usd', customer: nobody.id }).catch((e) => e);
+  t.equal(noCard.statusCode, 400);
+});
+
+t.test('3D Secure cards: requires_action, the authentication page, off-session failure', async (t) => {
+  const pi = await stripe.paymentIntents.create({ amount: 4000, currency: 'usd', payment_method: 'pm_card_threeDSecure2Required', confirm: true });
+  t.equal(pi.status, 'requires_action');
+  t.equal(pi.next_action?.type, 'use_stripe_sdk');
+  const url = (pi.next_action as any).use_stripe_sdk.stripe_js as string;
+  t.ok(url.startsWith(twin.url), 'the challenge page is served by the twin');
+  const done = await (await fetch(url, { method: 'POST' })).json();
+  t.equal(done.status, 'succeeded', 'passing the challenge completes the payment');
+  t.match(done.latest_charge, /^ch_/);
+
+  const withReturn = await stripe.paymentIntents.create({
+    amount: 4000,
+    currency: 'usd',
+    payment_method: 'pm_card_authenticationRequired',
+    confirm: true,
+    return_url: 'https://shop.example/back',
+  });
+  t.equal(withReturn.next_action?.type, 'redirect_to_url');
+  const page = await fetch(`${withReturn.next_action!.redirect_to_url!.url}?outcome=fail`, { redirect: 'manual' });
+  t.equal(page.status, 302);
+  t.match(page.headers.get('location'), /^https:\/\/shop\.example\/back\?payment_intent=pi_.*redirect_status=failed/);
+  const failed = await stripe.paymentIntents.retrieve(withReturn.id);
+  t.equal(failed.status, 'requires_payment_method');
+  t.equal(failed.last_payment_error?.code, 'payment_intent_authentication_failure');
+
+  const cus = await stripe.customers.create({});
+  const pm = await stripe.paymentMethods.attach('pm_card_authenticationRequired', { customer: cus.id });
+  const off = await stripe.paymentIntents
+    .create({ amount: 4000, currency: 'usd', customer: cus.id, payment_method: pm.id, confirm: true, off_session: true })
+    .catch((e) => e);
+  t.equal(off.statusCode, 402);
+  t.equal(off.code, 'authentication_required');
+  const saved = await stripe.paymentMethods.attach('pm_card_authenticationRequiredOnSetup', { customer: cus.id });
+  const offOk = await stripe.paymentIntents.create({ amount: 4000, currency: 'usd', customer: cus.id, payment_method: saved.id, confirm: true, off_session: true });
+  t.equal(offOk.status, 'succeeded', 'a card set up for off-session use needs no new authentication');
+});

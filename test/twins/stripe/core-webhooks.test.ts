@@ -102,4 +102,9 @@ t.test('signed deliveries verified by constructEvent, retried, kept as records',
   const attempts = mine.map((d) => d.attempts.length).reduce((a, b) => a + b, 0);
   t.equal(attempts, 4, 'two failed attempts were retried');
   t.ok(mine.some((d) => d.attempts[0].status_code === 500));
+
+  const delivered = await stripe.events.list({ delivery_success: true });
+  t.same(delivered.data.map((e) => e.type).sort(), ['customer.created', 'customer.updated'], 'delivery_success filters by delivery records');
+  const undelivered = await stripe.events.list({ delivery_success: false });
+  t.equal(undelivered.data.length, 0);
 });

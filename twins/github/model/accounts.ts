@@ -179,7 +179,7 @@ export function simpleUserByLogin(ctx: TwinContext, login: string): Json | undef
 
 /** `GET /user`: the public profile plus the private fields only the owner sees. */
 export function privateProfile(ctx: TwinContext, user: Json): Json {
-  const owned = ctx.store.list<Json>('repository').filter((r) => r.owner?.login === user.login);
+  const owned = ctx.store.listByPrefix<Json>('repository', `${userKey(user.login)}/`).map((r) => r.body);
   const privateCount = owned.filter((r) => r.private).length;
   return {
     ...user,
@@ -196,7 +196,7 @@ export function privateProfile(ctx: TwinContext, user: Json): Json {
 
 /** `GET /users/{u}` shape for a user or an org account (orgs answer there too on GitHub). */
 export function publicProfile(ctx: TwinContext, account: Json): Json {
-  const owned = ctx.store.list<Json>('repository').filter((r) => r.owner?.login === account.login && !r.private);
+  const owned = ctx.store.listByPrefix<Json>('repository', `${userKey(account.login)}/`).map((r) => r.body).filter((r) => !r.private);
   if (account.type === 'Organization') {
     return {
       ...simpleAccount(account),
@@ -251,8 +251,8 @@ export function removeMembership(ctx: TwinContext, orgLogin: string, login: stri
 export function orgMembers(ctx: TwinContext, orgLogin: string, role?: string): Json[] {
   const prefix = `${orgLogin.toLowerCase()}:`;
   return ctx.store
-    .listRecords<Json>('membership')
-    .filter((r) => r.external_id.startsWith(prefix) && (!role || role === 'all' || r.body.role === role))
+    .listByPrefix<Json>('membership', prefix)
+    .filter((r) => (!role || role === 'all' || r.body.role === role))
     .map((r) => r.body);
 }
 

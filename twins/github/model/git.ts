@@ -3,7 +3,7 @@
 // points at a complete tree, so a branch's files are one tree lookup away.
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
-import { API, WEB, isoSeconds, nodeId, now, sha1 } from './identity.js';
+import { API, WEB, nodeId, now, sha1 } from './identity.js';
 import { GitHubError, notFound, validationFailed } from './errors.js';
 import { type Json, getUser, simpleAccount } from './accounts.js';
 import { childKey, saveRepository } from './repositories.js';
@@ -362,8 +362,7 @@ export function deleteRef(ctx: TwinContext, repo: Json, ref: string): boolean {
 export function listRefs(ctx: TwinContext, repo: Json, prefix = 'refs/'): Json[] {
   const p = childKey(repo, prefix);
   return ctx.store
-    .listRecords<Json>('ref')
-    .filter((r) => r.external_id.startsWith(p))
+    .listByPrefix<Json>('ref', p)
     .map((r) => r.body)
     .sort((a, b) => (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0));
 }
@@ -380,7 +379,7 @@ export function resolveCommitish(ctx: TwinContext, repo: Json, refish: string | 
   if (/^[0-9a-f]{40}$/.test(name) && getCommit(ctx, repo, name)) return name;
   if (/^[0-9a-f]{4,39}$/.test(name)) {
     const prefix = childKey(repo, name);
-    const hit = ctx.store.listRecords<Json>('commit').find((r) => r.external_id.startsWith(prefix));
+    const hit = ctx.store.listByPrefix<Json>('commit', prefix)[0];
     if (hit) return hit.body.sha;
   }
   return undefined;
@@ -497,4 +496,3 @@ export function initialCommit(ctx: TwinContext, repo: Json, by: Json): Json {
   return commitFileChange(ctx, repo, { path: 'README.md', content: readme, message: 'Initial commit', by }).commit;
 }
 
-export { isoSeconds };

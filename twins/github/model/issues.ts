@@ -5,7 +5,7 @@ import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { API, WEB, nextId, nodeId, now } from './identity.js';
 import { GitHubError, issuesDisabled, notFound, validationFailed } from './errors.js';
 import { type Json, getMembership, getUser, simpleAccount, viewer } from './accounts.js';
-import { childKey, recountOpenIssues } from './repositories.js';
+import { adjustOpenIssues, childKey } from './repositories.js';
 import { getMilestone, labelsByName, recountMilestone } from './labels.js';
 import { emitEvent } from './webhooks.js';
 
@@ -127,7 +127,7 @@ export function createIssue(ctx: TwinContext, repo: Json, input: IssueInput, pul
   if (pullRequest) issue.pull_request = pullRequest;
   ctx.store.transaction(() => {
     saveIssue(ctx, repo, issue);
-    recountOpenIssues(ctx, repo);
+    adjustOpenIssues(ctx, repo, 1);
     recountMilestone(ctx, repo, milestone?.number);
   });
   if (!pullRequest) emitEvent(ctx, repo, 'issues', { action: 'opened', issue: presentIssue(ctx, repo, issue) });
@@ -163,6 +163,7 @@ export function updateIssue(ctx: TwinContext, repo: Json, issue: Json, patch: Is
   const before = { title: issue.title, body: issue.body };
   const at = now(ctx);
   const oldMilestone = issue.milestone?.number as number | undefined;
+  const wasOpen = issue.state === 'open';
   if (patch.title !== undefined && patch.title !== issue.title) issue.title = patch.title;
   if (patch.body !== undefined && patch.body !== issue.body) issue.body = patch.body;
   if (issue.title !== before.title || issue.body !== before.body) {
@@ -212,7 +213,7 @@ export function updateIssue(ctx: TwinContext, repo: Json, issue: Json, patch: Is
   if (events.length) issue.updated_at = at;
   ctx.store.transaction(() => {
     saveIssue(ctx, repo, issue);
-    recountOpenIssues(ctx, repo);
+    adjustOpenIssues(ctx, repo, (issue.state === 'open' ? 1 : 0) - (wasOpen ? 1 : 0));
     recountMilestone(ctx, repo, oldMilestone);
     if (issue.milestone && issue.milestone.number !== oldMilestone) recountMilestone(ctx, repo, issue.milestone.number);
   });
@@ -235,7 +236,7 @@ export function setLock(ctx: TwinContext, repo: Json, issue: Json, locked: boole
 
 export function repoIssues(ctx: TwinContext, repo: Json): Json[] {
   const prefix = childKey(repo, '');
-  return ctx.store.listRecords<Json>('issue').filter((r) => r.external_id.startsWith(prefix)).map((r) => r.body);
+  return ctx.store.listByPrefix<Json>('issue', prefix).map((r) => r.body);
 }
 
 export interface IssueFilter {
@@ -365,8 +366,8 @@ export function deleteComment(ctx: TwinContext, repo: Json, id: number): void {
 export function listComments(ctx: TwinContext, repo: Json, issue?: Json): Json[] {
   const prefix = childKey(repo, '');
   return ctx.store
-    .listRecords<Json>('issue_comment')
-    .filter((r) => r.external_id.startsWith(prefix) && (!issue || r.body.issue_url === issue.url))
+    .listByPrefix<Json>('issue_comment', prefix)
+    .filter((r) => (!issue || r.body.issue_url === issue.url))
     .map((r) => r.body);
 }
 

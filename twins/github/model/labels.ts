@@ -61,7 +61,7 @@ export function requireLabel(ctx: TwinContext, repo: Json, name: string): Json {
 
 export function listLabels(ctx: TwinContext, repo: Json): Json[] {
   const prefix = childKey(repo, 'label:');
-  return ctx.store.listRecords<Json>('label').filter((r) => r.external_id.startsWith(prefix)).map((r) => r.body);
+  return ctx.store.listByPrefix<Json>('label', prefix).map((r) => r.body);
 }
 
 export function createLabel(ctx: TwinContext, repo: Json, input: { name: string; color?: unknown; description?: string | null }): Json {
@@ -115,8 +115,8 @@ export function deleteLabel(ctx: TwinContext, repo: Json, name: string): void {
 function rewriteEmbeddedLabels(ctx: TwinContext, repo: Json, id: number, replacement: Json | undefined): void {
   const prefix = childKey(repo, '');
   for (const kind of ['issue', 'pull_request']) {
-    for (const r of ctx.store.listRecords<Json>(kind)) {
-      if (!r.external_id.startsWith(prefix) || !r.body.labels?.some((l: Json) => l.id === id)) continue;
+    for (const r of ctx.store.listByPrefix<Json>(kind, prefix)) {
+      if (!r.body.labels?.some((l: Json) => l.id === id)) continue;
       r.body.labels = r.body.labels.flatMap((l: Json) => (l.id === id ? (replacement ? [replacement] : []) : [l]));
       ctx.store.put(kind, r.external_id, r.body);
     }
@@ -141,7 +141,7 @@ export function requireMilestone(ctx: TwinContext, repo: Json, number: number): 
 
 export function listMilestones(ctx: TwinContext, repo: Json): Json[] {
   const prefix = childKey(repo, 'milestone:');
-  return ctx.store.listRecords<Json>('milestone').filter((r) => r.external_id.startsWith(prefix)).map((r) => r.body);
+  return ctx.store.listByPrefix<Json>('milestone', prefix).map((r) => r.body);
 }
 
 export function createMilestone(ctx: TwinContext, repo: Json, by: Json, input: { title: string; state?: string; description?: string | null; due_on?: string | null }): Json {
@@ -198,8 +198,8 @@ export function recountMilestone(ctx: TwinContext, repo: Json, number: number | 
   const prefix = childKey(repo, '');
   let open = 0;
   let closed = 0;
-  for (const r of ctx.store.listRecords<Json>('issue')) {
-    if (!r.external_id.startsWith(prefix) || r.body.milestone?.number !== number) continue;
+  for (const r of ctx.store.listByPrefix<Json>('issue', prefix)) {
+    if (r.body.milestone?.number !== number) continue;
     if (r.body.state === 'open') open++;
     else closed++;
   }

@@ -5,13 +5,13 @@
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { API, WEB, nextId, nodeId, now } from './identity.js';
 import { GitHubError, notFound, validationFailed } from './errors.js';
-import { type Json, simpleAccount, viewer } from './accounts.js';
-import { childKey, findRepository, recountOpenIssues } from './repositories.js';
+import { type Json, getUser, simpleAccount, viewer } from './accounts.js';
+import { adjustOpenIssues, childKey, findRepository } from './repositories.js';
 import {
   type Push, branchHead, commitFiles, commitsBetween, createCommit, diffFiles, getCommit, mergeBase,
   mergeFiles, putTree, setRef, treeFiles,
 } from './git.js';
-import { authorAssociation, createIssue, emptyReactions, getIssue, presentIssue, saveIssue, updateIssue, type IssuePatch } from './issues.js';
+import { authorAssociation, createIssue, emptyReactions, getIssue, isAssignable, saveIssue, updateIssue, type IssuePatch } from './issues.js';
 import { emitEvent } from './webhooks.js';
 
 function pullKey(repo: Json, number: number): string {
@@ -30,7 +30,7 @@ export function requirePull(ctx: TwinContext, repo: Json, number: number): Json 
 
 export function listPulls(ctx: TwinContext, repo: Json): Json[] {
   const prefix = childKey(repo, '');
-  return ctx.store.listRecords<Json>('pull_request').filter((r) => r.external_id.startsWith(prefix)).map((r) => r.body);
+  return ctx.store.listByPrefix<Json>('pull_request', prefix).map((r) => r.body);
 }
 
 function savePull(ctx: TwinContext, repo: Json, pr: Json): void {
@@ -101,8 +101,8 @@ export function createPull(ctx: TwinContext, repo: Json, input: PullInput): Json
   if (commitsBetween(ctx, repo, baseSha, headSha).length === 0) {
     throw validationFailed({ resource: 'PullRequest', code: 'custom', message: `No commits between ${input.base} and ${headBranch}` });
   }
-  let pr: Json;
   const url = (n: number) => `${API}/repos/${repo.full_name}/pulls/${n}`;
+  // The issue half takes the next number; its pull_request links are filled in once it is known.
   const issue = createIssue(ctx, repo, { title: input.title, body: input.body ?? null }, {
     url: '', html_url: '', diff_url: '', patch_url: '', merged_at: null,
   });
@@ -118,7 +118,7 @@ export function createPull(ctx: TwinContext, repo: Json, input: PullInput): Json
   saveIssue(ctx, repo, issue);
   const id = nextId(ctx, 'pull_request');
   const self = url(number);
-  pr = {
+  const pr: Json = {
     url: self,
     id,
     node_id: nodeId('PullRequest', id),
@@ -320,7 +320,7 @@ export function mergePull(ctx: TwinContext, repo: Json, pr: Json, input: MergeIn
   issue.closed_by = simpleAccount(me);
   issue.pull_request = { ...issue.pull_request, merged_at: at };
   saveIssue(ctx, repo, issue);
-  recountOpenIssues(ctx, repo);
+  adjustOpenIssues(ctx, repo, -1);
   syncFromIssue(pr, issue);
   pr.merged = true;
   pr.merged_at = at;
@@ -346,6 +346,38 @@ export function mergePull(ctx: TwinContext, repo: Json, pr: Json, input: MergeIn
   };
 }
 
+// ---- requested reviewers -----------------------------------------------------------------
+
+export function requestReviewers(ctx: TwinContext, repo: Json, pr: Json, logins: string[]): Json {
+  const added: Json[] = [];
+  for (const login of logins) {
+    if (login.toLowerCase() === pr.user.login.toLowerCase()) {
+      throw new GitHubError(422, 'Review cannot be requested from pull request author.');
+    }
+    const user = getUser(ctx, login);
+    if (!user || !isAssignable(ctx, repo, login)) {
+      throw new GitHubError(422, `Reviews may only be requested from collaborators. One or more of the users or teams you specified is not a collaborator of the ${repo.full_name} repository.`);
+    }
+    if (!pr.requested_reviewers.some((r: Json) => r.id === user.id)) {
+      const simple = simpleAccount(user);
+      pr.requested_reviewers.push(simple);
+      added.push(simple);
+    }
+  }
+  savePull(ctx, repo, pr);
+  for (const r of added) emitEvent(ctx, repo, 'pull_request', { action: 'review_requested', number: pr.number, pull_request: pr, requested_reviewer: r });
+  return pr;
+}
+
+export function removeRequestedReviewers(ctx: TwinContext, repo: Json, pr: Json, logins: string[]): Json {
+  const drop = new Set(logins.map((l) => l.toLowerCase()));
+  const removed = pr.requested_reviewers.filter((r: Json) => drop.has(r.login.toLowerCase()));
+  pr.requested_reviewers = pr.requested_reviewers.filter((r: Json) => !drop.has(r.login.toLowerCase()));
+  savePull(ctx, repo, pr);
+  for (const r of removed) emitEvent(ctx, repo, 'pull_request', { action: 'review_request_removed', number: pr.number, pull_request: pr, requested_reviewer: r });
+  return pr;
+}
+
 // ---- reviews -----------------------------------------------------------------------------
 
 const REVIEW_STATES: Record<string, string> = { APPROVE: 'APPROVED', REQUEST_CHANGES: 'CHANGES_REQUESTED', COMMENT: 'COMMENTED' };
@@ -357,8 +389,8 @@ function reviewKey(repo: Json, id: number): string {
 export function listReviews(ctx: TwinContext, repo: Json, pr: Json): Json[] {
   const prefix = childKey(repo, '');
   return ctx.store
-    .listRecords<Json>('review')
-    .filter((r) => r.external_id.startsWith(prefix) && r.body.pull_request_url === pr.url)
+    .listByPrefix<Json>('review', prefix)
+    .filter((r) => r.body.pull_request_url === pr.url)
     .map((r) => r.body);
 }
 
@@ -449,8 +481,8 @@ function reviewCommentKey(repo: Json, id: number): string {
 export function listReviewComments(ctx: TwinContext, repo: Json, pr?: Json): Json[] {
   const prefix = childKey(repo, '');
   return ctx.store
-    .listRecords<Json>('review_comment')
-    .filter((r) => r.external_id.startsWith(prefix) && (!pr || r.body.pull_request_url === pr.url))
+    .listByPrefix<Json>('review_comment', prefix)
+    .filter((r) => (!pr || r.body.pull_request_url === pr.url))
     .map((r) => r.body);
 }
 
@@ -543,4 +575,3 @@ export function deleteReviewComment(ctx: TwinContext, repo: Json, id: number): v
   }
 }
 
-export { presentIssue };

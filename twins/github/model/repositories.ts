@@ -4,7 +4,7 @@
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { API, WEB, nextId, nodeId, now } from './identity.js';
 import { GitHubError, notFound, validationFailed } from './errors.js';
-import { type Json, getMembership, getOrg, getUser, orgSummary, simpleAccount, viewer } from './accounts.js';
+import { type Json, getMembership, getOrg, getUser, simpleAccount, viewer } from './accounts.js';
 
 export function repoKey(owner: string, name: string): string {
   return `${owner}/${name}`.toLowerCase();
@@ -238,7 +238,7 @@ export function deleteRepository(ctx: TwinContext, repo: Json): void {
   const prefix = `${repo.id}:`;
   ctx.store.transaction(() => {
     for (const kind of REPOSITORY_CHILDREN) {
-      for (const r of ctx.store.listRecords(kind)) if (r.external_id.startsWith(prefix)) ctx.store.delete(kind, r.external_id);
+      for (const r of ctx.store.listByPrefix(kind, prefix)) ctx.store.delete(kind, r.external_id);
     }
     ctx.store.delete('repository', repoKey(repo.owner.login, repo.name));
   });
@@ -246,7 +246,7 @@ export function deleteRepository(ctx: TwinContext, repo: Json): void {
 
 export function repositoriesOwnedBy(ctx: TwinContext, login: string): Json[] {
   const l = login.toLowerCase();
-  return ctx.store.list<Json>('repository').filter((r) => r.owner.login.toLowerCase() === l);
+  return ctx.store.listByPrefix<Json>('repository', `${l}/`).map((r) => r.body);
 }
 
 /** Repositories the viewer can see as owner, collaborator or org member (`GET /user/repos`). */
@@ -271,21 +271,34 @@ export function replaceTopics(ctx: TwinContext, repo: Json, names: string[]): st
   return repo.topics;
 }
 
-/** Keep `open_issues_count` (issues + pull requests that are open) current. */
+const openCountStatements = new WeakMap<object, { get(resource: string, lo: string, hi: string): unknown }>();
+
+/** Keep `open_issues_count` (issues + pull requests that are open) current; counted in SQL. */
 export function recountOpenIssues(ctx: TwinContext, repo: Json): void {
+  const db = ctx.store.db;
+  let stmt = openCountStatements.get(db);
+  if (!stmt) {
+    stmt = db.prepare(
+      `SELECT COUNT(*) AS n FROM records WHERE resource = ? AND external_id >= ? AND external_id < ?
+         AND json_extract(body, '$.state') = 'open'`,
+    );
+    openCountStatements.set(db, stmt);
+  }
   const prefix = `${repo.id}:`;
-  const open = ctx.store
-    .listRecords<Json>('issue')
-    .filter((r) => r.external_id.startsWith(prefix) && r.body.state === 'open').length;
+  const open = (stmt.get('issue', prefix, `${prefix}\u{10ffff}`) as { n: number }).n;
   const fresh = ctx.store.get<Json>('repository', repoKey(repo.owner.login, repo.name)) ?? repo;
   fresh.open_issues_count = fresh.open_issues = open;
   repo.open_issues_count = repo.open_issues = open;
   saveRepository(ctx, fresh);
 }
 
-/** The `repository` shape embedded in PR heads/bases and webhook payloads. */
-export function repositorySummary(repo: Json): Json {
-  return { ...repo };
+/** An issue or pull request opened (+1) or closed (-1): move the counter without recounting. */
+export function adjustOpenIssues(ctx: TwinContext, repo: Json, delta: number): void {
+  if (!delta) return;
+  const fresh = ctx.store.get<Json>('repository', repoKey(repo.owner.login, repo.name)) ?? repo;
+  const open = Math.max(0, (fresh.open_issues_count ?? 0) + delta);
+  fresh.open_issues_count = fresh.open_issues = open;
+  repo.open_issues_count = repo.open_issues = open;
+  saveRepository(ctx, fresh);
 }
 
-export { orgSummary };

@@ -62,7 +62,7 @@ export function getHook(ctx: TwinContext, repo: Json, id: number): Json {
 
 export function listHooks(ctx: TwinContext, repo: Json): Json[] {
   const prefix = childKey(repo, 'hook:');
-  return ctx.store.listRecords<Json>('hook').filter((r) => r.external_id.startsWith(prefix)).map((r) => r.body);
+  return ctx.store.listByPrefix<Json>('hook', prefix).map((r) => r.body);
 }
 
 export function updateHook(ctx: TwinContext, repo: Json, id: number, patch: Json): Json {

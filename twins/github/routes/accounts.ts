@@ -8,7 +8,7 @@ import {
 } from '../model/accounts.js';
 import type { Json } from '../model/accounts.js';
 import { rateLimitOverview } from '../model/rate-limit.js';
-import { jsonBody, optEnum, optString, page, queryString, routes } from './http.js';
+import { jsonBody, optBool, optEnum, optString, page, queryString, routes } from './http.js';
 
 export const accountRoutes: TwinRoute[] = [
   ...routes('GET', '/user', (_req, ctx) => ({ body: privateProfile(ctx, viewer(ctx)) })),
@@ -19,7 +19,8 @@ export const accountRoutes: TwinRoute[] = [
       const v = optString(b, f);
       if (v !== undefined) me[f] = v;
     }
-    if (b.hireable !== undefined) me.hireable = !!b.hireable;
+    const hireable = optBool(b, 'hireable');
+    if (hireable !== undefined) me.hireable = hireable;
     ctx.store.put('user', userKey(me.login), me);
     return { body: privateProfile(ctx, me) };
   }),
@@ -29,7 +30,7 @@ export const accountRoutes: TwinRoute[] = [
     return { body: publicProfile(ctx, acc) };
   }),
   ...routes('GET', '/users', (req, ctx) => {
-    const since = Number(queryString(req, 'since') ?? 0);
+    const since = Number(queryString(req, 'since') ?? 0) || 0;
     const all = [...ctx.store.list('user'), ...ctx.store.list('org')]
       .filter((a) => Number(a.id) > since)
       .sort((a, b) => Number(a.id) - Number(b.id))
@@ -44,7 +45,7 @@ export const accountRoutes: TwinRoute[] = [
   ...routes('GET', '/organizations', (req, ctx) => page(req, ctx, ctx.store.list('org').map(orgSummary))),
   ...routes('GET', '/orgs/{org}', (req, ctx) => {
     const org = requireOrg(ctx, req.params.org!);
-    const repos = ctx.store.list<Json>('repository').filter((r) => r.owner.login === org.login);
+    const repos = ctx.store.listByPrefix<Json>('repository', `${userKey(org.login)}/`).map((r) => r.body);
     return { body: { ...org, public_repos: repos.filter((r) => !r.private).length, total_private_repos: repos.filter((r) => r.private).length, owned_private_repos: repos.filter((r) => r.private).length } };
   }),
   ...routes('PATCH', '/orgs/{org}', (req, ctx) => {

@@ -4,9 +4,11 @@ import type { TwinContext, TwinRequest, TwinRoute } from '../../../twin-runtime/
 import { GitHubError, notFound, validationFailed } from '../model/errors.js';
 import { type Json, viewer } from '../model/accounts.js';
 import {
-  branchHead, branchShape, commitFileChange, commitFiles, contentShape, deleteRef, getBlob, getCommit,
-  getRef, history, listRefs, refObject, resolveCommitish, restCommit, setRef, validateNewRef, type Signature,
+  branchHead, branchShape, commitFileChange, commitFiles, commitsBetween, contentShape, deleteRef,
+  diffFiles, getBlob, getCommit, getRef, history, listRefs, mergeBase, resolveCommitish, restCommit,
+  setRef, validateNewRef, type Signature,
 } from '../model/git.js';
+import { API, WEB } from '../model/identity.js';
 import { afterPush, ZERO } from '../model/pushes.js';
 import { jsonBody, optBool, optString, page, queryString, repoOf, requiredString, routes } from './http.js';
 
@@ -172,6 +174,39 @@ export const gitRoutes: TwinRoute[] = [
     if (!sha) throw new GitHubError(422, `No commit found for SHA: ${req.params.ref}`);
     return { body: restCommit(ctx, repo, getCommit(ctx, repo, sha)!, true) };
   }),
+  ...routes('GET', '/repos/{owner}/{repo}/compare/{+basehead}', (req, ctx) => {
+    const repo = repoOf(req, ctx);
+    const spec = req.params.basehead!;
+    const dots = spec.indexOf('...');
+    if (dots < 0) throw notFound();
+    const baseName = spec.slice(0, dots);
+    const headName = spec.slice(dots + 3);
+    const base = resolveCommitish(ctx, repo, baseName);
+    const head = resolveCommitish(ctx, repo, headName);
+    if (!base || !head) throw notFound();
+    const mb = mergeBase(ctx, repo, base, head);
+    const ahead = commitsBetween(ctx, repo, base, head);
+    const behind = commitsBetween(ctx, repo, head, base);
+    const status = base === head ? 'identical' : !behind.length ? 'ahead' : !ahead.length ? 'behind' : 'diverged';
+    const baseCommit = getCommit(ctx, repo, base)!;
+    return {
+      body: {
+        url: `${API}/repos/${repo.full_name}/compare/${spec}`,
+        html_url: `${WEB}/${repo.full_name}/compare/${spec}`,
+        permalink_url: `${WEB}/${repo.full_name}/compare/${repo.owner.login}:${base.slice(0, 7)}...${repo.owner.login}:${head.slice(0, 7)}`,
+        diff_url: `${WEB}/${repo.full_name}/compare/${spec}.diff`,
+        patch_url: `${WEB}/${repo.full_name}/compare/${spec}.patch`,
+        base_commit: restCommit(ctx, repo, baseCommit),
+        merge_base_commit: restCommit(ctx, repo, getCommit(ctx, repo, mb ?? base)!),
+        status,
+        ahead_by: ahead.length,
+        behind_by: behind.length,
+        total_commits: ahead.length,
+        commits: ahead.map((c) => restCommit(ctx, repo, c)),
+        files: diffFiles(ctx, repo, commitFiles(ctx, repo, mb), commitFiles(ctx, repo, head)),
+      },
+    };
+  }),
   ...routes('GET', '/repos/{owner}/{repo}/contents/{+path}', (req, ctx) => {
     const repo = repoOf(req, ctx);
     const ref = queryString(req, 'ref');
@@ -218,4 +253,3 @@ export const gitRoutes: TwinRoute[] = [
   ...routes('DELETE', '/repos/{owner}/{repo}/contents/{+path}', (req, ctx) => writeContents(req, ctx, true)),
 ];
 
-export { refObject };

@@ -53,7 +53,11 @@ export function run(handler: Handler, free = false): TwinRoute['handler'] {
       // One transaction per request: a request that fails leaves nothing behind (no spent
       // issue number, no half-made pull request).
       const out = ctx.store.transaction(() => handler(req, ctx));
-      return render(ctx, out.status ?? 200, out.body, { ...headers, ...(out.headers ?? {}) });
+      const status = out.status ?? 200;
+      const created: Record<string, string> = status === 201 && typeof (out.body as Json | undefined)?.url === 'string'
+        ? { location: toTwinUrls({ url: (out.body as Json).url as string }, ctx.baseUrl).url }
+        : {};
+      return render(ctx, status, out.body, { ...headers, ...created, ...(out.headers ?? {}) });
     } catch (e) {
       if (e instanceof GitHubError) return render(ctx, e.status, e.body, headers);
       throw e;
@@ -105,10 +109,6 @@ export function jsonBody(req: TwinRequest): Json {
     throw new GitHubError(400, 'Problems parsing JSON');
   }
   return req.body as Json;
-}
-
-function typeName(v: unknown): string {
-  return v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'number' && Number.isInteger(v) ? 'integer' : typeof v;
 }
 
 function wrongType(field: string, v: unknown, want: string): GitHubError {

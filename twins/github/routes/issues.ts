@@ -42,7 +42,7 @@ export const issueRoutes: TwinRoute[] = [
   ...routes('GET', '/repos/{owner}/{repo}/issues/comments', (req, ctx) => {
     const repo = repoOf(req, ctx);
     requireIssuesEnabled(repo);
-    const since = queryString(req, 'since');
+    const since = sinceParam(req, 'IssueComment');
     let list = listComments(ctx, repo);
     if (since) list = list.filter((c) => Date.parse(c.updated_at) >= Date.parse(since));
     const sort = queryString(req, 'sort') === 'updated' ? 'updated_at' : 'created_at';
@@ -70,7 +70,7 @@ export const issueRoutes: TwinRoute[] = [
       creator: queryString(req, 'creator'),
       mentioned: queryString(req, 'mentioned'),
       milestone: queryString(req, 'milestone'),
-      since: queryString(req, 'since'),
+      since: sinceParam(req, 'Issue'),
       sort: queryString(req, 'sort'),
       direction: queryString(req, 'direction'),
     });
@@ -131,7 +131,7 @@ export const issueRoutes: TwinRoute[] = [
   }),
   ...routes('GET', '/repos/{owner}/{repo}/issues/{issue_number}/comments', (req, ctx) => {
     const { repo, issue } = issueOf(req, ctx);
-    const since = queryString(req, 'since');
+    const since = sinceParam(req, 'IssueComment');
     let list = listComments(ctx, repo, issue);
     if (since) list = list.filter((c) => Date.parse(c.updated_at) >= Date.parse(since));
     return page(req, ctx, list);
@@ -220,7 +220,7 @@ export const issueRoutes: TwinRoute[] = [
         title: requiredString(b, 'title'),
         state: optEnum(b, 'state', ['open', 'closed'] as const),
         description: optString(b, 'description'),
-        due_on: optString(b, 'due_on'),
+        due_on: dueOn(b),
       }),
     };
   }),
@@ -228,8 +228,13 @@ export const issueRoutes: TwinRoute[] = [
     ({ body: requireMilestone(ctx, repoOf(req, ctx), numberParam(req, 'milestone_number')) })),
   ...routes('PATCH', '/repos/{owner}/{repo}/milestones/{milestone_number}', (req, ctx) => {
     const b = jsonBody(req);
-    optEnum(b, 'state', ['open', 'closed'] as const);
-    return { body: updateMilestone(ctx, repoOf(req, ctx), numberParam(req, 'milestone_number'), b) };
+    const patch = {
+      title: optString(b, 'title', false) ?? undefined,
+      state: optEnum(b, 'state', ['open', 'closed'] as const),
+      description: optString(b, 'description'),
+      due_on: dueOn(b),
+    };
+    return { body: updateMilestone(ctx, repoOf(req, ctx), numberParam(req, 'milestone_number'), patch) };
   }),
   ...routes('DELETE', '/repos/{owner}/{repo}/milestones/{milestone_number}', (req, ctx) => {
     deleteMilestone(ctx, repoOf(req, ctx), numberParam(req, 'milestone_number'));
@@ -245,6 +250,22 @@ export const issueRoutes: TwinRoute[] = [
     return page(req, ctx, results, (items) => ({ total_count: results.length, incomplete_results: false, items }));
   }),
 ];
+
+/** `due_on`: an ISO 8601 timestamp (GitHub keeps the date, answered as `YYYY-MM-DDT07:00:00Z`-like instants). */
+function dueOn(b: Json): string | null | undefined {
+  const v = optString(b, 'due_on');
+  if (v === undefined || v === null) return v;
+  const t = Date.parse(v);
+  if (Number.isNaN(t)) throw validationFailed({ resource: 'Milestone', field: 'due_on', code: 'invalid', value: v });
+  return new Date(t).toISOString().replace('.000Z', 'Z');
+}
+
+/** `since`: an ISO 8601 timestamp; anything else is a 422 as on GitHub. */
+function sinceParam(req: TwinRequest, resource: string): string | undefined {
+  const v = queryString(req, 'since');
+  if (v !== undefined && Number.isNaN(Date.parse(v))) throw validationFailed({ resource, field: 'since', code: 'invalid', value: v });
+  return v;
+}
 
 function labelNames(req: TwinRequest): string[] {
   const b = req.rawBody.length ? (req.bodyKind === 'json' ? req.body : jsonBody(req)) : {};

@@ -6,13 +6,12 @@ import type { Json } from '../model/accounts.js';
 import { restCommit } from '../model/git.js';
 import {
   createPull, createReview, createReviewComment, deletePendingReview, deleteReviewComment, listPulls,
-  listReviewComments, listReviews, mergePull, pullCommits, pullFiles, requirePull, requireReview,
+  listReviewComments, listReviews, mergePull, pullCommits, pullFiles, removeRequestedReviewers, requestReviewers, requirePull, requireReview,
   requireReviewComment, simplePull, submitReview, updatePull, updateReviewComment, type ReviewCommentInput,
 } from '../model/pulls.js';
-import { getIssue } from '../model/issues.js';
 import { afterPush } from '../model/pushes.js';
 import {
-  jsonBody, numberParam, optBool, optEnum, optString, page, queryString, repoOf, requiredString, routes,
+  jsonBody, numberParam, optBool, optEnum, optString, optStringArray, page, queryString, repoOf, requiredString, routes,
 } from './http.js';
 
 function pullOf(req: TwinRequest, ctx: TwinContext): { repo: Json; pr: Json } {
@@ -116,6 +115,24 @@ export const pullRoutes: TwinRoute[] = [
     afterPush(ctx, repo, push);
     return { body: result };
   }),
+  ...routes('GET', '/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers', (req, ctx) => {
+    const { pr } = pullOf(req, ctx);
+    return { body: { users: pr.requested_reviewers, teams: pr.requested_teams ?? [] } };
+  }),
+  ...routes('POST', '/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers', (req, ctx) => {
+    const { repo, pr } = pullOf(req, ctx);
+    const b = jsonBody(req);
+    const users = optStringArray(b, 'reviewers') ?? [];
+    const teams = optStringArray(b, 'team_reviewers') ?? [];
+    if (teams.length) throw new GitHubError(422, 'Teams are not modelled by this twin; request reviews from users.');
+    return { status: 201, body: simplePull(requestReviewers(ctx, repo, pr, users)) };
+  }),
+  ...routes('DELETE', '/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers', (req, ctx) => {
+    const { repo, pr } = pullOf(req, ctx);
+    const users = optStringArray(jsonBody(req), 'reviewers');
+    if (users === undefined) throw new GitHubError(422, 'Invalid request.\n\n"reviewers" wasn\'t supplied.');
+    return { body: simplePull(removeRequestedReviewers(ctx, repo, pr, users)) };
+  }),
   ...routes('GET', '/repos/{owner}/{repo}/pulls/{pull_number}/reviews', (req, ctx) => {
     const { repo, pr } = pullOf(req, ctx);
     return page(req, ctx, listReviews(ctx, repo, pr));
@@ -167,4 +184,3 @@ export const pullRoutes: TwinRoute[] = [
   }),
 ];
 
-export { getIssue };

@@ -132,7 +132,7 @@ export const repositoryRoutes: TwinRoute[] = [
     const repo = repoOf(req, ctx);
     const owner = ownerAccount(ctx, repo.owner.login)!;
     const users = owner.type === 'Organization'
-      ? ctx.store.listRecords('membership').filter((r) => r.external_id.startsWith(`${owner.login.toLowerCase()}:`)).map((r) => r.body.user)
+      ? ctx.store.listByPrefix('membership', `${owner.login.toLowerCase()}:`).map((r) => r.body.user)
       : [repo.owner];
     return page(req, ctx, users);
   }),
@@ -143,7 +143,7 @@ export const repositoryRoutes: TwinRoute[] = [
     const repo = repoOf(req, ctx);
     requireAdmin(ctx, repo);
     const b = jsonBody(req);
-    if (!b.config || typeof b.config !== 'object') throw new GitHubError(422, 'Invalid request.\n\n"config" wasn\'t supplied.');
+    if (!b.config || typeof b.config !== 'object' || Array.isArray(b.config)) throw new GitHubError(422, 'Invalid request.\n\n"config" wasn\'t supplied.');
     const hook = createHook(ctx, repo, { config: b.config, events: optStringArray(b, 'events'), active: optBool(b, 'active') });
     ping(ctx, repo, hook);
     return { status: 201, body: presentHook(hook) };
@@ -151,7 +151,18 @@ export const repositoryRoutes: TwinRoute[] = [
   ...routes('GET', '/repos/{owner}/{repo}/hooks/{hook_id}', (req, ctx) => ({ body: presentHook(getHook(ctx, repoOf(req, ctx), numberParam(req, 'hook_id'))) })),
   ...routes('PATCH', '/repos/{owner}/{repo}/hooks/{hook_id}', (req, ctx) => {
     const repo = repoOf(req, ctx);
-    return { body: presentHook(updateHook(ctx, repo, numberParam(req, 'hook_id'), jsonBody(req))) };
+    const b = jsonBody(req);
+    if (b.config !== undefined && (b.config === null || typeof b.config !== 'object' || Array.isArray(b.config))) {
+      throw new GitHubError(422, `Invalid request.\n\nFor 'properties/config', ${JSON.stringify(b.config)} is not an object.`);
+    }
+    const patch = {
+      config: b.config,
+      events: optStringArray(b, 'events'),
+      add_events: optStringArray(b, 'add_events'),
+      remove_events: optStringArray(b, 'remove_events'),
+      active: optBool(b, 'active'),
+    };
+    return { body: presentHook(updateHook(ctx, repo, numberParam(req, 'hook_id'), patch)) };
   }),
   ...routes('DELETE', '/repos/{owner}/{repo}/hooks/{hook_id}', (req, ctx) => {
     deleteHook(ctx, repoOf(req, ctx), numberParam(req, 'hook_id'));

@@ -8,7 +8,7 @@ import { eventChannelType } from './conversations.js';
 import { paginate, type Page } from './pagination.js';
 import { findWhere, type Conversation, type Message, type Reaction, type User } from './records.js';
 import { compareTs, nextTs } from './slack-ids.js';
-import { currentTeam } from './workspace.js';
+import { botUser, currentTeam } from './workspace.js';
 
 const MAX_TEXT = 40_000;
 const MAX_BLOCKS = 50;
@@ -100,6 +100,15 @@ export function viewWithReactions(ctx: TwinContext, m: Message): Record<string, 
 function messageEvent(ctx: TwinContext, c: Conversation, m: Message): void {
   const { channel: _c, ...fields } = m;
   emitEvent(ctx, { ...fields, type: 'message', channel: c.id, channel_type: eventChannelType(c) }, { channel: c.id, eventTs: m.ts });
+  // Someone else mentioning the app's bot user in a conversation it is in: `app_mention` too.
+  const bot = botUser(ctx);
+  if (m.user !== bot.id && !m.subtype?.startsWith('channel_') && m.text.includes(`<@${bot.id}>`)) {
+    const mention: Record<string, unknown> = { type: 'app_mention', user: m.user, text: m.text, ts: m.ts, channel: c.id };
+    if (m.team) mention.team = m.team;
+    if (m.blocks !== undefined) mention.blocks = m.blocks;
+    if (m.thread_ts) mention.thread_ts = m.thread_ts;
+    emitEvent(ctx, { ...mention, type: 'app_mention' }, { channel: c.id, eventTs: m.ts });
+  }
 }
 
 /** The thread root a `thread_ts` names (a reply's ts leads to its root, as on Slack). */

@@ -23,7 +23,7 @@ export type MethodTable = Record<string, MethodHandler>;
 /** Scopes the minted bot token carries (shown as `x-oauth-scopes`, read by the SDK). */
 export const BOT_SCOPES = [
   'channels:history', 'channels:join', 'channels:manage', 'channels:read',
-  'chat:write', 'chat:write.public', 'groups:history', 'groups:read', 'groups:write',
+  'chat:write', 'groups:history', 'groups:read', 'groups:write',
   'im:history', 'im:read', 'im:write', 'mpim:history', 'mpim:read', 'mpim:write',
   'reactions:read', 'reactions:write', 'team:read', 'users:read', 'users:read.email',
 ];

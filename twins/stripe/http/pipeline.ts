@@ -12,6 +12,7 @@ import { expandObject } from './expand.js';
 import { lookupIdempotent, rememberIdempotent } from './idempotency.js';
 import { setCurrentRequest } from './request-context.js';
 
+/** A request id for answers given before a twin context exists (refused credentials). */
 export function newRequestId(): string {
   return 'req_' + base62(randomBytes(14), 14);
 }
@@ -50,6 +51,34 @@ interface Queue {
 
 const queues = new WeakMap<TwinContext, Queue>();
 
+/** Transaction-control statements, prepared once per database (exec would re-parse each time). */
+interface TxStatements {
+  begin: { run(): unknown };
+  commit: { run(): unknown };
+  rollback: { run(): unknown };
+  savepoint: { run(): unknown };
+  release: { run(): unknown };
+  rollbackTo: { run(): unknown };
+}
+const txStatements = new WeakMap<object, TxStatements>();
+
+function tx(ctx: TwinContext): TxStatements {
+  const db = ctx.store.db;
+  let s = txStatements.get(db);
+  if (!s) {
+    s = {
+      begin: db.prepare('BEGIN'),
+      commit: db.prepare('COMMIT'),
+      rollback: db.prepare('ROLLBACK'),
+      savepoint: db.prepare('SAVEPOINT stripe_request'),
+      release: db.prepare('RELEASE stripe_request'),
+      rollbackTo: db.prepare('ROLLBACK TO stripe_request'),
+    };
+    txStatements.set(db, s);
+  }
+  return s;
+}
+
 function queueOf(ctx: TwinContext): Queue {
   let q = queues.get(ctx);
   if (!q) {
@@ -71,12 +100,13 @@ function schedule(ctx: TwinContext, q: Queue): void {
 async function drain(ctx: TwinContext, q: Queue): Promise<void> {
   q.running = true;
   const db = ctx.store.db;
+  const sql = tx(ctx);
   try {
     while (q.jobs.length > 0) {
       const batch = q.jobs.splice(0);
       const done: [Job, TwinResponse][] = [];
       try {
-        db.exec('BEGIN');
+        sql.begin.run();
         for (const job of batch) {
           try {
             done.push([job, await job.run()]);
@@ -84,9 +114,9 @@ async function drain(ctx: TwinContext, q: Queue): Promise<void> {
             job.reject(e);
           }
         }
-        db.exec('COMMIT');
+        sql.commit.run();
       } catch (e) {
-        if (db.inTransaction) db.exec('ROLLBACK');
+        if (db.inTransaction) sql.rollback.run();
         for (const [job] of done) job.reject(e);
         continue;
       }
@@ -108,15 +138,15 @@ function submit(ctx: TwinContext, run: () => Promise<TwinResponse>): Promise<Twi
 
 /** Run `fn` inside a savepoint of the batch transaction; a throw undoes only this request. */
 async function runInSavepoint(ctx: TwinContext, fn: () => Promise<TwinResponse>): Promise<TwinResponse> {
-  const db = ctx.store.db;
-  db.exec('SAVEPOINT stripe_request');
+  const sql = tx(ctx);
+  sql.savepoint.run();
   try {
     const res = await fn();
-    db.exec('RELEASE stripe_request');
+    sql.release.run();
     return res;
   } catch (e) {
-    db.exec('ROLLBACK TO stripe_request');
-    db.exec('RELEASE stripe_request');
+    sql.rollbackTo.run();
+    sql.release.run();
     throw e;
   }
 }
@@ -163,7 +193,9 @@ async function answer(handler: TwinHandler, req: TwinRequest, ctx: TwinContext, 
 export function stripeRoute(handler: TwinHandler): TwinHandler {
   return (req, ctx) =>
     submit(ctx, async () => {
-      const requestId = newRequestId();
+      // Deterministic (events store it), drawn outside the request's savepoint so a rejected
+      // request does not hand its id to the next one.
+      const requestId = ctx.ids.nextIn('request', 'req_', 14);
       return withStripeHeaders(await answer(handler, req, ctx, requestId), requestId, req);
     });
 }

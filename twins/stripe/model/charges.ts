@@ -1,9 +1,13 @@
-// Charges after they exist: retrieve, update, capture of an authorization, list, search.
+// Charges: the legacy create, and charges after they exist: retrieve, update, capture of an
+// authorization, list, search.
 
-import type { TwinContext } from '../../../twin-runtime/contract.js';
-import { invalidRequest, resourceMissing } from '../http/errors.js';
-import { emptyableStr, metadata, obj, str, type Params, type ParamSpec } from '../http/params.js';
-import type { Charge } from './charging.js';
+import type { TwinContext, TwinResponse } from '../../../twin-runtime/contract.js';
+import { StripeApiError, invalidRequest, missingParam, resourceMissing } from '../http/errors.js';
+import { bool, currency, emptyableStr, metadata, obj, requiredInt, str, type Params, type ParamSpec } from '../http/params.js';
+import { chargePaymentMethod, type Charge } from './charging.js';
+import { defaultPaymentMethod, getCustomer } from './customers.js';
+import { newCardPaymentMethod, resolvePaymentMethod } from './payment-methods.js';
+import { shortcutNumber } from './test-cards.js';
 import { emitEvent } from './events.js';
 import { clone, find, previousAttributes, save, type StripeObject } from './objects.js';
 
@@ -16,6 +20,72 @@ export const CHARGE_UPDATE_SPEC: ParamSpec = {
   shipping: true,
   transfer_group: true,
 };
+
+export const CHARGE_CREATE_SPEC: ParamSpec = {
+  amount: true,
+  currency: true,
+  customer: true,
+  source: true,
+  description: true,
+  metadata: true,
+  capture: true,
+  receipt_email: true,
+  statement_descriptor: true,
+  statement_descriptor_suffix: true,
+  shipping: true,
+  transfer_group: true,
+};
+
+/**
+ * The legacy Charges API (`POST /v1/charges` with `source: 'tok_visa'`, a payment method, or a
+ * customer's default card). The card is kept as a `pm_…` payment method, so the charge's
+ * `payment_method` is a `pm_` id (Stripe shows a `card_…` source there) and `source` stays null.
+ * A decline answers 402 `card_error` and keeps the failed charge.
+ */
+export function createLegacyCharge(ctx: TwinContext, p: Params): { charge: Charge; response: TwinResponse } {
+  const amount = requiredInt(p, 'amount');
+  const cur = currency(p);
+  if (!cur) throw missingParam('currency');
+  if (amount < 50) throw invalidRequest(`Amount must be at least 50 cents`, 'amount', 'amount_too_small');
+  const customerId = str(p, 'customer') ?? null;
+  const customer = customerId ? getCustomer(ctx, customerId) : undefined;
+  const source = str(p, 'source');
+  let pm: StripeObject | undefined;
+  if (source?.startsWith('tok_')) {
+    const number = shortcutNumber(source);
+    if (!number) throw resourceMissing('source', source, 'source');
+    pm = newCardPaymentMethod(ctx, number);
+  } else if (source) {
+    pm = resolvePaymentMethod(ctx, source, 'source');
+  } else if (customer) {
+    pm = defaultPaymentMethod(ctx, customer);
+    if (!pm) throw invalidRequest('Cannot charge a customer that has no active card', 'card', 'missing');
+  } else {
+    throw invalidRequest('Must provide source or customer.', undefined, 'parameter_missing');
+  }
+  const { charge, failure } = chargePaymentMethod(ctx, {
+    amount,
+    currency: cur,
+    customer: customerId,
+    paymentMethod: pm,
+    description: str(p, 'description') ?? null,
+    capture: bool(p, 'capture') ?? true,
+    metadata: metadata(p) ?? {},
+    receiptEmail: str(p, 'receipt_email') ?? null,
+    statementDescriptor: str(p, 'statement_descriptor') ?? null,
+  });
+  if (failure) {
+    const err = new StripeApiError(402, {
+      type: 'card_error',
+      code: failure.code,
+      decline_code: failure.decline_code,
+      message: failure.message,
+      extra: { charge: charge.id },
+    });
+    return { charge, response: err.toResponse() };
+  }
+  return { charge, response: { status: 200, body: charge } };
+}
 
 export function getCharge(ctx: TwinContext, id: string, param = 'id'): Charge {
   const c = find<Charge>(ctx, 'charge', id);

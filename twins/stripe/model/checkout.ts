@@ -265,7 +265,6 @@ export function completeSession(ctx: TwinContext, id: string, p: Params): Stripe
     throw invalidRequest(`This Checkout Session is no longer active (status \`${before.status}\`).`, 'session', 'checkout_session_inactive' as string);
   }
   const session = clone(before);
-  const now = ctx.clock.nowSeconds();
   const options = JSON.parse(ctx.store.getMeta(`stripe:checkout_options:${id}`) ?? '{}') as Record<string, Params | null>;
   const email = str(p, 'email') || session.customer_email || null;
   const name = str(p, 'name') || null;
@@ -339,7 +338,6 @@ export function completeSession(ctx: TwinContext, id: string, p: Params): Stripe
   }
   session.status = 'complete';
   session.url = null;
-  void now;
   ctx.store.put('checkout_session', id, session);
   emitEvent(ctx, 'checkout.session.completed', presentSession(session, []));
   return session;

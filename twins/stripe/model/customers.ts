@@ -37,8 +37,8 @@ const CUSTOMER_SPEC: ParamSpec = {
   tax_exempt: true,
 };
 
-export const CUSTOMER_CREATE_SPEC: ParamSpec = { ...CUSTOMER_SPEC, payment_method: true, test_clock: true, source: true, tax: true, validate: true };
-export const CUSTOMER_UPDATE_SPEC: ParamSpec = { ...CUSTOMER_SPEC, default_source: true, source: true, tax: true, validate: true };
+export const CUSTOMER_CREATE_SPEC: ParamSpec = { ...CUSTOMER_SPEC, payment_method: true, test_clock: true, tax: { ip_address: true, validate_location: true }, validate: true };
+export const CUSTOMER_UPDATE_SPEC: ParamSpec = { ...CUSTOMER_SPEC, tax: { ip_address: true, validate_location: true }, validate: true };
 
 export type Customer = StripeObject & { object: 'customer'; deleted?: true };
 
@@ -166,7 +166,6 @@ export function createCustomer(ctx: TwinContext, p: Params): Customer {
   }
   // `payment_method` attaches before invoice_settings may name it as the default.
   const pmParam = str(p, 'payment_method');
-  save(ctx, 'customer', c);
   if (pmParam) {
     const pm = resolvePaymentMethod(ctx, pmParam, 'payment_method');
     attachPaymentMethod(ctx, pm, c.id);

@@ -3,8 +3,8 @@
 // Smart-Retries-like schedule) / void / uncollectible. Payment goes through one PaymentIntent per
 // invoice, charged with the subscription's or customer's default payment method.
 
-import type { TwinContext } from '../../../twin-runtime/contract.js';
-import { StripeApiError, invalidRequest } from '../http/errors.js';
+import type { TwinContext, TwinResponse } from '../../../twin-runtime/contract.js';
+import { StripeApiError, invalidRequest, stripeError } from '../http/errors.js';
 import { bool, int, metadata, oneOf, str, requiredStr, type Params } from '../http/params.js';
 import { clone, find, load, newId, previousAttributes, type StripeObject } from './objects.js';
 import { emitEvent } from './events.js';
@@ -79,7 +79,7 @@ const HARD_DECLINES = new Set([
 // ---------------------------------------------------------------------------------------------
 // Building
 
-interface LineSpec {
+export interface LineSpec {
   amount: number;
   quantity: number | null;
   description: string;
@@ -356,6 +356,107 @@ function emitInvoice(ctx: TwinContext, type: string, inv: Invoice, before?: Invo
   emitEvent(ctx, type, presentInvoice(inv), prev);
 }
 
+// ---------------------------------------------------------------------------------------------
+// Prorations: `create_prorations` keeps them pending until the subscription's next invoice;
+// `always_invoice` bills them at once. Pending ones live in the twin's meta table (on Stripe they
+// are pending invoice items), keyed by subscription.
+
+const prorationKey = (subId: string): string => `stripe:pending_prorations:${subId}`;
+
+export function pendingProrations(ctx: TwinContext, subId: string): LineSpec[] {
+  const raw = ctx.store.getMeta(prorationKey(subId));
+  return raw ? (JSON.parse(raw) as LineSpec[]) : [];
+}
+
+export function addPendingProrations(ctx: TwinContext, subId: string, lines: LineSpec[]): void {
+  ctx.store.setMeta(prorationKey(subId), JSON.stringify([...pendingProrations(ctx, subId), ...lines]));
+}
+
+function takePendingProrations(ctx: TwinContext, subId: string): LineSpec[] {
+  const lines = pendingProrations(ctx, subId);
+  if (lines.length > 0) ctx.store.setMeta(prorationKey(subId), '[]');
+  return lines;
+}
+
+function shortDate(t: number): string {
+  const d = new Date(t * 1000);
+  const month = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'][d.getUTCMonth()];
+  return `${d.getUTCDate()} ${month} ${d.getUTCFullYear()}`;
+}
+
+/**
+ * The proration lines of one item change at `at` within [start, end): a credit for the unused
+ * time of the old price × quantity and a charge for the remaining time of the new one (Stripe
+ * prorates by the second).
+ */
+export function prorationLines(
+  ctx: TwinContext,
+  sub: StripeObject,
+  change: { itemId: string; old?: { price: StripeObject; quantity: number }; new?: { price: StripeObject; quantity: number } },
+  at: number,
+): LineSpec[] {
+  const start = sub.current_period_start as number;
+  const end = sub.current_period_end as number;
+  if (at <= start || at >= end) return [];
+  const fraction = (end - at) / (end - start);
+  const lines: LineSpec[] = [];
+  const period = { start: at, end };
+  if (change.old && !isMetered(change.old.price)) {
+    lines.push({
+      amount: -Math.round(amountFor(change.old.price, change.old.quantity) * fraction),
+      quantity: change.old.quantity,
+      description: `Unused time on ${change.old.quantity} × ${productName(ctx, change.old.price)} after ${shortDate(at)}`,
+      price: change.old.price,
+      period,
+      subscriptionItem: change.itemId,
+      subscription: sub.id,
+      proration: true,
+    });
+  }
+  if (change.new && !isMetered(change.new.price)) {
+    lines.push({
+      amount: Math.round(amountFor(change.new.price, change.new.quantity) * fraction),
+      quantity: change.new.quantity,
+      description: `Remaining time on ${change.new.quantity} × ${productName(ctx, change.new.price)} after ${shortDate(at)}`,
+      price: change.new.price,
+      period,
+      subscriptionItem: change.itemId,
+      subscription: sub.id,
+      proration: true,
+    });
+  }
+  return lines.filter((l) => l.amount !== 0);
+}
+
+/** `always_invoice`: bill proration lines at once on a `subscription_update` invoice. */
+export function invoiceProrationsNow(ctx: TwinContext, sub: StripeObject, lines: LineSpec[]): Invoice {
+  const customer = load(ctx, 'customer', sub.customer, 'customer');
+  const now = ctx.clock.nowSeconds();
+  const inv = invoiceObject(ctx, newId(ctx, 'invoice'), {
+    customer,
+    currency: sub.currency,
+    subscription: sub,
+    billingReason: 'subscription_update',
+    lines,
+    period: { start: now, end: now },
+    collectionMethod: sub.collection_method,
+    daysUntilDue: sub.days_until_due ?? null,
+    autoAdvance: true,
+    autoFinalizeAt: null,
+  });
+  saveInvoice(ctx, inv);
+  emitInvoice(ctx, 'invoice.created', inv);
+  // A net credit is not charged; Stripe would credit the customer's balance.
+  if (inv.total < 0) {
+    const c = find(ctx, 'customer', sub.customer);
+    if (c && !c.deleted) patchCustomer(ctx, c.id, { balance: (c.balance ?? 0) + inv.total });
+    inv.amount_due = 0;
+    inv.amount_remaining = 0;
+    saveInvoice(ctx, inv);
+  }
+  return finalizeInvoice(ctx, inv.id, { collect: true });
+}
+
 /** A subscription's draft invoice (`invoice.created`). */
 export function createSubscriptionInvoice(
   ctx: TwinContext,
@@ -364,7 +465,9 @@ export function createSubscriptionInvoice(
   opts: { licensed?: { start: number; end: number }; usage?: { start: number; end: number }; trial?: boolean; autoFinalizeAt?: number },
 ): Invoice {
   const customer = load(ctx, 'customer', sub.customer, 'customer');
-  const lines = subscriptionLines(ctx, sub, opts);
+  // Pending prorations ride on the next cycle invoice, before the new period's lines.
+  const prorations = billingReason === 'subscription_cycle' ? takePendingProrations(ctx, sub.id) : [];
+  const lines = [...prorations, ...subscriptionLines(ctx, sub, opts)];
   const period =
     billingReason === 'subscription_create'
       ? { start: sub.current_period_start, end: sub.current_period_start }
@@ -698,6 +801,14 @@ export function finalizeInvoice(ctx: TwinContext, id: string, opts: { collect: b
   inv.hosted_invoice_url = `${ctx.baseUrl}/i/${inv.id}`;
   inv.invoice_pdf = null;
   saveInvoice(ctx, inv);
+  if (inv.collection_method === 'charge_automatically' && inv.amount_due >= minimumChargeable(inv.currency)) {
+    // Stripe creates the invoice's PaymentIntent at finalization; clients confirm it with the
+    // `confirmation_secret` (e.g. subscriptions created with payment_behavior=default_incomplete).
+    const pi = invoicePaymentIntent(ctx, inv);
+    inv.payment_intent = pi.id;
+    inv.confirmation_secret = { client_secret: pi.client_secret, type: 'payment_intent' };
+    saveInvoice(ctx, inv);
+  }
   emitInvoice(ctx, 'invoice.finalized', inv);
   if (inv.amount_due === 0) {
     markPaid(ctx, inv.id, { outOfBand: false });
@@ -837,7 +948,15 @@ export function retryInvoice(ctx: TwinContext, id: string): void {
 export const PAY_PARAMS = { payment_method: true, off_session: true, paid_out_of_band: true, forgive: true, source: true, mandate: true } as const;
 
 /** `POST /v1/invoices/{id}/pay`: finalize a draft if needed, then charge (402 on a decline). */
-export function payInvoiceByRequest(ctx: TwinContext, id: string, p: Params): Invoice {
+/**
+ * A declined payment answers 402 but keeps the attempt (charge, `attempt_count`, events), as
+ * Stripe does: the route returns this response instead of throwing, so nothing is rolled back.
+ */
+export class DeclinedPayment {
+  constructor(readonly response: TwinResponse) {}
+}
+
+export function payInvoiceByRequest(ctx: TwinContext, id: string, p: Params): Invoice | DeclinedPayment {
   let inv = loadInvoice(ctx, id);
   if (inv.status === 'paid') throw invalidRequest('Invoice is already paid', undefined, 'invoice_already_paid' as string);
   if (inv.status === 'void') {
@@ -857,14 +976,13 @@ export function payInvoiceByRequest(ctx: TwinContext, id: string, p: Params): In
   load(ctx, 'payment_method', pm, 'payment_method');
   const outcome = collectInvoice(ctx, id, { paymentMethod: pm, offSession: bool(p, 'off_session') ?? true, automatic: false, updateSubscription: true });
   if (outcome.failure) {
-    // The failed attempt is kept (Stripe records it even though the call answers 402).
-    throw new StripeApiError(402, {
+    return new DeclinedPayment(stripeError(402, {
       type: 'card_error',
       code: outcome.failure.code,
       decline_code: outcome.failure.decline_code ?? undefined,
       message: outcome.failure.message,
       extra: { charge: outcome.failure.charge, payment_intent: outcome.failure.payment_intent },
-    });
+    }));
   }
   return outcome.invoice;
 }
@@ -1007,10 +1125,13 @@ export function previewInvoice(ctx: TwinContext, p: Params): Invoice {
     const end = sub.current_period_end;
     const nextEnd = addOnePeriod(sub, end);
     const customer = load(ctx, 'customer', sub.customer, 'customer');
-    const lines = subscriptionLines(ctx, sub, {
-      licensed: cancelNow || endsAtPeriodEnd ? undefined : { start: end, end: nextEnd },
-      usage: sub.status === 'trialing' ? undefined : { start, end: cancelNow ? now : end },
-    });
+    const lines = [
+      ...pendingProrations(ctx, sub.id),
+      ...subscriptionLines(ctx, sub, {
+        licensed: cancelNow || endsAtPeriodEnd ? undefined : { start: end, end: nextEnd },
+        usage: sub.status === 'trialing' ? undefined : { start, end: cancelNow ? now : end },
+      }),
+    ];
     const inv = invoiceObject(ctx, `upcoming_in_${ctx.ids.token(24)}`, {
       customer,
       currency: sub.currency,

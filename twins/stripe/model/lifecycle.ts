@@ -27,24 +27,68 @@ interface DueStep {
   /** Order among steps due at the same second. */
   rank: number;
   id: string;
+  /** Re-checked just before running: an earlier step at the same instant may have changed things. */
+  valid(): boolean;
   run(): void;
 }
+
+const fresh = (ctx: TwinContext, resource: string, id: string): StripeObject | undefined => ctx.store.get<StripeObject>(resource, id);
 
 function trialNoticeKey(sub: StripeObject): string {
   return `stripe:trial_will_end:${sub.id}:${sub.trial_end}`;
 }
 
+const statements = new WeakMap<object, Map<string, { all(...a: unknown[]): unknown[] }>>();
+
+/**
+ * Records of a kind whose `status` is one of `statuses`, oldest first. Filtering in SQL keeps an
+ * advance over years of history from re-reading every paid invoice at each step.
+ */
+function withStatus<T>(ctx: TwinContext, resource: string, statuses: readonly string[]): T[] {
+  const db = ctx.store.db;
+  let cache = statements.get(db);
+  if (!cache) statements.set(db, (cache = new Map()));
+  const key = `${resource}:${statuses.length}`;
+  let stmt = cache.get(key);
+  if (!stmt) {
+    const marks = statuses.map(() => '?').join(', ');
+    stmt = db.prepare(`SELECT body FROM records WHERE resource = ? AND json_extract(body, '$.status') IN (${marks}) ORDER BY seq`);
+    cache.set(key, stmt);
+  }
+  return (stmt.all(resource, ...statuses) as { body: string }[]).map((r) => JSON.parse(r.body) as T);
+}
+
 /** Every step due at or before `until` (unix seconds), unordered. */
 function dueSteps(ctx: TwinContext, until: number): DueStep[] {
   const steps: DueStep[] = [];
-  for (const inv of ctx.store.list<Invoice>('invoice')) {
+  for (const inv of withStatus<Invoice>(ctx, 'invoice', ['draft', 'open'])) {
     if (inv.status === 'draft' && inv.auto_advance && inv.automatically_finalizes_at != null && inv.automatically_finalizes_at <= until) {
-      steps.push({ at: inv.automatically_finalizes_at, rank: 0, id: inv.id, run: () => void finalizeInvoice(ctx, inv.id, { collect: true }) });
+      const at = inv.automatically_finalizes_at;
+      steps.push({
+        at,
+        rank: 0,
+        id: inv.id,
+        valid: () => {
+          const cur = fresh(ctx, 'invoice', inv.id);
+          return cur?.status === 'draft' && Boolean(cur.auto_advance) && cur.automatically_finalizes_at === at;
+        },
+        run: () => void finalizeInvoice(ctx, inv.id, { collect: true }),
+      });
     } else if (inv.status === 'open' && inv.next_payment_attempt != null && inv.next_payment_attempt <= until && inv.collection_method === 'charge_automatically') {
-      steps.push({ at: inv.next_payment_attempt, rank: 1, id: inv.id, run: () => retryInvoice(ctx, inv.id) });
+      const at = inv.next_payment_attempt;
+      steps.push({
+        at,
+        rank: 1,
+        id: inv.id,
+        valid: () => {
+          const cur = fresh(ctx, 'invoice', inv.id);
+          return cur?.status === 'open' && cur.next_payment_attempt === at;
+        },
+        run: () => retryInvoice(ctx, inv.id),
+      });
     }
   }
-  for (const sub of ctx.store.list<StripeObject>('subscription')) {
+  for (const sub of withStatus<StripeObject>(ctx, 'subscription', ['active', 'past_due', 'trialing', 'unpaid', 'incomplete'])) {
     if (sub.status === 'trialing' && sub.trial_end != null && ctx.store.getMeta(trialNoticeKey(sub)) === undefined) {
       const at = Math.max(sub.trial_end - TRIAL_NOTICE_SECONDS, sub.trial_start ?? sub.created);
       if (at <= until && at < sub.trial_end) {
@@ -52,6 +96,10 @@ function dueSteps(ctx: TwinContext, until: number): DueStep[] {
           at,
           rank: 2,
           id: sub.id,
+          valid: () => {
+            const cur = fresh(ctx, 'subscription', sub.id);
+            return cur?.status === 'trialing' && cur.trial_end === sub.trial_end && ctx.store.getMeta(trialNoticeKey(sub)) === undefined;
+          },
           run: () => {
             ctx.store.setMeta(trialNoticeKey(sub), '1');
             emitEvent(ctx, 'customer.subscription.trial_will_end', loadSubscription(ctx, sub.id));
@@ -61,17 +109,49 @@ function dueSteps(ctx: TwinContext, until: number): DueStep[] {
     }
     if (LIVE_STATUSES.includes(sub.status)) {
       if (sub.cancel_at != null && sub.cancel_at <= until && sub.cancel_at <= sub.current_period_end) {
-        steps.push({ at: sub.cancel_at, rank: 3, id: sub.id, run: () => void cancelSubscriptionNow(ctx, sub.id, { reason: 'cancellation_requested', invoiceNow: true }) });
+        const at = sub.cancel_at;
+        steps.push({
+          at,
+          rank: 3,
+          id: sub.id,
+          valid: () => {
+            const cur = fresh(ctx, 'subscription', sub.id);
+            return Boolean(cur && LIVE_STATUSES.includes(cur.status) && cur.cancel_at === at);
+          },
+          run: () => void cancelSubscriptionNow(ctx, sub.id, { reason: 'cancellation_requested', invoiceNow: true }),
+        });
       } else if (sub.current_period_end <= until) {
-        steps.push({ at: sub.current_period_end, rank: 4, id: sub.id, run: () => renew(ctx, sub.id, sub.current_period_end) });
+        const at = sub.current_period_end as number;
+        steps.push({
+          at,
+          rank: 4,
+          id: sub.id,
+          valid: () => {
+            const cur = fresh(ctx, 'subscription', sub.id);
+            return Boolean(cur && LIVE_STATUSES.includes(cur.status) && cur.current_period_end === at);
+          },
+          run: () => renew(ctx, sub.id, at),
+        });
       }
     } else if (sub.status === 'incomplete' && sub.created + INCOMPLETE_EXPIRY_SECONDS <= until) {
-      steps.push({ at: sub.created + INCOMPLETE_EXPIRY_SECONDS, rank: 5, id: sub.id, run: () => expireIncomplete(ctx, sub.id) });
+      steps.push({
+        at: sub.created + INCOMPLETE_EXPIRY_SECONDS,
+        rank: 5,
+        id: sub.id,
+        valid: () => fresh(ctx, 'subscription', sub.id)?.status === 'incomplete',
+        run: () => expireIncomplete(ctx, sub.id),
+      });
     }
   }
-  for (const s of ctx.store.list<StripeObject>('checkout_session')) {
+  for (const s of withStatus<StripeObject>(ctx, 'checkout_session', ['open'])) {
     if (s.status === 'open' && s.expires_at <= until) {
-      steps.push({ at: s.expires_at, rank: 6, id: s.id, run: () => void expireSession(ctx, s.id) });
+      steps.push({
+        at: s.expires_at,
+        rank: 6,
+        id: s.id,
+        valid: () => fresh(ctx, 'checkout_session', s.id)?.status === 'open',
+        run: () => void expireSession(ctx, s.id),
+      });
     }
   }
   return steps;
@@ -80,6 +160,12 @@ function dueSteps(ctx: TwinContext, until: number): DueStep[] {
 /** Period end: a trial ends (or cancels with no payment method, if so configured), or a cycle renews. */
 function renew(ctx: TwinContext, id: string, at: number): void {
   const sub = loadSubscription(ctx, id);
+  const customer = ctx.store.get<StripeObject>('customer', sub.customer);
+  if (!customer || customer.deleted) {
+    // Deleting a customer ends its subscriptions on Stripe; a renewal never bills a deleted one.
+    cancelSubscriptionNow(ctx, id, { reason: 'cancellation_requested' });
+    return;
+  }
   if (
     sub.status === 'trialing' &&
     sub.trial_settings?.end_behavior?.missing_payment_method === 'cancel' &&
@@ -112,14 +198,25 @@ export function advanceStripe(ctx: TwinContext, to: Date): void {
     const steps = dueSteps(ctx, until).filter((s) => !failed.has(`${s.rank}:${s.id}:${s.at}`));
     if (steps.length === 0) return;
     steps.sort((a, b) => a.at - b.at || a.rank - b.rank || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    const next = steps[0]!;
-    ctx.clock.advanceTo(next.at * 1000);
-    try {
-      ctx.store.transaction(() => next.run());
-    } catch (e) {
-      failed.add(`${next.rank}:${next.id}:${next.at}`);
-      ctx.store.setMeta(`stripe:lifecycle_error:${next.id}:${next.at}`, (e as Error).message);
+    // Every step due at the earliest instant runs in this pass (in rank, then id order); steps
+    // they schedule later are found by the next pass. Re-checking each keeps them independent.
+    const at = steps[0]!.at;
+    ctx.clock.advanceTo(at * 1000);
+    let ran = 0;
+    for (const next of steps) {
+      if (next.at !== at) break;
+      try {
+        if (next.valid()) {
+          ctx.store.transaction(() => next.run());
+          ran++;
+        }
+      } catch (e) {
+        failed.add(`${next.rank}:${next.id}:${next.at}`);
+        ctx.store.setMeta(`stripe:lifecycle_error:${next.id}:${next.at}`, (e as Error).message);
+      }
     }
+    // Nothing ran: what is left at this instant can never run; do not spin on it.
+    if (ran === 0) for (const st of steps) if (st.at === at) failed.add(`${st.rank}:${st.id}:${st.at}`);
   }
   throw new Error('Stripe lifecycle did not settle: too many steps in one advance.');
 }

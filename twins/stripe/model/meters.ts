@@ -133,9 +133,16 @@ export function createMeterEvent(ctx: TwinContext, p: Params): StripeObject {
 export function aggregate(ctx: TwinContext, meter: StripeObject, customer: string, start: number, end: number): number {
   const customerKey = meter.customer_mapping.event_payload_key as string;
   const valueKey = meter.value_settings.event_payload_key as string;
-  const events = ctx.store
-    .list<{ event_name: string; payload: Record<string, string>; timestamp: number }>(METER_EVENT)
-    .filter((e) => e.event_name === meter.event_name && e.payload[customerKey] === customer && e.timestamp >= start && e.timestamp < end);
+  // Narrowed in SQL (name and time window), then by customer: usage tables grow large.
+  const rows = ctx.store.db
+    .prepare(
+      `SELECT body FROM records WHERE resource = ? AND json_extract(body, '$.event_name') = ?
+         AND json_extract(body, '$.timestamp') >= ? AND json_extract(body, '$.timestamp') < ? ORDER BY seq`,
+    )
+    .all(METER_EVENT, meter.event_name, start, end) as { body: string }[];
+  const events = rows
+    .map((r) => JSON.parse(r.body) as { event_name: string; payload: Record<string, string>; timestamp: number })
+    .filter((e) => e.payload[customerKey] === customer);
   switch (meter.default_aggregation.formula) {
     case 'count':
       return events.length;

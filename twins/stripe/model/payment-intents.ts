@@ -24,8 +24,9 @@ import { captureCharge, releaseAuthorization } from './charges.js';
 import { getCustomer } from './customers.js';
 import { emitEvent } from './events.js';
 import { clone, find, newId, save, type StripeObject } from './objects.js';
-import { attachPaymentMethod, resolvePaymentMethod, type PaymentMethod } from './payment-methods.js';
+import { attachPaymentMethod, paymentMethodFromData, resolvePaymentMethod, type PaymentMethod } from './payment-methods.js';
 import { formatMoney } from './refunds.js';
+import { authenticationFor } from './test-cards.js';
 
 export type PaymentIntent = StripeObject & { object: 'payment_intent' };
 
@@ -127,7 +128,12 @@ function statusAfterPaymentMethod(pi: PaymentIntent): void {
 /** Fields shared by create, update and confirm. */
 function applyCommon(ctx: TwinContext, pi: PaymentIntent, p: Params): void {
   const pmId = str(p, 'payment_method');
+  const pmData = obj(p, 'payment_method_data');
+  if (pmId && pmData) {
+    throw invalidRequest('You may only specify one of these parameters: payment_method, payment_method_data.', 'payment_method_data');
+  }
   if (pmId) pi.payment_method = resolvePaymentMethod(ctx, pmId, 'payment_method').id;
+  if (pmData) pi.payment_method = paymentMethodFromData(ctx, pmData).id;
   const email = emptyableStr(p, 'receipt_email');
   if (email !== undefined) pi.receipt_email = email;
   const sfu = p.setup_future_usage === '' ? null : oneOf(p, 'setup_future_usage', FUTURE_USAGE);
@@ -285,6 +291,83 @@ export function confirmPaymentIntent(
       'payment_method',
     );
   }
+  const offSession = bool(p, 'off_session') ?? false;
+  const rule = authenticationFor(pm.card?.last4);
+  const savedForOffSession = rule === 'on_session' && offSession && pm.customer !== null;
+  if (rule && !savedForOffSession) {
+    if (offSession) return failAuthenticationOffSession(ctx, pi, pm);
+    return requireAction(ctx, pi, str(p, 'return_url'));
+  }
+  return attemptCharge(ctx, pi, pm);
+}
+
+/** The twin-only page a customer "visits" to pass or fail a 3D Secure challenge. */
+export function authenticationUrl(ctx: TwinContext, intentId: string): string {
+  return `${ctx.baseUrl}${THREE_D_SECURE_PATH.replace('{intent}', intentId)}`;
+}
+
+export const THREE_D_SECURE_PATH = '/3d_secure/authenticate/{intent}';
+
+function requireAction(ctx: TwinContext, pi: PaymentIntent, returnUrl: string | undefined): { intent: PaymentIntent; response: TwinResponse } {
+  const url = authenticationUrl(ctx, pi.id);
+  pi.status = 'requires_action';
+  pi.next_action = returnUrl
+    ? { type: 'redirect_to_url', redirect_to_url: { return_url: returnUrl, url } }
+    : { type: 'use_stripe_sdk', use_stripe_sdk: { type: 'three_d_secure_redirect', stripe_js: url, source: pi.payment_method } };
+  save(ctx, 'payment_intent', pi);
+  emitEvent(ctx, 'payment_intent.requires_action', pi);
+  return { intent: pi, response: { status: 200, body: pi } };
+}
+
+function failAuthenticationOffSession(ctx: TwinContext, pi: PaymentIntent, pm: PaymentMethod): { intent: PaymentIntent; response: TwinResponse } {
+  const fields: StripeErrorFields = {
+    type: 'card_error',
+    code: 'authentication_required',
+    decline_code: 'authentication_required',
+    message: 'Your card was declined. This transaction requires authentication.',
+    extra: { payment_method: pm },
+  };
+  pi.status = 'requires_payment_method';
+  pi.payment_method = null;
+  pi.next_action = null;
+  pi.last_payment_error = errorObject(fields);
+  save(ctx, 'payment_intent', pi);
+  emitEvent(ctx, 'payment_intent.payment_failed', pi);
+  return { intent: pi, response: stripeError(402, { ...fields, extra: { ...fields.extra, payment_intent: pi } }) };
+}
+
+/**
+ * The customer's answer to the 3D Secure challenge (twin-only helper behind `next_action`):
+ * `succeed` charges the card and the intent moves on as after a plain confirm; `fail` returns it to
+ * requires_payment_method with `payment_intent_authentication_failure`.
+ */
+export function completeAuthentication(ctx: TwinContext, id: string, outcome: 'succeed' | 'fail'): PaymentIntent {
+  const pi = clone(getPaymentIntent(ctx, id));
+  if (pi.status !== 'requires_action') {
+    throw invalidRequest(`This PaymentIntent has a status of ${pi.status}; there is no authentication to complete.`, undefined, 'payment_intent_unexpected_state');
+  }
+  const pm = resolvePaymentMethod(ctx, pi.payment_method as string, 'payment_method');
+  pi.next_action = null;
+  if (outcome === 'fail') {
+    pi.status = 'requires_payment_method';
+    pi.payment_method = null;
+    pi.last_payment_error = errorObject({
+      type: 'invalid_request_error',
+      code: 'payment_intent_authentication_failure',
+      message:
+        'The provided PaymentMethod has failed authentication. You can provide payment_method_data or a new PaymentMethod to attempt to fulfill this PaymentIntent again.',
+      extra: { payment_method: pm },
+    });
+    save(ctx, 'payment_intent', pi);
+    emitEvent(ctx, 'payment_intent.payment_failed', pi);
+    return pi;
+  }
+  return attemptCharge(ctx, pi, pm).intent;
+}
+
+/** One charge attempt for a confirmed intent, and the status it leads to. */
+function attemptCharge(ctx: TwinContext, pi: PaymentIntent, pm: PaymentMethod): { intent: PaymentIntent; response: TwinResponse } {
+  pi.next_action = null;
   const manual = pi.capture_method === 'manual';
   const { charge, failure } = chargePaymentMethod(ctx, {
     amount: pi.amount,

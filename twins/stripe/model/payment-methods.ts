@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { base62 } from '../../../twin-runtime/ids.js';
 import { StripeApiError, invalidRequest, missingParam, resourceMissing } from '../http/errors.js';
-import { emptyableStr, int, metadata, obj, oneOf, str, type Params, type ParamSpec } from '../http/params.js';
+import { emptyableStr, int, metadata, obj, oneOf, rejectUnknown, str, type Params, type ParamSpec } from '../http/params.js';
 import { emitEvent } from './events.js';
 import { ADDRESS_SPEC, clone, find, newId, previousAttributes, save, type StripeObject } from './objects.js';
 import { cardFacts, declineFor, luhnValid, shortcutNumber } from './test-cards.js';
@@ -23,6 +23,14 @@ export const PAYMENT_METHOD_CREATE_SPEC: ParamSpec = {
   allow_redisplay: true,
   customer: true,
   payment_method: true,
+};
+
+const PAYMENT_METHOD_DATA_SPEC: ParamSpec = {
+  type: true,
+  card: { number: true, exp_month: true, exp_year: true, cvc: true, token: true, networks: true },
+  billing_details: BILLING_DETAILS_SPEC,
+  metadata: true,
+  allow_redisplay: true,
 };
 
 export const PAYMENT_METHOD_UPDATE_SPEC: ParamSpec = {
@@ -164,6 +172,20 @@ export function createPaymentMethod(ctx: TwinContext, p: Params): PaymentMethod 
   return save(ctx, 'payment_method', pm);
 }
 
+/** `payment_method_data` on an intent: a payment method created inline (same rules as create). */
+export function paymentMethodFromData(ctx: TwinContext, data: Params): PaymentMethod {
+  try {
+    rejectUnknown(data, PAYMENT_METHOD_DATA_SPEC, 'payment_method_data');
+    return createPaymentMethod(ctx, data);
+  } catch (e) {
+    if (e instanceof StripeApiError && e.fields.param && !e.fields.param.startsWith('payment_method_data')) {
+      const param = e.fields.param.replace(/^([^[]+)/, '[$1]');
+      throw new StripeApiError(e.status, { ...e.fields, param: `payment_method_data${param}` });
+    }
+    throw e;
+  }
+}
+
 /** The issuer's answer when a card is saved (attach, setup intent): some test cards refuse already here. */
 export function checkCardOnAttach(pm: PaymentMethod): { code: string; decline_code: string; message: string } | undefined {
   const d = declineFor(pm.card?.last4);
@@ -179,10 +201,9 @@ export function attachPaymentMethod(ctx: TwinContext, pm: PaymentMethod, custome
   if (refused) {
     throw new StripeApiError(402, { type: 'card_error', code: refused.code, decline_code: refused.decline_code, message: refused.message });
   }
-  const before = clone(pm);
   pm.customer = customerId;
   save(ctx, 'payment_method', pm);
-  emitEvent(ctx, 'payment_method.attached', pm, previousAttributes(before, pm));
+  emitEvent(ctx, 'payment_method.attached', pm);
   return pm;
 }
 
@@ -199,10 +220,10 @@ export function detachPaymentMethod(ctx: TwinContext, id: string): PaymentMethod
     save(ctx, 'customer', customer);
     emitEvent(ctx, 'customer.updated', customer, previousAttributes(beforeCustomer, customer));
   }
-  const before = clone(pm);
+  const previousCustomer = pm.customer;
   pm.customer = null;
   save(ctx, 'payment_method', pm);
-  emitEvent(ctx, 'payment_method.detached', pm, previousAttributes(before, pm));
+  emitEvent(ctx, 'payment_method.detached', pm, { customer: previousCustomer });
   return pm;
 }
 

@@ -8,7 +8,7 @@ import { bool, metadata, obj, oneOf, str, strArray, type Params, type ParamSpec 
 import { getCustomer } from './customers.js';
 import { emitEvent } from './events.js';
 import { clone, find, newId, save, type StripeObject } from './objects.js';
-import { attachPaymentMethod, checkCardOnAttach, resolvePaymentMethod } from './payment-methods.js';
+import { attachPaymentMethod, checkCardOnAttach, paymentMethodFromData, resolvePaymentMethod } from './payment-methods.js';
 
 export type SetupIntent = StripeObject & { object: 'setup_intent' };
 
@@ -58,7 +58,12 @@ export function getSetupIntent(ctx: TwinContext, id: string): SetupIntent {
 
 function applyCommon(ctx: TwinContext, si: SetupIntent, p: Params): void {
   const pmId = str(p, 'payment_method');
+  const pmData = obj(p, 'payment_method_data');
+  if (pmId && pmData) {
+    throw invalidRequest('You may only specify one of these parameters: payment_method, payment_method_data.', 'payment_method_data');
+  }
   if (pmId) si.payment_method = resolvePaymentMethod(ctx, pmId).id;
+  if (pmData) si.payment_method = paymentMethodFromData(ctx, pmData).id;
   const types = strArray(p, 'payment_method_types');
   if (types) {
     si.payment_method_types = types;

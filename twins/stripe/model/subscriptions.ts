@@ -8,8 +8,13 @@ import { StripeApiError, invalidRequest, missingParam } from '../http/errors.js'
 import { bool, int, metadata, objArray, oneOf, str, requiredStr, type Params } from '../http/params.js';
 import { clone, find, load, newId, previousAttributes, type StripeObject } from './objects.js';
 import { emitEvent } from './events.js';
+import { getCustomer } from './customers.js';
 import { nextBoundary, type Recurrence } from './billing-cycle.js';
 import {
+  addPendingProrations,
+  invoiceProrationsNow,
+  prorationLines,
+  type LineSpec,
   closeInvoicesOf,
   collectInvoice,
   createSubscriptionInvoice,
@@ -285,8 +290,7 @@ function cardErrorOf(failure: CollectionFailure): StripeApiError {
 
 export function createSubscription(ctx: TwinContext, p: Params): StripeObject {
   const customerId = requiredStr(p, 'customer');
-  const customer = load(ctx, 'customer', customerId, 'customer');
-  if (customer.deleted) throw invalidRequest(`No such customer: '${customerId}'`, 'customer', 'resource_missing');
+  const customer = getCustomer(ctx, customerId, 'customer');
   const items = readItems(ctx, p);
   const prices = items.map((i) => i.price);
   const now = ctx.clock.nowSeconds();
@@ -461,9 +465,8 @@ export function updateSubscription(ctx: TwinContext, id: string, p: Params): Str
       throw invalidRequest('A canceled subscription can only update its cancellation_details and metadata.', other);
     }
   }
-  // Prorations are not computed by the twin: every change applies from the next invoice on, as
-  // `proration_behavior=none` does on Stripe.
-  oneOf(p, 'proration_behavior', ['always_invoice', 'create_prorations', 'none'] as const);
+  const prorationBehavior = oneOf(p, 'proration_behavior', ['always_invoice', 'create_prorations', 'none'] as const) ?? 'create_prorations';
+  const itemsBefore = new Map(subscriptionItems(sub).map((i) => [i.id as string, { price: i.price as StripeObject, quantity: (i.quantity ?? 0) as number }]));
 
   const meta = metadata(p, sub.metadata);
   if (meta) sub.metadata = meta;
@@ -518,7 +521,29 @@ export function updateSubscription(ctx: TwinContext, id: string, p: Params): Str
     }
   }
 
+  // Item changes mid-period are prorated (not during a trial, which bills nothing).
+  const prorations: LineSpec[] = [];
+  if (itemsIn && prorationBehavior !== 'none' && (sub.status === 'active' || sub.status === 'past_due')) {
+    const after = new Map(subscriptionItems(sub).map((i) => [i.id as string, { price: i.price as StripeObject, quantity: (i.quantity ?? 0) as number }]));
+    for (const id of new Set([...itemsBefore.keys(), ...after.keys()])) {
+      const was = itemsBefore.get(id);
+      const is = after.get(id);
+      if (was && is && was.price.id === is.price.id && was.quantity === is.quantity) continue;
+      prorations.push(...prorationLines(ctx, sub, { itemId: id, old: was, new: is }, now));
+    }
+  }
   updateAndEmit(ctx, before, sub);
+  if (prorations.length > 0) {
+    if (prorationBehavior === 'always_invoice') {
+      const inv = invoiceProrationsNow(ctx, loadSubscription(ctx, id), prorations);
+      const fresh = loadSubscription(ctx, id);
+      const prev = clone(fresh);
+      fresh.latest_invoice = inv.id;
+      updateAndEmit(ctx, prev, fresh);
+    } else {
+      addPendingProrations(ctx, id, prorations);
+    }
+  }
   if (endTrialNow) {
     // Ending a trial now starts a paid period at once, billed right away (Stripe resets the anchor).
     const fresh = loadSubscription(ctx, id);

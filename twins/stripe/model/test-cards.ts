@@ -41,6 +41,23 @@ export function declineFor(last4: string | undefined): Decline | undefined {
   return last4 ? DECLINES[last4] : undefined;
 }
 
+/**
+ * 3D Secure test cards: `always` needs authentication on every payment (off-session payments fail
+ * with `authentication_required`); `on_session` (4000 0025 0000 3155) needs it for on-session
+ * payments only once the card is saved to a customer.
+ */
+export type AuthenticationRule = 'always' | 'on_session';
+
+const AUTHENTICATION: Record<string, AuthenticationRule> = {
+  '3184': 'always',
+  '3220': 'always',
+  '3155': 'on_session',
+};
+
+export function authenticationFor(last4: string | undefined): AuthenticationRule | undefined {
+  return last4 ? AUTHENTICATION[last4] : undefined;
+}
+
 /** `pm_card_*` ids (and `tok_*` tokens) → card numbers. */
 const SHORTCUTS: Record<string, string> = {
   visa: '4242424242424242',
@@ -67,6 +84,9 @@ const SHORTCUTS: Record<string, string> = {
   visa_chargeDeclinedIncorrectCvc: '4000000000000127',
   chargeDeclinedProcessingError: '4000000000000119',
   visa_chargeDeclinedProcessingError: '4000000000000119',
+  threeDSecure2Required: '4000000000003220',
+  authenticationRequired: '4000002760003184',
+  authenticationRequiredOnSetup: '4000002500003155',
   chargeCustomerFail: '4000000000000341',
   visa_chargeCustomerFail: '4000000000000341',
 };

@@ -10,6 +10,10 @@ import { int, str, type Params } from '../http/params.js';
 import { clone, load, newId, type StripeObject } from './objects.js';
 import { emitEvent } from './events.js';
 import { advanceStripe } from './lifecycle.js';
+import { cancelSubscriptionNow } from './subscriptions.js';
+import { deleteCustomer } from './customers.js';
+
+const LIVE_OR_PENDING = ['active', 'past_due', 'trialing', 'unpaid', 'incomplete', 'paused'];
 
 const DELETES_AFTER = 30 * 86_400;
 
@@ -77,8 +81,18 @@ export function advanceTestClock(ctx: TwinContext, id: string, p: Params): Strip
   return ready;
 }
 
+/** Deleting a clock deletes its customers, ending their subscriptions first (as Stripe does). */
 export function deleteTestClock(ctx: TwinContext, id: string): StripeObject {
   const clock = loadTestClock(ctx, id);
+  for (const customer of ctx.store.list<StripeObject>('customer')) {
+    if (customer.test_clock !== id || customer.deleted) continue;
+    for (const sub of ctx.store.list<StripeObject>('subscription')) {
+      if (sub.customer === customer.id && LIVE_OR_PENDING.includes(sub.status)) {
+        cancelSubscriptionNow(ctx, sub.id, { reason: 'cancellation_requested' });
+      }
+    }
+    deleteCustomer(ctx, customer.id);
+  }
   ctx.store.delete('test_clock', id);
   emitEvent(ctx, 'test_helpers.test_clock.deleted', presentClock(ctx, clock));
   return { id, object: 'test_helpers.test_clock', deleted: true };

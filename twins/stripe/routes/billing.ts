@@ -4,8 +4,8 @@
 
 import type { TwinRequest, TwinResponse, TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../http/pipeline.js';
-import { listBody, listResponse } from '../http/list.js';
-import { LIST_PARAMS, expandPaths, paramsOf, readParams, requiredStr, str, type ParamSpec } from '../http/params.js';
+import { listBody, listResponse, searchResponse } from '../http/list.js';
+import { LIST_PARAMS, SEARCH_PARAMS, expandPaths, paramsOf, readParams, requiredStr, str, type ParamSpec } from '../http/params.js';
 import { invalidRequest, resourceMissing } from '../http/errors.js';
 import { find, type StripeObject } from '../model/objects.js';
 import {
@@ -20,10 +20,10 @@ import {
   updateSubscription,
 } from '../model/subscriptions.js';
 import {
-  DEFAULT_RETRY_SETTINGS,
   INVOICE_CREATE_PARAMS,
   INVOICE_LIST_FILTERS,
   INVOICE_UPDATE_PARAMS,
+  DeclinedPayment,
   PAY_PARAMS,
   PREVIEW_PARAMS,
   addLinesByRequest,
@@ -69,8 +69,45 @@ import { advanceTestClock, createTestClock, deleteTestClock, loadTestClock, pres
 
 const expandOf = (req: TwinRequest): string[] => expandPaths(paramsOf(req));
 
+/** Fields Stripe's search query language accepts for subscriptions and invoices. */
+const SUBSCRIPTION_SEARCH_FIELDS = {
+  created: (o: StripeObject) => o.created,
+  status: (o: StripeObject) => o.status,
+};
+const INVOICE_SEARCH_FIELDS = {
+  created: (o: StripeObject) => o.created,
+  currency: (o: StripeObject) => o.currency,
+  customer: (o: StripeObject) => o.customer,
+  number: (o: StripeObject) => o.number,
+  receipt_number: (o: StripeObject) => o.receipt_number,
+  status: (o: StripeObject) => o.status,
+  subscription: (o: StripeObject) => o.subscription,
+  total: (o: StripeObject) => o.total,
+};
+
+/** `POST /v1/subscription_items[/{id}]` parameters (applied through the subscription update). */
+const ITEM_PARAMS: ParamSpec = {
+  subscription: true,
+  price: true,
+  quantity: true,
+  metadata: true,
+  proration_behavior: true,
+  proration_date: true,
+  payment_behavior: true,
+  tax_rates: true,
+  discounts: true,
+};
+
 const subscriptionRoutes: TwinRoute[] = [
   { method: 'POST', path: '/v1/subscriptions', handler: (req, ctx) => ok(createSubscription(ctx, readParams(req, CREATE_PARAMS))) },
+  {
+    method: 'GET',
+    path: '/v1/subscriptions/search',
+    handler: (req, ctx) => {
+      readParams(req, SEARCH_PARAMS);
+      return searchResponse(req, ctx, ctx.store.list<StripeObject>('subscription'), '/v1/subscriptions/search', SUBSCRIPTION_SEARCH_FIELDS, 'subscriptions');
+    },
+  },
   {
     method: 'GET',
     path: '/v1/subscriptions',
@@ -99,6 +136,41 @@ const subscriptionRoutes: TwinRoute[] = [
     },
   },
   {
+    method: 'POST',
+    path: '/v1/subscription_items',
+    handler: (req, ctx) => {
+      const p = readParams(req, ITEM_PARAMS);
+      const subId = requiredStr(p, 'subscription');
+      const { subscription: _s, proration_behavior: pb, proration_date: _d, payment_behavior: _b, ...item } = p;
+      const sub = updateSubscription(ctx, subId, { items: [item], ...(pb !== undefined ? { proration_behavior: pb } : {}) });
+      const items = sub.items.data as StripeObject[];
+      return ok(items[items.length - 1]);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/subscription_items/{id}',
+    handler: (req, ctx) => {
+      const p = readParams(req, ITEM_PARAMS);
+      const item = find(ctx, 'subscription_item', req.params.id!);
+      if (!item) throw resourceMissing('subscription_item', req.params.id!, 'id');
+      const { proration_behavior: pb, proration_date: _d, payment_behavior: _b, subscription: _s, ...change } = p;
+      const sub = updateSubscription(ctx, item.subscription, { items: [{ ...change, id: item.id }], ...(pb !== undefined ? { proration_behavior: pb } : {}) });
+      return ok((sub.items.data as StripeObject[]).find((i) => i.id === item.id));
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/subscription_items/{id}',
+    handler: (req, ctx) => {
+      readParams(req, { proration_behavior: true, proration_date: true, clear_usage: true });
+      const item = find(ctx, 'subscription_item', req.params.id!);
+      if (!item) throw resourceMissing('subscription_item', req.params.id!, 'id');
+      updateSubscription(ctx, item.subscription, { items: [{ id: item.id, deleted: 'true' }] });
+      return ok({ id: item.id, object: 'subscription_item', deleted: true });
+    },
+  },
+  {
     method: 'GET',
     path: '/v1/subscription_items/{id}',
     handler: (req, ctx) => {
@@ -112,6 +184,32 @@ const subscriptionRoutes: TwinRoute[] = [
 
 const invoiceRoutes: TwinRoute[] = [
   { method: 'POST', path: '/v1/invoices/create_preview', handler: (req, ctx) => ok(previewInvoice(ctx, readParams(req, PREVIEW_PARAMS))) },
+  {
+    method: 'GET',
+    path: '/v1/invoices/search',
+    handler: (req, ctx) => {
+      readParams(req, SEARCH_PARAMS);
+      const all = ctx.store.list<StripeObject>('invoice').map((i) => presentInvoice(i as any));
+      return searchResponse(req, ctx, all, '/v1/invoices/search', INVOICE_SEARCH_FIELDS, 'invoices');
+    },
+  },
+  {
+    // The page a finalized invoice's `hosted_invoice_url` points at: a plain summary.
+    method: 'GET',
+    path: '/i/{id}',
+    public: true,
+    handler: (req, ctx): TwinResponse => {
+      const inv = find(ctx, 'invoice', req.params.id!);
+      const html = (b: string, status = 200): TwinResponse => ({ status, headers: { 'content-type': 'text/html; charset=utf-8' }, body: b });
+      if (!inv || inv.status === 'draft') return html('<h1>Invoice not found</h1>', 404);
+      const esc = (v: unknown) => String(v ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+      const rows = (inv.lines.data as StripeObject[]).map((l) => `<tr><td>${esc(l.description)}</td><td>${esc(l.amount)}</td></tr>`).join('');
+      return html(
+        `<!doctype html><title>Invoice ${esc(inv.number)}</title><h1>Invoice ${esc(inv.number)}</h1><p>Status: ${esc(inv.status)}</p>` +
+          `<table>${rows}</table><p>Amount due: ${esc(inv.amount_due)} ${esc(inv.currency)}; remaining: ${esc(inv.amount_remaining)}</p>`,
+      );
+    },
+  },
   { method: 'POST', path: '/v1/invoices', handler: (req, ctx) => ok(presentInvoice(createInvoiceByRequest(ctx, readParams(req, INVOICE_CREATE_PARAMS)))) },
   {
     method: 'GET',
@@ -152,7 +250,14 @@ const invoiceRoutes: TwinRoute[] = [
       return ok(presentInvoice(finalizeInvoice(ctx, req.params.id!, { collect: false, autoAdvance: auto })));
     },
   },
-  { method: 'POST', path: '/v1/invoices/{id}/pay', handler: (req, ctx) => ok(presentInvoice(payInvoiceByRequest(ctx, req.params.id!, readParams(req, PAY_PARAMS)))) },
+  {
+    method: 'POST',
+    path: '/v1/invoices/{id}/pay',
+    handler: (req, ctx) => {
+      const out = payInvoiceByRequest(ctx, req.params.id!, readParams(req, PAY_PARAMS));
+      return out instanceof DeclinedPayment ? out.response : ok(presentInvoice(out));
+    },
+  },
   { method: 'POST', path: '/v1/invoices/{id}/void', handler: (req, ctx) => (readParams(req, {}), ok(presentInvoice(voidInvoice(ctx, req.params.id!)))) },
   {
     method: 'POST',
@@ -310,7 +415,6 @@ const settingsRoutes: TwinRoute[] = [
     },
   },
 ];
-void DEFAULT_RETRY_SETTINGS;
 
 export const billingRoutes: TwinRoute[] = [
   ...subscriptionRoutes,

@@ -1,14 +1,28 @@
-// /v1/charges (retrieve, update, capture, list, search) and /v1/refunds (create, retrieve,
+// /v1/charges (legacy create, retrieve, update, capture, list, search) and /v1/refunds (create, retrieve,
 // update, list).
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { listResponse, searchResponse } from '../http/list.js';
 import { LIST_PARAMS, SEARCH_PARAMS, int, readParams } from '../http/params.js';
 import { ok } from '../http/pipeline.js';
-import { CHARGE_SEARCH_FIELDS, CHARGE_UPDATE_SPEC, captureCharge, getCharge, listCharges, updateCharge } from '../model/charges.js';
+import {
+  CHARGE_CREATE_SPEC,
+  CHARGE_SEARCH_FIELDS,
+  CHARGE_UPDATE_SPEC,
+  captureCharge,
+  createLegacyCharge,
+  getCharge,
+  listCharges,
+  updateCharge,
+} from '../model/charges.js';
 import { REFUND_CREATE_SPEC, createRefund, getRefund, listRefunds, updateRefund } from '../model/refunds.js';
 
 export const chargeRoutes: TwinRoute[] = [
+  {
+    method: 'POST',
+    path: '/v1/charges',
+    handler: (req, ctx) => createLegacyCharge(ctx, readParams(req, CHARGE_CREATE_SPEC)).response,
+  },
   {
     method: 'GET',
     path: '/v1/charges',

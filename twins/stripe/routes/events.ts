@@ -1,4 +1,5 @@
-// /v1/events: list (filters `type`, `types[]`, `created`, `delivery_success`) and retrieve.
+// /v1/events: list (filters `type` with `*` wildcards, `types[]`, `created`, `delivery_success`)
+// and retrieve.
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { invalidRequest, resourceMissing } from '../http/errors.js';
@@ -6,6 +7,7 @@ import { listResponse } from '../http/list.js';
 import { LIST_PARAMS, bool, readParams, str, strArray } from '../http/params.js';
 import { ok } from '../http/pipeline.js';
 import type { StripeEvent } from '../model/events.js';
+import { DELIVERY_RESOURCE, type DeliveryRecord } from '../../../twin-runtime/deliveries.js';
 import { find } from '../model/objects.js';
 
 function typeMatcher(pattern: string): (t: string) => boolean {
@@ -23,11 +25,20 @@ export const eventRoutes: TwinRoute[] = [
       const type = str(p, 'type');
       const types = strArray(p, 'types');
       if (type && types) throw invalidRequest('You may only specify one of these parameters: type, types.', 'type');
-      bool(p, 'delivery_success');
+      const deliverySuccess = bool(p, 'delivery_success');
       const matchers = (types ?? (type ? [type] : [])).map(typeMatcher);
+      // `delivery_success`: true → every webhook delivery of the event succeeded; false → at least
+      // one is still failing (the runtime's `delivery` records say which).
+      const delivered = new Map<string, boolean>();
+      if (deliverySuccess !== undefined) {
+        for (const d of ctx.store.list<DeliveryRecord>(DELIVERY_RESOURCE)) {
+          delivered.set(d.source_id, (delivered.get(d.source_id) ?? true) && d.status === 'succeeded');
+        }
+      }
       const events = ctx.store
         .list<StripeEvent>('event')
-        .filter((e) => matchers.length === 0 || matchers.some((m) => m(e.type)));
+        .filter((e) => matchers.length === 0 || matchers.some((m) => m(e.type)))
+        .filter((e) => deliverySuccess === undefined || (delivered.has(e.id) && delivered.get(e.id) === deliverySuccess));
       return listResponse(req, ctx, events, '/v1/events');
     },
   },

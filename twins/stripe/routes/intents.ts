@@ -3,8 +3,10 @@
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { listResponse, searchResponse } from '../http/list.js';
-import { LIST_PARAMS, SEARCH_PARAMS, readParams, type ParamSpec } from '../http/params.js';
+import { LIST_PARAMS, SEARCH_PARAMS, oneOf, readParams, type ParamSpec } from '../http/params.js';
+import type { TwinHandler } from '../../../twin-runtime/contract.js';
 import { ok } from '../http/pipeline.js';
+import { onInvoicePaymentIntentSucceeded } from '../model/invoices.js';
 import {
   PI_CANCEL_SPEC,
   PI_CAPTURE_SPEC,
@@ -12,7 +14,9 @@ import {
   PI_CREATE_SPEC,
   PI_SEARCH_FIELDS,
   PI_UPDATE_SPEC,
+  THREE_D_SECURE_PATH,
   cancelPaymentIntent,
+  completeAuthentication,
   capturePaymentIntent,
   confirmPaymentIntent,
   createPaymentIntent,
@@ -35,7 +39,28 @@ import {
 
 const RETRIEVE_SPEC: ParamSpec = { client_secret: true };
 
+/**
+ * Twin-only: the page behind a 3D Secure `next_action` (public, as the customer's browser opens
+ * it). `outcome=succeed` (default) or `fail`. With a `return_url` it redirects there as Stripe
+ * does after a challenge; otherwise it answers the payment intent.
+ */
+const authenticate: TwinHandler = (req, ctx) => {
+  const p = readParams(req, { outcome: true });
+  const outcome = oneOf(p, 'outcome', ['succeed', 'fail'] as const) ?? 'succeed';
+  const before = getPaymentIntent(ctx, req.params.intent!);
+  const returnUrl = before.next_action?.redirect_to_url?.return_url as string | undefined;
+  const pi = completeAuthentication(ctx, before.id, outcome);
+  if (!returnUrl) return ok(pi);
+  const target = new URL(returnUrl);
+  target.searchParams.set('payment_intent', pi.id);
+  target.searchParams.set('payment_intent_client_secret', pi.client_secret);
+  target.searchParams.set('redirect_status', pi.status === 'succeeded' || pi.status === 'requires_capture' ? 'succeeded' : 'failed');
+  return { status: 302, headers: { location: target.toString() } };
+};
+
 export const intentRoutes: TwinRoute[] = [
+  { method: 'GET', path: THREE_D_SECURE_PATH, handler: authenticate, public: true },
+  { method: 'POST', path: THREE_D_SECURE_PATH, handler: authenticate, public: true },
   {
     method: 'POST',
     path: '/v1/payment_intents',
@@ -73,7 +98,12 @@ export const intentRoutes: TwinRoute[] = [
   {
     method: 'POST',
     path: '/v1/payment_intents/{intent}/confirm',
-    handler: (req, ctx) => confirmPaymentIntent(ctx, req.params.intent!, readParams(req, { ...PI_CONFIRM_SPEC, client_secret: true })).response,
+    handler: (req, ctx) => {
+      const { intent, response } = confirmPaymentIntent(ctx, req.params.intent!, readParams(req, { ...PI_CONFIRM_SPEC, client_secret: true }));
+      // A client confirming an invoice's PaymentIntent itself (default_incomplete) pays the invoice.
+      if (intent.status === 'succeeded' && typeof intent.invoice === 'string') onInvoicePaymentIntentSucceeded(ctx, intent.invoice, intent);
+      return response;
+    },
   },
   {
     method: 'POST',
