@@ -3,27 +3,13 @@
 // Stripe/Slack bracket-notation forms.
 
 import { parseBracketForm } from '../../twin-runtime/form.js';
+import type { RequestLogRow as StoredRequestLog } from '../store/request-logs.js';
 
-/** The columns of request_logs the evaluator reads (schema in store/migrations/002-environments.ts). */
-export interface RequestLogRow {
+/** The columns of request_logs the evaluator reads: the stored row (store/request-logs.ts) plus its
+ * arrival order, without the organization and truncation flags it does not judge. */
+export type RequestLogRow = Omit<StoredRequestLog, 'organization_id' | 'request_body_truncated' | 'response_body_truncated'> & {
   seq: number;
-  id: string;
-  environment_id: string;
-  environment_twin_id: string;
-  twin_slug: string;
-  actor: string;
-  method: string;
-  path: string;
-  query_string: string;
-  status_code: number;
-  duration_ms: number;
-  occurred_at: string;
-  request_headers: string;
-  request_content_type: string | null;
-  request_body: string | null;
-  response_content_type: string | null;
-  response_body: string | null;
-}
+};
 
 export class ObservedRequest {
   private _query?: Record<string, unknown>;
