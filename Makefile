@@ -20,7 +20,8 @@ dist/.built: install $(shell find control-plane twin-runtime twins seeds scripts
 
 build: dist/.built
 
-dev: build
+# Under TWINS_DRIVER=docker the twin image is built first (it is what the containers run).
+dev: build $(if $(filter docker,$(TWINS_DRIVER)),image)
 	node bin/twins.js serve
 
 test: build
