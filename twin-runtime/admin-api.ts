@@ -62,6 +62,7 @@ export async function handleAdmin(twin: TwinServer, method: string, path: string
       }
     });
     twin.clock.resetTo(new Date(Number(twin.store.getMeta('clock') ?? start.getTime())));
+    twin.twin.initialize?.(twin.ctx);
     return { status: 200, body: { clock: twin.clock.now().toISOString() } };
   }
   if (head === 'records' && resource !== undefined && extra === undefined) {

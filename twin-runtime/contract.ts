@@ -88,6 +88,11 @@ export interface TwinDefinition {
   /** Provider-shaped answer for a path no route matches (and 405-like cases). */
   notFound(req: TwinRequest, ctx: TwinContext): TwinResponse;
   /**
+   * Create the provider's starting state (a workspace, the key's own account) when the file has none.
+   * Called when the twin starts and after every reset; must be idempotent.
+   */
+  initialize?(ctx: TwinContext): void;
+  /**
    * Run every lifecycle event due in (clock, to], earliest first. Move the clock forward with
    * `ctx.clock.advanceTo(t)` before each event so records carry the event's own time; the runtime
    * sets the clock to `to` afterwards.

@@ -141,6 +141,8 @@ export class TwinServer {
       baseUrl: options.publicUrl ?? '',
       deliveries: this.deliveries,
     };
+    // The starting state exists from the first instant, so the records endpoints show it at once.
+    twin.initialize?.(this.ctx);
     this.routes = new Map();
     for (const r of twin.routes) {
       const list = this.routes.get(r.method) ?? [];

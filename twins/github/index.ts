@@ -12,6 +12,7 @@ import { gitRoutes } from './routes/git.js';
 import { issueRoutes } from './routes/issues.js';
 import { pullRoutes } from './routes/pulls.js';
 import { seeding, suggestions } from './seed-vocabulary.js';
+import { ensureBootstrap } from './model/accounts.js';
 
 function githubError(status: number, message: string): TwinResponse {
   return {
@@ -48,6 +49,7 @@ const github: TwinDefinition = {
     return undefined;
   },
   notFound: () => githubError(404, 'Not Found'),
+  initialize: ensureBootstrap,
   advance(ctx, to) {
     rollOver(ctx, to);
   },

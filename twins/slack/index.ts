@@ -55,6 +55,7 @@ const slack: TwinDefinition = {
     }
     return { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'Not Found' };
   },
+  initialize: ensureWorkspace,
   advance(ctx, to) {
     ensureWorkspace(ctx);
     postDueMessages(ctx, to);
