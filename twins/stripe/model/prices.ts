@@ -20,6 +20,7 @@ import {
 } from '../http/params.js';
 import { emitEvent } from './events.js';
 import { RECURRING_SPEC, clone, find, newId, previousAttributes, save, type StripeObject } from './objects.js';
+import { blankProduct } from './products.js';
 
 export type Price = StripeObject & { object: 'price' };
 
@@ -195,29 +196,13 @@ export function createPrice(ctx: TwinContext, p: Params, prefix?: string): Price
 function createProductInline(ctx: TwinContext, d: Params): string {
   const productName = str(d, 'name', 'product_data');
   if (!productName) throw missingParam('product_data[name]');
-  const now = ctx.clock.nowSeconds();
-  const product = {
-    id: str(d, 'id', 'product_data') ?? newId(ctx, 'product'),
-    object: 'product',
-    active: bool(d, 'active', 'product_data') ?? true,
-    attributes: [],
-    created: now,
-    default_price: null,
-    description: null,
-    images: [],
-    livemode: false,
-    marketing_features: [],
-    metadata: metadata(d) ?? {},
-    name: productName,
-    package_dimensions: null,
-    shippable: null,
-    statement_descriptor: str(d, 'statement_descriptor', 'product_data') ?? null,
-    tax_code: str(d, 'tax_code', 'product_data') ?? null,
-    type: 'service',
-    unit_label: str(d, 'unit_label', 'product_data') ?? null,
-    updated: now,
-    url: null,
-  };
+  const product = blankProduct(ctx, str(d, 'id', 'product_data') ?? newId(ctx, 'product'));
+  product.active = bool(d, 'active', 'product_data') ?? true;
+  product.metadata = metadata(d) ?? {};
+  product.name = productName;
+  product.statement_descriptor = str(d, 'statement_descriptor', 'product_data') ?? null;
+  product.tax_code = str(d, 'tax_code', 'product_data') ?? null;
+  product.unit_label = str(d, 'unit_label', 'product_data') ?? null;
   save(ctx, 'product', product);
   emitEvent(ctx, 'product.created', product);
   return product.id;

@@ -80,20 +80,11 @@ function applyFields(product: Product, p: Params): void {
   if (md !== undefined) product.metadata = md;
 }
 
-export function createProduct(ctx: TwinContext, p: Params): Product {
-  requiredStr(p, 'name');
-  const customId = str(p, 'id');
-  if (customId !== undefined && find(ctx, 'product', customId)) {
-    throw new StripeApiError(400, {
-      type: 'invalid_request_error',
-      code: 'resource_already_exists',
-      message: 'Product already exists.',
-      param: 'id',
-    });
-  }
+/** A product with Stripe's defaults, created now; callers fill in what was asked for. */
+export function blankProduct(ctx: TwinContext, id: string): Product {
   const now = ctx.clock.nowSeconds();
-  const product: Product = {
-    id: customId ?? newId(ctx, 'product'),
+  return {
+    id,
     object: 'product',
     active: true,
     attributes: [],
@@ -114,6 +105,20 @@ export function createProduct(ctx: TwinContext, p: Params): Product {
     updated: now,
     url: null,
   };
+}
+
+export function createProduct(ctx: TwinContext, p: Params): Product {
+  requiredStr(p, 'name');
+  const customId = str(p, 'id');
+  if (customId !== undefined && find(ctx, 'product', customId)) {
+    throw new StripeApiError(400, {
+      type: 'invalid_request_error',
+      code: 'resource_already_exists',
+      message: 'Product already exists.',
+      param: 'id',
+    });
+  }
+  const product = blankProduct(ctx, customId ?? newId(ctx, 'product'));
   applyFields(product, p);
   save(ctx, 'product', product);
   emitEvent(ctx, 'product.created', product);
