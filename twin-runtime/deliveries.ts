@@ -54,6 +54,8 @@ function backoffSchedule(): number[] {
 
 export class Deliveries {
   private readonly timers = new Set<NodeJS.Timeout>();
+  /** Timers of deliveries due now (not retries): idle() waits for these to start, too. */
+  private readonly dueNow = new Set<NodeJS.Timeout>();
   private readonly inFlight = new Set<Promise<void>>();
   private readonly schedule = backoffSchedule();
   private closed = false;
@@ -102,11 +104,13 @@ export class Deliveries {
     if (this.closed) return;
     const timer = setTimeout(() => {
       this.timers.delete(timer);
+      this.dueNow.delete(timer);
       const p = this.attempt(id).finally(() => this.inFlight.delete(p));
       this.inFlight.add(p);
     }, ms);
     timer.unref();
     this.timers.add(timer);
+    if (ms === 0) this.dueNow.add(timer);
   }
 
   private async attempt(id: string): Promise<void> {
@@ -156,15 +160,19 @@ export class Deliveries {
     if (fresh.status === 'pending' && retryIn !== undefined) this.later(id, retryIn);
   }
 
-  /** Wait for attempts under way (used by tests and by a clean shutdown). */
+  /** Wait for attempts under way and deliveries due now (used by tests and by a clean shutdown). */
   async idle(): Promise<void> {
-    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+    while (this.inFlight.size > 0 || this.dueNow.size > 0) {
+      if (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+      else await new Promise((r) => setTimeout(r, 1));
+    }
   }
 
   async close(): Promise<void> {
     this.closed = true;
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
+    this.dueNow.clear();
     await this.idle();
   }
 }
