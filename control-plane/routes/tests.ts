@@ -200,8 +200,7 @@ const routes: FastifyPluginAsyncZod = async (app) => {
           { type: 'value_error', loc: ['body', 'to'], msg: 'Value error, to must not be earlier than from', input: req.body.to ?? null, ctx: { error: 'to must not be earlier than from' } },
         ]);
       }
-      const rows = attempts.traffic(env.id, from, to);
-      const result = evaluate(test.assertions, rows);
+      const result = evaluate(test.assertions, attempts.traffic(env.id, from, to));
       const attempt: AttemptRecord = {
         id: randomUUID(),
         test_id: test.id,

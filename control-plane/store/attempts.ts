@@ -1,9 +1,9 @@
 // Attempts: one evaluation of a test over a window of an environment's traffic, with its results,
-// and the read of that window from request_logs that the evaluator judges.
+// and the window of request_logs that the evaluator judges.
 
 import type { Db } from './database.js';
 import type { AssertionResult } from '../testing/evaluator.js';
-import type { RequestLogRow } from '../testing/observed-request.js';
+import { TrafficWindow } from './traffic-window.js';
 
 export interface AttemptRecord {
   id: string;
@@ -77,16 +77,8 @@ export class AttemptStore {
       .get(environmentId, orgId) as { id: string; created_at: string } | undefined;
   }
 
-  /**
-   * The window of traffic a test judges: requests with occurred_at in [from, to], in arrival order,
-   * reading only the columns the evaluator uses (a third less to copy out of SQLite than `*`).
-   */
-  traffic(environmentId: string, fromIso: string, toIso: string): RequestLogRow[] {
-    return this.db
-      .prepare(`SELECT ${EVALUATED_COLUMNS} FROM request_logs WHERE environment_id = ? AND occurred_at >= ? AND occurred_at <= ? ORDER BY seq`)
-      .all(environmentId, fromIso, toIso) as RequestLogRow[];
+  /** The window of traffic a test judges: requests with occurred_at in [from, to], in arrival order. */
+  traffic(environmentId: string, fromIso: string, toIso: string): TrafficWindow {
+    return new TrafficWindow(this.db, environmentId, fromIso, toIso);
   }
 }
-
-const EVALUATED_COLUMNS =
-  'seq, id, environment_id, environment_twin_id, twin_slug, actor, method, path, query_string, status_code, duration_ms, occurred_at, request_headers, request_content_type, request_body, response_content_type, response_body';

@@ -42,9 +42,6 @@ export class RequestLogStore {
       insert: db.prepare(`INSERT INTO request_logs (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map((c) => '@' + c).join(', ')})`),
       count: db.prepare('SELECT COUNT(*) AS n FROM request_logs WHERE environment_id = ?'),
       page: db.prepare('SELECT * FROM request_logs WHERE environment_id = ? ORDER BY seq DESC LIMIT ? OFFSET ?'),
-      window: db.prepare(
-        `SELECT * FROM request_logs WHERE environment_id = ? AND occurred_at >= ? AND occurred_at <= ? ORDER BY seq`,
-      ),
     };
     this.insertMany = db.transaction((rows: RequestLogRow[]) => {
       for (const r of rows) this.stmts.insert.run(r);
@@ -63,10 +60,5 @@ export class RequestLogStore {
   /** Newest first. */
   page(environmentId: string, limit: number, offset: number): RequestLogRow[] {
     return this.stmts.page.all(environmentId, limit, offset) as RequestLogRow[];
-  }
-
-  /** Oldest first, within [from, to] (ISO instants), for evaluating tests over a window of traffic. */
-  window(environmentId: string, fromIso: string, toIso: string): RequestLogRow[] {
-    return this.stmts.window.all(environmentId, fromIso, toIso) as RequestLogRow[];
   }
 }

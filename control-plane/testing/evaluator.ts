@@ -2,9 +2,11 @@
 // reasons. No clock, no randomness, no I/O: the same traffic always gives the same result.
 
 import { assertionKind, type Assertion, type CountBounds, type Matcher } from './matcher-language.js';
-import { compileMatcher, fieldTable, matches, readCapture, type CompiledMatcher, type FieldRow } from './request-matcher.js';
+import { compileMatcher, fieldTable, matchesRest, readCapture, type CompiledMatcher, type FieldCheck, type FieldRow } from './request-matcher.js';
 import { ObservedRequest, type RequestLogRow } from './observed-request.js';
 import type { Vars } from './operators.js';
+import { and, SQL_TRUE } from './sql-condition.js';
+import type { TrafficWindow } from '../store/traffic-window.js';
 
 /** How many matching ids a result lists (the count is always exact). */
 const MAX_LISTED_IDS = 100;
@@ -58,20 +60,38 @@ export interface Evaluation {
   results: AssertionResult[];
 }
 
-export function evaluate(assertions: Assertion[], rows: RequestLogRow[]): Evaluation {
-  const requests = rows.map((r) => new ObservedRequest(r));
-  const results = assertions.map((a, index) => evaluateAssertion(a, index, requests));
+export function evaluate(assertions: Assertion[], traffic: TrafficWindow): Evaluation {
+  // Every matcher of every assertion (each sequence step is one) asks the window in a single scan.
+  const compiled = assertions.map((a) => ('sequence' in a ? a.sequence.map((s) => compileMatcher(s.match)) : [compileMatcher('never' in a ? a.never : a.match)]));
+  const scan = traffic.scan(compiled.flat().map((m) => ({ where: m.where, columns: m.residualColumns })));
+  const requests = scan.rows.map((r) => new ObservedRequest(r));
+  let probe = 0;
+  const results = assertions.map((a, index) => {
+    const matchers = compiled[index]!;
+    const candidates = scan.candidates.slice(probe, (probe += matchers.length));
+    return judge(a, index, { traffic, requests, matchers, candidates });
+  });
   return { passed: results.every((r) => r.passed), results };
 }
 
-export function evaluateAssertion(a: Assertion, index: number, requests: ObservedRequest[]): AssertionResult {
+/** What one assertion is judged on: its compiled matchers and, for each, the requests it may match. */
+interface Judged {
+  traffic: TrafficWindow;
+  /** The scanned requests, in arrival order, with the columns the residual checks read. */
+  requests: ObservedRequest[];
+  matchers: CompiledMatcher[];
+  /** Per matcher, ascending indices into `requests` where its SQL part holds. */
+  candidates: number[][];
+}
+
+function judge(a: Assertion, index: number, j: Judged): AssertionResult {
   const kind = assertionKind(a);
-  if ('sequence' in a) return evaluateSequence(a.says, a.sequence, index, requests);
-  const matcher = 'never' in a ? a.never : a.match;
-  const compiled = compileMatcher(matcher);
-  const matching: ObservedRequest[] = [];
-  for (const r of requests) if (matches(compiled, r)) matching.push(r);
-  const ids = matching.slice(0, MAX_LISTED_IDS).map((r) => r.row.id);
+  if ('sequence' in a) return judgeSequence(a.says, a.sequence, index, j);
+  const compiled = j.matchers[0]!;
+  const matching: number[] = [];
+  for (const i of j.candidates[0]!) if (matchesRest(compiled, j.requests[i]!)) matching.push(i);
+  const listed = j.traffic.rows(matching.slice(0, MAX_LISTED_IDS).map((i) => j.requests[i]!.row.seq));
+  const ids = listed.map((r) => r.id);
 
   if (kind === 'never') {
     const passed = matching.length === 0;
@@ -85,11 +105,11 @@ export function evaluateAssertion(a: Assertion, index: number, requests: Observe
       matching_log_ids: ids,
       reason: passed
         ? null
-        : `Expected no matching request, observed ${plural(matching.length, 'request')}: ${matching
+        : `Expected no matching request, observed ${plural(matching.length, 'request')}: ${listed
             .slice(0, 3)
-            .map((r) => `${r.row.method} ${r.row.path} → ${r.row.status_code} (log ${r.row.id})`)
+            .map((r) => `${r.method} ${r.path} → ${r.status_code} (log ${r.id})`)
             .join('; ')}${matching.length > 3 ? '; …' : ''}.`,
-      offending: matching.slice(0, MAX_LISTED_IDS).map(summary),
+      offending: listed.map(summary),
     };
   }
 
@@ -102,7 +122,7 @@ export function evaluateAssertion(a: Assertion, index: number, requests: Observe
   if (!passed) {
     if (n < min) {
       result.reason = `Expected ${expected} matching ${min === 1 && max === null ? 'request' : 'requests'}, observed ${n}.`;
-      result.near_misses = nearMisses(compiled, requests, {});
+      result.near_misses = nearMisses(compiled, j.traffic, BEFORE_ALL, {}, candidateSeqs(j, 0, -1));
       if (result.near_misses.length > 0) result.reason += ` The nearest miss is log ${result.near_misses[0]!.log_id}: ${mismatchSentence(result.near_misses[0]!.fields)}.`;
     } else {
       result.reason = `Expected ${expected} matching ${plural(max!, 'request', false)}, observed ${n}: logs ${ids.slice(0, 10).join(', ')}${n > 10 ? ', …' : ''}.`;
@@ -111,36 +131,41 @@ export function evaluateAssertion(a: Assertion, index: number, requests: Observe
   return result;
 }
 
-function evaluateSequence(says: string, steps: { says?: string; match: Matcher; capture?: Record<string, string> }[], index: number, requests: ObservedRequest[]): AssertionResult {
-  const compiled = steps.map((s) => compileMatcher(s.match));
+/** An arrival number below every logged request's. */
+const BEFORE_ALL = -1;
+
+function judgeSequence(says: string, steps: { says?: string; match: Matcher; capture?: Record<string, string> }[], index: number, j: Judged): AssertionResult {
   const vars: Vars = {};
   const stepResults: SequenceStepResult[] = [];
-  let position = 0;
+  let position = -1; // index into j.requests of the request the previous step bound
   let stoppedAt: number | null = null;
   let nearMissList: NearMiss[] | undefined;
   for (let k = 0; k < steps.length; k++) {
     const step = steps[k]!;
-    let bound: ObservedRequest | undefined;
-    let at = position;
-    for (; at < requests.length; at++) {
-      if (matches(compiled[k]!, requests[at]!, vars)) {
-        bound = requests[at];
+    const compiled = j.matchers[k]!;
+    const candidates = j.candidates[k]!;
+    let bound: number | undefined;
+    for (let c = firstAbove(candidates, position); c < candidates.length; c++) {
+      if (matchesRest(compiled, j.requests[candidates[c]!]!, vars)) {
+        bound = candidates[c]!;
         break;
       }
     }
-    if (!bound) {
+    if (bound === undefined) {
       stoppedAt = k;
       for (let rest = k; rest < steps.length; rest++) stepResults.push({ step: rest, says: steps[rest]!.says ?? null, bound_log_id: null, captured: {} });
-      nearMissList = nearMisses(compiled[k]!, requests.slice(position), vars);
+      nearMissList = nearMisses(compiled, j.traffic, position < 0 ? BEFORE_ALL : j.requests[position]!.row.seq, vars, candidateSeqs(j, k, position));
       break;
     }
+    const row = j.traffic.rows([j.requests[bound]!.row.seq])[0]!;
+    const whole = new ObservedRequest(row);
     const captured: Record<string, unknown> = {};
     for (const [name, source] of Object.entries(step.capture ?? {})) {
-      captured[name] = readCapture(source, bound, step.match);
+      captured[name] = readCapture(source, whole, step.match);
       vars[name] = captured[name];
     }
-    stepResults.push({ step: k, says: step.says ?? null, bound_log_id: bound.row.id, captured });
-    position = at + 1;
+    stepResults.push({ step: k, says: step.says ?? null, bound_log_id: row.id, captured });
+    position = bound;
   }
   const boundIds = stepResults.filter((s) => s.bound_log_id !== null).map((s) => s.bound_log_id!);
   const passed = stoppedAt === null;
@@ -167,50 +192,83 @@ function evaluateSequence(says: string, steps: { says?: string; match: Matcher; 
   return result;
 }
 
+/** Arrival numbers of up to a near-miss pool of matcher k's candidates after index `position`. */
+function candidateSeqs(j: Judged, k: number, position: number): number[] {
+  const list = j.candidates[k]!;
+  const from = firstAbove(list, position);
+  return list.slice(from, from + NEAR_MISS_POOL).map((i) => j.requests[i]!.row.seq);
+}
+
+/** The first position in an ascending list whose value is above `floor`. */
+function firstAbove(sorted: number[], floor: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid]! <= floor) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 function stepLabel(step: { says?: string; match: Matcher }): string {
   if (step.says) return step.says;
   const m = step.match;
   return [typeof m.method === 'string' ? m.method : undefined, typeof m.path === 'string' ? m.path : undefined].filter(Boolean).join(' ') || 'a request';
 }
 
+/** The fields a near miss is pre-scored on: columns, no decoding. */
+const CHEAP_FIELDS = new Set(['twin', 'actor', 'method', 'path', 'response.status']);
+
 /**
- * The requests closest to matching: a cheap pre-score on every request, then full per-field tables
- * for the best few hundred, ranked: same operation first, then fields matched, then earliest.
+ * The requests after `afterSeq` closest to matching: a cheap score on every request (same operation,
+ * i.e. method and path hold, first; then how many column checks hold; then earliest), full per-field
+ * tables for the best few hundred, the nearest three of those. Requests to another twin are never
+ * near misses. SQLite ranks when every column check has SQL; otherwise the same score is taken here.
+ * `candidates`: the first arrival numbers after `afterSeq` where the matcher's SQL part holds.
  */
-export function nearMisses(m: CompiledMatcher, requests: ObservedRequest[], vars: Vars): NearMiss[] {
-  const cheap = m.checks.filter((c) => ['twin', 'actor', 'method', 'path', 'response.status'].includes(c.field));
-  const twinCheck = m.checks.find((c) => c.field === 'twin');
-  // Bucket by cheap score (a handful of values) rather than sorting every request of the window.
-  // Requests to the same operation (method and path hold) rank above all others.
-  const width = cheap.length + 1;
-  const buckets: number[][] = Array.from({ length: 2 * width }, () => []);
-  requests.forEach((r, i) => {
-    // A request to another twin is never a useful near miss.
-    if (twinCheck && !safeTest(twinCheck, r, vars)) return;
-    let s = 0;
-    let sameOperation = 1;
-    for (const c of cheap) {
-      if (safeTest(c, r, vars)) s++;
-      else if (c.field === 'method' || c.field === 'path') sameOperation = 0;
-    }
-    const bucket = buckets[sameOperation * width + s]!;
-    if (bucket.length < NEAR_MISS_POOL) bucket.push(i);
-  });
-  const pool: number[] = [];
-  for (let b = buckets.length - 1; b >= 0 && pool.length < NEAR_MISS_POOL; b--) pool.push(...buckets[b]!.slice(0, NEAR_MISS_POOL - pool.length));
-  const out: { miss: NearMiss; i: number }[] = [];
-  for (const i of pool) {
-    const r = requests[i]!;
+export function nearMisses(m: CompiledMatcher, traffic: TrafficWindow, afterSeq: number, vars: Vars, candidates: number[]): NearMiss[] {
+  const cheap = m.checks.filter((c) => CHEAP_FIELDS.has(c.field));
+  const twinCheck = cheap.find((c) => c.field === 'twin');
+  const operation = cheap.filter((c) => c.field === 'method' || c.field === 'path');
+  let pool: number[];
+  if (!cheap.every((c) => c.sql)) pool = rankHere(cheap, twinCheck, operation, traffic, afterSeq, vars);
+  // `candidates` hold every column check, so they rank first: when they fill the pool, it is them.
+  else if (candidates.length >= NEAR_MISS_POOL && m.checks.every((c) => !c.sql || CHEAP_FIELDS.has(c.field))) pool = candidates.slice(0, NEAR_MISS_POOL);
+  else pool = traffic.ranked(twinCheck?.sql ?? SQL_TRUE, [[and(operation.map((c) => c.sql!))], cheap.map((c) => c.sql!)], afterSeq, NEAR_MISS_POOL);
+  const out: { miss: NearMiss; seq: number }[] = [];
+  for (const row of traffic.rows(pool)) {
+    const r = new ObservedRequest(row);
     const fields = fieldTable(m, r, vars);
     const considered = fields.slice(0, m.checks.length);
     const ok = considered.filter((f) => f.ok).length;
     if (ok === considered.length) continue; // a full match is not a miss (sequence: before the window)
-    out.push({ miss: { ...summary(r), matched_fields: ok, total_fields: considered.length, fields }, i });
+    out.push({ miss: { ...summary(row), matched_fields: ok, total_fields: considered.length, fields }, seq: row.seq });
   }
-  // Same operation (method and path hold) first, then most fields held, then earliest.
   const sameOperation = (m: NearMiss) => (m.fields.every((f) => (f.field !== 'method' && f.field !== 'path') || f.ok) ? 1 : 0);
-  out.sort((a, b) => sameOperation(b.miss) - sameOperation(a.miss) || b.miss.matched_fields - a.miss.matched_fields || a.i - b.i);
+  out.sort((a, b) => sameOperation(b.miss) - sameOperation(a.miss) || b.miss.matched_fields - a.miss.matched_fields || a.seq - b.seq);
   return out.slice(0, NEAR_MISSES).map((o) => o.miss);
+}
+
+/** The near-miss pool scored in JavaScript, for column checks SQL cannot say (e.g. `matches` on a path). */
+function rankHere(cheap: FieldCheck[], twinCheck: FieldCheck | undefined, operation: FieldCheck[], traffic: TrafficWindow, afterSeq: number, vars: Vars): number[] {
+  const columns = [...new Set(cheap.flatMap((c) => c.columns))];
+  const { rows } = traffic.scan([{ where: twinCheck?.sql ?? SQL_TRUE, columns }]);
+  // Bucket by score (a handful of values) rather than sorting every request of the window.
+  const width = cheap.length + 1;
+  const buckets: number[][] = Array.from({ length: 2 * width }, () => []);
+  for (const row of rows) {
+    if (row.seq <= afterSeq) continue;
+    const r = new ObservedRequest(row);
+    if (twinCheck && !safeTest(twinCheck, r, vars)) continue;
+    const score = cheap.filter((c) => safeTest(c, r, vars)).length;
+    const sameOperation = operation.every((c) => safeTest(c, r, vars)) ? 1 : 0;
+    const bucket = buckets[sameOperation * width + score]!;
+    if (bucket.length < NEAR_MISS_POOL) bucket.push(row.seq);
+  }
+  const pool: number[] = [];
+  for (let b = buckets.length - 1; b >= 0 && pool.length < NEAR_MISS_POOL; b--) pool.push(...buckets[b]!.slice(0, NEAR_MISS_POOL - pool.length));
+  return pool;
 }
 
 function safeTest(c: { test: (r: ObservedRequest, v: Vars) => boolean }, r: ObservedRequest, vars: Vars): boolean {
@@ -232,8 +290,8 @@ function clip(text: string, max = 80): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
-function summary(r: ObservedRequest): RequestSummary {
-  return { log_id: r.row.id, twin: r.row.twin_slug, method: r.row.method, path: r.row.path, status: r.row.status_code, occurred_at: r.row.occurred_at };
+function summary(row: RequestLogRow): RequestSummary {
+  return { log_id: row.id, twin: row.twin_slug, method: row.method, path: row.path, status: row.status_code, occurred_at: row.occurred_at };
 }
 
 export function boundsRange(b: CountBounds): [number, number | null] {

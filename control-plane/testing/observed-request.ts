@@ -18,6 +18,7 @@ export class ObservedRequest {
   private _responseBody?: unknown;
   private bodyDone = false;
   private responseDone = false;
+  private _isForm?: boolean;
 
   constructor(readonly row: RequestLogRow) {}
 
@@ -51,26 +52,27 @@ export class ObservedRequest {
    * The request body value at a JSON Pointer. Form bodies answer from their decoded pairs when the
    * pointer names one key (`/metadata/tier` ↔ `metadata[tier]`), without building the whole tree;
    * array indices and whole objects go through the tree, which compacts sparse arrays as Stripe does.
+   * Matchers read the same pointer on every request: they pass it compiled (bodyPointer).
    */
-  bodyAt(pointer: string): unknown {
-    if (this.bodyDone || pointer === '' || !(this.row.request_content_type ?? '').toLowerCase().includes('x-www-form-urlencoded')) {
-      return pointerGet(this.body, pointer);
-    }
-    const tokens = pointerTokens(pointer);
-    if (tokens.some((t) => t === '' || /^\d+$/.test(t))) return pointerGet(this.body, pointer);
-    const key = tokens[0] + tokens.slice(1).map((t) => `[${t}]`).join('');
+  bodyAt(pointer: string | BodyPointer): unknown {
+    const p = typeof pointer === 'string' ? bodyPointer(pointer) : pointer;
+    if (this.bodyDone || p.formKey === undefined || !this.isForm) return pointerGet(this.body, p.pointer);
     const text = this.row.request_body ?? '';
-    if (/^[A-Za-z0-9_.\-\[\]]+$/.test(key)) {
+    if (p.plainKey) {
       // Plain keys appear verbatim (or with encoded brackets): find the value without decoding the rest.
       // A key that also nests (`a=1&a[b]=2`) is an object in the tree: let the tree decide.
-      if (hasFormPrefix(text, key)) return pointerGet(this.body, pointer);
-      return findFormValue(text, key);
+      if (hasFormPrefix(text, p.formKey)) return pointerGet(this.body, p.pointer);
+      return findFormValue(text, p.formKey);
     }
     const pairs = formPairs(text);
-    const hit = pairs.get(key);
+    const hit = pairs.get(p.formKey);
     if (hit !== undefined) return hit;
-    for (const k of pairs.keys()) if (k.startsWith(key + '[')) return pointerGet(this.body, pointer);
+    for (const k of pairs.keys()) if (k.startsWith(p.formKey + '[')) return pointerGet(this.body, p.pointer);
     return undefined;
+  }
+
+  private get isForm(): boolean {
+    return (this._isForm ??= (this.row.request_content_type ?? '').toLowerCase().includes('x-www-form-urlencoded'));
   }
 
   get responseBody(): unknown {
@@ -80,6 +82,22 @@ export class ObservedRequest {
     }
     return this._responseBody;
   }
+}
+
+/** A JSON Pointer into a request body, with the form key it names worked out once. */
+export interface BodyPointer {
+  pointer: string;
+  /** `metadata[tier]` for `/metadata/tier`; undefined when the pointer needs the tree (whole body, array index, empty token). */
+  formKey?: string;
+  /** The key has only characters that appear verbatim in an encoded form body. */
+  plainKey: boolean;
+}
+
+export function bodyPointer(pointer: string): BodyPointer {
+  const tokens = pointer === '' ? [] : pointerTokens(pointer);
+  if (tokens.length === 0 || tokens.some((t) => t === '' || /^\d+$/.test(t))) return { pointer, plainKey: false };
+  const formKey = tokens[0] + tokens.slice(1).map((t) => `[${t}]`).join('');
+  return { pointer, formKey, plainKey: /^[A-Za-z0-9_.\-\[\]]+$/.test(formKey) };
 }
 
 export function decodeBody(text: string | null, contentType: string | null): unknown {

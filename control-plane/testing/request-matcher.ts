@@ -1,11 +1,15 @@
 // A matcher compiled once into an ordered list of field checks (cheap columns first, decoded bodies
 // last). The same checks decide a match and, for near misses, fill the per-field table of
-// expected / actual values.
+// expected / actual values. Checks on plain columns also carry the same test as an SQL condition
+// (sql-condition.ts), so the traffic window can pick candidate rows inside SQLite; what SQL cannot
+// say exactly stays a residual check, run here on the columns it declares.
 
 import type { Matcher } from './matcher-language.js';
 import { describeOperator, isOperatorObject } from './matcher-language.js';
 import { compileOperator, evaluateOperator, type Vars } from './operators.js';
-import { pointerGet, type ObservedRequest } from './observed-request.js';
+import { bodyPointer, pointerGet, type ObservedRequest } from './observed-request.js';
+import { and, operatorSql, or, pathTemplateSql, statusSql, type SqlCondition } from './sql-condition.js';
+import type { LogColumn } from '../store/traffic-window.js';
 
 export interface FieldCheck {
   /** `method`, `path`, `body/amount`, `response.status`, `query.limit`, … */
@@ -13,6 +17,10 @@ export interface FieldCheck {
   expected: string;
   actual(req: ObservedRequest): unknown;
   test(req: ObservedRequest, vars: Vars): boolean;
+  /** The columns of request_logs `actual` and `test` read. */
+  columns: readonly LogColumn[];
+  /** The same test in SQL, when it can be written exactly. */
+  sql?: SqlCondition;
 }
 
 export interface FieldRow {
@@ -25,7 +33,20 @@ export interface FieldRow {
 export interface CompiledMatcher {
   matcher: Matcher;
   checks: FieldCheck[];
+  /** Every check that has SQL, as one condition: rows where it fails cannot match. */
+  where: SqlCondition;
+  /** The checks without SQL, left for rows where `where` holds. */
+  residual: FieldCheck[];
+  /** The columns the residual checks read. */
+  residualColumns: LogColumn[];
 }
+
+/** SQLite stops at the first condition that fails: the path tells most requests apart, the actor fewest. */
+const SQL_ORDER = ['path', 'method', 'response.status', 'twin', 'actor'];
+const selectivity = (c: FieldCheck) => SQL_ORDER.indexOf(c.field);
+
+const BODY: readonly LogColumn[] = ['request_content_type', 'request_body'];
+const RESPONSE_BODY: readonly LogColumn[] = ['response_content_type', 'response_body'];
 
 /** `/v1/customers/{id}` → a regex with one capture per `{name}` (a segment never spans `/`). */
 export function compilePathTemplate(template: string): { regex: RegExp; names: string[] } {
@@ -54,10 +75,19 @@ function pathBinder(path: unknown): ((p: string) => Record<string, string> | und
   return (p: string) => {
     for (const { regex, names } of compiled) {
       const m = regex.exec(p);
-      if (m) return Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(m[i + 1]!)]));
+      if (m) return Object.fromEntries(names.map((n, i) => [n, decodeSegment(m[i + 1]!)]));
     }
     return undefined;
   };
+}
+
+/** A bound segment, percent-decoded when it is well formed (the path fits the template either way). */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 function statusTest(spec: unknown, status: number, vars: Vars): boolean {
@@ -74,20 +104,28 @@ function describeStatus(spec: unknown): string {
 
 export function compileMatcher(matcher: Matcher): CompiledMatcher {
   const checks: FieldCheck[] = [];
-  const opCheck = (field: string, op: unknown, actual: (r: ObservedRequest) => unknown) => {
+  const opCheck = (field: string, op: unknown, columns: readonly LogColumn[], actual: (r: ObservedRequest) => unknown, sql?: SqlCondition) => {
     const holds = compileOperator(op);
-    checks.push({ field, expected: describeOperator(op), actual, test: (r, vars) => holds(actual(r), vars) });
+    checks.push({ field, expected: describeOperator(op), actual, test: (r, vars) => holds(actual(r), vars), columns, sql });
   };
 
-  if (matcher.twin !== undefined) opCheck('twin', matcher.twin, (r) => r.row.twin_slug);
+  if (matcher.twin !== undefined) opCheck('twin', matcher.twin, ['twin_slug'], (r) => r.row.twin_slug, operatorSql('twin_slug', matcher.twin, 'text'));
   const actor = matcher.actor ?? 'agent';
   if (actor !== 'any') {
     const allowed = Array.isArray(actor) ? actor : [actor];
-    checks.push({ field: 'actor', expected: allowed.join(' or '), actual: (r) => r.row.actor, test: (r) => allowed.includes(r.row.actor as never) });
+    checks.push({
+      field: 'actor',
+      expected: allowed.join(' or '),
+      actual: (r) => r.row.actor,
+      test: (r) => allowed.includes(r.row.actor as never),
+      columns: ['actor'],
+      sql: { text: `actor IN (${allowed.map(() => '?').join(', ')})`, params: [...allowed] },
+    });
   }
   if (matcher.method !== undefined) {
+    // Methods are logged as the HTTP parser delivers them, upper case; a bare name matches any case.
     const op = typeof matcher.method === 'string' ? matcher.method.toUpperCase() : matcher.method;
-    opCheck('method', op, (r) => r.row.method.toUpperCase());
+    opCheck('method', op, ['method'], (r) => r.row.method, operatorSql('method', op, 'text'));
   }
   let bind: ((p: string) => Record<string, string> | undefined) | undefined;
   if (matcher.path !== undefined) {
@@ -100,37 +138,57 @@ export function compileMatcher(matcher: Matcher): CompiledMatcher {
         expected: templates.length === 1 ? templates[0]! : `one of ${templates.join(', ')}`,
         actual: (r) => r.row.path,
         test: (r) => b(r.row.path) !== undefined,
+        columns: ['path'],
+        sql: templates.length > 0 ? or(templates.map((t) => pathTemplateSql(t, compilePathTemplate(t).regex))) : undefined,
       });
     } else if (isOperatorObject(matcher.path)) {
-      opCheck('path', matcher.path, (r) => r.row.path);
+      opCheck('path', matcher.path, ['path'], (r) => r.row.path, operatorSql('path', matcher.path, 'text'));
     }
   }
   if (matcher.response?.status !== undefined) {
     const spec = matcher.response.status;
-    checks.push({ field: 'response.status', expected: describeStatus(spec), actual: (r) => r.row.status_code, test: (r, vars) => statusTest(spec, r.row.status_code, vars) });
+    checks.push({
+      field: 'response.status',
+      expected: describeStatus(spec),
+      actual: (r) => r.row.status_code,
+      test: (r, vars) => statusTest(spec, r.row.status_code, vars),
+      columns: ['status_code'],
+      sql: statusSql(spec),
+    });
   }
   for (const [name, op] of Object.entries(matcher.params ?? {})) {
     const b = bind;
-    opCheck(`params.${name}`, op, (r) => (b ? b(r.row.path)?.[name] : undefined));
+    opCheck(`params.${name}`, op, ['path'], (r) => (b ? b(r.row.path)?.[name] : undefined));
   }
-  for (const [name, op] of Object.entries(matcher.query ?? {})) opCheck(`query.${name}`, op, (r) => r.query[name]);
+  for (const [name, op] of Object.entries(matcher.query ?? {})) opCheck(`query.${name}`, op, ['query_string'], (r) => r.query[name]);
   for (const [name, op] of Object.entries(matcher.headers ?? {})) {
     const key = name.toLowerCase();
-    opCheck(`headers.${key}`, op, (r) => r.headers[key]);
+    opCheck(`headers.${key}`, op, ['request_headers'], (r) => r.headers[key]);
   }
-  for (const [pointer, op] of Object.entries(matcher.body ?? {})) opCheck(`body${pointer}`, op, (r) => r.bodyAt(pointer));
+  for (const [pointer, op] of Object.entries(matcher.body ?? {})) {
+    const at = bodyPointer(pointer);
+    opCheck(`body${pointer}`, op, BODY, (r) => r.bodyAt(at));
+  }
   for (const [name, op] of Object.entries(matcher.response?.headers ?? {})) {
     // Response headers are not logged; a check on them never matches and says so in the table.
-    opCheck(`response.headers.${name.toLowerCase()}`, op, () => undefined);
+    opCheck(`response.headers.${name.toLowerCase()}`, op, [], () => undefined);
   }
   for (const [pointer, op] of Object.entries(matcher.response?.body ?? {})) {
-    opCheck(`response.body${pointer}`, op, (r) => pointerGet(r.responseBody, pointer));
+    opCheck(`response.body${pointer}`, op, RESPONSE_BODY, (r) => pointerGet(r.responseBody, pointer));
   }
-  return { matcher, checks };
+  const residual = checks.filter((c) => c.sql === undefined);
+  return {
+    matcher,
+    checks,
+    where: and(checks.filter((c) => c.sql).sort((a, b) => selectivity(a) - selectivity(b)).map((c) => c.sql!)),
+    residual,
+    residualColumns: [...new Set(residual.flatMap((c) => c.columns))],
+  };
 }
 
-export function matches(m: CompiledMatcher, req: ObservedRequest, vars: Vars = {}): boolean {
-  for (const c of m.checks) if (!c.test(req, vars)) return false;
+/** Whether a request on which `m.where` already holds matches: only the residual checks run. */
+export function matchesRest(m: CompiledMatcher, req: ObservedRequest, vars: Vars = {}): boolean {
+  for (const c of m.residual) if (!c.test(req, vars)) return false;
   return true;
 }
 

@@ -39,7 +39,7 @@ const [seedCustomer, customer, badRefund, refund, deleteCustomer, issue, close, 
 function judge(raw: unknown[]): ReturnType<typeof evaluate> {
   const parsed = assertionsSchema.parse(raw);
   const assertions: Assertion[] = parsed.map((a) => normalizeAssertion(a, ['stripe', 'github', 'slack']));
-  return evaluate(assertions, log.rows());
+  return evaluate(assertions, log.window());
 }
 
 function holds(tt: Test, says: string, match: Record<string, unknown>, expected: boolean) {

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { openDatabase, type Db } from '../../control-plane/store/database.js';
 import { RequestLogStore, type RequestLogRow as StoredRow } from '../../control-plane/store/request-logs.js';
 import type { RequestLogRow } from '../../control-plane/testing/observed-request.js';
+import { TrafficWindow } from '../../control-plane/store/traffic-window.js';
 
 export interface LoggedRequest {
   twin?: string;
@@ -67,9 +68,14 @@ export class TrafficLog {
     return rows.map((r) => r.id);
   }
 
-  /** The whole window, oldest first, as the attempts route reads it. */
+  /** All of the environment's traffic, as the attempts route reads a window. */
+  window(): TrafficWindow {
+    return new TrafficWindow(this.db, this.environmentId, '0000', '9999');
+  }
+
+  /** Every logged row, oldest first. */
   rows(): RequestLogRow[] {
-    return this.store.window(this.environmentId, '0000', '9999') as unknown as RequestLogRow[];
+    return this.db.prepare('SELECT * FROM request_logs WHERE environment_id = ? ORDER BY seq').all(this.environmentId) as RequestLogRow[];
   }
 
   close(): void {
