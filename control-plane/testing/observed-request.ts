@@ -58,11 +58,11 @@ export class ObservedRequest {
     const p = typeof pointer === 'string' ? bodyPointer(pointer) : pointer;
     if (this.bodyDone || p.formKey === undefined || !this.isForm) return pointerGet(this.body, p.pointer);
     const text = this.row.request_body ?? '';
-    if (p.plainKey) {
+    if (p.spellings) {
       // Plain keys appear verbatim (or with encoded brackets): find the value without decoding the rest.
       // A key that also nests (`a=1&a[b]=2`) is an object in the tree: let the tree decide.
-      if (hasFormPrefix(text, p.formKey)) return pointerGet(this.body, p.pointer);
-      return findFormValue(text, p.formKey);
+      const found = findFormValue(text, p.spellings);
+      return found === NESTED ? pointerGet(this.body, p.pointer) : found;
     }
     const pairs = formPairs(text);
     const hit = pairs.get(p.formKey);
@@ -72,7 +72,7 @@ export class ObservedRequest {
   }
 
   private get isForm(): boolean {
-    return (this._isForm ??= (this.row.request_content_type ?? '').toLowerCase().includes('x-www-form-urlencoded'));
+    return (this._isForm ??= isFormType(this.row.request_content_type));
   }
 
   get responseBody(): unknown {
@@ -89,21 +89,28 @@ export interface BodyPointer {
   pointer: string;
   /** `metadata[tier]` for `/metadata/tier`; undefined when the pointer needs the tree (whole body, array index, empty token). */
   formKey?: string;
-  /** The key has only characters that appear verbatim in an encoded form body. */
-  plainKey: boolean;
+  /** How the key can be written in an encoded body, when it has only characters that appear verbatim (brackets aside). */
+  spellings?: string[];
 }
 
 export function bodyPointer(pointer: string): BodyPointer {
   const tokens = pointer === '' ? [] : pointerTokens(pointer);
-  if (tokens.length === 0 || tokens.some((t) => t === '' || /^\d+$/.test(t))) return { pointer, plainKey: false };
+  if (tokens.length === 0 || tokens.some((t) => t === '' || /^\d+$/.test(t))) return { pointer };
   const formKey = tokens[0] + tokens.slice(1).map((t) => `[${t}]`).join('');
-  return { pointer, formKey, plainKey: /^[A-Za-z0-9_.\-\[\]]+$/.test(formKey) };
+  if (!/^[A-Za-z0-9_.\-\[\]]+$/.test(formKey)) return { pointer, formKey };
+  const spellings = formKey.includes('[') ? [formKey, encodeBrackets(formKey), encodeBracketsLower(formKey)] : [formKey];
+  return { pointer, formKey, spellings };
+}
+
+function isFormType(contentType: string | null): boolean {
+  if (!contentType) return false;
+  return contentType.startsWith('application/x-www-form-urlencoded') || contentType.toLowerCase().includes('x-www-form-urlencoded');
 }
 
 export function decodeBody(text: string | null, contentType: string | null): unknown {
   if (text === null || text === '') return undefined;
+  if (isFormType(contentType)) return text.includes('%5B') || text.includes('[') ? parseBracketForm(text) : parseFlatForm(text);
   const ct = (contentType ?? '').toLowerCase();
-  if (ct.includes('x-www-form-urlencoded')) return text.includes('%5B') || text.includes('[') ? parseBracketForm(text) : parseFlatForm(text);
   if (ct.includes('json') || ct === '') {
     try {
       return JSON.parse(text);
@@ -117,32 +124,38 @@ export function decodeBody(text: string | null, contentType: string | null): unk
 const encodeBrackets = (key: string) => key.replace(/\[/g, '%5B').replace(/\]/g, '%5D');
 const encodeBracketsLower = (key: string) => key.replace(/\[/g, '%5b').replace(/\]/g, '%5d');
 
-/** The decoded value of the last `key=` pair (form semantics: the last one wins), or undefined. */
-function findFormValue(text: string, key: string): string | undefined {
-  let found: string | undefined;
-  const spellings = key.includes('[') ? [key, encodeBrackets(key), encodeBracketsLower(key)] : [key];
+/** findFormValue's answer when the key also has keys under it (`key[…]`): the value is an object or array. */
+const NESTED = Symbol('nested');
+
+/**
+ * The decoded value of the last pair for a key written one of `spellings` (form semantics: the last
+ * one wins; a key without `=` has the empty value), undefined when there is none, or NESTED.
+ */
+function findFormValue(text: string, spellings: string[]): string | undefined | typeof NESTED {
   let bestAt = -1;
+  let valueAt = -1;
   for (const spelled of spellings) {
-    const needle = spelled + '=';
-    for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + 1)) {
-      if (at !== 0 && text[at - 1] !== '&') continue;
+    for (let at = text.indexOf(spelled); at !== -1; at = text.indexOf(spelled, at + 1)) {
+      if (at !== 0 && text.charCodeAt(at - 1) !== AMPERSAND) continue;
+      const next = at + spelled.length;
+      const c = text.charCodeAt(next);
+      if (c === OPEN_BRACKET || (c === PERCENT && (text.startsWith('5B', next + 1) || text.startsWith('5b', next + 1)))) return NESTED;
+      if (c !== EQUALS && c !== AMPERSAND && next !== text.length) continue; // a longer key
       if (at > bestAt) {
         bestAt = at;
-        const end = text.indexOf('&', at + needle.length);
-        found = text.slice(at + needle.length, end === -1 ? text.length : end);
+        valueAt = c === EQUALS ? next + 1 : next;
       }
     }
   }
-  return found === undefined ? undefined : decodeFormComponent(found);
+  if (bestAt === -1) return undefined;
+  const end = text.indexOf('&', valueAt);
+  return decodeFormComponent(text.slice(valueAt, end === -1 ? text.length : end));
 }
 
-/** Whether some key nests under `key` (`key[…]`), i.e. the pointer names an object or array. */
-function hasFormPrefix(text: string, key: string): boolean {
-  for (const spelled of [key + '[', encodeBrackets(key + '['), encodeBracketsLower(key + '[')]) {
-    for (let at = text.indexOf(spelled); at !== -1; at = text.indexOf(spelled, at + 1)) if (at === 0 || text[at - 1] === '&') return true;
-  }
-  return false;
-}
+const AMPERSAND = 0x26;
+const EQUALS = 0x3d;
+const OPEN_BRACKET = 0x5b;
+const PERCENT = 0x25;
 
 /** Decoded `key → value` pairs of a form body, keys as written (`metadata[tier]`); the last one wins. */
 function formPairs(text: string): Map<string, string> {

@@ -41,9 +41,12 @@ export interface CompiledMatcher {
   residualColumns: LogColumn[];
 }
 
-/** SQLite stops at the first condition that fails: the path tells most requests apart, the actor fewest. */
+/**
+ * SQLite stops at the first condition that fails: the path tells most requests apart, the actor
+ * fewest; conditions that call back into JavaScript (path templates) go last.
+ */
 const SQL_ORDER = ['path', 'method', 'response.status', 'twin', 'actor'];
-const selectivity = (c: FieldCheck) => SQL_ORDER.indexOf(c.field);
+const selectivity = (c: FieldCheck) => (c.sql?.costly ? SQL_ORDER.length : 0) + SQL_ORDER.indexOf(c.field);
 
 const BODY: readonly LogColumn[] = ['request_content_type', 'request_body'];
 const RESPONSE_BODY: readonly LogColumn[] = ['response_content_type', 'response_body'];

@@ -9,6 +9,8 @@ import { isOperatorObject, isVarRef } from './matcher-language.js';
 export interface SqlCondition {
   text: string;
   params: (string | number)[];
+  /** Calls back into JavaScript: evaluate it after the plain comparisons. */
+  costly?: boolean;
 }
 
 export const SQL_TRUE: SqlCondition = { text: '1', params: [] };
@@ -19,12 +21,12 @@ export type ColumnKind = 'text' | 'integer';
 export function and(parts: SqlCondition[]): SqlCondition {
   if (parts.length === 0) return SQL_TRUE;
   if (parts.length === 1) return parts[0]!;
-  return { text: parts.map((p) => `(${p.text})`).join(' AND '), params: parts.flatMap((p) => p.params) };
+  return { text: parts.map((p) => `(${p.text})`).join(' AND '), params: parts.flatMap((p) => p.params), costly: parts.some((p) => p.costly) };
 }
 
 export function or(parts: SqlCondition[]): SqlCondition {
   if (parts.length === 1) return parts[0]!;
-  return { text: parts.map((p) => `(${p.text})`).join(' OR '), params: parts.flatMap((p) => p.params) };
+  return { text: parts.map((p) => `(${p.text})`).join(' OR '), params: parts.flatMap((p) => p.params), costly: parts.some((p) => p.costly) };
 }
 
 /** A literal the column compares with exactly as looseEqual would: strings with text, numbers with integers. */
@@ -114,11 +116,14 @@ export const REGEXP_FUNCTION = 'twins_regexp';
 /**
  * A path template (`/v1/customers/{id}`, compiled by request-matcher's compilePathTemplate to
  * `regex`) as SQL: a template without segments is two exact paths (the regex accepts a trailing
- * slash); one with segments narrows by its literal prefix with GLOB, then runs the same regex.
+ * slash); one with segments narrows by GLOB, each segment a `*`, then runs the same regex, so the
+ * JavaScript call is made only for paths of the template's shape.
  */
 export function pathTemplateSql(template: string, regex: RegExp): SqlCondition {
-  const brace = template.indexOf('{');
-  if (brace === -1) return { text: 'path IN (?, ?)', params: [template, `${template}/`] };
-  const prefix = template.slice(0, brace).replace(/[*?[]/g, (c) => `[${c}]`);
-  return { text: `path GLOB ? AND ${REGEXP_FUNCTION}(?, path)`, params: [`${prefix}*`, regex.source] };
+  if (!template.includes('{')) return { text: 'path IN (?, ?)', params: [template, `${template}/`] };
+  const glob = template
+    .split(/\{[^}]+\}/)
+    .map((literal) => literal.replace(/[*?[]/g, (c) => `[${c}]`))
+    .join('*');
+  return { text: `(path GLOB ? OR path GLOB ?) AND ${REGEXP_FUNCTION}(?, path)`, params: [glob, `${glob}/`, regex.source], costly: true };
 }

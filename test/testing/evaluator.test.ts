@@ -214,9 +214,11 @@ t.test('form bodies: a value read by pointer equals the value in the decoded tre
     'items%5b0%5d%5bprice%5d=price_1&items%5b1%5d%5bprice%5d=price_2&expand[]=customer',
     'xemail=no&email=yes&a=1&a[b]=2',
     'text=50%25+off+%26+more&channel=%23general',
+    'flag&amount=1&emailx=3&email',
+    'a%5Bb%5D=1&metadata%5btier%5d=x&metadata%5Btier%5D=y&name=',
     '',
   ];
-  const pointers = ['/email', '/name', '/metadata/tier', '/metadata', '/amount', '/items/0/price', '/items', '/expand/0', '/a', '/a/b', '/text', '/channel', '/missing', ''];
+  const pointers = ['/email', '/name', '/metadata/tier', '/metadata', '/amount', '/items/0/price', '/items', '/expand/0', '/a', '/a/b', '/text', '/channel', '/flag', '/missing', ''];
   for (const body of bodies) {
     const tree = parseBracketForm(body);
     for (const pointer of pointers) {
