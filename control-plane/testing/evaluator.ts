@@ -2,7 +2,7 @@
 // reasons. No clock, no randomness, no I/O: the same traffic always gives the same result.
 
 import { assertionKind, type Assertion, type CountBounds, type Matcher } from './matcher-language.js';
-import { compileMatcher, fieldTable, matchesRest, readCapture, type CompiledMatcher, type FieldCheck, type FieldRow } from './request-matcher.js';
+import { compileMatcher, fieldTable, matchesRest, readCapture, withoutSql, type CompiledMatcher, type FieldCheck, type FieldRow } from './request-matcher.js';
 import { ObservedRequest, type RequestLogRow } from './observed-request.js';
 import type { Vars } from './operators.js';
 import { and, SQL_TRUE } from './sql-condition.js';
@@ -13,6 +13,8 @@ const MAX_LISTED_IDS = 100;
 const NEAR_MISSES = 3;
 /** Rows kept after the cheap pre-score before full per-field tables are built. */
 const NEAR_MISS_POOL = 200;
+/** Parameters the scan's SQL may carry (SQLite allows 32,766 per statement). */
+const SCAN_PARAMS = 30_000;
 
 export interface RequestSummary {
   log_id: string;
@@ -62,7 +64,14 @@ export interface Evaluation {
 
 export function evaluate(assertions: Assertion[], traffic: TrafficWindow): Evaluation {
   // Every matcher of every assertion (each sequence step is one) asks the window in a single scan.
-  const compiled = assertions.map((a) => ('sequence' in a ? a.sequence.map((s) => compileMatcher(s.match)) : [compileMatcher('never' in a ? a.never : a.match)]));
+  // Matchers past what one SQLite statement can carry are judged in JavaScript alone.
+  let budget = SCAN_PARAMS;
+  const fit = (m: CompiledMatcher): CompiledMatcher => {
+    if (m.where.params.length > budget) return withoutSql(m);
+    budget -= m.where.params.length;
+    return m;
+  };
+  const compiled = assertions.map((a) => ('sequence' in a ? a.sequence.map((s) => compileMatcher(s.match)) : [compileMatcher('never' in a ? a.never : a.match)]).map(fit));
   const scan = traffic.scan(compiled.flat().map((m) => ({ where: m.where, columns: m.residualColumns })));
   const requests = scan.rows.map((r) => new ObservedRequest(r));
   let probe = 0;
@@ -234,7 +243,7 @@ export function nearMisses(m: CompiledMatcher, traffic: TrafficWindow, afterSeq:
   let pool: number[];
   if (!cheap.every((c) => c.sql)) pool = rankHere(cheap, twinCheck, operation, traffic, afterSeq, vars);
   // `candidates` hold every column check, so they rank first: when they fill the pool, it is them.
-  else if (candidates.length >= NEAR_MISS_POOL && m.checks.every((c) => !c.sql || CHEAP_FIELDS.has(c.field))) pool = candidates.slice(0, NEAR_MISS_POOL);
+  else if (candidates.length >= NEAR_MISS_POOL && !cheap.some((c) => m.residual.includes(c))) pool = candidates.slice(0, NEAR_MISS_POOL);
   else pool = traffic.ranked(twinCheck?.sql ?? SQL_TRUE, [[and(operation.map((c) => c.sql!))], cheap.map((c) => c.sql!)], afterSeq, NEAR_MISS_POOL);
   const out: { miss: NearMiss; seq: number }[] = [];
   for (const row of traffic.rows(pool)) {

@@ -8,7 +8,7 @@ import type { Matcher } from './matcher-language.js';
 import { describeOperator, isOperatorObject } from './matcher-language.js';
 import { compileOperator, evaluateOperator, type Vars } from './operators.js';
 import { bodyPointer, pointerGet, type ObservedRequest } from './observed-request.js';
-import { and, operatorSql, or, pathTemplateSql, statusSql, type SqlCondition } from './sql-condition.js';
+import { and, operatorSql, or, pathTemplateSql, small, SQL_TRUE, statusSql, type SqlCondition } from './sql-condition.js';
 import type { LogColumn } from '../store/traffic-window.js';
 
 export interface FieldCheck {
@@ -109,7 +109,7 @@ export function compileMatcher(matcher: Matcher): CompiledMatcher {
   const checks: FieldCheck[] = [];
   const opCheck = (field: string, op: unknown, columns: readonly LogColumn[], actual: (r: ObservedRequest) => unknown, sql?: SqlCondition) => {
     const holds = compileOperator(op);
-    checks.push({ field, expected: describeOperator(op), actual, test: (r, vars) => holds(actual(r), vars), columns, sql });
+    checks.push({ field, expected: describeOperator(op), actual, test: (r, vars) => holds(actual(r), vars), columns, sql: small(sql) });
   };
 
   if (matcher.twin !== undefined) opCheck('twin', matcher.twin, ['twin_slug'], (r) => r.row.twin_slug, operatorSql('twin_slug', matcher.twin, 'text'));
@@ -122,7 +122,7 @@ export function compileMatcher(matcher: Matcher): CompiledMatcher {
       actual: (r) => r.row.actor,
       test: (r) => allowed.includes(r.row.actor as never),
       columns: ['actor'],
-      sql: { text: `actor IN (${allowed.map(() => '?').join(', ')})`, params: [...allowed] },
+      sql: small({ text: `actor IN (${allowed.map(() => '?').join(', ')})`, params: [...allowed] }),
     });
   }
   if (matcher.method !== undefined) {
@@ -142,7 +142,7 @@ export function compileMatcher(matcher: Matcher): CompiledMatcher {
         actual: (r) => r.row.path,
         test: (r) => b(r.row.path) !== undefined,
         columns: ['path'],
-        sql: templates.length > 0 ? or(templates.map((t) => pathTemplateSql(t, compilePathTemplate(t).regex))) : undefined,
+        sql: templates.length > 0 ? small(or(templates.map((t) => pathTemplateSql(t, compilePathTemplate(t).regex)))) : undefined,
       });
     } else if (isOperatorObject(matcher.path)) {
       opCheck('path', matcher.path, ['path'], (r) => r.row.path, operatorSql('path', matcher.path, 'text'));
@@ -156,7 +156,7 @@ export function compileMatcher(matcher: Matcher): CompiledMatcher {
       actual: (r) => r.row.status_code,
       test: (r, vars) => statusTest(spec, r.row.status_code, vars),
       columns: ['status_code'],
-      sql: statusSql(spec),
+      sql: small(statusSql(spec)),
     });
   }
   for (const [name, op] of Object.entries(matcher.params ?? {})) {
@@ -187,6 +187,14 @@ export function compileMatcher(matcher: Matcher): CompiledMatcher {
     residual,
     residualColumns: [...new Set(residual.flatMap((c) => c.columns))],
   };
+}
+
+/**
+ * The matcher judged wholly in JavaScript: every request is a candidate and every check runs. For
+ * matchers past the parameter budget of one scan (see evaluator.ts).
+ */
+export function withoutSql(m: CompiledMatcher): CompiledMatcher {
+  return { ...m, where: SQL_TRUE, residual: m.checks, residualColumns: [...new Set(m.checks.flatMap((c) => c.columns))] };
 }
 
 /** Whether a request on which `m.where` already holds matches: only the residual checks run. */

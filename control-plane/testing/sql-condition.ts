@@ -110,6 +110,22 @@ export function statusSql(spec: unknown): SqlCondition | undefined {
   return operatorSql('status_code', spec, 'integer');
 }
 
+/** Past these a check stays in JavaScript: SQLite caps parameters per statement and expression depth. */
+const MAX_PARAMS = 500;
+const MAX_NESTING = 40;
+
+/** The condition when it is small enough to be one of many in a statement, else undefined. */
+export function small(c: SqlCondition | undefined): SqlCondition | undefined {
+  if (!c || c.params.length > MAX_PARAMS) return undefined;
+  let depth = 0;
+  let deepest = 0;
+  for (const ch of c.text) {
+    if (ch === '(') deepest = Math.max(deepest, ++depth);
+    else if (ch === ')') depth--;
+  }
+  return deepest > MAX_NESTING ? undefined : c;
+}
+
 /** The name of the SQLite function TrafficWindow registers: `twins_regexp(source, text)`. */
 export const REGEXP_FUNCTION = 'twins_regexp';
 

@@ -128,3 +128,25 @@ t.test('a near-miss pool filled by candidates equals the ranked one', async (tt)
   tt.same(sql!.near_misses!.map((m) => m.log_id), js!.near_misses!.map((m) => m.log_id));
   tt.same(sql!.near_misses!.map((m) => m.fields.find((f) => f.field === 'body/amount')!.actual), ['100', '101', '102'], 'the earliest of equally near misses');
 });
+
+t.test('matchers too large for SQLite are judged in JavaScript', async (tt) => {
+  const paths = traffic.map((r) => r.path);
+  const longList = [...Array.from({ length: 2000 }, (_, i) => `/nowhere/${i}`), '/v1/refunds'];
+  let deep: unknown = { one_of: ['stripe', 'github'] };
+  for (let i = 0; i < 60; i++) deep = { not: { not: deep } };
+  const raw = [
+    { says: 'a list past the parameters one check may carry', count: { at_least: 0 }, match: { path: { one_of: longList } } },
+    { says: 'operators nested past the expression depth', count: { at_least: 0 }, match: { twin: deep } },
+    // 100 matchers of 400 parameters each: more than one statement may carry, so the later ones
+    // are judged in JavaScript alone.
+    ...Array.from({ length: 98 }, (_, i) => ({
+      says: `budget ${i}`,
+      count: { at_least: 0 },
+      match: { actor: 'any', path: { one_of: [...Array.from({ length: 399 }, (_, k) => `/x/${k}`), paths[i % paths.length]] } },
+    })),
+  ];
+  const result = evaluate(normalize(raw), log.window());
+  raw.forEach((a, i) => tt.same(result.results[i]!.matching_log_ids, byJavaScript(a.match as Matcher), a.says));
+  tt.equal(result.results[0]!.observed, 1);
+  tt.equal(result.results[1]!.observed, byJavaScript({ twin: { one_of: ['stripe', 'github'] } }).length);
+});
