@@ -91,7 +91,7 @@ t.test('SQL and residual checks pick exactly the rows JavaScript accepts', async
   const result = evaluate(normalize(names.map((says) => ({ says, count: { at_least: 0 }, match: matchers[says] }))), log.window());
   names.forEach((says, i) => {
     const r = result.results[i]!;
-    tt.same(r.matching_log_ids, byJavaScript(normalize([{ says, match: matchers[says] }])[0]!.match as Matcher), says);
+    tt.same(r.matching_log_ids, byJavaScript((normalize([{ says, match: matchers[says] }])[0] as { match: Matcher }).match), says);
   });
   // The table is not vacuous: most matchers pick some rows and leave others.
   const picked = result.results.filter((r) => r.observed > 0 && r.observed < traffic.length).length;
