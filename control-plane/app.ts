@@ -1,7 +1,7 @@
 // The control-plane HTTP app: one Fastify plugin per area, zod schemas, the 422 contract, the
 // `{"detail": …}` error body, OpenAPI at /openapi.json and a browsable reference at /docs.
 
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -48,7 +48,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   // Plugins below are typed with the zod provider; the instance is returned as a plain FastifyInstance.
   const app = Fastify({
     loggerInstance: services.log.child({ component: 'http' }) as FastifyBaseLogger,
-    disableRequestLogging: true,
+    // The gateway's request log is the record of traffic; Fastify's per-request lines would repeat it.
+    logController: new LogController({ disableRequestLogging: true }),
     ajv: undefined,
     // Long path parameters reach the validator (422) instead of a bare 414.
     routerOptions: { maxParamLength: 2048 },
