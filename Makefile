@@ -6,7 +6,7 @@ TWIN ?= stripe
 export npm_config_fund := false
 export npm_config_audit := false
 
-.PHONY: dev test build install twin bench image typecheck clean
+.PHONY: dev test build install twin bench image image-control-plane typecheck clean
 
 node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -42,6 +42,10 @@ bench: build
 
 image: build
 	scripts/image/build.sh
+
+# The control-plane image deploy/control-plane.yaml runs.
+image-control-plane: build
+	scripts/image/build.sh "" control-plane
 
 clean:
 	rm -rf dist .tap

@@ -1,21 +1,34 @@
-// Stage what the twin-runtime image needs into build/image/app: the compiled runtime and twins,
-// and only the production packages they import (with their dependency closure), not dev tooling.
+// Stage what an image needs into build/image/<target>/app: the compiled code it runs and only the
+// production packages that code imports (with their dependency closure), not dev tooling.
+//   twin-runtime (default): the runtime and every twin;
+//   control-plane: the control plane and the `twins` command, plus the runtime and twins it starts
+//   itself under the process driver.
+//
+//   node scripts/image/stage-app.mjs [twin-runtime|control-plane]
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const out = join(root, 'build', 'image', 'app');
+const target = process.argv[2] ?? 'twin-runtime';
+const DIST = {
+  // The twins import their seed vocabulary from seeds/, so it ships too.
+  'twin-runtime': ['twin-runtime', 'twins', 'seeds'],
+  'control-plane': ['control-plane', 'twin-runtime', 'twins', 'seeds'],
+}[target];
+if (!DIST) throw new Error(`unknown image target '${target}' (twin-runtime or control-plane)`);
+const out = join(root, 'build', 'image', target, 'app');
 
 rmSync(out, { recursive: true, force: true });
 mkdirSync(join(out, 'dist'), { recursive: true });
-// The twins import their seed vocabulary from seeds/, so it ships too.
-for (const dir of ['twin-runtime', 'twins', 'seeds']) {
+for (const dir of DIST) {
   const from = join(root, 'dist', dir);
   if (!existsSync(from)) throw new Error(`dist/${dir} is missing: run the build first`);
   cpSync(from, join(out, 'dist', dir), { recursive: true, filter: (p) => !p.endsWith('.map') });
 }
+
+if (target === 'control-plane') cpSync(join(root, 'bin'), join(out, 'bin'), { recursive: true });
 
 const seen = new Set();
 function include(name) {
@@ -23,12 +36,35 @@ function include(name) {
   seen.add(name);
   const dir = join(root, 'node_modules', name);
   const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-  cpSync(dir, join(out, 'node_modules', name), {
-    recursive: true,
-    // Sources and build intermediates of native addons are not needed at run time.
-    filter: (p) => !/[\\/](deps|src|obj\.target|test|docs)([\\/]|$)/.test(p.slice(dir.length)),
-  });
+  // A package's own tests and docs are not needed at run time, nor are a native addon's sources and
+  // build intermediates; everything else is (`src/` is where many plain packages keep their code).
+  const native = existsSync(join(dir, 'binding.gyp'));
+  const skip = native ? /^[\\/](deps|src|test|docs)([\\/]|$)|[\\/]obj\.target([\\/]|$)/ : /^[\\/](test|docs)([\\/]|$)/;
+  cpSync(dir, join(out, 'node_modules', name), { recursive: true, filter: (p) => !skip.test(p.slice(dir.length)) });
   for (const dep of Object.keys(pkg.dependencies ?? {})) include(dep);
+  includeNested(dir, [dir]);
+}
+
+/**
+ * Packages npm could not hoist live in a package's own node_modules and are copied with it; what
+ * they depend on resolves up the tree, to the top level when no nested folder on the way has it.
+ */
+function includeNested(dir, chain) {
+  const modules = join(dir, 'node_modules');
+  if (!existsSync(modules)) return;
+  for (const entry of readdirSync(modules)) {
+    const names = entry.startsWith('@') ? readdirSync(join(modules, entry)).map((n) => `${entry}/${n}`) : [entry];
+    for (const name of names) {
+      const nested = join(modules, name);
+      if (!existsSync(join(nested, 'package.json'))) continue;
+      const pkg = JSON.parse(readFileSync(join(nested, 'package.json'), 'utf8'));
+      const inward = [nested, ...chain];
+      for (const dep of Object.keys(pkg.dependencies ?? {})) {
+        if (!inward.some((d) => existsSync(join(d, 'node_modules', dep, 'package.json')))) include(dep);
+      }
+      includeNested(nested, inward);
+    }
+  }
 }
 // The packages the staged code imports (bare specifiers), found by reading it.
 function* jsFiles(dir) {
@@ -48,5 +84,5 @@ for (const file of jsFiles(join(out, 'dist'))) {
     if (existsSync(join(root, 'node_modules', name, 'package.json'))) include(name);
   }
 }
-writeFileSync(join(out, 'package.json'), JSON.stringify({ name: 'twins-runtime', private: true, type: 'module' }, null, 2));
+writeFileSync(join(out, 'package.json'), JSON.stringify({ name: `twins-${target}`, private: true, type: 'module' }, null, 2));
 console.log(`staged ${out} with ${[...seen].join(', ')}`);
