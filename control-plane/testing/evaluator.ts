@@ -1,5 +1,6 @@
-// Judging: pure functions from (assertions, logged requests in arrival order) to results with
-// reasons. No clock, no randomness, no I/O: the same traffic always gives the same result.
+// Judging: from (assertions, a window of logged requests in arrival order) to results with reasons.
+// The window is read through TrafficWindow (one scan, then whole rows only for what is reported);
+// no clock, no randomness, no writes: the same traffic always gives the same result.
 
 import { assertionKind, type Assertion, type CountBounds, type Matcher } from './matcher-language.js';
 import { compileMatcher, fieldTable, matchesRest, readCapture, withoutSql, type CompiledMatcher, type FieldCheck, type FieldRow } from './request-matcher.js';
