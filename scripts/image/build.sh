@@ -19,5 +19,6 @@ node scripts/image/stage-app.mjs "$target" >/dev/null
 if ! docker image inspect "$base" >/dev/null 2>&1 && ! docker pull -q "$base" >/dev/null 2>&1; then
   base=$(scripts/image/import-local-base.sh twins-node-base:local)
 fi
-docker build -q -f "$dockerfile" --build-arg "BASE=$base" -t "$tag" . >/dev/null
+# The context is this image's staging folder alone: the other image may be staging concurrently.
+docker build -q -f "$dockerfile" --build-arg "BASE=$base" -t "$tag" "build/image/$target" >/dev/null
 echo "$tag"
