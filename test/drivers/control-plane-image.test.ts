@@ -5,25 +5,15 @@
 
 import t from 'tap';
 import Docker from 'dockerode';
-import { execFileSync } from 'node:child_process';
 import { chownSync, chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Stripe from 'stripe';
+import { buildImage, engineReachable } from '../helpers/docker.js';
 import { waitFor } from '../orchestration/helpers.js';
 
 const IMAGE = 'twins-control-plane:test';
-const root = join(import.meta.dirname, '..', '..');
-
-async function engineReachable(): Promise<boolean> {
-  try {
-    await new Docker().ping();
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -39,7 +29,7 @@ t.test('control-plane image: serve → token → environment → SDK through the
     t.pass('skipped: no Docker engine');
     return;
   }
-  execFileSync(join(root, 'scripts/image/build.sh'), [IMAGE, 'control-plane'], { cwd: root, stdio: 'pipe', timeout: 300_000 });
+  buildImage(IMAGE, 'control-plane');
 
   // The image runs as uid 10001; the volume must be its to write.
   const data = mkdtempSync(join(tmpdir(), 'twins-cp-image-'));

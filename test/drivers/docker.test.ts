@@ -3,25 +3,16 @@
 
 import t from 'tap';
 import Docker from 'dockerode';
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import Stripe from 'stripe';
+import { buildImage, engineReachable } from '../helpers/docker.js';
 import { DockerDriver, MANAGED_LABEL } from '../../control-plane/orchestration/drivers/docker.js';
 import type { DriverEvent, TwinWorkloadSpec } from '../../control-plane/orchestration/drivers/driver.js';
 
 const IMAGE = 'twins-runtime:test';
-
-async function engineReachable(): Promise<boolean> {
-  try {
-    await new Docker().ping();
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function stripeAt(address: string, key: string): Stripe {
   const url = new URL(address);
@@ -39,8 +30,7 @@ t.test('docker driver: create → ready → SDK call → kill → back with its 
     t.pass('skipped: no Docker engine');
     return;
   }
-  const root = join(import.meta.dirname, '..', '..');
-  execFileSync(join(root, 'scripts/image/build.sh'), [IMAGE], { cwd: root, stdio: 'pipe', timeout: 300_000 });
+  buildImage(IMAGE, 'twin-runtime');
 
   const driver = new DockerDriver({ image: IMAGE, startTimeoutMs: 30_000, stopGraceSeconds: 1 });
   t.teardown(() => driver.close());
