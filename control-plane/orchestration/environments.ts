@@ -52,17 +52,11 @@ export interface SandboxView {
   expires_at: string | null;
 }
 
-export interface RequestLogView {
-  id: string;
-  environment_id: string;
-  environment_twin_id: string;
-  method: string;
-  path: string;
-  query_string: string;
-  status_code: number;
-  duration_ms: number;
-  occurred_at: string;
-}
+/** A logged request as the contract's logs endpoint shows it: the stored row's public fields. */
+export type RequestLogView = Pick<
+  RequestLogRow,
+  'id' | 'environment_id' | 'environment_twin_id' | 'method' | 'path' | 'query_string' | 'status_code' | 'duration_ms' | 'occurred_at'
+>;
 
 export interface TwinRecordView {
   external_id: string;

@@ -41,6 +41,9 @@ export interface WindowScan {
 const WHOLE_ROW =
   'seq, id, environment_id, environment_twin_id, twin_slug, actor, method, path, query_string, status_code, duration_ms, occurred_at, request_headers, request_content_type, request_body, response_content_type, response_body';
 
+/** The rows of the window; its parameters are boundParams. */
+const IN_WINDOW = 'environment_id = ? AND occurred_at >= ? AND occurred_at <= ?';
+
 /** Probes per integer mask column: JavaScript bit operations are 32-bit. */
 const BITS = 30;
 
@@ -69,10 +72,7 @@ export class TrafficWindow {
     registerFunctions(db);
   }
 
-  private get bounds(): string {
-    return 'environment_id = ? AND occurred_at >= ? AND occurred_at <= ?';
-  }
-
+  /** The parameters of IN_WINDOW. */
   private get boundParams(): string[] {
     return [this.environmentId, this.from, this.to];
   }
@@ -106,7 +106,7 @@ export class TrafficWindow {
     // masks again for every column that depends on them.
     const sql =
       `SELECT seq, ${[...masks, ...columnExprs].join(', ')} FROM (` +
-      `SELECT seq, ${[...columns, ...maskExprs].join(', ')} FROM request_logs WHERE ${this.bounds} ORDER BY seq LIMIT -1` +
+      `SELECT seq, ${[...columns, ...maskExprs].join(', ')} FROM request_logs WHERE ${IN_WINDOW} ORDER BY seq LIMIT -1` +
       `) WHERE ${masks.map((m) => `${m} != 0`).join(' OR ')}`;
     const raw = this.db
       .prepare(sql)
@@ -133,7 +133,7 @@ export class TrafficWindow {
    */
   ranked(where: SqlCondition, rank: SqlCondition[][], afterSeq: number, limit: number): number[] {
     const keys = rank.map((key) => `(${key.map((c) => `(CASE WHEN ${c.text} THEN 1 ELSE 0 END)`).join(' + ') || '0'}) DESC`);
-    const sql = `SELECT seq FROM request_logs WHERE ${this.bounds} AND seq > ? AND (${where.text}) ORDER BY ${[...keys, 'seq'].join(', ')} LIMIT ?`;
+    const sql = `SELECT seq FROM request_logs WHERE ${IN_WINDOW} AND seq > ? AND (${where.text}) ORDER BY ${[...keys, 'seq'].join(', ')} LIMIT ?`;
     return this.db
       .prepare(sql)
       .pluck()
