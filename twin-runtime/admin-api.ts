@@ -4,14 +4,15 @@
 import type { TwinResponse } from './contract.js';
 import { DELIVERY_RESOURCE } from './deliveries.js';
 import type { TwinServer } from './server.js';
+import { InputRefusal, parseJson, prototypesIntact } from './safe-input.js';
 
 function detail(status: number, sentence: string): TwinResponse {
   return { status, body: { detail: sentence } };
 }
 
-function parseJson(raw: Buffer): unknown {
+function parseBody(raw: Buffer): unknown {
   if (raw.length === 0) return {};
-  return JSON.parse(raw.toString('utf8'));
+  return parseJson(raw.toString('utf8'));
 }
 
 export async function handleAdmin(twin: TwinServer, method: string, path: string, raw: Buffer): Promise<TwinResponse> {
@@ -19,9 +20,9 @@ export async function handleAdmin(twin: TwinServer, method: string, path: string
   const [head, resource, externalId, extra] = parts;
   let body: any;
   try {
-    body = parseJson(raw);
-  } catch {
-    return detail(400, 'The admin request body is not valid JSON.');
+    body = parseBody(raw);
+  } catch (e) {
+    return detail(400, e instanceof InputRefusal ? e.message : 'The admin request body is not valid JSON.');
   }
 
   if (head === 'health' && method === 'GET' && parts.length === 1) {
@@ -33,6 +34,8 @@ export async function handleAdmin(twin: TwinServer, method: string, path: string
         version: twin.twin.version,
         storage_version: Number(twin.store.getMeta('storage_version')),
         clock: twin.clock.now().toISOString(),
+        // Twin-only: no request has reached Object.prototype (or Array/Function/String's) in this process.
+        prototype_intact: prototypesIntact(),
       },
     };
   }

@@ -7,6 +7,7 @@ import type { RecordStore } from './record-store.js';
 import type { EnvironmentClock } from './clock.js';
 import type { IdSource } from './ids.js';
 import type { Deliveries, DeliveryRecord } from './deliveries.js';
+import type { InputRefusal } from './safe-input.js';
 
 /** A provider request as the runtime parsed it. */
 export interface TwinRequest {
@@ -87,6 +88,14 @@ export interface TwinDefinition {
   authenticate(req: TwinRequest, ctx: TwinContext): TwinResponse | undefined;
   /** Provider-shaped answer for a path no route matches (and 405-like cases). */
   notFound(req: TwinRequest, ctx: TwinContext): TwinResponse;
+  /**
+   * Provider-shaped answer to a request the runtime refused while reading it, before any route or
+   * authentication ran: an input limit of twin-runtime/safe-input.ts was passed (too many
+   * parameters, too long or too deep a name, too large an array index, body or JSON nesting).
+   * `req` carries the method, path, query string and headers, nothing parsed. Without it the
+   * runtime answers 400 (413 for the body size) with `{error: {message}}`.
+   */
+  refuseInput?(refusal: InputRefusal, req: TwinRequest, ctx: TwinContext): TwinResponse;
   /**
    * Create the provider's starting state (a workspace, the key's own account) when the file has none.
    * Called when the twin starts and after every reset; must be idempotent.

@@ -49,6 +49,12 @@ const github: TwinDefinition = {
     return undefined;
   },
   notFound: () => githubError(404, 'Not Found'),
+  // A body GitHub cannot read is "Problems parsing JSON"; a query past a limit is a schema-level 422.
+  refuseInput(refusal) {
+    if (refusal.reason === 'body_too_large') return githubError(413, 'Request body too large');
+    if (refusal.part === 'body') return githubError(400, 'Problems parsing JSON');
+    return githubError(422, `Invalid request.\n\n${refusal.message}`);
+  },
   initialize: ensureBootstrap,
   advance(ctx, to) {
     rollOver(ctx, to);

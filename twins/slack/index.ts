@@ -3,6 +3,7 @@
 // See twins/slack/README.md for the workspace, settings and methods.
 
 import type { TwinDefinition, TwinRequest } from '../../twin-runtime/contract.js';
+import type { InputRefusal } from '../../twin-runtime/safe-input.js';
 import { signDelivery } from './model/events.js';
 import { RESOURCES } from './model/records.js';
 import { postDueMessages } from './model/scheduled.js';
@@ -24,6 +25,17 @@ function presentedToken(req: TwinRequest): string | undefined {
   const fromBody = req.bodyKind === 'form' ? req.body.token : undefined;
   const candidate = fromBody ?? req.query.token;
   return typeof candidate === 'string' && candidate !== '' ? candidate : undefined;
+}
+
+/**
+ * Slack's own codes for a call it cannot read (HTTP 200 with `ok:false`, as for every failed call):
+ * a too long argument name, an array where a string belongs, or a body it cannot decode.
+ */
+function refusalCode(refusal: InputRefusal, req: TwinRequest): string {
+  if (refusal.reason === 'key_too_long') return 'invalid_arg_name';
+  if (refusal.reason === 'index_too_large' || (refusal.reason === 'nesting_too_deep' && refusal.param !== undefined)) return 'invalid_array_arg';
+  const json = refusal.part === 'body' && String(req.headers['content-type'] ?? '').toLowerCase().includes('json');
+  return json ? 'invalid_json' : 'invalid_form_data';
 }
 
 /** Slack bot tokens: `xoxb-<12 digits>-<13 digits>-<24 base62>`. */
@@ -55,6 +67,7 @@ const slack: TwinDefinition = {
     }
     return { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'Not Found' };
   },
+  refuseInput: (refusal, req) => slackFailure(refusalCode(refusal, req), { response_metadata: { messages: [`[ERROR] ${refusal.message}`] } }),
   initialize: ensureWorkspace,
   advance(ctx, to) {
     ensureWorkspace(ctx);

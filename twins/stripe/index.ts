@@ -3,7 +3,7 @@
 // Every route runs through http/pipeline.ts (transaction, idempotency, expand, Request-Id).
 
 import type { TwinDefinition, TwinRoute } from '../../twin-runtime/contract.js';
-import { authenticateStripe, unrecognizedUrl } from './http/auth.js';
+import { authenticateStripe, refusedInput, unrecognizedUrl } from './http/auth.js';
 import { stripeRoute } from './http/pipeline.js';
 import { STRIPE_RESOURCES } from './model/objects.js';
 import { signStripeDelivery } from './model/events.js';
@@ -28,6 +28,7 @@ const stripe: TwinDefinition = {
   routes: [...piped(coreRoutes), ...piped(billingRoutes)],
   authenticate: authenticateStripe,
   notFound: unrecognizedUrl,
+  refuseInput: refusedInput,
   advance: (ctx, to) => advanceStripe(ctx, to),
   signDelivery: signStripeDelivery,
   suggestions,

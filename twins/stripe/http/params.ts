@@ -3,6 +3,7 @@
 // wording for a bad value, and the metadata rules.
 
 import type { TwinRequest } from '../../../twin-runtime/contract.js';
+import { ownValue } from '../../../twin-runtime/safe-input.js';
 import { invalidRequest, missingParam } from './errors.js';
 
 export type Params = Record<string, unknown>;
@@ -22,7 +23,7 @@ export function paramsOf(req: TwinRequest): Params {
 export function rejectUnknown(params: Params, spec: ParamSpec, prefix = ''): void {
   for (const [key, value] of Object.entries(params)) {
     const name = prefix ? `${prefix}[${key}]` : key;
-    const rule = spec[key] ?? (prefix === '' && key === 'expand' ? true : undefined);
+    const rule = (ownValue(spec, key) as ParamSpec[string] | undefined) ?? (prefix === '' && key === 'expand' ? true : undefined);
     if (rule === undefined) {
       throw invalidRequest(`Received unknown parameter: ${name}`, name, 'parameter_unknown');
     }
