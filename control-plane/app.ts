@@ -9,6 +9,7 @@ import type { Services } from './services.js';
 import { HttpError } from './http/errors.js';
 import { RequestValidationError, validateRequestParts, validatorCompiler } from './http/validation.js';
 import { parseJsonBody } from './http/json-body.js';
+import { refuseLongQueries } from './http/query-limits.js';
 import { makeAuthenticate } from './auth/authenticate.js';
 import './auth/principal.js';
 import healthRoutes from './routes/health.js';
@@ -51,6 +52,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     // The gateway's request log is the record of traffic; Fastify's per-request lines would repeat it.
     logController: new LogController({ disableRequestLogging: true }),
     ajv: undefined,
+    // Bodies past 1 MiB answer 413 `{"detail"}` (the error handler below); said here, not left to a default.
+    bodyLimit: 1024 * 1024,
     // Long path parameters reach the validator (422) instead of a bare 414.
     routerOptions: { maxParamLength: 2048 },
     // Router-level failures (malformed percent-encoding) keep the `{"detail": …}` body.
@@ -117,6 +120,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: false } });
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
 
+  app.addHook('onRequest', refuseLongQueries);
   app.addHook('onRequest', async (req) => {
     // Unknown routes answer 404 whoever asks, as FastAPI does; /docs is public.
     const route = req.routeOptions.url;

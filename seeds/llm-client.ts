@@ -2,6 +2,7 @@
 // TWINS_LLM_URL (base URL, e.g. http://127.0.0.1:11434/v1), TWINS_LLM_MODEL, TWINS_LLM_API_KEY.
 // It asks for a JSON-schema response and returns the parsed JSON; callers validate it before use.
 
+import { parseJson } from '../twin-runtime/safe-input.js';
 import { request } from 'undici';
 
 export interface LlmConfig {
@@ -63,7 +64,7 @@ export async function chatJson(config: LlmConfig, req: JsonChatRequest): Promise
   }
   if (typeof content !== 'string') throw new LlmError('The language model answered without message content.');
   try {
-    return JSON.parse(content);
+    return parseJson(content);
   } catch {
     throw new LlmError('The language model did not answer with JSON matching the requested schema.');
   }

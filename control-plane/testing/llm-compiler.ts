@@ -2,6 +2,7 @@
 // model (the same adapter seeds use) to write matcher-language assertions once. Its answer is
 // treated as untrusted input: parsed, validated and route-checked exactly like explicit assertions.
 
+import { parseJson } from '../../twin-runtime/safe-input.js';
 import { chatJson, LlmError, type LlmConfig } from '../../seeds/llm-client.js';
 import { assertionsSchema, normalizeAssertion } from './matcher-language.js';
 import { OPERATIONS } from './phrasebook-operations.js';
@@ -51,7 +52,7 @@ export async function compileWithLlm(config: LlmConfig, outcome: string, twins: 
   if (typeof a?.assertions_json !== 'string') return { ok: false, failure: 'The language model answered without assertions.' };
   let raw: unknown;
   try {
-    raw = JSON.parse(a.assertions_json);
+    raw = parseJson(a.assertions_json);
   } catch {
     return { ok: false, failure: 'The language model answered with assertions that are not valid JSON.' };
   }
