@@ -44,6 +44,7 @@ const FORM_VALUE_PAYLOADS = [
   `attachments=${encodeURIComponent('[{"constructor":{"prototype":{"polluted_v2":"yes"}}}]')}`,
   `metadata=${encodeURIComponent('{"event_type":"t","event_payload":{"__proto__":{"polluted_v3":"yes"},"constructor":{"prototype":{"polluted_v4":"yes"}}}}')}`,
   'channel=%23general&text=pollution',
+  `query=${encodeURIComponent("__proto__:'polluted_v5' OR constructor:'x' OR metadata['__proto__']:'y'")}`,
 ];
 
 const JSON_PAYLOADS = [
