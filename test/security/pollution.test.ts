@@ -38,8 +38,15 @@ const FORM_KEY_PAYLOADS = [
   '__proto__.polluted_f19=yes',
 ];
 
-/** Arguments whose values are JSON text (Slack's blocks, attachments, metadata). */
+/** Values that name a prototype member, for parameters a twin looks up in a table (events, states, sorts, settings). */
+const INHERITED_NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__'];
+const LOOKED_UP = ['event', 'state', 'sort', 'direction', 'type', 'status', 'setting', 'filter', 'permission', 'role', 'visibility', 'affiliation', 'merge_method', 'content', 'interval', 'collection_method', 'mode', 'reason', 'types', 'method'];
+const lookups = (form: boolean) =>
+  LOOKED_UP.map((name, i) => [name, INHERITED_NAMES[i % INHERITED_NAMES.length]!] as const).map(([k, v]) => (form ? `${k}=${v}` : `"${k}":"${v}"`)).join(form ? '&' : ',');
+
+/** Arguments whose values are JSON text (Slack's blocks, attachments, metadata) or name a prototype member. */
 const FORM_VALUE_PAYLOADS = [
+  lookups(true),
   `blocks=${encodeURIComponent('[{"type":"section","__proto__":{"polluted_v1":"yes"}}]')}`,
   `attachments=${encodeURIComponent('[{"constructor":{"prototype":{"polluted_v2":"yes"}}}]')}`,
   `metadata=${encodeURIComponent('{"event_type":"t","event_payload":{"__proto__":{"polluted_v3":"yes"},"constructor":{"prototype":{"polluted_v4":"yes"}}}}')}`,
@@ -56,6 +63,7 @@ const JSON_PAYLOADS = [
     '"blocks":[{"type":"section","__proto__":{"polluted_j9":"yes"}}],"a":{"b":{"c":{"__proto__":{"polluted_j10":"yes"}}}},' +
     '"\\u005F\\u005Fproto\\u005F\\u005F":{"polluted_j11":"yes"},"c\\u006fnstructor":{"prototype":{"polluted_j12":"yes"}}}',
   '[{"__proto__":{"polluted_j13":"yes"}},{"constructor":{"prototype":{"polluted_j14":"yes"}}}]',
+  `{${lookups(false)},"config":{"url":"http://127.0.0.1:9/hook","content_type":"constructor"},"events":["__proto__"],"labels":["constructor"]}`,
 ];
 
 // About 1,900 requests: 20 s on an idle 2-core machine, over a minute when it is shared.
