@@ -2,8 +2,8 @@
 // TWINS_LLM_URL (base URL, e.g. http://127.0.0.1:11434/v1), TWINS_LLM_MODEL, TWINS_LLM_API_KEY.
 // It asks for a JSON-schema response and returns the parsed JSON; callers validate it before use.
 
-import { parseJson } from '../twin-runtime/safe-input.js';
 import { request } from 'undici';
+import { parseJson } from '../twin-runtime/safe-input.js';
 
 export interface LlmConfig {
   url: string;

@@ -8,8 +8,8 @@
 // - `owner: g` adds `count` records of `resource` to EACH member of group g ("with two charges").
 // An anchor is a group of one with fixed attributes such as a name ("a customer named Ana Lima").
 
-import { isForbiddenKey } from '../twin-runtime/safe-input.js';
 import { z } from 'zod';
+import { isForbiddenKey } from '../twin-runtime/safe-input.js';
 
 export const PLAN_VERSION = 1;
 /** Where a seed's clock starts unless the prompt says otherwise: fixed, so a prompt always gives the same records. */

@@ -2,8 +2,8 @@
 // credential, advance, records, reset. Called straight at the workload's address, never through
 // the gateway, with the workload's admin secret.
 
-import { parseJson } from '../../twin-runtime/safe-input.js';
 import { request } from 'undici';
+import { parseJson } from '../../twin-runtime/safe-input.js';
 
 export const ADMIN_SECRET_HEADER = 'x-twin-admin-secret';
 

@@ -2,12 +2,12 @@
 // model (the same adapter seeds use) to write matcher-language assertions once. Its answer is
 // treated as untrusted input: parsed, validated and route-checked exactly like explicit assertions.
 
-import { parseJson } from '../../twin-runtime/safe-input.js';
 import { chatJson, LlmError, type LlmConfig } from '../../seeds/llm-client.js';
 import { assertionsSchema, normalizeAssertion } from './matcher-language.js';
 import { OPERATIONS } from './phrasebook-operations.js';
 import { checkAssertions } from './assertion-checks.js';
 import type { CompileResult } from './phrasebook.js';
+import { parseJson } from '../../twin-runtime/safe-input.js';
 
 const ANSWER_SCHEMA = {
   type: 'object',

@@ -13,7 +13,7 @@ import { startOrchestratedControlPlane, waitReady } from '../orchestration/helpe
 import { loadTwin } from '../../twin-runtime/registry.js';
 import type { TwinRoute } from '../../twin-runtime/contract.js';
 import { ADMIN_SECRET_HEADER } from '../../twin-runtime/server.js';
-import { prototypeAdditions, prototypesIntact } from '../../twin-runtime/safe-input.js';
+import { INPUT_LIMITS, prototypeAdditions, prototypesIntact } from '../../twin-runtime/safe-input.js';
 
 /** Each payload plants its own marker, so a failure says which one got through. */
 const FORM_KEY_PAYLOADS = [
@@ -142,10 +142,13 @@ t.test('pollution payloads to every twin route and the control plane leave every
   const env = await waitReady(cp, token, created.body.id, 60_000);
   const serverErrors: string[] = [];
   let sent = 0;
+  let stripeUrl = '';
+  let stripeAuth: Record<string, string> = {};
 
   for (const twin of env.twins as { id: string; twin_slug: string; url: string }[]) {
       const key = (await cp.call('POST', `/twins/${twin.id}/credential`, { token })).body.api_key as string;
     const auth = { authorization: `Bearer ${key}` };
+    if (twin.twin_slug === 'stripe') [stripeUrl, stripeAuth] = [twin.url, auth];
     const values = await realIds(twin.twin_slug, twin.url, auth);
     const definition = await loadTwin(twin.twin_slug);
     t.ok(definition.routes.length > 0, `${twin.twin_slug} has routes`);
@@ -159,6 +162,12 @@ t.test('pollution payloads to every twin route and the control plane leave every
       });
     }
   }
+
+  // A body past the twins' limit (and past it by far): the gateway holds only what the twin needs
+  // to see that, and the twin refuses it in its own shape.
+  const huge = await send(`${stripeUrl}/v1/customers`, 'POST', { ...stripeAuth, 'content-type': 'application/x-www-form-urlencoded' }, 'a=' + 'x'.repeat(INPUT_LIMITS.maxBodyBytes + 4 * 1024 * 1024));
+  t.equal(huge.status, 413, 'an oversized body through the gateway is refused');
+  t.equal(JSON.parse(huge.text).error.type, 'invalid_request_error');
 
   // The control plane's body-taking routes, from the app's own route table (its OpenAPI document).
   const testId = await pollutedTest(env.twins.map((x: { twin_slug: string }) => x.twin_slug));

@@ -2,7 +2,6 @@
 // (head/base SHAs, commit and diff counts, mergeability), reviewed, commented on line by line, and
 // merged (merge / squash / rebase) — merging closes the issues its description says it fixes.
 
-import { ownValue } from '../../../twin-runtime/safe-input.js';
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { API, WEB, nextId, nodeId, now } from './identity.js';
 import { GitHubError, notFound, validationFailed } from './errors.js';
@@ -14,6 +13,7 @@ import {
 } from './git.js';
 import { authorAssociation, createIssue, emptyReactions, getIssue, isAssignable, saveIssue, updateIssue, type IssuePatch } from './issues.js';
 import { emitEvent } from './webhooks.js';
+import { ownValue } from '../../../twin-runtime/safe-input.js';
 
 function pullKey(repo: Json, number: number): string {
   return childKey(repo, number);
