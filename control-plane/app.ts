@@ -24,6 +24,9 @@ import scenarioRoutes from './routes/scenarios.js';
 import seedRoutes from './routes/seeds.js';
 import testRoutes from './routes/tests.js';
 import sandboxRoutes from './routes/sandboxes.js';
+import homeRoutes from './routes/home.js';
+import mcpRoutes from './mcp/http.js';
+import { installMetrics } from './metrics.js';
 
 export const API_VERSION = '0.1.0';
 
@@ -124,7 +127,10 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     validateRequestParts(req.routeOptions.schema as Parameters<typeof validateRequestParts>[0], req);
   });
 
+  installMetrics(app as unknown as FastifyInstance, services);
   for (const plugin of [
+    homeRoutes,
+    mcpRoutes,
     healthRoutes,
     userRoutes,
     organizationRoutes,

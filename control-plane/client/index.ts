@@ -20,6 +20,8 @@ export type Seed = Schemas['Seed'];
 export type Test = Schemas['Test'];
 export type Attempt = Schemas['Attempt'];
 export type TwinsClient = Client<paths>;
+/** The twins this document knows (the API answers 422 for others). */
+export type TwinSlug = Schemas['EnvironmentTwinCreate']['twin'];
 
 /** Where `make dev` / `twins serve` listen unless told otherwise. */
 export const DEFAULT_URL = 'http://127.0.0.1:8080';
