@@ -85,7 +85,7 @@ function checkInt(o: OptionSpec, label: string, raw: string, command: string): v
 /** parseArgs says `Unknown option '--x'. To specify a positional argument starting with a '-', …`: keep the first sentence. */
 function parseArgsMessage(e: Error): string {
   const code = (e as NodeJS.ErrnoException).code;
-  const first = e.message.split(/\.\s/)[0]!.replace(/\.$/, '');
-  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') return first.replace(/^Option '([^' ]+)[^']*' argument missing$/, "option '$1' needs a value");
+  let first = e.message.split(/\.\s/)[0]!.replace(/\.$/, '');
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') first = first.replace(/^Option '([^' ]+)[^']*' argument missing$/, "option '$1' needs a value");
   return first.charAt(0).toLowerCase() + first.slice(1);
 }

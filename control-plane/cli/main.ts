@@ -24,7 +24,8 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   try {
     if (wants(rest, 'help')) return (io.stdout(renderHelp(path)), 0);
     if (wants(rest, 'version') || (path.length === 2 && cmd.name === 'version')) {
-      if (cmd.name === 'version' && rest.length > 0) throw new UsageError(`unexpected argument '${rest[0]}'`, command);
+      const extra = rest.find((a) => a !== '--version');
+      if (cmd.name === 'version' && extra !== undefined) throw new UsageError(`unexpected argument '${extra}'`, command);
       return (io.stdout(`twins ${packageVersion()}\n`), 0);
     }
     if (path.length === 2 && cmd.name === 'help') return help(rest, io);

@@ -13,7 +13,7 @@ const path = (ctx: CommandContext) => ({
   resource: ctx.args.RESOURCE!,
 });
 const onePath = (ctx: CommandContext) => ({ params: { path: { ...path(ctx), external_id: ctx.args.EXTERNAL_ID! } } });
-const render = (r: TwinRecord) => JSON.stringify(r.body, null, 2) + '\n';
+const render = (r: TwinRecord) => `${r.resource} ${r.external_id}\n${JSON.stringify(r.body, null, 2)}\n`;
 
 export const list: Handler = async (ctx) => {
   const client = await ctx.client();
