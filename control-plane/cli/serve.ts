@@ -7,7 +7,7 @@ import { CliError } from './context.js';
 import { removeServerNote, runningServer, writeServerNote } from './local-server.js';
 
 export const serve: Handler = async (ctx) => {
-  const [{ loadConfig }, { startControlPlane }] = await Promise.all([import('../config.js'), import('../server.js')]);
+  const { loadConfig } = await import('../config.js');
   const port = ctx.int('port');
   const host = ctx.str('host');
   const data = ctx.str('data');
@@ -18,6 +18,8 @@ export const serve: Handler = async (ctx) => {
   });
   const other = runningServer(config.dataDir);
   if (other) throw new CliError(`A control plane (pid ${other.pid}) already serves ${config.dataDir} at ${other.url}; stop it first, or use another --data directory.`);
+  // The control plane itself is loaded only once we know it will run.
+  const { startControlPlane } = await import('../server.js');
   const cp = await startControlPlane(config);
   writeServerNote(config.dataDir, { url: cp.url, pid: process.pid, idp: config.idp, started_at: new Date().toISOString() });
   cp.services.log.info(
