@@ -4,6 +4,7 @@
 
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { isAlive } from '../orchestration/drivers/process.js';
 
 export const SERVER_FILE = 'server.json';
 /** Created by the control plane on first start (store/database.ts). */
@@ -37,19 +38,10 @@ function readNote(dataDir: string): LocalServerNote | undefined {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** The server running from this data directory now, if any. */
 export function runningServer(dataDir: string): LocalServerNote | undefined {
   const note = readNote(dataDir);
-  return note && alive(note.pid) ? note : undefined;
+  return note && isAlive(note.pid) ? note : undefined;
 }
 
 /** Why `twins token` must not sign from this directory, or undefined when it may. */

@@ -4,13 +4,13 @@
 
 import t, { type Test } from 'tap';
 import { randomUUID } from 'node:crypto';
-import { createServer, type AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Stripe from 'stripe';
 import { cli } from './helpers.js';
 import { startOrchestratedControlPlane } from '../orchestration/helpers.js';
+import { freePort } from '../helpers/docker.js';
 
 const cp = await startOrchestratedControlPlane();
 const scratch = mkdtempSync(join(tmpdir(), 'twins-cli-'));
@@ -192,10 +192,7 @@ t.test('runtime errors exit 1 with the API sentence', async (t) => {
   t.equal(badTwin.code, 1);
   t.match(badTwin.stderr, /^twins env create: body\.twins\.0\.twin: Input should be 'stripe', 'github' or 'slack'/);
   // A loopback port that was free a moment ago: nothing listens there.
-  const probe = createServer();
-  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', () => r()));
-  const port = (probe.address() as AddressInfo).port;
-  await new Promise((r) => probe.close(r));
+  const port = await freePort();
   const down = await cli(['catalog', '--url', `http://127.0.0.1:${port}`], { env });
   t.same(down, { code: 1, stdout: '', stderr: `twins catalog: Cannot reach the control plane at http://127.0.0.1:${port}: ECONNREFUSED.\n` });
   const nowhere = await cli(['token', '--email', 'a@b.c', '--org', 'o', '--role', 'admin', '--data', join(scratch, 'none')], { env });

@@ -7,12 +7,11 @@
 import t from 'tap';
 import Docker from 'dockerode';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import Stripe from 'stripe';
-import { buildImage, engineReachable } from '../helpers/docker.js';
+import { buildImage, engineReachable, freePort } from '../helpers/docker.js';
 import { waitFor } from '../orchestration/helpers.js';
 import { MANAGED_LABEL } from '../../control-plane/orchestration/drivers/docker.js';
 
@@ -29,14 +28,6 @@ function interpolate(text: string, vars: Record<string, string | undefined>): st
     out = out.replace(/\$\{([A-Z_][A-Z0-9_]*)(?::-([^${}]*))?\}/g, (_m, name: string, fallback?: string) => vars[name] || fallback || '');
   }
   return out;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 t.test('compose.yaml describes a control plane that drives Docker twins', async (t) => {
