@@ -30,6 +30,8 @@ export interface Config {
   /** Host-routing domain for a cluster gateway (`<twin id>.<domain>`); unset locally. */
   domain?: string;
   logLevel: string;
+  /** `pretty` (pino-pretty, one line per API request) or `json`; default pretty when stdout is a terminal. */
+  logFormat: 'pretty' | 'json';
 }
 
 function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[], fallback: T): T {
@@ -52,7 +54,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     invitationProvider: oneOf('TWINS_IDP_PROVIDER', env.TWINS_IDP_PROVIDER, ['local', 'workos'] as const, 'local'),
     workosApiKey: env.WORKOS_API_KEY,
     workosBaseUrl: env.WORKOS_BASE_URL ?? 'https://api.workos.com',
-    defaultPlan: oneOf('TWINS_DEFAULT_PLAN', env.TWINS_DEFAULT_PLAN, ['free', 'paygo'] as const, 'free'),
+    // The embedded local setup starts organizations on paygo; the image and the manifest set free.
+    defaultPlan: oneOf('TWINS_DEFAULT_PLAN', env.TWINS_DEFAULT_PLAN, ['free', 'paygo'] as const, 'paygo'),
     driver: oneOf('TWINS_DRIVER', env.TWINS_DRIVER, ['process', 'docker', 'kubernetes'] as const, 'process'),
     image: env.TWINS_IMAGE || 'twins-runtime:local',
     namespace: env.TWINS_NAMESPACE || 'default',
@@ -60,6 +63,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     kubernetesStorageClass: env.TWINS_K8S_STORAGE_CLASS || undefined,
     domain: env.TWINS_DOMAIN || undefined,
     logLevel: env.LOG_LEVEL ?? 'info',
+    logFormat: oneOf('TWINS_LOG_FORMAT', env.TWINS_LOG_FORMAT, ['pretty', 'json'] as const, process.stdout.isTTY ? 'pretty' : 'json'),
     ...overrides,
   };
 }

@@ -1,6 +1,7 @@
 // Start and stop the control plane: services, then the HTTP app; stop in reverse on SIGINT/SIGTERM.
 
 import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { closeServices, createServices, type Services } from './services.js';
@@ -12,8 +13,9 @@ export interface RunningControlPlane {
   close(): Promise<void>;
 }
 
-export async function startControlPlane(config: Config): Promise<RunningControlPlane> {
-  const services = await createServices(config);
+/** `log`: another logger (`twins mcp` logs to stderr, stdout being its MCP channel). */
+export async function startControlPlane(config: Config, log?: Logger): Promise<RunningControlPlane> {
+  const services = await createServices(config, log);
   const app = await buildApp(services);
   await app.listen({ port: config.port, host: config.host });
   // Reconciler and gateway: environments of an earlier run are picked back up here.

@@ -2,7 +2,8 @@
 // Each component adds its own field here and its start/stop in createServices / closeServices.
 
 import { join } from 'node:path';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
+import { createLogger } from './logging.js';
 import type { Config } from './config.js';
 import { openDatabase, type Db } from './store/database.js';
 import { IdentityStore } from './store/identity.js';
@@ -38,7 +39,7 @@ export interface Services {
 }
 
 export async function createServices(config: Config, log?: Logger): Promise<Services> {
-  const logger = log ?? pino({ level: config.logLevel });
+  const logger = log ?? (await createLogger(config));
   const db = openDatabase(join(config.dataDir, 'control-plane.sqlite'));
   const localKeys = config.idp === 'local' ? await loadLocalKeys(config.dataDir) : undefined;
   const identity = new IdentityStore(db, config.defaultPlan);

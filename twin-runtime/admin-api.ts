@@ -3,8 +3,8 @@
 
 import type { TwinResponse } from './contract.js';
 import { DELIVERY_RESOURCE } from './deliveries.js';
-import type { TwinServer } from './server.js';
 import { InputRefusal, parseJson, prototypesIntact } from './safe-input.js';
+import { KEPT_KEY_META, type TwinServer } from './server.js';
 
 function detail(status: number, sentence: string): TwinResponse {
   return { status, body: { detail: sentence } };
@@ -63,6 +63,7 @@ export async function handleAdmin(twin: TwinServer, method: string, path: string
       if (twin.store.getMeta('storage_version') === undefined) {
         twin.store.setMeta('storage_version', String(twin.twin.storageVersion));
       }
+      if (twin.keepsKey) twin.store.setMeta(KEPT_KEY_META, twin.apiKey);
     });
     twin.clock.resetTo(new Date(Number(twin.store.getMeta('clock') ?? start.getTime())));
     twin.twin.initialize?.(twin.ctx);

@@ -76,6 +76,12 @@ export interface TwinDefinition {
   version: string;
   /** Bumped when stored record shapes change; seeds of another storage version are not usable. */
   storageVersion: number;
+  /**
+   * Port a standalone twin (`twins twin <slug>`) listens on unless told otherwise (decisions §10).
+   * One per twin, never shared: 12111 + 10·n (stripe 12111, github 12121, slack 12131; reserved in
+   * the README's port table for the twins to come).
+   */
+  defaultPort: number;
   /** Record kinds the twin keeps (the control plane's records endpoints accept these). */
   resources: readonly string[];
   /** Mint the provider-shaped key for a fresh container start (e.g. `sk_test_…`). */

@@ -4,7 +4,8 @@
 //   node dist/twin-runtime/main.js --twin stripe --standby
 //        (process driver's warm pool: load the twin, then wait for one JSON line on stdin
 //         {data, seed?, clock?, public_url?, admin_secret?, port?, host?} saying what to serve)
-// The admin secret comes from TWIN_ADMIN_SECRET (or the standby line). When listening it prints
+// The admin secret comes from TWIN_ADMIN_SECRET (or the standby line). TWIN_API_KEY fixes the
+// provider key (kept in the data file) instead of minting one per start. When listening it prints
 // one JSON line {"event":"listening","url":…,"api_key":…} on stdout; the process driver waits for it.
 
 import { createInterface } from 'node:readline';
@@ -83,6 +84,7 @@ server = new TwinServer(twin, {
   clockStart: spec.clock ? new Date(spec.clock) : undefined,
   adminSecret: spec.admin_secret ?? process.env.TWIN_ADMIN_SECRET,
   publicUrl: spec.public_url,
+  apiKey: process.env.TWIN_API_KEY || undefined,
 });
 const url = await server.listen(spec.port ?? Number(values.port), spec.host ?? values.host);
 process.stdout.write(JSON.stringify({ event: 'listening', url, twin: slug, api_key: server.apiKey }) + '\n');

@@ -26,7 +26,17 @@ export interface TwinServerOptions {
   adminSecret?: string;
   /** Base URL callers see (gateway URL); defaults to the listening address. */
   publicUrl?: string;
+  /**
+   * Keep the provider key in the data file and use it again on the next start (standalone twins,
+   * decisions §10), instead of minting one per start (decisions §7). `apiKey` chooses it.
+   */
+  keepKey?: boolean;
+  /** The key to accept (implies keeping it); default: the kept one, or a freshly minted one. */
+  apiKey?: string;
 }
+
+/** Meta key under which a standalone twin keeps its provider key. */
+export const KEPT_KEY_META = 'standalone_api_key';
 
 interface CompiledRoute {
   route: TwinRoute;
@@ -146,7 +156,7 @@ export class TwinServer {
     this.startClock = new Date(Number(this.store.getMeta('clock_start')));
     this.clock = new EnvironmentClock(this.store, this.startClock);
     this.ids = new IdSource(this.store, `${twin.slug}:default-seed`);
-    this.apiKey = twin.mintKey(randomBase62);
+    this.apiKey = this.providerKey(options);
     this.deliveries = new Deliveries(
       this.store,
       () => this.ids.next('dlv_', 24),
@@ -168,6 +178,18 @@ export class TwinServer {
       list.push(compile(r));
       this.routes.set(r.method, list);
     }
+  }
+
+  /** Whether the key survives restarts (kept in the data file's meta, also across a reset). */
+  get keepsKey(): boolean {
+    return !!this.options.keepKey || this.options.apiKey !== undefined;
+  }
+
+  private providerKey(options: TwinServerOptions): string {
+    if (!this.keepsKey) return this.twin.mintKey(randomBase62);
+    const key = options.apiKey ?? this.store.getMeta(KEPT_KEY_META) ?? this.twin.mintKey(randomBase62);
+    this.store.setMeta(KEPT_KEY_META, key);
+    return key;
   }
 
   /** The clock's start instant (reset puts the clock back here). */

@@ -99,8 +99,15 @@ export class TwinGateway {
   private readonly routes = new Map<string, Route>();
   private shared: Server | undefined;
   private sharedUrlPort: number | undefined;
+  /** Requests forwarded (or refused) per twin slug since start, for /metrics. */
+  private readonly served = new Map<string, number>();
 
   constructor(private readonly options: GatewayOptions) {}
+
+  /** Figures for /metrics (read through control-plane/metrics.ts dataPathStats). */
+  stats(): { requestsByTwin: Record<string, number> } {
+    return { requestsByTwin: Object.fromEntries(this.served) };
+  }
 
   get hostRouting(): boolean {
     return this.options.domain !== undefined;
@@ -282,6 +289,7 @@ export class TwinGateway {
       }
       this.options.log?.debug({ err, twinId: route.twinId }, 'gateway forward failed');
     }
+    this.served.set(route.slug, (this.served.get(route.slug) ?? 0) + 1);
     try {
       this.options.writer.add(
         toLogRow({

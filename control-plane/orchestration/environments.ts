@@ -6,7 +6,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { Db } from '../store/database.js';
 import type { EnvironmentRow, EnvironmentStore, EnvironmentTwinRow, NewEnvironmentTwin } from '../store/environments.js';
-import type { RequestLogRow, RequestLogStore } from '../store/request-logs.js';
+import type { RequestLogFilter, RequestLogRow, RequestLogStore } from '../store/request-logs.js';
 import type { RequestLogWriter } from '../gateway/request-log-writer.js';
 import { badGateway, conflict, HttpError, notFound, paymentRequired } from '../http/errors.js';
 import { paginate, type Page, type PageQuery } from '../http/pagination.js';
@@ -411,6 +411,13 @@ export class EnvironmentService {
     return this.adminCall(() => this.o.admin.expect<TwinRecordView[]>(200, t.address, t.admin_secret, 'GET', this.recordPath(resource)));
   }
 
+  async getRecord(orgId: string, environmentId: string, twinId: string, resource: string, externalId: string): Promise<TwinRecordView> {
+    const twin = this.twinOfEnvironment(orgId, environmentId, twinId);
+    await this.checkResource(twin, resource);
+    const t = this.requireRunning(twin);
+    return this.adminCall(() => this.o.admin.expect<TwinRecordView>(200, t.address, t.admin_secret, 'GET', this.recordPath(resource, externalId)));
+  }
+
   async putRecord(orgId: string, environmentId: string, twinId: string, resource: string, externalId: string, fields: Record<string, unknown>): Promise<TwinRecordView> {
     const twin = this.twinOfEnvironment(orgId, environmentId, twinId);
     await this.checkResource(twin, resource);
@@ -431,11 +438,11 @@ export class EnvironmentService {
 
   // ---- request logs --------------------------------------------------------------------------
 
-  logs(orgId: string, environmentId: string, q: PageQuery): Page<RequestLogView> {
+  logs(orgId: string, environmentId: string, q: PageQuery, filter: RequestLogFilter = {}): Page<RequestLogView> {
     const env = this.environment(orgId, environmentId);
     // Entries still batched in memory belong to the answer too.
     this.o.writer.flush();
-    return paginate(q, this.o.logs.count(env.id), (limit, offset) => this.o.logs.page(env.id, limit, offset).map(logView));
+    return paginate(q, this.o.logs.count(env.id, filter), (limit, offset) => this.o.logs.page(env.id, limit, offset, filter).map(logView));
   }
 
   // ---- helpers -------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ const routes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/organizations/current/billing',
-    { schema: { tags: ['billing'], summary: 'Billing summary of the active organization', response: { 200: billingSummarySchema, ...errorResponses(401) } } },
+    { schema: { tags: ['billing'], operationId: 'getBillingSummary', summary: 'Billing summary of the active organization', description: "The organization's plan, its limits, and what the current period has cost so far.", response: { 200: billingSummarySchema, ...errorResponses(401) } } },
     async (req) => {
       const org = identity.organization(req.principal.orgId);
       if (!org) throw notFound('Not Found');
@@ -30,7 +30,9 @@ const routes: FastifyPluginAsyncZod = async (app) => {
       onRequest: [requireSession, requireRole('admin')],
       schema: {
         tags: ['billing'],
+        operationId: 'createCheckoutSession',
         summary: 'Start a checkout for pay as you go',
+        description: "Needs the admin role and an identity-provider session. Answers 201 with the payment processor's checkout session and the URL to pay at; 409 when no payment processor is configured.",
         response: { 201: checkoutSession, ...errorResponses(401, 403, 409, 502) },
       },
     },
@@ -45,6 +47,7 @@ const routes: FastifyPluginAsyncZod = async (app) => {
       onRequest: [requireSession, requireRole('admin')],
       schema: {
         tags: ['billing'],
+        operationId: 'upgradePlan',
         summary: 'Upgrade to pay as you go',
         description: 'Finishes a completed checkout and moves the organization to pay as you go. Needs the admin role and an identity-provider session.',
         body: upgradeBody,

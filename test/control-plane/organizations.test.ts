@@ -44,7 +44,7 @@ t.test('users/me, organizations/current, members (paged, newest first)', async (
 });
 
 t.test('billing summary and upgrade without a payment processor', async (t) => {
-  const cp = await startTestControlPlane();
+  const cp = await startTestControlPlane({ defaultPlan: 'free' });
   t.teardown(() => cp.stop());
   const admin = await cp.token({ email: 'ada@example.com', org: 'acme', role: 'admin' });
   const member = await cp.token({ email: 'bob@example.com', org: 'acme', role: 'member' });

@@ -36,6 +36,7 @@ const github: TwinDefinition = {
   description: 'GitHub REST API: users, orgs, repositories, branches and contents, issues, pull requests, reviews, webhooks.',
   version: '1.0.0',
   storageVersion: 1,
+  defaultPort: 12121,
   resources: [
     'user', 'org', 'membership', 'repository', 'ref', 'commit', 'tree', 'blob', 'issue', 'issue_comment',
     'label', 'milestone', 'pull_request', 'review', 'review_comment', 'hook', 'rate_limit',

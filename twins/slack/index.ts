@@ -52,6 +52,7 @@ const slack: TwinDefinition = {
     'Slack Web API (conversations, chat, threads, reactions, users, scheduled messages) with signed Events API callbacks.',
   version: '1.0.0',
   storageVersion: 1,
+  defaultPort: 12131,
   resources: RESOURCES,
   mintKey,
   routes,

@@ -67,7 +67,7 @@ export function defaultRuntimeEntry(): string {
   return join(projectRoot(), 'dist', 'twin-runtime', 'main.js');
 }
 
-function isAlive(pid: number): boolean {
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
