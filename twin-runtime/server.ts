@@ -25,6 +25,8 @@ export interface TwinServerOptions {
   adminSecret?: string;
   /** Base URL callers see (gateway URL); defaults to the listening address. */
   publicUrl?: string;
+  /** The provider key to accept (kept across restarts by whoever supervises); default: minted anew. */
+  apiKey?: string;
 }
 
 interface CompiledRoute {
@@ -127,7 +129,7 @@ export class TwinServer {
     this.startClock = new Date(Number(this.store.getMeta('clock_start')));
     this.clock = new EnvironmentClock(this.store, this.startClock);
     this.ids = new IdSource(this.store, `${twin.slug}:default-seed`);
-    this.apiKey = twin.mintKey(randomBase62);
+    this.apiKey = options.apiKey || twin.mintKey(randomBase62);
     this.deliveries = new Deliveries(
       this.store,
       () => this.ids.next('dlv_', 24),
