@@ -44,6 +44,9 @@ export interface BillingServiceOptions {
   processor?: PaymentProcessor;
 }
 
+/** Milliseconds since the epoch: when usage is counted up to, and when an upgrade happens. */
+export type BillingClock = () => number;
+
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout;
   return Promise.race([
@@ -92,6 +95,8 @@ export class BillingService {
   private webhookReady: Promise<void> | undefined;
   private readonly upgrades = new Map<string, Promise<unknown>>();
   private closed = false;
+  /** The wall clock; tests move it forward to let hours of usage pass (runs keep their own times). */
+  now: BillingClock = Date.now;
 
   constructor(options: BillingServiceOptions) {
     this.db = options.db;
@@ -286,13 +291,13 @@ export class BillingService {
       );
       sub = await processor.createSubscription({ customerId, organizationId: org.id, priceIds, idempotencyKey: `twins-subscription-${org.id}-${sessionId}` });
       // Charges start now: nothing used before the upgrade is ever billed.
-      billingSince = new Date().toISOString();
+      billingSince = new Date(this.now()).toISOString();
     } else if (sub.status === 'past_due' || sub.status === 'unpaid' || sub.failure) {
       // A new card: pay what the old one could not.
       await processor.payOpenInvoices(customerId, outcome.paymentMethodId);
       sub = (await processor.subscription(sub.id)) ?? sub;
     }
-    this.applyStanding(org.id, sub, { billing_since: billingSince ?? new Date().toISOString() });
+    this.applyStanding(org.id, sub, { billing_since: billingSince ?? new Date(this.now()).toISOString() });
     this.store.setPlan(org.id, 'paygo');
     this.log.info({ organizationId: org.id, subscription: sub.id }, 'organization upgraded to pay as you go');
   }
@@ -381,7 +386,7 @@ export class BillingService {
       if (account.processor !== processor.name || !account.customer_id) continue;
       const sub = await this.refreshStanding(account);
       if (!sub || standingOf(sub).ended || !account.billing_since) continue;
-      const units = unreportedUsage(this.store, account.organization_id, new Date(account.billing_since), new Date());
+      const units = unreportedUsage(this.store, account.organization_id, new Date(account.billing_since), new Date(this.now()));
       const items = new Set(sub.priceIds);
       for (const unit of units) {
         if (this.closed) return;
@@ -407,7 +412,7 @@ export class BillingService {
           source_id: unit.sourceId,
           quantity: unit.quantity,
           occurred_at: new Date(unit.at).toISOString(),
-          reported_at: new Date().toISOString(),
+          reported_at: new Date(this.now()).toISOString(),
           outcome: outcome === 'reported' ? 'reported' : 'rejected',
           detail: outcome === 'reported' ? null : outcome.rejected,
         });

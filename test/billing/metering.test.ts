@@ -1,0 +1,148 @@
+// Usage metering: how twin-hours are counted from run intervals (pure), the draft invoice filling as
+// usage is reported, and a control-plane restart in the middle of metering — including answers
+// lost after the processor took an event — never counting a twin-hour twice.
+
+import t from 'tap';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { twinHourStarts } from '../../control-plane/billing/usage.js';
+import { TWIN_HOUR_MS } from '../../control-plane/billing/prices.js';
+import { startBillingControlPlane, upgradeWithCard, waitBillingReady, waitFor } from './helpers.js';
+import { waitReady } from '../orchestration/helpers.js';
+
+const H = TWIN_HOUR_MS;
+
+t.test('twin-hours: per started hour, from the upgrade or the twin’s first start after it', async (t) => {
+  const since = Date.parse('2026-03-01T10:00:00Z');
+  // Running before the upgrade: counted from the upgrade; the hour holding `now` has started.
+  t.same(twinHourStarts([{ startedAt: since - 5 * H, endedAt: null }], since, since + 2.5 * H), [since, since + H, since + 2 * H]);
+  // Entirely before the upgrade: nothing.
+  t.same(twinHourStarts([{ startedAt: since - 5 * H, endedAt: since - H }], since, since + 3 * H), []);
+  // Started after the upgrade: its own hours.
+  const s = since + 0.25 * H;
+  t.same(twinHourStarts([{ startedAt: s, endedAt: s + 10 * 60_000 }], since, since + 5 * H), [s], 'ten minutes is one started hour');
+  // Stopped and started again within the same hour: still one hour; a crash-restart too.
+  t.same(
+    twinHourStarts([{ startedAt: s, endedAt: s + 0.2 * H }, { startedAt: s + 0.5 * H, endedAt: s + 0.9 * H }], since, since + 5 * H),
+    [s],
+  );
+  // A run ending exactly on an hour boundary does not start the next hour.
+  t.same(twinHourStarts([{ startedAt: s, endedAt: s + 2 * H }], since, since + 5 * H), [s, s + H]);
+  // A gap: hours 0 and 3 of the twin's own clock.
+  t.same(
+    twinHourStarts([{ startedAt: s, endedAt: s + 0.5 * H }, { startedAt: s + 3.2 * H, endedAt: s + 3.4 * H }], since, since + 9 * H),
+    [s, s + 3 * H],
+  );
+  // Only hours later than the last reported one.
+  t.same(twinHourStarts([{ startedAt: s, endedAt: null }], since, s + 3.5 * H, s + H), [s + 2 * H, s + 3 * H]);
+  // Nothing has started yet.
+  t.same(twinHourStarts([], since, since + H), []);
+});
+
+t.test('with TWINS_USAGE_INTERVAL_S=1 the draft invoice shows twin-hours of the twins that ran after the upgrade', async (t) => {
+  const cp = await startBillingControlPlane({ usageIntervalSeconds: 1 });
+  t.teardown(() => cp.stop());
+  const admin = await cp.token({ org: 'hooli' });
+  await waitBillingReady(cp, admin);
+  // A twin that ran and stopped before the upgrade is never charged.
+  const before = await cp.call('POST', '/environments', { token: admin, body: { name: 'before', twins: [{ twin: 'slack' }] } });
+  await waitReady(cp, admin, before.body.id);
+  t.equal((await cp.call('DELETE', `/environments/${before.body.id}`, { token: admin })).status, 204);
+
+  await upgradeWithCard(cp, admin);
+  const env = await cp.call('POST', '/environments', { token: admin, body: { name: 'after', twins: [{ twin: 'stripe' }, { twin: 'stripe' }, { twin: 'github' }] } });
+  await waitReady(cp, admin, env.body.id);
+  const summary = await waitFor(
+    'twin-hour lines',
+    async () => {
+      const res = await cp.call('GET', '/organizations/current/billing', { token: admin });
+      const lines: { quantity: number }[] = res.body.invoice?.line_items ?? [];
+      // All three twins' first hours reported (the pass may see them one at a time).
+      return lines.reduce((n, l) => n + l.quantity, 0) === 3 ? res.body : undefined;
+    },
+    20_000,
+  );
+  const lines = [...summary.invoice.line_items].sort((a: any, b: any) => a.twin.localeCompare(b.twin));
+  t.same(lines, [
+    { name: 'GitHub twin-hours', total_cents: 5, twin: 'github', quantity: 1, unit_price_cents: 5 },
+    { name: 'Stripe twin-hours', total_cents: 10, twin: 'stripe', quantity: 2, unit_price_cents: 5 },
+  ]);
+  t.equal(summary.invoice.total_cents, 15);
+  t.equal(summary.remaining_credit_cents, 0);
+  t.notOk(lines.some((l: any) => l.twin === 'slack'), 'the twin that ran before the upgrade is not on it');
+
+  // Credit on the customer's balance is applied to the draft and what is left is spendable.
+  const orgId = (await cp.call('GET', '/organizations/current', { token: admin })).body.id;
+  const account = cp.services.billing.store.account(orgId)!;
+  const state = JSON.parse(readFileSync(cp.services.billing.house!.stateFile, 'utf8'));
+  const res = await fetch(`${state.url}/v1/customers/${account.customer_id}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${state.api_key}`, 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'balance=-100',
+  });
+  t.equal(res.status, 200);
+  const credited = (await cp.call('GET', '/organizations/current/billing', { token: admin })).body;
+  t.equal(credited.invoice.credits_applied_cents, 15);
+  t.equal(credited.remaining_credit_cents, 85);
+});
+
+t.test('a control-plane restart in the middle of metering counts no twin-hour twice', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'twins-metering-'));
+  // A long interval: the test runs each metering pass itself.
+  let cp = await startBillingControlPlane({ dataDir, usageIntervalSeconds: 3600 });
+  t.teardown(async () => {
+    await cp.stop({ keepData: true });
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  const admin = await cp.token({ org: 'pied-piper' });
+  await waitBillingReady(cp, admin);
+  await upgradeWithCard(cp, admin);
+  const orgId = (await cp.call('GET', '/organizations/current', { token: admin })).body.id;
+  const env = await cp.call('POST', '/environments', { token: admin, body: { name: 'e', twins: [{ twin: 'stripe' }, { twin: 'github' }] } });
+  await waitReady(cp, admin, env.body.id);
+
+  // Three hours and a minute pass (the billing clock and the processor's move on together).
+  const start = Date.now();
+  const passTo = async (at: number) => {
+    cp.services.billing.now = () => at + (Date.now() - start);
+    await cp.services.billing.house!.advance(new Date(cp.services.billing.now()));
+  };
+  await passTo(start + 3 * H + 60_000);
+  await cp.services.billing.meterOnce();
+  t.equal(cp.services.billing.store.reports(orgId).length, 8, 'four started hours for each of the two twins');
+
+  // The last answers were lost: the processor took those events, the control plane never wrote them down.
+  const lost = cp.services.db
+    .prepare(`DELETE FROM usage_reports WHERE identifier IN (SELECT identifier FROM usage_reports WHERE organization_id = ? ORDER BY occurred_at DESC LIMIT 3)`)
+    .run(orgId).changes;
+  t.equal(lost, 3);
+  await cp.stop({ keepData: true });
+
+  // Restarted; the twins run again, and another hour passes.
+  cp = await startBillingControlPlane({ dataDir, usageIntervalSeconds: 3600 });
+  const db = cp.services.db;
+  await waitFor('the twins running again', async () => (db.prepare('SELECT COUNT(*) AS n FROM twin_runs WHERE organization_id = ? AND ended_at IS NULL').get(orgId) as { n: number }).n === 2);
+  await passTo(start + 4 * H + 120_000);
+  await cp.services.billing.meterOnce();
+
+  const reports = cp.services.billing.store.reports(orgId).filter((r) => r.kind === 'twin_hours');
+  const account = cp.services.billing.store.account(orgId)!;
+  const events = (await cp.services.billing.house!.records<{ payload: Record<string, string>; event_name: string; identifier: string }>('meter_event')).filter(
+    (e) => e.body.payload.stripe_customer_id === account.customer_id && e.body.event_name.startsWith('twins_twin_hours_'),
+  );
+  // Expected from the runs themselves: each twin ran since its first start (the restart's gap is
+  // seconds), so its started hours are the whole hours since then plus the one under way.
+  const runs = db.prepare('SELECT twin_id, started_at, ended_at FROM twin_runs WHERE organization_id = ? ORDER BY started_at').all(orgId) as { twin_id: string; started_at: string; ended_at: string | null }[];
+  t.equal(runs.length, 4, 'a run before and one after the restart, for each twin');
+  const now = cp.services.billing.now();
+  const firsts = new Map<string, number>();
+  for (const r of runs) if (!firsts.has(r.twin_id)) firsts.set(r.twin_id, Date.parse(r.started_at));
+  const expected = [...firsts.values()].reduce((n, first) => n + Math.floor((now - first) / H) + 1, 0);
+  t.equal(expected, 10, 'five started hours for each twin');
+  t.equal(events.length, expected, 'the processor holds one meter event per twin-hour');
+  t.equal(new Set(events.map((e) => e.body.identifier)).size, events.length, 'no identifier twice');
+  t.equal(events.reduce((s, e) => s + Number(e.body.payload.value), 0), expected, 'and counts each once');
+  t.equal(reports.length, expected, 'the control plane recorded each, the lost answers included');
+  t.same(reports.map((r) => r.identifier).sort(), events.map((e) => e.body.identifier).sort());
+});
