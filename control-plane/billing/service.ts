@@ -117,7 +117,8 @@ export class BillingService {
 
   /** Start the house twin, metering and the heartbeat; `publicUrl` is where this API listens. */
   async start(publicUrl: string): Promise<void> {
-    this.publicUrl = publicUrl.replace(/\/$/, '');
+    // Listening on every interface: the house twin and a local browser reach it on loopback.
+    this.publicUrl = publicUrl.replace(/\/$/, '').replace('//0.0.0.0:', '//127.0.0.1:').replace('//[::]:', '//127.0.0.1:').replace('//:::', '//127.0.0.1:');
     for (const t of await catalog()) this.twinNames.set(t.slug, t.name);
     this.heartbeatTimer = setInterval(() => this.store.heartbeat(new Date().toISOString()), HEARTBEAT_MS);
     this.heartbeatTimer.unref();
