@@ -40,8 +40,6 @@ export interface BillingServiceOptions {
   db: Db;
   config: Config;
   log: Logger;
-  /** Tests of the 502 paths pass a processor that fails; otherwise built from the config. */
-  processor?: PaymentProcessor;
 }
 
 /** Milliseconds since the epoch: when usage is counted up to, and when an upgrade happens. */
@@ -103,13 +101,9 @@ export class BillingService {
     this.config = options.config;
     this.log = options.log;
     this.store = new BillingStore(options.db);
-    if (options.processor) {
-      this.processor = options.processor;
-    } else {
-      const built = configuredProcessor(options.config, options.log);
-      this.processor = built.processor;
-      this.house = built.house;
-    }
+    const built = configuredProcessor(options.config, options.log);
+    this.processor = built.processor;
+    this.house = built.house;
     // Runs a crashed control plane left open end at its last heartbeat (its twins died with it).
     this.store.closeOpenRuns(this.store.lastHeartbeat() ?? new Date().toISOString());
     this.store.heartbeat(new Date().toISOString());
