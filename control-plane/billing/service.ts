@@ -4,10 +4,11 @@
 // house twin's webhooks need the control plane's URL), closed after orchestration.
 
 import Stripe from 'stripe';
+import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Db } from '../store/database.js';
-import { BillingStore, type BillingAccountRow } from '../store/billing.js';
+import { BillingStore, type BillingAccountRow, type MeterBatchRow } from '../store/billing.js';
 import { badGateway, conflict, HttpError } from '../http/errors.js';
 import { catalog } from '../orchestration/catalog.js';
 import { TWIN_SLUGS } from '../../twin-runtime/registry.js';
@@ -22,8 +23,8 @@ import {
   type PaymentProcessor,
   type SubscriptionState,
 } from './processor.js';
-import { meterEventName, quantityName, type BillableQuantity } from './prices.js';
-import { unreportedUsage } from './usage.js';
+import { meterEventName, quantityName, type BillableQuantity, type UsageKind } from './prices.js';
+import { batchesOf, unreportedUsage } from './usage.js';
 import { standingOf } from './standing.js';
 import { billingSummary, NO_PAYMENT_PROCESSOR, NO_PROCESSOR_SIDE, type BillingSummary, type ProcessorSide } from './summary.js';
 
@@ -33,6 +34,8 @@ export const WEBHOOK_PATH = '/billing/webhooks/stripe';
 export const CHECKOUT_RETURN_PATH = '/billing/checkout/return';
 
 const HEARTBEAT_MS = 15_000;
+/** Meter events in flight at once. */
+const REPORT_CONCURRENCY = 8;
 const SUMMARY_TIMEOUT_MS = 5_000;
 const UNREACHABLE = 'The payment processor could not be reached; nothing was changed. Try again in a moment.';
 
@@ -381,38 +384,52 @@ export class BillingService {
       if (account.processor !== processor.name || !account.customer_id) continue;
       const sub = await this.refreshStanding(account);
       if (!sub || standingOf(sub).ended || !account.billing_since) continue;
+      // Meter events written down by an earlier pass whose answer never came: sent again as they were.
+      const batches = this.store.pendingBatches(account.organization_id);
       const units = unreportedUsage(this.store, account.organization_id, new Date(account.billing_since), new Date(this.now()));
+      for (const batch of batchesOf(account.organization_id, units)) {
+        this.store.stageBatch(batch.row, batch.units);
+        batches.push({ ...batch.row, state: 'pending', detail: null, reported_at: null });
+      }
+      if (batches.length === 0) continue;
+      // Every quantity used gets its price and subscription item first, one at a time.
       const items = new Set(sub.priceIds);
-      for (const unit of units) {
-        if (this.closed) return;
-        const quantity: BillableQuantity = { kind: unit.kind, twin: unit.twin };
-        const priceId = await processor.priceFor(quantity, this.quantityDisplayName(quantity));
+      for (const key of new Set(batches.map((b) => `${b.kind}:${b.twin_slug}`))) {
+        const [kind, twin] = key.split(':') as [UsageKind, string];
+        const priceId = await processor.priceFor({ kind, twin }, this.quantityDisplayName({ kind, twin }));
         if (!items.has(priceId)) {
           await processor.addSubscriptionItem(sub.id, priceId);
           items.add(priceId);
         }
-        const outcome = await processor.reportUsage({
-          identifier: unit.identifier,
-          eventName: meterEventName(quantity),
-          customerId: account.customer_id,
-          value: unit.quantity,
-          timestamp: Math.floor(unit.at / 1000),
-        });
-        this.store.recordReport({
-          identifier: unit.identifier,
-          organization_id: account.organization_id,
-          kind: unit.kind,
-          twin_slug: unit.twin,
-          twin_id: unit.twinId,
-          source_id: unit.sourceId,
-          quantity: unit.quantity,
-          occurred_at: new Date(unit.at).toISOString(),
-          reported_at: new Date(this.now()).toISOString(),
-          outcome: outcome === 'reported' ? 'reported' : 'rejected',
-          detail: outcome === 'reported' ? null : outcome.rejected,
-        });
-        if (outcome !== 'reported') this.log.warn({ identifier: unit.identifier, reason: outcome.rejected }, 'usage refused by the payment processor');
       }
+      const queue = new PQueue({ concurrency: REPORT_CONCURRENCY });
+      const results = await Promise.allSettled(
+        batches.map((batch) =>
+          queue.add(async () => {
+            if (!this.closed) await this.send(account, batch);
+          }),
+        ),
+      );
+      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed) throw failed.reason;
+    }
+  }
+
+  /** Send one written-down meter event and record what the processor said. */
+  private async send(account: BillingAccountRow, batch: MeterBatchRow): Promise<void> {
+    const outcome = await this.processor!.reportUsage({
+      identifier: batch.identifier,
+      eventName: meterEventName({ kind: batch.kind as UsageKind, twin: batch.twin_slug }),
+      customerId: account.customer_id!,
+      value: batch.value,
+      timestamp: batch.timestamp,
+    });
+    const at = new Date(this.now()).toISOString();
+    if (outcome === 'reported') {
+      this.store.finishBatch(batch.identifier, 'reported', null, at);
+    } else {
+      this.store.finishBatch(batch.identifier, 'rejected', outcome.rejected, at);
+      this.log.warn({ identifier: batch.identifier, reason: outcome.rejected }, 'usage refused by the payment processor');
     }
   }
 

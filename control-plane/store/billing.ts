@@ -1,6 +1,7 @@
-// Billing rows: each organization's account at the payment processor, the usage already reported
-// (so nothing is reported twice), the twins' run intervals (written by triggers, see migration 5),
-// and the heartbeat that bounds a run left open by a crash.
+// Billing rows: each organization's account at the payment processor, the meter events and the
+// units of usage each carries (written before sending, so nothing is reported twice), the twins'
+// run intervals (written by triggers, see migration 5), and the heartbeat that bounds a run left
+// open by a crash.
 
 import type { Db } from './database.js';
 
@@ -27,6 +28,22 @@ export interface TwinRunRow {
   ended_at: string | null;
 }
 
+export type BatchState = 'pending' | 'reported' | 'rejected';
+
+/** One meter event: the units it carries are written with it, before it is sent. */
+export interface MeterBatchRow {
+  identifier: string;
+  organization_id: string;
+  kind: string;
+  twin_slug: string;
+  value: number;
+  timestamp: number;
+  state: BatchState;
+  detail: string | null;
+  created_at: string;
+  reported_at: string | null;
+}
+
 export interface UsageReportRow {
   identifier: string;
   organization_id: string;
@@ -36,9 +53,7 @@ export interface UsageReportRow {
   source_id: string | null;
   quantity: number;
   occurred_at: string;
-  reported_at: string;
-  outcome: 'reported' | 'rejected';
-  detail: string | null;
+  batch: string;
 }
 
 export type AccountPatch = Partial<Omit<BillingAccountRow, 'organization_id' | 'updated_at'>>;
@@ -107,10 +122,10 @@ export class BillingStore {
       .all(orgId, sinceIso) as TwinRunRow[];
   }
 
-  /** Start of the newest twin-hour already reported for a twin (ms), or undefined. */
-  lastReportedHour(twinId: string): number | undefined {
-    const row = this.db.prepare(`SELECT MAX(occurred_at) AS at FROM usage_reports WHERE twin_id = ? AND kind = 'twin_hours'`).get(twinId) as { at: string | null };
-    return row.at ? Date.parse(row.at) : undefined;
+  /** Starts (ms) of a twin's hours already written down (in any meter event) since `sinceIso`. */
+  reportedHourStarts(twinId: string, sinceIso: string): Set<number> {
+    const rows = this.db.prepare(`SELECT occurred_at FROM usage_reports WHERE twin_id = ? AND kind = 'twin_hours' AND occurred_at >= ?`).all(twinId, sinceIso) as { occurred_at: string }[];
+    return new Set(rows.map((r) => Date.parse(r.occurred_at)));
   }
 
   /** Seeds generated since `sinceIso` that no report covers yet. */
@@ -137,21 +152,41 @@ export class BillingStore {
       .all(orgId, sinceIso, limit) as { id: string; twins: string; created_at: string }[];
   }
 
-  isReported(identifier: string): boolean {
-    return this.db.prepare('SELECT 1 FROM usage_reports WHERE identifier = ?').get(identifier) !== undefined;
+  /** Write a meter event and the units it carries, before it is sent (one transaction). */
+  stageBatch(batch: Omit<MeterBatchRow, 'state' | 'detail' | 'reported_at'>, units: Omit<UsageReportRow, 'batch'>[]): void {
+    this.db.transaction(() => {
+      this.db
+        .prepare(
+          `INSERT INTO meter_batches (identifier, organization_id, kind, twin_slug, value, timestamp, state, created_at)
+           VALUES (@identifier, @organization_id, @kind, @twin_slug, @value, @timestamp, 'pending', @created_at)`,
+        )
+        .run(batch);
+      const insert = this.db.prepare(
+        `INSERT INTO usage_reports (identifier, organization_id, kind, twin_slug, twin_id, source_id, quantity, occurred_at, batch)
+         VALUES (@identifier, @organization_id, @kind, @twin_slug, @twin_id, @source_id, @quantity, @occurred_at, @batch)`,
+      );
+      for (const u of units) insert.run({ ...u, batch: batch.identifier });
+    })();
   }
 
-  recordReport(row: UsageReportRow): void {
-    this.db
-      .prepare(
-        `INSERT OR IGNORE INTO usage_reports (identifier, organization_id, kind, twin_slug, twin_id, source_id, quantity, occurred_at, reported_at, outcome, detail)
-         VALUES (@identifier, @organization_id, @kind, @twin_slug, @twin_id, @source_id, @quantity, @occurred_at, @reported_at, @outcome, @detail)`,
-      )
-      .run(row);
+  /** Meter events written down but not known to have reached the processor. */
+  pendingBatches(orgId: string): MeterBatchRow[] {
+    return this.db.prepare(`SELECT * FROM meter_batches WHERE organization_id = ? AND state = 'pending' ORDER BY created_at, identifier`).all(orgId) as MeterBatchRow[];
   }
 
-  reports(orgId: string): UsageReportRow[] {
-    return this.db.prepare('SELECT * FROM usage_reports WHERE organization_id = ? ORDER BY occurred_at, identifier').all(orgId) as UsageReportRow[];
+  finishBatch(identifier: string, state: Exclude<BatchState, 'pending'>, detail: string | null, atIso: string): void {
+    this.db.prepare('UPDATE meter_batches SET state = ?, detail = ?, reported_at = ? WHERE identifier = ?').run(state, detail, atIso, identifier);
+  }
+
+  batches(orgId: string): MeterBatchRow[] {
+    return this.db.prepare('SELECT * FROM meter_batches WHERE organization_id = ? ORDER BY created_at, identifier').all(orgId) as MeterBatchRow[];
+  }
+
+  /** Units written down for the organization (in meter events sent, pending or refused). */
+  reports(orgId: string): (UsageReportRow & { state: BatchState })[] {
+    return this.db
+      .prepare(`SELECT u.*, b.state FROM usage_reports u JOIN meter_batches b ON b.identifier = u.batch WHERE u.organization_id = ? ORDER BY u.occurred_at, u.identifier`)
+      .all(orgId) as (UsageReportRow & { state: BatchState })[];
   }
 
   // Runs left open -------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import t from 'tap';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { twinHourStarts } from '../../control-plane/billing/usage.js';
+import { batchesOf, twinHourStarts, type UsageUnit } from '../../control-plane/billing/usage.js';
 import { TWIN_HOUR_MS } from '../../control-plane/billing/prices.js';
 import { startBillingControlPlane, upgradeWithCard, waitBillingReady, waitFor } from './helpers.js';
 import { waitReady } from '../orchestration/helpers.js';
@@ -34,10 +34,31 @@ t.test('twin-hours: per started hour, from the upgrade or the twin’s first sta
     twinHourStarts([{ startedAt: s, endedAt: s + 0.5 * H }, { startedAt: s + 3.2 * H, endedAt: s + 3.4 * H }], since, since + 9 * H),
     [s, s + 3 * H],
   );
-  // Only hours later than the last reported one.
-  t.same(twinHourStarts([{ startedAt: s, endedAt: null }], since, s + 3.5 * H, s + H), [s + 2 * H, s + 3 * H]);
+  // None before a lower bound (the processor refuses old events); the hours keep their anchor.
+  t.same(twinHourStarts([{ startedAt: s, endedAt: null }], since, s + 3.5 * H, s + 1.5 * H), [s + 2 * H, s + 3 * H]);
   // Nothing has started yet.
   t.same(twinHourStarts([], since, since + H), []);
+});
+
+t.test('units travel in one meter event per quantity and clock hour, dated at the latest unit', async (t) => {
+  const hour = Date.parse('2026-03-01T10:00:00Z');
+  const unit = (twin: string, kind: UsageUnit['kind'], at: number, id: string): UsageUnit => ({ identifier: id, kind, twin, twinId: kind === 'twin_hours' ? id : null, sourceId: kind === 'twin_hours' ? null : id, at, quantity: 1 });
+  const batches = batchesOf('org', [
+    unit('stripe', 'twin_hours', hour + 60_000, 'a'),
+    unit('stripe', 'twin_hours', hour + 1_800_000, 'b'),
+    unit('github', 'twin_hours', hour + 60_000, 'c'),
+    unit('stripe', 'twin_hours', hour + H + 5_000, 'd'),
+    unit('stripe', 'ai_generations', hour + 120_000, 'e'),
+  ]);
+  const view = batches.map((b) => [b.row.kind, b.row.twin_slug, b.row.value, b.row.timestamp, b.units.map((u) => u.identifier).join('')]);
+  t.same(view, [
+    ['twin_hours', 'stripe', 2, (hour + 1_800_000) / 1000, 'ab'],
+    ['twin_hours', 'github', 1, (hour + 60_000) / 1000, 'c'],
+    ['twin_hours', 'stripe', 1, (hour + H + 5_000) / 1000, 'd'],
+    ['ai_generations', 'stripe', 1, (hour + 120_000) / 1000, 'e'],
+  ]);
+  t.equal(new Set(batches.map((b) => b.row.identifier)).size, 4, 'each event its own identifier');
+  t.same(batchesOf('org', []), []);
 });
 
 t.test('with TWINS_USAGE_INTERVAL_S=1 the draft invoice shows twin-hours of the twins that ran after the upgrade', async (t) => {
@@ -117,12 +138,12 @@ t.test('a control-plane restart in the middle of metering counts no twin-hour tw
   await passTo(start + 3 * H + 60_000);
   await cp.services.billing.meterOnce();
   t.equal(cp.services.billing.store.reports(orgId).length, 8, 'four started hours for each of the two twins');
+  const firstPass = cp.services.billing.store.batches(orgId);
+  t.ok(firstPass.length > 0 && firstPass.length <= 8 && firstPass.every((b) => b.state === 'reported'), 'carried by a few meter events');
 
-  // The last answers were lost: the processor took those events, the control plane never wrote them down.
-  const lost = cp.services.db
-    .prepare(`DELETE FROM usage_reports WHERE identifier IN (SELECT identifier FROM usage_reports WHERE organization_id = ? ORDER BY occurred_at DESC LIMIT 3)`)
-    .run(orgId).changes;
-  t.equal(lost, 3);
+  // The answers to the last events were lost: written down and sent, never marked as taken.
+  const lost = cp.services.db.prepare(`UPDATE meter_batches SET state = 'pending', reported_at = NULL WHERE identifier IN (SELECT identifier FROM meter_batches WHERE organization_id = ? ORDER BY timestamp DESC LIMIT 2)`).run(orgId).changes;
+  t.equal(lost, 2);
   await cp.stop({ keepData: true });
 
   // Restarted; the twins run again, and another hour passes.
@@ -132,23 +153,25 @@ t.test('a control-plane restart in the middle of metering counts no twin-hour tw
   await passTo(start + 4 * H + 120_000);
   await cp.services.billing.meterOnce();
 
-  const reports = cp.services.billing.store.reports(orgId).filter((r) => r.kind === 'twin_hours');
+  const units = cp.services.billing.store.reports(orgId).filter((r) => r.kind === 'twin_hours');
+  const batches = cp.services.billing.store.batches(orgId);
   const account = cp.services.billing.store.account(orgId)!;
   const events = (await cp.services.billing.house!.records<{ payload: Record<string, string>; event_name: string; identifier: string }>('meter_event')).filter(
     (e) => e.body.payload.stripe_customer_id === account.customer_id && e.body.event_name.startsWith('twins_twin_hours_'),
   );
   // Expected from the runs themselves: each twin ran since its first start (the restart's gap is
   // seconds), so its started hours are the whole hours since then plus the one under way.
-  const runs = db.prepare('SELECT twin_id, started_at, ended_at FROM twin_runs WHERE organization_id = ? ORDER BY started_at').all(orgId) as { twin_id: string; started_at: string; ended_at: string | null }[];
+  const runs = db.prepare('SELECT twin_id, started_at FROM twin_runs WHERE organization_id = ? ORDER BY started_at').all(orgId) as { twin_id: string; started_at: string }[];
   t.equal(runs.length, 4, 'a run before and one after the restart, for each twin');
   const now = cp.services.billing.now();
   const firsts = new Map<string, number>();
   for (const r of runs) if (!firsts.has(r.twin_id)) firsts.set(r.twin_id, Date.parse(r.started_at));
   const expected = [...firsts.values()].reduce((n, first) => n + Math.floor((now - first) / H) + 1, 0);
   t.equal(expected, 10, 'five started hours for each twin');
-  t.equal(events.length, expected, 'the processor holds one meter event per twin-hour');
-  t.equal(new Set(events.map((e) => e.body.identifier)).size, events.length, 'no identifier twice');
-  t.equal(events.reduce((s, e) => s + Number(e.body.payload.value), 0), expected, 'and counts each once');
-  t.equal(reports.length, expected, 'the control plane recorded each, the lost answers included');
-  t.same(reports.map((r) => r.identifier).sort(), events.map((e) => e.body.identifier).sort());
+  t.equal(events.reduce((s, e) => s + Number(e.body.payload.value), 0), expected, 'the meter events at the processor add up to the twin-hours, each once');
+  t.equal(new Set(events.map((e) => e.body.identifier)).size, events.length, 'no meter event twice');
+  t.same(events.map((e) => e.body.identifier).sort(), batches.map((b) => b.identifier).sort(), 'the pending ones were sent again under their identifiers');
+  t.ok(batches.every((b) => b.state === 'reported'));
+  t.equal(units.length, expected, 'every twin-hour written down once');
+  t.equal(new Set(units.map((u) => u.identifier)).size, units.length);
 });

@@ -1,10 +1,11 @@
 import type { Migration } from './index.js';
 
-// Billing: each organization's account at the payment processor, the usage reported to it (one row
-// per meter event, so a restart never reports one twice), and the run intervals of every twin —
-// kept by triggers on environment_twins so every path that starts or stops a twin is covered: a
-// run opens when a twin becomes ready and closes when it stops, fails, is asked to stop or is
-// removed (a crash-restart, ready → starting → ready, stays one run).
+// Billing: each organization's account at the payment processor; the usage reported to it — each
+// unit (a twin's hour, a generation) once, in a meter event written down before it is sent (an
+// outbox: a restart sends a pending one again under the same identifier, never a new one) — and
+// the run intervals of every twin, kept by triggers on environment_twins so every path that starts
+// or stops a twin is covered: a run opens when a twin becomes ready and closes when it stops,
+// fails, is asked to stop or is removed (a crash-restart, ready → starting → ready, stays one run).
 const migration: Migration = {
   version: 5,
   name: 'billing',
@@ -20,21 +21,32 @@ CREATE TABLE billing_accounts (
   notice TEXT,                             -- the sentence the billing summary shows about payment
   updated_at TEXT NOT NULL
 );
-CREATE TABLE usage_reports (
+CREATE TABLE meter_batches (
   identifier TEXT PRIMARY KEY,             -- the meter event's identifier (and idempotency key)
   organization_id TEXT NOT NULL REFERENCES organizations(id),
   kind TEXT NOT NULL,                      -- twin_hours | ai_generations
+  twin_slug TEXT NOT NULL,
+  value INTEGER NOT NULL,                  -- units it carries
+  timestamp INTEGER NOT NULL,              -- unix seconds the event is dated
+  state TEXT NOT NULL,                     -- pending (written before it is sent) | reported | rejected
+  detail TEXT,
+  created_at TEXT NOT NULL,
+  reported_at TEXT
+);
+CREATE INDEX meter_batches_pending ON meter_batches (organization_id, state);
+CREATE TABLE usage_reports (
+  identifier TEXT PRIMARY KEY,             -- one unit of usage (a twin's hour, a generation)
+  organization_id TEXT NOT NULL REFERENCES organizations(id),
+  kind TEXT NOT NULL,
   twin_slug TEXT NOT NULL,
   twin_id TEXT,                            -- twin-hours: the environment twin
   source_id TEXT,                          -- AI generations: the seed or test
   quantity INTEGER NOT NULL,
   occurred_at TEXT NOT NULL,               -- the hour's start, or when the generation finished
-  reported_at TEXT NOT NULL,
-  outcome TEXT NOT NULL,                   -- reported | rejected
-  detail TEXT
+  batch TEXT NOT NULL REFERENCES meter_batches(identifier)
 );
 CREATE INDEX usage_reports_by_twin ON usage_reports (twin_id, occurred_at);
-CREATE INDEX usage_reports_by_org ON usage_reports (organization_id, kind, occurred_at);
+CREATE INDEX usage_reports_by_batch ON usage_reports (batch);
 CREATE TABLE twin_runs (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   twin_id TEXT NOT NULL,
