@@ -387,7 +387,7 @@ export class BillingService {
       // Meter events written down by an earlier pass whose answer never came: sent again as they were.
       const batches = this.store.pendingBatches(account.organization_id);
       const units = unreportedUsage(this.store, account.organization_id, new Date(account.billing_since), new Date(this.now()));
-      for (const batch of batchesOf(account.organization_id, units)) {
+      for (const batch of batchesOf(account.organization_id, units, sub.periodStart)) {
         this.store.stageBatch(batch.row, batch.units);
         batches.push({ ...batch.row, state: 'pending', detail: null, reported_at: null });
       }

@@ -98,14 +98,15 @@ export interface StagedBatch {
 }
 
 /**
- * New units as meter events: one per quantity (kind and twin) and clock hour, dated at its latest
- * unit — so an event never predates the usage it carries (nor the period it belongs to), and a
- * pass sends a handful of events however many twins ran.
+ * New units as meter events: one per quantity (kind and twin), dated at its latest unit but not
+ * before `periodStart` (unix seconds) — a pass sends a handful of events however many twins ran
+ * and hours passed, and usage found late (after an outage spanning a renewal) is billed in the
+ * current period rather than lost.
  */
-export function batchesOf(orgId: string, units: UsageUnit[], createdAt = new Date().toISOString()): StagedBatch[] {
+export function batchesOf(orgId: string, units: UsageUnit[], periodStart = 0, createdAt = new Date().toISOString()): StagedBatch[] {
   const groups = new Map<string, UsageUnit[]>();
   for (const u of units) {
-    const key = `${u.kind}:${u.twin}:${Math.floor(u.at / TWIN_HOUR_MS)}`;
+    const key = `${u.kind}:${u.twin}`;
     groups.set(key, [...(groups.get(key) ?? []), u]);
   }
   return [...groups.values()].map((group) => {
@@ -118,7 +119,7 @@ export function batchesOf(orgId: string, units: UsageUnit[], createdAt = new Dat
         kind: first.kind,
         twin_slug: first.twin,
         value: group.reduce((n, u) => n + u.quantity, 0),
-        timestamp: Math.floor(Math.max(...group.map((u) => u.at)) / 1000),
+        timestamp: Math.max(periodStart, Math.floor(Math.max(...group.map((u) => u.at)) / 1000)),
         created_at: createdAt,
       },
       units: group.map((u) => ({
