@@ -2,6 +2,8 @@
 // twin (a real child process), the hosted checkout page driven with plain form posts as a browser
 // would, and the checkout → card → upgrade sequence.
 
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { ensureBuilt } from '../orchestration/build.js';
 import { waitFor } from '../orchestration/helpers.js';
 import { startTestControlPlane, type TestControlPlane } from '../helpers/control-plane.js';
@@ -21,10 +23,14 @@ export async function startBillingControlPlane(overrides: Partial<Config> = {}):
 
 /** Wait until the organization's billing account exists at the processor. */
 export async function waitBillingReady(cp: TestControlPlane, token: string): Promise<any> {
-  return waitFor('billing account ready', async () => {
-    const res = await cp.call('GET', '/organizations/current/billing', { token });
-    return res.body?.ready === true ? res.body : undefined;
-  });
+  return waitFor(
+    'billing account ready',
+    async () => {
+      const res = await cp.call('GET', '/organizations/current/billing', { token });
+      return res.body?.ready === true ? res.body : undefined;
+    },
+    60_000,
+  );
 }
 
 /**
@@ -59,4 +65,50 @@ export async function upgradeWithCard(cp: TestControlPlane, token: string, card 
   const res = await cp.call('POST', '/organizations/current/billing/upgrade', { token, body: { checkout_session: session } });
   if (res.status !== 200) throw new Error(`upgrade answered ${res.status}: ${res.text}`);
   return res.body;
+}
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface ServedControlPlane {
+  /** The URL it listens on, once it does. */
+  url: Promise<string>;
+  /** Everything it printed (stdout and stderr). */
+  logs(): string;
+  /** SIGTERM, then its exit code. */
+  stop(): Promise<number | null>;
+  /** SIGKILL if still running (teardown). */
+  kill(): Promise<void>;
+}
+
+/**
+ * `twins serve` as its own process — what `make dev` runs (`node bin/twins.js serve`) — on a
+ * loopback port, logging at debug level, with `env` added to a bare environment.
+ */
+export function serveInChild(env: Record<string, string>): ServedControlPlane {
+  ensureBuilt();
+  const child = spawn(process.execPath, [`${ROOT}bin/twins.js`, 'serve'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'debug', TWINS_WARM_POOL: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let logs = '';
+  child.stdout.setEncoding('utf8').on('data', (c: string) => (logs += c));
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (logs += c));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = Promise.race([
+    waitFor('the control plane listening', async () => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(logs)?.[1], 90_000),
+    exited.then((code) => Promise.reject(new Error(`twins serve exited (${code}) before listening: ${logs.slice(-2000)}`))),
+  ]);
+  return {
+    url,
+    logs: () => logs,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+    async kill() {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+  };
 }

@@ -1,14 +1,13 @@
 // Renewals through the processor's webhooks: a card that declines at renewal (4000 0000 0000 0341)
 // marks the organization past due (a grace period while the processor retries), a recovered
 // payment clears it, retries running out refuse new twins with 402, and a new card (checkout +
-// upgrade) pays what is open and clears it. Webhooks are verified with the signing secret.
+// upgrade) pays what is open and clears it.
 
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import Stripe from 'stripe';
 import { CARD_DECLINES_LATER, startBillingControlPlane, upgradeWithCard, waitBillingReady, waitFor } from './helpers.js';
 import type { TestControlPlane } from '../helpers/control-plane.js';
-import { WEBHOOK_PATH } from '../../control-plane/billing/service.js';
 
 const DAY = 86_400_000;
 
@@ -69,7 +68,7 @@ t.test('a declined renewal: past due, recovered, retries over (402), a new card'
     const pastDue = await waitFor(`${org.name} past due`, async () => {
       const b = await billing(cp, org);
       return b.past_due ? b : undefined;
-    });
+    }, 30_000);
     t.equal(pastDue.plan, 'paygo');
     t.match(pastDue.notice, /failed \(Your card was declined\); the processor tries again on \d{4}-/, `${org.name}: the summary says what happened`);
   }
@@ -93,14 +92,14 @@ t.test('a declined renewal: past due, recovered, retries over (402), a new card'
   const recovered = await waitFor('umbrella cleared', async () => {
     const b = await billing(cp, umbrella);
     return b.past_due === false ? b : undefined;
-  });
+  }, 30_000);
   t.equal(recovered.notice, null);
   t.equal(accountOf(umbrella).payment_state, 'ok');
   t.equal((await billing(cp, soylent)).past_due, true, 'soylent still declines');
 
   // soylent's retries run out: new twins are refused until it pays.
   await house.advance(new Date(periodEnd + 17 * DAY));
-  const delinquent = await waitFor('soylent delinquent', async () => (accountOf(soylent).payment_state === 'delinquent' ? accountOf(soylent) : undefined));
+  const delinquent = await waitFor('soylent delinquent', async () => (accountOf(soylent).payment_state === 'delinquent' ? accountOf(soylent) : undefined), 30_000);
   t.equal(delinquent.subscription_status, 'unpaid');
   const refused = await cp.call('POST', '/environments', { token: soylent.token, body: { name: 'refused', twins: [{ twin: 'github' }] } });
   t.equal(refused.status, 402);
@@ -116,27 +115,4 @@ t.test('a declined renewal: past due, recovered, retries over (402), a new card'
   t.ok(invoices.length >= 1);
   t.ok(invoices.every((i) => i.body.status === 'paid' || i.body.status === 'draft'), 'nothing left open');
   t.equal((await cp.call('POST', '/environments', { token: soylent.token, body: { name: 'again', twins: [{ twin: 'github' }] } })).status, 201, 'twins start again');
-});
-
-t.test('webhooks: the signature is checked against the exact bytes', async (t) => {
-  const cp = await startBillingControlPlane();
-  t.teardown(() => cp.stop());
-  const house = cp.services.billing.house!;
-  await waitFor('webhook endpoint', async () => house.webhookSecret());
-  const secret = house.webhookSecret()!;
-  const payload = JSON.stringify({ id: 'evt_1', object: 'event', type: 'invoice.paid', data: { object: { object: 'invoice', id: 'in_1', customer: 'cus_nobody' } } });
-  const post = (body: string, signature?: string) =>
-    fetch(cp.url + WEBHOOK_PATH, { method: 'POST', headers: { 'content-type': 'application/json', ...(signature ? { 'stripe-signature': signature } : {}) }, body });
-  const good = Stripe.webhooks.generateTestHeaderString({ payload, secret });
-  const ok = await post(payload, good);
-  t.equal(ok.status, 200, 'a signed event (for nobody we bill) is taken');
-  t.same(await ok.json(), { received: true });
-  const missing = await post(payload);
-  t.equal(missing.status, 400);
-  t.match((await missing.json()).detail, /Stripe-Signature header is missing/);
-  const tampered = await post(payload.replace('in_1', 'in_2'), good);
-  t.equal(tampered.status, 400, 'a changed body does not verify');
-  const wrongSecret = await post(payload, Stripe.webhooks.generateTestHeaderString({ payload, secret: 'whsec_other' }));
-  t.equal(wrongSecret.status, 400);
-  t.notMatch(await wrongSecret.text(), secret, 'the secret is in no answer');
 });
