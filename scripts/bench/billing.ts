@@ -6,33 +6,10 @@
 // The machine is shared: read the ratios, not the absolute figures.
 //   node --import=tsx scripts/bench/billing.ts [requests]
 
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { loadConfig, type PaymentProcessorName } from '../../control-plane/config.js';
-import { startControlPlane, type RunningControlPlane } from '../../control-plane/server.js';
-import { mintLocalToken } from '../../control-plane/auth/local-idp.js';
-import { defaultRuntimeEntry } from '../../control-plane/orchestration/drivers/process.js';
 import PQueue from 'p-queue';
-import { fmt, percentile } from './control-plane.js';
+import { fmt, percentile, startBenchControlPlane } from './control-plane.js';
 
 const REQUESTS = Math.min(2000, Math.max(10, Number(process.argv[2] ?? 200)));
-
-async function start(processor: PaymentProcessorName): Promise<{ cp: RunningControlPlane; dataDir: string; call: (m: string, p: string, b?: unknown) => Promise<any> }> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'twins-bench-billing-'));
-  const cp = await startControlPlane(loadConfig({ TWINS_USAGE_INTERVAL_S: '3600' }, { port: 0, host: '127.0.0.1', dataDir, logLevel: 'silent', paymentProcessor: processor, defaultPlan: 'free' }));
-  const token = await mintLocalToken(cp.services.localKeys!, { email: 'bench@example.com', org: 'bench', role: 'admin' });
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(cp.url + path, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : undefined };
-  };
-  return { cp, dataDir, call };
-}
 
 async function until(what: string, probe: () => Promise<boolean>): Promise<void> {
   for (let i = 0; i < 1200; i++) {
@@ -53,9 +30,8 @@ async function summaryTimings(call: (m: string, p: string) => Promise<any>): Pro
   return out;
 }
 
-if (!existsSync(defaultRuntimeEntry())) throw new Error(`${defaultRuntimeEntry()} is missing: run \`npm run build\` first.`);
-const none = await start('none');
-const house = await start('house');
+const none = await startBenchControlPlane({ paymentProcessor: 'none', defaultPlan: 'free' });
+const house = await startBenchControlPlane({ paymentProcessor: 'house', defaultPlan: 'free', usageIntervalSeconds: 3600 });
 try {
   await until('billing ready', async () => (await house.call('GET', '/organizations/current/billing')).body.ready);
   const checkout = await house.call('POST', '/organizations/current/billing/checkout');
@@ -110,8 +86,6 @@ try {
     }),
   );
 } finally {
-  for (const s of [none, house]) {
-    await s.cp.close();
-    rmSync(s.dataDir, { recursive: true, force: true });
-  }
+  await none.stop();
+  await house.stop();
 }

@@ -1,9 +1,11 @@
 // The processor's webhooks: the signature is verified with the signing secret against the exact
-// bytes received; an unsigned, altered or wrongly signed event is refused with 400.
+// bytes received (an unsigned, altered or wrongly signed event is refused with 400); a subscription
+// canceled at the processor ends pay as you go.
 
 import t from 'tap';
+import { readFileSync } from 'node:fs';
 import Stripe from 'stripe';
-import { startBillingControlPlane, waitFor } from './helpers.js';
+import { startBillingControlPlane, upgradeWithCard, waitBillingReady, waitFor } from './helpers.js';
 import { WEBHOOK_PATH } from '../../control-plane/billing/service.js';
 
 t.test('webhooks: the signature is checked against the exact bytes', async (t) => {
@@ -27,4 +29,27 @@ t.test('webhooks: the signature is checked against the exact bytes', async (t) =
   const wrongSecret = await post(payload, Stripe.webhooks.generateTestHeaderString({ payload, secret: 'whsec_other' }));
   t.equal(wrongSecret.status, 400);
   t.notMatch(await wrongSecret.text(), secret, 'the secret is in no answer');
+});
+
+t.test('a subscription canceled at the processor returns the organization to its default plan; upgrading again starts a new one', async (t) => {
+  const cp = await startBillingControlPlane();
+  t.teardown(() => cp.stop());
+  const admin = await cp.token({ org: 'vandelay' });
+  await waitBillingReady(cp, admin);
+  await upgradeWithCard(cp, admin);
+  const orgId = (await cp.call('GET', '/organizations/current', { token: admin })).body.id;
+  const first = cp.services.billing.store.account(orgId)!.subscription_id!;
+  const state = JSON.parse(readFileSync(cp.services.billing.house!.stateFile, 'utf8')) as { url: string; api_key: string };
+  const stripe = new Stripe(state.api_key, { host: '127.0.0.1', port: Number(new URL(state.url).port), protocol: 'http', maxNetworkRetries: 0 });
+  await stripe.subscriptions.cancel(first);
+  const ended = await waitFor('back on free', async () => {
+    const b = (await cp.call('GET', '/organizations/current/billing', { token: admin })).body;
+    return b.plan === 'free' ? b : undefined;
+  }, 30_000);
+  t.match(ended, { max_parallel_twins: 3, past_due: false, invoice: null, notice: /Pay as you go ended .*is canceled/ });
+  const again = await upgradeWithCard(cp, admin);
+  t.match(again, { plan: 'paygo', notice: null });
+  const second = cp.services.billing.store.account(orgId)!.subscription_id!;
+  t.not(second, first, 'a new subscription');
+  t.equal((await stripe.subscriptions.retrieve(second)).status, 'active');
 });
