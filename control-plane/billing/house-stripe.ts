@@ -49,6 +49,8 @@ export interface HouseStripeOptions {
 const CLOCK_SYNC_MS = 1_000;
 const CLOCK_TICK_MS = 30_000;
 const RETRY_AFTER_FAILURE_MS = 2_000;
+/** How long a caller waits for a twin that is still starting (the start itself goes on). */
+const CLIENT_WAIT_MS = 15_000;
 
 export class HouseStripe {
   readonly dir: string;
@@ -74,7 +76,8 @@ export class HouseStripe {
     this.stateFile = join(this.dir, 'stripe.json');
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     this.state = this.loadState();
-    this.driver = new ProcessDriver({ stateDir: join(this.dir, 'workloads'), runtimeEntry: options.runtimeEntry, warmPerSlug: 0 });
+    // Nobody waits on its first start: on a loaded machine loading the twin may take a while.
+    this.driver = new ProcessDriver({ stateDir: join(this.dir, 'workloads'), runtimeEntry: options.runtimeEntry, warmPerSlug: 0, startTimeoutMs: 60_000 });
     this.driver.events.on('event', (e: { twinId: string; kind: string; message?: string }) => {
       if (e.twinId !== HOUSE_TWIN_ID || e.kind !== 'exited' || this.closed) return;
       this.options.log.warn({ message: e.message }, 'the house Stripe twin exited; starting it again');
@@ -174,7 +177,13 @@ export class HouseStripe {
 
   /** The SDK pointed at the running twin, its clock caught up with the wall clock. */
   async client(): Promise<Stripe> {
-    await this.ensureStarted();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.ensureStarted(),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error('The house Stripe twin is still starting.')), CLIENT_WAIT_MS);
+      }),
+    ]).finally(() => clearTimeout(timer));
     await this.syncClock(false);
     if (!this.stripe) throw new Error('The house Stripe twin stopped.');
     return this.stripe;
