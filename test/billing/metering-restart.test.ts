@@ -3,7 +3,7 @@
 // the twin-hours the runs give, each once.
 
 import t from 'tap';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TWIN_HOUR_MS } from '../../control-plane/billing/prices.js';
@@ -42,6 +42,7 @@ t.test('a control-plane restart in the middle of metering counts no twin-hour tw
   // The answer to one event was lost: written down and sent, never marked as taken.
   const lost = cp.services.db.prepare(`UPDATE meter_batches SET state = 'pending', reported_at = NULL WHERE identifier = ?`).run(firstPass[0]!.identifier).changes;
   t.equal(lost, 1);
+  const keyBefore = JSON.parse(readFileSync(cp.services.billing.house!.stateFile, 'utf8')).api_key as string;
   await cp.stop({ keepData: true });
 
   // Restarted; the twins run again, and another hour passes.
@@ -50,6 +51,9 @@ t.test('a control-plane restart in the middle of metering counts no twin-hour tw
   await waitFor('the twins running again', async () => (db.prepare('SELECT COUNT(*) AS n FROM twin_runs WHERE organization_id = ? AND ended_at IS NULL').get(orgId) as { n: number }).n === 2, 60_000);
   await passTo(start + 4 * H + 120_000);
   await cp.services.billing.meterOnce();
+  t.equal(JSON.parse(readFileSync(cp.services.billing.house!.stateFile, 'utf8')).api_key, keyBefore, 'the house twin kept its key');
+  const customers = await cp.services.billing.house!.records('customer');
+  t.ok(customers.some((c) => c.external_id === cp.services.billing.store.account(orgId)!.customer_id), 'and its customers');
 
   const units = cp.services.billing.store.reports(orgId).filter((r) => r.kind === 'twin_hours');
   const batches = cp.services.billing.store.batches(orgId);
