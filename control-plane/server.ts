@@ -25,6 +25,8 @@ export async function startControlPlane(config: Config, log?: Logger): Promise<R
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   const url = `http://${config.host}:${port}`;
+  // The payment processor (the house Stripe twin starts here), metering, webhooks to this URL.
+  await services.billing.start(url);
   let closed = false;
   return {
     app,

@@ -18,6 +18,7 @@ import { ScenarioStore } from './store/scenarios.js';
 import { SeedWorker, seedConcurrencyFromEnv } from '../seeds/worker.js';
 import { loadTwinReleases } from '../seeds/twin-releases.js';
 import { llmConfigFromEnv } from '../seeds/llm-client.js';
+import { BillingService } from './billing/service.js';
 
 export interface Services {
   config: Config;
@@ -36,6 +37,8 @@ export interface Services {
   scenarios: ScenarioStore;
   /** Generates seeds in the background (started by server.ts, stopped by closeServices). */
   seedWorker: SeedWorker;
+  /** Payment processor, checkout, upgrade, metering, webhooks (started by server.ts). */
+  billing: BillingService;
 }
 
 export async function createServices(config: Config, log?: Logger): Promise<Services> {
@@ -46,6 +49,9 @@ export async function createServices(config: Config, log?: Logger): Promise<Serv
   const invitationStore = new InvitationStore(db);
   // Twin releases (version, storageVersion) decide a seed's `usable`; read them once.
   await loadTwinReleases();
+  const billing = new BillingService({ db, config, log: logger.child({ component: 'billing' }) });
+  // A new organization gets its customer at the payment processor right away.
+  identity.onOrganizationCreated = () => billing.organizationCreated();
   return {
     config,
     log: logger,
@@ -66,6 +72,7 @@ export async function createServices(config: Config, log?: Logger): Promise<Serv
       concurrency: seedConcurrencyFromEnv(),
       llm: llmConfigFromEnv(),
     }),
+    billing,
   };
 }
 
@@ -73,5 +80,6 @@ export async function closeServices(s: Services): Promise<void> {
   // Twins stop and buffered request logs are written before the database closes.
   await s.seedWorker.close();
   await s.orchestration.close();
+  await s.billing.close();
   s.db.close();
 }

@@ -21,6 +21,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/billing/checkout/return": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Where the hosted checkout returns to */
+        get: operations["billingCheckoutReturn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/billing/webhooks/stripe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The payment processor's events (Stripe webhooks)
+         * @description Verified with the Stripe-Signature header and the signing secret (STRIPE_WEBHOOK_SECRET, or the house twin's own). A failed renewal marks the organization past due; a recovered payment clears it.
+         */
+        post: operations["receiveBillingWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/environments": {
         parameters: {
             query?: never;
@@ -314,7 +351,7 @@ export interface paths {
         };
         /**
          * Billing summary of the active organization
-         * @description The organization's plan, its limits, and what the current period has cost so far.
+         * @description Plan, limits and running twins; with a payment processor also the account, the remaining credit and the current period's draft invoice (null while the processor cannot be reached).
          */
         get: operations["getBillingSummary"];
         put?: never;
@@ -336,9 +373,9 @@ export interface paths {
         put?: never;
         /**
          * Start a checkout for pay as you go
-         * @description Needs the admin role and an identity-provider session. Answers 201 with the payment processor's checkout session and the URL to pay at; 409 when no payment processor is configured.
+         * @description Creates a checkout session at the payment processor that collects a card. Open `url`, enter the card, then send `checkout_session` to the upgrade. Needs the admin role and an identity-provider session (an API key answers 403). 409 when this deployment has no payment processor, 502 when it cannot be reached.
          */
-        post: operations["createCheckoutSession"];
+        post: operations["createBillingCheckout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -356,9 +393,9 @@ export interface paths {
         put?: never;
         /**
          * Upgrade to pay as you go
-         * @description Finishes a completed checkout and moves the organization to pay as you go. Needs the admin role and an identity-provider session.
+         * @description Finishes a completed checkout: its card becomes the default, the organization moves to pay as you go, the limits lift at once and charges start from the next hour. Repeating it is harmless; after a failed payment it pays what is open with the new card. Needs the admin role and an identity-provider session (an API key answers 403). 409 when the session is not complete or belongs to another organization, 502 when the payment processor cannot be reached.
          */
-        post: operations["upgradePlan"];
+        post: operations["upgradeBilling"];
         delete?: never;
         options?: never;
         head?: never;
@@ -882,6 +919,10 @@ export interface components {
             } | null;
             max_environment_seconds: number | null;
             max_parallel_twins: number | null;
+            /** @description what happened with payments and what to do about it; null when all is in order */
+            notice: string | null;
+            /** @description a payment failed and is not settled yet */
+            past_due: boolean;
             /** @enum {string} */
             plan: "free" | "paygo";
             ready: boolean;
@@ -898,7 +939,9 @@ export interface components {
             version: string;
         };
         CheckoutSession: {
+            /** @description the checkout session id to send to the upgrade once the card is entered */
             checkout_session: string;
+            /** @description the payment processor's hosted page where the card is entered */
             url: string;
         };
         CurrentUser: {
@@ -1128,6 +1171,88 @@ export interface operations {
             };
             /** @description Not found (or it belongs to another organization) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    billingCheckoutReturn: {
+        parameters: {
+            query?: {
+                canceled?: string;
+                checkout_session?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    receiveBillingWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        received: true;
+                    };
+                };
+            };
+            /** @description Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found (or it belongs to another organization) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description An upstream (identity provider, payment processor, twin) failed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2312,7 +2437,7 @@ export interface operations {
             };
         };
     };
-    createCheckoutSession: {
+    createBillingCheckout: {
         parameters: {
             query?: never;
             header?: never;
@@ -2368,7 +2493,7 @@ export interface operations {
             };
         };
     };
-    upgradePlan: {
+    upgradeBilling: {
         parameters: {
             query?: never;
             header?: never;

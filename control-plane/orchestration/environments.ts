@@ -15,6 +15,7 @@ import { DELIVERY_RESOURCE } from '../../twin-runtime/deliveries.js';
 import type { Reconciler } from './reconciler.js';
 import { TwinAdminError, type TwinAdminClient } from './twin-admin.js';
 import { expiresAt, planLimitsFor } from './plan-limits.js';
+import { billingRefusal } from '../billing/standing.js';
 import { resolveScenario, resolveSeedFile } from './starting-points.js';
 
 export interface TwinView {
@@ -205,6 +206,8 @@ export class EnvironmentService {
 
   /** 402 when `adding` more running twins would pass the plan's `max_parallel_twins`. */
   private checkParallelLimit(orgId: string, adding: number): void {
+    const refusal = billingRefusal(this.o.db, orgId);
+    if (refusal) throw paymentRequired(refusal);
     const limits = planLimitsFor(this.o.db, orgId);
     if (limits.maxParallelTwins === null) return;
     const active = this.store.countActiveTwins(orgId);
