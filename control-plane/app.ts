@@ -24,6 +24,10 @@ import scenarioRoutes from './routes/scenarios.js';
 import seedRoutes from './routes/seeds.js';
 import testRoutes from './routes/tests.js';
 import sandboxRoutes from './routes/sandboxes.js';
+import consoleRoutes from './routes/console.js';
+import signInRoutes from './routes/sign-in.js';
+import requestLogStreamRoutes from './routes/request-log-stream.js';
+import catalogResourceRoutes from './routes/catalog-resources.js';
 
 export const API_VERSION = '0.1.0';
 
@@ -146,6 +150,10 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     seedRoutes,
     testRoutes,
     sandboxRoutes,
+    consoleRoutes,
+    signInRoutes,
+    requestLogStreamRoutes,
+    catalogResourceRoutes,
   ]) {
     await app.register(plugin);
   }

@@ -14,6 +14,9 @@ const USAGE = `usage:
   twins serve                      start the control plane (PORT, HOST, TWINS_DATA_DIR, TWINS_IDP, …)
   twins token --email E --org ORG --role admin|member [--first-name F] [--last-name L] [--ttl SECONDS]
                                    print an access token from the local identity provider
+  twins console --email E --org ORG --role admin|member [--first-name F] [--last-name L]
+                [--session SECONDS] [--url URL] [--no-open]
+                                   print a one-time sign-in link to the web console (and open it)
   twins twin <slug> [--port N] [--data FILE]
                                    run one twin without the control plane (${TWIN_SLUGS.join(', ')})
 `;
@@ -65,6 +68,47 @@ async function token(args: string[]): Promise<void> {
   process.stdout.write(jwt + '\n');
 }
 
+async function consoleSignIn(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      email: { type: 'string' },
+      org: { type: 'string' },
+      role: { type: 'string' },
+      'first-name': { type: 'string' },
+      'last-name': { type: 'string' },
+      session: { type: 'string' },
+      url: { type: 'string' },
+      'no-open': { type: 'boolean', default: false },
+    },
+  });
+  if (!values.email || !values.org || (values.role !== 'admin' && values.role !== 'member')) {
+    process.stderr.write(USAGE);
+    process.exit(2);
+  }
+  const session = values.session === undefined ? undefined : Number(values.session);
+  if (session !== undefined && (!Number.isInteger(session) || session <= 0)) {
+    process.stderr.write('--session must be a positive whole number of seconds\n');
+    process.exit(2);
+  }
+  const config = loadConfig();
+  const { runConsoleSignIn } = await import('./console/sign-in-command.js');
+  await runConsoleSignIn(
+    {
+      email: values.email,
+      org: values.org,
+      role: values.role,
+      firstName: values['first-name'],
+      lastName: values['last-name'],
+      sessionSeconds: session,
+      url: values.url ?? `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${config.port}`,
+      dataDir: config.dataDir,
+      open: !values['no-open'],
+    },
+    { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t), env: process.env, platform: process.platform },
+  );
+}
+
 async function twin(args: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args,
@@ -94,6 +138,7 @@ try {
   if (command === 'serve') await serve();
   else if (command === 'token') await token(rest);
   else if (command === 'twin') await twin(rest);
+  else if (command === 'console') await consoleSignIn(rest);
   else {
     process.stderr.write(USAGE);
     process.exit(command ? 2 : 0);
