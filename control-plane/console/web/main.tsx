@@ -2,7 +2,7 @@
 // control plane's public REST API on this same origin.
 
 import { render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import './styles.css';
 import { accessToken, consumeSignInFromAddress, onSessionChange, signOut } from './lib/session.js';
 import { get, type Me } from './lib/api.js';
@@ -60,7 +60,13 @@ function Shell() {
   const section = route.parts[0] ?? 'environments';
   // Focus the new page's heading when the page (not a detail inside it) changes, for screen readers.
   const pageKey = route.parts.slice(0, 3).join('/');
+  const firstPage = useRef(true);
   useEffect(() => {
+    // The first page keeps the browser's own start (Tab reaches the skip link first).
+    if (firstPage.current) {
+      firstPage.current = false;
+      return;
+    }
     const t = requestAnimationFrame(() => document.getElementById('page-title')?.focus({ preventScroll: true }));
     return () => cancelAnimationFrame(t);
   }, [pageKey]);

@@ -1,4 +1,5 @@
-// How the console writes times, money, sizes and bodies.
+// How the console writes times, money, sizes and bodies, and the little arithmetic it does on them.
+// Pure (no DOM), so it is tested without a browser.
 
 export function dateTime(iso: string | null | undefined): string {
   if (!iso) return '—';
@@ -83,4 +84,29 @@ export function statusClass(code: number): 'ok' | 'warn' | 'bad' {
   if (code < 400) return 'ok';
   if (code < 500) return 'warn';
   return 'bad';
+}
+
+/** `404`, `4xx`, `2xx`, or a prefix like `40`. */
+export function statusMatches(code: number, filter: string): boolean {
+  const f = filter.trim().toLowerCase();
+  if (!f) return true;
+  if (/^[1-5]xx$/.test(f)) return Math.floor(code / 100) === Number(f[0]);
+  return String(code).startsWith(f);
+}
+
+export function addDays(iso: string, days: number): Date {
+  const d = new Date(iso);
+  d.setUTCDate(d.getUTCDate() + days);
+  return d;
+}
+
+/** One calendar month later (UTC), clamped to the month's last day (Jan 31 → Feb 28/29). */
+export function addMonth(iso: string): Date {
+  const d = new Date(iso);
+  const day = d.getUTCDate();
+  d.setUTCDate(1);
+  d.setUTCMonth(d.getUTCMonth() + 1);
+  const last = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate();
+  d.setUTCDate(Math.min(day, last));
+  return d;
 }

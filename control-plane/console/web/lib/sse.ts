@@ -3,42 +3,15 @@
 // the server's `retry` delay with Last-Event-ID, so nothing is missed across a reconnect.
 
 import { accessToken, signOut } from './session.js';
+import { parseEvents, type StreamEvent } from './event-stream.js';
 
-export interface StreamEvent {
-  event: string;
-  data: string;
-  id?: string;
-}
+export type { StreamEvent };
 
 export type StreamState = 'connecting' | 'live' | 'reconnecting' | 'closed';
 
 export interface StreamHandlers {
   onEvent(e: StreamEvent): void;
   onState(state: StreamState, detail?: string): void;
-}
-
-/** Parse complete events out of `buffer`; returns the unparsed rest. */
-export function parseEvents(buffer: string, emit: (e: StreamEvent) => void, onRetry?: (ms: number) => void): string {
-  const normalized = buffer.replace(/\r\n?/g, '\n');
-  const blocks = normalized.split('\n\n');
-  const rest = blocks.pop() ?? '';
-  for (const block of blocks) {
-    let event = 'message';
-    const data: string[] = [];
-    let id: string | undefined;
-    for (const line of block.split('\n')) {
-      if (line === '' || line.startsWith(':')) continue;
-      const colon = line.indexOf(':');
-      const field = colon < 0 ? line : line.slice(0, colon);
-      const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-      if (field === 'event') event = value;
-      else if (field === 'data') data.push(value);
-      else if (field === 'id') id = value;
-      else if (field === 'retry' && /^\d+$/.test(value)) onRetry?.(Number(value));
-    }
-    if (data.length > 0) emit({ event, data: data.join('\n'), id });
-  }
-  return rest;
 }
 
 export function followStream(url: string, handlers: StreamHandlers): () => void {

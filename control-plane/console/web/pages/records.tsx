@@ -198,13 +198,15 @@ function RecordEditor({
             </p>
           )}
           {entries.length > 0 && (
-            <ul class="error" role="alert" id={errorId}>
-              {entries.map((x, i) => (
-                <li key={i}>
-                  <code>{x.loc.filter((p) => p !== 'body').join('.')}</code>: {x.msg}
-                </li>
-              ))}
-            </ul>
+            <div role="alert" id={errorId}>
+              <ul class="error">
+                {entries.map((x, i) => (
+                  <li key={i}>
+                    <code>{x.loc.filter((p) => p !== 'body').join('.')}</code>: {x.msg}
+                  </li>
+                ))}
+              </ul>
+            </div>
           )}
           {save.error && entries.length === 0 && <ErrorNote error={save.error} />}
         </div>

@@ -4,7 +4,7 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { get, type Environment, type LogEntry, type LogEntryDetail } from '../lib/api.js';
 import { href } from '../lib/router.js';
-import { dateTime, prettyBody, statusClass, time } from '../lib/format.js';
+import { dateTime, prettyBody, statusClass, statusMatches, time } from '../lib/format.js';
 import { followStream, type StreamState } from '../lib/sse.js';
 import { CodeBlock, ErrorNote, Loading, TableWrap, useLoad } from '../components/ui.js';
 
@@ -17,14 +17,6 @@ interface Filters {
   method: string;
   path: string;
   status: string;
-}
-
-/** `404`, `4xx`, `2xx`, or a prefix like `40`. */
-export function statusMatches(code: number, filter: string): boolean {
-  const f = filter.trim().toLowerCase();
-  if (!f) return true;
-  if (/^[1-5]xx$/.test(f)) return Math.floor(code / 100) === Number(f[0]);
-  return String(code).startsWith(f);
 }
 
 function matches(e: LogEntry, f: Filters): boolean {

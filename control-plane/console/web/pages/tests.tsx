@@ -135,14 +135,16 @@ function CreateTest() {
             onInput={(e) => setAssertions(e.currentTarget.value)}
           />
           {(syntax || assertionErrors.length > 0) && (
-            <ul class="error" role="alert" id="test-assertions-error">
-              {syntax && <li>{syntax}</li>}
-              {assertionErrors.map((x, i) => (
-                <li key={i}>
-                  <code>{x.loc.slice(1).join('.')}</code>: {x.msg}
-                </li>
-              ))}
-            </ul>
+            <div role="alert" id="test-assertions-error">
+              <ul class="error">
+                {syntax && <li>{syntax}</li>}
+                {assertionErrors.map((x, i) => (
+                  <li key={i}>
+                    <code>{x.loc.slice(1).join('.')}</code>: {x.msg}
+                  </li>
+                ))}
+              </ul>
+            </div>
           )}
         </div>
       )}

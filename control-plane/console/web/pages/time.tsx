@@ -3,25 +3,8 @@
 
 import { useState } from 'preact/hooks';
 import { get, request, type Advance, type Environment } from '../lib/api.js';
-import { dateTime } from '../lib/format.js';
+import { addDays, addMonth, dateTime } from '../lib/format.js';
 import { ErrorNote, useAction } from '../components/ui.js';
-
-export function addDays(iso: string, days: number): Date {
-  const d = new Date(iso);
-  d.setUTCDate(d.getUTCDate() + days);
-  return d;
-}
-
-/** One calendar month later (UTC), clamped to the month's last day (Jan 31 → Feb 28/29). */
-export function addMonth(iso: string): Date {
-  const d = new Date(iso);
-  const day = d.getUTCDate();
-  d.setUTCDate(1);
-  d.setUTCMonth(d.getUTCMonth() + 1);
-  const last = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate();
-  d.setUTCDate(Math.min(day, last));
-  return d;
-}
 
 /** `datetime-local` value in UTC (the console shows every time in UTC). */
 function localInput(d: Date): string {
