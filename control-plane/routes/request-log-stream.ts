@@ -127,7 +127,10 @@ const routes: FastifyPluginAsyncZod = async (app) => {
         params: z.object({ environment_id: idParam }),
         querystring: streamQuery,
         response: {
-          200: z.string().describe('text/event-stream'),
+          200: {
+            description: 'Server-sent events: `ready`, then `request` events whose `data` is a RequestLog entry and whose `id` is its cursor.',
+            content: { 'text/event-stream': { schema: z.string() } },
+          },
           ...errorResponses(401, 404),
           429: errorBody,
         },
