@@ -64,6 +64,16 @@ export class ConsoleAssets {
     return this.files.get('index.html')!;
   }
 
+  /** A `Link` header naming the page's script and stylesheet, so the browser fetches them while it parses. */
+  get preload(): string {
+    const links: string[] = [];
+    for (const f of this.files.values()) {
+      if (f.name.endsWith('.css')) links.push(`</console/${f.name}>; rel=preload; as=style`);
+      else if (f.name.endsWith('.js')) links.push(`</console/${f.name}>; rel=modulepreload`);
+    }
+    return links.join(', ');
+  }
+
   get(name: string): ConsoleAsset | undefined {
     return name === 'index.html' ? undefined : this.files.get(name);
   }

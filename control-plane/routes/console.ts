@@ -54,6 +54,7 @@ const routes: FastifyPluginAsync<{ dir?: string }> = async (app, opts) => {
     if (wantsHtml(req)) {
       const built = current();
       if (!built) return reply.status(503).send({ detail: 'The web console is not built: run `make build` (or `npm run build`). The API reference is at /docs.' });
+      reply.header('link', built.preload);
       return send(req, reply, built.index);
     }
     reply.header('vary', 'Accept');

@@ -236,24 +236,60 @@ if ('skip' in chrome) {
     await page.getByRole('heading', { name: 'POST /v1/customers' }).waitFor();
   });
 
-  await t.test('seeds, scenarios and the organization', async (t) => {
+  await t.test('seeds (refused on free, then generated with progress), a scenario from a seed, an environment from it', async (t) => {
     await page.getByRole('link', { name: 'Seeds' }).click();
     await page.getByRole('heading', { level: 2, name: 'Suggestions' }).waitFor();
     await page.locator('ul.suggestions li').first().waitFor();
     t.ok((await page.locator('ul.suggestions li').count()) > 0, 'suggestions are listed');
-    await page.locator('ul.suggestions button').first().click();
+    const suggestion = page.locator('ul.suggestions li').filter({ hasText: '· stripe' }).first();
+    const suggestionName = (await suggestion.locator('h3').innerText()).split(' · ')[0]!.trim();
+    await suggestion.getByRole('button').click();
     t.not(await page.getByLabel('Describe the starting state').inputValue(), '', 'a suggestion fills the form');
+    t.equal(await page.getByLabel('Name', { exact: true }).inputValue(), suggestionName);
     await page.getByRole('button', { name: 'Generate seed' }).click();
-    await page.getByRole('alert').filter({ hasText: /AI generation|pay as you go/ }).waitFor();
+    const refusal = page.getByRole('alert').filter({ hasText: /AI generation|pay as you go/ });
+    await refusal.waitFor();
+    t.match(await refusal.innerText(), /\(402\)/, 'the free plan is refused in the page with the reason and status');
+    // Pay as you go (as an upgrade would): the same seed is generated; its progress shows until ready.
+    cp.services.db.prepare("UPDATE organizations SET plan = 'paygo' WHERE external_id = 'acme'").run();
+    await page.getByRole('button', { name: 'Generate seed' }).click();
+    const row = page.getByRole('row').filter({ hasText: suggestionName });
+    await row.waitFor();
+    const seen = await row.locator('.badge').innerText();
+    t.ok(['pending', 'running', 'ready'].includes(seen), `the seed is listed at once (${seen})`);
+    await row.locator('.badge', { hasText: 'ready' }).waitFor({ timeout: 60_000 });
+    t.equal(await row.locator('progress').count(), 0, 'no progress bar once ready');
     await check(t, page, 'seeds');
 
     await page.getByRole('link', { name: 'Scenarios' }).click();
-    await page.getByLabel('Name', { exact: true }).fill('stripe only');
+    await page.getByLabel('Name', { exact: true }).fill('seeded stripe');
     await page.getByLabel('Stripe').check();
+    await page.getByLabel('Seed for Stripe').selectOption({ label: suggestionName });
     await page.getByRole('button', { name: 'Create scenario' }).click();
-    await page.getByRole('rowheader', { name: 'stripe only' }).waitFor();
+    const scenarioRow = page.getByRole('row').filter({ hasText: 'seeded stripe' });
+    await scenarioRow.waitFor();
+    t.match(await scenarioRow.innerText(), `stripe (${suggestionName})`, 'the scenario names its seed');
     await check(t, page, 'scenarios');
+    await scenarioRow.getByRole('button', { name: 'Start environment' }).click();
+    await page.getByRole('heading', { level: 1, name: 'seeded stripe' }).waitFor();
+    const seededId = /#\/environments\/([0-9a-f-]{36})/.exec(page.url())![1]!;
+    await page.locator('h3').filter({ hasText: 'stripe' }).locator('.badge', { hasText: 'ready' }).waitFor({ timeout: 30_000 });
+    await page.getByRole('link', { name: 'Records' }).click();
+    await page.getByLabel('Resource').selectOption('customer');
+    await page.getByRole('region', { name: 'customer records' }).waitFor();
+    t.ok((await page.getByRole('region', { name: 'customer records' }).locator('tbody tr').count()) > 0, 'the environment holds the seeded customers');
+    const token = await cp.token({});
+    t.equal((await cp.call('DELETE', `/environments/${seededId}`, { token })).status, 204);
 
+    await page.getByRole('link', { name: 'Catalog' }).click();
+    await page.getByRole('heading', { level: 2, name: /Stripe/ }).waitFor();
+    await page.getByText(/Records: customer, /).first().waitFor();
+    await page.getByText("Coverage of the provider's API").first().click();
+    await page.getByText(/does not report coverage|operations$/).first().waitFor();
+    await check(t, page, 'catalog');
+  });
+
+  await t.test('the organization', async (t) => {
     await page.getByRole('link', { name: 'Organization' }).click();
     await page.getByRole('heading', { level: 2, name: 'Billing' }).waitFor();
     await page.getByRole('heading', { name: 'Draft invoice' }).waitFor();

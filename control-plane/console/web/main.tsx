@@ -15,16 +15,18 @@ import { SeedsPage } from './pages/seeds.js';
 import { ScenariosPage } from './pages/scenarios.js';
 import { TestsPage, TestPage, AttemptPage } from './pages/tests.js';
 import { OrganizationPage } from './pages/organization.js';
+import { CatalogPage } from './pages/catalog.js';
 
 const SECTIONS = [
   ['environments', 'Environments'],
   ['seeds', 'Seeds'],
   ['scenarios', 'Scenarios'],
   ['tests', 'Tests'],
+  ['catalog', 'Catalog'],
   ['organization', 'Organization'],
 ] as const;
 
-function View({ route, me }: { route: Route; me: Me }) {
+function View({ route, me }: { route: Route; me: Me | undefined }) {
   const [section = 'environments', id, sub, subId] = route.parts;
   switch (section) {
     case 'environments':
@@ -38,6 +40,8 @@ function View({ route, me }: { route: Route; me: Me }) {
       if (!id) return <TestsPage />;
       if (sub === 'attempts' && subId) return <AttemptPage testId={id} attemptId={subId} />;
       return <TestPage id={id} />;
+    case 'catalog':
+      return <CatalogPage />;
     case 'organization':
       return <OrganizationPage me={me} />;
     default:
@@ -102,7 +106,7 @@ function Shell() {
         </div>
       </header>
       <main id="main" tabIndex={-1}>
-        {me.data ? <View route={route} me={me.data} /> : me.error ? <p role="alert">{me.error.message}</p> : <p role="status">Loading…</p>}
+        {me.error ? <p role="alert">{me.error.message}</p> : <View route={route} me={me.data} />}
       </main>
     </>
   );

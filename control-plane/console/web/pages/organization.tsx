@@ -6,9 +6,9 @@ import { all, api, get, type ApiKey, type Billing, type Invitation, type Me, typ
 import { cents, dateTime, seconds } from '../lib/format.js';
 import { CodeBlock, ConfirmButton, CopyButton, ErrorNote, Loading, PageHeader, TableWrap, useAction, useLoad } from '../components/ui.js';
 
-export function OrganizationPage({ me }: { me: Me }) {
+export function OrganizationPage({ me }: { me: Me | undefined }) {
   const org = useLoad(() => get<Organization>('/organizations/current'), []);
-  const admin = me.role === 'admin';
+  const admin = me?.role === 'admin';
   return (
     <section aria-labelledby="page-title">
       <PageHeader title={org.data ? org.data.name : 'Organization'} />
