@@ -18,7 +18,12 @@ dist/.built: install $(shell find control-plane twin-runtime twins seeds scripts
 	npx tsc -p tsconfig.json
 	@touch $@
 
-build: dist/.built
+# The web console (control-plane/console/web → dist/control-plane/console/web, served at /).
+CONSOLE_OUT := dist/control-plane/console/web/index.html
+$(CONSOLE_OUT): node_modules/.package-lock.json $(shell find control-plane/console/web -type f 2>/dev/null) scripts/console/build.ts
+	node --import=tsx scripts/console/build.ts
+
+build: dist/.built $(CONSOLE_OUT)
 
 # Under TWINS_DRIVER=docker the twin image is built first (it is what the containers run).
 dev: build $(if $(filter docker,$(TWINS_DRIVER)),image)
@@ -26,6 +31,7 @@ dev: build $(if $(filter docker,$(TWINS_DRIVER)),image)
 
 test: build
 	npx tsc -p tsconfig.test.json
+	npx tsc -p control-plane/console/web/tsconfig.json
 	npx tap $(TAP_ARGS)
 
 twin: build
@@ -33,6 +39,7 @@ twin: build
 
 typecheck: install
 	npx tsc -p tsconfig.test.json
+	npx tsc -p control-plane/console/web/tsconfig.json
 
 BENCHES ?= environments gateway seeds evaluate stripe-vs-stateful-mock hostile-input cli-start
 

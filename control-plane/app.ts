@@ -28,6 +28,10 @@ import sandboxRoutes from './routes/sandboxes.js';
 import homeRoutes from './routes/home.js';
 import mcpRoutes from './mcp/http.js';
 import { installMetrics } from './metrics.js';
+import consoleRoutes from './routes/console.js';
+import signInRoutes from './routes/sign-in.js';
+import requestLogStreamRoutes from './routes/request-log-stream.js';
+import catalogResourceRoutes from './routes/catalog-resources.js';
 
 export const API_VERSION = '0.1.0';
 
@@ -147,6 +151,10 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     seedRoutes,
     testRoutes,
     sandboxRoutes,
+    consoleRoutes,
+    signInRoutes,
+    requestLogStreamRoutes,
+    catalogResourceRoutes,
   ]) {
     await app.register(plugin);
   }

@@ -17,6 +17,10 @@ export interface Config {
   idpJwksUrl?: string;
   idpIssuer?: string;
   idpAudience?: string;
+  /** Public OAuth client the web console signs in with under TWINS_IDP=oidc (PKCE, redirect URI `<base>/`). */
+  consoleClientId?: string;
+  /** Scope the console asks the identity provider for. */
+  consoleScope: string;
   invitationProvider: InvitationProvider;
   workosApiKey?: string;
   workosBaseUrl: string;
@@ -70,6 +74,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     idpJwksUrl: env.TWINS_IDP_JWKS_URL,
     idpIssuer: env.TWINS_IDP_ISSUER,
     idpAudience: env.TWINS_IDP_AUDIENCE,
+    consoleClientId: env.TWINS_CONSOLE_CLIENT_ID || undefined,
+    consoleScope: env.TWINS_CONSOLE_SCOPE || 'openid profile email',
     invitationProvider: oneOf('TWINS_IDP_PROVIDER', env.TWINS_IDP_PROVIDER, ['local', 'workos'] as const, 'local'),
     workosApiKey: env.WORKOS_API_KEY,
     workosBaseUrl: env.WORKOS_BASE_URL ?? 'https://api.workos.com',

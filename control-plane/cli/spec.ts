@@ -104,6 +104,26 @@ export const ROOT: CommandSpec = {
       load: load(() => import('./token.js'), (m) => m.token),
     },
     {
+      name: 'console',
+      summary: 'print a one-time sign-in link to the web console (and open it)',
+      description:
+        "Signs with the key of the data directory's server (TWINS_DATA_DIR, default ./.data), like `twins token`.\n" +
+        'The link carries a ticket valid for two minutes and usable once; stdout has the link alone.',
+      options: [
+        { name: 'email', type: 'string', value: 'EMAIL', required: true, help: 'the user' },
+        { name: 'org', type: 'string', value: 'ORG', required: true, help: 'the organization (created on first use)' },
+        { name: 'role', type: 'string', value: 'ROLE', required: true, choices: ['admin', 'member'], help: 'admin or member' },
+        { name: 'first-name', type: 'string', value: 'NAME', help: 'given name' },
+        { name: 'last-name', type: 'string', value: 'NAME', help: 'family name' },
+        { name: 'session', type: 'string', value: 'SECONDS', int: { min: 1, max: 86_400 }, help: 'console session lifetime (default 8 h)' },
+        { name: 'url', type: 'string', value: 'URL', help: 'the control plane (default: the server of the data directory)' },
+        { name: 'no-open', type: 'boolean', help: 'print the link without opening a browser' },
+        { name: 'data', type: 'string', value: 'DIR', env: 'TWINS_DATA_DIR', complete: 'files', help: 'data directory of the server (default ./.data)' },
+      ],
+      examples: ['twins console --email ada@example.com --org acme --role admin'],
+      load: load(() => import('./console.js'), (m) => m.consoleSignIn),
+    },
+    {
       name: 'twin',
       summary: 'run one twin alone, or read a twin of an environment',
       description:

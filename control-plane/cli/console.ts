@@ -1,0 +1,28 @@
+// `twins console`: a one-time sign-in link to the web console of the server of this data directory
+// (control-plane/console/sign-in-command.ts), opened in a browser where there is one.
+
+import { resolve } from 'node:path';
+import { CliError } from './context.js';
+import { runningServer, whyNotSigning } from './local-server.js';
+import type { Handler } from './spec.js';
+
+export const consoleSignIn: Handler = async (ctx) => {
+  const dataDir = resolve(ctx.io.cwd, ctx.str('data') ?? './.data');
+  const refusal = whyNotSigning(dataDir, ctx.io.env.TWINS_IDP);
+  if (refusal) throw new CliError(refusal);
+  const { runConsoleSignIn } = await import('../console/sign-in-command.js');
+  await runConsoleSignIn(
+    {
+      email: ctx.str('email')!,
+      org: ctx.str('org')!,
+      role: ctx.str('role') as 'admin' | 'member',
+      firstName: ctx.str('first-name'),
+      lastName: ctx.str('last-name'),
+      sessionSeconds: ctx.int('session'),
+      url: ctx.str('url') ?? runningServer(dataDir)?.url ?? 'http://127.0.0.1:8080',
+      dataDir,
+      open: !ctx.flag('no-open'),
+    },
+    { stdout: ctx.io.stdout, stderr: ctx.io.stderr, env: ctx.io.env, platform: process.platform },
+  );
+};

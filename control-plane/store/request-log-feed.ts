@@ -1,0 +1,55 @@
+// Reading the request log as a feed: entries after a cursor (the live stream), the newest few
+// (the stream's backlog) and one whole entry (its headers and bodies). Kept apart from the writer's
+// store so the stream reads new entries through these functions only; a cursor is opaque to
+// clients (today the row's arrival number, as a decimal string).
+
+import type { Db } from './database.js';
+import type { RequestLogRow } from './request-logs.js';
+
+export interface FeedRow extends RequestLogRow {
+  cursor: string;
+}
+
+/** A cursor clients may send back: decimal digits, at most 15 (fits a double exactly). */
+export const CURSOR_PATTERN = /^\d{1,15}$/;
+
+export class RequestLogFeed {
+  private readonly stmts;
+
+  constructor(db: Db) {
+    this.stmts = {
+      after: db.prepare('SELECT * FROM request_logs WHERE environment_id = ? AND seq > ? ORDER BY seq ASC LIMIT ?'),
+      newest: db.prepare('SELECT * FROM request_logs WHERE environment_id = ? ORDER BY seq DESC LIMIT ?'),
+      head: db.prepare('SELECT MAX(seq) AS seq FROM request_logs WHERE environment_id = ?'),
+      one: db.prepare('SELECT * FROM request_logs WHERE environment_id = ? AND id = ?'),
+    };
+  }
+
+  /** Entries of the environment that arrived after `cursor`, oldest first, at most `limit`. */
+  entriesAfter(environmentId: string, cursor: string, limit: number): FeedRow[] {
+    const rows = this.stmts.after.all(environmentId, Number(cursor), limit) as (RequestLogRow & { seq: number })[];
+    return rows.map(withCursor);
+  }
+
+  /** The cursor of the newest entry ('0' when there is none): a stream starting now reads after it. */
+  head(environmentId: string): string {
+    const row = this.stmts.head.get(environmentId) as { seq: number | null };
+    return String(row.seq ?? 0);
+  }
+
+  /** The `count` newest entries, oldest first. */
+  newest(environmentId: string, count: number): FeedRow[] {
+    if (count <= 0) return [];
+    const rows = this.stmts.newest.all(environmentId, count) as (RequestLogRow & { seq: number })[];
+    return rows.reverse().map(withCursor);
+  }
+
+  entry(environmentId: string, id: string): RequestLogRow | undefined {
+    return this.stmts.one.get(environmentId, id) as RequestLogRow | undefined;
+  }
+}
+
+function withCursor(row: RequestLogRow & { seq: number }): FeedRow {
+  const { seq, ...rest } = row;
+  return { ...rest, cursor: String(seq) };
+}

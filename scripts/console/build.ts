@@ -1,0 +1,97 @@
+// Build the web console: esbuild bundles control-plane/console/web (Preact, TSX, one stylesheet)
+// into content-hashed files, writes index.html naming them, and stores a gzip and a brotli copy of
+// each file beside it so the control plane serves them without compressing per request.
+// Output: dist/control-plane/console/web/ (what the control plane and its image serve).
+// Run: `node --import=tsx scripts/console/build.ts` (make build and npm run build do).
+
+import { build } from 'esbuild';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const CONSOLE_SOURCE = join(ROOT, 'control-plane', 'console', 'web');
+export const CONSOLE_OUT = join(ROOT, 'dist', 'control-plane', 'console', 'web');
+
+export interface BuiltFile {
+  name: string;
+  bytes: number;
+  gzip: number;
+  brotli: number;
+}
+
+export interface ConsoleBuild {
+  outDir: string;
+  files: BuiltFile[];
+  /** Sum over every file a first visit loads (gzip). */
+  totalGzip: number;
+}
+
+function sourcesNewerThan(dir: string, when: number): boolean {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, entry.name);
+    if (entry.isDirectory() ? sourcesNewerThan(p, when) : statSync(p).mtimeMs > when) return true;
+  }
+  return false;
+}
+
+/** Whether the built console is missing or older than its sources (or this script, or preact). */
+export function consoleStale(outDir = CONSOLE_OUT): boolean {
+  const index = join(outDir, 'index.html');
+  if (!existsSync(index)) return true;
+  const built = statSync(index).mtimeMs;
+  return sourcesNewerThan(CONSOLE_SOURCE, built) || statSync(fileURLToPath(import.meta.url)).mtimeMs > built;
+}
+
+export async function buildConsole(outDir = CONSOLE_OUT): Promise<ConsoleBuild> {
+  // Built next to the final folder and swapped in whole, so a server reading it never sees half a build.
+  const staging = `${outDir}.staging-${process.pid}-${Date.now()}`;
+  mkdirSync(staging, { recursive: true });
+  try {
+    const result = await build({
+      entryPoints: { app: join(CONSOLE_SOURCE, 'main.tsx') },
+      bundle: true,
+      format: 'esm',
+      splitting: false,
+      target: ['es2022', 'chrome100', 'firefox100', 'safari15.4'],
+      minify: true,
+      legalComments: 'none',
+      jsx: 'automatic',
+      jsxImportSource: 'preact',
+      entryNames: '[name]-[hash]',
+      outdir: staging,
+      metafile: true,
+      logLevel: 'error',
+      tsconfig: join(CONSOLE_SOURCE, 'tsconfig.json'),
+      define: { 'process.env.NODE_ENV': '"production"' },
+    });
+    const outputs = Object.keys(result.metafile.outputs).map((p) => p.split('/').pop()!);
+    const js = outputs.find((f) => f.endsWith('.js'));
+    const css = outputs.find((f) => f.endsWith('.css'));
+    if (!js || !css) throw new Error(`the console build produced ${outputs.join(', ')}; expected one .js and one .css`);
+    const html = readFileSync(join(CONSOLE_SOURCE, 'index.html'), 'utf8').replace('{{js}}', js).replace('{{css}}', css);
+    writeFileSync(join(staging, 'index.html'), html);
+    const files: BuiltFile[] = [];
+    for (const name of ['index.html', js, css]) {
+      const body = readFileSync(join(staging, name));
+      const gz = gzipSync(body, { level: 9 });
+      const br = brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } });
+      writeFileSync(join(staging, `${name}.gz`), gz);
+      writeFileSync(join(staging, `${name}.br`), br);
+      files.push({ name, bytes: body.length, gzip: gz.length, brotli: br.length });
+    }
+    rmSync(outDir, { recursive: true, force: true });
+    renameSync(staging, outDir);
+    return { outDir, files, totalGzip: files.reduce((n, f) => n + f.gzip, 0) };
+  } catch (e) {
+    rmSync(staging, { recursive: true, force: true });
+    throw e;
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const out = await buildConsole();
+  for (const f of out.files) console.log(`${f.name.padEnd(28)} ${String(f.bytes).padStart(7)} B  gzip ${String(f.gzip).padStart(6)} B  br ${String(f.brotli).padStart(6)} B`);
+  console.log(`console: ${out.files.length} files, ${(out.totalGzip / 1024).toFixed(1)} kB gzipped in total → ${out.outDir}`);
+}
