@@ -15,10 +15,13 @@ esac
 tag=${1:-$default_tag}
 base=${TWINS_IMAGE_BASE:-node:20-bookworm-slim}
 [ -f dist/twin-runtime/main.js ] && [ -f dist/control-plane/cli/index.js ] || npx tsc -p tsconfig.json
-node scripts/image/stage-app.mjs "$target" >/dev/null
+mkdir -p build/image
+context=$(mktemp -d "build/image/$target.XXXXXX")
+trap 'rm -rf "$context"' EXIT
+node scripts/image/stage-app.mjs "$target" "$context" >/dev/null
 if ! docker image inspect "$base" >/dev/null 2>&1 && ! docker pull -q "$base" >/dev/null 2>&1; then
   base=$(scripts/image/import-local-base.sh twins-node-base:local)
 fi
-# The context is this image's staging folder alone: the other image may be staging concurrently.
-docker build -q -f "$dockerfile" --build-arg "BASE=$base" -t "$tag" "build/image/$target" >/dev/null
+# The context is this build's own staging folder: other builds may be staging concurrently.
+docker build -q -f "$dockerfile" --build-arg "BASE=$base" -t "$tag" "$context" >/dev/null
 echo "$tag"

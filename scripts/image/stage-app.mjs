@@ -4,7 +4,9 @@
 //   control-plane: the control plane and the `twins` command, plus the runtime and twins it starts
 //   itself under the process driver.
 //
-//   node scripts/image/stage-app.mjs [twin-runtime|control-plane]
+//   node scripts/image/stage-app.mjs [twin-runtime|control-plane] [context dir]
+// The context dir (default build/image/<target>) receives app/; build.sh gives each build its own,
+// so two builds of one image running at once (parallel test files) never rewrite each other's.
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -18,7 +20,7 @@ const DIST = {
   'control-plane': ['control-plane', 'twin-runtime', 'twins', 'seeds'],
 }[target];
 if (!DIST) throw new Error(`unknown image target '${target}' (twin-runtime or control-plane)`);
-const out = join(root, 'build', 'image', target, 'app');
+const out = join(process.argv[3] ?? join(root, 'build', 'image', target), 'app');
 
 rmSync(out, { recursive: true, force: true });
 mkdirSync(join(out, 'dist'), { recursive: true });

@@ -104,7 +104,7 @@ t.test('a Stripe that cannot be reached: checkout and upgrade answer 502, the su
       s.close(() => resolve(p));
     });
   });
-  const cp = await startTestControlPlane({ paymentProcessor: 'stripe', stripeSecretKey: 'sk_test_unreachable0000', stripeApiBase: `http://127.0.0.1:${port}` });
+  const cp = await startTestControlPlane({ defaultPlan: 'free', paymentProcessor: 'stripe', stripeSecretKey: 'sk_test_unreachable0000', stripeApiBase: `http://127.0.0.1:${port}` });
   t.teardown(() => cp.stop());
   const admin = await cp.token({});
   const summary = await cp.call('GET', '/organizations/current/billing', { token: admin });
