@@ -22,13 +22,17 @@ async function serve(): Promise<void> {
   const config = loadConfig();
   const cp = await startControlPlane(config);
   cp.services.log.info({ url: cp.url, driver: config.driver, dataDir: config.dataDir }, `twins control plane listening on ${cp.url}`);
+  let stopping = false;
   const stop = async (signal: string) => {
-    cp.services.log.info({ signal }, 'shutting down');
+    // A second signal does not wait for the drain.
+    if (stopping) process.exit(1);
+    stopping = true;
+    cp.services.log.info({ signal, drainMs: config.drainMs }, 'shutting down: draining requests in flight');
     await cp.close();
     process.exit(0);
   };
-  process.once('SIGINT', () => void stop('SIGINT'));
-  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
 async function token(args: string[]): Promise<void> {

@@ -1,14 +1,23 @@
 // The twin gateway: the URL callers use for a twin (decisions §8). Locally one loopback port per
 // twin; in a cluster (TWINS_DOMAIN) one listener that routes on the host `<twin id>.<domain>`.
 // It forwards over undici keep-alive pools, refuses the twin's internal admin paths (/_twin/*),
-// and records every request without ever blocking or failing it.
+// and answers a request only once its log entry is committed (request-log-writer.ts).
+//
+// It runs on its own thread (worker.ts, driven by host.ts), so no API request can block it.
 
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { Pool } from 'undici';
-import type { Logger } from 'pino';
-import { toLogRow } from './recording.js';
-import type { RequestLogWriter } from './request-log-writer.js';
+import { compileRedaction, toLogRow, type CompiledRedaction } from './recording.js';
+import type { RequestLogRow } from '../store/request-logs.js';
+import type { RedactionRules } from '../../twin-runtime/contract.js';
+
+/** Where the gateway hands each log row; `done` runs once the row is durable. */
+export interface LogSink {
+  write(row: RequestLogRow, done: (committed: boolean) => void): void;
+  /** False while the log cannot be written: requests are refused before they reach the twin. */
+  readonly writable: boolean;
+}
 
 export interface GatewayOptions {
   /** Interface the per-twin listeners bind (loopback locally). */
@@ -19,8 +28,12 @@ export interface GatewayOptions {
   sharedPort?: number;
   /** Scheme of the public twin URLs in cluster mode (TLS is terminated in front of us). */
   publicScheme?: string;
-  writer: RequestLogWriter;
-  log?: Logger;
+  writer: LogSink;
+  /** Largest request body forwarded (413 beyond). */
+  maxBodyBytes?: number;
+  /** Counts requests per twin where the control plane's thread can read them (host.ts). */
+  count?: (slot: number) => void;
+  onError?: (message: string, err: unknown) => void;
 }
 
 export interface GatewayTwin {
@@ -28,6 +41,10 @@ export interface GatewayTwin {
   environmentId: string;
   organizationId: string;
   slug: string;
+  /** Credentials the log must not keep (the twin definition's list). */
+  redact?: RedactionRules;
+  /** Index of this twin's request counter (host.ts); none when not counted. */
+  slot?: number;
 }
 
 interface Route extends GatewayTwin {
@@ -36,6 +53,7 @@ interface Route extends GatewayTwin {
   pool?: Pool;
   server?: Server;
   port?: number;
+  redaction: CompiledRedaction;
 }
 
 /** Request headers that belong to one hop, not to the twin. */
@@ -53,6 +71,8 @@ const HOP_BY_HOP = new Set([
 ]);
 const RESPONSE_HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length']);
 
+const DEFAULT_MAX_BODY = 16 * 1024 * 1024;
+
 /** `/_twin`, `/_twin/…` (also with extra leading slashes or an encoded underscore): never forwarded. */
 export function isAdminPath(path: string): boolean {
   let p = path;
@@ -65,43 +85,86 @@ export function isAdminPath(path: string): boolean {
   return p === '/_twin' || p.startsWith('/_twin/');
 }
 
-function readBody(req: IncomingMessage): Promise<Buffer> {
+class BodyTooLarge extends Error {}
+
+function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > max) {
+        reject(new BodyTooLarge());
+        req.removeAllListeners('data');
+        req.resume();
+        return;
+      }
+      chunks.push(c);
+    });
     req.on('end', () => resolve(chunks.length === 0 ? Buffer.alloc(0) : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }
 
-function jsonAnswer(res: ServerResponse, status: number, body: unknown): Buffer {
-  const payload = Buffer.from(JSON.stringify(body));
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(payload.length) });
-  res.end(payload);
-  return payload;
+const JSON_TYPE = 'application/json';
+
+function jsonBody(body: unknown): Buffer {
+  return Buffer.from(JSON.stringify(body));
+}
+
+/** Answers a malformed request (headers too large, bad framing) in the `{detail}` shape. */
+export function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+  const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
+  const body = JSON.stringify({ detail: tooLarge ? 'Request header fields too large.' : 'Bad Request: the request is not valid HTTP.' });
+  socket.end(`HTTP/1.1 ${status}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
 }
 
 export class TwinGateway {
   private readonly routes = new Map<string, Route>();
   private shared: Server | undefined;
   private sharedUrlPort: number | undefined;
+  private readonly maxBody: number;
+  /** Requests read and not yet answered. */
+  private inFlight = 0;
+  private drainWaiters: (() => void)[] = [];
+  private draining = false;
 
-  constructor(private readonly options: GatewayOptions) {}
+  constructor(private readonly options: GatewayOptions) {
+    this.maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
+  }
 
   get hostRouting(): boolean {
     return this.options.domain !== undefined;
   }
 
+  get requestsInFlight(): number {
+    return this.inFlight;
+  }
+
+  private newServer(handler: (req: IncomingMessage, res: ServerResponse) => void): Server {
+    const server = createServer(handler);
+    server.keepAliveTimeout = 65_000;
+    server.on('clientError', answerClientError);
+    return server;
+  }
+
   /** Cluster mode: open the one host-routed listener. Local mode needs nothing up front. */
   async start(): Promise<void> {
     if (!this.hostRouting) return;
-    this.shared = createServer((req, res) => {
+    this.shared = this.newServer((req, res) => {
       const host = (req.headers.host ?? '').split(':')[0]!.toLowerCase();
       const suffix = `.${this.options.domain!.toLowerCase()}`;
       const route = host.endsWith(suffix) ? this.routes.get(host.slice(0, -suffix.length)) : undefined;
       if (!route) {
         req.resume();
-        jsonAnswer(res, 404, { detail: 'Not Found' });
+        const payload = jsonBody({ detail: 'Not Found' });
+        res.writeHead(404, { 'content-type': JSON_TYPE, 'content-length': String(payload.length) });
+        res.end(payload);
         return;
       }
       void this.forward(route, req, res);
@@ -115,7 +178,6 @@ export class TwinGateway {
   }
 
   private listen(server: Server, port: number): Promise<number> {
-    server.keepAliveTimeout = 65_000;
     return new Promise((resolve, reject) => {
       const onError = (err: Error) => {
         server.off('listening', onListening);
@@ -138,15 +200,18 @@ export class TwinGateway {
   async open(twin: GatewayTwin, preferredPort?: number | null): Promise<{ url: string; port: number | null }> {
     let route = this.routes.get(twin.twinId);
     if (!route) {
-      route = { ...twin };
+      route = { ...twin, redaction: compileRedaction(twin.redact) };
       this.routes.set(twin.twinId, route);
+    } else {
+      route.redaction = compileRedaction(twin.redact);
+      route.slot = twin.slot;
     }
     if (this.hostRouting) {
       return { url: `${this.options.publicScheme ?? 'https'}://${twin.twinId}.${this.options.domain}`, port: null };
     }
     if (!route.server) {
       const r = route;
-      const server = createServer((req, res) => void this.forward(r, req, res));
+      const server = this.newServer((req, res) => void this.forward(r, req, res));
       let port: number;
       try {
         port = await this.listen(server, preferredPort ?? 0);
@@ -199,6 +264,35 @@ export class TwinGateway {
     if (pool) await pool.close().catch(() => {});
   }
 
+  private servers(): Server[] {
+    const out = [...this.routes.values()].map((r) => r.server).filter((s): s is Server => s !== undefined);
+    if (this.shared) out.push(this.shared);
+    return out;
+  }
+
+  /**
+   * Stop taking connections and let every request already read finish (answered and logged), for at
+   * most `timeoutMs`. Resolves with the number still unanswered when time ran out (0 normally).
+   */
+  async drain(timeoutMs: number): Promise<number> {
+    this.draining = true;
+    for (const s of this.servers()) {
+      s.close();
+      s.closeIdleConnections();
+    }
+    if (this.inFlight > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, timeoutMs);
+        this.drainWaiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+    for (const s of this.servers()) s.closeIdleConnections();
+    return this.inFlight;
+  }
+
   async closeAll(): Promise<void> {
     const routes = [...this.routes.values()];
     this.routes.clear();
@@ -211,7 +305,15 @@ export class TwinGateway {
     }
   }
 
+  private finished(): void {
+    this.inFlight -= 1;
+    if (this.inFlight === 0 && this.drainWaiters.length > 0) {
+      for (const w of this.drainWaiters.splice(0)) w();
+    }
+  }
+
   private async forward(route: Route, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    this.inFlight += 1;
     const started = performance.now();
     const occurredAt = new Date().toISOString();
     const rawUrl = req.url ?? '/';
@@ -219,76 +321,87 @@ export class TwinGateway {
     const path = q === -1 ? rawUrl : rawUrl.slice(0, q);
     const queryString = q === -1 ? '' : rawUrl.slice(q + 1);
     const method = req.method ?? 'GET';
+    if (route.slot !== undefined) this.options.count?.(route.slot);
+    // While draining, each answer closes its connection so the client reconnects elsewhere.
+    if (this.draining) res.shouldKeepAlive = false;
+
     let requestBody: Buffer | undefined;
-    let statusCode = 502;
-    let responseBody: Buffer | undefined;
+    let statusCode: number;
+    let headers: Record<string, string | string[]>;
+    let responseBody: Buffer;
     let responseContentType: string | undefined;
+    const own = (status: number, detail: string) => {
+      statusCode = status;
+      responseBody = jsonBody({ detail });
+      responseContentType = JSON_TYPE;
+      headers = { 'content-type': JSON_TYPE };
+    };
     try {
-      requestBody = await readBody(req);
+      requestBody = await readBody(req, this.maxBody);
       const pool = route.pool;
-      if (isAdminPath(path)) {
-        statusCode = 404;
-        responseContentType = 'application/json';
-        responseBody = jsonAnswer(res, 404, { detail: 'Not Found' });
-      } else if (!pool) {
-        statusCode = 503;
-        responseContentType = 'application/json';
-        responseBody = jsonAnswer(res, 503, { detail: 'The twin is starting; retry in a moment.' });
-      } else {
-        const headers: Record<string, string | string[]> = {};
-        for (const [k, v] of Object.entries(req.headers as IncomingHttpHeaders)) {
-          if (v !== undefined && !HOP_BY_HOP.has(k)) headers[k] = v;
+      if (isAdminPath(path)) own(404, 'Not Found');
+      else if (!pool) own(503, 'The twin is starting; retry in a moment.');
+      else if (!this.options.writer.writable) own(503, 'The request log cannot be written right now; the request was not forwarded. Retry later.');
+      else {
+        const forwarded: Record<string, string | string[]> = {};
+        const incoming = req.headers as IncomingHttpHeaders;
+        for (const k in incoming) {
+          const v = incoming[k];
+          if (v !== undefined && !HOP_BY_HOP.has(k)) forwarded[k] = v;
         }
-        if (req.headers.host) headers['x-forwarded-host'] = req.headers.host;
+        if (req.headers.host) forwarded['x-forwarded-host'] = req.headers.host;
         const upstream = await pool.request({
           path: rawUrl,
           method: method as 'GET',
-          headers,
+          headers: forwarded,
           body: requestBody.length > 0 ? requestBody : undefined,
         });
         responseBody = Buffer.from(await upstream.body.arrayBuffer());
         statusCode = upstream.statusCode;
-        const out: Record<string, string | string[]> = {};
-        for (const [k, v] of Object.entries(upstream.headers)) {
-          if (v !== undefined && !RESPONSE_HOP_BY_HOP.has(k)) out[k] = v;
+        headers = {};
+        for (const k in upstream.headers) {
+          const v = upstream.headers[k];
+          if (v !== undefined && !RESPONSE_HOP_BY_HOP.has(k)) headers[k] = v;
         }
         const ct = upstream.headers['content-type'];
         responseContentType = Array.isArray(ct) ? ct[0] : ct;
-        out['content-length'] = String(responseBody.length);
-        res.writeHead(statusCode, out);
-        res.end(responseBody);
       }
     } catch (err) {
-      statusCode = 502;
-      responseContentType = 'application/json';
-      if (!res.headersSent) {
-        responseBody = jsonAnswer(res, 502, { detail: 'The twin did not answer; it may be restarting.' });
-      } else {
+      if (err instanceof BodyTooLarge) own(413, `Request body too large (limit ${this.maxBody} bytes).`);
+      else {
+        own(502, 'The twin did not answer; it may be restarting.');
+        this.options.onError?.(`gateway forward to twin ${route.twinId} failed`, err);
+      }
+    }
+    const row = toLogRow({
+      organizationId: route.organizationId,
+      environmentId: route.environmentId,
+      twinId: route.twinId,
+      twinSlug: route.slug,
+      method,
+      path,
+      queryString,
+      statusCode: statusCode!,
+      durationMs: performance.now() - started,
+      occurredAt,
+      requestHeaders: req.headers,
+      requestBody,
+      responseContentType,
+      responseBody: responseBody!,
+      redaction: route.redaction,
+    });
+    // The answer leaves only once its log entry is committed.
+    this.options.writer.write(row, (committed) => {
+      if (!committed) own(503, 'The request log could not be written; retry later.');
+      headers['content-length'] = String(responseBody.length);
+      try {
+        res.writeHead(statusCode, headers);
+        res.end(responseBody);
+      } catch (err) {
+        this.options.onError?.('gateway answer failed', err);
         res.destroy();
       }
-      this.options.log?.debug({ err, twinId: route.twinId }, 'gateway forward failed');
-    }
-    try {
-      this.options.writer.add(
-        toLogRow({
-          organizationId: route.organizationId,
-          environmentId: route.environmentId,
-          twinId: route.twinId,
-          twinSlug: route.slug,
-          method,
-          path,
-          queryString,
-          statusCode,
-          durationMs: performance.now() - started,
-          occurredAt,
-          requestHeaders: req.headers,
-          requestBody,
-          responseContentType,
-          responseBody,
-        }),
-      );
-    } catch (err) {
-      this.options.log?.error({ err }, 'request log entry dropped');
-    }
+      this.finished();
+    });
   }
 }

@@ -2,8 +2,10 @@
 
 import { z } from 'zod';
 import { TWIN_SLUGS } from '../../twin-runtime/registry.js';
+import { uuidString } from '../http/fields.js';
 
-export const idParam = z.guid();
+/** Every id in a path: any form Pydantic accepts (braced, urn:uuid:, upper case, no hyphens), normalised. */
+export const idParam = uuidString();
 
 export const twinSchema = z.object({
   id: z.string(),
@@ -94,6 +96,20 @@ export const patchEnvironmentBody = z.object({
 export const advanceBody = z
   .object({ at: z.iso.datetime({ offset: true, local: true }).optional() })
   .nullish();
+
+export const advanceSchema = z
+  .object({
+    id: z.string().meta({ format: 'uuid' }),
+    environment_id: z.string().meta({ format: 'uuid' }),
+    status: z.enum(['running', 'succeeded', 'failed']),
+    from: z.string().meta({ format: 'date-time' }),
+    to: z.string().meta({ format: 'date-time' }),
+    clock: z.string().meta({ format: 'date-time' }).describe('The environment clock now; every running twin is at the same instant.'),
+    failure: z.string().nullable().describe('Why the advance stopped (a twin refused or failed); null otherwise.'),
+    created_at: z.string().meta({ format: 'date-time' }),
+    completed_at: z.string().meta({ format: 'date-time' }).nullable(),
+  })
+  .meta({ id: 'Advance', description: 'A long advance of an environment clock, followed until it ends.' });
 
 export const putRecordBody = z.object({ fields: z.record(z.string(), z.unknown()) });
 

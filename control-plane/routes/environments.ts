@@ -4,7 +4,11 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { pageEnvelope, pageQuery } from '../http/pagination.js';
+import { errorResponses } from '../http/responses.js';
+import { advanceReply, ADVANCE_DESCRIPTION } from './advance-reply.js';
 import {
+  advanceBody,
+  advanceSchema,
   createEnvironmentBody,
   environmentSchema,
   idParam,
@@ -21,6 +25,7 @@ const envParams = z.object({ environment_id: idParam });
 const envTwinParams = z.object({ environment_id: idParam, twin_id: idParam });
 const recordsParams = z.object({ environment_id: idParam, environment_twin_id: idParam, resource: z.string().min(1) });
 const recordParams = recordsParams.extend({ external_id: z.string().min(1) });
+const advanceParams = z.object({ environment_id: idParam, advance_id: idParam });
 
 const routes: FastifyPluginAsyncZod = async (app) => {
   const envs = () => app.services.orchestration.environments;
@@ -77,6 +82,38 @@ const routes: FastifyPluginAsyncZod = async (app) => {
     '/environments/:environment_id/reset',
     { schema: { tags, summary: 'Put every twin back to its seed (or empty) state and the clock back to its start', params: envParams, response: { 200: environmentSchema } } },
     async (req) => envs().reset(req.principal.orgId, req.params.environment_id),
+  );
+
+  app.post(
+    '/environments/:environment_id/advance',
+    {
+      schema: {
+        tags,
+        summary: "Advance the environment clock and every twin's lifecycle",
+        description: `Moves the environment clock to \`at\` (default: max(now, clock)) and runs every due lifecycle event of its twins. ${ADVANCE_DESCRIPTION}`,
+        params: envParams,
+        body: advanceBody,
+        response: { 200: z.object({}), 202: advanceSchema, ...errorResponses(401, 404, 409, 502) },
+      },
+    },
+    async (req, reply) => {
+      const at = req.body?.at;
+      return advanceReply(reply, await envs().advance(req.principal.orgId, req.params.environment_id, at === undefined ? undefined : new Date(at)));
+    },
+  );
+
+  app.get(
+    '/environments/:environment_id/advances/:advance_id',
+    {
+      schema: {
+        tags,
+        summary: 'Follow a long advance',
+        description: 'The Advance a 202 named in `Location`: `running` until every twin has finished, then `succeeded` or `failed` (with `failure`).',
+        params: advanceParams,
+        response: { 200: advanceSchema, ...errorResponses(401, 404) },
+      },
+    },
+    async (req) => envs().advanceOf(req.principal.orgId, req.params.environment_id, req.params.advance_id),
   );
 
   app.get(

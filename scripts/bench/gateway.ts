@@ -82,7 +82,6 @@ try {
   const gatewayTimes = await sequential(twin.url);
   const directRps = await throughput(direct);
   const gatewayRps = await throughput(twin.url);
-  bench.cp.services.orchestration.logWriter.flush();
   const logged = bench.cp.services.orchestration.requestLogs.count(env.id);
   const expectedLogs = 1 + SEQUENTIAL + 200 + TOTAL;
 

@@ -49,6 +49,9 @@ const github: TwinDefinition = {
     return undefined;
   },
   notFound: () => githubError(404, 'Not Found'),
+  unavailable: () => githubError(503, 'Service Unavailable'),
+  // Webhook secrets (`config.secret`) and OAuth credentials in bodies; tokens in old-style query auth.
+  redact: { query: ['access_token', 'client_secret'], body: ['access_token', 'client_secret', 'refresh_token', 'secret'] },
   initialize: ensureBootstrap,
   advance(ctx, to) {
     rollOver(ctx, to);
