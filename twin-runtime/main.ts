@@ -33,6 +33,8 @@ interface StartSpec {
   admin_secret?: string;
   port?: number;
   host?: string;
+  /** Configuration for this twin (TWINS_EGRESS, TWINS_EGRESS_DENY), applied before it starts. */
+  env?: Record<string, string>;
 }
 
 const exitWithParent = process.env.TWIN_EXIT_WITH_PARENT === '1';
@@ -76,6 +78,8 @@ if (!spec.data) {
   process.stderr.write('twin-runtime: no data file given\n');
   process.exit(2);
 }
+// A standby child learns its configuration with the start line.
+for (const [k, v] of Object.entries(spec.env ?? {})) if (/^TWINS?_[A-Z_]+$/.test(k)) process.env[k] = v;
 
 server = new TwinServer(twin, {
   dataFile: spec.data,

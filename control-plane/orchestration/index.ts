@@ -4,6 +4,8 @@
 // committed) → driver.
 
 import { join } from 'node:path';
+import { isIP } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Db } from '../store/database.js';
@@ -40,6 +42,20 @@ export function retentionDaysFor(db: Db, config: Pick<Config, 'logRetentionDays'
   return planNamed(row?.plan ?? 'free').logRetentionDays;
 }
 
+/** The control plane's own addresses, which a twin under TWINS_EGRESS=public must never deliver to. */
+export function ownAddresses(host: string): string[] {
+  if (host === '0.0.0.0' || host === '::' || host === '') {
+    return Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address));
+  }
+  return isIP(host) ? [host] : [];
+}
+
+/** What every twin is told of the egress policy (environment variables). */
+export function twinEnvironment(config: Pick<Config, 'egress' | 'host'>): Record<string, string> {
+  if (config.egress === 'any') return { TWINS_EGRESS: 'any' };
+  return { TWINS_EGRESS: 'public', TWINS_EGRESS_DENY: ownAddresses(config.host).join(',') };
+}
+
 export async function createOrchestration(config: Config, db: Db, log: Logger): Promise<Orchestration> {
   const store = new EnvironmentStore(db);
   const requestLogs = new RequestLogStore(db);
@@ -67,6 +83,7 @@ export async function createOrchestration(config: Config, db: Db, log: Logger): 
     log: log.child({ component: 'reconciler' }),
     tickMs: process.env.TWINS_RECONCILE_MS ? Number(process.env.TWINS_RECONCILE_MS) : undefined,
     image: process.env.TWINS_IMAGE,
+    twinEnv: twinEnvironment(config),
   });
   const environments = new EnvironmentService({
     db,

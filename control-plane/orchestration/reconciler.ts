@@ -22,6 +22,8 @@ export interface ReconcilerOptions {
   log: Logger;
   /** Moves of each environment's clock, shared with the environment service. */
   clockLocks?: ClockLocks;
+  /** Configuration every twin receives as environment variables (egress policy). */
+  twinEnv?: Record<string, string>;
   tickMs?: number;
   /** Image for container drivers. */
   image?: string;
@@ -199,6 +201,7 @@ export class Reconciler {
       publicUrl,
       labels: workloadLabels(row),
       expiresAt: env.expires_at ? new Date(env.expires_at) : null,
+      env: this.options.twinEnv,
     };
   }
 
