@@ -10,6 +10,7 @@ import { HttpError } from './http/errors.js';
 import { RequestValidationError, validateRequestParts, validatorCompiler } from './http/validation.js';
 import { parseJsonBody } from './http/json-body.js';
 import { makeAuthenticate } from './auth/authenticate.js';
+import { isStorageFull, STORAGE_FULL_DETAIL } from './store/storage-health.js';
 import './auth/principal.js';
 import healthRoutes from './routes/health.js';
 import userRoutes from './routes/users.js';
@@ -70,6 +71,10 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   app.setErrorHandler((err: FastifyError | HttpError | RequestValidationError, req, reply) => {
     if (err instanceof RequestValidationError) return reply.status(422).send({ detail: err.entries });
     if (err instanceof HttpError) return reply.status(err.statusCode).headers(err.headers).send({ detail: err.detail });
+    if (isStorageFull(err)) {
+      services.storage.noteFull();
+      return reply.status(503).header('retry-after', '30').send({ detail: STORAGE_FULL_DETAIL });
+    }
     const status = (err as FastifyError).statusCode;
     if (status && status >= 400 && status < 500) {
       if (status === 415) return reply.status(415).send({ detail: 'Unsupported media type; send application/json.' });

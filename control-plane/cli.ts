@@ -7,6 +7,10 @@ import { tmpdir } from 'node:os';
 import { loadConfig } from './config.js';
 import { startControlPlane } from './server.js';
 import { loadLocalKeys, mintLocalToken } from './auth/local-idp.js';
+import { readClaims } from './auth/access-tokens.js';
+import { openDatabase } from './store/database.js';
+import { IdentityStore } from './store/identity.js';
+import { decodeJwt } from 'jose';
 import { loadTwin, TWIN_SLUGS } from '../twin-runtime/registry.js';
 import { TwinServer } from '../twin-runtime/server.js';
 
@@ -66,6 +70,18 @@ async function token(args: string[]): Promise<void> {
     lastName: values['last-name'],
     ttlSeconds: ttl,
   });
+  // The local identity provider vouches for its tokens: the holder is a member from now on (an
+  // invitation for them answers 409), unless an admin removed them.
+  const claims = readClaims(decodeJwt(jwt));
+  if (claims) {
+    process.umask(0o077);
+    const db = openDatabase(join(config.dataDir, 'control-plane.sqlite'));
+    try {
+      new IdentityStore(db, config.defaultPlan).registerLocalMember(claims);
+    } finally {
+      db.close();
+    }
+  }
   process.stdout.write(jwt + '\n');
 }
 

@@ -17,6 +17,7 @@ import { ScenarioStore } from './store/scenarios.js';
 import { SeedWorker, seedConcurrencyFromEnv } from '../seeds/worker.js';
 import { loadTwinReleases } from '../seeds/twin-releases.js';
 import { llmConfigFromEnv } from '../seeds/llm-client.js';
+import { StorageHealth } from './store/storage-health.js';
 
 export interface Services {
   config: Config;
@@ -35,6 +36,8 @@ export interface Services {
   scenarios: ScenarioStore;
   /** Generates seeds in the background (started by server.ts, stopped by closeServices). */
   seedWorker: SeedWorker;
+  /** Whether the data directory takes writes (full disk → 503, /health/ready). */
+  storage: StorageHealth;
 }
 
 export async function createServices(config: Config, log?: Logger): Promise<Services> {
@@ -65,6 +68,7 @@ export async function createServices(config: Config, log?: Logger): Promise<Serv
       concurrency: seedConcurrencyFromEnv(),
       llm: llmConfigFromEnv(),
     }),
+    storage: new StorageHealth(config.dataDir),
   };
 }
 
