@@ -9,6 +9,7 @@ import type { Services } from './services.js';
 import { HttpError } from './http/errors.js';
 import { RequestValidationError, validateRequestParts, validatorCompiler } from './http/validation.js';
 import { parseJsonBody } from './http/json-body.js';
+import { answerClientError } from './http/client-error.js';
 import { makeAuthenticate } from './auth/authenticate.js';
 import { isStorageFull, STORAGE_FULL_DETAIL } from './store/storage-health.js';
 import './auth/principal.js';
@@ -54,6 +55,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     ajv: undefined,
     // Long path parameters reach the validator (422) instead of a bare 414.
     routerOptions: { maxParamLength: 2048 },
+    // 431 and malformed requests in the `{"detail": …}` shape too.
+    clientErrorHandler: answerClientError,
     // Router-level failures (malformed percent-encoding) keep the `{"detail": …}` body.
     frameworkErrors: (err, _req, reply) => {
       const status = (err as FastifyError).statusCode ?? 400;

@@ -133,8 +133,20 @@ export class AdvanceJobs {
       if (this.stopped) throw new Error('The twin stopped during the advance.');
       const next = Math.min(to, ctx.clock.nowMs() + span);
       const t0 = performance.now();
-      await twin.advance?.(ctx, new Date(next));
-      ctx.clock.advanceTo(next);
+      // One commit per slice (each lifecycle step inside is a savepoint): a crash keeps the clock
+      // and the records of every finished slice together.
+      const db = ctx.store.db;
+      db.exec('BEGIN');
+      try {
+        await twin.advance?.(ctx, new Date(next));
+        ctx.clock.advanceTo(next);
+        db.exec('COMMIT');
+      } catch (e) {
+        if (db.inTransaction) db.exec('ROLLBACK');
+        // The clock in memory follows what was committed.
+        ctx.clock.resetTo(new Date(Number(ctx.store.getMeta('clock') ?? ctx.clock.nowMs())));
+        throw e;
+      }
       job.clock = ctx.clock.now().toISOString();
       const took = performance.now() - t0;
       if (took < SLICE_MS / 2) span *= 2;

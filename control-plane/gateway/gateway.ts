@@ -6,7 +6,8 @@
 // It runs on its own thread (worker.ts, driven by host.ts), so no API request can block it.
 
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { answerClientError } from '../http/client-error.js';
 import { Pool } from 'undici';
 import { compileRedaction, toLogRow, type CompiledRedaction } from './recording.js';
 import type { RequestLogRow } from '../store/request-logs.js';
@@ -110,18 +111,6 @@ const JSON_TYPE = 'application/json';
 
 function jsonBody(body: unknown): Buffer {
   return Buffer.from(JSON.stringify(body));
-}
-
-/** Answers a malformed request (headers too large, bad framing) in the `{detail}` shape. */
-export function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
-  if (!socket.writable) {
-    socket.destroy();
-    return;
-  }
-  const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
-  const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
-  const body = JSON.stringify({ detail: tooLarge ? 'Request header fields too large.' : 'Bad Request: the request is not valid HTTP.' });
-  socket.end(`HTTP/1.1 ${status}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
 }
 
 export class TwinGateway {

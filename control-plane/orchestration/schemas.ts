@@ -2,7 +2,7 @@
 
 import { z } from 'zod';
 import { TWIN_SLUGS } from '../../twin-runtime/registry.js';
-import { uuidString } from '../http/fields.js';
+import { parseUuid, uuidString } from '../http/fields.js';
 
 /** Every id in a path: any form Pydantic accepts (braced, urn:uuid:, upper case, no hyphens), normalised. */
 export const idParam = uuidString();
@@ -69,9 +69,16 @@ export const catalogTwinSchema = z.object({
 
 export const credentialSchema = z.object({ api_key: z.string() });
 
+/** A reference to another resource by id: any UUID form is normalised (an unknown id is then 404). */
+const reference = () =>
+  z
+    .string()
+    .min(1)
+    .overwrite((v) => parseUuid(v) ?? v);
+
 export const twinRequestBody = z.object({
   twin: z.enum(TWIN_SLUGS),
-  seed_id: z.string().min(1).nullish(),
+  seed_id: reference().nullish(),
 });
 
 const ttlSeconds = z.number().int().gte(1).nullish();
@@ -80,7 +87,7 @@ export const createEnvironmentBody = z
   .object({
     name: z.string().min(1).max(200),
     twins: z.array(twinRequestBody).optional(),
-    scenario_id: z.string().min(1).nullish(),
+    scenario_id: reference().nullish(),
     ttl_seconds: ttlSeconds,
   })
   .refine((b) => (b.twins?.length ?? 0) > 0 || !!b.scenario_id, {
