@@ -120,6 +120,8 @@ export class TwinGateway {
   private readonly maxBody: number;
   /** Requests read and not yet answered. */
   private inFlight = 0;
+  /** Their responses: a drain makes each one close its connection. */
+  private readonly answering = new Set<ServerResponse>();
   private drainWaiters: (() => void)[] = [];
   private draining = false;
 
@@ -265,6 +267,8 @@ export class TwinGateway {
    */
   async drain(timeoutMs: number): Promise<number> {
     this.draining = true;
+    // Answers still to come close their connections: no request can follow them on it.
+    for (const res of this.answering) res.shouldKeepAlive = false;
     for (const s of this.servers()) {
       s.close();
       s.closeIdleConnections();
@@ -294,7 +298,8 @@ export class TwinGateway {
     }
   }
 
-  private finished(): void {
+  private finished(res: ServerResponse): void {
+    this.answering.delete(res);
     this.inFlight -= 1;
     if (this.inFlight === 0 && this.drainWaiters.length > 0) {
       for (const w of this.drainWaiters.splice(0)) w();
@@ -303,6 +308,7 @@ export class TwinGateway {
 
   private async forward(route: Route, req: IncomingMessage, res: ServerResponse): Promise<void> {
     this.inFlight += 1;
+    this.answering.add(res);
     const started = performance.now();
     const occurredAt = new Date().toISOString();
     const rawUrl = req.url ?? '/';
@@ -390,7 +396,7 @@ export class TwinGateway {
         this.options.onError?.('gateway answer failed', err);
         res.destroy();
       }
-      this.finished();
+      this.finished(res);
     });
   }
 }
