@@ -50,6 +50,9 @@ const COLUMNS = [
   'request_body', 'request_body_truncated', 'response_content_type', 'response_body', 'response_body_truncated',
 ] as const;
 
+/** What the logs API lists (RequestLogListItem). */
+const LIST_COLUMNS = ['id', 'environment_id', 'environment_twin_id', 'method', 'path', 'query_string', 'status_code', 'duration_ms', 'occurred_at'] as const;
+
 /** Schema of the log file, applied in order (its own numbering, apart from control-plane.sqlite). */
 const LOG_MIGRATIONS: { version: number; sql: string }[] = [
   {
@@ -185,7 +188,7 @@ export class RequestLogStore {
       newCounters: db.prepare('INSERT INTO request_log_environments (environment_id, organization_id) VALUES (?, ?) ON CONFLICT DO NOTHING'),
       saveCounters: db.prepare('UPDATE request_log_environments SET next_seq = ?, body_bytes = ? WHERE environment_id = ?'),
       range: db.prepare(
-        `SELECT ${COLUMNS.slice(0, 12).join(', ')} FROM request_logs WHERE environment_id = ? AND env_seq >= ? AND env_seq <= ? ORDER BY env_seq DESC`,
+        `SELECT ${LIST_COLUMNS.join(', ')} FROM request_logs WHERE environment_id = ? AND env_seq >= ? AND env_seq <= ? ORDER BY env_seq DESC`,
       ),
       rowsRange: db.prepare('SELECT * FROM request_logs WHERE environment_id = ? AND env_seq >= ? AND env_seq <= ? ORDER BY env_seq DESC'),
       markDeleted: db.prepare('UPDATE request_log_environments SET deleted = 1 WHERE environment_id = ?'),
