@@ -37,6 +37,9 @@ interface StartSpec {
   env?: Record<string, string>;
 }
 
+// The twin's data file holds its records and keys: readable by the service user only.
+process.umask(0o077);
+
 const exitWithParent = process.env.TWIN_EXIT_WITH_PARENT === '1';
 let server: TwinServer | undefined;
 let stopping = false;

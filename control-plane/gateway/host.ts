@@ -52,6 +52,9 @@ export interface GatewayStats {
     expired: number;
     purged: number;
     bodies_dropped: number;
+    /** Transactions committed and the time spent committing (ms): the log write's cost. */
+    commits: number;
+    commit_ms: number;
     writable: boolean;
   };
 }
@@ -296,6 +299,8 @@ export class GatewayHost implements GatewayControl {
         expired: n(STAT.expired),
         purged: n(STAT.purged),
         bodies_dropped: n(STAT.bodiesDropped),
+        commits: n(STAT.commits),
+        commit_ms: n(STAT.commitMicros) / 1000,
         writable: n(STAT.writable) === 1,
       },
     };

@@ -42,6 +42,8 @@ export const STAT = {
   bodiesDropped: 5,
   inFlight: 6,
   writable: 7,
+  commits: 8,
+  commitMicros: 9,
   firstSlot: 16,
 } as const;
 

@@ -23,6 +23,8 @@ export interface LogWriterOptions {
   /** Longest a maintenance step should take. */
   stepBudgetMs?: number;
   onError?: (message: string, err: unknown) => void;
+  /** After each commit (the gateway's thread publishes its counters here). */
+  onCommit?: () => void;
 }
 
 export interface WriterStats {
@@ -35,6 +37,9 @@ export interface WriterStats {
   expired: number;
   purged: number;
   bodiesDropped: number;
+  /** Transactions committed, and the time spent in them (µs): what the log write costs. */
+  commits: number;
+  commitMicros: number;
   /** Whether the last commit succeeded. */
   writable: boolean;
 }
@@ -51,8 +56,8 @@ export class RequestLogWriter {
   private lastSweep = 0;
   private rowBudget = 500;
   private closed = false;
-  private readonly o: Required<Omit<LogWriterOptions, 'onError'>> & Pick<LogWriterOptions, 'onError'>;
-  readonly counters = { written: 0, failed: 0, expired: 0, purged: 0, bodiesDropped: 0 };
+  private readonly o: Required<Omit<LogWriterOptions, 'onError' | 'onCommit'>> & Pick<LogWriterOptions, 'onError' | 'onCommit'>;
+  readonly counters = { written: 0, failed: 0, expired: 0, purged: 0, bodiesDropped: 0, commits: 0, commitMicros: 0 };
   writable = true;
 
   constructor(
@@ -66,6 +71,7 @@ export class RequestLogWriter {
       retentionSweepMs: options.retentionSweepMs ?? 60_000,
       stepBudgetMs: options.stepBudgetMs ?? 4,
       onError: options.onError,
+      onCommit: options.onCommit,
     };
     this.commitBatch = store.db.transaction((rows: RequestLogRow[]) => store.appendRows(rows));
   }
@@ -101,9 +107,12 @@ export class RequestLogWriter {
     this.rows = [];
     this.callbacks = [];
     let ok = true;
+    const t0 = performance.now();
     try {
       this.commitBatch(rows);
       this.counters.written += rows.length;
+      this.counters.commits += 1;
+      this.counters.commitMicros += Math.round((performance.now() - t0) * 1000);
       this.writable = true;
     } catch (err) {
       ok = false;
@@ -112,6 +121,7 @@ export class RequestLogWriter {
       this.o.onError?.(`request log commit failed for ${rows.length} entries`, err);
     }
     for (const cb of callbacks) cb(ok);
+    this.o.onCommit?.();
   }
 
   /** Start the bounded maintenance steps. */

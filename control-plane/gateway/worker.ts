@@ -25,6 +25,7 @@ const writer = new RequestLogWriter(store, {
   defaultRetentionDays: data.defaultRetentionDays,
   bodyCapBytes: data.bodyCapBytes,
   onError: (msg, err) => report('error', msg, err),
+  onCommit: () => publish(),
 });
 
 /** Copy the writer's counters where host.stats() reads them. */
@@ -37,15 +38,14 @@ function publish(): void {
   Atomics.store(stats, STAT.purged, BigInt(s.purged));
   Atomics.store(stats, STAT.bodiesDropped, BigInt(s.bodiesDropped));
   Atomics.store(stats, STAT.writable, s.writable ? 1n : 0n);
+  Atomics.store(stats, STAT.commits, BigInt(s.commits));
+  Atomics.store(stats, STAT.commitMicros, BigInt(s.commitMicros));
   Atomics.store(stats, STAT.inFlight, BigInt(gateway.requestsInFlight));
 }
 
 const sink = {
   write(row: Parameters<RequestLogWriter['write']>[0], done: (ok: boolean) => void) {
-    writer.write(row, (ok) => {
-      done(ok);
-      publish();
-    });
+    writer.write(row, done);
     Atomics.store(stats, STAT.queueDepth, BigInt(writer.queueDepth));
   },
   get writable() {

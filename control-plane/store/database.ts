@@ -25,14 +25,15 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
   migrate(db);
   const logs = options.logs ?? join(dirname(file), LOG_FILE_NAME);
   if (logs !== false) attachLogs(db, logs);
-  for (const f of [file, `${file}-wal`, `${file}-shm`]) restrictFile(f);
+  for (const f of [file, ...(logs === false ? [] : [logs])]) for (const suffix of ['', '-wal', '-shm']) restrictFile(f + suffix);
+  restrictFile(dirname(file), 0o700);
   return db;
 }
 
-/** chmod 600 where the file exists (a file created under another umask keeps nothing readable to others). */
-export function restrictFile(file: string): void {
+/** chmod 600 (or `mode`) where the file exists: one made under another umask keeps nothing readable to others. */
+export function restrictFile(file: string, mode = 0o600): void {
   try {
-    chmodSync(file, 0o600);
+    chmodSync(file, mode);
   } catch {
     // not there (yet)
   }
