@@ -95,6 +95,17 @@ export async function createOrchestration(config: Config, db: Db, log: Logger): 
     admin,
     log: log.child({ component: 'environments' }),
   });
+  // Plans change (an upgrade keeps logs longer): each live environment's retention is refreshed.
+  const refreshRetention = () => {
+    try {
+      gateway.setRetention(
+        store.liveEnvironments().map((e) => ({ environmentId: e.id, organizationId: e.organization_id, days: retentionDaysFor(db, config, e.organization_id) })),
+      );
+    } catch (err) {
+      log.warn({ err }, 'refreshing log retention failed');
+    }
+  };
+  let retentionTimer: NodeJS.Timeout | undefined;
   let closed = false;
   return {
     store,
@@ -110,6 +121,9 @@ export async function createOrchestration(config: Config, db: Db, log: Logger): 
       for (const id of store.deletedEnvironmentsWithLogs()) gateway.purgeEnvironment(id);
       environments.recoverAdvances();
       await reconciler.start();
+      refreshRetention();
+      retentionTimer = setInterval(refreshRetention, 10 * 60_000);
+      retentionTimer.unref();
     },
     async drain(timeoutMs) {
       return gateway.drain(timeoutMs);
@@ -117,6 +131,7 @@ export async function createOrchestration(config: Config, db: Db, log: Logger): 
     async close() {
       if (closed) return;
       closed = true;
+      if (retentionTimer) clearInterval(retentionTimer);
       await reconciler.stop();
       await gateway.closeAll();
       await driver.close();
