@@ -44,6 +44,8 @@ export interface GatewayStats {
   /** Requests each open twin URL has received since it opened. */
   twins: TwinRequestCount[];
   requests_in_flight: number;
+  /** Time the gateway's thread has spent working (not waiting), ms since it started. */
+  thread_busy_ms: number;
   log: {
     /** Rows waiting for their commit (their answers wait with them). */
     queue_depth: number;
@@ -292,6 +294,7 @@ export class GatewayHost implements GatewayControl {
     return {
       twins,
       requests_in_flight: n(STAT.inFlight),
+      thread_busy_ms: n(STAT.busyMicros) / 1000,
       log: {
         queue_depth: n(STAT.queueDepth),
         written: n(STAT.written),

@@ -44,6 +44,7 @@ export const STAT = {
   writable: 7,
   commits: 8,
   commitMicros: 9,
+  busyMicros: 10,
   firstSlot: 16,
 } as const;
 

@@ -3,6 +3,7 @@
 // API request ever runs here, so none can block a proxied request.
 
 import { parentPort, workerData } from 'node:worker_threads';
+import { performance } from 'node:perf_hooks';
 import { openLogDatabase, RequestLogStore } from '../store/request-logs.js';
 import { RequestLogWriter } from './request-log-writer.js';
 import { TwinGateway, type GatewayTwin } from './gateway.js';
@@ -40,6 +41,7 @@ function publish(): void {
   Atomics.store(stats, STAT.writable, s.writable ? 1n : 0n);
   Atomics.store(stats, STAT.commits, BigInt(s.commits));
   Atomics.store(stats, STAT.commitMicros, BigInt(s.commitMicros));
+  Atomics.store(stats, STAT.busyMicros, BigInt(Math.round(performance.eventLoopUtilization().active * 1000)));
   Atomics.store(stats, STAT.inFlight, BigInt(gateway.requestsInFlight));
 }
 

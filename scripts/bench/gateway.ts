@@ -8,6 +8,8 @@
 // With --cpu-prof, the gateway thread writes its own profile (where the gateway's time goes).
 
 import { Worker } from 'node:worker_threads';
+import { readdirSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { Pool } from 'undici';
 import { fmt, percentile, startBenchControlPlane } from './control-plane.js';
 
@@ -89,15 +91,58 @@ try {
 
   const directTimes = await sequential(direct);
   const gatewayTimes = await sequential(twin.url);
-  const results: Record<string, { direct_rps: number; gateway_rps: number; ratio: number }> = {};
+  const gw = bench.cp.services.orchestration.gateway;
+  const twinPid = (bench.cp.services.orchestration.driver as unknown as { pidOf?(id: string): number | undefined }).pidOf?.(twin.id);
+  /** CPU time of the twin's process (ms), from /proc. */
+  const twinCpuMs = () => {
+    try {
+      const f = readFileSync(`/proc/${twinPid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+    } catch {
+      return NaN;
+    }
+  };
+  /** CPU time (ms) of each thread of this process, from /proc. */
+  const threadCpuMs = () => {
+    const out = new Map<string, number>();
+    for (const tid of readdirSync('/proc/self/task')) {
+      try {
+        const f = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+        out.set(tid, ((Number(f[11]) + Number(f[12])) * 1000) / 100);
+      } catch {
+        // thread gone
+      }
+    }
+    return out;
+  };
+  const results: Record<string, { direct_rps: number; gateway_rps: number; ratio: number; gateway_thread_busy_us_per_request: number; gateway_thread_cpu_us_per_request: number; twin_cpu_us_per_request: number }> = {};
   for (const method of ['GET', 'POST'] as const) {
     let d = 0;
     let g = 0;
+    let busy = Infinity;
+    let twinCpu = Infinity;
+    let gatewayCpu = Infinity;
     for (let round = 0; round < 2; round++) {
       d = Math.max(d, await throughput(direct, method));
+      const b0 = gw.stats().thread_busy_ms;
+      const c0 = twinCpuMs();
+      const t0 = threadCpuMs();
       g = Math.max(g, await throughput(twin.url, method));
+      const t1 = threadCpuMs();
+      busy = Math.min(busy, ((gw.stats().thread_busy_ms - b0) * 1000) / TOTAL);
+      twinCpu = Math.min(twinCpu, ((twinCpuMs() - c0) * 1000) / TOTAL);
+      // The gateway's thread: the busiest of those that existed before the client's thread started.
+      const deltas = [...t0].map(([tid, ms]) => (t1.get(tid) ?? ms) - ms);
+      gatewayCpu = Math.min(gatewayCpu, (Math.max(...deltas) * 1000) / TOTAL);
     }
-    results[method] = { direct_rps: Math.round(d), gateway_rps: Math.round(g), ratio: +(g / d).toFixed(2) };
+    results[method] = {
+      direct_rps: Math.round(d),
+      gateway_rps: Math.round(g),
+      ratio: +(g / d).toFixed(2),
+      gateway_thread_busy_us_per_request: Math.round(busy),
+      gateway_thread_cpu_us_per_request: Math.round(gatewayCpu),
+      twin_cpu_us_per_request: Math.round(twinCpu),
+    };
   }
   const stats = bench.cp.services.orchestration.gateway.stats();
   const logged = bench.cp.services.orchestration.requestLogs.count(env.id);
@@ -120,6 +165,7 @@ try {
       log_rows_per_commit: +(stats.log.written / Math.max(1, stats.log.commits)).toFixed(1),
       log_commit_us_per_row: +((stats.log.commit_ms * 1000) / Math.max(1, stats.log.written)).toFixed(1),
       log_commit_ms_per_commit: +(stats.log.commit_ms / Math.max(1, stats.log.commits)).toFixed(3),
+      load_average_1m: +loadavg()[0]!.toFixed(1),
       log_entries: logged,
       log_entries_expected: expectedLogs,
       targets: { ratio_at_16: 0.7, gateway_added_p50_ms: 0.2 },
