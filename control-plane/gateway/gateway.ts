@@ -32,8 +32,8 @@ export interface GatewayOptions {
   writer: LogSink;
   /** Largest request body forwarded (413 beyond). */
   maxBodyBytes?: number;
-  /** Counts requests per twin where the control plane's thread can read them (host.ts). */
-  count?: (slot: number) => void;
+  /** Each request as it arrives (its twin's counter slot, requests now in flight), for host.ts's counters. */
+  count?: (slot: number | undefined, inFlight: number) => void;
   onError?: (message: string, err: unknown) => void;
 }
 
@@ -354,7 +354,7 @@ export class TwinGateway {
     const path = q === -1 ? rawUrl : rawUrl.slice(0, q);
     const queryString = q === -1 ? '' : rawUrl.slice(q + 1);
     const method = req.method ?? 'GET';
-    if (route.slot !== undefined) this.options.count?.(route.slot);
+    this.options.count?.(route.slot, this.inFlight);
     // While draining, each answer closes its connection so the client reconnects elsewhere.
     if (this.draining) res.shouldKeepAlive = false;
 
@@ -363,6 +363,8 @@ export class TwinGateway {
     let headers: Record<string, string | string[]>;
     let responseBody: Buffer;
     let responseContentType: string | undefined;
+    /** Whether the twin answered (a gateway-made answer changed nothing and stands even unlogged). */
+    let fromTwin = false;
     const own = (status: number, detail: string) => {
       statusCode = status;
       responseBody = jsonBody({ detail });
@@ -391,6 +393,7 @@ export class TwinGateway {
         });
         responseBody = answer.body;
         statusCode = answer.statusCode;
+        fromTwin = true;
         headers = {};
         for (const k in answer.headers) {
           const v = answer.headers[k];
@@ -425,7 +428,7 @@ export class TwinGateway {
     });
     // The answer leaves only once its log entry is committed.
     this.options.writer.write(row, (committed) => {
-      if (!committed) own(503, 'The request log could not be written; retry later.');
+      if (!committed && fromTwin) own(503, 'The request log could not be written; retry later.');
       headers['content-length'] = String(responseBody.length);
       try {
         res.writeHead(statusCode, headers);

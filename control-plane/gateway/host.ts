@@ -66,6 +66,7 @@ interface Mirror {
   port: number | null;
   target?: string;
   slot: number;
+  retentionDays: number | null;
 }
 
 /**
@@ -163,7 +164,7 @@ export class GatewayHost implements GatewayControl {
     this.ready = this.spawn();
     await this.ready;
     for (const m of this.routes.values()) {
-      await this.call({ op: 'open', id: 0, twin: { ...m.twin, slot: m.slot }, preferredPort: m.port });
+      await this.call({ op: 'open', id: 0, twin: { ...m.twin, slot: m.slot >= 0 ? m.slot : undefined }, preferredPort: m.port, retentionDays: m.retentionDays });
       if (m.target) this.post({ op: 'setTarget', twinId: m.twin.twinId, address: m.target });
     }
   }
@@ -189,9 +190,10 @@ export class GatewayHost implements GatewayControl {
     if (!mirror) {
       const slot = this.freeSlots.pop() ?? (this.nextSlot < MAX_COUNTED_TWINS ? this.nextSlot++ : -1);
       if (slot >= 0) Atomics.store(this.counters, STAT.firstSlot + slot, 0n);
-      mirror = { twin: { ...twin, redact: extra.redact }, port: null, slot };
+      mirror = { twin: { ...twin, redact: extra.redact }, port: null, slot, retentionDays: extra.retentionDays ?? null };
       this.routes.set(twin.twinId, mirror);
     }
+    mirror.retentionDays = extra.retentionDays ?? null;
     const opened = (await this.call({
       op: 'open',
       id: 0,

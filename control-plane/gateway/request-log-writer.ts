@@ -58,7 +58,9 @@ export class RequestLogWriter {
   private closed = false;
   private readonly o: Required<Omit<LogWriterOptions, 'onError' | 'onCommit'>> & Pick<LogWriterOptions, 'onError' | 'onCommit'>;
   readonly counters = { written: 0, failed: 0, expired: 0, purged: 0, bodiesDropped: 0, commits: 0, commitMicros: 0 };
-  writable = true;
+  /** Whether the last commit succeeded. */
+  private healthy = true;
+  private lastProbe = 0;
 
   constructor(
     private readonly store: RequestLogStore,
@@ -94,8 +96,30 @@ export class RequestLogWriter {
     return this.rows.length;
   }
 
+  /**
+   * Whether rows can be written. After a failed commit it stays false — the gateway then refuses
+   * requests before they reach a twin — except for one probe write a second that finds out when
+   * the log can be written again (space freed).
+   */
+  get writable(): boolean {
+    if (this.healthy) return true;
+    const now = Date.now();
+    if (now - this.lastProbe < 1000) return false;
+    this.lastProbe = now;
+    try {
+      this.store.db
+        .prepare("INSERT INTO request_log_meta (key, value) VALUES ('probe', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
+        .run(String(now));
+      this.healthy = true;
+      this.o.onCommit?.();
+    } catch {
+      // still not writable
+    }
+    return this.healthy;
+  }
+
   stats(): WriterStats {
-    return { queueDepth: this.rows.length, ...this.counters, writable: this.writable };
+    return { queueDepth: this.rows.length, ...this.counters, writable: this.healthy };
   }
 
   /** Commit everything handed over (synchronous: better-sqlite3), then release the answers. */
@@ -113,10 +137,11 @@ export class RequestLogWriter {
       this.counters.written += rows.length;
       this.counters.commits += 1;
       this.counters.commitMicros += Math.round((performance.now() - t0) * 1000);
-      this.writable = true;
+      this.healthy = true;
     } catch (err) {
       ok = false;
-      this.writable = false;
+      this.healthy = false;
+      this.lastProbe = Date.now();
       this.counters.failed += rows.length;
       this.o.onError?.(`request log commit failed for ${rows.length} entries`, err);
     }

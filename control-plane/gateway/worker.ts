@@ -51,25 +51,9 @@ const sink = {
     Atomics.store(stats, STAT.queueDepth, BigInt(writer.queueDepth));
   },
   get writable() {
-    return writer.writable || probeWrite();
+    return writer.writable;
   },
 };
-
-/** While commits fail, one probe per second tells whether the log can be written again. */
-let lastProbe = 0;
-function probeWrite(): boolean {
-  const now = Date.now();
-  if (now - lastProbe < 1000) return false;
-  lastProbe = now;
-  try {
-    db.prepare("INSERT INTO request_log_meta (key, value) VALUES ('probe', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(String(now));
-    writer.writable = true;
-    publish();
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const gateway = new TwinGateway({
   host: data.host,
@@ -78,7 +62,10 @@ const gateway = new TwinGateway({
   publicScheme: data.publicScheme,
   maxBodyBytes: data.maxBodyBytes,
   writer: sink,
-  count: (slot) => void Atomics.add(stats, STAT.firstSlot + slot, 1n),
+  count: (slot, inFlight) => {
+    if (slot !== undefined) Atomics.add(stats, STAT.firstSlot + slot, 1n);
+    Atomics.store(stats, STAT.inFlight, BigInt(inFlight));
+  },
   onError: (msg, err) => report('warn', msg, err),
 });
 

@@ -159,6 +159,11 @@ try {
   const pm = await form(b.twin.url, b.key, '/v1/payment_methods/pm_card_visa/attach', { customer: bc.id });
   await form(b.twin.url, b.key, '/v1/subscriptions', { customer: bc.id, 'items[0][price]': price.id, default_payment_method: pm.id });
 
+  const aHeaders = { authorization: `Bearer ${a.key}` };
+  const aPath = `/v1/customers/${customer.id}`;
+  // A alone, before B's log is filled.
+  const aloneEmpty = await fixedRate(a.twin.url, aPath, aHeaders);
+
   const orgB = bench.cp.services.orchestration.store.environmentById(b.env.id)!.organization_id;
   const fillStarted = performance.now();
   const logDb = new Database(join(bench.cp.services.config.dataDir, LOG_FILE_NAME));
@@ -212,8 +217,6 @@ try {
   }
   await pool.close();
 
-  const aHeaders = { authorization: `Bearer ${a.key}` };
-  const aPath = `/v1/customers/${customer.id}`;
   // A alone.
   const alone = await fixedRate(a.twin.url, aPath, aHeaders);
 
@@ -248,6 +251,7 @@ try {
     log_rows_b: ROWS,
     log_fill_seconds: +fillSeconds.toFixed(1),
     listing_1m_rows_sequential: listing,
+    a_alone_before_fill: { ...summary(aloneEmpty.sinceSent), failed: aloneEmpty.failed, late_sends: aloneEmpty.late },
     a_alone: { ...summary(alone.sinceSent), from_schedule: summary(alone.sinceScheduled), failed: alone.failed, late_sends: alone.late, statuses: alone.statuses },
     a_with_b: { ...summary(contended.sinceSent), from_schedule: summary(contended.sinceScheduled), failed: contended.failed, late_sends: contended.late, statuses: contended.statuses },
     b_listers: { listers: LISTERS, ...summary(lists.times), per_second: Math.round(lists.times.length / SECONDS), failed: lists.failed },

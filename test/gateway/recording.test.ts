@@ -152,3 +152,48 @@ t.test('provider credentials in query strings and bodies are redacted before sto
   const untouched = '{ "a" : 1 }';
   t.equal(redactJson(untouched, new Set(['token'])), untouched);
 });
+
+t.test('when the log cannot be written, requests are refused before they reach the twin', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'twins-gateway-full-'));
+  const db = openDatabase(join(dir, 'cp.sqlite'));
+  const twin = await startTwin('stripe');
+  t.teardown(async () => {
+    await twin.close();
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const logs = new RequestLogStore(db);
+  const writer = new RequestLogWriter(logs);
+  const gateway = new TwinGateway({ host: '127.0.0.1', writer });
+  t.teardown(() => gateway.closeAll());
+  const { url } = await gateway.open({ twinId: 'f', environmentId: 'env-f', organizationId: 'o', slug: 'stripe' });
+  gateway.setTarget('f', twin.url);
+  const create = (email: string) =>
+    fetch(url + '/v1/customers', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${twin.apiKey}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: `email=${encodeURIComponent(email)}`,
+    });
+  const customers = () => twin.server.store.count('customer');
+
+  // A full disk, as SQLite would refuse it: every write to the log file fails.
+  for (const [name, table] of [['full', 'request_logs'], ['full_probe', 'request_log_meta']]) {
+    db.exec(`CREATE TEMP TRIGGER ${name} BEFORE INSERT ON ${table} BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`);
+  }
+  const first = await create('first@example.com');
+  t.equal(first.status, 503, 'the answer whose log entry failed is a 503');
+  t.match(await first.json(), { detail: /could not be written/ });
+  const seen = customers();
+  const second = await create('second@example.com');
+  t.equal(second.status, 503);
+  t.match(await second.json(), { detail: /not forwarded/ });
+  t.equal(customers(), seen, 'the refused request never reached the twin');
+  t.equal(writer.stats().writable, false);
+
+  db.exec('DROP TRIGGER temp.full; DROP TRIGGER temp.full_probe');
+  await new Promise((r) => setTimeout(r, 1100));
+  const third = await create('third@example.com');
+  t.equal(third.status, 200, 'writable again: forwarded and logged');
+  t.equal(logs.count('env-f'), 1, 'only the answered-and-logged request is in the log');
+  t.equal(writer.stats().writable, true);
+});
