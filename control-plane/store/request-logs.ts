@@ -59,7 +59,7 @@ const LOG_MIGRATIONS: { version: number; sql: string }[] = [
     version: 1,
     sql: `
 CREATE TABLE request_logs (
-  seq INTEGER PRIMARY KEY AUTOINCREMENT,   -- arrival order across the whole service
+  seq INTEGER PRIMARY KEY,                 -- arrival order (within an environment it only grows: new rows get max + 1)
   env_seq INTEGER NOT NULL,                -- arrival order within the environment, dense from 1
   id TEXT NOT NULL,
   organization_id TEXT NOT NULL,
