@@ -8,6 +8,8 @@ export type PlanName = 'free' | 'paygo';
 export type DriverName = 'process' | 'docker' | 'kubernetes';
 /** Where twins may deliver webhooks: anywhere, or only to public addresses (decisions §12). */
 export type EgressPolicy = 'any' | 'public';
+/** Who takes payments: the house Stripe twin the control plane runs, Stripe itself, or nobody. */
+export type PaymentProcessorName = 'house' | 'stripe' | 'none';
 
 export interface Config {
   port: number;
@@ -32,6 +34,18 @@ export interface Config {
   /** Host-routing domain for a cluster gateway (`<twin id>.<domain>`); unset locally. */
   domain?: string;
   logLevel: string;
+  /** `pretty` (pino-pretty, one line per API request) or `json`; default pretty when stdout is a terminal. */
+  logFormat: 'pretty' | 'json';
+  /** TWINS_PAYMENT_PROCESSOR; default `stripe` when STRIPE_SECRET_KEY is set, else `house`. */
+  paymentProcessor: PaymentProcessorName;
+  /** Stripe's secret key (`stripe` processor); never logged nor answered. */
+  stripeSecretKey?: string;
+  /** Signing secret of the Stripe webhook endpoint pointing at this control plane. */
+  stripeWebhookSecret?: string;
+  /** STRIPE_API_BASE: another Stripe-compatible API (a standalone twin, stripe-mock); default Stripe's own. */
+  stripeApiBase?: string;
+  /** TWINS_USAGE_INTERVAL_S: how often usage is reported to the payment processor. */
+  usageIntervalSeconds: number;
   /** Days request logs are kept, whatever the plan (TWINS_LOG_RETENTION_DAYS); unset: the plan's. */
   logRetentionDays?: number;
   /** Bytes of request and response bodies an environment's log keeps (TWINS_LOG_BODY_CAP_MB). */
@@ -57,6 +71,13 @@ function oneOf<T extends string>(name: string, value: string | undefined, allowe
   return value as T;
 }
 
+function positiveSeconds(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number of seconds (got '${value}').`);
+  return n;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
   return {
     port: Number(env.PORT ?? 8080),
@@ -69,7 +90,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     invitationProvider: oneOf('TWINS_IDP_PROVIDER', env.TWINS_IDP_PROVIDER, ['local', 'workos'] as const, 'local'),
     workosApiKey: env.WORKOS_API_KEY,
     workosBaseUrl: env.WORKOS_BASE_URL ?? 'https://api.workos.com',
-    defaultPlan: oneOf('TWINS_DEFAULT_PLAN', env.TWINS_DEFAULT_PLAN, ['free', 'paygo'] as const, 'free'),
+    // The embedded local setup starts organizations on paygo; the image and the manifest set free.
+    defaultPlan: oneOf('TWINS_DEFAULT_PLAN', env.TWINS_DEFAULT_PLAN, ['free', 'paygo'] as const, 'paygo'),
     driver: oneOf('TWINS_DRIVER', env.TWINS_DRIVER, ['process', 'docker', 'kubernetes'] as const, 'process'),
     image: env.TWINS_IMAGE || 'twins-runtime:local',
     namespace: env.TWINS_NAMESPACE || 'default',
@@ -81,6 +103,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     logBodyCapBytes: Math.round((positive('TWINS_LOG_BODY_CAP_MB', env.TWINS_LOG_BODY_CAP_MB) ?? 256) * 1024 * 1024),
     egress: oneOf('TWINS_EGRESS', env.TWINS_EGRESS, ['any', 'public'] as const, 'any'),
     drainMs: positive('TWINS_DRAIN_MS', env.TWINS_DRAIN_MS) ?? 10_000,
+    logFormat: oneOf('TWINS_LOG_FORMAT', env.TWINS_LOG_FORMAT, ['pretty', 'json'] as const, process.stdout.isTTY ? 'pretty' : 'json'),
+    paymentProcessor: oneOf('TWINS_PAYMENT_PROCESSOR', env.TWINS_PAYMENT_PROCESSOR, ['house', 'stripe', 'none'] as const, env.STRIPE_SECRET_KEY ? 'stripe' : 'house'),
+    stripeSecretKey: env.STRIPE_SECRET_KEY || undefined,
+    stripeWebhookSecret: env.STRIPE_WEBHOOK_SECRET || undefined,
+    stripeApiBase: env.STRIPE_API_BASE || undefined,
+    usageIntervalSeconds: positiveSeconds('TWINS_USAGE_INTERVAL_S', env.TWINS_USAGE_INTERVAL_S, 3600),
     ...overrides,
   };
 }

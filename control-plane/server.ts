@@ -3,6 +3,7 @@
 // read are answered (and logged) within config.drainMs before anything closes.
 
 import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { closeServices, createServices, type Services } from './services.js';
@@ -14,10 +15,11 @@ export interface RunningControlPlane {
   close(): Promise<void>;
 }
 
-export async function startControlPlane(config: Config): Promise<RunningControlPlane> {
+/** `log`: another logger (`twins mcp` logs to stderr, stdout being its MCP channel). */
+export async function startControlPlane(config: Config, log?: Logger): Promise<RunningControlPlane> {
   // Admin secrets, keys and the databases: files readable by the service user only (600/700).
   process.umask(0o077);
-  const services = await createServices(config);
+  const services = await createServices(config, log);
   const app = await buildApp(services);
   await app.listen({ port: config.port, host: config.host });
   // Reconciler and gateway: environments of an earlier run are picked back up here.
@@ -27,6 +29,8 @@ export async function startControlPlane(config: Config): Promise<RunningControlP
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   const url = `http://${config.host}:${port}`;
+  // The payment processor (the house Stripe twin starts here), metering, webhooks to this URL.
+  await services.billing.start(url);
   let closed = false;
   return {
     app,

@@ -3,15 +3,16 @@
 
 import type { TwinResponse } from './contract.js';
 import { DELIVERY_RESOURCE } from './deliveries.js';
-import type { TwinServer } from './server.js';
+import { InputRefusal, parseJson, prototypesIntact } from './safe-input.js';
+import { KEPT_KEY_META, type TwinServer } from './server.js';
 
 function detail(status: number, sentence: string): TwinResponse {
   return { status, body: { detail: sentence } };
 }
 
-function parseJson(raw: Buffer): unknown {
+function parseBody(raw: Buffer): unknown {
   if (raw.length === 0) return {};
-  return JSON.parse(raw.toString('utf8'));
+  return parseJson(raw.toString('utf8'));
 }
 
 export async function handleAdmin(twin: TwinServer, method: string, path: string, raw: Buffer): Promise<TwinResponse> {
@@ -19,9 +20,9 @@ export async function handleAdmin(twin: TwinServer, method: string, path: string
   const [head, resource, externalId, extra] = parts;
   let body: any;
   try {
-    body = parseJson(raw);
-  } catch {
-    return detail(400, 'The admin request body is not valid JSON.');
+    body = parseBody(raw);
+  } catch (e) {
+    return detail(400, e instanceof InputRefusal ? e.message : 'The admin request body is not valid JSON.');
   }
 
   if (head === 'health' && method === 'GET' && parts.length === 1) {
@@ -34,6 +35,8 @@ export async function handleAdmin(twin: TwinServer, method: string, path: string
         storage_version: Number(twin.store.getMeta('storage_version')),
         clock: twin.clock.now().toISOString(),
         advance: twin.advances.running ?? null,
+        // Twin-only: no request has reached Object.prototype (or Array/Function/String's) in this process.
+        prototype_intact: prototypesIntact(),
       },
     };
   }
@@ -58,6 +61,7 @@ export async function handleAdmin(twin: TwinServer, method: string, path: string
       if (twin.store.getMeta('storage_version') === undefined) {
         twin.store.setMeta('storage_version', String(twin.twin.storageVersion));
       }
+      if (twin.keepsKey) twin.store.setMeta(KEPT_KEY_META, twin.apiKey);
     });
     twin.clock.resetTo(new Date(Number(twin.store.getMeta('clock') ?? start.getTime())));
     twin.twin.initialize?.(twin.ctx);

@@ -7,6 +7,7 @@ import type { RecordStore } from './record-store.js';
 import type { EnvironmentClock } from './clock.js';
 import type { IdSource } from './ids.js';
 import type { Deliveries, DeliveryRecord } from './deliveries.js';
+import type { InputRefusal } from './safe-input.js';
 
 /** A provider request as the runtime parsed it. */
 export interface TwinRequest {
@@ -86,6 +87,12 @@ export interface TwinDefinition {
   version: string;
   /** Bumped when stored record shapes change; seeds of another storage version are not usable. */
   storageVersion: number;
+  /**
+   * Port a standalone twin (`twins twin <slug>`) listens on unless told otherwise (decisions §10).
+   * One per twin, never shared: 12111 + 10·n (stripe 12111, github 12121, slack 12131; reserved in
+   * the README's port table for the twins to come).
+   */
+  defaultPort: number;
   /** Record kinds the twin keeps (the control plane's records endpoints accept these). */
   resources: readonly string[];
   /** Mint the provider-shaped key for a fresh container start (e.g. `sk_test_…`). */
@@ -105,6 +112,14 @@ export interface TwinDefinition {
   unavailable?(req: TwinRequest, retryAfterSeconds: number): TwinResponse;
   /** Credentials in query strings and bodies the request log must not keep. */
   redact?: RedactionRules;
+  /**
+   * Provider-shaped answer to a request the runtime refused while reading it, before any route or
+   * authentication ran: an input limit of twin-runtime/safe-input.ts was passed (too many
+   * parameters, too long or too deep a name, too large an array index, body or JSON nesting).
+   * `req` carries the method, path, query string and headers, nothing parsed. Without it the
+   * runtime answers 400 (413 for the body size) with `{error: {message}}`.
+   */
+  refuseInput?(refusal: InputRefusal, req: TwinRequest, ctx: TwinContext): TwinResponse;
   /**
    * Create the provider's starting state (a workspace, the key's own account) when the file has none.
    * Called when the twin starts and after every reset; must be idempotent.

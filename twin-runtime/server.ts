@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { existsSync } from 'node:fs';
 import { parseBracketForm } from './form.js';
+import { INPUT_LIMITS, InputRefusal, parseJson } from './safe-input.js';
 import { RecordStore } from './record-store.js';
 import { EnvironmentClock } from './clock.js';
 import { IdSource, randomBase62 } from './ids.js';
@@ -26,7 +27,17 @@ export interface TwinServerOptions {
   adminSecret?: string;
   /** Base URL callers see (gateway URL); defaults to the listening address. */
   publicUrl?: string;
+  /**
+   * Keep the provider key in the data file and use it again on the next start (standalone twins,
+   * decisions §10), instead of minting one per start (decisions §7). `apiKey` chooses it.
+   */
+  keepKey?: boolean;
+  /** The key to accept (implies keeping it); default: the kept one, or a freshly minted one. */
+  apiKey?: string;
 }
+
+/** Meta key under which a standalone twin keeps its provider key. */
+export const KEPT_KEY_META = 'standalone_api_key';
 
 interface CompiledRoute {
   route: TwinRoute;
@@ -51,41 +62,59 @@ function compile(route: TwinRoute): CompiledRoute {
   return { route, regex: new RegExp(`^${source}$`), names };
 }
 
-const MAX_BODY = 8 * 1024 * 1024;
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
+/**
+ * The body, or an InputRefusal once it passes the limit: the rest is read and dropped (not kept),
+ * so the client, still sending, gets the refusal instead of a reset connection.
+ */
+function readBody(req: IncomingMessage, limit = INPUT_LIMITS.maxBodyBytes): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (c: Buffer) => {
       size += c.length;
-      if (size > MAX_BODY) {
-        reject(new Error('body too large'));
-        req.destroy();
-        return;
-      }
-      chunks.push(c);
+      if (size > limit) chunks.length = 0;
+      else chunks.push(c);
     });
-    req.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    req.on('end', () => {
+      if (size > limit) reject(new InputRefusal('body_too_large', 'body', limit));
+      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    });
     req.on('error', reject);
   });
 }
 
+/** Parse the body by content type; a body past an input limit throws InputRefusal. */
 function parseBody(raw: Buffer, contentType: string | undefined): Pick<TwinRequest, 'body' | 'bodyKind'> {
   if (raw.length === 0) return { body: {}, bodyKind: 'none' };
   const ct = (contentType ?? '').toLowerCase();
   if (ct.includes('json')) {
+    let v: unknown;
     try {
-      const v = JSON.parse(raw.toString('utf8'));
-      return { body: v && typeof v === 'object' ? v : { value: v }, bodyKind: 'json' };
-    } catch {
+      v = parseJson(raw.toString('utf8'));
+    } catch (e) {
+      if (e instanceof InputRefusal) throw e;
       return { body: {}, bodyKind: 'none' };
     }
+    return { body: v && typeof v === 'object' ? (v as Record<string, unknown>) : { value: v }, bodyKind: 'json' };
   }
   if (ct.includes('x-www-form-urlencoded') || ct === '') {
-    return { body: parseBracketForm(raw.toString('utf8')), bodyKind: 'form' };
+    return { body: parseBracketForm(raw.toString('utf8'), 'body'), bodyKind: 'form' };
   }
   return { body: {}, bodyKind: 'none' };
+}
+
+/** What a twin without its own refuseInput answers. */
+function plainRefusal(refusal: InputRefusal): TwinResponse {
+  return { status: refusal.reason === 'body_too_large' ? 413 : 400, body: { error: { message: refusal.message } } };
+}
+
+/** A path segment percent-decoded; a malformed escape is kept as sent (the route still decides). */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 export function send(res: ServerResponse, out: TwinResponse): void {
@@ -130,7 +159,7 @@ export class TwinServer {
     this.startClock = new Date(Number(this.store.getMeta('clock_start')));
     this.clock = new EnvironmentClock(this.store, this.startClock);
     this.ids = new IdSource(this.store, `${twin.slug}:default-seed`);
-    this.apiKey = twin.mintKey(randomBase62);
+    this.apiKey = this.providerKey(options);
     this.deliveries = new Deliveries(
       this.store,
       () => this.ids.next('dlv_', 24),
@@ -155,6 +184,18 @@ export class TwinServer {
     }
   }
 
+  /** Whether the key survives restarts (kept in the data file's meta, also across a reset). */
+  get keepsKey(): boolean {
+    return !!this.options.keepKey || this.options.apiKey !== undefined;
+  }
+
+  private providerKey(options: TwinServerOptions): string {
+    if (!this.keepsKey) return this.twin.mintKey(randomBase62);
+    const key = options.apiKey ?? this.store.getMeta(KEPT_KEY_META) ?? this.twin.mintKey(randomBase62);
+    this.store.setMeta(KEPT_KEY_META, key);
+    return key;
+  }
+
   /** The clock's start instant (reset puts the clock back here). */
   get clockStart(): Date {
     return this.startClock;
@@ -165,7 +206,7 @@ export class TwinServer {
       const m = c.regex.exec(path);
       if (!m) continue;
       const params: Record<string, string> = {};
-      c.names.forEach((n, i) => (params[n] = decodeURIComponent(m[i + 1]!)));
+      c.names.forEach((n, i) => (params[n] = decodeSegment(m[i + 1]!)));
       return { route: c.route, params };
     }
     return undefined;
@@ -203,17 +244,37 @@ export class TwinServer {
         path,
         params: {},
         queryString,
-        query: parseBracketForm(queryString),
+        query: parseBracketForm(queryString, 'query'),
         headers: req.headers,
         rawBody: raw,
         ...parseBody(raw, req.headers['content-type']),
       };
       send(res, this.advances.busyAnswer(twinReq) ?? (await this.handle(twinReq)));
     } catch (e) {
-      if (!res.headersSent) {
-        send(res, { status: 500, body: { error: { type: 'api_error', message: (e as Error).message } } });
+      if (res.headersSent) return;
+      if (e instanceof InputRefusal) {
+        send(res, this.refuse(e, req, path, queryString));
+        return;
       }
+      send(res, { status: 500, body: { error: { type: 'api_error', message: (e as Error).message } } });
     }
+  }
+
+  /** The answer to a request refused while it was read: the twin's provider shape, `{detail}` on admin paths. */
+  private refuse(refusal: InputRefusal, req: IncomingMessage, path: string, queryString: string): TwinResponse {
+    if (path.startsWith(ADMIN_PREFIX)) return { status: refusal.reason === 'body_too_large' ? 413 : 400, body: { detail: refusal.message } };
+    const unread: TwinRequest = {
+      method: req.method ?? 'GET',
+      path,
+      params: {},
+      queryString,
+      query: {},
+      headers: req.headers,
+      rawBody: Buffer.alloc(0),
+      body: {},
+      bodyKind: 'none',
+    };
+    return this.twin.refuseInput?.(refusal, unread, this.ctx) ?? plainRefusal(refusal);
   }
 
   async listen(port: number, host = '127.0.0.1'): Promise<string> {

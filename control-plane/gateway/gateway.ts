@@ -12,6 +12,7 @@ import { Pool, util as undiciUtil, type Dispatcher } from 'undici';
 import { compileRedaction, toLogRow, type CompiledRedaction } from './recording.js';
 import type { RequestLogRow } from '../store/request-logs.js';
 import type { RedactionRules } from '../../twin-runtime/contract.js';
+import { INPUT_LIMITS } from '../../twin-runtime/safe-input.js';
 
 /** Where the gateway hands each log row; `done` runs once the row is durable. */
 export interface LogSink {
@@ -30,8 +31,6 @@ export interface GatewayOptions {
   /** Scheme of the public twin URLs in cluster mode (TLS is terminated in front of us). */
   publicScheme?: string;
   writer: LogSink;
-  /** Largest request body forwarded (413 beyond). */
-  maxBodyBytes?: number;
   /** Each request as it arrives (its twin's counter slot, requests now in flight), for host.ts's counters. */
   count?: (slot: number | undefined, inFlight: number) => void;
   onError?: (message: string, err: unknown) => void;
@@ -72,8 +71,6 @@ const HOP_BY_HOP = new Set([
 ]);
 const RESPONSE_HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length']);
 
-const DEFAULT_MAX_BODY = 16 * 1024 * 1024;
-
 /** `/_twin`, `/_twin/…` (also with extra leading slashes or an encoded underscore): never forwarded. */
 export function isAdminPath(path: string): boolean {
   // Fast path: neither `_twin` nor an escape anywhere.
@@ -87,8 +84,6 @@ export function isAdminPath(path: string): boolean {
   p = '/' + p.replace(/^\/+/, '');
   return p === '/_twin' || p.startsWith('/_twin/');
 }
-
-class BodyTooLarge extends Error {}
 
 interface Upstream {
   statusCode: number;
@@ -126,19 +121,22 @@ function upstream(pool: Pool, opts: Dispatcher.DispatchOptions): Promise<Upstrea
   });
 }
 
-function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
+/**
+ * Bytes of a request body the gateway holds: one past the twins' limit, so a larger body is
+ * drained rather than held in the control plane's memory, and the twin, still seeing too many
+ * bytes, refuses it in its provider's shape.
+ */
+const BODY_KEPT_BYTES = INPUT_LIMITS.maxBodyBytes + 1;
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    let size = 0;
+    let kept = 0;
     req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > max) {
-        reject(new BodyTooLarge());
-        req.removeAllListeners('data');
-        req.resume();
-        return;
-      }
-      chunks.push(c);
+      if (kept >= BODY_KEPT_BYTES) return;
+      const part = c.length > BODY_KEPT_BYTES - kept ? c.subarray(0, BODY_KEPT_BYTES - kept) : c;
+      chunks.push(part);
+      kept += part.length;
     });
     req.on('end', () => resolve(chunks.length === 0 ? Buffer.alloc(0) : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
     req.on('error', reject);
@@ -155,7 +153,6 @@ export class TwinGateway {
   private readonly routes = new Map<string, Route>();
   private shared: Server | undefined;
   private sharedUrlPort: number | undefined;
-  private readonly maxBody: number;
   /** Requests read and not yet answered. */
   private inFlight = 0;
   /** Their responses: a drain makes each one close its connection. */
@@ -163,9 +160,7 @@ export class TwinGateway {
   private drainWaiters: (() => void)[] = [];
   private draining = false;
 
-  constructor(private readonly options: GatewayOptions) {
-    this.maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
-  }
+  constructor(private readonly options: GatewayOptions) {}
 
   get hostRouting(): boolean {
     return this.options.domain !== undefined;
@@ -372,7 +367,7 @@ export class TwinGateway {
       headers = { 'content-type': JSON_TYPE };
     };
     try {
-      requestBody = await readBody(req, this.maxBody);
+      requestBody = await readBody(req);
       const pool = route.pool;
       if (isAdminPath(path)) own(404, 'Not Found');
       else if (!pool) own(503, 'The twin is starting; retry in a moment.');
@@ -403,11 +398,8 @@ export class TwinGateway {
         responseContentType = Array.isArray(ct) ? ct[0] : ct;
       }
     } catch (err) {
-      if (err instanceof BodyTooLarge) own(413, `Request body too large (limit ${this.maxBody} bytes).`);
-      else {
-        own(502, 'The twin did not answer; it may be restarting.');
-        this.options.onError?.(`gateway forward to twin ${route.twinId} failed`, err);
-      }
+      own(502, 'The twin did not answer; it may be restarting.');
+      this.options.onError?.(`gateway forward to twin ${route.twinId} failed`, err);
     }
     const row = toLogRow({
       organizationId: route.organizationId,

@@ -9,7 +9,6 @@ export interface GatewayWorkerData {
   domain?: string;
   sharedPort?: number;
   publicScheme?: string;
-  maxBodyBytes?: number;
   defaultRetentionDays: number;
   bodyCapBytes: number;
   /** SharedArrayBuffer of BigInt64 counters (STAT). */

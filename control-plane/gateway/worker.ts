@@ -60,7 +60,6 @@ const gateway = new TwinGateway({
   domain: data.domain,
   sharedPort: data.sharedPort,
   publicScheme: data.publicScheme,
-  maxBodyBytes: data.maxBodyBytes,
   writer: sink,
   count: (slot, inFlight) => {
     if (slot !== undefined) Atomics.add(stats, STAT.firstSlot + slot, 1n);

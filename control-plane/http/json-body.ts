@@ -1,43 +1,22 @@
 // JSON bodies: malformed JSON answers 422 `json_invalid` with the character offset, as FastAPI does.
-// A body nested deeper than MAX_JSON_DEPTH is refused the same way before it is parsed: deeper
-// documents overflowed the stack of the validator and of the 422 body's serializer.
+// Bodies are read as all request data is (twin-runtime/safe-input.ts): `__proto__` and
+// `constructor.prototype` keys are dropped at any depth, and nesting past the limit is json_invalid
+// at the offset where it passed it.
 
 import type { FastifyRequest } from 'fastify';
+import { InputRefusal, parseJson } from '../../twin-runtime/safe-input.js';
 import { RequestValidationError } from './validation.js';
-
-export const MAX_JSON_DEPTH = 64;
-
-/** The offset where nesting first passes `max` levels, or -1 (strings are skipped). */
-export function depthExceededAt(text: string, max: number): number {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) {
-      if (++depth > max) return i;
-    } else if (c === 0x5d || c === 0x7d) depth--;
-  }
-  return -1;
-}
 
 export function parseJsonBody(_req: FastifyRequest, body: string | Buffer, done: (err: Error | null, value?: unknown) => void): void {
   const text = typeof body === 'string' ? body : body.toString('utf8');
   if (text.trim() === '') return done(null, undefined);
-  const tooDeep = depthExceededAt(text, MAX_JSON_DEPTH);
-  if (tooDeep !== -1) {
-    return done(
-      new RequestValidationError([
-        { type: 'json_invalid', loc: ['body', tooDeep], msg: 'JSON decode error', input: {}, ctx: { error: `Nesting deeper than ${MAX_JSON_DEPTH} levels` } },
-      ]),
-    );
-  }
   try {
-    done(null, JSON.parse(text));
+    done(null, parseJson(text));
   } catch (e) {
+    if (e instanceof InputRefusal) {
+      const offset = e.offset ?? 0;
+      return done(new RequestValidationError([{ type: 'json_invalid', loc: ['body', offset], msg: 'JSON decode error', input: {}, ctx: { error: 'Maximum nesting depth exceeded' } }]));
+    }
     const message = (e as Error).message;
     const m = /position (\d+)/.exec(message);
     const offset = m ? Number(m[1]) : text.length;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Db } from '../store/database.js';
 import type { EnvironmentRow, EnvironmentStore, EnvironmentTwinRow, NewEnvironmentTwin } from '../store/environments.js';
 import type { Logger } from 'pino';
-import type { RequestLogListItem, RequestLogStore } from '../store/request-logs.js';
+import type { RequestLogFilter, RequestLogListItem, RequestLogStore } from '../store/request-logs.js';
 import type { GatewayHost } from '../gateway/host.js';
 import { AdvanceStore, type AdvanceRow } from '../store/advances.js';
 import { badGateway, conflict, forbidden, HttpError, notFound, paymentRequired } from '../http/errors.js';
@@ -18,6 +18,7 @@ import type { Reconciler } from './reconciler.js';
 import { TwinAdminError, type TwinAdminClient } from './twin-admin.js';
 import { alignClocks } from './clock.js';
 import { expiresAt, planLimitsFor } from './plan-limits.js';
+import { billingRefusal } from '../billing/standing.js';
 import { resolveScenario, resolveSeedFile } from './starting-points.js';
 
 export interface TwinView {
@@ -230,6 +231,8 @@ export class EnvironmentService {
 
   /** 402 when `adding` more running twins would pass the plan's `max_parallel_twins`. */
   private checkParallelLimit(orgId: string, adding: number): void {
+    const refusal = billingRefusal(this.o.db, orgId);
+    if (refusal) throw paymentRequired(refusal);
     const limits = planLimitsFor(this.o.db, orgId);
     if (limits.maxParallelTwins === null) return;
     const active = this.store.countActiveTwins(orgId);
@@ -527,6 +530,13 @@ export class EnvironmentService {
     return this.adminCall(() => this.o.admin.expect<TwinRecordView[]>(200, t.address, t.admin_secret, 'GET', this.recordPath(resource)));
   }
 
+  async getRecord(orgId: string, environmentId: string, twinId: string, resource: string, externalId: string): Promise<TwinRecordView> {
+    const twin = this.twinOfEnvironment(orgId, environmentId, twinId);
+    await this.checkResource(twin, resource);
+    const t = this.requireRunning(twin);
+    return this.adminCall(() => this.o.admin.expect<TwinRecordView>(200, t.address, t.admin_secret, 'GET', this.recordPath(resource, externalId)));
+  }
+
   async putRecord(orgId: string, environmentId: string, twinId: string, resource: string, externalId: string, fields: Record<string, unknown>): Promise<TwinRecordView> {
     const twin = this.twinOfEnvironment(orgId, environmentId, twinId);
     this.refuseDeliveryWrite(resource);
@@ -549,10 +559,13 @@ export class EnvironmentService {
 
   // ---- request logs --------------------------------------------------------------------------
 
-  /** Newest first; the cost is one page's rows whatever the log's size (store/request-logs.ts). */
-  logs(orgId: string, environmentId: string, q: PageQuery): Page<RequestLogView> {
+  /**
+   * Newest first. Unfiltered, the cost is one page's rows whatever the log's size; a filter looks
+   * at the newest FILTER_WINDOW rows only (store/request-logs.ts).
+   */
+  logs(orgId: string, environmentId: string, q: PageQuery, filter: RequestLogFilter = {}): Page<RequestLogView> {
     const env = this.environment(orgId, environmentId);
-    const { total, items } = this.o.logs.listPage(env.id, q.page, q.size);
+    const { total, items } = this.o.logs.listPage(env.id, q.page, q.size, filter);
     return { items, total, page: q.page, size: q.size, pages: total === 0 ? 0 : Math.ceil(total / q.size) };
   }
 

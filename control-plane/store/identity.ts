@@ -42,6 +42,9 @@ export type TokenOutcome =
   | { ok: false; reason: string };
 
 export class IdentityStore {
+  /** Told about each organization this store creates (billing creates its customer). */
+  onOrganizationCreated?: (org: OrganizationRow) => void;
+
   constructor(private readonly db: Db, private readonly defaultPlan: PlanName) {}
 
   /**
@@ -71,12 +74,14 @@ export class IdentityStore {
       org && user && membership && !removed && membership.role === id.role && user.email === email && user.first_name === first && user.last_name === last;
     if (unchanged) return { ok: true, org, user, membership, joined: false };
 
-    return this.db.transaction((): TokenOutcome => {
+    let created: OrganizationRow | undefined;
+    const outcome = this.db.transaction((): TokenOutcome => {
       const now = new Date().toISOString();
       let o = this.db.prepare('SELECT * FROM organizations WHERE external_id = ?').get(id.orgExternalId) as OrganizationRow | undefined;
       if (!o) {
         o = { id: randomUUID(), external_id: id.orgExternalId, name: id.orgName ?? id.orgExternalId, plan: this.defaultPlan, created_at: now };
         this.db.prepare('INSERT INTO organizations (id, external_id, name, plan, created_at) VALUES (@id, @external_id, @name, @plan, @created_at)').run(o);
+        created = o;
       }
       let u = this.db.prepare('SELECT * FROM users WHERE external_id = ?').get(id.sub) as UserRow | undefined;
       if (!u) {
@@ -100,6 +105,8 @@ export class IdentityStore {
       const m = this.membership(o.id, u.id)!;
       return { ok: true, org: o, user: u, membership: m, joined: !existing || existing.active === 0 };
     })();
+    if (created) this.onOrganizationCreated?.(created);
+    return outcome;
   }
 
   /**

@@ -53,6 +53,28 @@ const COLUMNS = [
 /** What the logs API lists (RequestLogListItem). */
 const LIST_COLUMNS = ['id', 'environment_id', 'environment_twin_id', 'method', 'path', 'query_string', 'status_code', 'duration_ms', 'occurred_at'] as const;
 
+/** Narrowing of an environment's log (both optional). */
+export interface RequestLogFilter {
+  twinId?: string;
+  statusCode?: number;
+}
+
+/**
+ * Rows a filtered listing looks at: the environment's newest. A filter has no counter or dense
+ * numbering of its own, so it reads rows; bounding them keeps its cost independent of the log's
+ * size (an unfiltered listing needs no bound: it reads one page).
+ */
+export const FILTER_WINDOW = 50_000;
+
+/** `AND …` conditions for a filter, with their parameters in order. */
+function filterSql(f: RequestLogFilter): { sql: string; params: (string | number)[] } {
+  const parts: string[] = [];
+  const params: (string | number)[] = [];
+  if (f.twinId !== undefined) (parts.push('environment_twin_id = ?'), params.push(f.twinId));
+  if (f.statusCode !== undefined) (parts.push('status_code = ?'), params.push(f.statusCode));
+  return { sql: parts.map((x) => ` AND ${x}`).join(''), params };
+}
+
 /** Schema of the log file, applied in order (its own numbering, apart from control-plane.sqlite). */
 const LOG_MIGRATIONS: { version: number; sql: string }[] = [
   {
@@ -266,10 +288,23 @@ export class RequestLogStore {
     return [Math.max(c.first_seq, high - limit + 1), high];
   }
 
-  /** One page of the listing, newest first, with the total: an index range, whatever the page. */
-  listPage(environmentId: string, page: number, size: number): { total: number; items: RequestLogListItem[] } {
+  /**
+   * One page of the listing, newest first, with the total. Unfiltered: an index range, whatever the
+   * page. Filtered: among the newest FILTER_WINDOW rows.
+   */
+  listPage(environmentId: string, page: number, size: number, filter: RequestLogFilter = {}): { total: number; items: RequestLogListItem[] } {
     const c = this.counters(environmentId);
     if (!c || c.deleted) return { total: 0, items: [] };
+    const f = filterSql(filter);
+    if (f.params.length > 0) {
+      const from = Math.max(c.first_seq, c.next_seq - FILTER_WINDOW);
+      const where = `environment_id = ? AND env_seq >= ?${f.sql}`;
+      const total = (this.db.prepare(`SELECT COUNT(*) AS n FROM request_logs WHERE ${where}`).get(environmentId, from, ...f.params) as { n: number }).n;
+      const items = this.db
+        .prepare(`SELECT ${LIST_COLUMNS.join(', ')} FROM request_logs WHERE ${where} ORDER BY env_seq DESC LIMIT ? OFFSET ?`)
+        .all(environmentId, from, ...f.params, size, (page - 1) * size) as RequestLogListItem[];
+      return { total, items };
+    }
     const range = this.window(c, size, (page - 1) * size);
     const items = range ? (this.stmts.range.all(environmentId, range[0], range[1]) as RequestLogListItem[]) : [];
     return { total: c.next_seq - c.first_seq, items };

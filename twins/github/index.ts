@@ -36,6 +36,7 @@ const github: TwinDefinition = {
   description: 'GitHub REST API: users, orgs, repositories, branches and contents, issues, pull requests, reviews, webhooks.',
   version: '1.0.0',
   storageVersion: 1,
+  defaultPort: 12121,
   resources: [
     'user', 'org', 'membership', 'repository', 'ref', 'commit', 'tree', 'blob', 'issue', 'issue_comment',
     'label', 'milestone', 'pull_request', 'review', 'review_comment', 'hook', 'rate_limit',
@@ -52,6 +53,12 @@ const github: TwinDefinition = {
   unavailable: () => githubError(503, 'Service Unavailable'),
   // Webhook secrets (`config.secret`) and OAuth credentials in bodies; tokens in old-style query auth.
   redact: { query: ['access_token', 'client_secret'], body: ['access_token', 'client_secret', 'refresh_token', 'secret'] },
+  // A body GitHub cannot read is "Problems parsing JSON"; a query past a limit is a schema-level 422.
+  refuseInput(refusal) {
+    if (refusal.reason === 'body_too_large') return githubError(413, 'Request body too large');
+    if (refusal.part === 'body') return githubError(400, 'Problems parsing JSON');
+    return githubError(422, `Invalid request.\n\n${refusal.message}`);
+  },
   initialize: ensureBootstrap,
   advance(ctx, to) {
     rollOver(ctx, to);

@@ -3,7 +3,7 @@
 // Every route runs through http/pipeline.ts (transaction, idempotency, expand, Request-Id).
 
 import type { TwinDefinition, TwinRoute } from '../../twin-runtime/contract.js';
-import { authenticateStripe, unrecognizedUrl } from './http/auth.js';
+import { authenticateStripe, refusedInput, unrecognizedUrl } from './http/auth.js';
 import { stripeError } from './http/errors.js';
 import { stripeRoute } from './http/pipeline.js';
 import { STRIPE_RESOURCES } from './model/objects.js';
@@ -24,6 +24,7 @@ const stripe: TwinDefinition = {
     'Stateful Stripe test mode: customers, catalog, payment methods and intents with test cards, refunds, subscriptions and invoices, checkout, meters, events and signed webhooks, test clocks.',
   version: '1.0.0',
   storageVersion: 1,
+  defaultPort: 12111, // as stripe-mock does
   resources: STRIPE_RESOURCES,
   mintKey: (randomBase62) => `sk_test_${randomBase62(99)}`,
   routes: [...piped(coreRoutes), ...piped(billingRoutes)],
@@ -35,6 +36,7 @@ const stripe: TwinDefinition = {
     headers: { 'stripe-should-retry': 'true' },
   }),
   redact: { query: ['client_secret'], body: ['client_secret', 'refresh_token'] },
+  refuseInput: refusedInput,
   advance: (ctx, to) => advanceStripe(ctx, to),
   signDelivery: signStripeDelivery,
   suggestions,

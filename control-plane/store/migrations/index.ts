@@ -4,7 +4,8 @@ import m001 from './001-identity.js';
 import m002 from './002-environments.js';
 import m003 from './003-seeds-scenarios.js';
 import m004 from './004-tests.js';
-import m005 from './005-hosting.js';
+import m005 from './005-billing.js';
+import m006 from './006-hosting.js';
 
 export interface Migration {
   version: number;
@@ -12,4 +13,4 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: Migration[] = [m001, m002, m003, m004, m005];
+export const MIGRATIONS: Migration[] = [m001, m002, m003, m004, m005, m006];

@@ -2,6 +2,7 @@
 // rendering, URL rewriting), parameter reading with GitHub's 422s, and Link-header pagination.
 
 import type { TwinContext, TwinRequest, TwinResponse, TwinRoute } from '../../../twin-runtime/contract.js';
+import { parseJson } from '../../../twin-runtime/safe-input.js';
 import { GitHubError, invalidRequest } from '../model/errors.js';
 import { type Json, ensureBootstrap, viewer } from '../model/accounts.js';
 import { consume, rateHeaders } from '../model/rate-limit.js';
@@ -102,7 +103,7 @@ export function jsonBody(req: TwinRequest): Json {
   if (req.bodyKind !== 'json' || Array.isArray(req.body)) {
     if (req.bodyKind === 'form' && !req.headers['content-type']) {
       try {
-        const v = JSON.parse(req.rawBody.toString('utf8'));
+        const v = parseJson(req.rawBody.toString('utf8')) as Json;
         if (v && typeof v === 'object' && !Array.isArray(v)) return v;
       } catch { /* fall through */ }
     }

@@ -2,6 +2,7 @@
 // user name (what curl -u sends). Only the key minted for this container is accepted.
 
 import type { TwinContext, TwinRequest, TwinResponse } from '../../../twin-runtime/contract.js';
+import type { InputRefusal } from '../../../twin-runtime/safe-input.js';
 import { stripeError } from './errors.js';
 import { newRequestId, withStripeHeaders } from './pipeline.js';
 
@@ -42,6 +43,19 @@ export function unrecognizedUrl(req: TwinRequest, ctx: TwinContext): TwinRespons
       type: 'invalid_request_error',
       message: `Unrecognized request URL (${req.method}: ${req.path}). Please see https://stripe.com/docs or we can help at https://support.stripe.com/.`,
     }),
+    newRequestId(),
+    req,
+  );
+}
+
+/**
+ * A request the runtime refused while reading it (an input limit passed): Stripe's 400
+ * `invalid_request_error` naming the parameter (413 for a body past the size limit).
+ */
+export function refusedInput(refusal: InputRefusal, req: TwinRequest): TwinResponse {
+  const status = refusal.reason === 'body_too_large' ? 413 : 400;
+  return withStripeHeaders(
+    stripeError(status, { type: 'invalid_request_error', message: refusal.message, param: refusal.param }),
     newRequestId(),
     req,
   );

@@ -4,7 +4,7 @@ import type { Migration } from './index.js';
 // the gateway's log writer alone); a removed member stays removed; advances long enough to be
 // followed are kept as resources.
 const migration: Migration = {
-  version: 5,
+  version: 6,
   name: 'hosting',
   sql: `
 DROP TABLE IF EXISTS main.request_logs;
