@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { loadLocalKeys, mintLocalToken } from '../../control-plane/auth/local-idp.js';
 
-const CLI = join(import.meta.dirname, '..', '..', 'control-plane', 'cli.ts');
+const CLI = join(import.meta.dirname, '..', '..', 'control-plane', 'cli', 'index.ts');
 
 export interface ControlPlaneProcess {
   child: ChildProcess;
@@ -20,14 +20,15 @@ export interface ControlPlaneProcess {
 
 export async function startControlPlaneProcess(dataDir: string, env: Record<string, string> = {}): Promise<ControlPlaneProcess> {
   const child = spawn(process.execPath, ['--import=tsx', CLI, 'serve'], {
-    env: { ...process.env, TWINS_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', TWINS_DEFAULT_PLAN: 'paygo', ...env },
+    env: { ...process.env, TWINS_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', TWINS_DEFAULT_PLAN: 'paygo', TWINS_PAYMENT_PROCESSOR: 'none', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
   child.stderr!.on('data', (c) => (stderr = (stderr + c).slice(-4000)));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the control plane did not start: ${stderr}`)), 60_000);
+    // Loading the control plane under tsx on a busy shared machine can take most of a minute.
+    const timer = setTimeout(() => reject(new Error(`the control plane did not start: ${stderr}`)), 120_000);
     createInterface({ input: child.stdout! }).on('line', (line) => {
       try {
         const msg = JSON.parse(line) as { url?: string };
