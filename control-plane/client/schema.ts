@@ -244,13 +244,13 @@ export interface paths {
         get: operations["getTwinRecord"];
         /**
          * Replace an environment twin record
-         * @description Stores `fields` as the whole record (created when absent); the twin answers its provider API from it at once.
+         * @description Stores `fields` as the whole record (created when absent); the twin answers its provider API from it at once. Delivery records (what the twin sent) are read-only: 403.
          */
         put: operations["replaceTwinRecord"];
         post?: never;
         /**
          * Delete an environment twin record
-         * @description Answers 204; 404 when the twin holds no such record.
+         * @description Answers 204; 404 when the twin holds no such record; 403 for a delivery record (read-only).
          */
         delete: operations["deleteTwinRecord"];
         options?: never;
@@ -2216,6 +2216,15 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
+            /** @description Authenticated but not allowed (role, or an API key where an identity-provider session is required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
             /** @description Not found (or it belongs to another organization) */
             404: {
                 headers: {
@@ -2295,6 +2304,15 @@ export interface operations {
             };
             /** @description Not authenticated: the bearer token or API key is missing, invalid, expired or revoked */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Authenticated but not allowed (role, or an API key where an identity-provider session is required) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -261,10 +261,12 @@ const routes: FastifyPluginAsyncZod = async (app) => {
         tags,
         operationId: 'replaceTwinRecord',
         summary: 'Replace an environment twin record',
-        description: 'Stores `fields` as the whole record (created when absent); the twin answers its provider API from it at once.',
+        description:
+          'Stores `fields` as the whole record (created when absent); the twin answers its provider API from it at once. ' +
+          'Delivery records (what the twin sent) are read-only: 403.',
         params: recordParams,
         body: putRecordBody,
-        response: { 200: twinRecordSchema, ...errorResponses(401, 404, 409, 502) },
+        response: { 200: twinRecordSchema, ...errorResponses(401, 403, 404, 409, 502) },
       },
     },
     async (req) => {
@@ -280,9 +282,9 @@ const routes: FastifyPluginAsyncZod = async (app) => {
         tags,
         operationId: 'deleteTwinRecord',
         summary: 'Delete an environment twin record',
-        description: 'Answers 204; 404 when the twin holds no such record.',
+        description: 'Answers 204; 404 when the twin holds no such record; 403 for a delivery record (read-only).',
         params: recordParams,
-        response: { 204: noContent, ...errorResponses(401, 404, 409, 502) },
+        response: { 204: noContent, ...errorResponses(401, 403, 404, 409, 502) },
       },
     },
     async (req, reply) => {
