@@ -1,4 +1,5 @@
-// The control plane as its own process (`twins serve` under tsx), for tests that kill or stop it:
+// The control plane as its own process (`twins serve` from dist/, compiled by ensureBuilt: loading
+// it under tsx took most of a minute on a busy machine), for tests that kill or stop it:
 // it prints its URL in its first log line; tokens come from the local identity provider's key in
 // the data directory.
 
@@ -6,8 +7,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { loadLocalKeys, mintLocalToken } from '../../control-plane/auth/local-idp.js';
+import { ensureBuilt } from '../orchestration/build.js';
 
-const CLI = join(import.meta.dirname, '..', '..', 'control-plane', 'cli', 'index.ts');
+const CLI = join(import.meta.dirname, '..', '..', 'dist', 'control-plane', 'cli', 'index.js');
 
 export interface ControlPlaneProcess {
   child: ChildProcess;
@@ -19,7 +21,8 @@ export interface ControlPlaneProcess {
 }
 
 export async function startControlPlaneProcess(dataDir: string, env: Record<string, string> = {}): Promise<ControlPlaneProcess> {
-  const child = spawn(process.execPath, ['--import=tsx', CLI, 'serve'], {
+  ensureBuilt();
+  const child = spawn(process.execPath, [CLI, 'serve'], {
     env: { ...process.env, TWINS_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', TWINS_DEFAULT_PLAN: 'paygo', TWINS_PAYMENT_PROCESSOR: 'none', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -27,7 +30,6 @@ export async function startControlPlaneProcess(dataDir: string, env: Record<stri
   child.stderr!.on('data', (c) => (stderr = (stderr + c).slice(-4000)));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   const url = await new Promise<string>((resolve, reject) => {
-    // Loading the control plane under tsx on a busy shared machine can take most of a minute.
     const timer = setTimeout(() => reject(new Error(`the control plane did not start: ${stderr}`)), 120_000);
     createInterface({ input: child.stdout! }).on('line', (line) => {
       try {
