@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { loadLocalKeys, mintLocalToken } from '../../control-plane/auth/local-idp.js';
+import { ensureBuilt } from '../orchestration/build.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const asRoot = process.getuid?.() === 0;
@@ -19,6 +20,7 @@ const probe = spawnSync('unshare', [...unshareArgs, 'sh', '-c', 'd=$(mktemp -d) 
 const canMount = probe.status === 0;
 
 t.test('a full disk degrades to 503 on writes; reads and authentication keep working', { skip: canMount ? false : `cannot mount a tmpfs here (${(probe.stderr || probe.error?.message || '').trim()})` }, async (t) => {
+  ensureBuilt();
   const dir = mkdtempSync(join(tmpdir(), 'twins-full-disk-'));
   const child: ChildProcess = spawn(
     'unshare',
@@ -28,11 +30,10 @@ t.test('a full disk degrades to 503 on writes; reads and authentication keep wor
       '-c',
       'mount -t tmpfs -o size=12m,mode=700 tmpfs "$TWINS_DATA_DIR" && exec "$0" "$@"',
       process.execPath,
-      '--import=tsx',
-      join(ROOT, 'control-plane', 'cli.ts'),
+      join(ROOT, 'dist', 'control-plane', 'cli', 'index.js'),
       'serve',
     ],
-    { env: { ...process.env, TWINS_DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', TWINS_WARM_POOL: '0' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    { env: { ...process.env, TWINS_DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', TWINS_WARM_POOL: '0', TWINS_PAYMENT_PROCESSOR: 'none' }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   t.teardown(() => {
     child.kill('SIGKILL');

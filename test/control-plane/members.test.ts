@@ -4,9 +4,8 @@
 // identity provider minted makes its holder a member before their first call.
 
 import t from 'tap';
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { startTestControlPlane } from '../helpers/control-plane.js';
+import { cliProcess } from '../cli/helpers.js';
 
 const cp = await startTestControlPlane();
 t.teardown(() => cp.stop());
@@ -98,15 +97,7 @@ t.test('authentication writes nothing once the caller is known', async (t) => {
 t.test('a token minted by `twins token` makes its holder a member: inviting them answers 409', async (t) => {
   const admin = await cp.token({ email: 'boss@example.com', org: 'minted', role: 'admin' });
   t.equal((await cp.call('GET', '/users/me', { token: admin })).status, 200);
-  const cli = join(import.meta.dirname, '../../control-plane/cli.ts');
-  const out = await new Promise<{ code: number; stderr: string }>((resolve) =>
-    execFile(
-      process.execPath,
-      ['--import=tsx', cli, 'token', '--email', 'fay@example.com', '--org', 'minted', '--role', 'member'],
-      { env: { ...process.env, TWINS_DATA_DIR: cp.dataDir }, timeout: 60_000 },
-      (err, _stdout, stderr) => resolve({ code: err ? 1 : 0, stderr }),
-    ),
-  );
+  const out = await cliProcess(['token', '--email', 'fay@example.com', '--org', 'minted', '--role', 'member'], { TWINS_DATA_DIR: cp.dataDir });
   t.equal(out.code, 0, out.stderr);
   const invite = await cp.call('POST', '/organizations/current/invitations', { token: admin, body: { email: 'fay@example.com', role: 'member' } });
   t.equal(invite.status, 409, 'the holder of a minted token is already a member');
