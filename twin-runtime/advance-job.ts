@@ -149,8 +149,11 @@ export class AdvanceJobs {
       }
       job.clock = ctx.clock.now().toISOString();
       const took = performance.now() - t0;
-      if (took < SLICE_MS / 2) span *= 2;
-      else if (took > SLICE_MS) span = Math.max(MIN_SPAN_MS, Math.floor(span / 2));
+      // Grow while slices are short; shrink only for a clearly long one: a single lifecycle step
+      // costs what it costs whatever the span, and a span shrunk below it only adds empty slices
+      // (a commit and a due-step scan each), which made the per-event cost several times higher.
+      if (took < SLICE_MS) span *= 2;
+      else if (took > 4 * SLICE_MS) span = Math.max(MIN_SPAN_MS, Math.floor(span / 2));
       await turn();
     }
   }
