@@ -42,7 +42,7 @@ t.test('a full disk degrades to 503 on writes; reads and authentication keep wor
   let stderr = '';
   child.stderr!.on('data', (c) => (stderr += c));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no listening line: ${stderr}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`no listening line: ${stderr}`)), 120_000);
     createInterface({ input: child.stdout! }).on('line', (line) => {
       try {
         const msg = JSON.parse(line) as { url?: string };
