@@ -9,9 +9,11 @@ import type { Services } from './services.js';
 import { HttpError } from './http/errors.js';
 import { RequestValidationError, validateRequestParts, validatorCompiler } from './http/validation.js';
 import { parseJsonBody } from './http/json-body.js';
+import { answerClientError } from './http/client-error.js';
 import { refuseLongQueries } from './http/query-limits.js';
 import { documentForRequest, openapiInfo, transformDocument, transformRoute } from './http/openapi.js';
 import { makeAuthenticate } from './auth/authenticate.js';
+import { isStorageFull, STORAGE_FULL_DETAIL } from './store/storage-health.js';
 import './auth/principal.js';
 import healthRoutes from './routes/health.js';
 import userRoutes from './routes/users.js';
@@ -64,6 +66,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     bodyLimit: 1024 * 1024,
     // Long path parameters reach the validator (422) instead of a bare 414.
     routerOptions: { maxParamLength: 2048 },
+    // 431 and malformed requests in the `{"detail": …}` shape too.
+    clientErrorHandler: answerClientError,
     // Router-level failures (malformed percent-encoding) keep the `{"detail": …}` body.
     frameworkErrors: (err, _req, reply) => {
       const status = (err as FastifyError).statusCode ?? 400;
@@ -81,6 +85,10 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   app.setErrorHandler((err: FastifyError | HttpError | RequestValidationError, req, reply) => {
     if (err instanceof RequestValidationError) return reply.status(422).send({ detail: err.entries });
     if (err instanceof HttpError) return reply.status(err.statusCode).headers(err.headers).send({ detail: err.detail });
+    if (isStorageFull(err)) {
+      services.storage.noteFull();
+      return reply.status(503).header('retry-after', '30').send({ detail: STORAGE_FULL_DETAIL });
+    }
     const status = (err as FastifyError).statusCode;
     if (status && status >= 400 && status < 500) {
       if (status === 415) return reply.status(415).send({ detail: 'Unsupported media type; send application/json.' });

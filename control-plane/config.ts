@@ -6,6 +6,8 @@ export type IdpMode = 'local' | 'oidc';
 export type InvitationProvider = 'local' | 'workos';
 export type PlanName = 'free' | 'paygo';
 export type DriverName = 'process' | 'docker' | 'kubernetes';
+/** Where twins may deliver webhooks: anywhere, or only to public addresses (decisions §12). */
+export type EgressPolicy = 'any' | 'public';
 /** Who takes payments: the house Stripe twin the control plane runs, Stripe itself, or nobody. */
 export type PaymentProcessorName = 'house' | 'stripe' | 'none';
 
@@ -48,6 +50,21 @@ export interface Config {
   stripeApiBase?: string;
   /** TWINS_USAGE_INTERVAL_S: how often usage is reported to the payment processor. */
   usageIntervalSeconds: number;
+  /** Days request logs are kept, whatever the plan (TWINS_LOG_RETENTION_DAYS); unset: the plan's. */
+  logRetentionDays?: number;
+  /** Bytes of request and response bodies an environment's log keeps (TWINS_LOG_BODY_CAP_MB). */
+  logBodyCapBytes: number;
+  /** Twin deliveries' egress policy (TWINS_EGRESS): `any` locally, `public` in the images and manifests. */
+  egress: EgressPolicy;
+  /** How long SIGTERM waits for requests in flight (TWINS_DRAIN_MS). */
+  drainMs: number;
+}
+
+function positive(name: string, value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number (got '${value}').`);
+  return n;
 }
 
 function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[], fallback: T): T {
@@ -88,6 +105,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     kubernetesStorageClass: env.TWINS_K8S_STORAGE_CLASS || undefined,
     domain: env.TWINS_DOMAIN || undefined,
     logLevel: env.LOG_LEVEL ?? 'info',
+    logRetentionDays: positive('TWINS_LOG_RETENTION_DAYS', env.TWINS_LOG_RETENTION_DAYS),
+    logBodyCapBytes: Math.round((positive('TWINS_LOG_BODY_CAP_MB', env.TWINS_LOG_BODY_CAP_MB) ?? 256) * 1024 * 1024),
+    egress: oneOf('TWINS_EGRESS', env.TWINS_EGRESS, ['any', 'public'] as const, 'any'),
+    drainMs: positive('TWINS_DRAIN_MS', env.TWINS_DRAIN_MS) ?? 10_000,
     logFormat: oneOf('TWINS_LOG_FORMAT', env.TWINS_LOG_FORMAT, ['pretty', 'json'] as const, process.stdout.isTTY ? 'pretty' : 'json'),
     paymentProcessor: oneOf('TWINS_PAYMENT_PROCESSOR', env.TWINS_PAYMENT_PROCESSOR, ['house', 'stripe', 'none'] as const, env.STRIPE_SECRET_KEY ? 'stripe' : 'house'),
     stripeSecretKey: env.STRIPE_SECRET_KEY || undefined,

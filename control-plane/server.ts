@@ -1,4 +1,6 @@
 // Start and stop the control plane: services, then the HTTP app; stop in reverse on SIGINT/SIGTERM.
+// Stopping drains first: the API and every twin URL stop taking connections, and requests already
+// read are answered (and logged) within config.drainMs before anything closes.
 
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -15,6 +17,8 @@ export interface RunningControlPlane {
 
 /** `log`: another logger (`twins mcp` logs to stderr, stdout being its MCP channel). */
 export async function startControlPlane(config: Config, log?: Logger): Promise<RunningControlPlane> {
+  // Admin secrets, keys and the databases: files readable by the service user only (600/700).
+  process.umask(0o077);
   const services = await createServices(config, log);
   const app = await buildApp(services);
   await app.listen({ port: config.port, host: config.host });
@@ -35,7 +39,13 @@ export async function startControlPlane(config: Config, log?: Logger): Promise<R
     async close() {
       if (closed) return;
       closed = true;
-      await app.close();
+      // API requests in flight finish; past the bound their connections are cut.
+      const cut = setTimeout(() => app.server.closeAllConnections(), config.drainMs);
+      const apiClosed = app.close();
+      const unanswered = await services.orchestration.drain(config.drainMs);
+      await apiClosed;
+      clearTimeout(cut);
+      if (unanswered > 0) services.log.warn({ unanswered }, 'twin requests still unanswered when the drain time ran out');
       await closeServices(services);
     },
   };

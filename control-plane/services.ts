@@ -18,6 +18,7 @@ import { ScenarioStore } from './store/scenarios.js';
 import { SeedWorker, seedConcurrencyFromEnv } from '../seeds/worker.js';
 import { loadTwinReleases } from '../seeds/twin-releases.js';
 import { llmConfigFromEnv } from '../seeds/llm-client.js';
+import { StorageHealth } from './store/storage-health.js';
 import { BillingService } from './billing/service.js';
 
 export interface Services {
@@ -37,6 +38,8 @@ export interface Services {
   scenarios: ScenarioStore;
   /** Generates seeds in the background (started by server.ts, stopped by closeServices). */
   seedWorker: SeedWorker;
+  /** Whether the data directory takes writes (full disk → 503, /health/ready). */
+  storage: StorageHealth;
   /** Payment processor, checkout, upgrade, metering, webhooks (started by server.ts). */
   billing: BillingService;
 }
@@ -72,6 +75,7 @@ export async function createServices(config: Config, log?: Logger): Promise<Serv
       concurrency: seedConcurrencyFromEnv(),
       llm: llmConfigFromEnv(),
     }),
+    storage: new StorageHealth(config.dataDir),
     billing,
   };
 }

@@ -97,7 +97,7 @@ export class SeedApi {
   /** Move the environment clock to `to`, running every lifecycle event due on the way. */
   async advanceTo(to: Date): Promise<void> {
     this.checkAborted();
-    const res = await handleAdmin(this.server, 'POST', '/_twin/advance', Buffer.from(JSON.stringify({ to: to.toISOString() })));
+    const res = await handleAdmin(this.server, 'POST', '/_twin/advance', Buffer.from(JSON.stringify({ to: to.toISOString(), wait_ms: 3_600_000 })));
     if (res.status !== 200) throw new SeedExpansionError(`Advancing the clock to ${to.toISOString()} failed: ${describe(res.body)}.`);
   }
 

@@ -34,6 +34,7 @@ export async function handleAdmin(twin: TwinServer, method: string, path: string
         version: twin.twin.version,
         storage_version: Number(twin.store.getMeta('storage_version')),
         clock: twin.clock.now().toISOString(),
+        advance: twin.advances.running ?? null,
         // Twin-only: no request has reached Object.prototype (or Array/Function/String's) in this process.
         prototype_intact: prototypesIntact(),
       },
@@ -42,16 +43,13 @@ export async function handleAdmin(twin: TwinServer, method: string, path: string
   if (head === 'credential' && method === 'GET' && parts.length === 1) {
     return { status: 200, body: { api_key: twin.apiKey } };
   }
-  if (head === 'advance' && method === 'POST' && parts.length === 1) {
-    const to = body?.to === undefined ? new Date(Math.max(Date.now(), twin.clock.nowMs())) : new Date(body.to);
-    if (Number.isNaN(to.getTime())) return detail(400, '`to` must be a date-time.');
-    if (to.getTime() < twin.clock.nowMs()) {
-      return detail(409, `Cannot move the clock back from ${twin.clock.now().toISOString()} to ${to.toISOString()}.`);
-    }
-    await twin.twin.advance?.(twin.ctx, to);
-    twin.clock.advanceTo(to);
-    return { status: 200, body: { clock: twin.clock.now().toISOString() } };
+  if (head === 'advance' && method === 'POST' && parts.length === 1) return twin.advances.request(body);
+  if (head === 'advance' && method === 'GET' && parts.length === 2) {
+    return twin.advances.answer(parts[1]!) ?? detail(404, `No advance job '${parts[1]}'.`);
   }
+  // Writes wait for a running advance (reads may watch it).
+  const busy = method === 'GET' ? undefined : twin.advances.busyAdmin();
+  if (busy) return busy;
   if (head === 'reset' && method === 'POST' && parts.length === 1) {
     const start = twin.clockStart;
     // replaceWith ATTACHes the seed file, which SQLite refuses inside a transaction; it runs its
@@ -80,6 +78,10 @@ export async function handleAdmin(twin: TwinServer, method: string, path: string
       const rec = twin.store.get(resource, externalId);
       if (!rec) return detail(404, `No ${resource} record '${externalId}'.`);
       return { status: 200, body: { external_id: externalId, resource, body: rec } };
+    }
+    if (resource === DELIVERY_RESOURCE && method !== 'GET') {
+      // A rewritten delivery would be sent as is: an arbitrary POST with chosen headers and body.
+      return detail(403, 'Delivery records are read-only: they record what the twin sent and are written only by the twin itself.');
     }
     if (method === 'PUT') {
       const fields = body?.fields;

@@ -38,6 +38,17 @@ export interface TwinResponse {
   body?: unknown;
 }
 
+/**
+ * Provider credentials a request may carry outside its headers, by parameter name: the gateway
+ * stores the request log with these values replaced (decisions §12). `query` names query-string
+ * keys; `body` names form keys (bracket keys as sent, e.g. `card[number]`) and JSON properties at
+ * any depth.
+ */
+export interface RedactionRules {
+  query?: readonly string[];
+  body?: readonly string[];
+}
+
 /** Everything a handler or a lifecycle step may touch. */
 export interface TwinContext {
   store: RecordStore;
@@ -94,6 +105,13 @@ export interface TwinDefinition {
   authenticate(req: TwinRequest, ctx: TwinContext): TwinResponse | undefined;
   /** Provider-shaped answer for a path no route matches (and 405-like cases). */
   notFound(req: TwinRequest, ctx: TwinContext): TwinResponse;
+  /**
+   * Provider-shaped 503 while the twin cannot serve (a long advance is running); the runtime adds
+   * `Retry-After`. A generic `{error: {message}}` body is used when absent.
+   */
+  unavailable?(req: TwinRequest, retryAfterSeconds: number): TwinResponse;
+  /** Credentials in query strings and bodies the request log must not keep. */
+  redact?: RedactionRules;
   /**
    * Provider-shaped answer to a request the runtime refused while reading it, before any route or
    * authentication ran: an input limit of twin-runtime/safe-input.ts was passed (too many

@@ -1,15 +1,20 @@
 // Outgoing deliveries (Stripe webhooks, GitHub hooks, Slack event callbacks): queued as `delivery`
 // records, sent after the response that caused them, retried with backoff, every attempt kept.
 // The twin signs each attempt itself (signatures carry the wall-clock time of the attempt).
+// Every attempt obeys the egress policy (egress.ts): a refused one is recorded as refused and not
+// retried. Redirects are not followed (as Stripe, GitHub and Slack do not): a 3xx is a failure.
 
-import { request } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import type { RecordStore } from './record-store.js';
+import { EgressGuard } from './egress.js';
 
 export interface DeliveryAttempt {
   attempted_at: string;
   status_code: number | null;
   error: string | null;
   duration_ms: number;
+  /** Set when the egress policy refused the address: nothing was sent. */
+  refused?: boolean;
 }
 
 export interface DeliveryRecord {
@@ -60,14 +65,17 @@ export class Deliveries {
   private readonly schedule = backoffSchedule();
   private closed = false;
   private nextId: () => string;
+  private readonly dispatcher: Dispatcher | undefined;
 
   constructor(
     private readonly store: RecordStore,
     nextId: () => string,
     private readonly signer: Signer | undefined,
     private readonly timeoutMs = Number(process.env.TWIN_DELIVERY_TIMEOUT_MS ?? 5000),
+    private readonly egress: EgressGuard = EgressGuard.fromEnv(),
   ) {
     this.nextId = nextId;
+    this.dispatcher = egress.agent(timeoutMs);
   }
 
   /** Queue a delivery; it is attempted right after the current request finishes. */
@@ -124,18 +132,28 @@ export class Deliveries {
     };
     let statusCode: number | null = null;
     let error: string | null = null;
-    try {
-      const res = await request(d.url, {
-        method: 'POST',
-        headers,
-        body: d.payload,
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
-      });
-      statusCode = res.statusCode;
-      await res.body.dump();
-    } catch (e) {
-      error = e instanceof Error ? e.message : String(e);
+    let refused = false;
+    const why = await this.egress.check(d.url);
+    if (why !== undefined) {
+      refused = true;
+      error = `Refused by the egress policy (TWINS_EGRESS=public): ${why}.`;
+    } else {
+      try {
+        const res = await request(d.url, {
+          method: 'POST',
+          headers,
+          body: d.payload,
+          headersTimeout: this.timeoutMs,
+          bodyTimeout: this.timeoutMs,
+          dispatcher: this.dispatcher,
+        });
+        statusCode = res.statusCode;
+        await res.body.dump();
+      } catch (e) {
+        const cause = (e as { cause?: unknown }).cause;
+        refused = (e as { refused?: boolean }).refused === true || (cause as { refused?: boolean } | undefined)?.refused === true;
+        error = refused ? (cause instanceof Error && (cause as { refused?: boolean }).refused ? cause.message : (e as Error).message) : e instanceof Error ? e.message : String(e);
+      }
     }
     if (this.closed && error) return; // shutting down: leave it pending for the next start
     const fresh = this.store.get<DeliveryRecord>(DELIVERY_RESOURCE, id) ?? d;
@@ -144,9 +162,11 @@ export class Deliveries {
       status_code: statusCode,
       error,
       duration_ms: Date.now() - started,
+      ...(refused ? { refused: true } : {}),
     });
     const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
-    const retryIn = this.schedule[fresh.attempts.length - 1];
+    // A refused address stays refused: no retries.
+    const retryIn = refused ? undefined : this.schedule[fresh.attempts.length - 1];
     if (ok) {
       fresh.status = 'succeeded';
       fresh.next_attempt_at = null;

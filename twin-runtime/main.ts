@@ -36,7 +36,12 @@ interface StartSpec {
   api_key?: string;
   port?: number;
   host?: string;
+  /** Configuration for this twin (TWINS_EGRESS, TWINS_EGRESS_DENY), applied before it starts. */
+  env?: Record<string, string>;
 }
+
+// The twin's data file holds its records and keys: readable by the service user only.
+process.umask(0o077);
 
 const exitWithParent = process.env.TWIN_EXIT_WITH_PARENT === '1';
 let server: TwinServer | undefined;
@@ -80,6 +85,8 @@ if (!spec.data) {
   process.stderr.write('twin-runtime: no data file given\n');
   process.exit(2);
 }
+// A standby child learns its configuration with the start line.
+for (const [k, v] of Object.entries(spec.env ?? {})) if (/^TWINS?_[A-Z_]+$/.test(k)) process.env[k] = v;
 
 server = new TwinServer(twin, {
   dataFile: spec.data,

@@ -11,6 +11,7 @@ import { EnvironmentClock } from './clock.js';
 import { IdSource, randomBase62 } from './ids.js';
 import { Deliveries, DELIVERY_RESOURCE } from './deliveries.js';
 import { handleAdmin } from './admin-api.js';
+import { AdvanceJobs } from './advance-job.js';
 import type { TwinContext, TwinDefinition, TwinRequest, TwinResponse, TwinRoute } from './contract.js';
 
 export const ADMIN_PREFIX = '/_twin/';
@@ -139,6 +140,8 @@ export class TwinServer {
   readonly deliveries: Deliveries;
   readonly apiKey: string;
   readonly ctx: TwinContext;
+  /** A long advance runs as a job; provider requests get the provider's 503 meanwhile. */
+  readonly advances: AdvanceJobs;
   private readonly routes: Map<string, CompiledRoute[]>;
   private server: Server | undefined;
   private readonly startClock: Date;
@@ -172,6 +175,7 @@ export class TwinServer {
     };
     // The starting state exists from the first instant, so the records endpoints show it at once.
     twin.initialize?.(this.ctx);
+    this.advances = new AdvanceJobs(this);
     this.routes = new Map();
     for (const r of twin.routes) {
       const list = this.routes.get(r.method) ?? [];
@@ -245,7 +249,7 @@ export class TwinServer {
         rawBody: raw,
         ...parseBody(raw, req.headers['content-type']),
       };
-      send(res, await this.handle(twinReq));
+      send(res, this.advances.busyAnswer(twinReq) ?? (await this.handle(twinReq)));
     } catch (e) {
       if (res.headersSent) return;
       if (e instanceof InputRefusal) {
@@ -288,6 +292,7 @@ export class TwinServer {
   }
 
   async close(): Promise<void> {
+    await this.advances.stop();
     await this.deliveries.close();
     if (this.server) {
       this.server.closeAllConnections?.();

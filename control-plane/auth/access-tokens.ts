@@ -14,6 +14,8 @@ export interface TokenIdentity {
   orgExternalId: string;
   orgName?: string;
   role: 'admin' | 'member';
+  /** `iat` (unix seconds): tokens issued before a member's removal are refused. */
+  issuedAt?: number;
 }
 
 export class TokenVerifier {
@@ -72,5 +74,6 @@ export function readClaims(p: JWTPayload): TokenIdentity | undefined {
     orgExternalId,
     orgName: str(p.org_name) ?? str(o?.slg),
     role,
+    issuedAt: typeof p.iat === 'number' ? p.iat : undefined,
   };
 }

@@ -29,9 +29,12 @@ export function makeAuthenticate(services: Services) {
     }
     const identity = await services.tokens.verify(token);
     if (!identity) throw unauthorized('Invalid or expired access token.');
-    const { org, user, membership } = services.identity.upsertFromToken(identity);
-    // A token naming the organization means the invitation (if any) was accepted.
-    services.invitationStore.acceptFor(org.id, user.email);
+    // Reads only, unless the token brings something new (a first call, a new role or name).
+    const outcome = services.identity.resolveToken(identity, (orgId, email) => services.invitationStore.pendingFor(orgId, email) !== undefined);
+    if (!outcome.ok) throw unauthorized(outcome.reason);
+    const { org, user, membership } = outcome;
+    // Joining (first call, or back after an invitation) accepts the invitation waiting, if any.
+    if (outcome.joined) services.invitationStore.acceptFor(org.id, user.email);
     const principal: Principal = { kind: 'session', userId: user.id, email: user.email, orgId: org.id, role: membership.role };
     req.principal = principal;
   };

@@ -10,11 +10,13 @@ export interface Plan {
   maxParallelTwins: number | null;
   /** Whether seeds, generated tests and evaluators can be built. */
   aiGenerationEnabled: boolean;
+  /** Days request logs are kept (decisions §12; TWINS_LOG_RETENTION_DAYS overrides). */
+  logRetentionDays: number;
 }
 
 export const PLANS: Record<PlanName, Plan> = {
-  free: { name: 'free', maxEnvironmentSeconds: 3600, maxParallelTwins: 3, aiGenerationEnabled: false },
-  paygo: { name: 'paygo', maxEnvironmentSeconds: null, maxParallelTwins: null, aiGenerationEnabled: true },
+  free: { name: 'free', maxEnvironmentSeconds: 3600, maxParallelTwins: 3, aiGenerationEnabled: false, logRetentionDays: 7 },
+  paygo: { name: 'paygo', maxEnvironmentSeconds: null, maxParallelTwins: null, aiGenerationEnabled: true, logRetentionDays: 30 },
 };
 
 /** The plan of that name; an unknown stored name falls back to the most restrictive plan. */

@@ -1,6 +1,6 @@
 // `twins advance TWIN_ID [--at DATETIME]`: the environment clock forward, every due event run.
 
-import { ok } from '../client/index.js';
+import { advanceTwin } from '../client/workflows.js';
 import { printJson, progress } from './output.js';
 import type { Handler } from './spec.js';
 
@@ -10,7 +10,8 @@ export const advance: Handler = async (ctx) => {
   const client = await ctx.client();
   const spinner = progress(ctx.io, `advancing to ${at ?? 'now'}`);
   try {
-    await ok(client.POST('/twins/{twin_id}/advance', { params: { path: { twin_id: ctx.args.TWIN_ID! } }, body: at ? { at } : {} }));
+    // A long advance runs as a job (202): followed until it ends.
+    await advanceTwin(client, ctx.args.TWIN_ID!, at);
   } finally {
     spinner.done();
   }

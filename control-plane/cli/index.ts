@@ -9,8 +9,9 @@ const stopped = new Promise<string>((resolve) => {
     signals++;
     if (signals > 1) process.exit(130);
     resolve(signal);
-    // A command that does not wind down on its own is not kept alive by the signal.
-    setTimeout(() => process.exit(130), 10_000).unref();
+    // A command that does not wind down on its own is not kept alive by the signal; `serve` first
+    // drains requests in flight for up to TWINS_DRAIN_MS (default 10 s), so it gets that long more.
+    setTimeout(() => process.exit(130), 10_000 + (Number(process.env.TWINS_DRAIN_MS) || 10_000)).unref();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);

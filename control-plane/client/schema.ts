@@ -110,6 +110,46 @@ export interface paths {
         patch: operations["updateEnvironment"];
         trace?: never;
     };
+    "/environments/{environment_id}/advance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Advance the environment clock and every twin's lifecycle
+         * @description Moves the environment clock to `at` (default: max(now, clock)) and runs every due lifecycle event of its twins. Answers within about a second: 200 `{}` when the advance has finished, or 202 with an Advance and a `Location` header (`GET /environments/{environment_id}/advances/{advance_id}`) to follow it until `status` is `succeeded` or `failed`. While it runs the environment's twins answer provider requests with the provider's 503 and `Retry-After`, and the environment's clock stays where it was; when it ends the environment clock and every twin clock are the same instant. A twin that refuses (its clock is later) answers 409; one that fails answers 502 (or `failed` with `failure`).
+         */
+        post: operations["advanceEnvironment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/environments/{environment_id}/advances/{advance_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow a long advance
+         * @description The Advance a 202 named in `Location`: `running` until every twin has finished, then `succeeded` or `failed` (with `failure`).
+         */
+        get: operations["getAdvance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/environments/{environment_id}/logs": {
         parameters: {
             query?: never;
@@ -204,13 +244,13 @@ export interface paths {
         get: operations["getTwinRecord"];
         /**
          * Replace an environment twin record
-         * @description Stores `fields` as the whole record (created when absent); the twin answers its provider API from it at once.
+         * @description Stores `fields` as the whole record (created when absent); the twin answers its provider API from it at once. Delivery records (what the twin sent) are read-only: 403.
          */
         put: operations["replaceTwinRecord"];
         post?: never;
         /**
          * Delete an environment twin record
-         * @description Answers 204; 404 when the twin holds no such record.
+         * @description Answers 204; 404 when the twin holds no such record; 403 for a delivery record (read-only).
          */
         delete: operations["deleteTwinRecord"];
         options?: never;
@@ -334,7 +374,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke an API key
-         * @description The key stops working at once; its row is kept. Unknown or already revoked keys answer 404.
+         * @description The key stops working at once; its row is kept. Admins revoke any key of the organization, members only the keys they created (403 otherwise). Unknown or already revoked keys answer 404.
          */
         delete: operations["revokeApiKey"];
         options?: never;
@@ -461,6 +501,26 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/organizations/current/members/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member
+         * @description Needs an identity-provider session and the admin role. The member leaves at once: their access tokens issued until now and the API keys they created answer 401, and they stay removed until invited again. Removing the last admin answers 409.
+         */
+        delete: operations["removeMember"];
         options?: never;
         head?: never;
         patch?: never;
@@ -749,7 +809,7 @@ export interface paths {
         put?: never;
         /**
          * Advance a deterministic twin lifecycle
-         * @description Moves the environment clock to `at` (default: now) and runs every due lifecycle event of the environment's twins, in time order, before answering.
+         * @description Moves the environment clock to `at` (default: now) and runs every due lifecycle event of the environment's twins, in time order. Answers within about a second: 200 `{}` when the advance has finished, or 202 with an Advance and a `Location` header (`GET /environments/{environment_id}/advances/{advance_id}`) to follow it until `status` is `succeeded` or `failed`. While it runs the environment's twins answer provider requests with the provider's 503 and `Retry-After`, and the environment's clock stays where it was; when it ends the environment clock and every twin clock are the same instant. A twin that refuses (its clock is later) answers 409; one that fails answers 502 (or `failed` with `failure`).
          */
         post: operations["advanceTwin"];
         delete?: never;
@@ -842,6 +902,29 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description A long advance of an environment clock, followed until it ends. */
+        Advance: {
+            /**
+             * Format: date-time
+             * @description The environment clock now; every running twin is at the same instant.
+             */
+            clock: string;
+            completed_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: uuid */
+            environment_id: string;
+            /** @description Why the advance stopped (a twin refused or failed); null otherwise. */
+            failure: string | null;
+            /** Format: date-time */
+            from: string;
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            status: "running" | "succeeded" | "failed";
+            /** Format: date-time */
+            to: string;
+        };
         ApiKey: {
             /** Format: date-time */
             created_at: string;
@@ -1581,14 +1664,164 @@ export interface operations {
             };
         };
     };
+    advanceEnvironment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                environment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    at?: string;
+                } | null;
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description Accepted: still running */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Advance"];
+                };
+            };
+            /** @description Not authenticated: the bearer token or API key is missing, invalid, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found (or it belongs to another organization) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Unsupported media type; send application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description An upstream (identity provider, payment processor, twin) failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    getAdvance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                advance_id: string;
+                environment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Advance"];
+                };
+            };
+            /** @description Not authenticated: the bearer token or API key is missing, invalid, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found (or it belongs to another organization) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     listRequestLogs: {
         parameters: {
             query?: {
                 page?: number;
                 size?: number;
-                /** @description Only requests answered with this status code. */
+                /** @description Only requests answered with this status code (among the newest 50,000 requests). */
                 status_code?: number;
-                /** @description Only requests served by this twin of the environment. */
+                /** @description Only requests served by this twin of the environment (among the newest 50,000 requests). */
                 twin_id?: string;
             };
             header?: never;
@@ -1983,6 +2216,15 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
+            /** @description Authenticated but not allowed (role, or an API key where an identity-provider session is required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
             /** @description Not found (or it belongs to another organization) */
             404: {
                 headers: {
@@ -2062,6 +2304,15 @@ export interface operations {
             };
             /** @description Not authenticated: the bearer token or API key is missing, invalid, expired or revoked */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Authenticated but not allowed (role, or an API key where an identity-provider session is required) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2381,6 +2632,15 @@ export interface operations {
             };
             /** @description Not authenticated: the bearer token or API key is missing, invalid, expired or revoked */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Authenticated but not allowed (role, or an API key where an identity-provider session is required) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2808,6 +3068,71 @@ export interface operations {
             };
             /** @description Not authenticated: the bearer token or API key is missing, invalid, expired or revoked */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    removeMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not authenticated: the bearer token or API key is missing, invalid, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Authenticated but not allowed (role, or an API key where an identity-provider session is required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found (or it belongs to another organization) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3992,6 +4317,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": Record<string, never>;
+                };
+            };
+            /** @description Accepted: still running */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Advance"];
                 };
             };
             /** @description Not authenticated: the bearer token or API key is missing, invalid, expired or revoked */

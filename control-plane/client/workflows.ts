@@ -1,7 +1,7 @@
-// What the CLI and the MCP server both do on top of single calls: wait for an environment or a
-// seed, and gather a twin's URL, key and SDK snippet. One implementation, over the typed client.
+// What the CLI and the MCP server both do on top of single calls: wait for an environment, a seed
+// or a long advance, and gather a twin's URL, key and SDK snippet. One implementation, over the typed client.
 
-import { ok, type Environment, type Seed, type TwinsClient } from './index.js';
+import { ok, type Environment, type Schemas, type Seed, type TwinsClient } from './index.js';
 import { sdkSnippet, type SdkSnippet } from './sdk-snippets.js';
 
 export interface WaitOptions {
@@ -93,4 +93,25 @@ export async function twinCredentials(client: TwinsClient, twinId: string): Prom
   const { api_key } = await ok(client.POST('/twins/{twin_id}/credential', path));
   if (!twin.url) throw new WaitError(`Twin ${twinId} has no URL yet (it is ${twin.state}).`);
   return { twin_id: twin.id, twin_slug: twin.twin_slug, url: twin.url, api_key, sdk: sdkSnippet(twin.twin_slug, twin.url, api_key) };
+}
+
+export type Advance = Schemas['Advance'];
+
+/**
+ * Advance a twin's environment to `at` (default now) and wait until every due event has run: a
+ * short advance answers 200, a long one 202 with an Advance read until it ends. Resolves with the
+ * environment clock when followed (undefined for a 200); a failed advance throws with its reason.
+ */
+export async function advanceTwin(client: TwinsClient, twinId: string, at: string | undefined, o: WaitOptions = {}): Promise<string | undefined> {
+  const started = await client.POST('/twins/{twin_id}/advance', { params: { path: { twin_id: twinId } }, body: at ? { at } : {} });
+  const answer = await ok(Promise.resolve(started));
+  if (started.response.status !== 202) return undefined;
+  const running = answer as Advance;
+  const done = await poll(
+    () => ok(client.GET('/environments/{environment_id}/advances/{advance_id}', { params: { path: { environment_id: running.environment_id, advance_id: running.id } } })),
+    (a) => (a.status === 'succeeded' ? 'done' : a.status === 'failed' ? `The advance to ${a.to} failed: ${a.failure ?? 'no reason given'}.` : undefined),
+    (a) => `advance to ${a.to} is ${a.status} (clock ${a.clock})`,
+    { timeoutMs: 600_000, ...o },
+  );
+  return done.clock;
 }

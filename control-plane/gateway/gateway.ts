@@ -1,15 +1,25 @@
 // The twin gateway: the URL callers use for a twin (decisions §8). Locally one loopback port per
 // twin; in a cluster (TWINS_DOMAIN) one listener that routes on the host `<twin id>.<domain>`.
 // It forwards over undici keep-alive pools, refuses the twin's internal admin paths (/_twin/*),
-// and records every request without ever blocking or failing it.
+// and answers a request only once its log entry is committed (request-log-writer.ts).
+//
+// It runs on its own thread (worker.ts, driven by host.ts), so no API request can block it.
 
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Pool } from 'undici';
-import type { Logger } from 'pino';
-import { toLogRow } from './recording.js';
-import type { RequestLogWriter } from './request-log-writer.js';
+import { answerClientError } from '../http/client-error.js';
+import { Pool, util as undiciUtil, type Dispatcher } from 'undici';
+import { compileRedaction, toLogRow, type CompiledRedaction } from './recording.js';
+import type { RequestLogRow } from '../store/request-logs.js';
+import type { RedactionRules } from '../../twin-runtime/contract.js';
 import { INPUT_LIMITS } from '../../twin-runtime/safe-input.js';
+
+/** Where the gateway hands each log row; `done` runs once the row is durable. */
+export interface LogSink {
+  write(row: RequestLogRow, done: (committed: boolean) => void): void;
+  /** False while the log cannot be written: requests are refused before they reach the twin. */
+  readonly writable: boolean;
+}
 
 export interface GatewayOptions {
   /** Interface the per-twin listeners bind (loopback locally). */
@@ -20,8 +30,10 @@ export interface GatewayOptions {
   sharedPort?: number;
   /** Scheme of the public twin URLs in cluster mode (TLS is terminated in front of us). */
   publicScheme?: string;
-  writer: RequestLogWriter;
-  log?: Logger;
+  writer: LogSink;
+  /** Each request as it arrives (its twin's counter slot, requests now in flight), for host.ts's counters. */
+  count?: (slot: number | undefined, inFlight: number) => void;
+  onError?: (message: string, err: unknown) => void;
 }
 
 export interface GatewayTwin {
@@ -29,6 +41,10 @@ export interface GatewayTwin {
   environmentId: string;
   organizationId: string;
   slug: string;
+  /** Credentials the log must not keep (the twin definition's list). */
+  redact?: RedactionRules;
+  /** Index of this twin's request counter (host.ts); none when not counted. */
+  slot?: number;
 }
 
 interface Route extends GatewayTwin {
@@ -37,6 +53,7 @@ interface Route extends GatewayTwin {
   pool?: Pool;
   server?: Server;
   port?: number;
+  redaction: CompiledRedaction;
 }
 
 /** Request headers that belong to one hop, not to the twin. */
@@ -56,6 +73,8 @@ const RESPONSE_HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encod
 
 /** `/_twin`, `/_twin/…` (also with extra leading slashes or an encoded underscore): never forwarded. */
 export function isAdminPath(path: string): boolean {
+  // Fast path: neither `_twin` nor an escape anywhere.
+  if (!path.includes('_twin') && !path.includes('%')) return false;
   let p = path;
   try {
     p = decodeURIComponent(path);
@@ -64,6 +83,42 @@ export function isAdminPath(path: string): boolean {
   }
   p = '/' + p.replace(/^\/+/, '');
   return p === '/_twin' || p.startsWith('/_twin/');
+}
+
+interface Upstream {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
+
+/**
+ * One request to the twin through undici's dispatcher with plain callbacks: the answer is held
+ * whole anyway (it leaves after its log commit), so no stream is built for it.
+ */
+function upstream(pool: Pool, opts: Dispatcher.DispatchOptions): Promise<Upstream> {
+  return new Promise((resolve, reject) => {
+    let statusCode = 0;
+    let headers: Upstream['headers'] = {};
+    const chunks: Buffer[] = [];
+    pool.dispatch(opts, {
+      onConnect() {},
+      onHeaders(status: number, raw: Buffer[]) {
+        statusCode = status;
+        headers = undiciUtil.parseHeaders(raw) as Upstream['headers'];
+        return true;
+      },
+      onData(chunk: Buffer) {
+        chunks.push(chunk);
+        return true;
+      },
+      onComplete() {
+        resolve({ statusCode, headers, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) });
+      },
+      onError(err: Error) {
+        reject(err);
+      },
+    } as unknown as Dispatcher.DispatchHandler);
+  });
 }
 
 /**
@@ -88,41 +143,52 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
-function jsonAnswer(res: ServerResponse, status: number, body: unknown): Buffer {
-  const payload = Buffer.from(JSON.stringify(body));
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(payload.length) });
-  res.end(payload);
-  return payload;
+const JSON_TYPE = 'application/json';
+
+function jsonBody(body: unknown): Buffer {
+  return Buffer.from(JSON.stringify(body));
 }
 
 export class TwinGateway {
   private readonly routes = new Map<string, Route>();
   private shared: Server | undefined;
   private sharedUrlPort: number | undefined;
-  /** Requests forwarded (or refused) per twin slug since start, for /metrics. */
-  private readonly served = new Map<string, number>();
+  /** Requests read and not yet answered. */
+  private inFlight = 0;
+  /** Their responses: a drain makes each one close its connection. */
+  private readonly answering = new Set<ServerResponse>();
+  private drainWaiters: (() => void)[] = [];
+  private draining = false;
 
   constructor(private readonly options: GatewayOptions) {}
-
-  /** Figures for /metrics (read through control-plane/metrics.ts dataPathStats). */
-  stats(): { requestsByTwin: Record<string, number> } {
-    return { requestsByTwin: Object.fromEntries(this.served) };
-  }
 
   get hostRouting(): boolean {
     return this.options.domain !== undefined;
   }
 
+  get requestsInFlight(): number {
+    return this.inFlight;
+  }
+
+  private newServer(handler: (req: IncomingMessage, res: ServerResponse) => void): Server {
+    const server = createServer(handler);
+    server.keepAliveTimeout = 65_000;
+    server.on('clientError', answerClientError);
+    return server;
+  }
+
   /** Cluster mode: open the one host-routed listener. Local mode needs nothing up front. */
   async start(): Promise<void> {
     if (!this.hostRouting) return;
-    this.shared = createServer((req, res) => {
+    this.shared = this.newServer((req, res) => {
       const host = (req.headers.host ?? '').split(':')[0]!.toLowerCase();
       const suffix = `.${this.options.domain!.toLowerCase()}`;
       const route = host.endsWith(suffix) ? this.routes.get(host.slice(0, -suffix.length)) : undefined;
       if (!route) {
         req.resume();
-        jsonAnswer(res, 404, { detail: 'Not Found' });
+        const payload = jsonBody({ detail: 'Not Found' });
+        res.writeHead(404, { 'content-type': JSON_TYPE, 'content-length': String(payload.length) });
+        res.end(payload);
         return;
       }
       void this.forward(route, req, res);
@@ -136,7 +202,6 @@ export class TwinGateway {
   }
 
   private listen(server: Server, port: number): Promise<number> {
-    server.keepAliveTimeout = 65_000;
     return new Promise((resolve, reject) => {
       const onError = (err: Error) => {
         server.off('listening', onListening);
@@ -159,15 +224,18 @@ export class TwinGateway {
   async open(twin: GatewayTwin, preferredPort?: number | null): Promise<{ url: string; port: number | null }> {
     let route = this.routes.get(twin.twinId);
     if (!route) {
-      route = { ...twin };
+      route = { ...twin, redaction: compileRedaction(twin.redact) };
       this.routes.set(twin.twinId, route);
+    } else {
+      route.redaction = compileRedaction(twin.redact);
+      route.slot = twin.slot;
     }
     if (this.hostRouting) {
       return { url: `${this.options.publicScheme ?? 'https'}://${twin.twinId}.${this.options.domain}`, port: null };
     }
     if (!route.server) {
       const r = route;
-      const server = createServer((req, res) => void this.forward(r, req, res));
+      const server = this.newServer((req, res) => void this.forward(r, req, res));
       let port: number;
       try {
         port = await this.listen(server, preferredPort ?? 0);
@@ -220,6 +288,37 @@ export class TwinGateway {
     if (pool) await pool.close().catch(() => {});
   }
 
+  private servers(): Server[] {
+    const out = [...this.routes.values()].map((r) => r.server).filter((s): s is Server => s !== undefined);
+    if (this.shared) out.push(this.shared);
+    return out;
+  }
+
+  /**
+   * Stop taking connections and let every request already read finish (answered and logged), for at
+   * most `timeoutMs`. Resolves with the number still unanswered when time ran out (0 normally).
+   */
+  async drain(timeoutMs: number): Promise<number> {
+    this.draining = true;
+    // Answers still to come close their connections: no request can follow them on it.
+    for (const res of this.answering) res.shouldKeepAlive = false;
+    for (const s of this.servers()) {
+      s.close();
+      s.closeIdleConnections();
+    }
+    if (this.inFlight > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, timeoutMs);
+        this.drainWaiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+    for (const s of this.servers()) s.closeIdleConnections();
+    return this.inFlight;
+  }
+
   async closeAll(): Promise<void> {
     const routes = [...this.routes.values()];
     this.routes.clear();
@@ -232,7 +331,17 @@ export class TwinGateway {
     }
   }
 
+  private finished(res: ServerResponse): void {
+    this.answering.delete(res);
+    this.inFlight -= 1;
+    if (this.inFlight === 0 && this.drainWaiters.length > 0) {
+      for (const w of this.drainWaiters.splice(0)) w();
+    }
+  }
+
   private async forward(route: Route, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    this.inFlight += 1;
+    this.answering.add(res);
     const started = performance.now();
     const occurredAt = new Date().toISOString();
     const rawUrl = req.url ?? '/';
@@ -240,77 +349,87 @@ export class TwinGateway {
     const path = q === -1 ? rawUrl : rawUrl.slice(0, q);
     const queryString = q === -1 ? '' : rawUrl.slice(q + 1);
     const method = req.method ?? 'GET';
+    this.options.count?.(route.slot, this.inFlight);
+    // While draining, each answer closes its connection so the client reconnects elsewhere.
+    if (this.draining) res.shouldKeepAlive = false;
+
     let requestBody: Buffer | undefined;
-    let statusCode = 502;
-    let responseBody: Buffer | undefined;
+    let statusCode: number;
+    let headers: Record<string, string | string[]>;
+    let responseBody: Buffer;
     let responseContentType: string | undefined;
+    /** Whether the twin answered (a gateway-made answer changed nothing and stands even unlogged). */
+    let fromTwin = false;
+    const own = (status: number, detail: string) => {
+      statusCode = status;
+      responseBody = jsonBody({ detail });
+      responseContentType = JSON_TYPE;
+      headers = { 'content-type': JSON_TYPE };
+    };
     try {
       requestBody = await readBody(req);
       const pool = route.pool;
-      if (isAdminPath(path)) {
-        statusCode = 404;
-        responseContentType = 'application/json';
-        responseBody = jsonAnswer(res, 404, { detail: 'Not Found' });
-      } else if (!pool) {
-        statusCode = 503;
-        responseContentType = 'application/json';
-        responseBody = jsonAnswer(res, 503, { detail: 'The twin is starting; retry in a moment.' });
-      } else {
-        const headers: Record<string, string | string[]> = {};
-        for (const [k, v] of Object.entries(req.headers as IncomingHttpHeaders)) {
-          if (v !== undefined && !HOP_BY_HOP.has(k)) headers[k] = v;
+      if (isAdminPath(path)) own(404, 'Not Found');
+      else if (!pool) own(503, 'The twin is starting; retry in a moment.');
+      else if (!this.options.writer.writable) own(503, 'The request log cannot be written right now; the request was not forwarded. Retry later.');
+      else {
+        const forwarded: Record<string, string | string[]> = {};
+        const incoming = req.headers as IncomingHttpHeaders;
+        for (const k in incoming) {
+          const v = incoming[k];
+          if (v !== undefined && !HOP_BY_HOP.has(k)) forwarded[k] = v;
         }
-        if (req.headers.host) headers['x-forwarded-host'] = req.headers.host;
-        const upstream = await pool.request({
+        if (req.headers.host) forwarded['x-forwarded-host'] = req.headers.host;
+        const answer = await upstream(pool, {
           path: rawUrl,
           method: method as 'GET',
-          headers,
+          headers: forwarded,
           body: requestBody.length > 0 ? requestBody : undefined,
         });
-        responseBody = Buffer.from(await upstream.body.arrayBuffer());
-        statusCode = upstream.statusCode;
-        const out: Record<string, string | string[]> = {};
-        for (const [k, v] of Object.entries(upstream.headers)) {
-          if (v !== undefined && !RESPONSE_HOP_BY_HOP.has(k)) out[k] = v;
+        responseBody = answer.body;
+        statusCode = answer.statusCode;
+        fromTwin = true;
+        headers = {};
+        for (const k in answer.headers) {
+          const v = answer.headers[k];
+          if (v !== undefined && !RESPONSE_HOP_BY_HOP.has(k)) headers[k] = v;
         }
-        const ct = upstream.headers['content-type'];
+        const ct = answer.headers['content-type'];
         responseContentType = Array.isArray(ct) ? ct[0] : ct;
-        out['content-length'] = String(responseBody.length);
-        res.writeHead(statusCode, out);
-        res.end(responseBody);
       }
     } catch (err) {
-      statusCode = 502;
-      responseContentType = 'application/json';
-      if (!res.headersSent) {
-        responseBody = jsonAnswer(res, 502, { detail: 'The twin did not answer; it may be restarting.' });
-      } else {
+      own(502, 'The twin did not answer; it may be restarting.');
+      this.options.onError?.(`gateway forward to twin ${route.twinId} failed`, err);
+    }
+    const row = toLogRow({
+      organizationId: route.organizationId,
+      environmentId: route.environmentId,
+      twinId: route.twinId,
+      twinSlug: route.slug,
+      method,
+      path,
+      queryString,
+      statusCode: statusCode!,
+      durationMs: performance.now() - started,
+      occurredAt,
+      requestHeaders: req.headers,
+      requestBody,
+      responseContentType,
+      responseBody: responseBody!,
+      redaction: route.redaction,
+    });
+    // The answer leaves only once its log entry is committed.
+    this.options.writer.write(row, (committed) => {
+      if (!committed && fromTwin) own(503, 'The request log could not be written; retry later.');
+      headers['content-length'] = String(responseBody.length);
+      try {
+        res.writeHead(statusCode, headers);
+        res.end(responseBody);
+      } catch (err) {
+        this.options.onError?.('gateway answer failed', err);
         res.destroy();
       }
-      this.options.log?.debug({ err, twinId: route.twinId }, 'gateway forward failed');
-    }
-    this.served.set(route.slug, (this.served.get(route.slug) ?? 0) + 1);
-    try {
-      this.options.writer.add(
-        toLogRow({
-          organizationId: route.organizationId,
-          environmentId: route.environmentId,
-          twinId: route.twinId,
-          twinSlug: route.slug,
-          method,
-          path,
-          queryString,
-          statusCode,
-          durationMs: performance.now() - started,
-          occurredAt,
-          requestHeaders: req.headers,
-          requestBody,
-          responseContentType,
-          responseBody,
-        }),
-      );
-    } catch (err) {
-      this.options.log?.error({ err }, 'request log entry dropped');
-    }
+      this.finished(res);
+    });
   }
 }

@@ -1,11 +1,17 @@
 // What the gateway keeps of one request: the contract's log fields plus the request and response
-// bodies (capped), their content types and the request headers with credentials removed.
+// bodies (capped), their content types and the request headers with credentials removed; provider
+// credentials in the query string and the request body (each twin's own list) are redacted.
 
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { RequestLogRow } from '../store/request-logs.js';
+import type { RedactionRules } from '../../twin-runtime/contract.js';
 
 export const BODY_CAP_BYTES = 64 * 1024;
+
+/** What a redacted value is replaced with (the key stays, so tests can still see it was sent). */
+export const REDACTED = '[REDACTED]';
+const REDACTED_FORM = encodeURIComponent(REDACTED);
 
 /** Headers that carry credentials or secrets; never stored. */
 const CREDENTIAL_HEADERS = new Set([
@@ -23,7 +29,8 @@ const CREDENTIAL_HEADERS = new Set([
 
 export function headersWithoutCredentials(headers: IncomingHttpHeaders): string {
   const out: Record<string, string | string[]> = {};
-  for (const [k, v] of Object.entries(headers)) {
+  for (const k in headers) {
+    const v = headers[k];
     if (v === undefined || CREDENTIAL_HEADERS.has(k)) continue;
     out[k] = v;
   }
@@ -31,10 +38,87 @@ export function headersWithoutCredentials(headers: IncomingHttpHeaders): string 
 }
 
 /** The body as text, cut at the cap (on a byte boundary; a split character is dropped). */
-export function capBody(body: Buffer | undefined): { text: string | null; truncated: 0 | 1 } {
-  if (!body || body.length === 0) return { text: null, truncated: 0 };
-  if (body.length <= BODY_CAP_BYTES) return { text: body.toString('utf8'), truncated: 0 };
-  return { text: body.subarray(0, BODY_CAP_BYTES).toString('utf8').replace(/\uFFFD$/, ''), truncated: 1 };
+export function capBody(body: Buffer | undefined): { text: string | null; truncated: 0 | 1; bytes: number } {
+  if (!body || body.length === 0) return { text: null, truncated: 0, bytes: 0 };
+  if (body.length <= BODY_CAP_BYTES) return { text: body.toString('utf8'), truncated: 0, bytes: body.length };
+  return { text: body.subarray(0, BODY_CAP_BYTES).toString('utf8').replace(/\uFFFD$/, ''), truncated: 1, bytes: BODY_CAP_BYTES };
+}
+
+function decodeFormKey(raw: string): string {
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, ' '));
+  } catch {
+    return raw;
+  }
+}
+
+/** `a=1&token=x` → `a=1&token=%5BREDACTED%5D` for the names listed (keys compared decoded). */
+export function redactForm(text: string, names: ReadonlySet<string>): string {
+  if (names.size === 0 || text === '') return text;
+  let changed = false;
+  const parts = text.split('&');
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!;
+    const eq = part.indexOf('=');
+    const key = decodeFormKey(eq === -1 ? part : part.slice(0, eq));
+    if (names.has(key) && part.slice(eq + 1) !== REDACTED_FORM) {
+      parts[i] = `${eq === -1 ? part : part.slice(0, eq)}=${REDACTED_FORM}`;
+      changed = true;
+    }
+  }
+  return changed ? parts.join('&') : text;
+}
+
+/** Every property with a listed name, at any depth of a JSON document, gets the marker. */
+export function redactJson(text: string, names: ReadonlySet<string>): string {
+  if (names.size === 0) return text;
+  // Cheap test first: most bodies name none of the keys.
+  let mentioned = false;
+  for (const n of names) if (text.includes(`"${n}"`)) mentioned = true;
+  if (!mentioned) return text;
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  let changed = false;
+  const walk = (v: unknown, depth: number): void => {
+    if (depth > 64 || v === null || typeof v !== 'object') return;
+    if (Array.isArray(v)) {
+      for (const item of v) walk(item, depth + 1);
+      return;
+    }
+    const o = v as Record<string, unknown>;
+    for (const k of Object.keys(o)) {
+      if (names.has(k) && typeof o[k] !== 'object') {
+        o[k] = REDACTED;
+        changed = true;
+      } else walk(o[k], depth + 1);
+    }
+  };
+  walk(doc, 0);
+  return changed ? JSON.stringify(doc) : text;
+}
+
+/** A twin's rules as sets, built once per route. */
+export interface CompiledRedaction {
+  query: ReadonlySet<string>;
+  body: ReadonlySet<string>;
+}
+
+export function compileRedaction(rules: RedactionRules | undefined): CompiledRedaction {
+  return { query: new Set(rules?.query ?? []), body: new Set(rules?.body ?? []) };
+}
+
+const NO_REDACTION = compileRedaction(undefined);
+
+function redactBody(text: string | null, contentType: string | undefined, rules: CompiledRedaction): string | null {
+  if (text === null || rules.body.size === 0) return text;
+  const ct = (contentType ?? '').toLowerCase();
+  if (ct.includes('json')) return redactJson(text, rules.body);
+  if (ct.includes('x-www-form-urlencoded') || ct === '') return redactForm(text, rules.body);
+  return text;
 }
 
 export interface RecordedExchange {
@@ -52,12 +136,15 @@ export interface RecordedExchange {
   requestBody?: Buffer;
   responseContentType?: string;
   responseBody?: Buffer;
+  redaction?: CompiledRedaction;
 }
 
 export function toLogRow(x: RecordedExchange): RequestLogRow {
+  const rules = x.redaction ?? NO_REDACTION;
   const req = capBody(x.requestBody);
   const res = capBody(x.responseBody);
   const reqType = x.requestHeaders['content-type'];
+  const requestBody = redactBody(req.text, reqType, rules);
   return {
     id: randomUUID(),
     organization_id: x.organizationId,
@@ -67,16 +154,17 @@ export function toLogRow(x: RecordedExchange): RequestLogRow {
     actor: 'agent',
     method: x.method,
     path: x.path,
-    query_string: x.queryString,
+    query_string: redactForm(x.queryString, rules.query),
     status_code: x.statusCode,
     duration_ms: Math.max(0, Math.round(x.durationMs)),
     occurred_at: x.occurredAt,
     request_headers: headersWithoutCredentials(x.requestHeaders),
     request_content_type: reqType ?? null,
-    request_body: req.text,
+    request_body: requestBody,
     request_body_truncated: req.truncated,
     response_content_type: x.responseContentType ?? null,
     response_body: res.text,
     response_body_truncated: res.truncated,
+    body_bytes: (requestBody === req.text ? req.bytes : Buffer.byteLength(requestBody ?? '')) + res.bytes,
   };
 }

@@ -1,93 +1,203 @@
-// Batches request-log rows in memory and writes them in one transaction per batch: on a short
-// timer, when the batch is full, on demand (a reader that must see every entry), and on shutdown.
-// A failing write never reaches the proxied request; it is logged and the batch kept for a retry.
+// Writes request-log rows so that no answered request is ever missing from the log: the gateway
+// hands each row over with the answer it is holding, and the answer is sent only once the row's
+// transaction has committed (group commit: every row handed over in one turn of the event loop
+// shares one transaction). A commit in WAL mode has reached the operating system, so a SIGKILL
+// right after the response loses nothing.
+//
+// The same (single) writer keeps the log bounded, a few rows at a time between commits: the rows of
+// deleted environments, rows past their retention, and bodies beyond an environment's byte cap.
+// Each step is bounded by a row budget that adapts to a time target, so a step never holds the
+// gateway's thread for long.
 
-import type { Logger } from 'pino';
 import type { RequestLogRow, RequestLogStore } from '../store/request-logs.js';
 
-export interface RequestLogWriterOptions {
-  /** Longest an entry waits in memory. */
-  flushIntervalMs?: number;
-  /** Write at once when this many entries wait. */
-  maxBatch?: number;
-  /** Entries kept while the database refuses writes; older ones beyond this are dropped (and counted). */
-  maxBuffered?: number;
+export interface LogWriterOptions {
+  /** Days rows are kept when the environment has no retention of its own. */
+  defaultRetentionDays?: number;
+  /** Bytes of bodies kept per environment before the oldest are dropped. */
+  bodyCapBytes?: number;
+  /** Milliseconds between maintenance steps. */
+  maintenanceIntervalMs?: number;
+  /** Milliseconds between two sweeps of every environment for retention. */
+  retentionSweepMs?: number;
+  /** Longest a maintenance step should take. */
+  stepBudgetMs?: number;
+  onError?: (message: string, err: unknown) => void;
+  /** After each commit (the gateway's thread publishes its counters here). */
+  onCommit?: () => void;
 }
 
+export interface WriterStats {
+  /** Rows handed over and not yet committed. */
+  queueDepth: number;
+  written: number;
+  /** Rows whose commit failed (their requests were answered 503 instead). */
+  failed: number;
+  /** Rows removed by retention, the purge of deleted environments, and bodies dropped by the cap. */
+  expired: number;
+  purged: number;
+  bodiesDropped: number;
+  /** Transactions committed, and the time spent in them (µs): what the log write costs. */
+  commits: number;
+  commitMicros: number;
+  /** Whether the last commit succeeded. */
+  writable: boolean;
+}
+
+type Done = (committed: boolean) => void;
+
 export class RequestLogWriter {
-  private buffer: RequestLogRow[] = [];
-  private timer: NodeJS.Timeout | undefined;
-  private readonly interval: number;
-  private readonly maxBatch: number;
-  private readonly maxBuffered: number;
+  private rows: RequestLogRow[] = [];
+  private callbacks: Done[] = [];
+  private scheduled = false;
+  private readonly commitBatch: (rows: RequestLogRow[]) => void;
+  private maintenanceTimer: NodeJS.Timeout | undefined;
+  private retentionCursor: string | undefined;
+  private lastSweep = 0;
+  private rowBudget = 500;
   private closed = false;
-  /** Entries dropped because the database refused them for too long. */
-  dropped = 0;
-  written = 0;
+  private readonly o: Required<Omit<LogWriterOptions, 'onError' | 'onCommit'>> & Pick<LogWriterOptions, 'onError' | 'onCommit'>;
+  readonly counters = { written: 0, failed: 0, expired: 0, purged: 0, bodiesDropped: 0, commits: 0, commitMicros: 0 };
+  /** Whether the last commit succeeded. */
+  private healthy = true;
+  private lastProbe = 0;
 
   constructor(
     private readonly store: RequestLogStore,
-    private readonly log?: Logger,
-    options: RequestLogWriterOptions = {},
+    options: LogWriterOptions = {},
   ) {
-    this.interval = options.flushIntervalMs ?? 50;
-    this.maxBatch = options.maxBatch ?? 1000;
-    this.maxBuffered = options.maxBuffered ?? 200_000;
+    this.o = {
+      defaultRetentionDays: options.defaultRetentionDays ?? 30,
+      bodyCapBytes: options.bodyCapBytes ?? 256 * 1024 * 1024,
+      maintenanceIntervalMs: options.maintenanceIntervalMs ?? 200,
+      retentionSweepMs: options.retentionSweepMs ?? 60_000,
+      stepBudgetMs: options.stepBudgetMs ?? 4,
+      onError: options.onError,
+      onCommit: options.onCommit,
+    };
+    this.commitBatch = store.db.transaction((rows: RequestLogRow[]) => store.appendRows(rows));
   }
 
-  add(row: RequestLogRow): void {
-    this.buffer.push(row);
+  /** Hand a row over; `done(true)` runs once it is committed, `done(false)` if the commit failed. */
+  write(row: RequestLogRow, done: Done): void {
+    this.rows.push(row);
+    this.callbacks.push(done);
     if (this.closed) {
-      this.flush();
+      this.commit();
       return;
     }
-    if (this.buffer.length >= this.maxBatch) {
-      // Off the request's own tick: the response is already on its way.
-      setImmediate(() => this.flush());
-    } else if (!this.timer) {
-      this.timer = setTimeout(() => {
-        this.timer = undefined;
-        this.flush();
-      }, this.interval);
-      this.timer.unref();
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.commit());
     }
   }
 
-  get pending(): number {
-    return this.buffer.length;
+  get queueDepth(): number {
+    return this.rows.length;
   }
 
-  /** Write everything waiting now (synchronous: better-sqlite3). */
-  flush(): void {
-    if (this.buffer.length === 0) return;
-    const batch = this.buffer;
-    this.buffer = [];
+  /**
+   * Whether rows can be written. After a failed commit it stays false — the gateway then refuses
+   * requests before they reach a twin — except for one probe write a second that finds out when
+   * the log can be written again (space freed).
+   */
+  get writable(): boolean {
+    if (this.healthy) return true;
+    const now = Date.now();
+    if (now - this.lastProbe < 1000) return false;
+    this.lastProbe = now;
     try {
-      this.store.append(batch);
-      this.written += batch.length;
-    } catch (err) {
-      this.log?.error({ err, entries: batch.length }, 'request log write failed; keeping the batch for a retry');
-      this.buffer = batch.concat(this.buffer);
-      if (this.buffer.length > this.maxBuffered) {
-        const over = this.buffer.length - this.maxBuffered;
-        this.buffer.splice(0, over);
-        this.dropped += over;
-      }
-      if (!this.timer && !this.closed) {
-        this.timer = setTimeout(() => {
-          this.timer = undefined;
-          this.flush();
-        }, 1000);
-        this.timer.unref();
-      }
+      this.store.db
+        .prepare("INSERT INTO request_log_meta (key, value) VALUES ('probe', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
+        .run(String(now));
+      this.healthy = true;
+      this.o.onCommit?.();
+    } catch {
+      // still not writable
     }
+    return this.healthy;
   }
 
-  /** Flush and stop the timer; later entries (a request finishing during shutdown) are written at once. */
+  stats(): WriterStats {
+    return { queueDepth: this.rows.length, ...this.counters, writable: this.healthy };
+  }
+
+  /** Commit everything handed over (synchronous: better-sqlite3), then release the answers. */
+  commit(): void {
+    this.scheduled = false;
+    if (this.rows.length === 0) return;
+    const rows = this.rows;
+    const callbacks = this.callbacks;
+    this.rows = [];
+    this.callbacks = [];
+    let ok = true;
+    const t0 = performance.now();
+    try {
+      this.commitBatch(rows);
+      this.counters.written += rows.length;
+      this.counters.commits += 1;
+      this.counters.commitMicros += Math.round((performance.now() - t0) * 1000);
+      this.healthy = true;
+    } catch (err) {
+      ok = false;
+      this.healthy = false;
+      this.lastProbe = Date.now();
+      this.counters.failed += rows.length;
+      this.o.onError?.(`request log commit failed for ${rows.length} entries`, err);
+    }
+    for (const cb of callbacks) cb(ok);
+    this.o.onCommit?.();
+  }
+
+  /** Start the bounded maintenance steps. */
+  startMaintenance(): void {
+    if (this.maintenanceTimer || this.closed) return;
+    this.maintenanceTimer = setInterval(() => this.maintain(), this.o.maintenanceIntervalMs);
+    this.maintenanceTimer.unref();
+  }
+
+  setDefaultRetentionDays(days: number): void {
+    this.o.defaultRetentionDays = days;
+  }
+
+  /** One maintenance step: purge, body cap, then (when due) the retention sweep; each within budget. */
+  maintain(now = new Date()): void {
+    if (this.closed) return;
+    const t0 = performance.now();
+    let touched = 0;
+    try {
+      const limits = { defaultRetentionDays: this.o.defaultRetentionDays, bodyCapBytes: this.o.bodyCapBytes, rowLimit: this.rowBudget, now };
+      const purged = this.store.purgeStep(this.rowBudget);
+      this.counters.purged += purged;
+      touched += purged;
+      if (touched < this.rowBudget) {
+        const dropped = this.store.bodyCapStep({ ...limits, rowLimit: this.rowBudget - touched });
+        this.counters.bodiesDropped += dropped;
+        touched += dropped;
+      }
+      const sweeping = this.retentionCursor !== undefined;
+      if (touched < this.rowBudget && (sweeping || now.getTime() - this.lastSweep >= this.o.retentionSweepMs)) {
+        if (!sweeping) this.lastSweep = now.getTime();
+        const step = this.store.retentionStep({ ...limits, rowLimit: this.rowBudget - touched }, this.retentionCursor ?? '');
+        this.retentionCursor = step.cursor;
+        this.counters.expired += step.deleted;
+        touched += step.deleted;
+      }
+      if (touched > 0) this.store.db.pragma('incremental_vacuum(256)');
+    } catch (err) {
+      this.o.onError?.('request log maintenance failed', err);
+    }
+    // Steer the budget toward the time target.
+    const took = performance.now() - t0;
+    if (touched >= this.rowBudget && took < this.o.stepBudgetMs / 2) this.rowBudget = Math.min(20_000, this.rowBudget * 2);
+    else if (took > this.o.stepBudgetMs) this.rowBudget = Math.max(50, Math.floor(this.rowBudget / 2));
+  }
+
+  /** Commit what is waiting and stop; later rows (answers finishing during shutdown) commit at once. */
   close(): void {
     this.closed = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    this.flush();
+    if (this.maintenanceTimer) clearInterval(this.maintenanceTimer);
+    this.maintenanceTimer = undefined;
+    this.commit();
   }
 }

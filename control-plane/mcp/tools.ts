@@ -6,7 +6,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { ok, type TwinSlug, type TwinsClient } from '../client/index.js';
-import { twinCredentials, waitForEnvironment, waitForSeed, type WaitOptions } from '../client/workflows.js';
+import { advanceTwin, twinCredentials, waitForEnvironment, waitForSeed, type WaitOptions } from '../client/workflows.js';
 import { catalogTwinSchema, environmentSchema, requestLogSchema, twinRecordSchema } from '../orchestration/schemas.js';
 import { packageVersion } from '../package-info.js';
 
@@ -189,7 +189,7 @@ export function createMcpServer(client: () => TwinsClient | Promise<TwinsClient>
       outputSchema: { twin_id: z.string(), advanced_to: z.string().nullable() },
     },
     async ({ twin_id, at }) => {
-      await ok((await api()).POST('/twins/{twin_id}/advance', { params: { path: { twin_id } }, body: at ? { at } : {} }));
+      await advanceTwin(await api(), twin_id, at);
       return result({ twin_id, advanced_to: at ?? null });
     },
   );

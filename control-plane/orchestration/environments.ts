@@ -6,14 +6,17 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { Db } from '../store/database.js';
 import type { EnvironmentRow, EnvironmentStore, EnvironmentTwinRow, NewEnvironmentTwin } from '../store/environments.js';
-import type { RequestLogFilter, RequestLogRow, RequestLogStore } from '../store/request-logs.js';
-import type { RequestLogWriter } from '../gateway/request-log-writer.js';
-import { badGateway, conflict, HttpError, notFound, paymentRequired } from '../http/errors.js';
+import type { Logger } from 'pino';
+import type { RequestLogFilter, RequestLogListItem, RequestLogStore } from '../store/request-logs.js';
+import type { GatewayHost } from '../gateway/host.js';
+import { AdvanceStore, type AdvanceRow } from '../store/advances.js';
+import { badGateway, conflict, forbidden, HttpError, notFound, paymentRequired } from '../http/errors.js';
 import { paginate, type Page, type PageQuery } from '../http/pagination.js';
 import { isTwinSlug, loadTwin } from '../../twin-runtime/registry.js';
 import { DELIVERY_RESOURCE } from '../../twin-runtime/deliveries.js';
 import type { Reconciler } from './reconciler.js';
 import { TwinAdminError, type TwinAdminClient } from './twin-admin.js';
+import { alignClocks } from './clock.js';
 import { expiresAt, planLimitsFor } from './plan-limits.js';
 import { billingRefusal } from '../billing/standing.js';
 import { resolveScenario, resolveSeedFile } from './starting-points.js';
@@ -54,10 +57,24 @@ export interface SandboxView {
 }
 
 /** A logged request as the contract's logs endpoint shows it: the stored row's public fields. */
-export type RequestLogView = Pick<
-  RequestLogRow,
-  'id' | 'environment_id' | 'environment_twin_id' | 'method' | 'path' | 'query_string' | 'status_code' | 'duration_ms' | 'occurred_at'
->;
+export type RequestLogView = RequestLogListItem;
+
+/** An advance of the environment clock that is followed as a resource (202 → GET it). */
+export interface AdvanceView {
+  id: string;
+  environment_id: string;
+  status: 'running' | 'succeeded' | 'failed';
+  from: string;
+  to: string;
+  /** The environment clock now, equal to every running twin's clock. */
+  clock: string;
+  failure: string | null;
+  created_at: string;
+  completed_at: string | null;
+}
+
+/** An advance answered within this many ms answers 200; a longer one answers 202 and runs on. */
+export const ADVANCE_ANSWER_MS = 800;
 
 export interface TwinRecordView {
   external_id: string;
@@ -82,9 +99,10 @@ export interface EnvironmentServiceOptions {
   dataDir: string;
   store: EnvironmentStore;
   logs: RequestLogStore;
-  writer: RequestLogWriter;
+  gateway: Pick<GatewayHost, 'purgeEnvironment'>;
   reconciler: Reconciler;
   admin: TwinAdminClient;
+  log?: Logger;
 }
 
 export function twinView(t: EnvironmentTwinRow): TwinView {
@@ -102,18 +120,23 @@ export function twinView(t: EnvironmentTwinRow): TwinView {
   };
 }
 
-function logView(r: RequestLogRow): RequestLogView {
+function advanceView(r: AdvanceRow): AdvanceView {
   return {
     id: r.id,
     environment_id: r.environment_id,
-    environment_twin_id: r.environment_twin_id,
-    method: r.method,
-    path: r.path,
-    query_string: r.query_string,
-    status_code: r.status_code,
-    duration_ms: r.duration_ms,
-    occurred_at: r.occurred_at,
+    status: r.status,
+    from: r.from_clock,
+    to: r.to_clock,
+    clock: r.clock,
+    failure: r.failure,
+    created_at: r.created_at,
+    completed_at: r.completed_at,
   };
+}
+
+/** A record id as a path segment: `.` and `..` stay themselves (the admin client sends paths as given). */
+function segment(value: string): string {
+  return encodeURIComponent(value).replace(/\./g, '%2E');
 }
 
 function slugify(name: string, id: string): string {
@@ -128,11 +151,13 @@ function slugify(name: string, id: string): string {
 
 export class EnvironmentService {
   private readonly store: EnvironmentStore;
-  /** Advances of one environment run one at a time (its clock only moves forward). */
-  private readonly clockLocks = new Map<string, Promise<unknown>>();
+  private readonly advances: AdvanceStore;
+  /** The advance under way per environment (its job promise). */
+  private readonly runningAdvances = new Map<string, { id: string; done: Promise<void> }>();
 
   constructor(private readonly o: EnvironmentServiceOptions) {
     this.store = o.store;
+    this.advances = new AdvanceStore(o.db);
   }
 
   // ---- views ---------------------------------------------------------------------------------
@@ -322,6 +347,8 @@ export class EnvironmentService {
       this.store.updateTwinsOf(env.id, { desired_state: 'stopped', deleted_at: now });
       this.store.updateEnvironment(env.id, { deleted_at: now });
     });
+    // Its request log goes with it: gone from every read at once, from the disk step by step.
+    this.o.gateway.purgeEnvironment(env.id);
     await Promise.all(twinIds.map((t) => this.o.reconciler.kick(t)));
     this.store.updateEnvironment(env.id, { status: 'stopped' });
   }
@@ -329,6 +356,7 @@ export class EnvironmentService {
   async addTwin(orgId: string, environmentId: string, req: TwinRequestInput): Promise<TwinView> {
     const env = this.environment(orgId, environmentId);
     if (env.status === 'expired') throw conflict(`Environment ${environmentId} has expired; create a new one.`);
+    this.refuseWhileAdvancing(env.id);
     this.checkParallelLimit(orgId, 1);
     const { row } = await this.newTwin(orgId, env.id, req, new Date().toISOString());
     this.store.transaction(() => {
@@ -351,12 +379,13 @@ export class EnvironmentService {
   async reset(orgId: string, id: string): Promise<EnvironmentView> {
     const env = this.environment(orgId, id);
     if (env.status === 'expired') throw conflict(`Environment ${id} has expired; its twins are stopped.`);
+    this.refuseWhileAdvancing(env.id);
     const twins = this.store.twinsOf(env.id);
     const notRunning = twins.filter((t) => t.state !== 'ready' || !t.address);
     if (notRunning.length > 0) {
       throw conflict(`Twin ${notRunning[0]!.id} is ${notRunning[0]!.state}; reset when every twin of the environment is ready.`);
     }
-    await this.withClockLock(env.id, async () => {
+    await this.o.reconciler.clockLocks.run(env.id, async () => {
       await Promise.all(twins.map((t) => this.adminCall(() => this.o.admin.reset(t.address!, t.admin_secret))));
       this.store.updateEnvironment(env.id, { clock: env.clock_start });
     });
@@ -365,25 +394,105 @@ export class EnvironmentService {
 
   // ---- twins by id ---------------------------------------------------------------------------
 
-  /** Move the environment clock to `at` (default max(now, clock)); every running twin runs its due events. */
-  async advance(orgId: string, twinId: string, at?: Date): Promise<void> {
-    const twin = this.twin(orgId, twinId);
-    await this.withClockLock(twin.environment_id, async () => {
-      const env = this.store.environmentById(twin.environment_id)!;
-      const clock = Date.parse(env.clock);
-      const to = at ?? new Date(Math.max(Date.now(), clock));
-      if (to.getTime() < clock) {
-        throw conflict(`The environment clock is at ${env.clock}; it cannot move back to ${to.toISOString()}.`);
-      }
-      // In time order across twins is each twin's own job; twins share one instant and run one after another.
-      for (const t of this.store.twinsOf(env.id)) {
+  private refuseWhileAdvancing(environmentId: string): void {
+    const running = this.runningAdvances.get(environmentId);
+    if (running) {
+      throw conflict(
+        `An advance of environment ${environmentId} is running; follow it at /environments/${environmentId}/advances/${running.id} and retry when it has finished.`,
+      );
+    }
+  }
+
+  /**
+   * Move the environment clock to `at` (default max(now, clock)); every running twin runs its due
+   * events. Resolves within ADVANCE_ANSWER_MS: `done` when finished, else the advance to follow.
+   * A twin's refusal is the answer's error (409 clock, 502 twin failure), never swallowed.
+   */
+  async advance(orgId: string, environmentId: string, at?: Date): Promise<{ done: true } | { done: false; advance: AdvanceView }> {
+    const env = this.environment(orgId, environmentId);
+    if (env.status === 'expired') throw conflict(`Environment ${environmentId} has expired; its twins are stopped.`);
+    this.refuseWhileAdvancing(env.id);
+    const clock = Date.parse(env.clock);
+    const to = at ?? new Date(Math.max(Date.now(), clock));
+    if (to.getTime() < clock) {
+      throw conflict(`The environment clock is at ${env.clock}; it cannot move back to ${to.toISOString()}.`);
+    }
+    const row: AdvanceRow = {
+      id: randomUUID(),
+      organization_id: orgId,
+      environment_id: env.id,
+      status: 'running',
+      from_clock: env.clock,
+      to_clock: to.toISOString(),
+      clock: env.clock,
+      failure: null,
+      created_at: new Date().toISOString(),
+      completed_at: null,
+    };
+    this.advances.insert(row);
+    const done = this.runAdvance(row, to);
+    this.runningAdvances.set(env.id, { id: row.id, done });
+    void done.finally(() => {
+      if (this.runningAdvances.get(env.id)?.id === row.id) this.runningAdvances.delete(env.id);
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const finished = await Promise.race([done.then(() => true), new Promise<false>((r) => (timer = setTimeout(() => r(false), ADVANCE_ANSWER_MS)))]);
+    clearTimeout(timer);
+    const now = this.advances.byId(row.id)!;
+    if (!finished) return { done: false, advance: advanceView(now) };
+    if (now.status === 'failed') {
+      throw new HttpError(now.failure?.startsWith('Refused:') ? 409 : 502, now.failure!.replace(/^Refused: /, ''));
+    }
+    return { done: true };
+  }
+
+  advanceOf(orgId: string, environmentId: string, advanceId: string): AdvanceView {
+    const env = this.environment(orgId, environmentId);
+    const row = this.advances.get(orgId, env.id, advanceId);
+    if (!row) throw notFound(`Advance ${advanceId} not found.`);
+    return advanceView(row);
+  }
+
+  /** Advances a restart cut short end as failed; twins ahead of their environment pull it up (reconciler). */
+  recoverAdvances(): void {
+    for (const row of this.advances.running()) {
+      this.advances.finish(row.id, 'failed', this.store.environmentById(row.environment_id)?.clock ?? row.clock, 'The control plane restarted during the advance.');
+    }
+  }
+
+  /** The job: each ready twin in turn, followed to its end; on failure every clock is aligned. */
+  private async runAdvance(row: AdvanceRow, to: Date): Promise<void> {
+    await this.o.reconciler.clockLocks.run(row.environment_id, async () => {
+      let failure: string | undefined;
+      for (const t of this.store.twinsOf(row.environment_id)) {
         if (t.state !== 'ready' || !t.address) continue; // caught up by the reconciler when it starts again
-        const out = await this.adminCall(() => this.o.admin.advance(t.address!, t.admin_secret, to));
-        if (out.status !== 200 && out.status !== 409) {
-          throw badGateway(`The ${t.twin_slug} twin ${t.id} could not advance: ${out.body?.detail ?? out.status}.`);
+        try {
+          const out = await this.o.admin.advanceAndWait(t.address, t.admin_secret, to);
+          if (!out.ok) {
+            failure = `${out.status === 409 ? 'Refused: ' : ''}The ${t.twin_slug} twin ${t.id} could not advance: ${out.detail}`;
+            break;
+          }
+        } catch (e) {
+          this.o.log?.warn({ err: (e as Error).message, twinId: t.id }, 'twin unreachable during an advance');
+          failure = `The ${t.twin_slug} twin ${t.id} stopped answering during the advance; it is being restarted.`;
+          break;
         }
       }
-      this.store.updateEnvironment(env.id, { clock: to.toISOString() });
+      if (failure === undefined) {
+        // Twins that became ready while the others advanced (none lag once this returns).
+        for (const t of this.store.twinsOf(row.environment_id)) {
+          if (t.state !== 'ready' || !t.address) continue;
+          const health = await this.o.admin.health(t.address, t.admin_secret).catch(() => undefined);
+          if (health && Date.parse(health.clock) < to.getTime()) await this.o.admin.advanceAndWait(t.address, t.admin_secret, to).catch(() => undefined);
+        }
+        this.store.updateEnvironment(row.environment_id, { clock: to.toISOString() });
+        this.advances.finish(row.id, 'succeeded', to.toISOString(), null);
+        return;
+      }
+      const clock = await alignClocks(this.store, this.o.admin, row.environment_id, this.o.log).catch(
+        () => this.store.environmentById(row.environment_id)!.clock,
+      );
+      this.advances.finish(row.id, 'failed', clock, failure);
     });
   }
 
@@ -396,6 +505,13 @@ export class EnvironmentService {
 
   // ---- records -------------------------------------------------------------------------------
 
+  /** Delivery records say what the twin sent; rewriting one would make the twin send anything. */
+  private refuseDeliveryWrite(resource: string): void {
+    if (resource === DELIVERY_RESOURCE) {
+      throw forbidden('Delivery records are read-only: they record what the twin sent, and only the twin writes them.');
+    }
+  }
+
   private async checkResource(twin: EnvironmentTwinRow, resource: string): Promise<void> {
     const def = await loadTwin(twin.twin_slug);
     if (!def.resources.includes(resource) && resource !== DELIVERY_RESOURCE) {
@@ -404,7 +520,7 @@ export class EnvironmentService {
   }
 
   private recordPath(resource: string, externalId?: string): string {
-    return `/_twin/records/${encodeURIComponent(resource)}${externalId === undefined ? '' : '/' + encodeURIComponent(externalId)}`;
+    return `/_twin/records/${segment(resource)}${externalId === undefined ? '' : '/' + segment(externalId)}`;
   }
 
   async listRecords(orgId: string, environmentId: string, twinId: string, resource: string): Promise<TwinRecordView[]> {
@@ -423,6 +539,7 @@ export class EnvironmentService {
 
   async putRecord(orgId: string, environmentId: string, twinId: string, resource: string, externalId: string, fields: Record<string, unknown>): Promise<TwinRecordView> {
     const twin = this.twinOfEnvironment(orgId, environmentId, twinId);
+    this.refuseDeliveryWrite(resource);
     await this.checkResource(twin, resource);
     const t = this.requireRunning(twin);
     return this.adminCall(() =>
@@ -432,6 +549,7 @@ export class EnvironmentService {
 
   async deleteRecord(orgId: string, environmentId: string, twinId: string, resource: string, externalId: string): Promise<void> {
     const twin = this.twinOfEnvironment(orgId, environmentId, twinId);
+    this.refuseDeliveryWrite(resource);
     await this.checkResource(twin, resource);
     const t = this.requireRunning(twin);
     const out = await this.adminCall(() => this.o.admin.call(t.address, t.admin_secret, 'DELETE', this.recordPath(resource, externalId)));
@@ -441,11 +559,14 @@ export class EnvironmentService {
 
   // ---- request logs --------------------------------------------------------------------------
 
+  /**
+   * Newest first. Unfiltered, the cost is one page's rows whatever the log's size; a filter looks
+   * at the newest FILTER_WINDOW rows only (store/request-logs.ts).
+   */
   logs(orgId: string, environmentId: string, q: PageQuery, filter: RequestLogFilter = {}): Page<RequestLogView> {
     const env = this.environment(orgId, environmentId);
-    // Entries still batched in memory belong to the answer too.
-    this.o.writer.flush();
-    return paginate(q, this.o.logs.count(env.id, filter), (limit, offset) => this.o.logs.page(env.id, limit, offset, filter).map(logView));
+    const { total, items } = this.o.logs.listPage(env.id, q.page, q.size, filter);
+    return { items, total, page: q.page, size: q.size, pages: total === 0 ? 0 : Math.ceil(total / q.size) };
   }
 
   // ---- helpers -------------------------------------------------------------------------------
@@ -464,21 +585,14 @@ export class EnvironmentService {
     } catch (e) {
       if (e instanceof HttpError) throw e;
       if (e instanceof TwinAdminError) {
-        if (e.status === 404) throw notFound((e.body as { detail?: string } | undefined)?.detail ?? 'Not Found');
-        throw badGateway(`The twin did not complete the request: ${e.message}`);
+        const detail = (e.body as { detail?: string } | undefined)?.detail;
+        if (e.status === 404) throw notFound(detail ?? 'Not Found');
+        if (e.status === 409 || e.status === 403) throw new HttpError(e.status, detail ?? 'The twin refused the request.');
+        // The message names the admin path, never the workload's address.
+        this.o.log?.warn({ err: e.message }, 'twin admin call failed');
+        throw badGateway('The twin did not complete the request; it may be restarting. Retry in a moment.');
       }
       throw e;
-    }
-  }
-
-  private async withClockLock<T>(environmentId: string, fn: () => Promise<T>): Promise<T> {
-    const previous = this.clockLocks.get(environmentId) ?? Promise.resolve();
-    const run = previous.catch(() => {}).then(fn);
-    this.clockLocks.set(environmentId, run);
-    try {
-      return await run;
-    } finally {
-      if (this.clockLocks.get(environmentId) === run) this.clockLocks.delete(environmentId);
     }
   }
 }

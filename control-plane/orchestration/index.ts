@@ -1,14 +1,19 @@
 // Orchestration as one component: the environment store and request log, the driver, the gateway
-// and its log writer, the reconciler and the environment rules. Built with the services, started
-// after them, closed before the database: reconciler → gateway → log flush → driver.
+// (on its own thread, with the log writer), the reconciler and the environment rules. Built with the
+// services, started after them, closed before the database: reconciler → gateway (drained, log
+// committed) → driver.
 
+import { join } from 'node:path';
+import { isIP } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Db } from '../store/database.js';
 import { EnvironmentStore } from '../store/environments.js';
-import { RequestLogStore } from '../store/request-logs.js';
-import { RequestLogWriter } from '../gateway/request-log-writer.js';
-import { TwinGateway } from '../gateway/gateway.js';
+import { LOG_FILE_NAME, RequestLogStore } from '../store/request-logs.js';
+import { GatewayHost } from '../gateway/host.js';
+import { planNamed } from '../billing/plans.js';
+import { loadTwin } from '../../twin-runtime/registry.js';
 import type { TwinDriver } from './drivers/driver.js';
 import { createDriver } from './drivers/index.js';
 import { Reconciler } from './reconciler.js';
@@ -17,29 +22,57 @@ import { EnvironmentService } from './environments.js';
 
 export interface Orchestration {
   store: EnvironmentStore;
+  /** Reads of the request log (the gateway's thread writes it). */
   requestLogs: RequestLogStore;
-  logWriter: RequestLogWriter;
   driver: TwinDriver;
-  gateway: TwinGateway;
+  gateway: GatewayHost;
   reconciler: Reconciler;
   admin: TwinAdminClient;
   environments: EnvironmentService;
   start(): Promise<void>;
+  /** Stop taking gateway connections and let requests in flight finish (bounded); the unanswered count. */
+  drain(timeoutMs: number): Promise<number>;
   close(): Promise<void>;
+}
+
+/** Days an organization's request logs are kept: the override, else its plan's. */
+export function retentionDaysFor(db: Db, config: Pick<Config, 'logRetentionDays'>, organizationId: string): number {
+  if (config.logRetentionDays !== undefined) return config.logRetentionDays;
+  const row = db.prepare('SELECT plan FROM organizations WHERE id = ?').get(organizationId) as { plan: string } | undefined;
+  return planNamed(row?.plan ?? 'free').logRetentionDays;
+}
+
+/** The control plane's own addresses, which a twin under TWINS_EGRESS=public must never deliver to. */
+export function ownAddresses(host: string): string[] {
+  if (host === '0.0.0.0' || host === '::' || host === '') {
+    return Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address));
+  }
+  return isIP(host) ? [host] : [];
+}
+
+/** What every twin is told of the egress policy (environment variables). */
+export function twinEnvironment(config: Pick<Config, 'egress' | 'host'>): Record<string, string> {
+  if (config.egress === 'any') return { TWINS_EGRESS: 'any' };
+  return { TWINS_EGRESS: 'public', TWINS_EGRESS_DENY: ownAddresses(config.host).join(',') };
 }
 
 export async function createOrchestration(config: Config, db: Db, log: Logger): Promise<Orchestration> {
   const store = new EnvironmentStore(db);
   const requestLogs = new RequestLogStore(db);
-  const logWriter = new RequestLogWriter(requestLogs, log.child({ component: 'request-log' }));
   const driver = await createDriver(config);
-  const gateway = new TwinGateway({
+  const gateway = new GatewayHost({
+    logFile: join(config.dataDir, LOG_FILE_NAME),
     host: config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host,
     domain: config.domain,
     sharedPort: process.env.TWINS_GATEWAY_PORT ? Number(process.env.TWINS_GATEWAY_PORT) : undefined,
     publicScheme: process.env.TWINS_GATEWAY_SCHEME,
-    writer: logWriter,
+    defaultRetentionDays: config.logRetentionDays ?? planNamed(config.defaultPlan).logRetentionDays,
+    bodyCapBytes: config.logBodyCapBytes,
     log: log.child({ component: 'gateway' }),
+    describe: async (twin) => ({
+      redact: (await loadTwin(twin.slug).catch(() => undefined))?.redact,
+      retentionDays: retentionDaysFor(db, config, twin.organizationId),
+    }),
   });
   const admin = new TwinAdminClient();
   const reconciler = new Reconciler({
@@ -50,13 +83,33 @@ export async function createOrchestration(config: Config, db: Db, log: Logger): 
     log: log.child({ component: 'reconciler' }),
     tickMs: process.env.TWINS_RECONCILE_MS ? Number(process.env.TWINS_RECONCILE_MS) : undefined,
     image: process.env.TWINS_IMAGE,
+    twinEnv: twinEnvironment(config),
   });
-  const environments = new EnvironmentService({ db, dataDir: config.dataDir, store, logs: requestLogs, writer: logWriter, reconciler, admin });
+  const environments = new EnvironmentService({
+    db,
+    dataDir: config.dataDir,
+    store,
+    logs: requestLogs,
+    gateway,
+    reconciler,
+    admin,
+    log: log.child({ component: 'environments' }),
+  });
+  // Plans change (an upgrade keeps logs longer): each live environment's retention is refreshed.
+  const refreshRetention = () => {
+    try {
+      gateway.setRetention(
+        store.liveEnvironments().map((e) => ({ environmentId: e.id, organizationId: e.organization_id, days: retentionDaysFor(db, config, e.organization_id) })),
+      );
+    } catch (err) {
+      log.warn({ err }, 'refreshing log retention failed');
+    }
+  };
+  let retentionTimer: NodeJS.Timeout | undefined;
   let closed = false;
   return {
     store,
     requestLogs,
-    logWriter,
     driver,
     gateway,
     reconciler,
@@ -64,14 +117,23 @@ export async function createOrchestration(config: Config, db: Db, log: Logger): 
     environments,
     async start() {
       await gateway.start();
+      // Logs of environments deleted while the log writer was not told (a crash in between).
+      for (const id of store.deletedEnvironmentsWithLogs()) gateway.purgeEnvironment(id);
+      environments.recoverAdvances();
       await reconciler.start();
+      refreshRetention();
+      retentionTimer = setInterval(refreshRetention, 10 * 60_000);
+      retentionTimer.unref();
+    },
+    async drain(timeoutMs) {
+      return gateway.drain(timeoutMs);
     },
     async close() {
       if (closed) return;
       closed = true;
+      if (retentionTimer) clearInterval(retentionTimer);
       await reconciler.stop();
       await gateway.closeAll();
-      logWriter.close();
       await driver.close();
     },
   };

@@ -6,7 +6,8 @@
 
 import type { Logger } from 'pino';
 import type { TwinDriver, TwinWorkloadSpec, WorkloadStatus } from './drivers/driver.js';
-import type { TwinGateway } from '../gateway/gateway.js';
+import type { GatewayControl } from '../gateway/host.js';
+import { alignClocks, ClockLocks } from './clock.js';
 import type { EnvironmentRow, EnvironmentStatus, EnvironmentStore, EnvironmentTwinRow } from '../store/environments.js';
 import type { TwinAdminClient } from './twin-admin.js';
 
@@ -16,9 +17,13 @@ export const MANAGED_BY = 'twins-control-plane';
 export interface ReconcilerOptions {
   store: EnvironmentStore;
   driver: TwinDriver;
-  gateway: TwinGateway;
+  gateway: GatewayControl;
   admin: TwinAdminClient;
   log: Logger;
+  /** Moves of each environment's clock, shared with the environment service. */
+  clockLocks?: ClockLocks;
+  /** Configuration every twin receives as environment variables (egress policy). */
+  twinEnv?: Record<string, string>;
   tickMs?: number;
   /** Image for container drivers. */
   image?: string;
@@ -56,7 +61,8 @@ export function deriveStatus(twins: EnvironmentTwinRow[]): EnvironmentStatus {
 export class Reconciler {
   private readonly store: EnvironmentStore;
   private readonly driver: TwinDriver;
-  private readonly gateway: TwinGateway;
+  private readonly gateway: GatewayControl;
+  readonly clockLocks: ClockLocks;
   private readonly admin: TwinAdminClient;
   private readonly log: Logger;
   /** The last step queued for each twin; steps of one twin never overlap. */
@@ -75,6 +81,7 @@ export class Reconciler {
     this.gateway = options.gateway;
     this.admin = options.admin;
     this.log = options.log;
+    this.clockLocks = options.clockLocks ?? new ClockLocks();
   }
 
   /** Sweep orphans of an earlier run, then pick every environment back up. */
@@ -194,6 +201,7 @@ export class Reconciler {
       publicUrl,
       labels: workloadLabels(row),
       expiresAt: env.expires_at ? new Date(env.expires_at) : null,
+      env: this.options.twinEnv,
     };
   }
 
@@ -220,14 +228,26 @@ export class Reconciler {
         this.admin.credential(address, row.admin_secret),
         this.admin.health(address, row.admin_secret),
       ]);
-      // A twin stopped across an advance (or loaded from an older seed) catches up with the environment clock.
-      const current = this.store.environmentById(row.environment_id) ?? env;
-      if (Date.parse(health.clock) < Date.parse(current.clock)) {
-        await this.admin.advance(address, row.admin_secret, new Date(current.clock));
-      }
+      // A twin stopped across an advance (or loaded from an older seed) catches up with the
+      // environment clock; one that restarted ahead of it (an advance cut short) moves the
+      // environment and its other twins up to it once it is ready.
+      const ahead = await this.clockLocks.run(row.environment_id, async () => {
+        const current = this.store.environmentById(row.environment_id) ?? env;
+        const twinClock = Date.parse(health.clock);
+        if (twinClock < Date.parse(current.clock)) {
+          const out = await this.admin.advanceAndWait(address, row.admin_secret, new Date(current.clock));
+          if (!out.ok) throw new Error(`The twin could not catch up with the environment clock: ${out.detail}`);
+        }
+        return twinClock > Date.parse(current.clock);
+      });
       this.gateway.setTarget(row.id, address);
       this.store.updateTwin(row.id, { state: 'ready', address, api_key, ready_at: new Date().toISOString(), failure: null });
       this.failures.delete(row.id);
+      if (ahead) {
+        void this.clockLocks
+          .run(row.environment_id, () => alignClocks(this.store, this.admin, row.environment_id, this.log))
+          .catch((err) => this.log.warn({ err, environmentId: row.environment_id }, 'aligning clocks failed'));
+      }
     } catch (err) {
       const message = (err as Error).message;
       const f = this.failures.get(row.id) ?? { count: 0, nextAttemptAt: 0 };

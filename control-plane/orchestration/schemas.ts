@@ -2,8 +2,10 @@
 
 import { z } from 'zod';
 import { TWIN_SLUGS } from '../../twin-runtime/registry.js';
+import { parseUuid, uuidString } from '../http/fields.js';
 
-export const idParam = z.guid();
+/** Every id in a path: any form Pydantic accepts (braced, urn:uuid:, upper case, no hyphens), normalised. */
+export const idParam = uuidString();
 
 export const twinSchema = z.object({
   id: z.string(),
@@ -69,9 +71,16 @@ export const credentialSchema = z
   .object({ api_key: z.string().describe("What the provider SDK's constructor takes.") })
   .meta({ id: 'TwinCredential' });
 
+/** A reference to another resource by id: any UUID form is normalised (an unknown id is then 404). */
+const reference = () =>
+  z
+    .string()
+    .min(1)
+    .overwrite((v) => parseUuid(v) ?? v);
+
 export const twinRequestBody = z.object({
   twin: z.enum(TWIN_SLUGS),
-  seed_id: z.string().min(1).nullish(),
+  seed_id: reference().nullish(),
 }).meta({ id: 'EnvironmentTwinCreate' });
 
 const ttlSeconds = z.number().int().gte(1).nullish();
@@ -80,7 +89,7 @@ export const createEnvironmentBody = z
   .object({
     name: z.string().min(1).max(200),
     twins: z.array(twinRequestBody).optional(),
-    scenario_id: z.string().min(1).nullish(),
+    scenario_id: reference().nullish(),
     ttl_seconds: ttlSeconds,
   })
   .refine((b) => (b.twins?.length ?? 0) > 0 || !!b.scenario_id, {
@@ -97,6 +106,20 @@ export const patchEnvironmentBody = z.object({
 export const advanceBody = z
   .object({ at: z.iso.datetime({ offset: true, local: true }).optional() })
   .nullish();
+
+export const advanceSchema = z
+  .object({
+    id: z.string().meta({ format: 'uuid' }),
+    environment_id: z.string().meta({ format: 'uuid' }),
+    status: z.enum(['running', 'succeeded', 'failed']),
+    from: z.string().meta({ format: 'date-time' }),
+    to: z.string().meta({ format: 'date-time' }),
+    clock: z.string().meta({ format: 'date-time' }).describe('The environment clock now; every running twin is at the same instant.'),
+    failure: z.string().nullable().describe('Why the advance stopped (a twin refused or failed); null otherwise.'),
+    created_at: z.string().meta({ format: 'date-time' }),
+    completed_at: z.string().meta({ format: 'date-time' }).nullable(),
+  })
+  .meta({ id: 'Advance', description: 'A long advance of an environment clock, followed until it ends.' });
 
 export const putRecordBody = z.object({ fields: z.record(z.string(), z.unknown()) }).meta({ id: 'TwinRecordReplace' });
 

@@ -1,8 +1,10 @@
 // The control plane's client for a running twin's internal admin API (/_twin/*): health,
-// credential, advance, records, reset. Called straight at the workload's address, never through
-// the gateway, with the workload's admin secret.
+// credential, advance (a job to follow when long), records, reset. Called straight at the
+// workload's address, never through the gateway, with the workload's admin secret. Paths are sent
+// as given (no URL normalisation: a record id `.` stays `.`), and no error message names the
+// workload's address: messages reach API callers.
 
-import { request } from 'undici';
+import { getGlobalDispatcher } from 'undici';
 import { parseJson } from '../../twin-runtime/safe-input.js';
 
 export const ADMIN_SECRET_HEADER = 'x-twin-admin-secret';
@@ -10,6 +12,7 @@ export const ADMIN_SECRET_HEADER = 'x-twin-admin-secret';
 export interface AdminAnswer<T = unknown> {
   status: number;
   body: T;
+  headers?: Record<string, string | string[] | undefined>;
 }
 
 export class TwinAdminError extends Error {
@@ -18,13 +21,35 @@ export class TwinAdminError extends Error {
   }
 }
 
+export interface AdvanceJob {
+  id: string;
+  status: 'running' | 'succeeded' | 'failed';
+  clock: string;
+  error: string | null;
+}
+
+export type AdvanceOutcome = { ok: true; clock: string } | { ok: false; status: number; detail: string; clock?: string };
+
+/** How long the control plane lets a twin's advance answer before following it as a job. */
+export const TWIN_ADVANCE_WAIT_MS = 500;
+const POLL_MS = 100;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function detailOf(body: unknown, status: number): string {
+  const d = (body as { detail?: unknown } | undefined)?.detail;
+  return typeof d === 'string' ? d : `status ${status}`;
+}
+
 export class TwinAdminClient {
   constructor(private readonly timeoutMs = 30_000) {}
 
   async call<T = any>(address: string, secret: string, method: string, path: string, body?: unknown): Promise<AdminAnswer<T>> {
     let res;
     try {
-      res = await request(address + path, {
+      res = await getGlobalDispatcher().request({
+        origin: address,
+        path,
         method: method as 'GET',
         headers: {
           [ADMIN_SECRET_HEADER]: secret,
@@ -35,7 +60,7 @@ export class TwinAdminClient {
         bodyTimeout: this.timeoutMs,
       });
     } catch (e) {
-      throw new TwinAdminError(`The twin at ${address} did not answer ${method} ${path}: ${(e as Error).message}`);
+      throw new TwinAdminError(`The twin did not answer ${method} ${path.split('?')[0]} (${(e as { code?: string }).code ?? (e as Error).name}).`);
     }
     const text = await res.body.text();
     let parsed: unknown = undefined;
@@ -46,15 +71,14 @@ export class TwinAdminClient {
         parsed = text;
       }
     }
-    return { status: res.statusCode, body: parsed as T };
+    return { status: res.statusCode, body: parsed as T, headers: res.headers };
   }
 
   /** Like call, but any status other than `expected` is an error. */
   async expect<T = any>(expected: number, address: string, secret: string, method: string, path: string, body?: unknown): Promise<T> {
     const out = await this.call<T>(address, secret, method, path, body);
     if (out.status !== expected) {
-      const detail = (out.body as { detail?: string } | undefined)?.detail ?? JSON.stringify(out.body);
-      throw new TwinAdminError(`${method} ${path} answered ${out.status}: ${detail}`, out.status, out.body);
+      throw new TwinAdminError(`${method} ${path} answered ${out.status}: ${detailOf(out.body, out.status)}`, out.status, out.body);
     }
     return out.body;
   }
@@ -67,9 +91,24 @@ export class TwinAdminClient {
     return this.expect(200, address, secret, 'GET', '/_twin/health');
   }
 
-  /** Run every lifecycle event due up to `to`; answers 409 when the twin's clock is already later. */
-  advance(address: string, secret: string, to: Date): Promise<AdminAnswer<{ clock?: string; detail?: string }>> {
-    return this.call(address, secret, 'POST', '/_twin/advance', { to: to.toISOString() });
+  /**
+   * Move the twin's clock to `to`, running every lifecycle event due, and wait for it: a long
+   * advance answers 202 and is followed until it ends. A refusal (clock later, lifecycle error) is
+   * an outcome, not an exception; an unreachable twin throws.
+   */
+  async advanceAndWait(address: string, secret: string, to: Date): Promise<AdvanceOutcome> {
+    const first = await this.call<{ clock?: string; detail?: string; job?: AdvanceJob }>(address, secret, 'POST', '/_twin/advance', {
+      to: to.toISOString(),
+      wait_ms: TWIN_ADVANCE_WAIT_MS,
+    });
+    let answer = first;
+    while (answer.status === 202 && answer.body?.job) {
+      await sleep(POLL_MS);
+      answer = await this.call(address, secret, 'GET', `/_twin/advance/${encodeURIComponent(answer.body.job.id)}`);
+      if (answer.status === 404) return { ok: false, status: 502, detail: 'The twin restarted during the advance.' };
+    }
+    if (answer.status === 200) return { ok: true, clock: answer.body?.clock ?? to.toISOString() };
+    return { ok: false, status: answer.status, detail: detailOf(answer.body, answer.status), clock: answer.body?.job?.clock };
   }
 
   reset(address: string, secret: string): Promise<{ clock: string }> {

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { requireSession } from '../auth/authenticate.js';
-import { notFound } from '../http/errors.js';
+import { forbidden, notFound } from '../http/errors.js';
 import { dateTimeString, uuidString } from '../http/fields.js';
 import { pageEnvelope, pageQuery, paginate } from '../http/pagination.js';
 import { errorResponses, noContent } from '../http/responses.js';
@@ -102,12 +102,18 @@ const routes: FastifyPluginAsyncZod = async (app) => {
         tags: ['api-keys'],
         operationId: 'revokeApiKey',
         summary: 'Revoke an API key',
-        description: 'The key stops working at once; its row is kept. Unknown or already revoked keys answer 404.',
+        description:
+          'The key stops working at once; its row is kept. Admins revoke any key of the organization, members only the keys they created (403 otherwise). Unknown or already revoked keys answer 404.',
         params: apiKeyParams,
-        response: { 204: noContent, ...errorResponses(401, 404) },
+        response: { 204: noContent, ...errorResponses(401, 403, 404) },
       },
     },
     async (req, reply) => {
+      const key = apiKeys.find(req.principal.orgId, req.params.api_key_id);
+      if (!key) throw notFound('API key not found.');
+      if (req.principal.role !== 'admin' && key.created_by !== req.principal.userId) {
+        throw forbidden('Members can revoke only the API keys they created; ask an admin to revoke this one.');
+      }
       if (!apiKeys.revoke(req.principal.orgId, req.params.api_key_id)) throw notFound('API key not found.');
       return reply.status(204).send(null);
     },

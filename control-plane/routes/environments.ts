@@ -6,7 +6,10 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { pageEnvelope, pageQuery } from '../http/pagination.js';
 import { intField } from '../http/fields.js';
 import { errorResponses, noContent } from '../http/responses.js';
+import { advanceReply, ADVANCE_DESCRIPTION } from './advance-reply.js';
 import {
+  advanceBody,
+  advanceSchema,
   createEnvironmentBody,
   environmentSchema,
   idParam,
@@ -23,9 +26,10 @@ const envParams = z.object({ environment_id: idParam });
 const envTwinParams = z.object({ environment_id: idParam, twin_id: idParam });
 const recordsParams = z.object({ environment_id: idParam, environment_twin_id: idParam, resource: z.string().min(1) });
 const recordParams = recordsParams.extend({ external_id: z.string().min(1) });
+const advanceParams = z.object({ environment_id: idParam, advance_id: idParam });
 const logsQuery = pageQuery.extend({
-  twin_id: idParam.optional().describe('Only requests served by this twin of the environment.'),
-  status_code: intField({ ge: 100, le: 599 }).optional().describe('Only requests answered with this status code.'),
+  twin_id: idParam.optional().describe('Only requests served by this twin of the environment (among the newest 50,000 requests).'),
+  status_code: intField({ ge: 100, le: 599 }).optional().describe('Only requests answered with this status code (among the newest 50,000 requests).'),
 });
 
 const routes: FastifyPluginAsyncZod = async (app) => {
@@ -161,6 +165,40 @@ const routes: FastifyPluginAsyncZod = async (app) => {
     async (req) => envs().reset(req.principal.orgId, req.params.environment_id),
   );
 
+  app.post(
+    '/environments/:environment_id/advance',
+    {
+      schema: {
+        tags,
+        operationId: 'advanceEnvironment',
+        summary: "Advance the environment clock and every twin's lifecycle",
+        description: `Moves the environment clock to \`at\` (default: max(now, clock)) and runs every due lifecycle event of its twins. ${ADVANCE_DESCRIPTION}`,
+        params: envParams,
+        body: advanceBody,
+        response: { 200: z.object({}), 202: advanceSchema, ...errorResponses(401, 404, 409, 502) },
+      },
+    },
+    async (req, reply) => {
+      const at = req.body?.at;
+      return advanceReply(reply, await envs().advance(req.principal.orgId, req.params.environment_id, at === undefined ? undefined : new Date(at)));
+    },
+  );
+
+  app.get(
+    '/environments/:environment_id/advances/:advance_id',
+    {
+      schema: {
+        tags,
+        operationId: 'getAdvance',
+        summary: 'Follow a long advance',
+        description: 'The Advance a 202 named in `Location`: `running` until every twin has finished, then `succeeded` or `failed` (with `failure`).',
+        params: advanceParams,
+        response: { 200: advanceSchema, ...errorResponses(401, 404) },
+      },
+    },
+    async (req) => envs().advanceOf(req.principal.orgId, req.params.environment_id, req.params.advance_id),
+  );
+
   app.get(
     '/environments/:environment_id/logs',
     {
@@ -223,10 +261,12 @@ const routes: FastifyPluginAsyncZod = async (app) => {
         tags,
         operationId: 'replaceTwinRecord',
         summary: 'Replace an environment twin record',
-        description: 'Stores `fields` as the whole record (created when absent); the twin answers its provider API from it at once.',
+        description:
+          'Stores `fields` as the whole record (created when absent); the twin answers its provider API from it at once. ' +
+          'Delivery records (what the twin sent) are read-only: 403.',
         params: recordParams,
         body: putRecordBody,
-        response: { 200: twinRecordSchema, ...errorResponses(401, 404, 409, 502) },
+        response: { 200: twinRecordSchema, ...errorResponses(401, 403, 404, 409, 502) },
       },
     },
     async (req) => {
@@ -242,9 +282,9 @@ const routes: FastifyPluginAsyncZod = async (app) => {
         tags,
         operationId: 'deleteTwinRecord',
         summary: 'Delete an environment twin record',
-        description: 'Answers 204; 404 when the twin holds no such record.',
+        description: 'Answers 204; 404 when the twin holds no such record; 403 for a delivery record (read-only).',
         params: recordParams,
-        response: { 204: noContent, ...errorResponses(401, 404, 409, 502) },
+        response: { 204: noContent, ...errorResponses(401, 403, 404, 409, 502) },
       },
     },
     async (req, reply) => {

@@ -43,6 +43,8 @@ const routes: FastifyPluginAsyncZod = async (app) => {
       } catch (e) {
         checks.driver = (e as Error).message;
       }
+      checks.storage = app.services.storage.check() ?? 'ok';
+      checks.request_log = app.services.orchestration.gateway.stats().log.writable ? 'ok' : 'the request log cannot be written';
       const ok = Object.values(checks).every((v) => v === 'ok');
       return reply.status(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', driver: app.services.config.driver, checks });
     },

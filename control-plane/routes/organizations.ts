@@ -4,8 +4,8 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { requireRole, requireSession } from '../auth/authenticate.js';
-import { notFound } from '../http/errors.js';
-import { emailString, organizationRole } from '../http/fields.js';
+import { conflict, notFound } from '../http/errors.js';
+import { emailString, organizationRole, uuidString } from '../http/fields.js';
 import { pageEnvelope, pageQuery, paginate } from '../http/pagination.js';
 import { errorResponses, noContent } from '../http/responses.js';
 import type { InvitationRow } from '../store/invitations.js';
@@ -50,6 +50,7 @@ const invitationCreate = z
   .meta({ id: 'InvitationCreate' });
 
 const invitationParams = z.object({ invitation_id: z.string().min(1) });
+const memberParams = z.object({ user_id: uuidString() });
 
 function toInvitation(row: InvitationRow): z.infer<typeof invitation> {
   return { id: row.id, email: row.email, role: row.role, state: 'pending', created_at: row.created_at, expires_at: row.expires_at };
@@ -92,6 +93,34 @@ const routes: FastifyPluginAsyncZod = async (app) => {
           joined_at: m.joined_at,
         })),
       );
+    },
+  );
+
+  app.delete(
+    '/organizations/current/members/:user_id',
+    {
+      onRequest: [requireSession, requireRole('admin')],
+      schema: {
+        tags: ['organizations'],
+        operationId: 'removeMember',
+        summary: 'Remove a member',
+        description:
+          'Needs an identity-provider session and the admin role. The member leaves at once: their access tokens issued until now ' +
+          'and the API keys they created answer 401, and they stay removed until invited again. Removing the last admin answers 409.',
+        params: memberParams,
+        response: { 204: noContent, ...errorResponses(401, 403, 404, 409) },
+      },
+    },
+    async (req, reply) => {
+      const orgId = req.principal.orgId;
+      const member = identity.membership(orgId, req.params.user_id);
+      if (!member) throw notFound('Member not found.');
+      // The check and the removal run in one synchronous step: two admins cannot remove each other.
+      if (member.role === 'admin' && identity.countAdmins(orgId) <= 1) {
+        throw conflict('The last admin of the organization cannot be removed; make another member an admin first.');
+      }
+      identity.removeMember(orgId, member.user_id);
+      return reply.status(204).send(null);
     },
   );
 

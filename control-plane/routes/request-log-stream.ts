@@ -16,7 +16,7 @@ import type { RequestLogRow } from '../store/request-logs.js';
 
 const tags = ['environments'];
 
-/** How often an open stream looks for new entries; with the log writer's batching, an entry is on the wire within ~0.3 s. */
+/** How often an open stream looks for new entries; an entry is committed before its answer leaves, so it is on the wire within one poll. */
 export const STREAM_POLL_MS = 250;
 const HEARTBEAT_MS = 15_000;
 /** A stream ends after this long; clients reconnect with Last-Event-ID, and the credential is checked again. */
@@ -143,9 +143,7 @@ const routes: FastifyPluginAsyncZod = async (app) => {
       if ([...open].filter((s) => s.organizationId === orgId).length >= MAX_STREAMS_PER_ORGANIZATION) {
         throw new HttpError(429, `This organization already follows ${MAX_STREAMS_PER_ORGANIZATION} request logs at once; close one first.`);
       }
-      const writer = app.services.orchestration.logWriter;
-      // Entries still batched in memory belong to the stream too.
-      writer.flush();
+      // Every answered request's entry is already committed (the gateway answers after its commit).
       const backlog: FeedRow[] = resume === undefined ? feed.newest(env.id, req.query.tail ?? 0) : [];
       let cursor = resume ?? feed.head(env.id);
 
@@ -171,7 +169,6 @@ const routes: FastifyPluginAsyncZod = async (app) => {
 
       const poll = setInterval(() => {
         if (waitingForDrain) return; // a slow reader: the cursor waits, nothing is skipped
-        writer.flush();
         const rows = feed.entriesAfter(env.id, cursor, BATCH);
         for (const row of rows) {
           send(sseEvent('request', listItem(row), row.cursor));
@@ -218,7 +215,6 @@ const routes: FastifyPluginAsyncZod = async (app) => {
     },
     async (req) => {
       const env = envs().environment(req.principal.orgId, req.params.environment_id);
-      app.services.orchestration.logWriter.flush();
       const row = feed.entry(env.id, req.params.log_id);
       if (!row) throw notFound(`Request log entry ${req.params.log_id} not found in environment ${env.id}.`);
       return detail(row);

@@ -4,7 +4,8 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { twinView } from '../orchestration/environments.js';
-import { advanceBody, credentialSchema, idParam, twinSchema } from '../orchestration/schemas.js';
+import { advanceBody, advanceSchema, credentialSchema, idParam, twinSchema } from '../orchestration/schemas.js';
+import { advanceReply, ADVANCE_DESCRIPTION } from './advance-reply.js';
 import { errorResponses } from '../http/responses.js';
 
 const tags = ['twins'];
@@ -35,16 +36,16 @@ const routes: FastifyPluginAsyncZod = async (app) => {
         tags,
         operationId: 'advanceTwin',
         summary: 'Advance a deterministic twin lifecycle',
-        description: "Moves the environment clock to `at` (default: now) and runs every due lifecycle event of the environment's twins, in time order, before answering.",
+        description: `Moves the environment clock to \`at\` (default: now) and runs every due lifecycle event of the environment's twins, in time order. ${ADVANCE_DESCRIPTION}`,
         params,
         body: advanceBody,
-        response: { 200: z.object({}), ...errorResponses(401, 404, 409, 502) },
+        response: { 200: z.object({}), 202: advanceSchema, ...errorResponses(401, 404, 409, 502) },
       },
     },
-    async (req) => {
+    async (req, reply) => {
+      const twin = envs().twin(req.principal.orgId, req.params.twin_id);
       const at = req.body?.at;
-      await envs().advance(req.principal.orgId, req.params.twin_id, at === undefined ? undefined : new Date(at));
-      return {};
+      return advanceReply(reply, await envs().advance(req.principal.orgId, twin.environment_id, at === undefined ? undefined : new Date(at)));
     },
   );
 

@@ -86,6 +86,11 @@ export class ApiKeyStore {
       .all(orgId, limit, offset) as ApiKeyListRow[];
   }
 
+  /** A live (not revoked) key of this organization. */
+  find(orgId: string, id: string): ApiKeyRow | undefined {
+    return this.db.prepare('SELECT * FROM api_keys WHERE id = ? AND organization_id = ? AND revoked_at IS NULL').get(id, orgId) as ApiKeyRow | undefined;
+  }
+
   /** Revoke a key of this organization; false when unknown, another org's, or already revoked. */
   revoke(orgId: string, id: string, now = new Date()): boolean {
     const r = this.db
@@ -102,6 +107,8 @@ export class ApiKeyStore {
         `SELECT k.id, k.organization_id, k.created_by, k.expires_at, k.revoked_at, m.role, u.email
          FROM api_keys k
          JOIN memberships m ON m.organization_id = k.organization_id AND m.user_id = k.created_by AND m.active = 1
+           -- keys created before their creator was removed stay dead after an invitation back
+           AND (m.tokens_valid_after IS NULL OR CAST(strftime('%s', k.created_at) AS INTEGER) >= m.tokens_valid_after)
          JOIN users u ON u.id = k.created_by
          WHERE k.token_sha256 = ?`,
       )

@@ -164,6 +164,18 @@ export class EnvironmentStore {
     return this.stmts.liveEnvs.all() as EnvironmentRow[];
   }
 
+  /** Deleted environments whose request-log rows are still kept (the log file is attached as `logs`). */
+  deletedEnvironmentsWithLogs(): string[] {
+    return (
+      this.db
+        .prepare(
+          `SELECT l.environment_id AS id FROM request_log_environments l JOIN environments e ON e.id = l.environment_id
+           WHERE e.deleted_at IS NOT NULL AND l.deleted = 0`,
+        )
+        .all() as { id: string }[]
+    ).map((r) => r.id);
+  }
+
   environmentsDueToExpire(nowIso: string): EnvironmentRow[] {
     return this.stmts.dueToExpire.all(nowIso) as EnvironmentRow[];
   }

@@ -1,7 +1,7 @@
 // Reading the request log as a feed: entries after a cursor (the live stream), the newest few
 // (the stream's backlog) and one whole entry (its headers and bodies). Kept apart from the writer's
 // store so the stream reads new entries through these functions only; a cursor is opaque to
-// clients (today the row's arrival number, as a decimal string).
+// clients (today the row's arrival number within its environment, `env_seq`, as a decimal string).
 
 import type { Db } from './database.js';
 import type { RequestLogRow } from './request-logs.js';
@@ -18,16 +18,16 @@ export class RequestLogFeed {
 
   constructor(db: Db) {
     this.stmts = {
-      after: db.prepare('SELECT * FROM request_logs WHERE environment_id = ? AND seq > ? ORDER BY seq ASC LIMIT ?'),
-      newest: db.prepare('SELECT * FROM request_logs WHERE environment_id = ? ORDER BY seq DESC LIMIT ?'),
-      head: db.prepare('SELECT MAX(seq) AS seq FROM request_logs WHERE environment_id = ?'),
+      after: db.prepare('SELECT * FROM request_logs WHERE environment_id = ? AND env_seq > ? ORDER BY env_seq ASC LIMIT ?'),
+      newest: db.prepare('SELECT * FROM request_logs WHERE environment_id = ? ORDER BY env_seq DESC LIMIT ?'),
+      head: db.prepare('SELECT MAX(env_seq) AS seq FROM request_logs WHERE environment_id = ?'),
       one: db.prepare('SELECT * FROM request_logs WHERE environment_id = ? AND id = ?'),
     };
   }
 
   /** Entries of the environment that arrived after `cursor`, oldest first, at most `limit`. */
   entriesAfter(environmentId: string, cursor: string, limit: number): FeedRow[] {
-    const rows = this.stmts.after.all(environmentId, Number(cursor), limit) as (RequestLogRow & { seq: number })[];
+    const rows = this.stmts.after.all(environmentId, Number(cursor), limit) as (RequestLogRow & { env_seq: number })[];
     return rows.map(withCursor);
   }
 
@@ -40,7 +40,7 @@ export class RequestLogFeed {
   /** The `count` newest entries, oldest first. */
   newest(environmentId: string, count: number): FeedRow[] {
     if (count <= 0) return [];
-    const rows = this.stmts.newest.all(environmentId, count) as (RequestLogRow & { seq: number })[];
+    const rows = this.stmts.newest.all(environmentId, count) as (RequestLogRow & { env_seq: number })[];
     return rows.reverse().map(withCursor);
   }
 
@@ -49,7 +49,7 @@ export class RequestLogFeed {
   }
 }
 
-function withCursor(row: RequestLogRow & { seq: number }): FeedRow {
-  const { seq, ...rest } = row;
-  return { ...rest, cursor: String(seq) };
+function withCursor(row: RequestLogRow & { env_seq: number }): FeedRow {
+  const { env_seq, ...rest } = row;
+  return { ...rest, cursor: String(env_seq) };
 }

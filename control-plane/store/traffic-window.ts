@@ -103,10 +103,11 @@ export class TrafficWindow {
     });
     const masks = Array.from({ length: maskCount }, (_, m) => `m${m}`);
     // ORDER BY … LIMIT -1 keeps SQLite from flattening the inner query, which would evaluate the
-    // masks again for every column that depends on them.
+    // masks again for every column that depends on them. Arrival order within an environment is
+    // env_seq, which its index already holds (no sort).
     const sql =
       `SELECT seq, ${[...masks, ...columnExprs].join(', ')} FROM (` +
-      `SELECT seq, ${[...columns, ...maskExprs].join(', ')} FROM request_logs WHERE ${IN_WINDOW} ORDER BY seq LIMIT -1` +
+      `SELECT seq, ${[...columns, ...maskExprs].join(', ')} FROM request_logs WHERE ${IN_WINDOW} ORDER BY env_seq LIMIT -1` +
       `) WHERE ${masks.map((m) => `${m} != 0`).join(' OR ')}`;
     const raw = this.db
       .prepare(sql)

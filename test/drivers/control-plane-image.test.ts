@@ -14,11 +14,8 @@ import { waitFor } from '../orchestration/helpers.js';
 
 const IMAGE = 'twins-control-plane:test';
 
-t.test('control-plane image: serve → token → environment → SDK through the gateway → logs → restart keeps it', async (t) => {
-  if (!(await engineReachable())) {
-    t.skip('no Docker engine reachable on this machine');
-    return;
-  }
+const reachable = await engineReachable();
+t.test('control-plane image: serve → token → environment → SDK through the gateway → logs → restart keeps it', { skip: reachable ? false : 'no Docker engine reachable on this machine' }, async (t) => {
   buildImage(IMAGE, 'control-plane');
 
   // The image runs as uid 10001; the volume must be its to write.

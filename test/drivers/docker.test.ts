@@ -24,11 +24,8 @@ async function credential(address: string, secret: string): Promise<string> {
   return ((await res.json()) as { api_key: string }).api_key;
 }
 
-t.test('docker driver: create → ready → SDK call → kill → back with its records → delete leaves nothing', async (t) => {
-  if (!(await engineReachable())) {
-    t.skip('no Docker engine reachable on this machine');
-    return;
-  }
+const reachable = await engineReachable();
+t.test('docker driver: create → ready → SDK call → kill → back with its records → delete leaves nothing', { skip: reachable ? false : 'no Docker engine reachable on this machine' }, async (t) => {
   buildImage(IMAGE, 'twin-runtime');
 
   const driver = new DockerDriver({ image: IMAGE, startTimeoutMs: 30_000, stopGraceSeconds: 1 });

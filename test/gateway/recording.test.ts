@@ -2,14 +2,16 @@ import t from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { request as rawRequest } from 'node:http';
 import { openDatabase } from '../../control-plane/store/database.js';
 import { RequestLogStore } from '../../control-plane/store/request-logs.js';
 import { RequestLogWriter } from '../../control-plane/gateway/request-log-writer.js';
 import { TwinGateway } from '../../control-plane/gateway/gateway.js';
-import { BODY_CAP_BYTES } from '../../control-plane/gateway/recording.js';
+import { BODY_CAP_BYTES, REDACTED, redactForm, redactJson } from '../../control-plane/gateway/recording.js';
+import { loadTwin } from '../../twin-runtime/registry.js';
 import { startTwin } from '../helpers/twin.js';
 
-t.test('the gateway records bodies (capped), strips credentials, flushes on close, host routing', async (t) => {
+t.test('the gateway records bodies (capped), strips credentials, logs before it answers, host routing', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'twins-gateway-'));
   const db = openDatabase(join(dir, 'cp.sqlite'));
   const twin = await startTwin('stripe');
@@ -19,12 +21,12 @@ t.test('the gateway records bodies (capped), strips credentials, flushes on clos
     rmSync(dir, { recursive: true, force: true });
   });
   const logs = new RequestLogStore(db);
-  // A long interval: nothing is written before close unless close flushes.
-  const writer = new RequestLogWriter(logs, undefined, { flushIntervalMs: 60_000, maxBatch: 100_000 });
+  const writer = new RequestLogWriter(logs);
   const gateway = new TwinGateway({ host: '127.0.0.1', writer });
   const route = { twinId: 'twin-1', environmentId: 'env-1', organizationId: 'org-1', slug: 'stripe' };
   const { url } = await gateway.open(route);
   t.equal((await fetch(url + '/v1/customers', { headers: { authorization: `Bearer ${twin.apiKey}` } })).status, 503, 'no target yet: 503');
+  t.equal(logs.count('env-1'), 1, 'the answer left after its log entry was committed');
   gateway.setTarget('twin-1', twin.url);
 
   const big = 'x'.repeat(BODY_CAP_BYTES + 5000);
@@ -35,6 +37,7 @@ t.test('the gateway records bodies (capped), strips credentials, flushes on clos
   });
   const refusedText = await res.text();
   t.equal(res.status, 400, 'the twin saw the whole (too long) description and refused it as Stripe does');
+  t.equal(logs.count('env-1'), 2);
   const made = await fetch(url + '/v1/customers', {
     method: 'POST',
     headers: { authorization: `Bearer ${twin.apiKey}`, 'content-type': 'application/x-www-form-urlencoded' },
@@ -42,12 +45,26 @@ t.test('the gateway records bodies (capped), strips credentials, flushes on clos
   });
   const customer = (await made.json()) as { id: string };
   t.equal((await fetch(url + '/_twin/health')).status, 404);
-  t.equal(logs.count('env-1'), 0, 'still batched');
+  t.equal(logs.count('env-1'), 4, 'every answered request is in the log already');
+
+  // A request head too large for the parser: 431 in the `{detail}` shape.
+  const huge = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const u = new URL(url);
+    const r = rawRequest({ host: u.hostname, port: u.port, path: '/v1/customers', headers: { 'x-big': 'y'.repeat(20_000) } }, (resp) => {
+      let body = '';
+      resp.on('data', (c) => (body += c));
+      resp.on('end', () => resolve({ status: resp.statusCode!, body }));
+    });
+    r.on('error', reject);
+    r.end();
+  });
+  t.equal(huge.status, 431);
+  t.same(JSON.parse(huge.body), { detail: 'Request header fields too large.' });
 
   await gateway.closeAll();
   writer.close();
   const rows = logs.page('env-1', 10, 0);
-  t.equal(rows.length, 4, 'every request written at close');
+  t.equal(rows.length, 4, 'every request written');
   const post = rows.find((r) => r.method === 'POST' && r.status_code === 400)!;
   t.equal(post.query_string, 'expand[]=data');
   t.equal(post.request_body_truncated, 1);
@@ -63,7 +80,8 @@ t.test('the gateway records bodies (capped), strips credentials, flushes on clos
   t.equal(rows.find((r) => r.method === 'GET' && r.path === '/v1/customers')!.status_code, 503);
 
   // Cluster mode: one listener, the twin chosen by host `<twin id>.<domain>`.
-  const hosted = new TwinGateway({ host: '127.0.0.1', domain: 'twins.test', writer });
+  const hostedWriter = new RequestLogWriter(logs);
+  const hosted = new TwinGateway({ host: '127.0.0.1', domain: 'twins.test', writer: hostedWriter });
   await hosted.start();
   const opened = await hosted.open(route);
   t.equal(opened.url, 'https://twin-1.twins.test');
@@ -78,6 +96,104 @@ t.test('the gateway records bodies (capped), strips credentials, flushes on clos
   t.equal(unknown.statusCode, 404);
   await unknown.body.dump();
   await hosted.closeAll();
-  writer.flush();
+  hostedWriter.close();
   t.equal(logs.count('env-1'), 5);
+});
+
+t.test('provider credentials in query strings and bodies are redacted before storage', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'twins-gateway-redact-'));
+  const db = openDatabase(join(dir, 'cp.sqlite'));
+  const slack = await startTwin('slack');
+  const github = await startTwin('github');
+  t.teardown(async () => {
+    await slack.close();
+    await github.close();
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const logs = new RequestLogStore(db);
+  const writer = new RequestLogWriter(logs);
+  const gateway = new TwinGateway({ host: '127.0.0.1', writer });
+  t.teardown(() => gateway.closeAll());
+  const slackUrl = (await gateway.open({ twinId: 's', environmentId: 'env-r', organizationId: 'o', slug: 'slack', redact: (await loadTwin('slack')).redact })).url;
+  const githubUrl = (await gateway.open({ twinId: 'g', environmentId: 'env-r', organizationId: 'o', slug: 'github', redact: (await loadTwin('github')).redact })).url;
+  gateway.setTarget('s', slack.url);
+  gateway.setTarget('g', github.url);
+
+  const viaQuery = await fetch(`${slackUrl}/api/auth.test?token=${slack.apiKey}`);
+  t.equal(((await viaQuery.json()) as { ok: boolean }).ok, true, 'Slack takes the token from the query');
+  const viaForm = await fetch(`${slackUrl}/api/chat.postMessage`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: `token=${slack.apiKey}&channel=%23general&text=hello`,
+  });
+  t.equal(((await viaForm.json()) as { ok: boolean }).ok, true, 'and from a form body');
+  await (await fetch(`${githubUrl}/user?access_token=${github.apiKey}`)).text();
+  await (
+    await fetch(`${githubUrl}/user/repos`, {
+      method: 'POST',
+      headers: { authorization: `token ${github.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'hooks', config: { secret: 'hook-secret-123' }, client_secret: 'cs-123' }),
+    })
+  ).text();
+
+  const rows = logs.page('env-r', 10, 0);
+  t.equal(rows.length, 4);
+  const stored = JSON.stringify(rows);
+  for (const secret of [slack.apiKey, github.apiKey, 'hook-secret-123', 'cs-123']) t.notOk(stored.includes(secret), `${secret.slice(0, 6)}… is not stored`);
+  t.equal(rows.find((r) => r.path === '/api/auth.test')!.query_string, `token=${encodeURIComponent(REDACTED)}`);
+  t.match(rows.find((r) => r.path === '/api/chat.postMessage')!.request_body, /^token=%5BREDACTED%5D&channel=%23general&text=hello$/);
+  t.match(rows.find((r) => r.path === '/user/repos')!.request_body, /"secret":"\[REDACTED\]"/);
+
+  // The helpers alone: bracket and encoded keys, nested JSON, arrays, untouched bodies stay identical.
+  t.equal(redactForm('card%5Bnumber%5D=4242&amount=1', new Set(['card[number]'])), 'card%5Bnumber%5D=%5BREDACTED%5D&amount=1');
+  t.equal(redactForm('a=1&b=2', new Set(['token'])), 'a=1&b=2');
+  t.equal(redactJson('{"a":[{"token":"x"}],"b":{"c":{"token":"y"}}}', new Set(['token'])), '{"a":[{"token":"[REDACTED]"}],"b":{"c":{"token":"[REDACTED]"}}}');
+  const untouched = '{ "a" : 1 }';
+  t.equal(redactJson(untouched, new Set(['token'])), untouched);
+});
+
+t.test('when the log cannot be written, requests are refused before they reach the twin', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'twins-gateway-full-'));
+  const db = openDatabase(join(dir, 'cp.sqlite'));
+  const twin = await startTwin('stripe');
+  t.teardown(async () => {
+    await twin.close();
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const logs = new RequestLogStore(db);
+  const writer = new RequestLogWriter(logs);
+  const gateway = new TwinGateway({ host: '127.0.0.1', writer });
+  t.teardown(() => gateway.closeAll());
+  const { url } = await gateway.open({ twinId: 'f', environmentId: 'env-f', organizationId: 'o', slug: 'stripe' });
+  gateway.setTarget('f', twin.url);
+  const create = (email: string) =>
+    fetch(url + '/v1/customers', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${twin.apiKey}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: `email=${encodeURIComponent(email)}`,
+    });
+  const customers = () => twin.server.store.count('customer');
+
+  // A full disk, as SQLite would refuse it: every write to the log file fails.
+  for (const [name, table] of [['full', 'request_logs'], ['full_probe', 'request_log_meta']]) {
+    db.exec(`CREATE TEMP TRIGGER ${name} BEFORE INSERT ON ${table} BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`);
+  }
+  const first = await create('first@example.com');
+  t.equal(first.status, 503, 'the answer whose log entry failed is a 503');
+  t.match(await first.json(), { detail: /could not be written/ });
+  const seen = customers();
+  const second = await create('second@example.com');
+  t.equal(second.status, 503);
+  t.match(await second.json(), { detail: /not forwarded/ });
+  t.equal(customers(), seen, 'the refused request never reached the twin');
+  t.equal(writer.stats().writable, false);
+
+  db.exec('DROP TRIGGER temp.full; DROP TRIGGER temp.full_probe');
+  await new Promise((r) => setTimeout(r, 1100));
+  const third = await create('third@example.com');
+  t.equal(third.status, 200, 'writable again: forwarded and logged');
+  t.equal(logs.count('env-f'), 1, 'only the answered-and-logged request is in the log');
+  t.equal(writer.stats().writable, true);
 });

@@ -37,7 +37,8 @@ export async function startTwin(
       const res = await fetch(`${url}/_twin/advance`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ to: to.toISOString() }),
+        // In-process tests wait for the whole advance (the runtime answers 202 after 800 ms otherwise).
+        body: JSON.stringify({ to: to.toISOString(), wait_ms: 600_000 }),
       });
       if (res.status !== 200) throw new Error(`advance failed: ${res.status} ${await res.text()}`);
     },

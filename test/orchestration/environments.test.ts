@@ -121,5 +121,11 @@ t.test('an environment with a Stripe twin: ready, credential, gateway, records, 
   t.equal((await cp.call('DELETE', `/environments/${envId}`, { token: a })).status, 204);
   t.equal((await cp.call('GET', `/environments/${envId}`, { token: a })).status, 404);
   t.throws(() => process.kill(pid, 0), 'the twin process is gone');
+  // Its request log goes with it: no row listed at once, none left in the file soon after.
+  t.equal(cp.services.orchestration.requestLogs.count(envId), 0);
+  await waitFor('log rows purged', async () => {
+    const n = (cp.services.db.prepare('SELECT COUNT(*) AS n FROM request_logs WHERE environment_id = ?').get(envId) as { n: number }).n;
+    return n === 0;
+  });
   await waitFor('gateway closed', async () => (await fetch(twin.url).catch(() => undefined)) === undefined);
 });

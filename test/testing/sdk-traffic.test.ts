@@ -27,7 +27,7 @@ db.prepare(
 const stripeTwin = await startTwin('stripe');
 const slackTwin = await startTwin('slack');
 const githubTwin = await startTwin('github');
-const writer = new RequestLogWriter(new RequestLogStore(db), undefined, { flushIntervalMs: 10 });
+const writer = new RequestLogWriter(new RequestLogStore(db));
 const gateway = new TwinGateway({ host: '127.0.0.1', writer });
 const stripeUrl = (await gateway.open({ twinId: 'stripe-twin', environmentId: envId, organizationId: orgId, slug: 'stripe' })).url;
 const slackUrl = (await gateway.open({ twinId: 'slack-twin', environmentId: envId, organizationId: orgId, slug: 'slack' })).url;
@@ -60,7 +60,6 @@ const octokit = new Octokit({ auth: githubTwin.apiKey, baseUrl: githubUrl, log: 
 const repo = await octokit.repos.createForAuthenticatedUser({ name: 'web', auto_init: true });
 const issue = await octokit.issues.create({ owner: repo.data.owner.login, repo: 'web', title: 'Crash on start', labels: ['bug'] });
 await octokit.issues.update({ owner: repo.data.owner.login, repo: 'web', issue_number: issue.data.number, state: 'closed' });
-writer.flush();
 
 t.test('the gateway logged the SDK traffic', async (tt) => {
   tt.ok(refused instanceof Error, 'the oversized refund was refused by the twin');

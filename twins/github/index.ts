@@ -50,6 +50,9 @@ const github: TwinDefinition = {
     return undefined;
   },
   notFound: () => githubError(404, 'Not Found'),
+  unavailable: () => githubError(503, 'Service Unavailable'),
+  // Webhook secrets (`config.secret`) and OAuth credentials in bodies; tokens in old-style query auth.
+  redact: { query: ['access_token', 'client_secret'], body: ['access_token', 'client_secret', 'refresh_token', 'secret'] },
   // A body GitHub cannot read is "Problems parsing JSON"; a query past a limit is a schema-level 422.
   refuseInput(refusal) {
     if (refusal.reason === 'body_too_large') return githubError(413, 'Request body too large');

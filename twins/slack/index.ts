@@ -68,6 +68,9 @@ const slack: TwinDefinition = {
     }
     return { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'Not Found' };
   },
+  unavailable: () => ({ ...slackFailure('service_unavailable'), status: 503 }),
+  // Slack takes `token` from the query and from form bodies; OAuth exchanges carry client secrets.
+  redact: { query: ['token', 'client_secret'], body: ['token', 'client_secret', 'refresh_token'] },
   refuseInput: (refusal, req) => slackFailure(refusalCode(refusal, req), { response_metadata: { messages: [`[ERROR] ${refusal.message}`] } }),
   initialize: ensureWorkspace,
   advance(ctx, to) {

@@ -4,6 +4,7 @@
 
 import type { TwinDefinition, TwinRoute } from '../../twin-runtime/contract.js';
 import { authenticateStripe, refusedInput, unrecognizedUrl } from './http/auth.js';
+import { stripeError } from './http/errors.js';
 import { stripeRoute } from './http/pipeline.js';
 import { STRIPE_RESOURCES } from './model/objects.js';
 import { signStripeDelivery } from './model/events.js';
@@ -29,6 +30,12 @@ const stripe: TwinDefinition = {
   routes: [...piped(coreRoutes), ...piped(billingRoutes)],
   authenticate: authenticateStripe,
   notFound: unrecognizedUrl,
+  // Stripe marks retryable failures with Stripe-Should-Retry; its SDKs honour it.
+  unavailable: () => ({
+    ...stripeError(503, { type: 'api_error', message: 'Stripe is temporarily unavailable while the test clock advances. Please retry shortly.' }),
+    headers: { 'stripe-should-retry': 'true' },
+  }),
+  redact: { query: ['client_secret'], body: ['client_secret', 'refresh_token'] },
   refuseInput: refusedInput,
   advance: (ctx, to) => advanceStripe(ctx, to),
   signDelivery: signStripeDelivery,

@@ -135,7 +135,12 @@ export class DockerDriver implements TwinDriver {
       name: `twins-${spec.twinId}`,
       Image: spec.image ?? this.options.image,
       Cmd: cmd,
-      Env: [`TWIN_ADMIN_SECRET=${spec.adminSecret}`, `TWIN_PORT=${port}`, 'TWIN_HOST=127.0.0.1'],
+      Env: [
+        ...Object.entries(spec.env ?? {}).map(([k, v]) => `${k}=${v}`),
+        `TWIN_ADMIN_SECRET=${spec.adminSecret}`,
+        `TWIN_PORT=${port}`,
+        'TWIN_HOST=127.0.0.1',
+      ],
       Labels: { ...spec.labels, [MANAGED_LABEL]: 'true', [TWIN_LABEL]: spec.twinId, [PORT_LABEL]: String(port), 'twins.slug': spec.slug },
       HostConfig: { NetworkMode: 'host', Binds: binds, RestartPolicy: { Name: 'no' } },
     });

@@ -27,6 +27,8 @@ export interface TwinWorkloadSpec {
   labels: Record<string, string>;
   /** When the environment expires (Kubernetes sets activeDeadlineSeconds from it). */
   expiresAt?: Date | null;
+  /** Configuration the twin process receives as environment variables (egress policy). */
+  env?: Record<string, string>;
 }
 
 export type WorkloadState = 'starting' | 'running' | 'exited' | 'missing';

@@ -133,6 +133,7 @@ export class KubernetesDriver implements TwinDriver {
             image: spec.image ?? this.options.image,
             args,
             env: [
+              ...Object.entries(spec.env ?? {}).map(([name, value]) => ({ name, value })),
               { name: 'TWIN_ADMIN_SECRET', value: spec.adminSecret },
               { name: 'TWIN_PORT', value: String(PORT) },
             ],

@@ -111,8 +111,9 @@ export class ProcessDriver implements TwinDriver {
     this.warmPerSlug = options.warmPerSlug ?? 0;
   }
 
-  private childEnv(adminSecret?: string, apiKey?: string): NodeJS.ProcessEnv {
+  private childEnv(adminSecret?: string, apiKey?: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     return {
+      ...extra,
       PATH: process.env.PATH ?? '',
       NODE_ENV: process.env.NODE_ENV ?? 'production',
       ...(adminSecret ? { TWIN_ADMIN_SECRET: adminSecret } : {}),
@@ -216,13 +217,14 @@ export class ProcessDriver implements TwinDriver {
           ...(spec.apiKey ? { api_key: spec.apiKey } : {}),
           port: 0,
           host: '127.0.0.1',
+          env: spec.env,
         }) + '\n',
       );
     } else {
       const args = [this.entry, '--twin', spec.slug, '--data', spec.dataFile, '--port', '0', '--host', '127.0.0.1'];
       args.push('--clock', spec.clockStart.toISOString(), '--public-url', spec.publicUrl);
       if (spec.seedFile) args.push('--seed', spec.seedFile);
-      child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'], env: this.childEnv(spec.adminSecret, spec.apiKey) });
+      child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'], env: this.childEnv(spec.adminSecret, spec.apiKey, spec.env) });
       child.stderr!.setEncoding('utf8');
       child.stderr!.on('data', (chunk: string) => (stderr.tail = (stderr.tail + chunk).slice(-2000)));
     }

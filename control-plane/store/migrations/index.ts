@@ -5,6 +5,7 @@ import m002 from './002-environments.js';
 import m003 from './003-seeds-scenarios.js';
 import m004 from './004-tests.js';
 import m005 from './005-billing.js';
+import m006 from './006-hosting.js';
 import m022 from './022-console-sign-in.js';
 
 export interface Migration {
@@ -13,4 +14,4 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: Migration[] = [m001, m002, m003, m004, m005, m022];
+export const MIGRATIONS: Migration[] = [m001, m002, m003, m004, m005, m006, m022];

@@ -47,12 +47,19 @@ const statements = new WeakMap<object, Map<string, { all(...a: unknown[]): unkno
 function withStatus<T>(ctx: TwinContext, resource: string, statuses: readonly string[]): T[] {
   const db = ctx.store.db;
   let cache = statements.get(db);
-  if (!cache) statements.set(db, (cache = new Map()));
+  if (!cache) {
+    // An index on the status keeps each pass proportional to the live records, not to every
+    // invoice ever made: without it ten years of a daily subscription went quadratic.
+    db.exec("CREATE INDEX IF NOT EXISTS records_by_status ON records (resource, json_extract(body, '$.status'), seq)");
+    statements.set(db, (cache = new Map()));
+  }
   const key = `${resource}:${statuses.length}`;
   let stmt = cache.get(key);
   if (!stmt) {
     const marks = statuses.map(() => '?').join(', ');
-    stmt = db.prepare(`SELECT body FROM records WHERE resource = ? AND json_extract(body, '$.status') IN (${marks}) ORDER BY seq`);
+    // INDEXED BY: left alone, the planner prefers the (resource, seq) index for the ORDER BY and
+    // reads every record of the kind.
+    stmt = db.prepare(`SELECT body FROM records INDEXED BY records_by_status WHERE resource = ? AND json_extract(body, '$.status') IN (${marks}) ORDER BY seq`);
     cache.set(key, stmt);
   }
   return (stmt.all(resource, ...statuses) as { body: string }[]).map((r) => JSON.parse(r.body) as T);

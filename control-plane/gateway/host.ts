@@ -1,0 +1,313 @@
+// The gateway as the control plane's thread sees it: the same calls the reconciler makes (open a
+// twin's URL, point it at a workload, close it), carried out on the gateway's own thread
+// (worker.ts), plus the log's housekeeping (purge a deleted environment, retention), a bounded
+// drain for shutdown, and stats() — a synchronous read of shared counters (requests per twin, the
+// log writer's queue depth) for metrics.
+//
+// Why a thread and not the event loop of the API: a synchronous SQLite scan on the API's thread
+// stopped every twin URL for its whole duration (issue 20: 5,119 → 43 req/s while another tenant
+// listed logs). A worker thread has its own event loop, so API work cannot delay a proxied request;
+// scripts/bench/tenant-isolation.ts measures it.
+
+import { Worker } from 'node:worker_threads';
+import type { Logger } from 'pino';
+import type { GatewayTwin } from './gateway.js';
+import { MAX_COUNTED_TWINS, STAT, type FromWorker, type GatewayWorkerData, type ToWorker } from './protocol.js';
+
+/** What the reconciler needs of the gateway. */
+export interface GatewayControl {
+  readonly hostRouting: boolean;
+  open(twin: GatewayTwin, preferredPort?: number | null): Promise<{ url: string; port: number | null }>;
+  setTarget(twinId: string, address: string | undefined): void;
+  targetOf(twinId: string): string | undefined;
+  has(twinId: string): boolean;
+  close(twinId: string): Promise<void>;
+}
+
+export interface GatewayHostOptions extends Omit<GatewayWorkerData, 'stats'> {
+  log?: Logger;
+  /** Per twin: the credentials its log must not keep, and how long its environment keeps rows. */
+  describe?: (twin: GatewayTwin) => Promise<{ redact?: GatewayTwin['redact']; retentionDays?: number | null }>;
+  /** Milliseconds between checkpoints of the log's write-ahead log. */
+  checkpointMs?: number;
+}
+
+export interface TwinRequestCount {
+  twin_id: string;
+  environment_id: string;
+  organization_id: string;
+  twin_slug: string;
+  requests: number;
+}
+
+export interface GatewayStats {
+  /** Requests each open twin URL has received since it opened. */
+  twins: TwinRequestCount[];
+  requests_in_flight: number;
+  /** Time the gateway's thread has spent working (not waiting), ms since it started. */
+  thread_busy_ms: number;
+  log: {
+    /** Rows waiting for their commit (their answers wait with them). */
+    queue_depth: number;
+    written: number;
+    failed: number;
+    expired: number;
+    purged: number;
+    bodies_dropped: number;
+    /** Transactions committed and the time spent committing (ms): the log write's cost. */
+    commits: number;
+    commit_ms: number;
+    writable: boolean;
+  };
+}
+
+interface Mirror {
+  twin: GatewayTwin;
+  port: number | null;
+  target?: string;
+  slot: number;
+  retentionDays: number | null;
+}
+
+/**
+ * A thread running the module `name` next to this one: the compiled .js, or under tsx (tests,
+ * benches) the .ts through tsx's loader, which a worker does not inherit from `--import=tsx`.
+ */
+function startThread(name: string, options: ConstructorParameters<typeof Worker>[1]): Worker {
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL(`./${name}.js`, import.meta.url), options);
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const entry = new URL(`./${name}.ts`, import.meta.url).href;
+  const code = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`;
+  return new Worker(code, { ...options, eval: true });
+}
+
+export class GatewayHost implements GatewayControl {
+  private worker: Worker | undefined;
+  private checkpointer: Worker | undefined;
+  private readonly shared = new SharedArrayBuffer(8 * (STAT.firstSlot + MAX_COUNTED_TWINS));
+  private readonly counters = new BigInt64Array(this.shared);
+  private readonly routes = new Map<string, Mirror>();
+  private readonly freeSlots: number[] = [];
+  private nextSlot = 0;
+  private nextId = 1;
+  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  private sharedListenerPort: number | undefined;
+  private stopping = false;
+  private ready: Promise<void> | undefined;
+
+  constructor(private readonly options: GatewayHostOptions) {}
+
+  get hostRouting(): boolean {
+    return this.options.domain !== undefined;
+  }
+
+  get sharedPort(): number | undefined {
+    return this.sharedListenerPort;
+  }
+
+  /** Start the gateway's thread (and the checkpointer's); in cluster mode this opens the shared listener. */
+  async start(): Promise<void> {
+    this.ready ??= this.spawn();
+    await this.ready;
+  }
+
+  private async spawn(): Promise<void> {
+    const { log: _log, describe: _describe, checkpointMs, ...rest } = this.options;
+    const data: GatewayWorkerData = { ...rest, sharedPort: this.sharedListenerPort ?? rest.sharedPort, stats: this.shared };
+    const worker = startThread('worker', { workerData: data, name: 'twins-gateway' });
+    this.worker = worker;
+    await new Promise<void>((resolve, reject) => {
+      const onError = (err: Error) => reject(err);
+      worker.once('error', onError);
+      worker.on('message', (m: FromWorker) => {
+        if (m.op === 'ready') {
+          worker.off('error', onError);
+          resolve();
+        } else this.onMessage(m);
+      });
+    });
+    worker.on('error', (err) => this.options.log?.error({ err }, 'gateway thread failed'));
+    worker.once('exit', (code) => void this.onExit(worker, code));
+    const { sharedPort } = (await this.call({ op: 'start', id: 0 })) as { sharedPort?: number };
+    this.sharedListenerPort = sharedPort;
+    if (!this.checkpointer) {
+      this.checkpointer = startThread('checkpoint-worker', {
+        workerData: { logFile: this.options.logFile, intervalMs: checkpointMs ?? 1000 },
+        name: 'twins-log-checkpoint',
+      });
+      this.checkpointer.on('message', (m: FromWorker) => this.onMessage(m));
+      this.checkpointer.on('error', (err) => this.options.log?.warn({ err }, 'request log checkpointer failed'));
+      this.checkpointer.unref();
+    }
+  }
+
+  private onMessage(m: FromWorker): void {
+    if (m.op === 'reply') {
+      const p = this.pending.get(m.id);
+      if (!p) return;
+      this.pending.delete(m.id);
+      if (m.error !== undefined) p.reject(new Error(m.error));
+      else p.resolve(m.value);
+    } else if (m.op === 'log') {
+      this.options.log?.[m.level]({ err: m.err }, m.msg);
+    }
+  }
+
+  /** The thread died (it should not): fail what waited on it, start a new one, reopen every URL. */
+  private async onExit(worker: Worker, code: number): Promise<void> {
+    if (this.worker !== worker) return;
+    this.worker = undefined;
+    for (const p of this.pending.values()) p.reject(new Error('The gateway thread exited.'));
+    this.pending.clear();
+    if (this.stopping) return;
+    this.options.log?.error({ code }, 'gateway thread exited; starting it again');
+    this.ready = this.spawn();
+    await this.ready;
+    for (const m of this.routes.values()) {
+      await this.call({ op: 'open', id: 0, twin: { ...m.twin, slot: m.slot >= 0 ? m.slot : undefined }, preferredPort: m.port, retentionDays: m.retentionDays });
+      if (m.target) this.post({ op: 'setTarget', twinId: m.twin.twinId, address: m.target });
+    }
+  }
+
+  private call(msg: ToWorker & { id: number }): Promise<unknown> {
+    const worker = this.worker;
+    if (!worker) return Promise.reject(new Error('The gateway is not running.'));
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      worker.postMessage({ ...msg, id });
+    });
+  }
+
+  private post(msg: ToWorker): void {
+    this.worker?.postMessage(msg);
+  }
+
+  async open(twin: GatewayTwin, preferredPort?: number | null): Promise<{ url: string; port: number | null }> {
+    await this.start();
+    const extra = (await this.options.describe?.(twin)) ?? {};
+    let mirror = this.routes.get(twin.twinId);
+    if (!mirror) {
+      const slot = this.freeSlots.pop() ?? (this.nextSlot < MAX_COUNTED_TWINS ? this.nextSlot++ : -1);
+      if (slot >= 0) Atomics.store(this.counters, STAT.firstSlot + slot, 0n);
+      mirror = { twin: { ...twin, redact: extra.redact }, port: null, slot, retentionDays: extra.retentionDays ?? null };
+      this.routes.set(twin.twinId, mirror);
+    }
+    mirror.retentionDays = extra.retentionDays ?? null;
+    const opened = (await this.call({
+      op: 'open',
+      id: 0,
+      twin: { ...twin, redact: extra.redact, slot: mirror.slot >= 0 ? mirror.slot : undefined },
+      preferredPort,
+      retentionDays: extra.retentionDays ?? null,
+    })) as { url: string; port: number | null };
+    mirror.port = opened.port;
+    return opened;
+  }
+
+  setTarget(twinId: string, address: string | undefined): void {
+    const m = this.routes.get(twinId);
+    if (!m || m.target === address) return;
+    m.target = address;
+    this.post({ op: 'setTarget', twinId, address });
+  }
+
+  targetOf(twinId: string): string | undefined {
+    return this.routes.get(twinId)?.target;
+  }
+
+  has(twinId: string): boolean {
+    return this.routes.has(twinId);
+  }
+
+  async close(twinId: string): Promise<void> {
+    const m = this.routes.get(twinId);
+    if (!m) return;
+    this.routes.delete(twinId);
+    if (m.slot >= 0) this.freeSlots.push(m.slot);
+    await this.call({ op: 'close', id: 0, twinId }).catch(() => {});
+  }
+
+  /** The environment is deleted: its log rows go (at once for readers, step by step on disk). */
+  purgeEnvironment(environmentId: string): void {
+    this.post({ op: 'purge', environmentId });
+  }
+
+  /** Retention of environments whose organization changed plan. */
+  setRetention(entries: { environmentId: string; organizationId: string; days: number | null }[]): void {
+    if (entries.length > 0) this.post({ op: 'retention', entries });
+  }
+
+  /** Run one maintenance step now (tests). */
+  async maintain(now?: Date): Promise<void> {
+    await this.call({ op: 'maintain', id: 0, now: now?.toISOString() });
+  }
+
+  /**
+   * Stop taking connections and let requests already read be answered and logged, for at most
+   * `timeoutMs`; resolves with how many were still unanswered then.
+   */
+  async drain(timeoutMs: number): Promise<number> {
+    if (!this.worker) return 0;
+    const { unanswered } = (await this.call({ op: 'drain', id: 0, timeoutMs })) as { unanswered: number };
+    return unanswered;
+  }
+
+  /** Close every URL, commit the log, stop both threads. */
+  async closeAll(): Promise<void> {
+    this.stopping = true;
+    const worker = this.worker;
+    if (worker) {
+      await this.call({ op: 'closeAll', id: 0 }).catch(() => {});
+      this.worker = undefined;
+      await worker.terminate();
+    }
+    this.routes.clear();
+    const cp = this.checkpointer;
+    this.checkpointer = undefined;
+    if (cp) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 2000);
+        cp.on('message', (m: { op: string }) => {
+          if (m.op === 'closed') {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
+        cp.postMessage({ op: 'close' });
+      });
+      await cp.terminate();
+    }
+  }
+
+  /** Counters read from shared memory: no message, no wait (for /metrics). */
+  stats(): GatewayStats {
+    const n = (i: number) => Number(Atomics.load(this.counters, i));
+    const twins: TwinRequestCount[] = [];
+    for (const m of this.routes.values()) {
+      twins.push({
+        twin_id: m.twin.twinId,
+        environment_id: m.twin.environmentId,
+        organization_id: m.twin.organizationId,
+        twin_slug: m.twin.slug,
+        requests: m.slot >= 0 ? n(STAT.firstSlot + m.slot) : 0,
+      });
+    }
+    return {
+      twins,
+      requests_in_flight: n(STAT.inFlight),
+      thread_busy_ms: n(STAT.busyMicros) / 1000,
+      log: {
+        queue_depth: n(STAT.queueDepth),
+        written: n(STAT.written),
+        failed: n(STAT.failed),
+        expired: n(STAT.expired),
+        purged: n(STAT.purged),
+        bodies_dropped: n(STAT.bodiesDropped),
+        commits: n(STAT.commits),
+        commit_ms: n(STAT.commitMicros) / 1000,
+        writable: n(STAT.writable) === 1,
+      },
+    };
+  }
+}

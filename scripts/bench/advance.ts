@@ -1,0 +1,74 @@
+// A daily subscription advanced 1, 2, 5 and 10 years in one advance each (a fresh Stripe twin per
+// run): wall time, invoices made, and the cost per invoice — linear when it stays flat
+// (target: 10 years ≤ 10 s). On a shared machine wall time follows the load, so the process's CPU
+// time for the advance (twin and probe, both in this process) is reported beside it. The advance goes through the admin API as the control plane calls it
+// (a job followed to its end), and a probe measures how long provider requests wait meanwhile.
+//   node --import=tsx scripts/bench/advance.ts [years=1,2,5,10]
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadavg } from 'node:os';
+import Stripe from 'stripe';
+import { loadTwin } from '../../twin-runtime/registry.js';
+import { TwinServer } from '../../twin-runtime/server.js';
+import { TwinAdminClient } from '../../control-plane/orchestration/twin-admin.js';
+
+const YEARS = (process.argv[2] ?? '1,2,5,10').split(',').map(Number);
+const start = new Date('2026-01-15T12:00:00Z');
+const admin = new TwinAdminClient();
+
+async function run(years: number) {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-advance-'));
+  const server = new TwinServer(await loadTwin('stripe'), { dataFile: join(dir, 'stripe.sqlite'), clockStart: start });
+  const url = new URL(await server.listen(0, '127.0.0.1'));
+  try {
+    const stripe = new Stripe(server.apiKey, { host: url.hostname, port: Number(url.port), protocol: 'http', maxNetworkRetries: 0 });
+    const product = await stripe.products.create({ name: 'Daily' });
+    const price = await stripe.prices.create({ product: product.id, unit_amount: 100, currency: 'usd', recurring: { interval: 'day' } });
+    const customer = await stripe.customers.create({ email: 'daily@example.com' });
+    const pm = await stripe.paymentMethods.attach('pm_card_visa', { customer: customer.id });
+    await stripe.subscriptions.create({ customer: customer.id, items: [{ price: price.id }], default_payment_method: pm.id });
+    const to = new Date(start);
+    to.setUTCFullYear(to.getUTCFullYear() + years);
+    // Provider requests during the advance: how long each waits for its (503) answer.
+    const waits: number[] = [];
+    let probing = true;
+    const probe = (async () => {
+      while (probing) {
+        const t0 = performance.now();
+        await fetch(`${url.origin}/v1/customers/${customer.id}`, { headers: { authorization: `Bearer ${server.apiKey}` } }).then((r) => r.arrayBuffer());
+        waits.push(performance.now() - t0);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
+    const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
+    const out = await admin.advanceAndWait(url.origin, '', to);
+    const ms = performance.now() - t0;
+    const cpu = process.cpuUsage(cpu0);
+    const cpuMs = (cpu.user + cpu.system) / 1000;
+    probing = false;
+    await probe;
+    if (!out.ok) throw new Error(`advance failed: ${out.detail}`);
+    const invoices = server.store.count('invoice');
+    waits.sort((a, b) => a - b);
+    return {
+      years,
+      advance_ms: Math.round(ms),
+      invoices,
+      ms_per_invoice: +(ms / invoices).toFixed(3),
+      cpu_ms: Math.round(cpuMs),
+      cpu_ms_per_invoice: +(cpuMs / invoices).toFixed(3),
+      load_average_1m: +loadavg()[0]!.toFixed(1),
+      provider_requests_during: waits.length,
+      provider_wait_p99_ms: +(waits[Math.min(waits.length - 1, Math.ceil(waits.length * 0.99) - 1)] ?? 0).toFixed(1),
+      provider_wait_max_ms: +(waits.at(-1) ?? 0).toFixed(1),
+    };
+  } finally {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+for (const y of YEARS) console.log(JSON.stringify(await run(y)));

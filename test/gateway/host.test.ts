@@ -1,0 +1,69 @@
+// The gateway on its own thread, driven from this one (host.ts): twin URLs open and answer, stats()
+// reads shared counters without a round trip, a thread that dies is started again with every URL
+// reopened on its port, and a drain answers what is in flight.
+
+import t from 'tap';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Worker } from 'node:worker_threads';
+import { GatewayHost } from '../../control-plane/gateway/host.js';
+import { openLogDatabase, RequestLogStore } from '../../control-plane/store/request-logs.js';
+import { startTwin } from '../helpers/twin.js';
+
+t.test('a gateway thread: URLs, counters, restart after a crash, drain', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'twins-gateway-host-'));
+  const logFile = join(dir, 'request-logs.sqlite');
+  const twin = await startTwin('stripe');
+  const host = new GatewayHost({ logFile, host: '127.0.0.1', defaultRetentionDays: 30, bodyCapBytes: 1 << 20, describe: async () => ({ retentionDays: 7 }) });
+  t.teardown(async () => {
+    await host.closeAll();
+    await twin.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  await host.start();
+  const route = { twinId: 'tw', environmentId: 'env-h', organizationId: 'org-h', slug: 'stripe' };
+  const { url, port } = await host.open(route);
+  host.setTarget('tw', twin.url);
+  t.equal(host.targetOf('tw'), twin.url, 'the reconciler reads targets without a round trip');
+  const get = () => fetch(`${url}/v1/customers`, { headers: { authorization: `Bearer ${twin.apiKey}` } });
+  for (let i = 0; i < 3; i++) t.equal((await get()).status, 200);
+  const stats = host.stats();
+  t.match(stats.twins, [{ twin_id: 'tw', environment_id: 'env-h', organization_id: 'org-h', twin_slug: 'stripe', requests: 3 }]);
+  t.equal(stats.log.written, 3);
+  t.ok(stats.log.commits >= 1 && stats.log.commits <= 3);
+  t.ok(stats.thread_busy_ms > 0);
+
+  // The thread dies: a new one reopens the URL on the same port with the same target.
+  const worker = (host as unknown as { worker: Worker }).worker;
+  await worker.terminate();
+  let back = 0;
+  for (let i = 0; i < 200 && back !== 200; i++) {
+    await new Promise((r) => setTimeout(r, 25));
+    back = (await get().catch(() => undefined))?.status ?? 0;
+  }
+  t.equal(back, 200, 'the same URL answers again');
+  t.equal(new URL(url).port, String(port));
+
+  // Retention set at open (7 days for this environment).
+  const reader = new RequestLogStore(openLogDatabase(logFile));
+  t.teardown(() => reader.db.close());
+  const row = reader.db.prepare("SELECT retention_days FROM request_log_environments WHERE environment_id = 'env-h'").get() as { retention_days: number };
+  t.equal(row.retention_days, 7);
+  t.ok(reader.count('env-h') >= 4, 'every answered request is in the file');
+
+  // A drain lets the request in flight finish, then the URL takes no more connections.
+  const slowTwin = createServer((_req, res) => setTimeout(() => res.end('{"slow":true}'), 400));
+  await new Promise<void>((r) => slowTwin.listen(0, '127.0.0.1', r));
+  t.teardown(() => slowTwin.close());
+  host.setTarget('tw', `http://127.0.0.1:${(slowTwin.address() as AddressInfo).port}`);
+  const slow = fetch(`${url}/slow`);
+  await new Promise((r) => setTimeout(r, 150));
+  t.equal(host.stats().requests_in_flight, 1, 'one request in flight');
+  const unanswered = await host.drain(5000);
+  t.equal(unanswered, 0);
+  t.equal((await slow).status, 200, 'the request in flight was answered');
+  t.equal(await get().then(() => 'answered', () => 'refused'), 'refused', 'new connections are refused after the drain');
+});

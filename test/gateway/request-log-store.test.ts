@@ -1,0 +1,157 @@
+// The request log's store and its writer's housekeeping: pages by key with the contract's envelope
+// numbers, retention cutting the oldest rows (per environment, incrementally), the per-environment
+// body cap dropping the oldest bodies with the truncation marker, and a deleted environment's rows
+// gone at once for readers and step by step on disk.
+
+import t from 'tap';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase } from '../../control-plane/store/database.js';
+import { RequestLogStore, type RequestLogRow } from '../../control-plane/store/request-logs.js';
+import { RequestLogWriter } from '../../control-plane/gateway/request-log-writer.js';
+
+function setup(t: { teardown(fn: () => void): void }) {
+  const dir = mkdtempSync(join(tmpdir(), 'twins-log-store-'));
+  const db = openDatabase(join(dir, 'cp.sqlite'));
+  t.teardown(() => {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return { db, store: new RequestLogStore(db) };
+}
+
+function rows(env: string, n: number, opts: { start?: number; stepMs?: number; body?: string } = {}): RequestLogRow[] {
+  const start = opts.start ?? Date.parse('2026-01-01T00:00:00Z');
+  return Array.from({ length: n }, (_, i) => ({
+    id: randomUUID(),
+    organization_id: 'org',
+    environment_id: env,
+    environment_twin_id: 'twin',
+    twin_slug: 'stripe',
+    actor: 'agent' as const,
+    method: 'GET',
+    path: `/v1/customers/${i}`,
+    query_string: `n=${i}`,
+    status_code: 200,
+    duration_ms: 1,
+    occurred_at: new Date(start + i * (opts.stepMs ?? 1000)).toISOString(),
+    request_headers: '{}',
+    request_content_type: null,
+    request_body: opts.body ?? null,
+    request_body_truncated: 0 as const,
+    response_content_type: 'application/json',
+    response_body: opts.body ?? null,
+    response_body_truncated: 0 as const,
+  }));
+}
+
+t.test('pages are index ranges: newest first, total and pages from the counters', async (t) => {
+  const { store } = setup(t);
+  store.append(rows('a', 250));
+  store.append(rows('b', 3));
+  t.equal(store.count('a'), 250);
+  const first = store.listPage('a', 1, 100);
+  t.equal(first.total, 250);
+  t.same(first.items.map((r) => r.query_string).slice(0, 2), ['n=249', 'n=248']);
+  t.equal(first.items.length, 100);
+  t.same(Object.keys(first.items[0]!).sort(), ['duration_ms', 'environment_id', 'environment_twin_id', 'id', 'method', 'occurred_at', 'path', 'query_string', 'status_code']);
+  const last = store.listPage('a', 3, 100);
+  t.equal(last.items.length, 50);
+  t.equal(last.items.at(-1)!.query_string, 'n=0');
+  t.same(store.listPage('a', 4, 100).items, [], 'past the end: empty');
+  t.same(store.listPage('nope', 1, 10), { total: 0, items: [] });
+  t.equal(store.listPage('b', 1, 50).total, 3, 'environments are counted apart');
+});
+
+t.test('retention cuts the oldest rows of each environment, a step at a time', async (t) => {
+  const { store } = setup(t);
+  const day = 86_400_000;
+  const now = Date.parse('2026-03-01T00:00:00Z');
+  // 40 days of rows, one an hour: 960 rows.
+  store.append(rows('free-env', 960, { start: now - 40 * day, stepMs: 3_600_000 }));
+  store.append(rows('paygo-env', 960, { start: now - 40 * day, stepMs: 3_600_000 }));
+  store.setRetention('free-env', 'org', 7);
+  store.setRetention('paygo-env', 'org', 30);
+  const writer = new RequestLogWriter(store, { defaultRetentionDays: 30, stepBudgetMs: 1000 });
+  // Budgets of 100 rows per step: several steps finish the sweep.
+  let steps = 0;
+  let cursor: string | undefined = '';
+  do {
+    const out = store.retentionStep({ defaultRetentionDays: 30, bodyCapBytes: 1e12, rowLimit: 100, now: new Date(now) }, cursor);
+    cursor = out.cursor;
+    steps++;
+    t.ok(out.deleted <= 100, 'a step stays within its budget');
+  } while (cursor !== undefined && steps < 100);
+  t.ok(steps > 5, `${steps} steps`);
+  t.equal(store.count('free-env'), 7 * 24, 'free: 7 days kept');
+  t.equal(store.count('paygo-env'), 30 * 24, 'paygo: 30 days kept');
+  const oldest = store.page('free-env', 1, store.count('free-env') - 1)[0]!;
+  t.ok(Date.parse(oldest.occurred_at) >= now - 7 * day);
+  const page = store.listPage('free-env', 1, 50);
+  t.equal(page.total, 168);
+  t.equal(store.listPage('free-env', 4, 50).items.length, 18, 'pages still add up after the cut');
+  writer.close();
+});
+
+t.test('the body cap drops the oldest bodies with the marker; counters follow', async (t) => {
+  const { store, db } = setup(t);
+  const body = 'x'.repeat(1000);
+  store.append(rows('big', 100, { body }));
+  const bytes = () => (db.prepare("SELECT body_bytes FROM request_log_environments WHERE environment_id = 'big'").get() as { body_bytes: number }).body_bytes;
+  t.equal(bytes(), 200_000);
+  const writer = new RequestLogWriter(store, { bodyCapBytes: 50_000, stepBudgetMs: 1000 });
+  // (An instant within retention of the rows' dates: only the cap is at work.)
+  for (let i = 0; i < 20; i++) writer.maintain(new Date('2026-01-02T00:00:00Z'));
+  t.ok(bytes() <= 50_000, `bodies kept: ${bytes()} bytes`);
+  const all = store.page('big', 100, 0);
+  t.equal(all.length, 100, 'rows stay; only bodies go');
+  const newest = all[0]!;
+  const oldest = all.at(-1)!;
+  t.equal(newest.response_body, body, 'the newest bodies are kept');
+  t.equal(newest.response_body_truncated, 0);
+  t.equal(oldest.response_body, null, 'the oldest are dropped');
+  t.equal(oldest.response_body_truncated, 1, 'with the truncation marker');
+  t.equal(oldest.request_body_truncated, 1);
+  t.ok(writer.stats().bodiesDropped > 0);
+  writer.close();
+});
+
+t.test("a deleted environment's rows are gone for readers at once and from the file step by step", async (t) => {
+  const { store, db } = setup(t);
+  store.append(rows('gone', 3000, { body: 'y'.repeat(200) }));
+  store.append(rows('kept', 10));
+  store.markDeleted('gone');
+  t.equal(store.count('gone'), 0, 'no row is listed any more');
+  t.same(store.listPage('gone', 1, 10), { total: 0, items: [] });
+  const remaining = () => (db.prepare("SELECT COUNT(*) AS n FROM request_logs WHERE environment_id = 'gone'").get() as { n: number }).n;
+  t.equal(remaining(), 3000);
+  const first = store.purgeStep(1000);
+  t.equal(first, 1000, 'one step deletes at most its budget');
+  t.equal(remaining(), 2000);
+  while (store.purgeStep(1000) > 0);
+  t.equal(remaining(), 0, 'rows and bodies deleted');
+  t.equal((db.prepare("SELECT COUNT(*) AS n FROM request_log_environments WHERE environment_id = 'gone'").get() as { n: number }).n, 0);
+  t.equal(store.count('kept'), 10, 'other environments untouched');
+});
+
+t.test('the writer answers only after commit and reports a failed commit', async (t) => {
+  const { store, db } = setup(t);
+  const writer = new RequestLogWriter(store);
+  const order: string[] = [];
+  await new Promise<void>((resolve) => {
+    writer.write(rows('w', 1)[0]!, (ok) => {
+      order.push(`done:${ok}:${store.count('w')}`);
+      resolve();
+    });
+    order.push(`queued:${writer.queueDepth}:${store.count('w')}`);
+  });
+  t.same(order, ['queued:1:0', 'done:true:1'], 'the callback runs once the row is committed');
+  db.exec('CREATE TEMP TRIGGER refuse BEFORE INSERT ON request_logs BEGIN SELECT RAISE(ABORT, \'disk full\'); END');
+  const outcome = await new Promise<boolean>((resolve) => writer.write(rows('w', 1)[0]!, resolve));
+  t.equal(outcome, false, 'a failed commit is reported to the waiting answer');
+  t.equal(writer.writable, false);
+  t.equal(writer.stats().failed, 1);
+  writer.close();
+});
