@@ -14,8 +14,8 @@ import { loadLocalKeys, type LocalKeys } from './auth/local-idp.js';
 import { createOrchestration, type Orchestration } from './orchestration/index.js';
 import { SeedStore } from './store/seeds.js';
 import { ScenarioStore } from './store/scenarios.js';
-import { SeedWorker, seedConcurrencyFromEnv } from '../seeds/worker.js';
-import { loadTwinReleases } from '../seeds/twin-releases.js';
+import { SeedWorker, seedConcurrencyFromEnv } from './seeds/worker.js';
+import { loadTwinReleases } from './seeds/twin-releases.js';
 import { llmConfigFromEnv } from '../seeds/llm-client.js';
 
 export interface Services {

@@ -3,7 +3,7 @@
 // model/, the HTTP surface in routes/. See twins/github/README.md for what is covered.
 
 import type { TwinDefinition, TwinRequest, TwinResponse } from '../../twin-runtime/contract.js';
-import { DOCS } from './model/errors.js';
+import { DOCS } from './wire/errors.js';
 import { rollOver } from './model/rate-limit.js';
 import { signGitHubDelivery } from './model/webhooks.js';
 import { accountRoutes } from './routes/accounts.js';
@@ -11,7 +11,7 @@ import { repositoryRoutes } from './routes/repositories.js';
 import { gitRoutes } from './routes/git.js';
 import { issueRoutes } from './routes/issues.js';
 import { pullRoutes } from './routes/pulls.js';
-import { seeding, suggestions } from './seed-vocabulary.js';
+import { seeding, suggestions } from './vocabulary/seeds.js';
 import { ensureBootstrap } from './model/accounts.js';
 
 function githubError(status: number, message: string): TwinResponse {

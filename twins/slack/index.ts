@@ -8,8 +8,8 @@ import { RESOURCES } from './model/records.js';
 import { postDueMessages } from './model/scheduled.js';
 import { ensureWorkspace } from './model/workspace.js';
 import { routes } from './routes/index.js';
-import { slackFailure } from './routes/method.js';
-import { seeding, suggestions } from './seed-vocabulary.js';
+import { slackFailure } from './wire/method.js';
+import { seeding, suggestions } from './vocabulary/seeds.js';
 
 export { seeding, suggestions };
 

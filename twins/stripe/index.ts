@@ -1,16 +1,16 @@
 // The Stripe twin: Stripe's REST API (form bodies, list/search envelopes, expand, idempotency,
 // test cards, events and signed webhooks) over the twin runtime's record store and clock.
-// Every route runs through http/pipeline.ts (transaction, idempotency, expand, Request-Id).
+// Every route runs through wire/pipeline.ts (transaction, idempotency, expand, Request-Id).
 
 import type { TwinDefinition, TwinRoute } from '../../twin-runtime/contract.js';
-import { authenticateStripe, unrecognizedUrl } from './http/auth.js';
-import { stripeRoute } from './http/pipeline.js';
+import { authenticateStripe, unrecognizedUrl } from './wire/auth.js';
+import { stripeRoute } from './wire/pipeline.js';
 import { STRIPE_RESOURCES } from './model/objects.js';
 import { signStripeDelivery } from './model/events.js';
 import { advanceStripe } from './model/lifecycle.js';
 import { coreRoutes } from './routes/core.js';
 import { billingRoutes } from './routes/billing.js';
-import { seeding, suggestions } from './seed-vocabulary.js';
+import { seeding, suggestions } from './vocabulary/seeds.js';
 
 function piped(routes: TwinRoute[]): TwinRoute[] {
   return routes.map((r) => ({ ...r, handler: stripeRoute(r.handler) }));

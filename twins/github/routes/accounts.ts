@@ -1,14 +1,14 @@
 // Users, organizations, members and the rate-limit endpoint.
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
-import { GitHubError, notFound } from '../model/errors.js';
+import { GitHubError, notFound } from '../wire/errors.js';
 import {
   getMembership, getOrg, getUser, orgMembers, orgSummary, orgsOf, privateProfile, publicProfile,
   putMembership, removeMembership, requireOrg, requireUser, simpleAccount, viewer, userKey,
 } from '../model/accounts.js';
 import type { Json } from '../model/accounts.js';
 import { rateLimitOverview } from '../model/rate-limit.js';
-import { jsonBody, optBool, optEnum, optString, page, queryString, routes } from './http.js';
+import { jsonBody, optBool, optEnum, optString, page, queryString, routes } from '../wire/http.js';
 
 export const accountRoutes: TwinRoute[] = [
   ...routes('GET', '/user', (_req, ctx) => ({ body: privateProfile(ctx, viewer(ctx)) })),

@@ -1,7 +1,7 @@
 // Branches, refs, commits, blobs/trees and the contents API (the way integrations write files).
 
 import type { TwinContext, TwinRequest, TwinRoute } from '../../../twin-runtime/contract.js';
-import { GitHubError, notFound, validationFailed } from '../model/errors.js';
+import { GitHubError, notFound, validationFailed } from '../wire/errors.js';
 import { type Json, viewer } from '../model/accounts.js';
 import {
   branchHead, branchShape, commitFileChange, commitFiles, commitsBetween, contentShape, deleteRef,
@@ -10,7 +10,7 @@ import {
 } from '../model/git.js';
 import { API, WEB } from '../model/identity.js';
 import { afterPush, ZERO } from '../model/pushes.js';
-import { jsonBody, optBool, optString, page, queryString, repoOf, requiredString, routes } from './http.js';
+import { jsonBody, optBool, optString, page, queryString, repoOf, requiredString, routes } from '../wire/http.js';
 
 function signature(v: unknown, field: string): Signature | undefined {
   if (v === undefined) return undefined;

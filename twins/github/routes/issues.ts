@@ -1,7 +1,7 @@
 // Issues, issue comments, labels, milestones, locks and issue search.
 
 import type { TwinContext, TwinRequest, TwinRoute } from '../../../twin-runtime/contract.js';
-import { GitHubError, validationFailed } from '../model/errors.js';
+import { GitHubError, validationFailed } from '../wire/errors.js';
 import { type Json, viewer } from '../model/accounts.js';
 import {
   createComment, createIssue, deleteComment, filterIssues, listComments, presentIssue, repoIssues,
@@ -15,7 +15,7 @@ import {
 import { syncPullFromIssue } from '../model/pulls.js';
 import {
   jsonBody, numberParam, optEnum, optString, optStringArray, page, queryString, repoOf, requiredString, routes,
-} from './http.js';
+} from '../wire/http.js';
 
 function issueOf(req: TwinRequest, ctx: TwinContext): { repo: Json; issue: Json } {
   const repo = repoOf(req, ctx);

@@ -1,7 +1,7 @@
 // Repositories: create for the viewer or an org, get, update, delete, list, topics; and hooks.
 
 import type { TwinContext, TwinRequest, TwinRoute } from '../../../twin-runtime/contract.js';
-import { GitHubError, notFound } from '../model/errors.js';
+import { GitHubError, notFound } from '../wire/errors.js';
 import { type Json, getMembership, requireOrg, requireUser, viewer } from '../model/accounts.js';
 import {
   createRepository, deleteRepository, ownerAccount, replaceTopics, repositoriesOfViewer,
@@ -10,7 +10,7 @@ import {
 import { branchHead, initialCommit } from '../model/git.js';
 import { createDefaultLabels } from '../model/labels.js';
 import { createHook, deleteHook, getHook, listHooks, ping, presentHook, updateHook } from '../model/webhooks.js';
-import { jsonBody, numberParam, optBool, optEnum, optString, optStringArray, page, queryString, repoOf, requiredString, routes } from './http.js';
+import { jsonBody, numberParam, optBool, optEnum, optString, optStringArray, page, queryString, repoOf, requiredString, routes } from '../wire/http.js';
 
 function repositoryInput(req: TwinRequest): RepositoryInput {
   const b = jsonBody(req);

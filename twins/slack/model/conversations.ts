@@ -3,7 +3,7 @@
 // who may see what). Every function acts as `actor` (a user id; the bot for Web API calls).
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
-import { SlackError } from './errors.js';
+import { SlackError } from '../wire/errors.js';
 import { emitEvent } from './events.js';
 import { postMessage } from './messages.js';
 import { findWhere, type Conversation, type Membership, type User } from './records.js';

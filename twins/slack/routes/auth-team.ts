@@ -1,8 +1,8 @@
 // auth.test and team.info.
 
-import { SlackError } from '../model/errors.js';
+import { SlackError } from '../wire/errors.js';
 import { currentTeam } from '../model/workspace.js';
-import type { MethodTable } from './method.js';
+import type { MethodTable } from '../wire/method.js';
 
 export const authTeamMethods: MethodTable = {
   'auth.test': ({ ctx, actor }) => {

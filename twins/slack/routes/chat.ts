@@ -1,7 +1,7 @@
 // chat.* methods.
 
 import { imWith, isMember, resolveConversation, resolveMemberConversation } from '../model/conversations.js';
-import { SlackError } from '../model/errors.js';
+import { SlackError } from '../wire/errors.js';
 import {
   botFields,
   contentError,
@@ -13,14 +13,14 @@ import {
   type MessageContent,
   type PostInput,
 } from '../model/messages.js';
-import { pageSize } from '../model/pagination.js';
+import { pageSize } from '../wire/pagination.js';
 import type { Conversation, User } from '../model/records.js';
 import { deleteScheduled, listScheduled, scheduleMessage } from '../model/scheduled.js';
 import { isTs, nextTs } from '../model/slack-ids.js';
 import { currentTeam, getUser } from '../model/workspace.js';
-import type { Args } from '../model/args.js';
+import type { Args } from '../wire/params.js';
 import type { TwinContext } from '../../../twin-runtime/contract.js';
-import type { MethodTable } from './method.js';
+import type { MethodTable } from '../wire/method.js';
 
 function content(args: Args): MessageContent {
   return {

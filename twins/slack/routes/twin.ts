@@ -6,13 +6,13 @@
 //       a person in the workspace posts (the app receives it as a `message` event)
 
 import { isMember, resolveConversation } from '../model/conversations.js';
-import { invalidArguments, SlackError } from '../model/errors.js';
+import { invalidArguments, SlackError } from '../wire/errors.js';
 import { contentError, messageView, postMessage } from '../model/messages.js';
 import { SETTING_NAMES, getSetting, updateSetting, type SettingName } from '../model/settings.js';
 import { isTs } from '../model/slack-ids.js';
 import { getUser } from '../model/workspace.js';
-import type { Args } from '../model/args.js';
-import type { MethodTable } from './method.js';
+import type { Args } from '../wire/params.js';
+import type { MethodTable } from '../wire/method.js';
 
 function settingName(args: Args): SettingName {
   const name = args.string('setting');

@@ -1,11 +1,11 @@
 // users.list, users.info, users.lookupByEmail, users.conversations.
 
 import { conversationView, parseTypes, userConversations } from '../model/conversations.js';
-import { SlackError } from '../model/errors.js';
-import { pageSize, paginate } from '../model/pagination.js';
+import { SlackError } from '../wire/errors.js';
+import { pageSize, paginate } from '../wire/pagination.js';
 import type { User } from '../model/records.js';
 import { getUser } from '../model/workspace.js';
-import type { MethodTable } from './method.js';
+import type { MethodTable } from '../wire/method.js';
 
 function withLocale(u: User, includeLocale: boolean): User {
   return includeLocale ? { ...u, locale: 'en-US' } : u;

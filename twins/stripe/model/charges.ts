@@ -2,8 +2,8 @@
 // authorization, list, search.
 
 import type { TwinContext, TwinResponse } from '../../../twin-runtime/contract.js';
-import { StripeApiError, invalidRequest, missingParam, resourceMissing } from '../http/errors.js';
-import { bool, currency, emptyableStr, metadata, obj, requiredInt, str, type Params, type ParamSpec } from '../http/params.js';
+import { StripeApiError, invalidRequest, missingParam, resourceMissing } from '../wire/errors.js';
+import { bool, currency, emptyableStr, metadata, obj, requiredInt, str, type Params, type ParamSpec } from '../wire/params.js';
 import { chargePaymentMethod, type Charge } from './charging.js';
 import { defaultPaymentMethod, getCustomer } from './customers.js';
 import { newCardPaymentMethod, resolvePaymentMethod } from './payment-methods.js';

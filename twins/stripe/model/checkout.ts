@@ -4,8 +4,8 @@
 // the payment method, and the PaymentIntent / SetupIntent / Subscription Stripe would create.
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
-import { StripeApiError, invalidRequest, missingParam } from '../http/errors.js';
-import { bool, int, metadata, obj, objArray, oneOf, str, strArray, requiredStr, type Params } from '../http/params.js';
+import { StripeApiError, invalidRequest, missingParam } from '../wire/errors.js';
+import { bool, int, metadata, obj, objArray, oneOf, str, strArray, requiredStr, type Params } from '../wire/params.js';
 import { clone, find, load, newId, previousAttributes, type StripeObject } from './objects.js';
 import { emitEvent } from './events.js';
 import { createCustomer } from './customers.js';

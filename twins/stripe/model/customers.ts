@@ -3,7 +3,7 @@
 // stays as Stripe's `{id, object, deleted: true}` stub, which retrieve still answers.
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
-import { invalidRequest, resourceMissing } from '../http/errors.js';
+import { invalidRequest, resourceMissing } from '../wire/errors.js';
 import {
   bool,
   emptyableStr,
@@ -15,7 +15,7 @@ import {
   strArray,
   type Params,
   type ParamSpec,
-} from '../http/params.js';
+} from '../wire/params.js';
 import { emitEvent } from './events.js';
 import { ADDRESS_SPEC, clone, find, newId, previousAttributes, save, type StripeObject } from './objects.js';
 import { attachPaymentMethod, resolvePaymentMethod } from './payment-methods.js';

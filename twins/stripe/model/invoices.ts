@@ -4,8 +4,8 @@
 // invoice, charged with the subscription's or customer's default payment method.
 
 import type { TwinContext, TwinResponse } from '../../../twin-runtime/contract.js';
-import { StripeApiError, invalidRequest, stripeError } from '../http/errors.js';
-import { bool, int, metadata, oneOf, str, requiredStr, type Params } from '../http/params.js';
+import { StripeApiError, invalidRequest, stripeError } from '../wire/errors.js';
+import { bool, int, metadata, oneOf, str, requiredStr, type Params } from '../wire/params.js';
 import { clone, find, load, newId, previousAttributes, type StripeObject } from './objects.js';
 import { emitEvent } from './events.js';
 import { cyclePhrase, formatAmount, nextBoundary } from './billing-cycle.js';

@@ -3,8 +3,8 @@
 // customer's events carry within the period (preview shows it, the period's invoice bills it).
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
-import { invalidRequest, missingParam } from '../http/errors.js';
-import { int, obj, oneOf, requiredStr, str, type Params } from '../http/params.js';
+import { invalidRequest, missingParam } from '../wire/errors.js';
+import { int, obj, oneOf, requiredStr, str, type Params } from '../wire/params.js';
 import { clone, find, load, newId, previousAttributes, type StripeObject } from './objects.js';
 import { emitEvent } from './events.js';
 

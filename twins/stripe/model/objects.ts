@@ -3,8 +3,8 @@
 // as the API returns it.
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
-import { resourceMissing } from '../http/errors.js';
-import type { ParamSpec } from '../http/params.js';
+import { resourceMissing } from '../wire/errors.js';
+import type { ParamSpec } from '../wire/params.js';
 
 /** Stripe's address parameter shape (customers, billing details, shipping). */
 export const ADDRESS_SPEC: ParamSpec = { city: true, country: true, line1: true, line2: true, postal_code: true, state: true };

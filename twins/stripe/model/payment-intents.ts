@@ -4,7 +4,7 @@
 // does: 402 `card_error` carrying the intent, and the failed state is kept (not rolled back).
 
 import type { TwinContext, TwinResponse } from '../../../twin-runtime/contract.js';
-import { errorObject, invalidRequest, resourceMissing, stripeError, type StripeErrorFields } from '../http/errors.js';
+import { errorObject, invalidRequest, resourceMissing, stripeError, type StripeErrorFields } from '../wire/errors.js';
 import {
   bool,
   emptyableStr,
@@ -18,7 +18,7 @@ import {
   strArray,
   type Params,
   type ParamSpec,
-} from '../http/params.js';
+} from '../wire/params.js';
 import { chargePaymentMethod } from './charging.js';
 import { captureCharge, releaseAuthorization } from './charges.js';
 import { getCustomer } from './customers.js';

@@ -5,8 +5,8 @@
 import { createHash } from 'node:crypto';
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { base62 } from '../../../twin-runtime/ids.js';
-import { StripeApiError, invalidRequest, missingParam, resourceMissing } from '../http/errors.js';
-import { emptyableStr, int, metadata, obj, oneOf, rejectUnknown, str, type Params, type ParamSpec } from '../http/params.js';
+import { StripeApiError, invalidRequest, missingParam, resourceMissing } from '../wire/errors.js';
+import { emptyableStr, int, metadata, obj, oneOf, rejectUnknown, str, type Params, type ParamSpec } from '../wire/params.js';
 import { emitEvent } from './events.js';
 import { ADDRESS_SPEC, clone, find, newId, previousAttributes, save, type StripeObject } from './objects.js';
 import { cardFacts, declineFor, luhnValid, shortcutNumber } from './test-cards.js';

@@ -2,7 +2,7 @@
 // with the `price.*` events. Prices cannot be deleted through the API, only deactivated.
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
-import { invalidRequest, missingParam, resourceMissing } from '../http/errors.js';
+import { invalidRequest, missingParam, resourceMissing } from '../wire/errors.js';
 import {
   bool,
   decimal,
@@ -17,7 +17,7 @@ import {
   strArray,
   type Params,
   type ParamSpec,
-} from '../http/params.js';
+} from '../wire/params.js';
 import { emitEvent } from './events.js';
 import { RECURRING_SPEC, clone, find, newId, previousAttributes, save, type StripeObject } from './objects.js';
 import { blankProduct } from './products.js';

@@ -2,8 +2,8 @@
 // exist, as Stripe does), with the `product.*` events.
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
-import { StripeApiError, invalidRequest, resourceMissing } from '../http/errors.js';
-import { bool, emptyableStr, metadata, obj, requiredStr, str, strArray, type Params, type ParamSpec } from '../http/params.js';
+import { StripeApiError, invalidRequest, resourceMissing } from '../wire/errors.js';
+import { bool, emptyableStr, metadata, obj, requiredStr, str, strArray, type Params, type ParamSpec } from '../wire/params.js';
 import { emitEvent } from './events.js';
 import { RECURRING_SPEC, clone, find, newId, previousAttributes, save, type StripeObject } from './objects.js';
 import { createPrice } from './prices.js';

@@ -3,8 +3,8 @@
 // `refund.created` + `charge.refunded` events.
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
-import { invalidRequest, missingParam, resourceMissing } from '../http/errors.js';
-import { int, metadata, oneOf, str, type Params, type ParamSpec } from '../http/params.js';
+import { invalidRequest, missingParam, resourceMissing } from '../wire/errors.js';
+import { int, metadata, oneOf, str, type Params, type ParamSpec } from '../wire/params.js';
 import type { Charge } from './charging.js';
 import { getCharge } from './charges.js';
 import { emitEvent } from './events.js';

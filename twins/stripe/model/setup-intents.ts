@@ -3,8 +3,8 @@
 // emits `setup_intent.*` events.
 
 import type { TwinContext, TwinResponse } from '../../../twin-runtime/contract.js';
-import { errorObject, invalidRequest, resourceMissing, stripeError, type StripeErrorFields } from '../http/errors.js';
-import { bool, metadata, obj, oneOf, str, strArray, type Params, type ParamSpec } from '../http/params.js';
+import { errorObject, invalidRequest, resourceMissing, stripeError, type StripeErrorFields } from '../wire/errors.js';
+import { bool, metadata, obj, oneOf, str, strArray, type Params, type ParamSpec } from '../wire/params.js';
 import { getCustomer } from './customers.js';
 import { emitEvent } from './events.js';
 import { clone, find, newId, save, type StripeObject } from './objects.js';

@@ -4,8 +4,8 @@
 // Renewals, trial ends and scheduled cancellations happen in lifecycle.ts.
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
-import { StripeApiError, invalidRequest, missingParam } from '../http/errors.js';
-import { bool, int, metadata, objArray, oneOf, str, requiredStr, type Params } from '../http/params.js';
+import { StripeApiError, invalidRequest, missingParam } from '../wire/errors.js';
+import { bool, int, metadata, objArray, oneOf, str, requiredStr, type Params } from '../wire/params.js';
 import { clone, find, load, newId, previousAttributes, type StripeObject } from './objects.js';
 import { emitEvent } from './events.js';
 import { getCustomer } from './customers.js';

@@ -5,8 +5,8 @@
 // back in time); creating one in the future advances the environment to it.
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
-import { invalidRequest, missingParam } from '../http/errors.js';
-import { int, str, type Params } from '../http/params.js';
+import { invalidRequest, missingParam } from '../wire/errors.js';
+import { int, str, type Params } from '../wire/params.js';
 import { clone, load, newId, type StripeObject } from './objects.js';
 import { emitEvent } from './events.js';
 import { advanceStripe } from './lifecycle.js';

@@ -2,8 +2,8 @@
 // the stored record keeps it because deliveries are signed with it (model/events.ts).
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
-import { invalidRequest, missingParam, resourceMissing } from '../http/errors.js';
-import { bool, emptyableStr, metadata, str, strArray, type Params, type ParamSpec } from '../http/params.js';
+import { invalidRequest, missingParam, resourceMissing } from '../wire/errors.js';
+import { bool, emptyableStr, metadata, str, strArray, type Params, type ParamSpec } from '../wire/params.js';
 import { clone, find, newId, save, type StripeObject } from './objects.js';
 
 export type WebhookEndpoint = StripeObject & { object: 'webhook_endpoint'; secret: string };

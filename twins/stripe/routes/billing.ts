@@ -3,10 +3,10 @@
 // hosted page), test clocks, and the twin-only retry settings.
 
 import type { TwinRequest, TwinResponse, TwinRoute } from '../../../twin-runtime/contract.js';
-import { ok } from '../http/pipeline.js';
-import { listBody, listResponse, searchResponse } from '../http/list.js';
-import { LIST_PARAMS, SEARCH_PARAMS, expandPaths, paramsOf, readParams, requiredStr, str, type ParamSpec } from '../http/params.js';
-import { invalidRequest, resourceMissing } from '../http/errors.js';
+import { ok } from '../wire/pipeline.js';
+import { listBody, listResponse, searchResponse } from '../wire/list.js';
+import { LIST_PARAMS, SEARCH_PARAMS, expandPaths, paramsOf, readParams, requiredStr, str, type ParamSpec } from '../wire/params.js';
+import { invalidRequest, resourceMissing } from '../wire/errors.js';
 import { find, type StripeObject } from '../model/objects.js';
 import {
   CANCEL_PARAMS,

@@ -1,9 +1,9 @@
 // /v1/products and /v1/prices: CRUD (prices are only deactivated), list filters, search.
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
-import { listResponse, searchResponse } from '../http/list.js';
-import { LIST_PARAMS, SEARCH_PARAMS, readParams } from '../http/params.js';
-import { ok } from '../http/pipeline.js';
+import { listResponse, searchResponse } from '../wire/list.js';
+import { LIST_PARAMS, SEARCH_PARAMS, readParams } from '../wire/params.js';
+import { ok } from '../wire/pipeline.js';
 import {
   PRODUCT_CREATE_SPEC,
   PRODUCT_SEARCH_FIELDS,

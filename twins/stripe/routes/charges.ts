@@ -2,9 +2,9 @@
 // update, list).
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
-import { listResponse, searchResponse } from '../http/list.js';
-import { LIST_PARAMS, SEARCH_PARAMS, int, readParams } from '../http/params.js';
-import { ok } from '../http/pipeline.js';
+import { listResponse, searchResponse } from '../wire/list.js';
+import { LIST_PARAMS, SEARCH_PARAMS, int, readParams } from '../wire/params.js';
+import { ok } from '../wire/pipeline.js';
 import {
   CHARGE_CREATE_SPEC,
   CHARGE_SEARCH_FIELDS,

@@ -1,9 +1,9 @@
 // /v1/customers: create, retrieve, update, delete, list, search; a customer's payment methods.
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
-import { ok } from '../http/pipeline.js';
-import { listResponse, searchResponse } from '../http/list.js';
-import { LIST_PARAMS, SEARCH_PARAMS, readParams, str } from '../http/params.js';
+import { ok } from '../wire/pipeline.js';
+import { listResponse, searchResponse } from '../wire/list.js';
+import { LIST_PARAMS, SEARCH_PARAMS, readParams, str } from '../wire/params.js';
 import { find } from '../model/objects.js';
 import {
   CUSTOMER_CREATE_SPEC,
@@ -16,7 +16,7 @@ import {
   updateCustomer,
 } from '../model/customers.js';
 import { listPaymentMethods, type PaymentMethod } from '../model/payment-methods.js';
-import { resourceMissing } from '../http/errors.js';
+import { resourceMissing } from '../wire/errors.js';
 
 export const customerRoutes: TwinRoute[] = [
   {

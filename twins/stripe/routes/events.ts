@@ -2,10 +2,10 @@
 // and retrieve.
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
-import { invalidRequest, resourceMissing } from '../http/errors.js';
-import { listResponse } from '../http/list.js';
-import { LIST_PARAMS, bool, readParams, str, strArray } from '../http/params.js';
-import { ok } from '../http/pipeline.js';
+import { invalidRequest, resourceMissing } from '../wire/errors.js';
+import { listResponse } from '../wire/list.js';
+import { LIST_PARAMS, bool, readParams, str, strArray } from '../wire/params.js';
+import { ok } from '../wire/pipeline.js';
 import type { StripeEvent } from '../model/events.js';
 import { DELIVERY_RESOURCE, type DeliveryRecord } from '../../../twin-runtime/deliveries.js';
 import { find } from '../model/objects.js';

@@ -2,10 +2,10 @@
 // list, search. Declines answer 402 with the intent's failed state kept.
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
-import { listResponse, searchResponse } from '../http/list.js';
-import { LIST_PARAMS, SEARCH_PARAMS, oneOf, readParams, type ParamSpec } from '../http/params.js';
+import { listResponse, searchResponse } from '../wire/list.js';
+import { LIST_PARAMS, SEARCH_PARAMS, oneOf, readParams, type ParamSpec } from '../wire/params.js';
 import type { TwinHandler } from '../../../twin-runtime/contract.js';
-import { ok } from '../http/pipeline.js';
+import { ok } from '../wire/pipeline.js';
 import { onInvoicePaymentIntentSucceeded } from '../model/invoices.js';
 import {
   PI_CANCEL_SPEC,

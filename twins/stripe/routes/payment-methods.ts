@@ -2,10 +2,10 @@
 // payment method), update, list by customer, attach, detach.
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
-import { missingParam } from '../http/errors.js';
-import { listResponse } from '../http/list.js';
-import { LIST_PARAMS, readParams, str } from '../http/params.js';
-import { ok } from '../http/pipeline.js';
+import { missingParam } from '../wire/errors.js';
+import { listResponse } from '../wire/list.js';
+import { LIST_PARAMS, readParams, str } from '../wire/params.js';
+import { ok } from '../wire/pipeline.js';
 import { getCustomer } from '../model/customers.js';
 import {
   PAYMENT_METHOD_CREATE_SPEC,

@@ -1,9 +1,9 @@
 // /v1/webhook_endpoints: CRUD. Deliveries and their attempts are the runtime's `delivery` records.
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
-import { listResponse } from '../http/list.js';
-import { LIST_PARAMS, readParams } from '../http/params.js';
-import { ok } from '../http/pipeline.js';
+import { listResponse } from '../wire/list.js';
+import { LIST_PARAMS, readParams } from '../wire/params.js';
+import { ok } from '../wire/pipeline.js';
 import {
   WEBHOOK_CREATE_SPEC,
   WEBHOOK_UPDATE_SPEC,

@@ -5,10 +5,10 @@
 // request therefore has its commits and its merge commit on the default branch.
 // Owned by the seeds component; index.ts re-exports it.
 
-import type { SeedSuggestion } from '../../twin-runtime/contract.js';
-import type { SeedEntity } from '../../seeds/entities.js';
-import type { SeedExpansionContext, TwinSeeding } from '../../seeds/vocabulary.js';
-import { SeedExpansionError } from '../../seeds/seed-api.js';
+import type { SeedSuggestion } from '../../../twin-runtime/contract.js';
+import type { SeedEntity } from '../../../seeds/entities.js';
+import type { SeedExpansionContext, TwinSeeding } from '../../../seeds/vocabulary.js';
+import { SeedExpansionError } from '../../../seeds/seed-api.js';
 
 export const suggestions: SeedSuggestion[] = [
   {

@@ -2,7 +2,7 @@
 // twin. Only URL-valued fields are rewritten (`url`, `*_url`, `href`), never user text such as an
 // issue body that happens to contain a github.com link.
 
-import { API, WEB } from './identity.js';
+import { API, WEB } from '../model/identity.js';
 
 function isUrlKey(key: string): boolean {
   return key === 'url' || key === 'href' || key.endsWith('_url');

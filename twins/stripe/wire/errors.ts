@@ -1,7 +1,7 @@
 // Stripe's error envelope: `{error: {type, code, decline_code?, message, param, doc_url}}` with the
 // HTTP status Stripe uses for each kind (400 invalid request, 401 bad key, 402 card error,
 // 404 missing resource). Handlers either return `stripeError(...)` or throw `StripeApiError`
-// (a throw also rolls back everything the request wrote; see http/pipeline.ts).
+// (a throw also rolls back everything the request wrote; see wire/pipeline.ts).
 
 import type { TwinResponse } from '../../../twin-runtime/contract.js';
 

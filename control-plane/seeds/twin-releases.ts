@@ -1,7 +1,7 @@
 // The release each shipped twin is at (behaviour `version`, `storageVersion`), loaded once at start
 // so synchronous callers (a seed's `usable` flag, loading a seed into a new twin) can read it.
 
-import { loadTwin, TWIN_SLUGS } from '../twin-runtime/registry.js';
+import { loadTwin, TWIN_SLUGS } from '../../twin-runtime/registry.js';
 
 export interface TwinRelease {
   slug: string;

@@ -5,18 +5,18 @@
 
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
-import type { Db } from '../control-plane/store/database.js';
-import { SeedStore } from '../control-plane/store/seeds.js';
-import { loadTwin } from '../twin-runtime/registry.js';
+import type { Db } from '../store/database.js';
+import { SeedStore } from '../store/seeds.js';
+import { loadTwin } from '../../twin-runtime/registry.js';
 import { mkdirSync, rmSync } from 'node:fs';
-import { PlanResolutionError } from './entities.js';
+import { PlanResolutionError } from '../../seeds/entities.js';
 import { seedFilePath, seedsDir } from './files.js';
-import { generateSeedFile } from './generator.js';
-import type { LlmConfig } from './llm-client.js';
-import { MAX_PLANNED_RECORDS, plannedRecordCount } from './plan.js';
-import { planSeed } from './planning.js';
-import { SeedAbortedError, SeedExpansionError } from './seed-api.js';
-import { isTwinSeeding } from './vocabulary.js';
+import { generateSeedFile } from '../../seeds/generator.js';
+import type { LlmConfig } from '../../seeds/llm-client.js';
+import { MAX_PLANNED_RECORDS, plannedRecordCount } from '../../seeds/plan.js';
+import { planSeed } from '../../seeds/planning.js';
+import { SeedAbortedError, SeedExpansionError } from '../../seeds/seed-api.js';
+import { isTwinSeeding } from '../../seeds/vocabulary.js';
 
 export interface SeedWorkerOptions {
   db: Db;

@@ -2,10 +2,10 @@
 // rendering, URL rewriting), parameter reading with GitHub's 422s, and Link-header pagination.
 
 import type { TwinContext, TwinRequest, TwinResponse, TwinRoute } from '../../../twin-runtime/contract.js';
-import { GitHubError, invalidRequest } from '../model/errors.js';
+import { GitHubError, invalidRequest } from './errors.js';
 import { type Json, ensureBootstrap, viewer } from '../model/accounts.js';
 import { consume, rateHeaders } from '../model/rate-limit.js';
-import { toTwinUrls } from '../model/urls.js';
+import { toTwinUrls } from './urls.js';
 import { requireRepository } from '../model/repositories.js';
 
 export interface Reply {

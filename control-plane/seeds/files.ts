@@ -3,9 +3,9 @@
 
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Db } from '../control-plane/store/database.js';
-import { SeedStore, type SeedRow } from '../control-plane/store/seeds.js';
-import { conflict, notFound } from '../control-plane/http/errors.js';
+import type { Db } from '../store/database.js';
+import { SeedStore, type SeedRow } from '../store/seeds.js';
+import { conflict, notFound } from '../http/errors.js';
 import { twinRelease } from './twin-releases.js';
 
 export function seedsDir(dataDir: string): string {

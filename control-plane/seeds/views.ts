@@ -1,7 +1,7 @@
 // A seed row as the API shows it (the contract's Seed), and the suggestion list of every twin.
 
-import type { SeedRow } from '../control-plane/store/seeds.js';
-import { loadTwin, TWIN_SLUGS } from '../twin-runtime/registry.js';
+import type { SeedRow } from '../store/seeds.js';
+import { loadTwin, TWIN_SLUGS } from '../../twin-runtime/registry.js';
 import { isUsable } from './files.js';
 
 export interface SeedView {

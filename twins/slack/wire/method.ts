@@ -3,8 +3,8 @@
 // or 429 `ratelimited` with Retry-After when the rate_limit setting says so.
 
 import type { TwinContext, TwinRequest, TwinResponse, TwinRoute } from '../../../twin-runtime/contract.js';
-import { Args } from '../model/args.js';
-import { SlackError } from '../model/errors.js';
+import { Args } from './params.js';
+import { SlackError } from './errors.js';
 import { rateLimited } from '../model/rate-limit.js';
 import type { User } from '../model/records.js';
 import { botUser, ensureWorkspace } from '../model/workspace.js';

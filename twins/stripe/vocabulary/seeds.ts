@@ -4,10 +4,10 @@
 // fails and let the renewal come due (the clock advances), so the failed invoice and charge exist
 // exactly as Stripe would have them. Owned by the seeds component; index.ts re-exports it.
 
-import type { SeedSuggestion } from '../../twin-runtime/contract.js';
-import type { SeedEntity } from '../../seeds/entities.js';
-import type { SeedExpansionContext, TwinSeeding } from '../../seeds/vocabulary.js';
-import { SeedExpansionError } from '../../seeds/seed-api.js';
+import type { SeedSuggestion } from '../../../twin-runtime/contract.js';
+import type { SeedEntity } from '../../../seeds/entities.js';
+import type { SeedExpansionContext, TwinSeeding } from '../../../seeds/vocabulary.js';
+import { SeedExpansionError } from '../../../seeds/seed-api.js';
 
 export const suggestions: SeedSuggestion[] = [
   {
