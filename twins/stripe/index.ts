@@ -8,8 +8,7 @@ import { stripeRoute } from './wire/pipeline.js';
 import { STRIPE_RESOURCES } from './model/objects.js';
 import { signStripeDelivery } from './model/events.js';
 import { advanceStripe } from './model/lifecycle.js';
-import { coreRoutes } from './routes/core.js';
-import { billingRoutes } from './routes/billing.js';
+import { routes } from './routes/index.js';
 import { seeding, suggestions } from './vocabulary/seeds.js';
 
 function piped(routes: TwinRoute[]): TwinRoute[] {
@@ -25,7 +24,7 @@ const stripe: TwinDefinition = {
   storageVersion: 1,
   resources: STRIPE_RESOURCES,
   mintKey: (randomBase62) => `sk_test_${randomBase62(99)}`,
-  routes: [...piped(coreRoutes), ...piped(billingRoutes)],
+  routes: piped(routes),
   authenticate: authenticateStripe,
   notFound: unrecognizedUrl,
   advance: (ctx, to) => advanceStripe(ctx, to),

@@ -33,7 +33,7 @@ const DAY = 86_400;
 
 // ---------------------------------------------------------------------------------------------
 // Retry settings (Billing → Revenue recovery on Stripe's dashboard). Kept in the twin's meta
-// table; `billing-settings` in routes/billing.ts reads and changes them.
+// table; routes/billing-settings.ts reads and changes them.
 
 export interface RetrySettings {
   /** Days after the previous attempt each retry happens (Stripe's custom schedule, up to 8). */

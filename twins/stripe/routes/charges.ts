@@ -1,5 +1,4 @@
-// /v1/charges (legacy create, retrieve, update, capture, list, search) and /v1/refunds (create, retrieve,
-// update, list).
+// /v1/charges: legacy create, retrieve, update, capture, list, search.
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { listResponse, searchResponse } from '../wire/list.js';
@@ -15,7 +14,6 @@ import {
   listCharges,
   updateCharge,
 } from '../model/charges.js';
-import { REFUND_CREATE_SPEC, createRefund, getRefund, listRefunds, updateRefund } from '../model/refunds.js';
 
 export const chargeRoutes: TwinRoute[] = [
   {
@@ -59,27 +57,5 @@ export const chargeRoutes: TwinRoute[] = [
       const p = readParams(req, { amount: true, receipt_email: true, statement_descriptor: true, statement_descriptor_suffix: true });
       return ok(captureCharge(ctx, req.params.charge!, int(p, 'amount')));
     },
-  },
-  { method: 'POST', path: '/v1/refunds', handler: (req, ctx) => ok(createRefund(ctx, readParams(req, REFUND_CREATE_SPEC))) },
-  {
-    method: 'GET',
-    path: '/v1/refunds',
-    handler: (req, ctx) => {
-      const p = readParams(req, { ...LIST_PARAMS, charge: true, payment_intent: true });
-      return listResponse(req, ctx, listRefunds(ctx, p), '/v1/refunds');
-    },
-  },
-  {
-    method: 'GET',
-    path: '/v1/refunds/{refund}',
-    handler: (req, ctx) => {
-      readParams(req, {});
-      return ok(getRefund(ctx, req.params.refund!));
-    },
-  },
-  {
-    method: 'POST',
-    path: '/v1/refunds/{refund}',
-    handler: (req, ctx) => ok(updateRefund(ctx, req.params.refund!, readParams(req, { metadata: true }))),
   },
 ];

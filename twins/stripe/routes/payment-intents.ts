@@ -1,5 +1,5 @@
-// /v1/payment_intents and /v1/setup_intents: create, retrieve, update, confirm, capture, cancel,
-// list, search. Declines answer 402 with the intent's failed state kept.
+// /v1/payment_intents: create, retrieve, update, confirm, capture, cancel, list, search, and the
+// twin-only 3D Secure page. Declines answer 402 with the intent's failed state kept.
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { listResponse, searchResponse } from '../wire/list.js';
@@ -24,20 +24,8 @@ import {
   listPaymentIntents,
   updatePaymentIntent,
 } from '../model/payment-intents.js';
-import {
-  SETI_CANCEL_SPEC,
-  SETI_CONFIRM_SPEC,
-  SETI_CREATE_SPEC,
-  SETI_UPDATE_SPEC,
-  cancelSetupIntent,
-  confirmSetupIntent,
-  createSetupIntent,
-  getSetupIntent,
-  listSetupIntents,
-  updateSetupIntent,
-} from '../model/setup-intents.js';
 
-const RETRIEVE_SPEC: ParamSpec = { client_secret: true };
+export const RETRIEVE_SPEC: ParamSpec = { client_secret: true };
 
 /**
  * Twin-only: the page behind a 3D Secure `next_action` (public, as the customer's browser opens
@@ -58,7 +46,7 @@ const authenticate: TwinHandler = (req, ctx) => {
   return { status: 302, headers: { location: target.toString() } };
 };
 
-export const intentRoutes: TwinRoute[] = [
+export const paymentIntentRoutes: TwinRoute[] = [
   { method: 'GET', path: THREE_D_SECURE_PATH, handler: authenticate, public: true },
   { method: 'POST', path: THREE_D_SECURE_PATH, handler: authenticate, public: true },
   {
@@ -114,41 +102,5 @@ export const intentRoutes: TwinRoute[] = [
     method: 'POST',
     path: '/v1/payment_intents/{intent}/cancel',
     handler: (req, ctx) => ok(cancelPaymentIntent(ctx, req.params.intent!, readParams(req, PI_CANCEL_SPEC))),
-  },
-  {
-    method: 'POST',
-    path: '/v1/setup_intents',
-    handler: (req, ctx) => createSetupIntent(ctx, readParams(req, SETI_CREATE_SPEC)),
-  },
-  {
-    method: 'GET',
-    path: '/v1/setup_intents',
-    handler: (req, ctx) => {
-      const p = readParams(req, { ...LIST_PARAMS, customer: true, payment_method: true, attach_to_self: true });
-      return listResponse(req, ctx, listSetupIntents(ctx, p), '/v1/setup_intents');
-    },
-  },
-  {
-    method: 'GET',
-    path: '/v1/setup_intents/{intent}',
-    handler: (req, ctx) => {
-      readParams(req, RETRIEVE_SPEC);
-      return ok(getSetupIntent(ctx, req.params.intent!));
-    },
-  },
-  {
-    method: 'POST',
-    path: '/v1/setup_intents/{intent}',
-    handler: (req, ctx) => ok(updateSetupIntent(ctx, req.params.intent!, readParams(req, SETI_UPDATE_SPEC))),
-  },
-  {
-    method: 'POST',
-    path: '/v1/setup_intents/{intent}/confirm',
-    handler: (req, ctx) => confirmSetupIntent(ctx, req.params.intent!, readParams(req, { ...SETI_CONFIRM_SPEC, client_secret: true })),
-  },
-  {
-    method: 'POST',
-    path: '/v1/setup_intents/{intent}/cancel',
-    handler: (req, ctx) => ok(cancelSetupIntent(ctx, req.params.intent!, readParams(req, SETI_CANCEL_SPEC))),
   },
 ];
