@@ -11,6 +11,9 @@ import { repositoryRoutes } from './routes/repositories.js';
 import { gitRoutes } from './routes/git.js';
 import { issueRoutes } from './routes/issues.js';
 import { pullRoutes } from './routes/pulls.js';
+import { labelRoutes } from './routes/labels.js';
+import { webhookRoutes } from './routes/webhooks.js';
+import { rateLimitRoutes } from './routes/rate-limit.js';
 import { seeding, suggestions } from './vocabulary/seeds.js';
 import { ensureBootstrap } from './model/accounts.js';
 
@@ -41,7 +44,9 @@ const github: TwinDefinition = {
     'label', 'milestone', 'pull_request', 'review', 'review_comment', 'hook', 'rate_limit',
   ],
   mintKey: (randomBase62) => `ghp_${randomBase62(36)}`,
-  routes: [...accountRoutes, ...repositoryRoutes, ...gitRoutes, ...issueRoutes, ...pullRoutes],
+  routes: [
+    ...accountRoutes, ...rateLimitRoutes, ...repositoryRoutes, ...webhookRoutes, ...gitRoutes, ...issueRoutes, ...labelRoutes, ...pullRoutes,
+  ],
   authenticate(req, ctx) {
     const key = presentedKey(req);
     if (key === undefined) return githubError(401, 'Requires authentication');

@@ -1,9 +1,8 @@
-// chat.* methods.
+// chat.* methods (scheduled messages: scheduled.ts), and the twin-only twin.messages.postAsUser.
 
 import { imWith, isMember, resolveConversation, resolveMemberConversation } from '../model/conversations.js';
 import { SlackError } from '../wire/errors.js';
 import {
-  botFields,
   contentError,
   deleteMessage,
   getMessage,
@@ -13,9 +12,7 @@ import {
   type MessageContent,
   type PostInput,
 } from '../model/messages.js';
-import { pageSize } from '../wire/pagination.js';
 import type { Conversation, User } from '../model/records.js';
-import { deleteScheduled, listScheduled, scheduleMessage } from '../model/scheduled.js';
 import { isTs, nextTs } from '../model/slack-ids.js';
 import { currentTeam, getUser } from '../model/workspace.js';
 import type { Args } from '../wire/params.js';
@@ -31,7 +28,7 @@ function content(args: Args): MessageContent {
   };
 }
 
-function postInput(args: Args): PostInput {
+export function postInput(args: Args): PostInput {
   const input: PostInput = { ...content(args) };
   const bad = contentError(input);
   if (bad) throw new SlackError(bad);
@@ -48,7 +45,7 @@ function postInput(args: Args): PostInput {
  * The conversation a message goes to: a channel id or name, or a user id (their IM with the bot,
  * opened on demand). The bot must be in it (chat:write without chat:write.public).
  */
-function destination(ctx: TwinContext, actor: User, channelArg: string | undefined): Conversation {
+export function destination(ctx: TwinContext, actor: User, channelArg: string | undefined): Conversation {
   if (channelArg && /^[UW][0-9A-Z]+$/.test(channelArg)) {
     const u = getUser(ctx, channelArg);
     if (!u || u.deleted) throw new SlackError('channel_not_found');
@@ -60,7 +57,7 @@ function destination(ctx: TwinContext, actor: User, channelArg: string | undefin
   return c;
 }
 
-export const chatMethods: MethodTable = {
+export const messageMethods: MethodTable = {
   'chat.postMessage': ({ ctx, args, actor }) => {
     const input = postInput(args);
     const c = destination(ctx, actor, args.string('channel'));
@@ -102,35 +99,6 @@ export const chatMethods: MethodTable = {
     return { message_ts: nextTs(ctx) };
   },
 
-  'chat.scheduleMessage': ({ ctx, args, actor }) => {
-    const input = postInput(args);
-    const c = destination(ctx, actor, args.string('channel'));
-    const s = scheduleMessage(ctx, actor, c, args.int('post_at'), input);
-    const message: Record<string, unknown> = {
-      ...botFields(ctx, actor),
-      type: 'delayed_message',
-      text: s.text,
-      user: actor.id,
-      team: currentTeam(ctx).id,
-    };
-    if (s.blocks !== undefined) message.blocks = s.blocks;
-    if (s.attachments !== undefined) message.attachments = s.attachments;
-    return { channel: c.id, scheduled_message_id: s.id, post_at: s.post_at, message };
-  },
-
-  'chat.scheduledMessages.list': ({ ctx, args, actor }) => {
-    const channelArg = args.string('channel');
-    const channel = channelArg ? resolveConversation(ctx, channelArg, actor.id).id : undefined;
-    const page = listScheduled(ctx, actor.id, {
-      channel,
-      latest: args.int('latest'),
-      oldest: args.int('oldest'),
-      limit: pageSize(args.int('limit'), 100, 100),
-      cursor: args.string('cursor'),
-    });
-    return { scheduled_messages: page.items, response_metadata: { next_cursor: page.nextCursor } };
-  },
-
   'chat.getPermalink': ({ ctx, args, actor }) => {
     const c = resolveConversation(ctx, args.string('channel'), actor.id);
     const ts = args.string('message_ts');
@@ -142,9 +110,25 @@ export const chatMethods: MethodTable = {
     return { channel: c.id, permalink: threadTs ? `${base}?thread_ts=${threadTs}&cid=${c.id}` : base };
   },
 
-  'chat.deleteScheduledMessage': ({ ctx, args, actor }) => {
-    const c = resolveConversation(ctx, args.string('channel'), actor.id);
-    deleteScheduled(ctx, actor.id, c.id, args.string('scheduled_message_id'));
-    return {};
+  // Twin-only (no Slack equivalent): a person in the workspace posts, and the app receives it as a
+  // `message` event. {user, channel, text|blocks, thread_ts?, reply_broadcast?}
+  'twin.messages.postAsUser': ({ ctx, args }) => {
+    const userId = args.string('user');
+    const u = userId ? getUser(ctx, userId) : undefined;
+    if (!u || u.deleted) throw new SlackError('user_not_found');
+    const c = resolveConversation(ctx, args.string('channel'), u.id);
+    if (c.is_archived) throw new SlackError('is_archived');
+    if (!isMember(ctx, c.id, u.id)) throw new SlackError('not_in_channel');
+    const input = {
+      text: args.string('text'),
+      blocks: args.json('blocks', 'invalid_blocks_format'),
+      thread_ts: args.string('thread_ts'),
+      reply_broadcast: args.bool('reply_broadcast'),
+    };
+    const bad = contentError(input);
+    if (bad) throw new SlackError(bad);
+    if (input.thread_ts !== undefined && !isTs(input.thread_ts)) throw new SlackError('invalid_thread_ts');
+    const m = postMessage(ctx, c, u, input);
+    return { channel: c.id, ts: m.ts, message: messageView(m) };
   },
 };

@@ -1,17 +1,38 @@
-// users.list, users.info, users.lookupByEmail, users.conversations.
+// auth.test, team.info, users.list, users.info, users.profile.get, users.getPresence,
+// users.lookupByEmail, users.conversations.
 
 import { conversationView, parseTypes, userConversations } from '../model/conversations.js';
 import { SlackError } from '../wire/errors.js';
 import { pageSize, paginate } from '../wire/pagination.js';
 import type { User } from '../model/records.js';
-import { getUser } from '../model/workspace.js';
+import { currentTeam, getUser } from '../model/workspace.js';
 import type { MethodTable } from '../wire/method.js';
 
 function withLocale(u: User, includeLocale: boolean): User {
   return includeLocale ? { ...u, locale: 'en-US' } : u;
 }
 
-export const userMethods: MethodTable = {
+export const workspaceMethods: MethodTable = {
+  'auth.test': ({ ctx, actor }) => {
+    const team = currentTeam(ctx);
+    return {
+      url: team.url ?? `https://${team.domain}.slack.com/`,
+      team: team.name,
+      user: actor.name,
+      team_id: team.id,
+      user_id: actor.id,
+      bot_id: actor.profile.bot_id,
+      is_enterprise_install: false,
+    };
+  },
+
+  'team.info': ({ ctx, args }) => {
+    const team = currentTeam(ctx);
+    const asked = args.string('team');
+    if (asked && asked !== team.id) throw new SlackError('team_not_found');
+    return { team };
+  },
+
   'users.list': ({ ctx, args }) => {
     const includeLocale = args.bool('include_locale');
     const users = ctx.store.list<User>('user');
