@@ -11,7 +11,7 @@ import { emitEvent } from './events.js';
 import { createCustomer } from './customers.js';
 import { attachPaymentMethod, resolvePaymentMethod } from './payment-methods.js';
 import { createSubscription, isMetered } from './subscriptions.js';
-import { chargeOnce, confirmSetup } from './invoices.js';
+import { chargeOnce, confirmSetup } from './invoice-payments.js';
 
 const SESSION_LIFETIME = 24 * 3600;
 

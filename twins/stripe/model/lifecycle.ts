@@ -8,7 +8,8 @@
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import type { StripeObject } from './objects.js';
 import { emitEvent } from './events.js';
-import { finalizeInvoice, retryInvoice, voidInvoice, type Invoice } from './invoices.js';
+import { finalizeInvoice, voidInvoice, type Invoice } from './invoices.js';
+import { retryInvoice } from './invoice-payments.js';
 import {
   INCOMPLETE_EXPIRY_SECONDS,
   LIVE_STATUSES,

@@ -10,18 +10,9 @@ import { clone, find, load, newId, previousAttributes, type StripeObject } from 
 import { emitEvent } from './events.js';
 import { getCustomer } from './customers.js';
 import { nextBoundary, type Recurrence } from './billing-cycle.js';
-import {
-  addPendingProrations,
-  invoiceProrationsNow,
-  prorationLines,
-  type LineSpec,
-  closeInvoicesOf,
-  collectInvoice,
-  createSubscriptionInvoice,
-  finalizeInvoice,
-  loadInvoice,
-  type CollectionFailure,
-} from './invoices.js';
+import { addPendingProrations, prorationLines, type LineSpec } from './invoice-lines.js';
+import { closeInvoicesOf, createSubscriptionInvoice, finalizeInvoice, invoiceProrationsNow, loadInvoice } from './invoices.js';
+import { collectInvoice, type CollectionFailure } from './invoice-payments.js';
 
 export const SUBSCRIPTION_STATUSES = [
   'active',

@@ -4,7 +4,7 @@ import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../wire/pipeline.js';
 import { readParams, str, type ParamSpec } from '../wire/params.js';
 import { invalidRequest } from '../wire/errors.js';
-import { retrySettings, saveRetrySettings, type RetrySettings } from '../model/invoices.js';
+import { retrySettings, saveRetrySettings, type RetrySettings } from '../model/billing-settings.js';
 
 const SETTINGS_PARAMS: ParamSpec = { retry_days: true, subscription_after_final_failure: true, invoice_after_final_failure: true };
 

@@ -10,9 +10,6 @@ import {
   INVOICE_CREATE_PARAMS,
   INVOICE_LIST_FILTERS,
   INVOICE_UPDATE_PARAMS,
-  DeclinedPayment,
-  PAY_PARAMS,
-  PREVIEW_PARAMS,
   addLinesByRequest,
   createInvoiceByRequest,
   deleteDraftInvoice,
@@ -20,12 +17,12 @@ import {
   finalizeInvoice,
   loadInvoice,
   markUncollectible,
-  payInvoiceByRequest,
   presentInvoice,
-  previewInvoice,
   updateInvoiceByRequest,
   voidInvoice,
 } from '../model/invoices.js';
+import { DeclinedPayment, PAY_PARAMS, payInvoiceByRequest } from '../model/invoice-payments.js';
+import { PREVIEW_PARAMS, previewInvoice } from '../model/invoice-previews.js';
 
 /** Fields Stripe's search query language accepts for invoices. */
 const INVOICE_SEARCH_FIELDS = {

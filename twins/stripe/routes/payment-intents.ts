@@ -6,7 +6,7 @@ import { listResponse, searchResponse } from '../wire/list.js';
 import { LIST_PARAMS, SEARCH_PARAMS, oneOf, readParams, type ParamSpec } from '../wire/params.js';
 import type { TwinHandler } from '../../../twin-runtime/contract.js';
 import { ok } from '../wire/pipeline.js';
-import { onInvoicePaymentIntentSucceeded } from '../model/invoices.js';
+import { onInvoicePaymentIntentSucceeded } from '../model/invoice-payments.js';
 import {
   PI_CANCEL_SPEC,
   PI_CAPTURE_SPEC,
