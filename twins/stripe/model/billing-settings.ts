@@ -4,11 +4,13 @@
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 
+export type SubscriptionAfterFinalFailure = 'cancel' | 'unpaid' | 'past_due';
+
 export interface RetrySettings {
   /** Days after the previous attempt each retry happens (Stripe's custom schedule, up to 8). */
   retry_days: number[];
   /** What happens to the subscription when the last retry fails. */
-  subscription_after_final_failure: 'cancel' | 'unpaid' | 'past_due';
+  subscription_after_final_failure: SubscriptionAfterFinalFailure;
   /** What happens to the invoice then. */
   invoice_after_final_failure: 'past_due' | 'uncollectible';
 }

@@ -10,7 +10,8 @@ import { clone, find, load, newId, previousAttributes, type StripeObject } from 
 import { emitEvent } from './events.js';
 import { createCustomer } from './customers.js';
 import { attachPaymentMethod, resolvePaymentMethod } from './payment-methods.js';
-import { createSubscription, isMetered } from './subscriptions.js';
+import { createSubscription } from './subscriptions.js';
+import { isMetered } from './subscription-items.js';
 import { chargeOnce, confirmSetup } from './invoice-payments.js';
 
 const SESSION_LIFETIME = 24 * 3600;

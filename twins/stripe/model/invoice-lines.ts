@@ -5,7 +5,7 @@
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { clone, find, type StripeObject } from './objects.js';
 import { cyclePhrase, formatAmount } from './billing-cycle.js';
-import { isMetered, planOf, recurrenceOf, subscriptionItems } from './subscriptions.js';
+import { isMetered, planOf, recurrenceOf, subscriptionItems } from './subscription-items.js';
 import { meteredUsage } from './meters.js';
 
 // ---------------------------------------------------------------------------------------------

@@ -9,11 +9,16 @@ import { clone, find, load, type StripeObject } from './objects.js';
 import { confirmPaymentIntent, createPaymentIntent } from './payment-intents.js';
 import { createSetupIntent } from './setup-intents.js';
 import { patchCustomer } from './customers.js';
-import { cancelSubscriptionNow, markPastDue, setStatus } from './subscriptions.js';
 import { retrySettings, type RetrySettings } from './billing-settings.js';
+import { newId } from './objects.js';
+import type { LineSpec } from './invoice-lines.js';
 import {
   DAY,
+  announce,
   emitInvoice,
+  invoiceObject,
+  invoicePaymentIntent,
+  minimumChargeable,
   finalizeInvoice,
   invoicePaymentMethod,
   loadInvoice,
@@ -60,12 +65,6 @@ function failureOf(pi: StripeObject): CollectionFailure | undefined {
   };
 }
 
-const MINIMUM_CHARGE: Record<string, number> = { usd: 50, eur: 50, gbp: 30, cad: 50, aud: 50, chf: 50, jpy: 50, inr: 50, sek: 300, nok: 300, dkk: 250, mxn: 1000 };
-
-export function minimumChargeable(currency: string): number {
-  return MINIMUM_CHARGE[currency] ?? 50;
-}
-
 /** Tag the charge an invoice payment produced with its invoice (Stripe's `charge.invoice`). */
 function linkCharge(ctx: TwinContext, chargeId: string | null, invoiceId: string): void {
   if (!chargeId) return;
@@ -74,27 +73,6 @@ function linkCharge(ctx: TwinContext, chargeId: string | null, invoiceId: string
     charge.invoice = invoiceId;
     ctx.store.put('charge', charge.id, charge);
   }
-}
-
-/** The invoice's PaymentIntent, created on first need (Stripe creates it at finalization). */
-export function invoicePaymentIntent(ctx: TwinContext, inv: Invoice): StripeObject {
-  if (inv.payment_intent) {
-    const existing = find(ctx, 'payment_intent', inv.payment_intent);
-    if (existing) return existing;
-  }
-  const description =
-    inv.billing_reason === 'subscription_create' ? 'Subscription creation' : inv.billing_reason === 'subscription_cycle' ? 'Subscription update' : inv.description ?? null;
-  const { intent } = createPaymentIntent(ctx, {
-    amount: String(inv.amount_remaining),
-    currency: inv.currency,
-    customer: inv.customer,
-    ...(description ? { description } : {}),
-  });
-  intent.invoice = inv.id;
-  ctx.store.put('payment_intent', intent.id, intent);
-  inv.payment_intent = intent.id;
-  ctx.store.put('invoice', inv.id, inv);
-  return intent;
 }
 
 /** One charge attempt of the invoice's PaymentIntent with `paymentMethod`. */
@@ -196,10 +174,52 @@ export function collectInvoice(
   saveInvoice(ctx, failed);
   emitInvoice(ctx, 'invoice.payment_failed', failed, before);
   if (sub && opts.updateSubscription && !firstOfIncomplete) {
-    markPastDue(ctx, sub.id);
+    announce(ctx, (l) => l.paymentFailed?.(ctx, failed));
     if (opts.automatic && failed.next_payment_attempt === null) finalFailure(ctx, failed.id, settings);
   }
   return { invoice: loadInvoice(ctx, id), failure: { ...result.failure, charge: result.charge, payment_intent: result.paymentIntent } };
+}
+
+
+/**
+ * Draft → open, then, for an automatically collected invoice, the first charge (renewals, billed
+ * prorations, auto-advancing drafts coming due).
+ */
+export function finalizeAndCollect(ctx: TwinContext, id: string): Invoice {
+  const inv = finalizeInvoice(ctx, id);
+  if (inv.status === 'open' && inv.collection_method === 'charge_automatically' && inv.auto_advance !== false) {
+    collectInvoice(ctx, id, { paymentMethod: invoicePaymentMethod(ctx, inv), offSession: true, automatic: true, updateSubscription: true });
+  }
+  return loadInvoice(ctx, id);
+}
+
+/** `always_invoice`: bill proration lines at once on a `subscription_update` invoice. */
+export function invoiceProrationsNow(ctx: TwinContext, sub: StripeObject, lines: LineSpec[]): Invoice {
+  const customer = load(ctx, 'customer', sub.customer, 'customer');
+  const now = ctx.clock.nowSeconds();
+  const inv = invoiceObject(ctx, newId(ctx, 'invoice'), {
+    customer,
+    currency: sub.currency,
+    subscription: sub,
+    billingReason: 'subscription_update',
+    lines,
+    period: { start: now, end: now },
+    collectionMethod: sub.collection_method,
+    daysUntilDue: sub.days_until_due ?? null,
+    autoAdvance: true,
+    autoFinalizeAt: null,
+  });
+  saveInvoice(ctx, inv);
+  emitInvoice(ctx, 'invoice.created', inv);
+  // A net credit is not charged; Stripe would credit the customer's balance.
+  if (inv.total < 0) {
+    const c = find(ctx, 'customer', sub.customer);
+    if (c && !c.deleted) patchCustomer(ctx, c.id, { balance: (c.balance ?? 0) + inv.total });
+    inv.amount_due = 0;
+    inv.amount_remaining = 0;
+    saveInvoice(ctx, inv);
+  }
+  return finalizeAndCollect(ctx, inv.id);
 }
 
 /** Every retry failed: apply the configured subscription and invoice actions. */
@@ -207,12 +227,7 @@ function finalFailure(ctx: TwinContext, invoiceId: string, settings: RetrySettin
   const inv = loadInvoice(ctx, invoiceId);
   if (settings.invoice_after_final_failure === 'uncollectible') markUncollectible(ctx, inv.id);
   if (!inv.subscription) return;
-  if (settings.subscription_after_final_failure === 'cancel') {
-    const sub = find(ctx, 'subscription', inv.subscription);
-    if (sub && sub.status !== 'canceled') cancelSubscriptionNow(ctx, sub.id, { reason: 'payment_failed' });
-  } else if (settings.subscription_after_final_failure === 'unpaid') {
-    setStatus(ctx, inv.subscription, 'unpaid');
-  }
+  announce(ctx, (l) => l.retriesExhausted?.(ctx, inv, settings.subscription_after_final_failure));
 }
 
 /** A retry that came due (lifecycle). */
@@ -239,7 +254,7 @@ export function payInvoiceByRequest(ctx: TwinContext, id: string, p: Params): In
   if (inv.status === 'void') {
     throw invalidRequest('This invoice can no longer be paid because it has been voided.', undefined, 'invoice_not_open');
   }
-  if (inv.status === 'draft') inv = finalizeInvoice(ctx, id, { collect: false });
+  if (inv.status === 'draft') inv = finalizeInvoice(ctx, id);
   if (inv.status === 'paid') return inv;
   if (bool(p, 'paid_out_of_band')) return markPaid(ctx, id, { outOfBand: true });
   const pm = str(p, 'payment_method') || invoicePaymentMethod(ctx, inv);

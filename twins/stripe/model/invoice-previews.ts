@@ -6,7 +6,7 @@ import { invalidRequest } from '../wire/errors.js';
 import { bool, int, str, requiredStr, type Params } from '../wire/params.js';
 import { clone, load, type StripeObject } from './objects.js';
 import { nextBoundary } from './billing-cycle.js';
-import { isMetered, planOf, recurrenceOf, subscriptionItems } from './subscriptions.js';
+import { isMetered, planOf, recurrenceOf, subscriptionItems } from './subscription-items.js';
 import { pendingProrations, subscriptionLines } from './invoice-lines.js';
 import { invoiceObject, presentInvoice, type Invoice } from './invoices.js';
 

@@ -8,10 +8,10 @@ import { invalidRequest } from '../wire/errors.js';
 import { bool, int, metadata, oneOf, str, requiredStr, type Params } from '../wire/params.js';
 import { clone, find, load, newId, previousAttributes, type StripeObject } from './objects.js';
 import { emitEvent } from './events.js';
-import { patchCustomer } from './customers.js';
-import { activateAfterPayment, subscriptionPaymentMethod } from './subscriptions.js';
+import { subscriptionPaymentMethod } from './subscription-items.js';
+import { createPaymentIntent } from './payment-intents.js';
+import type { SubscriptionAfterFinalFailure } from './billing-settings.js';
 import { amountFor, buildLine, productName, subscriptionLines, takePendingProrations, type LineSpec } from './invoice-lines.js';
-import { collectInvoice, invoicePaymentIntent, minimumChargeable } from './invoice-payments.js';
 
 export type Invoice = StripeObject & { object: 'invoice' };
 
@@ -134,6 +134,29 @@ export function invoiceObject(ctx: TwinContext, id: string, seed: InvoiceSeed): 
   };
 }
 
+// ---------------------------------------------------------------------------------------------
+// Outcome hook: what an invoice's payment means for the resource it bills. Subscriptions listen
+// (subscriptions.ts), so invoices need not know the subscription rules.
+
+export interface InvoiceOutcomeListener {
+  /** Paid in full: charged, carried to the balance below the minimum, or paid out of band. */
+  paid?(ctx: TwinContext, invoice: Invoice): void;
+  /** A collection attempt failed (not the first invoice of an incomplete subscription). */
+  paymentFailed?(ctx: TwinContext, invoice: Invoice): void;
+  /** The last automatic retry failed: the configured action for what the invoice bills. */
+  retriesExhausted?(ctx: TwinContext, invoice: Invoice, action: SubscriptionAfterFinalFailure): void;
+}
+
+const listeners: InvoiceOutcomeListener[] = [];
+
+export function onInvoiceOutcome(listener: InvoiceOutcomeListener): void {
+  if (!listeners.includes(listener)) listeners.push(listener);
+}
+
+export function announce(ctx: TwinContext, call: (l: InvoiceOutcomeListener) => void): void {
+  for (const l of listeners) call(l);
+}
+
 /** The invoice as the API answers it: the first lines embedded, `has_more` for the rest. */
 export function presentInvoice(inv: Invoice): Invoice {
   const data = inv.lines.data as StripeObject[];
@@ -153,36 +176,6 @@ export function saveInvoice(ctx: TwinContext, inv: Invoice): Invoice {
 export function emitInvoice(ctx: TwinContext, type: string, inv: Invoice, before?: Invoice): void {
   const prev = before ? previousAttributes(presentInvoice(before), presentInvoice(inv)) : undefined;
   emitEvent(ctx, type, presentInvoice(inv), prev);
-}
-
-
-/** `always_invoice`: bill proration lines at once on a `subscription_update` invoice. */
-export function invoiceProrationsNow(ctx: TwinContext, sub: StripeObject, lines: LineSpec[]): Invoice {
-  const customer = load(ctx, 'customer', sub.customer, 'customer');
-  const now = ctx.clock.nowSeconds();
-  const inv = invoiceObject(ctx, newId(ctx, 'invoice'), {
-    customer,
-    currency: sub.currency,
-    subscription: sub,
-    billingReason: 'subscription_update',
-    lines,
-    period: { start: now, end: now },
-    collectionMethod: sub.collection_method,
-    daysUntilDue: sub.days_until_due ?? null,
-    autoAdvance: true,
-    autoFinalizeAt: null,
-  });
-  saveInvoice(ctx, inv);
-  emitInvoice(ctx, 'invoice.created', inv);
-  // A net credit is not charged; Stripe would credit the customer's balance.
-  if (inv.total < 0) {
-    const c = find(ctx, 'customer', sub.customer);
-    if (c && !c.deleted) patchCustomer(ctx, c.id, { balance: (c.balance ?? 0) + inv.total });
-    inv.amount_due = 0;
-    inv.amount_remaining = 0;
-    saveInvoice(ctx, inv);
-  }
-  return finalizeInvoice(ctx, inv.id, { collect: true });
 }
 
 
@@ -404,6 +397,33 @@ export function deleteDraftInvoice(ctx: TwinContext, id: string): StripeObject {
 // ---------------------------------------------------------------------------------------------
 // Finalize, collect, void, mark uncollectible
 
+const MINIMUM_CHARGE: Record<string, number> = { usd: 50, eur: 50, gbp: 30, cad: 50, aud: 50, chf: 50, jpy: 50, inr: 50, sek: 300, nok: 300, dkk: 250, mxn: 1000 };
+
+export function minimumChargeable(currency: string): number {
+  return MINIMUM_CHARGE[currency] ?? 50;
+}
+
+/** The invoice's PaymentIntent, created on first need (Stripe creates it at finalization). */
+export function invoicePaymentIntent(ctx: TwinContext, inv: Invoice): StripeObject {
+  if (inv.payment_intent) {
+    const existing = find(ctx, 'payment_intent', inv.payment_intent);
+    if (existing) return existing;
+  }
+  const description =
+    inv.billing_reason === 'subscription_create' ? 'Subscription creation' : inv.billing_reason === 'subscription_cycle' ? 'Subscription update' : inv.description ?? null;
+  const { intent } = createPaymentIntent(ctx, {
+    amount: String(inv.amount_remaining),
+    currency: inv.currency,
+    customer: inv.customer,
+    ...(description ? { description } : {}),
+  });
+  intent.invoice = inv.id;
+  ctx.store.put('payment_intent', intent.id, intent);
+  inv.payment_intent = intent.id;
+  ctx.store.put('invoice', inv.id, inv);
+  return intent;
+}
+
 export function nextInvoiceNumber(ctx: TwinContext, customerId: string): string {
   const c = find(ctx, 'customer', customerId);
   if (!c || c.deleted) return `${customerId.slice(4, 12).toUpperCase()}-0001`;
@@ -414,10 +434,10 @@ export function nextInvoiceNumber(ctx: TwinContext, customerId: string): string 
 }
 
 /**
- * Draft → open (`invoice.finalized`); a zero-amount invoice is paid at once. With `collect`, an
- * automatically collected invoice is then charged.
+ * Draft → open (`invoice.finalized`); a zero-amount invoice is paid at once. Charging it is
+ * invoice-payments.ts's `finalizeAndCollect`.
  */
-export function finalizeInvoice(ctx: TwinContext, id: string, opts: { collect: boolean; autoAdvance?: boolean }): Invoice {
+export function finalizeInvoice(ctx: TwinContext, id: string, opts: { autoAdvance?: boolean } = {}): Invoice {
   const before = loadInvoice(ctx, id);
   if (before.status !== 'draft') {
     throw invalidRequest(`This invoice is already finalized, you can't re-finalize a non-draft invoice.`, undefined, 'invoice_not_editable');
@@ -446,15 +466,6 @@ export function finalizeInvoice(ctx: TwinContext, id: string, opts: { collect: b
   if (inv.amount_due === 0) {
     markPaid(ctx, inv.id, { outOfBand: false });
     return loadInvoice(ctx, id);
-  }
-  if (opts.collect && inv.collection_method === 'charge_automatically' && inv.auto_advance !== false) {
-    const sub = inv.subscription ? find(ctx, 'subscription', inv.subscription) : undefined;
-    collectInvoice(ctx, id, {
-      paymentMethod: inv.default_payment_method ?? (sub ? subscriptionPaymentMethod(ctx, sub) : customerDefaultPm(ctx, inv.customer)),
-      offSession: true,
-      automatic: true,
-      updateSubscription: true,
-    });
   }
   return loadInvoice(ctx, id);
 }
@@ -489,7 +500,7 @@ export function markPaid(ctx: TwinContext, id: string, opts: { outOfBand: boolea
   saveInvoice(ctx, inv);
   emitInvoice(ctx, 'invoice.paid', inv, before);
   if (!opts.outOfBand) emitInvoice(ctx, 'invoice.payment_succeeded', inv, before);
-  if (inv.subscription) activateAfterPayment(ctx, inv.subscription);
+  announce(ctx, (l) => l.paid?.(ctx, inv));
   return inv;
 }
 

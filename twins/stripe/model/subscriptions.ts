@@ -9,10 +9,11 @@ import { bool, int, metadata, objArray, oneOf, str, requiredStr, type Params } f
 import { clone, find, load, newId, previousAttributes, type StripeObject } from './objects.js';
 import { emitEvent } from './events.js';
 import { getCustomer } from './customers.js';
-import { nextBoundary, type Recurrence } from './billing-cycle.js';
+import { nextBoundary } from './billing-cycle.js';
+import { isMetered, loadRecurringPrice, planOf, recurrenceOf, subscriptionItems, subscriptionPaymentMethod } from './subscription-items.js';
 import { addPendingProrations, prorationLines, type LineSpec } from './invoice-lines.js';
-import { closeInvoicesOf, createSubscriptionInvoice, finalizeInvoice, invoiceProrationsNow, loadInvoice } from './invoices.js';
-import { collectInvoice, type CollectionFailure } from './invoice-payments.js';
+import { closeInvoicesOf, createSubscriptionInvoice, finalizeInvoice, loadInvoice, onInvoiceOutcome } from './invoices.js';
+import { collectInvoice, finalizeAndCollect, invoiceProrationsNow, type CollectionFailure } from './invoice-payments.js';
 
 export const SUBSCRIPTION_STATUSES = [
   'active',
@@ -32,58 +33,6 @@ export const LIVE_STATUSES: readonly string[] = ['active', 'past_due', 'trialing
 const DAY = 86_400;
 /** Stripe expires a subscription whose first invoice stays unpaid this long. */
 export const INCOMPLETE_EXPIRY_SECONDS = 23 * 3600;
-
-// ---------------------------------------------------------------------------------------------
-// Prices as subscription items see them
-
-export function recurrenceOf(price: StripeObject): Recurrence {
-  return { interval: price.recurring.interval, interval_count: price.recurring.interval_count ?? 1 };
-}
-
-export function isMetered(price: StripeObject): boolean {
-  return price.recurring?.usage_type === 'metered';
-}
-
-/** A recurring price, or Stripe's 400/404 for the param that named it. */
-export function loadRecurringPrice(ctx: TwinContext, id: string, param: string): StripeObject {
-  const price = load(ctx, 'price', id, param);
-  if (price.type !== 'recurring' || !price.recurring) {
-    throw invalidRequest(
-      `The price specified is set to \`type=one_time\` but this field only accepts prices with \`type=recurring\`.`,
-      param,
-    );
-  }
-  if (price.active === false) {
-    throw invalidRequest(`The price specified is inactive. This field only accepts active prices.`, param);
-  }
-  return price;
-}
-
-/** The legacy `plan` view of a recurring price (still on items and lines). */
-export function planOf(price: StripeObject): StripeObject {
-  const r = price.recurring ?? {};
-  return {
-    id: price.id,
-    object: 'plan',
-    active: price.active ?? true,
-    amount: price.unit_amount ?? null,
-    amount_decimal: price.unit_amount_decimal ?? (price.unit_amount == null ? null : String(price.unit_amount)),
-    billing_scheme: price.billing_scheme ?? 'per_unit',
-    created: price.created,
-    currency: price.currency,
-    interval: r.interval,
-    interval_count: r.interval_count ?? 1,
-    livemode: false,
-    metadata: price.metadata ?? {},
-    meter: r.meter ?? null,
-    nickname: price.nickname ?? null,
-    product: price.product,
-    tiers_mode: price.tiers_mode ?? null,
-    transform_usage: null,
-    trial_period_days: r.trial_period_days ?? null,
-    usage_type: r.usage_type ?? 'licensed',
-  };
-}
 
 function buildItem(
   ctx: TwinContext,
@@ -128,26 +77,12 @@ export function saveSubscription(ctx: TwinContext, sub: StripeObject): StripeObj
   return sub;
 }
 
-export function subscriptionItems(sub: StripeObject): StripeObject[] {
-  return sub.items.data as StripeObject[];
-}
-
 /** Write the new state and emit `customer.subscription.updated` with what changed. */
 export function updateAndEmit(ctx: TwinContext, before: StripeObject, after: StripeObject): StripeObject {
   saveSubscription(ctx, after);
   const prev = previousAttributes(before, after);
   if (Object.keys(prev).length > 0) emitEvent(ctx, 'customer.subscription.updated', after, prev);
   return after;
-}
-
-/**
- * The payment method renewals charge: the subscription's default, else the customer's
- * `invoice_settings.default_payment_method` (Stripe's order of precedence).
- */
-export function subscriptionPaymentMethod(ctx: TwinContext, sub: StripeObject): string | null {
-  if (sub.default_payment_method) return sub.default_payment_method;
-  const customer = find(ctx, 'customer', sub.customer);
-  return customer?.invoice_settings?.default_payment_method ?? customer?.default_source ?? null;
 }
 
 function setPeriod(sub: StripeObject, start: number, end: number): void {
@@ -389,7 +324,7 @@ export function createSubscription(ctx: TwinContext, p: Params): StripeObject {
   });
   sub.latest_invoice = invoice.id;
   saveSubscription(ctx, sub);
-  finalizeInvoice(ctx, invoice.id, { collect: false });
+  finalizeInvoice(ctx, invoice.id);
 
   let status: SubscriptionStatus = trialEnd ? 'trialing' : 'incomplete';
   if (!trialEnd) {
@@ -627,7 +562,7 @@ export function startNewPeriod(
   });
   sub.latest_invoice = invoice.id;
   updateAndEmit(ctx, before, sub);
-  if (opts.collectNow) finalizeInvoice(ctx, invoice.id, { collect: true });
+  if (opts.collectNow) finalizeAndCollect(ctx, invoice.id);
   return loadSubscription(ctx, id);
 }
 
@@ -649,7 +584,7 @@ export function cancelSubscriptionNow(ctx: TwinContext, id: string, opts: Cancel
     });
     sub.latest_invoice = invoice.id;
     saveSubscription(ctx, sub);
-    finalizeInvoice(ctx, invoice.id, { collect: true });
+    finalizeAndCollect(ctx, invoice.id);
   }
   const fresh = loadSubscription(ctx, id);
   fresh.status = 'canceled';
@@ -715,6 +650,24 @@ export function setStatus(ctx: TwinContext, id: string, status: SubscriptionStat
   if (status === 'incomplete_expired') sub.ended_at = ctx.clock.nowSeconds();
   updateAndEmit(ctx, before, sub);
 }
+
+// What an invoice's payment means for the subscription it bills (invoices.ts announces it).
+onInvoiceOutcome({
+  paid(ctx, invoice) {
+    if (invoice.subscription) activateAfterPayment(ctx, invoice.subscription);
+  },
+  paymentFailed(ctx, invoice) {
+    if (invoice.subscription) markPastDue(ctx, invoice.subscription);
+  },
+  retriesExhausted(ctx, invoice, action) {
+    if (action === 'cancel') {
+      const sub = find(ctx, 'subscription', invoice.subscription);
+      if (sub && sub.status !== 'canceled') cancelSubscriptionNow(ctx, sub.id, { reason: 'payment_failed' });
+    } else if (action === 'unpaid') {
+      setStatus(ctx, invoice.subscription, 'unpaid');
+    }
+  },
+});
 
 // ---------------------------------------------------------------------------------------------
 // List

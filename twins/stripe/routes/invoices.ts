@@ -101,7 +101,7 @@ export const invoiceRoutes: TwinRoute[] = [
     handler: (req, ctx) => {
       const p = readParams(req, { auto_advance: true });
       const auto = p.auto_advance === undefined ? undefined : p.auto_advance === 'true' || p.auto_advance === true;
-      return ok(presentInvoice(finalizeInvoice(ctx, req.params.id!, { collect: false, autoAdvance: auto })));
+      return ok(presentInvoice(finalizeInvoice(ctx, req.params.id!, { autoAdvance: auto })));
     },
   },
   {
