@@ -1,71 +1,45 @@
-// The one HTTP server every twin runs: the provider API of the loaded twin, and the internal admin
-// API under /_twin/* (protected by a per-container secret, never forwarded by the gateway).
+// The one HTTP server every twin runs: the provider API of the loaded twin (answered by its host,
+// host.ts), and the internal admin API under /_twin/* (protected by a per-container secret, never
+// forwarded by the gateway).
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync } from 'node:fs';
 import { parseBracketForm } from './form.js';
-import { RecordStore } from './record-store.js';
-import { EnvironmentClock } from './clock.js';
-import { IdSource, randomBase62 } from './ids.js';
-import { Deliveries, DELIVERY_RESOURCE } from './deliveries.js';
+import type { RecordStore } from './record-store.js';
+import type { EnvironmentClock } from './clock.js';
+import type { IdSource } from './ids.js';
+import { DELIVERY_RESOURCE, type Deliveries } from './deliveries.js';
 import { handleAdmin } from './admin-api.js';
-import type { TwinContext, TwinDefinition, TwinRequest, TwinResponse, TwinRoute } from './contract.js';
+import { TwinHost, type TwinHostOptions } from './host.js';
+import type { TwinContext, TwinDefinition, TwinRequest, TwinResponse } from './contract.js';
 
 export const ADMIN_PREFIX = '/_twin/';
 export const ADMIN_SECRET_HEADER = 'x-twin-admin-secret';
 
-export interface TwinServerOptions {
-  dataFile: string;
-  /** Seed file copied in when the data file is new, and restored by reset. */
-  seedFile?: string;
-  /** Clock start for a new data file (default: now). */
-  clockStart?: Date;
+export interface TwinServerOptions extends TwinHostOptions {
   /** Secret the admin API requires; undefined leaves the admin API open (standalone use). */
   adminSecret?: string;
-  /** Base URL callers see (gateway URL); defaults to the listening address. */
-  publicUrl?: string;
-}
-
-interface CompiledRoute {
-  route: TwinRoute;
-  regex: RegExp;
-  names: string[];
-}
-
-function compile(route: TwinRoute): CompiledRoute {
-  const names: string[] = [];
-  const source = route.path
-    .split('/')
-    .map((seg) =>
-      seg.replace(/\{([^}]+)\}|[.*+?^${}()|[\]\\]/g, (m, name?: string) => {
-        if (name) {
-          names.push(name);
-          return '([^/]+)';
-        }
-        return '\\' + m;
-      }),
-    )
-    .join('/');
-  return { route, regex: new RegExp(`^${source}$`), names };
 }
 
 const MAX_BODY = 8 * 1024 * 1024;
 
-function readBody(req: IncomingMessage): Promise<Buffer> {
+/** The body, or `undefined` once it passes MAX_BODY (the rest is drained unread). */
+function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let over = false;
     req.on('data', (c: Buffer) => {
+      if (over) return;
       size += c.length;
       if (size > MAX_BODY) {
-        reject(new Error('body too large'));
-        req.destroy();
+        over = true;
+        chunks.length = 0;
         return;
       }
       chunks.push(c);
     });
-    req.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    req.on('end', () => resolve(over ? undefined : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }
@@ -103,80 +77,47 @@ export function send(res: ServerResponse, out: TwinResponse): void {
   res.end(payload);
 }
 
+/**
+ * A twin host behind an HTTP listener: provider requests go to `host.handle`, `/_twin/*` to the
+ * admin API. The host's parts are re-exposed here for callers that hold the server.
+ */
 export class TwinServer {
-  readonly store: RecordStore;
-  readonly clock: EnvironmentClock;
-  readonly ids: IdSource;
-  readonly deliveries: Deliveries;
-  readonly apiKey: string;
-  readonly ctx: TwinContext;
-  private readonly routes: Map<string, CompiledRoute[]>;
+  readonly host: TwinHost;
   private server: Server | undefined;
-  private readonly startClock: Date;
 
-  constructor(readonly twin: TwinDefinition, readonly options: TwinServerOptions) {
-    const fresh = !existsSync(options.dataFile);
-    this.store = new RecordStore(options.dataFile);
-    if (fresh && options.seedFile) this.store.replaceWith(options.seedFile);
-    if (this.store.getMeta('storage_version') === undefined) {
-      this.store.setMeta('storage_version', String(twin.storageVersion));
-    }
-    if (this.store.getMeta('clock_start') === undefined) {
-      this.store.setMeta('clock_start', String((options.clockStart ?? new Date()).getTime()));
-    }
-    this.startClock = new Date(Number(this.store.getMeta('clock_start')));
-    this.clock = new EnvironmentClock(this.store, this.startClock);
-    this.ids = new IdSource(this.store, `${twin.slug}:default-seed`);
-    this.apiKey = twin.mintKey(randomBase62);
-    this.deliveries = new Deliveries(
-      this.store,
-      () => this.ids.next('dlv_', 24),
-      twin.signDelivery?.bind(twin),
-    );
-    this.ctx = {
-      store: this.store,
-      clock: this.clock,
-      ids: this.ids,
-      apiKey: this.apiKey,
-      baseUrl: options.publicUrl ?? '',
-      deliveries: this.deliveries,
-    };
-    // The starting state exists from the first instant, so the records endpoints show it at once.
-    twin.initialize?.(this.ctx);
-    this.routes = new Map();
-    for (const r of twin.routes) {
-      const list = this.routes.get(r.method) ?? [];
-      list.push(compile(r));
-      this.routes.set(r.method, list);
-    }
+  constructor(twin: TwinDefinition, readonly options: TwinServerOptions) {
+    this.host = new TwinHost(twin, options);
   }
 
+  get twin(): TwinDefinition {
+    return this.host.twin;
+  }
+  get store(): RecordStore {
+    return this.host.store;
+  }
+  get clock(): EnvironmentClock {
+    return this.host.clock;
+  }
+  get ids(): IdSource {
+    return this.host.ids;
+  }
+  get deliveries(): Deliveries {
+    return this.host.deliveries;
+  }
+  get apiKey(): string {
+    return this.host.apiKey;
+  }
+  get ctx(): TwinContext {
+    return this.host.ctx;
+  }
   /** The clock's start instant (reset puts the clock back here). */
   get clockStart(): Date {
-    return this.startClock;
+    return this.host.clockStart;
   }
 
-  match(method: string, path: string): { route: TwinRoute; params: Record<string, string> } | undefined {
-    for (const c of this.routes.get(method) ?? []) {
-      const m = c.regex.exec(path);
-      if (!m) continue;
-      const params: Record<string, string> = {};
-      c.names.forEach((n, i) => (params[n] = decodeURIComponent(m[i + 1]!)));
-      return { route: c.route, params };
-    }
-    return undefined;
-  }
-
-  /** Answer one provider request (also used in-process by tests and seeds). */
-  async handle(req: TwinRequest): Promise<TwinResponse> {
-    const found = this.match(req.method, req.path);
-    if (!found) return this.twin.notFound(req, this.ctx);
-    req.params = found.params;
-    if (!found.route.public) {
-      const refused = this.twin.authenticate(req, this.ctx);
-      if (refused) return refused;
-    }
-    return found.route.handler(req, this.ctx);
+  /** Answer one provider request in-process (tests, seeds). */
+  handle(req: TwinRequest): Promise<TwinResponse> {
+    return this.host.handle(req);
   }
 
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -191,7 +132,11 @@ export class TwinServer {
           send(res, { status: 401, body: { detail: 'Admin secret required.' } });
           return;
         }
-        send(res, await handleAdmin(this, req.method ?? 'GET', path, raw));
+        if (raw === undefined) {
+          send(res, { status: 413, body: { detail: 'Request body too large.' } });
+          return;
+        }
+        send(res, await handleAdmin(this.host, req.method ?? 'GET', path, raw));
         return;
       }
       const twinReq: TwinRequest = {
@@ -201,10 +146,14 @@ export class TwinServer {
         queryString,
         query: parseBracketForm(queryString),
         headers: req.headers,
-        rawBody: raw,
-        ...parseBody(raw, req.headers['content-type']),
+        rawBody: raw ?? Buffer.alloc(0),
+        ...(raw === undefined ? { body: {}, bodyKind: 'none' as const } : parseBody(raw, req.headers['content-type'])),
       };
-      send(res, await this.handle(twinReq));
+      if (raw === undefined) {
+        send(res, await this.host.refuse(twinReq, { kind: 'body_too_large', message: `The request body is larger than ${MAX_BODY} bytes.` }));
+        return;
+      }
+      send(res, await this.host.handle(twinReq));
     } catch (e) {
       if (!res.headersSent) {
         send(res, { status: 500, body: { error: { type: 'api_error', message: (e as Error).message } } });
@@ -221,18 +170,17 @@ export class TwinServer {
     });
     const addr = this.server.address() as AddressInfo;
     const url = `http://${host}:${addr.port}`;
-    if (!this.ctx.baseUrl) this.ctx.baseUrl = url;
-    this.deliveries.resume();
+    if (!this.host.ctx.baseUrl) this.host.ctx.baseUrl = url;
+    this.host.deliveries.resume();
     return url;
   }
 
   async close(): Promise<void> {
-    await this.deliveries.close();
     if (this.server) {
       this.server.closeAllConnections?.();
       await new Promise<void>((resolve) => this.server!.close(() => resolve()));
     }
-    this.store.close();
+    await this.host.close();
   }
 }
 

@@ -2,8 +2,8 @@
 // issues, pull requests and webhooks, driven unchanged by @octokit/rest. State and rules live in
 // model/, the HTTP surface in routes/. See twins/github/README.md for what is covered.
 
-import type { TwinDefinition, TwinRequest, TwinResponse } from '../../twin-runtime/contract.js';
-import { DOCS } from './wire/errors.js';
+import type { TwinDefinition } from '../../twin-runtime/contract.js';
+import { aroundGitHub, authenticateGitHub, renderGitHubError, routeMissGitHub } from './wire/http.js';
 import { rollOver } from './model/rate-limit.js';
 import { signGitHubDelivery } from './model/webhooks.js';
 import { accountRoutes } from './routes/accounts.js';
@@ -16,22 +16,6 @@ import { webhookRoutes } from './routes/webhooks.js';
 import { rateLimitRoutes } from './routes/rate-limit.js';
 import { seeding, suggestions } from './vocabulary/seeds.js';
 import { ensureBootstrap } from './model/accounts.js';
-
-function githubError(status: number, message: string): TwinResponse {
-  return {
-    status,
-    headers: { 'content-type': 'application/json; charset=utf-8', 'x-github-media-type': 'github.v3; format=json' },
-    body: { message, documentation_url: DOCS, status: String(status) },
-  };
-}
-
-/** `Authorization: token <key>` or `Bearer <key>` (Octokit sends either). */
-function presentedKey(req: TwinRequest): string | undefined {
-  const h = req.headers.authorization;
-  if (!h) return undefined;
-  const m = /^(?:token|bearer)\s+(\S+)$/i.exec(h.trim());
-  return m ? m[1] : '';
-}
 
 const github: TwinDefinition = {
   slug: 'github',
@@ -47,13 +31,10 @@ const github: TwinDefinition = {
   routes: [
     ...accountRoutes, ...rateLimitRoutes, ...repositoryRoutes, ...webhookRoutes, ...gitRoutes, ...issueRoutes, ...labelRoutes, ...pullRoutes,
   ],
-  authenticate(req, ctx) {
-    const key = presentedKey(req);
-    if (key === undefined) return githubError(401, 'Requires authentication');
-    if (key !== ctx.apiKey) return githubError(401, 'Bad credentials');
-    return undefined;
-  },
-  notFound: () => githubError(404, 'Not Found'),
+  routing: { ignoreTrailingSlash: true },
+  authenticate: authenticateGitHub,
+  around: aroundGitHub,
+  errors: { render: renderGitHubError, routeMiss: routeMissGitHub },
   initialize: ensureBootstrap,
   advance(ctx, to) {
     rollOver(ctx, to);

@@ -8,7 +8,7 @@ import { RESOURCES } from './model/records.js';
 import { postDueMessages } from './model/scheduled.js';
 import { ensureWorkspace } from './model/workspace.js';
 import { routes } from './routes/index.js';
-import { slackFailure } from './wire/method.js';
+import { aroundSlack, renderSlackError, slackFailure } from './wire/method.js';
 import { seeding, suggestions } from './vocabulary/seeds.js';
 
 export { seeding, suggestions };
@@ -49,11 +49,15 @@ const slack: TwinDefinition = {
     if (token !== ctx.apiKey) return slackFailure('invalid_auth');
     return undefined;
   },
-  notFound(req) {
-    if (req.path.startsWith('/api/')) {
-      return slackFailure('unknown_method', { req_method: req.path.slice('/api/'.length) });
-    }
-    return { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'Not Found' };
+  around: aroundSlack,
+  errors: {
+    render: renderSlackError,
+    routeMiss(req) {
+      if (req.path.startsWith('/api/')) {
+        return slackFailure('unknown_method', { req_method: req.path.slice('/api/'.length) });
+      }
+      return { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'Not Found' };
+    },
   },
   initialize: ensureWorkspace,
   advance(ctx, to) {

@@ -1,19 +1,16 @@
 // The Stripe twin: Stripe's REST API (form bodies, list/search envelopes, expand, idempotency,
 // test cards, events and signed webhooks) over the twin runtime's record store and clock.
-// Every route runs through wire/pipeline.ts (transaction, idempotency, expand, Request-Id).
+// Every routed request runs through wire/pipeline.ts's `around` (request id, idempotency, expand)
+// inside the runtime's per-request transaction.
 
-import type { TwinDefinition, TwinRoute } from '../../twin-runtime/contract.js';
-import { authenticateStripe, unrecognizedUrl } from './wire/auth.js';
-import { stripeRoute } from './wire/pipeline.js';
+import type { TwinDefinition } from '../../twin-runtime/contract.js';
+import { authenticateStripe, stripeParseFailure, unrecognizedUrl } from './wire/auth.js';
+import { aroundStripe, renderStripeError } from './wire/pipeline.js';
 import { STRIPE_RESOURCES } from './model/objects.js';
 import { signStripeDelivery } from './model/events.js';
 import { advanceStripe } from './model/lifecycle.js';
 import { routes } from './routes/index.js';
 import { seeding, suggestions } from './vocabulary/seeds.js';
-
-function piped(routes: TwinRoute[]): TwinRoute[] {
-  return routes.map((r) => ({ ...r, handler: stripeRoute(r.handler) }));
-}
 
 const stripe: TwinDefinition = {
   slug: 'stripe',
@@ -24,9 +21,10 @@ const stripe: TwinDefinition = {
   storageVersion: 1,
   resources: STRIPE_RESOURCES,
   mintKey: (randomBase62) => `sk_test_${randomBase62(99)}`,
-  routes: piped(routes),
+  routes,
   authenticate: authenticateStripe,
-  notFound: unrecognizedUrl,
+  around: aroundStripe,
+  errors: { render: renderStripeError, routeMiss: unrecognizedUrl, parseFailure: stripeParseFailure },
   advance: (ctx, to) => advanceStripe(ctx, to),
   signDelivery: signStripeDelivery,
   suggestions,

@@ -72,7 +72,7 @@ export const gitRoutes: TwinRoute[] = [
     const list = listRefs(ctx, repo, 'refs/heads/').map((r) => branchShape(ctx, repo, r.ref.slice('refs/heads/'.length), r.object.sha, false));
     return page(req, ctx, list);
   }),
-  ...routes('GET', '/repos/{owner}/{repo}/branches/{+branch}', (req, ctx) => {
+  ...routes('GET', '/repos/{owner}/{repo}/branches/{branch}', (req, ctx) => {
     const repo = repoOf(req, ctx);
     const sha = branchHead(ctx, repo, req.params.branch!);
     if (!sha) throw new GitHubError(404, 'Branch not found');
@@ -168,7 +168,7 @@ export const gitRoutes: TwinRoute[] = [
     }
     return page(req, ctx, list.map((c) => restCommit(ctx, repo, c)));
   }),
-  ...routes('GET', '/repos/{owner}/{repo}/commits/{+ref}', (req, ctx) => {
+  ...routes('GET', '/repos/{owner}/{repo}/commits/{ref}', (req, ctx) => {
     const repo = repoOf(req, ctx);
     const sha = resolveCommitish(ctx, repo, req.params.ref!);
     if (!sha) throw new GitHubError(422, `No commit found for SHA: ${req.params.ref}`);

@@ -1,7 +1,10 @@
 // GitHub's error bodies. Model code throws GitHubError; the HTTP layer renders it as GitHub does:
-// `{message, documentation_url, status}` plus `errors[]` for 422 Validation Failed.
+// `{message, documentation_url, status}` plus `errors[]` for 422 Validation Failed, with the
+// documentation page of the operation that failed (docs.ts) unless the error names its own.
 
-export const DOCS = 'https://docs.github.com/rest';
+import { DOCS } from './docs.js';
+
+export { DOCS };
 
 export interface ValidationError {
   resource: string;
@@ -20,10 +23,11 @@ export class GitHubError extends Error {
     super(message);
   }
 
-  get body(): Record<string, unknown> {
+  /** The body GitHub answers; `docs` is the page of the operation (default: the REST index). */
+  body(docs = DOCS): Record<string, unknown> {
     const out: Record<string, unknown> = { message: this.message };
     if (this.extra.errors) out.errors = this.extra.errors;
-    out.documentation_url = this.extra.documentation_url ?? DOCS;
+    out.documentation_url = this.extra.documentation_url ?? docs;
     out.status = String(this.status);
     return out;
   }

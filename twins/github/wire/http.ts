@@ -1,10 +1,14 @@
-// The HTTP surface's common parts: the route wrapper (starting accounts, rate limit, GitHub error
-// rendering, URL rewriting), parameter reading with GitHub's 422s, and Link-header pagination.
+// The HTTP surface's common parts: rendering a handler's reply (URL rewriting, `Location`), the
+// twin's `around` (starting accounts, the rate limit and its headers on every answer, ETag and
+// conditional GETs), GitHub's error rendering with each operation's documentation page, parameter
+// reading with GitHub's 422s, and Link-header pagination.
 
-import type { TwinContext, TwinRequest, TwinResponse, TwinRoute } from '../../../twin-runtime/contract.js';
+import { createHash } from 'node:crypto';
+import type { RouteCall, RunRoute, TwinContext, TwinRequest, TwinResponse, TwinRoute } from '../../../twin-runtime/contract.js';
 import { GitHubError, invalidRequest } from './errors.js';
+import { DOCS, docsForPath, operationDocs } from './docs.js';
 import { type Json, ensureBootstrap, viewer } from '../model/accounts.js';
-import { consume, rateHeaders } from '../model/rate-limit.js';
+import { consume, consumeAnonymous, rateHeaders, refund, type RateWindow } from '../model/rate-limit.js';
 import { toTwinUrls } from './urls.js';
 import { requireRepository } from '../model/repositories.js';
 
@@ -30,68 +34,126 @@ function render(ctx: TwinContext, status: number, body: unknown, headers: Record
   };
 }
 
-function rateLimited(ctx: TwinContext, headers: Record<string, string>): TwinResponse {
+/** A handler's reply as GitHub answers it (the headers every answer carries are added by `aroundGitHub`). */
+function reply(handler: Handler): TwinRoute['handler'] {
+  return (req, ctx) => {
+    const out = handler(req, ctx);
+    const status = out.status ?? 200;
+    const created: Record<string, string> = status === 201 && typeof (out.body as Json | undefined)?.url === 'string'
+      ? { location: toTwinUrls({ url: (out.body as Json).url as string }, ctx.baseUrl).url }
+      : {};
+    return render(ctx, status, out.body, { ...created, ...(out.headers ?? {}) });
+  };
+}
+
+/**
+ * A route. `{+name}` (last) takes the rest of the path, slashes included (`contents/{+path}`);
+ * `free` routes (GET /rate_limit) do not count against the limit.
+ */
+export function routes(method: TwinRoute['method'], path: string, handler: Handler, free = false): TwinRoute[] {
+  return [{ method, path, handler: reply(handler), ...(free ? { unmetered: true } : {}) }];
+}
+
+/** `{content-type, …headers every GitHub answer carries, …the answer's own}`: GitHub's order. */
+function withHeaders(res: TwinResponse, window: RateWindow | undefined): TwinResponse {
+  const { 'content-type': contentType, ...own } = res.headers ?? {};
+  return {
+    ...res,
+    headers: {
+      ...(contentType !== undefined ? { 'content-type': contentType } : {}),
+      ...BASE_HEADERS,
+      ...(window ? rateHeaders(window) : {}),
+      ...own,
+    },
+  };
+}
+
+function rateLimited(ctx: TwinContext): TwinResponse {
   const me = viewer(ctx);
   return render(ctx, 403, {
     message: `API rate limit exceeded for user ID ${me.id}. If you reach out to GitHub Support for help, please include the request ID and timestamp your request was made.`,
     documentation_url: 'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api',
     status: '403',
-  }, headers);
+  }, {});
 }
 
-/** Run one GitHub handler; `free` routes (GET /rate_limit) do not count against the limit. */
-export function run(handler: Handler, free = false): TwinRoute['handler'] {
-  return (req, ctx) => {
-    ensureBootstrap(ctx);
-    const headers: Record<string, string> = { ...BASE_HEADERS };
-    if (!free) {
-      const { allowed, window } = consume(ctx);
-      Object.assign(headers, rateHeaders(window));
-      if (!allowed) return rateLimited(ctx, headers);
-    }
-    try {
-      // One transaction per request: a request that fails leaves nothing behind (no spent
-      // issue number, no half-made pull request).
-      const out = ctx.store.transaction(() => handler(req, ctx));
-      const status = out.status ?? 200;
-      const created: Record<string, string> = status === 201 && typeof (out.body as Json | undefined)?.url === 'string'
-        ? { location: toTwinUrls({ url: (out.body as Json).url as string }, ctx.baseUrl).url }
-        : {};
-      return render(ctx, status, out.body, { ...headers, ...created, ...(out.headers ?? {}) });
-    } catch (e) {
-      if (e instanceof GitHubError) return render(ctx, e.status, e.body, headers);
-      throw e;
-    }
-  };
+/** GitHub's weak validator of a body: `W/"<sha-256 hex>"`. */
+export function etagOf(body: string | Buffer): string {
+  return `W/"${createHash('sha256').update(body).digest('hex')}"`;
 }
 
-const MAX_DEPTH = 12;
+/** Whether `If-None-Match` names `etag` (weak comparison; `*` matches any). */
+function notModified(req: TwinRequest, etag: string): boolean {
+  const raw = req.headers['if-none-match'];
+  if (!raw) return false;
+  const bare = etag.replace(/^W\//, '');
+  return raw.split(',').some((t) => {
+    const tag = t.trim();
+    return tag === '*' || tag.replace(/^W\//, '') === bare;
+  });
+}
 
 /**
- * Routes for GitHub paths whose last parameter may hold slashes (`contents/{+path}`,
- * `git/ref/{+ref}`). The runtime's segments do not span `/`, so the template is expanded to one
- * route per depth and the pieces are joined back into `params[name]`.
+ * The twin's `around`: the starting accounts exist; the request counts against the key's hourly
+ * window (refused with 403 once it is spent); a GET answer carries an ETag, and a GET whose
+ * If-None-Match names it is answered 304 without counting; every answer carries the rate headers.
  */
-export function routes(method: TwinRoute['method'], path: string, handler: Handler, free = false): TwinRoute[] {
-  const wrapped = run(handler, free);
-  const m = /\{\+(\w+)\}$/.exec(path);
-  if (!m) return [{ method, path, handler: wrapped }];
-  const name = m[1]!;
-  const prefix = path.slice(0, m.index);
-  const out: TwinRoute[] = [];
-  for (let depth = 1; depth <= MAX_DEPTH; depth++) {
-    const parts = Array.from({ length: depth }, (_, i) => `{${name}__${i}}`);
-    out.push({
-      method,
-      path: prefix + parts.join('/'),
-      handler: (req, ctx) => {
-        const pieces = parts.map((_, i) => req.params[`${name}__${i}`]!);
-        req.params[name] = pieces.join('/');
-        return wrapped(req, ctx);
-      },
-    });
+export async function aroundGitHub({ req, ctx, route }: RouteCall, run: RunRoute): Promise<TwinResponse> {
+  ensureBootstrap(ctx);
+  let window: RateWindow | undefined;
+  if (!route.unmetered) {
+    const counted = consume(ctx);
+    window = counted.window;
+    if (!counted.allowed) return withHeaders(rateLimited(ctx), window);
   }
-  return out;
+  const res = await run();
+  if (req.method === 'GET' && res.status === 200 && (typeof res.body === 'string' || Buffer.isBuffer(res.body))) {
+    const etag = etagOf(res.body);
+    if (notModified(req, etag)) {
+      if (window) window = refund(ctx);
+      const { 'content-type': _type, ...own } = res.headers ?? {};
+      return withHeaders({ status: 304, headers: { ...own, etag } }, window);
+    }
+    return withHeaders({ ...res, headers: { ...(res.headers ?? {}), etag } }, window);
+  }
+  return withHeaders(res, window);
+}
+
+/** A thrown GitHubError with the documentation page of the operation that failed. */
+export function renderGitHubError(e: unknown, req: TwinRequest, ctx: TwinContext): TwinResponse | undefined {
+  if (!(e instanceof GitHubError)) return undefined;
+  const docs = (req.template && operationDocs(req.method, req.template)) || DOCS;
+  return render(ctx, e.status, e.body(docs), {});
+}
+
+/** An error answered before any route ran (credentials, route misses): rate headers included. */
+export function githubError(ctx: TwinContext, status: number, message: string, docs: string, window: RateWindow): TwinResponse {
+  return withHeaders(render(ctx, status, { message, documentation_url: docs, status: String(status) }, {}), window);
+}
+
+/** `Authorization: token <key>` or `Bearer <key>` (Octokit sends either). */
+function presentedKey(req: TwinRequest): string | undefined {
+  const h = req.headers.authorization;
+  if (!h) return undefined;
+  const m = /^(?:token|bearer)\s+(\S+)$/i.exec(h.trim());
+  return m ? m[1] : '';
+}
+
+/** 401 for a missing or wrong key, counted against the unauthenticated window. */
+export function authenticateGitHub(req: TwinRequest, ctx: TwinContext): TwinResponse | undefined {
+  const key = presentedKey(req);
+  if (key === ctx.apiKey) return undefined;
+  return githubError(ctx, 401, key === undefined ? 'Requires authentication' : 'Bad credentials', DOCS, consumeAnonymous(ctx));
+}
+
+/**
+ * A path no twin route serves: 404 with the page of GitHub's operation for it when there is one.
+ * It counts against the key's window when the key is presented, else the unauthenticated one.
+ */
+export function routeMissGitHub(req: TwinRequest, ctx: TwinContext): TwinResponse {
+  ensureBootstrap(ctx);
+  const window = presentedKey(req) === ctx.apiKey ? consume(ctx).window : consumeAnonymous(ctx);
+  return githubError(ctx, 404, 'Not Found', docsForPath(req.method, req.path), window);
 }
 
 // ---- reading input -----------------------------------------------------------------------

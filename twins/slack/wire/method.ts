@@ -1,8 +1,9 @@
 // How a Web API method runs: `/api/<method>` by GET or POST, arguments from the query and the
 // body (form or JSON), acting as the bot user; `{ok:true,…}` or `{ok:false,error}` with HTTP 200,
-// or 429 `ratelimited` with Retry-After when the rate_limit setting says so.
+// or 429 `ratelimited` with Retry-After when the rate_limit setting says so. The runtime runs each
+// call inside the request's savepoint: a refused call leaves nothing behind.
 
-import type { TwinContext, TwinRequest, TwinResponse, TwinRoute } from '../../../twin-runtime/contract.js';
+import type { RouteCall, RunRoute, TwinContext, TwinRequest, TwinResponse, TwinRoute } from '../../../twin-runtime/contract.js';
 import { Args } from './params.js';
 import { SlackError } from './errors.js';
 import { rateLimited } from '../model/rate-limit.js';
@@ -39,22 +40,35 @@ export function callArguments(req: TwinRequest): Record<string, unknown> {
   return { ...req.query, ...(req.bodyKind === 'none' ? {} : req.body) };
 }
 
-function run(name: string, handler: MethodHandler, req: TwinRequest, ctx: TwinContext): TwinResponse {
+/** A method's answer: `{ok: true, …}` with HTTP 200. */
+function answer(handler: MethodHandler, req: TwinRequest, ctx: TwinContext): TwinResponse {
+  const result = handler({ args: new Args(callArguments(req)), ctx, actor: botUser(ctx), req });
+  return { status: 200, headers: { ...SLACK_HEADERS }, body: { ok: true, ...result } };
+}
+
+/** A thrown SlackError as Slack answers it (HTTP 200, `ok: false`); undefined for anything else. */
+export function renderSlackError(e: unknown): TwinResponse | undefined {
+  if (!(e instanceof SlackError)) return undefined;
+  if (!e.withCode) return { status: 200, headers: { ...SLACK_HEADERS }, body: { ok: false, ...e.extra } };
+  return slackFailure(e.code, e.extra);
+}
+
+/** The method a route serves (`/api/chat.postMessage` → `chat.postMessage`). */
+export function methodName(route: TwinRoute): string {
+  return route.path.slice('/api/'.length);
+}
+
+/**
+ * The twin's `around`: the workspace exists, and the `rate_limit` setting may refuse the call
+ * (429 `ratelimited` with Retry-After) before it runs. Twin-only methods are never rate limited.
+ */
+export function aroundSlack({ ctx, route }: RouteCall, run: RunRoute): Promise<TwinResponse> | TwinResponse {
   ensureWorkspace(ctx);
-  const wait = rateLimited(ctx, name);
+  const wait = route.unmetered ? undefined : rateLimited(ctx, methodName(route));
   if (wait !== undefined) {
     return { status: 429, headers: { ...SLACK_HEADERS, 'retry-after': String(wait) }, body: { ok: false, error: 'ratelimited' } };
   }
-  try {
-    const result = handler({ args: new Args(callArguments(req)), ctx, actor: botUser(ctx), req });
-    return { status: 200, headers: { ...SLACK_HEADERS }, body: { ok: true, ...result } };
-  } catch (e) {
-    if (e instanceof SlackError) {
-      if (!e.withCode) return { status: 200, headers: { ...SLACK_HEADERS }, body: { ok: false, ...e.extra } };
-      return slackFailure(e.code, e.extra);
-    }
-    throw e;
-  }
+  return run();
 }
 
 export function methodRoutes(table: MethodTable): TwinRoute[] {
@@ -62,7 +76,9 @@ export function methodRoutes(table: MethodTable): TwinRoute[] {
     (['GET', 'POST'] as const).map((method) => ({
       method,
       path: `/api/${name}`,
-      handler: (req: TwinRequest, ctx: TwinContext) => run(name, handler, req, ctx),
+      handler: (req: TwinRequest, ctx: TwinContext) => answer(handler, req, ctx),
+      // Twin-only methods (twin.*) have no Slack equivalent and are never rate limited.
+      ...(name.startsWith('twin.') ? { unmetered: true } : {}),
     })),
   );
 }

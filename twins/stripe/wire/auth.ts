@@ -1,7 +1,7 @@
 // API key check with Stripe's wording: Bearer (what the SDK sends) or Basic with the key as the
 // user name (what curl -u sends). Only the key minted for this container is accepted.
 
-import type { TwinContext, TwinRequest, TwinResponse } from '../../../twin-runtime/contract.js';
+import type { RequestProblem, TwinContext, TwinRequest, TwinResponse } from '../../../twin-runtime/contract.js';
 import { stripeError } from './errors.js';
 import { newRequestId, withStripeHeaders } from './pipeline.js';
 
@@ -45,4 +45,10 @@ export function unrecognizedUrl(req: TwinRequest, ctx: TwinContext): TwinRespons
     newRequestId(),
     req,
   );
+}
+
+/** A request the runtime could not read: a malformed URL is an unknown one; an oversized body a 413. */
+export function stripeParseFailure(req: TwinRequest, ctx: TwinContext, problem: RequestProblem): TwinResponse {
+  if (problem.kind === 'malformed_url') return unrecognizedUrl(req, ctx);
+  return withStripeHeaders(stripeError(413, { type: 'invalid_request_error', message: problem.message }), newRequestId(), req);
 }
