@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { loadTwin } from '../../twin-runtime/registry.js';
 import { compilePathTemplate } from './request-matcher.js';
+import { templateShape } from '../../twin-runtime/path-template.js';
 
 export interface SurfaceRoute {
   method: string;
@@ -53,7 +54,7 @@ function openApiDocument(slug: string): any | undefined {
   return documents.get(slug);
 }
 
-const shape = (template: string) => template.replace(/\{[^}]+\}/g, '{}').replace(/\/$/, '');
+const shape = (template: string) => templateShape(template).replace(/\/$/, '');
 
 function resolveRef(doc: any, node: any): any {
   let n = node;
