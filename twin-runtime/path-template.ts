@@ -61,13 +61,20 @@ export function templateRegExp(template: string, opts: { trailingSlash?: boolean
 }
 
 /**
- * The template in find-my-way's spelling: `{name}` → `:name`, `{+name}` → `*`; a `:` in a literal
- * is doubled (find-my-way's escape).
+ * The template in find-my-way's spelling: `{name}` → `:p0`, `:p1`… by position (provider names such
+ * as `{enterprise-team}` are not valid find-my-way names), `{+name}` → `*`; a `:` in a literal is
+ * doubled (find-my-way's escape). `names` are the template's names in the same order.
  */
-export function findMyWayPath(template: string): string {
-  return parseTemplate(template)
-    .map((p) => (p.kind === 'literal' ? p.text.replaceAll(':', '::') : p.kind === 'param' ? `:${p.name}` : '*'))
+export function findMyWayPath(template: string): { path: string; names: string[] } {
+  const names: string[] = [];
+  const path = parseTemplate(template)
+    .map((p) => {
+      if (p.kind === 'literal') return p.text.replaceAll(':', '::');
+      names.push(p.name);
+      return p.kind === 'param' ? `:p${names.length - 1}` : '*';
+    })
     .join('');
+  return { path, names };
 }
 
 /** A find-my-way / Fastify path (`/environments/:id`, `/docs/*`) as a template. */

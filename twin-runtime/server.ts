@@ -172,6 +172,8 @@ export class TwinServer {
     const url = `http://${host}:${addr.port}`;
     if (!this.host.ctx.baseUrl) this.host.ctx.baseUrl = url;
     this.host.deliveries.resume();
+    // Fill the route trees now, between requests, rather than on the first request of each method.
+    void this.host.routing.router.warm();
     return url;
   }
 

@@ -10,7 +10,7 @@ import {
 } from '../model/git.js';
 import { API, WEB } from '../model/identity.js';
 import { afterPush, ZERO } from '../model/pushes.js';
-import { jsonBody, optBool, optString, page, queryString, repoOf, requiredString, routes } from '../wire/http.js';
+import { jsonBody, optBool, optString, page, queryString, repoOf, requiredString, routes, type Reply } from '../wire/http.js';
 
 function signature(v: unknown, field: string): Signature | undefined {
   if (v === undefined) return undefined;
@@ -63,6 +63,40 @@ function writeContents(req: TwinRequest, ctx: TwinContext, remove: boolean) {
   return {
     status: remove ? 200 : result.created ? 201 : 200,
     body: { content: result.blob ? contentShape(repo, path, result.blob, branch === repo.default_branch ? undefined : branch) : null, commit },
+  };
+}
+
+/** `GET …/compare/{base}...{head}`: the commits and file changes from `base` to `head`. */
+function compare(req: TwinRequest, ctx: TwinContext, spec: string): Reply {
+  const repo = repoOf(req, ctx);
+  const dots = spec.indexOf('...');
+  if (dots < 0) throw notFound();
+  const baseName = spec.slice(0, dots);
+  const headName = spec.slice(dots + 3);
+  const base = resolveCommitish(ctx, repo, baseName);
+  const head = resolveCommitish(ctx, repo, headName);
+  if (!base || !head) throw notFound();
+  const mb = mergeBase(ctx, repo, base, head);
+  const ahead = commitsBetween(ctx, repo, base, head);
+  const behind = commitsBetween(ctx, repo, head, base);
+  const status = base === head ? 'identical' : !behind.length ? 'ahead' : !ahead.length ? 'behind' : 'diverged';
+  const baseCommit = getCommit(ctx, repo, base)!;
+  return {
+    body: {
+      url: `${API}/repos/${repo.full_name}/compare/${spec}`,
+      html_url: `${WEB}/${repo.full_name}/compare/${spec}`,
+      permalink_url: `${WEB}/${repo.full_name}/compare/${repo.owner.login}:${base.slice(0, 7)}...${repo.owner.login}:${head.slice(0, 7)}`,
+      diff_url: `${WEB}/${repo.full_name}/compare/${spec}.diff`,
+      patch_url: `${WEB}/${repo.full_name}/compare/${spec}.patch`,
+      base_commit: restCommit(ctx, repo, baseCommit),
+      merge_base_commit: restCommit(ctx, repo, getCommit(ctx, repo, mb ?? base)!),
+      status,
+      ahead_by: ahead.length,
+      behind_by: behind.length,
+      total_commits: ahead.length,
+      commits: ahead.map((c) => restCommit(ctx, repo, c)),
+      files: diffFiles(ctx, repo, commitFiles(ctx, repo, mb), commitFiles(ctx, repo, head)),
+    },
   };
 }
 
@@ -174,39 +208,9 @@ export const gitRoutes: TwinRoute[] = [
     if (!sha) throw new GitHubError(422, `No commit found for SHA: ${req.params.ref}`);
     return { body: restCommit(ctx, repo, getCommit(ctx, repo, sha)!, true) };
   }),
-  ...routes('GET', '/repos/{owner}/{repo}/compare/{+basehead}', (req, ctx) => {
-    const repo = repoOf(req, ctx);
-    const spec = req.params.basehead!;
-    const dots = spec.indexOf('...');
-    if (dots < 0) throw notFound();
-    const baseName = spec.slice(0, dots);
-    const headName = spec.slice(dots + 3);
-    const base = resolveCommitish(ctx, repo, baseName);
-    const head = resolveCommitish(ctx, repo, headName);
-    if (!base || !head) throw notFound();
-    const mb = mergeBase(ctx, repo, base, head);
-    const ahead = commitsBetween(ctx, repo, base, head);
-    const behind = commitsBetween(ctx, repo, head, base);
-    const status = base === head ? 'identical' : !behind.length ? 'ahead' : !ahead.length ? 'behind' : 'diverged';
-    const baseCommit = getCommit(ctx, repo, base)!;
-    return {
-      body: {
-        url: `${API}/repos/${repo.full_name}/compare/${spec}`,
-        html_url: `${WEB}/${repo.full_name}/compare/${spec}`,
-        permalink_url: `${WEB}/${repo.full_name}/compare/${repo.owner.login}:${base.slice(0, 7)}...${repo.owner.login}:${head.slice(0, 7)}`,
-        diff_url: `${WEB}/${repo.full_name}/compare/${spec}.diff`,
-        patch_url: `${WEB}/${repo.full_name}/compare/${spec}.patch`,
-        base_commit: restCommit(ctx, repo, baseCommit),
-        merge_base_commit: restCommit(ctx, repo, getCommit(ctx, repo, mb ?? base)!),
-        status,
-        ahead_by: ahead.length,
-        behind_by: behind.length,
-        total_commits: ahead.length,
-        commits: ahead.map((c) => restCommit(ctx, repo, c)),
-        files: diffFiles(ctx, repo, commitFiles(ctx, repo, mb), commitFiles(ctx, repo, head)),
-      },
-    };
-  }),
+  // Octokit spells it both ways: `compareCommitsWithBasehead` (one `{basehead}`) and `compareCommits`.
+  ...routes('GET', '/repos/{owner}/{repo}/compare/{+basehead}', (req, ctx) => compare(req, ctx, req.params.basehead!)),
+  ...routes('GET', '/repos/{owner}/{repo}/compare/{base}...{head}', (req, ctx) => compare(req, ctx, `${req.params.base}...${req.params.head}`)),
   ...routes('GET', '/repos/{owner}/{repo}/contents/{+path}', (req, ctx) => {
     const repo = repoOf(req, ctx);
     const ref = queryString(req, 'ref');
