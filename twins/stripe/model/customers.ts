@@ -17,7 +17,8 @@ import {
   type ParamSpec,
 } from '../wire/params.js';
 import { emitEvent } from './events.js';
-import { ADDRESS_SPEC, clone, find, newId, previousAttributes, save, type StripeObject } from './objects.js';
+import { clone, find, newId, previousAttributes, save, type StripeObject } from './objects.js';
+import { ADDRESS_SPEC } from '../wire/params.js';
 import { attachPaymentMethod, resolvePaymentMethod } from './payment-methods.js';
 
 

@@ -78,7 +78,7 @@ function linkCharge(ctx: TwinContext, chargeId: string | null, invoiceId: string
 /** One charge attempt of the invoice's PaymentIntent with `paymentMethod`. */
 function payInvoiceAmount(ctx: TwinContext, inv: Invoice, paymentMethod: string, opts: { offSession: boolean }): PaymentResult {
   const pi = invoicePaymentIntent(ctx, inv);
-  const { intent } = confirmPaymentIntent(ctx, pi.id, { payment_method: paymentMethod, ...(opts.offSession ? { off_session: 'true' } : {}) });
+  const { intent } = confirmPaymentIntent(ctx, pi.id, { paymentMethod, offSession: opts.offSession });
   linkCharge(ctx, intent.latest_charge ?? null, inv.id);
   return { paymentIntent: intent.id, charge: intent.latest_charge ?? null, failure: failureOf(intent) };
 }
@@ -88,11 +88,15 @@ export function chargeOnce(
   ctx: TwinContext,
   input: { amount: number; currency: string; customer: string | null; paymentMethod: string; description: string | null; metadata: Record<string, string> },
 ): PaymentResult {
-  const p: Params = { amount: String(input.amount), currency: input.currency, payment_method: input.paymentMethod, confirm: 'true' };
-  if (input.customer) p.customer = input.customer;
-  if (input.description) p.description = input.description;
-  if (Object.keys(input.metadata).length > 0) p.metadata = input.metadata;
-  const { intent } = createPaymentIntent(ctx, p);
+  const { intent } = createPaymentIntent(ctx, {
+    amount: input.amount,
+    currency: input.currency,
+    paymentMethod: input.paymentMethod,
+    confirm: true,
+    customer: input.customer ?? undefined,
+    description: input.description || undefined,
+    metadata: Object.keys(input.metadata).length > 0 ? input.metadata : undefined,
+  });
   return { paymentIntent: intent.id, charge: intent.latest_charge ?? null, failure: failureOf(intent) };
 }
 
@@ -101,17 +105,16 @@ export function confirmSetup(
   ctx: TwinContext,
   input: { customer: string | null; paymentMethod: string; description: string | null; metadata: Record<string, string> },
 ): string {
-  const p: Params = { payment_method: input.paymentMethod, confirm: 'true', usage: 'off_session' };
-  if (input.customer) p.customer = input.customer;
-  if (input.description) p.description = input.description;
-  if (Object.keys(input.metadata).length > 0) p.metadata = input.metadata;
-  const res = createSetupIntent(ctx, p);
-  const body = res.body as { error?: Record<string, any>; id?: string };
-  if (res.status !== 200 || !body.id) {
-    const e = body.error ?? {};
-    throw new StripeApiError(res.status, { type: e.type ?? 'card_error', code: e.code, decline_code: e.decline_code, message: e.message ?? 'Your card was declined.' });
-  }
-  return body.id;
+  const { intent, decline } = createSetupIntent(ctx, {
+    paymentMethod: input.paymentMethod,
+    confirm: true,
+    usage: 'off_session',
+    customer: input.customer ?? undefined,
+    description: input.description || undefined,
+    metadata: Object.keys(input.metadata).length > 0 ? input.metadata : undefined,
+  });
+  if (decline) throw new StripeApiError(402, { type: decline.type, code: decline.code, decline_code: decline.decline_code, message: decline.message });
+  return intent.id;
 }
 
 

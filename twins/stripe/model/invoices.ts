@@ -412,10 +412,10 @@ export function invoicePaymentIntent(ctx: TwinContext, inv: Invoice): StripeObje
   const description =
     inv.billing_reason === 'subscription_create' ? 'Subscription creation' : inv.billing_reason === 'subscription_cycle' ? 'Subscription update' : inv.description ?? null;
   const { intent } = createPaymentIntent(ctx, {
-    amount: String(inv.amount_remaining),
+    amount: inv.amount_remaining,
     currency: inv.currency,
     customer: inv.customer,
-    ...(description ? { description } : {}),
+    description: description || undefined,
   });
   intent.invoice = inv.id;
   ctx.store.put('payment_intent', intent.id, intent);

@@ -19,7 +19,8 @@ import {
   type ParamSpec,
 } from '../wire/params.js';
 import { emitEvent } from './events.js';
-import { RECURRING_SPEC, clone, find, newId, previousAttributes, save, type StripeObject } from './objects.js';
+import { clone, find, newId, previousAttributes, save, type StripeObject } from './objects.js';
+import { RECURRING_SPEC } from '../wire/params.js';
 import { blankProduct } from './products.js';
 
 export type Price = StripeObject & { object: 'price' };

@@ -5,7 +5,8 @@ import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { StripeApiError, invalidRequest, resourceMissing } from '../wire/errors.js';
 import { bool, emptyableStr, metadata, obj, requiredStr, str, strArray, type Params, type ParamSpec } from '../wire/params.js';
 import { emitEvent } from './events.js';
-import { RECURRING_SPEC, clone, find, newId, previousAttributes, save, type StripeObject } from './objects.js';
+import { clone, find, newId, previousAttributes, save, type StripeObject } from './objects.js';
+import { RECURRING_SPEC } from '../wire/params.js';
 import { createPrice } from './prices.js';
 
 export type Product = StripeObject & { object: 'product' };

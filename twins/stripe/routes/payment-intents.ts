@@ -1,20 +1,40 @@
 // /v1/payment_intents: create, retrieve, update, confirm, capture, cancel, list, search, and the
 // twin-only 3D Secure page. Declines answer 402 with the intent's failed state kept.
 
-import type { TwinRoute } from '../../../twin-runtime/contract.js';
+import type { TwinHandler, TwinResponse, TwinRoute } from '../../../twin-runtime/contract.js';
+import { stripeError } from '../wire/errors.js';
 import { listResponse, searchResponse } from '../wire/list.js';
-import { LIST_PARAMS, SEARCH_PARAMS, oneOf, readParams, type ParamSpec } from '../wire/params.js';
-import type { TwinHandler } from '../../../twin-runtime/contract.js';
+import {
+  LIST_PARAMS,
+  SEARCH_PARAMS,
+  bool,
+  emptyableStr,
+  int,
+  obj,
+  oneOf,
+  readMetadata,
+  readParams,
+  requiredCurrency,
+  requiredInt,
+  str,
+  strArray,
+  type Params,
+  type ParamSpec,
+} from '../wire/params.js';
 import { ok } from '../wire/pipeline.js';
 import { onInvoicePaymentIntentSucceeded } from '../model/invoice-payments.js';
+import { readPaymentMethodData } from './payment-methods.js';
 import {
-  PI_CANCEL_SPEC,
-  PI_CAPTURE_SPEC,
-  PI_CONFIRM_SPEC,
-  PI_CREATE_SPEC,
+  CANCELLATION_REASONS,
+  CAPTURE_METHODS,
+  FUTURE_USAGE,
   PI_SEARCH_FIELDS,
-  PI_UPDATE_SPEC,
   THREE_D_SECURE_PATH,
+  type ConfirmOptions,
+  type PaymentFields,
+  type PaymentIntentCreate,
+  type PaymentIntentUpdate,
+  type PaymentOutcome,
   cancelPaymentIntent,
   completeAuthentication,
   capturePaymentIntent,
@@ -26,6 +46,129 @@ import {
 } from '../model/payment-intents.js';
 
 export const RETRIEVE_SPEC: ParamSpec = { client_secret: true };
+
+const CONFIRM_FIELDS: ParamSpec = {
+  payment_method: true,
+  payment_method_data: true,
+  payment_method_options: true,
+  payment_method_types: true,
+  receipt_email: true,
+  return_url: true,
+  setup_future_usage: true,
+  shipping: true,
+  off_session: true,
+  error_on_requires_action: true,
+  mandate: true,
+  mandate_data: true,
+  use_stripe_sdk: true,
+  capture_method: true,
+  radar_options: true,
+  confirmation_token: true,
+};
+
+const PI_CREATE_SPEC: ParamSpec = {
+  ...CONFIRM_FIELDS,
+  amount: true,
+  currency: true,
+  automatic_payment_methods: { enabled: true, allow_redirects: true },
+  confirm: true,
+  confirmation_method: true,
+  customer: true,
+  description: true,
+  metadata: true,
+  statement_descriptor: true,
+  statement_descriptor_suffix: true,
+  application_fee_amount: true,
+  on_behalf_of: true,
+  transfer_data: true,
+  transfer_group: true,
+  payment_method_configuration: true,
+  excluded_payment_method_types: true,
+};
+
+const PI_UPDATE_SPEC: ParamSpec = {
+  amount: true,
+  currency: true,
+  customer: true,
+  description: true,
+  metadata: true,
+  payment_method: true,
+  payment_method_options: true,
+  payment_method_types: true,
+  receipt_email: true,
+  setup_future_usage: true,
+  shipping: true,
+  statement_descriptor: true,
+  statement_descriptor_suffix: true,
+  transfer_group: true,
+  capture_method: true,
+};
+
+const PI_CAPTURE_SPEC: ParamSpec = {
+  amount_to_capture: true,
+  metadata: true,
+  statement_descriptor: true,
+  statement_descriptor_suffix: true,
+  final_capture: true,
+  application_fee_amount: true,
+};
+
+/** What create, update and confirm read about how the intent is paid. */
+function readPaymentFields(p: Params): PaymentFields {
+  const data = obj(p, 'payment_method_data');
+  return {
+    paymentMethod: str(p, 'payment_method'),
+    paymentMethodData: data && readPaymentMethodData(data),
+    receiptEmail: emptyableStr(p, 'receipt_email'),
+    setupFutureUsage: p.setup_future_usage === '' ? null : oneOf(p, 'setup_future_usage', FUTURE_USAGE),
+    captureMethod: oneOf(p, 'capture_method', CAPTURE_METHODS),
+    paymentMethodTypes: strArray(p, 'payment_method_types'),
+    shipping: p.shipping === undefined ? undefined : p.shipping === '' ? null : p.shipping,
+  };
+}
+
+function readConfirmOptions(p: Params): ConfirmOptions {
+  return { offSession: bool(p, 'off_session'), returnUrl: str(p, 'return_url') };
+}
+
+function readCreate(p: Params): PaymentIntentCreate {
+  const amount = requiredInt(p, 'amount');
+  const currency = requiredCurrency(p);
+  const apm = obj(p, 'automatic_payment_methods');
+  return {
+    amount,
+    currency,
+    customer: str(p, 'customer'),
+    applicationFeeAmount: int(p, 'application_fee_amount'),
+    allowRedirects: apm && str(apm, 'allow_redirects', 'automatic_payment_methods'),
+    confirmationMethod: oneOf(p, 'confirmation_method', ['automatic', 'manual'] as const),
+    description: str(p, 'description'),
+    metadata: readMetadata(p),
+    statementDescriptor: str(p, 'statement_descriptor'),
+    statementDescriptorSuffix: str(p, 'statement_descriptor_suffix'),
+    transferGroup: str(p, 'transfer_group'),
+    ...readPaymentFields(p),
+    confirm: bool(p, 'confirm'),
+    ...readConfirmOptions(p),
+  };
+}
+
+function readUpdate(p: Params): PaymentIntentUpdate {
+  return {
+    amount: int(p, 'amount'),
+    currency: str(p, 'currency'),
+    customer: str(p, 'customer'),
+    description: emptyableStr(p, 'description'),
+    metadata: readMetadata(p),
+    ...readPaymentFields(p),
+  };
+}
+
+/** An intent, or Stripe's 402 `card_error` carrying it when the attempt was declined. */
+export function paymentAnswer({ intent, decline }: PaymentOutcome): TwinResponse {
+  if (!decline) return ok(intent);
+  return stripeError(402, { ...decline, extra: { ...decline.extra, payment_intent: intent } });
+}
 
 /**
  * Twin-only: the page behind a 3D Secure `next_action` (public, as the customer's browser opens
@@ -52,14 +195,14 @@ export const paymentIntentRoutes: TwinRoute[] = [
   {
     method: 'POST',
     path: '/v1/payment_intents',
-    handler: (req, ctx) => createPaymentIntent(ctx, readParams(req, PI_CREATE_SPEC)).response,
+    handler: (req, ctx) => paymentAnswer(createPaymentIntent(ctx, readCreate(readParams(req, PI_CREATE_SPEC)))),
   },
   {
     method: 'GET',
     path: '/v1/payment_intents',
     handler: (req, ctx) => {
       const p = readParams(req, { ...LIST_PARAMS, customer: true });
-      return listResponse(req, ctx, listPaymentIntents(ctx, p), '/v1/payment_intents');
+      return listResponse(req, ctx, listPaymentIntents(ctx, str(p, 'customer')), '/v1/payment_intents');
     },
   },
   {
@@ -81,26 +224,34 @@ export const paymentIntentRoutes: TwinRoute[] = [
   {
     method: 'POST',
     path: '/v1/payment_intents/{intent}',
-    handler: (req, ctx) => ok(updatePaymentIntent(ctx, req.params.intent!, readParams(req, PI_UPDATE_SPEC))),
+    handler: (req, ctx) => ok(updatePaymentIntent(ctx, req.params.intent!, readUpdate(readParams(req, PI_UPDATE_SPEC)))),
   },
   {
     method: 'POST',
     path: '/v1/payment_intents/{intent}/confirm',
     handler: (req, ctx) => {
-      const { intent, response } = confirmPaymentIntent(ctx, req.params.intent!, readParams(req, { ...PI_CONFIRM_SPEC, client_secret: true }));
+      const p = readParams(req, { ...CONFIRM_FIELDS, client_secret: true });
+      const outcome = confirmPaymentIntent(ctx, req.params.intent!, { ...readPaymentFields(p), ...readConfirmOptions(p) });
       // A client confirming an invoice's PaymentIntent itself (default_incomplete) pays the invoice.
+      const { intent } = outcome;
       if (intent.status === 'succeeded' && typeof intent.invoice === 'string') onInvoicePaymentIntentSucceeded(ctx, intent.invoice, intent);
-      return response;
+      return paymentAnswer(outcome);
     },
   },
   {
     method: 'POST',
     path: '/v1/payment_intents/{intent}/capture',
-    handler: (req, ctx) => ok(capturePaymentIntent(ctx, req.params.intent!, readParams(req, PI_CAPTURE_SPEC))),
+    handler: (req, ctx) => {
+      const p = readParams(req, PI_CAPTURE_SPEC);
+      return ok(capturePaymentIntent(ctx, req.params.intent!, { amountToCapture: int(p, 'amount_to_capture'), metadata: readMetadata(p) }));
+    },
   },
   {
     method: 'POST',
     path: '/v1/payment_intents/{intent}/cancel',
-    handler: (req, ctx) => ok(cancelPaymentIntent(ctx, req.params.intent!, readParams(req, PI_CANCEL_SPEC))),
+    handler: (req, ctx) => {
+      const p = readParams(req, { cancellation_reason: true });
+      return ok(cancelPaymentIntent(ctx, req.params.intent!, oneOf(p, 'cancellation_reason', CANCELLATION_REASONS) ?? null));
+    },
   },
 ];

@@ -86,3 +86,19 @@ export function resourceMissingResponse(kind: string, id: string, param = 'id'):
 export function invalidRequestResponse(message: string, param?: string, code?: string): TwinResponse {
   return invalidRequest(message, param, code).toResponse();
 }
+
+/**
+ * Run `fn`, naming the parameters of any Stripe error it throws under `prefix`: an error about
+ * `card[number]` inside `payment_method_data` names `payment_method_data[card][number]`.
+ */
+export function underParam<T>(prefix: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof StripeApiError && e.fields.param && !e.fields.param.startsWith(prefix)) {
+      const param = e.fields.param.replace(/^([^[]+)/, '[$1]');
+      throw new StripeApiError(e.status, { ...e.fields, param: `${prefix}${param}` });
+    }
+    throw e;
+  }
+}

@@ -4,6 +4,7 @@
 
 import type { TwinRequest } from '../../../twin-runtime/contract.js';
 import { invalidRequest, missingParam } from './errors.js';
+import { applyMetadata, type MetadataPatch } from '../model/objects.js';
 
 export type Params = Record<string, unknown>;
 
@@ -165,25 +166,24 @@ export function requiredCurrency(p: Params, key = 'currency', prefix?: string): 
   return c;
 }
 
-export type Metadata = Record<string, string>;
+export type { Metadata, MetadataPatch } from '../model/objects.js';
 
-const METADATA_MAX_KEYS = 50;
 const METADATA_KEY_MAX = 40;
 const METADATA_VALUE_MAX = 500;
 
 /**
- * Stripe's metadata update rules: keys merge into `existing`; an empty value removes a key;
- * `metadata=` (empty) removes them all; at most 50 keys of up to 40 characters (no square
- * brackets), values up to 500 characters.
+ * `metadata` with Stripe's per-key rules: keys of up to 40 characters (no square brackets, not
+ * empty), values up to 500 characters. How many keys the result may hold is the model's rule
+ * (`applyMetadata` in model/objects.ts).
  */
-export function metadata(p: Params, existing: Metadata = {}): Metadata | undefined {
+export function readMetadata(p: Params): MetadataPatch | undefined {
   const v = p.metadata;
   if (v === undefined) return undefined;
-  if (v === '' || v === null) return {};
+  if (v === '' || v === null) return null;
   if (typeof v !== 'object' || Array.isArray(v)) {
     throw invalidRequest('Invalid metadata: metadata must be a set of key-value pairs', 'metadata');
   }
-  const out: Metadata = { ...existing };
+  const out: Record<string, string | null> = {};
   for (const [key, raw] of Object.entries(v as Params)) {
     const param = `metadata[${key}]`;
     if (key.length > METADATA_KEY_MAX) {
@@ -205,17 +205,16 @@ export function metadata(p: Params, existing: Metadata = {}): Metadata | undefin
         param,
       );
     }
-    if (value === '') delete out[key];
-    else out[key] = value;
-  }
-  if (Object.keys(out).length > METADATA_MAX_KEYS) {
-    throw invalidRequest(
-      `You can have up to ${METADATA_MAX_KEYS} metadata keys, but you passed in ${Object.keys(out).length} keys.`,
-      'metadata',
-    );
+    out[key] = value === '' ? null : value;
   }
   return out;
 }
+
+/** Stripe's address parameter shape (customers, billing details, shipping). */
+export const ADDRESS_SPEC: ParamSpec = { city: true, country: true, line1: true, line2: true, postal_code: true, state: true };
+
+/** A price's `recurring` parameter shape (prices, product default_price_data, inline price_data). */
+export const RECURRING_SPEC: ParamSpec = { interval: true, interval_count: true, meter: true, usage_type: true, trial_period_days: true, aggregate_usage: true };
 
 /** Spec entries every list endpoint accepts. */
 export const LIST_PARAMS: ParamSpec = {
@@ -227,3 +226,9 @@ export const LIST_PARAMS: ParamSpec = {
 
 /** Spec entries every search endpoint accepts. */
 export const SEARCH_PARAMS: ParamSpec = { query: true, limit: true, page: true };
+
+/** TEMPORARY while models move to typed arguments. */
+export function metadata(p: Params, existing: Record<string, string> = {}): Record<string, string> | undefined {
+  const patch = readMetadata(p);
+  return patch === undefined ? undefined : applyMetadata(existing, patch);
+}
