@@ -274,7 +274,7 @@ export function completeSession(ctx: TwinContext, id: string, p: Params): Stripe
 
   let customerId: string | null = session.customer;
   if (!customerId && session.customer_creation === 'always') {
-    customerId = createCustomer(ctx, { ...(email ? { email } : {}), ...(name ? { name } : {}) }).id;
+    customerId = createCustomer(ctx, { email: email || undefined, name: name || undefined }).id;
   }
   if (customerId) attachPaymentMethod(ctx, pm, customerId);
   const customer = customerId ? find(ctx, 'customer', customerId) : undefined;

@@ -3,12 +3,19 @@
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../wire/pipeline.js';
 import { listResponse } from '../wire/list.js';
-import { LIST_PARAMS, readParams } from '../wire/params.js';
+import { LIST_PARAMS, int, readParams, str } from '../wire/params.js';
 import type { StripeObject } from '../model/objects.js';
 import { advanceTestClock, createTestClock, deleteTestClock, loadTestClock, presentClock } from '../model/test-clocks.js';
 
 export const testClockRoutes: TwinRoute[] = [
-  { method: 'POST', path: '/v1/test_helpers/test_clocks', handler: (req, ctx) => ok(createTestClock(ctx, readParams(req, { frozen_time: true, name: true }))) },
+  {
+    method: 'POST',
+    path: '/v1/test_helpers/test_clocks',
+    handler: (req, ctx) => {
+      const p = readParams(req, { frozen_time: true, name: true });
+      return ok(createTestClock(ctx, { frozenTime: int(p, 'frozen_time'), name: str(p, 'name') }));
+    },
+  },
   {
     method: 'GET',
     path: '/v1/test_helpers/test_clocks',
@@ -19,5 +26,9 @@ export const testClockRoutes: TwinRoute[] = [
   },
   { method: 'GET', path: '/v1/test_helpers/test_clocks/{id}', handler: (req, ctx) => (readParams(req, {}), ok(presentClock(ctx, loadTestClock(ctx, req.params.id!)))) },
   { method: 'DELETE', path: '/v1/test_helpers/test_clocks/{id}', handler: (req, ctx) => (readParams(req, {}), ok(deleteTestClock(ctx, req.params.id!))) },
-  { method: 'POST', path: '/v1/test_helpers/test_clocks/{id}/advance', handler: (req, ctx) => ok(advanceTestClock(ctx, req.params.id!, readParams(req, { frozen_time: true }))) },
+  {
+    method: 'POST',
+    path: '/v1/test_helpers/test_clocks/{id}/advance',
+    handler: (req, ctx) => ok(advanceTestClock(ctx, req.params.id!, int(readParams(req, { frozen_time: true }), 'frozen_time'))),
+  },
 ];
