@@ -2,9 +2,8 @@
 // as Stripe keeps it), automatic retries on the configured schedule and the final action after
 // the last one, `POST /v1/invoices/{id}/pay`, and one-off charges and setups for checkout.
 
-import type { TwinContext, TwinResponse } from '../../../twin-runtime/contract.js';
-import { StripeApiError, invalidRequest, stripeError } from '../wire/errors.js';
-import { bool, str, type Params } from '../wire/params.js';
+import type { TwinContext } from '../../../twin-runtime/contract.js';
+import { StripeApiError, invalidRequest } from '../wire/errors.js';
 import { clone, find, load, type StripeObject } from './objects.js';
 import { confirmPaymentIntent, createPaymentIntent } from './payment-intents.js';
 import { createSetupIntent } from './setup-intents.js';
@@ -240,27 +239,26 @@ export function retryInvoice(ctx: TwinContext, id: string): void {
   collectInvoice(ctx, id, { paymentMethod: invoicePaymentMethod(ctx, inv), offSession: true, automatic: true, updateSubscription: true });
 }
 
-export const PAY_PARAMS = { payment_method: true, off_session: true, paid_out_of_band: true, forgive: true, source: true, mandate: true } as const;
-
-/** `POST /v1/invoices/{id}/pay`: finalize a draft if needed, then charge (402 on a decline). */
-/**
- * A declined payment answers 402 but keeps the attempt (charge, `attempt_count`, events), as
- * Stripe does: the route returns this response instead of throwing, so nothing is rolled back.
- */
-export class DeclinedPayment {
-  constructor(readonly response: TwinResponse) {}
+export interface InvoicePayment {
+  paymentMethod?: string;
+  paidOutOfBand?: boolean;
+  offSession?: boolean;
 }
 
-export function payInvoiceByRequest(ctx: TwinContext, id: string, p: Params): Invoice | DeclinedPayment {
+/**
+ * `POST /v1/invoices/{id}/pay`: finalize a draft if needed, then charge. A decline is an outcome:
+ * the attempt is kept (charge, `attempt_count`, events) and `decline` says what failed (402).
+ */
+export function payInvoice(ctx: TwinContext, id: string, input: InvoicePayment): { invoice: Invoice; decline?: CollectionFailure } {
   let inv = loadInvoice(ctx, id);
   if (inv.status === 'paid') throw invalidRequest('Invoice is already paid', undefined, 'invoice_already_paid' as string);
   if (inv.status === 'void') {
     throw invalidRequest('This invoice can no longer be paid because it has been voided.', undefined, 'invoice_not_open');
   }
   if (inv.status === 'draft') inv = finalizeInvoice(ctx, id);
-  if (inv.status === 'paid') return inv;
-  if (bool(p, 'paid_out_of_band')) return markPaid(ctx, id, { outOfBand: true });
-  const pm = str(p, 'payment_method') || invoicePaymentMethod(ctx, inv);
+  if (inv.status === 'paid') return { invoice: inv };
+  if (input.paidOutOfBand) return { invoice: markPaid(ctx, id, { outOfBand: true }) };
+  const pm = input.paymentMethod || invoicePaymentMethod(ctx, inv);
   if (!pm) {
     throw new StripeApiError(400, {
       type: 'invalid_request_error',
@@ -269,17 +267,8 @@ export function payInvoiceByRequest(ctx: TwinContext, id: string, p: Params): In
     });
   }
   load(ctx, 'payment_method', pm, 'payment_method');
-  const outcome = collectInvoice(ctx, id, { paymentMethod: pm, offSession: bool(p, 'off_session') ?? true, automatic: false, updateSubscription: true });
-  if (outcome.failure) {
-    return new DeclinedPayment(stripeError(402, {
-      type: 'card_error',
-      code: outcome.failure.code,
-      decline_code: outcome.failure.decline_code ?? undefined,
-      message: outcome.failure.message,
-      extra: { charge: outcome.failure.charge, payment_intent: outcome.failure.payment_intent },
-    }));
-  }
-  return outcome.invoice;
+  const outcome = collectInvoice(ctx, id, { paymentMethod: pm, offSession: input.offSession ?? true, automatic: false, updateSubscription: true });
+  return outcome.failure ? { invoice: outcome.invoice, decline: outcome.failure } : { invoice: outcome.invoice };
 }
 
 

@@ -2,43 +2,37 @@
 // applied in memory only, or the first invoice of a subscription that does not exist yet.
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
-import { invalidRequest } from '../wire/errors.js';
-import { bool, int, str, requiredStr, type Params } from '../wire/params.js';
+import { invalidRequest, missingParam } from '../wire/errors.js';
 import { clone, load, type StripeObject } from './objects.js';
 import { nextBoundary } from './billing-cycle.js';
 import { isMetered, planOf, recurrenceOf, subscriptionItems } from './subscription-items.js';
 import { pendingProrations, subscriptionLines } from './invoice-lines.js';
 import { invoiceObject, presentInvoice, type Invoice } from './invoices.js';
 
-export const PREVIEW_PARAMS = {
-  customer: true,
-  subscription: true,
-  subscription_details: {
-    items: { id: true, price: true, quantity: true, deleted: true, metadata: true, clear_usage: true },
-    proration_behavior: true,
-    proration_date: true,
-    cancel_at_period_end: true,
-    cancel_now: true,
-    trial_end: true,
-    billing_cycle_anchor: true,
-    start_date: true,
-  },
-  currency: true,
-  automatic_tax: { enabled: true },
-  preview_mode: true,
-  customer_details: true,
-  invoice_items: true,
-} as const;
+/** One item of `subscription_details[items]`: a change to an existing item (`id`) or a new one. */
+export interface PreviewItem {
+  id?: string;
+  price?: string;
+  quantity?: number;
+  deleted?: boolean;
+}
+
+export interface InvoicePreviewInput {
+  customer?: string;
+  subscription?: string;
+  items?: PreviewItem[];
+  cancelNow?: boolean;
+  cancelAtPeriodEnd?: boolean;
+}
 
 /**
  * `POST /v1/invoices/create_preview`: the next invoice the subscription will produce — licensed
  * items for the coming period plus metered usage recorded so far in the current one — or, with
  * `subscription_details.items` and no subscription, the first invoice of a new one.
  */
-export function previewInvoice(ctx: TwinContext, p: Params): Invoice {
-  const subId = str(p, 'subscription');
-  let customerId = str(p, 'customer');
-  const details = (p.subscription_details ?? {}) as Params;
+export function previewInvoice(ctx: TwinContext, input: InvoicePreviewInput): Invoice {
+  const subId = input.subscription;
+  let customerId = input.customer;
   if (!subId && !customerId) {
     throw invalidRequest('Missing required param: customer or subscription.', 'customer', 'parameter_missing');
   }
@@ -52,10 +46,9 @@ export function previewInvoice(ctx: TwinContext, p: Params): Invoice {
     if (sub.status === 'canceled' || sub.status === 'incomplete_expired') {
       throw invalidRequest(`No upcoming invoices for customer: ${customerId}`, undefined, 'invoice_upcoming_none');
     }
-    const itemsIn = details.items as Params[] | Params | undefined;
-    if (itemsIn) previewItemChanges(ctx, sub, Array.isArray(itemsIn) ? itemsIn : (Object.values(itemsIn) as Params[]));
-    const cancelNow = bool(details, 'cancel_now', 'subscription_details');
-    const capeParam = bool(details, 'cancel_at_period_end', 'subscription_details');
+    if (input.items) previewItemChanges(ctx, sub, input.items);
+    const cancelNow = input.cancelNow;
+    const capeParam = input.cancelAtPeriodEnd;
     const endsAtPeriodEnd = capeParam ?? sub.cancel_at_period_end;
     const start = sub.current_period_start;
     const end = sub.current_period_end;
@@ -88,16 +81,16 @@ export function previewInvoice(ctx: TwinContext, p: Params): Invoice {
   }
   // A subscription that does not exist yet.
   const customer = load(ctx, 'customer', customerId!, 'customer');
-  const rawItems = details.items as Params[] | Params | undefined;
-  const itemsIn = rawItems ? (Array.isArray(rawItems) ? rawItems : (Object.values(rawItems) as Params[])) : [];
+  const itemsIn = input.items ?? [];
   if (itemsIn.length === 0) {
     throw invalidRequest('Missing required param: subscription_details[items] (or subscription).', 'subscription_details[items]', 'parameter_missing');
   }
   const draft: StripeObject = { id: 'sub_preview', object: 'subscription', customer: customer.id, metadata: {}, items: { data: [] } };
   itemsIn.forEach((it, i) => {
     const prefix = `subscription_details[items][${i}]`;
-    const price = load(ctx, 'price', requiredStr(it, 'price', prefix), `${prefix}[price]`);
-    draft.items.data.push({ id: `si_preview_${i}`, price, plan: planOf(price), quantity: isMetered(price) ? undefined : (int(it, 'quantity', prefix) ?? 1) });
+    if (!it.price) throw missingParam(`${prefix}[price]`);
+    const price = load(ctx, 'price', it.price, `${prefix}[price]`);
+    draft.items.data.push({ id: `si_preview_${i}`, price, plan: planOf(price), quantity: isMetered(price) ? undefined : (it.quantity ?? 1) });
   });
   const first = draft.items.data[0].price as StripeObject;
   draft.currency = first.currency;
@@ -129,17 +122,17 @@ function addOnePeriodFrom(price: StripeObject, from: number, anchor = from): num
 }
 
 
-function previewItemChanges(ctx: TwinContext, sub: StripeObject, itemsIn: Params[]): void {
+function previewItemChanges(ctx: TwinContext, sub: StripeObject, itemsIn: PreviewItem[]): void {
   const items = subscriptionItems(sub);
   itemsIn.forEach((it, i) => {
     const prefix = `subscription_details[items][${i}]`;
-    const itemId = str(it, 'id', prefix);
-    const priceId = str(it, 'price', prefix);
-    const quantity = int(it, 'quantity', prefix);
+    const itemId = it.id;
+    const priceId = it.price;
+    const quantity = it.quantity;
     if (itemId) {
       const idx = items.findIndex((x) => x.id === itemId);
       if (idx === -1) throw invalidRequest(`Subscription item ${itemId} does not belong to this subscription.`, `${prefix}[id]`);
-      if (bool(it, 'deleted', prefix)) {
+      if (it.deleted) {
         items.splice(idx, 1);
         return;
       }

@@ -5,8 +5,7 @@
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { invalidRequest } from '../wire/errors.js';
-import { bool, int, metadata, oneOf, str, requiredStr, type Params } from '../wire/params.js';
-import { clone, find, load, newId, previousAttributes, type StripeObject } from './objects.js';
+import { applyMetadata, clone, find, load, newId, previousAttributes, type MetadataPatch, type StripeObject } from './objects.js';
 import { emitEvent } from './events.js';
 import { subscriptionPaymentMethod } from './subscription-items.js';
 import { createPaymentIntent } from './payment-intents.js';
@@ -214,113 +213,138 @@ export function createSubscriptionInvoice(
   return inv;
 }
 
-/** `POST /v1/invoices`: a one-off draft for a customer. */
-export const INVOICE_CREATE_PARAMS = {
-  customer: true,
-  auto_advance: true,
-  collection_method: true,
-  days_until_due: true,
-  due_date: true,
-  currency: true,
-  description: true,
-  metadata: true,
-  default_payment_method: true,
-  subscription: true,
-  pending_invoice_items_behavior: true,
-  footer: true,
-  statement_descriptor: true,
-  automatic_tax: { enabled: true },
-} as const;
+export const INVOICE_COLLECTION_METHODS = ['charge_automatically', 'send_invoice'] as const;
+export const INVOICE_STATUSES = ['draft', 'open', 'paid', 'uncollectible', 'void'] as const;
 
-export function createInvoiceByRequest(ctx: TwinContext, p: Params): Invoice {
-  const customerId = requiredStr(p, 'customer');
+export interface InvoiceCreate {
+  customer: string;
+  subscription?: string;
+  collectionMethod?: (typeof INVOICE_COLLECTION_METHODS)[number];
+  daysUntilDue?: number;
+  dueDate?: number;
+  defaultPaymentMethod?: string;
+  currency?: string;
+  autoAdvance?: boolean;
+  description?: string;
+  metadata?: MetadataPatch;
+  /** `null` for an empty value. */
+  footer?: string | null;
+  statementDescriptor?: string | null;
+}
+
+export interface InvoiceUpdate {
+  metadata?: MetadataPatch;
+  /** `null` clears it. */
+  description?: string | null;
+  footer?: string | null;
+  statementDescriptor?: string | null;
+  autoAdvance?: boolean;
+  collectionMethod?: (typeof INVOICE_COLLECTION_METHODS)[number];
+  daysUntilDue?: number;
+  dueDate?: number;
+  /** `null` unsets it. */
+  defaultPaymentMethod?: string | null;
+}
+
+/** A one-off line: a price (× quantity) or a plain amount. */
+export interface InvoiceLineInput {
+  price?: string;
+  quantity?: number;
+  amount?: number;
+  description?: string;
+}
+
+export interface InvoiceFilter {
+  customer?: string;
+  subscription?: string;
+  status?: (typeof INVOICE_STATUSES)[number];
+  collectionMethod?: string;
+}
+
+/** `POST /v1/invoices`: a one-off draft for a customer. */
+export function createInvoice(ctx: TwinContext, input: InvoiceCreate): Invoice {
+  const customerId = input.customer;
   const customer = load(ctx, 'customer', customerId, 'customer');
   if (customer.deleted) throw invalidRequest(`No such customer: '${customerId}'`, 'customer', 'resource_missing');
-  const subId = str(p, 'subscription');
+  const subId = input.subscription;
   const sub = subId ? load(ctx, 'subscription', subId, 'subscription') : null;
-  const collection = oneOf(p, 'collection_method', ['charge_automatically', 'send_invoice'] as const) ?? 'charge_automatically';
-  const daysUntilDue = int(p, 'days_until_due') ?? null;
-  const dueDate = int(p, 'due_date') ?? null;
+  const collection = input.collectionMethod ?? 'charge_automatically';
+  const daysUntilDue = input.daysUntilDue ?? null;
+  const dueDate = input.dueDate ?? null;
   if (collection === 'send_invoice' && daysUntilDue === null && dueDate === null) {
     throw invalidRequest(
       'Invoices with `collection_method=send_invoice` must have either `days_until_due` or `due_date` set.',
       'days_until_due',
     );
   }
-  oneOf(p, 'pending_invoice_items_behavior', ['exclude', 'include'] as const);
-  const dpm = str(p, 'default_payment_method') || null;
+  const dpm = input.defaultPaymentMethod || null;
   if (dpm) load(ctx, 'payment_method', dpm, 'default_payment_method');
   const now = ctx.clock.nowSeconds();
   const inv = invoiceObject(ctx, newId(ctx, 'invoice'), {
     customer,
-    currency: (str(p, 'currency') ?? customer.currency ?? 'usd').toLowerCase(),
+    currency: (input.currency ?? customer.currency ?? 'usd').toLowerCase(),
     subscription: sub,
     billingReason: 'manual',
     lines: [],
     period: { start: now, end: now },
     collectionMethod: collection,
     daysUntilDue,
-    autoAdvance: bool(p, 'auto_advance') ?? false,
+    autoAdvance: input.autoAdvance ?? false,
     autoFinalizeAt: null,
-    description: str(p, 'description') ?? null,
-    metadata: metadata(p) ?? {},
+    description: input.description ?? null,
+    metadata: input.metadata === undefined ? {} : applyMetadata({}, input.metadata),
     defaultPaymentMethod: dpm,
   });
   if (collection === 'send_invoice') inv.due_date = dueDate ?? now + (daysUntilDue ?? 0) * DAY;
   // Stripe finalizes an auto-advancing draft about an hour after creation.
   if (inv.auto_advance) inv.automatically_finalizes_at = now + 3600;
-  if (p.footer !== undefined) inv.footer = str(p, 'footer') || null;
-  if (p.statement_descriptor !== undefined) inv.statement_descriptor = str(p, 'statement_descriptor') || null;
+  if (input.footer !== undefined) inv.footer = input.footer;
+  if (input.statementDescriptor !== undefined) inv.statement_descriptor = input.statementDescriptor;
   saveInvoice(ctx, inv);
   emitInvoice(ctx, 'invoice.created', inv);
   return inv;
 }
 
-export const INVOICE_UPDATE_PARAMS = {
-  auto_advance: true,
-  collection_method: true,
-  days_until_due: true,
-  due_date: true,
-  description: true,
-  metadata: true,
-  default_payment_method: true,
-  footer: true,
-  statement_descriptor: true,
-  automatic_tax: { enabled: true },
-} as const;
+/** The parameter each field of an update comes from, in the order a refusal names the first one. */
+const UPDATE_PARAM_NAMES: [keyof InvoiceUpdate, string][] = [
+  ['autoAdvance', 'auto_advance'],
+  ['collectionMethod', 'collection_method'],
+  ['daysUntilDue', 'days_until_due'],
+  ['dueDate', 'due_date'],
+  ['description', 'description'],
+  ['defaultPaymentMethod', 'default_payment_method'],
+  ['footer', 'footer'],
+  ['statementDescriptor', 'statement_descriptor'],
+];
+const DRAFT_ONLY: (keyof InvoiceUpdate)[] = ['collectionMethod', 'daysUntilDue', 'dueDate', 'defaultPaymentMethod', 'statementDescriptor'];
 
-export function updateInvoiceByRequest(ctx: TwinContext, id: string, p: Params): Invoice {
+export function updateInvoice(ctx: TwinContext, id: string, input: InvoiceUpdate): Invoice {
   const before = loadInvoice(ctx, id);
   const inv = clone(before);
-  const draftOnly = ['collection_method', 'days_until_due', 'due_date', 'default_payment_method', 'statement_descriptor'];
   if (inv.status !== 'draft') {
-    const locked = Object.keys(p).find((k) => draftOnly.includes(k));
+    const locked = UPDATE_PARAM_NAMES.find(([field]) => DRAFT_ONLY.includes(field) && input[field] !== undefined)?.[1];
     if (locked) {
       throw invalidRequest(`You can only update \`${locked}\` on an invoice when it is a draft.`, locked);
     }
     if (inv.status === 'paid' || inv.status === 'void') {
-      const other = Object.keys(p).find((k) => k !== 'metadata' && k !== 'expand');
+      const other = UPDATE_PARAM_NAMES.find(([field]) => input[field] !== undefined)?.[1];
       if (other) throw invalidRequest(`You can only update metadata on an invoice with status \`${inv.status}\`.`, other);
     }
   }
-  const meta = metadata(p, inv.metadata ?? {});
-  if (meta) inv.metadata = meta;
-  if (p.description !== undefined) inv.description = str(p, 'description') || null;
-  if (p.footer !== undefined) inv.footer = str(p, 'footer') || null;
-  if (p.statement_descriptor !== undefined) inv.statement_descriptor = str(p, 'statement_descriptor') || null;
-  const auto = bool(p, 'auto_advance');
+  if (input.metadata !== undefined) inv.metadata = applyMetadata(inv.metadata ?? {}, input.metadata);
+  if (input.description !== undefined) inv.description = input.description;
+  if (input.footer !== undefined) inv.footer = input.footer;
+  if (input.statementDescriptor !== undefined) inv.statement_descriptor = input.statementDescriptor;
+  const auto = input.autoAdvance;
   if (auto !== undefined) {
     inv.auto_advance = auto;
     if (inv.status === 'draft') inv.automatically_finalizes_at = auto ? ctx.clock.nowSeconds() + 3600 : null;
   }
-  if (p.collection_method !== undefined) inv.collection_method = oneOf(p, 'collection_method', ['charge_automatically', 'send_invoice'] as const);
-  if (p.days_until_due !== undefined) {
-    const d = int(p, 'days_until_due')!;
-    inv.due_date = ctx.clock.nowSeconds() + d * DAY;
-  }
-  if (p.due_date !== undefined) inv.due_date = int(p, 'due_date') ?? null;
-  if (p.default_payment_method !== undefined) {
-    const dpm = str(p, 'default_payment_method') || null;
+  if (input.collectionMethod !== undefined) inv.collection_method = input.collectionMethod;
+  if (input.daysUntilDue !== undefined) inv.due_date = ctx.clock.nowSeconds() + input.daysUntilDue * DAY;
+  if (input.dueDate !== undefined) inv.due_date = input.dueDate;
+  if (input.defaultPaymentMethod !== undefined) {
+    const dpm = input.defaultPaymentMethod;
     if (dpm) load(ctx, 'payment_method', dpm, 'default_payment_method');
     inv.default_payment_method = dpm;
   }
@@ -331,33 +355,31 @@ export function updateInvoiceByRequest(ctx: TwinContext, id: string, p: Params):
 }
 
 /** `POST /v1/invoices/{id}/add_lines`: one-off lines on a draft (price + quantity, or an amount). */
-export function addLinesByRequest(ctx: TwinContext, id: string, p: Params): Invoice {
+export function addLines(ctx: TwinContext, id: string, linesIn: InvoiceLineInput[] | undefined): Invoice {
   const before = loadInvoice(ctx, id);
   if (before.status !== 'draft') {
     throw invalidRequest(`Invoice ${id} is not a draft; lines can only be added to draft invoices.`, 'lines', 'invoice_not_editable');
   }
   const inv = clone(before);
-  const raw = p.lines;
-  const linesIn = (Array.isArray(raw) ? raw : raw && typeof raw === 'object' ? Object.values(raw) : undefined) as Params[] | undefined;
   if (!linesIn || linesIn.length === 0) throw invalidRequest('Missing required param: lines.', 'lines', 'parameter_missing');
   const now = ctx.clock.nowSeconds();
   linesIn.forEach((l, i) => {
     const prefix = `lines[${i}]`;
-    const priceId = str((l.pricing as Params | undefined) ?? {}, 'price', `${prefix}[pricing]`) ?? str(l, 'price', prefix);
-    const quantity = int(l, 'quantity', prefix) ?? 1;
+    const priceId = l.price;
+    const quantity = l.quantity ?? 1;
     let price: StripeObject;
     let amount: number;
     if (priceId) {
       price = load(ctx, 'price', priceId, `${prefix}[pricing][price]`);
       amount = amountFor(price, quantity);
     } else {
-      amount = int(l, 'amount', prefix) ?? 0;
+      amount = l.amount ?? 0;
       price = { id: '', object: 'price', currency: inv.currency, unit_amount: amount, unit_amount_decimal: String(amount), product: null };
     }
     const spec: LineSpec = {
       amount,
       quantity,
-      description: str(l, 'description', prefix) ?? (priceId ? `${quantity} × ${productName(ctx, price)}` : 'Invoice item'),
+      description: l.description ?? (priceId ? `${quantity} × ${productName(ctx, price)}` : 'Invoice item'),
       price,
       period: { start: now, end: now },
       subscriptionItem: null,
@@ -561,19 +583,8 @@ export function closeInvoicesOf(ctx: TwinContext, subscriptionId: string): void 
 // ---------------------------------------------------------------------------------------------
 // List and preview
 
-export const INVOICE_LIST_FILTERS = {
-  customer: true,
-  subscription: true,
-  status: true,
-  collection_method: true,
-  due_date: { gt: true, gte: true, lt: true, lte: true },
-} as const;
-
-export function filterInvoices(ctx: TwinContext, p: Params): Invoice[] {
-  const customer = str(p, 'customer');
-  const subscription = str(p, 'subscription');
-  const status = oneOf(p, 'status', ['draft', 'open', 'paid', 'uncollectible', 'void'] as const);
-  const collection = str(p, 'collection_method');
+export function filterInvoices(ctx: TwinContext, f: InvoiceFilter): Invoice[] {
+  const { customer, subscription, status, collectionMethod: collection } = f;
   return ctx.store
     .list<Invoice>('invoice')
     .filter(

@@ -4,7 +4,7 @@
 
 import type { TwinRequest } from '../../../twin-runtime/contract.js';
 import { invalidRequest, missingParam } from './errors.js';
-import { applyMetadata, type MetadataPatch } from '../model/objects.js';
+import type { MetadataPatch } from '../model/objects.js';
 
 export type Params = Record<string, unknown>;
 
@@ -227,8 +227,3 @@ export const LIST_PARAMS: ParamSpec = {
 /** Spec entries every search endpoint accepts. */
 export const SEARCH_PARAMS: ParamSpec = { query: true, limit: true, page: true };
 
-/** TEMPORARY while models move to typed arguments. */
-export function metadata(p: Params, existing: Record<string, string> = {}): Record<string, string> | undefined {
-  const patch = readMetadata(p);
-  return patch === undefined ? undefined : applyMetadata(existing, patch);
-}
