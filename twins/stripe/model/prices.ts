@@ -5,7 +5,7 @@ import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { invalidRequest, missingParam, resourceMissing } from '../wire/errors.js';
 import { emitEvent } from './events.js';
 import { applyMetadata, clone, find, newId, previousAttributes, save, type MetadataPatch, type StripeObject } from './objects.js';
-import { blankProduct } from './products.js';
+import { blankProduct } from './product-records.js';
 
 export type Price = StripeObject & { object: 'price' };
 

@@ -6,8 +6,9 @@ import { StripeApiError, invalidRequest, resourceMissing } from '../wire/errors.
 import { emitEvent } from './events.js';
 import { applyMetadata, clone, find, newId, previousAttributes, save, type MetadataPatch, type StripeObject } from './objects.js';
 import { createPrice, type PriceCreate } from './prices.js';
+import { blankProduct, type Product } from './product-records.js';
 
-export type Product = StripeObject & { object: 'product' };
+export type { Product };
 
 /** What create and update may set; a `null` clears (an empty value). */
 export interface ProductFields {
@@ -69,33 +70,6 @@ function applyFields(product: Product, input: ProductFields): void {
   if (input.marketingFeatures !== undefined) product.marketing_features = input.marketingFeatures;
   if (input.packageDimensions !== undefined) product.package_dimensions = input.packageDimensions;
   if (input.metadata !== undefined) product.metadata = applyMetadata(product.metadata, input.metadata);
-}
-
-/** A product with Stripe's defaults, created now; callers fill in what was asked for. */
-export function blankProduct(ctx: TwinContext, id: string): Product {
-  const now = ctx.clock.nowSeconds();
-  return {
-    id,
-    object: 'product',
-    active: true,
-    attributes: [],
-    created: now,
-    default_price: null,
-    description: null,
-    images: [],
-    livemode: false,
-    marketing_features: [],
-    metadata: {},
-    name: '',
-    package_dimensions: null,
-    shippable: null,
-    statement_descriptor: null,
-    tax_code: null,
-    type: 'service',
-    unit_label: null,
-    updated: now,
-    url: null,
-  };
 }
 
 export function createProduct(ctx: TwinContext, input: ProductCreate): Product {
