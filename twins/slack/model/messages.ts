@@ -4,7 +4,7 @@
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { SlackError } from '../wire/errors.js';
 import { emitEvent } from './events.js';
-import { eventChannelType } from './conversations.js';
+import { eventChannelType } from './records.js';
 import { paginate, type Page } from '../wire/pagination.js';
 import { findWhere, type Conversation, type Message, type Reaction, type User } from './records.js';
 import { compareTs, nextTs } from './slack-ids.js';
