@@ -34,7 +34,7 @@ twin: build
 typecheck: install
 	npx tsc -p tsconfig.test.json
 
-BENCHES ?= environments gateway seeds evaluate stripe-vs-stateful-mock
+BENCHES ?= environments gateway seeds evaluate stripe-vs-stateful-mock hostile-input cli-start
 
 # Every benchmark in turn (loopback only, bounded); `make bench BENCHES=gateway` runs one.
 bench: build

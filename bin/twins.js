@@ -1,3 +1,3 @@
 #!/usr/bin/env node
-// The `twins` command runs the compiled control plane (build with `npm run build` / `make build`).
-import '../dist/control-plane/cli.js';
+// The `twins` command runs the compiled CLI (build with `npm run build` / `make build`).
+import '../dist/control-plane/cli/index.js';

@@ -4,13 +4,15 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Services } from './services.js';
 import { HttpError } from './http/errors.js';
 import { RequestValidationError, validateRequestParts, validatorCompiler } from './http/validation.js';
 import { parseJsonBody } from './http/json-body.js';
 import { TemplateRouter } from '../twin-runtime/router.js';
 import { templateFromFindMyWay } from '../twin-runtime/path-template.js';
+import { refuseLongQueries } from './http/query-limits.js';
+import { documentForRequest, openapiInfo, transformDocument, transformRoute } from './http/openapi.js';
 import { makeAuthenticate } from './auth/authenticate.js';
 import './auth/principal.js';
 import healthRoutes from './routes/health.js';
@@ -25,6 +27,9 @@ import scenarioRoutes from './routes/scenarios.js';
 import seedRoutes from './routes/seeds.js';
 import testRoutes from './routes/tests.js';
 import sandboxRoutes from './routes/sandboxes.js';
+import homeRoutes from './routes/home.js';
+import mcpRoutes from './mcp/http.js';
+import { installMetrics } from './metrics.js';
 
 export const API_VERSION = '0.1.0';
 
@@ -53,6 +58,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     // The gateway's request log is the record of traffic; Fastify's per-request lines would repeat it.
     logController: new LogController({ disableRequestLogging: true }),
     ajv: undefined,
+    // Bodies past 1 MiB answer 413 `{"detail"}` (the error handler below); said here, not left to a default.
+    bodyLimit: 1024 * 1024,
     // Long path parameters reach the validator (422) instead of a bare 414.
     routerOptions: { maxParamLength: 2048 },
     // Router-level failures (malformed percent-encoding) keep the `{"detail": …}` body.
@@ -98,21 +105,16 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     return reply.status(404).send({ detail: 'Not Found' });
   });
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: { title: 'Environment Twin Service API', version: API_VERSION },
-      tags: AREAS.map(([name, description]) => ({ name, description })),
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-      security: [{ bearer: [] }],
-    },
-    transform: jsonSchemaTransform,
-    // Schemas named with .meta({ id }) become components the $refs point at.
-    transformObject: jsonSchemaTransformObject,
+  // Schemas named with .meta({ id }) become components the $refs point at (http/openapi.ts).
+  await app.register(swagger, { openapi: openapiInfo(API_VERSION, AREAS), transform: transformRoute, transformObject: transformDocument });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { deepLinking: false },
+    transformSpecification: (doc, req) => documentForRequest(doc, req),
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: false } });
-  app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+  app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async (req) => documentForRequest(app.swagger(), req));
 
+  app.addHook('onRequest', refuseLongQueries);
   app.addHook('onRequest', async (req) => {
     // Unknown routes answer 404 whoever asks, as FastAPI does; /docs is public.
     const route = req.routeOptions.url;
@@ -125,7 +127,10 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     validateRequestParts(req.routeOptions.schema as Parameters<typeof validateRequestParts>[0], req);
   });
 
+  installMetrics(app as unknown as FastifyInstance, services);
   for (const plugin of [
+    homeRoutes,
+    mcpRoutes,
     healthRoutes,
     userRoutes,
     organizationRoutes,

@@ -6,6 +6,8 @@ export type IdpMode = 'local' | 'oidc';
 export type InvitationProvider = 'local' | 'workos';
 export type PlanName = 'free' | 'paygo';
 export type DriverName = 'process' | 'docker' | 'kubernetes';
+/** Who takes payments: the house Stripe twin the control plane runs, Stripe itself, or nobody. */
+export type PaymentProcessorName = 'house' | 'stripe' | 'none';
 
 export interface Config {
   port: number;
@@ -30,6 +32,18 @@ export interface Config {
   /** Host-routing domain for a cluster gateway (`<twin id>.<domain>`); unset locally. */
   domain?: string;
   logLevel: string;
+  /** `pretty` (pino-pretty, one line per API request) or `json`; default pretty when stdout is a terminal. */
+  logFormat: 'pretty' | 'json';
+  /** TWINS_PAYMENT_PROCESSOR; default `stripe` when STRIPE_SECRET_KEY is set, else `house`. */
+  paymentProcessor: PaymentProcessorName;
+  /** Stripe's secret key (`stripe` processor); never logged nor answered. */
+  stripeSecretKey?: string;
+  /** Signing secret of the Stripe webhook endpoint pointing at this control plane. */
+  stripeWebhookSecret?: string;
+  /** STRIPE_API_BASE: another Stripe-compatible API (a standalone twin, stripe-mock); default Stripe's own. */
+  stripeApiBase?: string;
+  /** TWINS_USAGE_INTERVAL_S: how often usage is reported to the payment processor. */
+  usageIntervalSeconds: number;
 }
 
 function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[], fallback: T): T {
@@ -38,6 +52,13 @@ function oneOf<T extends string>(name: string, value: string | undefined, allowe
     throw new Error(`${name} must be one of ${allowed.join(', ')} (got '${value}').`);
   }
   return value as T;
+}
+
+function positiveSeconds(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number of seconds (got '${value}').`);
+  return n;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
@@ -52,7 +73,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     invitationProvider: oneOf('TWINS_IDP_PROVIDER', env.TWINS_IDP_PROVIDER, ['local', 'workos'] as const, 'local'),
     workosApiKey: env.WORKOS_API_KEY,
     workosBaseUrl: env.WORKOS_BASE_URL ?? 'https://api.workos.com',
-    defaultPlan: oneOf('TWINS_DEFAULT_PLAN', env.TWINS_DEFAULT_PLAN, ['free', 'paygo'] as const, 'free'),
+    // The embedded local setup starts organizations on paygo; the image and the manifest set free.
+    defaultPlan: oneOf('TWINS_DEFAULT_PLAN', env.TWINS_DEFAULT_PLAN, ['free', 'paygo'] as const, 'paygo'),
     driver: oneOf('TWINS_DRIVER', env.TWINS_DRIVER, ['process', 'docker', 'kubernetes'] as const, 'process'),
     image: env.TWINS_IMAGE || 'twins-runtime:local',
     namespace: env.TWINS_NAMESPACE || 'default',
@@ -60,6 +82,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     kubernetesStorageClass: env.TWINS_K8S_STORAGE_CLASS || undefined,
     domain: env.TWINS_DOMAIN || undefined,
     logLevel: env.LOG_LEVEL ?? 'info',
+    logFormat: oneOf('TWINS_LOG_FORMAT', env.TWINS_LOG_FORMAT, ['pretty', 'json'] as const, process.stdout.isTTY ? 'pretty' : 'json'),
+    paymentProcessor: oneOf('TWINS_PAYMENT_PROCESSOR', env.TWINS_PAYMENT_PROCESSOR, ['house', 'stripe', 'none'] as const, env.STRIPE_SECRET_KEY ? 'stripe' : 'house'),
+    stripeSecretKey: env.STRIPE_SECRET_KEY || undefined,
+    stripeWebhookSecret: env.STRIPE_WEBHOOK_SECRET || undefined,
+    stripeApiBase: env.STRIPE_API_BASE || undefined,
+    usageIntervalSeconds: positiveSeconds('TWINS_USAGE_INTERVAL_S', env.TWINS_USAGE_INTERVAL_S, 3600),
     ...overrides,
   };
 }

@@ -1,6 +1,7 @@
 // Start and stop the control plane: services, then the HTTP app; stop in reverse on SIGINT/SIGTERM.
 
 import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { closeServices, createServices, type Services } from './services.js';
@@ -12,8 +13,9 @@ export interface RunningControlPlane {
   close(): Promise<void>;
 }
 
-export async function startControlPlane(config: Config): Promise<RunningControlPlane> {
-  const services = await createServices(config);
+/** `log`: another logger (`twins mcp` logs to stderr, stdout being its MCP channel). */
+export async function startControlPlane(config: Config, log?: Logger): Promise<RunningControlPlane> {
+  const services = await createServices(config, log);
   const app = await buildApp(services);
   await app.listen({ port: config.port, host: config.host });
   // Reconciler and gateway: environments of an earlier run are picked back up here.
@@ -23,6 +25,8 @@ export async function startControlPlane(config: Config): Promise<RunningControlP
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   const url = `http://${config.host}:${port}`;
+  // The payment processor (the house Stripe twin starts here), metering, webhooks to this URL.
+  await services.billing.start(url);
   let closed = false;
   return {
     app,

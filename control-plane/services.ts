@@ -2,7 +2,8 @@
 // Each component adds its own field here and its start/stop in createServices / closeServices.
 
 import { join } from 'node:path';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
+import { createLogger } from './logging.js';
 import type { Config } from './config.js';
 import { openDatabase, type Db } from './store/database.js';
 import { IdentityStore } from './store/identity.js';
@@ -17,6 +18,7 @@ import { ScenarioStore } from './store/scenarios.js';
 import { SeedWorker, seedConcurrencyFromEnv } from './seeds/worker.js';
 import { loadTwinReleases } from './seeds/twin-releases.js';
 import { llmConfigFromEnv } from '../seeds/llm-client.js';
+import { BillingService } from './billing/service.js';
 
 export interface Services {
   config: Config;
@@ -35,16 +37,21 @@ export interface Services {
   scenarios: ScenarioStore;
   /** Generates seeds in the background (started by server.ts, stopped by closeServices). */
   seedWorker: SeedWorker;
+  /** Payment processor, checkout, upgrade, metering, webhooks (started by server.ts). */
+  billing: BillingService;
 }
 
 export async function createServices(config: Config, log?: Logger): Promise<Services> {
-  const logger = log ?? pino({ level: config.logLevel });
+  const logger = log ?? (await createLogger(config));
   const db = openDatabase(join(config.dataDir, 'control-plane.sqlite'));
   const localKeys = config.idp === 'local' ? await loadLocalKeys(config.dataDir) : undefined;
   const identity = new IdentityStore(db, config.defaultPlan);
   const invitationStore = new InvitationStore(db);
   // Twin releases (version, storageVersion) decide a seed's `usable`; read them once.
   await loadTwinReleases();
+  const billing = new BillingService({ db, config, log: logger.child({ component: 'billing' }) });
+  // A new organization gets its customer at the payment processor right away.
+  identity.onOrganizationCreated = () => billing.organizationCreated();
   return {
     config,
     log: logger,
@@ -65,6 +72,7 @@ export async function createServices(config: Config, log?: Logger): Promise<Serv
       concurrency: seedConcurrencyFromEnv(),
       llm: llmConfigFromEnv(),
     }),
+    billing,
   };
 }
 
@@ -72,5 +80,6 @@ export async function closeServices(s: Services): Promise<void> {
   // Twins stop and buffered request logs are written before the database closes.
   await s.seedWorker.close();
   await s.orchestration.close();
+  await s.billing.close();
   s.db.close();
 }

@@ -3,6 +3,7 @@
 // It asks for a JSON-schema response and returns the parsed JSON; callers validate it before use.
 
 import { request } from 'undici';
+import { parseJson } from '../twin-runtime/safe-input.js';
 
 export interface LlmConfig {
   url: string;
@@ -63,7 +64,7 @@ export async function chatJson(config: LlmConfig, req: JsonChatRequest): Promise
   }
   if (typeof content !== 'string') throw new LlmError('The language model answered without message content.');
   try {
-    return JSON.parse(content);
+    return parseJson(content);
   } catch {
     throw new LlmError('The language model did not answer with JSON matching the requested schema.');
   }

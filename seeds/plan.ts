@@ -9,6 +9,7 @@
 // An anchor is a group of one with fixed attributes such as a name ("a customer named Ana Lima").
 
 import { z } from 'zod';
+import { isForbiddenKey } from '../twin-runtime/safe-input.js';
 
 export const PLAN_VERSION = 1;
 /** Where a seed's clock starts unless the prompt says otherwise: fixed, so a prompt always gives the same records. */
@@ -17,7 +18,8 @@ export const DEFAULT_CLOCK_START = '2026-01-01T00:00:00.000Z';
 export const MAX_PLANNED_RECORDS = 200_000;
 
 const attribute = z.object({
-  name: z.string().min(1).max(60),
+  // Attribute names become keys of an entity's attributes object.
+  name: z.string().min(1).max(60).refine((n) => !isForbiddenKey(n), { message: 'an attribute may not be named __proto__, constructor or prototype' }),
   value: z.string().max(500),
 });
 

@@ -4,14 +4,15 @@
 
 import type { TwinResponse } from './contract.js';
 import { HostError, type TwinHost } from './host.js';
+import { InputRefusal, parseJson } from './safe-input.js';
 
 function detail(status: number, sentence: string): TwinResponse {
   return { status, body: { detail: sentence } };
 }
 
-function parseJson(raw: Buffer): unknown {
+function parseBody(raw: Buffer): unknown {
   if (raw.length === 0) return {};
-  return JSON.parse(raw.toString('utf8'));
+  return parseJson(raw.toString('utf8'));
 }
 
 export async function handleAdmin(host: TwinHost, method: string, path: string, raw: Buffer): Promise<TwinResponse> {
@@ -28,9 +29,9 @@ async function route(host: TwinHost, method: string, path: string, raw: Buffer):
   const [head, resource, externalId, extra] = parts;
   let body: any;
   try {
-    body = parseJson(raw);
-  } catch {
-    return detail(400, 'The admin request body is not valid JSON.');
+    body = parseBody(raw);
+  } catch (e) {
+    return detail(400, e instanceof InputRefusal ? e.message : 'The admin request body is not valid JSON.');
   }
 
   if (head === 'health' && method === 'GET' && parts.length === 1) {

@@ -7,6 +7,7 @@ import type { RecordStore } from './record-store.js';
 import type { EnvironmentClock } from './clock.js';
 import type { IdSource } from './ids.js';
 import type { Deliveries, DeliveryRecord } from './deliveries.js';
+import type { InputRefusal } from './safe-input.js';
 
 /** A provider request as the runtime parsed it. */
 export interface TwinRequest {
@@ -84,10 +85,14 @@ export interface RouteCall {
 export type RunRoute = (finish?: (res: TwinResponse) => TwinResponse | Promise<TwinResponse>) => Promise<TwinResponse>;
 
 /** Something the runtime could not read before any route ran. */
-export interface RequestProblem {
-  kind: 'body_too_large' | 'malformed_url';
-  message: string;
-}
+/**
+ * A request the runtime could not read, before any route or authentication ran: a malformed URL,
+ * or an input limit of twin-runtime/safe-input.ts passed (too many parameters, too long or too
+ * deep a name, too large an array index, body size or JSON nesting; `refusal` says which).
+ */
+export type RequestProblem =
+  | { kind: 'malformed_url'; message: string }
+  | { kind: 'input_refused'; message: string; refusal: InputRefusal };
 
 /** How the provider answers what goes wrong (the twin's wire/errors). */
 export interface ProviderErrors {
@@ -98,7 +103,11 @@ export interface ProviderErrors {
   render(error: unknown, req: TwinRequest, ctx: TwinContext): TwinResponse | undefined;
   /** A request no route serves (unknown path, or a known path with another method). */
   routeMiss(req: TwinRequest, ctx: TwinContext): TwinResponse;
-  /** A request the runtime could not read (default: 400/413 with `{error: {message}}`). */
+  /**
+   * A request the runtime could not read (default: 400, 413 for the body size, with
+   * `{error: {message}}`). For a refused input `req` carries the method, path, query string and
+   * headers, nothing parsed.
+   */
   parseFailure?(req: TwinRequest, ctx: TwinContext, problem: RequestProblem): TwinResponse;
 }
 
@@ -126,6 +135,12 @@ export interface TwinDefinition {
   version: string;
   /** Bumped when stored record shapes change; seeds of another storage version are not usable. */
   storageVersion: number;
+  /**
+   * Port a standalone twin (`twins twin <slug>`) listens on unless told otherwise (decisions §10).
+   * One per twin, never shared: 12111 + 10·n (stripe 12111, github 12121, slack 12131; reserved in
+   * the README's port table for the twins to come).
+   */
+  defaultPort: number;
   /** Record kinds the twin keeps (the control plane's records endpoints accept these). */
   resources: readonly string[];
   /** Mint the provider-shaped key for a fresh container start (e.g. `sk_test_…`). */

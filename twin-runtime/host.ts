@@ -9,6 +9,7 @@ import { EnvironmentClock } from './clock.js';
 import { IdSource, randomBase62 } from './ids.js';
 import { Deliveries, DELIVERY_RESOURCE } from './deliveries.js';
 import { RequestPipeline } from './pipeline.js';
+import { prototypesIntact } from './safe-input.js';
 import { routeTwin, type RoutedTwin } from './router.js';
 import type { RequestProblem, TwinContext, TwinDefinition, TwinRequest, TwinResponse, TwinRoute } from './contract.js';
 
@@ -20,7 +21,17 @@ export interface TwinHostOptions {
   clockStart?: Date;
   /** Base URL callers see (gateway URL); defaults to the listening address. */
   publicUrl?: string;
+  /**
+   * Keep the provider key in the data file and use it again on the next start (standalone twins,
+   * decisions §10), instead of minting one per start (decisions §7). `apiKey` chooses it.
+   */
+  keepKey?: boolean;
+  /** The key to accept (implies keeping it); default: the kept one, or a freshly minted one. */
+  apiKey?: string;
 }
+
+/** Meta key under which a standalone twin keeps its provider key. */
+export const KEPT_KEY_META = 'standalone_api_key';
 
 /** A host operation refused, with the status and sentence the admin API answers. */
 export class HostError extends Error {
@@ -38,6 +49,8 @@ export interface TwinHealth {
   version: string;
   storage_version: number;
   clock: string;
+  /** Twin-only: no request has reached Object.prototype (or Array/Function/String's) in this process. */
+  prototype_intact: boolean;
 }
 
 const PATH_ENCODING = /%(?![0-9A-Fa-f]{2})/;
@@ -69,7 +82,7 @@ export class TwinHost {
     this.startClock = new Date(Number(this.store.getMeta('clock_start')));
     this.clock = new EnvironmentClock(this.store, this.startClock);
     this.ids = new IdSource(this.store, `${twin.slug}:default-seed`);
-    this.apiKey = twin.mintKey(randomBase62);
+    this.apiKey = this.providerKey(twin, options);
     this.deliveries = new Deliveries(this.store, () => this.ids.next('dlv_', 24), twin.signDelivery?.bind(twin));
     this.ctx = {
       store: this.store,
@@ -83,6 +96,18 @@ export class TwinHost {
     // The starting state exists from the first instant, so the records endpoints show it at once.
     twin.initialize?.(this.ctx);
     this.routing = routeTwin(twin);
+  }
+
+  /** Whether the key survives restarts (kept in the data file's meta, also across a reset). */
+  get keepsKey(): boolean {
+    return !!this.options.keepKey || this.options.apiKey !== undefined;
+  }
+
+  private providerKey(twin: TwinDefinition, options: TwinHostOptions): string {
+    if (!this.keepsKey) return twin.mintKey(randomBase62);
+    const key = options.apiKey ?? this.store.getMeta(KEPT_KEY_META) ?? twin.mintKey(randomBase62);
+    this.store.setMeta(KEPT_KEY_META, key);
+    return key;
   }
 
   /** The clock's start instant (reset puts the clock back here). */
@@ -107,7 +132,7 @@ export class TwinHost {
   refuse(req: TwinRequest, problem: RequestProblem): Promise<TwinResponse> {
     const hook = this.twin.errors.parseFailure;
     if (hook) return this.pipeline.submit(() => hook(req, this.ctx, problem));
-    const status = problem.kind === 'body_too_large' ? 413 : 400;
+    const status = problem.kind === 'input_refused' && problem.refusal.reason === 'body_too_large' ? 413 : 400;
     return Promise.resolve({ status, body: { error: { message: problem.message } } });
   }
 
@@ -160,6 +185,7 @@ export class TwinHost {
       version: this.twin.version,
       storage_version: Number(this.store.getMeta('storage_version')),
       clock: this.clock.now().toISOString(),
+      prototype_intact: prototypesIntact(),
     };
   }
 
@@ -197,6 +223,7 @@ export class TwinHost {
         if (this.store.getMeta('storage_version') === undefined) {
           this.store.setMeta('storage_version', String(this.twin.storageVersion));
         }
+        if (this.keepsKey) this.store.setMeta(KEPT_KEY_META, this.apiKey);
       });
       this.clock.resetTo(new Date(Number(this.store.getMeta('clock') ?? start.getTime())));
       this.twin.initialize?.(this.ctx);

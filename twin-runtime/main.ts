@@ -1,10 +1,11 @@
 // Entry point of a twin container / child process:
 //   node dist/twin-runtime/main.js --twin stripe --data FILE [--port 0] [--host 127.0.0.1]
-//        [--seed FILE] [--clock ISO] [--public-url URL]
+//        [--seed FILE] [--clock ISO] [--public-url URL] [--key KEY]
 //   node dist/twin-runtime/main.js --twin stripe --standby
 //        (process driver's warm pool: load the twin, then wait for one JSON line on stdin
-//         {data, seed?, clock?, public_url?, admin_secret?, port?, host?} saying what to serve)
-// The admin secret comes from TWIN_ADMIN_SECRET (or the standby line). When listening it prints
+//         {data, seed?, clock?, public_url?, admin_secret?, api_key?, port?, host?} saying what to serve)
+// The admin secret comes from TWIN_ADMIN_SECRET (or the standby line); the provider key from
+// --key / TWIN_API_KEY / the standby line when the supervisor keeps it stable, else it is minted. When listening it prints
 // one JSON line {"event":"listening","url":…,"api_key":…} on stdout; the process driver waits for it.
 
 import { createInterface } from 'node:readline';
@@ -21,6 +22,7 @@ const { values } = parseArgs({
     seed: { type: 'string' },
     clock: { type: 'string' },
     'public-url': { type: 'string' },
+    key: { type: 'string' },
     standby: { type: 'boolean', default: false },
   },
 });
@@ -31,6 +33,7 @@ interface StartSpec {
   clock?: string;
   public_url?: string;
   admin_secret?: string;
+  api_key?: string;
   port?: number;
   host?: string;
 }
@@ -71,6 +74,7 @@ const spec: StartSpec = values.standby
       clock: values.clock ?? process.env.TWIN_CLOCK,
       public_url: values['public-url'] ?? process.env.TWIN_PUBLIC_URL,
       admin_secret: process.env.TWIN_ADMIN_SECRET,
+      api_key: values.key ?? process.env.TWIN_API_KEY,
     };
 if (!spec.data) {
   process.stderr.write('twin-runtime: no data file given\n');
@@ -83,6 +87,7 @@ server = new TwinServer(twin, {
   clockStart: spec.clock ? new Date(spec.clock) : undefined,
   adminSecret: spec.admin_secret ?? process.env.TWIN_ADMIN_SECRET,
   publicUrl: spec.public_url,
+  apiKey: spec.api_key || process.env.TWIN_API_KEY || undefined,
 });
 const url = await server.listen(spec.port ?? Number(values.port), spec.host ?? values.host);
 process.stdout.write(JSON.stringify({ event: 'listening', url, twin: slug, api_key: server.apiKey }) + '\n');

@@ -5,6 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseBracketForm } from './form.js';
+import { INPUT_LIMITS, InputRefusal, parseJson } from './safe-input.js';
 import type { RecordStore } from './record-store.js';
 import type { EnvironmentClock } from './clock.js';
 import type { IdSource } from './ids.js';
@@ -21,42 +22,43 @@ export interface TwinServerOptions extends TwinHostOptions {
   adminSecret?: string;
 }
 
-const MAX_BODY = 8 * 1024 * 1024;
-
-/** The body, or `undefined` once it passes MAX_BODY (the rest is drained unread). */
-function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+/**
+ * The body, or an InputRefusal once it passes the limit: the rest is read and dropped (not kept),
+ * so the client, still sending, gets the refusal instead of a reset connection.
+ */
+function readBody(req: IncomingMessage, limit = INPUT_LIMITS.maxBodyBytes): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    let over = false;
     req.on('data', (c: Buffer) => {
-      if (over) return;
       size += c.length;
-      if (size > MAX_BODY) {
-        over = true;
-        chunks.length = 0;
-        return;
-      }
-      chunks.push(c);
+      if (size > limit) chunks.length = 0;
+      else chunks.push(c);
     });
-    req.on('end', () => resolve(over ? undefined : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    req.on('end', () => {
+      if (size > limit) reject(new InputRefusal('body_too_large', 'body', limit));
+      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    });
     req.on('error', reject);
   });
 }
 
+/** Parse the body by content type; a body past an input limit throws InputRefusal. */
 function parseBody(raw: Buffer, contentType: string | undefined): Pick<TwinRequest, 'body' | 'bodyKind'> {
   if (raw.length === 0) return { body: {}, bodyKind: 'none' };
   const ct = (contentType ?? '').toLowerCase();
   if (ct.includes('json')) {
+    let v: unknown;
     try {
-      const v = JSON.parse(raw.toString('utf8'));
-      return { body: v && typeof v === 'object' ? v : { value: v }, bodyKind: 'json' };
-    } catch {
+      v = parseJson(raw.toString('utf8'));
+    } catch (e) {
+      if (e instanceof InputRefusal) throw e;
       return { body: {}, bodyKind: 'none' };
     }
+    return { body: v && typeof v === 'object' ? (v as Record<string, unknown>) : { value: v }, bodyKind: 'json' };
   }
   if (ct.includes('x-www-form-urlencoded') || ct === '') {
-    return { body: parseBracketForm(raw.toString('utf8')), bodyKind: 'form' };
+    return { body: parseBracketForm(raw.toString('utf8'), 'body'), bodyKind: 'form' };
   }
   return { body: {}, bodyKind: 'none' };
 }
@@ -132,10 +134,6 @@ export class TwinServer {
           send(res, { status: 401, body: { detail: 'Admin secret required.' } });
           return;
         }
-        if (raw === undefined) {
-          send(res, { status: 413, body: { detail: 'Request body too large.' } });
-          return;
-        }
         send(res, await handleAdmin(this.host, req.method ?? 'GET', path, raw));
         return;
       }
@@ -144,21 +142,37 @@ export class TwinServer {
         path,
         params: {},
         queryString,
-        query: parseBracketForm(queryString),
+        query: parseBracketForm(queryString, 'query'),
         headers: req.headers,
-        rawBody: raw ?? Buffer.alloc(0),
-        ...(raw === undefined ? { body: {}, bodyKind: 'none' as const } : parseBody(raw, req.headers['content-type'])),
+        rawBody: raw,
+        ...parseBody(raw, req.headers['content-type']),
       };
-      if (raw === undefined) {
-        send(res, await this.host.refuse(twinReq, { kind: 'body_too_large', message: `The request body is larger than ${MAX_BODY} bytes.` }));
-        return;
-      }
       send(res, await this.host.handle(twinReq));
     } catch (e) {
-      if (!res.headersSent) {
-        send(res, { status: 500, body: { error: { type: 'api_error', message: (e as Error).message } } });
+      if (res.headersSent) return;
+      if (e instanceof InputRefusal) {
+        send(res, await this.refuse(e, req, path, queryString));
+        return;
       }
+      send(res, { status: 500, body: { error: { type: 'api_error', message: (e as Error).message } } });
     }
+  }
+
+  /** The answer to a request refused while it was read: the twin's provider shape, `{detail}` on admin paths. */
+  private async refuse(refusal: InputRefusal, req: IncomingMessage, path: string, queryString: string): Promise<TwinResponse> {
+    if (path.startsWith(ADMIN_PREFIX)) return { status: refusal.reason === 'body_too_large' ? 413 : 400, body: { detail: refusal.message } };
+    const unread: TwinRequest = {
+      method: req.method ?? 'GET',
+      path,
+      params: {},
+      queryString,
+      query: {},
+      headers: req.headers,
+      rawBody: Buffer.alloc(0),
+      body: {},
+      bodyKind: 'none',
+    };
+    return this.host.refuse(unread, { kind: 'input_refused', message: refusal.message, refusal });
   }
 
   async listen(port: number, host = '127.0.0.1'): Promise<string> {

@@ -1,5 +1,6 @@
 // The billing summary of an organization: its plan and limits, the twins it asks to run, and the
-// payment-processor side (credit, draft invoice) — null while no payment processor is configured.
+// payment-processor side (account ready, credit, draft invoice, payment standing) that the billing
+// service fills in — null while the processor is unreachable or the account is not set up.
 
 import { z } from 'zod';
 import type { Db } from '../store/database.js';
@@ -32,6 +33,8 @@ export const billingSummarySchema = z
     upgrade_available: z.boolean(),
     remaining_credit_cents: z.number().nullable(),
     invoice: invoiceSchema.nullable(),
+    past_due: z.boolean().describe('a payment failed and is not settled yet'),
+    notice: z.string().nullable().describe('what happened with payments and what to do about it; null when all is in order'),
   })
   .meta({ id: 'BillingSummary' });
 export type BillingSummary = z.infer<typeof billingSummarySchema>;
@@ -44,7 +47,20 @@ export function countActiveTwins(db: Db, orgId: string): number {
   return row.n;
 }
 
-export function billingSummary(db: Db, org: { id: string; plan: string }): BillingSummary {
+/** The payment-processor side of the summary. */
+export type ProcessorSide = Pick<BillingSummary, 'ready' | 'upgrade_available' | 'remaining_credit_cents' | 'invoice' | 'past_due' | 'notice'>;
+
+/** No payment processor in this deployment: no account, no card, no credit, no invoice. */
+export const NO_PROCESSOR_SIDE: ProcessorSide = {
+  ready: false,
+  upgrade_available: false,
+  remaining_credit_cents: null,
+  invoice: null,
+  past_due: false,
+  notice: null,
+};
+
+export function billingSummary(db: Db, org: { id: string; plan: string }, side: ProcessorSide = NO_PROCESSOR_SIDE): BillingSummary {
   const plan = planNamed(org.plan);
   return {
     plan: plan.name,
@@ -52,12 +68,7 @@ export function billingSummary(db: Db, org: { id: string; plan: string }): Billi
     max_parallel_twins: plan.maxParallelTwins,
     ai_generation_enabled: plan.aiGenerationEnabled,
     active_twins: countActiveTwins(db, org.id),
-    // No payment processor is configured in this deployment: the billing account cannot be set
-    // up, no card can be taken, and there is no credit or draft invoice to report.
-    ready: false,
-    upgrade_available: false,
-    remaining_credit_cents: null,
-    invoice: null,
+    ...side,
   };
 }
 

@@ -9,6 +9,7 @@ import { Pool } from 'undici';
 import type { Logger } from 'pino';
 import { toLogRow } from './recording.js';
 import type { RequestLogWriter } from './request-log-writer.js';
+import { INPUT_LIMITS } from '../../twin-runtime/safe-input.js';
 
 export interface GatewayOptions {
   /** Interface the per-twin listeners bind (loopback locally). */
@@ -65,10 +66,23 @@ export function isAdminPath(path: string): boolean {
   return p === '/_twin' || p.startsWith('/_twin/');
 }
 
+/**
+ * Bytes of a request body the gateway holds: one past the twins' limit, so a larger body is
+ * drained rather than held in the control plane's memory, and the twin, still seeing too many
+ * bytes, refuses it in its provider's shape.
+ */
+const BODY_KEPT_BYTES = INPUT_LIMITS.maxBodyBytes + 1;
+
 function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
+    let kept = 0;
+    req.on('data', (c: Buffer) => {
+      if (kept >= BODY_KEPT_BYTES) return;
+      const part = c.length > BODY_KEPT_BYTES - kept ? c.subarray(0, BODY_KEPT_BYTES - kept) : c;
+      chunks.push(part);
+      kept += part.length;
+    });
     req.on('end', () => resolve(chunks.length === 0 ? Buffer.alloc(0) : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
     req.on('error', reject);
   });
@@ -85,8 +99,15 @@ export class TwinGateway {
   private readonly routes = new Map<string, Route>();
   private shared: Server | undefined;
   private sharedUrlPort: number | undefined;
+  /** Requests forwarded (or refused) per twin slug since start, for /metrics. */
+  private readonly served = new Map<string, number>();
 
   constructor(private readonly options: GatewayOptions) {}
+
+  /** Figures for /metrics (read through control-plane/metrics.ts dataPathStats). */
+  stats(): { requestsByTwin: Record<string, number> } {
+    return { requestsByTwin: Object.fromEntries(this.served) };
+  }
 
   get hostRouting(): boolean {
     return this.options.domain !== undefined;
@@ -268,6 +289,7 @@ export class TwinGateway {
       }
       this.options.log?.debug({ err, twinId: route.twinId }, 'gateway forward failed');
     }
+    this.served.set(route.slug, (this.served.get(route.slug) ?? 0) + 1);
     try {
       this.options.writer.add(
         toLogRow({

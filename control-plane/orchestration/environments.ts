@@ -6,7 +6,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { Db } from '../store/database.js';
 import type { EnvironmentRow, EnvironmentStore, EnvironmentTwinRow, NewEnvironmentTwin } from '../store/environments.js';
-import type { RequestLogRow, RequestLogStore } from '../store/request-logs.js';
+import type { RequestLogFilter, RequestLogRow, RequestLogStore } from '../store/request-logs.js';
 import type { RequestLogWriter } from '../gateway/request-log-writer.js';
 import { badGateway, conflict, HttpError, notFound, paymentRequired } from '../http/errors.js';
 import { paginate, type Page, type PageQuery } from '../http/pagination.js';
@@ -15,6 +15,7 @@ import { DELIVERY_RESOURCE } from '../../twin-runtime/deliveries.js';
 import type { Reconciler } from './reconciler.js';
 import { TwinAdminError, type TwinAdminClient } from './twin-admin.js';
 import { expiresAt, planLimitsFor } from './plan-limits.js';
+import { billingRefusal } from '../billing/standing.js';
 import { resolveScenario, resolveSeedFile } from './starting-points.js';
 
 export interface TwinView {
@@ -205,6 +206,8 @@ export class EnvironmentService {
 
   /** 402 when `adding` more running twins would pass the plan's `max_parallel_twins`. */
   private checkParallelLimit(orgId: string, adding: number): void {
+    const refusal = billingRefusal(this.o.db, orgId);
+    if (refusal) throw paymentRequired(refusal);
     const limits = planLimitsFor(this.o.db, orgId);
     if (limits.maxParallelTwins === null) return;
     const active = this.store.countActiveTwins(orgId);
@@ -411,6 +414,13 @@ export class EnvironmentService {
     return this.adminCall(() => this.o.admin.expect<TwinRecordView[]>(200, t.address, t.admin_secret, 'GET', this.recordPath(resource)));
   }
 
+  async getRecord(orgId: string, environmentId: string, twinId: string, resource: string, externalId: string): Promise<TwinRecordView> {
+    const twin = this.twinOfEnvironment(orgId, environmentId, twinId);
+    await this.checkResource(twin, resource);
+    const t = this.requireRunning(twin);
+    return this.adminCall(() => this.o.admin.expect<TwinRecordView>(200, t.address, t.admin_secret, 'GET', this.recordPath(resource, externalId)));
+  }
+
   async putRecord(orgId: string, environmentId: string, twinId: string, resource: string, externalId: string, fields: Record<string, unknown>): Promise<TwinRecordView> {
     const twin = this.twinOfEnvironment(orgId, environmentId, twinId);
     await this.checkResource(twin, resource);
@@ -431,11 +441,11 @@ export class EnvironmentService {
 
   // ---- request logs --------------------------------------------------------------------------
 
-  logs(orgId: string, environmentId: string, q: PageQuery): Page<RequestLogView> {
+  logs(orgId: string, environmentId: string, q: PageQuery, filter: RequestLogFilter = {}): Page<RequestLogView> {
     const env = this.environment(orgId, environmentId);
     // Entries still batched in memory belong to the answer too.
     this.o.writer.flush();
-    return paginate(q, this.o.logs.count(env.id), (limit, offset) => this.o.logs.page(env.id, limit, offset).map(logView));
+    return paginate(q, this.o.logs.count(env.id, filter), (limit, offset) => this.o.logs.page(env.id, limit, offset, filter).map(logView));
   }
 
   // ---- helpers -------------------------------------------------------------------------------

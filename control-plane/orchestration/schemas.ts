@@ -16,7 +16,7 @@ export const twinSchema = z.object({
   created_at: z.string(),
   ready_at: z.string().nullable(),
   failure: z.string().nullable(),
-});
+}).meta({ id: 'EnvironmentTwin' });
 
 export const environmentSchema = z.object({
   id: z.string(),
@@ -28,7 +28,7 @@ export const environmentSchema = z.object({
   clock: z.string(),
   created_at: z.string(),
   expires_at: z.string().nullable(),
-});
+}).meta({ id: 'Environment' });
 
 export const sandboxSchema = z.object({
   id: z.string(),
@@ -38,7 +38,7 @@ export const sandboxSchema = z.object({
   twins: z.array(twinSchema),
   created_at: z.string(),
   expires_at: z.string().nullable(),
-});
+}).meta({ id: 'Sandbox' });
 
 export const requestLogSchema = z.object({
   id: z.string(),
@@ -50,27 +50,29 @@ export const requestLogSchema = z.object({
   status_code: z.number().int(),
   duration_ms: z.number().int(),
   occurred_at: z.string(),
-});
+}).meta({ id: 'RequestLog' });
 
 export const twinRecordSchema = z.object({
   external_id: z.string(),
   resource: z.string(),
   body: z.record(z.string(), z.unknown()),
-});
+}).meta({ id: 'TwinRecord' });
 
 export const catalogTwinSchema = z.object({
   slug: z.string(),
   name: z.string(),
   description: z.string(),
   version: z.string(),
-});
+}).meta({ id: 'CatalogTwin' });
 
-export const credentialSchema = z.object({ api_key: z.string() });
+export const credentialSchema = z
+  .object({ api_key: z.string().describe("What the provider SDK's constructor takes.") })
+  .meta({ id: 'TwinCredential' });
 
 export const twinRequestBody = z.object({
   twin: z.enum(TWIN_SLUGS),
   seed_id: z.string().min(1).nullish(),
-});
+}).meta({ id: 'EnvironmentTwinCreate' });
 
 const ttlSeconds = z.number().int().gte(1).nullish();
 
@@ -84,17 +86,18 @@ export const createEnvironmentBody = z
   .refine((b) => (b.twins?.length ?? 0) > 0 || !!b.scenario_id, {
     message: 'Give the twins to run (at least one) or a scenario_id',
     path: [],
-  });
+  })
+  .meta({ id: 'EnvironmentCreate' });
 
 export const patchEnvironmentBody = z.object({
   name: z.string().min(1).max(200).optional(),
   ttl_seconds: ttlSeconds,
-});
+}).meta({ id: 'EnvironmentUpdate' });
 
 export const advanceBody = z
   .object({ at: z.iso.datetime({ offset: true, local: true }).optional() })
   .nullish();
 
-export const putRecordBody = z.object({ fields: z.record(z.string(), z.unknown()) });
+export const putRecordBody = z.object({ fields: z.record(z.string(), z.unknown()) }).meta({ id: 'TwinRecordReplace' });
 
 export const detailSchema = z.object({ detail: z.string() });

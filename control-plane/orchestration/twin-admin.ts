@@ -3,6 +3,7 @@
 // the gateway, with the workload's admin secret.
 
 import { request } from 'undici';
+import { parseJson } from '../../twin-runtime/safe-input.js';
 
 export const ADMIN_SECRET_HEADER = 'x-twin-admin-secret';
 
@@ -40,7 +41,7 @@ export class TwinAdminClient {
     let parsed: unknown = undefined;
     if (text) {
       try {
-        parsed = JSON.parse(text);
+        parsed = parseJson(text);
       } catch {
         parsed = text;
       }
@@ -62,7 +63,7 @@ export class TwinAdminClient {
     return this.expect(200, address, secret, 'GET', '/_twin/credential');
   }
 
-  health(address: string, secret: string): Promise<{ status: string; clock: string; version: string; storage_version: number }> {
+  health(address: string, secret: string): Promise<{ status: string; clock: string; version: string; storage_version: number; prototype_intact: boolean }> {
     return this.expect(200, address, secret, 'GET', '/_twin/health');
   }
 

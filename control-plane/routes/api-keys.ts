@@ -60,6 +60,7 @@ const routes: FastifyPluginAsyncZod = async (app) => {
       onRequest: [requireSession],
       schema: {
         tags: ['api-keys'],
+        operationId: 'createApiKey',
         summary: 'Create an API key',
         description: 'Needs an identity-provider session (an API key gets 403). The token is returned once.',
         body: apiKeyCreate,
@@ -81,6 +82,7 @@ const routes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['api-keys'],
+        operationId: 'listApiKeys',
         summary: 'List API keys',
         description: 'Every key of the active organization that has not been revoked, oldest first; expired keys included; never a token.',
         querystring: pageQuery,
@@ -98,6 +100,7 @@ const routes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['api-keys'],
+        operationId: 'revokeApiKey',
         summary: 'Revoke an API key',
         description: 'The key stops working at once; its row is kept. Unknown or already revoked keys answer 404.',
         params: apiKeyParams,

@@ -5,19 +5,37 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { notFound } from '../http/errors.js';
 import { catalog, catalogTwin } from '../orchestration/catalog.js';
 import { catalogTwinSchema } from '../orchestration/schemas.js';
+import { errorResponses } from '../http/responses.js';
 
 const tags = ['catalog'];
 
 const routes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/twins/catalog',
-    { schema: { tags, summary: 'List the twins available for new environments', response: { 200: z.array(catalogTwinSchema) } } },
+    {
+      schema: {
+        tags,
+        operationId: 'listCatalog',
+        summary: 'List the twins available for new environments',
+        description: 'Every twin this deployment runs, by slug (the value `twins[].twin` takes when creating an environment).',
+        response: { 200: z.array(catalogTwinSchema), ...errorResponses(401) },
+      },
+    },
     async () => catalog(),
   );
 
   app.get(
     '/twins/catalog/:twin_slug',
-    { schema: { tags, summary: 'Retrieve a twin', params: z.object({ twin_slug: z.string() }), response: { 200: catalogTwinSchema } } },
+    {
+      schema: {
+        tags,
+        operationId: 'getCatalogTwin',
+        summary: 'Retrieve a catalog twin',
+        description: 'One twin of the catalog by slug; 404 for a slug this deployment does not run.',
+        params: z.object({ twin_slug: z.string() }),
+        response: { 200: catalogTwinSchema, ...errorResponses(401, 404) },
+      },
+    },
     async (req) => {
       const twin = await catalogTwin(req.params.twin_slug);
       if (!twin) throw notFound(`Twin '${req.params.twin_slug}' is not in the catalog.`);

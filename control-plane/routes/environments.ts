@@ -4,6 +4,8 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { pageEnvelope, pageQuery } from '../http/pagination.js';
+import { intField } from '../http/fields.js';
+import { errorResponses, noContent } from '../http/responses.js';
 import {
   createEnvironmentBody,
   environmentSchema,
@@ -21,82 +23,212 @@ const envParams = z.object({ environment_id: idParam });
 const envTwinParams = z.object({ environment_id: idParam, twin_id: idParam });
 const recordsParams = z.object({ environment_id: idParam, environment_twin_id: idParam, resource: z.string().min(1) });
 const recordParams = recordsParams.extend({ external_id: z.string().min(1) });
+const logsQuery = pageQuery.extend({
+  twin_id: idParam.optional().describe('Only requests served by this twin of the environment.'),
+  status_code: intField({ ge: 100, le: 599 }).optional().describe('Only requests answered with this status code.'),
+});
 
 const routes: FastifyPluginAsyncZod = async (app) => {
   const envs = () => app.services.orchestration.environments;
 
   app.post(
     '/environments',
-    { schema: { tags, summary: 'Create an environment', body: createEnvironmentBody, response: { 201: environmentSchema } } },
+    {
+      schema: {
+        tags,
+        operationId: 'createEnvironment',
+        summary: 'Create an environment',
+        description:
+          'Creates the environment and starts its twins (given as `twins`, or from `scenario_id`); answers 201 at once with `status: provisioning`. ' +
+          "Follow getEnvironment until `ready`. 402 when the plan's `max_parallel_twins` would be passed; 404 for an unknown scenario, seed or twin.",
+        body: createEnvironmentBody,
+        response: { 201: environmentSchema, ...errorResponses(401, 402, 404, 409, 503) },
+      },
+    },
     async (req, reply) => reply.status(201).send(await envs().create(req.principal.orgId, req.body)),
   );
 
   app.get(
     '/environments',
-    { schema: { tags, summary: 'List environments (newest first)', querystring: pageQuery, response: { 200: pageEnvelope(environmentSchema) } } },
+    {
+      schema: {
+        tags,
+        operationId: 'listEnvironments',
+        summary: 'List environments (newest first)',
+        description: "The organization's environments with their twins, newest first (paged).",
+        querystring: pageQuery,
+        response: { 200: pageEnvelope(environmentSchema), ...errorResponses(401) },
+      },
+    },
     async (req) => envs().list(req.principal.orgId, req.query),
   );
 
   app.get(
     '/environments/:environment_id',
-    { schema: { tags, summary: 'Retrieve an environment', params: envParams, response: { 200: environmentSchema } } },
+    {
+      schema: {
+        tags,
+        operationId: 'getEnvironment',
+        summary: 'Retrieve an environment',
+        description: 'The environment, its status and clock, and each twin with its state and URL.',
+        params: envParams,
+        response: { 200: environmentSchema, ...errorResponses(401, 404) },
+      },
+    },
     async (req) => envs().view(envs().environment(req.principal.orgId, req.params.environment_id)),
   );
 
   app.patch(
     '/environments/:environment_id',
-    { schema: { tags, summary: 'Rename an environment or change its lifetime', params: envParams, body: patchEnvironmentBody, response: { 200: environmentSchema } } },
+    {
+      schema: {
+        tags,
+        operationId: 'updateEnvironment',
+        summary: 'Rename an environment or change its lifetime',
+        description: "`ttl_seconds` counts from the environment's creation, capped by the plan; an expired environment answers 409.",
+        params: envParams,
+        body: patchEnvironmentBody,
+        response: { 200: environmentSchema, ...errorResponses(401, 404, 409) },
+      },
+    },
     async (req) => envs().update(req.principal.orgId, req.params.environment_id, req.body),
   );
 
   app.delete(
     '/environments/:environment_id',
-    { schema: { tags, summary: 'Delete an environment and tear down its twins', params: envParams } },
+    {
+      schema: {
+        tags,
+        operationId: 'deleteEnvironment',
+        summary: 'Delete an environment and tear down its twins',
+        description: 'Stops every twin, removes their data and forgets the environment; answers 204.',
+        params: envParams,
+        response: { 204: noContent, ...errorResponses(401, 404) },
+      },
+    },
     async (req, reply) => {
       await envs().delete(req.principal.orgId, req.params.environment_id);
-      return reply.status(204).send();
+      return reply.status(204).send(null);
     },
   );
 
   app.post(
     '/environments/:environment_id/twins',
-    { schema: { tags, summary: 'Add a twin to an environment', params: envParams, body: twinRequestBody, response: { 201: twinSchema } } },
+    {
+      schema: {
+        tags,
+        operationId: 'addEnvironmentTwin',
+        summary: 'Add a twin to an environment',
+        description: "Starts one more twin in the environment (optionally from a seed); 402 past the plan's `max_parallel_twins`, 409 when the environment has expired.",
+        params: envParams,
+        body: twinRequestBody,
+        response: { 201: twinSchema, ...errorResponses(401, 402, 404, 409, 503) },
+      },
+    },
     async (req, reply) => reply.status(201).send(await envs().addTwin(req.principal.orgId, req.params.environment_id, req.body)),
   );
 
   app.delete(
     '/environments/:environment_id/twins/:twin_id',
-    { schema: { tags, summary: 'Remove a twin from an environment', params: envTwinParams } },
+    {
+      schema: {
+        tags,
+        operationId: 'removeEnvironmentTwin',
+        summary: 'Remove a twin from an environment',
+        description: 'Stops the twin and removes its data; answers 204.',
+        params: envTwinParams,
+        response: { 204: noContent, ...errorResponses(401, 404) },
+      },
+    },
     async (req, reply) => {
       await envs().removeTwin(req.principal.orgId, req.params.environment_id, req.params.twin_id);
-      return reply.status(204).send();
+      return reply.status(204).send(null);
     },
   );
 
   app.post(
     '/environments/:environment_id/reset',
-    { schema: { tags, summary: 'Put every twin back to its seed (or empty) state and the clock back to its start', params: envParams, response: { 200: environmentSchema } } },
+    {
+      schema: {
+        tags,
+        operationId: 'resetEnvironment',
+        summary: 'Put every twin back to its seed (or empty) state and the clock back to its start',
+        description: 'Needs every twin ready (409 otherwise); the request log is kept.',
+        params: envParams,
+        response: { 200: environmentSchema, ...errorResponses(401, 404, 409, 502) },
+      },
+    },
     async (req) => envs().reset(req.principal.orgId, req.params.environment_id),
   );
 
   app.get(
     '/environments/:environment_id/logs',
-    { schema: { tags, summary: 'List recent environment request logs (newest first)', params: envParams, querystring: pageQuery, response: { 200: pageEnvelope(requestLogSchema) } } },
-    async (req) => envs().logs(req.principal.orgId, req.params.environment_id, req.query),
+    {
+      schema: {
+        tags,
+        operationId: 'listRequestLogs',
+        summary: 'List recent environment request logs (newest first)',
+        description: "Every request the environment's twins served through the gateway, newest first (paged); `twin_id` and `status_code` narrow it.",
+        params: envParams,
+        querystring: logsQuery,
+        response: { 200: pageEnvelope(requestLogSchema), ...errorResponses(401, 404) },
+      },
+    },
+    async (req) => {
+      const { twin_id, status_code, ...page } = req.query;
+      return envs().logs(req.principal.orgId, req.params.environment_id, page, { twinId: twin_id, statusCode: status_code });
+    },
   );
 
   app.get(
     '/environments/:environment_id/twins/:environment_twin_id/records/:resource',
-    { schema: { tags, summary: 'List environment twin state', params: recordsParams, response: { 200: z.array(twinRecordSchema) } } },
+    {
+      schema: {
+        tags,
+        operationId: 'listTwinRecords',
+        summary: 'List environment twin state',
+        description: "Every record of one kind (`resource`, e.g. `customer`) the twin holds, as the provider would return it; 409 while the twin is not ready.",
+        params: recordsParams,
+        response: { 200: z.array(twinRecordSchema), ...errorResponses(401, 404, 409, 502) },
+      },
+    },
     async (req) => {
       const p = req.params;
       return envs().listRecords(req.principal.orgId, p.environment_id, p.environment_twin_id, p.resource);
     },
   );
 
+  app.get(
+    '/environments/:environment_id/twins/:environment_twin_id/records/:resource/:external_id',
+    {
+      schema: {
+        tags,
+        operationId: 'getTwinRecord',
+        summary: 'Retrieve an environment twin record',
+        description: 'One record by its provider id (`external_id`, e.g. `cus_…`); 404 when the twin holds none.',
+        params: recordParams,
+        response: { 200: twinRecordSchema, ...errorResponses(401, 404, 409, 502) },
+      },
+    },
+    async (req) => {
+      const p = req.params;
+      return envs().getRecord(req.principal.orgId, p.environment_id, p.environment_twin_id, p.resource, p.external_id);
+    },
+  );
+
   app.put(
     '/environments/:environment_id/twins/:environment_twin_id/records/:resource/:external_id',
-    { schema: { tags, summary: 'Replace an environment twin record', params: recordParams, body: putRecordBody, response: { 200: twinRecordSchema } } },
+    {
+      schema: {
+        tags,
+        operationId: 'replaceTwinRecord',
+        summary: 'Replace an environment twin record',
+        description: 'Stores `fields` as the whole record (created when absent); the twin answers its provider API from it at once.',
+        params: recordParams,
+        body: putRecordBody,
+        response: { 200: twinRecordSchema, ...errorResponses(401, 404, 409, 502) },
+      },
+    },
     async (req) => {
       const p = req.params;
       return envs().putRecord(req.principal.orgId, p.environment_id, p.environment_twin_id, p.resource, p.external_id, req.body.fields);
@@ -105,11 +237,20 @@ const routes: FastifyPluginAsyncZod = async (app) => {
 
   app.delete(
     '/environments/:environment_id/twins/:environment_twin_id/records/:resource/:external_id',
-    { schema: { tags, summary: 'Delete an environment twin record', params: recordParams } },
+    {
+      schema: {
+        tags,
+        operationId: 'deleteTwinRecord',
+        summary: 'Delete an environment twin record',
+        description: 'Answers 204; 404 when the twin holds no such record.',
+        params: recordParams,
+        response: { 204: noContent, ...errorResponses(401, 404, 409, 502) },
+      },
+    },
     async (req, reply) => {
       const p = req.params;
       await envs().deleteRecord(req.principal.orgId, p.environment_id, p.environment_twin_id, p.resource, p.external_id);
-      return reply.status(204).send();
+      return reply.status(204).send(null);
     },
   );
 };

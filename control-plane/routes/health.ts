@@ -2,15 +2,34 @@
 
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { errorBody } from '../http/responses.js';
 
 const status = z.object({ status: z.string() }).passthrough();
+const jwks = z.object({ keys: z.array(z.record(z.string(), z.unknown())) }).meta({ id: 'JSONWebKeySet' });
+const tags = ['healthchecks'];
 
 const routes: FastifyPluginAsyncZod = async (app) => {
-  app.get('/health/live', { config: { public: true }, schema: { tags: ['healthchecks'], response: { 200: status } } }, async () => ({ status: 'ok' }));
+  app.get(
+    '/health/live',
+    {
+      config: { public: true },
+      schema: { tags, operationId: 'getLiveness', summary: 'Liveness probe', description: 'Answers 200 while the process serves HTTP; no credential.', response: { 200: status } },
+    },
+    async () => ({ status: 'ok' }),
+  );
 
   app.get(
     '/health/ready',
-    { config: { public: true }, schema: { tags: ['healthchecks'], response: { 200: status, 503: status } } },
+    {
+      config: { public: true },
+      schema: {
+        tags,
+        operationId: 'getReadiness',
+        summary: 'Readiness probe',
+        description: 'Answers 200 when the database and the twin driver are usable, else 503 with the failing check; no credential.',
+        response: { 200: status, 503: status },
+      },
+    },
     async (_req, reply) => {
       const checks: Record<string, string> = {};
       try {
@@ -29,11 +48,24 @@ const routes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
-  app.get('/.well-known/jwks.json', { config: { public: true }, schema: { hide: true } }, async (_req, reply) => {
-    const jwk = app.services.localKeys?.publicJwk;
-    if (!jwk) return reply.status(404).send({ detail: 'Not Found' });
-    return { keys: [jwk] };
-  });
+  app.get(
+    '/.well-known/jwks.json',
+    {
+      config: { public: true },
+      schema: {
+        tags,
+        operationId: 'getJwks',
+        summary: "The local identity provider's public keys",
+        description: 'The JSON Web Key Set access tokens from `twins token` are checked against (TWINS_IDP=local); 404 under another identity provider.',
+        response: { 200: jwks, 404: errorBody },
+      },
+    },
+    async (_req, reply) => {
+      const jwk = app.services.localKeys?.publicJwk;
+      if (!jwk) return reply.status(404).send({ detail: 'Not Found' });
+      return { keys: [jwk as Record<string, unknown>] };
+    },
+  );
 };
 
 export default routes;

@@ -60,7 +60,7 @@ const routes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/organizations/current',
-    { schema: { tags: ['organizations'], summary: 'The active organization', response: { 200: organization, ...errorResponses(401) } } },
+    { schema: { tags: ['organizations'], operationId: 'getCurrentOrganization', summary: 'The active organization', description: "The organization the credential names, with the caller's role in it.", response: { 200: organization, ...errorResponses(401) } } },
     async (req) => {
       const org = identity.organization(req.principal.orgId);
       if (!org) throw notFound('Not Found');
@@ -73,7 +73,9 @@ const routes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['organizations'],
+        operationId: 'listMembers',
         summary: 'Members of the active organization',
+        description: 'Every member of the active organization with their role, oldest first (paged).',
         querystring: pageQuery,
         response: { 200: pageEnvelope(member), ...errorResponses(401) },
       },
@@ -99,6 +101,7 @@ const routes: FastifyPluginAsyncZod = async (app) => {
       onRequest: [requireSession, requireRole('admin')],
       schema: {
         tags: ['organizations'],
+        operationId: 'createInvitation',
         summary: 'Invite an organization member',
         description: 'Sends an invitation through the identity provider. Needs an identity-provider session and the admin role; an API key is refused.',
         body: invitationCreate,
@@ -116,7 +119,9 @@ const routes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['organizations'],
+        operationId: 'listInvitations',
         summary: 'Pending invitations of the active organization',
+        description: 'Invitations not yet accepted, revoked or expired (paged).',
         querystring: pageQuery,
         response: { 200: pageEnvelope(invitation), ...errorResponses(401) },
       },
@@ -136,7 +141,9 @@ const routes: FastifyPluginAsyncZod = async (app) => {
       onRequest: [requireSession, requireRole('admin')],
       schema: {
         tags: ['organizations'],
+        operationId: 'revokeInvitation',
         summary: 'Revoke a pending invitation',
+        description: 'Needs the admin role and an identity-provider session. Answers 204; an unknown invitation 404.',
         params: invitationParams,
         response: { 204: noContent, ...errorResponses(401, 403, 404, 502) },
       },

@@ -50,7 +50,9 @@ const routes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
+        operationId: 'createSeed',
         summary: 'Describe a starting state in words; a worker generates it',
+        description: 'Answers 201 with `status: pending` at once; follow it with getSeed until `ready` or `failed`. 402 when the plan has no AI generation.',
         body: createSeedBody,
         response: { 201: seedSchema, ...errorResponses(401, 402, 409) },
       },
@@ -76,7 +78,7 @@ const routes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/seeds',
-    { schema: { tags, summary: 'List seeds (newest first)', querystring: twinFilter, response: { 200: z.array(seedSchema), ...errorResponses(401) } } },
+    { schema: { tags, operationId: 'listSeeds', summary: 'List seeds (newest first)', description: "The organization's seeds, newest first; `twin` keeps one twin's.", querystring: twinFilter, response: { 200: z.array(seedSchema), ...errorResponses(401) } } },
     async (req) => seeds().list(req.principal.orgId, req.query.twin).map(seedView),
   );
 
@@ -85,7 +87,9 @@ const routes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
+        operationId: 'listSeedSuggestions',
         summary: 'List suggested starting states',
+        description: "Starting states each twin ships, as prompts ready for createSeed; `twin` keeps one twin's.",
         querystring: twinFilter,
         response: { 200: z.array(suggestionSchema), ...errorResponses(401) },
       },
@@ -95,7 +99,7 @@ const routes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/seeds/:seed_id',
-    { schema: { tags, summary: 'Retrieve a seed', params: seedParams, response: { 200: seedSchema, ...errorResponses(401, 404) } } },
+    { schema: { tags, operationId: 'getSeed', summary: 'Retrieve a seed', description: 'One seed by id, with its generation status and whether the current twin release can load it (`usable`).', params: seedParams, response: { 200: seedSchema, ...errorResponses(401, 404) } } },
     async (req) => {
       const row = seeds().get(req.principal.orgId, req.params.seed_id);
       if (!row) throw notFound(`Seed ${req.params.seed_id} not found.`);
@@ -105,7 +109,7 @@ const routes: FastifyPluginAsyncZod = async (app) => {
 
   app.delete(
     '/seeds/:seed_id',
-    { schema: { tags, summary: 'Delete a seed', params: seedParams, response: { 204: noContent, ...errorResponses(401, 404, 409) } } },
+    { schema: { tags, operationId: 'deleteSeed', summary: 'Delete a seed', description: 'Answers 204; 409 while a scenario or a live environment uses it.', params: seedParams, response: { 204: noContent, ...errorResponses(401, 404, 409) } } },
     async (req, reply) => {
       const { orgId } = req.principal;
       const id = req.params.seed_id;

@@ -118,7 +118,7 @@ const routes: FastifyPluginAsyncZod = async (app) => {
 
   app.post(
     '/tests',
-    { schema: { tags, summary: 'Create a test from an outcome in words or from explicit assertions', body: createTestBody, response: { 201: testSchema, ...errorResponses(401, 402) } } },
+    { schema: { tags, operationId: 'createTest', summary: 'Create a test from an outcome in words or from explicit assertions', description: 'An outcome in words is compiled into request matchers (AI generation: 402 when the plan has none); explicit assertions are checked and stored as given.', body: createTestBody, response: { 201: testSchema, ...errorResponses(401, 402) } } },
     async (req, reply) => {
       const { orgId } = req.principal;
       const body = req.body;
@@ -148,7 +148,7 @@ const routes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/tests',
-    { schema: { tags, summary: 'List tests (newest first)', querystring: pageQuery, response: { 200: pageEnvelope(testSchema), ...errorResponses(401) } } },
+    { schema: { tags, operationId: 'listTests', summary: 'List tests (newest first)', description: "The organization's tests, newest first (paged).", querystring: pageQuery, response: { 200: pageEnvelope(testSchema), ...errorResponses(401) } } },
     async (req) => {
       const { orgId } = req.principal;
       return paginate(req.query, tests.count(orgId), (limit, offset) => tests.list(orgId, limit, offset).map(toTest));
@@ -157,7 +157,7 @@ const routes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/tests/:test_id',
-    { schema: { tags, summary: 'Retrieve a test', params: testParams, response: { 200: testSchema, ...errorResponses(401, 404) } } },
+    { schema: { tags, operationId: 'getTest', summary: 'Retrieve a test', description: 'One test by id, with its compiled assertions.', params: testParams, response: { 200: testSchema, ...errorResponses(401, 404) } } },
     async (req) => {
       const t = tests.get(req.principal.orgId, req.params.test_id);
       if (!t) throw notFound(`Test ${req.params.test_id} not found.`);
@@ -167,7 +167,7 @@ const routes: FastifyPluginAsyncZod = async (app) => {
 
   app.delete(
     '/tests/:test_id',
-    { schema: { tags, summary: 'Delete a test', params: testParams, response: { 204: noContent, ...errorResponses(401, 404) } } },
+    { schema: { tags, operationId: 'deleteTest', summary: 'Delete a test', description: 'Answers 204 and deletes its attempts.', params: testParams, response: { 204: noContent, ...errorResponses(401, 404) } } },
     async (req, reply) => {
       if (!tests.delete(req.principal.orgId, req.params.test_id)) throw notFound(`Test ${req.params.test_id} not found.`);
       return reply.status(204).send(null);
@@ -179,7 +179,9 @@ const routes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
+        operationId: 'createAttempt',
         summary: "Evaluate the test over a window of an environment's traffic",
+        description: "Evaluates the test's assertions at once over the environment's request log between `from` (default: the environment's creation) and `to` (default: now); each result says why it failed.",
         params: testParams,
         body: createAttemptBody,
         response: { 201: attemptSchema, ...errorResponses(401, 404, 409) },
@@ -219,7 +221,7 @@ const routes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/tests/:test_id/attempts',
-    { schema: { tags, summary: 'List attempts of a test (newest first)', params: testParams, querystring: pageQuery, response: { 200: pageEnvelope(attemptSchema), ...errorResponses(401, 404) } } },
+    { schema: { tags, operationId: 'listAttempts', summary: 'List attempts of a test (newest first)', description: 'Earlier evaluations of a test, newest first (paged).', params: testParams, querystring: pageQuery, response: { 200: pageEnvelope(attemptSchema), ...errorResponses(401, 404) } } },
     async (req) => {
       const test = tests.get(req.principal.orgId, req.params.test_id);
       if (!test) throw notFound(`Test ${req.params.test_id} not found.`);
@@ -229,7 +231,7 @@ const routes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/tests/:test_id/attempts/:attempt_id',
-    { schema: { tags, summary: 'Retrieve an attempt', params: attemptParams, response: { 200: attemptSchema, ...errorResponses(401, 404) } } },
+    { schema: { tags, operationId: 'getAttempt', summary: 'Retrieve an attempt', description: 'One attempt of a test, with the result of each assertion.', params: attemptParams, response: { 200: attemptSchema, ...errorResponses(401, 404) } } },
     async (req) => {
       const test = tests.get(req.principal.orgId, req.params.test_id);
       if (!test) throw notFound(`Test ${req.params.test_id} not found.`);

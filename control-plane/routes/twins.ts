@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { twinView } from '../orchestration/environments.js';
 import { advanceBody, credentialSchema, idParam, twinSchema } from '../orchestration/schemas.js';
+import { errorResponses } from '../http/responses.js';
 
 const tags = ['twins'];
 const params = z.object({ twin_id: idParam });
@@ -14,7 +15,16 @@ const routes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/twins/:twin_id',
-    { schema: { tags, summary: 'Retrieve a twin', params, response: { 200: twinSchema } } },
+    {
+      schema: {
+        tags,
+        operationId: 'getTwin',
+        summary: 'Retrieve a twin',
+        description: 'A twin of an environment by id: its state and the URL its provider API answers at.',
+        params,
+        response: { 200: twinSchema, ...errorResponses(401, 404) },
+      },
+    },
     async (req) => twinView(envs().twin(req.principal.orgId, req.params.twin_id)),
   );
 
@@ -23,11 +33,12 @@ const routes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
+        operationId: 'advanceTwin',
         summary: 'Advance a deterministic twin lifecycle',
         description: "Moves the environment clock to `at` (default: now) and runs every due lifecycle event of the environment's twins, in time order, before answering.",
         params,
         body: advanceBody,
-        response: { 200: z.object({}) },
+        response: { 200: z.object({}), ...errorResponses(401, 404, 409, 502) },
       },
     },
     async (req) => {
@@ -39,7 +50,16 @@ const routes: FastifyPluginAsyncZod = async (app) => {
 
   app.post(
     '/twins/:twin_id/credential',
-    { schema: { tags, summary: "Collect the twin's API key", params, response: { 200: credentialSchema } } },
+    {
+      schema: {
+        tags,
+        operationId: 'getTwinCredential',
+        summary: "Collect the twin's API key",
+        description: "The key the twin's provider API accepts (what the provider SDK's constructor takes); 409 while the twin is not ready.",
+        params,
+        response: { 200: credentialSchema, ...errorResponses(401, 404, 409, 502) },
+      },
+    },
     async (req) => envs().credential(req.principal.orgId, req.params.twin_id),
   );
 };

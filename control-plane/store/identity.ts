@@ -31,16 +31,21 @@ export interface MembershipRow {
 }
 
 export class IdentityStore {
+  /** Told about each organization this store creates (billing creates its customer). */
+  onOrganizationCreated?: (org: OrganizationRow) => void;
+
   constructor(private readonly db: Db, private readonly defaultPlan: PlanName) {}
 
   /** Create or refresh the organization, user and membership a verified token names. */
   upsertFromToken(id: TokenIdentity): { org: OrganizationRow; user: UserRow; membership: MembershipRow } {
-    return this.db.transaction(() => {
+    let created: OrganizationRow | undefined;
+    const out = this.db.transaction(() => {
       const now = new Date().toISOString();
       let org = this.db.prepare('SELECT * FROM organizations WHERE external_id = ?').get(id.orgExternalId) as OrganizationRow | undefined;
       if (!org) {
         org = { id: randomUUID(), external_id: id.orgExternalId, name: id.orgName ?? id.orgExternalId, plan: this.defaultPlan, created_at: now };
         this.db.prepare('INSERT INTO organizations (id, external_id, name, plan, created_at) VALUES (@id, @external_id, @name, @plan, @created_at)').run(org);
+        created = org;
       }
       let user = this.db.prepare('SELECT * FROM users WHERE external_id = ?').get(id.sub) as UserRow | undefined;
       if (!user) {
@@ -65,6 +70,8 @@ export class IdentityStore {
       const membership = this.membership(org.id, user.id)!;
       return { org, user, membership };
     })();
+    if (created) this.onOrganizationCreated?.(created);
+    return out;
   }
 
   organization(id: string): OrganizationRow | undefined {

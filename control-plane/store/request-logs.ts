@@ -33,6 +33,21 @@ const COLUMNS = [
   'request_body', 'request_body_truncated', 'response_content_type', 'response_body', 'response_body_truncated',
 ] as const;
 
+/** Narrowing of an environment's log (both optional). */
+export interface RequestLogFilter {
+  twinId?: string;
+  statusCode?: number;
+}
+
+/** `AND …` conditions for a filter, with their parameters in order. */
+function filterSql(f: RequestLogFilter): { sql: string; params: (string | number)[] } {
+  const parts: string[] = [];
+  const params: (string | number)[] = [];
+  if (f.twinId !== undefined) (parts.push('environment_twin_id = ?'), params.push(f.twinId));
+  if (f.statusCode !== undefined) (parts.push('status_code = ?'), params.push(f.statusCode));
+  return { sql: parts.map((p) => ` AND ${p}`).join(''), params };
+}
+
 export class RequestLogStore {
   private readonly stmts;
   private readonly insertMany: (rows: RequestLogRow[]) => void;
@@ -53,12 +68,17 @@ export class RequestLogStore {
     if (rows.length > 0) this.insertMany(rows);
   }
 
-  count(environmentId: string): number {
-    return (this.stmts.count.get(environmentId) as { n: number }).n;
+  count(environmentId: string, filter: RequestLogFilter = {}): number {
+    const f = filterSql(filter);
+    if (f.params.length === 0) return (this.stmts.count.get(environmentId) as { n: number }).n;
+    return (this.db.prepare(`SELECT COUNT(*) AS n FROM request_logs WHERE environment_id = ?${f.sql}`).get(environmentId, ...f.params) as { n: number }).n;
   }
 
   /** Newest first. */
-  page(environmentId: string, limit: number, offset: number): RequestLogRow[] {
-    return this.stmts.page.all(environmentId, limit, offset) as RequestLogRow[];
+  page(environmentId: string, limit: number, offset: number, filter: RequestLogFilter = {}): RequestLogRow[] {
+    const f = filterSql(filter);
+    if (f.params.length === 0) return this.stmts.page.all(environmentId, limit, offset) as RequestLogRow[];
+    const sql = `SELECT * FROM request_logs WHERE environment_id = ?${f.sql} ORDER BY seq DESC LIMIT ? OFFSET ?`;
+    return this.db.prepare(sql).all(environmentId, ...f.params, limit, offset) as RequestLogRow[];
   }
 }

@@ -7,6 +7,7 @@ import { assertionsSchema, normalizeAssertion } from './matcher-language.js';
 import { OPERATIONS } from './phrasebook-operations.js';
 import { checkAssertions } from './assertion-checks.js';
 import type { CompileResult } from './phrasebook.js';
+import { parseJson } from '../../twin-runtime/safe-input.js';
 
 const ANSWER_SCHEMA = {
   type: 'object',
@@ -51,7 +52,7 @@ export async function compileWithLlm(config: LlmConfig, outcome: string, twins: 
   if (typeof a?.assertions_json !== 'string') return { ok: false, failure: 'The language model answered without assertions.' };
   let raw: unknown;
   try {
-    raw = JSON.parse(a.assertions_json);
+    raw = parseJson(a.assertions_json);
   } catch {
     return { ok: false, failure: 'The language model answered with assertions that are not valid JSON.' };
   }

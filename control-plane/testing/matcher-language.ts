@@ -3,6 +3,7 @@
 // structural validation (zod) and the normalisation every stored assertion goes through.
 
 import { z } from 'zod';
+import { isForbiddenKey } from '../../twin-runtime/safe-input.js';
 
 export const MATCHER_VERSION = 1;
 
@@ -148,7 +149,15 @@ const sequenceAssertionSchema = z.strictObject({
       z.strictObject({
         says: z.string().optional(),
         match: matcherSchema,
-        capture: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string()).optional(),
+        capture: z
+          .record(
+            z
+              .string()
+              .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+              .refine((name) => !isForbiddenKey(name), { message: 'a variable may not be named __proto__, constructor or prototype' }),
+            z.string(),
+          )
+          .optional(),
       }),
     )
     .min(1),

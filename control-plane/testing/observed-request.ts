@@ -1,8 +1,11 @@
 // One logged request as the evaluator sees it: the request_logs row, with query, headers and both
 // bodies decoded lazily (only when a matcher gets that far) into the same trees for JSON and for
-// Stripe/Slack bracket-notation forms.
+// Stripe/Slack bracket-notation forms. Logged traffic is read as the twins read requests
+// (twin-runtime/safe-input.ts): keys through `__proto__`, `constructor`, `prototype` are dropped,
+// and a body or query past an input limit (which the twin refused) reads as having none.
 
 import { parseBracketForm } from '../../twin-runtime/form.js';
+import { InputRefusal, isForbiddenKey, ownValue, parseJson } from '../../twin-runtime/safe-input.js';
 import type { RequestLogRow as StoredRequestLog } from '../store/request-logs.js';
 
 /** The columns of request_logs the evaluator reads: the stored row (store/request-logs.ts) plus its
@@ -23,15 +26,15 @@ export class ObservedRequest {
   constructor(readonly row: RequestLogRow) {}
 
   get query(): Record<string, unknown> {
-    return (this._query ??= parseBracketForm(this.row.query_string.replace(/^\?/, '')));
+    return (this._query ??= decodeForm(this.row.query_string.replace(/^\?/, ''), 'query'));
   }
 
   get headers(): Record<string, unknown> {
     if (!this._headers) {
       const out: Record<string, unknown> = {};
       try {
-        const raw = JSON.parse(this.row.request_headers || '{}') as Record<string, unknown>;
-        for (const [k, v] of Object.entries(raw)) out[k.toLowerCase()] = v;
+        const raw = parseJson(this.row.request_headers || '{}') as Record<string, unknown>;
+        for (const [k, v] of Object.entries(raw)) if (!isForbiddenKey(k.toLowerCase())) out[k.toLowerCase()] = v;
       } catch {
         /* a malformed header blob reads as no headers */
       }
@@ -60,7 +63,9 @@ export class ObservedRequest {
     const text = this.row.request_body ?? '';
     if (p.spellings) {
       // Plain keys appear verbatim (or with encoded brackets): find the value without decoding the rest.
-      // A key that also nests (`a=1&a[b]=2`) is an object in the tree: let the tree decide.
+      // A key that also nests (`a=1&a[b]=2`), or under a name also given a plain value (`a=1&a[b]=2`
+      // read at /a/b), is a merge of both in the tree: let the tree decide.
+      if (p.prefixSpellings && hasPlainKey(text, p.prefixSpellings)) return pointerGet(this.body, p.pointer);
       const found = findFormValue(text, p.spellings);
       return found === NESTED ? pointerGet(this.body, p.pointer) : found;
     }
@@ -91,15 +96,34 @@ export interface BodyPointer {
   formKey?: string;
   /** How the key can be written in an encoded body, when it has only characters that appear verbatim (brackets aside). */
   spellings?: string[];
+  /** The same for each enclosing key (`metadata` for `metadata[tier]`), when there is one. */
+  prefixSpellings?: string[];
 }
 
 export function bodyPointer(pointer: string): BodyPointer {
   const tokens = pointer === '' ? [] : pointerTokens(pointer);
-  if (tokens.length === 0 || tokens.some((t) => t === '' || /^\d+$/.test(t))) return { pointer };
+  // A name the decoder drops (`__proto__`, `toString`…) is never in the tree: the tree answers, not the raw text.
+  if (tokens.length === 0 || tokens.some((t) => t === '' || /^\d+$/.test(t) || isForbiddenKey(t) || Object.prototype.hasOwnProperty.call(Object.prototype, t))) {
+    return { pointer };
+  }
   const formKey = tokens[0] + tokens.slice(1).map((t) => `[${t}]`).join('');
   if (!/^[A-Za-z0-9_.\-\[\]]+$/.test(formKey)) return { pointer, formKey };
-  const spellings = formKey.includes('[') ? [formKey, encodeBrackets(formKey), encodeBracketsLower(formKey)] : [formKey];
-  return { pointer, formKey, spellings };
+  const spell = (key: string) => (key.includes('[') ? [key, encodeBrackets(key), encodeBracketsLower(key)] : [key]);
+  const prefixes = tokens.slice(0, -1).map((_, n) => tokens[0] + tokens.slice(1, n + 1).map((t) => `[${t}]`).join(''));
+  return { pointer, formKey, spellings: spell(formKey), ...(prefixes.length > 0 ? { prefixSpellings: prefixes.flatMap(spell) } : {}) };
+}
+
+/** Whether a form body has a pair whose whole key is written one of `spellings` (`a=…`, `a&`, a final `a`). */
+function hasPlainKey(text: string, spellings: string[]): boolean {
+  for (const spelled of spellings) {
+    for (let at = text.indexOf(spelled); at !== -1; at = text.indexOf(spelled, at + 1)) {
+      if (at !== 0 && text.charCodeAt(at - 1) !== AMPERSAND) continue;
+      const next = at + spelled.length;
+      const c = text.charCodeAt(next);
+      if (c === EQUALS || c === AMPERSAND || next === text.length) return true;
+    }
+  }
+  return false;
 }
 
 function isFormType(contentType: string | null): boolean {
@@ -109,16 +133,27 @@ function isFormType(contentType: string | null): boolean {
 
 export function decodeBody(text: string | null, contentType: string | null): unknown {
   if (text === null || text === '') return undefined;
-  if (isFormType(contentType)) return text.includes('%5B') || text.includes('[') ? parseBracketForm(text) : parseFlatForm(text);
+  if (isFormType(contentType)) return text.includes('%5B') || text.includes('[') ? decodeForm(text, 'body') : parseFlatForm(text);
   const ct = (contentType ?? '').toLowerCase();
   if (ct.includes('json') || ct === '') {
     try {
-      return JSON.parse(text);
-    } catch {
+      return parseJson(text);
+    } catch (e) {
+      if (e instanceof InputRefusal) return undefined;
       return ct === '' ? text : undefined;
     }
   }
   return text;
+}
+
+/** A bracket-notation form as the twin decoded it; one past an input limit (refused) is empty. */
+function decodeForm(text: string, part: 'query' | 'body'): Record<string, unknown> {
+  try {
+    return parseBracketForm(text, part);
+  } catch (e) {
+    if (e instanceof InputRefusal) return {};
+    throw e;
+  }
 }
 
 const encodeBrackets = (key: string) => key.replace(/\[/g, '%5B').replace(/\]/g, '%5D');
@@ -181,9 +216,9 @@ function parseFlatForm(text: string): Record<string, unknown> {
   for (const pair of text.split('&')) {
     if (pair === '') continue;
     const eq = pair.indexOf('=');
-    const key = eq < 0 ? pair : pair.slice(0, eq);
-    const value = eq < 0 ? '' : pair.slice(eq + 1);
-    out[decodeFormComponent(key)] = decodeFormComponent(value);
+    const key = decodeFormComponent(eq < 0 ? pair : pair.slice(0, eq));
+    if (isForbiddenKey(key)) continue;
+    out[key] = decodeFormComponent(eq < 0 ? '' : pair.slice(eq + 1));
   }
   return out;
 }
@@ -209,8 +244,7 @@ export function pointerGet(doc: unknown, pointer: string): unknown {
       if (!/^\d+$/.test(t)) return undefined;
       v = v[Number(t)];
     } else {
-      if (!Object.prototype.hasOwnProperty.call(v, t)) return undefined;
-      v = v[t];
+      v = ownValue(v, t);
     }
   }
   return v;

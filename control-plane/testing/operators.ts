@@ -2,6 +2,7 @@
 // variables). Comparison is loose where the wire format is: form bodies carry every value as a
 // string, so `"1000"` equals `1000` and `"true"` equals `true`.
 
+import { ownValue } from '../../twin-runtime/safe-input.js';
 import { OPERATOR_NAMES, isOperatorObject, isVarRef } from './matcher-language.js';
 import { linearRegex, LinearRegex, RegexSyntaxError } from './linear-regex.js';
 
@@ -16,7 +17,7 @@ export class UnboundVariable extends Error {
 
 function resolve(v: unknown, vars: Vars): unknown {
   if (isVarRef(v)) {
-    if (!(v.var in vars)) throw new UnboundVariable(v.var);
+    if (!Object.prototype.hasOwnProperty.call(vars, v.var)) throw new UnboundVariable(v.var);
     return vars[v.var];
   }
   return v;
@@ -44,7 +45,7 @@ export function looseEqual(actual: unknown, expected: unknown): boolean {
   if (typeof expected === 'object' && typeof actual === 'object' && !Array.isArray(actual)) {
     const ek = Object.keys(expected as object);
     const ak = Object.keys(actual as object);
-    return ek.length === ak.length && ek.every((k) => looseEqual((actual as any)[k], (expected as any)[k]));
+    return ek.length === ak.length && ek.every((k) => looseEqual(ownValue(actual, k), (expected as any)[k]));
   }
   return false;
 }
@@ -53,7 +54,7 @@ export function looseEqual(actual: unknown, expected: unknown): boolean {
 export function jsonSubset(actual: unknown, expected: unknown): boolean {
   if (expected !== null && typeof expected === 'object' && !Array.isArray(expected)) {
     if (actual === null || typeof actual !== 'object' || Array.isArray(actual)) return false;
-    return Object.entries(expected).every(([k, v]) => jsonSubset((actual as any)[k], v));
+    return Object.entries(expected).every(([k, v]) => jsonSubset(ownValue(actual, k), v));
   }
   if (Array.isArray(expected)) {
     if (!Array.isArray(actual)) return false;

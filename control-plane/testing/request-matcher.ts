@@ -11,6 +11,7 @@ import { bodyPointer, pointerGet, type ObservedRequest } from './observed-reques
 import { and, operatorSql, or, pathTemplateSql, small, SQL_TRUE, statusSql, type SqlCondition } from './sql-condition.js';
 import type { LogColumn } from '../store/traffic-window.js';
 import { templateRegExp } from '../../twin-runtime/path-template.js';
+import { ownValue } from '../../twin-runtime/safe-input.js';
 
 export interface FieldCheck {
   /** `method`, `path`, `body/amount`, `response.status`, `query.limit`, … */
@@ -157,12 +158,12 @@ export function compileMatcher(matcher: Matcher): CompiledMatcher {
   }
   for (const [name, op] of Object.entries(matcher.params ?? {})) {
     const b = bind;
-    opCheck(`params.${name}`, op, ['path'], (r) => (b ? b(r.row.path)?.[name] : undefined));
+    opCheck(`params.${name}`, op, ['path'], (r) => (b ? ownValue(b(r.row.path), name) : undefined));
   }
-  for (const [name, op] of Object.entries(matcher.query ?? {})) opCheck(`query.${name}`, op, ['query_string'], (r) => r.query[name]);
+  for (const [name, op] of Object.entries(matcher.query ?? {})) opCheck(`query.${name}`, op, ['query_string'], (r) => ownValue(r.query, name));
   for (const [name, op] of Object.entries(matcher.headers ?? {})) {
     const key = name.toLowerCase();
-    opCheck(`headers.${key}`, op, ['request_headers'], (r) => r.headers[key]);
+    opCheck(`headers.${key}`, op, ['request_headers'], (r) => ownValue(r.headers, key));
   }
   for (const [pointer, op] of Object.entries(matcher.body ?? {})) {
     const at = bodyPointer(pointer);
@@ -223,9 +224,9 @@ export function readCapture(source: string, req: ObservedRequest, matcher: Match
   if (source === 'response.status') return req.row.status_code;
   if (source.startsWith('response.body')) return pointerGet(req.responseBody, source.slice('response.body'.length));
   if (source.startsWith('body')) return req.bodyAt(source.slice('body'.length));
-  if (source.startsWith('query.')) return req.query[source.slice(6)];
-  if (source.startsWith('headers.')) return req.headers[source.slice(8).toLowerCase()];
-  if (source.startsWith('params.')) return pathBinder(matcher.path)?.(req.row.path)?.[source.slice(7)];
+  if (source.startsWith('query.')) return ownValue(req.query, source.slice(6));
+  if (source.startsWith('headers.')) return ownValue(req.headers, source.slice(8).toLowerCase());
+  if (source.startsWith('params.')) return ownValue(pathBinder(matcher.path)?.(req.row.path), source.slice(7));
   return undefined;
 }
 

@@ -5,7 +5,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../control-plane/config.js';
+import { loadConfig, type Config } from '../../control-plane/config.js';
 import { startControlPlane, type RunningControlPlane } from '../../control-plane/server.js';
 import { mintLocalToken } from '../../control-plane/auth/local-idp.js';
 import { defaultRuntimeEntry } from '../../control-plane/orchestration/drivers/process.js';
@@ -17,14 +17,14 @@ export interface BenchControlPlane {
   stop(): Promise<void>;
 }
 
-export async function startBenchControlPlane(): Promise<BenchControlPlane> {
+export async function startBenchControlPlane(overrides: Partial<Config> = {}): Promise<BenchControlPlane> {
   if (!existsSync(defaultRuntimeEntry())) {
     throw new Error(`${defaultRuntimeEntry()} is missing: run \`npm run build\` first.`);
   }
   const dataDir = mkdtempSync(join(tmpdir(), 'twins-bench-'));
   // paygo: no parallel-twin limit, so runs are not throttled by the plan.
   // TWINS_DRIVER / TWINS_IMAGE pass through, so the same bench runs under Docker (`make image` first).
-  const config = loadConfig({ TWINS_DEFAULT_PLAN: 'paygo', TWINS_RECONCILE_MS: '1000', TWINS_DRIVER: process.env.TWINS_DRIVER, TWINS_IMAGE: process.env.TWINS_IMAGE }, { port: 0, host: '127.0.0.1', dataDir, logLevel: 'silent' });
+  const config = loadConfig({ TWINS_DEFAULT_PLAN: 'paygo', TWINS_RECONCILE_MS: '1000', TWINS_DRIVER: process.env.TWINS_DRIVER, TWINS_IMAGE: process.env.TWINS_IMAGE }, { port: 0, host: '127.0.0.1', dataDir, logLevel: 'silent', ...overrides });
   const cp = await startControlPlane(config);
   const token = await mintLocalToken(cp.services.localKeys!, { email: 'bench@example.com', org: 'bench', role: 'admin' });
   return {

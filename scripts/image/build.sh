@@ -14,7 +14,7 @@ case "$target" in
 esac
 tag=${1:-$default_tag}
 base=${TWINS_IMAGE_BASE:-node:20-bookworm-slim}
-[ -f dist/twin-runtime/main.js ] && [ -f dist/control-plane/cli.js ] || npx tsc -p tsconfig.json
+[ -f dist/twin-runtime/main.js ] && [ -f dist/control-plane/cli/index.js ] || npx tsc -p tsconfig.json
 node scripts/image/stage-app.mjs "$target" >/dev/null
 if ! docker image inspect "$base" >/dev/null 2>&1 && ! docker pull -q "$base" >/dev/null 2>&1; then
   base=$(scripts/image/import-local-base.sh twins-node-base:local)

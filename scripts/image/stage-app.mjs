@@ -84,5 +84,8 @@ for (const file of jsFiles(join(out, 'dist'))) {
     if (existsSync(join(root, 'node_modules', name, 'package.json'))) include(name);
   }
 }
-writeFileSync(join(out, 'package.json'), JSON.stringify({ name: `twins-${target}`, private: true, type: 'module' }, null, 2));
+const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+writeFileSync(join(out, 'package.json'), JSON.stringify({ name: `twins-${target}`, version, private: true, type: 'module' }, null, 2));
+// GET /readme on the control plane serves the walk-through.
+if (target === 'control-plane') cpSync(join(root, 'README.md'), join(out, 'README.md'));
 console.log(`staged ${out} with ${[...seen].join(', ')}`);

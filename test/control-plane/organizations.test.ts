@@ -44,7 +44,7 @@ t.test('users/me, organizations/current, members (paged, newest first)', async (
 });
 
 t.test('billing summary and upgrade without a payment processor', async (t) => {
-  const cp = await startTestControlPlane();
+  const cp = await startTestControlPlane({ defaultPlan: 'free', paymentProcessor: 'none' });
   t.teardown(() => cp.stop());
   const admin = await cp.token({ email: 'ada@example.com', org: 'acme', role: 'admin' });
   const member = await cp.token({ email: 'bob@example.com', org: 'acme', role: 'member' });
@@ -60,6 +60,8 @@ t.test('billing summary and upgrade without a payment processor', async (t) => {
     upgrade_available: false,
     remaining_credit_cents: null,
     invoice: null,
+    past_due: false,
+    notice: null,
   });
   const upgrade = await cp.call('POST', '/organizations/current/billing/upgrade', { token: admin, body: { checkout_session: 'cs_test_1' } });
   t.equal(upgrade.status, 409);

@@ -6,22 +6,13 @@
 import t from 'tap';
 import Docker from 'dockerode';
 import { chownSync, chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Stripe from 'stripe';
-import { buildImage, engineReachable } from '../helpers/docker.js';
+import { buildImage, engineReachable, freePort } from '../helpers/docker.js';
 import { waitFor } from '../orchestration/helpers.js';
 
 const IMAGE = 'twins-control-plane:test';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 t.test('control-plane image: serve → token → environment → SDK through the gateway → logs → restart keeps it', async (t) => {
   if (!(await engineReachable())) {

@@ -34,6 +34,7 @@ t.test('the deployment runs the kubernetes driver with probes on the health rout
   t.equal(config.data.TWINS_DRIVER, 'kubernetes');
   t.equal(config.data.TWINS_NAMESPACE, 'twins');
   t.ok(config.data.TWINS_DOMAIN, 'host routing domain set');
+  t.equal(config.data.TWINS_DEFAULT_PLAN, 'free', 'hosted organizations start on free (the embedded local setup: paygo)');
   t.same(c.envFrom, [{ configMapRef: { name: config.metadata.name } }]);
   t.equal(c.readinessProbe.httpGet.path, '/health/ready');
   t.equal(c.livenessProbe.httpGet.path, '/health/live');

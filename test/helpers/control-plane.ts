@@ -18,7 +18,8 @@ export interface TestControlPlane extends RunningControlPlane {
 
 export async function startTestControlPlane(overrides: Partial<Config> = {}, env: NodeJS.ProcessEnv = {}): Promise<TestControlPlane> {
   const dataDir = overrides.dataDir ?? mkdtempSync(join(tmpdir(), 'twins-cp-'));
-  const config = loadConfig({ ...env }, { port: 0, host: '127.0.0.1', dataDir, logLevel: 'silent', ...overrides });
+  // No payment processor unless the test asks for one (the house Stripe twin is a child process).
+  const config = loadConfig({ ...env }, { port: 0, host: '127.0.0.1', dataDir, logLevel: 'silent', ...(env.TWINS_PAYMENT_PROCESSOR ? {} : { paymentProcessor: 'none' as const }), ...overrides });
   const cp = await startControlPlane(config);
   return {
     ...cp,

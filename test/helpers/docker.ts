@@ -3,6 +3,7 @@
 
 import Docker from 'dockerode';
 import { execFileSync } from 'node:child_process';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -19,4 +20,13 @@ export async function engineReachable(): Promise<boolean> {
 /** `scripts/image/build.sh <tag> <target>`, as `make image` runs it. */
 export function buildImage(tag: string, target: 'twin-runtime' | 'control-plane'): void {
   execFileSync(join(root, 'scripts/image/build.sh'), [tag, target], { cwd: root, stdio: 'pipe', timeout: 300_000 });
+}
+
+/** A loopback port free a moment ago (host networking: the container binds it itself). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }

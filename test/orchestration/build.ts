@@ -1,6 +1,7 @@
-// Twin child processes run the compiled runtime (no tsx in children): compile twin-runtime/ and
-// twins/ into dist/ when dist is missing or older than their sources. `make test` builds everything
-// with tsc first; here esbuild transpiles just those two folders (file by file, same layout as tsc)
+// Twin child processes run the compiled runtime (no tsx in children): compile twin-runtime/,
+// twins/ and what they import (seeds/), and control-plane/ (tests that run `twins serve` as its own
+// process), into dist/ when dist is missing or older than their sources. `make test` builds everything
+// with tsc first; here esbuild transpiles just those folders (file by file, same layout as tsc)
 // so a test run does not wait for a whole-tree type check. A lock directory keeps parallel test
 // files from building at the same time.
 
@@ -11,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const ENTRY = join(ROOT, 'dist', 'twin-runtime', 'main.js');
+const SOURCES = ['twin-runtime', 'twins', 'seeds', 'control-plane'];
 
 function newestMtime(dir: string): number {
   let newest = 0;
@@ -45,7 +47,7 @@ function tsFiles(dir: string): string[] {
 function stale(): boolean {
   if (!existsSync(ENTRY)) return true;
   const built = statSync(ENTRY).mtimeMs;
-  return ['twin-runtime', 'twins'].some((d) => newestMtime(join(ROOT, d)) > built);
+  return SOURCES.some((d) => newestMtime(join(ROOT, d)) > built);
 }
 
 function sleep(ms: number): void {
@@ -68,7 +70,7 @@ export function ensureBuilt(): void {
   }
   try {
     if (!stale()) return;
-    const sources = ['twin-runtime', 'twins'].flatMap((d) => tsFiles(join(ROOT, d)));
+    const sources = SOURCES.flatMap((d) => tsFiles(join(ROOT, d)));
     buildSync({
       entryPoints: sources,
       outdir: join(ROOT, 'dist'),

@@ -118,7 +118,7 @@ t.test('1,000 requests through the gateway give 1,000 log entries', async (t) =>
 });
 
 t.test('plan limits, expiry, add and remove twins, reset, scenarios, catalog, validation', async (t) => {
-  const cp = await startOrchestratedControlPlane();
+  const cp = await startOrchestratedControlPlane({ defaultPlan: 'free' });
   t.teardown(() => cp.stop());
   const token = await cp.token({ org: 'limits' });
 

@@ -30,7 +30,7 @@ async function settled(cp: TestControlPlane, token: string, id: string): Promise
 }
 
 t.test('seeds API', async (t) => {
-  const cp = await startTestControlPlane();
+  const cp = await startTestControlPlane({ defaultPlan: 'free' });
   t.teardown(() => cp.stop());
 
   await t.test('a free plan cannot generate seeds (402)', async (t) => {

@@ -216,9 +216,10 @@ t.test('form bodies: a value read by pointer equals the value in the decoded tre
     'text=50%25+off+%26+more&channel=%23general',
     'flag&amount=1&emailx=3&email',
     'a%5Bb%5D=1&metadata%5btier%5d=x&metadata%5Btier%5D=y&name=',
+    'a[b]=1&a=2&toString=1&__proto__[x]=1&constructor[prototype][y]=2&metadata[__proto__][z]=3',
     '',
   ];
-  const pointers = ['/email', '/name', '/metadata/tier', '/metadata', '/amount', '/items/0/price', '/items', '/expand/0', '/a', '/a/b', '/text', '/channel', '/flag', '/missing', ''];
+  const pointers = ['/email', '/name', '/metadata/tier', '/metadata', '/amount', '/items/0/price', '/items', '/expand/0', '/a', '/a/b', '/text', '/channel', '/flag', '/missing', '/toString', '/__proto__/x', '/constructor/prototype/y', '/metadata/__proto__/z', ''];
   for (const body of bodies) {
     const tree = parseBracketForm(body);
     for (const pointer of pointers) {

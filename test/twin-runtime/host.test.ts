@@ -2,6 +2,7 @@
 // hook, `around`, generic routes behind hand-written ones, and the host operations the admin API
 // and seeds call (advance, reset, records).
 
+import { InputRefusal } from '../../twin-runtime/safe-input.js';
 import t from 'tap';
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -71,6 +72,7 @@ function testTwin(extra: Partial<TwinDefinition> = {}): TwinDefinition {
     description: 'test twin',
     version: '0.0.1',
     storageVersion: 1,
+    defaultPort: 0,
     resources: ['thing'],
     mintKey: () => 'key_1',
     routes: [
@@ -136,7 +138,7 @@ t.test('host: provider requests through the pipeline and the error hook', async 
   t.same((await host.handle(request('GET', '/nope'))).body, { error: 'no route for GET /nope' });
   t.equal((await host.handle(request('GET', '/things/a', false))).status, 401);
   t.same((await host.handle(request('GET', '/things/%E0%A4%A'))).body, { error: 'malformed_url' });
-  t.same((await host.refuse(request('POST', '/things/a'), { kind: 'body_too_large', message: 'big' })).body, { error: 'body_too_large' });
+  t.same((await host.refuse(request('POST', '/things/a'), { kind: 'input_refused', message: 'big', refusal: new InputRefusal('body_too_large', 'body', 10) })).body, { error: 'input_refused' });
 });
 
 t.test('host: generic routes answer where no hand-written route does', async (t) => {

@@ -3,7 +3,7 @@
 // model/, the HTTP surface in routes/. See twins/github/README.md for what is covered.
 
 import type { TwinDefinition } from '../../twin-runtime/contract.js';
-import { aroundGitHub, authenticateGitHub, renderGitHubError, routeMissGitHub } from './wire/http.js';
+import { aroundGitHub, authenticateGitHub, parseFailureGitHub, renderGitHubError, routeMissGitHub } from './wire/http.js';
 import { rollOver } from './model/rate-limit.js';
 import { signGitHubDelivery } from './model/webhooks.js';
 import { accountRoutes } from './routes/accounts.js';
@@ -23,6 +23,7 @@ const github: TwinDefinition = {
   description: 'GitHub REST API: users, orgs, repositories, branches and contents, issues, pull requests, reviews, webhooks.',
   version: '1.0.0',
   storageVersion: 1,
+  defaultPort: 12121,
   resources: [
     'user', 'org', 'membership', 'repository', 'ref', 'commit', 'tree', 'blob', 'issue', 'issue_comment',
     'label', 'milestone', 'pull_request', 'review', 'review_comment', 'hook', 'rate_limit',
@@ -34,7 +35,7 @@ const github: TwinDefinition = {
   routing: { ignoreTrailingSlash: true },
   authenticate: authenticateGitHub,
   around: aroundGitHub,
-  errors: { render: renderGitHubError, routeMiss: routeMissGitHub },
+  errors: { render: renderGitHubError, routeMiss: routeMissGitHub, parseFailure: parseFailureGitHub },
   initialize: ensureBootstrap,
   advance(ctx, to) {
     rollOver(ctx, to);

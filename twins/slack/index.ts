@@ -3,6 +3,7 @@
 // See twins/slack/README.md for the workspace, settings and methods.
 
 import type { TwinDefinition, TwinRequest } from '../../twin-runtime/contract.js';
+import type { InputRefusal } from '../../twin-runtime/safe-input.js';
 import { signDelivery } from './model/events.js';
 import { RESOURCES } from './model/records.js';
 import { postDueMessages } from './model/scheduled.js';
@@ -26,6 +27,17 @@ function presentedToken(req: TwinRequest): string | undefined {
   return typeof candidate === 'string' && candidate !== '' ? candidate : undefined;
 }
 
+/**
+ * Slack's own codes for a call it cannot read (HTTP 200 with `ok:false`, as for every failed call):
+ * a too long argument name, an array where a string belongs, or a body it cannot decode.
+ */
+function refusalCode(refusal: InputRefusal, req: TwinRequest): string {
+  if (refusal.reason === 'key_too_long') return 'invalid_arg_name';
+  if (refusal.reason === 'index_too_large' || (refusal.reason === 'nesting_too_deep' && refusal.param !== undefined)) return 'invalid_array_arg';
+  const json = refusal.part === 'body' && String(req.headers['content-type'] ?? '').toLowerCase().includes('json');
+  return json ? 'invalid_json' : 'invalid_form_data';
+}
+
 /** Slack bot tokens: `xoxb-<12 digits>-<13 digits>-<24 base62>`. */
 function mintKey(randomBase62: (length: number) => string): string {
   const digits = (n: number) => [...randomBase62(n)].map((ch) => String(ch.charCodeAt(0) % 10)).join('');
@@ -40,6 +52,7 @@ const slack: TwinDefinition = {
     'Slack Web API (conversations, chat, threads, reactions, users, scheduled messages) with signed Events API callbacks.',
   version: '1.0.0',
   storageVersion: 1,
+  defaultPort: 12131,
   resources: RESOURCES,
   mintKey,
   routes,
@@ -57,6 +70,11 @@ const slack: TwinDefinition = {
         return slackFailure('unknown_method', { req_method: req.path.slice('/api/'.length) });
       }
       return { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'Not Found' };
+    },
+    parseFailure(req, ctx, problem) {
+      if (problem.kind === 'malformed_url') return this.routeMiss(req, ctx);
+      const { refusal } = problem;
+      return slackFailure(refusalCode(refusal, req), { response_metadata: { messages: [`[ERROR] ${refusal.message}`] } });
     },
   },
   initialize: ensureWorkspace,

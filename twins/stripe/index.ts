@@ -19,6 +19,7 @@ const stripe: TwinDefinition = {
     'Stateful Stripe test mode: customers, catalog, payment methods and intents with test cards, refunds, subscriptions and invoices, checkout, meters, events and signed webhooks, test clocks.',
   version: '1.0.0',
   storageVersion: 1,
+  defaultPort: 12111, // as stripe-mock does
   resources: STRIPE_RESOURCES,
   mintKey: (randomBase62) => `sk_test_${randomBase62(99)}`,
   routes,

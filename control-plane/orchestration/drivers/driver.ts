@@ -19,6 +19,8 @@ export interface TwinWorkloadSpec {
   clockStart: Date;
   /** Per-workload secret the admin API (/_twin/*) requires. */
   adminSecret: string;
+  /** The provider key the twin accepts, when its supervisor keeps one across restarts (process driver only). */
+  apiKey?: string;
   /** The URL callers use (gateway); the twin renders it in provider URLs. */
   publicUrl: string;
   /** Labels on every workload (`twins.environment-id`, `twins.twin-id`, `twins.org-id`). */

@@ -67,7 +67,7 @@ export function defaultRuntimeEntry(): string {
   return join(projectRoot(), 'dist', 'twin-runtime', 'main.js');
 }
 
-function isAlive(pid: number): boolean {
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -111,11 +111,12 @@ export class ProcessDriver implements TwinDriver {
     this.warmPerSlug = options.warmPerSlug ?? 0;
   }
 
-  private childEnv(adminSecret?: string): NodeJS.ProcessEnv {
+  private childEnv(adminSecret?: string, apiKey?: string): NodeJS.ProcessEnv {
     return {
       PATH: process.env.PATH ?? '',
       NODE_ENV: process.env.NODE_ENV ?? 'production',
       ...(adminSecret ? { TWIN_ADMIN_SECRET: adminSecret } : {}),
+      ...(apiKey ? { TWIN_API_KEY: apiKey } : {}),
       // The child exits when our end of its stdin closes, so a crashed control plane leaves no twins.
       TWIN_EXIT_WITH_PARENT: '1',
       ...(process.env.TWIN_DELIVERY_BACKOFF_MS ? { TWIN_DELIVERY_BACKOFF_MS: process.env.TWIN_DELIVERY_BACKOFF_MS } : {}),
@@ -212,6 +213,7 @@ export class ProcessDriver implements TwinDriver {
           clock: spec.clockStart.toISOString(),
           public_url: spec.publicUrl,
           admin_secret: spec.adminSecret,
+          ...(spec.apiKey ? { api_key: spec.apiKey } : {}),
           port: 0,
           host: '127.0.0.1',
         }) + '\n',
@@ -220,7 +222,7 @@ export class ProcessDriver implements TwinDriver {
       const args = [this.entry, '--twin', spec.slug, '--data', spec.dataFile, '--port', '0', '--host', '127.0.0.1'];
       args.push('--clock', spec.clockStart.toISOString(), '--public-url', spec.publicUrl);
       if (spec.seedFile) args.push('--seed', spec.seedFile);
-      child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'], env: this.childEnv(spec.adminSecret) });
+      child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'], env: this.childEnv(spec.adminSecret, spec.apiKey) });
       child.stderr!.setEncoding('utf8');
       child.stderr!.on('data', (chunk: string) => (stderr.tail = (stderr.tail + chunk).slice(-2000)));
     }

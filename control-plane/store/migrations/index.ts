@@ -4,6 +4,7 @@ import m001 from './001-identity.js';
 import m002 from './002-environments.js';
 import m003 from './003-seeds-scenarios.js';
 import m004 from './004-tests.js';
+import m005 from './005-billing.js';
 
 export interface Migration {
   version: number;
@@ -11,4 +12,4 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: Migration[] = [m001, m002, m003, m004];
+export const MIGRATIONS: Migration[] = [m001, m002, m003, m004, m005];

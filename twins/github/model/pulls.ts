@@ -13,6 +13,7 @@ import {
 } from './git.js';
 import { authorAssociation, createIssue, emptyReactions, getIssue, isAssignable, saveIssue, updateIssue, type IssuePatch } from './issues.js';
 import { emitEvent } from './webhooks.js';
+import { ownValue } from '../../../twin-runtime/safe-input.js';
 
 function pullKey(repo: Json, number: number): string {
   return childKey(repo, number);
@@ -381,6 +382,8 @@ export function removeRequestedReviewers(ctx: TwinContext, repo: Json, pr: Json,
 // ---- reviews -----------------------------------------------------------------------------
 
 const REVIEW_STATES: Record<string, string> = { APPROVE: 'APPROVED', REQUEST_CHANGES: 'CHANGES_REQUESTED', COMMENT: 'COMMENTED' };
+/** The state a review `event` from the request leads to (only the table's own entries: not `constructor`). */
+const reviewState = (event: string): string | undefined => ownValue(REVIEW_STATES, event) as string | undefined;
 
 function reviewKey(repo: Json, id: number): string {
   return childKey(repo, id);
@@ -420,7 +423,7 @@ export interface ReviewCommentInput {
 
 export function createReview(ctx: TwinContext, repo: Json, pr: Json, input: { event?: string; body?: string | null; commit_id?: string; comments?: ReviewCommentInput[] }): Json {
   const me = viewer(ctx);
-  if (input.event !== undefined && !REVIEW_STATES[input.event]) {
+  if (input.event !== undefined && !reviewState(input.event)) {
     throw validationFailed({ resource: 'PullRequestReview', field: 'event', code: 'invalid', value: input.event });
   }
   checkReviewBody(input.event, input.body);
@@ -433,7 +436,7 @@ export function createReview(ctx: TwinContext, repo: Json, pr: Json, input: { ev
     node_id: nodeId('PullRequestReview', id),
     user: simpleAccount(me),
     body: input.body ?? '',
-    state: input.event ? REVIEW_STATES[input.event] : 'PENDING',
+    state: input.event ? reviewState(input.event) : 'PENDING',
     html_url: html,
     pull_request_url: pr.url,
     author_association: authorAssociation(ctx, repo, me),
@@ -454,11 +457,11 @@ export function submitReview(ctx: TwinContext, repo: Json, pr: Json, id: number,
   if (review.state !== 'PENDING') {
     throw new GitHubError(422, 'Unprocessable Entity', { errors: ['Can not submit a non-pending review'] });
   }
-  if (!REVIEW_STATES[input.event]) throw validationFailed({ resource: 'PullRequestReview', field: 'event', code: 'invalid', value: input.event });
+  if (!reviewState(input.event)) throw validationFailed({ resource: 'PullRequestReview', field: 'event', code: 'invalid', value: input.event });
   const body = input.body ?? review.body;
   checkReviewBody(input.event, body);
   review.body = body ?? '';
-  review.state = REVIEW_STATES[input.event];
+  review.state = reviewState(input.event);
   review.submitted_at = now(ctx);
   ctx.store.put('review', reviewKey(repo, id), review);
   emitEvent(ctx, repo, 'pull_request_review', { action: 'submitted', review, pull_request: pr });

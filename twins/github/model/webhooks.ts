@@ -9,6 +9,7 @@ import { notFound, validationFailed } from '../wire/errors.js';
 import { type Json, getOrg, orgSummary, simpleAccount, viewer } from './accounts.js';
 import { childKey } from './repositories.js';
 import { toTwinUrls } from '../wire/urls.js';
+import { assignSafely } from '../../../twin-runtime/safe-input.js';
 
 function hookKey(repo: Json, id: number): string {
   return childKey(repo, `hook:${id}`);
@@ -22,7 +23,7 @@ export function presentHook(hook: Json): Json {
 }
 
 function normaliseConfig(input: Json, previous: Json = {}): Json {
-  const config: Json = { ...previous, ...input };
+  const config: Json = assignSafely({}, previous, input);
   if (typeof config.url !== 'string' || !/^https?:\/\//.test(config.url)) {
     throw validationFailed({ resource: 'Hook', code: 'custom', message: 'Config must contain url' } as never);
   }

@@ -4,8 +4,9 @@
 // reading with GitHub's 422s, and Link-header pagination.
 
 import { createHash } from 'node:crypto';
-import type { RouteCall, RunRoute, TwinContext, TwinRequest, TwinResponse, TwinRoute } from '../../../twin-runtime/contract.js';
+import type { RequestProblem, RouteCall, RunRoute, TwinContext, TwinRequest, TwinResponse, TwinRoute } from '../../../twin-runtime/contract.js';
 import { GitHubError, invalidRequest } from './errors.js';
+import { parseJson } from '../../../twin-runtime/safe-input.js';
 import { DOCS, docsForPath, operationDocs } from './docs.js';
 import { type Json, ensureBootstrap, viewer } from '../model/accounts.js';
 import { consume, consumeAnonymous, rateHeaders, refund, type RateWindow } from '../model/rate-limit.js';
@@ -156,6 +157,21 @@ export function routeMissGitHub(req: TwinRequest, ctx: TwinContext): TwinRespons
   return githubError(ctx, 404, 'Not Found', docsForPath(req.method, req.path), window);
 }
 
+/**
+ * A request the runtime could not read: a malformed URL is a route miss; a body GitHub cannot read
+ * is "Problems parsing JSON" (413 past the size limit); a query past a limit a schema-level 422.
+ */
+export function parseFailureGitHub(req: TwinRequest, ctx: TwinContext, problem: RequestProblem): TwinResponse {
+  if (problem.kind === 'malformed_url') return routeMissGitHub(req, ctx);
+  ensureBootstrap(ctx);
+  const window = presentedKey(req) === ctx.apiKey ? consume(ctx).window : consumeAnonymous(ctx);
+  const docs = docsForPath(req.method, req.path);
+  const { refusal } = problem;
+  if (refusal.reason === 'body_too_large') return githubError(ctx, 413, 'Request body too large', docs, window);
+  if (refusal.part === 'body') return githubError(ctx, 400, 'Problems parsing JSON', docs, window);
+  return githubError(ctx, 422, `Invalid request.\n\n${refusal.message}`, docs, window);
+}
+
 // ---- reading input -----------------------------------------------------------------------
 
 /** The JSON body; GitHub answers 400 "Problems parsing JSON" to anything else. */
@@ -164,7 +180,7 @@ export function jsonBody(req: TwinRequest): Json {
   if (req.bodyKind !== 'json' || Array.isArray(req.body)) {
     if (req.bodyKind === 'form' && !req.headers['content-type']) {
       try {
-        const v = JSON.parse(req.rawBody.toString('utf8'));
+        const v = parseJson(req.rawBody.toString('utf8')) as Json;
         if (v && typeof v === 'object' && !Array.isArray(v)) return v;
       } catch { /* fall through */ }
     }

@@ -9,6 +9,7 @@ import { SlackError } from './errors.js';
 import { rateLimited } from '../model/rate-limit.js';
 import type { User } from '../model/records.js';
 import { botUser, ensureWorkspace } from '../model/workspace.js';
+import { assignSafely } from '../../../twin-runtime/safe-input.js';
 
 export interface MethodCall {
   args: Args;
@@ -37,7 +38,7 @@ export function slackFailure(error: string, extra: Record<string, unknown> = {})
 
 /** Arguments of a call: query parameters, overridden by the body's. */
 export function callArguments(req: TwinRequest): Record<string, unknown> {
-  return { ...req.query, ...(req.bodyKind === 'none' ? {} : req.body) };
+  return assignSafely({}, req.query, req.bodyKind === 'none' ? undefined : req.body);
 }
 
 /** A method's answer: `{ok: true, …}` with HTTP 200. */

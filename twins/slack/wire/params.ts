@@ -2,6 +2,7 @@
 // (blocks, attachments, metadata) are JSON text; JSON bodies carry real types. Query parameters
 // count too, as they do on Slack.
 
+import { parseJson } from '../../../twin-runtime/safe-input.js';
 import { invalidArguments, SlackError } from './errors.js';
 
 export class Args {
@@ -45,7 +46,7 @@ export class Args {
     if (v === undefined || v === null || v === '') return undefined;
     if (typeof v !== 'string') return v;
     try {
-      return JSON.parse(v);
+      return parseJson(v);
     } catch {
       throw new SlackError(badFormatCode);
     }

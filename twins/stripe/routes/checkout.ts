@@ -1,6 +1,7 @@
 // /v1/checkout/sessions (create, retrieve, update, expire, list, line items), the twin-only
 // completion helper, and the minimal hosted page a session's `url` points at.
 
+import { showHostedCheckout, submitHostedCheckout } from './hosted-checkout.js';
 import type { TwinRequest, TwinResponse, TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../wire/pipeline.js';
 import { listBody, listResponse } from '../wire/list.js';
@@ -169,37 +170,7 @@ export const checkoutRoutes: TwinRoute[] = [
       return ok(presentSession(done, expandOf(req)));
     },
   },
-  {
-    // The hosted page a session's `url` points at: a summary and a button paying with a test card.
-    method: 'GET',
-    path: '/c/pay/{id}',
-    public: true,
-    handler: (req, ctx) => {
-      const s = find(ctx, 'checkout_session', req.params.id!);
-      if (!s) return { status: 404, headers: { 'content-type': 'text/html; charset=utf-8' }, body: '<h1>Checkout session not found</h1>' };
-      const esc = (v: unknown) => String(v ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-      const lines = ((s.line_items?.data ?? []) as StripeObject[]).map((li) => `<li>${esc(li.quantity)} × ${esc(li.description)}</li>`).join('');
-      const body =
-        s.status === 'open'
-          ? `<form method="post"><button type="submit">Pay with test card 4242</button></form>`
-          : `<p>This session is ${esc(s.status)}.</p>`;
-      return {
-        status: 200,
-        headers: { 'content-type': 'text/html; charset=utf-8' },
-        body: `<!doctype html><title>Checkout</title><h1>Twin checkout (${esc(s.mode)})</h1><ul>${lines}</ul>${body}`,
-      };
-    },
-  },
-  {
-    method: 'POST',
-    path: '/c/pay/{id}',
-    public: true,
-    handler: (req, ctx): TwinResponse => {
-      const s = find(ctx, 'checkout_session', req.params.id!);
-      if (!s || s.status !== 'open') return { status: 409, headers: { 'content-type': 'text/html; charset=utf-8' }, body: '<p>This session is not open.</p>' };
-      const done = completeSession(ctx, s.id, {});
-      const target = (done.success_url as string | null)?.replace('{CHECKOUT_SESSION_ID}', done.id);
-      return target ? { status: 303, headers: { location: target } } : { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: '<p>Payment complete.</p>' };
-    },
-  },
+  // The hosted page a session's `url` points at, and its form (routes/hosted-checkout.ts).
+  { method: 'GET', path: '/c/pay/{id}', public: true, handler: showHostedCheckout },
+  { method: 'POST', path: '/c/pay/{id}', public: true, handler: submitHostedCheckout },
 ];

@@ -47,8 +47,17 @@ export function unrecognizedUrl(req: TwinRequest, ctx: TwinContext): TwinRespons
   );
 }
 
-/** A request the runtime could not read: a malformed URL is an unknown one; an oversized body a 413. */
+/**
+ * A request the runtime could not read: a malformed URL is an unknown one; an input limit passed is
+ * Stripe's 400 `invalid_request_error` naming the parameter (413 for a body past the size limit).
+ */
 export function stripeParseFailure(req: TwinRequest, ctx: TwinContext, problem: RequestProblem): TwinResponse {
   if (problem.kind === 'malformed_url') return unrecognizedUrl(req, ctx);
-  return withStripeHeaders(stripeError(413, { type: 'invalid_request_error', message: problem.message }), newRequestId(), req);
+  const { refusal } = problem;
+  const status = refusal.reason === 'body_too_large' ? 413 : 400;
+  return withStripeHeaders(
+    stripeError(status, { type: 'invalid_request_error', message: refusal.message, param: refusal.param }),
+    newRequestId(),
+    req,
+  );
 }

@@ -3,6 +3,7 @@
 // Stripe allows. Lists are walked through their `data`, arrays element by element.
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
+import { isForbiddenKey } from '../../../twin-runtime/safe-input.js';
 import { invalidRequest } from './errors.js';
 import { kindOfId, type StripeObject } from '../model/objects.js';
 
@@ -25,7 +26,7 @@ function expandAt(ctx: TwinContext, holder: any, segments: string[], fullPath: s
   }
   const [field, ...rest] = segments;
   if (field === undefined) return;
-  if (!(field in holder)) {
+  if (isForbiddenKey(field) || !Object.prototype.hasOwnProperty.call(holder, field)) {
     const hint = 'data' in holder && holder.object === 'list' ? ` You may want to try expanding 'data.${fullPath}' instead.` : '';
     throw invalidRequest(`This property cannot be expanded (${fullPath}).${hint}`, 'expand');
   }

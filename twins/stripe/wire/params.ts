@@ -3,6 +3,7 @@
 // wording for a bad value, and the metadata rules.
 
 import type { TwinRequest } from '../../../twin-runtime/contract.js';
+import { assignSafely, ownValue } from '../../../twin-runtime/safe-input.js';
 import { invalidRequest, missingParam } from './errors.js';
 import type { MetadataPatch } from '../model/objects.js';
 
@@ -15,15 +16,14 @@ export interface ParamSpec {
 
 /** The request's parameters: query for GET/DELETE, query + form body for POST (as Stripe accepts both). */
 export function paramsOf(req: TwinRequest): Params {
-  if (req.method === 'GET' || req.method === 'DELETE') return { ...req.query, ...(req.method === 'DELETE' ? req.body : {}) };
-  return { ...req.query, ...req.body };
+  return assignSafely({}, req.query, req.method === 'GET' ? undefined : req.body);
 }
 
 /** Reject the first parameter `spec` does not name. `expand` is accepted everywhere. */
 export function rejectUnknown(params: Params, spec: ParamSpec, prefix = ''): void {
   for (const [key, value] of Object.entries(params)) {
     const name = prefix ? `${prefix}[${key}]` : key;
-    const rule = spec[key] ?? (prefix === '' && key === 'expand' ? true : undefined);
+    const rule = (ownValue(spec, key) as ParamSpec[string] | undefined) ?? (prefix === '' && key === 'expand' ? true : undefined);
     if (rule === undefined) {
       throw invalidRequest(`Received unknown parameter: ${name}`, name, 'parameter_unknown');
     }

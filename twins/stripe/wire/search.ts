@@ -3,6 +3,7 @@
 // the `search_result` envelope with its opaque `next_page` cursor.
 
 import type { TwinContext, TwinRequest, TwinResponse } from '../../../twin-runtime/contract.js';
+import { ownValue } from '../../../twin-runtime/safe-input.js';
 import { invalidRequest, missingParam } from './errors.js';
 import { expandPaths, paramsOf, str } from './params.js';
 import { newestFirst, readLimit } from './list.js';
@@ -56,9 +57,10 @@ function matches(o: StripeObject, c: Clause, fields: SearchFields, resourceName:
   let actual: unknown;
   if (c.field === 'metadata') {
     if (c.key === undefined) throw invalidRequest('Metadata searches need a key: metadata[\'key\']:\'value\'.', 'query');
-    actual = (o.metadata as Record<string, string> | undefined)?.[c.key];
+    actual = ownValue(o.metadata, c.key);
   } else {
-    const get = fields[c.field];
+    // Field names come from the query: only the resource's own searchable fields count.
+    const get = ownValue(fields, c.field) as SearchFields[string] | undefined;
     if (!get) {
       throw invalidRequest(
         `Field \`${c.field}\` is an unsupported search field for resource \`${resourceName}\`. See http://stripe.com/docs/search#query-fields-for-${resourceName} for a list of supported fields.`,

@@ -1,0 +1,72 @@
+// `twins env create|list|get|wait|reset|delete` over the REST API.
+
+import { ok, type Environment, type Schemas } from '../client/index.js';
+import { waitForEnvironment } from '../client/workflows.js';
+import type { CommandContext } from './context.js';
+import { printJson, show, table } from './output.js';
+import type { Handler } from './spec.js';
+import { waiting } from './waiting.js';
+
+export function renderEnvironment(env: Environment): string {
+  const head = `${env.name}  ${env.id}  ${env.status}  clock ${env.clock}${env.expires_at ? `  expires ${env.expires_at}` : ''}\n`;
+  const twins = env.twins.map((t) => [`  ${t.twin_slug}`, t.id, t.state, t.url ?? '-', t.failure ?? '']);
+  return head + (twins.length > 0 ? table([['  TWIN', 'TWIN_ID', 'STATE', 'URL', ''], ...twins]) : '');
+}
+
+const envPath = (ctx: CommandContext) => ({ params: { path: { environment_id: ctx.args.ENV_ID! } } });
+
+function wait(ctx: CommandContext, env: Environment): Promise<Environment> {
+  return ctx.client().then((client) => waiting(ctx, `waiting for ${env.name} to be ready`, (o) => waitForEnvironment(client, env.id, o)));
+}
+
+export const create: Handler = async (ctx) => {
+  const twins = ctx.list('twin').map((spec) => {
+    const [twin, seed_id] = spec.split('@', 2);
+    if (!twin) throw ctx.usage(`--twin '${spec}' names no twin (SLUG or SLUG@SEED_ID)`);
+    // The slug is checked by the API (422 names the twins it knows).
+    return (seed_id ? { twin, seed_id } : { twin }) as Schemas['EnvironmentTwinCreate'];
+  });
+  const scenario = ctx.str('scenario');
+  if (twins.length === 0 && !scenario) throw ctx.usage('give at least one --twin SLUG or a --scenario SCENARIO_ID');
+  const client = await ctx.client();
+  let env = await ok(
+    client.POST('/environments', {
+      body: { name: ctx.str('name')!, twins, ...(scenario ? { scenario_id: scenario } : {}), ...(ctx.int('ttl') ? { ttl_seconds: ctx.int('ttl') } : {}) },
+    }),
+  );
+  if (ctx.flag('wait')) env = await wait(ctx, env);
+  show(ctx, env, renderEnvironment);
+};
+
+export const list: Handler = async (ctx) => {
+  const client = await ctx.client();
+  const page = await ok(client.GET('/environments', { params: { query: { page: ctx.int('page'), size: ctx.int('size') } } }));
+  show(ctx, page, (p) =>
+    table([['ID', 'NAME', 'STATUS', 'TWINS', 'CREATED'], ...p.items.map((e) => [e.id, e.name, e.status, e.twins.map((t) => t.twin_slug).join(',') || '-', e.created_at])]) +
+    `page ${p.page} of ${p.pages} (${p.total} environments)\n`,
+  );
+};
+
+export const get: Handler = async (ctx) => {
+  const client = await ctx.client();
+  show(ctx, await ok(client.GET('/environments/{environment_id}', envPath(ctx))), renderEnvironment);
+};
+
+export const wait_: Handler = async (ctx) => {
+  const client = await ctx.client();
+  const env = await ok(client.GET('/environments/{environment_id}', envPath(ctx)));
+  show(ctx, await wait(ctx, env), renderEnvironment);
+};
+export { wait_ as wait };
+
+export const reset: Handler = async (ctx) => {
+  const client = await ctx.client();
+  show(ctx, await ok(client.POST('/environments/{environment_id}/reset', envPath(ctx))), (e) => `reset; clock back to ${e.clock}\n` + renderEnvironment(e));
+};
+
+export const remove: Handler = async (ctx) => {
+  const client = await ctx.client();
+  await ok(client.DELETE('/environments/{environment_id}', envPath(ctx)));
+  if (ctx.json) printJson(ctx.io, { deleted: ctx.args.ENV_ID });
+  else ctx.io.stdout(`deleted environment ${ctx.args.ENV_ID}\n`);
+};

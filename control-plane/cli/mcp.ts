@@ -1,0 +1,78 @@
+// `twins mcp`: the MCP tools over stdio. It drives TWINS_URL with TWINS_API_KEY when given; else the
+// control plane running from TWINS_DATA_DIR (tokens signed by its local identity provider); else an
+// embedded control plane started in this process. stdout carries MCP only: logs go to stderr.
+
+import { resolve } from 'node:path';
+import type { TwinsClient } from '../client/index.js';
+import { CliError, type CommandContext } from './context.js';
+import { removeServerNote, runningServer, whyNotSigning, writeServerNote } from './local-server.js';
+import type { Handler } from './spec.js';
+
+const DEFAULT_EMAIL = 'agent@twins.local';
+const DEFAULT_ORG = 'local';
+
+interface Backend {
+  client: TwinsClient;
+  describe: string;
+  close(): Promise<void>;
+}
+
+async function localSigner(dataDir: string, ctx: CommandContext): Promise<() => Promise<string>> {
+  const { loadLocalKeys, mintLocalToken } = await import('../auth/local-idp.js');
+  const keys = await loadLocalKeys(dataDir);
+  const who = { email: ctx.str('email') ?? DEFAULT_EMAIL, org: ctx.str('org') ?? DEFAULT_ORG, role: 'admin' as const, firstName: 'Agent', lastName: '' };
+  let cached: { token: string; until: number } | undefined;
+  return async () => {
+    if (!cached || cached.until < Date.now() + 60_000) cached = { token: await mintLocalToken(keys, { ...who, ttlSeconds: 3600 }), until: Date.now() + 3_600_000 };
+    return cached.token;
+  };
+}
+
+async function backend(ctx: CommandContext): Promise<Backend> {
+  const { createTwinsClient } = await import('../client/index.js');
+  const url = ctx.str('url');
+  if (url) {
+    const token = ctx.str('token');
+    if (!token) throw ctx.usage('missing credential for --url/TWINS_URL: pass --token or set TWINS_API_KEY (or TWINS_TOKEN)');
+    return { client: createTwinsClient({ url, token }), describe: `the control plane at ${url}`, close: async () => {} };
+  }
+  const dataDir = resolve(ctx.io.cwd, ctx.str('data') ?? './.data');
+  const running = runningServer(dataDir);
+  if (running) {
+    const refusal = whyNotSigning(dataDir, ctx.io.env.TWINS_IDP);
+    if (refusal) throw new CliError(`${refusal} Set TWINS_URL and TWINS_API_KEY instead.`);
+    const reachable = await fetch(`${running.url}/health/live`).then((r) => r.ok, () => false);
+    if (reachable) return { client: createTwinsClient({ url: running.url, token: await localSigner(dataDir, ctx) }), describe: `the control plane at ${running.url}`, close: async () => {} };
+  }
+  if (ctx.io.env.TWINS_IDP && ctx.io.env.TWINS_IDP !== 'local') throw new CliError('TWINS_IDP is not local: set TWINS_URL and TWINS_API_KEY to drive your control plane.');
+  // Embedded: a control plane in this process on a free loopback port, logging to stderr.
+  const [{ loadConfig }, { startControlPlane }, { default: pino }] = await Promise.all([import('../config.js'), import('../server.js'), import('pino')]);
+  const config = loadConfig(ctx.io.env, { port: 0, host: '127.0.0.1', dataDir });
+  const cp = await startControlPlane(config, pino({ level: config.logLevel }, pino.destination(2)));
+  writeServerNote(dataDir, { url: cp.url, pid: process.pid, idp: config.idp, started_at: new Date().toISOString() });
+  return {
+    client: createTwinsClient({ url: cp.url, token: await localSigner(dataDir, ctx) }),
+    describe: `an embedded control plane at ${cp.url} (data ${dataDir})`,
+    async close() {
+      await cp.close();
+      removeServerNote(dataDir, process.pid);
+    },
+  };
+}
+
+export const mcp: Handler = async (ctx) => {
+  const [{ createMcpServer }, { StdioServerTransport }] = await Promise.all([import('../mcp/tools.js'), import('@modelcontextprotocol/sdk/server/stdio.js')]);
+  const b = await backend(ctx);
+  const server = createMcpServer(() => b.client);
+  const transport = new StdioServerTransport();
+  const closed = new Promise<void>((resolveClosed) => {
+    transport.onclose = () => resolveClosed();
+    process.stdin.once('end', () => resolveClosed());
+  });
+  await server.connect(transport);
+  ctx.io.stderr(`twins mcp: serving MCP on stdio for ${b.describe}\n`);
+  await Promise.race([closed, ctx.io.stopped]);
+  await server.close().catch(() => {});
+  await b.close();
+  return 0;
+};

@@ -1,0 +1,57 @@
+// `twins twin SLUG`: one twin without the control plane, on its own default port, keeping its
+// records and key in the data file across restarts (decisions §10). Loads only the twin runtime.
+// `twins twin credential|get TWIN_ID`: a twin of an environment, through the REST API.
+
+import { mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { CliError } from './context.js';
+import { show, table } from './output.js';
+import type { Handler } from './spec.js';
+
+export const standalone: Handler = async (ctx) => {
+  const slug = ctx.args.SLUG!;
+  const [{ isTwinSlug, loadTwin, TWIN_SLUGS }, { TwinServer }] = await Promise.all([
+    import('../../twin-runtime/registry.js'),
+    import('../../twin-runtime/server.js'),
+  ]);
+  if (!isTwinSlug(slug)) throw ctx.usage(`unknown twin '${slug}' (twins: ${TWIN_SLUGS.join(', ')})`);
+  const def = await loadTwin(slug);
+  const dataDir = resolve(ctx.io.cwd, ctx.io.env.TWINS_DATA_DIR ?? './.data');
+  const data = resolve(ctx.io.cwd, ctx.str('data') ?? join(dataDir, 'standalone', `${slug}.sqlite`));
+  mkdirSync(dirname(data), { recursive: true });
+  const server = new TwinServer(def, { dataFile: data, keepKey: true, apiKey: ctx.str('key') });
+  const port = ctx.int('port') ?? def.defaultPort;
+  let url: string;
+  try {
+    url = await server.listen(port, ctx.str('host') ?? '127.0.0.1');
+  } catch (e) {
+    await server.close();
+    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new CliError(`Port ${port} is in use (is another ${def.name} twin running?); choose another with --port, or --port 0 for a free one.`);
+    }
+    throw e;
+  }
+  show(ctx, { twin: slug, url, api_key: server.apiKey, data }, (t) =>
+    `${def.name} twin listening on ${t.url}\napi key: ${t.api_key}\ndata: ${t.data} (records and key kept across restarts)\n`,
+  );
+  await ctx.io.stopped;
+  await server.close();
+  return 0;
+};
+
+export const credential: Handler = async (ctx) => {
+  const { twinCredentials } = await import('../client/workflows.js');
+  const cred = await twinCredentials(await ctx.client(), ctx.args.TWIN_ID!);
+  show(ctx, cred, (c) =>
+    Object.entries(c.sdk.env)
+      .map(([k, v]) => `export ${k}='${v.replaceAll("'", "'\\''")}'`)
+      .join('\n') + '\n',
+  );
+};
+
+export const get: Handler = async (ctx) => {
+  const { ok } = await import('../client/index.js');
+  const client = await ctx.client();
+  const twin = await ok(client.GET('/twins/{twin_id}', { params: { path: { twin_id: ctx.args.TWIN_ID! } } }));
+  show(ctx, twin, (t) => table([['ID', 'TWIN', 'VERSION', 'STATE', 'URL'], [t.id, t.twin_slug, t.twin_version, t.state, t.url]]) + (t.failure ? `failure: ${t.failure}\n` : ''));
+};

@@ -1,0 +1,96 @@
+// What the CLI and the MCP server both do on top of single calls: wait for an environment or a
+// seed, and gather a twin's URL, key and SDK snippet. One implementation, over the typed client.
+
+import { ok, type Environment, type Seed, type TwinsClient } from './index.js';
+import { sdkSnippet, type SdkSnippet } from './sdk-snippets.js';
+
+export interface WaitOptions {
+  /** Give up after this long (default 120 s). */
+  timeoutMs?: number;
+  /** Between two reads (default 250 ms). */
+  intervalMs?: number;
+  /** Called with each read (progress lines). */
+  onProgress?: (status: string) => void;
+  /** Stop waiting early (a user's Ctrl-C). */
+  signal?: AbortSignal;
+}
+
+/** Waiting ended without the awaited state: it failed, or took longer than allowed. */
+export class WaitError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WaitError';
+  }
+}
+
+const ENVIRONMENT_DEAD = new Set(['failed', 'expired', 'stopping', 'stopped']);
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new WaitError('Stopped waiting.'));
+    const timer = setTimeout(() => (signal?.removeEventListener('abort', onAbort), resolve()), ms);
+    const onAbort = () => (clearTimeout(timer), reject(new WaitError('Stopped waiting.')));
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+async function poll<T>(read: () => Promise<T>, verdict: (value: T) => 'done' | string | undefined, describe: (value: T) => string, o: WaitOptions): Promise<T> {
+  const deadline = Date.now() + (o.timeoutMs ?? 120_000);
+  for (;;) {
+    const value = await read();
+    const v = verdict(value);
+    if (v === 'done') return value;
+    if (v !== undefined) throw new WaitError(v);
+    o.onProgress?.(describe(value));
+    if (Date.now() >= deadline) throw new WaitError(`Gave up after ${Math.round((o.timeoutMs ?? 120_000) / 1000)} s: ${describe(value)}.`);
+    await sleep(Math.min(o.intervalMs ?? 250, Math.max(0, deadline - Date.now())), o.signal);
+  }
+}
+
+export function describeEnvironment(env: Environment): string {
+  const twins = env.twins.map((t) => `${t.twin_slug} ${t.state}`).join(', ');
+  return `environment ${env.name} is ${env.status}${twins ? ` (${twins})` : ''}`;
+}
+
+/** Read the environment until it is ready; a failed twin or environment ends the wait with its reason. */
+export function waitForEnvironment(client: TwinsClient, id: string, o: WaitOptions = {}): Promise<Environment> {
+  return poll(
+    () => ok(client.GET('/environments/{environment_id}', { params: { path: { environment_id: id } } })),
+    (env) => {
+      if (env.status === 'ready') return 'done';
+      const failed = env.twins.find((t) => t.state === 'failed');
+      if (failed) return `The ${failed.twin_slug} twin ${failed.id} failed: ${failed.failure ?? 'no reason given'}.`;
+      if (ENVIRONMENT_DEAD.has(env.status)) return `Environment ${env.id} is ${env.status}; it will not become ready.`;
+      return undefined;
+    },
+    describeEnvironment,
+    o,
+  );
+}
+
+/** Read the seed until it is generated (`ready`); `failed` ends the wait with its reason. */
+export function waitForSeed(client: TwinsClient, id: string, o: WaitOptions = {}): Promise<Seed> {
+  return poll(
+    () => ok(client.GET('/seeds/{seed_id}', { params: { path: { seed_id: id } } })),
+    (seed) => (seed.status === 'ready' ? 'done' : seed.status === 'failed' ? `Seed ${seed.id} failed: ${seed.failure ?? 'no reason given'}.` : undefined),
+    (seed) => `seed ${seed.name} is ${seed.status}`,
+    o,
+  );
+}
+
+export interface TwinCredentials {
+  twin_id: string;
+  twin_slug: string;
+  url: string;
+  api_key: string;
+  sdk: SdkSnippet;
+}
+
+/** A ready twin's URL and key, with the snippet that points its provider's SDK at it. */
+export async function twinCredentials(client: TwinsClient, twinId: string): Promise<TwinCredentials> {
+  const path = { params: { path: { twin_id: twinId } } };
+  const twin = await ok(client.GET('/twins/{twin_id}', path));
+  const { api_key } = await ok(client.POST('/twins/{twin_id}/credential', path));
+  if (!twin.url) throw new WaitError(`Twin ${twinId} has no URL yet (it is ${twin.state}).`);
+  return { twin_id: twin.id, twin_slug: twin.twin_slug, url: twin.url, api_key, sdk: sdkSnippet(twin.twin_slug, twin.url, api_key) };
+}

@@ -1,0 +1,191 @@
+// The MCP server, driven by the MCP SDK's own client: over streamable HTTP at /mcp on the control
+// plane (bearer API key, same authorization as REST) and over stdio (`twins mcp`, against a control
+// plane by URL, and embedded). The core loop: create an environment with Stripe, get credentials,
+// call it with the official stripe SDK, read the call back from the logs tool, replace a record,
+// advance, delete; refusals come back as tool errors carrying the API's sentence.
+
+import t, { type Test } from 'tap';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import Stripe from 'stripe';
+import { startOrchestratedControlPlane } from '../orchestration/helpers.js';
+import { CLI_SOURCE, ROOT } from '../cli/helpers.js';
+
+// Whole `twins mcp` processes start here (slow on a loaded machine).
+t.setTimeout(300_000);
+
+const TOOLS = [
+  'list_catalog',
+  'create_environment',
+  'get_environment',
+  'list_environments',
+  'delete_environment',
+  'reset_environment',
+  'get_twin_credentials',
+  'list_request_logs',
+  'list_records',
+  'get_record',
+  'replace_record',
+  'advance_time',
+  'list_seed_suggestions',
+  'create_seed',
+  'create_test',
+  'run_test_attempt',
+];
+
+const cp = await startOrchestratedControlPlane();
+t.teardown(() => cp.stop());
+const session = await cp.token({ email: 'agent-owner@example.com', org: 'mcp', role: 'admin' });
+const apiKey = (await cp.call('POST', '/organizations/current/api-keys', { token: session, body: { name: 'mcp' } })).body.token as string;
+
+type Structured = Record<string, any>;
+
+async function call(t: Test, client: Client, name: string, args: Record<string, unknown>): Promise<Structured> {
+  const res = await client.callTool({ name, arguments: args });
+  t.notOk(res.isError, `${name}: ${JSON.stringify(res.content)}`);
+  t.ok(res.structuredContent, `${name} answers structured content`);
+  t.same(JSON.parse((res.content as { text: string }[])[0]!.text), res.structuredContent, `${name}: the text is the same JSON`);
+  return res.structuredContent as Structured;
+}
+
+async function refused(t: Test, client: Client, name: string, args: Record<string, unknown>): Promise<string> {
+  const res = await client.callTool({ name, arguments: args });
+  t.equal(res.isError, true, `${name} is refused`);
+  return (res.content as { text: string }[])[0]!.text;
+}
+
+/** The core loop every transport must carry. */
+async function coreLoop(t: Test, client: Client, label: string): Promise<void> {
+  const listed = (await client.listTools()).tools;
+  t.same(listed.map((x) => x.name).sort(), [...TOOLS].sort(), 'every tool, named as documented');
+  for (const tool of listed) {
+    t.equal(tool.inputSchema.type, 'object', `${tool.name} has a JSON-schema input`);
+    t.equal(tool.outputSchema?.type, 'object', `${tool.name} has a JSON-schema output`);
+  }
+
+  const { environment } = await call(t, client, 'create_environment', { name: `mcp ${label}`, twins: ['stripe'] });
+  t.equal(environment.status, 'ready', 'create_environment waits until ready');
+  const twin = environment.twins[0];
+  const cred = await call(t, client, 'get_twin_credentials', { twin_id: twin.id });
+  t.match(cred, { twin_slug: 'stripe', url: twin.url, api_key: /^sk_test_/, sdk: { package: 'stripe', code: /new Stripe\('sk_test_/ } });
+
+  const url = new URL(cred.url);
+  const stripe = new Stripe(cred.api_key, { host: url.hostname, port: Number(url.port), protocol: 'http', maxNetworkRetries: 0 });
+  const customer = await stripe.customers.create({ email: 'ada@example.com', name: 'Ada' });
+
+  const logs = await call(t, client, 'list_request_logs', { environment_id: environment.id });
+  t.equal(logs.total, 1);
+  t.match(logs.items[0], { method: 'POST', path: '/v1/customers', status_code: 200, environment_twin_id: twin.id });
+  t.equal((await call(t, client, 'list_request_logs', { environment_id: environment.id, status_code: 404 })).total, 0, 'filtered by status');
+
+  const records = await call(t, client, 'list_records', { environment_id: environment.id, twin_id: twin.id, resource: 'customer' });
+  t.ok(records.records.some((r: any) => r.external_id === customer.id));
+  const { record } = await call(t, client, 'get_record', { environment_id: environment.id, twin_id: twin.id, resource: 'customer', external_id: customer.id });
+  const replaced = await call(t, client, 'replace_record', {
+    environment_id: environment.id,
+    twin_id: twin.id,
+    resource: 'customer',
+    external_id: customer.id,
+    fields: { ...record.body, email: 'grace@example.com' },
+  });
+  t.equal(replaced.record.body.email, 'grace@example.com');
+  t.equal(((await stripe.customers.retrieve(customer.id)) as Stripe.Customer).email, 'grace@example.com', 'the SDK sees the replaced record');
+
+  const at = new Date(Date.parse(environment.clock) + 30 * 86_400_000).toISOString();
+  t.same(await call(t, client, 'advance_time', { twin_id: twin.id, at }), { twin_id: twin.id, advanced_to: at });
+  t.equal((await call(t, client, 'get_environment', { environment_id: environment.id })).environment.clock, at, 'the clock moved');
+  t.match(await refused(t, client, 'advance_time', { twin_id: twin.id, at: environment.clock }), /^The environment clock is at .*; it cannot move back to /);
+
+  t.same(await call(t, client, 'delete_environment', { environment_id: environment.id }), { deleted: environment.id });
+  t.equal(await refused(t, client, 'get_environment', { environment_id: environment.id }), `Environment ${environment.id} not found.`, 'a tool error carries the API sentence');
+}
+
+t.test('streamable HTTP at /mcp', async (t) => {
+  const anonymous = await fetch(`${cp.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+  t.equal(anonymous.status, 401, 'same authorization as REST');
+  t.equal(anonymous.headers.get('www-authenticate'), 'Bearer');
+  const get = await fetch(`${cp.url}/mcp`, { headers: { authorization: `Bearer ${apiKey}`, accept: 'text/event-stream' } });
+  t.equal(get.status, 405, 'stateless: no server-initiated stream');
+  t.equal(get.headers.get('allow'), 'POST');
+
+  const client = new Client({ name: 'twins-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${cp.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${apiKey}` } } }));
+  t.teardown(() => client.close());
+  t.match(client.getInstructions(), /create_environment/);
+  await coreLoop(t, client, 'http');
+
+  // The rest of the tools, over the same transport.
+  t.same((await call(t, client, 'list_catalog', {})).twins.map((c: any) => c.slug).sort(), ['github', 'slack', 'stripe']);
+  const { environment } = await call(t, client, 'create_environment', { name: 'tests', twins: ['stripe'] });
+  t.ok((await call(t, client, 'list_environments', { size: 10 })).items.some((e: any) => e.id === environment.id));
+  const twin = environment.twins[0];
+  const cred = await call(t, client, 'get_twin_credentials', { twin_id: twin.id });
+  const url = new URL(cred.url);
+  await new Stripe(cred.api_key, { host: url.hostname, port: Number(url.port), protocol: 'http', maxNetworkRetries: 0 }).customers.create({ email: 'x@example.com' });
+  const { test } = await call(t, client, 'create_test', {
+    name: 'refund and customer',
+    twins: ['stripe'],
+    assertions: [
+      { says: 'created a customer', count: { at_least: 1 }, match: { method: 'POST', path: '/v1/customers' } },
+      { says: 'refunded once', count: { exactly: 1 }, match: { method: 'POST', path: '/v1/refunds' } },
+    ],
+  });
+  const run = await call(t, client, 'run_test_attempt', { test_id: test.id, environment_id: environment.id });
+  t.equal(run.passed, false);
+  t.same(run.failures, [{ says: 'refunded once', expected: 'exactly 1', observed: 0, reason: run.failures[0].reason }]);
+  t.type(run.failures[0].reason, 'string', 'each failure says why');
+  const worded = await call(t, client, 'create_test', { name: 'customer', twins: ['stripe'], outcome: 'created a customer' });
+  t.equal((await call(t, client, 'run_test_attempt', { test_id: worded.test.id, environment_id: environment.id })).passed, true);
+  const reset = await call(t, client, 'reset_environment', { environment_id: environment.id });
+  t.equal(reset.environment.id, environment.id);
+
+  const { suggestions } = await call(t, client, 'list_seed_suggestions', { twin: 'stripe' });
+  t.ok(suggestions.length >= 5);
+  const { seed } = await call(t, client, 'create_seed', { name: 'suggested', twin: 'stripe', prompt: suggestions[0].prompt });
+  t.equal(seed.status, 'ready', 'create_seed waits until generated');
+  t.match(await refused(t, client, 'create_seed', { name: 'x', twin: 'paypal', prompt: 'y' }), /^body\.twin: Input should be 'stripe', 'github' or 'slack'/);
+  await call(t, client, 'delete_environment', { environment_id: environment.id });
+});
+
+t.test('stdio: twins mcp against a control plane by URL', async (t) => {
+  const client = new Client({ name: 'twins-test', version: '1.0.0' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ['--import=tsx', CLI_SOURCE, 'mcp'],
+    cwd: ROOT,
+    env: { ...(process.env as Record<string, string>), TWINS_URL: cp.url, TWINS_API_KEY: apiKey },
+    stderr: 'pipe',
+  });
+  await client.connect(transport);
+  t.teardown(() => client.close());
+  await coreLoop(t, client, 'stdio');
+});
+
+t.test('stdio: twins mcp with an embedded control plane', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'twins-mcp-embedded-'));
+  const client = new Client({ name: 'twins-test', version: '1.0.0' });
+  let stderr = '';
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ['--import=tsx', CLI_SOURCE, 'mcp'],
+    cwd: ROOT,
+    env: { ...(process.env as Record<string, string>), TWINS_DATA_DIR: dataDir, TWINS_URL: '', TWINS_API_KEY: '', TWINS_TOKEN: '', LOG_LEVEL: 'warn' },
+    stderr: 'pipe',
+  });
+  transport.stderr?.on('data', (c: Buffer) => (stderr += c));
+  await client.connect(transport);
+  t.teardown(async () => {
+    await client.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  t.match(stderr, /serving MCP on stdio for an embedded control plane at http:\/\/127\.0\.0\.1:\d+/);
+  // Four twins at once: past the free plan's three, so this also shows the embedded setup is on paygo.
+  const { environment } = await call(t, client, 'create_environment', { name: 'embedded', twins: ['stripe', 'github', 'slack', 'stripe'] });
+  t.equal(environment.status, 'ready');
+  t.equal(environment.twins.length, 4);
+  await call(t, client, 'delete_environment', { environment_id: environment.id });
+});
