@@ -6,6 +6,7 @@ import type { TwinContext, TwinRequest, TwinResponse } from '../../../twin-runti
 import { invalidRequest, resourceMissing } from './errors.js';
 import { int, obj, paramsOf, str, type Params } from './params.js';
 import { kindOfId, type StripeObject } from '../model/objects.js';
+import type { PageQuery } from '../../../twin-runtime/record-store.js';
 
 export { searchResponse } from './search.js';
 
@@ -79,6 +80,52 @@ export function listBody<T extends StripeObject>(p: Params, records: T[], url: s
     hasMore = ordered.length > limit;
   }
   return { object: 'list', data, has_more: hasMore, url };
+}
+
+/** The `created` filter as record-store range conditions (`created=<ts>` is both bounds). */
+export function createdRanges(p: Params, key = 'created'): NonNullable<PageQuery['ranges']> {
+  const raw = p[key];
+  if (raw === undefined || raw === '') return [];
+  if (typeof raw === 'string') {
+    const exact = int(p, key)!;
+    return [{ field: key, op: '>=', value: exact }, { field: key, op: '<=', value: exact }];
+  }
+  const range = obj(p, key)!;
+  const out: NonNullable<PageQuery['ranges']> = [];
+  for (const [k, op] of [['gt', '>'], ['gte', '>='], ['lt', '<'], ['lte', '<=']] as const) {
+    const v = int(range, k, key);
+    if (v !== undefined) out.push({ field: key, op, value: v });
+  }
+  return out;
+}
+
+/** Which stored records a keyset list reads: a record kind, optionally narrowed by field values. */
+export interface ListSource {
+  resource: string;
+  equals?: PageQuery['equals'];
+  scope?: string;
+}
+
+/**
+ * One page read from the record store through its `created` index (newest first, ties in reverse
+ * insertion order, as `listBody` orders), so a page costs the same with 10 records or 50,000.
+ */
+export function keysetListBody<T extends StripeObject>(ctx: TwinContext, p: Params, source: ListSource, url: string): ListEnvelope<T> {
+  const limit = readLimit(p);
+  const base = { resource: source.resource, equals: source.equals, scope: source.scope, ranges: createdRanges(p), order: 'created' as const };
+  const after = str(p, 'starting_after');
+  const before = str(p, 'ending_before');
+  const cursor = (id: string, param: string) => {
+    const c = ctx.store.cursorOf(source.resource, id);
+    if (!c) throw resourceMissing(kindOfId(id)?.noun ?? 'object', id, param);
+    return c;
+  };
+  if (before && !after) {
+    const page = ctx.store.page<T>({ ...base, descending: false, after: cursor(before, 'ending_before'), limit });
+    return { object: 'list', data: page.items.map((r) => r.body).reverse(), has_more: page.hasMore, url };
+  }
+  const page = ctx.store.page<T>({ ...base, descending: true, after: after ? cursor(after, 'starting_after') : undefined, limit });
+  return { object: 'list', data: page.items.map((r) => r.body), has_more: page.hasMore, url };
 }
 
 /** The list response for `records` (oldest first) under `url` (e.g. `/v1/customers`). */

@@ -204,16 +204,6 @@ export function deleteCustomer(ctx: TwinContext, id: string): StripeObject {
   return stub;
 }
 
-export function listCustomers(ctx: TwinContext, p: Params): Customer[] {
-  const emailFilter = str(p, 'email');
-  const clock = str(p, 'test_clock');
-  return ctx.store
-    .list<Customer>('customer')
-    .filter((c) => !c.deleted)
-    .filter((c) => emailFilter === undefined || c.email === emailFilter)
-    .filter((c) => (clock === undefined ? c.test_clock === null || c.test_clock === undefined : c.test_clock === clock));
-}
-
 export const CUSTOMER_SEARCH_FIELDS = {
   created: (c: StripeObject) => c.created,
   email: (c: StripeObject) => c.email,

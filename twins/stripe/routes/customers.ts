@@ -2,7 +2,7 @@
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../http/pipeline.js';
-import { listResponse, searchResponse } from '../http/list.js';
+import { keysetListBody, listResponse, searchResponse } from '../http/list.js';
 import { LIST_PARAMS, SEARCH_PARAMS, readParams, str } from '../http/params.js';
 import { find } from '../model/objects.js';
 import {
@@ -12,7 +12,6 @@ import {
   createCustomer,
   deleteCustomer,
   getCustomer,
-  listCustomers,
   updateCustomer,
 } from '../model/customers.js';
 import { listPaymentMethods, type PaymentMethod } from '../model/payment-methods.js';
@@ -29,7 +28,11 @@ export const customerRoutes: TwinRoute[] = [
     path: '/v1/customers',
     handler: (req, ctx) => {
       const p = readParams(req, { ...LIST_PARAMS, email: true, test_clock: true });
-      return listResponse(req, ctx, listCustomers(ctx, p), '/v1/customers');
+      // Live customers (a deleted one is a stub with `deleted: true`), of the given test clock or none.
+      const equals: Record<string, string | null> = { deleted: null, test_clock: str(p, 'test_clock') ?? null };
+      const email = str(p, 'email');
+      if (email !== undefined) equals.email = email;
+      return ok(keysetListBody(ctx, p, { resource: 'customer', equals }, '/v1/customers'));
     },
   },
   {
