@@ -7,6 +7,7 @@ import type { RecordStore } from './record-store.js';
 import type { EnvironmentClock } from './clock.js';
 import type { IdSource } from './ids.js';
 import type { Deliveries, DeliveryRecord } from './deliveries.js';
+import type { GenericSurface } from './generic/types.js';
 
 /** A provider request as the runtime parsed it. */
 export interface TwinRequest {
@@ -80,6 +81,13 @@ export interface TwinDefinition {
   /** Mint the provider-shaped key for a fresh container start (e.g. `sk_test_…`). */
   mintKey(randomBase62: (length: number) => string): string;
   routes: TwinRoute[];
+  /**
+   * The operations of the provider's published spec that no hand-written route answers, served
+   * from the spec by the runtime's generic layer (twin-runtime/generic/). A request goes to it when
+   * no route matches, or when its template is more specific than the route that does (a static
+   * segment where the route has a parameter). Its record kinds are part of `resources`.
+   */
+  generic?: GenericSurface;
   /**
    * Check the credential of a provider request. Return a provider-shaped error response to refuse,
    * or undefined to let the route run. Routes marked `public` skip this.

@@ -10,6 +10,7 @@ import { EnvironmentClock } from './clock.js';
 import { IdSource, randomBase62 } from './ids.js';
 import { Deliveries, DELIVERY_RESOURCE } from './deliveries.js';
 import { handleAdmin } from './admin-api.js';
+import { compareSpecificity } from './generic/router.js';
 import type { TwinContext, TwinDefinition, TwinRequest, TwinResponse, TwinRoute } from './contract.js';
 
 export const ADMIN_PREFIX = '/_twin/';
@@ -170,6 +171,15 @@ export class TwinServer {
   /** Answer one provider request (also used in-process by tests and seeds). */
   async handle(req: TwinRequest): Promise<TwinResponse> {
     const found = this.match(req.method, req.path);
+    // The spec-driven surface answers what no hand-written route claims, and what one claims only
+    // through a less specific template (`/commits/{ref}/status` is not the commit `<sha>/status`).
+    const generic = this.twin.generic?.match(req.method, req.path);
+    if (generic && (!found || compareSpecificity(generic.path, found.route.path) > 0)) {
+      req.params = generic.params;
+      const refused = this.twin.authenticate(req, this.ctx);
+      if (refused) return refused;
+      return generic.handler(req, this.ctx);
+    }
     if (!found) return this.twin.notFound(req, this.ctx);
     req.params = found.params;
     if (!found.route.public) {

@@ -13,6 +13,7 @@ import { issueRoutes } from './routes/issues.js';
 import { pullRoutes } from './routes/pulls.js';
 import { seeding, suggestions } from './seed-vocabulary.js';
 import { ensureBootstrap } from './model/accounts.js';
+import { generic } from './wire/generic.js';
 
 function githubError(status: number, message: string): TwinResponse {
   return {
@@ -39,9 +40,11 @@ const github: TwinDefinition = {
   resources: [
     'user', 'org', 'membership', 'repository', 'ref', 'commit', 'tree', 'blob', 'issue', 'issue_comment',
     'label', 'milestone', 'pull_request', 'review', 'review_comment', 'hook', 'rate_limit',
+    ...generic.resources,
   ],
   mintKey: (randomBase62) => `ghp_${randomBase62(36)}`,
   routes: [...accountRoutes, ...repositoryRoutes, ...gitRoutes, ...issueRoutes, ...pullRoutes],
+  generic,
   authenticate(req, ctx) {
     const key = presentedKey(req);
     if (key === undefined) return githubError(401, 'Requires authentication');

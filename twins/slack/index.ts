@@ -10,6 +10,7 @@ import { ensureWorkspace } from './model/workspace.js';
 import { routes } from './routes/index.js';
 import { slackFailure } from './routes/method.js';
 import { seeding, suggestions } from './seed-vocabulary.js';
+import { generic } from './wire/generic.js';
 
 export { seeding, suggestions };
 
@@ -40,9 +41,10 @@ const slack: TwinDefinition = {
     'Slack Web API (conversations, chat, threads, reactions, users, scheduled messages) with signed Events API callbacks.',
   version: '1.0.0',
   storageVersion: 1,
-  resources: RESOURCES,
+  resources: [...RESOURCES, ...generic.resources],
   mintKey,
   routes,
+  generic,
   authenticate(req, ctx) {
     const token = presentedToken(req);
     if (!token) return slackFailure('not_authed');

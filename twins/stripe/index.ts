@@ -11,6 +11,7 @@ import { advanceStripe } from './model/lifecycle.js';
 import { coreRoutes } from './routes/core.js';
 import { billingRoutes } from './routes/billing.js';
 import { seeding, suggestions } from './seed-vocabulary.js';
+import { generic } from './wire/generic.js';
 
 function piped(routes: TwinRoute[]): TwinRoute[] {
   return routes.map((r) => ({ ...r, handler: stripeRoute(r.handler) }));
@@ -23,9 +24,10 @@ const stripe: TwinDefinition = {
     'Stateful Stripe test mode: customers, catalog, payment methods and intents with test cards, refunds, subscriptions and invoices, checkout, meters, events and signed webhooks, test clocks.',
   version: '1.0.0',
   storageVersion: 1,
-  resources: STRIPE_RESOURCES,
+  resources: [...new Set([...STRIPE_RESOURCES, ...generic.resources])],
   mintKey: (randomBase62) => `sk_test_${randomBase62(99)}`,
   routes: [...piped(coreRoutes), ...piped(billingRoutes)],
+  generic,
   authenticate: authenticateStripe,
   notFound: unrecognizedUrl,
   advance: (ctx, to) => advanceStripe(ctx, to),

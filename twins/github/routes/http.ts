@@ -183,7 +183,7 @@ function pageParams(req: TwinRequest): { page: number; perPage: number } {
   return { page, perPage: Math.min(100, Math.max(1, per)) };
 }
 
-function linkHeader(req: TwinRequest, ctx: TwinContext, page: number, last: number): string | undefined {
+export function linkHeader(req: TwinRequest, ctx: TwinContext, page: number, last: number): string | undefined {
   if (last <= 1 && page <= 1) return undefined;
   const url = (p: number) => {
     const params = new URLSearchParams(req.queryString);
