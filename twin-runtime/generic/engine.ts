@@ -8,7 +8,7 @@ import type { TwinContext, TwinRequest, TwinResponse } from '../contract.js';
 import type { StoredRecord } from '../record-store.js';
 import type { SpecArtefacts } from './artefacts.js';
 import { indexOperations } from './classify.js';
-import { TemplateRouter } from './router.js';
+import { TemplateRouter, templateShape } from './router.js';
 import { SchemaResolver, isPlainObject, mergeInput, synthesize, typeOf, UNSAFE_KEYS, type Schema } from './schema.js';
 import type { OperationEntry } from './spec-types.js';
 import type {
@@ -83,6 +83,26 @@ export class GenericEngine implements GenericSurface {
 
   operations(): OperationStatus[] {
     return this.statuses;
+  }
+
+  private byShape?: Map<string, OperationEntry>;
+
+  requestFields(method: string, template: string): { body?: Set<string>; query?: Set<string> } | undefined {
+    this.byShape ??= new Map(
+      this.artefacts.operations.flatMap((e) => (this.adapter.methods?.(e) ?? [e.method]).map((m) => [templateShape(m, e.path), e] as const)),
+    );
+    const entry = this.byShape.get(templateShape(method, template));
+    if (!entry) return undefined;
+    const piece = this.artefacts.operation(entry.id);
+    const names = new Set<string>();
+    const collect = (node: Schema | undefined): void => {
+      const s = this.resolver.flatten(node);
+      for (const k of Object.keys(s.properties ?? {})) names.add(k);
+      for (const b of s.anyOf ?? []) collect(b);
+    };
+    if (piece.request.body?.schema) collect(piece.request.body.schema as Schema);
+    const query = piece.request.params.filter((p) => p.in === 'query').map((p) => p.name);
+    return { body: names.size ? names : undefined, query: query.length ? new Set(query) : undefined };
   }
 
   // ---- one call -----------------------------------------------------------------------------

@@ -145,6 +145,8 @@ export interface GenericSurface {
   match(method: string, path: string): GenericRoute & { params: Record<string, string> } | undefined;
   /** Every route the surface serves, for a router that registers hand-written routes first. */
   routes(): GenericRoute[];
+  /** Top-level body field and query parameter names the spec gives an operation (by template shape). */
+  requestFields(method: string, template: string): { body?: Set<string>; query?: Set<string> } | undefined;
   /** Every operation of the provider's surface with whether the generic layer serves it. */
   operations(): { entry: OperationEntry; served: boolean; reason?: string; action?: Action; resource?: string }[];
 }
