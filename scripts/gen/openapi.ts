@@ -12,7 +12,7 @@ const KEEP = new Set([
 ]);
 
 export interface CompactOptions {
-  /** Request side: an enum Stripe marks `x-stripeBypassValidation` is not enforced. */
+  /** Request side (parameters and bodies). */
   request?: boolean;
   /** Formats seen, so the runtime knows which ones to accept without checking. */
   formats?: Set<string>;
@@ -42,7 +42,9 @@ export function compactSchema(node: Json, opts: CompactOptions = {}): Json {
     } else if (k === 'anyOf' || k === 'oneOf' || k === 'allOf') {
       out[k] = (v as Json[]).map((n) => compactSchema(n, opts));
     } else if (k === 'pattern') {
-      if (typeof v === 'string' && patternCompiles(v)) out.pattern = v;
+      // Stripe writes route placeholders into URL patterns (`^/v1/tax/calculations/:id/line_items`).
+      const p = typeof v === 'string' ? v.replace(/\/:\w+/g, '/[^/]+') : v;
+      if (typeof p === 'string' && patternCompiles(p)) out.pattern = p;
     } else if (k === 'format') {
       out.format = v;
       opts.formats?.add(String(v));
@@ -52,7 +54,6 @@ export function compactSchema(node: Json, opts: CompactOptions = {}): Json {
       out[k] = v;
     }
   }
-  if (opts.request && node['x-stripeBypassValidation'] && out.enum) delete out.enum;
   // OpenAPI 3.0 exclusive bounds are booleans next to minimum/maximum.
   if (node.exclusiveMinimum === true && typeof out.minimum === 'number') {
     out.exclusiveMinimum = out.minimum;

@@ -69,10 +69,14 @@ export function classifyRest(entry: OperationEntry, index: OperationIndex): Rest
       if (isCollectionAnswer(index.get('GET', entry.path))) return { action: 'create', scope: params, collection: entry.path };
       if (parentParam) {
         const parent = index.get('GET', parentPath);
+        // The verb answers the record's own kind (or neither shape is known: an SDK-only pair).
+        const unknown = (e: OperationEntry) => e.response.ref === undefined && e.response.object === undefined;
         const sameKind =
           parent &&
+          parent.response.kind === 'object' &&
           ((parent.response.ref !== undefined && parent.response.ref === entry.response.ref) ||
-            (parent.response.object !== undefined && parent.response.object === entry.response.object));
+            (parent.response.object !== undefined && parent.response.object === entry.response.object) ||
+            (unknown(parent) && unknown(entry)));
         if (sameKind) return { action: 'act', scope: params.slice(0, -1), key: parentParam, verb: last, collection: segs.slice(0, -2).join('/') };
       }
       // A verb on a listed collection (`/v1/invoices/create_preview`) keeps nothing.

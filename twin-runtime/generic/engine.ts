@@ -26,6 +26,9 @@ import { RequestValidator } from './validate.js';
 /** The storage key of a singleton (`get-one`/`set-one`) below its scope. */
 const SINGLETON = '@';
 
+const isSingleton = (op: GenericOperation) =>
+  op.action === 'get-one' || op.action === 'set-one' || op.action === 'delete-one' || (op.action === 'check' && !op.key);
+
 interface OperationStatus {
   entry: OperationEntry;
   served: boolean;
@@ -41,6 +44,7 @@ export class GenericEngine implements GenericSurface {
   private readonly router = new TemplateRouter<GenericRoute>();
   private readonly statuses: OperationStatus[] = [];
   private readonly routeList: GenericRoute[] = [];
+  private readonly shapeSource = new Map<GenericOperation, GenericOperation>();
 
   constructor(
     readonly adapter: GenericAdapter,
@@ -49,7 +53,7 @@ export class GenericEngine implements GenericSurface {
     this.resolver = new SchemaResolver(artefacts);
     this.validator = new RequestValidator(artefacts);
     const index = indexOperations(artefacts.operations);
-    const resources = new Set<string>();
+    const served: GenericOperation[] = [];
     for (const entry of artefacts.operations) {
       if (entry.excluded) {
         this.statuses.push({ entry, served: false, reason: entry.excluded });
@@ -60,14 +64,35 @@ export class GenericEngine implements GenericSurface {
         this.statuses.push({ entry, served: false, reason: c });
         continue;
       }
-      const op: GenericOperation = { ...c, entry };
+      served.push({ ...c, entry });
+    }
+    // A single record a path names with no key (branch protection, a settings page) is kept apart
+    // from a collection of the same name (`PUT /notifications` is not an item of `GET /notifications`).
+    const listed = new Set(served.filter((o) => o.action === 'list').map((o) => o.resource));
+    for (const op of served) if (isSingleton(op) && listed.has(op.resource)) op.resource += '@';
+    // The operation whose answer describes a resource's records: its retrieve, else its list, else
+    // its single-record read; a create or a PUT answering `{}` or 204 still keeps a whole record.
+    const byResource = new Map<string, GenericOperation[]>();
+    for (const op of served) byResource.set(op.resource, [...(byResource.get(op.resource) ?? []), op]);
+    const describes = (op: GenericOperation) => op.entry.response.kind !== 'none' && op.entry.response.kind !== 'other';
+    for (const op of served) {
+      const peers = (byResource.get(op.resource) ?? []).filter(describes);
+      const source =
+        peers.find((p) => p.action === 'retrieve' && p.entry.path === op.entry.path) ??
+        peers.find((p) => p.action === 'retrieve') ??
+        peers.find((p) => p.action === 'list') ??
+        peers.find((p) => p.action === 'get-one');
+      if (source && source !== op) this.shapeSource.set(op, source);
+    }
+    const resources = new Set<string>();
+    for (const op of served) {
       const handler = adapter.pipeline(op, (req, ctx) => this.execute(op, req, ctx));
-      for (const method of adapter.methods?.(entry) ?? [entry.method]) {
-        const route: GenericRoute = { method, path: entry.path, operationId: entry.id, handler };
-        if (this.router.add(method, entry.path, route)) this.routeList.push(route);
+      for (const method of adapter.methods?.(op.entry) ?? [op.entry.method]) {
+        const route: GenericRoute = { method, path: op.entry.path, operationId: op.entry.id, handler };
+        if (this.router.add(method, op.entry.path, route)) this.routeList.push(route);
       }
-      resources.add(c.resource);
-      this.statuses.push({ entry, served: true, action: c.action, resource: c.resource });
+      resources.add(op.resource);
+      this.statuses.push({ entry: op.entry, served: true, action: op.action, resource: op.resource });
     }
     this.resources = [...resources].sort();
   }
@@ -162,9 +187,15 @@ export class GenericEngine implements GenericSurface {
       .join('/');
   }
 
-  /** Schema of one record of the operation's resource. */
+  /** Schema of one record of the operation's resource (described by its retrieve or list). */
   recordSchema(op: GenericOperation): Schema | undefined {
     if (op.recordSchema) return op.recordSchema;
+    const source = this.shapeSource.get(op);
+    return (source ? this.answerSchema(source) : undefined) ?? this.answerSchema(op);
+  }
+
+  /** Schema of the record an operation's own answer holds (its item, for a list). */
+  answerSchema(op: GenericOperation): Schema | undefined {
     const piece = this.artefacts.operation(op.entry.id);
     let s: Schema | undefined = (piece.response as Schema | undefined) ?? (op.entry.response.ref ? { $ref: `#/components/schemas/${op.entry.response.ref}` } : undefined);
     if (!s) return undefined;
@@ -176,7 +207,34 @@ export class GenericEngine implements GenericSurface {
     }
     if (kind === 'list' || kind === 'search') s = this.resolver.objectSchema(s)?.properties?.data?.items;
     else if (kind === 'array') s = this.resolver.flatten(s).items;
-    return s;
+    return this.branchFor(op, s);
+  }
+
+  /**
+   * What an operation answers for a record: the record, or, when its answer is another shape (a PUT
+   * answering `{}`, an invitation for an added collaborator), that shape with the record's values.
+   */
+  private answerOf(call: GenericCall, record: Record<string, unknown>): Record<string, unknown> {
+    const own = this.answerSchema(call.op);
+    const kept = this.recordSchema(call.op);
+    if (!own || JSON.stringify(own) === JSON.stringify(kept)) return record;
+    const shape = this.resolver.objectSchema(own);
+    if (!shape) return record;
+    const body = this.build(call, own);
+    for (const k of Object.keys(shape.properties ?? {})) if (k in record && record[k] !== undefined) body[k] = record[k];
+    return body;
+  }
+
+  /** Of an answer that is one of several kinds (a card, a bank account…), the resource's own kind. */
+  private branchFor(op: GenericOperation, s: Schema | undefined): Schema | undefined {
+    const flat = this.resolver.flatten(s);
+    if (!Array.isArray(flat.anyOf) || flat.properties) return s;
+    const branches = flat.anyOf.filter((b: Schema) => b.type !== 'null');
+    const own = branches.find((b: Schema) => {
+      const object = this.resolver.objectSchema(b)?.properties?.object;
+      return object && (this.resolver.flatten(object).enum ?? []).includes(op.resource);
+    });
+    return own ?? branches[0] ?? s;
   }
 
   /** Input fields a record takes: the body (Slack: every argument) without paging or keys. */
@@ -189,6 +247,11 @@ export class GenericEngine implements GenericSurface {
       out[k] = v;
     }
     return out;
+  }
+
+  private lookup(call: GenericCall): ((s: Schema, id: string) => unknown) | undefined {
+    const ref = this.adapter.reference;
+    return ref ? (s, id) => ref.call(this.adapter, call, s, id) : undefined;
   }
 
   private build(call: GenericCall, schema: Schema | undefined): Record<string, unknown> {
@@ -250,14 +313,14 @@ export class GenericEngine implements GenericSurface {
       case 'create': {
         const s = schema();
         const record = this.build(call, s);
-        mergeInput(this.resolver, s, record, this.inputFields(call));
+        mergeInput(this.resolver, s, record, this.inputFields(call), this.lookup(call));
         this.withScopeFields(call, record);
         const key = this.adapter.newKey(call, record);
         const storage = this.storageKey(call, key);
         if (store.has(op.resource, storage)) throw this.adapter.conflict(call, key);
         this.adapter.finish?.(call, record, key);
         store.put(op.resource, storage, record);
-        return { kind: 'record', record, created: true };
+        return { kind: 'record', record: this.answerOf(call, record), created: true };
       }
       case 'upsert':
       case 'set-one': {
@@ -271,31 +334,31 @@ export class GenericEngine implements GenericSurface {
           if (op.keyField && op.key) record[op.keyField] = this.typedKey(s, op.keyField, key);
           this.withScopeFields(call, record);
         } else this.adapter.touch?.(call, record);
-        mergeInput(this.resolver, s, record, this.inputFields(call));
+        mergeInput(this.resolver, s, record, this.inputFields(call), this.lookup(call));
         this.adapter.finish?.(call, record, key);
         store.put(op.resource, storage, record);
-        return { kind: 'record', record, created };
+        return { kind: 'record', record: this.answerOf(call, record), created };
       }
       case 'retrieve':
-        return { kind: 'record', record: this.load(call).record };
+        return { kind: 'record', record: this.answerOf(call, this.load(call).record) };
       case 'check':
         if (op.key) this.load(call);
         else if (!store.has(op.resource, this.storageKey(call, SINGLETON))) throw this.adapter.missing(call, '');
         return { kind: 'none' };
       case 'update': {
         const { storage, record, key } = this.load(call);
-        mergeInput(this.resolver, schema(), record, this.inputFields(call));
+        mergeInput(this.resolver, schema(), record, this.inputFields(call), this.lookup(call));
         this.adapter.touch?.(call, record);
         this.adapter.finish?.(call, record, key);
         store.put(op.resource, storage, record);
-        return { kind: 'record', record };
+        return { kind: 'record', record: this.answerOf(call, record) };
       }
       case 'act': {
         const { storage, record } = this.load(call);
         this.adapter.act?.(call, record);
         this.adapter.touch?.(call, record);
         store.put(op.resource, storage, record);
-        return { kind: 'record', record };
+        return { kind: 'record', record: this.answerOf(call, record) };
       }
       case 'delete': {
         const { storage, record } = this.load(call);
@@ -312,7 +375,7 @@ export class GenericEngine implements GenericSurface {
           this.adapter.finish?.(call, record, SINGLETON);
           store.put(op.resource, storage, record);
         }
-        return { kind: 'record', record };
+        return { kind: 'record', record: this.answerOf(call, record) };
       }
       case 'delete-one': {
         const storage = this.storageKey(call, SINGLETON);
@@ -340,7 +403,7 @@ export class GenericEngine implements GenericSurface {
         const s = piece.response as Schema | undefined;
         if (!s) return { kind: 'none' };
         const body = synthesize(this.resolver, s, { optional: this.adapter.optionalFields, fill: (f) => this.adapter.fill(call, f) });
-        if (isPlainObject(body)) mergeInput(this.resolver, s, body, this.inputFields(call));
+        if (isPlainObject(body)) mergeInput(this.resolver, s, body, this.inputFields(call), this.lookup(call));
         return { kind: 'answer', body };
       }
     }

@@ -106,7 +106,8 @@ function build(r: SchemaResolver, node: Schema, opts: SynthesisOptions, name: st
   const cyclic = ref !== undefined && refs.includes(ref);
   if ((cyclic || depth <= 0) && nullable) return null;
   const nextRefs = ref ? [...refs, ref] : refs;
-  if (s.default !== undefined) return structuredClone(s.default);
+  // A default the schema's own format refuses (GitHub's `"format": "uri", "default": ""`) is skipped.
+  if (s.default !== undefined && !(s.default === '' && NON_EMPTY_FORMATS.has(s.format))) return structuredClone(s.default);
   const type = typeOf(s);
   // A nullable field starts out null (what a new object has before anything sets it).
   if (nullable && path.length > 0 && type !== 'array' && type !== 'boolean') return null;
@@ -143,7 +144,55 @@ function build(r: SchemaResolver, node: Schema, opts: SynthesisOptions, name: st
   }
 }
 
+/**
+ * The least string a simple pattern admits (`^[UW][A-Z0-9]{2,}$` → `UAA`): anchored sequences of
+ * literals and character classes with quantifiers. Undefined for anything else.
+ */
+export function sampleForPattern(pattern: string): string | undefined {
+  const m = /^\^(.*)\$$/.exec(pattern);
+  if (!m) return undefined;
+  const body = m[1]!;
+  let out = '';
+  let i = 0;
+  while (i < body.length) {
+    let atom: string;
+    const c = body[i]!;
+    if (c === '[') {
+      const end = body.indexOf(']', i);
+      if (end === -1) return undefined;
+      const cls = body.slice(i + 1, end);
+      if (cls.startsWith('^')) return undefined;
+      atom = cls[0] === '\\' ? cls[1] ?? '' : cls[0] ?? '';
+      i = end + 1;
+    } else if (c === '\\') {
+      const e = body[i + 1] ?? '';
+      atom = e === 'd' ? '0' : e === 'w' ? 'a' : /[.\-/_:]/.test(e) ? e : '';
+      if (!atom) return undefined;
+      i += 2;
+    } else if (/[A-Za-z0-9_\-.:/ ]/.test(c) && c !== '.') {
+      atom = c;
+      i++;
+    } else return undefined;
+    let count = 1;
+    const q = /^(?:\{(\d+)(?:,(\d*))?\}|([+*?]))/.exec(body.slice(i));
+    if (q) {
+      count = q[3] === '+' ? 1 : q[3] === '*' || q[3] === '?' ? 0 : Number(q[1]);
+      i += q[0].length;
+    }
+    out += atom.repeat(count);
+  }
+  try {
+    return new RegExp(pattern, 'u').test(out) ? out : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function stringFor(s: Schema): string {
+  if (typeof s.pattern === 'string') {
+    const sample = sampleForPattern(s.pattern);
+    if (sample !== undefined) return sample;
+  }
   switch (s.format) {
     case 'date-time':
       return '1970-01-01T00:00:00Z';
@@ -163,29 +212,61 @@ function stringFor(s: Schema): string {
   }
 }
 
-/** A request value in the type a response field has (`"100"` → 100 for an integer field). */
-export function coerceTo(r: SchemaResolver, node: Schema | undefined, value: unknown): unknown {
-  const s = r.flatten(node);
-  if (value === '' && isNullable(s)) return null;
-  const type = typeOf(s) ?? (Array.isArray(s.anyOf) ? typeOf(r.flatten(s.anyOf.find((b: Schema) => b.type !== 'null') ?? {})) : undefined);
-  if (typeof value === 'string') {
-    if ((type === 'integer' || type === 'number') && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
-    if (type === 'boolean' && (value === 'true' || value === 'false')) return value === 'true';
-    return value;
+/** Formats an empty string does not satisfy (a field keeps its built value rather than take ''). */
+const NON_EMPTY_FORMATS = new Set(['uri', 'url', 'date-time', 'date', 'email', 'uuid', 'ipv4', 'ipv6', 'hostname']);
+
+function jsonType(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
+  return typeof v;
+}
+
+/** Whether a value can stand where a schema is (its top-level type; any branch of an anyOf). */
+function fits(r: SchemaResolver, s: Schema, v: unknown): boolean {
+  if (Array.isArray(s.anyOf) && !s.type) return s.anyOf.some((b: Schema) => fits(r, r.flatten(b), v));
+  const types: string[] = s.type === undefined ? [] : Array.isArray(s.type) ? s.type : [s.type];
+  if (Array.isArray(s.enum) && !s.enum.some((e: unknown) => e === v)) return false;
+  if (!types.length) return true;
+  const t = jsonType(v);
+  if (!types.some((x) => x === t || (x === 'number' && t === 'integer'))) return false;
+  if (t === 'array' && s.items) {
+    const items = r.flatten(s.items);
+    return (v as unknown[]).every((x) => fits(r, items, x));
   }
-  if (Array.isArray(value)) {
-    const items = s.items ?? (Array.isArray(s.anyOf) ? r.flatten(s.anyOf.find((b: Schema) => typeOf(r.flatten(b)) === 'array') ?? {}).items : undefined);
-    return value.map((v) => coerceTo(r, items, v));
-  }
-  return value;
+  return true;
 }
 
 /**
- * Merge input fields into a record: only fields the schema names (all of them when it names none),
- * values coerced to the field's type, objects merged key by key (an empty string removes a key of
- * a free-form map, as Stripe's metadata does), unsafe keys ignored.
+ * A request value in the type a response field has (`"100"` → 100 for an integer field), or
+ * undefined when it cannot stand there (the field keeps its built value).
  */
-export function mergeInput(r: SchemaResolver, schema: Schema | undefined, target: Record<string, unknown>, input: Record<string, unknown>): void {
+export function coerceTo(r: SchemaResolver, node: Schema | undefined, value: unknown): unknown {
+  const s = r.flatten(node);
+  if (value === '' && isNullable(s)) return null;
+  if (value === '' && NON_EMPTY_FORMATS.has(s.format)) return undefined;
+  const type = typeOf(s) ?? (Array.isArray(s.anyOf) ? typeOf(r.flatten(s.anyOf.find((b: Schema) => b.type !== 'null') ?? {})) : undefined);
+  let out: unknown = value;
+  if (typeof value === 'string') {
+    if ((type === 'integer' || type === 'number') && value.trim() !== '' && Number.isFinite(Number(value))) out = Number(value);
+    else if (type === 'boolean' && (value === 'true' || value === 'false')) out = value === 'true';
+  } else if (Array.isArray(value)) {
+    const items = s.items ?? (Array.isArray(s.anyOf) ? r.flatten(s.anyOf.find((b: Schema) => typeOf(r.flatten(b)) === 'array') ?? {}).items : undefined);
+    out = value.map((v) => coerceTo(r, items, v)).filter((v) => v !== undefined);
+  } else out = safeCopy(value);
+  return fits(r, s, out) ? out : undefined;
+}
+
+/** A stored object a string names, for a field whose schema is that object (not its id). */
+export type ReferenceLookup = (objectSchema: Schema, id: string) => unknown;
+
+export function mergeInput(
+  r: SchemaResolver,
+  schema: Schema | undefined,
+  target: Record<string, unknown>,
+  input: Record<string, unknown>,
+  lookup?: ReferenceLookup,
+): void {
   const s = schema ? r.objectSchema(schema) : undefined;
   const props: Record<string, Schema> | undefined = s?.properties;
   for (const [key, value] of Object.entries(input)) {
@@ -205,14 +286,30 @@ export function mergeInput(r: SchemaResolver, schema: Schema | undefined, target
         for (const [k, v] of Object.entries(value)) {
           if (UNSAFE_KEYS.has(k)) continue;
           if (v === '' || v === null) delete next[k];
-          else next[k] = coerceTo(r, isPlainObject(objSchema.additionalProperties) ? objSchema.additionalProperties : undefined, v);
+          else {
+            const c = coerceTo(r, isPlainObject(objSchema.additionalProperties) ? objSchema.additionalProperties : undefined, v);
+            if (c !== undefined) next[k] = c;
+          }
         }
-      } else mergeInput(r, objSchema, next, value);
+      } else mergeInput(r, objSchema, next, value, lookup);
       target[key] = next;
+    } else if (typeof value === 'string' && objSchema?.properties && lookup && !admitsString(r, subSchema)) {
+      // An id given for a field that holds the object itself (a promotion code's `coupon`).
+      const found = lookup(objSchema, value);
+      target[key] = found !== undefined ? found : value;
+    } else if (subSchema) {
+      const c = coerceTo(r, subSchema, value);
+      if (c !== undefined) target[key] = c;
     } else {
-      target[key] = subSchema ? coerceTo(r, subSchema, value) : safeCopy(value);
+      target[key] = safeCopy(value);
     }
   }
+}
+
+function admitsString(r: SchemaResolver, node: Schema | undefined): boolean {
+  const s = r.flatten(node);
+  if (typeOf(s) === 'string') return true;
+  return Array.isArray(s.anyOf) && s.anyOf.some((b: Schema) => admitsString(r, b));
 }
 
 /** A JSON value copied without unsafe keys. */

@@ -118,6 +118,8 @@ export interface GenericAdapter {
   newKey(call: GenericCall, record: Record<string, unknown>): string;
   /** Last touches once the key is known (URLs that contain it). */
   finish?(call: GenericCall, record: Record<string, unknown>, key: string): void;
+  /** The stored object an id names, for a field that holds the object rather than its id. */
+  reference?(call: GenericCall, objectSchema: Schema, id: string): unknown;
   /** Include optional properties when building records. */
   optionalFields?: boolean;
   /** Touch a record on update (`updated_at`, `updated`). */

@@ -11,9 +11,11 @@ export const GITHUB_ENTERPRISE_ONLY = /^\/enterprises\//;
 function responseFacts(schemas: Record<string, Json>, schema: Json | undefined, status: number, media?: string): ResponseFacts {
   if (!schema) return media ? { kind: 'other', media } : { kind: 'none' };
   const resolved = resolveComponent(schemas, schema) ?? {};
-  if (resolved.type === 'array') {
+  // One of several array shapes (stargazers with or without `starred_at`) is still an array.
+  const arrays = Array.isArray(resolved.anyOf) && resolved.anyOf.every((b: Json) => resolveComponent(schemas, b)?.type === 'array');
+  if (resolved.type === 'array' || arrays) {
     const facts: ResponseFacts = { kind: 'array' };
-    const ref = refName(resolved.items);
+    const ref = refName(arrays ? resolveComponent(schemas, resolved.anyOf[0]).items : resolved.items);
     if (ref) facts.ref = ref;
     return facts;
   }

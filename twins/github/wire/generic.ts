@@ -14,10 +14,10 @@ import { typeOf, type FillField } from '../../../twin-runtime/generic/schema.js'
 import type { OperationEntry } from '../../../twin-runtime/generic/spec-types.js';
 import type { GenericAdapter, GenericCall, OperationIndex, Outcome } from '../../../twin-runtime/generic/types.js';
 import type { InputProblem } from '../../../twin-runtime/generic/validate.js';
-import { getOrg, getUser, simpleAccount, viewer, type Json } from '../model/accounts.js';
+import { getOrg, getUser, simpleAccount, simpleUserByLogin, viewer, type Json } from '../model/accounts.js';
 import { GitHubError, validationFailed } from '../model/errors.js';
 import { API, WEB, nextId, nodeId, now } from '../model/identity.js';
-import { requireRepository } from '../model/repositories.js';
+import { findRepository, requireRepository } from '../model/repositories.js';
 import { jsonBody, linkHeader, queryString, run } from '../routes/http.js';
 
 /** The body field a path parameter names (`release_id` → `id`, `team_slug` → `slug`). */
@@ -129,7 +129,10 @@ export const githubGenericAdapter: GenericAdapter = {
 
   checkReferences(call) {
     const { owner, repo, org, username } = call.params;
-    if (owner !== undefined && repo !== undefined && !call.op.keyParams?.includes('repo')) requireRepository(call.ctx, owner, repo);
+    // A missing repository is this operation's 404 (its own documentation_url), as GitHub answers.
+    if (owner !== undefined && repo !== undefined && !findRepository(call.ctx, owner, repo)) {
+      throw new GitHubError(404, 'Not Found', { documentation_url: docs(call) });
+    }
     if (org !== undefined && !getOrg(call.ctx, org)) throw new GitHubError(404, 'Not Found', { documentation_url: docs(call) });
     if (username !== undefined && call.op.key !== 'username' && !getUser(call.ctx, username) && !getOrg(call.ctx, username)) {
       throw new GitHubError(404, 'Not Found', { documentation_url: docs(call) });
@@ -140,11 +143,17 @@ export const githubGenericAdapter: GenericAdapter = {
 
   fill(call, field: FillField) {
     const t = typeOf(field.schema);
+    const top = field.path.length === 0;
+    // A record that is an account or a repository the path names (a followed user, a starred repository).
+    if (top && /^(nullable-)?simple-user$/.test(field.ref ?? '') && call.params.username) {
+      const named = simpleUserByLogin(call.ctx, call.params.username);
+      if (named) return named;
+    }
+    if ((top || field.name === 'repository') && /^(full-|minimal-|simple-|nullable-|nullable-minimal-)?repository$/.test(field.ref ?? '') && call.params.owner && call.params.repo) {
+      return requireRepository(call.ctx, call.params.owner, call.params.repo);
+    }
     if (field.ref === 'simple-user' || (field.ref === 'nullable-simple-user' && ACTOR_FIELDS.has(field.name))) {
       return simpleAccount(viewer(call.ctx));
-    }
-    if (field.name === 'repository' && /repository/.test(field.ref ?? '') && call.params.owner && call.params.repo) {
-      return requireRepository(call.ctx, call.params.owner, call.params.repo);
     }
     if (field.path.length !== 1) return undefined;
     if (field.name === 'target_commitish' && call.params.owner && call.params.repo) {

@@ -18,6 +18,7 @@ import { getMessage, messageView } from '../model/messages.js';
 import { decodeCursor, encodeCursor, pageSize } from '../model/pagination.js';
 import { slackId } from '../model/slack-ids.js';
 import { botUser, currentTeam } from '../model/workspace.js';
+import { METHODS } from '../routes/index.js';
 import { callArguments, methodRoutes } from '../routes/method.js';
 
 /** What Slack's methods of one family keep, where the docs say it (the rest is read from the names). */
@@ -132,9 +133,11 @@ export const slackGenericAdapter: GenericAdapter = {
     const { family, verb } = familyOf(entry.id);
     const rule = FAMILIES[family] ?? {};
     let action = VERBS.find(([re]) => re.test(verb))?.[1] ?? 'answer';
-    // A family keeps records only when some method of it makes them (`team.billing.info` just answers).
+    // A family keeps records only when some method of it makes them (`team.billing.info` just
+    // answers), and not when hand-written methods keep them already (`conversations.close`).
     const makes = ['add', 'create', 'open', 'start', 'schedule'].some((v) => index.get('POST', `/api/${family}.${v}`));
-    if (!makes && !FAMILIES[family] && action !== 'answer') action = 'answer';
+    const handModelled = Object.keys(METHODS).some((m) => familyOf(m).family === family);
+    if ((!makes || handModelled) && !FAMILIES[family] && action !== 'answer') action = 'answer';
     const noun = singular(family.split('.').pop()!);
     const field =
       action === 'list' ? rule.list ?? entry.response.lists?.[0] ?? family.split('.').pop()
@@ -193,6 +196,17 @@ export const slackGenericAdapter: GenericAdapter = {
 
   fill(call, field: FillField) {
     const t = typeOf(field.schema);
+    // Ids the workspace has: the bot user (who the token acts as), its app, its team.
+    switch (field.ref) {
+      case 'defs_user_id':
+        return botUser(call.ctx).id;
+      case 'defs_bot_id':
+        return botUser(call.ctx).profile.bot_id;
+      case 'defs_app_id':
+        return botUser(call.ctx).profile.api_app_id;
+      case 'defs_team':
+        return currentTeam(call.ctx).id;
+    }
     if (field.path.length !== 1) return undefined;
     switch (field.name) {
       case 'id': {

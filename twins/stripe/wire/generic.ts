@@ -7,9 +7,9 @@
 
 import type { TwinResponse } from '../../../twin-runtime/contract.js';
 import { loadArtefacts } from '../../../twin-runtime/generic/artefacts.js';
-import { classifyRest, staticName } from '../../../twin-runtime/generic/classify.js';
+import { classifyRest } from '../../../twin-runtime/generic/classify.js';
 import { GenericEngine } from '../../../twin-runtime/generic/engine.js';
-import { typeOf, type FillField } from '../../../twin-runtime/generic/schema.js';
+import { typeOf, type FillField, type Schema } from '../../../twin-runtime/generic/schema.js';
 import type { OperationEntry } from '../../../twin-runtime/generic/spec-types.js';
 import type { GenericAdapter, GenericCall, Outcome } from '../../../twin-runtime/generic/types.js';
 import type { InputProblem } from '../../../twin-runtime/generic/validate.js';
@@ -52,12 +52,17 @@ function idFor(call: GenericCall, object: string): string {
 /** The word in "No such …" messages: the object name in words (`tax rate`, `billing alert`). */
 const noun = (object: string) => object.replace(/[._]/g, ' ');
 
-/** `billing.alert` from `/v1/billing/alerts`: the object a collection path names. */
+/**
+ * The object a collection path names: `/v1/billing/alerts` → `billing.alert` (a namespace is the
+ * static segments before the collection at the top), `/v1/customers/{customer}/cards` → `card`.
+ */
 function objectFromPath(collection: string): string {
-  const statics = staticName(collection.replace(/^\/v1\//, '/').replace(/^\/test_helpers\//, '/')).split('.');
-  const last = statics.pop() ?? 'object';
-  const word = last.replace(/ies$/, 'y').replace(/(ss|x|ch|sh|us)es$/, '$1').replace(/([^s])s$/, '$1');
-  return [...statics.slice(-1), word].join('.');
+  const segs = collection.replace(/^\/v1\//, '').replace(/^test_helpers\//, '').split('/');
+  let i = segs.length - 1;
+  while (i > 0 && segs[i]!.startsWith('{')) i--;
+  const word = segs[i]!.replace(/ies$/, 'y').replace(/(ss|x|ch|sh|us)es$/, '$1').replace(/([^s])s$/, '$1');
+  const before = segs.slice(0, i);
+  return before.length && !before.some((x) => x.startsWith('{')) ? `${before[before.length - 1]}.${word}` : word;
 }
 
 /** A parameter name as Stripe writes it in `param`: `a[b][0]`. */
@@ -80,6 +85,24 @@ function statusAfter(verb: string, statuses: string[]): string | undefined {
   for (const s of special[verb] ?? []) if (statuses.includes(s)) return s;
   const stem = verb.replace(/e$/, '');
   return statuses.find((s) => s.startsWith(stem));
+}
+
+/** `{id, object, deleted: true}` plus whatever else the operation's deleted schema names. */
+function deletedStub(call: GenericCall, record: Record<string, unknown>): Record<string, unknown> {
+  const stub: Record<string, unknown> = { id: record.id, object: record.object ?? call.op.resource, deleted: true };
+  const answer = generic.artefacts.operation(call.op.entry.id).response as Schema | undefined;
+  const props = answer ? generic.resolver.objectSchema(answer)?.properties ?? {} : {};
+  for (const k of Object.keys(props)) if (!(k in stub) && k in record) stub[k] = record[k];
+  return stub;
+}
+
+/** A list's `url`: the path asked, or the canonical one its schema pins (`/v1/balance/history` lists balance transactions). */
+function listUrl(call: GenericCall, path: string): string {
+  const answer = generic.artefacts.operation(call.op.entry.id).response as Schema | undefined;
+  const pattern = answer ? generic.resolver.objectSchema(answer)?.properties?.url?.pattern : undefined;
+  if (typeof pattern !== 'string' || new RegExp(pattern).test(path)) return path;
+  const literal = /^\^(\/[\w/]+)$/.exec(pattern);
+  return literal ? literal[1]! : path;
 }
 
 const PAGING = new Set(['limit', 'starting_after', 'ending_before', 'expand', 'created', 'page', 'query']);
@@ -174,7 +197,17 @@ export const stripeGenericAdapter: GenericAdapter = {
     }
   },
 
-  newKey: (_call, record) => String(record.id),
+  reference(call, objectSchema, id) {
+    const object = generic.resolver.flatten(objectSchema.properties?.object).enum?.[0];
+    if (typeof object !== 'string') return undefined;
+    const kind = (KINDS as Record<string, { resource: string }>)[object];
+    return call.ctx.store.get(kind?.resource ?? object, id);
+  },
+
+  newKey(call, record) {
+    if (typeof record.id !== 'string' || record.id === '') record.id = idFor(call, call.op.resource);
+    return record.id as string;
+  },
 
   /** An object the spec has no schema for still carries Stripe's common fields. */
   finish(call, record) {
@@ -221,7 +254,10 @@ export const stripeGenericAdapter: GenericAdapter = {
       case 'record':
         return ok(outcome.record);
       case 'deleted':
-        return ok({ id: outcome.record.id, object: outcome.record.object ?? call.op.resource, deleted: true });
+        // Most deletes answer a `deleted_*` stub (the fields its schema names); a few answer the
+        // object itself (ephemeral keys).
+        if (call.op.entry.response.deleted || call.op.entry.origin === 'sdk') return ok(deletedStub(call, outcome.record));
+        return ok(outcome.record);
       case 'page': {
         const records = outcome.items.map((r) => r.body as StripeObject);
         if (call.op.action === 'search') {
@@ -231,7 +267,7 @@ export const stripeGenericAdapter: GenericAdapter = {
           for (const k of Object.keys(props)) if (k !== 'metadata') fields[k] = (o) => o[k];
           return searchResponse(call.req, call.ctx, records, url, fields, `${call.op.resource}s`);
         }
-        return ok({ object: 'list', data: records, has_more: outcome.hasMore, url });
+        return ok({ object: 'list', data: records, has_more: outcome.hasMore, url: listUrl(call, url) });
       }
       case 'answer':
         return ok(outcome.body);
