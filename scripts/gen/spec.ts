@@ -34,6 +34,11 @@ export function generateSpec(slug: string): Record<string, string> {
   const make = SOURCES[slug];
   if (!make) throw new Error(`no spec source for '${slug}'`);
   const src = make();
+  const ids = new Set<string>();
+  for (const op of src.operations) {
+    if (ids.has(op.entry.id)) throw new Error(`${slug}: two operations named ${op.entry.id}`);
+    ids.add(op.entry.id);
+  }
   const lines: string[] = [];
   const names: string[] = [];
   const push = (name: string, value: unknown) => {

@@ -49,7 +49,7 @@ const pascal = (s: string) => s.replace(/(^|[_.\-/])(\w)/g, (_m, _p, c: string) 
 
 /** Stripe's operation id convention: `GetBillingAlertsId`, `PostCouponsCoupon`. */
 function stripeOperationId(method: string, path: string): string {
-  const segs = path.replace(/^\/v\d\//, '').split('/').map((s) => pascal(s.replace(/[{}]/g, '')));
+  const segs = path.replace(/^\/v1\//, '').replace(/^\//, '').split('/').map((s) => pascal(s.replace(/[{}]/g, '')));
   return pascal(method.toLowerCase()) + segs.join('');
 }
 

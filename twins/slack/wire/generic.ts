@@ -9,7 +9,7 @@
 import type { TwinResponse } from '../../../twin-runtime/contract.js';
 import { loadArtefacts } from '../../../twin-runtime/generic/artefacts.js';
 import { GenericEngine } from '../../../twin-runtime/generic/engine.js';
-import { isPlainObject, typeOf, type FillField } from '../../../twin-runtime/generic/schema.js';
+import { isPlainObject, typeOf, type FillField, type Schema } from '../../../twin-runtime/generic/schema.js';
 import type { Action, GenericAdapter, GenericCall, Outcome } from '../../../twin-runtime/generic/types.js';
 import type { InputProblem } from '../../../twin-runtime/generic/validate.js';
 import { getConversation } from '../model/conversations.js';
@@ -261,6 +261,9 @@ export const slackGenericAdapter: GenericAdapter = {
   },
 
   listWindow(call) {
+    // A method whose documented arguments have no cursor answers its whole list (pins.list, reminders.list).
+    const args = generic.artefacts.operation(call.op.entry.id).request.body?.schema as Schema | undefined;
+    if (args && !args.properties?.cursor) return { limit: 1000, order: 'seq', descending: false };
     const limitArg = call.body.limit === undefined ? undefined : Number(call.body.limit);
     const cursor = typeof call.body.cursor === 'string' && call.body.cursor !== '' ? call.body.cursor : undefined;
     const after = cursor ? { seq: Number(decodeCursor('seq', cursor)) } : undefined;
