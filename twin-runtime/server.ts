@@ -10,7 +10,6 @@ import { EnvironmentClock } from './clock.js';
 import { IdSource, randomBase62 } from './ids.js';
 import { Deliveries, DELIVERY_RESOURCE } from './deliveries.js';
 import { handleAdmin } from './admin-api.js';
-import { compareSpecificity } from './generic/router.js';
 import type { TwinContext, TwinDefinition, TwinRequest, TwinResponse, TwinRoute } from './contract.js';
 
 export const ADMIN_PREFIX = '/_twin/';
@@ -173,8 +172,8 @@ export class TwinServer {
     const found = this.match(req.method, req.path);
     // The spec-driven surface answers what no hand-written route claims, and what one claims only
     // through a less specific template (`/commits/{ref}/status` is not the commit `<sha>/status`).
-    const generic = this.twin.generic?.match(req.method, req.path);
-    if (generic && (!found || compareSpecificity(generic.path, found.route.path) > 0)) {
+    const generic = this.twin.generic?.match(req.method, req.path, found?.route.path);
+    if (generic) {
       req.params = generic.params;
       const refused = this.twin.authenticate(req, this.ctx);
       if (refused) return refused;

@@ -8,7 +8,7 @@ import type { TwinContext, TwinRequest, TwinResponse } from '../contract.js';
 import type { StoredRecord } from '../record-store.js';
 import type { SpecArtefacts } from './artefacts.js';
 import { indexOperations } from './classify.js';
-import { TemplateRouter, templateShape } from './router.js';
+import { TemplateRouter, canOutrank, compareSpecificity, templateShape } from './router.js';
 import { SchemaResolver, isPlainObject, mergeInput, synthesize, typeOf, UNSAFE_KEYS, type Schema } from './schema.js';
 import type { OperationEntry } from './spec-types.js';
 import type {
@@ -41,7 +41,8 @@ export class GenericEngine implements GenericSurface {
   readonly resources: string[];
   readonly resolver: SchemaResolver;
   private readonly validator: RequestValidator;
-  private readonly router = new TemplateRouter<GenericRoute>();
+  private router: TemplateRouter<GenericRoute> | undefined;
+  private readonly outrankCache = new Map<string, boolean>();
   private readonly statuses: OperationStatus[] = [];
   private readonly routeList: GenericRoute[] = [];
   private readonly shapeSource = new Map<GenericOperation, GenericOperation>();
@@ -85,11 +86,14 @@ export class GenericEngine implements GenericSurface {
       if (source && source !== op) this.shapeSource.set(op, source);
     }
     const resources = new Set<string>();
+    const shapes = new Set<string>();
     for (const op of served) {
       const handler = adapter.pipeline(op, (req, ctx) => this.execute(op, req, ctx));
       for (const method of adapter.methods?.(op.entry) ?? [op.entry.method]) {
-        const route: GenericRoute = { method, path: op.entry.path, operationId: op.entry.id, handler };
-        if (this.router.add(method, op.entry.path, route)) this.routeList.push(route);
+        const shape = templateShape(method, op.entry.path);
+        if (shapes.has(shape)) continue;
+        shapes.add(shape);
+        this.routeList.push({ method, path: op.entry.path, operationId: op.entry.id, handler });
       }
       resources.add(op.resource);
       this.statuses.push({ entry: op.entry, served: true, action: op.action, resource: op.resource });
@@ -97,9 +101,31 @@ export class GenericEngine implements GenericSurface {
     this.resources = [...resources].sort();
   }
 
-  match(method: string, path: string): (GenericRoute & { params: Record<string, string> }) | undefined {
-    const m = this.router.find(method, path);
-    return m ? { ...m.value, params: m.params } : undefined;
+  match(method: string, path: string, than?: string): (GenericRoute & { params: Record<string, string> }) | undefined {
+    if (than !== undefined && !this.mayOutrank(method, than)) return undefined;
+    const m = this.routerOf().find(method, path);
+    if (!m || (than !== undefined && compareSpecificity(m.template, than) <= 0)) return undefined;
+    return { ...m.value, params: m.params };
+  }
+
+  /** Whether any served operation could be more specific than a hand-written template (cached). */
+  private mayOutrank(method: string, than: string): boolean {
+    const key = `${method} ${than}`;
+    let v = this.outrankCache.get(key);
+    if (v === undefined) {
+      v = this.routeList.some((r) => r.method === method && canOutrank(r.path, than));
+      this.outrankCache.set(key, v);
+    }
+    return v;
+  }
+
+  /** The router, built on the first request that needs it (an idle twin does not hold it). */
+  private routerOf(): TemplateRouter<GenericRoute> {
+    if (!this.router) {
+      this.router = new TemplateRouter<GenericRoute>();
+      for (const r of this.routeList) this.router.add(r.method, r.path, r);
+    }
+    return this.router;
   }
 
   routes(): GenericRoute[] {

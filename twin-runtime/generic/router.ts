@@ -3,8 +3,11 @@
 // `{ref}` = "<sha>/status"). The generic surface routes with it; the runtime's router can be the
 // same class (register hand-written routes first: a later template of the same shape is refused).
 
-import FindMyWay from 'find-my-way';
+import { createRequire } from 'node:module';
+import type FindMyWayType from 'find-my-way';
 import type { HttpMethod } from './spec-types.js';
+
+const require = createRequire(import.meta.url);
 
 export interface TemplateMatch<T> {
   value: T;
@@ -21,6 +24,26 @@ export function templateShape(method: string, template: string): string {
 /** Segments of a template: `null` for a parameter, the text for a static segment. */
 function segments(template: string): (string | null)[] {
   return template.split('/').slice(1).map((s) => (/^\{[^}]+\}$/.test(s) ? null : s));
+}
+
+/**
+ * Whether some path matches both templates and `template` wins it: same length, the same text
+ * where both are static, and at the first position where one is static and the other a
+ * parameter, `template` is the static one.
+ */
+export function canOutrank(template: string, than: string): boolean {
+  const a = segments(template);
+  const b = segments(than);
+  if (a.length !== b.length) return false;
+  let winner: 'a' | 'b' | undefined;
+  for (let i = 0; i < a.length; i++) {
+    if (a[i] !== null && b[i] !== null) {
+      if (a[i] !== b[i]) return false;
+    } else if ((a[i] === null) !== (b[i] === null)) {
+      winner ??= a[i] !== null ? 'a' : 'b';
+    }
+  }
+  return winner === 'a';
 }
 
 /**
@@ -48,11 +71,13 @@ interface Stored<T> {
 }
 
 export class TemplateRouter<T> {
-  private readonly fmw;
+  private readonly fmw: FindMyWayType.Instance<FindMyWayType.HTTPVersion.V1>;
   private readonly shapes = new Set<string>();
   private readonly list: { method: HttpMethod; path: string }[] = [];
 
   constructor(options: { ignoreTrailingSlash?: boolean } = {}) {
+    // Loaded with the first router, not with every module that only compares templates.
+    const FindMyWay = require('find-my-way') as typeof FindMyWayType;
     this.fmw = FindMyWay({ ignoreTrailingSlash: options.ignoreTrailingSlash ?? false, caseSensitive: true });
   }
 

@@ -143,8 +143,12 @@ export interface OperationIndex {
 export interface GenericSurface {
   /** Record kinds the surface keeps (part of the twin's `resources`). */
   readonly resources: readonly string[];
-  /** The operation a request answers, by exact template. */
-  match(method: string, path: string): GenericRoute & { params: Record<string, string> } | undefined;
+  /**
+   * The operation a request answers, by exact template. With `than` (the template of the
+   * hand-written route that matched), only an operation more specific than it (a static segment
+   * where it has a parameter); the router is not even built when no operation could be.
+   */
+  match(method: string, path: string, than?: string): GenericRoute & { params: Record<string, string> } | undefined;
   /** Every route the surface serves, for a router that registers hand-written routes first. */
   routes(): GenericRoute[];
   /** Top-level body field and query parameter names the spec gives an operation (by template shape). */
