@@ -17,18 +17,25 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '7' } } });
+const isMain = !!process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename);
+const { values } = parseArgs({ args: isMain ? process.argv.slice(2) : [], options: { rounds: { type: 'string', default: '7' } } });
 const ROUNDS = Number(values.rounds);
 const ROOT = resolve(import.meta.dirname, '..', '..');
-const dir = mkdtempSync(join(tmpdir(), 'twin-start-'));
-const BARE = join(dir, 'bare.mjs');
-writeFileSync(
-  BARE,
-  `import { createServer } from 'node:http';
+/** Data files and the bare server's script, for one twinStart() run. */
+let dir = '';
+let BARE = '';
+
+function prepare(): void {
+  dir = mkdtempSync(join(tmpdir(), 'twin-start-'));
+  BARE = join(dir, 'bare.mjs');
+  writeFileSync(
+    BARE,
+    `import { createServer } from 'node:http';
 const s = createServer((req, res) => res.end('ok'));
 s.listen(0, '127.0.0.1', () => process.stdout.write(JSON.stringify({ url: 'http://127.0.0.1:' + s.address().port }) + '\\n'));
 `,
-);
+  );
+}
 
 interface Sample {
   startMs: number;
@@ -79,6 +86,15 @@ async function once(kind: string, round: number): Promise<Sample> {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 export async function twinStart(rounds = ROUNDS): Promise<Record<string, { startMs: number; rssMiB: number; usedMiB: number }>> {
+  prepare();
+  try {
+    return await measure(rounds);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function measure(rounds: number): Promise<Record<string, { startMs: number; rssMiB: number; usedMiB: number }>> {
   const kinds = ['bare', 'stripe', 'github', 'slack'];
   const samples: Record<string, Sample[]> = Object.fromEntries(kinds.map((k) => [k, []]));
   for (let r = 0; r < rounds; r++) {
@@ -93,18 +109,14 @@ export async function twinStart(rounds = ROUNDS): Promise<Record<string, { start
   );
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) {
-  try {
-    const out = await twinStart();
-    const bare = out.bare!;
-    console.log(`cold start to first answer and idle RSS, median of ${ROUNDS} alternating rounds`);
-    console.log('process                  start      ×bare   idle RSS   ×bare   in use     ×bare');
-    for (const [k, v] of Object.entries(out)) {
-      console.log(
-        `${(k === 'bare' ? 'bare http.createServer' : `twin-runtime ${k}`).padEnd(24)} ${v.startMs.toFixed(0).padStart(5)} ms  ${(v.startMs / bare.startMs).toFixed(2).padStart(5)}×  ${v.rssMiB.toFixed(1).padStart(6)} MiB  ${(v.rssMiB / bare.rssMiB).toFixed(2).padStart(5)}×  ${v.usedMiB.toFixed(1).padStart(6)} MiB  ${(v.usedMiB / bare.rssMiB).toFixed(2).padStart(5)}×`,
-      );
-    }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+if (isMain) {
+  const out = await twinStart();
+  const bare = out.bare!;
+  console.log(`cold start to first answer and idle RSS, median of ${ROUNDS} alternating rounds`);
+  console.log('process                  start      ×bare   idle RSS   ×bare   in use     ×bare');
+  for (const [k, v] of Object.entries(out)) {
+    console.log(
+      `${(k === 'bare' ? 'bare http.createServer' : `twin-runtime ${k}`).padEnd(24)} ${v.startMs.toFixed(0).padStart(5)} ms  ${(v.startMs / bare.startMs).toFixed(2).padStart(5)}×  ${v.rssMiB.toFixed(1).padStart(6)} MiB  ${(v.rssMiB / bare.rssMiB).toFixed(2).padStart(5)}×  ${v.usedMiB.toFixed(1).padStart(6)} MiB  ${(v.usedMiB / bare.rssMiB).toFixed(2).padStart(5)}×`,
+    );
   }
 }

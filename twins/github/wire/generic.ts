@@ -201,7 +201,8 @@ export const githubGenericAdapter: GenericAdapter = {
   listWindow(call) {
     const page = Math.max(1, Math.floor(Number(queryString(call.req, 'page') ?? 1)) || 1);
     const per = Math.min(100, Math.max(1, Math.floor(Number(queryString(call.req, 'per_page') ?? 30)) || 30));
-    return { limit: per, offset: (page - 1) * per, order: 'seq', descending: false, total: true };
+    // No count (a `rel="last"` link would cost a scan of the collection): next/prev/first only.
+    return { limit: per, offset: (page - 1) * per, order: 'seq', descending: false };
   },
 
   render(call, outcome: Outcome): TwinResponse {
@@ -215,8 +216,7 @@ export const githubGenericAdapter: GenericAdapter = {
       case 'page': {
         const w = outcome.window;
         const page = Math.floor((w.offset ?? 0) / w.limit) + 1;
-        const last = Math.max(1, Math.ceil((outcome.total ?? 0) / w.limit));
-        const link = linkHeader(call.req, call.ctx, page, last);
+        const link = linkHeader(call.req, call.ctx, page, undefined, outcome.hasMore);
         return { status, body: outcome.items.map((r) => r.body as Json), headers: link ? { link } : {} };
       }
       case 'answer':

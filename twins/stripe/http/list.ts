@@ -4,7 +4,7 @@
 
 import type { TwinContext, TwinRequest, TwinResponse } from '../../../twin-runtime/contract.js';
 import { invalidRequest, resourceMissing } from './errors.js';
-import { int, obj, paramsOf, str, type Params } from './params.js';
+import { bool, int, obj, paramsOf, str, type Params } from './params.js';
 import { kindOfId, type StripeObject } from '../model/objects.js';
 import type { PageQuery } from '../../../twin-runtime/record-store.js';
 
@@ -95,6 +95,20 @@ export function createdRanges(p: Params, key = 'created'): NonNullable<PageQuery
   for (const [k, op] of [['gt', '>'], ['gte', '>='], ['lt', '<'], ['lte', '<=']] as const) {
     const v = int(range, k, key);
     if (v !== undefined) out.push({ field: key, op, value: v });
+  }
+  return out;
+}
+
+/** Top-level field filters of a list (`customer=cus_…`, `active=true`) as record-store equalities. */
+export function fieldFilters(p: Params, strings: readonly string[], booleans: readonly string[] = []): Record<string, string | boolean> {
+  const out: Record<string, string | boolean> = {};
+  for (const k of strings) {
+    const v = str(p, k);
+    if (v !== undefined) out[k] = v;
+  }
+  for (const k of booleans) {
+    const v = bool(p, k);
+    if (v !== undefined) out[k] = v;
   }
   return out;
 }

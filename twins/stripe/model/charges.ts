@@ -152,17 +152,6 @@ export function releaseAuthorization(ctx: TwinContext, id: string): Charge {
   return charge;
 }
 
-export function listCharges(ctx: TwinContext, p: Params): Charge[] {
-  const customer = str(p, 'customer');
-  const pi = str(p, 'payment_intent');
-  const tg = str(p, 'transfer_group');
-  return ctx.store
-    .list<Charge>('charge')
-    .filter((c) => customer === undefined || c.customer === customer)
-    .filter((c) => pi === undefined || c.payment_intent === pi)
-    .filter((c) => tg === undefined || c.transfer_group === tg);
-}
-
 export const CHARGE_SEARCH_FIELDS = {
   amount: (o: StripeObject) => o.amount,
   created: (o: StripeObject) => o.created,

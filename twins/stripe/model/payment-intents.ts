@@ -457,11 +457,6 @@ export function cancelPaymentIntent(ctx: TwinContext, id: string, p: Params): Pa
   return pi;
 }
 
-export function listPaymentIntents(ctx: TwinContext, p: Params): PaymentIntent[] {
-  const customer = str(p, 'customer');
-  return ctx.store.list<PaymentIntent>('payment_intent').filter((x) => customer === undefined || x.customer === customer);
-}
-
 export const PI_SEARCH_FIELDS = {
   amount: (o: StripeObject) => o.amount,
   created: (o: StripeObject) => o.created,

@@ -133,11 +133,3 @@ export function updateRefund(ctx: TwinContext, id: string, p: Params): Refund {
   return refund;
 }
 
-export function listRefunds(ctx: TwinContext, p: Params): Refund[] {
-  const charge = str(p, 'charge');
-  const pi = str(p, 'payment_intent');
-  return ctx.store
-    .list<Refund>('refund')
-    .filter((r) => charge === undefined || r.charge === charge)
-    .filter((r) => pi === undefined || r.payment_intent === pi);
-}

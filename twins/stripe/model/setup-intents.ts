@@ -186,11 +186,3 @@ export function cancelSetupIntent(ctx: TwinContext, id: string, p: Params): Setu
   return si;
 }
 
-export function listSetupIntents(ctx: TwinContext, p: Params): SetupIntent[] {
-  const customer = str(p, 'customer');
-  const pm = str(p, 'payment_method');
-  return ctx.store
-    .list<SetupIntent>('setup_intent')
-    .filter((x) => customer === undefined || x.customer === customer)
-    .filter((x) => pm === undefined || x.payment_method === pm);
-}

@@ -1,8 +1,8 @@
 // /v1/products and /v1/prices: CRUD (prices are only deactivated), list filters, search.
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
-import { listResponse, searchResponse } from '../http/list.js';
-import { LIST_PARAMS, SEARCH_PARAMS, readParams } from '../http/params.js';
+import { fieldFilters, keysetListBody, listResponse, searchResponse } from '../http/list.js';
+import { LIST_PARAMS, SEARCH_PARAMS, readParams, str } from '../http/params.js';
 import { ok } from '../http/pipeline.js';
 import {
   PRODUCT_CREATE_SPEC,
@@ -23,7 +23,9 @@ export const catalogRoutes: TwinRoute[] = [
     path: '/v1/products',
     handler: (req, ctx) => {
       const p = readParams(req, { ...LIST_PARAMS, active: true, ids: true, shippable: true, url: true });
-      return listResponse(req, ctx, listProducts(ctx, p), '/v1/products');
+      // A page read through the record store's index, unless `ids[]` asks for a set.
+      if (p.ids !== undefined) return listResponse(req, ctx, listProducts(ctx, p), '/v1/products');
+      return ok(keysetListBody(ctx, p, { resource: 'product', equals: fieldFilters(p, ['url'], ['active', 'shippable']) }, '/v1/products'));
     },
   },
   {
@@ -69,7 +71,11 @@ export const catalogRoutes: TwinRoute[] = [
         lookup_keys: true,
         recurring: { interval: true, meter: true, usage_type: true },
       });
-      return listResponse(req, ctx, listPrices(ctx, p), '/v1/prices');
+      if (p.lookup_keys !== undefined || p.recurring !== undefined) return listResponse(req, ctx, listPrices(ctx, p), '/v1/prices');
+      const equals = fieldFilters(p, ['product', 'type'], ['active']);
+      const currency = str(p, 'currency');
+      if (currency !== undefined) equals.currency = currency.toLowerCase();
+      return ok(keysetListBody(ctx, p, { resource: 'price', equals }, '/v1/prices'));
     },
   },
   {

@@ -2,7 +2,7 @@
 // update, list).
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
-import { listResponse, searchResponse } from '../http/list.js';
+import { fieldFilters, keysetListBody, searchResponse } from '../http/list.js';
 import { LIST_PARAMS, SEARCH_PARAMS, int, readParams } from '../http/params.js';
 import { ok } from '../http/pipeline.js';
 import {
@@ -12,10 +12,9 @@ import {
   captureCharge,
   createLegacyCharge,
   getCharge,
-  listCharges,
   updateCharge,
 } from '../model/charges.js';
-import { REFUND_CREATE_SPEC, createRefund, getRefund, listRefunds, updateRefund } from '../model/refunds.js';
+import { REFUND_CREATE_SPEC, createRefund, getRefund, updateRefund } from '../model/refunds.js';
 
 export const chargeRoutes: TwinRoute[] = [
   {
@@ -28,7 +27,7 @@ export const chargeRoutes: TwinRoute[] = [
     path: '/v1/charges',
     handler: (req, ctx) => {
       const p = readParams(req, { ...LIST_PARAMS, customer: true, payment_intent: true, transfer_group: true });
-      return listResponse(req, ctx, listCharges(ctx, p), '/v1/charges');
+      return ok(keysetListBody(ctx, p, { resource: 'charge', equals: fieldFilters(p, ['customer', 'payment_intent', 'transfer_group']) }, '/v1/charges'));
     },
   },
   {
@@ -66,7 +65,7 @@ export const chargeRoutes: TwinRoute[] = [
     path: '/v1/refunds',
     handler: (req, ctx) => {
       const p = readParams(req, { ...LIST_PARAMS, charge: true, payment_intent: true });
-      return listResponse(req, ctx, listRefunds(ctx, p), '/v1/refunds');
+      return ok(keysetListBody(ctx, p, { resource: 'refund', equals: fieldFilters(p, ['charge', 'payment_intent']) }, '/v1/refunds'));
     },
   },
   {

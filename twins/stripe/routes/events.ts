@@ -3,7 +3,7 @@
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { invalidRequest, resourceMissing } from '../http/errors.js';
-import { listResponse } from '../http/list.js';
+import { keysetListBody, listResponse } from '../http/list.js';
 import { LIST_PARAMS, bool, readParams, str, strArray } from '../http/params.js';
 import { ok } from '../http/pipeline.js';
 import type { StripeEvent } from '../model/events.js';
@@ -26,6 +26,10 @@ export const eventRoutes: TwinRoute[] = [
       const types = strArray(p, 'types');
       if (type && types) throw invalidRequest('You may only specify one of these parameters: type, types.', 'type');
       const deliverySuccess = bool(p, 'delivery_success');
+      // One exact type (or none): a page read through the record store's index.
+      if (!types && deliverySuccess === undefined && !type?.includes('*')) {
+        return ok(keysetListBody(ctx, p, { resource: 'event', equals: type ? { type } : {} }, '/v1/events'));
+      }
       const matchers = (types ?? (type ? [type] : [])).map(typeMatcher);
       // `delivery_success`: true → every webhook delivery of the event succeeded; false → at least
       // one is still failing (the runtime's `delivery` records say which).

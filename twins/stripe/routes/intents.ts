@@ -2,7 +2,7 @@
 // list, search. Declines answer 402 with the intent's failed state kept.
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
-import { listResponse, searchResponse } from '../http/list.js';
+import { fieldFilters, keysetListBody, searchResponse } from '../http/list.js';
 import { LIST_PARAMS, SEARCH_PARAMS, oneOf, readParams, type ParamSpec } from '../http/params.js';
 import type { TwinHandler } from '../../../twin-runtime/contract.js';
 import { ok } from '../http/pipeline.js';
@@ -21,7 +21,6 @@ import {
   confirmPaymentIntent,
   createPaymentIntent,
   getPaymentIntent,
-  listPaymentIntents,
   updatePaymentIntent,
 } from '../model/payment-intents.js';
 import {
@@ -33,7 +32,6 @@ import {
   confirmSetupIntent,
   createSetupIntent,
   getSetupIntent,
-  listSetupIntents,
   updateSetupIntent,
 } from '../model/setup-intents.js';
 
@@ -71,7 +69,7 @@ export const intentRoutes: TwinRoute[] = [
     path: '/v1/payment_intents',
     handler: (req, ctx) => {
       const p = readParams(req, { ...LIST_PARAMS, customer: true });
-      return listResponse(req, ctx, listPaymentIntents(ctx, p), '/v1/payment_intents');
+      return ok(keysetListBody(ctx, p, { resource: 'payment_intent', equals: fieldFilters(p, ['customer']) }, '/v1/payment_intents'));
     },
   },
   {
@@ -125,7 +123,7 @@ export const intentRoutes: TwinRoute[] = [
     path: '/v1/setup_intents',
     handler: (req, ctx) => {
       const p = readParams(req, { ...LIST_PARAMS, customer: true, payment_method: true, attach_to_self: true });
-      return listResponse(req, ctx, listSetupIntents(ctx, p), '/v1/setup_intents');
+      return ok(keysetListBody(ctx, p, { resource: 'setup_intent', equals: fieldFilters(p, ['customer', 'payment_method']) }, '/v1/setup_intents'));
     },
   },
   {
