@@ -96,7 +96,10 @@ export const githubGenericAdapter: GenericAdapter = {
 
   input(req) {
     const body = req.method === 'GET' || req.method === 'DELETE' ? (req.rawBody.length ? jsonBody(req) : {}) : jsonBody(req);
-    return { query: { ...req.query }, body: body as Record<string, unknown>, coerceBody: false };
+    // GitHub reads a malformed `page`/`per_page` as absent rather than refusing the call.
+    const query = { ...req.query };
+    for (const k of ['page', 'per_page']) if (query[k] !== undefined && !/^\d+$/.test(String(query[k]))) delete query[k];
+    return { query, body: body as Record<string, unknown>, coerceBody: false };
   },
 
   refuse(call, problem: InputProblem) {
