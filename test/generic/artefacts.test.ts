@@ -29,6 +29,13 @@ for (const slug of Object.keys(SOURCES)) {
   });
 }
 
+t.test('github: every operation carries its documentation page (what documentation_url answers)', async (t) => {
+  const a = new SpecArtefacts(specDir('github'));
+  t.ok(a.operations.length > 1000, `${a.operations.length} operations`);
+  t.same(a.operations.filter((o) => !o.docs).map((o) => o.id), [], 'no operation without a page');
+  t.equal(a.operations.find((o) => o.method === 'GET' && o.path === '/repos/{owner}/{repo}/issues')?.docs, 'https://docs.github.com/rest/issues/issues#list-repository-issues');
+});
+
 t.test('a twin reads spec pieces lazily: starting and serving a few generic calls reads a small part', async (t) => {
   const twin = await startTwin('github');
   t.teardown(() => twin.close());
