@@ -2,22 +2,22 @@
 // is never swallowed by `commits/{ref}`), a `{name}` segment never spans `/`, a last `{+name}` is a
 // wildcard taking the rest of the path. A twin's hand-written routes are registered first; the
 // routes of its generic (spec-driven) layer only where no hand-written route has the same method
-// and template. One router answers both, exactly as one find-my-way tree would: where both layers
-// match a path, the more specific template wins (a generic static route beats a hand-written
-// parameter).
+// and template. Where several routes match a path, the router answers exactly as one find-my-way
+// tree holding them all would: at the first segment where two templates differ, static beats
+// parameter beats rest (a generic static route beats a hand-written parameter).
 //
 // find-my-way compiles a few functions per route it registers (about 0.3 ms each on a busy 2-core
-// machine: ~400 ms for GitHub's 1,223 operations) and keeps them (~8 MiB for GitHub), so routes go
-// into their trees late. `add` only records; a method's routes enter the tree on its first lookup;
-// `warm()` fills the eager tree in small slices off the request path (the server calls it once it
-// listens). Routes added as `deferred` (the generic layer's) live in a second tree that is filled
-// only when a lookup needs it: when no eager route matches, or when a deferred template could
-// outrank the eager match. An idle twin, and one whose calls stay on its hand-written routes,
-// never builds it.
+// machine: ~400 ms for GitHub's 1,223 operations) and keeps them (~8 MiB for GitHub), so routes are
+// kept in small trees, one per method, first segment and length (`GET /repos/…` of four segments;
+// templates whose first segment is a parameter, and those ending in `{+name}`, in trees of their
+// own), and go into their tree only when a lookup first needs it. `warm()` fills, off the request
+// path, the trees that hold a hand-written route (the server calls it once it listens); the trees
+// only the generic layer fills are built by the first request that reaches them, so an idle twin
+// never holds them.
 
 import FindMyWay from 'find-my-way';
 import type { HTTPMethod } from 'find-my-way';
-import { findMyWayPath, parseTemplate, templateShape } from './path-template.js';
+import { findMyWayPath, templateShape } from './path-template.js';
 import type { TwinDefinition, TwinRoute } from './contract.js';
 
 export interface RouteMatch<T> {
@@ -33,6 +33,8 @@ interface Stored<T> {
   template: string;
   /** The template's parameter names by position (find-my-way knows them as `p0`, `p1`…, `*`). */
   names: string[];
+  /** What each path segment is: 0 static, 1 parameter, 2 rest (`{+name}`, last only). */
+  kinds: number[];
 }
 
 /** Longer than any provider id or name a twin routes by; a longer segment is a route miss. */
@@ -40,72 +42,53 @@ const MAX_PARAM_LENGTH = 2048;
 /** Routes registered per slice while warming up in the background. */
 const WARM_SLICE = 25;
 
-/** What a path segment of a template is, in find-my-way's order of preference. */
-type SegmentKind = 0 | 1 | 2; // static, parameter, rest
-function segmentKinds(template: string): SegmentKind[] {
-  const rest = parseTemplate(template).some((p) => p.kind === 'rest');
+function segmentKinds(template: string): number[] {
   const segs = template.split('/').slice(1);
-  return segs.map((seg, i) => (rest && i === segs.length - 1 && seg.includes('{+') ? 2 : seg.includes('{') ? 1 : 0));
+  return segs.map((seg, i) => (i === segs.length - 1 && seg.startsWith('{+') ? 2 : seg.includes('{') ? 1 : 0));
+}
+
+/** Which tree a template lives in: method, then its first segment and length, or `rest`. */
+function treeKey(method: string, template: string, kinds: number[]): string {
+  if (kinds[kinds.length - 1] === 2) return `${method} rest`;
+  const first = kinds[0] === 0 ? template.split('/')[1] : '{}';
+  return `${method} ${kinds.length} ${first}`;
 }
 
 /**
- * Of two templates that match the same path, > 0 when `a` is the one find-my-way picks: at the first
+ * Of two routes that match the same path, > 0 when `a` is the one find-my-way picks: at the first
  * segment where their kinds differ, static beats parameter beats rest.
  */
-function compareSpecificity(a: string, b: string): number {
-  const ka = segmentKinds(a);
-  const kb = segmentKinds(b);
-  for (let i = 0; i < Math.min(ka.length, kb.length); i++) if (ka[i] !== kb[i]) return kb[i]! - ka[i]!;
+function compareSpecificity(a: Stored<unknown>, b: Stored<unknown>): number {
+  for (let i = 0; i < Math.min(a.kinds.length, b.kinds.length); i++) if (a.kinds[i] !== b.kinds[i]) return b.kinds[i]! - a.kinds[i]!;
   return 0;
-}
-
-/**
- * Whether some path matches both templates with `a` winning it: the same static text wherever both
- * are static, and `a` more specific at the first segment where their kinds differ.
- */
-function canOutrank(a: string, b: string): boolean {
-  const sa = a.split('/');
-  const sb = b.split('/');
-  const ka = segmentKinds(a);
-  const kb = segmentKinds(b);
-  const restA = ka[ka.length - 1] === 2;
-  const restB = kb[kb.length - 1] === 2;
-  if (!restA && !restB && ka.length !== kb.length) return false;
-  for (let i = 0; i < Math.min(ka.length, kb.length); i++) {
-    if (ka[i] === 0 && kb[i] === 0 && sa[i + 1] !== sb[i + 1]) return false;
-  }
-  return compareSpecificity(a, b) > 0;
 }
 
 /** One find-my-way tree and the routes recorded for it but not yet in it. */
 class Tree<T> {
-  readonly fmw = FindMyWay({ maxParamLength: MAX_PARAM_LENGTH, caseSensitive: true });
-  readonly pending = new Map<string, { path: string; stored: Stored<T> }[]>();
-  /** Every template recorded, by method (what `canOutrank` looks through). */
-  readonly templates = new Map<string, string[]>();
+  private fmw: ReturnType<typeof FindMyWay> | undefined;
+  private readonly pending: { path: string; stored: Stored<T> }[] = [];
+  /** Whether a route that is not deferred lives here (`warm()` builds these trees). */
+  eager = false;
 
-  record(method: string, template: string, stored: Stored<T>): void {
-    const { path } = findMyWayPath(template);
-    let list = this.pending.get(method);
-    if (!list) this.pending.set(method, (list = []));
-    list.push({ path, stored });
-    let all = this.templates.get(method);
-    if (!all) this.templates.set(method, (all = []));
-    all.push(template);
+  constructor(private readonly method: HTTPMethod) {}
+
+  record(path: string, stored: Stored<T>): void {
+    this.pending.push({ path, stored });
   }
 
-  flush(method: string, limit = Infinity): void {
-    const list = this.pending.get(method);
-    if (!list) return;
-    const slice = list.splice(0, limit);
-    for (const { path, stored } of slice) this.fmw.on(method as HTTPMethod, path, () => undefined, stored);
-    if (list.length === 0) this.pending.delete(method);
+  get built(): boolean {
+    return this.pending.length === 0;
   }
 
-  find(method: string, path: string): RouteMatch<T> | undefined {
-    if (!this.templates.has(method)) return undefined;
-    if (this.pending.has(method)) this.flush(method);
-    const found = this.fmw.find(method as HTTPMethod, path);
+  /** Move up to `limit` recorded routes into the tree. */
+  fill(limit = Infinity): void {
+    this.fmw ??= FindMyWay({ maxParamLength: MAX_PARAM_LENGTH, caseSensitive: true });
+    for (const { path, stored } of this.pending.splice(0, limit)) this.fmw.on(this.method, path, () => undefined, stored);
+  }
+
+  find(path: string): { stored: Stored<T>; params: Record<string, string> } | undefined {
+    if (!this.built) this.fill();
+    const found = this.fmw!.find(this.method, path);
     if (!found) return undefined;
     const stored = found.store as Stored<T>;
     const params: Record<string, string> = {};
@@ -117,16 +100,14 @@ class Tree<T> {
         params[stored.names[stored.names.length - 1]!] = v;
       } else params[stored.names[Number(k.slice(1))]!] = v;
     }
-    return { value: stored.value, template: stored.template, params };
+    return { stored, params };
   }
 }
 
 export class TemplateRouter<T> {
-  private readonly eager = new Tree<T>();
-  private readonly deferred = new Tree<T>();
+  private readonly trees = new Map<string, Tree<T>>();
   private readonly shapes = new Map<string, string>();
-  /** `METHOD template` of an eager route → whether some deferred template could outrank it. */
-  private readonly outranked = new Map<string, boolean>();
+  private readonly methods = new Set<string>();
 
   constructor(private readonly options: { ignoreTrailingSlash?: boolean } = {}) {}
 
@@ -136,7 +117,7 @@ export class TemplateRouter<T> {
 
   /**
    * Register `value` for `method` + `template`; a second route with the same shape throws.
-   * `deferred` routes enter their tree only when a lookup needs them (see the header).
+   * A `deferred` route's tree is left to the first lookup that reaches it (`warm()` skips it).
    */
   add(method: string, template: string, value: T, opts: { deferred?: boolean } = {}): void {
     const m = method.toUpperCase();
@@ -144,8 +125,14 @@ export class TemplateRouter<T> {
     const existing = this.shapes.get(key);
     if (existing !== undefined) throw new Error(`Two routes for ${m} ${template} (already ${existing}).`);
     this.shapes.set(key, template);
-    this.outranked.clear();
-    (opts.deferred ? this.deferred : this.eager).record(m, template, { value, template, names: findMyWayPath(template).names });
+    this.methods.add(m);
+    const { path, names } = findMyWayPath(template);
+    const kinds = segmentKinds(template);
+    const tk = treeKey(m, template, kinds);
+    let tree = this.trees.get(tk);
+    if (!tree) this.trees.set(tk, (tree = new Tree<T>(m as HTTPMethod)));
+    tree.record(path, { value, template, names, kinds });
+    if (!opts.deferred) tree.eager = true;
   }
 
   /** Whether a route with this method and template (any parameter names) is registered. */
@@ -158,41 +145,34 @@ export class TemplateRouter<T> {
     return [...this.shapes].map(([key, template]) => ({ method: key.slice(0, key.indexOf(' ')), template }));
   }
 
-  /** Put every recorded eager route into its tree, a slice at a time between other work. */
+  /** Build every tree that holds a route not deferred, a slice at a time between other work. */
   async warm(): Promise<void> {
-    for (const method of [...this.eager.pending.keys()]) {
-      while (this.eager.pending.has(method)) {
-        this.eager.flush(method, WARM_SLICE);
+    for (const tree of [...this.trees.values()]) {
+      if (!tree.eager) continue;
+      while (!tree.built) {
+        tree.fill(WARM_SLICE);
         await new Promise((resolve) => setImmediate(resolve));
       }
     }
   }
 
-  /** Whether a deferred route of `method` could win a path `template` matches (cached). */
-  private mayOutrank(method: string, template: string): boolean {
-    const key = `${method} ${template}`;
-    let v = this.outranked.get(key);
-    if (v === undefined) {
-      v = (this.deferred.templates.get(method) ?? []).some((d) => canOutrank(d, template));
-      this.outranked.set(key, v);
-    }
-    return v;
-  }
-
   find(method: string, path: string): RouteMatch<T> | undefined {
     const m = method.toUpperCase();
+    if (!this.methods.has(m)) return undefined;
     const lookup = this.options.ignoreTrailingSlash && path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
-    const hit = this.eager.find(m, lookup);
-    if (hit && !this.mayOutrank(m, hit.template)) return hit;
-    const other = this.deferred.find(m, lookup);
-    if (!hit || !other) return hit ?? other;
-    return compareSpecificity(other.template, hit.template) > 0 ? other : hit;
+    const segs = lookup.split('/');
+    // The trees a route matching this path can live in; of their matches the most specific wins.
+    let best: { stored: Stored<T>; params: Record<string, string> } | undefined;
+    for (const key of [`${m} ${segs.length - 1} ${segs[1]}`, `${m} ${segs.length - 1} {}`, `${m} rest`]) {
+      const found = this.trees.get(key)?.find(lookup);
+      if (found && (!best || compareSpecificity(found.stored, best.stored) > 0)) best = found;
+    }
+    return best && { value: best.stored.value, template: best.stored.template, params: best.params };
   }
 
   /** Methods with a route for this path (for a 405 with `Allow`). */
   methodsFor(path: string): string[] {
-    const methods = new Set([...this.eager.templates.keys(), ...this.deferred.templates.keys()]);
-    return [...methods].filter((m) => this.find(m, path) !== undefined);
+    return [...this.methods].filter((m) => this.find(m, path) !== undefined);
   }
 }
 
