@@ -10,6 +10,8 @@ import { HttpError } from './http/errors.js';
 import { RequestValidationError, validateRequestParts, validatorCompiler } from './http/validation.js';
 import { parseJsonBody } from './http/json-body.js';
 import { answerClientError } from './http/client-error.js';
+import { TemplateRouter } from '../twin-runtime/router.js';
+import { templateFromFindMyWay } from '../twin-runtime/path-template.js';
 import { refuseLongQueries } from './http/query-limits.js';
 import { documentForRequest, openapiInfo, transformDocument, transformRoute } from './http/openapi.js';
 import { makeAuthenticate } from './auth/authenticate.js';
@@ -98,25 +100,19 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     req.log.error({ err }, 'unhandled error');
     return reply.status(500).send({ detail: 'Internal Server Error' });
   });
-  // A known path with another method answers 405 with Allow (as Starlette does); else 404.
-  const knownRoutes: { pattern: RegExp; methods: Set<string> }[] = [];
+  // A known path with another method answers 405 with Allow (as Starlette does); else 404. The
+  // twin runtime's router matches the paths (one template compiler for the whole product).
+  const knownRoutes = new TemplateRouter<true>();
   app.addHook('onRoute', (route) => {
     const methods = (Array.isArray(route.method) ? route.method : [route.method]).map((m) => String(m).toUpperCase());
-    const source = route.url
-      .split('/')
-      .map((seg) => (seg === '*' ? '.*' : seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-      .join('/');
-    const pattern = new RegExp(`^${source}$`);
-    const known = knownRoutes.find((r) => r.pattern.source === pattern.source);
-    if (known) methods.forEach((m) => known.methods.add(m));
-    else knownRoutes.push({ pattern, methods: new Set(methods) });
+    const template = templateFromFindMyWay(route.url);
+    for (const m of methods) if (!knownRoutes.has(m, template)) knownRoutes.add(m, template, true);
   });
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0] ?? '/';
-    const allowed = new Set<string>();
-    for (const r of knownRoutes) if (r.pattern.test(path)) r.methods.forEach((m) => allowed.add(m));
-    if (allowed.size > 0 && !allowed.has(req.method)) {
-      return reply.status(405).header('allow', [...allowed].filter((m) => m !== 'HEAD').join(', ')).send({ detail: 'Method Not Allowed' });
+    const allowed = knownRoutes.methodsFor(path);
+    if (allowed.length > 0 && !allowed.includes(req.method)) {
+      return reply.status(405).header('allow', allowed.filter((m) => m !== 'HEAD').join(', ')).send({ detail: 'Method Not Allowed' });
     }
     return reply.status(404).send({ detail: 'Not Found' });
   });

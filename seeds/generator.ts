@@ -1,11 +1,11 @@
 // Expansion: a plan becomes a seed file by driving the twin's own model. A fresh SQLite file is
-// opened as a TwinServer (in-process, no port), the twin's `seeding.expand` issues the provider
+// opened as a twin host (in-process, no port), the twin's `seeding.expand` issues the provider
 // calls a real user would, and the finished file — the twin's own storage format, holding the
 // clock the expansion ended at — is compacted and moved into place. A failure leaves no file.
 
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import type { TwinDefinition } from '../twin-runtime/contract.js';
-import { TwinServer } from '../twin-runtime/server.js';
+import { TwinHost } from '../twin-runtime/host.js';
 import { resolvePlan } from './entities.js';
 import type { Plan } from './plan.js';
 import { SeedApi, SeedExpansionError } from './seed-api.js';
@@ -38,13 +38,13 @@ export async function generateSeedFile(
   const entities = resolvePlan(plan);
   const tmp = `${file}.partial`;
   removeFile(tmp);
-  const server = new TwinServer(twin, { dataFile: tmp, clockStart: new Date(plan.clock_start) });
+  const server = new TwinHost(twin, { dataFile: tmp, clockStart: new Date(plan.clock_start) });
   let closed = false;
   try {
     // The file is thrown away on any failure (all or nothing comes from the rename below), so
-    // per-request durability buys nothing here. One enclosing transaction is not possible: a twin's
-    // handlers open their own (the Stripe pipeline BEGINs per request); with no sync and an
-    // in-memory journal those commits cost next to nothing, and rollback of a refused call works.
+    // per-request durability buys nothing here. One enclosing transaction is not possible: the
+    // runtime's pipeline BEGINs per batch of requests; with no sync and an in-memory journal those
+    // commits cost next to nothing, and rollback of a refused call works.
     server.store.db.pragma('synchronous = OFF');
     server.store.db.pragma('journal_mode = MEMORY');
     const api = new SeedApi(server, { encoding: seeding.encoding, authorization: `Bearer ${server.apiKey}` }, opts.signal);

@@ -1,9 +1,8 @@
 // The provider API of a twin as the expander uses it: synthetic requests handled in-process by a
-// TwinServer opened on the seed file (no port), carrying the twin's own key, plus the admin
-// advance path for states that need time to pass.
+// twin host opened on the seed file (no port), carrying the twin's own key, plus the host's
+// advance for states that need time to pass.
 
-import { handleAdmin } from '../twin-runtime/admin-api.js';
-import type { TwinServer } from '../twin-runtime/server.js';
+import { HostError, type TwinHost } from '../twin-runtime/host.js';
 import { parseBracketForm } from '../twin-runtime/form.js';
 import type { TwinRequest } from '../twin-runtime/contract.js';
 
@@ -39,7 +38,7 @@ export class SeedApi {
   calls = 0;
 
   constructor(
-    private readonly server: TwinServer,
+    private readonly server: TwinHost,
     private readonly defaults: { encoding: BodyEncoding; authorization: string },
     private readonly signal?: AbortSignal,
   ) {}
@@ -97,8 +96,12 @@ export class SeedApi {
   /** Move the environment clock to `to`, running every lifecycle event due on the way. */
   async advanceTo(to: Date): Promise<void> {
     this.checkAborted();
-    const res = await handleAdmin(this.server, 'POST', '/_twin/advance', Buffer.from(JSON.stringify({ to: to.toISOString(), wait_ms: 3_600_000 })));
-    if (res.status !== 200) throw new SeedExpansionError(`Advancing the clock to ${to.toISOString()} failed: ${describe(res.body)}.`);
+    try {
+      await this.server.advance(to);
+    } catch (e) {
+      if (e instanceof HostError) throw new SeedExpansionError(`Advancing the clock to ${to.toISOString()} failed: ${e.message}.`);
+      throw e;
+    }
   }
 
   async advanceBy(ms: number): Promise<void> {

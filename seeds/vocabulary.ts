@@ -1,4 +1,4 @@
-// What a twin tells the seeds component (its `seeding` export, from twins/<slug>/seed-vocabulary.ts):
+// What a twin tells the seeds component (its `seeding` export, from twins/<slug>/vocabulary/seeds.ts):
 // the words its prompts use, and how resolved entities become provider API calls on its own model.
 
 import type { SeedEntity } from './entities.js';

@@ -7,7 +7,7 @@
 // a 503 with Retry-After in the provider's own error shape (they would otherwise see a clock
 // half-way), admin writes a 409, and the job's progress is readable at `GET /_twin/advance/{id}`.
 //
-// Kept to this one module so the runtime's host object can take it over unchanged.
+// The host (host.ts) owns one AdvanceJobs; each slice runs as an exclusive job of its pipeline.
 
 import type { TwinContext, TwinDefinition, TwinRequest, TwinResponse } from './contract.js';
 
@@ -40,6 +40,8 @@ export const RETRY_AFTER_SECONDS = 1;
 export interface AdvanceHost {
   twin: TwinDefinition;
   ctx: TwinContext;
+  /** Run one slice alone, between provider requests and outside their transaction. */
+  exclusive<T>(fn: () => Promise<T>): Promise<T>;
 }
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -135,18 +137,20 @@ export class AdvanceJobs {
       const t0 = performance.now();
       // One commit per slice (each lifecycle step inside is a savepoint): a crash keeps the clock
       // and the records of every finished slice together.
-      const db = ctx.store.db;
-      db.exec('BEGIN');
-      try {
-        await twin.advance?.(ctx, new Date(next));
-        ctx.clock.advanceTo(next);
-        db.exec('COMMIT');
-      } catch (e) {
-        if (db.inTransaction) db.exec('ROLLBACK');
-        // The clock in memory follows what was committed.
-        ctx.clock.resetTo(new Date(Number(ctx.store.getMeta('clock') ?? ctx.clock.nowMs())));
-        throw e;
-      }
+      await this.host.exclusive(async () => {
+        const db = ctx.store.db;
+        db.exec('BEGIN');
+        try {
+          await twin.advance?.(ctx, new Date(next));
+          ctx.clock.advanceTo(next);
+          db.exec('COMMIT');
+        } catch (e) {
+          if (db.inTransaction) db.exec('ROLLBACK');
+          // The clock in memory follows what was committed.
+          ctx.clock.resetTo(new Date(Number(ctx.store.getMeta('clock') ?? ctx.clock.nowMs())));
+          throw e;
+        }
+      });
       job.clock = ctx.clock.now().toISOString();
       const took = performance.now() - t0;
       // Grow while slices are short; shrink only for a clearly long one: a single lifecycle step

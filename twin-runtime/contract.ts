@@ -8,14 +8,19 @@ import type { EnvironmentClock } from './clock.js';
 import type { IdSource } from './ids.js';
 import type { Deliveries, DeliveryRecord } from './deliveries.js';
 import type { InputRefusal } from './safe-input.js';
+import type { GenericSurface } from './generic/types.js';
+
+export type { GenericSurface };
 
 /** A provider request as the runtime parsed it. */
 export interface TwinRequest {
   method: string;
   /** Path without the query string, e.g. `/v1/customers/cus_123`. */
   path: string;
-  /** Values of `{name}` segments of the matched route template. */
+  /** Values of `{name}` segments of the matched route template (a `{+name}` binds the rest of the path). */
   params: Record<string, string>;
+  /** The template of the route that answers (`/v1/customers/{customer}`), set by the runtime when one matched. */
+  template?: string;
   /** Query string without the leading `?` ("" when none). */
   queryString: string;
   /** Query parsed with bracket notation (`expand[]=a` → `{expand: ['a']}`). */
@@ -66,11 +71,58 @@ export type TwinHandler = (req: TwinRequest, ctx: TwinContext) => TwinResponse |
 
 export interface TwinRoute {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-  /** Template with `{name}` segments, e.g. `/v1/customers/{customer}`. A segment may not span `/`. */
+  /**
+   * Template with `{name}` segments, e.g. `/v1/customers/{customer}`. A `{name}` never spans `/`;
+   * a last `{+name}` takes the rest of the path, slashes included (GitHub `contents/{+path}`).
+   * Static segments win over parameters (see twin-runtime/path-template.ts and router.ts).
+   */
   path: string;
   handler: TwinHandler;
   /** Set on routes that must answer without the twin's key (rare: e.g. a twin-only helper). */
   public?: boolean;
+  /** Not counted against the provider's rate limit (GitHub `GET /rate_limit`, Slack `twin.*`). */
+  unmetered?: boolean;
+}
+
+/** A routed request as the twin's `around` sees it. */
+export interface RouteCall {
+  req: TwinRequest;
+  ctx: TwinContext;
+  route: TwinRoute;
+}
+
+/**
+ * Run the route's handler inside the request's savepoint. `finish` runs on the handler's answer
+ * inside the same savepoint (a throw there rolls the request back too). A thrown error is rolled
+ * back and answered by the twin's `errors.render` (or a 500), so the result is always a response.
+ */
+export type RunRoute = (finish?: (res: TwinResponse) => TwinResponse | Promise<TwinResponse>) => Promise<TwinResponse>;
+
+/** Something the runtime could not read before any route ran. */
+/**
+ * A request the runtime could not read, before any route or authentication ran: a malformed URL,
+ * or an input limit of twin-runtime/safe-input.ts passed (too many parameters, too long or too
+ * deep a name, too large an array index, body size or JSON nesting; `refusal` says which).
+ */
+export type RequestProblem =
+  | { kind: 'malformed_url'; message: string }
+  | { kind: 'input_refused'; message: string; refusal: InputRefusal };
+
+/** How the provider answers what goes wrong (the twin's wire/errors). */
+export interface ProviderErrors {
+  /**
+   * A thrown error as the provider answers it, or undefined when it is not one of the provider's
+   * errors (the runtime then answers 500 `{error: {type: 'api_error', message}}`).
+   */
+  render(error: unknown, req: TwinRequest, ctx: TwinContext): TwinResponse | undefined;
+  /** A request no route serves (unknown path, or a known path with another method). */
+  routeMiss(req: TwinRequest, ctx: TwinContext): TwinResponse;
+  /**
+   * A request the runtime could not read (default: 400, 413 for the body size, with
+   * `{error: {message}}`). For a refused input `req` carries the method, path, query string and
+   * headers, nothing parsed.
+   */
+  parseFailure?(req: TwinRequest, ctx: TwinContext, problem: RequestProblem): TwinResponse;
 }
 
 /** A described starting state shipped with a twin (the seeds area lists these). */
@@ -97,14 +149,26 @@ export interface TwinDefinition {
   resources: readonly string[];
   /** Mint the provider-shaped key for a fresh container start (e.g. `sk_test_…`). */
   mintKey(randomBase62: (length: number) => string): string;
+  /** Hand-written routes (they always win over `generic`). */
   routes: TwinRoute[];
+  /**
+   * The operations of the provider's published spec that no hand-written route answers, served
+   * from the spec by the runtime's generic layer (twin-runtime/generic/). The runtime's router
+   * (router.ts) registers its routes after the hand-written ones, each only where no hand-written
+   * route has the same method and template, and runs them through the same pipeline
+   * (authentication, `around`, the request's savepoint, `errors`). Its record kinds are part of
+   * `resources`.
+   */
+  generic?: GenericSurface;
+  /** `ignoreTrailingSlash`: `/x/` is routed as `/x` (GitHub does this; Stripe and Slack do not). */
+  routing?: { ignoreTrailingSlash?: boolean };
   /**
    * Check the credential of a provider request. Return a provider-shaped error response to refuse,
    * or undefined to let the route run. Routes marked `public` skip this.
    */
   authenticate(req: TwinRequest, ctx: TwinContext): TwinResponse | undefined;
-  /** Provider-shaped answer for a path no route matches (and 405-like cases). */
-  notFound(req: TwinRequest, ctx: TwinContext): TwinResponse;
+  /** The provider-error hook: thrown errors, route misses, unreadable requests. */
+  errors: ProviderErrors;
   /**
    * Provider-shaped 503 while the twin cannot serve (a long advance is running); the runtime adds
    * `Retry-After`. A generic `{error: {message}}` body is used when absent.
@@ -113,13 +177,12 @@ export interface TwinDefinition {
   /** Credentials in query strings and bodies the request log must not keep. */
   redact?: RedactionRules;
   /**
-   * Provider-shaped answer to a request the runtime refused while reading it, before any route or
-   * authentication ran: an input limit of twin-runtime/safe-input.ts was passed (too many
-   * parameters, too long or too deep a name, too large an array index, body or JSON nesting).
-   * `req` carries the method, path, query string and headers, nothing parsed. Without it the
-   * runtime answers 400 (413 for the body size) with `{error: {message}}`.
+   * The provider's protocol around every routed, authenticated request (request ids, idempotent
+   * replay, rate limits, headers on every answer). It runs inside the runtime's transaction but
+   * outside the request's savepoint, so what it writes survives a failed request; `run` runs the
+   * handler. Default: `run()`.
    */
-  refuseInput?(refusal: InputRefusal, req: TwinRequest, ctx: TwinContext): TwinResponse;
+  around?(call: RouteCall, run: RunRoute): TwinResponse | Promise<TwinResponse>;
   /**
    * Create the provider's starting state (a workspace, the key's own account) when the file has none.
    * Called when the twin starts and after every reset; must be idempotent.

@@ -4,9 +4,13 @@
 // Every attempt obeys the egress policy (egress.ts): a refused one is recorded as refused and not
 // retried. Redirects are not followed (as Stripe, GitHub and Slack do not): a 3xx is a failure.
 
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { RecordStore } from './record-store.js';
 import { EgressGuard } from './egress.js';
+
+/** undici is loaded on the first delivery, not at twin start (it is most of an idle twin's memory). */
+let undici: Promise<typeof import('undici')> | undefined;
+const loadUndici = () => (undici ??= import('undici'));
 
 export interface DeliveryAttempt {
   attempted_at: string;
@@ -139,6 +143,7 @@ export class Deliveries {
       error = `Refused by the egress policy (TWINS_EGRESS=public): ${why}.`;
     } else {
       try {
+        const { request } = await loadUndici();
         const res = await request(d.url, {
           method: 'POST',
           headers,

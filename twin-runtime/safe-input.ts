@@ -2,7 +2,7 @@
 // for every twin and for the control plane:
 //   - the limits every parser applies (parameters, key length, nesting, array index, body size);
 //   - the typed refusal a parser throws when a limit is passed (InputRefusal), which a twin renders
-//     in its provider's error shape (TwinDefinition.refuseInput) and the control plane in the
+//     in its provider's error shape (TwinDefinition.errors.parseFailure) and the control plane in the
 //     contract's body;
 //   - the keys no request may use to reach a prototype (`__proto__`, `constructor`, `prototype`):
 //     forms drop them (form.ts), JSON drops `__proto__` and `constructor.prototype`

@@ -1,65 +1,25 @@
-// The one HTTP server every twin runs: the provider API of the loaded twin, and the internal admin
-// API under /_twin/* (protected by a per-container secret, never forwarded by the gateway).
+// The one HTTP server every twin runs: the provider API of the loaded twin (answered by its host,
+// host.ts), and the internal admin API under /_twin/* (protected by a per-container secret, never
+// forwarded by the gateway).
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync } from 'node:fs';
 import { parseBracketForm } from './form.js';
 import { INPUT_LIMITS, InputRefusal, parseJson } from './safe-input.js';
-import { RecordStore } from './record-store.js';
-import { EnvironmentClock } from './clock.js';
-import { IdSource, randomBase62 } from './ids.js';
-import { Deliveries, DELIVERY_RESOURCE } from './deliveries.js';
+import type { RecordStore } from './record-store.js';
+import type { EnvironmentClock } from './clock.js';
+import type { IdSource } from './ids.js';
+import { DELIVERY_RESOURCE, type Deliveries } from './deliveries.js';
 import { handleAdmin } from './admin-api.js';
-import { AdvanceJobs } from './advance-job.js';
-import type { TwinContext, TwinDefinition, TwinRequest, TwinResponse, TwinRoute } from './contract.js';
+import { TwinHost, type TwinHostOptions } from './host.js';
+import type { TwinContext, TwinDefinition, TwinRequest, TwinResponse } from './contract.js';
 
 export const ADMIN_PREFIX = '/_twin/';
 export const ADMIN_SECRET_HEADER = 'x-twin-admin-secret';
 
-export interface TwinServerOptions {
-  dataFile: string;
-  /** Seed file copied in when the data file is new, and restored by reset. */
-  seedFile?: string;
-  /** Clock start for a new data file (default: now). */
-  clockStart?: Date;
+export interface TwinServerOptions extends TwinHostOptions {
   /** Secret the admin API requires; undefined leaves the admin API open (standalone use). */
   adminSecret?: string;
-  /** Base URL callers see (gateway URL); defaults to the listening address. */
-  publicUrl?: string;
-  /**
-   * Keep the provider key in the data file and use it again on the next start (standalone twins,
-   * decisions §10), instead of minting one per start (decisions §7). `apiKey` chooses it.
-   */
-  keepKey?: boolean;
-  /** The key to accept (implies keeping it); default: the kept one, or a freshly minted one. */
-  apiKey?: string;
-}
-
-/** Meta key under which a standalone twin keeps its provider key. */
-export const KEPT_KEY_META = 'standalone_api_key';
-
-interface CompiledRoute {
-  route: TwinRoute;
-  regex: RegExp;
-  names: string[];
-}
-
-function compile(route: TwinRoute): CompiledRoute {
-  const names: string[] = [];
-  const source = route.path
-    .split('/')
-    .map((seg) =>
-      seg.replace(/\{([^}]+)\}|[.*+?^${}()|[\]\\]/g, (m, name?: string) => {
-        if (name) {
-          names.push(name);
-          return '([^/]+)';
-        }
-        return '\\' + m;
-      }),
-    )
-    .join('/');
-  return { route, regex: new RegExp(`^${source}$`), names };
 }
 
 /**
@@ -103,20 +63,6 @@ function parseBody(raw: Buffer, contentType: string | undefined): Pick<TwinReque
   return { body: {}, bodyKind: 'none' };
 }
 
-/** What a twin without its own refuseInput answers. */
-function plainRefusal(refusal: InputRefusal): TwinResponse {
-  return { status: refusal.reason === 'body_too_large' ? 413 : 400, body: { error: { message: refusal.message } } };
-}
-
-/** A path segment percent-decoded; a malformed escape is kept as sent (the route still decides). */
-function decodeSegment(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
-}
-
 export function send(res: ServerResponse, out: TwinResponse): void {
   const headers: Record<string, string | string[]> = { ...(out.headers ?? {}) };
   let payload: string | Buffer | undefined;
@@ -133,95 +79,47 @@ export function send(res: ServerResponse, out: TwinResponse): void {
   res.end(payload);
 }
 
+/**
+ * A twin host behind an HTTP listener: provider requests go to `host.handle`, `/_twin/*` to the
+ * admin API. The host's parts are re-exposed here for callers that hold the server.
+ */
 export class TwinServer {
-  readonly store: RecordStore;
-  readonly clock: EnvironmentClock;
-  readonly ids: IdSource;
-  readonly deliveries: Deliveries;
-  readonly apiKey: string;
-  readonly ctx: TwinContext;
-  /** A long advance runs as a job; provider requests get the provider's 503 meanwhile. */
-  readonly advances: AdvanceJobs;
-  private readonly routes: Map<string, CompiledRoute[]>;
+  readonly host: TwinHost;
   private server: Server | undefined;
-  private readonly startClock: Date;
 
-  constructor(readonly twin: TwinDefinition, readonly options: TwinServerOptions) {
-    const fresh = !existsSync(options.dataFile);
-    this.store = new RecordStore(options.dataFile);
-    if (fresh && options.seedFile) this.store.replaceWith(options.seedFile);
-    if (this.store.getMeta('storage_version') === undefined) {
-      this.store.setMeta('storage_version', String(twin.storageVersion));
-    }
-    if (this.store.getMeta('clock_start') === undefined) {
-      this.store.setMeta('clock_start', String((options.clockStart ?? new Date()).getTime()));
-    }
-    this.startClock = new Date(Number(this.store.getMeta('clock_start')));
-    this.clock = new EnvironmentClock(this.store, this.startClock);
-    this.ids = new IdSource(this.store, `${twin.slug}:default-seed`);
-    this.apiKey = this.providerKey(options);
-    this.deliveries = new Deliveries(
-      this.store,
-      () => this.ids.next('dlv_', 24),
-      twin.signDelivery?.bind(twin),
-    );
-    this.ctx = {
-      store: this.store,
-      clock: this.clock,
-      ids: this.ids,
-      apiKey: this.apiKey,
-      baseUrl: options.publicUrl ?? '',
-      deliveries: this.deliveries,
-    };
-    // The starting state exists from the first instant, so the records endpoints show it at once.
-    twin.initialize?.(this.ctx);
-    this.advances = new AdvanceJobs(this);
-    this.routes = new Map();
-    for (const r of twin.routes) {
-      const list = this.routes.get(r.method) ?? [];
-      list.push(compile(r));
-      this.routes.set(r.method, list);
-    }
+  constructor(twin: TwinDefinition, readonly options: TwinServerOptions) {
+    this.host = new TwinHost(twin, options);
   }
 
-  /** Whether the key survives restarts (kept in the data file's meta, also across a reset). */
-  get keepsKey(): boolean {
-    return !!this.options.keepKey || this.options.apiKey !== undefined;
+  get twin(): TwinDefinition {
+    return this.host.twin;
   }
-
-  private providerKey(options: TwinServerOptions): string {
-    if (!this.keepsKey) return this.twin.mintKey(randomBase62);
-    const key = options.apiKey ?? this.store.getMeta(KEPT_KEY_META) ?? this.twin.mintKey(randomBase62);
-    this.store.setMeta(KEPT_KEY_META, key);
-    return key;
+  get store(): RecordStore {
+    return this.host.store;
   }
-
+  get clock(): EnvironmentClock {
+    return this.host.clock;
+  }
+  get ids(): IdSource {
+    return this.host.ids;
+  }
+  get deliveries(): Deliveries {
+    return this.host.deliveries;
+  }
+  get apiKey(): string {
+    return this.host.apiKey;
+  }
+  get ctx(): TwinContext {
+    return this.host.ctx;
+  }
   /** The clock's start instant (reset puts the clock back here). */
   get clockStart(): Date {
-    return this.startClock;
+    return this.host.clockStart;
   }
 
-  match(method: string, path: string): { route: TwinRoute; params: Record<string, string> } | undefined {
-    for (const c of this.routes.get(method) ?? []) {
-      const m = c.regex.exec(path);
-      if (!m) continue;
-      const params: Record<string, string> = {};
-      c.names.forEach((n, i) => (params[n] = decodeSegment(m[i + 1]!)));
-      return { route: c.route, params };
-    }
-    return undefined;
-  }
-
-  /** Answer one provider request (also used in-process by tests and seeds). */
-  async handle(req: TwinRequest): Promise<TwinResponse> {
-    const found = this.match(req.method, req.path);
-    if (!found) return this.twin.notFound(req, this.ctx);
-    req.params = found.params;
-    if (!found.route.public) {
-      const refused = this.twin.authenticate(req, this.ctx);
-      if (refused) return refused;
-    }
-    return found.route.handler(req, this.ctx);
+  /** Answer one provider request in-process (tests, seeds). */
+  handle(req: TwinRequest): Promise<TwinResponse> {
+    return this.host.handle(req);
   }
 
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -236,7 +134,7 @@ export class TwinServer {
           send(res, { status: 401, body: { detail: 'Admin secret required.' } });
           return;
         }
-        send(res, await handleAdmin(this, req.method ?? 'GET', path, raw));
+        send(res, await handleAdmin(this.host, req.method ?? 'GET', path, raw));
         return;
       }
       const twinReq: TwinRequest = {
@@ -249,11 +147,11 @@ export class TwinServer {
         rawBody: raw,
         ...parseBody(raw, req.headers['content-type']),
       };
-      send(res, this.advances.busyAnswer(twinReq) ?? (await this.handle(twinReq)));
+      send(res, this.host.advances.busyAnswer(twinReq) ?? (await this.host.handle(twinReq)));
     } catch (e) {
       if (res.headersSent) return;
       if (e instanceof InputRefusal) {
-        send(res, this.refuse(e, req, path, queryString));
+        send(res, await this.refuse(e, req, path, queryString));
         return;
       }
       send(res, { status: 500, body: { error: { type: 'api_error', message: (e as Error).message } } });
@@ -261,7 +159,7 @@ export class TwinServer {
   }
 
   /** The answer to a request refused while it was read: the twin's provider shape, `{detail}` on admin paths. */
-  private refuse(refusal: InputRefusal, req: IncomingMessage, path: string, queryString: string): TwinResponse {
+  private async refuse(refusal: InputRefusal, req: IncomingMessage, path: string, queryString: string): Promise<TwinResponse> {
     if (path.startsWith(ADMIN_PREFIX)) return { status: refusal.reason === 'body_too_large' ? 413 : 400, body: { detail: refusal.message } };
     const unread: TwinRequest = {
       method: req.method ?? 'GET',
@@ -274,7 +172,7 @@ export class TwinServer {
       body: {},
       bodyKind: 'none',
     };
-    return this.twin.refuseInput?.(refusal, unread, this.ctx) ?? plainRefusal(refusal);
+    return this.host.refuse(unread, { kind: 'input_refused', message: refusal.message, refusal });
   }
 
   async listen(port: number, host = '127.0.0.1'): Promise<string> {
@@ -286,19 +184,19 @@ export class TwinServer {
     });
     const addr = this.server.address() as AddressInfo;
     const url = `http://${host}:${addr.port}`;
-    if (!this.ctx.baseUrl) this.ctx.baseUrl = url;
-    this.deliveries.resume();
+    if (!this.host.ctx.baseUrl) this.host.ctx.baseUrl = url;
+    this.host.deliveries.resume();
+    // Fill the route trees now, between requests, rather than on the first request of each method.
+    void this.host.routing.router.warm();
     return url;
   }
 
   async close(): Promise<void> {
-    await this.advances.stop();
-    await this.deliveries.close();
     if (this.server) {
       this.server.closeAllConnections?.();
       await new Promise<void>((resolve) => this.server!.close(() => resolve()));
     }
-    this.store.close();
+    await this.host.close();
   }
 }
 

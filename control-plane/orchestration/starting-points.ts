@@ -25,7 +25,7 @@ function isMissingModule(e: unknown): boolean {
 
 /** The seed file a twin created with `seed_id` starts from (404 unknown seed, 409 not ready/usable). */
 export async function resolveSeedFile(db: Db, dataDir: string, orgId: string, seedId: string): Promise<ResolvedSeed> {
-  const path = '../../seeds/files.js';
+  const path = '../seeds/files.js';
   let mod: { seedFileFor(db: Db, dataDir: string, orgId: string, seedId: string): ResolvedSeed };
   try {
     mod = await import(path);

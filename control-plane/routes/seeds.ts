@@ -9,9 +9,9 @@ import { errorResponses, noContent } from '../http/responses.js';
 import { uuidString } from '../http/fields.js';
 import { planNamed } from '../billing/plans.js';
 import { TWIN_SLUGS } from '../../twin-runtime/registry.js';
-import { twinRelease } from '../../seeds/twin-releases.js';
-import { seedFilePath } from '../../seeds/files.js';
-import { listSuggestions, seedView } from '../../seeds/views.js';
+import { twinRelease } from '../seeds/twin-releases.js';
+import { seedFilePath } from '../seeds/files.js';
+import { listSuggestions, seedView } from '../seeds/views.js';
 
 const tags = ['seeds'];
 

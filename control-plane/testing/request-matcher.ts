@@ -10,6 +10,7 @@ import { compileOperator, evaluateOperator, type Vars } from './operators.js';
 import { bodyPointer, pointerGet, type ObservedRequest } from './observed-request.js';
 import { and, operatorSql, or, pathTemplateSql, small, SQL_TRUE, statusSql, type SqlCondition } from './sql-condition.js';
 import type { LogColumn } from '../store/traffic-window.js';
+import { templateRegExp } from '../../twin-runtime/path-template.js';
 import { ownValue } from '../../twin-runtime/safe-input.js';
 
 export interface FieldCheck {
@@ -52,17 +53,12 @@ const selectivity = (c: FieldCheck) => (c.sql?.costly ? SQL_ORDER.length : 0) + 
 const BODY: readonly LogColumn[] = ['request_content_type', 'request_body'];
 const RESPONSE_BODY: readonly LogColumn[] = ['response_content_type', 'response_body'];
 
-/** `/v1/customers/{id}` → a regex with one capture per `{name}` (a segment never spans `/`). */
+/**
+ * `/v1/customers/{id}` → a regex with one capture per `{name}` (a segment never spans `/`; a last
+ * `{+name}` takes the rest), a trailing `/` accepted: the twin runtime's template compiler.
+ */
 export function compilePathTemplate(template: string): { regex: RegExp; names: string[] } {
-  const names: string[] = [];
-  const source = template.replace(/\{([^}]+)\}|[.*+?^${}()|[\]\\]/g, (m, name?: string) => {
-    if (name) {
-      names.push(name);
-      return '([^/]+)';
-    }
-    return '\\' + m;
-  });
-  return { regex: new RegExp(`^${source}/?$`), names };
+  return templateRegExp(template, { trailingSlash: true });
 }
 
 function templateList(path: unknown): string[] | undefined {

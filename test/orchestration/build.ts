@@ -6,8 +6,8 @@
 // files from building at the same time.
 
 import { buildSync } from 'esbuild';
-import { existsSync, mkdirSync, readdirSync, rmdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, rmdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -20,9 +20,19 @@ function newestMtime(dir: string): number {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const p = join(dir, entry.name);
     if (entry.isDirectory()) newest = Math.max(newest, newestMtime(p));
-    else if (entry.name.endsWith('.ts')) newest = Math.max(newest, statSync(p).mtimeMs);
+    else if (entry.name.endsWith('.ts') || entry.name.endsWith('.json')) newest = Math.max(newest, statSync(p).mtimeMs);
   }
   return newest;
+}
+
+/** JSON files the code imports (generated spec tables): tsc copies them into dist/, so do we. */
+function jsonFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) return jsonFiles(p);
+    return e.name.endsWith('.json') ? [p] : [];
+  });
 }
 
 function tsFiles(dir: string): string[] {
@@ -71,6 +81,11 @@ export function ensureBuilt(): void {
       sourcemap: true,
       logLevel: 'error',
     });
+    for (const file of ['twin-runtime', 'twins'].flatMap((d) => jsonFiles(join(ROOT, d)))) {
+      const to = join(ROOT, 'dist', file.slice(ROOT.length));
+      mkdirSync(dirname(to), { recursive: true });
+      copyFileSync(file, to);
+    }
     if (!existsSync(ENTRY)) throw new Error(`build did not produce ${ENTRY}`);
   } finally {
     rmdirSync(lock);

@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import { startOrchestratedControlPlane, stripe, waitReady } from './helpers.js';
 import { startTwin } from '../helpers/twin.js';
 import { SeedStore } from '../../control-plane/store/seeds.js';
-import { seedFilePath } from '../../seeds/files.js';
+import { seedFilePath } from '../../control-plane/seeds/files.js';
 
 t.test('a twin created from a seed starts with its records and clock; reset goes back to them', async (t) => {
   const cp = await startOrchestratedControlPlane();

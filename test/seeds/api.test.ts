@@ -6,7 +6,7 @@ import t from 'tap';
 import { existsSync, statSync } from 'node:fs';
 import { startTestControlPlane, type TestControlPlane } from '../helpers/control-plane.js';
 import { SeedStore } from '../../control-plane/store/seeds.js';
-import { seedFilePath } from '../../seeds/files.js';
+import { seedFilePath } from '../../control-plane/seeds/files.js';
 
 const EXAMPLE =
   'A Stripe account with 40 customers, 12 on the Pro monthly plan, 3 of them past due, and a customer named Ana Lima with two charges of $42, one a duplicate';

@@ -2,8 +2,8 @@
 // issues, pull requests and webhooks, driven unchanged by @octokit/rest. State and rules live in
 // model/, the HTTP surface in routes/. See twins/github/README.md for what is covered.
 
-import type { TwinDefinition, TwinRequest, TwinResponse } from '../../twin-runtime/contract.js';
-import { DOCS } from './model/errors.js';
+import type { TwinDefinition } from '../../twin-runtime/contract.js';
+import { aroundGitHub, authenticateGitHub, parseFailureGitHub, renderGitHubError, routeMissGitHub } from './wire/http.js';
 import { rollOver } from './model/rate-limit.js';
 import { signGitHubDelivery } from './model/webhooks.js';
 import { accountRoutes } from './routes/accounts.js';
@@ -11,24 +11,12 @@ import { repositoryRoutes } from './routes/repositories.js';
 import { gitRoutes } from './routes/git.js';
 import { issueRoutes } from './routes/issues.js';
 import { pullRoutes } from './routes/pulls.js';
-import { seeding, suggestions } from './seed-vocabulary.js';
+import { labelRoutes } from './routes/labels.js';
+import { webhookRoutes } from './routes/webhooks.js';
+import { rateLimitRoutes } from './routes/rate-limit.js';
+import { seeding, suggestions } from './vocabulary/seeds.js';
 import { ensureBootstrap } from './model/accounts.js';
-
-function githubError(status: number, message: string): TwinResponse {
-  return {
-    status,
-    headers: { 'content-type': 'application/json; charset=utf-8', 'x-github-media-type': 'github.v3; format=json' },
-    body: { message, documentation_url: DOCS, status: String(status) },
-  };
-}
-
-/** `Authorization: token <key>` or `Bearer <key>` (Octokit sends either). */
-function presentedKey(req: TwinRequest): string | undefined {
-  const h = req.headers.authorization;
-  if (!h) return undefined;
-  const m = /^(?:token|bearer)\s+(\S+)$/i.exec(h.trim());
-  return m ? m[1] : '';
-}
+import { generic } from './wire/generic.js';
 
 const github: TwinDefinition = {
   slug: 'github',
@@ -40,25 +28,23 @@ const github: TwinDefinition = {
   resources: [
     'user', 'org', 'membership', 'repository', 'ref', 'commit', 'tree', 'blob', 'issue', 'issue_comment',
     'label', 'milestone', 'pull_request', 'review', 'review_comment', 'hook', 'rate_limit',
+    ...generic.resources,
   ],
   mintKey: (randomBase62) => `ghp_${randomBase62(36)}`,
-  routes: [...accountRoutes, ...repositoryRoutes, ...gitRoutes, ...issueRoutes, ...pullRoutes],
-  authenticate(req, ctx) {
-    const key = presentedKey(req);
-    if (key === undefined) return githubError(401, 'Requires authentication');
-    if (key !== ctx.apiKey) return githubError(401, 'Bad credentials');
-    return undefined;
-  },
-  notFound: () => githubError(404, 'Not Found'),
-  unavailable: () => githubError(503, 'Service Unavailable'),
+  routes: [
+    ...accountRoutes, ...rateLimitRoutes, ...repositoryRoutes, ...webhookRoutes, ...gitRoutes, ...issueRoutes, ...labelRoutes, ...pullRoutes,
+  ],
+  generic,
+  routing: { ignoreTrailingSlash: true },
+  authenticate: authenticateGitHub,
+  around: aroundGitHub,
+  errors: { render: renderGitHubError, routeMiss: routeMissGitHub, parseFailure: parseFailureGitHub },
+  unavailable: () => ({
+    status: 503,
+    body: { message: 'Service Unavailable', documentation_url: 'https://docs.github.com/rest', status: '503' },
+  }),
   // Webhook secrets (`config.secret`) and OAuth credentials in bodies; tokens in old-style query auth.
   redact: { query: ['access_token', 'client_secret'], body: ['access_token', 'client_secret', 'refresh_token', 'secret'] },
-  // A body GitHub cannot read is "Problems parsing JSON"; a query past a limit is a schema-level 422.
-  refuseInput(refusal) {
-    if (refusal.reason === 'body_too_large') return githubError(413, 'Request body too large');
-    if (refusal.part === 'body') return githubError(400, 'Problems parsing JSON');
-    return githubError(422, `Invalid request.\n\n${refusal.message}`);
-  },
   initialize: ensureBootstrap,
   advance(ctx, to) {
     rollOver(ctx, to);

@@ -9,8 +9,9 @@ import { RESOURCES } from './model/records.js';
 import { postDueMessages } from './model/scheduled.js';
 import { ensureWorkspace } from './model/workspace.js';
 import { routes } from './routes/index.js';
-import { slackFailure } from './routes/method.js';
-import { seeding, suggestions } from './seed-vocabulary.js';
+import { aroundSlack, renderSlackError, slackFailure } from './wire/method.js';
+import { seeding, suggestions } from './vocabulary/seeds.js';
+import { generic } from './wire/generic.js';
 
 export { seeding, suggestions };
 
@@ -53,25 +54,34 @@ const slack: TwinDefinition = {
   version: '1.0.0',
   storageVersion: 1,
   defaultPort: 12131,
-  resources: RESOURCES,
+  resources: [...RESOURCES, ...generic.resources],
   mintKey,
   routes,
+  generic,
   authenticate(req, ctx) {
     const token = presentedToken(req);
     if (!token) return slackFailure('not_authed');
     if (token !== ctx.apiKey) return slackFailure('invalid_auth');
     return undefined;
   },
-  notFound(req) {
-    if (req.path.startsWith('/api/')) {
-      return slackFailure('unknown_method', { req_method: req.path.slice('/api/'.length) });
-    }
-    return { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'Not Found' };
+  around: aroundSlack,
+  errors: {
+    render: renderSlackError,
+    routeMiss(req) {
+      if (req.path.startsWith('/api/')) {
+        return slackFailure('unknown_method', { req_method: req.path.slice('/api/'.length) });
+      }
+      return { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'Not Found' };
+    },
+    parseFailure(req, ctx, problem) {
+      if (problem.kind === 'malformed_url') return this.routeMiss(req, ctx);
+      const { refusal } = problem;
+      return slackFailure(refusalCode(refusal, req), { response_metadata: { messages: [`[ERROR] ${refusal.message}`] } });
+    },
   },
   unavailable: () => ({ ...slackFailure('service_unavailable'), status: 503 }),
   // Slack takes `token` from the query and from form bodies; OAuth exchanges carry client secrets.
   redact: { query: ['token', 'client_secret'], body: ['token', 'client_secret', 'refresh_token'] },
-  refuseInput: (refusal, req) => slackFailure(refusalCode(refusal, req), { response_metadata: { messages: [`[ERROR] ${refusal.message}`] } }),
   initialize: ensureWorkspace,
   advance(ctx, to) {
     ensureWorkspace(ctx);

@@ -1,21 +1,18 @@
 // The Stripe twin: Stripe's REST API (form bodies, list/search envelopes, expand, idempotency,
 // test cards, events and signed webhooks) over the twin runtime's record store and clock.
-// Every route runs through http/pipeline.ts (transaction, idempotency, expand, Request-Id).
+// Every routed request runs through wire/pipeline.ts's `around` (request id, idempotency, expand)
+// inside the runtime's per-request transaction.
 
-import type { TwinDefinition, TwinRoute } from '../../twin-runtime/contract.js';
-import { authenticateStripe, refusedInput, unrecognizedUrl } from './http/auth.js';
-import { stripeError } from './http/errors.js';
-import { stripeRoute } from './http/pipeline.js';
+import type { TwinDefinition } from '../../twin-runtime/contract.js';
+import { authenticateStripe, stripeParseFailure, unrecognizedUrl } from './wire/auth.js';
+import { aroundStripe, renderStripeError } from './wire/pipeline.js';
+import { stripeError } from './wire/errors.js';
 import { STRIPE_RESOURCES } from './model/objects.js';
 import { signStripeDelivery } from './model/events.js';
 import { advanceStripe } from './model/lifecycle.js';
-import { coreRoutes } from './routes/core.js';
-import { billingRoutes } from './routes/billing.js';
-import { seeding, suggestions } from './seed-vocabulary.js';
-
-function piped(routes: TwinRoute[]): TwinRoute[] {
-  return routes.map((r) => ({ ...r, handler: stripeRoute(r.handler) }));
-}
+import { routes } from './routes/index.js';
+import { seeding, suggestions } from './vocabulary/seeds.js';
+import { generic } from './wire/generic.js';
 
 const stripe: TwinDefinition = {
   slug: 'stripe',
@@ -25,18 +22,19 @@ const stripe: TwinDefinition = {
   version: '1.0.0',
   storageVersion: 1,
   defaultPort: 12111, // as stripe-mock does
-  resources: STRIPE_RESOURCES,
+  resources: [...new Set([...STRIPE_RESOURCES, ...generic.resources])],
   mintKey: (randomBase62) => `sk_test_${randomBase62(99)}`,
-  routes: [...piped(coreRoutes), ...piped(billingRoutes)],
+  routes,
+  generic,
   authenticate: authenticateStripe,
-  notFound: unrecognizedUrl,
+  around: aroundStripe,
+  errors: { render: renderStripeError, routeMiss: unrecognizedUrl, parseFailure: stripeParseFailure },
   // Stripe marks retryable failures with Stripe-Should-Retry; its SDKs honour it.
   unavailable: () => ({
     ...stripeError(503, { type: 'api_error', message: 'Stripe is temporarily unavailable while the test clock advances. Please retry shortly.' }),
     headers: { 'stripe-should-retry': 'true' },
   }),
   redact: { query: ['client_secret'], body: ['client_secret', 'refresh_token'] },
-  refuseInput: refusedInput,
   advance: (ctx, to) => advanceStripe(ctx, to),
   signDelivery: signStripeDelivery,
   suggestions,

@@ -18,28 +18,29 @@ async function raw(method: string, path: string, body?: string): Promise<{ statu
 }
 
 t.test('malformed and mistyped bodies', async (t) => {
-  const cases: [string, string, string, number, RegExp][] = [
-    ['POST', '/user/repos', '{not json', 400, /^Problems parsing JSON$/],
-    ['POST', '/user/repos', '[1,2]', 400, /^Problems parsing JSON$/],
-    ['POST', '/user/repos', '{"name":5}', 422, /^Invalid request\.\n\nFor 'properties\/name', 5 is not a string\.$/],
-    ['POST', '/user/repos', '{"name":"x","private":"yes"}', 422, /is not a boolean/],
-    ['POST', '/repos/octocat/r/issues', '{"title":"t","labels":"bug"}', 422, /is not a array/],
-    ['POST', '/repos/octocat/r/issues', '{"title":"t","milestone":"abc"}', 422, /milestone/],
-    ['POST', '/repos/octocat/r/issues', '{"title":"t","milestone":42}', 422, /^Validation Failed$/],
-    ['POST', '/repos/octocat/r/milestones', '{"title":"m","due_on":"soon"}', 422, /^Validation Failed$/],
-    ['GET', '/repos/octocat/r/issues?since=yesterday', '', 422, /^Validation Failed$/],
-    ['POST', '/repos/octocat/r/hooks', '{"config":"x"}', 422, /"config" wasn't supplied/],
-    ['PUT', '/repos/octocat/r/contents/a.txt', '{"message":"m","content":"!!!"}', 422, /Base64/],
-    ['POST', '/repos/octocat/r/git/refs', '{"ref":"heads/x","sha":"abc"}', 422, /^Validation Failed$/],
-    ['PATCH', '/repos/octocat/r', '{"visibility":"secret"}', 422, /is not one of/],
-    ['PATCH', '/repos/octocat/r/issues/abc', '{}', 404, /^Not Found$/],
+  // The last column: the operation's own page (its `externalDocs.url` in GitHub's OpenAPI), as GitHub answers.
+  const cases: [string, string, string, number, RegExp, string][] = [
+    ['POST', '/user/repos', '{not json', 400, /^Problems parsing JSON$/, 'https://docs.github.com/rest/repos/repos#create-a-repository-for-the-authenticated-user'],
+    ['POST', '/user/repos', '[1,2]', 400, /^Problems parsing JSON$/, 'https://docs.github.com/rest/repos/repos#create-a-repository-for-the-authenticated-user'],
+    ['POST', '/user/repos', '{"name":5}', 422, /^Invalid request\.\n\nFor 'properties\/name', 5 is not a string\.$/, 'https://docs.github.com/rest/repos/repos#create-a-repository-for-the-authenticated-user'],
+    ['POST', '/user/repos', '{"name":"x","private":"yes"}', 422, /is not a boolean/, 'https://docs.github.com/rest/repos/repos#create-a-repository-for-the-authenticated-user'],
+    ['POST', '/repos/octocat/r/issues', '{"title":"t","labels":"bug"}', 422, /is not a array/, 'https://docs.github.com/rest/issues/issues#create-an-issue'],
+    ['POST', '/repos/octocat/r/issues', '{"title":"t","milestone":"abc"}', 422, /milestone/, 'https://docs.github.com/rest/issues/issues#create-an-issue'],
+    ['POST', '/repos/octocat/r/issues', '{"title":"t","milestone":42}', 422, /^Validation Failed$/, 'https://docs.github.com/rest/issues/issues#create-an-issue'],
+    ['POST', '/repos/octocat/r/milestones', '{"title":"m","due_on":"soon"}', 422, /^Validation Failed$/, 'https://docs.github.com/rest/issues/milestones#create-a-milestone'],
+    ['GET', '/repos/octocat/r/issues?since=yesterday', '', 422, /^Validation Failed$/, 'https://docs.github.com/rest/issues/issues#list-repository-issues'],
+    ['POST', '/repos/octocat/r/hooks', '{"config":"x"}', 422, /"config" wasn't supplied/, 'https://docs.github.com/rest/repos/webhooks#create-a-repository-webhook'],
+    ['PUT', '/repos/octocat/r/contents/a.txt', '{"message":"m","content":"!!!"}', 422, /Base64/, 'https://docs.github.com/rest/repos/contents#create-or-update-file-contents'],
+    ['POST', '/repos/octocat/r/git/refs', '{"ref":"heads/x","sha":"abc"}', 422, /^Validation Failed$/, 'https://docs.github.com/rest/git/refs#create-a-reference'],
+    ['PATCH', '/repos/octocat/r', '{"visibility":"secret"}', 422, /is not one of/, 'https://docs.github.com/rest/repos/repos#update-a-repository'],
+    ['PATCH', '/repos/octocat/r/issues/abc', '{}', 404, /^Not Found$/, 'https://docs.github.com/rest/issues/issues#update-an-issue'],
   ];
-  for (const [method, path, body, status, message] of cases) {
+  for (const [method, path, body, status, message, docs] of cases) {
     const res = await raw(method, path, body || undefined);
     t.equal(res.status, status, `${method} ${path} ${body}`);
     t.match(res.json.message, message);
     t.equal(res.json.status, String(status));
-    t.equal(res.json.documentation_url, 'https://docs.github.com/rest');
+    t.equal(res.json.documentation_url, docs);
   }
 });
 

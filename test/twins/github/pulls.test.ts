@@ -176,7 +176,7 @@ t.test('405 when not mergeable (conflict), closing without merge', async (t) => 
   t.equal(pr.data.mergeable_state, 'dirty');
   const refused = await failure(octokit.pulls.merge({ owner, repo, pull_number: pr.data.number }));
   t.equal(refused.status, 405);
-  t.same(refused.body, { message: 'Pull Request is not mergeable', documentation_url: 'https://docs.github.com/rest', status: '405' });
+  t.same(refused.body, { message: 'Pull Request is not mergeable', documentation_url: 'https://docs.github.com/rest/pulls/pulls#merge-a-pull-request', status: '405' });
   const closed = await octokit.pulls.update({ owner, repo, pull_number: pr.data.number, state: 'closed' });
   t.equal(closed.data.state, 'closed');
   t.equal(closed.data.merged, false);

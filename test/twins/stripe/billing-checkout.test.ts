@@ -11,7 +11,7 @@ t.teardown(() => bt.close());
 const { stripe } = bt;
 const now = Math.floor(START.getTime() / 1000);
 
-/** The twin-only completion helper (documented in routes/billing.ts). */
+/** The twin-only completion helper (documented in routes/checkout.ts). */
 async function complete(id: string, body = ''): Promise<{ status: number; json: any }> {
   const res = await fetch(`${bt.twin.url}/v1/test_helpers/checkout/sessions/${id}/complete`, {
     method: 'POST',

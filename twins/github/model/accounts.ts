@@ -5,7 +5,7 @@
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { API, WEB, nextId, nodeId, now } from './identity.js';
-import { GitHubError, notFound } from './errors.js';
+import { GitHubError, notFound } from '../wire/errors.js';
 
 export type Json = Record<string, any>;
 

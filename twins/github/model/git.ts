@@ -4,7 +4,7 @@
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { API, WEB, nodeId, now, sha1 } from './identity.js';
-import { GitHubError, notFound, validationFailed } from './errors.js';
+import { GitHubError, notFound, validationFailed } from '../wire/errors.js';
 import { type Json, getUser, simpleAccount } from './accounts.js';
 import { childKey, saveRepository } from './repositories.js';
 

@@ -1,7 +1,7 @@
 // How GitHub names things: numeric ids per object type, legacy base64 node ids, git-style SHA-1s,
 // timestamps without milliseconds, and the canonical URLs every stored body carries. Records keep
 // https://api.github.com / https://github.com URLs (exactly as GitHub's own objects read); the
-// HTTP layer points them at the twin's base URL when it answers (see routes/http.ts).
+// HTTP layer points them at the twin's base URL when it answers (see wire/http.ts).
 
 import { createHash } from 'node:crypto';
 import type { TwinContext } from '../../../twin-runtime/contract.js';

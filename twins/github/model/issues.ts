@@ -3,7 +3,7 @@
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { API, WEB, nextId, nodeId, now } from './identity.js';
-import { GitHubError, issuesDisabled, notFound, validationFailed } from './errors.js';
+import { GitHubError, issuesDisabled, notFound, validationFailed } from '../wire/errors.js';
 import { type Json, getMembership, getUser, simpleAccount, viewer } from './accounts.js';
 import { adjustOpenIssues, childKey } from './repositories.js';
 import { getMilestone, labelsByName, recountMilestone } from './labels.js';

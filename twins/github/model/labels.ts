@@ -3,7 +3,7 @@
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { API, WEB, nextId, nodeId, now } from './identity.js';
-import { notFound, validationFailed } from './errors.js';
+import { notFound, validationFailed } from '../wire/errors.js';
 import { type Json, simpleAccount } from './accounts.js';
 import { childKey } from './repositories.js';
 

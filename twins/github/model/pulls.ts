@@ -4,7 +4,7 @@
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { API, WEB, nextId, nodeId, now } from './identity.js';
-import { GitHubError, notFound, validationFailed } from './errors.js';
+import { GitHubError, notFound, validationFailed } from '../wire/errors.js';
 import { type Json, getUser, simpleAccount, viewer } from './accounts.js';
 import { adjustOpenIssues, childKey, findRepository } from './repositories.js';
 import {

@@ -39,6 +39,40 @@ export function consume(ctx: TwinContext): { allowed: boolean; window: RateWindo
   return { allowed: true, window: w };
 }
 
+/**
+ * Give back a counted request (a conditional GET answered 304 does not count, as on GitHub).
+ */
+export function refund(ctx: TwinContext): RateWindow {
+  const w = currentWindow(ctx);
+  if (w.used > 0) {
+    w.remaining = Math.min(w.limit, w.remaining + 1);
+    w.used -= 1;
+    ctx.store.put('rate_limit', KEY, w);
+  }
+  return w;
+}
+
+/** Unauthenticated requests' own window (GitHub: 60 an hour per address). */
+export const ANONYMOUS_LIMIT = 60;
+const ANONYMOUS_META = 'github:rate_limit:anonymous';
+
+/**
+ * Count a request made without the twin's key (no key, or a wrong one): GitHub keeps these apart
+ * from the key's window. Kept in the meta table, not as a record, so the records API shows the
+ * key's window only.
+ */
+export function consumeAnonymous(ctx: TwinContext): RateWindow {
+  const raw = ctx.store.getMeta(ANONYMOUS_META);
+  let w = raw ? (JSON.parse(raw) as RateWindow) : undefined;
+  if (!w || ctx.clock.nowSeconds() >= w.reset) w = fresh(ctx, ANONYMOUS_LIMIT);
+  if (w.remaining > 0) {
+    w.remaining -= 1;
+    w.used += 1;
+  }
+  ctx.store.setMeta(ANONYMOUS_META, JSON.stringify(w));
+  return w;
+}
+
 export function rateHeaders(w: RateWindow): Record<string, string> {
   return {
     'x-ratelimit-limit': String(w.limit),

@@ -3,7 +3,7 @@
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { API, WEB, nextId, nodeId, now } from './identity.js';
-import { GitHubError, notFound, validationFailed } from './errors.js';
+import { GitHubError, notFound, validationFailed } from '../wire/errors.js';
 import { type Json, getMembership, getOrg, getUser, simpleAccount, viewer } from './accounts.js';
 
 export function repoKey(owner: string, name: string): string {

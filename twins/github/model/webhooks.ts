@@ -5,10 +5,10 @@ import { createHmac } from 'node:crypto';
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import type { DeliveryRecord } from '../../../twin-runtime/deliveries.js';
 import { API, guid, nextId, now } from './identity.js';
-import { notFound, validationFailed } from './errors.js';
+import { notFound, validationFailed } from '../wire/errors.js';
 import { type Json, getOrg, orgSummary, simpleAccount, viewer } from './accounts.js';
 import { childKey } from './repositories.js';
-import { toTwinUrls } from './urls.js';
+import { toTwinUrls } from '../wire/urls.js';
 import { assignSafely } from '../../../twin-runtime/safe-input.js';
 
 function hookKey(repo: Json, id: number): string {

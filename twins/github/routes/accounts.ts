@@ -1,14 +1,13 @@
-// Users, organizations, members and the rate-limit endpoint.
+// Users, organizations and members.
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
-import { GitHubError, notFound } from '../model/errors.js';
+import { GitHubError, notFound } from '../wire/errors.js';
 import {
   getMembership, getOrg, getUser, orgMembers, orgSummary, orgsOf, privateProfile, publicProfile,
   putMembership, removeMembership, requireOrg, requireUser, simpleAccount, viewer, userKey,
 } from '../model/accounts.js';
 import type { Json } from '../model/accounts.js';
-import { rateLimitOverview } from '../model/rate-limit.js';
-import { jsonBody, optBool, optEnum, optString, page, queryString, routes } from './http.js';
+import { jsonBody, optBool, optEnum, optString, page, queryString, routes } from '../wire/http.js';
 
 export const accountRoutes: TwinRoute[] = [
   ...routes('GET', '/user', (_req, ctx) => ({ body: privateProfile(ctx, viewer(ctx)) })),
@@ -99,5 +98,4 @@ export const accountRoutes: TwinRoute[] = [
     if (!m) throw notFound();
     return { body: m };
   }),
-  ...routes('GET', '/rate_limit', (_req, ctx) => ({ body: rateLimitOverview(ctx) }), true),
 ];

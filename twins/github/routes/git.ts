@@ -1,7 +1,7 @@
 // Branches, refs, commits, blobs/trees and the contents API (the way integrations write files).
 
 import type { TwinContext, TwinRequest, TwinRoute } from '../../../twin-runtime/contract.js';
-import { GitHubError, notFound, validationFailed } from '../model/errors.js';
+import { GitHubError, notFound, validationFailed } from '../wire/errors.js';
 import { type Json, viewer } from '../model/accounts.js';
 import {
   branchHead, branchShape, commitFileChange, commitFiles, commitsBetween, contentShape, deleteRef,
@@ -10,7 +10,7 @@ import {
 } from '../model/git.js';
 import { API, WEB } from '../model/identity.js';
 import { afterPush, ZERO } from '../model/pushes.js';
-import { jsonBody, optBool, optString, page, queryString, repoOf, requiredString, routes } from './http.js';
+import { jsonBody, optBool, optString, page, queryString, repoOf, requiredString, routes, type Reply } from '../wire/http.js';
 
 function signature(v: unknown, field: string): Signature | undefined {
   if (v === undefined) return undefined;
@@ -66,13 +66,47 @@ function writeContents(req: TwinRequest, ctx: TwinContext, remove: boolean) {
   };
 }
 
+/** `GET …/compare/{base}...{head}`: the commits and file changes from `base` to `head`. */
+function compare(req: TwinRequest, ctx: TwinContext, spec: string): Reply {
+  const repo = repoOf(req, ctx);
+  const dots = spec.indexOf('...');
+  if (dots < 0) throw notFound();
+  const baseName = spec.slice(0, dots);
+  const headName = spec.slice(dots + 3);
+  const base = resolveCommitish(ctx, repo, baseName);
+  const head = resolveCommitish(ctx, repo, headName);
+  if (!base || !head) throw notFound();
+  const mb = mergeBase(ctx, repo, base, head);
+  const ahead = commitsBetween(ctx, repo, base, head);
+  const behind = commitsBetween(ctx, repo, head, base);
+  const status = base === head ? 'identical' : !behind.length ? 'ahead' : !ahead.length ? 'behind' : 'diverged';
+  const baseCommit = getCommit(ctx, repo, base)!;
+  return {
+    body: {
+      url: `${API}/repos/${repo.full_name}/compare/${spec}`,
+      html_url: `${WEB}/${repo.full_name}/compare/${spec}`,
+      permalink_url: `${WEB}/${repo.full_name}/compare/${repo.owner.login}:${base.slice(0, 7)}...${repo.owner.login}:${head.slice(0, 7)}`,
+      diff_url: `${WEB}/${repo.full_name}/compare/${spec}.diff`,
+      patch_url: `${WEB}/${repo.full_name}/compare/${spec}.patch`,
+      base_commit: restCommit(ctx, repo, baseCommit),
+      merge_base_commit: restCommit(ctx, repo, getCommit(ctx, repo, mb ?? base)!),
+      status,
+      ahead_by: ahead.length,
+      behind_by: behind.length,
+      total_commits: ahead.length,
+      commits: ahead.map((c) => restCommit(ctx, repo, c)),
+      files: diffFiles(ctx, repo, commitFiles(ctx, repo, mb), commitFiles(ctx, repo, head)),
+    },
+  };
+}
+
 export const gitRoutes: TwinRoute[] = [
   ...routes('GET', '/repos/{owner}/{repo}/branches', (req, ctx) => {
     const repo = repoOf(req, ctx);
     const list = listRefs(ctx, repo, 'refs/heads/').map((r) => branchShape(ctx, repo, r.ref.slice('refs/heads/'.length), r.object.sha, false));
     return page(req, ctx, list);
   }),
-  ...routes('GET', '/repos/{owner}/{repo}/branches/{+branch}', (req, ctx) => {
+  ...routes('GET', '/repos/{owner}/{repo}/branches/{branch}', (req, ctx) => {
     const repo = repoOf(req, ctx);
     const sha = branchHead(ctx, repo, req.params.branch!);
     if (!sha) throw new GitHubError(404, 'Branch not found');
@@ -168,45 +202,15 @@ export const gitRoutes: TwinRoute[] = [
     }
     return page(req, ctx, list.map((c) => restCommit(ctx, repo, c)));
   }),
-  ...routes('GET', '/repos/{owner}/{repo}/commits/{+ref}', (req, ctx) => {
+  ...routes('GET', '/repos/{owner}/{repo}/commits/{ref}', (req, ctx) => {
     const repo = repoOf(req, ctx);
     const sha = resolveCommitish(ctx, repo, req.params.ref!);
     if (!sha) throw new GitHubError(422, `No commit found for SHA: ${req.params.ref}`);
     return { body: restCommit(ctx, repo, getCommit(ctx, repo, sha)!, true) };
   }),
-  ...routes('GET', '/repos/{owner}/{repo}/compare/{+basehead}', (req, ctx) => {
-    const repo = repoOf(req, ctx);
-    const spec = req.params.basehead!;
-    const dots = spec.indexOf('...');
-    if (dots < 0) throw notFound();
-    const baseName = spec.slice(0, dots);
-    const headName = spec.slice(dots + 3);
-    const base = resolveCommitish(ctx, repo, baseName);
-    const head = resolveCommitish(ctx, repo, headName);
-    if (!base || !head) throw notFound();
-    const mb = mergeBase(ctx, repo, base, head);
-    const ahead = commitsBetween(ctx, repo, base, head);
-    const behind = commitsBetween(ctx, repo, head, base);
-    const status = base === head ? 'identical' : !behind.length ? 'ahead' : !ahead.length ? 'behind' : 'diverged';
-    const baseCommit = getCommit(ctx, repo, base)!;
-    return {
-      body: {
-        url: `${API}/repos/${repo.full_name}/compare/${spec}`,
-        html_url: `${WEB}/${repo.full_name}/compare/${spec}`,
-        permalink_url: `${WEB}/${repo.full_name}/compare/${repo.owner.login}:${base.slice(0, 7)}...${repo.owner.login}:${head.slice(0, 7)}`,
-        diff_url: `${WEB}/${repo.full_name}/compare/${spec}.diff`,
-        patch_url: `${WEB}/${repo.full_name}/compare/${spec}.patch`,
-        base_commit: restCommit(ctx, repo, baseCommit),
-        merge_base_commit: restCommit(ctx, repo, getCommit(ctx, repo, mb ?? base)!),
-        status,
-        ahead_by: ahead.length,
-        behind_by: behind.length,
-        total_commits: ahead.length,
-        commits: ahead.map((c) => restCommit(ctx, repo, c)),
-        files: diffFiles(ctx, repo, commitFiles(ctx, repo, mb), commitFiles(ctx, repo, head)),
-      },
-    };
-  }),
+  // Octokit spells it both ways: `compareCommitsWithBasehead` (one `{basehead}`) and `compareCommits`.
+  ...routes('GET', '/repos/{owner}/{repo}/compare/{+basehead}', (req, ctx) => compare(req, ctx, req.params.basehead!)),
+  ...routes('GET', '/repos/{owner}/{repo}/compare/{base}...{head}', (req, ctx) => compare(req, ctx, `${req.params.base}...${req.params.head}`)),
   ...routes('GET', '/repos/{owner}/{repo}/contents/{+path}', (req, ctx) => {
     const repo = repoOf(req, ctx);
     const ref = queryString(req, 'ref');

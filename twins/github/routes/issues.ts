@@ -1,21 +1,17 @@
-// Issues, issue comments, labels, milestones, locks and issue search.
+// Issues, issue comments, an issue's labels and assignees, locks and issue search.
 
 import type { TwinContext, TwinRequest, TwinRoute } from '../../../twin-runtime/contract.js';
-import { GitHubError, validationFailed } from '../model/errors.js';
-import { type Json, viewer } from '../model/accounts.js';
+import { GitHubError, validationFailed } from '../wire/errors.js';
+import type { Json } from '../model/accounts.js';
 import {
   createComment, createIssue, deleteComment, filterIssues, listComments, presentIssue, repoIssues,
   requireComment, requireIssue, requireIssuesEnabled, searchIssues, setLock, updateComment, updateIssue,
   type IssuePatch,
 } from '../model/issues.js';
-import {
-  createLabel, createMilestone, deleteLabel, deleteMilestone, listLabels, listMilestones,
-  requireLabel, requireMilestone, updateLabel, updateMilestone,
-} from '../model/labels.js';
 import { syncPullFromIssue } from '../model/pulls.js';
 import {
   jsonBody, numberParam, optEnum, optString, optStringArray, page, queryString, repoOf, requiredString, routes,
-} from './http.js';
+} from '../wire/http.js';
 
 function issueOf(req: TwinRequest, ctx: TwinContext): { repo: Json; issue: Json } {
   const repo = repoOf(req, ctx);
@@ -180,67 +176,6 @@ export const issueRoutes: TwinRoute[] = [
     return { body: change(ctx, repo, issue, { assignees: issue.assignees.map((a: Json) => a.login).filter((l: string) => !remove.has(l.toLowerCase())) }) };
   }),
 
-  // ---- repository labels -------------------------------------------------------------------
-  ...routes('GET', '/repos/{owner}/{repo}/labels', (req, ctx) => page(req, ctx, listLabels(ctx, repoOf(req, ctx)))),
-  ...routes('POST', '/repos/{owner}/{repo}/labels', (req, ctx) => {
-    const repo = repoOf(req, ctx);
-    const b = jsonBody(req);
-    return { status: 201, body: createLabel(ctx, repo, { name: requiredString(b, 'name'), color: b.color, description: optString(b, 'description') }) };
-  }),
-  ...routes('GET', '/repos/{owner}/{repo}/labels/{name}', (req, ctx) => ({ body: requireLabel(ctx, repoOf(req, ctx), req.params.name!) })),
-  ...routes('PATCH', '/repos/{owner}/{repo}/labels/{name}', (req, ctx) => {
-    const repo = repoOf(req, ctx);
-    const b = jsonBody(req);
-    return {
-      body: updateLabel(ctx, repo, req.params.name!, {
-        new_name: optString(b, 'new_name', false) ?? undefined,
-        color: b.color,
-        description: optString(b, 'description'),
-      }),
-    };
-  }),
-  ...routes('DELETE', '/repos/{owner}/{repo}/labels/{name}', (req, ctx) => {
-    deleteLabel(ctx, repoOf(req, ctx), req.params.name!);
-    return { status: 204 };
-  }),
-
-  // ---- milestones --------------------------------------------------------------------------
-  ...routes('GET', '/repos/{owner}/{repo}/milestones', (req, ctx) => {
-    const repo = repoOf(req, ctx);
-    const state = queryString(req, 'state') ?? 'open';
-    const list = listMilestones(ctx, repo).filter((m) => state === 'all' || m.state === state);
-    return page(req, ctx, list);
-  }),
-  ...routes('POST', '/repos/{owner}/{repo}/milestones', (req, ctx) => {
-    const repo = repoOf(req, ctx);
-    const b = jsonBody(req);
-    return {
-      status: 201,
-      body: createMilestone(ctx, repo, viewer(ctx), {
-        title: requiredString(b, 'title'),
-        state: optEnum(b, 'state', ['open', 'closed'] as const),
-        description: optString(b, 'description'),
-        due_on: dueOn(b),
-      }),
-    };
-  }),
-  ...routes('GET', '/repos/{owner}/{repo}/milestones/{milestone_number}', (req, ctx) =>
-    ({ body: requireMilestone(ctx, repoOf(req, ctx), numberParam(req, 'milestone_number')) })),
-  ...routes('PATCH', '/repos/{owner}/{repo}/milestones/{milestone_number}', (req, ctx) => {
-    const b = jsonBody(req);
-    const patch = {
-      title: optString(b, 'title', false) ?? undefined,
-      state: optEnum(b, 'state', ['open', 'closed'] as const),
-      description: optString(b, 'description'),
-      due_on: dueOn(b),
-    };
-    return { body: updateMilestone(ctx, repoOf(req, ctx), numberParam(req, 'milestone_number'), patch) };
-  }),
-  ...routes('DELETE', '/repos/{owner}/{repo}/milestones/{milestone_number}', (req, ctx) => {
-    deleteMilestone(ctx, repoOf(req, ctx), numberParam(req, 'milestone_number'));
-    return { status: 204 };
-  }),
-
   // ---- search ------------------------------------------------------------------------------
   ...routes('GET', '/search/issues', (req, ctx) => {
     const q = queryString(req, 'q');
@@ -250,15 +185,6 @@ export const issueRoutes: TwinRoute[] = [
     return page(req, ctx, results, (items) => ({ total_count: results.length, incomplete_results: false, items }));
   }),
 ];
-
-/** `due_on`: an ISO 8601 timestamp (GitHub keeps the date, answered as `YYYY-MM-DDT07:00:00Z`-like instants). */
-function dueOn(b: Json): string | null | undefined {
-  const v = optString(b, 'due_on');
-  if (v === undefined || v === null) return v;
-  const t = Date.parse(v);
-  if (Number.isNaN(t)) throw validationFailed({ resource: 'Milestone', field: 'due_on', code: 'invalid', value: v });
-  return new Date(t).toISOString().replace('.000Z', 'Z');
-}
 
 /** `since`: an ISO 8601 timestamp; anything else is a 422 as on GitHub. */
 function sinceParam(req: TwinRequest, resource: string): string | undefined {

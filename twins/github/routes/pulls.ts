@@ -1,7 +1,7 @@
 // Pull requests: create, get, list, update, commits, files, merge, reviews, review comments.
 
 import type { TwinContext, TwinRequest, TwinRoute } from '../../../twin-runtime/contract.js';
-import { GitHubError, notFound, validationFailed } from '../model/errors.js';
+import { GitHubError, notFound, validationFailed } from '../wire/errors.js';
 import type { Json } from '../model/accounts.js';
 import { restCommit } from '../model/git.js';
 import {
@@ -12,7 +12,7 @@ import {
 import { afterPush } from '../model/pushes.js';
 import {
   jsonBody, numberParam, optBool, optEnum, optString, optStringArray, page, queryString, repoOf, requiredString, routes,
-} from './http.js';
+} from '../wire/http.js';
 
 function pullOf(req: TwinRequest, ctx: TwinContext): { repo: Json; pr: Json } {
   const repo = repoOf(req, ctx);

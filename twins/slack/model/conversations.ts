@@ -3,29 +3,17 @@
 // who may see what). Every function acts as `actor` (a user id; the bot for Web API calls).
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
-import { SlackError } from './errors.js';
+import { SlackError } from '../wire/errors.js';
 import { emitEvent } from './events.js';
 import { postMessage } from './messages.js';
-import { findWhere, type Conversation, type Membership, type User } from './records.js';
+import { CONVERSATION_TYPES, conversationType, findWhere, type Conversation, type ConversationType, type Membership, type User } from './records.js';
+
+export { CONVERSATION_TYPES, conversationType, eventChannelType, type ConversationType } from './records.js';
 import { slackId } from './slack-ids.js';
 import { addMembership, currentTeam, getUser, newChannel } from './workspace.js';
 
-export type ConversationType = 'public_channel' | 'private_channel' | 'mpim' | 'im';
-export const CONVERSATION_TYPES: readonly ConversationType[] = ['public_channel', 'private_channel', 'mpim', 'im'];
-
 const MAX_NAME = 80;
 const MAX_TOPIC = 250;
-
-export function conversationType(c: Conversation): ConversationType {
-  if (c.is_im) return 'im';
-  if (c.is_mpim) return 'mpim';
-  return c.is_private ? 'private_channel' : 'public_channel';
-}
-
-/** `channel_type` of message events: channel, group (private), im, mpim. */
-export function eventChannelType(c: Conversation): string {
-  return { public_channel: 'channel', private_channel: 'group', mpim: 'mpim', im: 'im' }[conversationType(c)];
-}
 
 export function getConversation(ctx: TwinContext, id: string): Conversation | undefined {
   return ctx.store.get<Conversation>('channel', id);

@@ -2,10 +2,10 @@
 // deleting, ephemeral messages, and reading history and threads the way Slack pages them.
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
-import { SlackError } from './errors.js';
+import { SlackError } from '../wire/errors.js';
 import { emitEvent } from './events.js';
-import { eventChannelType } from './conversations.js';
-import { paginate, type Page } from './pagination.js';
+import { eventChannelType } from './records.js';
+import { paginate, type Page } from '../wire/pagination.js';
 import { findWhere, type Conversation, type Message, type Reaction, type User } from './records.js';
 import { compareTs, nextTs } from './slack-ids.js';
 import { botUser, currentTeam } from './workspace.js';

@@ -8,7 +8,6 @@ const windows = new WeakMap<object, Map<string, { start: number; count: number }
 
 /** Seconds to wait when this call is refused, or undefined when it may run. */
 export function rateLimited(ctx: TwinContext, method: string, wallNowMs = Date.now()): number | undefined {
-  if (method.startsWith('twin.')) return undefined;
   const rl = getSetting(ctx, 'rate_limit');
   if (!rl.enabled) return undefined;
   if (rl.methods && !rl.methods.includes(method)) return undefined;

@@ -1,7 +1,7 @@
 // Emoji reactions on messages: one `reaction` record per message and emoji, listing who reacted.
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
-import { SlackError } from './errors.js';
+import { SlackError } from '../wire/errors.js';
 import { emitEvent } from './events.js';
 import { getMessage } from './messages.js';
 import { findWhere, type Conversation, type Message, type Reaction, type User } from './records.js';

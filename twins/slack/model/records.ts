@@ -138,3 +138,19 @@ export function findWhere<T>(store: RecordStore, resource: string, field: string
   ).all(resource, value) as { body: string }[];
   return rows.map((r) => JSON.parse(r.body) as T);
 }
+
+// ---- conversation kinds (conversations.ts and messages.ts both read them)
+
+export type ConversationType = 'public_channel' | 'private_channel' | 'mpim' | 'im';
+export const CONVERSATION_TYPES: readonly ConversationType[] = ['public_channel', 'private_channel', 'mpim', 'im'];
+
+export function conversationType(c: Conversation): ConversationType {
+  if (c.is_im) return 'im';
+  if (c.is_mpim) return 'mpim';
+  return c.is_private ? 'private_channel' : 'public_channel';
+}
+
+/** `channel_type` of message events: channel, group (private), im, mpim. */
+export function eventChannelType(c: Conversation): string {
+  return { public_channel: 'channel', private_channel: 'group', mpim: 'mpim', im: 'im' }[conversationType(c)];
+}

@@ -2,10 +2,10 @@
 // their `post_at`, then posted (in time order, each at its own instant) by the twin's advance.
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
-import { SlackError } from './errors.js';
+import { SlackError } from '../wire/errors.js';
 import { getConversation, isMember } from './conversations.js';
 import { postMessage, type PostInput } from './messages.js';
-import { paginate, type Page } from './pagination.js';
+import { paginate, type Page } from '../wire/pagination.js';
 import type { Conversation, ScheduledMessage, User } from './records.js';
 import { slackId } from './slack-ids.js';
 import { getUser } from './workspace.js';

@@ -20,12 +20,12 @@ import {
   setTopicOrPurpose,
   unarchiveChannel,
 } from '../model/conversations.js';
-import { SlackError } from '../model/errors.js';
+import { SlackError } from '../wire/errors.js';
 import { history, replies, type RangeOptions } from '../model/messages.js';
-import { pageSize, paginate } from '../model/pagination.js';
+import { pageSize, paginate } from '../wire/pagination.js';
 import { isTs } from '../model/slack-ids.js';
-import type { Args } from '../model/args.js';
-import type { MethodCall, MethodTable } from './method.js';
+import type { Args } from '../wire/params.js';
+import type { MethodCall, MethodTable } from '../wire/method.js';
 
 function range(args: Args): RangeOptions {
   const latest = args.string('latest');

@@ -1,21 +1,22 @@
-// Every Web API method the twin answers, as runtime routes.
+// Every Web API method the twin answers, as runtime routes (routes/<resource>.ts beside
+// model/<resource>.ts).
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
-import { authTeamMethods } from './auth-team.js';
-import { chatMethods } from './chat.js';
 import { conversationMethods } from './conversations.js';
-import { methodRoutes, type MethodTable } from './method.js';
+import { messageMethods } from './messages.js';
+import { methodRoutes, type MethodTable } from '../wire/method.js';
 import { reactionMethods } from './reactions.js';
-import { twinMethods } from './twin.js';
-import { userMethods } from './users.js';
+import { scheduledMethods } from './scheduled.js';
+import { settingMethods } from './settings.js';
+import { workspaceMethods } from './workspace.js';
 
 export const METHODS: MethodTable = {
-  ...authTeamMethods,
-  ...userMethods,
+  ...workspaceMethods,
   ...conversationMethods,
-  ...chatMethods,
+  ...messageMethods,
+  ...scheduledMethods,
   ...reactionMethods,
-  ...twinMethods,
+  ...settingMethods,
 };
 
 export const routes: TwinRoute[] = methodRoutes(METHODS);

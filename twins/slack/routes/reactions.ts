@@ -1,10 +1,10 @@
 // reactions.add, reactions.remove, reactions.get.
 
 import { resolveMemberConversation } from '../model/conversations.js';
-import { SlackError } from '../model/errors.js';
+import { SlackError } from '../wire/errors.js';
 import { viewWithReactions } from '../model/messages.js';
 import { addReaction, reactionTarget, removeReaction } from '../model/reactions.js';
-import type { MethodCall, MethodTable } from './method.js';
+import type { MethodCall, MethodTable } from '../wire/method.js';
 
 function item({ ctx, args, actor }: MethodCall) {
   const channel = args.string('channel');

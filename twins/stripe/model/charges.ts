@@ -1,40 +1,37 @@
 // Charges: the legacy create, and charges after they exist: retrieve, update, capture of an
 // authorization, list, search.
 
-import type { TwinContext, TwinResponse } from '../../../twin-runtime/contract.js';
-import { StripeApiError, invalidRequest, missingParam, resourceMissing } from '../http/errors.js';
-import { bool, currency, emptyableStr, metadata, obj, requiredInt, str, type Params, type ParamSpec } from '../http/params.js';
-import { chargePaymentMethod, type Charge } from './charging.js';
+import type { TwinContext } from '../../../twin-runtime/contract.js';
+import { invalidRequest, resourceMissing } from '../wire/errors.js';
+import { chargePaymentMethod, type Charge, type ChargeFailure } from './charging.js';
 import { defaultPaymentMethod, getCustomer } from './customers.js';
 import { newCardPaymentMethod, resolvePaymentMethod } from './payment-methods.js';
 import { shortcutNumber } from './test-cards.js';
 import { emitEvent } from './events.js';
-import { clone, find, previousAttributes, save, type StripeObject } from './objects.js';
+import { applyMetadata, clone, find, previousAttributes, save, type MetadataPatch, type StripeObject } from './objects.js';
+import { readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
 
-export const CHARGE_UPDATE_SPEC: ParamSpec = {
-  customer: true,
-  description: true,
-  fraud_details: { user_report: true },
-  metadata: true,
-  receipt_email: true,
-  shipping: true,
-  transfer_group: true,
-};
+export interface LegacyChargeCreate {
+  amount: number;
+  currency: string;
+  customer?: string;
+  /** A test token (`tok_visa`) or a payment method id. */
+  source?: string;
+  description?: string;
+  capture?: boolean;
+  metadata?: MetadataPatch;
+  receiptEmail?: string;
+  statementDescriptor?: string;
+}
 
-export const CHARGE_CREATE_SPEC: ParamSpec = {
-  amount: true,
-  currency: true,
-  customer: true,
-  source: true,
-  description: true,
-  metadata: true,
-  capture: true,
-  receipt_email: true,
-  statement_descriptor: true,
-  statement_descriptor_suffix: true,
-  shipping: true,
-  transfer_group: true,
-};
+export interface ChargeUpdate {
+  description?: string | null;
+  receipt_email?: string | null;
+  transfer_group?: string | null;
+  customer?: string;
+  fraudDetails?: { user_report?: string };
+  metadata?: MetadataPatch;
+}
 
 /**
  * The legacy Charges API (`POST /v1/charges` with `source: 'tok_visa'`, a payment method, or a
@@ -42,14 +39,11 @@ export const CHARGE_CREATE_SPEC: ParamSpec = {
  * `payment_method` is a `pm_` id (Stripe shows a `card_…` source there) and `source` stays null.
  * A decline answers 402 `card_error` and keeps the failed charge.
  */
-export function createLegacyCharge(ctx: TwinContext, p: Params): { charge: Charge; response: TwinResponse } {
-  const amount = requiredInt(p, 'amount');
-  const cur = currency(p);
-  if (!cur) throw missingParam('currency');
+export function createLegacyCharge(ctx: TwinContext, input: LegacyChargeCreate): { charge: Charge; decline?: ChargeFailure } {
+  const { amount, currency: cur, source } = input;
   if (amount < 50) throw invalidRequest(`Amount must be at least 50 cents`, 'amount', 'amount_too_small');
-  const customerId = str(p, 'customer') ?? null;
+  const customerId = input.customer ?? null;
   const customer = customerId ? getCustomer(ctx, customerId) : undefined;
-  const source = str(p, 'source');
   let pm: StripeObject | undefined;
   if (source?.startsWith('tok_')) {
     const number = shortcutNumber(source);
@@ -68,23 +62,13 @@ export function createLegacyCharge(ctx: TwinContext, p: Params): { charge: Charg
     currency: cur,
     customer: customerId,
     paymentMethod: pm,
-    description: str(p, 'description') ?? null,
-    capture: bool(p, 'capture') ?? true,
-    metadata: metadata(p) ?? {},
-    receiptEmail: str(p, 'receipt_email') ?? null,
-    statementDescriptor: str(p, 'statement_descriptor') ?? null,
+    description: input.description ?? null,
+    capture: input.capture ?? true,
+    metadata: input.metadata === undefined ? {} : applyMetadata({}, input.metadata),
+    receiptEmail: input.receiptEmail ?? null,
+    statementDescriptor: input.statementDescriptor ?? null,
   });
-  if (failure) {
-    const err = new StripeApiError(402, {
-      type: 'card_error',
-      code: failure.code,
-      decline_code: failure.decline_code,
-      message: failure.message,
-      extra: { charge: charge.id },
-    });
-    return { charge, response: err.toResponse() };
-  }
-  return { charge, response: { status: 200, body: charge } };
+  return failure ? { charge, decline: failure } : { charge };
 }
 
 export function getCharge(ctx: TwinContext, id: string, param = 'id'): Charge {
@@ -93,23 +77,21 @@ export function getCharge(ctx: TwinContext, id: string, param = 'id'): Charge {
   return c;
 }
 
-export function updateCharge(ctx: TwinContext, id: string, p: Params): Charge {
+export function updateCharge(ctx: TwinContext, id: string, input: ChargeUpdate): Charge {
   const before = getCharge(ctx, id);
   const charge = clone(before);
   for (const k of ['description', 'receipt_email', 'transfer_group'] as const) {
-    const v = emptyableStr(p, k);
+    const v = input[k];
     if (v !== undefined) charge[k] = v;
   }
-  const customer = str(p, 'customer');
+  const customer = input.customer;
   if (customer !== undefined) {
     if (charge.customer) throw invalidRequest('This charge already has a customer.', 'customer');
     if (!find(ctx, 'customer', customer)) throw resourceMissing('customer', customer, 'customer');
     charge.customer = customer;
   }
-  const fraud = obj(p, 'fraud_details');
-  if (fraud) charge.fraud_details = { user_report: str(fraud, 'user_report', 'fraud_details') };
-  const md = metadata(p, charge.metadata);
-  if (md !== undefined) charge.metadata = md;
+  if (input.fraudDetails) charge.fraud_details = { user_report: input.fraudDetails.user_report };
+  if (input.metadata !== undefined) charge.metadata = applyMetadata(charge.metadata, input.metadata);
   const prev = previousAttributes(before, charge);
   if (Object.keys(prev).length > 0) {
     save(ctx, 'charge', charge);
@@ -152,15 +134,17 @@ export function releaseAuthorization(ctx: TwinContext, id: string): Charge {
   return charge;
 }
 
-export function listCharges(ctx: TwinContext, p: Params): Charge[] {
-  const customer = str(p, 'customer');
-  const pi = str(p, 'payment_intent');
-  const tg = str(p, 'transfer_group');
-  return ctx.store
-    .list<Charge>('charge')
-    .filter((c) => customer === undefined || c.customer === customer)
-    .filter((c) => pi === undefined || c.payment_intent === pi)
-    .filter((c) => tg === undefined || c.transfer_group === tg);
+/** One page of charges, newest first, narrowed by customer, payment intent and transfer group. */
+export function listCharges(
+  ctx: TwinContext,
+  filter: { customer?: string; paymentIntent?: string; transferGroup?: string },
+  window: ListWindow,
+): ListPage<Charge> {
+  const equals: FieldEquals = {};
+  if (filter.customer !== undefined) equals.customer = filter.customer;
+  if (filter.paymentIntent !== undefined) equals.payment_intent = filter.paymentIntent;
+  if (filter.transferGroup !== undefined) equals.transfer_group = filter.transferGroup;
+  return readPage<Charge>(ctx, 'charge', equals, window);
 }
 
 export const CHARGE_SEARCH_FIELDS = {

@@ -3,65 +3,44 @@
 // stays as Stripe's `{id, object, deleted: true}` stub, which retrieve still answers.
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
-import { invalidRequest, resourceMissing } from '../http/errors.js';
-import {
-  bool,
-  emptyableStr,
-  int,
-  metadata,
-  obj,
-  oneOf,
-  str,
-  strArray,
-  type Params,
-  type ParamSpec,
-} from '../http/params.js';
+import { invalidRequest, resourceMissing } from '../wire/errors.js';
 import { emitEvent } from './events.js';
-import { ADDRESS_SPEC, clone, find, newId, previousAttributes, save, type StripeObject } from './objects.js';
+import { applyMetadata, clone, find, newId, previousAttributes, save, type MetadataPatch, type StripeObject } from './objects.js';
+import { readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
 import { attachPaymentMethod, resolvePaymentMethod } from './payment-methods.js';
-
-
-const CUSTOMER_SPEC: ParamSpec = {
-  address: ADDRESS_SPEC,
-  balance: true,
-  description: true,
-  email: true,
-  invoice_prefix: true,
-  invoice_settings: { custom_fields: true, default_payment_method: true, footer: true, rendering_options: true },
-  metadata: true,
-  name: true,
-  next_invoice_sequence: true,
-  phone: true,
-  preferred_locales: true,
-  shipping: { address: ADDRESS_SPEC, name: true, phone: true },
-  tax_exempt: true,
-};
-
-export const CUSTOMER_CREATE_SPEC: ParamSpec = { ...CUSTOMER_SPEC, payment_method: true, test_clock: true, tax: { ip_address: true, validate_location: true }, validate: true };
-export const CUSTOMER_UPDATE_SPEC: ParamSpec = { ...CUSTOMER_SPEC, tax: { ip_address: true, validate_location: true }, validate: true };
 
 export type Customer = StripeObject & { object: 'customer'; deleted?: true };
 
-export function addressFrom(p: Params | undefined, prefix: string): Record<string, string | null> | null {
-  if (!p) return null;
-  const out: Record<string, string | null> = {};
-  for (const k of ['city', 'country', 'line1', 'line2', 'postal_code', 'state']) out[k] = emptyableStr(p, k, prefix) ?? null;
-  return out;
+export type Address = Record<'city' | 'country' | 'line1' | 'line2' | 'postal_code' | 'state', string | null>;
+
+export const TAX_EXEMPT = ['exempt', 'none', 'reverse'] as const;
+
+/** What create and update may set (a `null` clears a field, as an empty value does on Stripe). */
+export interface CustomerFields {
+  email?: string | null;
+  name?: string | null;
+  phone?: string | null;
+  description?: string | null;
+  balance?: number;
+  address?: Address | null;
+  shipping?: { address: Address | null; name: string; phone: string | null } | null;
+  invoicePrefix?: string;
+  nextInvoiceSequence?: number;
+  preferredLocales?: string[];
+  taxExempt?: (typeof TAX_EXEMPT)[number];
+  metadata?: MetadataPatch;
+  invoiceSettings?: {
+    defaultPaymentMethod?: string | null;
+    footer?: string | null;
+    /** `null`: cleared. */
+    customFields?: unknown[] | null;
+  };
 }
 
-function shippingFrom(p: Params | undefined): Record<string, unknown> | null {
-  if (!p) return null;
-  const name = str(p, 'name', 'shipping');
-  if (!name) throw invalidRequest('Missing required param: shipping[name].', 'shipping[name]', 'parameter_missing');
-  return { address: addressFrom(obj(p, 'address', 'shipping'), 'shipping[address]'), name, phone: emptyableStr(p, 'phone', 'shipping') ?? null };
-}
-
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
-function email(p: Params): string | null | undefined {
-  const e = emptyableStr(p, 'email');
-  if (e && (!EMAIL.test(e) || e.length > 512)) throw invalidRequest(`Invalid email address: ${e}`, 'email', 'email_invalid');
-  return e;
+export interface CustomerCreate extends CustomerFields {
+  /** A payment method attached to the new customer (before `invoice_settings` may name it). */
+  paymentMethod?: string;
+  testClock?: string;
 }
 
 /** A live customer, or 404 `resource_missing` (also for a deleted one). */
@@ -82,38 +61,28 @@ function invoicePrefix(ctx: TwinContext): string {
   return ctx.ids.token(8).toUpperCase().replace(/[^A-Z0-9]/g, 'X');
 }
 
-/** Apply create/update parameters shared by both onto `c`. */
-function applyFields(ctx: TwinContext, c: Customer, p: Params): void {
-  const e = email(p);
-  if (e !== undefined) c.email = e;
+/** Apply the fields create and update share onto `c`. */
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+function applyFields(ctx: TwinContext, c: Customer, input: CustomerFields): void {
+  const email = input.email;
+  if (email && (!EMAIL.test(email) || email.length > 512)) throw invalidRequest(`Invalid email address: ${email}`, 'email', 'email_invalid');
+  if (email !== undefined) c.email = email;
   for (const k of ['name', 'phone', 'description'] as const) {
-    const v = emptyableStr(p, k);
-    if (v !== undefined) c[k] = v;
+    if (input[k] !== undefined) c[k] = input[k];
   }
-  const balance = int(p, 'balance');
-  if (balance !== undefined) c.balance = balance;
-  if (p.address !== undefined) c.address = addressFrom(obj(p, 'address'), 'address');
-  if (p.shipping !== undefined) c.shipping = shippingFrom(obj(p, 'shipping'));
-  const prefix = str(p, 'invoice_prefix');
-  if (prefix !== undefined) {
-    if (!/^[A-Z0-9]{3,12}$/.test(prefix)) {
-      throw invalidRequest('Invoice prefix must be 3-12 uppercase letters or numbers.', 'invoice_prefix');
-    }
-    c.invoice_prefix = prefix;
-  }
-  const seq = int(p, 'next_invoice_sequence');
-  if (seq !== undefined) c.next_invoice_sequence = seq;
-  const locales = strArray(p, 'preferred_locales');
-  if (locales !== undefined) c.preferred_locales = locales;
-  const taxExempt = oneOf(p, 'tax_exempt', ['exempt', 'none', 'reverse'] as const);
-  if (taxExempt !== undefined) c.tax_exempt = taxExempt;
-  const md = metadata(p, c.metadata);
-  if (md !== undefined) c.metadata = md;
-  bool(p, 'validate');
-  const settings = obj(p, 'invoice_settings');
+  if (input.balance !== undefined) c.balance = input.balance;
+  if (input.address !== undefined) c.address = input.address;
+  if (input.shipping !== undefined) c.shipping = input.shipping;
+  if (input.invoicePrefix !== undefined) c.invoice_prefix = input.invoicePrefix;
+  if (input.nextInvoiceSequence !== undefined) c.next_invoice_sequence = input.nextInvoiceSequence;
+  if (input.preferredLocales !== undefined) c.preferred_locales = input.preferredLocales;
+  if (input.taxExempt !== undefined) c.tax_exempt = input.taxExempt;
+  if (input.metadata !== undefined) c.metadata = applyMetadata(c.metadata, input.metadata);
+  const settings = input.invoiceSettings;
   if (settings) {
     const is = { ...(c.invoice_settings as Record<string, unknown>) };
-    const dpm = emptyableStr(settings, 'default_payment_method', 'invoice_settings');
+    const dpm = settings.defaultPaymentMethod;
     if (dpm) {
       const pm = find(ctx, 'payment_method', dpm);
       if (!pm) throw resourceMissing('PaymentMethod', dpm, 'invoice_settings[default_payment_method]');
@@ -125,16 +94,13 @@ function applyFields(ctx: TwinContext, c: Customer, p: Params): void {
       }
     }
     if (dpm !== undefined) is.default_payment_method = dpm;
-    const footer = emptyableStr(settings, 'footer', 'invoice_settings');
-    if (footer !== undefined) is.footer = footer;
-    if (settings.custom_fields !== undefined) {
-      is.custom_fields = settings.custom_fields === '' ? null : Object.values(settings.custom_fields as object);
-    }
+    if (settings.footer !== undefined) is.footer = settings.footer;
+    if (settings.customFields !== undefined) is.custom_fields = settings.customFields;
     c.invoice_settings = is;
   }
 }
 
-export function createCustomer(ctx: TwinContext, p: Params): Customer {
+export function createCustomer(ctx: TwinContext, input: CustomerCreate): Customer {
   const c: Customer = {
     id: newId(ctx, 'customer'),
     object: 'customer',
@@ -159,27 +125,26 @@ export function createCustomer(ctx: TwinContext, p: Params): Customer {
     tax_exempt: 'none',
     test_clock: null,
   };
-  const clock = str(p, 'test_clock');
+  const clock = input.testClock;
   if (clock) {
     if (!find(ctx, 'test_clock', clock)) throw resourceMissing('test clock', clock, 'test_clock');
     c.test_clock = clock;
   }
   // `payment_method` attaches before invoice_settings may name it as the default.
-  const pmParam = str(p, 'payment_method');
-  if (pmParam) {
-    const pm = resolvePaymentMethod(ctx, pmParam, 'payment_method');
+  if (input.paymentMethod) {
+    const pm = resolvePaymentMethod(ctx, input.paymentMethod, 'payment_method');
     attachPaymentMethod(ctx, pm, c.id);
   }
-  applyFields(ctx, c, p);
+  applyFields(ctx, c, input);
   save(ctx, 'customer', c);
   emitEvent(ctx, 'customer.created', c);
   return c;
 }
 
-export function updateCustomer(ctx: TwinContext, id: string, p: Params): Customer {
+export function updateCustomer(ctx: TwinContext, id: string, input: CustomerFields): Customer {
   const before = getCustomer(ctx, id, 'id');
   const c = clone(before);
-  applyFields(ctx, c, p);
+  applyFields(ctx, c, input);
   save(ctx, 'customer', c);
   const prev = previousAttributes(before, c);
   if (Object.keys(prev).length > 0) emitEvent(ctx, 'customer.updated', c, prev);
@@ -204,14 +169,11 @@ export function deleteCustomer(ctx: TwinContext, id: string): StripeObject {
   return stub;
 }
 
-export function listCustomers(ctx: TwinContext, p: Params): Customer[] {
-  const emailFilter = str(p, 'email');
-  const clock = str(p, 'test_clock');
-  return ctx.store
-    .list<Customer>('customer')
-    .filter((c) => !c.deleted)
-    .filter((c) => emailFilter === undefined || c.email === emailFilter)
-    .filter((c) => (clock === undefined ? c.test_clock === null || c.test_clock === undefined : c.test_clock === clock));
+/** One page of live customers (a deleted one is a stub), of the given test clock or of none, newest first. */
+export function listCustomers(ctx: TwinContext, filter: { email?: string; testClock?: string }, window: ListWindow): ListPage<Customer> {
+  const equals: FieldEquals = { deleted: null, test_clock: filter.testClock ?? null };
+  if (filter.email !== undefined) equals.email = filter.email;
+  return readPage<Customer>(ctx, 'customer', equals, window);
 }
 
 export const CUSTOMER_SEARCH_FIELDS = {

@@ -5,7 +5,7 @@
 import { createHmac } from 'node:crypto';
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import type { DeliveryRecord } from '../../../twin-runtime/deliveries.js';
-import { currentRequest } from '../http/request-context.js';
+import { currentRequest } from '../wire/request-context.js';
 import { clone, newId, save, type StripeObject } from './objects.js';
 
 /** The API version the twin speaks: the one the bundled `stripe` package pins. */

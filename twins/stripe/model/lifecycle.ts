@@ -8,7 +8,9 @@
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import type { StripeObject } from './objects.js';
 import { emitEvent } from './events.js';
-import { finalizeInvoice, retryInvoice, voidInvoice, type Invoice } from './invoices.js';
+import { voidInvoice, type Invoice } from './invoices.js';
+import { finalizeAndCollect, retryInvoice } from './invoice-payments.js';
+import { subscriptionPaymentMethod } from './subscription-items.js';
 import {
   INCOMPLETE_EXPIRY_SECONDS,
   LIVE_STATUSES,
@@ -16,7 +18,6 @@ import {
   loadSubscription,
   setStatus,
   startNewPeriod,
-  subscriptionPaymentMethod,
 } from './subscriptions.js';
 import { expireSession } from './checkout.js';
 
@@ -79,7 +80,7 @@ function dueSteps(ctx: TwinContext, until: number): DueStep[] {
           const cur = fresh(ctx, 'invoice', inv.id);
           return cur?.status === 'draft' && Boolean(cur.auto_advance) && cur.automatically_finalizes_at === at;
         },
-        run: () => void finalizeInvoice(ctx, inv.id, { collect: true }),
+        run: () => void finalizeAndCollect(ctx, inv.id),
       });
     } else if (inv.status === 'open' && inv.next_payment_attempt != null && inv.next_payment_attempt <= until && inv.collection_method === 'charge_automatically') {
       const at = inv.next_payment_attempt;

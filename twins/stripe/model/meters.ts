@@ -3,51 +3,58 @@
 // customer's events carry within the period (preview shows it, the period's invoice bills it).
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
-import { invalidRequest, missingParam } from '../http/errors.js';
-import { int, obj, oneOf, requiredStr, str, type Params } from '../http/params.js';
+import { invalidRequest, missingParam } from '../wire/errors.js';
 import { clone, find, load, newId, previousAttributes, type StripeObject } from './objects.js';
 import { emitEvent } from './events.js';
 
-export const METER_CREATE_PARAMS = {
-  display_name: true,
-  event_name: true,
-  default_aggregation: { formula: true },
-  customer_mapping: { event_payload_key: true, type: true },
-  value_settings: { event_payload_key: true },
-  event_time_window: true,
-} as const;
+export const FORMULAS = ['count', 'last', 'sum'] as const;
 
-export function createMeter(ctx: TwinContext, p: Params): StripeObject {
-  const displayName = requiredStr(p, 'display_name');
-  const eventName = requiredStr(p, 'event_name');
-  const agg = obj(p, 'default_aggregation');
-  if (!agg) throw missingParam('default_aggregation');
-  const formula = oneOf(agg, 'formula', ['count', 'last', 'sum'] as const, 'default_aggregation');
+export interface MeterCreate {
+  displayName: string;
+  eventName: string;
+  /** `default_aggregation` (required). */
+  aggregation?: { formula?: (typeof FORMULAS)[number] };
+  customerPayloadKey?: string;
+  customerMappingType?: 'by_id';
+  valuePayloadKey?: string;
+  eventTimeWindow?: 'day' | 'hour';
+}
+
+export interface MeterEventCreate {
+  eventName: string;
+  /** The payload as sent (values are stored as strings). */
+  payload: Record<string, unknown> | undefined;
+  timestamp?: number;
+  identifier?: string;
+}
+
+export function createMeter(ctx: TwinContext, input: MeterCreate): StripeObject {
+  const { displayName, eventName } = input;
+  if (!input.aggregation) throw missingParam('default_aggregation');
+  const formula = input.aggregation.formula;
   if (!formula) throw missingParam('default_aggregation[formula]');
   const active = ctx.store.list<StripeObject>('billing_meter').find((m) => m.event_name === eventName && m.status === 'active');
   if (active) {
     throw invalidRequest(`An active meter with event_name \`${eventName}\` already exists (${active.id}).`, 'event_name');
   }
-  const mapping = obj(p, 'customer_mapping');
-  const values = obj(p, 'value_settings');
   const now = ctx.clock.nowSeconds();
   const meter: StripeObject = {
     id: newId(ctx, 'billing_meter'),
     object: 'billing.meter',
     created: now,
     customer_mapping: {
-      event_payload_key: (mapping && str(mapping, 'event_payload_key', 'customer_mapping')) || 'stripe_customer_id',
-      type: (mapping && oneOf(mapping, 'type', ['by_id'] as const, 'customer_mapping')) || 'by_id',
+      event_payload_key: input.customerPayloadKey || 'stripe_customer_id',
+      type: input.customerMappingType || 'by_id',
     },
     default_aggregation: { formula },
     display_name: displayName,
     event_name: eventName,
-    event_time_window: oneOf(p, 'event_time_window', ['day', 'hour'] as const) ?? null,
+    event_time_window: input.eventTimeWindow ?? null,
     livemode: false,
     status: 'active',
     status_transitions: { deactivated_at: null },
     updated: now,
-    value_settings: { event_payload_key: (values && str(values, 'event_payload_key', 'value_settings')) || 'value' },
+    value_settings: { event_payload_key: input.valuePayloadKey || 'value' },
   };
   ctx.store.put('billing_meter', meter.id, meter);
   emitEvent(ctx, 'billing.meter.created', meter);
@@ -58,11 +65,10 @@ export function loadMeter(ctx: TwinContext, id: string): StripeObject {
   return load(ctx, 'billing_meter', id, 'id');
 }
 
-export function updateMeter(ctx: TwinContext, id: string, p: Params): StripeObject {
+export function updateMeter(ctx: TwinContext, id: string, displayName: string | undefined): StripeObject {
   const before = loadMeter(ctx, id);
   const meter = clone(before);
-  const name = str(p, 'display_name');
-  if (name !== undefined) meter.display_name = name;
+  if (displayName !== undefined) meter.display_name = displayName;
   meter.updated = ctx.clock.nowSeconds();
   ctx.store.put('billing_meter', id, meter);
   emitEvent(ctx, 'billing.meter.updated', meter, previousAttributes(before, meter));
@@ -81,17 +87,14 @@ export function setMeterActive(ctx: TwinContext, id: string, active: boolean): S
   return meter;
 }
 
-export const METER_EVENT_PARAMS = { event_name: true, payload: true, identifier: true, timestamp: true } as const;
-
 /** Where meter events are kept: record `meter_event`, keyed by identifier. */
 const METER_EVENT = 'meter_event';
 
-export function createMeterEvent(ctx: TwinContext, p: Params): StripeObject {
-  const eventName = requiredStr(p, 'event_name');
-  const payload = obj(p, 'payload');
+export function createMeterEvent(ctx: TwinContext, input: MeterEventCreate): StripeObject {
+  const { eventName, payload } = input;
   if (!payload) throw missingParam('payload');
   const now = ctx.clock.nowSeconds();
-  const timestamp = int(p, 'timestamp') ?? now;
+  const timestamp = input.timestamp ?? now;
   if (timestamp < now - 35 * 86_400) {
     throw invalidRequest('Timestamp must be within the past 35 calendar days.', 'timestamp');
   }
@@ -109,7 +112,7 @@ export function createMeterEvent(ctx: TwinContext, p: Params): StripeObject {
       }
     }
   }
-  const identifier = str(p, 'identifier') || ctx.ids.next('mev_', 24);
+  const identifier = input.identifier || ctx.ids.next('mev_', 24);
   const existing = ctx.store.get<StripeObject>(METER_EVENT, identifier);
   if (existing && existing.created > now - 86_400) {
     throw invalidRequest(`An event already exists with identifier ${identifier}.`, 'identifier', 'duplicate_meter_event');
@@ -164,18 +167,17 @@ export function meteredUsage(ctx: TwinContext, price: StripeObject, customer: st
   return aggregate(ctx, meter, customer, start, end);
 }
 
-export const SUMMARY_PARAMS = { customer: true, start_time: true, end_time: true, value_grouping_window: true, limit: true, starting_after: true, ending_before: true } as const;
-
 /** `GET /v1/billing/meters/{id}/event_summaries`: one summary for the window, or one per day/hour. */
-export function eventSummaries(ctx: TwinContext, id: string, p: Params): StripeObject[] {
+export function eventSummaries(
+  ctx: TwinContext,
+  id: string,
+  q: { customer: string; start?: number; end?: number; window?: 'day' | 'hour' },
+): StripeObject[] {
   const meter = loadMeter(ctx, id);
-  const customer = requiredStr(p, 'customer');
-  const start = int(p, 'start_time');
-  const end = int(p, 'end_time');
+  const { customer, start, end, window } = q;
   if (start === undefined) throw missingParam('start_time');
   if (end === undefined) throw missingParam('end_time');
   if (end <= start) throw invalidRequest('end_time must be after start_time.', 'end_time');
-  const window = oneOf(p, 'value_grouping_window', ['day', 'hour'] as const);
   const step = window === 'hour' ? 3600 : window === 'day' ? 86_400 : end - start;
   const out: StripeObject[] = [];
   for (let t = start; t < end; t += step) {

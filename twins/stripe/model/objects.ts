@@ -3,16 +3,17 @@
 // as the API returns it.
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
-import { resourceMissing } from '../http/errors.js';
-import type { ParamSpec } from '../http/params.js';
-
-/** Stripe's address parameter shape (customers, billing details, shipping). */
-export const ADDRESS_SPEC: ParamSpec = { city: true, country: true, line1: true, line2: true, postal_code: true, state: true };
-
-/** A price's `recurring` parameter shape (prices, product default_price_data, inline price_data). */
-export const RECURRING_SPEC: ParamSpec = { interval: true, interval_count: true, meter: true, usage_type: true, trial_period_days: true, aggregate_usage: true };
+import { invalidRequest, resourceMissing } from '../wire/errors.js';
 
 export type StripeObject = Record<string, any> & { id: string; object: string };
+
+export type Metadata = Record<string, string>;
+
+/**
+ * A metadata change as a request asks for it: `null` removes every key (`metadata=`); otherwise
+ * each key is set, or removed when its value is `null` (an empty value).
+ */
+export type MetadataPatch = Record<string, string | null> | null;
 
 export interface ObjectKind {
   /** Record resource name. */
@@ -118,4 +119,23 @@ export function previousAttributes(before: StripeObject, after: StripeObject): R
     if (JSON.stringify(before[key]) !== JSON.stringify(after[key])) prev[key] = before[key] ?? null;
   }
   return prev;
+}
+
+const METADATA_MAX_KEYS = 50;
+
+/**
+ * Stripe's metadata update rule: the patch's keys merge into `existing` (a `null` value removes
+ * a key, a `null` patch removes them all), and the result holds at most 50 keys.
+ */
+export function applyMetadata(existing: Metadata, patch: MetadataPatch): Metadata {
+  if (patch === null) return {};
+  const out: Metadata = { ...existing };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete out[key];
+    else out[key] = value;
+  }
+  if (Object.keys(out).length > METADATA_MAX_KEYS) {
+    throw invalidRequest(`You can have up to ${METADATA_MAX_KEYS} metadata keys, but you passed in ${Object.keys(out).length} keys.`, 'metadata');
+  }
+  return out;
 }

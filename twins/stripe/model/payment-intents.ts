@@ -3,100 +3,82 @@
 // Each confirmation attempt creates a charge (model/charging.ts). A decline is answered as Stripe
 // does: 402 `card_error` carrying the intent, and the failed state is kept (not rolled back).
 
-import type { TwinContext, TwinResponse } from '../../../twin-runtime/contract.js';
-import { errorObject, invalidRequest, resourceMissing, stripeError, type StripeErrorFields } from '../http/errors.js';
-import {
-  bool,
-  emptyableStr,
-  int,
-  metadata,
-  obj,
-  oneOf,
-  requiredCurrency,
-  requiredInt,
-  str,
-  strArray,
-  type Params,
-  type ParamSpec,
-} from '../http/params.js';
+import type { TwinContext } from '../../../twin-runtime/contract.js';
+import { errorObject, invalidRequest, resourceMissing, type StripeErrorFields } from '../wire/errors.js';
 import { chargePaymentMethod } from './charging.js';
 import { captureCharge, releaseAuthorization } from './charges.js';
 import { getCustomer } from './customers.js';
 import { emitEvent } from './events.js';
-import { clone, find, newId, save, type StripeObject } from './objects.js';
-import { attachPaymentMethod, paymentMethodFromData, resolvePaymentMethod, type PaymentMethod } from './payment-methods.js';
+import { applyMetadata, clone, find, newId, save, type MetadataPatch, type StripeObject } from './objects.js';
+import { readPage, type ListPage, type ListWindow } from './pages.js';
+import {
+  attachPaymentMethod,
+  paymentMethodFromData,
+  resolvePaymentMethod,
+  type PaymentMethod,
+  type PaymentMethodCreate,
+} from './payment-methods.js';
 import { formatMoney } from './refunds.js';
 import { authenticationFor } from './test-cards.js';
 
 export type PaymentIntent = StripeObject & { object: 'payment_intent' };
 
-const CONFIRM_FIELDS: ParamSpec = {
-  payment_method: true,
-  payment_method_data: true,
-  payment_method_options: true,
-  payment_method_types: true,
-  receipt_email: true,
-  return_url: true,
-  setup_future_usage: true,
-  shipping: true,
-  off_session: true,
-  error_on_requires_action: true,
-  mandate: true,
-  mandate_data: true,
-  use_stripe_sdk: true,
-  capture_method: true,
-  radar_options: true,
-  confirmation_token: true,
-};
+export const CAPTURE_METHODS = ['automatic', 'automatic_async', 'manual'] as const;
+export const FUTURE_USAGE = ['off_session', 'on_session'] as const;
+export const CANCELLATION_REASONS = ['duplicate', 'fraudulent', 'requested_by_customer', 'abandoned'] as const;
 
-export const PI_CREATE_SPEC: ParamSpec = {
-  ...CONFIRM_FIELDS,
-  amount: true,
-  currency: true,
-  automatic_payment_methods: { enabled: true, allow_redirects: true },
-  confirm: true,
-  confirmation_method: true,
-  customer: true,
-  description: true,
-  metadata: true,
-  statement_descriptor: true,
-  statement_descriptor_suffix: true,
-  application_fee_amount: true,
-  on_behalf_of: true,
-  transfer_data: true,
-  transfer_group: true,
-  payment_method_configuration: true,
-  excluded_payment_method_types: true,
-};
+/** What create, update and confirm may set about how the intent is paid. */
+export interface PaymentFields {
+  paymentMethod?: string;
+  paymentMethodData?: PaymentMethodCreate;
+  /** `null`: cleared (an empty value). */
+  receiptEmail?: string | null;
+  setupFutureUsage?: (typeof FUTURE_USAGE)[number] | null;
+  captureMethod?: (typeof CAPTURE_METHODS)[number];
+  paymentMethodTypes?: string[];
+  /** `null`: cleared. */
+  shipping?: unknown;
+}
 
-export const PI_UPDATE_SPEC: ParamSpec = {
-  amount: true,
-  currency: true,
-  customer: true,
-  description: true,
-  metadata: true,
-  payment_method: true,
-  payment_method_options: true,
-  payment_method_types: true,
-  receipt_email: true,
-  setup_future_usage: true,
-  shipping: true,
-  statement_descriptor: true,
-  statement_descriptor_suffix: true,
-  transfer_group: true,
-  capture_method: true,
-};
+/** How a confirmation is made (create with `confirm`, or confirm). */
+export interface ConfirmOptions {
+  offSession?: boolean;
+  returnUrl?: string;
+}
 
-export const PI_CONFIRM_SPEC: ParamSpec = CONFIRM_FIELDS;
-export const PI_CAPTURE_SPEC: ParamSpec = {
-  amount_to_capture: true,
-  metadata: true,
-  statement_descriptor: true,
-  statement_descriptor_suffix: true,
-  final_capture: true,
-  application_fee_amount: true,
-};
-export const PI_CANCEL_SPEC: ParamSpec = { cancellation_reason: true };
+export interface PaymentIntentCreate extends PaymentFields, ConfirmOptions {
+  amount: number;
+  currency: string;
+  customer?: string;
+  description?: string;
+  metadata?: MetadataPatch;
+  applicationFeeAmount?: number;
+  allowRedirects?: string;
+  confirmationMethod?: 'automatic' | 'manual';
+  statementDescriptor?: string;
+  statementDescriptorSuffix?: string;
+  transferGroup?: string;
+  confirm?: boolean;
+}
+
+export interface PaymentIntentUpdate extends PaymentFields {
+  amount?: number;
+  currency?: string;
+  customer?: string;
+  description?: string | null;
+  metadata?: MetadataPatch;
+}
+
+export interface PaymentIntentConfirm extends PaymentFields, ConfirmOptions {}
+
+/**
+ * What a confirmation led to. A decline is an outcome, not an error: the intent keeps the failed
+ * attempt (`last_payment_error`, its charge) and `decline` says what Stripe answers (402).
+ */
+export interface PaymentOutcome {
+  intent: PaymentIntent;
+  decline?: StripeErrorFields;
+}
 
 /** Smallest chargeable amounts Stripe enforces, by currency (minor units). */
 const MINIMUM: Record<string, number> = { usd: 50, eur: 50, gbp: 30, cad: 50, aud: 50, chf: 50, jpy: 50, inr: 50, sek: 300, nok: 300, dkk: 250, mxn: 1000 };
@@ -118,43 +100,32 @@ function checkAmount(amount: number, currency: string): void {
   }
 }
 
-const CAPTURE_METHODS = ['automatic', 'automatic_async', 'manual'] as const;
-const FUTURE_USAGE = ['off_session', 'on_session'] as const;
-
-function statusAfterPaymentMethod(pi: PaymentIntent): void {
+export function statusAfterPaymentMethod(pi: PaymentIntent): void {
   if (pi.status === 'requires_payment_method' && pi.payment_method) pi.status = 'requires_confirmation';
 }
 
 /** Fields shared by create, update and confirm. */
-function applyCommon(ctx: TwinContext, pi: PaymentIntent, p: Params): void {
-  const pmId = str(p, 'payment_method');
-  const pmData = obj(p, 'payment_method_data');
-  if (pmId && pmData) {
+function applyCommon(ctx: TwinContext, pi: PaymentIntent, input: PaymentFields): void {
+  if (input.paymentMethod && input.paymentMethodData) {
     throw invalidRequest('You may only specify one of these parameters: payment_method, payment_method_data.', 'payment_method_data');
   }
-  if (pmId) pi.payment_method = resolvePaymentMethod(ctx, pmId, 'payment_method').id;
-  if (pmData) pi.payment_method = paymentMethodFromData(ctx, pmData).id;
-  const email = emptyableStr(p, 'receipt_email');
-  if (email !== undefined) pi.receipt_email = email;
-  const sfu = p.setup_future_usage === '' ? null : oneOf(p, 'setup_future_usage', FUTURE_USAGE);
-  if (sfu !== undefined) pi.setup_future_usage = sfu;
-  const cm = oneOf(p, 'capture_method', CAPTURE_METHODS);
-  if (cm) pi.capture_method = cm;
-  const types = strArray(p, 'payment_method_types');
-  if (types) {
-    pi.payment_method_types = types;
+  if (input.paymentMethod) pi.payment_method = resolvePaymentMethod(ctx, input.paymentMethod, 'payment_method').id;
+  if (input.paymentMethodData) pi.payment_method = paymentMethodFromData(ctx, input.paymentMethodData).id;
+  if (input.receiptEmail !== undefined) pi.receipt_email = input.receiptEmail;
+  if (input.setupFutureUsage !== undefined) pi.setup_future_usage = input.setupFutureUsage;
+  if (input.captureMethod) pi.capture_method = input.captureMethod;
+  if (input.paymentMethodTypes) {
+    pi.payment_method_types = input.paymentMethodTypes;
     pi.automatic_payment_methods = null;
   }
-  if (p.shipping !== undefined) pi.shipping = p.shipping === '' ? null : p.shipping;
+  if (input.shipping !== undefined) pi.shipping = input.shipping;
 }
 
-export function createPaymentIntent(ctx: TwinContext, p: Params): { intent: PaymentIntent; response: TwinResponse } {
-  const amount = requiredInt(p, 'amount');
-  const currency = requiredCurrency(p);
+export function createPaymentIntent(ctx: TwinContext, input: PaymentIntentCreate): PaymentOutcome {
+  const { amount, currency } = input;
   checkAmount(amount, currency);
-  const customerId = str(p, 'customer') ?? null;
+  const customerId = input.customer ?? null;
   if (customerId) getCustomer(ctx, customerId);
-  const apm = obj(p, 'automatic_payment_methods');
   const id = newId(ctx, 'payment_intent');
   const pi: PaymentIntent = {
     id,
@@ -164,23 +135,23 @@ export function createPaymentIntent(ctx: TwinContext, p: Params): { intent: Paym
     amount_details: { tip: {} },
     amount_received: 0,
     application: null,
-    application_fee_amount: int(p, 'application_fee_amount') ?? null,
-    automatic_payment_methods: { allow_redirects: (apm && str(apm, 'allow_redirects', 'automatic_payment_methods')) ?? 'always', enabled: true },
+    application_fee_amount: input.applicationFeeAmount ?? null,
+    automatic_payment_methods: { allow_redirects: input.allowRedirects ?? 'always', enabled: true },
     canceled_at: null,
     cancellation_reason: null,
     capture_method: 'automatic_async',
     client_secret: `${id}_secret_${ctx.ids.token(25)}`,
-    confirmation_method: oneOf(p, 'confirmation_method', ['automatic', 'manual'] as const) ?? 'automatic',
+    confirmation_method: input.confirmationMethod ?? 'automatic',
     created: ctx.clock.nowSeconds(),
     currency,
     customer: customerId,
-    description: str(p, 'description') ?? null,
+    description: input.description ?? null,
     excluded_payment_method_types: null,
     invoice: null,
     last_payment_error: null,
     latest_charge: null,
     livemode: false,
-    metadata: metadata(p) ?? {},
+    metadata: input.metadata === undefined ? {} : applyMetadata({}, input.metadata),
     next_action: null,
     on_behalf_of: null,
     payment_method: null,
@@ -195,21 +166,21 @@ export function createPaymentIntent(ctx: TwinContext, p: Params): { intent: Paym
     setup_future_usage: null,
     shipping: null,
     source: null,
-    statement_descriptor: str(p, 'statement_descriptor') ?? null,
-    statement_descriptor_suffix: str(p, 'statement_descriptor_suffix') ?? null,
+    statement_descriptor: input.statementDescriptor ?? null,
+    statement_descriptor_suffix: input.statementDescriptorSuffix ?? null,
     status: 'requires_payment_method',
     transfer_data: null,
-    transfer_group: str(p, 'transfer_group') ?? null,
+    transfer_group: input.transferGroup ?? null,
   };
-  applyCommon(ctx, pi, p);
+  applyCommon(ctx, pi, input);
   statusAfterPaymentMethod(pi);
   save(ctx, 'payment_intent', pi);
   emitEvent(ctx, 'payment_intent.created', pi);
-  if (bool(p, 'confirm')) return confirmPaymentIntent(ctx, pi.id, p, true);
-  return { intent: pi, response: { status: 200, body: pi } };
+  if (input.confirm) return confirmPaymentIntent(ctx, pi.id, input, true);
+  return { intent: pi };
 }
 
-export function updatePaymentIntent(ctx: TwinContext, id: string, p: Params): PaymentIntent {
+export function updatePaymentIntent(ctx: TwinContext, id: string, input: PaymentIntentUpdate): PaymentIntent {
   const pi = clone(getPaymentIntent(ctx, id));
   if (!['requires_payment_method', 'requires_confirmation', 'requires_action'].includes(pi.status)) {
     throw invalidRequest(
@@ -218,21 +189,18 @@ export function updatePaymentIntent(ctx: TwinContext, id: string, p: Params): Pa
       'payment_intent_unexpected_state',
     );
   }
-  const amount = int(p, 'amount');
-  const currency = str(p, 'currency')?.toLowerCase();
+  const { amount } = input;
+  const currency = input.currency?.toLowerCase();
   if (currency) pi.currency = currency;
   if (amount !== undefined) pi.amount = amount;
   if (amount !== undefined || currency) checkAmount(pi.amount, pi.currency);
-  const customer = str(p, 'customer');
-  if (customer !== undefined) {
-    getCustomer(ctx, customer);
-    pi.customer = customer;
+  if (input.customer !== undefined) {
+    getCustomer(ctx, input.customer);
+    pi.customer = input.customer;
   }
-  const description = emptyableStr(p, 'description');
-  if (description !== undefined) pi.description = description;
-  const md = metadata(p, pi.metadata);
-  if (md !== undefined) pi.metadata = md;
-  applyCommon(ctx, pi, p);
+  if (input.description !== undefined) pi.description = input.description;
+  if (input.metadata !== undefined) pi.metadata = applyMetadata(pi.metadata, input.metadata);
+  applyCommon(ctx, pi, input);
   statusAfterPaymentMethod(pi);
   return save(ctx, 'payment_intent', pi);
 }
@@ -259,9 +227,9 @@ function declineError(
 export function confirmPaymentIntent(
   ctx: TwinContext,
   id: string,
-  p: Params,
+  input: PaymentIntentConfirm,
   alreadyApplied = false,
-): { intent: PaymentIntent; response: TwinResponse } {
+): PaymentOutcome {
   const pi = clone(getPaymentIntent(ctx, id));
   if (!['requires_payment_method', 'requires_confirmation', 'requires_action'].includes(pi.status)) {
     throw invalidRequest(
@@ -270,7 +238,7 @@ export function confirmPaymentIntent(
       'payment_intent_unexpected_state',
     );
   }
-  if (!alreadyApplied) applyCommon(ctx, pi, p);
+  if (!alreadyApplied) applyCommon(ctx, pi, input);
   if (!pi.payment_method) {
     throw invalidRequest(
       `You cannot confirm this PaymentIntent because it's missing a payment method. To confirm the PaymentIntent with ${pi.customer ?? 'a customer'}, specify a payment method attached to this customer along with the customer ID.`,
@@ -291,12 +259,12 @@ export function confirmPaymentIntent(
       'payment_method',
     );
   }
-  const offSession = bool(p, 'off_session') ?? false;
+  const offSession = input.offSession ?? false;
   const rule = authenticationFor(pm.card?.last4);
   const savedForOffSession = rule === 'on_session' && offSession && pm.customer !== null;
   if (rule && !savedForOffSession) {
     if (offSession) return failAuthenticationOffSession(ctx, pi, pm);
-    return requireAction(ctx, pi, str(p, 'return_url'));
+    return requireAction(ctx, pi, input.returnUrl);
   }
   return attemptCharge(ctx, pi, pm);
 }
@@ -308,7 +276,7 @@ export function authenticationUrl(ctx: TwinContext, intentId: string): string {
 
 export const THREE_D_SECURE_PATH = '/3d_secure/authenticate/{intent}';
 
-function requireAction(ctx: TwinContext, pi: PaymentIntent, returnUrl: string | undefined): { intent: PaymentIntent; response: TwinResponse } {
+function requireAction(ctx: TwinContext, pi: PaymentIntent, returnUrl: string | undefined): PaymentOutcome {
   const url = authenticationUrl(ctx, pi.id);
   pi.status = 'requires_action';
   pi.next_action = returnUrl
@@ -316,10 +284,10 @@ function requireAction(ctx: TwinContext, pi: PaymentIntent, returnUrl: string | 
     : { type: 'use_stripe_sdk', use_stripe_sdk: { type: 'three_d_secure_redirect', stripe_js: url, source: pi.payment_method } };
   save(ctx, 'payment_intent', pi);
   emitEvent(ctx, 'payment_intent.requires_action', pi);
-  return { intent: pi, response: { status: 200, body: pi } };
+  return { intent: pi };
 }
 
-function failAuthenticationOffSession(ctx: TwinContext, pi: PaymentIntent, pm: PaymentMethod): { intent: PaymentIntent; response: TwinResponse } {
+function failAuthenticationOffSession(ctx: TwinContext, pi: PaymentIntent, pm: PaymentMethod): PaymentOutcome {
   const fields: StripeErrorFields = {
     type: 'card_error',
     code: 'authentication_required',
@@ -333,7 +301,7 @@ function failAuthenticationOffSession(ctx: TwinContext, pi: PaymentIntent, pm: P
   pi.last_payment_error = errorObject(fields);
   save(ctx, 'payment_intent', pi);
   emitEvent(ctx, 'payment_intent.payment_failed', pi);
-  return { intent: pi, response: stripeError(402, { ...fields, extra: { ...fields.extra, payment_intent: pi } }) };
+  return { intent: pi, decline: fields };
 }
 
 /**
@@ -366,7 +334,7 @@ export function completeAuthentication(ctx: TwinContext, id: string, outcome: 's
 }
 
 /** One charge attempt for a confirmed intent, and the status it leads to. */
-function attemptCharge(ctx: TwinContext, pi: PaymentIntent, pm: PaymentMethod): { intent: PaymentIntent; response: TwinResponse } {
+function attemptCharge(ctx: TwinContext, pi: PaymentIntent, pm: PaymentMethod): PaymentOutcome {
   pi.next_action = null;
   const manual = pi.capture_method === 'manual';
   const { charge, failure } = chargePaymentMethod(ctx, {
@@ -389,7 +357,7 @@ function attemptCharge(ctx: TwinContext, pi: PaymentIntent, pm: PaymentMethod): 
     pi.last_payment_error = errorObject(fields);
     save(ctx, 'payment_intent', pi);
     emitEvent(ctx, 'payment_intent.payment_failed', pi);
-    return { intent: pi, response: stripeError(402, { ...fields, extra: { ...fields.extra, payment_intent: pi } }) };
+    return { intent: pi, decline: fields };
   }
   pi.last_payment_error = null;
   pi.payment_method = pm.id;
@@ -403,10 +371,10 @@ function attemptCharge(ctx: TwinContext, pi: PaymentIntent, pm: PaymentMethod): 
   if (pi.setup_future_usage && pi.customer && !pm.customer) attachPaymentMethod(ctx, pm, pi.customer);
   save(ctx, 'payment_intent', pi);
   emitEvent(ctx, manual ? 'payment_intent.amount_capturable_updated' : 'payment_intent.succeeded', pi);
-  return { intent: pi, response: { status: 200, body: pi } };
+  return { intent: pi };
 }
 
-export function capturePaymentIntent(ctx: TwinContext, id: string, p: Params): PaymentIntent {
+export function capturePaymentIntent(ctx: TwinContext, id: string, input: { amountToCapture?: number; metadata?: MetadataPatch }): PaymentIntent {
   const pi = clone(getPaymentIntent(ctx, id));
   if (pi.status !== 'requires_capture') {
     throw invalidRequest(
@@ -415,7 +383,7 @@ export function capturePaymentIntent(ctx: TwinContext, id: string, p: Params): P
       'payment_intent_unexpected_state',
     );
   }
-  const amount = int(p, 'amount_to_capture') ?? pi.amount_capturable;
+  const amount = input.amountToCapture ?? pi.amount_capturable;
   if (amount > pi.amount_capturable) {
     throw invalidRequest(
       `The amount_to_capture (${amount}) cannot be greater than the amount_capturable (${pi.amount_capturable}).`,
@@ -424,8 +392,7 @@ export function capturePaymentIntent(ctx: TwinContext, id: string, p: Params): P
     );
   }
   captureCharge(ctx, pi.latest_charge as string, amount);
-  const md = metadata(p, pi.metadata);
-  if (md !== undefined) pi.metadata = md;
+  if (input.metadata !== undefined) pi.metadata = applyMetadata(pi.metadata, input.metadata);
   pi.amount_capturable = 0;
   pi.amount_received = amount;
   pi.status = 'succeeded';
@@ -436,7 +403,7 @@ export function capturePaymentIntent(ctx: TwinContext, id: string, p: Params): P
 
 const CANCELABLE = ['requires_payment_method', 'requires_capture', 'requires_confirmation', 'requires_action', 'processing'];
 
-export function cancelPaymentIntent(ctx: TwinContext, id: string, p: Params): PaymentIntent {
+export function cancelPaymentIntent(ctx: TwinContext, id: string, reason: (typeof CANCELLATION_REASONS)[number] | null): PaymentIntent {
   const pi = clone(getPaymentIntent(ctx, id));
   if (!CANCELABLE.includes(pi.status)) {
     throw invalidRequest(
@@ -445,8 +412,6 @@ export function cancelPaymentIntent(ctx: TwinContext, id: string, p: Params): Pa
       'payment_intent_unexpected_state',
     );
   }
-  const reason =
-    oneOf(p, 'cancellation_reason', ['duplicate', 'fraudulent', 'requested_by_customer', 'abandoned'] as const) ?? null;
   if (pi.status === 'requires_capture' && pi.latest_charge) releaseAuthorization(ctx, pi.latest_charge as string);
   pi.status = 'canceled';
   pi.canceled_at = ctx.clock.nowSeconds();
@@ -457,9 +422,9 @@ export function cancelPaymentIntent(ctx: TwinContext, id: string, p: Params): Pa
   return pi;
 }
 
-export function listPaymentIntents(ctx: TwinContext, p: Params): PaymentIntent[] {
-  const customer = str(p, 'customer');
-  return ctx.store.list<PaymentIntent>('payment_intent').filter((x) => customer === undefined || x.customer === customer);
+/** One page of payment intents, newest first, of one customer or all. */
+export function listPaymentIntents(ctx: TwinContext, customer: string | undefined, window: ListWindow): ListPage<PaymentIntent> {
+  return readPage<PaymentIntent>(ctx, 'payment_intent', customer === undefined ? {} : { customer }, window);
 }
 
 export const PI_SEARCH_FIELDS = {

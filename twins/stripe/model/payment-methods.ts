@@ -5,59 +5,69 @@
 import { createHash } from 'node:crypto';
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { base62 } from '../../../twin-runtime/ids.js';
-import { StripeApiError, invalidRequest, missingParam, resourceMissing } from '../http/errors.js';
-import { emptyableStr, int, metadata, obj, oneOf, rejectUnknown, str, type Params, type ParamSpec } from '../http/params.js';
+import { StripeApiError, invalidRequest, missingParam, resourceMissing, underParam } from '../wire/errors.js';
 import { emitEvent } from './events.js';
-import { ADDRESS_SPEC, clone, find, newId, previousAttributes, save, type StripeObject } from './objects.js';
+import { applyMetadata, clone, find, newId, previousAttributes, save, type MetadataPatch, type StripeObject } from './objects.js';
 import { cardFacts, declineFor, luhnValid, shortcutNumber } from './test-cards.js';
 
 export type PaymentMethod = StripeObject & { object: 'payment_method'; customer: string | null };
 
-export const BILLING_DETAILS_SPEC: ParamSpec = { address: ADDRESS_SPEC, email: true, name: true, phone: true, tax_id: true };
+export const ADDRESS_FIELDS = ['city', 'country', 'line1', 'line2', 'postal_code', 'state'] as const;
+/** An address change: a field given as `null` is cleared (an empty value), one left out is kept. */
+export type AddressInput = Partial<Record<(typeof ADDRESS_FIELDS)[number], string | null>>;
 
-export const PAYMENT_METHOD_CREATE_SPEC: ParamSpec = {
-  type: true,
-  card: { number: true, exp_month: true, exp_year: true, cvc: true, token: true, networks: true },
-  billing_details: BILLING_DETAILS_SPEC,
-  metadata: true,
-  allow_redisplay: true,
-  customer: true,
-  payment_method: true,
-};
+export interface BillingDetailsInput {
+  email?: string | null;
+  name?: string | null;
+  phone?: string | null;
+  tax_id?: string | null;
+  address?: AddressInput;
+}
 
-const PAYMENT_METHOD_DATA_SPEC: ParamSpec = {
-  type: true,
-  card: { number: true, exp_month: true, exp_year: true, cvc: true, token: true, networks: true },
-  billing_details: BILLING_DETAILS_SPEC,
-  metadata: true,
-  allow_redisplay: true,
-};
+export interface CardInput {
+  /** The number as typed (spaces and dashes are removed here). */
+  number?: string;
+  /** A test token (`tok_visa`) naming the card instead of a number. */
+  token?: string;
+  expMonth?: number;
+  expYear?: number;
+  cvcGiven: boolean;
+}
 
-export const PAYMENT_METHOD_UPDATE_SPEC: ParamSpec = {
-  card: { exp_month: true, exp_year: true, networks: true },
-  billing_details: BILLING_DETAILS_SPEC,
-  metadata: true,
-  allow_redisplay: true,
-};
+export type AllowRedisplay = 'always' | 'limited' | 'unspecified';
+
+export interface PaymentMethodCreate {
+  type?: string;
+  /** `payment_method`: cloning a platform's payment method (Connect only). */
+  cloneOf?: string;
+  card?: CardInput;
+  billing?: BillingDetailsInput;
+  metadata?: MetadataPatch;
+  allowRedisplay?: AllowRedisplay;
+}
+
+export interface PaymentMethodUpdate {
+  metadata?: MetadataPatch;
+  billing?: BillingDetailsInput;
+  card?: { expMonth?: number; expYear?: number };
+  allowRedisplay?: AllowRedisplay;
+}
 
 function fingerprint(number: string): string {
   return base62(createHash('sha256').update(`stripe-twin-card:${number}`).digest(), 16);
 }
 
-function billingDetails(p: Params | undefined, existing?: Record<string, any>): Record<string, unknown> {
+function billingDetails(input: BillingDetailsInput | undefined, existing?: Record<string, any>): Record<string, unknown> {
   const base = existing
     ? clone(existing)
     : { address: { city: null, country: null, line1: null, line2: null, postal_code: null, state: null }, email: null, name: null, phone: null, tax_id: null };
-  if (!p) return base;
-  for (const k of ['email', 'name', 'phone', 'tax_id']) {
-    const v = emptyableStr(p, k, 'billing_details');
-    if (v !== undefined) base[k] = v;
+  if (!input) return base;
+  for (const k of ['email', 'name', 'phone', 'tax_id'] as const) {
+    if (input[k] !== undefined) base[k] = input[k];
   }
-  const addr = obj(p, 'address', 'billing_details');
-  if (addr) {
-    for (const k of ['city', 'country', 'line1', 'line2', 'postal_code', 'state']) {
-      const v = emptyableStr(addr, k, 'billing_details[address]');
-      if (v !== undefined) base.address[k] = v;
+  if (input.address) {
+    for (const k of ADDRESS_FIELDS) {
+      if (input.address[k] !== undefined) base.address[k] = input.address[k];
     }
   }
   return base;
@@ -71,7 +81,7 @@ function cardError(code: string, message: string, param: string): StripeApiError
 export function newCardPaymentMethod(
   ctx: TwinContext,
   number: string,
-  opts: { expMonth?: number; expYear?: number; cvcGiven?: boolean; billing?: Params; metadata?: Record<string, string> } = {},
+  opts: { expMonth?: number; expYear?: number; cvcGiven?: boolean; billing?: BillingDetailsInput; metadata?: Record<string, string> } = {},
 ): PaymentMethod {
   const facts = cardFacts(number);
   const year = ctx.clock.now().getUTCFullYear();
@@ -117,9 +127,9 @@ export function resolvePaymentMethod(ctx: TwinContext, id: string, param = 'paym
   throw resourceMissing('PaymentMethod', id, param);
 }
 
-export function createPaymentMethod(ctx: TwinContext, p: Params): PaymentMethod {
-  const type = str(p, 'type');
-  if (str(p, 'payment_method')) {
+export function createPaymentMethod(ctx: TwinContext, input: PaymentMethodCreate): PaymentMethod {
+  const type = input.type;
+  if (input.cloneOf) {
     // Cloning a platform payment method is a Connect feature; without Connect it is simply a lookup.
     throw invalidRequest('Cloning PaymentMethods requires a Connect account (Stripe-Account header).', 'payment_method');
   }
@@ -127,23 +137,22 @@ export function createPaymentMethod(ctx: TwinContext, p: Params): PaymentMethod 
   if (type !== 'card') {
     throw invalidRequest(`The payment method type "${type}" is not supported by this twin; use "card".`, 'type');
   }
-  const card = obj(p, 'card');
+  const card = input.card;
   if (!card) throw missingParam('card');
-  const md = metadata(p) ?? {};
-  const token = str(card, 'token', 'card');
+  const md = input.metadata === undefined ? {} : applyMetadata({}, input.metadata);
+  const token = card.token;
   let number: string;
   if (token) {
     const n = shortcutNumber(token);
     if (!n) throw resourceMissing('token', token, 'card[token]');
     number = n;
   } else {
-    const raw = str(card, 'number', 'card');
+    const raw = card.number;
     if (!raw) throw missingParam('card[number]');
     number = raw.replace(/[\s-]/g, '');
     if (!luhnValid(number)) throw cardError('incorrect_number', 'Your card number is incorrect.', 'card[number]');
   }
-  const expMonth = int(card, 'exp_month', 'card');
-  const expYear = int(card, 'exp_year', 'card');
+  const { expMonth, expYear } = card;
   if (!token) {
     if (expMonth === undefined) throw missingParam('card[exp_month]');
     if (expYear === undefined) throw missingParam('card[exp_year]');
@@ -163,27 +172,17 @@ export function createPaymentMethod(ctx: TwinContext, p: Params): PaymentMethod 
   const pm = newCardPaymentMethod(ctx, number, {
     expMonth,
     expYear: fullYear,
-    cvcGiven: str(card, 'cvc', 'card') !== undefined || token !== undefined,
-    billing: obj(p, 'billing_details'),
+    cvcGiven: card.cvcGiven || token !== undefined,
+    billing: input.billing,
     metadata: md,
   });
-  const redisplay = oneOf(p, 'allow_redisplay', ['always', 'limited', 'unspecified'] as const);
-  if (redisplay) pm.allow_redisplay = redisplay;
+  if (input.allowRedisplay) pm.allow_redisplay = input.allowRedisplay;
   return save(ctx, 'payment_method', pm);
 }
 
 /** `payment_method_data` on an intent: a payment method created inline (same rules as create). */
-export function paymentMethodFromData(ctx: TwinContext, data: Params): PaymentMethod {
-  try {
-    rejectUnknown(data, PAYMENT_METHOD_DATA_SPEC, 'payment_method_data');
-    return createPaymentMethod(ctx, data);
-  } catch (e) {
-    if (e instanceof StripeApiError && e.fields.param && !e.fields.param.startsWith('payment_method_data')) {
-      const param = e.fields.param.replace(/^([^[]+)/, '[$1]');
-      throw new StripeApiError(e.status, { ...e.fields, param: `payment_method_data${param}` });
-    }
-    throw e;
-  }
+export function paymentMethodFromData(ctx: TwinContext, data: PaymentMethodCreate): PaymentMethod {
+  return underParam('payment_method_data', () => createPaymentMethod(ctx, data));
 }
 
 /** The issuer's answer when a card is saved (attach, setup intent): some test cards refuse already here. */
@@ -227,22 +226,17 @@ export function detachPaymentMethod(ctx: TwinContext, id: string): PaymentMethod
   return pm;
 }
 
-export function updatePaymentMethod(ctx: TwinContext, id: string, p: Params): PaymentMethod {
+export function updatePaymentMethod(ctx: TwinContext, id: string, input: PaymentMethodUpdate): PaymentMethod {
   const before = find<PaymentMethod>(ctx, 'payment_method', id);
   if (!before) throw resourceMissing('PaymentMethod', id, 'payment_method');
   const pm = clone(before);
-  const md = metadata(p, pm.metadata);
-  if (md !== undefined) pm.metadata = md;
-  if (p.billing_details !== undefined) pm.billing_details = billingDetails(obj(p, 'billing_details'), pm.billing_details);
-  const card = obj(p, 'card');
-  if (card) {
-    const m = int(card, 'exp_month', 'card');
-    const y = int(card, 'exp_year', 'card');
-    if (m !== undefined) pm.card.exp_month = m;
-    if (y !== undefined) pm.card.exp_year = y;
+  if (input.metadata !== undefined) pm.metadata = applyMetadata(pm.metadata, input.metadata);
+  if (input.billing !== undefined) pm.billing_details = billingDetails(input.billing, pm.billing_details);
+  if (input.card) {
+    if (input.card.expMonth !== undefined) pm.card.exp_month = input.card.expMonth;
+    if (input.card.expYear !== undefined) pm.card.exp_year = input.card.expYear;
   }
-  const redisplay = oneOf(p, 'allow_redisplay', ['always', 'limited', 'unspecified'] as const);
-  if (redisplay) pm.allow_redisplay = redisplay;
+  if (input.allowRedisplay) pm.allow_redisplay = input.allowRedisplay;
   save(ctx, 'payment_method', pm);
   const prev = previousAttributes(before, pm);
   if (Object.keys(prev).length > 0) emitEvent(ctx, 'payment_method.updated', pm, prev);

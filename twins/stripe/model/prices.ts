@@ -2,58 +2,84 @@
 // with the `price.*` events. Prices cannot be deleted through the API, only deactivated.
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
-import { invalidRequest, missingParam, resourceMissing } from '../http/errors.js';
-import {
-  bool,
-  decimal,
-  emptyableStr,
-  int,
-  metadata,
-  obj,
-  objArray,
-  oneOf,
-  requiredCurrency,
-  str,
-  strArray,
-  type Params,
-  type ParamSpec,
-} from '../http/params.js';
+import { invalidRequest, missingParam, resourceMissing } from '../wire/errors.js';
 import { emitEvent } from './events.js';
-import { RECURRING_SPEC, clone, find, newId, previousAttributes, save, type StripeObject } from './objects.js';
-import { blankProduct } from './products.js';
+import { applyMetadata, clone, find, newId, previousAttributes, save, type MetadataPatch, type StripeObject } from './objects.js';
+import { pageOf, readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
+import { blankProduct } from './product-records.js';
 
 export type Price = StripeObject & { object: 'price' };
 
-export const PRICE_CREATE_SPEC: ParamSpec = {
-  currency: true,
-  product: true,
-  product_data: { name: true, active: true, id: true, metadata: true, statement_descriptor: true, tax_code: true, unit_label: true },
-  unit_amount: true,
-  unit_amount_decimal: true,
-  custom_unit_amount: { enabled: true, maximum: true, minimum: true, preset: true },
-  recurring: RECURRING_SPEC,
-  active: true,
-  billing_scheme: true,
-  tiers: { up_to: true, unit_amount: true, unit_amount_decimal: true, flat_amount: true, flat_amount_decimal: true },
-  tiers_mode: true,
-  lookup_key: true,
-  transfer_lookup_key: true,
-  metadata: true,
-  nickname: true,
-  tax_behavior: true,
-  transform_quantity: { divide_by: true, round: true },
-  currency_options: true,
-};
+export const INTERVALS = ['day', 'week', 'month', 'year'] as const;
+export const USAGE_TYPES = ['licensed', 'metered'] as const;
+export const TAX_BEHAVIORS = ['exclusive', 'inclusive', 'unspecified'] as const;
 
-export const PRICE_UPDATE_SPEC: ParamSpec = {
-  active: true,
-  metadata: true,
-  nickname: true,
-  lookup_key: true,
-  transfer_lookup_key: true,
-  tax_behavior: true,
-  currency_options: true,
-};
+export interface RecurringInput {
+  interval?: (typeof INTERVALS)[number];
+  intervalCount?: number;
+  usageType?: (typeof USAGE_TYPES)[number];
+  meter?: string;
+  trialPeriodDays?: number;
+}
+
+export interface TierInput {
+  /** `null`: `inf`; undefined: not given. */
+  upTo: number | null | undefined;
+  unitAmount?: number;
+  unitAmountDecimal?: string;
+  flatAmount?: number;
+  flatAmountDecimal?: string;
+}
+
+export interface ProductData {
+  name?: string;
+  id?: string;
+  active?: boolean;
+  metadata?: MetadataPatch;
+  statementDescriptor?: string;
+  taxCode?: string;
+  unitLabel?: string;
+}
+
+export interface PriceCreate {
+  currency: string;
+  product?: string;
+  productData?: ProductData;
+  billingScheme?: 'per_unit' | 'tiered';
+  unitAmount?: number;
+  unitAmountDecimal?: string;
+  customUnitAmount?: { maximum?: number; minimum?: number; preset?: number };
+  tiersMode?: 'graduated' | 'volume';
+  tiers?: TierInput[];
+  recurring?: RecurringInput;
+  active?: boolean;
+  metadata?: MetadataPatch;
+  nickname?: string;
+  taxBehavior?: (typeof TAX_BEHAVIORS)[number];
+  transformQuantity?: { divideBy?: number; round?: 'up' | 'down' };
+  lookupKey?: string;
+  transferLookupKey?: boolean;
+}
+
+export interface PriceUpdate {
+  active?: boolean;
+  nickname?: string | null;
+  taxBehavior?: (typeof TAX_BEHAVIORS)[number];
+  lookupKey?: string | null;
+  transferLookupKey?: boolean;
+  metadata?: MetadataPatch;
+}
+
+export interface PriceFilter {
+  active?: boolean;
+  currency?: string;
+  product?: string;
+  type?: 'one_time' | 'recurring';
+  lookupKeys?: string[];
+  interval?: string;
+  usageType?: string;
+  meter?: string;
+}
 
 export function getPrice(ctx: TwinContext, id: string, param = 'price'): Price {
   const p = find<Price>(ctx, 'price', id);
@@ -76,16 +102,16 @@ function claimLookupKey(ctx: TwinContext, key: string, transfer: boolean, self: 
   }
 }
 
-function recurringFrom(ctx: TwinContext, r: Params, prefix: string): Record<string, unknown> {
-  const interval = oneOf(r, 'interval', ['day', 'week', 'month', 'year'] as const, prefix);
+function recurringFrom(ctx: TwinContext, r: RecurringInput, prefix: string): Record<string, unknown> {
+  const interval = r.interval;
   if (!interval) throw missingParam(`${prefix}[interval]`);
-  const count = int(r, 'interval_count', prefix) ?? 1;
+  const count = r.intervalCount ?? 1;
   const maxCount = { day: 1095, week: 156, month: 36, year: 3 }[interval];
   if (count < 1 || count > maxCount) {
     throw invalidRequest(`Invalid ${prefix}[interval_count]: must be between 1 and ${maxCount} for interval ${interval}.`, `${prefix}[interval_count]`);
   }
-  const usageType = oneOf(r, 'usage_type', ['licensed', 'metered'] as const, prefix) ?? 'licensed';
-  const meter = str(r, 'meter', prefix) ?? null;
+  const usageType = r.usageType ?? 'licensed';
+  const meter = r.meter ?? null;
   if (meter !== null) {
     if (usageType !== 'metered') throw invalidRequest('A meter can only be set on a price with usage_type=metered.', `${prefix}[meter]`);
     if (!find(ctx, 'billing_meter', meter)) throw resourceMissing('billing meter', meter, `${prefix}[meter]`);
@@ -97,16 +123,16 @@ function recurringFrom(ctx: TwinContext, r: Params, prefix: string): Record<stri
     interval,
     interval_count: count,
     meter,
-    trial_period_days: int(r, 'trial_period_days', prefix) ?? null,
+    trial_period_days: r.trialPeriodDays ?? null,
     usage_type: usageType,
   };
 }
 
-/** Create a price from `p` (`prefix` names the enclosing parameter for messages, e.g. `default_price_data`). */
-export function createPrice(ctx: TwinContext, p: Params, prefix?: string): Price {
-  const currency = requiredCurrency(p, 'currency', prefix);
-  let productId = str(p, 'product', prefix);
-  const productData = obj(p, 'product_data', prefix);
+/** Create a price (`prefix` names the enclosing parameter in messages, e.g. `default_price_data`). */
+export function createPrice(ctx: TwinContext, input: PriceCreate, prefix?: string): Price {
+  const { currency } = input;
+  let productId = input.product;
+  const productData = input.productData;
   if (productId && productData) throw invalidRequest('You may only specify one of these parameters: product, product_data.', name(prefix, 'product'));
   if (!productId && !productData) throw missingParam(name(prefix, 'product'));
   if (productId) {
@@ -114,10 +140,9 @@ export function createPrice(ctx: TwinContext, p: Params, prefix?: string): Price
   } else {
     productId = createProductInline(ctx, productData!);
   }
-  const billingScheme = oneOf(p, 'billing_scheme', ['per_unit', 'tiered'] as const, prefix) ?? 'per_unit';
-  const unitAmount = int(p, 'unit_amount', prefix);
-  const unitAmountDecimal = decimal(p, 'unit_amount_decimal', prefix);
-  const custom = obj(p, 'custom_unit_amount', prefix);
+  const billingScheme = input.billingScheme ?? 'per_unit';
+  const { unitAmount, unitAmountDecimal } = input;
+  const custom = input.customUnitAmount;
   if (unitAmount !== undefined && unitAmount < 0) throw invalidRequest('This value must be greater than or equal to 0.', name(prefix, 'unit_amount'));
   if (unitAmount !== undefined && unitAmountDecimal !== undefined) {
     throw invalidRequest('You may only specify one of these parameters: unit_amount, unit_amount_decimal.', name(prefix, 'unit_amount'));
@@ -125,22 +150,21 @@ export function createPrice(ctx: TwinContext, p: Params, prefix?: string): Price
   let tiers: Record<string, unknown>[] | null = null;
   let tiersMode: string | null = null;
   if (billingScheme === 'tiered') {
-    tiersMode = oneOf(p, 'tiers_mode', ['graduated', 'volume'] as const, prefix) ?? null;
+    tiersMode = input.tiersMode ?? null;
     if (!tiersMode) throw missingParam(name(prefix, 'tiers_mode'));
-    const raw = objArray(p, 'tiers', prefix);
+    const raw = input.tiers;
     if (!raw || raw.length === 0) throw missingParam(name(prefix, 'tiers'));
     tiers = raw.map((t, i) => {
       const tp = `${name(prefix, 'tiers')}[${i}]`;
-      const upTo = t.up_to === 'inf' ? null : int(t, 'up_to', tp);
-      if (upTo === undefined) throw missingParam(`${tp}[up_to]`);
-      const ua = int(t, 'unit_amount', tp) ?? null;
-      const fa = int(t, 'flat_amount', tp) ?? null;
+      if (t.upTo === undefined) throw missingParam(`${tp}[up_to]`);
+      const ua = t.unitAmount ?? null;
+      const fa = t.flatAmount ?? null;
       return {
         flat_amount: fa,
-        flat_amount_decimal: fa === null ? (decimal(t, 'flat_amount_decimal', tp) ?? null) : String(fa),
+        flat_amount_decimal: fa === null ? (t.flatAmountDecimal ?? null) : String(fa),
         unit_amount: ua,
-        unit_amount_decimal: ua === null ? (decimal(t, 'unit_amount_decimal', tp) ?? null) : String(ua),
-        up_to: upTo,
+        unit_amount_decimal: ua === null ? (t.unitAmountDecimal ?? null) : String(ua),
+        up_to: t.upTo,
       };
     });
     if (tiers[tiers.length - 1]!.up_to !== null) {
@@ -149,25 +173,22 @@ export function createPrice(ctx: TwinContext, p: Params, prefix?: string): Price
   } else if (unitAmount === undefined && unitAmountDecimal === undefined && !custom) {
     throw missingParam(name(prefix, 'unit_amount'));
   }
-  const r = obj(p, 'recurring', prefix);
-  const recurring = r ? recurringFrom(ctx, r, name(prefix, 'recurring')) : null;
+  const recurring = input.recurring ? recurringFrom(ctx, input.recurring, name(prefix, 'recurring')) : null;
   const price: Price = {
     id: newId(ctx, 'price'),
     object: 'price',
-    active: bool(p, 'active', prefix) ?? true,
+    active: input.active ?? true,
     billing_scheme: billingScheme,
     created: ctx.clock.nowSeconds(),
     currency,
-    custom_unit_amount: custom
-      ? { maximum: int(custom, 'maximum') ?? null, minimum: int(custom, 'minimum') ?? null, preset: int(custom, 'preset') ?? null }
-      : null,
+    custom_unit_amount: custom ? { maximum: custom.maximum ?? null, minimum: custom.minimum ?? null, preset: custom.preset ?? null } : null,
     livemode: false,
     lookup_key: null,
-    metadata: metadata(p) ?? {},
-    nickname: str(p, 'nickname', prefix) ?? null,
+    metadata: input.metadata === undefined ? {} : applyMetadata({}, input.metadata),
+    nickname: input.nickname ?? null,
     product: productId,
     recurring,
-    tax_behavior: oneOf(p, 'tax_behavior', ['exclusive', 'inclusive', 'unspecified'] as const, prefix) ?? 'unspecified',
+    tax_behavior: input.taxBehavior ?? 'unspecified',
     tiers_mode: tiersMode,
     transform_quantity: null,
     type: recurring ? 'recurring' : 'one_time',
@@ -176,16 +197,14 @@ export function createPrice(ctx: TwinContext, p: Params, prefix?: string): Price
       billingScheme === 'tiered' ? null : unitAmount !== undefined ? String(unitAmount) : (unitAmountDecimal ?? null),
   };
   if (tiers) price.tiers = tiers;
-  const tq = obj(p, 'transform_quantity', prefix);
+  const tq = input.transformQuantity;
   if (tq) {
-    const divideBy = int(tq, 'divide_by', name(prefix, 'transform_quantity'));
-    if (!divideBy || divideBy < 1) throw missingParam(name(prefix, 'transform_quantity[divide_by]'));
-    price.transform_quantity = { divide_by: divideBy, round: oneOf(tq, 'round', ['up', 'down'] as const) ?? 'up' };
+    if (!tq.divideBy || tq.divideBy < 1) throw missingParam(name(prefix, 'transform_quantity[divide_by]'));
+    price.transform_quantity = { divide_by: tq.divideBy, round: tq.round ?? 'up' };
   }
-  const lookupKey = str(p, 'lookup_key', prefix);
-  if (lookupKey) {
-    claimLookupKey(ctx, lookupKey, bool(p, 'transfer_lookup_key', prefix) ?? false, undefined, name(prefix, 'lookup_key'));
-    price.lookup_key = lookupKey;
+  if (input.lookupKey) {
+    claimLookupKey(ctx, input.lookupKey, input.transferLookupKey ?? false, undefined, name(prefix, 'lookup_key'));
+    price.lookup_key = input.lookupKey;
   }
   save(ctx, 'price', price);
   emitEvent(ctx, 'price.created', price);
@@ -193,35 +212,31 @@ export function createPrice(ctx: TwinContext, p: Params, prefix?: string): Price
 }
 
 /** `product_data` on a price: a minimal product created alongside (product.created emitted). */
-function createProductInline(ctx: TwinContext, d: Params): string {
-  const productName = str(d, 'name', 'product_data');
+function createProductInline(ctx: TwinContext, d: ProductData): string {
+  const productName = d.name;
   if (!productName) throw missingParam('product_data[name]');
-  const product = blankProduct(ctx, str(d, 'id', 'product_data') ?? newId(ctx, 'product'));
-  product.active = bool(d, 'active', 'product_data') ?? true;
-  product.metadata = metadata(d) ?? {};
+  const product = blankProduct(ctx, d.id ?? newId(ctx, 'product'));
+  product.active = d.active ?? true;
+  product.metadata = d.metadata === undefined ? {} : applyMetadata({}, d.metadata);
   product.name = productName;
-  product.statement_descriptor = str(d, 'statement_descriptor', 'product_data') ?? null;
-  product.tax_code = str(d, 'tax_code', 'product_data') ?? null;
-  product.unit_label = str(d, 'unit_label', 'product_data') ?? null;
+  product.statement_descriptor = d.statementDescriptor ?? null;
+  product.tax_code = d.taxCode ?? null;
+  product.unit_label = d.unitLabel ?? null;
   save(ctx, 'product', product);
   emitEvent(ctx, 'product.created', product);
   return product.id;
 }
 
-export function updatePrice(ctx: TwinContext, id: string, p: Params): Price {
+export function updatePrice(ctx: TwinContext, id: string, input: PriceUpdate): Price {
   const before = getPrice(ctx, id, 'id');
   const price = clone(before);
-  const active = bool(p, 'active');
-  if (active !== undefined) price.active = active;
-  const nickname = emptyableStr(p, 'nickname');
-  if (nickname !== undefined) price.nickname = nickname;
-  const tb = oneOf(p, 'tax_behavior', ['exclusive', 'inclusive', 'unspecified'] as const);
-  if (tb !== undefined) price.tax_behavior = tb;
-  const lookupKey = emptyableStr(p, 'lookup_key');
-  if (lookupKey) claimLookupKey(ctx, lookupKey, bool(p, 'transfer_lookup_key') ?? false, id, 'lookup_key');
+  if (input.active !== undefined) price.active = input.active;
+  if (input.nickname !== undefined) price.nickname = input.nickname;
+  if (input.taxBehavior !== undefined) price.tax_behavior = input.taxBehavior;
+  const lookupKey = input.lookupKey;
+  if (lookupKey) claimLookupKey(ctx, lookupKey, input.transferLookupKey ?? false, id, 'lookup_key');
   if (lookupKey !== undefined) price.lookup_key = lookupKey;
-  const md = metadata(p, price.metadata);
-  if (md !== undefined) price.metadata = md;
+  if (input.metadata !== undefined) price.metadata = applyMetadata(price.metadata, input.metadata);
   const prev = previousAttributes(before, price);
   if (Object.keys(prev).length > 0) {
     save(ctx, 'price', price);
@@ -230,26 +245,27 @@ export function updatePrice(ctx: TwinContext, id: string, p: Params): Price {
   return price;
 }
 
-export function listPrices(ctx: TwinContext, p: Params): Price[] {
-  const active = bool(p, 'active');
-  const currency = str(p, 'currency')?.toLowerCase();
-  const product = str(p, 'product');
-  const type = oneOf(p, 'type', ['one_time', 'recurring'] as const);
-  const lookupKeys = strArray(p, 'lookup_keys');
-  const r = obj(p, 'recurring');
-  const interval = r ? str(r, 'interval', 'recurring') : undefined;
-  const usageType = r ? str(r, 'usage_type', 'recurring') : undefined;
-  const meter = r ? str(r, 'meter', 'recurring') : undefined;
-  return ctx.store
+/**
+ * One page of prices, newest first. Top-level field equalities are read through the record store's
+ * index; `lookup_keys` and `recurring` filters gather the matching prices and page them in memory.
+ */
+export function listPrices(ctx: TwinContext, f: PriceFilter, window: ListWindow): ListPage<Price> {
+  const equals: FieldEquals = {};
+  if (f.active !== undefined) equals.active = f.active;
+  if (f.currency !== undefined) equals.currency = f.currency.toLowerCase();
+  if (f.product !== undefined) equals.product = f.product;
+  if (f.type !== undefined) equals.type = f.type;
+  if (f.lookupKeys === undefined && f.interval === undefined && f.usageType === undefined && f.meter === undefined) {
+    return readPage<Price>(ctx, 'price', equals, window);
+  }
+  const matching = ctx.store
     .list<Price>('price')
-    .filter((x) => active === undefined || x.active === active)
-    .filter((x) => currency === undefined || x.currency === currency)
-    .filter((x) => product === undefined || x.product === product)
-    .filter((x) => type === undefined || x.type === type)
-    .filter((x) => lookupKeys === undefined || (x.lookup_key !== null && lookupKeys.includes(x.lookup_key)))
-    .filter((x) => interval === undefined || x.recurring?.interval === interval)
-    .filter((x) => usageType === undefined || x.recurring?.usage_type === usageType)
-    .filter((x) => meter === undefined || x.recurring?.meter === meter);
+    .filter((x) => Object.entries(equals).every(([k, v]) => x[k] === v))
+    .filter((x) => f.lookupKeys === undefined || (x.lookup_key !== null && f.lookupKeys.includes(x.lookup_key)))
+    .filter((x) => f.interval === undefined || x.recurring?.interval === f.interval)
+    .filter((x) => f.usageType === undefined || x.recurring?.usage_type === f.usageType)
+    .filter((x) => f.meter === undefined || x.recurring?.meter === f.meter);
+  return pageOf(matching, window);
 }
 
 export const PRICE_SEARCH_FIELDS = {

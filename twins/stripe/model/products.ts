@@ -2,45 +2,50 @@
 // exist, as Stripe does), with the `product.*` events.
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
-import { StripeApiError, invalidRequest, resourceMissing } from '../http/errors.js';
-import { bool, emptyableStr, metadata, obj, requiredStr, str, strArray, type Params, type ParamSpec } from '../http/params.js';
+import { StripeApiError, invalidRequest, resourceMissing } from '../wire/errors.js';
 import { emitEvent } from './events.js';
-import { RECURRING_SPEC, clone, find, newId, previousAttributes, save, type StripeObject } from './objects.js';
-import { createPrice } from './prices.js';
+import { applyMetadata, clone, find, newId, previousAttributes, save, type MetadataPatch, type StripeObject } from './objects.js';
+import { pageOf, readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
+import { createPrice, type PriceCreate } from './prices.js';
+import { blankProduct, type Product } from './product-records.js';
 
-export type Product = StripeObject & { object: 'product' };
+export type { Product };
 
-const PRODUCT_FIELDS: ParamSpec = {
-  active: true,
-  description: true,
-  images: true,
-  marketing_features: { name: true },
-  metadata: true,
-  name: true,
-  package_dimensions: { height: true, length: true, weight: true, width: true },
-  shippable: true,
-  statement_descriptor: true,
-  tax_code: true,
-  unit_label: true,
-  url: true,
-};
+/** What create and update may set; a `null` clears (an empty value). */
+export interface ProductFields {
+  name?: string;
+  active?: boolean;
+  description?: string | null;
+  statement_descriptor?: string | null;
+  tax_code?: string | null;
+  unit_label?: string | null;
+  url?: string | null;
+  images?: string[];
+  shippable?: boolean;
+  /** `[]` for an empty value. */
+  marketingFeatures?: unknown[];
+  /** `null` for an empty value. */
+  packageDimensions?: Record<string, number> | null;
+  metadata?: MetadataPatch;
+}
 
-export const PRODUCT_CREATE_SPEC: ParamSpec = {
-  ...PRODUCT_FIELDS,
-  id: true,
-  type: true,
-  default_price_data: {
-    currency: true,
-    unit_amount: true,
-    unit_amount_decimal: true,
-    recurring: RECURRING_SPEC,
-    tax_behavior: true,
-    currency_options: true,
-    metadata: true,
-  },
-};
+export interface ProductCreate extends ProductFields {
+  id?: string;
+  /** A price created with the product and made its default. */
+  defaultPriceData?: Omit<PriceCreate, 'product'>;
+}
 
-export const PRODUCT_UPDATE_SPEC: ParamSpec = { ...PRODUCT_FIELDS, default_price: true };
+export interface ProductUpdate extends ProductFields {
+  /** `null` unsets it. */
+  defaultPrice?: string | null;
+}
+
+export interface ProductFilter {
+  active?: boolean;
+  shippable?: boolean;
+  ids?: string[];
+  url?: string;
+}
 
 export function getProduct(ctx: TwinContext, id: string, param = 'id'): Product {
   const p = find<Product>(ctx, 'product', id);
@@ -48,68 +53,28 @@ export function getProduct(ctx: TwinContext, id: string, param = 'id'): Product 
   return p;
 }
 
-function applyFields(product: Product, p: Params): void {
-  const name = str(p, 'name');
+function applyFields(product: Product, input: ProductFields): void {
+  const name = input.name;
   if (name !== undefined) {
     if (name === '') throw invalidRequest('You must provide a non-empty name for the product.', 'name');
     product.name = name;
   }
-  const active = bool(p, 'active');
-  if (active !== undefined) product.active = active;
+  if (input.active !== undefined) product.active = input.active;
   for (const k of ['description', 'statement_descriptor', 'tax_code', 'unit_label', 'url'] as const) {
-    const v = emptyableStr(p, k);
-    if (v !== undefined) product[k] = v;
+    if (input[k] !== undefined) product[k] = input[k];
   }
   if (product.statement_descriptor && product.statement_descriptor.length > 22) {
     throw invalidRequest('The statement descriptor must be at most 22 characters.', 'statement_descriptor');
   }
-  const images = strArray(p, 'images');
-  if (images !== undefined) product.images = images;
-  const shippable = bool(p, 'shippable');
-  if (shippable !== undefined) product.shippable = shippable;
-  if (p.marketing_features !== undefined) {
-    product.marketing_features = p.marketing_features === '' ? [] : Object.values(p.marketing_features as object);
-  }
-  if (p.package_dimensions !== undefined) {
-    const d = obj(p, 'package_dimensions');
-    product.package_dimensions = d
-      ? Object.fromEntries(['height', 'length', 'weight', 'width'].map((k) => [k, Number(d[k])]))
-      : null;
-  }
-  const md = metadata(p, product.metadata);
-  if (md !== undefined) product.metadata = md;
+  if (input.images !== undefined) product.images = input.images;
+  if (input.shippable !== undefined) product.shippable = input.shippable;
+  if (input.marketingFeatures !== undefined) product.marketing_features = input.marketingFeatures;
+  if (input.packageDimensions !== undefined) product.package_dimensions = input.packageDimensions;
+  if (input.metadata !== undefined) product.metadata = applyMetadata(product.metadata, input.metadata);
 }
 
-/** A product with Stripe's defaults, created now; callers fill in what was asked for. */
-export function blankProduct(ctx: TwinContext, id: string): Product {
-  const now = ctx.clock.nowSeconds();
-  return {
-    id,
-    object: 'product',
-    active: true,
-    attributes: [],
-    created: now,
-    default_price: null,
-    description: null,
-    images: [],
-    livemode: false,
-    marketing_features: [],
-    metadata: {},
-    name: '',
-    package_dimensions: null,
-    shippable: null,
-    statement_descriptor: null,
-    tax_code: null,
-    type: 'service',
-    unit_label: null,
-    updated: now,
-    url: null,
-  };
-}
-
-export function createProduct(ctx: TwinContext, p: Params): Product {
-  requiredStr(p, 'name');
-  const customId = str(p, 'id');
+export function createProduct(ctx: TwinContext, input: ProductCreate): Product {
+  const customId = input.id;
   if (customId !== undefined && find(ctx, 'product', customId)) {
     throw new StripeApiError(400, {
       type: 'invalid_request_error',
@@ -119,10 +84,10 @@ export function createProduct(ctx: TwinContext, p: Params): Product {
     });
   }
   const product = blankProduct(ctx, customId ?? newId(ctx, 'product'));
-  applyFields(product, p);
+  applyFields(product, input);
   save(ctx, 'product', product);
   emitEvent(ctx, 'product.created', product);
-  const priceData = obj(p, 'default_price_data');
+  const priceData = input.defaultPriceData;
   if (priceData) {
     const price = createPrice(ctx, { ...priceData, product: product.id }, 'default_price_data');
     const before = clone(product);
@@ -133,11 +98,11 @@ export function createProduct(ctx: TwinContext, p: Params): Product {
   return product;
 }
 
-export function updateProduct(ctx: TwinContext, id: string, p: Params): Product {
+export function updateProduct(ctx: TwinContext, id: string, input: ProductUpdate): Product {
   const before = getProduct(ctx, id);
   const product = clone(before);
-  applyFields(product, p);
-  const dp = emptyableStr(p, 'default_price');
+  applyFields(product, input);
+  const dp = input.defaultPrice;
   if (dp !== undefined) {
     if (dp !== null) {
       const price = find(ctx, 'price', dp);
@@ -167,17 +132,22 @@ export function deleteProduct(ctx: TwinContext, id: string): StripeObject {
   return { id, object: 'product', deleted: true };
 }
 
-export function listProducts(ctx: TwinContext, p: Params): Product[] {
-  const active = bool(p, 'active');
-  const shippable = bool(p, 'shippable');
-  const ids = strArray(p, 'ids');
-  const url = str(p, 'url');
-  return ctx.store
+/**
+ * One page of products, newest first. Field equalities are read through the record store's index;
+ * `ids` (a set the caller names) is gathered and paged in memory.
+ */
+export function listProducts(ctx: TwinContext, filter: ProductFilter, window: ListWindow): ListPage<Product> {
+  const { active, shippable, ids, url } = filter;
+  const equals: FieldEquals = {};
+  if (active !== undefined) equals.active = active;
+  if (shippable !== undefined) equals.shippable = shippable;
+  if (url !== undefined) equals.url = url;
+  if (ids === undefined) return readPage<Product>(ctx, 'product', equals, window);
+  const named = ctx.store
     .list<Product>('product')
-    .filter((x) => active === undefined || x.active === active)
-    .filter((x) => shippable === undefined || x.shippable === shippable)
-    .filter((x) => ids === undefined || ids.includes(x.id))
-    .filter((x) => url === undefined || x.url === url);
+    .filter((x) => ids.includes(x.id))
+    .filter((x) => Object.entries(equals).every(([k, v]) => x[k] === v));
+  return pageOf(named, window);
 }
 
 export const PRODUCT_SEARCH_FIELDS = {

@@ -3,28 +3,24 @@
 // `refund.created` + `charge.refunded` events.
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
-import { invalidRequest, missingParam, resourceMissing } from '../http/errors.js';
-import { int, metadata, oneOf, str, type Params, type ParamSpec } from '../http/params.js';
+import { invalidRequest, missingParam, resourceMissing } from '../wire/errors.js';
 import type { Charge } from './charging.js';
 import { getCharge } from './charges.js';
 import { emitEvent } from './events.js';
-import { clone, find, newId, previousAttributes, save, type StripeObject } from './objects.js';
+import { applyMetadata, clone, find, newId, previousAttributes, save, type MetadataPatch, type StripeObject } from './objects.js';
+import { readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
 
 export type Refund = StripeObject & { object: 'refund' };
 
-export const REFUND_CREATE_SPEC: ParamSpec = {
-  amount: true,
-  charge: true,
-  payment_intent: true,
-  reason: true,
-  metadata: true,
-  instructions_email: true,
-  origin: true,
-  currency: true,
-  customer: true,
-  refund_application_fee: true,
-  reverse_transfer: true,
-};
+export const REFUND_REASONS = ['duplicate', 'fraudulent', 'requested_by_customer'] as const;
+
+export interface RefundCreate {
+  charge?: string;
+  paymentIntent?: string;
+  amount?: number;
+  reason?: (typeof REFUND_REASONS)[number];
+  metadata?: MetadataPatch;
+}
 
 const SYMBOLS: Record<string, string> = { usd: '$', gbp: '£', eur: '€', cad: 'CA$', aud: 'A$', jpy: '¥' };
 const ZERO_DECIMAL = new Set(['jpy', 'krw', 'vnd', 'clp', 'isk', 'ugx', 'xaf', 'xof', 'pyg', 'rwf', 'kmf', 'gnf', 'djf', 'bif', 'mga', 'vuv', 'xpf']);
@@ -42,9 +38,8 @@ export function getRefund(ctx: TwinContext, id: string): Refund {
   return r;
 }
 
-function chargeToRefund(ctx: TwinContext, p: Params): Charge {
-  const chargeId = str(p, 'charge');
-  const piId = str(p, 'payment_intent');
+function chargeToRefund(ctx: TwinContext, input: RefundCreate): Charge {
+  const { charge: chargeId, paymentIntent: piId } = input;
   if (chargeId && piId) throw invalidRequest('You may only specify one of these parameters: charge, payment_intent.', 'charge');
   if (chargeId) return getCharge(ctx, chargeId, 'charge');
   if (!piId) throw missingParam('charge');
@@ -60,10 +55,10 @@ function chargeToRefund(ctx: TwinContext, p: Params): Charge {
   return getCharge(ctx, pi.latest_charge as string, 'payment_intent');
 }
 
-export function createRefund(ctx: TwinContext, p: Params): Refund {
-  const charge = chargeToRefund(ctx, p);
-  const amount = int(p, 'amount');
-  const reason = oneOf(p, 'reason', ['duplicate', 'fraudulent', 'requested_by_customer'] as const) ?? null;
+export function createRefund(ctx: TwinContext, input: RefundCreate): Refund {
+  const charge = chargeToRefund(ctx, input);
+  const amount = input.amount;
+  const reason = input.reason ?? null;
   if (charge.status !== 'succeeded') {
     throw invalidRequest(`Charge ${charge.id} has not succeeded and cannot be refunded.`, 'charge', 'charge_not_refundable');
   }
@@ -102,7 +97,7 @@ export function createRefund(ctx: TwinContext, p: Params): Refund {
       card: { reference_status: 'pending', reference_type: 'acquirer_reference_number', type: 'refund' },
       type: 'card',
     },
-    metadata: metadata(p) ?? {},
+    metadata: input.metadata === undefined ? {} : applyMetadata({}, input.metadata),
     payment_intent: charge.payment_intent,
     reason,
     receipt_number: null,
@@ -120,11 +115,10 @@ export function createRefund(ctx: TwinContext, p: Params): Refund {
   return refund;
 }
 
-export function updateRefund(ctx: TwinContext, id: string, p: Params): Refund {
+export function updateRefund(ctx: TwinContext, id: string, patch: MetadataPatch | undefined): Refund {
   const before = getRefund(ctx, id);
   const refund = clone(before);
-  const md = metadata(p, refund.metadata);
-  if (md !== undefined) refund.metadata = md;
+  if (patch !== undefined) refund.metadata = applyMetadata(refund.metadata, patch);
   const prev = previousAttributes(before, refund);
   if (Object.keys(prev).length > 0) {
     save(ctx, 'refund', refund);
@@ -133,11 +127,10 @@ export function updateRefund(ctx: TwinContext, id: string, p: Params): Refund {
   return refund;
 }
 
-export function listRefunds(ctx: TwinContext, p: Params): Refund[] {
-  const charge = str(p, 'charge');
-  const pi = str(p, 'payment_intent');
-  return ctx.store
-    .list<Refund>('refund')
-    .filter((r) => charge === undefined || r.charge === charge)
-    .filter((r) => pi === undefined || r.payment_intent === pi);
+/** One page of refunds, newest first, of one charge or payment intent or all. */
+export function listRefunds(ctx: TwinContext, filter: { charge?: string; paymentIntent?: string }, window: ListWindow): ListPage<Refund> {
+  const equals: FieldEquals = {};
+  if (filter.charge !== undefined) equals.charge = filter.charge;
+  if (filter.paymentIntent !== undefined) equals.payment_intent = filter.paymentIntent;
+  return readPage<Refund>(ctx, 'refund', equals, window);
 }

@@ -2,53 +2,54 @@
 // decline on attach fail here with `last_setup_error` and a 402), attaches it to the customer, and
 // emits `setup_intent.*` events.
 
-import type { TwinContext, TwinResponse } from '../../../twin-runtime/contract.js';
-import { errorObject, invalidRequest, resourceMissing, stripeError, type StripeErrorFields } from '../http/errors.js';
-import { bool, metadata, obj, oneOf, str, strArray, type Params, type ParamSpec } from '../http/params.js';
+import type { TwinContext } from '../../../twin-runtime/contract.js';
+import { errorObject, invalidRequest, resourceMissing, type StripeErrorFields } from '../wire/errors.js';
 import { getCustomer } from './customers.js';
 import { emitEvent } from './events.js';
-import { clone, find, newId, save, type StripeObject } from './objects.js';
-import { attachPaymentMethod, checkCardOnAttach, paymentMethodFromData, resolvePaymentMethod } from './payment-methods.js';
+import { applyMetadata, clone, find, newId, save, type MetadataPatch, type StripeObject } from './objects.js';
+import { readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
+import {
+  attachPaymentMethod,
+  checkCardOnAttach,
+  paymentMethodFromData,
+  resolvePaymentMethod,
+  type PaymentMethodCreate,
+} from './payment-methods.js';
 
 export type SetupIntent = StripeObject & { object: 'setup_intent' };
 
-const CONFIRM_FIELDS: ParamSpec = {
-  payment_method: true,
-  payment_method_data: true,
-  payment_method_options: true,
-  return_url: true,
-  mandate_data: true,
-  use_stripe_sdk: true,
-  confirmation_token: true,
-};
+export const SETUP_USAGES = ['off_session', 'on_session'] as const;
+export const SETUP_CANCELLATION_REASONS = ['abandoned', 'duplicate', 'requested_by_customer'] as const;
 
-export const SETI_CREATE_SPEC: ParamSpec = {
-  ...CONFIRM_FIELDS,
-  automatic_payment_methods: { enabled: true, allow_redirects: true },
-  attach_to_self: true,
-  confirm: true,
-  customer: true,
-  description: true,
-  flow_directions: true,
-  metadata: true,
-  on_behalf_of: true,
-  payment_method_configuration: true,
-  payment_method_types: true,
-  single_use: true,
-  usage: true,
-};
-export const SETI_UPDATE_SPEC: ParamSpec = {
-  customer: true,
-  description: true,
-  metadata: true,
-  payment_method: true,
-  payment_method_options: true,
-  payment_method_types: true,
-  flow_directions: true,
-  attach_to_self: true,
-};
-export const SETI_CONFIRM_SPEC: ParamSpec = CONFIRM_FIELDS;
-export const SETI_CANCEL_SPEC: ParamSpec = { cancellation_reason: true };
+/** What create, update and confirm may set about the card being saved. */
+export interface SetupFields {
+  paymentMethod?: string;
+  paymentMethodData?: PaymentMethodCreate;
+  paymentMethodTypes?: string[];
+}
+
+export interface SetupIntentCreate extends SetupFields {
+  customer?: string;
+  description?: string;
+  flowDirections?: string[];
+  metadata?: MetadataPatch;
+  usage?: (typeof SETUP_USAGES)[number];
+  allowRedirects?: string;
+  confirm?: boolean;
+}
+
+export interface SetupIntentUpdate extends SetupFields {
+  customer?: string;
+  /** `''` clears it. */
+  description?: string;
+  metadata?: MetadataPatch;
+}
+
+/** What a confirmation led to; a card the issuer refuses is a decline (402), kept on the intent. */
+export interface SetupOutcome {
+  intent: SetupIntent;
+  decline?: StripeErrorFields;
+}
 
 export function getSetupIntent(ctx: TwinContext, id: string): SetupIntent {
   const s = find<SetupIntent>(ctx, 'setup_intent', id);
@@ -56,43 +57,39 @@ export function getSetupIntent(ctx: TwinContext, id: string): SetupIntent {
   return s;
 }
 
-function applyCommon(ctx: TwinContext, si: SetupIntent, p: Params): void {
-  const pmId = str(p, 'payment_method');
-  const pmData = obj(p, 'payment_method_data');
-  if (pmId && pmData) {
+function applyCommon(ctx: TwinContext, si: SetupIntent, input: SetupFields): void {
+  if (input.paymentMethod && input.paymentMethodData) {
     throw invalidRequest('You may only specify one of these parameters: payment_method, payment_method_data.', 'payment_method_data');
   }
-  if (pmId) si.payment_method = resolvePaymentMethod(ctx, pmId).id;
-  if (pmData) si.payment_method = paymentMethodFromData(ctx, pmData).id;
-  const types = strArray(p, 'payment_method_types');
-  if (types) {
-    si.payment_method_types = types;
+  if (input.paymentMethod) si.payment_method = resolvePaymentMethod(ctx, input.paymentMethod).id;
+  if (input.paymentMethodData) si.payment_method = paymentMethodFromData(ctx, input.paymentMethodData).id;
+  if (input.paymentMethodTypes) {
+    si.payment_method_types = input.paymentMethodTypes;
     si.automatic_payment_methods = null;
   }
   if (si.status === 'requires_payment_method' && si.payment_method) si.status = 'requires_confirmation';
 }
 
-export function createSetupIntent(ctx: TwinContext, p: Params): TwinResponse {
-  const customer = str(p, 'customer') ?? null;
+export function createSetupIntent(ctx: TwinContext, input: SetupIntentCreate): SetupOutcome {
+  const customer = input.customer ?? null;
   if (customer) getCustomer(ctx, customer);
-  const apm = obj(p, 'automatic_payment_methods');
   const id = newId(ctx, 'setup_intent');
   const si: SetupIntent = {
     id,
     object: 'setup_intent',
     application: null,
-    automatic_payment_methods: { allow_redirects: (apm && str(apm, 'allow_redirects', 'automatic_payment_methods')) ?? 'always', enabled: true },
+    automatic_payment_methods: { allow_redirects: input.allowRedirects ?? 'always', enabled: true },
     cancellation_reason: null,
     client_secret: `${id}_secret_${ctx.ids.token(25)}`,
     created: ctx.clock.nowSeconds(),
     customer,
-    description: str(p, 'description') ?? null,
-    flow_directions: strArray(p, 'flow_directions') ?? null,
+    description: input.description ?? null,
+    flow_directions: input.flowDirections ?? null,
     last_setup_error: null,
     latest_attempt: null,
     livemode: false,
     mandate: null,
-    metadata: metadata(p) ?? {},
+    metadata: input.metadata === undefined ? {} : applyMetadata({}, input.metadata),
     next_action: null,
     on_behalf_of: null,
     payment_method: null,
@@ -101,34 +98,31 @@ export function createSetupIntent(ctx: TwinContext, p: Params): TwinResponse {
     payment_method_types: ['card'],
     single_use_mandate: null,
     status: 'requires_payment_method',
-    usage: oneOf(p, 'usage', ['off_session', 'on_session'] as const) ?? 'off_session',
+    usage: input.usage ?? 'off_session',
   };
-  applyCommon(ctx, si, p);
+  applyCommon(ctx, si, input);
   save(ctx, 'setup_intent', si);
   emitEvent(ctx, 'setup_intent.created', si);
-  if (bool(p, 'confirm')) return confirmSetupIntent(ctx, si.id, {});
-  return { status: 200, body: si };
+  if (input.confirm) return confirmSetupIntent(ctx, si.id, {});
+  return { intent: si };
 }
 
-export function updateSetupIntent(ctx: TwinContext, id: string, p: Params): SetupIntent {
+export function updateSetupIntent(ctx: TwinContext, id: string, input: SetupIntentUpdate): SetupIntent {
   const si = clone(getSetupIntent(ctx, id));
   if (!['requires_payment_method', 'requires_confirmation', 'requires_action'].includes(si.status)) {
     throw invalidRequest(`You cannot update this SetupIntent because it has a status of ${si.status}.`, undefined, 'setup_intent_unexpected_state');
   }
-  const customer = str(p, 'customer');
-  if (customer !== undefined) {
-    getCustomer(ctx, customer);
-    si.customer = customer;
+  if (input.customer !== undefined) {
+    getCustomer(ctx, input.customer);
+    si.customer = input.customer;
   }
-  const description = str(p, 'description');
-  if (description !== undefined) si.description = description || null;
-  const md = metadata(p, si.metadata);
-  if (md !== undefined) si.metadata = md;
-  applyCommon(ctx, si, p);
+  if (input.description !== undefined) si.description = input.description || null;
+  if (input.metadata !== undefined) si.metadata = applyMetadata(si.metadata, input.metadata);
+  applyCommon(ctx, si, input);
   return save(ctx, 'setup_intent', si);
 }
 
-export function confirmSetupIntent(ctx: TwinContext, id: string, p: Params): TwinResponse {
+export function confirmSetupIntent(ctx: TwinContext, id: string, input: SetupFields): SetupOutcome {
   const si = clone(getSetupIntent(ctx, id));
   if (!['requires_payment_method', 'requires_confirmation', 'requires_action'].includes(si.status)) {
     throw invalidRequest(
@@ -137,7 +131,7 @@ export function confirmSetupIntent(ctx: TwinContext, id: string, p: Params): Twi
       'setup_intent_unexpected_state',
     );
   }
-  applyCommon(ctx, si, p);
+  applyCommon(ctx, si, input);
   if (!si.payment_method) {
     throw invalidRequest(
       "You cannot confirm this SetupIntent because it's missing a payment method. Update the SetupIntent with a payment method and then confirm it again.",
@@ -160,17 +154,17 @@ export function confirmSetupIntent(ctx: TwinContext, id: string, p: Params): Twi
     si.last_setup_error = errorObject(fields);
     save(ctx, 'setup_intent', si);
     emitEvent(ctx, 'setup_intent.setup_failed', si);
-    return stripeError(402, { ...fields, extra: { ...fields.extra, setup_intent: si } });
+    return { intent: si, decline: fields };
   }
   if (si.customer) attachPaymentMethod(ctx, pm, si.customer);
   si.status = 'succeeded';
   si.last_setup_error = null;
   save(ctx, 'setup_intent', si);
   emitEvent(ctx, 'setup_intent.succeeded', si);
-  return { status: 200, body: si };
+  return { intent: si };
 }
 
-export function cancelSetupIntent(ctx: TwinContext, id: string, p: Params): SetupIntent {
+export function cancelSetupIntent(ctx: TwinContext, id: string, reason: (typeof SETUP_CANCELLATION_REASONS)[number] | null): SetupIntent {
   const si = clone(getSetupIntent(ctx, id));
   if (!['requires_payment_method', 'requires_confirmation', 'requires_action'].includes(si.status)) {
     throw invalidRequest(
@@ -180,17 +174,16 @@ export function cancelSetupIntent(ctx: TwinContext, id: string, p: Params): Setu
     );
   }
   si.status = 'canceled';
-  si.cancellation_reason = oneOf(p, 'cancellation_reason', ['abandoned', 'duplicate', 'requested_by_customer'] as const) ?? null;
+  si.cancellation_reason = reason;
   save(ctx, 'setup_intent', si);
   emitEvent(ctx, 'setup_intent.canceled', si);
   return si;
 }
 
-export function listSetupIntents(ctx: TwinContext, p: Params): SetupIntent[] {
-  const customer = str(p, 'customer');
-  const pm = str(p, 'payment_method');
-  return ctx.store
-    .list<SetupIntent>('setup_intent')
-    .filter((x) => customer === undefined || x.customer === customer)
-    .filter((x) => pm === undefined || x.payment_method === pm);
+/** One page of setup intents, newest first, of one customer or payment method or all. */
+export function listSetupIntents(ctx: TwinContext, filter: { customer?: string; paymentMethod?: string }, window: ListWindow): ListPage<SetupIntent> {
+  const equals: FieldEquals = {};
+  if (filter.customer !== undefined) equals.customer = filter.customer;
+  if (filter.paymentMethod !== undefined) equals.payment_method = filter.paymentMethod;
+  return readPage<SetupIntent>(ctx, 'setup_intent', equals, window);
 }

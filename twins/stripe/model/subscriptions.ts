@@ -4,24 +4,15 @@
 // Renewals, trial ends and scheduled cancellations happen in lifecycle.ts.
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
-import { StripeApiError, invalidRequest, missingParam } from '../http/errors.js';
-import { bool, int, metadata, objArray, oneOf, str, requiredStr, type Params } from '../http/params.js';
-import { clone, find, load, newId, previousAttributes, type StripeObject } from './objects.js';
+import { StripeApiError, invalidRequest, missingParam } from '../wire/errors.js';
+import { applyMetadata, clone, find, load, newId, previousAttributes, type MetadataPatch, type StripeObject } from './objects.js';
 import { emitEvent } from './events.js';
 import { getCustomer } from './customers.js';
-import { nextBoundary, type Recurrence } from './billing-cycle.js';
-import {
-  addPendingProrations,
-  invoiceProrationsNow,
-  prorationLines,
-  type LineSpec,
-  closeInvoicesOf,
-  collectInvoice,
-  createSubscriptionInvoice,
-  finalizeInvoice,
-  loadInvoice,
-  type CollectionFailure,
-} from './invoices.js';
+import { nextBoundary } from './billing-cycle.js';
+import { isMetered, loadRecurringPrice, planOf, recurrenceOf, subscriptionItems, subscriptionPaymentMethod } from './subscription-items.js';
+import { addPendingProrations, prorationLines, type LineSpec } from './invoice-lines.js';
+import { closeInvoicesOf, createSubscriptionInvoice, finalizeInvoice, loadInvoice, onInvoiceOutcome } from './invoices.js';
+import { collectInvoice, finalizeAndCollect, invoiceProrationsNow, type CollectionFailure } from './invoice-payments.js';
 
 export const SUBSCRIPTION_STATUSES = [
   'active',
@@ -41,58 +32,6 @@ export const LIVE_STATUSES: readonly string[] = ['active', 'past_due', 'trialing
 const DAY = 86_400;
 /** Stripe expires a subscription whose first invoice stays unpaid this long. */
 export const INCOMPLETE_EXPIRY_SECONDS = 23 * 3600;
-
-// ---------------------------------------------------------------------------------------------
-// Prices as subscription items see them
-
-export function recurrenceOf(price: StripeObject): Recurrence {
-  return { interval: price.recurring.interval, interval_count: price.recurring.interval_count ?? 1 };
-}
-
-export function isMetered(price: StripeObject): boolean {
-  return price.recurring?.usage_type === 'metered';
-}
-
-/** A recurring price, or Stripe's 400/404 for the param that named it. */
-export function loadRecurringPrice(ctx: TwinContext, id: string, param: string): StripeObject {
-  const price = load(ctx, 'price', id, param);
-  if (price.type !== 'recurring' || !price.recurring) {
-    throw invalidRequest(
-      `The price specified is set to \`type=one_time\` but this field only accepts prices with \`type=recurring\`.`,
-      param,
-    );
-  }
-  if (price.active === false) {
-    throw invalidRequest(`The price specified is inactive. This field only accepts active prices.`, param);
-  }
-  return price;
-}
-
-/** The legacy `plan` view of a recurring price (still on items and lines). */
-export function planOf(price: StripeObject): StripeObject {
-  const r = price.recurring ?? {};
-  return {
-    id: price.id,
-    object: 'plan',
-    active: price.active ?? true,
-    amount: price.unit_amount ?? null,
-    amount_decimal: price.unit_amount_decimal ?? (price.unit_amount == null ? null : String(price.unit_amount)),
-    billing_scheme: price.billing_scheme ?? 'per_unit',
-    created: price.created,
-    currency: price.currency,
-    interval: r.interval,
-    interval_count: r.interval_count ?? 1,
-    livemode: false,
-    metadata: price.metadata ?? {},
-    meter: r.meter ?? null,
-    nickname: price.nickname ?? null,
-    product: price.product,
-    tiers_mode: price.tiers_mode ?? null,
-    transform_usage: null,
-    trial_period_days: r.trial_period_days ?? null,
-    usage_type: r.usage_type ?? 'licensed',
-  };
-}
 
 function buildItem(
   ctx: TwinContext,
@@ -137,26 +76,12 @@ export function saveSubscription(ctx: TwinContext, sub: StripeObject): StripeObj
   return sub;
 }
 
-export function subscriptionItems(sub: StripeObject): StripeObject[] {
-  return sub.items.data as StripeObject[];
-}
-
 /** Write the new state and emit `customer.subscription.updated` with what changed. */
 export function updateAndEmit(ctx: TwinContext, before: StripeObject, after: StripeObject): StripeObject {
   saveSubscription(ctx, after);
   const prev = previousAttributes(before, after);
   if (Object.keys(prev).length > 0) emitEvent(ctx, 'customer.subscription.updated', after, prev);
   return after;
-}
-
-/**
- * The payment method renewals charge: the subscription's default, else the customer's
- * `invoice_settings.default_payment_method` (Stripe's order of precedence).
- */
-export function subscriptionPaymentMethod(ctx: TwinContext, sub: StripeObject): string | null {
-  if (sub.default_payment_method) return sub.default_payment_method;
-  const customer = find(ctx, 'customer', sub.customer);
-  return customer?.invoice_settings?.default_payment_method ?? customer?.default_source ?? null;
 }
 
 function setPeriod(sub: StripeObject, start: number, end: number): void {
@@ -171,36 +96,95 @@ function setPeriod(sub: StripeObject, start: number, end: number): void {
 // ---------------------------------------------------------------------------------------------
 // Create
 
-export const CREATE_PARAMS = {
-  customer: true,
-  items: { price: true, quantity: true, metadata: true, tax_rates: true, discounts: true },
-  default_payment_method: true,
-  trial_period_days: true,
-  trial_end: true,
-  trial_from_plan: true,
-  trial_settings: { end_behavior: { missing_payment_method: true } },
-  cancel_at_period_end: true,
-  cancel_at: true,
-  payment_behavior: true,
-  metadata: true,
-  description: true,
-  collection_method: true,
-  days_until_due: true,
-  currency: true,
-  billing_cycle_anchor: true,
-  proration_behavior: true,
-  off_session: true,
-  payment_settings: true,
-  automatic_tax: { enabled: true },
-} as const;
+export const PAYMENT_BEHAVIORS = ['allow_incomplete', 'default_incomplete', 'error_if_incomplete', 'pending_if_incomplete'] as const;
+export const COLLECTION_METHODS = ['charge_automatically', 'send_invoice'] as const;
+export const PRORATION_BEHAVIORS = ['always_invoice', 'create_prorations', 'none'] as const;
+export const MISSING_PAYMENT_METHOD = ['cancel', 'create_invoice', 'pause'] as const;
+export const FEEDBACK = ['customer_service', 'low_quality', 'missing_features', 'other', 'switched_service', 'too_complex', 'too_expensive', 'unused'] as const;
 
-function readItems(ctx: TwinContext, p: Params): { price: StripeObject; quantity?: number; metadata: Record<string, string> }[] {
-  const raw = objArray(p, 'items');
+export interface SubscriptionItemInput {
+  price: string;
+  quantity?: number;
+  metadata?: MetadataPatch;
+}
+
+export interface SubscriptionCreate {
+  customer: string;
+  items?: SubscriptionItemInput[];
+  paymentBehavior?: (typeof PAYMENT_BEHAVIORS)[number];
+  collectionMethod?: (typeof COLLECTION_METHODS)[number];
+  daysUntilDue?: number;
+  defaultPaymentMethod?: string;
+  /** A timestamp, or `now`; checked against the clock here. */
+  trialEnd?: number | 'now';
+  trialPeriodDays?: number;
+  trialFromPlan?: boolean;
+  billingCycleAnchor?: number;
+  cancelAtPeriodEnd?: boolean;
+  cancelAt?: number;
+  description?: string;
+  metadata?: MetadataPatch;
+  missingPaymentMethod?: (typeof MISSING_PAYMENT_METHOD)[number];
+}
+
+/** An item change: `id` names an existing item (changed or `deleted`), else a new item on `price`. */
+export interface SubscriptionItemChange {
+  id?: string;
+  price?: string;
+  quantity?: number;
+  deleted?: boolean;
+  metadata?: MetadataPatch;
+}
+
+export interface SubscriptionUpdate {
+  items?: SubscriptionItemChange[];
+  prorationBehavior?: (typeof PRORATION_BEHAVIORS)[number];
+  metadata?: MetadataPatch;
+  /** `null` clears it. */
+  description?: string | null;
+  /** `null` unsets it. */
+  defaultPaymentMethod?: string | null;
+  cancellationDetails?: { comment?: string | null; feedback?: (typeof FEEDBACK)[number] | null };
+  cancelAtPeriodEnd?: boolean;
+  /** `null` removes a scheduled cancellation. */
+  cancelAt?: number | null;
+  collectionMethod?: (typeof COLLECTION_METHODS)[number];
+  daysUntilDue?: number;
+  trialEnd?: number | 'now';
+}
+
+/** The parameter each field of an update comes from, in the order a refusal names the first one. */
+const UPDATE_PARAM_NAMES: [keyof SubscriptionUpdate, string][] = [
+  ['items', 'items'],
+  ['defaultPaymentMethod', 'default_payment_method'],
+  ['cancelAtPeriodEnd', 'cancel_at_period_end'],
+  ['cancelAt', 'cancel_at'],
+  ['description', 'description'],
+  ['prorationBehavior', 'proration_behavior'],
+  ['trialEnd', 'trial_end'],
+  ['collectionMethod', 'collection_method'],
+  ['daysUntilDue', 'days_until_due'],
+];
+
+export interface SubscriptionFilter {
+  customer?: string;
+  status?: 'active' | 'all' | 'canceled' | 'ended' | 'incomplete' | 'incomplete_expired' | 'past_due' | 'paused' | 'trialing' | 'unpaid';
+  price?: string;
+  collectionMethod?: string;
+  testClock?: string;
+  /** `current_period_end` / `current_period_start` ranges: an exact value or bounds. */
+  currentPeriodEnd?: TimeRange;
+  currentPeriodStart?: TimeRange;
+}
+
+export type TimeRange = number | { gt?: number; gte?: number; lt?: number; lte?: number };
+
+function readItems(ctx: TwinContext, raw: SubscriptionItemInput[] | undefined): { price: StripeObject; quantity?: number; metadata: Record<string, string> }[] {
   if (!raw || raw.length === 0) throw missingParam('items');
   const items = raw.map((it, i) => {
     const prefix = `items[${i}]`;
-    const price = loadRecurringPrice(ctx, requiredStr(it, 'price', prefix), `${prefix}[price]`);
-    const quantity = int(it, 'quantity', prefix);
+    const price = loadRecurringPrice(ctx, it.price, `${prefix}[price]`);
+    const quantity = it.quantity;
     if (quantity !== undefined && quantity < 0) {
       throw invalidRequest('Invalid quantity: must be greater than or equal to 0', `${prefix}[quantity]`);
     }
@@ -210,7 +194,7 @@ function readItems(ctx: TwinContext, p: Params): { price: StripeObject; quantity
         `${prefix}[quantity]`,
       );
     }
-    return { price, quantity, metadata: metadata(it) ?? {} };
+    return { price, quantity, metadata: it.metadata === undefined ? {} : applyMetadata({}, it.metadata) };
   });
   const first = items[0]!.price;
   for (const [i, it] of items.entries()) {
@@ -233,10 +217,9 @@ function readItems(ctx: TwinContext, p: Params): { price: StripeObject; quantity
 }
 
 /** `trial_end` (a timestamp or `now`), `trial_period_days`, or `trial_from_plan`. */
-function readTrialEnd(p: Params, now: number, prices: StripeObject[]): number | null | 'now' {
-  const rawEnd = p.trial_end;
-  if (rawEnd === 'now') return 'now';
-  const end = rawEnd === undefined ? undefined : int(p, 'trial_end');
+function readTrialEnd(input: SubscriptionCreate, now: number, prices: StripeObject[]): number | null | 'now' {
+  if (input.trialEnd === 'now') return 'now';
+  const end = input.trialEnd;
   if (end !== undefined) {
     if (end <= now) throw invalidRequest('Invalid timestamp: must be an integer Unix timestamp in the future.', 'trial_end');
     if (end > now + 730 * DAY) {
@@ -244,13 +227,13 @@ function readTrialEnd(p: Params, now: number, prices: StripeObject[]): number | 
     }
     return end;
   }
-  const days = int(p, 'trial_period_days');
+  const days = input.trialPeriodDays;
   if (days !== undefined) {
     if (days < 0) throw invalidRequest('Invalid integer: must be greater than or equal to 0', 'trial_period_days');
     if (days > 730) throw invalidRequest('Invalid integer: must be less than or equal to 730', 'trial_period_days');
     return days === 0 ? null : now + days * DAY;
   }
-  if (bool(p, 'trial_from_plan')) {
+  if (input.trialFromPlan) {
     const planDays = prices.map((pr) => pr.recurring?.trial_period_days).find((d) => typeof d === 'number' && d > 0);
     if (planDays) return now + planDays * DAY;
   }
@@ -288,18 +271,16 @@ function cardErrorOf(failure: CollectionFailure): StripeApiError {
   });
 }
 
-export function createSubscription(ctx: TwinContext, p: Params): StripeObject {
-  const customerId = requiredStr(p, 'customer');
+export function createSubscription(ctx: TwinContext, input: SubscriptionCreate): StripeObject {
+  const customerId = input.customer;
   const customer = getCustomer(ctx, customerId, 'customer');
-  const items = readItems(ctx, p);
+  const items = readItems(ctx, input.items);
   const prices = items.map((i) => i.price);
   const now = ctx.clock.nowSeconds();
   const recurrence = recurrenceOf(prices[0]!);
-  const paymentBehavior =
-    oneOf(p, 'payment_behavior', ['allow_incomplete', 'default_incomplete', 'error_if_incomplete', 'pending_if_incomplete'] as const) ??
-    'allow_incomplete';
-  const collection = oneOf(p, 'collection_method', ['charge_automatically', 'send_invoice'] as const) ?? 'charge_automatically';
-  const daysUntilDue = int(p, 'days_until_due');
+  const paymentBehavior = input.paymentBehavior ?? 'allow_incomplete';
+  const collection = input.collectionMethod ?? 'charge_automatically';
+  const daysUntilDue = input.daysUntilDue;
   if (collection === 'send_invoice' && daysUntilDue === undefined) {
     throw invalidRequest('Missing required param: days_until_due.', 'days_until_due', 'parameter_missing');
   }
@@ -309,20 +290,20 @@ export function createSubscription(ctx: TwinContext, p: Params): StripeObject {
       'days_until_due',
     );
   }
-  const defaultPm = str(p, 'default_payment_method') || null;
+  const defaultPm = input.defaultPaymentMethod || null;
   if (defaultPm) checkPaymentMethodFor(ctx, defaultPm, customerId, 'default_payment_method');
 
-  let trialEnd = readTrialEnd(p, now, prices);
+  let trialEnd = readTrialEnd(input, now, prices);
   if (trialEnd === 'now') trialEnd = null;
-  const anchorParam = int(p, 'billing_cycle_anchor');
+  const anchorParam = input.billingCycleAnchor;
   if (anchorParam !== undefined && anchorParam < now) {
     throw invalidRequest('Invalid timestamp: must be an integer Unix timestamp in the future.', 'billing_cycle_anchor');
   }
   const anchor = trialEnd ?? anchorParam ?? now;
   const periodEnd = trialEnd ?? nextBoundary(anchor, recurrence, now);
 
-  const cancelAtPeriodEnd = bool(p, 'cancel_at_period_end') ?? false;
-  const cancelAtParam = int(p, 'cancel_at');
+  const cancelAtPeriodEnd = input.cancelAtPeriodEnd ?? false;
+  const cancelAtParam = input.cancelAt;
   if (cancelAtParam !== undefined && cancelAtParam <= now) {
     throw invalidRequest('Invalid timestamp: must be an integer Unix timestamp in the future.', 'cancel_at');
   }
@@ -355,14 +336,14 @@ export function createSubscription(ctx: TwinContext, p: Params): StripeObject {
     default_payment_method: defaultPm,
     default_source: null,
     default_tax_rates: [],
-    description: str(p, 'description') ?? null,
+    description: input.description ?? null,
     discounts: [],
     ended_at: null,
     invoice_settings: { account_tax_ids: null, issuer: { type: 'self' } },
     items: { object: 'list', data: [], has_more: false, total_count: 0, url: `/v1/subscription_items?subscription=${id}` },
     latest_invoice: null,
     livemode: false,
-    metadata: metadata(p) ?? {},
+    metadata: input.metadata === undefined ? {} : applyMetadata({}, input.metadata),
     next_pending_invoice_item_invoice: null,
     on_behalf_of: null,
     pause_collection: null,
@@ -378,9 +359,7 @@ export function createSubscription(ctx: TwinContext, p: Params): StripeObject {
     trial_end: trialEnd,
     trial_settings: {
       end_behavior: {
-        missing_payment_method:
-          oneOf((p.trial_settings as any)?.end_behavior ?? {}, 'missing_payment_method', ['cancel', 'create_invoice', 'pause'] as const, 'trial_settings[end_behavior]') ??
-          'create_invoice',
+        missing_payment_method: input.missingPaymentMethod ?? 'create_invoice',
       },
     },
     trial_start: trialEnd ? now : null,
@@ -398,7 +377,7 @@ export function createSubscription(ctx: TwinContext, p: Params): StripeObject {
   });
   sub.latest_invoice = invoice.id;
   saveSubscription(ctx, sub);
-  finalizeInvoice(ctx, invoice.id, { collect: false });
+  finalizeInvoice(ctx, invoice.id);
 
   let status: SubscriptionStatus = trialEnd ? 'trialing' : 'incomplete';
   if (!trialEnd) {
@@ -432,86 +411,59 @@ function firstInvoiceTotal(sub: StripeObject): number {
 // ---------------------------------------------------------------------------------------------
 // Update
 
-export const UPDATE_PARAMS = {
-  items: { id: true, price: true, quantity: true, metadata: true, deleted: true, clear_usage: true, tax_rates: true, discounts: true },
-  default_payment_method: true,
-  cancel_at_period_end: true,
-  cancel_at: true,
-  cancellation_details: { comment: true, feedback: true },
-  metadata: true,
-  description: true,
-  proration_behavior: true,
-  proration_date: true,
-  payment_behavior: true,
-  trial_end: true,
-  trial_from_plan: true,
-  collection_method: true,
-  days_until_due: true,
-  billing_cycle_anchor: true,
-  off_session: true,
-  payment_settings: true,
-  automatic_tax: { enabled: true },
-} as const;
+const CANCELED_ONLY: (keyof SubscriptionUpdate)[] = ['cancellationDetails', 'metadata'];
 
-const CANCELED_ONLY = ['cancellation_details', 'metadata', 'expand'];
-
-export function updateSubscription(ctx: TwinContext, id: string, p: Params): StripeObject {
+export function updateSubscription(ctx: TwinContext, id: string, input: SubscriptionUpdate): StripeObject {
   const before = loadSubscription(ctx, id);
   const sub = clone(before);
   const now = ctx.clock.nowSeconds();
   if (sub.status === 'canceled' || sub.status === 'incomplete_expired') {
-    const other = Object.keys(p).find((k) => !CANCELED_ONLY.includes(k));
+    const other = UPDATE_PARAM_NAMES.find(([field]) => input[field] !== undefined && !CANCELED_ONLY.includes(field));
     if (other) {
-      throw invalidRequest('A canceled subscription can only update its cancellation_details and metadata.', other);
+      throw invalidRequest('A canceled subscription can only update its cancellation_details and metadata.', other[1]);
     }
   }
-  const prorationBehavior = oneOf(p, 'proration_behavior', ['always_invoice', 'create_prorations', 'none'] as const) ?? 'create_prorations';
+  const prorationBehavior = input.prorationBehavior ?? 'create_prorations';
   const itemsBefore = new Map(subscriptionItems(sub).map((i) => [i.id as string, { price: i.price as StripeObject, quantity: (i.quantity ?? 0) as number }]));
 
-  const meta = metadata(p, sub.metadata);
-  if (meta) sub.metadata = meta;
-  if (p.description !== undefined) sub.description = str(p, 'description') || null;
-  if (p.default_payment_method !== undefined) {
-    const pm = str(p, 'default_payment_method') || null;
+  if (input.metadata !== undefined) sub.metadata = applyMetadata(sub.metadata, input.metadata);
+  if (input.description !== undefined) sub.description = input.description;
+  if (input.defaultPaymentMethod !== undefined) {
+    const pm = input.defaultPaymentMethod;
     if (pm) checkPaymentMethodFor(ctx, pm, sub.customer, 'default_payment_method');
     sub.default_payment_method = pm;
   }
-  const details = p.cancellation_details as Params | undefined;
-  if (details && typeof details === 'object') {
-    if (details.comment !== undefined) sub.cancellation_details.comment = str(details, 'comment', 'cancellation_details') || null;
-    if (details.feedback !== undefined) {
-      sub.cancellation_details.feedback =
-        oneOf(details, 'feedback', ['customer_service', 'low_quality', 'missing_features', 'other', 'switched_service', 'too_complex', 'too_expensive', 'unused'] as const, 'cancellation_details') ?? null;
-    }
+  const details = input.cancellationDetails;
+  if (details) {
+    if (details.comment !== undefined) sub.cancellation_details.comment = details.comment;
+    if (details.feedback !== undefined) sub.cancellation_details.feedback = details.feedback;
   }
-  const cape = bool(p, 'cancel_at_period_end');
+  const cape = input.cancelAtPeriodEnd;
   if (cape !== undefined) {
     sub.cancel_at_period_end = cape;
     sub.cancel_at = cape ? sub.current_period_end : null;
     sub.canceled_at = cape ? now : null;
     sub.cancellation_details.reason = cape ? 'cancellation_requested' : null;
   }
-  if (p.cancel_at !== undefined) {
-    const at = p.cancel_at === '' ? null : int(p, 'cancel_at')!;
+  if (input.cancelAt !== undefined) {
+    const at = input.cancelAt;
     if (at !== null && at <= now) throw invalidRequest('Invalid timestamp: must be an integer Unix timestamp in the future.', 'cancel_at');
     sub.cancel_at = at;
     sub.cancel_at_period_end = at !== null && at === sub.current_period_end;
     sub.canceled_at = at === null ? null : now;
     sub.cancellation_details.reason = at === null ? null : 'cancellation_requested';
   }
-  if (p.collection_method !== undefined) {
-    sub.collection_method = oneOf(p, 'collection_method', ['charge_automatically', 'send_invoice'] as const);
-  }
-  if (p.days_until_due !== undefined) sub.days_until_due = int(p, 'days_until_due') ?? null;
+  if (input.collectionMethod !== undefined) sub.collection_method = input.collectionMethod;
+  if (input.daysUntilDue !== undefined) sub.days_until_due = input.daysUntilDue;
 
-  const itemsIn = objArray(p, 'items');
+  const itemsIn = input.items;
   if (itemsIn) applyItemChanges(ctx, sub, itemsIn);
 
   let endTrialNow = false;
-  if (p.trial_end !== undefined) {
-    if (p.trial_end === 'now') endTrialNow = sub.status === 'trialing';
+  if (input.trialEnd !== undefined) {
+    if (input.trialEnd === 'now') endTrialNow = sub.status === 'trialing';
     else {
-      const end = int(p, 'trial_end')!;
+      const end = input.trialEnd;
       if (end <= now) throw invalidRequest('Invalid timestamp: must be an integer Unix timestamp in the future.', 'trial_end');
       sub.trial_end = end;
       sub.trial_start ??= now;
@@ -556,15 +508,15 @@ export function updateSubscription(ctx: TwinContext, id: string, p: Params): Str
   return loadSubscription(ctx, id);
 }
 
-function applyItemChanges(ctx: TwinContext, sub: StripeObject, itemsIn: Params[]): void {
+function applyItemChanges(ctx: TwinContext, sub: StripeObject, itemsIn: SubscriptionItemChange[]): void {
   const period = { start: sub.current_period_start, end: sub.current_period_end };
   const items = subscriptionItems(sub);
   itemsIn.forEach((it, i) => {
     const prefix = `items[${i}]`;
-    const itemId = str(it, 'id', prefix);
-    const deleted = bool(it, 'deleted', prefix) ?? false;
-    const quantity = int(it, 'quantity', prefix);
-    const priceId = str(it, 'price', prefix);
+    const itemId = it.id;
+    const deleted = it.deleted ?? false;
+    const quantity = it.quantity;
+    const priceId = it.price;
     if (itemId) {
       const idx = items.findIndex((x) => x.id === itemId);
       if (idx === -1) {
@@ -592,14 +544,13 @@ function applyItemChanges(ctx: TwinContext, sub: StripeObject, itemsIn: Params[]
         }
         item.quantity = quantity;
       }
-      const meta = metadata(it, item.metadata);
-      if (meta) item.metadata = meta;
+      if (it.metadata !== undefined) item.metadata = applyMetadata(item.metadata, it.metadata);
       return;
     }
     if (deleted) throw invalidRequest('An item `id` is required to delete an item.', `${prefix}[id]`);
     if (!priceId) throw missingParam(`${prefix}[price]`);
     const price = loadRecurringPrice(ctx, priceId, `${prefix}[price]`);
-    items.push(buildItem(ctx, sub.id, price, quantity, metadata(it) ?? {}, period));
+    items.push(buildItem(ctx, sub.id, price, quantity, it.metadata === undefined ? {} : applyMetadata({}, it.metadata), period));
   });
   if (items.length === 0) {
     throw invalidRequest('A subscription must have at least one active plan. To cancel a subscription, send a DELETE request instead.', 'items');
@@ -636,7 +587,7 @@ export function startNewPeriod(
   });
   sub.latest_invoice = invoice.id;
   updateAndEmit(ctx, before, sub);
-  if (opts.collectNow) finalizeInvoice(ctx, invoice.id, { collect: true });
+  if (opts.collectNow) finalizeAndCollect(ctx, invoice.id);
   return loadSubscription(ctx, id);
 }
 
@@ -658,7 +609,7 @@ export function cancelSubscriptionNow(ctx: TwinContext, id: string, opts: Cancel
     });
     sub.latest_invoice = invoice.id;
     saveSubscription(ctx, sub);
-    finalizeInvoice(ctx, invoice.id, { collect: true });
+    finalizeAndCollect(ctx, invoice.id);
   }
   const fresh = loadSubscription(ctx, id);
   fresh.status = 'canceled';
@@ -677,23 +628,21 @@ export function cancelSubscriptionNow(ctx: TwinContext, id: string, opts: Cancel
   return fresh;
 }
 
-export const CANCEL_PARAMS = {
-  invoice_now: true,
-  prorate: true,
-  cancellation_details: { comment: true, feedback: true },
-} as const;
-
-export function cancelSubscriptionByRequest(ctx: TwinContext, id: string, p: Params): StripeObject {
+/** `DELETE /v1/subscriptions/{id}`: cancel at once (a subscription already ended is Stripe's 404). */
+export function cancelSubscription(
+  ctx: TwinContext,
+  id: string,
+  input: { invoiceNow?: boolean; comment?: string; feedback?: string },
+): StripeObject {
   const sub = loadSubscription(ctx, id);
   if (sub.status === 'canceled' || sub.status === 'incomplete_expired') {
     throw invalidRequest(`No such subscription: '${id}'`, 'id', 'resource_missing');
   }
-  const details = (p.cancellation_details ?? {}) as Params;
   return cancelSubscriptionNow(ctx, id, {
     reason: 'cancellation_requested',
-    invoiceNow: bool(p, 'invoice_now') ?? false,
-    comment: str(details, 'comment', 'cancellation_details') ?? null,
-    feedback: str(details, 'feedback', 'cancellation_details') ?? null,
+    invoiceNow: input.invoiceNow ?? false,
+    comment: input.comment ?? null,
+    feedback: input.feedback ?? null,
   });
 }
 
@@ -725,34 +674,36 @@ export function setStatus(ctx: TwinContext, id: string, status: SubscriptionStat
   updateAndEmit(ctx, before, sub);
 }
 
+// What an invoice's payment means for the subscription it bills (invoices.ts announces it).
+onInvoiceOutcome({
+  paid(ctx, invoice) {
+    if (invoice.subscription) activateAfterPayment(ctx, invoice.subscription);
+  },
+  paymentFailed(ctx, invoice) {
+    if (invoice.subscription) markPastDue(ctx, invoice.subscription);
+  },
+  retriesExhausted(ctx, invoice, action) {
+    if (action === 'cancel') {
+      const sub = find(ctx, 'subscription', invoice.subscription);
+      if (sub && sub.status !== 'canceled') cancelSubscriptionNow(ctx, sub.id, { reason: 'payment_failed' });
+    } else if (action === 'unpaid') {
+      setStatus(ctx, invoice.subscription, 'unpaid');
+    }
+  },
+});
+
 // ---------------------------------------------------------------------------------------------
 // List
 
-export const LIST_FILTERS = {
-  customer: true,
-  status: true,
-  price: true,
-  collection_method: true,
-  current_period_end: { gt: true, gte: true, lt: true, lte: true },
-  current_period_start: { gt: true, gte: true, lt: true, lte: true },
-  test_clock: true,
-  automatic_tax: { enabled: true },
-} as const;
+function inRange(range: TimeRange | undefined, v: number): boolean {
+  if (range === undefined) return true;
+  if (typeof range === 'number') return v === range;
+  const { gt, gte, lt, lte } = range;
+  return (gt === undefined || v > gt) && (gte === undefined || v >= gte) && (lt === undefined || v < lt) && (lte === undefined || v <= lte);
+}
 
-export function filterSubscriptions(ctx: TwinContext, p: Params): StripeObject[] {
-  const customer = str(p, 'customer');
-  const status = oneOf(p, 'status', ['active', 'all', 'canceled', 'ended', 'incomplete', 'incomplete_expired', 'past_due', 'paused', 'trialing', 'unpaid'] as const);
-  const price = str(p, 'price');
-  const collection = str(p, 'collection_method');
-  const testClock = str(p, 'test_clock');
-  const range = (key: string, v: number): boolean => {
-    const r = p[key];
-    if (r === undefined || r === '') return true;
-    if (typeof r === 'string') return v === int(p, key);
-    const o = r as Params;
-    const gt = int(o, 'gt', key), gte = int(o, 'gte', key), lt = int(o, 'lt', key), lte = int(o, 'lte', key);
-    return (gt === undefined || v > gt) && (gte === undefined || v >= gte) && (lt === undefined || v < lt) && (lte === undefined || v <= lte);
-  };
+export function filterSubscriptions(ctx: TwinContext, f: SubscriptionFilter): StripeObject[] {
+  const { customer, status, price, collectionMethod: collection, testClock } = f;
   return ctx.store.list<StripeObject>('subscription').filter((s) => {
     if (customer && s.customer !== customer) return false;
     if (status === undefined) {
@@ -763,6 +714,6 @@ export function filterSubscriptions(ctx: TwinContext, p: Params): StripeObject[]
     if (price && !subscriptionItems(s).some((i) => i.price?.id === price)) return false;
     if (collection && s.collection_method !== collection) return false;
     if (testClock && s.test_clock !== testClock) return false;
-    return range('current_period_end', s.current_period_end) && range('current_period_start', s.current_period_start);
+    return inRange(f.currentPeriodEnd, s.current_period_end) && inRange(f.currentPeriodStart, s.current_period_start);
   });
 }

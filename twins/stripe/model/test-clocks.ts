@@ -5,8 +5,7 @@
 // back in time); creating one in the future advances the environment to it.
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
-import { invalidRequest, missingParam } from '../http/errors.js';
-import { int, str, type Params } from '../http/params.js';
+import { invalidRequest, missingParam } from '../wire/errors.js';
 import { clone, load, newId, type StripeObject } from './objects.js';
 import { emitEvent } from './events.js';
 import { advanceStripe } from './lifecycle.js';
@@ -35,11 +34,11 @@ function moveEnvironment(ctx: TwinContext, to: number): void {
   ctx.clock.advanceTo(to * 1000);
 }
 
-export function createTestClock(ctx: TwinContext, p: Params): StripeObject {
-  const frozen = int(p, 'frozen_time');
+export function createTestClock(ctx: TwinContext, input: { frozenTime?: number; name?: string }): StripeObject {
+  const frozen = input.frozenTime;
   if (frozen === undefined) throw missingParam('frozen_time');
   if (frozen < ctx.clock.nowSeconds()) tooEarly(ctx, 'frozen_time');
-  const name = str(p, 'name') ?? null;
+  const name = input.name ?? null;
   if (name !== null && name.length > 300) throw invalidRequest('Invalid string: name must be at most 300 characters.', 'name');
   moveEnvironment(ctx, frozen);
   const now = ctx.clock.nowSeconds();
@@ -64,9 +63,8 @@ export function loadTestClock(ctx: TwinContext, id: string): StripeObject {
 }
 
 /** Advance: `test_helpers.test_clock.advancing`, every lifecycle step due, then `...ready`. */
-export function advanceTestClock(ctx: TwinContext, id: string, p: Params): StripeObject {
+export function advanceTestClock(ctx: TwinContext, id: string, to: number | undefined): StripeObject {
   const clock = loadTestClock(ctx, id);
-  const to = int(p, 'frozen_time');
   if (to === undefined) throw missingParam('frozen_time');
   const current = presentClock(ctx, clock).frozen_time as number;
   if (to <= current) {

@@ -2,14 +2,26 @@
 // the stored record keeps it because deliveries are signed with it (model/events.ts).
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
-import { invalidRequest, missingParam, resourceMissing } from '../http/errors.js';
-import { bool, emptyableStr, metadata, str, strArray, type Params, type ParamSpec } from '../http/params.js';
-import { clone, find, newId, save, type StripeObject } from './objects.js';
+import { invalidRequest, missingParam, resourceMissing } from '../wire/errors.js';
+import { applyMetadata, clone, find, newId, save, type MetadataPatch, type StripeObject } from './objects.js';
 
 export type WebhookEndpoint = StripeObject & { object: 'webhook_endpoint'; secret: string };
 
-export const WEBHOOK_CREATE_SPEC: ParamSpec = { url: true, enabled_events: true, description: true, metadata: true, api_version: true, connect: true };
-export const WEBHOOK_UPDATE_SPEC: ParamSpec = { url: true, enabled_events: true, description: true, metadata: true, disabled: true };
+export interface WebhookEndpointCreate {
+  url?: string;
+  enabledEvents?: string[];
+  apiVersion?: string;
+  description?: string;
+  metadata?: MetadataPatch;
+}
+
+export interface WebhookEndpointUpdate {
+  url?: string;
+  enabledEvents?: string[];
+  description?: string | null;
+  disabled?: boolean;
+  metadata?: MetadataPatch;
+}
 
 const EVENT_TYPE = /^[a-z_]+(\.[a-z_]+)+$|^\*$/;
 
@@ -44,21 +56,21 @@ export function getWebhookEndpoint(ctx: TwinContext, id: string): WebhookEndpoin
   return e;
 }
 
-export function createWebhookEndpoint(ctx: TwinContext, p: Params): WebhookEndpoint {
-  const url = str(p, 'url');
+export function createWebhookEndpoint(ctx: TwinContext, input: WebhookEndpointCreate): WebhookEndpoint {
+  const url = input.url;
   if (!url) throw missingParam('url');
-  const events = strArray(p, 'enabled_events');
+  const events = input.enabledEvents;
   if (!events) throw missingParam('enabled_events');
   const endpoint: WebhookEndpoint = {
     id: newId(ctx, 'webhook_endpoint'),
     object: 'webhook_endpoint',
-    api_version: str(p, 'api_version') ?? null,
+    api_version: input.apiVersion ?? null,
     application: null,
     created: ctx.clock.nowSeconds(),
-    description: str(p, 'description') || null,
+    description: input.description || null,
     enabled_events: checkEvents(events),
     livemode: false,
-    metadata: metadata(p) ?? {},
+    metadata: input.metadata === undefined ? {} : applyMetadata({}, input.metadata),
     secret: `whsec_${ctx.ids.token(32)}`,
     status: 'enabled',
     url: checkUrl(url),
@@ -66,18 +78,13 @@ export function createWebhookEndpoint(ctx: TwinContext, p: Params): WebhookEndpo
   return save(ctx, 'webhook_endpoint', endpoint);
 }
 
-export function updateWebhookEndpoint(ctx: TwinContext, id: string, p: Params): WebhookEndpoint {
+export function updateWebhookEndpoint(ctx: TwinContext, id: string, input: WebhookEndpointUpdate): WebhookEndpoint {
   const e = clone(getWebhookEndpoint(ctx, id));
-  const url = str(p, 'url');
-  if (url !== undefined) e.url = checkUrl(url);
-  const events = strArray(p, 'enabled_events');
-  if (events !== undefined) e.enabled_events = checkEvents(events);
-  const description = emptyableStr(p, 'description');
-  if (description !== undefined) e.description = description;
-  const disabled = bool(p, 'disabled');
-  if (disabled !== undefined) e.status = disabled ? 'disabled' : 'enabled';
-  const md = metadata(p, e.metadata);
-  if (md !== undefined) e.metadata = md;
+  if (input.url !== undefined) e.url = checkUrl(input.url);
+  if (input.enabledEvents !== undefined) e.enabled_events = checkEvents(input.enabledEvents);
+  if (input.description !== undefined) e.description = input.description;
+  if (input.disabled !== undefined) e.status = input.disabled ? 'disabled' : 'enabled';
+  if (input.metadata !== undefined) e.metadata = applyMetadata(e.metadata, input.metadata);
   return save(ctx, 'webhook_endpoint', e);
 }
 

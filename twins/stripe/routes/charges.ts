@@ -1,34 +1,89 @@
-// /v1/charges (legacy create, retrieve, update, capture, list, search) and /v1/refunds (create, retrieve,
-// update, list).
+// /v1/charges: legacy create, retrieve, update, capture, list, search.
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
-import { listResponse, searchResponse } from '../http/list.js';
-import { LIST_PARAMS, SEARCH_PARAMS, int, readParams } from '../http/params.js';
-import { ok } from '../http/pipeline.js';
+import { StripeApiError, missingParam } from '../wire/errors.js';
+import { listEnvelope, readListWindow, searchResponse } from '../wire/list.js';
 import {
-  CHARGE_CREATE_SPEC,
+  LIST_PARAMS,
+  SEARCH_PARAMS,
+  bool,
+  currency,
+  emptyableStr,
+  int,
+  obj,
+  readMetadata,
+  readParams,
+  requiredInt,
+  str,
+  type ParamSpec,
+} from '../wire/params.js';
+import { ok } from '../wire/pipeline.js';
+import {
   CHARGE_SEARCH_FIELDS,
-  CHARGE_UPDATE_SPEC,
   captureCharge,
   createLegacyCharge,
   getCharge,
   listCharges,
   updateCharge,
 } from '../model/charges.js';
-import { REFUND_CREATE_SPEC, createRefund, getRefund, listRefunds, updateRefund } from '../model/refunds.js';
+
+const CHARGE_UPDATE_SPEC: ParamSpec = {
+  customer: true,
+  description: true,
+  fraud_details: { user_report: true },
+  metadata: true,
+  receipt_email: true,
+  shipping: true,
+  transfer_group: true,
+};
+
+const CHARGE_CREATE_SPEC: ParamSpec = {
+  amount: true,
+  currency: true,
+  customer: true,
+  source: true,
+  description: true,
+  metadata: true,
+  capture: true,
+  receipt_email: true,
+  statement_descriptor: true,
+  statement_descriptor_suffix: true,
+  shipping: true,
+  transfer_group: true,
+};
 
 export const chargeRoutes: TwinRoute[] = [
   {
     method: 'POST',
     path: '/v1/charges',
-    handler: (req, ctx) => createLegacyCharge(ctx, readParams(req, CHARGE_CREATE_SPEC)).response,
+    handler: (req, ctx) => {
+      const p = readParams(req, CHARGE_CREATE_SPEC);
+      const amount = requiredInt(p, 'amount');
+      const cur = currency(p);
+      if (!cur) throw missingParam('currency');
+      const { charge, decline } = createLegacyCharge(ctx, {
+        amount,
+        currency: cur,
+        customer: str(p, 'customer'),
+        source: str(p, 'source'),
+        description: str(p, 'description'),
+        capture: bool(p, 'capture'),
+        metadata: readMetadata(p),
+        receiptEmail: str(p, 'receipt_email'),
+        statementDescriptor: str(p, 'statement_descriptor'),
+      });
+      if (!decline) return ok(charge);
+      // A decline keeps the failed charge: answered, not thrown (a throw would roll it back).
+      return new StripeApiError(402, { type: 'card_error', ...decline, extra: { charge: charge.id } }).toResponse();
+    },
   },
   {
     method: 'GET',
     path: '/v1/charges',
     handler: (req, ctx) => {
       const p = readParams(req, { ...LIST_PARAMS, customer: true, payment_intent: true, transfer_group: true });
-      return listResponse(req, ctx, listCharges(ctx, p), '/v1/charges');
+      const filter = { customer: str(p, 'customer'), paymentIntent: str(p, 'payment_intent'), transferGroup: str(p, 'transfer_group') };
+      return ok(listEnvelope(listCharges(ctx, filter, readListWindow(p)), '/v1/charges'));
     },
   },
   {
@@ -50,7 +105,20 @@ export const chargeRoutes: TwinRoute[] = [
   {
     method: 'POST',
     path: '/v1/charges/{charge}',
-    handler: (req, ctx) => ok(updateCharge(ctx, req.params.charge!, readParams(req, CHARGE_UPDATE_SPEC))),
+    handler: (req, ctx) => {
+      const p = readParams(req, CHARGE_UPDATE_SPEC);
+      const fraud = obj(p, 'fraud_details');
+      return ok(
+        updateCharge(ctx, req.params.charge!, {
+          description: emptyableStr(p, 'description'),
+          receipt_email: emptyableStr(p, 'receipt_email'),
+          transfer_group: emptyableStr(p, 'transfer_group'),
+          customer: str(p, 'customer'),
+          fraudDetails: fraud && { user_report: str(fraud, 'user_report', 'fraud_details') },
+          metadata: readMetadata(p),
+        }),
+      );
+    },
   },
   {
     method: 'POST',
@@ -59,27 +127,5 @@ export const chargeRoutes: TwinRoute[] = [
       const p = readParams(req, { amount: true, receipt_email: true, statement_descriptor: true, statement_descriptor_suffix: true });
       return ok(captureCharge(ctx, req.params.charge!, int(p, 'amount')));
     },
-  },
-  { method: 'POST', path: '/v1/refunds', handler: (req, ctx) => ok(createRefund(ctx, readParams(req, REFUND_CREATE_SPEC))) },
-  {
-    method: 'GET',
-    path: '/v1/refunds',
-    handler: (req, ctx) => {
-      const p = readParams(req, { ...LIST_PARAMS, charge: true, payment_intent: true });
-      return listResponse(req, ctx, listRefunds(ctx, p), '/v1/refunds');
-    },
-  },
-  {
-    method: 'GET',
-    path: '/v1/refunds/{refund}',
-    handler: (req, ctx) => {
-      readParams(req, {});
-      return ok(getRefund(ctx, req.params.refund!));
-    },
-  },
-  {
-    method: 'POST',
-    path: '/v1/refunds/{refund}',
-    handler: (req, ctx) => ok(updateRefund(ctx, req.params.refund!, readParams(req, { metadata: true }))),
   },
 ];

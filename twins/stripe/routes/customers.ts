@@ -1,35 +1,120 @@
 // /v1/customers: create, retrieve, update, delete, list, search; a customer's payment methods.
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
-import { ok } from '../http/pipeline.js';
-import { listResponse, searchResponse } from '../http/list.js';
-import { LIST_PARAMS, SEARCH_PARAMS, readParams, str } from '../http/params.js';
+import { ok } from '../wire/pipeline.js';
+import { listEnvelope, listResponse, readListWindow, searchResponse } from '../wire/list.js';
+import {
+  ADDRESS_SPEC,
+  LIST_PARAMS,
+  SEARCH_PARAMS,
+  bool,
+  emptyableStr,
+  int,
+  obj,
+  oneOf,
+  readMetadata,
+  readParams,
+  str,
+  strArray,
+  type Params,
+  type ParamSpec,
+} from '../wire/params.js';
 import { find } from '../model/objects.js';
 import {
-  CUSTOMER_CREATE_SPEC,
   CUSTOMER_SEARCH_FIELDS,
-  CUSTOMER_UPDATE_SPEC,
+  TAX_EXEMPT,
   createCustomer,
+  type Address,
+  type CustomerFields,
   deleteCustomer,
   getCustomer,
   listCustomers,
   updateCustomer,
 } from '../model/customers.js';
 import { listPaymentMethods, type PaymentMethod } from '../model/payment-methods.js';
-import { resourceMissing } from '../http/errors.js';
+import { invalidRequest, resourceMissing } from '../wire/errors.js';
+
+const CUSTOMER_SPEC: ParamSpec = {
+  address: ADDRESS_SPEC,
+  balance: true,
+  description: true,
+  email: true,
+  invoice_prefix: true,
+  invoice_settings: { custom_fields: true, default_payment_method: true, footer: true, rendering_options: true },
+  metadata: true,
+  name: true,
+  next_invoice_sequence: true,
+  phone: true,
+  preferred_locales: true,
+  shipping: { address: ADDRESS_SPEC, name: true, phone: true },
+  tax_exempt: true,
+};
+
+const CUSTOMER_CREATE_SPEC: ParamSpec = { ...CUSTOMER_SPEC, payment_method: true, test_clock: true, tax: { ip_address: true, validate_location: true }, validate: true };
+const CUSTOMER_UPDATE_SPEC: ParamSpec = { ...CUSTOMER_SPEC, tax: { ip_address: true, validate_location: true }, validate: true };
+
+/** A whole address (fields left out are null), or null for an empty `address=`. */
+export function readFullAddress(p: Params | undefined, prefix: string): Address | null {
+  if (!p) return null;
+  const out = {} as Address;
+  for (const k of ['city', 'country', 'line1', 'line2', 'postal_code', 'state'] as const) out[k] = emptyableStr(p, k, prefix) ?? null;
+  return out;
+}
+
+function readShipping(p: Params | undefined): CustomerFields['shipping'] {
+  if (!p) return null;
+  const name = str(p, 'name', 'shipping');
+  if (!name) throw invalidRequest('Missing required param: shipping[name].', 'shipping[name]', 'parameter_missing');
+  return { address: readFullAddress(obj(p, 'address', 'shipping'), 'shipping[address]'), name, phone: emptyableStr(p, 'phone', 'shipping') ?? null };
+}
+
+/** The fields create and update share, with Stripe's wording for a bad value. */
+function readCustomerFields(p: Params): CustomerFields {
+  const out: CustomerFields = {
+    email: emptyableStr(p, 'email'),
+    name: emptyableStr(p, 'name'),
+    phone: emptyableStr(p, 'phone'),
+    description: emptyableStr(p, 'description'),
+    balance: int(p, 'balance'),
+  };
+  if (p.address !== undefined) out.address = readFullAddress(obj(p, 'address'), 'address');
+  if (p.shipping !== undefined) out.shipping = readShipping(obj(p, 'shipping'));
+  const prefix = str(p, 'invoice_prefix');
+  if (prefix !== undefined && !/^[A-Z0-9]{3,12}$/.test(prefix)) {
+    throw invalidRequest('Invoice prefix must be 3-12 uppercase letters or numbers.', 'invoice_prefix');
+  }
+  out.invoicePrefix = prefix;
+  out.nextInvoiceSequence = int(p, 'next_invoice_sequence');
+  out.preferredLocales = strArray(p, 'preferred_locales');
+  out.taxExempt = oneOf(p, 'tax_exempt', TAX_EXEMPT);
+  out.metadata = readMetadata(p);
+  bool(p, 'validate');
+  const settings = obj(p, 'invoice_settings');
+  if (settings) {
+    out.invoiceSettings = {
+      defaultPaymentMethod: emptyableStr(settings, 'default_payment_method', 'invoice_settings'),
+      footer: emptyableStr(settings, 'footer', 'invoice_settings'),
+      customFields: settings.custom_fields === undefined ? undefined : settings.custom_fields === '' ? null : Object.values(settings.custom_fields as object),
+    };
+  }
+  return out;
+}
 
 export const customerRoutes: TwinRoute[] = [
   {
     method: 'POST',
     path: '/v1/customers',
-    handler: (req, ctx) => ok(createCustomer(ctx, readParams(req, CUSTOMER_CREATE_SPEC))),
+    handler: (req, ctx) => {
+      const p = readParams(req, CUSTOMER_CREATE_SPEC);
+      return ok(createCustomer(ctx, { testClock: str(p, 'test_clock'), paymentMethod: str(p, 'payment_method'), ...readCustomerFields(p) }));
+    },
   },
   {
     method: 'GET',
     path: '/v1/customers',
     handler: (req, ctx) => {
       const p = readParams(req, { ...LIST_PARAMS, email: true, test_clock: true });
-      return listResponse(req, ctx, listCustomers(ctx, p), '/v1/customers');
+      return ok(listEnvelope(listCustomers(ctx, { email: str(p, 'email'), testClock: str(p, 'test_clock') }, readListWindow(p)), '/v1/customers'));
     },
   },
   {
@@ -55,7 +140,7 @@ export const customerRoutes: TwinRoute[] = [
   {
     method: 'POST',
     path: '/v1/customers/{customer}',
-    handler: (req, ctx) => ok(updateCustomer(ctx, req.params.customer!, readParams(req, CUSTOMER_UPDATE_SPEC))),
+    handler: (req, ctx) => ok(updateCustomer(ctx, req.params.customer!, readCustomerFields(readParams(req, CUSTOMER_UPDATE_SPEC)))),
   },
   {
     method: 'DELETE',

@@ -8,7 +8,7 @@
 // A POST without a card number pays with 4242… (the twin's one-click shortcut).
 
 import type { TwinContext, TwinRequest, TwinResponse } from '../../../twin-runtime/contract.js';
-import { StripeApiError } from '../http/errors.js';
+import { StripeApiError } from '../wire/errors.js';
 import { find, type StripeObject } from '../model/objects.js';
 import { completeSession } from '../model/checkout.js';
 import { newCardPaymentMethod } from '../model/payment-methods.js';
@@ -87,7 +87,7 @@ export function submitHostedCheckout(req: TwinRequest, ctx: TwinContext): TwinRe
         if (!/^\d{3,4}$/.test(cvc)) throw new StripeApiError(402, { type: 'card_error', code: 'incomplete_cvc', message: "Your card's security code is incomplete." });
         paymentMethod = newCardPaymentMethod(ctx, number, { expMonth: expiry.month, expYear: expiry.year, billing: { ...(email ? { email } : {}), ...(name ? { name } : {}) } }).id;
       }
-      return completeSession(ctx, s.id, { payment_method: paymentMethod, ...(email ? { email } : {}), ...(name ? { name } : {}) });
+      return completeSession(ctx, s.id, { paymentMethod, email: email || undefined, name: name || undefined });
     })();
   } catch (e) {
     if (e instanceof StripeApiError) return page(s, e.message, 402);

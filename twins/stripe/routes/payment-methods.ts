@@ -2,15 +2,32 @@
 // payment method), update, list by customer, attach, detach.
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
-import { missingParam } from '../http/errors.js';
-import { listResponse } from '../http/list.js';
-import { LIST_PARAMS, readParams, str } from '../http/params.js';
-import { ok } from '../http/pipeline.js';
+import { missingParam, underParam } from '../wire/errors.js';
+import { listResponse } from '../wire/list.js';
+import {
+  ADDRESS_SPEC,
+  LIST_PARAMS,
+  emptyableStr,
+  int,
+  obj,
+  oneOf,
+  readMetadata,
+  readParams,
+  rejectUnknown,
+  str,
+  type Params,
+  type ParamSpec,
+} from '../wire/params.js';
+import { ok } from '../wire/pipeline.js';
 import { getCustomer } from '../model/customers.js';
 import {
-  PAYMENT_METHOD_CREATE_SPEC,
-  PAYMENT_METHOD_UPDATE_SPEC,
+  ADDRESS_FIELDS,
   attachPaymentMethod,
+  type AddressInput,
+  type AllowRedisplay,
+  type BillingDetailsInput,
+  type PaymentMethodCreate,
+  type PaymentMethodUpdate,
   createPaymentMethod,
   detachPaymentMethod,
   listPaymentMethods,
@@ -18,11 +35,101 @@ import {
   updatePaymentMethod,
 } from '../model/payment-methods.js';
 
+export const BILLING_DETAILS_SPEC: ParamSpec = { address: ADDRESS_SPEC, email: true, name: true, phone: true, tax_id: true };
+
+const CARD_SPEC: ParamSpec = { number: true, exp_month: true, exp_year: true, cvc: true, token: true, networks: true };
+
+export const PAYMENT_METHOD_CREATE_SPEC: ParamSpec = {
+  type: true,
+  card: CARD_SPEC,
+  billing_details: BILLING_DETAILS_SPEC,
+  metadata: true,
+  allow_redisplay: true,
+  customer: true,
+  payment_method: true,
+};
+
+const PAYMENT_METHOD_DATA_SPEC: ParamSpec = {
+  type: true,
+  card: CARD_SPEC,
+  billing_details: BILLING_DETAILS_SPEC,
+  metadata: true,
+  allow_redisplay: true,
+};
+
+export const PAYMENT_METHOD_UPDATE_SPEC: ParamSpec = {
+  card: { exp_month: true, exp_year: true, networks: true },
+  billing_details: BILLING_DETAILS_SPEC,
+  metadata: true,
+  allow_redisplay: true,
+};
+
+const REDISPLAY = ['always', 'limited', 'unspecified'] as const;
+
+/** An address under `prefix` (`address`, `billing_details[address]`): empty values clear a field. */
+export function readAddress(p: Params, prefix: string): AddressInput {
+  const out: AddressInput = {};
+  for (const k of ADDRESS_FIELDS) {
+    const v = emptyableStr(p, k, prefix);
+    if (v !== undefined) out[k] = v;
+  }
+  return out;
+}
+
+/** `billing_details` (absent or empty: no change). */
+export function readBillingDetails(p: Params | undefined): BillingDetailsInput | undefined {
+  if (!p) return undefined;
+  const out: BillingDetailsInput = {};
+  for (const k of ['email', 'name', 'phone', 'tax_id'] as const) {
+    const v = emptyableStr(p, k, 'billing_details');
+    if (v !== undefined) out[k] = v;
+  }
+  const addr = obj(p, 'address', 'billing_details');
+  if (addr) out.address = readAddress(addr, 'billing_details[address]');
+  return out;
+}
+
+export function readPaymentMethodCreate(p: Params): PaymentMethodCreate {
+  const card = obj(p, 'card');
+  return {
+    type: str(p, 'type'),
+    cloneOf: str(p, 'payment_method'),
+    card: card && {
+      token: str(card, 'token', 'card'),
+      number: str(card, 'number', 'card'),
+      expMonth: int(card, 'exp_month', 'card'),
+      expYear: int(card, 'exp_year', 'card'),
+      cvcGiven: str(card, 'cvc', 'card') !== undefined,
+    },
+    billing: readBillingDetails(obj(p, 'billing_details')),
+    metadata: readMetadata(p),
+    allowRedisplay: oneOf(p, 'allow_redisplay', REDISPLAY) as AllowRedisplay | undefined,
+  };
+}
+
+/** `payment_method_data` (intents): a payment method created inline, parameters named under it. */
+export function readPaymentMethodData(data: Params): PaymentMethodCreate {
+  return underParam('payment_method_data', () => {
+    rejectUnknown(data, PAYMENT_METHOD_DATA_SPEC, 'payment_method_data');
+    return readPaymentMethodCreate(data);
+  });
+}
+
+function readPaymentMethodUpdate(p: Params): PaymentMethodUpdate {
+  const card = obj(p, 'card');
+  return {
+    metadata: readMetadata(p),
+    billing: p.billing_details === undefined ? undefined : (readBillingDetails(obj(p, 'billing_details')) ?? {}),
+    card: card && { expMonth: int(card, 'exp_month', 'card'), expYear: int(card, 'exp_year', 'card') },
+    allowRedisplay: oneOf(p, 'allow_redisplay', REDISPLAY) as AllowRedisplay | undefined,
+  };
+}
+
 export const paymentMethodRoutes: TwinRoute[] = [
   {
     method: 'POST',
     path: '/v1/payment_methods',
-    handler: (req, ctx) => ok(createPaymentMethod(ctx, readParams(req, PAYMENT_METHOD_CREATE_SPEC))),
+    handler: (req, ctx) => ok(createPaymentMethod(ctx, readPaymentMethodCreate(readParams(req, PAYMENT_METHOD_CREATE_SPEC)))),
   },
   {
     method: 'GET',
@@ -45,7 +152,7 @@ export const paymentMethodRoutes: TwinRoute[] = [
   {
     method: 'POST',
     path: '/v1/payment_methods/{id}',
-    handler: (req, ctx) => ok(updatePaymentMethod(ctx, req.params.id!, readParams(req, PAYMENT_METHOD_UPDATE_SPEC))),
+    handler: (req, ctx) => ok(updatePaymentMethod(ctx, req.params.id!, readPaymentMethodUpdate(readParams(req, PAYMENT_METHOD_UPDATE_SPEC)))),
   },
   {
     method: 'POST',

@@ -1,12 +1,10 @@
 // /v1/webhook_endpoints: CRUD. Deliveries and their attempts are the runtime's `delivery` records.
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
-import { listResponse } from '../http/list.js';
-import { LIST_PARAMS, readParams } from '../http/params.js';
-import { ok } from '../http/pipeline.js';
+import { listResponse } from '../wire/list.js';
+import { LIST_PARAMS, bool, emptyableStr, readMetadata, readParams, str, strArray, type ParamSpec } from '../wire/params.js';
+import { ok } from '../wire/pipeline.js';
 import {
-  WEBHOOK_CREATE_SPEC,
-  WEBHOOK_UPDATE_SPEC,
   createWebhookEndpoint,
   deleteWebhookEndpoint,
   getWebhookEndpoint,
@@ -15,11 +13,25 @@ import {
   type WebhookEndpoint,
 } from '../model/webhooks.js';
 
+const WEBHOOK_CREATE_SPEC: ParamSpec = { url: true, enabled_events: true, description: true, metadata: true, api_version: true, connect: true };
+const WEBHOOK_UPDATE_SPEC: ParamSpec = { url: true, enabled_events: true, description: true, metadata: true, disabled: true };
+
 export const webhookRoutes: TwinRoute[] = [
   {
     method: 'POST',
     path: '/v1/webhook_endpoints',
-    handler: (req, ctx) => ok(createWebhookEndpoint(ctx, readParams(req, WEBHOOK_CREATE_SPEC))),
+    handler: (req, ctx) => {
+      const p = readParams(req, WEBHOOK_CREATE_SPEC);
+      return ok(
+        createWebhookEndpoint(ctx, {
+          url: str(p, 'url'),
+          enabledEvents: strArray(p, 'enabled_events'),
+          apiVersion: str(p, 'api_version'),
+          description: str(p, 'description'),
+          metadata: readMetadata(p),
+        }),
+      );
+    },
   },
   {
     method: 'GET',
@@ -41,7 +53,17 @@ export const webhookRoutes: TwinRoute[] = [
   {
     method: 'POST',
     path: '/v1/webhook_endpoints/{id}',
-    handler: (req, ctx) => ok(publicEndpoint(updateWebhookEndpoint(ctx, req.params.id!, readParams(req, WEBHOOK_UPDATE_SPEC)))),
+    handler: (req, ctx) => {
+      const p = readParams(req, WEBHOOK_UPDATE_SPEC);
+      const update = {
+        url: str(p, 'url'),
+        enabledEvents: strArray(p, 'enabled_events'),
+        description: emptyableStr(p, 'description'),
+        disabled: bool(p, 'disabled'),
+        metadata: readMetadata(p),
+      };
+      return ok(publicEndpoint(updateWebhookEndpoint(ctx, req.params.id!, update)));
+    },
   },
   {
     method: 'DELETE',

@@ -1,0 +1,288 @@
+// The host of one running twin: its SQLite file, clock, ids and deliveries, the router and the
+// request pipeline, and the operations the control plane asks of a twin (health, credential,
+// advance, reset, records). The internal admin API (admin-api.ts) and the seed expander call these
+// methods; the HTTP server (server.ts) only translates between sockets and `handle`.
+
+import { existsSync } from 'node:fs';
+import { RecordStore, type StoredRecord } from './record-store.js';
+import { EnvironmentClock } from './clock.js';
+import { IdSource, randomBase62 } from './ids.js';
+import { Deliveries, DELIVERY_RESOURCE } from './deliveries.js';
+import { RequestPipeline } from './pipeline.js';
+import { AdvanceJobs, type AdvanceJobView } from './advance-job.js';
+import { prototypesIntact } from './safe-input.js';
+import { routeTwin, type RoutedTwin } from './router.js';
+import type { RequestProblem, TwinContext, TwinDefinition, TwinRequest, TwinResponse, TwinRoute } from './contract.js';
+
+export interface TwinHostOptions {
+  dataFile: string;
+  /** Seed file copied in when the data file is new, and restored by reset. */
+  seedFile?: string;
+  /** Clock start for a new data file (default: now). */
+  clockStart?: Date;
+  /** Base URL callers see (gateway URL); defaults to the listening address. */
+  publicUrl?: string;
+  /**
+   * Keep the provider key in the data file and use it again on the next start (standalone twins,
+   * decisions §10), instead of minting one per start (decisions §7). `apiKey` chooses it.
+   */
+  keepKey?: boolean;
+  /** The key to accept (implies keeping it); default: the kept one, or a freshly minted one. */
+  apiKey?: string;
+}
+
+/** Meta key under which a standalone twin keeps its provider key. */
+export const KEPT_KEY_META = 'standalone_api_key';
+
+/** A host operation refused, with the status and sentence the admin API answers. */
+export class HostError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface TwinHealth {
+  status: 'ok';
+  twin: string;
+  version: string;
+  storage_version: number;
+  clock: string;
+  /** The advance job under way, if any (GET /_twin/advance/{id} follows it). */
+  advance: AdvanceJobView | null;
+  /** Twin-only: no request has reached Object.prototype (or Array/Function/String's) in this process. */
+  prototype_intact: boolean;
+}
+
+const PATH_ENCODING = /%(?![0-9A-Fa-f]{2})/;
+
+export class TwinHost {
+  readonly store: RecordStore;
+  readonly clock: EnvironmentClock;
+  readonly ids: IdSource;
+  readonly deliveries: Deliveries;
+  readonly apiKey: string;
+  readonly ctx: TwinContext;
+  readonly routing: RoutedTwin;
+  readonly pipeline: RequestPipeline;
+  /** A long advance runs as a job; provider requests get the provider's 503 meanwhile. */
+  readonly advances: AdvanceJobs;
+  private readonly startClock: Date;
+
+  constructor(
+    readonly twin: TwinDefinition,
+    readonly options: TwinHostOptions,
+  ) {
+    const fresh = !existsSync(options.dataFile);
+    this.store = new RecordStore(options.dataFile);
+    if (fresh && options.seedFile) this.store.replaceWith(options.seedFile);
+    if (this.store.getMeta('storage_version') === undefined) {
+      this.store.setMeta('storage_version', String(twin.storageVersion));
+    }
+    if (this.store.getMeta('clock_start') === undefined) {
+      this.store.setMeta('clock_start', String((options.clockStart ?? new Date()).getTime()));
+    }
+    this.startClock = new Date(Number(this.store.getMeta('clock_start')));
+    this.clock = new EnvironmentClock(this.store, this.startClock);
+    this.ids = new IdSource(this.store, `${twin.slug}:default-seed`);
+    this.apiKey = this.providerKey(twin, options);
+    this.deliveries = new Deliveries(this.store, () => this.ids.next('dlv_', 24), twin.signDelivery?.bind(twin));
+    this.ctx = {
+      store: this.store,
+      clock: this.clock,
+      ids: this.ids,
+      apiKey: this.apiKey,
+      baseUrl: options.publicUrl ?? '',
+      deliveries: this.deliveries,
+    };
+    this.pipeline = new RequestPipeline(this.store.db);
+    this.advances = new AdvanceJobs({ twin, ctx: this.ctx, exclusive: (fn) => this.pipeline.exclusive(fn) });
+    // The starting state exists from the first instant, so the records endpoints show it at once.
+    twin.initialize?.(this.ctx);
+    this.routing = routeTwin(twin);
+  }
+
+  /** Whether the key survives restarts (kept in the data file's meta, also across a reset). */
+  get keepsKey(): boolean {
+    return !!this.options.keepKey || this.options.apiKey !== undefined;
+  }
+
+  private providerKey(twin: TwinDefinition, options: TwinHostOptions): string {
+    if (!this.keepsKey) return twin.mintKey(randomBase62);
+    const key = options.apiKey ?? this.store.getMeta(KEPT_KEY_META) ?? twin.mintKey(randomBase62);
+    this.store.setMeta(KEPT_KEY_META, key);
+    return key;
+  }
+
+  /** The clock's start instant (reset puts the clock back here). */
+  get clockStart(): Date {
+    return this.startClock;
+  }
+
+  // ---- provider requests ---------------------------------------------------------------------
+
+  /** The route a request would take (undefined: a route miss). */
+  match(method: string, path: string): { route: TwinRoute; params: Record<string, string>; template: string } | undefined {
+    const found = this.routing.router.find(method, path);
+    return found && { route: found.value.route, params: found.params, template: found.template };
+  }
+
+  /** Answer one provider request (the HTTP server, tests and the seed expander call this). */
+  handle(req: TwinRequest): Promise<TwinResponse> {
+    return this.pipeline.submit(() => this.answer(req));
+  }
+
+  /** Answer a request the runtime could not read, in the provider's error shape. */
+  refuse(req: TwinRequest, problem: RequestProblem): Promise<TwinResponse> {
+    const hook = this.twin.errors.parseFailure;
+    if (hook) return this.pipeline.submit(() => hook(req, this.ctx, problem));
+    const status = problem.kind === 'input_refused' && problem.refusal.reason === 'body_too_large' ? 413 : 400;
+    return Promise.resolve({ status, body: { error: { message: problem.message } } });
+  }
+
+  private async answer(req: TwinRequest): Promise<TwinResponse> {
+    if (PATH_ENCODING.test(req.path) || !wellEncoded(req.path)) {
+      const hook = this.twin.errors.parseFailure;
+      if (hook) return hook(req, this.ctx, { kind: 'malformed_url', message: 'The URL path is not valid percent-encoding.' });
+    }
+    const found = this.match(req.method, req.path);
+    if (!found) return this.inSavepoint(req, () => this.twin.errors.routeMiss(req, this.ctx));
+    req.params = found.params;
+    req.template = found.template;
+    if (!found.route.public) {
+      const refused = this.twin.authenticate(req, this.ctx);
+      if (refused) return refused;
+    }
+    const run = (finish?: (res: TwinResponse) => TwinResponse | Promise<TwinResponse>) =>
+      this.inSavepoint(req, async () => {
+        const res = await found.route.handler(req, this.ctx);
+        return finish ? finish(res) : res;
+      });
+    try {
+      return this.twin.around ? await this.twin.around({ req, ctx: this.ctx, route: found.route }, run) : await run();
+    } catch (e) {
+      return this.renderError(e, req);
+    }
+  }
+
+  /** Run `fn` in the request's savepoint; a throw is rolled back and answered as the provider does. */
+  private async inSavepoint(req: TwinRequest, fn: () => TwinResponse | Promise<TwinResponse>): Promise<TwinResponse> {
+    try {
+      return await this.pipeline.savepoint(fn);
+    } catch (e) {
+      return this.renderError(e, req);
+    }
+  }
+
+  private renderError(e: unknown, req: TwinRequest): TwinResponse {
+    const rendered = this.twin.errors.render(e, req, this.ctx);
+    if (rendered) return rendered;
+    return { status: 500, body: { error: { type: 'api_error', message: (e as Error)?.message ?? String(e) } } };
+  }
+
+  // ---- host operations (admin API, seeds) ----------------------------------------------------
+
+  health(): TwinHealth {
+    return {
+      status: 'ok',
+      twin: this.twin.slug,
+      version: this.twin.version,
+      storage_version: Number(this.store.getMeta('storage_version')),
+      clock: this.clock.now().toISOString(),
+      advance: this.advances.running ?? null,
+      prototype_intact: prototypesIntact(),
+    };
+  }
+
+  credential(): { api_key: string } {
+    return { api_key: this.apiKey };
+  }
+
+  /**
+   * Move the environment clock to `to` (default: now, or the clock if it is ahead), running every
+   * lifecycle event due on the way. Runs alone, between provider requests.
+   */
+  advance(to?: Date): Promise<{ clock: string }> {
+    return this.pipeline.exclusive(async () => {
+      const target = to ?? new Date(Math.max(Date.now(), this.clock.nowMs()));
+      if (Number.isNaN(target.getTime())) throw new HostError(400, '`to` must be a date-time.');
+      if (target.getTime() < this.clock.nowMs()) {
+        throw new HostError(409, `Cannot move the clock back from ${this.clock.now().toISOString()} to ${target.toISOString()}.`);
+      }
+      await this.twin.advance?.(this.ctx, target);
+      this.clock.advanceTo(target);
+      return { clock: this.clock.now().toISOString() };
+    });
+  }
+
+  /** Back to the seed (or to empty), the clock back to its start, the starting state recreated. */
+  reset(): Promise<{ clock: string }> {
+    return this.pipeline.exclusive(() => {
+      const start = this.clockStart;
+      // replaceWith ATTACHes the seed file, which SQLite refuses inside a transaction; it runs its
+      // own transaction for the copy, so it goes first and alone.
+      if (this.options.seedFile) this.store.replaceWith(this.options.seedFile);
+      this.store.transaction(() => {
+        if (!this.options.seedFile) this.store.clear();
+        this.store.setMeta('clock_start', String(start.getTime()));
+        if (this.store.getMeta('storage_version') === undefined) {
+          this.store.setMeta('storage_version', String(this.twin.storageVersion));
+        }
+        if (this.keepsKey) this.store.setMeta(KEPT_KEY_META, this.apiKey);
+      });
+      this.clock.resetTo(new Date(Number(this.store.getMeta('clock') ?? start.getTime())));
+      this.twin.initialize?.(this.ctx);
+      return { clock: this.clock.now().toISOString() };
+    });
+  }
+
+  /** Whether `resource` is a kind of record this twin keeps (deliveries included). */
+  keeps(resource: string): boolean {
+    return this.twin.resources.includes(resource) || resource === DELIVERY_RESOURCE;
+  }
+
+  private known(resource: string): void {
+    if (!this.keeps(resource)) throw new HostError(404, `The ${this.twin.slug} twin keeps no records of kind '${resource}'.`);
+  }
+
+  listRecords(resource: string): StoredRecord[] {
+    this.known(resource);
+    return this.store.listRecords(resource);
+  }
+
+  getRecord(resource: string, externalId: string): Record<string, unknown> | undefined {
+    this.known(resource);
+    return this.store.get(resource, externalId);
+  }
+
+  putRecord(resource: string, externalId: string, fields: Record<string, unknown>): Promise<void> {
+    this.known(resource);
+    return this.pipeline.exclusive(() => this.store.put(resource, externalId, fields));
+  }
+
+  /** False when there was no such record. */
+  deleteRecord(resource: string, externalId: string): Promise<boolean> {
+    this.known(resource);
+    return this.pipeline.exclusive(() => this.store.delete(resource, externalId));
+  }
+
+  /** Wait for queued requests and deliveries, then close the file. */
+  async close(): Promise<void> {
+    await this.advances.stop();
+    await this.pipeline.idle();
+    await this.deliveries.close();
+    this.store.close();
+  }
+}
+
+function wellEncoded(path: string): boolean {
+  if (!path.includes('%')) return true;
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,31 @@
+// Stored bodies carry GitHub's canonical URLs; answers and webhook payloads point them at the
+// twin. Only URL-valued fields are rewritten (`url`, `*_url`, `href`), never user text such as an
+// issue body that happens to contain a github.com link.
+
+import { API, WEB } from '../model/identity.js';
+
+function isUrlKey(key: string): boolean {
+  return key === 'url' || key === 'href' || key.endsWith('_url');
+}
+
+function rewrite(value: string, base: string): string {
+  if (value.startsWith(API)) return base + value.slice(API.length);
+  if (value.startsWith(WEB)) return base + value.slice(WEB.length);
+  return value;
+}
+
+export function toTwinUrls<T>(value: T, baseUrl: string): T {
+  if (!baseUrl) return value;
+  const base = baseUrl.replace(/\/$/, '');
+  const walk = (v: unknown, key: string): unknown => {
+    if (typeof v === 'string') return isUrlKey(key) ? rewrite(v, base) : v;
+    if (Array.isArray(v)) return v.map((x) => walk(x, key));
+    if (v && typeof v === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const [k, x] of Object.entries(v)) out[k] = walk(x, k);
+      return out;
+    }
+    return v;
+  };
+  return walk(value, '') as T;
+}

@@ -1,0 +1,176 @@
+// /v1/checkout/sessions (create, retrieve, update, expire, list, line items), the twin-only
+// completion helper, and the minimal hosted page a session's `url` points at.
+
+import { showHostedCheckout, submitHostedCheckout } from './hosted-checkout.js';
+import type { TwinRequest, TwinResponse, TwinRoute } from '../../../twin-runtime/contract.js';
+import { ok } from '../wire/pipeline.js';
+import { listBody, listResponse } from '../wire/list.js';
+import {
+  LIST_PARAMS,
+  bool,
+  expandPaths,
+  int,
+  obj,
+  objArray,
+  oneOf,
+  paramsOf,
+  readMetadata,
+  readParams,
+  requiredStr,
+  str,
+  strArray,
+  type Params,
+  type ParamSpec,
+} from '../wire/params.js';
+import { find, type StripeObject } from '../model/objects.js';
+import {
+  MODES,
+  UI_MODES,
+  completeSession,
+  createSession,
+  expireSession,
+  filterSessions,
+  loadSession,
+  presentSession,
+  updateSession,
+  type SessionCreate,
+  type SessionIntentData,
+} from '../model/checkout.js';
+
+const expandOf = (req: TwinRequest): string[] => expandPaths(paramsOf(req));
+
+const SESSION_CREATE_PARAMS: ParamSpec = {
+  mode: true,
+  line_items: { price: true, quantity: true, adjustable_quantity: true, tax_rates: true, dynamic_tax_rates: true },
+  success_url: true,
+  cancel_url: true,
+  return_url: true,
+  ui_mode: true,
+  customer: true,
+  customer_email: true,
+  customer_creation: true,
+  client_reference_id: true,
+  metadata: true,
+  currency: true,
+  payment_method_types: true,
+  expires_at: true,
+  locale: true,
+  submit_type: true,
+  allow_promotion_codes: true,
+  billing_address_collection: true,
+  automatic_tax: { enabled: true },
+  phone_number_collection: { enabled: true },
+  subscription_data: { trial_period_days: true, trial_end: true, metadata: true, description: true, default_tax_rates: true },
+  payment_intent_data: { metadata: true, description: true, capture_method: true, setup_future_usage: true, receipt_email: true, statement_descriptor: true },
+  setup_intent_data: { metadata: true, description: true },
+  payment_method_collection: true,
+  redirect_on_completion: true,
+  saved_payment_method_options: true,
+  invoice_creation: true,
+  consent_collection: true,
+  custom_text: true,
+  after_expiration: true,
+};
+
+const SESSION_LIST_FILTERS: ParamSpec = {
+  customer: true,
+  customer_details: { email: true },
+  payment_intent: true,
+  payment_link: true,
+  status: true,
+  subscription: true,
+};
+
+const COMPLETE_PARAMS: ParamSpec = { payment_method: true, email: true, name: true };
+
+function readIntentData(p: Params | undefined, prefix: string): SessionIntentData | undefined {
+  return p && { description: str(p, 'description', prefix), metadata: readMetadata(p) };
+}
+
+function readSessionCreate(p: Params): SessionCreate {
+  const sd = obj(p, 'subscription_data');
+  const line = (li: Params, i: number) => ({ price: requiredStr(li, 'price', `line_items[${i}]`), quantity: int(li, 'quantity', `line_items[${i}]`) });
+  return {
+    mode: oneOf(p, 'mode', MODES),
+    uiMode: oneOf(p, 'ui_mode', UI_MODES),
+    lineItems: (objArray(p, 'line_items') ?? []).map(line),
+    customer: str(p, 'customer'),
+    customerEmail: str(p, 'customer_email'),
+    expiresAt: int(p, 'expires_at'),
+    successUrl: str(p, 'success_url'),
+    returnUrl: str(p, 'return_url'),
+    cancelUrl: str(p, 'cancel_url'),
+    currency: str(p, 'currency'),
+    paymentMethodTypes: strArray(p, 'payment_method_types'),
+    allowPromotionCodes: bool(p, 'allow_promotion_codes'),
+    billingAddressCollection: oneOf(p, 'billing_address_collection', ['auto', 'required'] as const),
+    clientReferenceId: str(p, 'client_reference_id'),
+    customerCreation: oneOf(p, 'customer_creation', ['always', 'if_required'] as const),
+    locale: str(p, 'locale'),
+    metadata: readMetadata(p),
+    paymentMethodCollection: oneOf(p, 'payment_method_collection', ['always', 'if_required'] as const),
+    submitType: oneOf(p, 'submit_type', ['auto', 'book', 'donate', 'pay', 'subscribe'] as const),
+    subscriptionData: sd && {
+      trialPeriodDays: int(sd, 'trial_period_days', 'subscription_data'),
+      trialEnd: sd.trial_end === 'now' ? 'now' : int(sd, 'trial_end', 'subscription_data'),
+      metadata: readMetadata(sd),
+      description: str(sd, 'description', 'subscription_data'),
+    },
+    paymentIntentData: readIntentData(obj(p, 'payment_intent_data'), 'payment_intent_data'),
+    setupIntentData: readIntentData(obj(p, 'setup_intent_data'), 'setup_intent_data'),
+  };
+}
+
+export const checkoutRoutes: TwinRoute[] = [
+  {
+    method: 'POST',
+    path: '/v1/checkout/sessions',
+    handler: (req, ctx) => ok(presentSession(createSession(ctx, readSessionCreate(readParams(req, SESSION_CREATE_PARAMS))), expandOf(req))),
+  },
+  {
+    method: 'GET',
+    path: '/v1/checkout/sessions',
+    handler: (req, ctx) => {
+      const p = readParams(req, { ...LIST_PARAMS, ...SESSION_LIST_FILTERS });
+      const details = obj(p, 'customer_details');
+      const filter = {
+        customer: str(p, 'customer'),
+        paymentIntent: str(p, 'payment_intent'),
+        subscription: str(p, 'subscription'),
+        status: oneOf(p, 'status', ['complete', 'expired', 'open'] as const),
+        email: details ? str(details, 'email', 'customer_details') : undefined,
+      };
+      return listResponse(req, ctx, filterSessions(ctx, filter), '/v1/checkout/sessions');
+    },
+  },
+  { method: 'GET', path: '/v1/checkout/sessions/{id}', handler: (req, ctx) => (readParams(req, {}), ok(presentSession(loadSession(ctx, req.params.id!), expandOf(req)))) },
+  {
+    method: 'POST',
+    path: '/v1/checkout/sessions/{id}',
+    handler: (req, ctx) => ok(presentSession(updateSession(ctx, req.params.id!, readMetadata(readParams(req, { metadata: true }))), expandOf(req))),
+  },
+  { method: 'POST', path: '/v1/checkout/sessions/{id}/expire', handler: (req, ctx) => (readParams(req, {}), ok(presentSession(expireSession(ctx, req.params.id!), expandOf(req)))) },
+  {
+    method: 'GET',
+    path: '/v1/checkout/sessions/{id}/line_items',
+    handler: (req, ctx) => {
+      const p = readParams(req, LIST_PARAMS);
+      const s = loadSession(ctx, req.params.id!);
+      const items = [...((s.line_items?.data ?? []) as StripeObject[])].reverse();
+      return ok(listBody(p, items, `/v1/checkout/sessions/${s.id}/line_items`));
+    },
+  },
+  {
+    // Twin-only: complete the session as the customer would (see docs in model/checkout.ts).
+    method: 'POST',
+    path: '/v1/test_helpers/checkout/sessions/{id}/complete',
+    handler: (req, ctx) => {
+      const p = readParams(req, COMPLETE_PARAMS);
+      const done = completeSession(ctx, req.params.id!, { paymentMethod: str(p, 'payment_method'), email: str(p, 'email'), name: str(p, 'name') });
+      return ok(presentSession(done, expandOf(req)));
+    },
+  },
+  // The hosted page a session's `url` points at, and its form (routes/hosted-checkout.ts).
+  { method: 'GET', path: '/c/pay/{id}', public: true, handler: showHostedCheckout },
+  { method: 'POST', path: '/c/pay/{id}', public: true, handler: submitHostedCheckout },
+];

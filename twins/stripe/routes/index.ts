@@ -1,0 +1,38 @@
+// Every Stripe route, one file per resource (routes/<resource>.ts beside model/<resource>.ts).
+
+import type { TwinRoute } from '../../../twin-runtime/contract.js';
+import { billingSettingsRoutes } from './billing-settings.js';
+import { chargeRoutes } from './charges.js';
+import { checkoutRoutes } from './checkout.js';
+import { customerRoutes } from './customers.js';
+import { eventRoutes } from './events.js';
+import { invoiceRoutes } from './invoices.js';
+import { meterRoutes } from './meters.js';
+import { paymentIntentRoutes } from './payment-intents.js';
+import { paymentMethodRoutes } from './payment-methods.js';
+import { priceRoutes } from './prices.js';
+import { productRoutes } from './products.js';
+import { refundRoutes } from './refunds.js';
+import { setupIntentRoutes } from './setup-intents.js';
+import { subscriptionRoutes } from './subscriptions.js';
+import { testClockRoutes } from './test-clocks.js';
+import { webhookRoutes } from './webhooks.js';
+
+export const routes: TwinRoute[] = [
+  ...customerRoutes,
+  ...productRoutes,
+  ...priceRoutes,
+  ...paymentMethodRoutes,
+  ...paymentIntentRoutes,
+  ...setupIntentRoutes,
+  ...chargeRoutes,
+  ...refundRoutes,
+  ...eventRoutes,
+  ...webhookRoutes,
+  ...subscriptionRoutes,
+  ...invoiceRoutes,
+  ...meterRoutes,
+  ...checkoutRoutes,
+  ...testClockRoutes,
+  ...billingSettingsRoutes,
+];

@@ -1,0 +1,95 @@
+// /v1/billing/meters (create, retrieve, update, list, deactivate, reactivate, event summaries) and
+// /v1/billing/meter_events.
+
+import type { TwinRoute } from '../../../twin-runtime/contract.js';
+import { ok } from '../wire/pipeline.js';
+import { listBody, listResponse } from '../wire/list.js';
+import { LIST_PARAMS, int, obj, oneOf, readParams, requiredStr, str, type ParamSpec } from '../wire/params.js';
+import type { StripeObject } from '../model/objects.js';
+import {
+  FORMULAS,
+  createMeter,
+  createMeterEvent,
+  eventSummaries,
+  loadMeter,
+  setMeterActive,
+  updateMeter,
+} from '../model/meters.js';
+
+const METER_CREATE_PARAMS: ParamSpec = {
+  display_name: true,
+  event_name: true,
+  default_aggregation: { formula: true },
+  customer_mapping: { event_payload_key: true, type: true },
+  value_settings: { event_payload_key: true },
+  event_time_window: true,
+};
+const METER_EVENT_PARAMS: ParamSpec = { event_name: true, payload: true, identifier: true, timestamp: true };
+const SUMMARY_PARAMS: ParamSpec = { customer: true, start_time: true, end_time: true, value_grouping_window: true, limit: true, starting_after: true, ending_before: true };
+
+export const meterRoutes: TwinRoute[] = [
+  {
+    method: 'POST',
+    path: '/v1/billing/meters',
+    handler: (req, ctx) => {
+      const p = readParams(req, METER_CREATE_PARAMS);
+      const displayName = requiredStr(p, 'display_name');
+      const eventName = requiredStr(p, 'event_name');
+      const agg = obj(p, 'default_aggregation');
+      const mapping = obj(p, 'customer_mapping');
+      const values = obj(p, 'value_settings');
+      return ok(
+        createMeter(ctx, {
+          displayName,
+          eventName,
+          aggregation: agg && { formula: oneOf(agg, 'formula', FORMULAS, 'default_aggregation') },
+          customerPayloadKey: mapping && str(mapping, 'event_payload_key', 'customer_mapping'),
+          customerMappingType: mapping && oneOf(mapping, 'type', ['by_id'] as const, 'customer_mapping'),
+          valuePayloadKey: values && str(values, 'event_payload_key', 'value_settings'),
+          eventTimeWindow: oneOf(p, 'event_time_window', ['day', 'hour'] as const),
+        }),
+      );
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/billing/meters',
+    handler: (req, ctx) => {
+      const p = readParams(req, { ...LIST_PARAMS, status: true });
+      const status = str(p, 'status');
+      const meters = ctx.store.list<StripeObject>('billing_meter').filter((m) => !status || m.status === status);
+      return listResponse(req, ctx, meters, '/v1/billing/meters');
+    },
+  },
+  { method: 'GET', path: '/v1/billing/meters/{id}', handler: (req, ctx) => (readParams(req, {}), ok(loadMeter(ctx, req.params.id!))) },
+  {
+    method: 'POST',
+    path: '/v1/billing/meters/{id}',
+    handler: (req, ctx) => ok(updateMeter(ctx, req.params.id!, str(readParams(req, { display_name: true }), 'display_name'))),
+  },
+  { method: 'POST', path: '/v1/billing/meters/{id}/deactivate', handler: (req, ctx) => (readParams(req, {}), ok(setMeterActive(ctx, req.params.id!, false))) },
+  { method: 'POST', path: '/v1/billing/meters/{id}/reactivate', handler: (req, ctx) => (readParams(req, {}), ok(setMeterActive(ctx, req.params.id!, true))) },
+  {
+    method: 'GET',
+    path: '/v1/billing/meters/{id}/event_summaries',
+    handler: (req, ctx) => {
+      const p = readParams(req, SUMMARY_PARAMS);
+      const query = {
+        customer: requiredStr(p, 'customer'),
+        start: int(p, 'start_time'),
+        end: int(p, 'end_time'),
+        window: oneOf(p, 'value_grouping_window', ['day', 'hour'] as const),
+      };
+      return ok(listBody(p, eventSummaries(ctx, req.params.id!, query).reverse(), `/v1/billing/meters/${req.params.id}/event_summaries`));
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/billing/meter_events',
+    handler: (req, ctx) => {
+      const p = readParams(req, METER_EVENT_PARAMS);
+      const eventName = requiredStr(p, 'event_name');
+      return ok(createMeterEvent(ctx, { eventName, payload: obj(p, 'payload'), timestamp: int(p, 'timestamp'), identifier: str(p, 'identifier') }));
+    },
+  },
+];

@@ -1,0 +1,202 @@
+// /v1/prices: create, retrieve, update (prices are only deactivated), list filters, search.
+
+import type { TwinRoute } from '../../../twin-runtime/contract.js';
+import { listEnvelope, readListWindow, searchResponse } from '../wire/list.js';
+import {
+  LIST_PARAMS,
+  RECURRING_SPEC,
+  SEARCH_PARAMS,
+  bool,
+  decimal,
+  emptyableStr,
+  int,
+  obj,
+  objArray,
+  oneOf,
+  readMetadata,
+  readParams,
+  requiredCurrency,
+  str,
+  strArray,
+  type Params,
+  type ParamSpec,
+} from '../wire/params.js';
+import { ok } from '../wire/pipeline.js';
+import {
+  INTERVALS,
+  PRICE_SEARCH_FIELDS,
+  TAX_BEHAVIORS,
+  USAGE_TYPES,
+  createPrice,
+  getPrice,
+  listPrices,
+  updatePrice,
+  type PriceCreate,
+  type ProductData,
+  type RecurringInput,
+} from '../model/prices.js';
+
+const PRICE_CREATE_SPEC: ParamSpec = {
+  currency: true,
+  product: true,
+  product_data: { name: true, active: true, id: true, metadata: true, statement_descriptor: true, tax_code: true, unit_label: true },
+  unit_amount: true,
+  unit_amount_decimal: true,
+  custom_unit_amount: { enabled: true, maximum: true, minimum: true, preset: true },
+  recurring: RECURRING_SPEC,
+  active: true,
+  billing_scheme: true,
+  tiers: { up_to: true, unit_amount: true, unit_amount_decimal: true, flat_amount: true, flat_amount_decimal: true },
+  tiers_mode: true,
+  lookup_key: true,
+  transfer_lookup_key: true,
+  metadata: true,
+  nickname: true,
+  tax_behavior: true,
+  transform_quantity: { divide_by: true, round: true },
+  currency_options: true,
+};
+
+const PRICE_UPDATE_SPEC: ParamSpec = {
+  active: true,
+  metadata: true,
+  nickname: true,
+  lookup_key: true,
+  transfer_lookup_key: true,
+  tax_behavior: true,
+  currency_options: true,
+};
+
+function name(prefix: string | undefined, key: string): string {
+  return prefix ? `${prefix}[${key}]` : key;
+}
+
+function readRecurring(r: Params, prefix: string): RecurringInput {
+  return {
+    interval: oneOf(r, 'interval', INTERVALS, prefix),
+    intervalCount: int(r, 'interval_count', prefix),
+    usageType: oneOf(r, 'usage_type', USAGE_TYPES, prefix),
+    meter: str(r, 'meter', prefix),
+    trialPeriodDays: int(r, 'trial_period_days', prefix),
+  };
+}
+
+function readProductData(d: Params): ProductData {
+  return {
+    name: str(d, 'name', 'product_data'),
+    id: str(d, 'id', 'product_data'),
+    active: bool(d, 'active', 'product_data'),
+    metadata: readMetadata(d),
+    statementDescriptor: str(d, 'statement_descriptor', 'product_data'),
+    taxCode: str(d, 'tax_code', 'product_data'),
+    unitLabel: str(d, 'unit_label', 'product_data'),
+  };
+}
+
+/** A price's parameters (`prefix` names the enclosing parameter, e.g. `default_price_data`). */
+export function readPriceCreate(p: Params, prefix?: string): PriceCreate {
+  const currency = requiredCurrency(p, 'currency', prefix);
+  const productData = obj(p, 'product_data', prefix);
+  const custom = obj(p, 'custom_unit_amount', prefix);
+  const billingScheme = oneOf(p, 'billing_scheme', ['per_unit', 'tiered'] as const, prefix);
+  const input: PriceCreate = {
+    currency,
+    product: str(p, 'product', prefix),
+    productData: productData && readProductData(productData),
+    billingScheme,
+    unitAmount: int(p, 'unit_amount', prefix),
+    unitAmountDecimal: decimal(p, 'unit_amount_decimal', prefix),
+    customUnitAmount: custom && { maximum: int(custom, 'maximum'), minimum: int(custom, 'minimum'), preset: int(custom, 'preset') },
+  };
+  if (billingScheme === 'tiered') {
+    input.tiersMode = oneOf(p, 'tiers_mode', ['graduated', 'volume'] as const, prefix);
+    input.tiers = objArray(p, 'tiers', prefix)?.map((t, i) => {
+      const tp = `${name(prefix, 'tiers')}[${i}]`;
+      const unitAmount = int(t, 'unit_amount', tp);
+      const flatAmount = int(t, 'flat_amount', tp);
+      return {
+        upTo: t.up_to === 'inf' ? null : int(t, 'up_to', tp),
+        unitAmount,
+        unitAmountDecimal: unitAmount === undefined ? decimal(t, 'unit_amount_decimal', tp) : undefined,
+        flatAmount,
+        flatAmountDecimal: flatAmount === undefined ? decimal(t, 'flat_amount_decimal', tp) : undefined,
+      };
+    });
+  }
+  const r = obj(p, 'recurring', prefix);
+  if (r) input.recurring = readRecurring(r, name(prefix, 'recurring'));
+  input.active = bool(p, 'active', prefix);
+  input.metadata = readMetadata(p);
+  input.nickname = str(p, 'nickname', prefix);
+  input.taxBehavior = oneOf(p, 'tax_behavior', TAX_BEHAVIORS, prefix);
+  const tq = obj(p, 'transform_quantity', prefix);
+  if (tq) input.transformQuantity = { divideBy: int(tq, 'divide_by', name(prefix, 'transform_quantity')), round: oneOf(tq, 'round', ['up', 'down'] as const) };
+  input.lookupKey = str(p, 'lookup_key', prefix);
+  if (input.lookupKey) input.transferLookupKey = bool(p, 'transfer_lookup_key', prefix);
+  return input;
+}
+
+export const priceRoutes: TwinRoute[] = [
+  { method: 'POST', path: '/v1/prices', handler: (req, ctx) => ok(createPrice(ctx, readPriceCreate(readParams(req, PRICE_CREATE_SPEC)))) },
+  {
+    method: 'GET',
+    path: '/v1/prices',
+    handler: (req, ctx) => {
+      const p = readParams(req, {
+        ...LIST_PARAMS,
+        active: true,
+        currency: true,
+        product: true,
+        type: true,
+        lookup_keys: true,
+        recurring: { interval: true, meter: true, usage_type: true },
+      });
+      const r = obj(p, 'recurring');
+      const filter = {
+        active: bool(p, 'active'),
+        currency: str(p, 'currency'),
+        product: str(p, 'product'),
+        type: oneOf(p, 'type', ['one_time', 'recurring'] as const),
+        lookupKeys: strArray(p, 'lookup_keys'),
+        interval: r ? str(r, 'interval', 'recurring') : undefined,
+        usageType: r ? str(r, 'usage_type', 'recurring') : undefined,
+        meter: r ? str(r, 'meter', 'recurring') : undefined,
+      };
+      return ok(listEnvelope(listPrices(ctx, filter, readListWindow(p)), '/v1/prices'));
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/prices/search',
+    handler: (req, ctx) => {
+      readParams(req, SEARCH_PARAMS);
+      return searchResponse(req, ctx, ctx.store.list<any>('price'), '/v1/prices/search', PRICE_SEARCH_FIELDS, 'prices');
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/prices/{id}',
+    handler: (req, ctx) => {
+      readParams(req, {});
+      return ok(getPrice(ctx, req.params.id!, 'id'));
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/prices/{id}',
+    handler: (req, ctx) => {
+      const p = readParams(req, PRICE_UPDATE_SPEC);
+      const lookupKey = emptyableStr(p, 'lookup_key');
+      return ok(
+        updatePrice(ctx, req.params.id!, {
+          active: bool(p, 'active'),
+          nickname: emptyableStr(p, 'nickname'),
+          taxBehavior: oneOf(p, 'tax_behavior', TAX_BEHAVIORS),
+          lookupKey,
+          transferLookupKey: lookupKey ? bool(p, 'transfer_lookup_key') : undefined,
+          metadata: readMetadata(p),
+        }),
+      );
+    },
+  },
+];

@@ -1,0 +1,34 @@
+// /v1/test_helpers/test_clocks: create, retrieve, delete, list, advance.
+
+import type { TwinRoute } from '../../../twin-runtime/contract.js';
+import { ok } from '../wire/pipeline.js';
+import { listResponse } from '../wire/list.js';
+import { LIST_PARAMS, int, readParams, str } from '../wire/params.js';
+import type { StripeObject } from '../model/objects.js';
+import { advanceTestClock, createTestClock, deleteTestClock, loadTestClock, presentClock } from '../model/test-clocks.js';
+
+export const testClockRoutes: TwinRoute[] = [
+  {
+    method: 'POST',
+    path: '/v1/test_helpers/test_clocks',
+    handler: (req, ctx) => {
+      const p = readParams(req, { frozen_time: true, name: true });
+      return ok(createTestClock(ctx, { frozenTime: int(p, 'frozen_time'), name: str(p, 'name') }));
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/test_helpers/test_clocks',
+    handler: (req, ctx) => {
+      readParams(req, LIST_PARAMS);
+      return listResponse(req, ctx, ctx.store.list<StripeObject>('test_clock').map((c) => presentClock(ctx, c)), '/v1/test_helpers/test_clocks');
+    },
+  },
+  { method: 'GET', path: '/v1/test_helpers/test_clocks/{id}', handler: (req, ctx) => (readParams(req, {}), ok(presentClock(ctx, loadTestClock(ctx, req.params.id!)))) },
+  { method: 'DELETE', path: '/v1/test_helpers/test_clocks/{id}', handler: (req, ctx) => (readParams(req, {}), ok(deleteTestClock(ctx, req.params.id!))) },
+  {
+    method: 'POST',
+    path: '/v1/test_helpers/test_clocks/{id}/advance',
+    handler: (req, ctx) => ok(advanceTestClock(ctx, req.params.id!, int(readParams(req, { frozen_time: true }), 'frozen_time'))),
+  },
+];

@@ -1,0 +1,63 @@
+// API key check with Stripe's wording: Bearer (what the SDK sends) or Basic with the key as the
+// user name (what curl -u sends). Only the key minted for this container is accepted.
+
+import type { RequestProblem, TwinContext, TwinRequest, TwinResponse } from '../../../twin-runtime/contract.js';
+import { stripeError } from './errors.js';
+import { newRequestId, withStripeHeaders } from './pipeline.js';
+
+const NO_KEY =
+  "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY'). See https://stripe.com/docs/api#authentication for details, or we can help at https://support.stripe.com/.";
+
+function presentedKey(req: TwinRequest): string | undefined {
+  const raw = req.headers.authorization;
+  if (!raw) return undefined;
+  const [scheme, value = ''] = raw.trim().split(/\s+/, 2);
+  if (/^bearer$/i.test(scheme!)) return value;
+  if (/^basic$/i.test(scheme!)) {
+    const decoded = Buffer.from(value, 'base64').toString('utf8');
+    return decoded.split(':')[0];
+  }
+  return raw.trim();
+}
+
+/** `sk_test_abc…wxyz` → `sk_test_*****…wxyz`, as Stripe echoes a rejected key. */
+export function maskKey(key: string): string {
+  const prefix = /^(sk|rk|pk)_(test|live)_/.exec(key)?.[0] ?? '';
+  const tail = key.length - prefix.length > 4 ? key.slice(-4) : '';
+  return prefix + '*'.repeat(Math.max(0, key.length - prefix.length - tail.length)) + tail;
+}
+
+export function authenticateStripe(req: TwinRequest, ctx: TwinContext): TwinResponse | undefined {
+  const key = presentedKey(req);
+  if (key === ctx.apiKey) return undefined;
+  const message = key ? `Invalid API Key provided: ${maskKey(key)}` : NO_KEY;
+  return withStripeHeaders(stripeError(401, { type: 'invalid_request_error', message }), newRequestId(), req);
+}
+
+export function unrecognizedUrl(req: TwinRequest, ctx: TwinContext): TwinResponse {
+  const refused = authenticateStripe(req, ctx);
+  if (refused) return refused;
+  return withStripeHeaders(
+    stripeError(404, {
+      type: 'invalid_request_error',
+      message: `Unrecognized request URL (${req.method}: ${req.path}). Please see https://stripe.com/docs or we can help at https://support.stripe.com/.`,
+    }),
+    newRequestId(),
+    req,
+  );
+}
+
+/**
+ * A request the runtime could not read: a malformed URL is an unknown one; an input limit passed is
+ * Stripe's 400 `invalid_request_error` naming the parameter (413 for a body past the size limit).
+ */
+export function stripeParseFailure(req: TwinRequest, ctx: TwinContext, problem: RequestProblem): TwinResponse {
+  if (problem.kind === 'malformed_url') return unrecognizedUrl(req, ctx);
+  const { refusal } = problem;
+  const status = refusal.reason === 'body_too_large' ? 413 : 400;
+  return withStripeHeaders(
+    stripeError(status, { type: 'invalid_request_error', message: refusal.message, param: refusal.param }),
+    newRequestId(),
+    req,
+  );
+}

@@ -1,0 +1,87 @@
+// Stripe's protocol around every routed request (the twin's `around`): a deterministic request id,
+// `Idempotency-Key` replay, `expand[]` on the answer, Stripe's error body for anything unexpected,
+// and the `Request-Id` header on every response. The runtime runs the handler inside the request's
+// savepoint of a group-committed transaction (twin-runtime/pipeline.ts): a thrown StripeApiError
+// rolls back whatever the request wrote, ids included, so a rejected request leaves no trace.
+
+import { randomBytes } from 'node:crypto';
+import type { RouteCall, RunRoute, TwinContext, TwinRequest, TwinResponse } from '../../../twin-runtime/contract.js';
+import { base62 } from '../../../twin-runtime/ids.js';
+import { StripeApiError, stripeError } from './errors.js';
+import { expandPaths, paramsOf } from './params.js';
+import { expandObject } from './expand.js';
+import { lookupIdempotent, rememberIdempotent } from './idempotency.js';
+import { setCurrentRequest } from './request-context.js';
+
+/** A request id for answers given before a twin context exists (refused credentials). */
+export function newRequestId(): string {
+  return 'req_' + base62(randomBytes(14), 14);
+}
+
+function header(req: TwinRequest, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** Stamp the headers Stripe puts on every answer. */
+export function withStripeHeaders(res: TwinResponse, requestId: string, req?: TwinRequest): TwinResponse {
+  const headers: Record<string, string | string[]> = { ...(res.headers ?? {}), 'request-id': requestId };
+  const version = req && header(req, 'stripe-version');
+  if (version) headers['stripe-version'] = version;
+  return { ...res, headers };
+}
+
+/** Stripe's answer to a thrown error: its own errors as they are, anything else a 500 `api_error`. */
+export function renderStripeError(e: unknown): TwinResponse {
+  if (e instanceof StripeApiError) return e.toResponse();
+  return stripeError(500, {
+    type: 'api_error',
+    message: `An unexpected error occurred in the Stripe twin: ${(e as Error).message}`,
+  });
+}
+
+async function answer(req: TwinRequest, ctx: TwinContext, requestId: string, run: RunRoute): Promise<TwinResponse> {
+  const idempotencyKey = req.method === 'POST' ? header(req, 'idempotency-key') : undefined;
+  setCurrentRequest({ id: requestId, idempotencyKey: idempotencyKey ?? null });
+  try {
+    const params = paramsOf(req);
+    const endpoint = `${req.method} ${req.path}`;
+    if (idempotencyKey) {
+      const replay = lookupIdempotent(ctx, idempotencyKey, endpoint, params);
+      if (replay) {
+        return {
+          ...replay.response,
+          headers: { 'idempotent-replayed': 'true', 'original-request': replay.originalRequest, 'idempotency-key': idempotencyKey },
+        };
+      }
+    }
+    return await run((res) => {
+      const paths = expandPaths(params);
+      if (paths.length > 0 && res.status < 300 && res.body && typeof res.body === 'object') {
+        res = { ...res, body: expandObject(ctx, res.body, paths) };
+      }
+      if (idempotencyKey && res.status < 500) {
+        rememberIdempotent(ctx, idempotencyKey, endpoint, params, requestId, res);
+        res = { ...res, headers: { ...(res.headers ?? {}), 'idempotency-key': idempotencyKey } };
+      }
+      return res;
+    });
+  } catch (e) {
+    return renderStripeError(e);
+  } finally {
+    setCurrentRequest(null);
+  }
+}
+
+/** The twin's `around`: every routed request, inside the runtime's transaction. */
+export async function aroundStripe({ req, ctx }: RouteCall, run: RunRoute): Promise<TwinResponse> {
+  // Deterministic (events store it), drawn outside the request's savepoint so a rejected
+  // request does not hand its id to the next one.
+  const requestId = ctx.ids.nextIn('request', 'req_', 14);
+  return withStripeHeaders(await answer(req, ctx, requestId, run), requestId, req);
+}
+
+/** A 200 answer with a Stripe object or envelope. */
+export function ok(body: unknown): TwinResponse {
+  return { status: 200, body };
+}
