@@ -3,13 +3,13 @@
 // It forwards over undici keep-alive pools, refuses the twin's internal admin paths (/_twin/*),
 // and records every request without ever blocking or failing it.
 
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { Pool } from 'undici';
 import type { Logger } from 'pino';
 import { toLogRow } from './recording.js';
 import type { RequestLogWriter } from './request-log-writer.js';
-import { INPUT_LIMITS } from '../../twin-runtime/safe-input.js';
+import { maxBodyBytes } from '../../twin-runtime/body-limits.js';
+import { listenDual, type DualListener, type RequestHandler } from '../../twin-runtime/dual-listener.js';
 
 export interface GatewayOptions {
   /** Interface the per-twin listeners bind (loopback locally). */
@@ -22,6 +22,8 @@ export interface GatewayOptions {
   publicScheme?: string;
   writer: RequestLogWriter;
   log?: Logger;
+  /** Key and certificate chain: every twin URL then answers https:// on its port too (twin-runtime/tls.ts). */
+  tls?: { key: string; cert: string };
 }
 
 export interface GatewayTwin {
@@ -35,7 +37,7 @@ interface Route extends GatewayTwin {
   /** The running workload's address; undefined while it (re)starts. */
   target?: string;
   pool?: Pool;
-  server?: Server;
+  server?: DualListener;
   port?: number;
 }
 
@@ -67,19 +69,18 @@ export function isAdminPath(path: string): boolean {
 }
 
 /**
- * Bytes of a request body the gateway holds: one past the twins' limit, so a larger body is
- * drained rather than held in the control plane's memory, and the twin, still seeing too many
- * bytes, refuses it in its provider's shape.
+ * Bytes of a request body the gateway holds: one past the twins' limit for the path, so a larger
+ * body is drained rather than held in the control plane's memory, and the twin, still seeing too
+ * many bytes, refuses it in its provider's shape.
  */
-const BODY_KEPT_BYTES = INPUT_LIMITS.maxBodyBytes + 1;
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
+function readBody(req: IncomingMessage, path: string): Promise<Buffer> {
+  const keep = maxBodyBytes(path) + 1;
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let kept = 0;
     req.on('data', (c: Buffer) => {
-      if (kept >= BODY_KEPT_BYTES) return;
-      const part = c.length > BODY_KEPT_BYTES - kept ? c.subarray(0, BODY_KEPT_BYTES - kept) : c;
+      if (kept >= keep) return;
+      const part = c.length > keep - kept ? c.subarray(0, keep - kept) : c;
       chunks.push(part);
       kept += part.length;
     });
@@ -97,7 +98,7 @@ function jsonAnswer(res: ServerResponse, status: number, body: unknown): Buffer 
 
 export class TwinGateway {
   private readonly routes = new Map<string, Route>();
-  private shared: Server | undefined;
+  private shared: DualListener | undefined;
   private sharedUrlPort: number | undefined;
   /** Requests forwarded (or refused) per twin slug since start, for /metrics. */
   private readonly served = new Map<string, number>();
@@ -116,7 +117,7 @@ export class TwinGateway {
   /** Cluster mode: open the one host-routed listener. Local mode needs nothing up front. */
   async start(): Promise<void> {
     if (!this.hostRouting) return;
-    this.shared = createServer((req, res) => {
+    const handler: RequestHandler = (req, res) => {
       const host = (req.headers.host ?? '').split(':')[0]!.toLowerCase();
       const suffix = `.${this.options.domain!.toLowerCase()}`;
       const route = host.endsWith(suffix) ? this.routes.get(host.slice(0, -suffix.length)) : undefined;
@@ -126,8 +127,9 @@ export class TwinGateway {
         return;
       }
       void this.forward(route, req, res);
-    });
-    this.sharedUrlPort = await this.listen(this.shared, this.options.sharedPort ?? 0);
+    };
+    this.shared = await this.listen(handler, this.options.sharedPort ?? 0);
+    this.sharedUrlPort = this.shared.port();
   }
 
   /** Port of the shared listener (cluster mode). */
@@ -135,21 +137,9 @@ export class TwinGateway {
     return this.sharedUrlPort;
   }
 
-  private listen(server: Server, port: number): Promise<number> {
-    server.keepAliveTimeout = 65_000;
-    return new Promise((resolve, reject) => {
-      const onError = (err: Error) => {
-        server.off('listening', onListening);
-        reject(err);
-      };
-      const onListening = () => {
-        server.off('error', onError);
-        resolve((server.address() as AddressInfo).port);
-      };
-      server.once('error', onError);
-      server.once('listening', onListening);
-      server.listen(port, this.options.host);
-    });
+  /** A listener answering http:// and, given TLS material, https:// on the same port. */
+  private listen(handler: RequestHandler, port: number): Promise<DualListener> {
+    return listenDual(handler, { port, host: this.options.host, tls: this.options.tls, keepAliveTimeout: 65_000 });
   }
 
   /**
@@ -167,16 +157,16 @@ export class TwinGateway {
     }
     if (!route.server) {
       const r = route;
-      const server = createServer((req, res) => void this.forward(r, req, res));
-      let port: number;
+      const handler: RequestHandler = (req, res) => void this.forward(r, req, res);
+      let server: DualListener;
       try {
-        port = await this.listen(server, preferredPort ?? 0);
+        server = await this.listen(handler, preferredPort ?? 0);
       } catch (err) {
         if (!preferredPort) throw err;
-        port = await this.listen(server, 0);
+        server = await this.listen(handler, 0);
       }
       route.server = server;
-      route.port = port;
+      route.port = server.port();
     }
     return { url: `http://${this.options.host}:${route.port}`, port: route.port ?? null };
   }
@@ -214,8 +204,7 @@ export class TwinGateway {
     if (route.server) {
       const server = route.server;
       route.server = undefined;
-      server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
+      await server.close();
     }
     if (pool) await pool.close().catch(() => {});
   }
@@ -227,8 +216,7 @@ export class TwinGateway {
     if (this.shared) {
       const server = this.shared;
       this.shared = undefined;
-      server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
+      await server.close();
     }
   }
 
@@ -245,7 +233,7 @@ export class TwinGateway {
     let responseBody: Buffer | undefined;
     let responseContentType: string | undefined;
     try {
-      requestBody = await readBody(req);
+      requestBody = await readBody(req, path);
       const pool = route.pool;
       if (isAdminPath(path)) {
         statusCode = 404;

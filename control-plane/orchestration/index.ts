@@ -9,6 +9,7 @@ import { EnvironmentStore } from '../store/environments.js';
 import { RequestLogStore } from '../store/request-logs.js';
 import { RequestLogWriter } from '../gateway/request-log-writer.js';
 import { TwinGateway } from '../gateway/gateway.js';
+import { ensureTls } from '../../twin-runtime/tls.js';
 import type { TwinDriver } from './drivers/driver.js';
 import { createDriver } from './drivers/index.js';
 import { Reconciler } from './reconciler.js';
@@ -33,13 +34,16 @@ export async function createOrchestration(config: Config, db: Db, log: Logger): 
   const requestLogs = new RequestLogStore(db);
   const logWriter = new RequestLogWriter(requestLogs, log.child({ component: 'request-log' }));
   const driver = await createDriver(config);
+  const gatewayHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const gateway = new TwinGateway({
-    host: config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host,
+    host: gatewayHost,
     domain: config.domain,
     sharedPort: process.env.TWINS_GATEWAY_PORT ? Number(process.env.TWINS_GATEWAY_PORT) : undefined,
     publicScheme: process.env.TWINS_GATEWAY_SCHEME,
     writer: logWriter,
     log: log.child({ component: 'gateway' }),
+    // Twin URLs answer https:// too, with a certificate from the data directory's local CA.
+    tls: ensureTls(config.dataDir, [gatewayHost]),
   });
   const admin = new TwinAdminClient();
   const reconciler = new Reconciler({

@@ -281,9 +281,13 @@ async function unpack(ctx: TwinContext, repo: Json, pack: Buffer): Promise<Map<s
   return out;
 }
 
-/** Every object `tip` reaches is received or already here (git's connectivity check). */
-function connected(ctx: TwinContext, repo: Json, incoming: Map<string, Incoming>, tip: string): boolean {
+/**
+ * Every object `tip` reaches is received or already here (git's connectivity check): the received
+ * objects it reaches, or undefined when something is missing.
+ */
+function connected(ctx: TwinContext, repo: Json, incoming: Map<string, Incoming>, tip: string): Set<string> | undefined {
   const seen = new Set<string>();
+  const reached = new Set<string>();
   const stack = [tip];
   while (stack.length) {
     const sha = stack.pop()!;
@@ -291,9 +295,10 @@ function connected(ctx: TwinContext, repo: Json, incoming: Map<string, Incoming>
     seen.add(sha);
     const o = incoming.get(sha);
     if (!o) {
-      if (!hasObject(ctx, repo, sha)) return false;
+      if (!hasObject(ctx, repo, sha)) return undefined;
       continue; // already here, hence already connected
     }
+    reached.add(sha);
     if (o.type === 'commit') {
       const text = o.content.toString('utf8', 0, Math.min(o.content.length, 64 * 1024));
       for (const m of text.slice(0, text.indexOf('\n\n') < 0 ? undefined : text.indexOf('\n\n')).matchAll(/^(?:tree|parent) ([0-9a-f]{40})$/gm)) stack.push(m[1]!);
@@ -301,7 +306,7 @@ function connected(ctx: TwinContext, repo: Json, incoming: Map<string, Incoming>
       for (const e of parseTree(o.content)) if (e.mode !== '160000') stack.push(e.sha);
     } else if (o.type === 'tag') stack.push(parseTag(o.content).object);
   }
-  return true;
+  return reached;
 }
 
 /** `check-ref-format`, as receive-pack applies it. */
@@ -311,12 +316,15 @@ export function validRefName(ref: string): boolean {
   return ref.split('/').length >= 3;
 }
 
-/** Keep received objects: blobs, then trees, then commits and tags (each validated as it parses). */
-function keep(ctx: TwinContext, repo: Json, incoming: Map<string, Incoming>): void {
+/**
+ * Keep the received objects an accepted ref reaches (nothing unconnected is ever stored): blobs,
+ * then trees, then commits and tags.
+ */
+function keep(ctx: TwinContext, repo: Json, incoming: Map<string, Incoming>, reached: Set<string>): void {
   const order: ObjectType[] = ['blob', 'tree', 'commit', 'tag'];
   for (const type of order) {
     for (const [sha, o] of incoming) {
-      if (o.type !== type) continue;
+      if (o.type !== type || !reached.has(sha)) continue;
       if (type === 'blob') putBlob(ctx, repo, o.content);
       else if (type === 'tree') storeTree(ctx, repo, parseTree(o.content), (s) => getBlob(ctx, repo, s)?.size ?? incoming.get(s)?.content.length);
       else if (type === 'commit') storeCommit(ctx, repo, o.content);
@@ -358,6 +366,7 @@ export async function receivePush(ctx: TwinContext, repo: Json, commands: RefCom
     return { unpack: why, refs: commands.map((c) => ({ ref: c.ref, error: 'unpacker error' })) };
   }
   const refs: PushOutcome['refs'] = [];
+  const reached = new Set<string>();
   for (const c of commands) {
     const current = getRef(ctx, repo, c.ref)?.object.sha ?? ZERO;
     let error: string | undefined;
@@ -366,17 +375,19 @@ export async function receivePush(ctx: TwinContext, repo: Json, commands: RefCom
     else if (c.new === ZERO) {
       if (c.ref === `refs/heads/${repo.default_branch}` && current !== ZERO) error = `refusing to delete the current branch: ${c.ref}`;
     } else if (!incoming.has(c.new) && !hasObject(ctx, repo, c.new)) error = 'missing necessary objects';
-    else if (!connected(ctx, repo, incoming, c.new)) error = 'missing necessary objects';
     else {
+      const objects = connected(ctx, repo, incoming, c.new);
       const type = incoming.get(c.new)?.type ?? objectType(ctx, repo, c.new);
-      if (c.ref.startsWith('refs/heads/') && type !== 'commit') error = 'not a commit';
+      if (!objects) error = 'missing necessary objects';
+      else if (c.ref.startsWith('refs/heads/') && type !== 'commit') error = 'not a commit';
+      else for (const o of objects) reached.add(o);
     }
     refs.push({ ref: c.ref, ...(error ? { error } : {}) });
   }
   if (atomic && refs.some((r) => r.error)) {
     return { unpack: 'ok', refs: refs.map((r) => ({ ref: r.ref, error: r.error ?? 'atomic push failed' })) };
   }
-  keep(ctx, repo, incoming);
+  keep(ctx, repo, incoming, reached);
   const hadBranches = listRefs(ctx, repo, 'refs/heads/').length > 0;
   const pushes: Push[] = [];
   for (const [i, c] of commands.entries()) {
