@@ -241,7 +241,7 @@ export function shallowBoundary(ctx: TwinContext, repo: Json, wants: string[], d
 /** A pack of `oids`, written by isomorphic-git. */
 export async function packOf(ctx: TwinContext, repo: Json, oids: string[]): Promise<Buffer> {
   const { packfile } = await git.packObjects({ fs: repoFs(ctx, repo), gitdir: GITDIR, oids, cache: {} });
-  return Buffer.from(packfile!);
+  return Buffer.from(packfile!.buffer, packfile!.byteOffset, packfile!.byteLength);
 }
 
 // ---- push --------------------------------------------------------------------------------
@@ -273,7 +273,8 @@ async function unpack(ctx: TwinContext, repo: Json, pack: Buffer): Promise<Map<s
   const out = new Map<string, Incoming>();
   for (const oid of oids) {
     const o = await git.readObject({ fs, gitdir: GITDIR, oid, format: 'content', cache });
-    const content = Buffer.from(o.object as Uint8Array);
+    const bytes = o.object as Uint8Array;
+    const content = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     // isomorphic-git names objects itself; check the name against the bytes all the same.
     if (objectName(o.type as ObjectType, content) !== oid) throw new BadObject(`object ${oid} does not hash to its name`);
     out.set(oid, { type: o.type as ObjectType, content });
