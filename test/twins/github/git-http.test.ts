@@ -228,6 +228,32 @@ async function main(): Promise<void> {
     t.equal((await fetch(`${gw.url}/user`, { headers: { authorization: `Bearer ${gw.apiKey}` } })).status, 200, 'plain http still answers');
   });
 
+  t.test('an empty repository: clone, first push sets the default branch, annotated tags', async (t) => {
+    await octokit.repos.createForAuthenticatedUser({ name: 'empty' });
+    const url = remote.replace('/demo.git', '/empty.git');
+    for (const v of ['0', '2']) {
+      const r = await git(['-c', `protocol.version=${v}`, 'clone', url, dir(`empty${v}`)]);
+      t.equal(r.code, 0, r.stderr);
+      t.match(r.stderr, /cloned an empty repository/, `v${v}`);
+    }
+    const d = dir('empty2');
+    await gitOk(['checkout', '-b', 'trunk'], { cwd: d });
+    writeFileSync(join(d, 'a.txt'), 'a\n');
+    await gitOk(['add', '.'], { cwd: d });
+    await gitOk(['commit', '-m', 'First'], { cwd: d });
+    await gitOk(['tag', '-a', 'v1.0', '-m', 'Release one'], { cwd: d });
+    await gitOk(['push', 'origin', 'trunk', '--tags'], { cwd: d });
+    t.equal((await octokit.repos.get({ owner: me, repo: 'empty' })).data.default_branch, 'trunk', 'the first branch pushed becomes the default');
+    const tag = (await gitOk(['rev-parse', 'v1.0'], { cwd: d })).trim();
+    const ref = await octokit.git.getRef({ owner: me, repo: 'empty', ref: 'tags/v1.0' });
+    t.same([ref.data.object.sha, ref.data.object.type], [tag, 'tag']);
+    const ls = await gitOk(['ls-remote', url]);
+    t.match(ls, new RegExp(`${tag}\\trefs/tags/v1.0\n[0-9a-f]{40}\\trefs/tags/v1.0\\^\\{\\}`), 'the tag is advertised peeled');
+    await gitOk(['clone', url, dir('empty-again')]);
+    t.match(await gitOk(['tag', '-n'], { cwd: dir('empty-again') }), /v1\.0\s+Release one/);
+    t.equal((await gitOk(['fsck', '--strict'], { cwd: dir('empty-again') })).trim(), '');
+  });
+
   t.test('bad input leaves the repository unchanged', async (t) => {
     const auth = { authorization: `Basic ${Buffer.from(`x-access-token:${gw.apiKey}`).toString('base64')}` };
     const before = await remoteRefs();
