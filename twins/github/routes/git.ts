@@ -186,7 +186,22 @@ export const gitRoutes: TwinRoute[] = [
     const treeSha = getCommit(ctx, repo, sha)?.tree.sha ?? sha;
     const t = ctx.store.get<Json>('tree', `${repo.id}:${treeSha}`);
     if (!t) throw notFound();
-    return { body: t };
+    const recursive = queryString(req, 'recursive');
+    if (recursive === undefined || recursive === '' || recursive === '0' || recursive === 'false') return { body: t };
+    // `recursive`: every entry below, paths from the root, trees before their contents (as GitHub lists them).
+    const entries: Json[] = [];
+    const walk = (tree: Json, prefix: string, depth: number) => {
+      for (const e of tree.tree as Json[]) {
+        entries.push({ ...e, path: prefix + e.path });
+        if (e.type !== 'tree' || depth >= 64) continue;
+        const sub = ctx.store.get<Json>('tree', `${repo.id}:${e.sha}`);
+        if (sub) walk(sub, `${prefix}${e.path}/`, depth + 1);
+      }
+    };
+    walk(t, '', 0);
+    // GitHub caps a recursive listing (100,000 entries) and says so with `truncated`.
+    const truncated = entries.length > 100_000;
+    return { body: { ...t, tree: truncated ? entries.slice(0, 100_000) : entries, truncated } };
   }),
   ...routes('GET', '/repos/{owner}/{repo}/commits', (req, ctx) => {
     const repo = repoOf(req, ctx);
