@@ -21,6 +21,8 @@ import { startTwinBehindGateway } from '../../helpers/gateway-twin.js';
 import { onPush } from '../../../twins/github/model/pushes.js';
 
 process.env.TWIN_DELIVERY_BACKOFF_MS = '50,50';
+// Dozens of git processes, one after another (slow on a loaded machine).
+t.setTimeout(600_000);
 
 const have = ensureGit();
 if (!have.ok) {
@@ -136,6 +138,8 @@ async function main(): Promise<void> {
     t.equal(deep.data.tree.at(-1)!.sha, (await gitOk(['rev-parse', 'HEAD:src/lib/util.js'], { cwd: d })).trim());
     const listing = await octokit.repos.getContent({ owner: me, repo: 'demo', path: 'src/lib', ref: 'feature' });
     t.same((listing.data as { name: string }[]).map((e) => e.name), ['util.js']);
+    const src = (await octokit.repos.getContent({ owner: me, repo: 'demo', path: 'src', ref: 'feature' })).data as { name: string; type: string; sha: string }[];
+    t.same(src.map((e) => [e.name, e.type, e.sha]), [['lib', 'dir', (await gitOk(['rev-parse', 'HEAD:src/lib'], { cwd: d })).trim()]], 'a directory entry carries its tree SHA');
     const created = await deliveries((d) => d.event === 'push' && d.body.ref === 'refs/heads/feature', 'push of feature');
     t.equal(created.body.created, true);
     t.equal(created.body.after, first);

@@ -102,6 +102,18 @@ export function treeFiles(ctx: TwinContext, repo: Json, treeSha: string): FileMa
   return files;
 }
 
+/** The entries of the directory at `path` ("" for the root) in a commit, or undefined when there is none. */
+export function directoryAt(ctx: TwinContext, repo: Json, commitSha: string, path: string): TreeEntry[] | undefined {
+  const c = getCommit(ctx, repo, commitSha);
+  if (!c) return undefined;
+  let entries = treeEntries(ctx, repo, c.tree.sha);
+  for (const part of path.split('/').filter(Boolean)) {
+    const dir = entries?.find((e) => e.name === part && e.mode === '040000');
+    entries = dir ? treeEntries(ctx, repo, dir.sha) : undefined;
+  }
+  return entries;
+}
+
 /** The non-default modes of a commit's files (see `putTree`). */
 export function commitModes(ctx: TwinContext, repo: Json, sha: string | undefined): ModeMap {
   const modes: ModeMap = new Map();
