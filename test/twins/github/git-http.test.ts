@@ -324,12 +324,26 @@ async function main(): Promise<void> {
     const fake = Buffer.from('forged content!!\n');
     writeFileSync(loose, deflateSync(Buffer.concat([Buffer.from(`blob ${fake.length}\0`), fake])));
     const evil = await git(['push', 'origin', 'HEAD:refs/heads/evil'], { cwd: d });
+    const evilSha = (await gitOk(['rev-parse', 'HEAD'], { cwd: d })).trim();
     t.not(evil.code, 0, 'git reports the push failed');
     t.match(evil.stderr, /remote rejected|missing necessary objects|unpack/);
     const after = await remoteRefs();
     t.notOk(after.has('refs/heads/evil'));
     t.same(after, before, 'every ref as it was');
-    const ghost = await octokit.repos.getCommit({ owner: me, repo: 'demo', ref: (await gitOk(['rev-parse', 'HEAD'], { cwd: d })).trim() }).catch((e) => e);
+    // A tree git's fsck refuses (a zero-padded mode): the whole pack is refused.
+    await gitOk(['fetch', 'origin'], { cwd: d });
+    await gitOk(['reset', '--hard', 'origin/main'], { cwd: d });
+    const blobSha = (await gitOk(['rev-parse', 'HEAD:README.md'], { cwd: d })).trim();
+    const rawTree = Buffer.concat([Buffer.from('0100644 README.md\0'), Buffer.from(blobSha, 'hex')]);
+    writeFileSync(join(work, 'bad-tree'), rawTree);
+    const badTree = (await gitOk(['hash-object', '--literally', '-t', 'tree', '-w', join(work, 'bad-tree')], { cwd: d })).trim();
+    const badCommit = (await gitOk(['commit-tree', badTree, '-p', 'HEAD', '-m', 'Bad tree'], { cwd: d })).trim();
+    const refusedTree = await git(['push', 'origin', `${badCommit}:refs/heads/badtree`], { cwd: d });
+    t.not(refusedTree.code, 0);
+    t.match(refusedTree.stderr, /unpack.*bad file mode|unpacker error/);
+    t.notOk((await remoteRefs()).has('refs/heads/badtree'));
+
+    const ghost = await octokit.repos.getCommit({ owner: me, repo: 'demo', ref: evilSha }).catch((e) => e);
     t.equal(ghost.status, 422, 'the refused commit is not in the repository');
   });
 }

@@ -11,7 +11,7 @@ import type { TwinContext } from '../../../twin-runtime/contract.js';
 import type { Json } from './accounts.js';
 import { now } from './identity.js';
 import {
-  BadObject, type ObjectType, hasObject, objectName, parseTag, parseTree, putRawObject, readObject, storeTree, treeEntries, wrapObject,
+  BadObject, type ObjectType, hasObject, objectName, parseCommit, parseTag, parseTree, putRawObject, readObject, storeTree, treeEntries, wrapObject,
 } from './git-objects.js';
 import { ancestors, commitsBetween, deleteRef, getCommit, getBlob, getRef, listRefs, putBlob, setRef, storeCommit, type Push } from './git.js';
 import { childKey, findRepository, saveRepository } from './repositories.js';
@@ -334,16 +334,43 @@ function keep(ctx: TwinContext, repo: Json, incoming: Map<string, Incoming>, rea
   }
 }
 
+/** Deepest directory nesting a push may bring (walks over trees are recursive). */
+const MAX_TREE_DEPTH = 2048;
+
+/** How deeply the received trees nest (trees already here count as leaves). */
+function treeDepth(trees: Map<string, string[]>): number {
+  const depth = new Map<string, number>();
+  let deepest = 0;
+  for (const root of trees.keys()) {
+    const stack: [string, boolean][] = [[root, false]];
+    while (stack.length) {
+      const [sha, expanded] = stack.pop()!;
+      if (depth.has(sha)) continue;
+      const subs = trees.get(sha) ?? [];
+      if (!expanded) {
+        stack.push([sha, true]);
+        for (const s of subs) if (trees.has(s) && !depth.has(s)) stack.push([s, false]);
+      } else {
+        const d = 1 + subs.reduce((m, s) => Math.max(m, depth.get(s) ?? 0), 0);
+        depth.set(sha, d);
+        deepest = Math.max(deepest, d);
+      }
+    }
+  }
+  return deepest;
+}
+
 /** Parse every received object first: one bad object refuses the whole pack. */
 function fsck(incoming: Map<string, Incoming>): void {
+  const trees = new Map<string, string[]>();
+  for (const [sha, o] of incoming) {
+    if (o.type === 'tree') trees.set(sha, parseTree(o.content).filter((e) => e.mode === '040000').map((e) => e.sha));
+  }
+  if (treeDepth(trees) > MAX_TREE_DEPTH) throw new BadObject(`trees nested deeper than ${MAX_TREE_DEPTH} levels`);
   for (const [, o] of incoming) {
-    if (o.type === 'tree') parseTree(o.content);
+    if (o.type === 'tree') continue;
     else if (o.type === 'tag') parseTag(o.content);
-    else if (o.type === 'commit') {
-      // parseCommit via storeCommit later; check now so nothing is kept on failure.
-      const text = o.content.toString('utf8');
-      if (!/^tree [0-9a-f]{40}\n(?:parent [0-9a-f]{40}\n)*author .+\ncommitter .+\n/.test(text)) throw new BadObject('malformed commit');
-    }
+    else if (o.type === 'commit') parseCommit(o.content);
   }
 }
 

@@ -14,11 +14,12 @@ import {
   advertisedRefs, commonCommits, missingWant, objectsFor, packOf, receivePush, shallowBoundary, type RefCommand,
 } from '../model/git-transfer.js';
 import { ZERO } from '../model/pushes.js';
+import { MAX_GIT_BODY_BYTES } from '../../../twin-runtime/body-limits.js';
 import { DELIM, FLUSH, ProtocolError, line, pkt, readPackets, sideband, type Packet } from '../wire/pkt-line.js';
 
 const AGENT = 'agent=git/github-twin';
-/** Largest request body git may send once un-gzipped (a push's pack). */
-const MAX_INFLATED_BYTES = 512 * 1024 * 1024;
+/** Largest request body once un-gzipped: the same as a body sent as it is. */
+const MAX_INFLATED_BYTES = MAX_GIT_BODY_BYTES;
 
 const UPLOAD_CAPS_V0 = [
   'side-band', 'side-band-64k', 'no-progress', 'include-tag', 'allow-tip-sha1-in-want', 'allow-reachable-sha1-in-want',
