@@ -2,8 +2,9 @@
 // host.ts), and the internal admin API under /_twin/* (protected by a per-container secret, never
 // forwarded by the gateway).
 
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { listenDual, type DualListener } from './dual-listener.js';
+import { maxBodyBytes } from './body-limits.js';
 import { parseBracketForm } from './form.js';
 import { INPUT_LIMITS, InputRefusal, parseJson } from './safe-input.js';
 import type { RecordStore } from './record-store.js';
@@ -20,6 +21,8 @@ export const ADMIN_SECRET_HEADER = 'x-twin-admin-secret';
 export interface TwinServerOptions extends TwinHostOptions {
   /** Secret the admin API requires; undefined leaves the admin API open (standalone use). */
   adminSecret?: string;
+  /** Also answer https:// on the same port with this key and certificate chain (twin-runtime/tls.ts). */
+  tls?: { key: string; cert: string };
 }
 
 /**
@@ -85,7 +88,7 @@ export function send(res: ServerResponse, out: TwinResponse): void {
  */
 export class TwinServer {
   readonly host: TwinHost;
-  private server: Server | undefined;
+  private server: DualListener | undefined;
 
   constructor(twin: TwinDefinition, readonly options: TwinServerOptions) {
     this.host = new TwinHost(twin, options);
@@ -128,7 +131,7 @@ export class TwinServer {
     const path = q === -1 ? url : url.slice(0, q);
     const queryString = q === -1 ? '' : url.slice(q + 1);
     try {
-      const raw = await readBody(req);
+      const raw = await readBody(req, maxBodyBytes(path));
       if (path.startsWith(ADMIN_PREFIX)) {
         if (this.options.adminSecret && req.headers[ADMIN_SECRET_HEADER] !== this.options.adminSecret) {
           send(res, { status: 401, body: { detail: 'Admin secret required.' } });
@@ -176,14 +179,8 @@ export class TwinServer {
   }
 
   async listen(port: number, host = '127.0.0.1'): Promise<string> {
-    this.server = createServer((req, res) => void this.onRequest(req, res));
-    this.server.keepAliveTimeout = 65_000;
-    await new Promise<void>((resolve, reject) => {
-      this.server!.once('error', reject);
-      this.server!.listen(port, host, () => resolve());
-    });
-    const addr = this.server.address() as AddressInfo;
-    const url = `http://${host}:${addr.port}`;
+    this.server = await listenDual((req, res) => void this.onRequest(req, res), { port, host, tls: this.options.tls, keepAliveTimeout: 65_000 });
+    const url = `http://${host}:${this.server.port()}`;
     if (!this.host.ctx.baseUrl) this.host.ctx.baseUrl = url;
     this.host.deliveries.resume();
     // Fill the route trees now, between requests, rather than on the first request of each method.
@@ -192,10 +189,7 @@ export class TwinServer {
   }
 
   async close(): Promise<void> {
-    if (this.server) {
-      this.server.closeAllConnections?.();
-      await new Promise<void>((resolve) => this.server!.close(() => resolve()));
-    }
+    if (this.server) await this.server.close();
     await this.host.close();
   }
 }

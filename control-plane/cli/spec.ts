@@ -124,6 +124,16 @@ export const ROOT: CommandSpec = {
       load: load(() => import('./console.js'), (m) => m.consoleSignIn),
     },
     {
+      name: 'ca',
+      summary: "print the path of the local CA's PEM (every twin URL also answers https:// with a certificate it signed)",
+      description:
+        'The CA lives in the data directory (TWINS_DATA_DIR, default ./.data) and is made on first start.\n' +
+        'Trust it with NODE_EXTRA_CA_CERTS (Node), SSL_CERT_FILE (curl, Python, Go, gh) or GIT_SSL_CAINFO (git).',
+      json: true,
+      examples: ['export NODE_EXTRA_CA_CERTS=$(twins ca)', 'git -c http.sslCAInfo=$(twins ca) clone https://x-access-token:$KEY@127.0.0.1:PORT/OWNER/REPO.git'],
+      load: load(() => import('./twin.js'), (m) => m.ca),
+    },
+    {
       name: 'twin',
       summary: 'run one twin alone, or read a twin of an environment',
       description:

@@ -19,11 +19,14 @@ export const standalone: Handler = async (ctx) => {
   const dataDir = resolve(ctx.io.cwd, ctx.io.env.TWINS_DATA_DIR ?? './.data');
   const data = resolve(ctx.io.cwd, ctx.str('data') ?? join(dataDir, 'standalone', `${slug}.sqlite`));
   mkdirSync(dirname(data), { recursive: true });
-  const server = new TwinServer(def, { dataFile: data, keepKey: true, apiKey: ctx.str('key') });
+  const host = ctx.str('host') ?? '127.0.0.1';
+  const { ensureTls } = await import('../../twin-runtime/tls.js');
+  const tls = ensureTls(dataDir, [host]);
+  const server = new TwinServer(def, { dataFile: data, keepKey: true, apiKey: ctx.str('key'), tls });
   const port = ctx.int('port') ?? def.defaultPort;
   let url: string;
   try {
-    url = await server.listen(port, ctx.str('host') ?? '127.0.0.1');
+    url = await server.listen(port, host);
   } catch (e) {
     await server.close();
     if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') {
@@ -31,8 +34,10 @@ export const standalone: Handler = async (ctx) => {
     }
     throw e;
   }
-  show(ctx, { twin: slug, url, api_key: server.apiKey, data }, (t) =>
-    `${def.name} twin listening on ${t.url}\napi key: ${t.api_key}\ndata: ${t.data} (records and key kept across restarts)\n`,
+  const httpsUrl = url.replace(/^http:/, 'https:');
+  show(ctx, { twin: slug, url, https_url: httpsUrl, ca_file: tls.caFile, api_key: server.apiKey, data }, (t) =>
+    `${def.name} twin listening on ${t.url} (and ${t.https_url})\napi key: ${t.api_key}\ndata: ${t.data} (records and key kept across restarts)\n` +
+    `CA: ${t.ca_file} (trust it for https: NODE_EXTRA_CA_CERTS, SSL_CERT_FILE, GIT_SSL_CAINFO)\n`,
   );
   await ctx.io.stopped;
   await server.close();
@@ -54,4 +59,12 @@ export const get: Handler = async (ctx) => {
   const client = await ctx.client();
   const twin = await ok(client.GET('/twins/{twin_id}', { params: { path: { twin_id: ctx.args.TWIN_ID! } } }));
   show(ctx, twin, (t) => table([['ID', 'TWIN', 'VERSION', 'STATE', 'URL'], [t.id, t.twin_slug, t.twin_version, t.state, t.url]]) + (t.failure ? `failure: ${t.failure}\n` : ''));
+};
+
+/** `twins ca`: the path of the deployment's local CA (made now if this data directory has none). */
+export const ca: Handler = async (ctx) => {
+  const { ensureTls } = await import('../../twin-runtime/tls.js');
+  const dataDir = resolve(ctx.io.cwd, ctx.io.env.TWINS_DATA_DIR ?? './.data');
+  const { caFile } = ensureTls(dataDir);
+  show(ctx, { ca_file: caFile }, (t) => `${t.ca_file}\n`);
 };

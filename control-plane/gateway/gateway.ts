@@ -5,14 +5,14 @@
 //
 // It runs on its own thread (worker.ts, driven by host.ts), so no API request can block it.
 
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { answerClientError } from '../http/client-error.js';
 import { Pool, util as undiciUtil, type Dispatcher } from 'undici';
 import { compileRedaction, toLogRow, type CompiledRedaction } from './recording.js';
 import type { RequestLogRow } from '../store/request-logs.js';
 import type { RedactionRules } from '../../twin-runtime/contract.js';
-import { INPUT_LIMITS } from '../../twin-runtime/safe-input.js';
+import { maxBodyBytes } from '../../twin-runtime/body-limits.js';
+import { listenDual, type DualListener, type RequestHandler } from '../../twin-runtime/dual-listener.js';
 
 /** Where the gateway hands each log row; `done` runs once the row is durable. */
 export interface LogSink {
@@ -34,6 +34,8 @@ export interface GatewayOptions {
   /** Each request as it arrives (its twin's counter slot, requests now in flight), for host.ts's counters. */
   count?: (slot: number | undefined, inFlight: number) => void;
   onError?: (message: string, err: unknown) => void;
+  /** Key and certificate chain: every twin URL then answers https:// on its port too (twin-runtime/tls.ts). */
+  tls?: { key: string; cert: string };
 }
 
 export interface GatewayTwin {
@@ -51,7 +53,7 @@ interface Route extends GatewayTwin {
   /** The running workload's address; undefined while it (re)starts. */
   target?: string;
   pool?: Pool;
-  server?: Server;
+  server?: DualListener;
   port?: number;
   redaction: CompiledRedaction;
 }
@@ -122,19 +124,18 @@ function upstream(pool: Pool, opts: Dispatcher.DispatchOptions): Promise<Upstrea
 }
 
 /**
- * Bytes of a request body the gateway holds: one past the twins' limit, so a larger body is
- * drained rather than held in the control plane's memory, and the twin, still seeing too many
- * bytes, refuses it in its provider's shape.
+ * Bytes of a request body the gateway holds: one past the twins' limit for the path, so a larger
+ * body is drained rather than held in the control plane's memory, and the twin, still seeing too
+ * many bytes, refuses it in its provider's shape.
  */
-const BODY_KEPT_BYTES = INPUT_LIMITS.maxBodyBytes + 1;
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
+function readBody(req: IncomingMessage, path: string): Promise<Buffer> {
+  const keep = maxBodyBytes(path) + 1;
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let kept = 0;
     req.on('data', (c: Buffer) => {
-      if (kept >= BODY_KEPT_BYTES) return;
-      const part = c.length > BODY_KEPT_BYTES - kept ? c.subarray(0, BODY_KEPT_BYTES - kept) : c;
+      if (kept >= keep) return;
+      const part = c.length > keep - kept ? c.subarray(0, keep - kept) : c;
       chunks.push(part);
       kept += part.length;
     });
@@ -151,7 +152,7 @@ function jsonBody(body: unknown): Buffer {
 
 export class TwinGateway {
   private readonly routes = new Map<string, Route>();
-  private shared: Server | undefined;
+  private shared: DualListener | undefined;
   private sharedUrlPort: number | undefined;
   /** Requests read and not yet answered. */
   private inFlight = 0;
@@ -170,17 +171,10 @@ export class TwinGateway {
     return this.inFlight;
   }
 
-  private newServer(handler: (req: IncomingMessage, res: ServerResponse) => void): Server {
-    const server = createServer(handler);
-    server.keepAliveTimeout = 65_000;
-    server.on('clientError', answerClientError);
-    return server;
-  }
-
   /** Cluster mode: open the one host-routed listener. Local mode needs nothing up front. */
   async start(): Promise<void> {
     if (!this.hostRouting) return;
-    this.shared = this.newServer((req, res) => {
+    const handler: RequestHandler = (req, res) => {
       const host = (req.headers.host ?? '').split(':')[0]!.toLowerCase();
       const suffix = `.${this.options.domain!.toLowerCase()}`;
       const route = host.endsWith(suffix) ? this.routes.get(host.slice(0, -suffix.length)) : undefined;
@@ -192,8 +186,9 @@ export class TwinGateway {
         return;
       }
       void this.forward(route, req, res);
-    });
-    this.sharedUrlPort = await this.listen(this.shared, this.options.sharedPort ?? 0);
+    };
+    this.shared = await this.listen(handler, this.options.sharedPort ?? 0);
+    this.sharedUrlPort = this.shared.port();
   }
 
   /** Port of the shared listener (cluster mode). */
@@ -201,20 +196,12 @@ export class TwinGateway {
     return this.sharedUrlPort;
   }
 
-  private listen(server: Server, port: number): Promise<number> {
-    return new Promise((resolve, reject) => {
-      const onError = (err: Error) => {
-        server.off('listening', onListening);
-        reject(err);
-      };
-      const onListening = () => {
-        server.off('error', onError);
-        resolve((server.address() as AddressInfo).port);
-      };
-      server.once('error', onError);
-      server.once('listening', onListening);
-      server.listen(port, this.options.host);
-    });
+  /** A listener answering http:// and, given TLS material, https:// on the same port. */
+  private async listen(handler: RequestHandler, port: number): Promise<DualListener> {
+    const listener = await listenDual(handler, { port, host: this.options.host, tls: this.options.tls, keepAliveTimeout: 65_000 });
+    listener.http.on('clientError', answerClientError);
+    listener.https?.on('clientError', answerClientError);
+    return listener;
   }
 
   /**
@@ -235,16 +222,16 @@ export class TwinGateway {
     }
     if (!route.server) {
       const r = route;
-      const server = this.newServer((req, res) => void this.forward(r, req, res));
-      let port: number;
+      const handler: RequestHandler = (req, res) => void this.forward(r, req, res);
+      let server: DualListener;
       try {
-        port = await this.listen(server, preferredPort ?? 0);
+        server = await this.listen(handler, preferredPort ?? 0);
       } catch (err) {
         if (!preferredPort) throw err;
-        port = await this.listen(server, 0);
+        server = await this.listen(handler, 0);
       }
       route.server = server;
-      route.port = port;
+      route.port = server.port();
     }
     return { url: `http://${this.options.host}:${route.port}`, port: route.port ?? null };
   }
@@ -282,14 +269,13 @@ export class TwinGateway {
     if (route.server) {
       const server = route.server;
       route.server = undefined;
-      server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
+      await server.close();
     }
     if (pool) await pool.close().catch(() => {});
   }
 
-  private servers(): Server[] {
-    const out = [...this.routes.values()].map((r) => r.server).filter((s): s is Server => s !== undefined);
+  private servers(): DualListener[] {
+    const out = [...this.routes.values()].map((r) => r.server).filter((s): s is DualListener => s !== undefined);
     if (this.shared) out.push(this.shared);
     return out;
   }
@@ -303,7 +289,7 @@ export class TwinGateway {
     // Answers still to come close their connections: no request can follow them on it.
     for (const res of this.answering) res.shouldKeepAlive = false;
     for (const s of this.servers()) {
-      s.close();
+      s.stopAccepting();
       s.closeIdleConnections();
     }
     if (this.inFlight > 0) {
@@ -326,8 +312,7 @@ export class TwinGateway {
     if (this.shared) {
       const server = this.shared;
       this.shared = undefined;
-      server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
+      await server.close();
     }
   }
 
@@ -367,7 +352,7 @@ export class TwinGateway {
       headers = { 'content-type': JSON_TYPE };
     };
     try {
-      requestBody = await readBody(req);
+      requestBody = await readBody(req, path);
       const pool = route.pool;
       if (isAdminPath(path)) own(404, 'Not Found');
       else if (!pool) own(503, 'The twin is starting; retry in a moment.');

@@ -11,6 +11,8 @@ export interface GatewayWorkerData {
   publicScheme?: string;
   defaultRetentionDays: number;
   bodyCapBytes: number;
+  /** Key and certificate chain: every twin URL then answers https:// on its port too. */
+  tls?: { key: string; cert: string };
   /** SharedArrayBuffer of BigInt64 counters (STAT). */
   stats: SharedArrayBuffer;
 }

@@ -60,6 +60,7 @@ const gateway = new TwinGateway({
   domain: data.domain,
   sharedPort: data.sharedPort,
   publicScheme: data.publicScheme,
+  tls: data.tls,
   writer: sink,
   count: (slot, inFlight) => {
     if (slot !== undefined) Atomics.add(stats, STAT.firstSlot + slot, 1n);

@@ -14,6 +14,7 @@ import { LOG_FILE_NAME, RequestLogStore } from '../store/request-logs.js';
 import { GatewayHost } from '../gateway/host.js';
 import { planNamed } from '../billing/plans.js';
 import { loadTwin } from '../../twin-runtime/registry.js';
+import { ensureTls } from '../../twin-runtime/tls.js';
 import type { TwinDriver } from './drivers/driver.js';
 import { createDriver } from './drivers/index.js';
 import { Reconciler } from './reconciler.js';
@@ -60,9 +61,10 @@ export async function createOrchestration(config: Config, db: Db, log: Logger): 
   const store = new EnvironmentStore(db);
   const requestLogs = new RequestLogStore(db);
   const driver = await createDriver(config);
+  const gatewayHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const gateway = new GatewayHost({
     logFile: join(config.dataDir, LOG_FILE_NAME),
-    host: config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host,
+    host: gatewayHost,
     domain: config.domain,
     sharedPort: process.env.TWINS_GATEWAY_PORT ? Number(process.env.TWINS_GATEWAY_PORT) : undefined,
     publicScheme: process.env.TWINS_GATEWAY_SCHEME,
@@ -73,6 +75,8 @@ export async function createOrchestration(config: Config, db: Db, log: Logger): 
       redact: (await loadTwin(twin.slug).catch(() => undefined))?.redact,
       retentionDays: retentionDaysFor(db, config, twin.organizationId),
     }),
+    // Twin URLs answer https:// too, with a certificate from the data directory's local CA.
+    tls: ensureTls(config.dataDir, [gatewayHost]),
   });
   const admin = new TwinAdminClient();
   const reconciler = new Reconciler({

@@ -9,6 +9,7 @@ import { signGitHubDelivery } from './model/webhooks.js';
 import { accountRoutes } from './routes/accounts.js';
 import { repositoryRoutes } from './routes/repositories.js';
 import { gitRoutes } from './routes/git.js';
+import { gitHttpRoutes } from './routes/git-http.js';
 import { issueRoutes } from './routes/issues.js';
 import { pullRoutes } from './routes/pulls.js';
 import { labelRoutes } from './routes/labels.js';
@@ -23,16 +24,17 @@ const github: TwinDefinition = {
   name: 'GitHub',
   description: 'GitHub REST API: users, orgs, repositories, branches and contents, issues, pull requests, reviews, webhooks.',
   version: '1.0.0',
-  storageVersion: 1,
+  storageVersion: 2,
   defaultPort: 12121,
   resources: [
-    'user', 'org', 'membership', 'repository', 'ref', 'commit', 'tree', 'blob', 'issue', 'issue_comment',
+    'user', 'org', 'membership', 'repository', 'ref', 'commit', 'tree', 'blob', 'git_object', 'issue', 'issue_comment',
     'label', 'milestone', 'pull_request', 'review', 'review_comment', 'hook', 'rate_limit',
     ...generic.resources,
   ],
   mintKey: (randomBase62) => `ghp_${randomBase62(36)}`,
   routes: [
     ...accountRoutes, ...rateLimitRoutes, ...repositoryRoutes, ...webhookRoutes, ...gitRoutes, ...issueRoutes, ...labelRoutes, ...pullRoutes,
+    ...gitHttpRoutes,
   ],
   generic,
   routing: { ignoreTrailingSlash: true },

@@ -1,9 +1,10 @@
-// A minimal git model, enough for branches, contents and pull requests: blobs (SHA-1 as git names
-// them), flat trees (full paths → blob), commits with parents and messages, and refs. Every commit
-// points at a complete tree, so a branch's files are one tree lookup away.
+// The git model behind branches, contents, pull requests and git over HTTP: real git objects
+// (blobs, nested trees, commits; their bytes in git-objects.ts), refs, history walks and diffs.
+// Most callers think in flat file maps (full path → blob SHA); putTree/treeFiles convert.
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
-import { API, WEB, nodeId, now, sha1 } from './identity.js';
+import { API, WEB, nodeId, now } from './identity.js';
+import { type TreeEntry, commitBytes, objectName, parseCommit, putRawObject, storeTree, treeEntries } from './git-objects.js';
 import { GitHubError, notFound, validationFailed } from '../wire/errors.js';
 import { type Json, getUser, simpleAccount } from './accounts.js';
 import { childKey, saveRepository } from './repositories.js';
@@ -27,7 +28,7 @@ export function signatureOf(user: Json, date: string): Signature & { date: strin
 // ---- blobs and trees ---------------------------------------------------------------------
 
 export function putBlob(ctx: TwinContext, repo: Json, content: Buffer): string {
-  const sha = sha1(Buffer.concat([Buffer.from(`blob ${content.length}\0`), content]));
+  const sha = objectName('blob', content);
   const key = childKey(repo, sha);
   if (!ctx.store.has('blob', key)) {
     ctx.store.put('blob', key, {
@@ -52,36 +53,74 @@ export function getBlob(ctx: TwinContext, repo: Json, sha: string): Json | undef
   return ctx.store.get<Json>('blob', childKey(repo, sha));
 }
 
-export function putTree(ctx: TwinContext, repo: Json, files: FileMap): string {
-  const paths = [...files.keys()].sort();
-  const sha = sha1(`tree\0${paths.map((p) => `100644 ${p}\0${files.get(p)}`).join('\n')}`);
-  const key = childKey(repo, sha);
-  if (!ctx.store.has('tree', key)) {
-    ctx.store.put('tree', key, {
-      sha,
-      url: `${API}/repos/${repo.full_name}/git/trees/${sha}`,
-      tree: paths.map((p) => {
-        const blobSha = files.get(p)!;
-        return {
-          path: p,
-          mode: '100644',
-          type: 'blob',
-          sha: blobSha,
-          size: getBlob(ctx, repo, blobSha)?.size ?? 0,
-          url: `${API}/repos/${repo.full_name}/git/blobs/${blobSha}`,
-        };
-      }),
-      truncated: false,
-    });
+/** Modes other than 100644 by path (executables, symlinks), so a rewritten tree keeps them. */
+export type ModeMap = Map<string, string>;
+
+/**
+ * Write the nested git trees of a flat file map (full paths → blob SHA); returns the root tree's
+ * SHA. `modes` gives paths whose mode is not 100644.
+ */
+export function putTree(ctx: TwinContext, repo: Json, files: FileMap, modes?: ModeMap): string {
+  interface Dir { files: TreeEntry[]; dirs: Map<string, Dir> }
+  const root: Dir = { files: [], dirs: new Map() };
+  for (const [path, sha] of files) {
+    const parts = path.split('/');
+    let dir = root;
+    for (const part of parts.slice(0, -1)) {
+      let next = dir.dirs.get(part);
+      if (!next) dir.dirs.set(part, (next = { files: [], dirs: new Map() }));
+      dir = next;
+    }
+    dir.files.push({ name: parts[parts.length - 1]!, mode: modes?.get(path) ?? '100644', sha });
   }
-  return sha;
+  const size = (sha: string) => getBlob(ctx, repo, sha)?.size as number | undefined;
+  const write = (dir: Dir): string => {
+    const entries = [...dir.files];
+    for (const [name, sub] of dir.dirs) entries.push({ name, mode: '040000', sha: write(sub) });
+    return storeTree(ctx, repo, entries, size);
+  };
+  return write(root);
+}
+
+/** Every blob (and gitlink) under a tree by full path, with its mode. */
+export function treeFileEntries(ctx: TwinContext, repo: Json, treeSha: string): Map<string, { sha: string; mode: string }> {
+  const out = new Map<string, { sha: string; mode: string }>();
+  const walk = (sha: string, prefix: string, depth: number) => {
+    if (depth > 256) return;
+    for (const e of treeEntries(ctx, repo, sha) ?? []) {
+      if (e.mode === '040000') walk(e.sha, `${prefix}${e.name}/`, depth + 1);
+      else if (e.mode !== '160000') out.set(prefix + e.name, { sha: e.sha, mode: e.mode });
+    }
+  };
+  walk(treeSha, '', 0);
+  return out;
 }
 
 export function treeFiles(ctx: TwinContext, repo: Json, treeSha: string): FileMap {
-  const tree = ctx.store.get<Json>('tree', childKey(repo, treeSha));
   const files: FileMap = new Map();
-  for (const e of tree?.tree ?? []) if (e.type === 'blob') files.set(e.path, e.sha);
+  for (const [p, e] of treeFileEntries(ctx, repo, treeSha)) files.set(p, e.sha);
   return files;
+}
+
+/** The entries of the directory at `path` ("" for the root) in a commit, or undefined when there is none. */
+export function directoryAt(ctx: TwinContext, repo: Json, commitSha: string, path: string): TreeEntry[] | undefined {
+  const c = getCommit(ctx, repo, commitSha);
+  if (!c) return undefined;
+  let entries = treeEntries(ctx, repo, c.tree.sha);
+  for (const part of path.split('/').filter(Boolean)) {
+    const dir = entries?.find((e) => e.name === part && e.mode === '040000');
+    entries = dir ? treeEntries(ctx, repo, dir.sha) : undefined;
+  }
+  return entries;
+}
+
+/** The non-default modes of a commit's files (see `putTree`). */
+export function commitModes(ctx: TwinContext, repo: Json, sha: string | undefined): ModeMap {
+  const modes: ModeMap = new Map();
+  const c = sha ? getCommit(ctx, repo, sha) : undefined;
+  if (!c) return modes;
+  for (const [p, e] of treeFileEntries(ctx, repo, c.tree.sha)) if (e.mode !== '100644') modes.set(p, e.mode);
+  return modes;
 }
 
 // ---- commits -----------------------------------------------------------------------------
@@ -102,6 +141,39 @@ export function commitFiles(ctx: TwinContext, repo: Json, sha: string | undefine
   return c ? treeFiles(ctx, repo, c.tree.sha) : new Map();
 }
 
+/**
+ * Keep a commit given as its exact bytes: the bytes in `git_object`, the REST git-commit shape in
+ * `commit`. Returns the REST shape.
+ */
+export function storeCommit(ctx: TwinContext, repo: Json, raw: Buffer): Json {
+  const sha = objectName('commit', raw);
+  const existing = getCommit(ctx, repo, sha);
+  if (existing) return existing;
+  const parsed = parseCommit(raw);
+  putRawObject(ctx, repo, 'commit', sha, raw);
+  const commit = {
+    sha,
+    node_id: nodeId('Commit', parseInt(sha.slice(0, 8), 16)),
+    url: `${API}/repos/${repo.full_name}/git/commits/${sha}`,
+    html_url: `${WEB}/${repo.full_name}/commit/${sha}`,
+    author: parsed.author,
+    committer: parsed.committer,
+    tree: { sha: parsed.tree, url: `${API}/repos/${repo.full_name}/git/trees/${parsed.tree}` },
+    message: parsed.message,
+    parents: parsed.parents.map((p) => ({
+      sha: p,
+      url: `${API}/repos/${repo.full_name}/git/commits/${p}`,
+      html_url: `${WEB}/${repo.full_name}/commit/${p}`,
+    })),
+    verification: parsed.signed
+      ? { verified: false, reason: 'unknown_key', signature: null, payload: null, verified_at: null }
+      : { verified: false, reason: 'unsigned', signature: null, payload: null, verified_at: null },
+  };
+  ctx.store.put('commit', childKey(repo, sha), commit);
+  return commit;
+}
+
+/** A commit the twin writes itself (contents API, merges): real git bytes, real SHA. */
 export function createCommit(
   ctx: TwinContext,
   repo: Json,
@@ -109,38 +181,10 @@ export function createCommit(
 ): Json {
   const at = now(ctx);
   const author = { ...signatureOf(input.by, at), ...(input.author ?? {}) };
-  if (!author.date) author.date = at;
-  const committer = input.committer ? { date: at, ...input.committer } : { ...author, date: at };
-  const text = [
-    `tree ${input.tree}`,
-    ...input.parents.map((p) => `parent ${p}`),
-    `author ${author.name} <${author.email}> ${author.date}`,
-    `committer ${committer.name} <${committer.email}> ${committer.date}`,
-    '',
-    input.message,
-  ].join('\n');
-  // The clock is frozen between advances; the repository id and a per-repo counter keep two
-  // otherwise identical commits (same tree, parent, message, second) apart.
-  const serial = ctx.ids.sequence(`github:commit:${repo.id}`);
-  const sha = sha1(`commit ${text.length}\0${text}\0${repo.id}:${serial}`);
-  const commit = {
-    sha,
-    node_id: nodeId('Commit', parseInt(sha.slice(0, 8), 16)),
-    url: `${API}/repos/${repo.full_name}/git/commits/${sha}`,
-    html_url: `${WEB}/${repo.full_name}/commit/${sha}`,
-    author,
-    committer,
-    tree: { sha: input.tree, url: `${API}/repos/${repo.full_name}/git/trees/${input.tree}` },
-    message: input.message,
-    parents: input.parents.map((p) => ({
-      sha: p,
-      url: `${API}/repos/${repo.full_name}/git/commits/${p}`,
-      html_url: `${WEB}/${repo.full_name}/commit/${p}`,
-    })),
-    verification: { verified: false, reason: 'unsigned', signature: null, payload: null, verified_at: null },
-  };
-  ctx.store.put('commit', childKey(repo, sha), commit);
-  return commit;
+  if (!author.date || Number.isNaN(Date.parse(author.date))) author.date = at;
+  const committer = input.committer ? { ...input.committer, date: input.committer.date && !Number.isNaN(Date.parse(input.committer.date)) ? input.committer.date : at } : { ...author, date: at };
+  const raw = commitBytes({ tree: input.tree, parents: input.parents, author, committer, message: input.message });
+  return storeCommit(ctx, repo, raw);
 }
 
 /** Resolve the GitHub account behind a commit signature (by email, including noreply emails). */
@@ -448,6 +492,8 @@ export interface Push {
   before: string | null;
   after: string;
   commits: Json[];
+  /** The new tip does not descend from the old one (a force push). */
+  forced?: boolean;
 }
 
 /** `PUT|DELETE /repos/{o}/{r}/contents/{path}`: one commit on a branch changing one file. */
@@ -469,7 +515,7 @@ export function commitFileChange(ctx: TwinContext, repo: Json, change: FileChang
     if (existing && change.sha !== existing) throw new GitHubError(409, `${change.path} does not match ${change.sha}`);
     files.set(change.path, putBlob(ctx, repo, change.content));
   }
-  const tree = putTree(ctx, repo, files);
+  const tree = putTree(ctx, repo, files, commitModes(ctx, repo, head));
   const commit = createCommit(ctx, repo, {
     message: change.message,
     tree,

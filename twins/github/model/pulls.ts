@@ -9,7 +9,7 @@ import { type Json, getUser, simpleAccount, viewer } from './accounts.js';
 import { adjustOpenIssues, childKey, findRepository } from './repositories.js';
 import {
   type Push, branchHead, commitFiles, commitsBetween, createCommit, diffFiles, getCommit, mergeBase,
-  mergeFiles, putTree, setRef, treeFiles,
+  mergeFiles, putTree, setRef, treeFiles, commitModes,
 } from './git.js';
 import { authorAssociation, createIssue, emptyReactions, getIssue, isAssignable, saveIssue, updateIssue, type IssuePatch } from './issues.js';
 import { emitEvent } from './webhooks.js';
@@ -285,19 +285,20 @@ export function mergePull(ctx: TwinContext, repo: Json, pr: Json, input: MergeIn
   const headSha = pr.head.sha;
   const mb = mergeBase(ctx, repo, baseSha, headSha);
   const merged = mergeFiles(commitFiles(ctx, repo, mb), commitFiles(ctx, repo, baseSha), commitFiles(ctx, repo, headSha))!;
+  const modes = new Map([...commitModes(ctx, repo, baseSha), ...commitModes(ctx, repo, headSha)]);
   const commits = commitsBetween(ctx, repo, mb ?? baseSha, headSha);
   const created: Json[] = [];
   let tip = baseSha;
   if (method === 'merge') {
     const title = input.commit_title ?? `Merge pull request #${pr.number} from ${pr.head.label.replace(':', '/')}`;
     const message = `${title}\n\n${input.commit_message ?? pr.title}`;
-    const c = createCommit(ctx, repo, { message, tree: putTree(ctx, repo, merged), parents: [baseSha, headSha], by: me });
+    const c = createCommit(ctx, repo, { message, tree: putTree(ctx, repo, merged, modes), parents: [baseSha, headSha], by: me });
     created.push(c);
     tip = c.sha;
   } else if (method === 'squash') {
     const title = input.commit_title ?? `${pr.title} (#${pr.number})`;
     const detail = input.commit_message ?? commits.map((c) => `* ${c.message}`).join('\n\n');
-    const c = createCommit(ctx, repo, { message: detail ? `${title}\n\n${detail}` : title, tree: putTree(ctx, repo, merged), parents: [baseSha], by: me });
+    const c = createCommit(ctx, repo, { message: detail ? `${title}\n\n${detail}` : title, tree: putTree(ctx, repo, merged, modes), parents: [baseSha], by: me });
     created.push(c);
     tip = c.sha;
   } else {
@@ -307,7 +308,7 @@ export function mergePull(ctx: TwinContext, repo: Json, pr: Json, input: MergeIn
       const parent = commitFiles(ctx, repo, c.parents[0]?.sha);
       const next = mergeFiles(parent, files, treeFiles(ctx, repo, c.tree.sha)) ?? treeFiles(ctx, repo, c.tree.sha);
       files = next;
-      const nc = createCommit(ctx, repo, { message: c.message, tree: putTree(ctx, repo, files), parents: [tip], author: c.author, by: me });
+      const nc = createCommit(ctx, repo, { message: c.message, tree: putTree(ctx, repo, files, modes), parents: [tip], author: c.author, by: me });
       created.push(nc);
       tip = nc.sha;
     }

@@ -1,11 +1,13 @@
-// What follows a branch moving (contents API, ref updates, merges): open pull requests catch up
-// and hooks receive a `push` event.
+// What follows a branch moving (contents API, ref updates, merges, git push): open pull requests
+// catch up (`synchronize`), hooks receive a `push` event, commits landing on the default branch
+// close the issues they name with a closing keyword, and whoever registered in `onPush` runs.
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { WEB } from './identity.js';
 import { type Json, viewer } from './accounts.js';
 import { type Push, commitFiles } from './git.js';
-import { onBranchMoved } from './pulls.js';
+import { closingIssueNumbers, onBranchMoved } from './pulls.js';
+import { getIssue, updateIssue } from './issues.js';
 import { emitEvent } from './webhooks.js';
 
 const ZERO = '0000000000000000000000000000000000000000';
@@ -37,8 +39,26 @@ function pushCommit(ctx: TwinContext, repo: Json, c: Json): Json {
   };
 }
 
+/**
+ * Listeners run after every push (any ref, including deletions, inside the request's transaction),
+ * e.g. Actions runs triggered on push. A listener that throws rolls the push back.
+ */
+export type PushListener = (ctx: TwinContext, repo: Json, push: Push) => void;
+export const onPush: PushListener[] = [];
+
+/** Commits that reach the default branch close the open issues they name ("Fixes #12"). */
+function closeNamedIssues(ctx: TwinContext, repo: Json, push: Push): void {
+  if (push.ref !== `refs/heads/${repo.default_branch}`) return;
+  for (const n of new Set(push.commits.flatMap((c) => closingIssueNumbers(c.message)))) {
+    const issue = getIssue(ctx, repo, n);
+    if (!issue || issue.pull_request || issue.state !== 'open') continue;
+    updateIssue(ctx, repo, issue, { state: 'closed', state_reason: 'completed' });
+  }
+}
+
 export function afterPush(ctx: TwinContext, repo: Json, push: Push): void {
   onBranchMoved(ctx, repo, push);
+  closeNamedIssues(ctx, repo, push);
   const me = viewer(ctx);
   const commits = push.commits.map((c) => pushCommit(ctx, repo, c));
   const deleted = push.after === ZERO;
@@ -48,13 +68,14 @@ export function afterPush(ctx: TwinContext, repo: Json, push: Push): void {
     after: push.after,
     created: push.before === null,
     deleted,
-    forced: false,
+    forced: !!push.forced,
     base_ref: null,
     compare: `${WEB}/${repo.full_name}/compare/${(push.before ?? ZERO).slice(0, 12)}...${push.after.slice(0, 12)}`,
     commits,
     head_commit: commits[commits.length - 1] ?? null,
     pusher: { name: me.login, email: me.email ?? null },
   });
+  for (const listener of onPush) listener(ctx, repo, push);
 }
 
 export { ZERO };

@@ -4,7 +4,7 @@ import type { TwinContext, TwinRequest, TwinRoute } from '../../../twin-runtime/
 import { GitHubError, notFound, validationFailed } from '../wire/errors.js';
 import { type Json, viewer } from '../model/accounts.js';
 import {
-  branchHead, branchShape, commitFileChange, commitFiles, commitsBetween, contentShape, deleteRef,
+  branchHead, branchShape, commitFileChange, commitFiles, commitsBetween, contentShape, deleteRef, directoryAt,
   diffFiles, getBlob, getCommit, getRef, history, listRefs, mergeBase, resolveCommitish, restCommit,
   setRef, validateNewRef, type Signature,
 } from '../model/git.js';
@@ -100,6 +100,19 @@ function compare(req: TwinRequest, ctx: TwinContext, spec: string): Reply {
   };
 }
 
+/** A directory of the contents API: its direct entries (files, dirs with their tree SHA, symlinks, submodules). */
+function directoryListing(ctx: TwinContext, repo: Json, head: string, path: string, ref: string | undefined): Json[] {
+  const entries = directoryAt(ctx, repo, head, path);
+  if (!entries) throw notFound();
+  return entries.map((e) => {
+    const full = path ? `${path}/${e.name}` : e.name;
+    if (e.mode === '040000') return { ...contentShape(repo, full, { sha: e.sha, size: 0 }, ref), type: 'dir', download_url: null };
+    if (e.mode === '160000') return { ...contentShape(repo, full, { sha: e.sha, size: 0 }, ref), type: 'submodule', download_url: null };
+    const blob = getBlob(ctx, repo, e.sha) ?? { sha: e.sha, size: 0 };
+    return { ...contentShape(repo, full, blob, ref), ...(e.mode === '120000' ? { type: 'symlink' } : {}) };
+  });
+}
+
 export const gitRoutes: TwinRoute[] = [
   ...routes('GET', '/repos/{owner}/{repo}/branches', (req, ctx) => {
     const repo = repoOf(req, ctx);
@@ -186,7 +199,22 @@ export const gitRoutes: TwinRoute[] = [
     const treeSha = getCommit(ctx, repo, sha)?.tree.sha ?? sha;
     const t = ctx.store.get<Json>('tree', `${repo.id}:${treeSha}`);
     if (!t) throw notFound();
-    return { body: t };
+    const recursive = queryString(req, 'recursive');
+    if (recursive === undefined || recursive === '' || recursive === '0' || recursive === 'false') return { body: t };
+    // `recursive`: every entry below, paths from the root, trees before their contents (as GitHub lists them).
+    const entries: Json[] = [];
+    const walk = (tree: Json, prefix: string, depth: number) => {
+      for (const e of tree.tree as Json[]) {
+        entries.push({ ...e, path: prefix + e.path });
+        if (e.type !== 'tree' || depth >= 64) continue;
+        const sub = ctx.store.get<Json>('tree', `${repo.id}:${e.sha}`);
+        if (sub) walk(sub, `${prefix}${e.path}/`, depth + 1);
+      }
+    };
+    walk(t, '', 0);
+    // GitHub caps a recursive listing (100,000 entries) and says so with `truncated`.
+    const truncated = entries.length > 100_000;
+    return { body: { ...t, tree: truncated ? entries.slice(0, 100_000) : entries, truncated } };
   }),
   ...routes('GET', '/repos/{owner}/{repo}/commits', (req, ctx) => {
     const repo = repoOf(req, ctx);
@@ -223,35 +251,14 @@ export const gitRoutes: TwinRoute[] = [
       const blob = getBlob(ctx, repo, blobSha)!;
       return { body: { ...contentShape(repo, path, blob, ref), content: blob.content.replace(/(.{60})/g, '$1\n'), encoding: 'base64' } };
     }
-    // A directory: its direct entries.
-    const prefix = `${path}/`;
-    const entries = new Map<string, Json>();
-    for (const [p, sha] of files) {
-      if (!p.startsWith(prefix)) continue;
-      const rest = p.slice(prefix.length);
-      const name = rest.split('/')[0]!;
-      if (rest.includes('/')) {
-        const dirPath = prefix + name;
-        entries.set(name, { ...contentShape(repo, dirPath, { sha: '0'.repeat(40), size: 0 }, ref), type: 'dir', download_url: null });
-      } else {
-        entries.set(name, contentShape(repo, p, getBlob(ctx, repo, sha)!, ref));
-      }
-    }
-    if (!entries.size) throw notFound();
-    return { body: [...entries.values()] };
+    return { body: directoryListing(ctx, repo, head, path, ref) };
   }),
   ...routes('GET', '/repos/{owner}/{repo}/contents', (req, ctx) => {
     const repo = repoOf(req, ctx);
     const ref = queryString(req, 'ref');
     const head = resolveCommitish(ctx, repo, ref);
     if (!head) throw new GitHubError(404, 'This repository is empty.');
-    const seen = new Map<string, Json>();
-    for (const [p, sha] of commitFiles(ctx, repo, head)) {
-      const name = p.split('/')[0]!;
-      if (p.includes('/')) seen.set(name, { ...contentShape(repo, name, { sha: '0'.repeat(40), size: 0 }, ref), type: 'dir', download_url: null });
-      else seen.set(name, contentShape(repo, p, getBlob(ctx, repo, sha)!, ref));
-    }
-    return { body: [...seen.values()] };
+    return { body: directoryListing(ctx, repo, head, '', ref) };
   }),
   ...routes('PUT', '/repos/{owner}/{repo}/contents/{+path}', (req, ctx) => writeContents(req, ctx, false)),
   ...routes('DELETE', '/repos/{owner}/{repo}/contents/{+path}', (req, ctx) => writeContents(req, ctx, true)),
