@@ -93,6 +93,7 @@ export class TwinHost {
       deliveries: this.deliveries,
     };
     this.pipeline = new RequestPipeline(this.store.db);
+    this.ctx.later = (job) => this.pipeline.submit(() => this.pipeline.savepoint(job));
     // The starting state exists from the first instant, so the records endpoints show it at once.
     twin.initialize?.(this.ctx);
     this.routing = routeTwin(twin);
@@ -189,8 +190,8 @@ export class TwinHost {
     };
   }
 
-  credential(): { api_key: string } {
-    return { api_key: this.apiKey };
+  credential(): { api_key: string } & Record<string, string> {
+    return { ...this.twin.credentialExtras?.(this.ctx), api_key: this.apiKey };
   }
 
   /**

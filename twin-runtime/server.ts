@@ -4,6 +4,7 @@
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { parseBracketForm } from './form.js';
 import { INPUT_LIMITS, InputRefusal, parseJson } from './safe-input.js';
 import type { RecordStore } from './record-store.js';
@@ -86,6 +87,8 @@ export function send(res: ServerResponse, out: TwinResponse): void {
 export class TwinServer {
   readonly host: TwinHost;
   private server: Server | undefined;
+  /** Sockets handed to the twin's `upgrade` hook (WebSockets): closed with the server. */
+  private readonly upgraded = new Set<Duplex>();
 
   constructor(twin: TwinDefinition, readonly options: TwinServerOptions) {
     this.host = new TwinHost(twin, options);
@@ -177,6 +180,7 @@ export class TwinServer {
 
   async listen(port: number, host = '127.0.0.1'): Promise<string> {
     this.server = createServer((req, res) => void this.onRequest(req, res));
+    this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.onUpgrade(req, socket, head));
     this.server.keepAliveTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {
       this.server!.once('error', reject);
@@ -191,7 +195,25 @@ export class TwinServer {
     return url;
   }
 
+  /** A WebSocket upgrade: the twin's hook takes it, or it is refused. */
+  private onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const hook = this.host.twin.upgrade;
+    if (!hook || (req.url ?? '').startsWith(ADMIN_PREFIX)) {
+      socket.end('HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
+      return;
+    }
+    this.upgraded.add(socket);
+    socket.once('close', () => this.upgraded.delete(socket));
+    try {
+      hook.call(this.host.twin, req, socket, head, this.host.ctx);
+    } catch {
+      socket.destroy();
+    }
+  }
+
   async close(): Promise<void> {
+    for (const socket of this.upgraded) socket.destroy();
+    this.upgraded.clear();
     if (this.server) {
       this.server.closeAllConnections?.();
       await new Promise<void>((resolve) => this.server!.close(() => resolve()));

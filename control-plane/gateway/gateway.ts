@@ -5,9 +5,11 @@
 
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { Pool } from 'undici';
 import type { Logger } from 'pino';
 import { toLogRow } from './recording.js';
+import { tunnelUpgrade } from './upgrade.js';
 import type { RequestLogWriter } from './request-log-writer.js';
 import { INPUT_LIMITS } from '../../twin-runtime/safe-input.js';
 
@@ -127,6 +129,12 @@ export class TwinGateway {
       }
       void this.forward(route, req, res);
     });
+    this.shared.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      const host = (req.headers.host ?? '').split(':')[0]!.toLowerCase();
+      const suffix = `.${this.options.domain!.toLowerCase()}`;
+      const route = host.endsWith(suffix) ? this.routes.get(host.slice(0, -suffix.length)) : undefined;
+      this.upgrade(route, req, socket, head);
+    });
     this.sharedUrlPort = await this.listen(this.shared, this.options.sharedPort ?? 0);
   }
 
@@ -168,6 +176,7 @@ export class TwinGateway {
     if (!route.server) {
       const r = route;
       const server = createServer((req, res) => void this.forward(r, req, res));
+      server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(r, req, socket, head));
       let port: number;
       try {
         port = await this.listen(server, preferredPort ?? 0);
@@ -230,6 +239,43 @@ export class TwinGateway {
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
     }
+  }
+
+  /** A WebSocket upgrade (Slack Socket Mode): tunnelled to the twin's workload and logged once. */
+  private upgrade(route: Route | undefined, req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    if (!route) {
+      socket.end('HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
+      return;
+    }
+    const started = performance.now();
+    const occurredAt = new Date().toISOString();
+    const rawUrl = req.url ?? '/';
+    const q = rawUrl.indexOf('?');
+    tunnelUpgrade(route.target, req, socket, head, isAdminPath, (statusCode) => {
+      this.served.set(route.slug, (this.served.get(route.slug) ?? 0) + 1);
+      try {
+        this.options.writer.add(
+          toLogRow({
+            organizationId: route.organizationId,
+            environmentId: route.environmentId,
+            twinId: route.twinId,
+            twinSlug: route.slug,
+            method: req.method ?? 'GET',
+            path: q === -1 ? rawUrl : rawUrl.slice(0, q),
+            queryString: q === -1 ? '' : rawUrl.slice(q + 1),
+            statusCode,
+            durationMs: performance.now() - started,
+            occurredAt,
+            requestHeaders: req.headers,
+            requestBody: undefined,
+            responseContentType: undefined,
+            responseBody: undefined,
+          }),
+        );
+      } catch (err) {
+        this.options.log?.error({ err }, 'request log entry dropped');
+      }
+    });
   }
 
   private async forward(route: Route, req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -67,6 +67,7 @@ export const catalogTwinSchema = z.object({
 
 export const credentialSchema = z
   .object({ api_key: z.string().describe("What the provider SDK's constructor takes.") })
+  .catchall(z.string().describe("Another half of the provider's credential (Slack: `app_token`, `signing_secret`)."))
   .meta({ id: 'TwinCredential' });
 
 export const twinRequestBody = z.object({

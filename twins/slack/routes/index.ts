@@ -9,6 +9,8 @@ import { reactionMethods } from './reactions.js';
 import { scheduledMethods } from './scheduled.js';
 import { settingMethods } from './settings.js';
 import { workspaceMethods } from './workspace.js';
+import { viewMethods } from './views.js';
+import { interactivityMethods, responseUrlRoutes } from './interactivity.js';
 
 export const METHODS: MethodTable = {
   ...workspaceMethods,
@@ -17,6 +19,8 @@ export const METHODS: MethodTable = {
   ...scheduledMethods,
   ...reactionMethods,
   ...settingMethods,
+  ...viewMethods,
+  ...interactivityMethods,
 };
 
-export const routes: TwinRoute[] = methodRoutes(METHODS);
+export const routes: TwinRoute[] = [...methodRoutes(METHODS), ...responseUrlRoutes];
