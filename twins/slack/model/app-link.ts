@@ -260,6 +260,35 @@ export class AppLink {
   }
 }
 
+/**
+ * Slack's `url_verification` handshake for a new events request URL: a signed POST of
+ * `{token, challenge, type}`; the app must answer 200 with the challenge (as JSON `{challenge}`,
+ * a form, or the bare text) within 3 s.
+ */
+export async function verifyRequestUrl(url: string, secret: string, verificationToken: string, challenge: string): Promise<boolean> {
+  const body = JSON.stringify({ token: verificationToken, challenge, type: 'url_verification' });
+  const timestamp = Math.floor(Date.now() / 1000);
+  try {
+    const res = await request(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-slack-request-timestamp': String(timestamp),
+        'x-slack-signature': slackSignature(secret, timestamp, body),
+        'user-agent': 'Slackbot 1.0 (+https://api.slack.com/robots)',
+      },
+      body,
+      headersTimeout: HTTP_TIMEOUT_MS,
+      bodyTimeout: HTTP_TIMEOUT_MS,
+    });
+    const text = (await res.body.text()).slice(0, 10_000);
+    if (res.statusCode !== 200) return false;
+    return readAnswer(text, String(res.headers['content-type'] ?? ''))?.challenge === challenge || text.trim() === challenge;
+  } catch {
+    return false;
+  }
+}
+
 /** A response body as an answer: JSON, a form, or plain text (a slash command's text reply). */
 function readAnswer(text: string, contentType: string): AppAnswer {
   if (text.trim() === '') return {};

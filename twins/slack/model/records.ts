@@ -24,6 +24,7 @@ export const RESOURCES = [
   'usergroup',
   'reminder',
   'assistant_thread',
+  'oauth_code',
 ] as const;
 
 export interface Team {

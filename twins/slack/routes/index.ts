@@ -11,6 +11,8 @@ import { settingMethods } from './settings.js';
 import { workspaceMethods } from './workspace.js';
 import { viewMethods } from './views.js';
 import { interactivityMethods, responseUrlRoutes } from './interactivity.js';
+import { oauthMethods, oauthRoutes } from './oauth.js';
+import { searchMethods } from './search.js';
 
 export const METHODS: MethodTable = {
   ...workspaceMethods,
@@ -21,6 +23,8 @@ export const METHODS: MethodTable = {
   ...settingMethods,
   ...viewMethods,
   ...interactivityMethods,
+  ...oauthMethods,
+  ...searchMethods,
 };
 
-export const routes: TwinRoute[] = [...methodRoutes(METHODS), ...responseUrlRoutes];
+export const routes: TwinRoute[] = [...methodRoutes(METHODS), ...responseUrlRoutes, ...oauthRoutes];

@@ -8,7 +8,7 @@ import { Args } from './params.js';
 import { SlackError } from './errors.js';
 import { rateLimited } from '../model/rate-limit.js';
 import type { User } from '../model/records.js';
-import { ensureWorkspace } from '../model/workspace.js';
+import { botUser, ensureWorkspace } from '../model/workspace.js';
 import { assignSafely } from '../../../twin-runtime/safe-input.js';
 import { BOT_SCOPES, identify, type Identity } from '../model/tokens.js';
 import { checkAccess, neededScopes } from './scopes.js';
@@ -74,8 +74,12 @@ export function callArguments(req: TwinRequest): Record<string, unknown> {
 
 /** A method's answer: `{ok: true, …}` with HTTP 200. */
 async function answer(name: string, handler: MethodHandler, req: TwinRequest, ctx: TwinContext): Promise<TwinResponse> {
-  const who = identities.get(req);
-  if (!who) return slackFailure('not_authed');
+  let who = identities.get(req);
+  if (!who && PUBLIC_METHODS.has(name)) {
+    // Token-less methods (oauth.v2.access authenticates with the client id and secret) act as the app.
+    const bot = botUser(ctx);
+    who = { kind: 'bot', token: '', user: bot, scopes: [] };
+  } else if (!who) return slackFailure('not_authed');
   const headers = scopeHeaders(who, name);
   checkAccess(name, who);
   const actor = who.kind === 'app' ? (undefined as unknown as User) : who.user;
@@ -116,6 +120,9 @@ export function aroundSlack({ ctx, route }: RouteCall, run: RunRoute): Promise<T
   });
 }
 
+/** Methods called without a token (the OAuth exchange authenticates with the client credentials). */
+const PUBLIC_METHODS = new Set(['oauth.v2.access']);
+
 export function methodRoutes(table: MethodTable): TwinRoute[] {
   return Object.entries(table).flatMap(([name, handler]) =>
     (['GET', 'POST'] as const).map((method) => ({
@@ -124,6 +131,7 @@ export function methodRoutes(table: MethodTable): TwinRoute[] {
       handler: (req: TwinRequest, ctx: TwinContext) => answer(name, handler, req, ctx),
       // Twin-only methods (twin.*) have no Slack equivalent and are never rate limited.
       ...(name.startsWith('twin.') ? { unmetered: true } : {}),
+      ...(PUBLIC_METHODS.has(name) ? { public: true } : {}),
     })),
   );
 }
