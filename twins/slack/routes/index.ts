@@ -13,6 +13,7 @@ import { viewMethods } from './views.js';
 import { interactivityMethods, responseUrlRoutes } from './interactivity.js';
 import { oauthMethods, oauthRoutes } from './oauth.js';
 import { searchMethods } from './search.js';
+import { assistantMethods } from './assistant.js';
 
 export const METHODS: MethodTable = {
   ...workspaceMethods,
@@ -25,6 +26,7 @@ export const METHODS: MethodTable = {
   ...interactivityMethods,
   ...oauthMethods,
   ...searchMethods,
+  ...assistantMethods,
 };
 
 export const routes: TwinRoute[] = [...methodRoutes(METHODS), ...responseUrlRoutes, ...oauthRoutes];
