@@ -14,6 +14,7 @@ import { interactivityMethods, responseUrlRoutes } from './interactivity.js';
 import { oauthMethods, oauthRoutes } from './oauth.js';
 import { searchMethods } from './search.js';
 import { assistantMethods } from './assistant.js';
+import { fileMethods, fileRoutes } from './files.js';
 
 export const METHODS: MethodTable = {
   ...workspaceMethods,
@@ -27,6 +28,7 @@ export const METHODS: MethodTable = {
   ...oauthMethods,
   ...searchMethods,
   ...assistantMethods,
+  ...fileMethods,
 };
 
-export const routes: TwinRoute[] = [...methodRoutes(METHODS), ...responseUrlRoutes, ...oauthRoutes];
+export const routes: TwinRoute[] = [...methodRoutes(METHODS), ...responseUrlRoutes, ...oauthRoutes, ...fileRoutes];
