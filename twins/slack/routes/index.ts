@@ -15,6 +15,9 @@ import { oauthMethods, oauthRoutes } from './oauth.js';
 import { searchMethods } from './search.js';
 import { assistantMethods } from './assistant.js';
 import { fileMethods, fileRoutes } from './files.js';
+import { pinMethods } from './pins.js';
+import { usergroupMethods } from './usergroups.js';
+import { reminderMethods } from './reminders.js';
 
 export const METHODS: MethodTable = {
   ...workspaceMethods,
@@ -29,6 +32,9 @@ export const METHODS: MethodTable = {
   ...searchMethods,
   ...assistantMethods,
   ...fileMethods,
+  ...pinMethods,
+  ...usergroupMethods,
+  ...reminderMethods,
 };
 
 export const routes: TwinRoute[] = [...methodRoutes(METHODS), ...responseUrlRoutes, ...oauthRoutes, ...fileRoutes];
