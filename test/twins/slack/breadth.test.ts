@@ -67,7 +67,7 @@ t.test('profiles, presence, emoji, team profile, mark, unfurl, a person reacts',
   t.equal((await client.users.profile.get({ user: ada })).profile!.status_emoji, ':rotating_light:');
   t.equal(await slackError(asAda.users.profile.set({ profile: { is_admin: true } as never })), 'invalid_profile');
   await client.users.setPresence({ presence: 'away' });
-  t.equal((await client.users.getPresence()).presence, 'away');
+  t.equal((await client.users.getPresence({ user: (await client.auth.test()).user_id! })).presence, 'away');
   t.equal(await slackError(client.users.setPresence({ presence: 'busy' as never })), 'invalid_presence');
   t.equal((await client.emoji.list()).emoji!.shipit, 'alias:squirrel');
   t.ok((await client.team.profile.get()).profile!.fields!.length > 0);

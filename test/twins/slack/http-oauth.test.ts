@@ -114,7 +114,7 @@ t.test('OAuth install through InstallProvider on the twin authorize page', async
   const found = await user.search.messages({ query: 'pager' });
   t.equal(found.messages!.total, 1);
   t.equal(found.messages!.matches![0]!.text, 'the pager went off at noon');
-  t.ok((await user.auth.revoke()).revoked);
+  t.ok(((await user.auth.revoke()) as { revoked?: boolean }).revoked);
   t.equal(await user.auth.test().catch((e) => e.data?.error), 'invalid_auth');
 });
 
