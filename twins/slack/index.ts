@@ -14,6 +14,7 @@ import { seeding, suggestions } from './vocabulary/seeds.js';
 import { upgradeSlack } from './wire/socket.js';
 import { appToken, clientCredentials } from './model/tokens.js';
 import { getSetting } from './model/settings.js';
+import { generic } from './wire/generic.js';
 
 export { seeding, suggestions };
 
@@ -43,9 +44,10 @@ const slack: TwinDefinition = {
   version: '1.0.0',
   storageVersion: 1,
   defaultPort: 12131,
-  resources: RESOURCES,
+  resources: [...RESOURCES, ...generic.resources],
   mintKey,
   routes,
+  generic,
   authenticate: authenticateSlack,
   around: aroundSlack,
   errors: {
