@@ -88,7 +88,7 @@ export function addBookmark(ctx: TwinContext, actor: User, c: Conversation, inpu
   if (existing.length >= MAX_BOOKMARKS) throw new SlackError('too_many_bookmarks');
   const now = ctx.clock.nowSeconds();
   const b: Bookmark = {
-    id: slackId(ctx, 'Bk', 11),
+    id: slackId(ctx, 'Bk'),
     channel_id: c.id,
     title: input.title,
     link: checkLink(input.link),

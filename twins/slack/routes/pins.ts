@@ -6,7 +6,7 @@ import { resolveMemberConversation } from '../model/conversations.js';
 import { addBookmark, editBookmark, getBookmark, listBookmarks, listPins, pin, unpin } from '../model/pins.js';
 
 function inChannel({ ctx, args, actor }: MethodCall, name = 'channel') {
-  const c = resolveMemberConversation(ctx, args.string(name), actor.id);
+  const c = resolveMemberConversation(ctx, args.required(name), actor.id);
   if (c.is_archived) throw new SlackError('is_archived');
   return c;
 }
@@ -20,7 +20,7 @@ export const pinMethods: MethodTable = {
     unpin(call.ctx, call.actor, inChannel(call), call.args.string('timestamp'));
     return {};
   },
-  'pins.list': (call) => ({ items: listPins(call.ctx, resolveMemberConversation(call.ctx, call.args.string('channel'), call.actor.id)) }),
+  'pins.list': (call) => ({ items: listPins(call.ctx, resolveMemberConversation(call.ctx, call.args.required('channel'), call.actor.id)) }),
 
   'bookmarks.add': (call) => {
     const { args } = call;
@@ -36,5 +36,5 @@ export const pinMethods: MethodTable = {
     call.ctx.store.delete('bookmark', b.id);
     return {};
   },
-  'bookmarks.list': (call) => ({ bookmarks: listBookmarks(call.ctx, resolveMemberConversation(call.ctx, call.args.string('channel_id'), call.actor.id)) }),
+  'bookmarks.list': (call) => ({ bookmarks: listBookmarks(call.ctx, resolveMemberConversation(call.ctx, call.args.required('channel_id'), call.actor.id)) }),
 };
