@@ -1148,6 +1148,8 @@ export interface components {
         TwinCredential: {
             /** @description What the provider SDK's constructor takes. */
             api_key: string;
+        } & {
+            [key: string]: string;
         };
         TwinRecord: {
             body: {
