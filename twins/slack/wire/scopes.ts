@@ -99,6 +99,8 @@ export function neededScopes(method: string): string | undefined {
 
 /** Throws Slack's refusal when `who` may not call `method`. */
 export function checkAccess(method: string, who: Identity): void {
+  // An app-level token only opens Socket Mode connections; it acts as nobody.
+  if (who.kind === 'app' && !APP_TOKEN_METHODS.has(method)) throw new SlackError('not_allowed_token_type');
   if (!ANY_TOKEN.has(method)) {
     if (APP_TOKEN_METHODS.has(method) !== (who.kind === 'app')) throw new SlackError('not_allowed_token_type');
     if (USER_TOKEN_METHODS.has(method) && who.kind !== 'user') throw new SlackError('not_allowed_token_type');
