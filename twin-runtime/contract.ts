@@ -2,7 +2,8 @@
 // A twin knows nothing about organizations, billing or the control plane; it keeps provider state
 // in its record store, reads time only from the environment clock and ids only from its id source.
 
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { RecordStore } from './record-store.js';
 import type { EnvironmentClock } from './clock.js';
 import type { IdSource } from './ids.js';
@@ -65,6 +66,12 @@ export interface TwinContext {
   baseUrl: string;
   /** Outgoing signed webhook / event deliveries, with retries; attempts are `delivery` records. */
   deliveries: Deliveries;
+  /**
+   * Run work that starts outside a provider request (a message on a twin's WebSocket, an app's
+   * answer to an outgoing call) as a request of its own: queued in the request pipeline, in a
+   * transaction and a savepoint. Set by the host.
+   */
+  later?<T>(job: () => T | Promise<T>): Promise<T>;
 }
 
 export type TwinHandler = (req: TwinRequest, ctx: TwinContext) => TwinResponse | Promise<TwinResponse>;
@@ -194,6 +201,16 @@ export interface TwinDefinition {
    * sets the clock to `to` afterwards.
    */
   advance?(ctx: TwinContext, to: Date): void | Promise<void>;
+  /**
+   * An HTTP upgrade (WebSocket) on the twin's port, e.g. Slack's Socket Mode link. The twin takes
+   * the socket over; without this hook the runtime refuses every upgrade.
+   */
+  upgrade?(req: IncomingMessage, socket: Duplex, head: Buffer, ctx: TwinContext): void;
+  /**
+   * The other halves of the provider's credential, answered by the credential endpoint beside
+   * `api_key` (decisions §10: Slack's `app_token` and `signing_secret`).
+   */
+  credentialExtras?(ctx: TwinContext): Record<string, string>;
   /** Headers for one delivery attempt (signatures use the wall-clock time of the attempt). */
   signDelivery?(delivery: DeliveryRecord, payload: string, wallNow: Date): Record<string, string>;
   /** Starting states shipped with the twin (at least five, each generating with the built-in planner). */

@@ -99,6 +99,7 @@ export class TwinHost {
     };
     this.pipeline = new RequestPipeline(this.store.db);
     this.advances = new AdvanceJobs({ twin, ctx: this.ctx, exclusive: (fn) => this.pipeline.exclusive(fn) });
+    this.ctx.later = (job) => this.pipeline.submit(() => this.pipeline.savepoint(job));
     // The starting state exists from the first instant, so the records endpoints show it at once.
     twin.initialize?.(this.ctx);
     this.routing = routeTwin(twin);
@@ -196,8 +197,8 @@ export class TwinHost {
     };
   }
 
-  credential(): { api_key: string } {
-    return { api_key: this.apiKey };
+  credential(): { api_key: string } & Record<string, string> {
+    return { ...this.twin.credentialExtras?.(this.ctx), api_key: this.apiKey };
   }
 
   /**

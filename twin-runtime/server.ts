@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { listenDual, type DualListener } from './dual-listener.js';
 import { maxBodyBytes } from './body-limits.js';
+import type { Duplex } from 'node:stream';
 import { parseBracketForm } from './form.js';
 import { INPUT_LIMITS, InputRefusal, parseJson } from './safe-input.js';
 import type { RecordStore } from './record-store.js';
@@ -89,6 +90,8 @@ export function send(res: ServerResponse, out: TwinResponse): void {
 export class TwinServer {
   readonly host: TwinHost;
   private server: DualListener | undefined;
+  /** Sockets handed to the twin's `upgrade` hook (WebSockets): closed with the server. */
+  private readonly upgraded = new Set<Duplex>();
 
   constructor(twin: TwinDefinition, readonly options: TwinServerOptions) {
     this.host = new TwinHost(twin, options);
@@ -181,6 +184,9 @@ export class TwinServer {
   async listen(port: number, host = '127.0.0.1'): Promise<string> {
     this.server = await listenDual((req, res) => void this.onRequest(req, res), { port, host, tls: this.options.tls, keepAliveTimeout: 65_000 });
     const url = `http://${host}:${this.server.port()}`;
+    for (const server of [this.server.http, this.server.https]) {
+      server?.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.onUpgrade(req, socket, head));
+    }
     if (!this.host.ctx.baseUrl) this.host.ctx.baseUrl = url;
     this.host.deliveries.resume();
     // Fill the route trees now, between requests, rather than on the first request of each method.
@@ -188,7 +194,25 @@ export class TwinServer {
     return url;
   }
 
+  /** A WebSocket upgrade: the twin's hook takes it, or it is refused. */
+  private onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const hook = this.host.twin.upgrade;
+    if (!hook || (req.url ?? '').startsWith(ADMIN_PREFIX)) {
+      socket.end('HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
+      return;
+    }
+    this.upgraded.add(socket);
+    socket.once('close', () => this.upgraded.delete(socket));
+    try {
+      hook.call(this.host.twin, req, socket, head, this.host.ctx);
+    } catch {
+      socket.destroy();
+    }
+  }
+
   async close(): Promise<void> {
+    for (const socket of this.upgraded) socket.destroy();
+    this.upgraded.clear();
     if (this.server) await this.server.close();
     await this.host.close();
   }

@@ -1231,6 +1231,8 @@ export interface components {
         TwinCredential: {
             /** @description What the provider SDK's constructor takes. */
             api_key: string;
+        } & {
+            [key: string]: string;
         };
         TwinRecord: {
             body: {

@@ -12,6 +12,8 @@ import { compileRedaction, toLogRow, type CompiledRedaction } from './recording.
 import type { RequestLogRow } from '../store/request-logs.js';
 import type { RedactionRules } from '../../twin-runtime/contract.js';
 import { maxBodyBytes } from '../../twin-runtime/body-limits.js';
+import type { Duplex } from 'node:stream';
+import { tunnelUpgrade } from './upgrade.js';
 import { listenDual, type DualListener, type RequestHandler } from '../../twin-runtime/dual-listener.js';
 
 /** Where the gateway hands each log row; `done` runs once the row is durable. */
@@ -187,7 +189,13 @@ export class TwinGateway {
       }
       void this.forward(route, req, res);
     };
-    this.shared = await this.listen(handler, this.options.sharedPort ?? 0);
+    const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      const host = (req.headers.host ?? '').split(':')[0]!.toLowerCase();
+      const suffix = `.${this.options.domain!.toLowerCase()}`;
+      const route = host.endsWith(suffix) ? this.routes.get(host.slice(0, -suffix.length)) : undefined;
+      this.upgrade(route, req, socket, head);
+    };
+    this.shared = await this.listen(handler, this.options.sharedPort ?? 0, onUpgrade);
     this.sharedUrlPort = this.shared.port();
   }
 
@@ -197,10 +205,16 @@ export class TwinGateway {
   }
 
   /** A listener answering http:// and, given TLS material, https:// on the same port. */
-  private async listen(handler: RequestHandler, port: number): Promise<DualListener> {
+  private async listen(
+    handler: RequestHandler,
+    port: number,
+    onUpgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => void,
+  ): Promise<DualListener> {
     const listener = await listenDual(handler, { port, host: this.options.host, tls: this.options.tls, keepAliveTimeout: 65_000 });
-    listener.http.on('clientError', answerClientError);
-    listener.https?.on('clientError', answerClientError);
+    for (const server of [listener.http, listener.https]) {
+      server?.on('clientError', answerClientError);
+      server?.on('upgrade', onUpgrade);
+    }
     return listener;
   }
 
@@ -223,12 +237,13 @@ export class TwinGateway {
     if (!route.server) {
       const r = route;
       const handler: RequestHandler = (req, res) => void this.forward(r, req, res);
+      const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(r, req, socket, head);
       let server: DualListener;
       try {
-        server = await this.listen(handler, preferredPort ?? 0);
+        server = await this.listen(handler, preferredPort ?? 0, onUpgrade);
       } catch (err) {
         if (!preferredPort) throw err;
-        server = await this.listen(handler, 0);
+        server = await this.listen(handler, 0, onUpgrade);
       }
       route.server = server;
       route.port = server.port();
@@ -322,6 +337,42 @@ export class TwinGateway {
     if (this.inFlight === 0 && this.drainWaiters.length > 0) {
       for (const w of this.drainWaiters.splice(0)) w();
     }
+  }
+
+  /** A WebSocket upgrade (Slack Socket Mode): tunnelled to the twin's workload and logged once. */
+  private upgrade(route: Route | undefined, req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    if (!route) {
+      socket.end('HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
+      return;
+    }
+    const started = performance.now();
+    const occurredAt = new Date().toISOString();
+    const rawUrl = req.url ?? '/';
+    const q = rawUrl.indexOf('?');
+    tunnelUpgrade(route.target, req, socket, head, isAdminPath, (statusCode) => {
+      this.options.count?.(route.slot, this.inFlight);
+      const row = toLogRow({
+        organizationId: route.organizationId,
+        environmentId: route.environmentId,
+        twinId: route.twinId,
+        twinSlug: route.slug,
+        method: req.method ?? 'GET',
+        path: q === -1 ? rawUrl : rawUrl.slice(0, q),
+        queryString: q === -1 ? '' : rawUrl.slice(q + 1),
+        statusCode,
+        durationMs: performance.now() - started,
+        occurredAt,
+        requestHeaders: req.headers,
+        requestBody: undefined,
+        responseContentType: undefined,
+        responseBody: undefined,
+        redaction: route.redaction,
+      });
+      // The tunnel is already open: its log entry is written after the fact, never in its way.
+      this.options.writer.write(row, (committed) => {
+        if (!committed) this.options.onError?.('request log entry of a WebSocket upgrade dropped', undefined);
+      });
+    });
   }
 
   private async forward(route: Route, req: IncomingMessage, res: ServerResponse): Promise<void> {

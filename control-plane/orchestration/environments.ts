@@ -496,11 +496,13 @@ export class EnvironmentService {
     });
   }
 
-  async credential(orgId: string, twinId: string): Promise<{ api_key: string }> {
+  async credential(orgId: string, twinId: string): Promise<{ api_key: string } & Record<string, string>> {
     const twin = this.twin(orgId, twinId);
     const running = this.requireRunning(twin);
     const cred = await this.adminCall(() => this.o.admin.credential(running.address, running.admin_secret));
-    return { api_key: cred.api_key };
+    // The provider's other credential halves (decisions §10) pass through as string fields.
+    const extras = Object.fromEntries(Object.entries(cred).filter(([k, v]) => k !== 'api_key' && typeof v === 'string'));
+    return { ...extras, api_key: cred.api_key };
   }
 
   // ---- records -------------------------------------------------------------------------------

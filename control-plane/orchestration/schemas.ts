@@ -79,6 +79,7 @@ export const coverageRowSchema = z
 
 export const credentialSchema = z
   .object({ api_key: z.string().describe("What the provider SDK's constructor takes.") })
+  .catchall(z.string().describe("Another half of the provider's credential (Slack: `app_token`, `signing_secret`)."))
   .meta({ id: 'TwinCredential' });
 
 /** A reference to another resource by id: any UUID form is normalised (an unknown id is then 404). */

@@ -9,24 +9,14 @@ import { RESOURCES } from './model/records.js';
 import { postDueMessages } from './model/scheduled.js';
 import { ensureWorkspace } from './model/workspace.js';
 import { routes } from './routes/index.js';
-import { aroundSlack, renderSlackError, slackFailure } from './wire/method.js';
+import { aroundSlack, authenticateSlack, renderSlackError, slackFailure } from './wire/method.js';
 import { seeding, suggestions } from './vocabulary/seeds.js';
+import { upgradeSlack } from './wire/socket.js';
+import { appToken, clientCredentials } from './model/tokens.js';
+import { getSetting } from './model/settings.js';
 import { generic } from './wire/generic.js';
 
 export { seeding, suggestions };
-
-/** The token of a call: `Authorization: Bearer …`, else a `token` form or query parameter. */
-function presentedToken(req: TwinRequest): string | undefined {
-  const header = req.headers.authorization;
-  if (typeof header === 'string' && header.trim() !== '') {
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(header.trim());
-    return m ? m[1] : header.trim();
-  }
-  // Slack reads `token` from form bodies and the query, never from a JSON body.
-  const fromBody = req.bodyKind === 'form' ? req.body.token : undefined;
-  const candidate = fromBody ?? req.query.token;
-  return typeof candidate === 'string' && candidate !== '' ? candidate : undefined;
-}
 
 /**
  * Slack's own codes for a call it cannot read (HTTP 200 with `ok:false`, as for every failed call):
@@ -58,12 +48,7 @@ const slack: TwinDefinition = {
   mintKey,
   routes,
   generic,
-  authenticate(req, ctx) {
-    const token = presentedToken(req);
-    if (!token) return slackFailure('not_authed');
-    if (token !== ctx.apiKey) return slackFailure('invalid_auth');
-    return undefined;
-  },
+  authenticate: authenticateSlack,
   around: aroundSlack,
   errors: {
     render: renderSlackError,
@@ -82,7 +67,15 @@ const slack: TwinDefinition = {
   unavailable: () => ({ ...slackFailure('service_unavailable'), status: 503 }),
   // Slack takes `token` from the query and from form bodies; OAuth exchanges carry client secrets.
   redact: { query: ['token', 'client_secret'], body: ['token', 'client_secret', 'refresh_token'] },
-  initialize: ensureWorkspace,
+  upgrade: upgradeSlack,
+  credentialExtras(ctx) {
+    ensureWorkspace(ctx);
+    return { app_token: appToken(ctx), signing_secret: getSetting(ctx, 'events').signing_secret, ...clientCredentials(ctx) };
+  },
+  initialize(ctx) {
+    ensureWorkspace(ctx);
+    getSetting(ctx, 'events'); // the signing secret exists before anyone asks for the credential
+  },
   advance(ctx, to) {
     ensureWorkspace(ctx);
     postDueMessages(ctx, to);

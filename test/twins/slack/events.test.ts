@@ -17,11 +17,19 @@ interface Received {
 
 const received: Received[] = [];
 let failNext = 0;
+const verifications: string[] = [];
 const receiver = createServer((req, res) => {
   const chunks: Buffer[] = [];
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', () => {
-    received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+    const body = Buffer.concat(chunks).toString('utf8');
+    // The url_verification handshake Slack sends when the URL is set: echo the challenge.
+    if (body.includes('"url_verification"')) {
+      verifications.push(body);
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ challenge: JSON.parse(body).challenge }));
+      return;
+    }
+    received.push({ headers: req.headers, body });
     if (failNext > 0) {
       failNext--;
       res.writeHead(500).end();
@@ -71,6 +79,19 @@ t.test('event callbacks are signed so Slack verification accepts them', async (t
     value: { signing_secret: string; verification_token: string };
   };
   const secret = set.value.signing_secret;
+  t.equal(verifications.length, 1, 'setting the URL sent the url_verification challenge');
+  const challenge = JSON.parse(verifications[0]!);
+  t.equal(challenge.type, 'url_verification');
+  t.equal(challenge.token, set.value.verification_token);
+  t.match(challenge.challenge, /^[A-Za-z0-9]{48}$/);
+  // A URL that does not echo the challenge is refused and not kept.
+  const deaf = createServer((req, res) => req.resume().on('end', () => res.writeHead(200).end('ok')));
+  await new Promise<void>((resolve) => deaf.listen(0, '127.0.0.1', resolve));
+  const deafUrl = `http://127.0.0.1:${(deaf.address() as AddressInfo).port}/`;
+  t.equal(await slackError(client.apiCall('twin.settings.set', { setting: 'events', value: { request_url: deafUrl } })), 'url_verification_failed');
+  deaf.close();
+  const kept = (await client.apiCall('twin.settings.get', { setting: 'events' })) as unknown as { value: { request_url: string } };
+  t.equal(kept.value.request_url, requestUrl);
 
   const posted = await client.chat.postMessage({ channel: general, text: 'hello events' });
   const ada = (await client.users.lookupByEmail({ email: 'ada@example.com' })).user!.id!;

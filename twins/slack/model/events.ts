@@ -3,10 +3,11 @@
 // `v0:<timestamp>:<body>` with the signing secret). Channel events reach the app only for
 // conversations its bot user is in, as on Slack; workspace events (channel_created…) always.
 
-import { createHmac } from 'node:crypto';
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import type { DeliveryRecord } from '../../../twin-runtime/deliveries.js';
 import { getSetting } from './settings.js';
+import { slackSignature } from './signature.js';
+import { appLink, socketMode } from './app-link.js';
 import { slackId } from './slack-ids.js';
 import { botUser, currentTeam } from './workspace.js';
 
@@ -26,7 +27,8 @@ function botIsMember(ctx: TwinContext, channel: string): boolean {
  */
 export function emitEvent(ctx: TwinContext, event: SlackEvent, opts: { channel?: string; eventTs?: string } = {}): void {
   const setting = getSetting(ctx, 'events');
-  if (!setting.request_url) return;
+  const overSocket = socketMode(ctx);
+  if (!setting.request_url && !overSocket) return;
   if (setting.event_types && !setting.event_types.includes(event.type)) return;
   if (opts.channel && !botIsMember(ctx, opts.channel)) return;
   const team = currentTeam(ctx);
@@ -50,20 +52,22 @@ export function emitEvent(ctx: TwinContext, event: SlackEvent, opts: { channel?:
     is_ext_shared_channel: false,
     event_context: `4-${Buffer.from(JSON.stringify({ t: team.id, c: opts.channel ?? null, e: event.type })).toString('base64url')}`,
   };
+  // The same envelope either way: Socket Mode wraps it in `{envelope_id, payload, type}`.
+  if (overSocket) {
+    appLink(ctx).stage({ type: 'events_api', payload: envelope });
+    return;
+  }
   ctx.deliveries.send({
     event: event.type,
     source_id: eventId,
     endpoint_id: 'events',
-    url: setting.request_url,
+    url: setting.request_url!,
     payload: JSON.stringify(envelope),
     signing_secret: setting.signing_secret,
   });
 }
 
-/** `X-Slack-Signature` for a body at a timestamp (seconds). */
-export function slackSignature(secret: string, timestamp: number, body: string): string {
-  return 'v0=' + createHmac('sha256', secret).update(`v0:${timestamp}:${body}`).digest('hex');
-}
+export { slackSignature };
 
 /** Headers of one delivery attempt; retries carry Slack's retry headers. */
 export function signDelivery(delivery: DeliveryRecord, payload: string, wallNow: Date): Record<string, string> {

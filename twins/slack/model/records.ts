@@ -13,6 +13,18 @@ export const RESOURCES = [
   'reaction',
   'scheduled_message',
   'setting',
+  'token',
+  'trigger',
+  'response_url',
+  'view',
+  'ephemeral_message',
+  'file',
+  'pin',
+  'bookmark',
+  'usergroup',
+  'reminder',
+  'assistant_thread',
+  'oauth_code',
 ] as const;
 
 export interface Team {

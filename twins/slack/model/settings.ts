@@ -2,6 +2,8 @@
 // `twin.settings.*` methods) can read and change them:
 //   events      {request_url, signing_secret, verification_token, event_types}  Events API delivery
 //   rate_limit  {enabled, retry_after, limit, window_seconds, methods}          429 + Retry-After
+//   app         {socket_mode, interactivity_url, commands, redirect_urls, bot_scopes, trigger_ttl_ms}
+//               how the app is reached (Socket Mode or request URLs) and what it was granted
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 
@@ -27,10 +29,30 @@ export interface RateLimitSetting {
   methods: string[] | null;
 }
 
-export const SETTING_NAMES = ['events', 'rate_limit'] as const;
+export interface AppSetting {
+  /** Deliver events, commands and interactivity over Socket Mode (set by `apps.connections.open`). */
+  socket_mode: boolean;
+  /** HTTP mode: where interactivity payloads go (null: the events request URL). */
+  interactivity_url: string | null;
+  /** HTTP mode: slash command → request URL (a command not listed goes to the events request URL). */
+  commands: Record<string, string>;
+  /** OAuth redirect URLs the authorize page accepts (empty: any http(s) URL). */
+  redirect_urls: string[];
+  /** Scopes of the bot token (null: every scope the twin knows; an OAuth install sets the granted ones). */
+  bot_scopes: string[] | null;
+  /** How long a trigger_id stays usable, in wall-clock milliseconds (Slack: 3 s). */
+  trigger_ttl_ms: number;
+}
+
+export const SETTING_NAMES = ['events', 'rate_limit', 'app'] as const;
 export type SettingName = (typeof SETTING_NAMES)[number];
 
-function defaults(ctx: TwinContext, name: SettingName): EventsSetting | RateLimitSetting {
+type AnySetting = EventsSetting | RateLimitSetting | AppSetting;
+
+function defaults(ctx: TwinContext, name: SettingName): AnySetting {
+  if (name === 'app') {
+    return { socket_mode: false, interactivity_url: null, commands: {}, redirect_urls: [], bot_scopes: null, trigger_ttl_ms: 3000 };
+  }
   if (name === 'events') {
     return {
       request_url: null,
@@ -45,18 +67,50 @@ function defaults(ctx: TwinContext, name: SettingName): EventsSetting | RateLimi
 /** Read a setting, writing its defaults on first use so it is visible as a record. */
 export function getSetting(ctx: TwinContext, name: 'events'): EventsSetting;
 export function getSetting(ctx: TwinContext, name: 'rate_limit'): RateLimitSetting;
-export function getSetting(ctx: TwinContext, name: SettingName): EventsSetting | RateLimitSetting;
-export function getSetting(ctx: TwinContext, name: SettingName): EventsSetting | RateLimitSetting {
+export function getSetting(ctx: TwinContext, name: 'app'): AppSetting;
+export function getSetting(ctx: TwinContext, name: SettingName): AnySetting;
+export function getSetting(ctx: TwinContext, name: SettingName): AnySetting {
   const saved = ctx.store.get<Record<string, unknown>>('setting', name);
   const base = defaults(ctx, name) as unknown as Record<string, unknown>;
-  if (saved) return { ...base, ...saved } as unknown as EventsSetting | RateLimitSetting;
+  if (saved) return { ...base, ...saved } as unknown as AnySetting;
   ctx.store.put('setting', name, base);
-  return base as unknown as EventsSetting | RateLimitSetting;
+  return base as unknown as AnySetting;
 }
 
 /** Check one field of a setting change; answers an error sentence or undefined. */
+/** Whether `value` is an http(s) URL. */
+export function isHttpUrl(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  try {
+    const u = new URL(value);
+    return u.protocol === 'http:' || u.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
 function invalidField(name: SettingName, key: string, value: unknown): string | undefined {
   const isStringList = (v: unknown) => v === null || (Array.isArray(v) && v.every((x) => typeof x === 'string'));
+  if (name === 'app') {
+    switch (key) {
+      case 'socket_mode':
+        return typeof value === 'boolean' ? undefined : 'socket_mode must be a boolean';
+      case 'interactivity_url':
+        return value === null || isHttpUrl(value) ? undefined : 'interactivity_url must be an http(s) URL or null';
+      case 'commands':
+        if (!value || typeof value !== 'object' || Array.isArray(value)) return 'commands must be an object of command → URL';
+        return Object.entries(value).every(([k, v]) => /^\/[a-z0-9_-]{1,31}$/i.test(k) && isHttpUrl(v))
+          ? undefined
+          : 'commands must map "/command" to an http(s) URL';
+      case 'redirect_urls':
+        return Array.isArray(value) && value.every(isHttpUrl) ? undefined : 'redirect_urls must be a list of http(s) URLs';
+      case 'bot_scopes':
+        return isStringList(value) ? undefined : 'bot_scopes must be a list of strings or null';
+      case 'trigger_ttl_ms':
+        return Number.isInteger(value) && (value as number) >= 1 ? undefined : 'trigger_ttl_ms must be a positive integer';
+    }
+    return `unknown field ${key}`;
+  }
   if (name === 'events') {
     switch (key) {
       case 'request_url':
@@ -95,12 +149,12 @@ export function updateSetting(
   ctx: TwinContext,
   name: SettingName,
   changes: Record<string, unknown>,
-): { value: EventsSetting | RateLimitSetting } | { error: string } {
+): { value: AnySetting } | { error: string } {
   for (const [k, v] of Object.entries(changes)) {
     const bad = invalidField(name, k, v);
     if (bad) return { error: bad };
   }
-  const value = { ...getSetting(ctx, name), ...changes } as EventsSetting | RateLimitSetting;
+  const value = { ...getSetting(ctx, name), ...changes } as AnySetting;
   ctx.store.put('setting', name, value);
   return { value };
 }

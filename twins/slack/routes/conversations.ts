@@ -153,6 +153,16 @@ export const conversationMethods: MethodTable = {
     return { channel: channelOut(call, c.id) };
   },
 
+  'conversations.mark': ({ ctx, args, actor }) => {
+    const c = resolveMemberConversation(ctx, args.string('channel'), actor.id);
+    const ts = args.string('ts');
+    if (!ts || !isTs(ts)) throw new SlackError('invalid_timestamp');
+    const key = `${c.id}:${actor.id}`;
+    const m = ctx.store.get<Record<string, unknown>>('member', key);
+    if (m) ctx.store.put('member', key, { ...m, last_read: ts });
+    return {};
+  },
+
   'conversations.open': (call) => {
     const { ctx, args, actor } = call;
     const returnIm = args.bool('return_im');

@@ -9,6 +9,15 @@ import { reactionMethods } from './reactions.js';
 import { scheduledMethods } from './scheduled.js';
 import { settingMethods } from './settings.js';
 import { workspaceMethods } from './workspace.js';
+import { viewMethods } from './views.js';
+import { interactivityMethods, responseUrlRoutes } from './interactivity.js';
+import { oauthMethods, oauthRoutes } from './oauth.js';
+import { searchMethods } from './search.js';
+import { assistantMethods } from './assistant.js';
+import { fileMethods, fileRoutes } from './files.js';
+import { pinMethods } from './pins.js';
+import { usergroupMethods } from './usergroups.js';
+import { reminderMethods } from './reminders.js';
 
 export const METHODS: MethodTable = {
   ...workspaceMethods,
@@ -17,6 +26,15 @@ export const METHODS: MethodTable = {
   ...scheduledMethods,
   ...reactionMethods,
   ...settingMethods,
+  ...viewMethods,
+  ...interactivityMethods,
+  ...oauthMethods,
+  ...searchMethods,
+  ...assistantMethods,
+  ...fileMethods,
+  ...pinMethods,
+  ...usergroupMethods,
+  ...reminderMethods,
 };
 
-export const routes: TwinRoute[] = methodRoutes(METHODS);
+export const routes: TwinRoute[] = [...methodRoutes(METHODS), ...responseUrlRoutes, ...oauthRoutes, ...fileRoutes];

@@ -99,6 +99,24 @@ export const messageMethods: MethodTable = {
     return { message_ts: nextTs(ctx) };
   },
 
+  'chat.unfurl': ({ ctx, args, actor }) => {
+    const channel = args.string('channel');
+    const ts = args.string('ts');
+    if (!channel || !ts) throw new SlackError('cannot_unfurl_message');
+    const c = resolveConversation(ctx, channel, actor.id);
+    const m = getMessage(ctx, c.id, ts);
+    if (!m) throw new SlackError('cannot_unfurl_message');
+    const unfurls = args.json('unfurls', 'invalid_unfurls_format');
+    if (!unfurls || typeof unfurls !== 'object' || Array.isArray(unfurls)) throw new SlackError('invalid_unfurls_format');
+    const added = Object.entries(unfurls as Record<string, unknown>).map(([url, u], i) => {
+      if (!u || typeof u !== 'object' || Array.isArray(u)) throw new SlackError('invalid_unfurls_format');
+      return { id: i + 1, ...(u as Record<string, unknown>), app_unfurl_url: url, is_app_unfurl: true, app_id: actor.profile.api_app_id };
+    });
+    const previous = Array.isArray(m.attachments) ? (m.attachments as unknown[]) : [];
+    ctx.store.put('message', `${c.id}:${m.ts}`, { ...m, attachments: [...previous, ...added] });
+    return {};
+  },
+
   'chat.getPermalink': ({ ctx, args, actor }) => {
     const c = resolveConversation(ctx, args.string('channel'), actor.id);
     const ts = args.string('message_ts');

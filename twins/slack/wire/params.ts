@@ -6,11 +6,16 @@ import { parseJson } from '../../../twin-runtime/safe-input.js';
 import { invalidArguments, SlackError } from './errors.js';
 
 export class Args {
-  constructor(private readonly raw: Record<string, unknown>) {}
+  constructor(private readonly raw_: Record<string, unknown>) {}
+
+  /** The argument as sent (undefined when absent). */
+  raw(name: string): unknown {
+    return this.raw_[name];
+  }
 
   /** A string argument; numbers and booleans are rendered, empty strings count as absent. */
   string(name: string): string | undefined {
-    const v = this.raw[name];
+    const v = this.raw_[name];
     if (v === undefined || v === null) return undefined;
     if (typeof v === 'string') return v === '' ? undefined : v;
     if (typeof v === 'number' || typeof v === 'boolean') return String(v);
@@ -25,7 +30,7 @@ export class Args {
   }
 
   bool(name: string, fallback = false): boolean {
-    const v = this.raw[name];
+    const v = this.raw_[name];
     if (v === true || v === 'true' || v === '1' || v === 1) return true;
     if (v === false || v === 'false' || v === '0' || v === 0) return false;
     return fallback;
@@ -33,7 +38,7 @@ export class Args {
 
   /** An integer argument; a value that is not one is `invalid_arguments`. */
   int(name: string): number | undefined {
-    const v = this.raw[name];
+    const v = this.raw_[name];
     if (v === undefined || v === null || v === '') return undefined;
     const n = typeof v === 'number' ? v : Number(v);
     if (!Number.isInteger(n)) throw invalidArguments(`must provide an integer for field: ${name}`);
@@ -42,7 +47,7 @@ export class Args {
 
   /** A JSON argument (blocks, attachments, metadata), as text or already parsed. */
   json(name: string, badFormatCode = 'invalid_arguments'): unknown {
-    const v = this.raw[name];
+    const v = this.raw_[name];
     if (v === undefined || v === null || v === '') return undefined;
     if (typeof v !== 'string') return v;
     try {
@@ -54,7 +59,7 @@ export class Args {
 
   /** A list given as `a,b,c` or as an array. */
   list(name: string): string[] {
-    const v = this.raw[name];
+    const v = this.raw_[name];
     if (v === undefined || v === null) return [];
     const items = Array.isArray(v) ? v.map(String) : String(v).split(',');
     return items.map((s) => s.trim()).filter((s) => s !== '');
