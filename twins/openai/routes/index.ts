@@ -1,0 +1,11 @@
+// Every route of the OpenAI twin (routes/<resource>.ts beside model/<resource>.ts).
+
+import type { TwinRoute } from '../../../twin-runtime/contract.js';
+import { chatCompletionRoutes } from './chat-completions.js';
+import { embeddingRoutes } from './embeddings.js';
+import { fileRoutes } from './files.js';
+import { modelRoutes } from './models.js';
+import { responseRoutes } from './responses.js';
+import { twinRoutes } from './twin.js';
+
+export const routes: TwinRoute[] = [...chatCompletionRoutes, ...responseRoutes, ...embeddingRoutes, ...modelRoutes, ...fileRoutes, ...twinRoutes];
