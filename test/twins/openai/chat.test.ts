@@ -182,7 +182,7 @@ t.test('stored chat completions: list, retrieve, update, messages, delete', asyn
   const got = await client.chat.completions.retrieve(made.id);
   t.equal(got.choices[0]!.message.content, made.choices[0]!.message.content);
   const updated = await client.chat.completions.update(made.id, { metadata: { topic: 'refunds' } });
-  t.same(updated.metadata, { topic: 'refunds' });
+  t.same((updated as unknown as { metadata: unknown }).metadata, { topic: 'refunds' });
   const msgs = await client.chat.completions.messages.list(made.id);
   t.equal(msgs.data.length, 1);
   t.equal(msgs.data[0]!.content, 'Why was I charged twice?');
