@@ -3,14 +3,30 @@
 // (`scripted_response` records) or derived deterministically from the request.
 // See twins/anthropic/README.md.
 
-import type { TwinDefinition } from '../../twin-runtime/contract.js';
+import type { TwinContext, TwinDefinition, TwinRequest } from '../../twin-runtime/contract.js';
 import { SCRIPTED_RESPONSE } from '../../twin-runtime/llm/scripted.js';
+import { advanceBatches, MESSAGE_BATCH, type BatchRequestRunner } from './model/batches.js';
 import { routes } from './routes/index.js';
 import { AnthropicError, anthropicErrorResponse, invalid, renderAnthropicError } from './wire/errors.js';
 import { aroundAnthropic, authenticateAnthropic } from './wire/protocol.js';
 import { seeding, suggestions } from './vocabulary/seeds.js';
 
 export { seeding, suggestions };
+
+/** A batch request answered by POST /v1/messages itself, in-process (same validation, same answers). */
+const runBatchRequest = (ctx: TwinContext): BatchRequestRunner => async (params) => {
+  const route = routes.find((r) => r.method === 'POST' && r.path === '/v1/messages')!;
+  const body = { ...(params as Record<string, unknown>), stream: false };
+  const req: TwinRequest = { method: 'POST', path: '/v1/messages', params: {}, queryString: '', query: {}, headers: { 'content-type': 'application/json' }, rawBody: Buffer.from(JSON.stringify(body)), body, bodyKind: 'json' };
+  try {
+    const res = await route.handler(req, ctx);
+    return { status: res.status, body: res.body };
+  } catch (e) {
+    const rendered = renderAnthropicError(e);
+    if (!rendered) throw e;
+    return { status: rendered.status, body: rendered.body };
+  }
+};
 
 /** Console keys: `sk-ant-api03-`, 93 base62 characters and `AA`. */
 function mintKey(randomBase62: (length: number) => string): string {
@@ -24,7 +40,7 @@ const anthropic: TwinDefinition = {
   version: '1.0.0',
   storageVersion: 1,
   defaultPort: 12151,
-  resources: [SCRIPTED_RESPONSE],
+  resources: [SCRIPTED_RESPONSE, MESSAGE_BATCH],
   mintKey,
   routes,
   authenticate: authenticateAnthropic,
@@ -38,6 +54,7 @@ const anthropic: TwinDefinition = {
       return anthropicErrorResponse(invalid(problem.message));
     },
   },
+  advance: (ctx, to) => advanceBatches(ctx, to, runBatchRequest(ctx)),
   suggestions,
   seeding,
 };

@@ -3,8 +3,9 @@
 // usage from a real tokenizer. Answers are scripted (`scripted_response` records) or derived
 // deterministically from the request. See twins/openai/README.md.
 
-import type { TwinDefinition } from '../../twin-runtime/contract.js';
+import type { TwinContext, TwinDefinition, TwinRequest } from '../../twin-runtime/contract.js';
 import { SCRIPTED_RESPONSE } from '../../twin-runtime/llm/scripted.js';
+import { advanceBatches, BATCH, type BatchLineRunner } from './model/batches.js';
 import { CHAT_COMPLETION } from './model/chat-completions.js';
 import { FILE } from './model/files.js';
 import { RESPONSE } from './model/responses.js';
@@ -14,6 +15,22 @@ import { aroundOpenAI, authenticateOpenAI } from './wire/protocol.js';
 import { seeding, suggestions } from './vocabulary/seeds.js';
 
 export { seeding, suggestions };
+
+/** A batch line answered by the endpoint's own route, in-process (same validation, same answers). */
+const runBatchLine = (ctx: TwinContext): BatchLineRunner => async (endpoint, body) => {
+  const route = routes.find((r) => r.method === 'POST' && r.path === endpoint)!;
+  const raw = JSON.stringify(body);
+  const req: TwinRequest = { method: 'POST', path: endpoint, params: {}, queryString: '', query: {}, headers: { 'content-type': 'application/json' }, rawBody: Buffer.from(raw), body: body as Record<string, unknown>, bodyKind: 'json' };
+  const requestId = ctx.ids.nextIn('request', 'req_', 32);
+  try {
+    const res = await route.handler(req, ctx);
+    return { status: res.status, body: res.body, requestId };
+  } catch (e) {
+    const rendered = renderOpenAIError(e);
+    if (!rendered) throw e;
+    return { status: rendered.status, body: rendered.body, requestId };
+  }
+};
 
 /** Project keys: `sk-proj-` and base62 around OpenAI's `T3BlbkFJ` marker. */
 function mintKey(randomBase62: (length: number) => string): string {
@@ -28,7 +45,7 @@ const openai: TwinDefinition = {
   version: '1.0.0',
   storageVersion: 1,
   defaultPort: 12141,
-  resources: [SCRIPTED_RESPONSE, FILE, CHAT_COMPLETION, RESPONSE],
+  resources: [SCRIPTED_RESPONSE, FILE, CHAT_COMPLETION, RESPONSE, BATCH],
   mintKey,
   routes,
   authenticate: authenticateOpenAI,
@@ -42,6 +59,7 @@ const openai: TwinDefinition = {
       return errorResponse(problem.refusal.part === 'body' ? invalidRequest(UNPARSABLE_JSON) : invalidRequest(problem.message));
     },
   },
+  advance: (ctx, to) => advanceBatches(ctx, to, runBatchLine(ctx)),
   suggestions,
   seeding,
 };

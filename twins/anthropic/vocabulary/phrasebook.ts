@@ -1,6 +1,6 @@
 // Anthropic's phrasebook: the operations a test outcome may name for this twin.
 
-import { A, bodyContains, bodyEq, op, v, type Operation } from '../../../control-plane/testing/phrasebook-rules.js';
+import { A, bodyEq, op, v, type Operation } from '../../../control-plane/testing/phrasebook-rules.js';
 
 export const ANTHROPIC_OPERATIONS: Operation[] = [
   {
@@ -9,7 +9,7 @@ export const ANTHROPIC_OPERATIONS: Operation[] = [
     phrase: op(`${v('ask', 'asked')}\\s+${A}(?:claude|anthropic)|${v('create')}\\s+${A}(?:claude\\s+)?messages?\\s+(?:to|with|for)\\s+claude|${v('prompt')}\\s+${A}claude`),
     method: 'POST',
     path: '/v1/messages',
-    modifiers: { text: bodyContains(''), name: bodyEq('/model') },
+    modifiers: { name: bodyEq('/model') },
   },
   {
     twin: 'anthropic',

@@ -5,7 +5,7 @@ import { invalidRequest, OpenAIError } from '../wire/errors.js';
 
 export const FILE = 'file';
 export const PURPOSES = ['assistants', 'batch', 'fine-tune', 'vision', 'user_data', 'evals'] as const;
-export type FilePurpose = (typeof PURPOSES)[number];
+export type FilePurpose = (typeof PURPOSES)[number] | 'batch_output';
 
 export interface FileObject {
   id: string;
@@ -24,7 +24,8 @@ interface StoredFile {
   content_base64: string;
 }
 
-export function isPurpose(v: string): v is FilePurpose {
+/** A purpose a client may upload with (`batch_output` files are the twin's own). */
+export function isPurpose(v: string): v is (typeof PURPOSES)[number] {
   return (PURPOSES as readonly string[]).includes(v);
 }
 

@@ -1,6 +1,7 @@
 // Every route of the OpenAI twin (routes/<resource>.ts beside model/<resource>.ts).
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
+import { batchRoutes } from './batches.js';
 import { chatCompletionRoutes } from './chat-completions.js';
 import { embeddingRoutes } from './embeddings.js';
 import { fileRoutes } from './files.js';
@@ -8,4 +9,4 @@ import { modelRoutes } from './models.js';
 import { responseRoutes } from './responses.js';
 import { twinRoutes } from './twin.js';
 
-export const routes: TwinRoute[] = [...chatCompletionRoutes, ...responseRoutes, ...embeddingRoutes, ...modelRoutes, ...fileRoutes, ...twinRoutes];
+export const routes: TwinRoute[] = [...chatCompletionRoutes, ...responseRoutes, ...embeddingRoutes, ...modelRoutes, ...fileRoutes, ...batchRoutes, ...twinRoutes];

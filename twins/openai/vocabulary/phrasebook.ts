@@ -1,7 +1,7 @@
 // OpenAI's phrasebook: the operations a test outcome may name for this twin, the phrase that names
 // each one, the route it compiles to and the modifiers it understands.
 
-import { A, bodyContains, bodyEq, op, v, type Operation } from '../../../control-plane/testing/phrasebook-rules.js';
+import { A, bodyEq, op, v, type Operation } from '../../../control-plane/testing/phrasebook-rules.js';
 
 export const OPENAI_OPERATIONS: Operation[] = [
   {
@@ -10,7 +10,7 @@ export const OPENAI_OPERATIONS: Operation[] = [
     phrase: op(`${v('ask', 'asked')}\\s+${A}(?:model|llm|gpt|openai)|${v('create')}\\s+${A}(?:chat\\s+)?completions?|${v('prompt')}\\s+${A}(?:model|llm|gpt)`),
     method: 'POST',
     path: ['/v1/chat/completions', '/v1/responses'],
-    modifiers: { text: bodyContains(''), name: bodyEq('/model') },
+    modifiers: { name: bodyEq('/model') },
   },
   {
     twin: 'openai',
