@@ -7,6 +7,7 @@ import type { TwinContext, TwinDefinition, TwinRequest } from '../../twin-runtim
 import { SCRIPTED_RESPONSE } from '../../twin-runtime/llm/scripted.js';
 import { advanceBatches, MESSAGE_BATCH, type BatchRequestRunner } from './model/batches.js';
 import { routes } from './routes/index.js';
+import { generic } from './wire/generic.js';
 import { AnthropicError, anthropicErrorResponse, invalid, renderAnthropicError } from './wire/errors.js';
 import { aroundAnthropic, authenticateAnthropic } from './wire/protocol.js';
 import { seeding, suggestions } from './vocabulary/seeds.js';
@@ -43,6 +44,7 @@ const anthropic: TwinDefinition = {
   resources: [SCRIPTED_RESPONSE, MESSAGE_BATCH],
   mintKey,
   routes,
+  generic,
   authenticate: authenticateAnthropic,
   around: aroundAnthropic,
   errors: {

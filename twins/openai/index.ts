@@ -10,6 +10,7 @@ import { CHAT_COMPLETION } from './model/chat-completions.js';
 import { FILE } from './model/files.js';
 import { RESPONSE } from './model/responses.js';
 import { routes } from './routes/index.js';
+import { generic } from './wire/generic.js';
 import { errorResponse, invalidRequest, OpenAIError, renderOpenAIError, UNPARSABLE_JSON } from './wire/errors.js';
 import { aroundOpenAI, authenticateOpenAI } from './wire/protocol.js';
 import { seeding, suggestions } from './vocabulary/seeds.js';
@@ -48,6 +49,7 @@ const openai: TwinDefinition = {
   resources: [SCRIPTED_RESPONSE, FILE, CHAT_COMPLETION, RESPONSE, BATCH],
   mintKey,
   routes,
+  generic,
   authenticate: authenticateOpenAI,
   around: aroundOpenAI,
   errors: {
