@@ -130,8 +130,8 @@ t.test('completion', async (t) => {
   t.same(await complete('en'), ['serve', 'token', 'twin', 'env', 'logs', 'records', 'advance', 'catalog', 'seeds', 'tests', 'mcp', 'completion', 'help', 'version']);
   t.same(await complete('env', ''), ['create', 'list', 'get', 'wait', 'reset', 'delete']);
   t.ok((await complete('env', 'create', '--')).includes('--twin'));
-  t.same(await complete('env', 'create', '--twin', ''), ['stripe', 'github', 'slack']);
-  t.same(await complete('twin', ''), ['credential', 'get', 'stripe', 'github', 'slack']);
+  t.same(await complete('env', 'create', '--twin', ''), [...TWIN_SLUGS]);
+  t.same(await complete('twin', ''), ['credential', 'get', ...TWIN_SLUGS]);
   t.same(await complete('token', '--role', ''), ['admin', 'member']);
   t.same(await complete('token', '--data', ''), [':files']);
   t.same(await complete('completion', ''), ['bash', 'zsh']);
