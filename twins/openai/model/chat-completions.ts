@@ -127,7 +127,7 @@ export async function createChatCompletion(ctx: TwinContext, req: ChatRequest): 
     id: ctx.ids.nextIn('chatcmpl', 'chatcmpl-', 29),
     object: 'chat.completion',
     created: ctx.clock.nowSeconds(),
-    model: model.id,
+    model: model.snapshot,
     choices: answers.map((a, index) => ({
       index,
       message: {

@@ -167,7 +167,7 @@ export async function createResponse(ctx: TwinContext, req: ResponseRequest): Pr
     incomplete_details: answer.finish === 'length' ? { reason: 'max_output_tokens' } : null,
     instructions: req.instructions ?? null,
     max_output_tokens: req.maxOutputTokens ?? null,
-    model: model.id,
+    model: model.snapshot,
     output,
     parallel_tool_calls: req.parallelToolCalls,
     previous_response_id: req.previousResponseId ?? null,

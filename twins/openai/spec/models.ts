@@ -8,6 +8,8 @@ import type { EncodingName } from '../../../twin-runtime/llm/tokens.js';
 
 export interface ModelSpec {
   id: string;
+  /** The dated snapshot an alias answers with (`gpt-4o-mini` → `gpt-4o-mini-2024-07-18`), as the API reports in `model`. */
+  snapshot: string;
   endpoints: readonly string[];
   contextWindow: number;
   maxOutputTokens: number;
@@ -25,6 +27,7 @@ const EMBEDDINGS: Record<string, { dimensions: number; shortenable: boolean }> =
 };
 
 interface CatalogEntry {
+  name?: string;
   supported_endpoints?: readonly string[];
   context_window?: number;
   max_output_tokens?: number;
@@ -42,6 +45,7 @@ function spec(id: string, e: CatalogEntry): ModelSpec {
     : Math.floor((e.knowledge_cutoff?.getTime() ?? Date.UTC(2024, 0, 25)) / 1000);
   return {
     id,
+    snapshot: e.name && e.name !== id && e.name.startsWith(id) ? e.name : id,
     endpoints: e.supported_endpoints ?? [],
     contextWindow: e.context_window ?? (embedding ? 8192 : 128_000),
     maxOutputTokens: e.max_output_tokens ?? 16_384,
