@@ -7,6 +7,7 @@
 // of a tool the request offers.
 
 import { RE2JS } from 're2js';
+import type { TwinRequest, TwinRoute } from '../contract.js';
 import type { RecordStore } from '../record-store.js';
 
 export const SCRIPTED_RESPONSE = 'scripted_response';
@@ -183,4 +184,34 @@ export function addScripted(store: RecordStore, id: string, fields: unknown): Sc
   const { id: _id, ...body } = s;
   store.put(SCRIPTED_RESPONSE, id, body);
   return s;
+}
+
+/**
+ * The twin-only helper routes both model-provider twins serve: `POST /v1/twin/scripted_responses`
+ * adds one (refused with the twin's own 400), `GET` lists them. `tag` is the field naming the
+ * object's kind in that provider's style (`object` for OpenAI, `type` for Anthropic).
+ */
+export function scriptedResponseRoutes(readBody: (req: TwinRequest) => Record<string, unknown>, refuse: (message: string) => Error, tag: 'object' | 'type'): TwinRoute[] {
+  return [
+    {
+      method: 'POST',
+      path: '/v1/twin/scripted_responses',
+      unmetered: true,
+      handler(req, ctx) {
+        const id = ctx.ids.nextIn('scripted', 'sr_', 16);
+        const s = addScripted(ctx.store, id, readBody(req));
+        if (typeof s === 'string') throw refuse(s);
+        return { status: 200, body: { id, [tag]: SCRIPTED_RESPONSE, ...(ctx.store.get(SCRIPTED_RESPONSE, id) ?? {}) } };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/v1/twin/scripted_responses',
+      unmetered: true,
+      handler: (_req, ctx) => ({
+        status: 200,
+        body: { data: ctx.store.listRecords(SCRIPTED_RESPONSE).map((r) => ({ id: r.external_id, [tag]: SCRIPTED_RESPONSE, ...r.body })) },
+      }),
+    },
+  ];
 }

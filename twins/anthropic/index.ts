@@ -3,7 +3,8 @@
 // (`scripted_response` records) or derived deterministically from the request.
 // See twins/anthropic/README.md.
 
-import type { TwinContext, TwinDefinition, TwinRequest } from '../../twin-runtime/contract.js';
+import type { TwinContext, TwinDefinition } from '../../twin-runtime/contract.js';
+import { answerInProcess } from '../../twin-runtime/llm/in-process.js';
 import { SCRIPTED_RESPONSE } from '../../twin-runtime/llm/scripted.js';
 import { advanceBatches, MESSAGE_BATCH, type BatchRequestRunner } from './model/batches.js';
 import { routes } from './routes/index.js';
@@ -15,18 +16,9 @@ import { seeding, suggestions } from './vocabulary/seeds.js';
 export { seeding, suggestions };
 
 /** A batch request answered by POST /v1/messages itself, in-process (same validation, same answers). */
-const runBatchRequest = (ctx: TwinContext): BatchRequestRunner => async (params) => {
+const runBatchRequest = (ctx: TwinContext): BatchRequestRunner => (params) => {
   const route = routes.find((r) => r.method === 'POST' && r.path === '/v1/messages')!;
-  const body = { ...(params as Record<string, unknown>), stream: false };
-  const req: TwinRequest = { method: 'POST', path: '/v1/messages', params: {}, queryString: '', query: {}, headers: { 'content-type': 'application/json' }, rawBody: Buffer.from(JSON.stringify(body)), body, bodyKind: 'json' };
-  try {
-    const res = await route.handler(req, ctx);
-    return { status: res.status, body: res.body };
-  } catch (e) {
-    const rendered = renderAnthropicError(e);
-    if (!rendered) throw e;
-    return { status: rendered.status, body: rendered.body };
-  }
+  return answerInProcess(route, { ...(params as Record<string, unknown>), stream: false }, ctx, renderAnthropicError);
 };
 
 /** Console keys: `sk-ant-api03-`, 93 base62 characters and `AA`. */

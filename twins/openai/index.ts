@@ -3,7 +3,8 @@
 // usage from a real tokenizer. Answers are scripted (`scripted_response` records) or derived
 // deterministically from the request. See twins/openai/README.md.
 
-import type { TwinContext, TwinDefinition, TwinRequest } from '../../twin-runtime/contract.js';
+import type { TwinContext, TwinDefinition } from '../../twin-runtime/contract.js';
+import { answerInProcess } from '../../twin-runtime/llm/in-process.js';
 import { SCRIPTED_RESPONSE } from '../../twin-runtime/llm/scripted.js';
 import { advanceBatches, BATCH, type BatchLineRunner } from './model/batches.js';
 import { CHAT_COMPLETION } from './model/chat-completions.js';
@@ -20,17 +21,8 @@ export { seeding, suggestions };
 /** A batch line answered by the endpoint's own route, in-process (same validation, same answers). */
 const runBatchLine = (ctx: TwinContext): BatchLineRunner => async (endpoint, body) => {
   const route = routes.find((r) => r.method === 'POST' && r.path === endpoint)!;
-  const raw = JSON.stringify(body);
-  const req: TwinRequest = { method: 'POST', path: endpoint, params: {}, queryString: '', query: {}, headers: { 'content-type': 'application/json' }, rawBody: Buffer.from(raw), body: body as Record<string, unknown>, bodyKind: 'json' };
   const requestId = ctx.ids.nextIn('request', 'req_', 32);
-  try {
-    const res = await route.handler(req, ctx);
-    return { status: res.status, body: res.body, requestId };
-  } catch (e) {
-    const rendered = renderOpenAIError(e);
-    if (!rendered) throw e;
-    return { status: rendered.status, body: rendered.body, requestId };
-  }
+  return { ...(await answerInProcess(route, body as Record<string, unknown>, ctx, renderOpenAIError)), requestId };
 };
 
 /** Project keys: `sk-proj-` and base62 around OpenAI's `T3BlbkFJ` marker. */

@@ -2,7 +2,7 @@
 // upload a file from JSON (the seed expander has no multipart), set the rate limits.
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
-import { addScripted, SCRIPTED_RESPONSE } from '../../../twin-runtime/llm/scripted.js';
+import { scriptedResponseRoutes } from '../../../twin-runtime/llm/scripted.js';
 import { ownValue } from '../../../twin-runtime/safe-input.js';
 import { createFile, isPurpose } from '../model/files.js';
 import { invalidRequest } from '../wire/errors.js';
@@ -10,26 +10,7 @@ import { limits, setLimits } from '../wire/rate-limit.js';
 import { jsonBody, optInt, reqString } from '../wire/params.js';
 
 export const twinRoutes: TwinRoute[] = [
-  {
-    method: 'POST',
-    path: '/v1/twin/scripted_responses',
-    unmetered: true,
-    handler(req, ctx) {
-      const id = ctx.ids.nextIn('scripted', 'sr_', 16);
-      const s = addScripted(ctx.store, id, jsonBody(req));
-      if (typeof s === 'string') throw invalidRequest(s, null, null);
-      return { status: 200, body: { id, object: SCRIPTED_RESPONSE, ...(ctx.store.get(SCRIPTED_RESPONSE, id) ?? {}) } };
-    },
-  },
-  {
-    method: 'GET',
-    path: '/v1/twin/scripted_responses',
-    unmetered: true,
-    handler: (_req, ctx) => ({
-      status: 200,
-      body: { object: 'list', data: ctx.store.listRecords(SCRIPTED_RESPONSE).map((r) => ({ id: r.external_id, object: SCRIPTED_RESPONSE, ...r.body })) },
-    }),
-  },
+  ...scriptedResponseRoutes(jsonBody, (message) => invalidRequest(message, null, null), 'object'),
   {
     method: 'POST',
     path: '/v1/twin/files',
