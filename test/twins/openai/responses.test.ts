@@ -148,3 +148,23 @@ t.test('two fresh environments answer the same unscripted request alike', async 
   t.ok(answers[0]!.calls!.length > 0, 'the unscripted answer calls the offered tool');
   t.same(answers[0], answers[1]);
 });
+
+t.test('moderations: deterministic low scores; a script flags named categories', async (t) => {
+  const clean = await client.moderations.create({ model: 'omni-moderation-latest', input: ['hello there', 'have a nice day'] });
+  t.equal(clean.model, 'omni-moderation-2024-09-26');
+  t.equal(clean.results.length, 2);
+  t.ok(clean.results.every((r) => !r.flagged));
+  t.ok(clean.results[0]!.category_scores.violence < 0.01);
+  const again = await client.moderations.create({ model: 'omni-moderation-latest', input: ['hello there', 'have a nice day'] });
+  t.same(again.results, clean.results, 'the same input, the same scores');
+  await fetch(`${gw.url}/v1/twin/scripted_responses`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${gw.apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ match: { contains: 'threat' }, response: { text: 'violence, harassment/threatening' } }),
+  });
+  const flagged = await client.moderations.create({ input: 'this is a threat' });
+  t.equal(flagged.results[0]!.flagged, true);
+  t.equal(flagged.results[0]!.categories.violence, true);
+  t.equal(flagged.results[0]!.categories['harassment/threatening'], true);
+  t.equal(flagged.results[0]!.categories.hate, false);
+});

@@ -5,8 +5,9 @@ import { batchRoutes } from './batches.js';
 import { chatCompletionRoutes } from './chat-completions.js';
 import { embeddingRoutes } from './embeddings.js';
 import { fileRoutes } from './files.js';
+import { moderationRoutes } from './moderations.js';
 import { modelRoutes } from './models.js';
 import { responseRoutes } from './responses.js';
 import { twinRoutes } from './twin.js';
 
-export const routes: TwinRoute[] = [...chatCompletionRoutes, ...responseRoutes, ...embeddingRoutes, ...modelRoutes, ...fileRoutes, ...batchRoutes, ...twinRoutes];
+export const routes: TwinRoute[] = [...chatCompletionRoutes, ...responseRoutes, ...embeddingRoutes, ...moderationRoutes, ...modelRoutes, ...fileRoutes, ...batchRoutes, ...twinRoutes];
