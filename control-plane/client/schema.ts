@@ -1101,7 +1101,7 @@ export interface components {
         EnvironmentTwinCreate: {
             seed_id?: string | null;
             /** @enum {string} */
-            twin: "stripe" | "github" | "slack";
+            twin: "stripe" | "github" | "slack" | "openai" | "anthropic";
         };
         EnvironmentUpdate: {
             name?: string;
@@ -3339,7 +3339,7 @@ export interface operations {
                     twins: {
                         seed_id?: string | null;
                         /** @enum {string} */
-                        twin: "stripe" | "github" | "slack";
+                        twin: "stripe" | "github" | "slack" | "openai" | "anthropic";
                     }[];
                 };
             };
@@ -3523,7 +3523,7 @@ export interface operations {
                     twins?: {
                         seed_id?: string | null;
                         /** @enum {string} */
-                        twin: "stripe" | "github" | "slack";
+                        twin: "stripe" | "github" | "slack" | "openai" | "anthropic";
                     }[];
                 };
             };
@@ -3647,7 +3647,7 @@ export interface operations {
                     name: string;
                     prompt: string;
                     /** @enum {string} */
-                    twin: "stripe" | "github" | "slack";
+                    twin: "stripe" | "github" | "slack" | "openai" | "anthropic";
                 };
             };
         };
@@ -3922,7 +3922,7 @@ export interface operations {
                     assertions?: unknown[];
                     name: string;
                     outcome?: string;
-                    twins: ("stripe" | "github" | "slack")[];
+                    twins: ("stripe" | "github" | "slack" | "openai" | "anthropic")[];
                 };
             };
         };

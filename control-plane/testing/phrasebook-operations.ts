@@ -3,9 +3,11 @@
 
 import { GITHUB_OPERATIONS } from '../../twins/github/vocabulary/phrasebook.js';
 import { SLACK_OPERATIONS } from '../../twins/slack/vocabulary/phrasebook.js';
+import { OPENAI_OPERATIONS } from '../../twins/openai/vocabulary/phrasebook.js';
+import { ANTHROPIC_OPERATIONS } from '../../twins/anthropic/vocabulary/phrasebook.js';
 import { STRIPE_OPERATIONS } from '../../twins/stripe/vocabulary/phrasebook.js';
 import type { Operation } from './phrasebook-rules.js';
 
 export type { Modifier, ModifierName, ModifierRule, Operation } from './phrasebook-rules.js';
 
-export const OPERATIONS: Operation[] = [...STRIPE_OPERATIONS, ...GITHUB_OPERATIONS, ...SLACK_OPERATIONS];
+export const OPERATIONS: Operation[] = [...STRIPE_OPERATIONS, ...GITHUB_OPERATIONS, ...SLACK_OPERATIONS, ...OPENAI_OPERATIONS, ...ANTHROPIC_OPERATIONS];

@@ -16,6 +16,8 @@ const COUNTED: Record<string, string> = {
   stripe: 'v1 operations the `stripe` SDK names (test helpers included)',
   github: 'operations of `@octokit/openapi` outside GitHub Enterprise-only paths',
   slack: 'methods of `@slack/web-api` outside `admin.*`',
+  openai: 'operations the `openai` SDK calls outside the organization admin API',
+  anthropic: 'operations `@anthropic-ai/sdk` calls outside the organization admin API',
 };
 
 const cell = (s: string) => s.replace(/\|/g, '\\|');

@@ -13,7 +13,9 @@ import { fileURLToPath } from 'node:url';
 import type { OperationTable } from '../../twin-runtime/generic/spec-types.js';
 import { refsOf } from './openapi.js';
 import type { ProviderSource } from './sources/common.js';
+import { anthropicSource } from './sources/anthropic.js';
 import { githubSource } from './sources/github.js';
+import { openaiSource } from './sources/openai.js';
 import { slackSource } from './sources/slack.js';
 import { stripeSource } from './sources/stripe.js';
 
@@ -23,6 +25,8 @@ export const SOURCES: Record<string, () => ProviderSource> = {
   stripe: stripeSource,
   github: githubSource,
   slack: slackSource,
+  openai: openaiSource,
+  anthropic: anthropicSource,
 };
 
 export function specDir(slug: string): string {

@@ -4,6 +4,7 @@
 // cleanly on SIGTERM (removing the note).
 
 import t from 'tap';
+import { TWIN_SLUGS } from '../../twin-runtime/registry.js';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,7 +32,7 @@ t.test('twins serve: a note for the other commands, one server per directory, SI
   // No --url: the API commands find the server of TWINS_DATA_DIR.
   const catalog = await cliProcess(['catalog', '--json'], { ...env, TWINS_TOKEN: token.stdout.trim() });
   t.equal(catalog.code, 0, catalog.stderr);
-  t.equal(JSON.parse(catalog.stdout).length, 3);
+  t.equal(JSON.parse(catalog.stdout).length, TWIN_SLUGS.length);
   t.equal(second.code, 1);
   t.match(second.stderr, /^twins serve: A control plane \(pid \d+\) already serves .* at http:\/\/127\.0\.0\.1:\d+; stop it first/);
   t.equal(root.status, 302);

@@ -3,6 +3,7 @@
 // completion comes from the same command table.
 
 import t from 'tap';
+import { TWIN_SLUGS } from '../../twin-runtime/registry.js';
 import { cli } from './helpers.js';
 import { ROOT, type CommandSpec } from '../../control-plane/cli/spec.js';
 import { packageVersion } from '../../control-plane/package-info.js';
@@ -74,7 +75,7 @@ t.test('every usage error names the argument and exits 2', async (t) => {
     [['advance'], 'twins advance', /^missing argument TWIN_ID/],
     [['advance', 't', '--at', 'yesterday'], 'twins advance', /^--at must be an ISO 8601 date-time \(got 'yesterday'\)$/],
     [['twin'], 'twins twin', /^missing argument SLUG/],
-    [['twin', 'paypal'], 'twins twin', /^unknown twin 'paypal' \(twins: stripe, github, slack\)$/],
+    [['twin', 'paypal'], 'twins twin', new RegExp(`^unknown twin 'paypal' \\(twins: ${TWIN_SLUGS.join(', ')}\\)$`)],
     [['twin', 'stripe', '--port', '70000'], 'twins twin', /^--port must be a whole number from 0 to 65535 \(got '70000'\)$/],
     [['twin', 'credential'], 'twins twin credential', /^missing argument TWIN_ID/],
     [['twin', 'get'], 'twins twin get', /^missing argument TWIN_ID/],
@@ -129,8 +130,8 @@ t.test('completion', async (t) => {
   t.same(await complete('en'), ['serve', 'token', 'ca', 'twin', 'env', 'logs', 'records', 'advance', 'catalog', 'seeds', 'tests', 'mcp', 'completion', 'help', 'version']);
   t.same(await complete('env', ''), ['create', 'list', 'get', 'wait', 'reset', 'delete']);
   t.ok((await complete('env', 'create', '--')).includes('--twin'));
-  t.same(await complete('env', 'create', '--twin', ''), ['stripe', 'github', 'slack']);
-  t.same(await complete('twin', ''), ['credential', 'get', 'stripe', 'github', 'slack']);
+  t.same(await complete('env', 'create', '--twin', ''), [...TWIN_SLUGS]);
+  t.same(await complete('twin', ''), ['credential', 'get', ...TWIN_SLUGS]);
   t.same(await complete('token', '--role', ''), ['admin', 'member']);
   t.same(await complete('token', '--data', ''), [':files']);
   t.same(await complete('completion', ''), ['bash', 'zsh']);

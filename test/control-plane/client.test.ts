@@ -3,6 +3,7 @@
 // export, and it turns answers into data or into the API's own sentence.
 
 import t from 'tap';
+import { TWIN_SLUGS } from '../../twin-runtime/registry.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestControlPlane } from '../helpers/control-plane.js';
@@ -30,7 +31,7 @@ t.test('the client answers data or the API sentence', async (t) => {
   const twins = createTwinsClient({ url: cp.url, token: () => (asked++, token) });
 
   const catalog = await ok(twins.GET('/twins/catalog'));
-  t.same(catalog.map((c) => c.slug).sort(), ['github', 'slack', 'stripe']);
+  t.same(catalog.map((c) => c.slug).sort(), [...TWIN_SLUGS].sort());
   t.equal(asked, 1);
 
   const key = await ok(twins.POST('/organizations/current/api-keys', { body: { name: 'client test' } }));

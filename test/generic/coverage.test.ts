@@ -20,7 +20,9 @@ for (const slug of TWIN_SLUGS) {
     const rows = coverageOf(def);
     const hand = new Set(def.routes.map((r) => `${r.method} ${templateShape(r.path)}`));
     const modelled = rows.filter((r) => r.status === 'modelled');
-    t.ok(modelled.length > 30, `${modelled.length} modelled operations`);
+    // The first three twins model dozens of operations each; the model-provider twins a smaller surface.
+    const floor = ['stripe', 'github', 'slack'].includes(slug) ? 30 : 8;
+    t.ok(modelled.length > floor, `${modelled.length} modelled operations`);
     for (const r of rows) {
       const isHand = hand.has(`${r.method} ${templateShape(r.path)}`);
       if (isHand !== (r.status === 'modelled')) t.fail(`${r.method} ${r.path} is ${r.status} but ${isHand ? 'has' : 'has no'} hand-written route`);

@@ -1,0 +1,61 @@
+// The OpenAI twin: chat completions and the Responses API (plain and streamed), tool calls,
+// structured outputs, embeddings, models, files, OpenAI's errors and rate-limit headers, token
+// usage from a real tokenizer. Answers are scripted (`scripted_response` records) or derived
+// deterministically from the request. See twins/openai/README.md.
+
+import type { TwinContext, TwinDefinition } from '../../twin-runtime/contract.js';
+import { answerInProcess } from '../../twin-runtime/llm/in-process.js';
+import { SCRIPTED_RESPONSE } from '../../twin-runtime/llm/scripted.js';
+import { advanceBatches, BATCH, type BatchLineRunner } from './model/batches.js';
+import { CHAT_COMPLETION } from './model/chat-completions.js';
+import { FILE } from './model/files.js';
+import { RESPONSE } from './model/responses.js';
+import { routes } from './routes/index.js';
+import { generic } from './wire/generic.js';
+import { errorResponse, invalidRequest, OpenAIError, renderOpenAIError, UNPARSABLE_JSON } from './wire/errors.js';
+import { aroundOpenAI, authenticateOpenAI } from './wire/protocol.js';
+import { seeding, suggestions } from './vocabulary/seeds.js';
+
+export { seeding, suggestions };
+
+/** A batch line answered by the endpoint's own route, in-process (same validation, same answers). */
+const runBatchLine = (ctx: TwinContext): BatchLineRunner => async (endpoint, body) => {
+  const route = routes.find((r) => r.method === 'POST' && r.path === endpoint)!;
+  const requestId = ctx.ids.nextIn('request', 'req_', 32);
+  return { ...(await answerInProcess(route, body as Record<string, unknown>, ctx, renderOpenAIError)), requestId };
+};
+
+/** Project keys: `sk-proj-` and base62 around OpenAI's `T3BlbkFJ` marker. */
+function mintKey(randomBase62: (length: number) => string): string {
+  return `sk-proj-${randomBase62(74)}T3BlbkFJ${randomBase62(74)}`;
+}
+
+const openai: TwinDefinition = {
+  slug: 'openai',
+  name: 'OpenAI',
+  description:
+    'OpenAI API (chat completions, Responses, streaming, tool calls, structured outputs, embeddings, models, files) with scripted, deterministic answers.',
+  version: '1.0.0',
+  storageVersion: 1,
+  defaultPort: 12141,
+  resources: [SCRIPTED_RESPONSE, FILE, CHAT_COMPLETION, RESPONSE, BATCH],
+  mintKey,
+  routes,
+  generic,
+  authenticate: authenticateOpenAI,
+  around: aroundOpenAI,
+  errors: {
+    render: renderOpenAIError,
+    routeMiss: (req) => errorResponse(new OpenAIError(404, `Invalid URL (${req.method} ${req.path})`, 'invalid_request_error', null, null)),
+    parseFailure(req, _ctx, problem) {
+      if (problem.kind === 'malformed_url') return errorResponse(new OpenAIError(404, `Invalid URL (${req.method} ${req.path})`));
+      if (problem.refusal.reason === 'body_too_large') return errorResponse(new OpenAIError(413, problem.message, 'invalid_request_error', null, 'request_too_large'));
+      return errorResponse(problem.refusal.part === 'body' ? invalidRequest(UNPARSABLE_JSON) : invalidRequest(problem.message));
+    },
+  },
+  advance: (ctx, to) => advanceBatches(ctx, to, runBatchLine(ctx)),
+  suggestions,
+  seeding,
+};
+
+export default openai;

@@ -1,0 +1,13 @@
+// Every route of the OpenAI twin (routes/<resource>.ts beside model/<resource>.ts).
+
+import type { TwinRoute } from '../../../twin-runtime/contract.js';
+import { batchRoutes } from './batches.js';
+import { chatCompletionRoutes } from './chat-completions.js';
+import { embeddingRoutes } from './embeddings.js';
+import { fileRoutes } from './files.js';
+import { moderationRoutes } from './moderations.js';
+import { modelRoutes } from './models.js';
+import { responseRoutes } from './responses.js';
+import { twinRoutes } from './twin.js';
+
+export const routes: TwinRoute[] = [...chatCompletionRoutes, ...responseRoutes, ...embeddingRoutes, ...moderationRoutes, ...modelRoutes, ...fileRoutes, ...batchRoutes, ...twinRoutes];
