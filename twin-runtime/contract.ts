@@ -178,6 +178,11 @@ export interface TwinDefinition {
   advance?(ctx: TwinContext, to: Date): void | Promise<void>;
   /** Headers for one delivery attempt (signatures use the wall-clock time of the attempt). */
   signDelivery?(delivery: DeliveryRecord, payload: string, wallNow: Date): Record<string, string>;
+  /**
+   * The body of one delivery attempt when the provider stamps each attempt inside the signed body
+   * (Linear's `webhookTimestamp`); default: the stored payload as queued.
+   */
+  stampDelivery?(delivery: DeliveryRecord, wallNow: Date): string;
   /** Starting states shipped with the twin (at least five, each generating with the built-in planner). */
   suggestions: SeedSuggestion[];
   /**
