@@ -145,6 +145,11 @@ export interface TwinDefinition {
   resources: readonly string[];
   /** Mint the provider-shaped key for a fresh container start (e.g. `sk_test_…`). */
   mintKey(randomBase62: (length: number) => string): string;
+  /**
+   * The other halves of a two-part provider credential, returned beside `api_key` by the
+   * credential endpoint (decisions §10: `email` for Jira, `account_sid` for Twilio).
+   */
+  credentialExtras?(ctx: TwinContext): Record<string, string>;
   /** Hand-written routes (they always win over `generic`). */
   routes: TwinRoute[];
   /** The spec-driven layer, when the twin has one. */

@@ -189,8 +189,8 @@ export class TwinHost {
     };
   }
 
-  credential(): { api_key: string } {
-    return { api_key: this.apiKey };
+  credential(): { api_key: string } & Record<string, string> {
+    return { ...this.twin.credentialExtras?.(this.ctx), api_key: this.apiKey };
   }
 
   /**

@@ -120,7 +120,8 @@ class LinearSeedSession {
     const input: Record<string, unknown> = { teamId: team.id, title, description: v.pick(e.key, 'issue.description', v.builtInPool('sentence')), ...extra };
     const state = e.states.find((s) => STATE_NAMES[s]);
     if (state) input.stateId = team.states.get(STATE_NAMES[state]!);
-    input.priority = e.states.includes('urgent') ? 1 : e.states.includes('high') ? 2 : v.int(e.key, 'priority', 0, 4);
+    // Urgent (1) and High (2) only where the prompt asks for them, so counts of them hold.
+    input.priority = e.states.includes('urgent') ? 1 : e.states.includes('high') ? 2 : [0, 3, 4][v.int(e.key, 'priority', 0, 2)];
     if (!e.states.includes('unassigned') && this.people.length > 0 && (e.states.includes('assigned') || v.int(e.key, 'assigned', 0, 3) > 0)) {
       input.assigneeId = this.people[v.number(e.key, 'assignee') % this.people.length];
     }
