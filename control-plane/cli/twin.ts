@@ -31,8 +31,11 @@ export const standalone: Handler = async (ctx) => {
     }
     throw e;
   }
-  show(ctx, { twin: slug, url, api_key: server.apiKey, data }, (t) =>
-    `${def.name} twin listening on ${t.url}\napi key: ${t.api_key}\ndata: ${t.data} (records and key kept across restarts)\n`,
+  // The credential's other halves (Jira's email) are printed beside the key.
+  const credential = server.host.credential();
+  const extras = Object.entries(credential).filter(([k]) => k !== 'api_key');
+  show(ctx, { twin: slug, url, ...credential, data }, (t) =>
+    `${def.name} twin listening on ${t.url}\napi key: ${t.api_key}\n${extras.map(([k, v]) => `${k.replace('_', ' ')}: ${v}\n`).join('')}data: ${t.data} (records and key kept across restarts)\n`,
   );
   await ctx.io.stopped;
   await server.close();

@@ -990,7 +990,7 @@ export interface components {
         EnvironmentTwinCreate: {
             seed_id?: string | null;
             /** @enum {string} */
-            twin: "stripe" | "github" | "slack";
+            twin: "stripe" | "github" | "slack" | "linear" | "jira";
         };
         EnvironmentUpdate: {
             name?: string;
@@ -2984,7 +2984,7 @@ export interface operations {
                     twins: {
                         seed_id?: string | null;
                         /** @enum {string} */
-                        twin: "stripe" | "github" | "slack";
+                        twin: "stripe" | "github" | "slack" | "linear" | "jira";
                     }[];
                 };
             };
@@ -3168,7 +3168,7 @@ export interface operations {
                     twins?: {
                         seed_id?: string | null;
                         /** @enum {string} */
-                        twin: "stripe" | "github" | "slack";
+                        twin: "stripe" | "github" | "slack" | "linear" | "jira";
                     }[];
                 };
             };
@@ -3292,7 +3292,7 @@ export interface operations {
                     name: string;
                     prompt: string;
                     /** @enum {string} */
-                    twin: "stripe" | "github" | "slack";
+                    twin: "stripe" | "github" | "slack" | "linear" | "jira";
                 };
             };
         };
@@ -3567,7 +3567,7 @@ export interface operations {
                     assertions?: unknown[];
                     name: string;
                     outcome?: string;
-                    twins: ("stripe" | "github" | "slack")[];
+                    twins: ("stripe" | "github" | "slack" | "linear" | "jira")[];
                 };
             };
         };

@@ -74,7 +74,7 @@ t.test('every usage error names the argument and exits 2', async (t) => {
     [['advance'], 'twins advance', /^missing argument TWIN_ID/],
     [['advance', 't', '--at', 'yesterday'], 'twins advance', /^--at must be an ISO 8601 date-time \(got 'yesterday'\)$/],
     [['twin'], 'twins twin', /^missing argument SLUG/],
-    [['twin', 'paypal'], 'twins twin', /^unknown twin 'paypal' \(twins: stripe, github, slack\)$/],
+    [['twin', 'paypal'], 'twins twin', /^unknown twin 'paypal' \(twins: stripe, github, slack, linear, jira\)$/],
     [['twin', 'stripe', '--port', '70000'], 'twins twin', /^--port must be a whole number from 0 to 65535 \(got '70000'\)$/],
     [['twin', 'credential'], 'twins twin credential', /^missing argument TWIN_ID/],
     [['twin', 'get'], 'twins twin get', /^missing argument TWIN_ID/],
@@ -129,8 +129,8 @@ t.test('completion', async (t) => {
   t.same(await complete('en'), ['serve', 'token', 'twin', 'env', 'logs', 'records', 'advance', 'catalog', 'seeds', 'tests', 'mcp', 'completion', 'help', 'version']);
   t.same(await complete('env', ''), ['create', 'list', 'get', 'wait', 'reset', 'delete']);
   t.ok((await complete('env', 'create', '--')).includes('--twin'));
-  t.same(await complete('env', 'create', '--twin', ''), ['stripe', 'github', 'slack']);
-  t.same(await complete('twin', ''), ['credential', 'get', 'stripe', 'github', 'slack']);
+  t.same(await complete('env', 'create', '--twin', ''), ['stripe', 'github', 'slack', 'linear', 'jira']);
+  t.same(await complete('twin', ''), ['credential', 'get', 'stripe', 'github', 'slack', 'linear', 'jira']);
   t.same(await complete('token', '--role', ''), ['admin', 'member']);
   t.same(await complete('token', '--data', ''), [':files']);
   t.same(await complete('completion', ''), ['bash', 'zsh']);

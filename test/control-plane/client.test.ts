@@ -30,7 +30,7 @@ t.test('the client answers data or the API sentence', async (t) => {
   const twins = createTwinsClient({ url: cp.url, token: () => (asked++, token) });
 
   const catalog = await ok(twins.GET('/twins/catalog'));
-  t.same(catalog.map((c) => c.slug).sort(), ['github', 'slack', 'stripe']);
+  t.same(catalog.map((c) => c.slug).sort(), ['github', 'jira', 'linear', 'slack', 'stripe']);
   t.equal(asked, 1);
 
   const key = await ok(twins.POST('/organizations/current/api-keys', { body: { name: 'client test' } }));
