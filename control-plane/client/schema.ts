@@ -818,6 +818,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/twins/catalog/{twin_slug}/coverage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A twin's coverage matrix
+         * @description For every operation of the provider's published surface: `modelled` (hand-written rules), `generic` (served from the spec, statefully) or `not_served` with the reason.
+         */
+        get: operations["getCatalogTwinCoverage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users/me": {
         parameters: {
             query?: never;
@@ -943,6 +963,14 @@ export interface components {
             checkout_session: string;
             /** @description the payment processor's hosted page where the card is entered */
             url: string;
+        };
+        CoverageRow: {
+            method: string;
+            operation_id: string;
+            path: string;
+            reason?: string;
+            /** @enum {string} */
+            status: "modelled" | "generic" | "not_served";
         };
         CurrentUser: {
             /** Format: date-time */
@@ -4173,6 +4201,55 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CatalogTwin"];
+                };
+            };
+            /** @description Not authenticated: the bearer token or API key is missing, invalid, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found (or it belongs to another organization) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    getCatalogTwinCoverage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                twin_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CoverageRow"][];
                 };
             };
             /** @description Not authenticated: the bearer token or API key is missing, invalid, expired or revoked */

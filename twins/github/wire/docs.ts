@@ -1,31 +1,27 @@
 // `documentation_url` as GitHub answers it: the page of the operation the request was routed to
 // (a missing repository included), and the generic REST page only for a path no operation has.
-// The table is generated from @octokit/openapi (scripts/gen/github-docs-urls.ts).
+// The pages come from the generated operation table (twins/github/spec/operations.json, each
+// operation's `externalDocs.url` in @octokit/openapi; scripts/gen/spec.ts).
 
-import table from '../spec/docs-urls.json' with { type: 'json' };
+import { loadArtefacts } from '../../../twin-runtime/generic/artefacts.js';
 import { templateShape } from '../../../twin-runtime/path-template.js';
 import { TemplateRouter } from '../../../twin-runtime/router.js';
 
 export const DOCS = 'https://docs.github.com/rest';
 
-const operations = (table as { operations: Record<string, string> }).operations;
-
 let byShape: Map<string, string> | undefined;
 let byPath: TemplateRouter<string> | undefined;
 
-function split(key: string): [string, string] {
-  const at = key.indexOf(' ');
-  return [key.slice(0, at), key.slice(at + 1)];
+/** Operations with their page, from the table the generic layer reads too (read once per process). */
+function documented(): { method: string; path: string; docs: string }[] {
+  return loadArtefacts(import.meta.url).operations.flatMap((o) => (o.docs ? [{ method: o.method, path: o.path, docs: o.docs }] : []));
 }
 
 /** The page of the operation `method` + `template` (the twin's spelling: `{+path}` is `{path}`). */
 export function operationDocs(method: string, template: string): string | undefined {
   if (!byShape) {
     byShape = new Map();
-    for (const [key, url] of Object.entries(operations)) {
-      const [m, t] = split(key);
-      byShape.set(`${m} ${templateShape(t)}`, url);
-    }
+    for (const o of documented()) byShape.set(`${o.method} ${templateShape(o.path)}`, o.docs);
   }
   return byShape.get(`${method.toUpperCase()} ${templateShape(template)}`);
 }
@@ -35,10 +31,7 @@ export function docsForPath(method: string, path: string): string {
   if (!byPath) {
     // Built on the first route miss only: most twins never pay for it.
     byPath = new TemplateRouter<string>({ ignoreTrailingSlash: true });
-    for (const [key, url] of Object.entries(operations)) {
-      const [m, t] = split(key);
-      byPath.add(m, t, url);
-    }
+    for (const o of documented()) if (!byPath.has(o.method, o.path)) byPath.add(o.method, o.path, o.docs);
   }
   return byPath.find(method, path)?.value ?? DOCS;
 }
