@@ -8,7 +8,9 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { LinearClient, LinearErrorType } from '@linear/sdk';
 import { LinearWebhookClient } from '@linear/sdk/webhooks';
+import { buildSchema, validateSchema } from 'graphql';
 import { startGatewayTwin } from '../../helpers/gateway-twin.js';
+import { linearSchema, linearSdl } from '../../../twins/linear/spec/schema.js';
 
 const CLOCK_START = new Date('2026-03-02T09:00:00Z');
 const gw = await startGatewayTwin('linear', { clockStart: CLOCK_START });
@@ -20,6 +22,12 @@ const eng = teams.nodes[0]!;
 const states = (await eng.states()).nodes;
 const stateNamed = (name: string) => states.find((s) => s.name === name)!;
 const me = await client.viewer;
+
+t.test('the schema derived from @linear/sdk is a valid GraphQL schema', async (t) => {
+  const errors = validateSchema(buildSchema(linearSdl()));
+  t.same(errors.map((e) => e.message), []);
+  t.ok(linearSchema().getQueryType()!.getFields().issues, 'Query.issues is there');
+});
 
 t.test('starting workspace: viewer, team ENG, default workflow, people, labels', async (t) => {
   t.equal(me.email, 'ada@example.com');
