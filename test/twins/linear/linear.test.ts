@@ -146,6 +146,16 @@ t.test('errors as Linear answers them', async (t) => {
   t.equal(invalid.type, LinearErrorType.GraphqlError, 'a field the schema lacks fails validation');
 });
 
+t.test('fields the twin does not model validate and answer their empty values', async (t) => {
+  const res = await client.client.rawRequest<any, Record<string, unknown>>(
+    '{ notifications { nodes { id } } documents { nodes { id title } } issue(id: "ENG-1") { identifier attachments { nodes { id } } history { nodes { id } } reactionData } }',
+  );
+  t.same(res.data!.notifications.nodes, []);
+  t.same(res.data!.documents.nodes, []);
+  t.equal(res.data!.issue.identifier, 'ENG-1');
+  t.same(res.data!.issue.attachments.nodes, []);
+});
+
 t.test('webhook: signed, verified by the SDK LinearWebhookClient', async (t) => {
   const received: { body: Buffer; headers: Record<string, unknown> }[] = [];
   const server = createServer((req, res) => {

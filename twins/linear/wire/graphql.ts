@@ -40,14 +40,14 @@ const EMPTY_CONNECTION = () => ({
   pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null },
 });
 
-function emptyValue(type: GraphQLOutputType, source: Rec): unknown {
+function emptyValue(type: GraphQLOutputType, source: Rec, schema: GraphQLSchema): unknown {
   if (!isNonNullType(type)) return null;
   const inner = type.ofType;
   if (isListType(inner)) return [];
   if (isEnumType(inner)) return inner.getValues()[0]?.value ?? null;
-  if (isObjectType(inner) || isInterfaceType(inner) || isUnionType(inner)) {
-    return inner.name.endsWith('Connection') ? EMPTY_CONNECTION() : {};
-  }
+  if (isObjectType(inner)) return inner.name.endsWith('Connection') ? EMPTY_CONNECTION() : {};
+  // An abstract type needs a concrete one to resolve to: its first possible type.
+  if (isInterfaceType(inner) || isUnionType(inner)) return { __typename: schema.getPossibleTypes(inner)[0]?.name };
   switch (inner.name) {
     case 'Boolean': return false;
     case 'Int':
@@ -162,7 +162,7 @@ export class LinearGraphQL {
       return getNamedType(info.returnType).name.endsWith('Connection') ? connection(list, args) : list;
     }
     const value = this.read(typeName, rec, name, ctx, args);
-    return value === undefined ? emptyValue(info.returnType, rec) : value;
+    return value === undefined ? emptyValue(info.returnType, rec, info.schema) : value;
   }
 
   async run(req: TwinRequest, ctx: TwinContext): Promise<TwinResponse> {
