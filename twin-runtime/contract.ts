@@ -156,6 +156,11 @@ export interface TwinDefinition {
   resources: readonly string[];
   /** Mint the provider-shaped key for a fresh container start (e.g. `sk_test_…`). */
   mintKey(randomBase62: (length: number) => string): string;
+  /**
+   * The other halves of a two-part provider credential, returned beside `api_key` by the
+   * credential endpoint (decisions §10: `email` for Jira, `account_sid` for Twilio).
+   */
+  credentialExtras?(ctx: TwinContext): Record<string, string>;
   /** Hand-written routes (they always win over `generic`). */
   routes: TwinRoute[];
   /**
@@ -213,6 +218,11 @@ export interface TwinDefinition {
   credentialExtras?(ctx: TwinContext): Record<string, string>;
   /** Headers for one delivery attempt (signatures use the wall-clock time of the attempt). */
   signDelivery?(delivery: DeliveryRecord, payload: string, wallNow: Date): Record<string, string>;
+  /**
+   * The body of one delivery attempt when the provider stamps each attempt inside the signed body
+   * (Linear's `webhookTimestamp`); default: the stored payload as queued.
+   */
+  stampDelivery?(delivery: DeliveryRecord, wallNow: Date): string;
   /** Starting states shipped with the twin (at least five, each generating with the built-in planner). */
   suggestions: SeedSuggestion[];
   /**

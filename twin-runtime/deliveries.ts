@@ -53,6 +53,8 @@ export interface NewDelivery {
 }
 
 type Signer = (d: DeliveryRecord, payload: string, wallNow: Date) => Record<string, string>;
+/** The bytes of one attempt, for providers that stamp each attempt inside the body (Linear). */
+type Stamper = (d: DeliveryRecord, wallNow: Date) => string;
 
 export const DELIVERY_RESOURCE = 'delivery';
 
@@ -76,6 +78,7 @@ export class Deliveries {
     nextId: () => string,
     private readonly signer: Signer | undefined,
     private readonly timeoutMs = Number(process.env.TWIN_DELIVERY_TIMEOUT_MS ?? 5000),
+    private readonly stamper?: Stamper,
     private readonly egress: EgressGuard = EgressGuard.fromEnv(),
   ) {
     this.nextId = nextId;
@@ -129,10 +132,11 @@ export class Deliveries {
     const d = this.store.get<DeliveryRecord>(DELIVERY_RESOURCE, id);
     if (!d || d.status !== 'pending') return;
     const started = Date.now();
+    const body = this.stamper ? this.stamper(d, new Date(started)) : d.payload;
     const headers: Record<string, string> = {
       'content-type': 'application/json; charset=utf-8',
       ...d.headers,
-      ...(this.signer ? this.signer(d, d.payload, new Date(started)) : {}),
+      ...(this.signer ? this.signer(d, body, new Date(started)) : {}),
     };
     let statusCode: number | null = null;
     let error: string | null = null;
@@ -147,7 +151,7 @@ export class Deliveries {
         const res = await request(d.url, {
           method: 'POST',
           headers,
-          body: d.payload,
+          body,
           headersTimeout: this.timeoutMs,
           bodyTimeout: this.timeoutMs,
           dispatcher: this.dispatcher,

@@ -88,7 +88,7 @@ export class TwinHost {
     this.clock = new EnvironmentClock(this.store, this.startClock);
     this.ids = new IdSource(this.store, `${twin.slug}:default-seed`);
     this.apiKey = this.providerKey(twin, options);
-    this.deliveries = new Deliveries(this.store, () => this.ids.next('dlv_', 24), twin.signDelivery?.bind(twin));
+    this.deliveries = new Deliveries(this.store, () => this.ids.next('dlv_', 24), twin.signDelivery?.bind(twin), undefined, twin.stampDelivery?.bind(twin));
     this.ctx = {
       store: this.store,
       clock: this.clock,

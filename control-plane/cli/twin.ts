@@ -35,8 +35,12 @@ export const standalone: Handler = async (ctx) => {
     throw e;
   }
   const httpsUrl = url.replace(/^http:/, 'https:');
-  show(ctx, { twin: slug, url, https_url: httpsUrl, ca_file: tls.caFile, api_key: server.apiKey, data }, (t) =>
-    `${def.name} twin listening on ${t.url} (and ${t.https_url})\napi key: ${t.api_key}\ndata: ${t.data} (records and key kept across restarts)\n` +
+  // The credential's other halves (Jira's email, Slack's app token) are printed beside the key.
+  const credential = server.host.credential();
+  const extras = Object.entries(credential).filter(([k]) => k !== 'api_key');
+  show(ctx, { twin: slug, url, https_url: httpsUrl, ca_file: tls.caFile, ...credential, data }, (t) =>
+    `${def.name} twin listening on ${t.url} (and ${t.https_url})\napi key: ${t.api_key}\n` +
+    `${extras.map(([k, v]) => `${k.replace('_', ' ')}: ${v}\n`).join('')}data: ${t.data} (records and key kept across restarts)\n` +
     `CA: ${t.ca_file} (trust it for https: NODE_EXTRA_CA_CERTS, SSL_CERT_FILE, GIT_SSL_CAINFO)\n`,
   );
   await ctx.io.stopped;

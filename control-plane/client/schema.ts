@@ -21,6 +21,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/sign-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How a browser signs in to this deployment
+         * @description No credential needed. Under the embedded identity provider (`local`), `twins console` prints a one-time sign-in link; under `oidc`, the browser is sent to `authorization_endpoint` (authorization code with PKCE, redirect URI `<this address>/`) and posts the code to `POST /auth/token`. 502 when the issuer's discovery document cannot be read.
+         */
+        get: operations["getSignInOptions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange a one-time sign-in proof for an access token
+         * @description No credential needed. `sign_in_ticket` (embedded identity provider): the ticket of a `twins console` link, usable once and for two minutes; the answer is an access token for the identity it names. `authorization_code` (oidc): the code and PKCE verifier of the issuer's redirect, exchanged at the issuer's token endpoint; the answer is the issuer's access token once this service accepts it. 401 for a used, expired or refused proof; 409 for a grant this deployment does not sign in with; 502 when the issuer cannot be reached. The answer is never cached (`Cache-Control: no-store`).
+         */
+        post: operations["exchangeSignInProof"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/billing/checkout/return": {
         parameters: {
             query?: never;
@@ -162,6 +202,46 @@ export interface paths {
          * @description Every request the environment's twins served through the gateway, newest first (paged); `twin_id` and `status_code` narrow it.
          */
         get: operations["listRequestLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/environments/{environment_id}/logs/{log_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve one logged request with its headers and bodies
+         * @description One entry of the request log in full: the request's headers (credentials removed), its body and the twin's response body (as text, each cut at 64 KiB with `body_truncated`), their content types and the response status.
+         */
+        get: operations["getRequestLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/environments/{environment_id}/logs/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow the request log live (server-sent events)
+         * @description A `text/event-stream` of the requests the environment's twins serve from now on: first `event: ready` with `{"cursor"}`, then one `event: request` per logged request (`data` is a request log entry, `id` its cursor) within about 0.3 s of the answer, and a comment line every 15 s. `tail` sends that many existing entries first; `after` or the `Last-Event-ID` header resumes after a cursor (nothing is skipped). Authenticate with the Authorization header (read it with fetch; EventSource cannot send it). The stream ends after 15 minutes (reconnect with Last-Event-ID) or with `event: end` when the environment is deleted. At most 16 streams per organization are open at once (429).
+         */
+        get: operations["streamRequestLogs"];
         put?: never;
         post?: never;
         delete?: never;
@@ -898,6 +978,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/twins/catalog/{twin_slug}/resources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the kinds of records a twin keeps
+         * @description The `resource` names the records API of an environment twin accepts for this twin (e.g. `customer` for Stripe), in the twin's own order, followed by `delivery` (the webhook deliveries the twin sent).
+         */
+        get: operations["listCatalogTwinResources"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users/me": {
         parameters: {
             query?: never;
@@ -1101,7 +1201,7 @@ export interface components {
         EnvironmentTwinCreate: {
             seed_id?: string | null;
             /** @enum {string} */
-            twin: "stripe" | "github" | "slack" | "openai" | "anthropic";
+            twin: "stripe" | "github" | "slack" | "openai" | "anthropic" | "linear" | "jira";
         };
         EnvironmentUpdate: {
             name?: string;
@@ -1169,6 +1269,37 @@ export interface components {
             query_string: string;
             status_code: number;
         };
+        RequestLogEntryDetail: {
+            /** @description `agent` (through the gateway), `seed` or `lifecycle`. */
+            actor: string;
+            duration_ms: number;
+            environment_id: string;
+            environment_twin_id: string;
+            id: string;
+            method: string;
+            occurred_at: string;
+            path: string;
+            query_string: string;
+            request: {
+                /** @description The body as text (credentials redacted), cut at 64 KiB. */
+                body: string | null;
+                body_truncated: boolean;
+                content_type: string | null;
+                /** @description Request headers as received, credentials removed. */
+                headers: {
+                    [key: string]: string | string[];
+                };
+            };
+            /** @description The twin's answer: its status is `status_code`. */
+            response: {
+                /** @description The body as text (credentials redacted), cut at 64 KiB. */
+                body: string | null;
+                body_truncated: boolean;
+                content_type: string | null;
+            };
+            status_code: number;
+            twin_slug: string;
+        };
         Sandbox: {
             created_at: string;
             expires_at: string | null;
@@ -1213,6 +1344,22 @@ export interface components {
             prompt: string;
             twin: string;
         };
+        SignInOptions: {
+            /** @description Sent as `audience` to issuers that need it to issue a JWT access token for this API (TWINS_IDP_AUDIENCE). */
+            audience: string | null;
+            /** @description The issuer's authorization endpoint (oidc), where the browser is sent with PKCE. */
+            authorization_endpoint: string | null;
+            /** @description The public client registered for the console at the issuer (TWINS_CONSOLE_CLIENT_ID). */
+            client_id: string | null;
+            /** @description Why signing in from a browser is not possible here, when it is not. */
+            detail: string | null;
+            /**
+             * @description `local`: sign-in links printed by `twins console`; `oidc`: a redirect to the identity provider.
+             * @enum {string}
+             */
+            mode: "local" | "oidc";
+            scope: string | null;
+        };
         Test: {
             assertions: {
                 [key: string]: unknown;
@@ -1227,6 +1374,25 @@ export interface components {
             /** @enum {string} */
             status: "ready" | "failed";
             twins: string[];
+        };
+        TokenRequest: {
+            /** @description authorization_code: the code the issuer's redirect carried. */
+            code?: string;
+            /** @description authorization_code: the PKCE verifier (RFC 7636) the challenge was made from. */
+            code_verifier?: string;
+            /** @enum {string} */
+            grant_type: "sign_in_ticket" | "authorization_code";
+            /** @description authorization_code: the redirect URI the authorization request named. */
+            redirect_uri?: string;
+            /** @description sign_in_ticket: the ticket of a `twins console` sign-in link (the `#ticket=` fragment). */
+            ticket?: string;
+        };
+        TokenResponse: {
+            access_token: string;
+            /** @description Seconds the token is valid for, when known. */
+            expires_in: number | null;
+            /** @constant */
+            token_type: "Bearer";
         };
         TwinCredential: {
             /** @description What the provider SDK's constructor takes. */
@@ -1284,6 +1450,113 @@ export interface operations {
             };
             /** @description Not found (or it belongs to another organization) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    getSignInOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignInOptions"];
+                };
+            };
+            /** @description An upstream (identity provider, payment processor, twin) failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    exchangeSignInProof: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TokenRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenResponse"];
+                };
+            };
+            /** @description Not authenticated: the bearer token or API key is missing, invalid, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Unsupported media type; send application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description An upstream (identity provider, payment processor, twin) failed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1902,6 +2175,119 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    getRequestLog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                environment_id: string;
+                log_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestLogEntryDetail"];
+                };
+            };
+            /** @description Not authenticated: the bearer token or API key is missing, invalid, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found (or it belongs to another organization) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    streamRequestLogs: {
+        parameters: {
+            query?: {
+                /** @description Resume after this cursor (the `id` of an event received before); the `Last-Event-ID` header does the same. */
+                after?: string;
+                /** @description Send this many of the newest existing entries first (oldest first). Default 0: only new ones. */
+                tail?: number;
+            };
+            header?: never;
+            path: {
+                environment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Server-sent events: `ready`, then `request` events whose `data` is a RequestLog entry and whose `id` is its cursor. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Not authenticated: the bearer token or API key is missing, invalid, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found (or it belongs to another organization) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
         };
@@ -3339,7 +3725,7 @@ export interface operations {
                     twins: {
                         seed_id?: string | null;
                         /** @enum {string} */
-                        twin: "stripe" | "github" | "slack" | "openai" | "anthropic";
+                        twin: "stripe" | "github" | "slack" | "openai" | "anthropic" | "linear" | "jira";
                     }[];
                 };
             };
@@ -3523,7 +3909,7 @@ export interface operations {
                     twins?: {
                         seed_id?: string | null;
                         /** @enum {string} */
-                        twin: "stripe" | "github" | "slack" | "openai" | "anthropic";
+                        twin: "stripe" | "github" | "slack" | "openai" | "anthropic" | "linear" | "jira";
                     }[];
                 };
             };
@@ -3647,7 +4033,7 @@ export interface operations {
                     name: string;
                     prompt: string;
                     /** @enum {string} */
-                    twin: "stripe" | "github" | "slack" | "openai" | "anthropic";
+                    twin: "stripe" | "github" | "slack" | "openai" | "anthropic" | "linear" | "jira";
                 };
             };
         };
@@ -3922,7 +4308,7 @@ export interface operations {
                     assertions?: unknown[];
                     name: string;
                     outcome?: string;
-                    twins: ("stripe" | "github" | "slack" | "openai" | "anthropic")[];
+                    twins: ("stripe" | "github" | "slack" | "openai" | "anthropic" | "linear" | "jira")[];
                 };
             };
         };
@@ -4586,6 +4972,55 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CoverageRow"][];
+                };
+            };
+            /** @description Not authenticated: the bearer token or API key is missing, invalid, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found (or it belongs to another organization) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    listCatalogTwinResources: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                twin_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string[];
                 };
             };
             /** @description Not authenticated: the bearer token or API key is missing, invalid, expired or revoked */

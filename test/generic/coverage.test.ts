@@ -11,6 +11,11 @@ import { TWIN_SLUGS, loadTwin } from '../../twin-runtime/registry.js';
 import { startTestControlPlane } from '../helpers/control-plane.js';
 
 for (const slug of TWIN_SLUGS) {
+  // A twin without a spec-driven layer yet (linear, jira) has no operation table to measure against.
+  if (!(await loadTwin(slug)).generic) {
+    t.test(`${slug}: coverage`, { skip: `${slug} has no spec-driven layer yet, so no operation table and no COVERAGE.md` }, () => {});
+    continue;
+  }
   t.test(`${slug}: COVERAGE.md is current`, async (t) => {
     t.ok(readFileSync(coveragePath(slug), 'utf8') === (await coverageMarkdown(slug)), `twins/${slug}/COVERAGE.md (run npm run gen:coverage if not)`);
   });

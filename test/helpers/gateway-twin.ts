@@ -52,3 +52,17 @@ export async function startTwinBehindGateway(slug: string, opts: { clockStart?: 
     },
   };
 }
+
+/** The same, read as a list of what the gateway logged (every answered request is already committed). */
+export async function startGatewayTwin(
+  slug: string,
+  opts: { clockStart?: Date } = {},
+): Promise<GatewayTwin & { logged(): Promise<{ method: string; path: string; status_code: number }[]> }> {
+  const gw = await startTwinBehindGateway(slug, opts);
+  return {
+    ...gw,
+    async logged() {
+      return gw.logs.page('env-1', 10_000, 0) as unknown as { method: string; path: string; status_code: number }[];
+    },
+  };
+}

@@ -119,7 +119,7 @@ t.test('streamable HTTP at /mcp', async (t) => {
   await coreLoop(t, client, 'http');
 
   // The rest of the tools, over the same transport.
-  t.same((await call(t, client, 'list_catalog', {})).twins.map((c: any) => c.slug).sort(), ['github', 'slack', 'stripe']);
+  t.same((await call(t, client, 'list_catalog', {})).twins.map((c: any) => c.slug).sort(), ['github', 'jira', 'linear', 'slack', 'stripe']);
   const { environment } = await call(t, client, 'create_environment', { name: 'tests', twins: ['stripe'] });
   t.ok((await call(t, client, 'list_environments', { size: 10 })).items.some((e: any) => e.id === environment.id));
   const twin = environment.twins[0];
@@ -147,7 +147,7 @@ t.test('streamable HTTP at /mcp', async (t) => {
   t.ok(suggestions.length >= 5);
   const { seed } = await call(t, client, 'create_seed', { name: 'suggested', twin: 'stripe', prompt: suggestions[0].prompt });
   t.equal(seed.status, 'ready', 'create_seed waits until generated');
-  t.match(await refused(t, client, 'create_seed', { name: 'x', twin: 'paypal', prompt: 'y' }), /^body\.twin: Input should be 'stripe', 'github' or 'slack'/);
+  t.match(await refused(t, client, 'create_seed', { name: 'x', twin: 'paypal', prompt: 'y' }), /^body\.twin: Input should be 'stripe', 'github', 'slack', 'linear' or 'jira'/);
   await call(t, client, 'delete_environment', { environment_id: environment.id });
 });
 

@@ -39,6 +39,14 @@ t.test('phrasebook: one sentence per twin operation, with modifiers', async (tt)
     assertions: [{ match: { twin: 'slack', path: '/api/chat.postMessage', body: { '/channel': { one_of: ['#general', 'general'] }, '/text': { contains: 'deploy done' } }, response: { body: { '/ok': true } } } }],
   });
 
+  const linear = compilePhrasebook('created an issue titled "Login broken"', ['linear']);
+  tt.match(linear, {
+    ok: true,
+    assertions: [{ match: { twin: 'linear', path: '/graphql', body: { '/query': { contains: 'issueCreate' }, '/variables/input/title': 'Login broken' }, response: { body: { '/data/issueCreate/success': true } } } }],
+  });
+  const jira = compilePhrasebook('commented on an issue', ['jira']);
+  tt.match(jira, { ok: true, assertions: [{ match: { twin: 'jira', method: 'POST', path: '/rest/api/3/issue/{issueIdOrKey}/comment' } }] });
+
   const github = compilePhrasebook('opened an issue labelled bug in acme/web. Never deleted a repository', ['github']);
   tt.match(github, {
     ok: true,

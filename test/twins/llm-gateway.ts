@@ -28,7 +28,7 @@ export async function startBehindGateway(slug: string, opts: { seedFile?: string
   const db = openDatabase(join(dir, 'cp.sqlite'));
   const twin = await startTwin(slug, opts);
   const logs = new RequestLogStore(db);
-  const writer = new RequestLogWriter(logs, undefined, { flushIntervalMs: 10 });
+  const writer = new RequestLogWriter(logs);
   const gateway = new TwinGateway({ host: '127.0.0.1', writer });
   const env = `env-${slug}-${++n}`;
   const route = { twinId: `${slug}-twin-${n}`, environmentId: env, organizationId: 'org-1', slug };

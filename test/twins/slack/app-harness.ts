@@ -40,7 +40,7 @@ export async function startGatewayedSlack(): Promise<GatewayedSlack> {
   const dir = mkdtempSync(join(tmpdir(), 'twin-slack-apps-'));
   const db = openDatabase(join(dir, 'cp.sqlite'));
   const logs = new RequestLogStore(db);
-  const writer = new RequestLogWriter(logs, undefined, { flushIntervalMs: 50, maxBatch: 1000 });
+  const writer = new RequestLogWriter(logs);
   const gateway = new TwinGateway({ host: '127.0.0.1', writer });
   const { url } = await gateway.open({ twinId: 'slack-1', environmentId: 'env-1', organizationId: 'org-1', slug: 'slack' });
   const server = new TwinServer(await loadTwin('slack'), {

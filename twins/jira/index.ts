@@ -1,0 +1,70 @@
+// The Jira twin: Jira Cloud REST v3 as jira.js calls it (projects, issue types, issues with ADF
+// descriptions, workflow transitions, comments, assignees, JQL search) with admin webhooks signed
+// by `X-Hub-Signature`. Credentials are basic auth: the site user's email and an API token. See
+// twins/jira/README.md.
+
+import type { TwinDefinition, TwinRequest } from '../../twin-runtime/contract.js';
+import { RESOURCES } from './model/records.js';
+import { signDelivery } from './model/webhooks.js';
+import { ensureSite, viewer } from './model/workspace.js';
+import { routes } from './routes/index.js';
+import { JiraError, jiraBody } from './wire/errors.js';
+import { seeding, suggestions } from './vocabulary/seeds.js';
+
+export { seeding, suggestions };
+
+/** `Basic base64(email:token)` → the token when the email is the site user's; `Bearer token` as is. */
+function presented(req: TwinRequest): { email?: string; token: string } | undefined {
+  const header = req.headers.authorization;
+  if (typeof header !== 'string') return undefined;
+  const basic = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(header.trim());
+  if (basic) {
+    const text = Buffer.from(basic[1]!, 'base64').toString('utf8');
+    const colon = text.indexOf(':');
+    if (colon === -1) return undefined;
+    return { email: text.slice(0, colon), token: text.slice(colon + 1) };
+  }
+  const bearer = /^Bearer\s+(\S+)$/i.exec(header.trim());
+  return bearer ? { token: bearer[1]! } : undefined;
+}
+
+const UNAUTHORIZED = { status: 401, headers: { 'content-type': 'text/plain;charset=UTF-8', 'www-authenticate': 'Basic realm="protected-area"' }, body: 'Client must be authenticated to access this resource.' };
+
+const jira: TwinDefinition = {
+  slug: 'jira',
+  name: 'Jira',
+  description: 'Jira Cloud REST v3 (projects, issue types, issues with ADF, workflow transitions, comments, assignees, JQL search) with signed webhooks.',
+  version: '1.0.0',
+  storageVersion: 1,
+  defaultPort: 12171,
+  resources: RESOURCES,
+  mintKey: (random) => `ATATT3xFfGF0${random(180)}`,
+  credentialExtras(ctx) {
+    ensureSite(ctx);
+    return { email: viewer(ctx).emailAddress };
+  },
+  routes,
+  authenticate(req, ctx) {
+    const cred = presented(req);
+    if (!cred || cred.token !== ctx.apiKey) return UNAUTHORIZED;
+    ensureSite(ctx);
+    if (cred.email !== undefined && cred.email.toLowerCase() !== viewer(ctx).emailAddress.toLowerCase()) return UNAUTHORIZED;
+    return undefined;
+  },
+  around(call, run) {
+    ensureSite(call.ctx);
+    return run();
+  },
+  errors: {
+    render: (e) => (e instanceof JiraError ? jiraBody(e) : undefined),
+    routeMiss: () => jiraBody(new JiraError(404, ['null for uri: the requested resource was not found'])),
+    parseFailure: (_req, _ctx, problem) =>
+      jiraBody(new JiraError(problem.kind === 'input_refused' && problem.refusal.reason === 'body_too_large' ? 413 : 400, [problem.message])),
+  },
+  initialize: ensureSite,
+  signDelivery,
+  suggestions,
+  seeding,
+};
+
+export default jira;

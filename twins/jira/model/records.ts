@@ -1,0 +1,104 @@
+// Record kinds of the Jira twin and their stored shapes (ids are Jira's numeric strings, account
+// ids Atlassian's 24-hex form), with the site's timestamp format (`2026-03-02T09:00:00.000+0000`).
+
+import type { TwinContext } from '../../../twin-runtime/contract.js';
+
+export const RESOURCES = ['site', 'user', 'project', 'issue_type', 'status', 'issue', 'comment', 'webhook'] as const;
+
+export interface User {
+  accountId: string;
+  emailAddress: string;
+  displayName: string;
+  active: boolean;
+  timeZone: string;
+  /** The API token's own user. */
+  viewer?: boolean;
+}
+
+export interface Project {
+  id: string;
+  key: string;
+  name: string;
+  description: string;
+  leadAccountId: string;
+  projectTypeKey: string;
+  issueTypeIds: string[];
+}
+
+export interface IssueType {
+  id: string;
+  name: string;
+  description: string;
+  subtask: boolean;
+  hierarchyLevel: number;
+}
+
+export type StatusCategory = 'new' | 'indeterminate' | 'done';
+
+export interface Status {
+  id: string;
+  name: string;
+  category: StatusCategory;
+  /** The transition that leads into this status (Jira's simplified workflow: every status reachable). */
+  transitionId: string;
+  transitionName: string;
+}
+
+export interface Issue {
+  id: string;
+  key: string;
+  projectId: string;
+  issueTypeId: string;
+  statusId: string;
+  summary: string;
+  /** Atlassian Document Format (or null). */
+  description: Record<string, unknown> | null;
+  assigneeId: string | null;
+  reporterId: string;
+  creatorId: string;
+  labels: string[];
+  priorityId: string;
+  parentId: string | null;
+  duedate: string | null;
+  created: string;
+  updated: string;
+  statuscategorychangedate: string;
+  resolutiondate: string | null;
+}
+
+export interface Comment {
+  id: string;
+  issueId: string;
+  authorId: string;
+  body: Record<string, unknown>;
+  created: string;
+  updated: string;
+}
+
+export interface Webhook {
+  id: string;
+  name: string;
+  url: string;
+  events: string[];
+  jql: string | null;
+  secret: string | null;
+  enabled: boolean;
+  created: string;
+}
+
+/** Jira's timestamp: milliseconds and a `+0000` offset. */
+export function jiraTime(ctx: TwinContext): string {
+  return ctx.clock.now().toISOString().replace('Z', '+0000');
+}
+
+export function numericId(ctx: TwinContext, kind: string, base = 10000): string {
+  return String(base + ctx.ids.sequence(`id:${kind}`) - 1);
+}
+
+export const PRIORITIES = [
+  { id: '1', name: 'Highest' },
+  { id: '2', name: 'High' },
+  { id: '3', name: 'Medium' },
+  { id: '4', name: 'Low' },
+  { id: '5', name: 'Lowest' },
+];

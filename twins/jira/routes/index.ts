@@ -1,0 +1,7 @@
+// Every REST route the Jira twin answers (routes/<resource>.ts beside model/<resource>.ts).
+
+import type { TwinRoute } from '../../../twin-runtime/contract.js';
+import { issueRoutes } from './issues.js';
+import { workspaceRoutes } from './workspace.js';
+
+export const routes: TwinRoute[] = [...workspaceRoutes, ...issueRoutes];

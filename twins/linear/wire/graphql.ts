@@ -1,0 +1,198 @@
+// POST /graphql as Linear answers it: the document is parsed (with a token limit), validated
+// against Linear's schema (spec/schema.ts) and executed by graphql-js. Fields resolve through the
+// twin's type models (wire/types.ts); a field no model computes is read from the stored record,
+// else given its type's empty value (`""`, `0`, `false`, `[]`, an empty connection, null where
+// the schema allows it), so every query the SDK sends validates and runs.
+
+import {
+  execute,
+  getNamedType,
+  getNullableType,
+  GraphQLError,
+  isEnumType,
+  isInterfaceType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  isUnionType,
+  parse,
+  validate,
+  type DocumentNode,
+  type GraphQLField,
+  type GraphQLOutputType,
+  type GraphQLResolveInfo,
+  type GraphQLSchema,
+} from 'graphql';
+import type { TwinContext, TwinRequest, TwinResponse } from '../../../twin-runtime/contract.js';
+import { linearSchema } from '../spec/schema.js';
+import { connection } from './connection.js';
+import { errorBody, LinearApiError } from './errors.js';
+import { matches, type FieldReader } from './filter.js';
+import type { Args, Rec, TypeModels } from './types.js';
+
+/** At most this many tokens in one document (Linear limits query complexity; this bounds parsing). */
+const MAX_TOKENS = 20_000;
+const MAX_QUERY_CHARS = 200_000;
+
+const EMPTY_CONNECTION = () => ({
+  nodes: [],
+  edges: [],
+  pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null },
+});
+
+function emptyValue(type: GraphQLOutputType, source: Rec, schema: GraphQLSchema): unknown {
+  if (!isNonNullType(type)) return null;
+  const inner = type.ofType;
+  if (isListType(inner)) return [];
+  if (isEnumType(inner)) return inner.getValues()[0]?.value ?? null;
+  if (isObjectType(inner)) return inner.name.endsWith('Connection') ? EMPTY_CONNECTION() : {};
+  // An abstract type needs a concrete one to resolve to: its first possible type.
+  if (isInterfaceType(inner) || isUnionType(inner)) return { __typename: schema.getPossibleTypes(inner)[0]?.name };
+  switch (inner.name) {
+    case 'Boolean': return false;
+    case 'Int':
+    case 'Float': return 0;
+    case 'DateTime': return source.createdAt ?? new Date(0).toISOString();
+    case 'TimelessDate': return String(source.createdAt ?? '1970-01-01').slice(0, 10);
+    case 'JSON':
+    case 'JSONObject': return {};
+    default: return '';
+  }
+}
+
+function graphqlError(message: string, locations?: readonly unknown[]): Record<string, unknown> {
+  return {
+    message,
+    ...(locations ? { locations } : {}),
+    extensions: { type: 'graphql error', code: 'GRAPHQL_VALIDATION_FAILED', statusCode: 400, userError: true, userPresentableMessage: message },
+  };
+}
+
+export function graphqlFailure(status: number, errors: Record<string, unknown>[]): TwinResponse {
+  return { status, headers: { 'content-type': 'application/json; charset=utf-8' }, body: { errors } };
+}
+
+export class LinearGraphQL {
+  private schemaCache?: GraphQLSchema;
+  private readonly documents = new Map<string, DocumentNode | readonly GraphQLError[]>();
+
+  constructor(private readonly models: TypeModels) {}
+
+  get schema(): GraphQLSchema {
+    return (this.schemaCache ??= linearSchema());
+  }
+
+  /** A document parsed and validated once (the SDK sends the same few documents again and again). */
+  private document(query: string): DocumentNode | readonly GraphQLError[] {
+    const cached = this.documents.get(query);
+    if (cached) return cached;
+    let result: DocumentNode | readonly GraphQLError[];
+    try {
+      const doc = parse(query, { maxTokens: MAX_TOKENS, noLocation: false });
+      const errors = validate(this.schema, doc);
+      result = errors.length > 0 ? errors : doc;
+    } catch (e) {
+      result = [e instanceof GraphQLError ? e : new GraphQLError(String(e))];
+    }
+    if (this.documents.size > 500) this.documents.clear();
+    this.documents.set(query, result);
+    return result;
+  }
+
+  private field(typeName: string, name: string): GraphQLField<unknown, unknown> | undefined {
+    const type = this.schema.getType(typeName);
+    return type && (isObjectType(type) || isInterfaceType(type)) ? type.getFields()[name] : undefined;
+  }
+
+  /** A field of a record, resolved as the GraphQL answer would resolve it (collections as plain lists). */
+  read(typeName: string, rec: Rec, name: string, ctx: TwinContext, args: Args = {}): unknown {
+    const model = this.models[typeName];
+    const computed = model?.computed?.[name];
+    if (computed) return computed(rec, args, ctx);
+    const one = model?.one?.[name];
+    if (one) return one(rec, ctx);
+    const many = model?.many?.[name];
+    if (many) return this.filtered(many(rec, ctx, args), args, this.nodeType(typeName, name), ctx);
+    return Object.prototype.hasOwnProperty.call(rec, name) ? rec[name] : undefined;
+  }
+
+  /** The node type of a collection field (`Issue.children` → `Issue`). */
+  private nodeType(typeName: string, name: string): string {
+    const f = this.field(typeName, name);
+    if (!f) return '';
+    const named = getNamedType(f.type);
+    if (isObjectType(named) && named.name.endsWith('Connection')) {
+      const nodes = named.getFields().nodes;
+      return nodes ? getNamedType(nodes.type).name : '';
+    }
+    return named.name;
+  }
+
+  private filtered(records: Rec[], args: Args, nodeType: string, ctx: TwinContext): Rec[] {
+    const filter = args.filter as Rec | undefined | null;
+    if (!filter || !nodeType) return records;
+    const reader = this.reader(ctx);
+    return records.filter((r) => matches(filter, r, nodeType, reader));
+  }
+
+  reader(ctx: TwinContext): FieldReader {
+    return {
+      kind: (typeName, name) => {
+        const f = this.field(typeName, name);
+        if (!f) return undefined;
+        const named = getNamedType(f.type);
+        if (isObjectType(named) && named.name.endsWith('Connection')) return { kind: 'list', target: this.nodeType(typeName, name) };
+        if (isListType(getNullableType(f.type)) && (isObjectType(named) || isInterfaceType(named))) return { kind: 'list', target: named.name };
+        if (isObjectType(named) || isInterfaceType(named)) return { kind: 'object', target: named.name };
+        return { kind: 'scalar', target: named.name };
+      },
+      read: (typeName, rec, name) => this.read(typeName, rec, name, ctx) ?? null,
+      now: () => ctx.clock.nowMs(),
+    };
+  }
+
+  private resolve(source: unknown, args: Args, ctx: TwinContext, info: GraphQLResolveInfo): unknown {
+    const rec = (source ?? {}) as Rec;
+    const typeName = info.parentType.name;
+    const name = info.fieldName;
+    const many = this.models[typeName]?.many?.[name];
+    if (many) {
+      const nodeType = this.nodeType(typeName, name);
+      const list = this.filtered(many(rec, ctx, args), args, nodeType, ctx);
+      return getNamedType(info.returnType).name.endsWith('Connection') ? connection(list, args) : list;
+    }
+    const value = this.read(typeName, rec, name, ctx, args);
+    return value === undefined ? emptyValue(info.returnType, rec, info.schema) : value;
+  }
+
+  async run(req: TwinRequest, ctx: TwinContext): Promise<TwinResponse> {
+    const body = req.body;
+    const query = typeof body.query === 'string' ? body.query : typeof req.query.query === 'string' ? req.query.query : undefined;
+    if (!query) return graphqlFailure(400, [graphqlError('Must provide query string.')]);
+    if (query.length > MAX_QUERY_CHARS) return graphqlFailure(400, [graphqlError('Query is too large.')]);
+    const variables = body.variables ?? null;
+    if (variables !== null && (typeof variables !== 'object' || Array.isArray(variables))) {
+      return graphqlFailure(400, [graphqlError('Variables must be an object.')]);
+    }
+    const doc = this.document(query);
+    if (!('kind' in doc)) return graphqlFailure(400, doc.map((e) => graphqlError(e.message, e.locations)));
+    const result = await execute({
+      schema: this.schema,
+      document: doc,
+      variableValues: variables as Record<string, unknown> | null,
+      operationName: typeof body.operationName === 'string' ? body.operationName : undefined,
+      contextValue: ctx,
+      fieldResolver: (source, args, context, info) => this.resolve(source, args as Args, context as TwinContext, info),
+    });
+    const errors = (result.errors ?? []).map((e) => {
+      const original = e.originalError;
+      if (original instanceof LinearApiError) return errorBody(original, e.path);
+      // A resolver's own failure is a bug in the twin: the runtime answers 500 and logs it.
+      if (original && !(original instanceof GraphQLError) && e.path) throw original;
+      return graphqlError(e.message, e.locations);
+    });
+    if (errors.length === 0) return { status: 200, body: { data: result.data } };
+    const anyData = result.data && Object.values(result.data).some((v) => v !== null);
+    return { status: anyData ? 200 : 400, body: { ...(result.data !== undefined ? { data: result.data } : {}), errors } };
+  }
+}
