@@ -126,8 +126,10 @@ export function createCustomer(ctx: TwinContext, input: CustomerCreate): Custome
   };
   const clock = input.testClock;
   if (clock) {
-    if (!find(ctx, 'test_clock', clock)) throw resourceMissing('test clock', clock, 'test_clock');
+    const testClock = find(ctx, 'test_clock', clock);
+    if (!testClock) throw resourceMissing('test clock', clock, 'test_clock');
     c.test_clock = clock;
+    c.created = testClock.frozen_time;
   }
   // `payment_method` attaches before invoice_settings may name it as the default.
   if (input.paymentMethod) {

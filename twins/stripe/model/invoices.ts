@@ -7,6 +7,8 @@ import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { invalidRequest } from '../wire/errors.js';
 import { applyMetadata, clone, find, load, newId, previousAttributes, type MetadataPatch, type StripeObject } from './objects.js';
 import { emitEvent } from './events.js';
+import { contextForCustomer, contextForObject } from './clock-scope.js';
+import { balanceApplication, changeBalance } from './customer-balance.js';
 import { subscriptionPaymentMethod } from './subscription-items.js';
 import { createPaymentIntent } from './payment-intents.js';
 import type { SubscriptionAfterFinalFailure } from './billing-settings.js';
@@ -263,6 +265,7 @@ export interface InvoiceFilter {
 
 /** `POST /v1/invoices`: a one-off draft for a customer. */
 export function createInvoice(ctx: TwinContext, input: InvoiceCreate): Invoice {
+  ctx = contextForCustomer(ctx, input.customer);
   const customerId = input.customer;
   const customer = load(ctx, 'customer', customerId, 'customer');
   if (customer.deleted) throw invalidRequest(`No such customer: '${customerId}'`, 'customer', 'resource_missing');
@@ -460,6 +463,7 @@ export function nextInvoiceNumber(ctx: TwinContext, customerId: string): string 
  * invoice-payments.ts's `finalizeAndCollect`.
  */
 export function finalizeInvoice(ctx: TwinContext, id: string, opts: { autoAdvance?: boolean } = {}): Invoice {
+  ctx = contextForObject(ctx, 'invoice', id);
   const before = loadInvoice(ctx, id);
   if (before.status !== 'draft') {
     throw invalidRequest(`This invoice is already finalized, you can't re-finalize a non-draft invoice.`, undefined, 'invoice_not_editable');
@@ -471,7 +475,7 @@ export function finalizeInvoice(ctx: TwinContext, id: string, opts: { autoAdvanc
   inv.status_transitions.finalized_at = now;
   inv.effective_at = now;
   inv.automatically_finalizes_at = null;
-  inv.ending_balance = inv.starting_balance;
+  applyCustomerBalance(ctx, inv);
   if (opts.autoAdvance !== undefined) inv.auto_advance = opts.autoAdvance;
   inv.hosted_invoice_url = `${ctx.baseUrl}/i/${inv.id}`;
   inv.invoice_pdf = null;
@@ -492,6 +496,23 @@ export function finalizeInvoice(ctx: TwinContext, id: string, opts: { autoAdvanc
   return loadInvoice(ctx, id);
 }
 
+/**
+ * Finalization applies the customer's balance: credit lowers `amount_due` (down to 0), debt
+ * raises it, a negative total becomes credit; the ledger records what moved.
+ */
+function applyCustomerBalance(ctx: TwinContext, inv: Invoice): void {
+  const customer = find(ctx, 'customer', inv.customer);
+  const balance = customer && !customer.deleted ? ((customer.balance as number | undefined) ?? 0) : 0;
+  const { amountDue, endingBalance } = balanceApplication(balance, inv.total);
+  inv.starting_balance = balance;
+  inv.ending_balance = endingBalance;
+  inv.amount_due = amountDue;
+  inv.amount_remaining = Math.max(0, amountDue - inv.amount_paid);
+  if (customer && !customer.deleted && endingBalance !== balance) {
+    changeBalance(ctx, customer.id, { amount: endingBalance - balance, currency: inv.currency, type: 'applied_to_invoice', invoice: inv.id });
+  }
+}
+
 function customerDefaultPm(ctx: TwinContext, customerId: string): string | null {
   const c = find(ctx, 'customer', customerId);
   return c?.invoice_settings?.default_payment_method ?? null;
@@ -505,6 +526,7 @@ export function invoicePaymentMethod(ctx: TwinContext, inv: Invoice): string | n
 }
 
 export function markPaid(ctx: TwinContext, id: string, opts: { outOfBand: boolean; charge?: string | null; paymentIntent?: string | null }): Invoice {
+  ctx = contextForObject(ctx, 'invoice', id);
   const before = loadInvoice(ctx, id);
   const inv = clone(before);
   const now = ctx.clock.nowSeconds();
@@ -528,6 +550,7 @@ export function markPaid(ctx: TwinContext, id: string, opts: { outOfBand: boolea
 
 
 export function voidInvoice(ctx: TwinContext, id: string): Invoice {
+  ctx = contextForObject(ctx, 'invoice', id);
   const before = loadInvoice(ctx, id);
   if (before.status === 'draft') {
     throw invalidRequest('You can only pass in open or uncollectible invoices.', undefined, 'invoice_not_open');

@@ -59,10 +59,15 @@ function withStatus<T>(ctx: TwinContext, resource: string, statuses: readonly st
   return (stmt.all(resource, ...statuses) as { body: string }[]).map((r) => JSON.parse(r.body) as T);
 }
 
-/** Every step due at or before `until` (unix seconds), unordered. */
-function dueSteps(ctx: TwinContext, until: number): DueStep[] {
+/**
+ * Every step due at or before `until` (unix seconds), unordered, for the objects on `testClock`
+ * (null: the objects on no test clock, which the environment clock moves).
+ */
+function dueSteps(ctx: TwinContext, until: number, testClock: string | null): DueStep[] {
   const steps: DueStep[] = [];
+  const onScope = (o: StripeObject): boolean => ((o.test_clock as string | null | undefined) ?? null) === testClock;
   for (const inv of withStatus<Invoice>(ctx, 'invoice', ['draft', 'open'])) {
+    if (!onScope(inv)) continue;
     if (inv.status === 'draft' && inv.auto_advance && inv.automatically_finalizes_at != null && inv.automatically_finalizes_at <= until) {
       const at = inv.automatically_finalizes_at;
       steps.push({
@@ -90,6 +95,7 @@ function dueSteps(ctx: TwinContext, until: number): DueStep[] {
     }
   }
   for (const sub of withStatus<StripeObject>(ctx, 'subscription', ['active', 'past_due', 'trialing', 'unpaid', 'incomplete'])) {
+    if (!onScope(sub)) continue;
     if (sub.status === 'trialing' && sub.trial_end != null && ctx.store.getMeta(trialNoticeKey(sub)) === undefined) {
       const at = Math.max(sub.trial_end - TRIAL_NOTICE_SECONDS, sub.trial_start ?? sub.created);
       if (at <= until && at < sub.trial_end) {
@@ -144,7 +150,7 @@ function dueSteps(ctx: TwinContext, until: number): DueStep[] {
       });
     }
   }
-  for (const s of withStatus<StripeObject>(ctx, 'checkout_session', ['open'])) {
+  for (const s of testClock === null ? withStatus<StripeObject>(ctx, 'checkout_session', ['open']) : []) {
     if (s.status === 'open' && s.expires_at <= until) {
       steps.push({
         at: s.expires_at,
@@ -191,12 +197,13 @@ function expireIncomplete(ctx: TwinContext, id: string): void {
 /** Safety stop for a runaway loop (a step that does not move its own due time). */
 const MAX_STEPS = 100_000;
 
-export function advanceStripe(ctx: TwinContext, to: Date): void {
+/** Run every step due until `to` for the environment's objects, or those of one test clock. */
+export function advanceStripe(ctx: TwinContext, to: Date, testClock: string | null = null): void {
   const until = Math.floor(to.getTime() / 1000);
   // A step that fails (say, a record edited into an impossible state) is skipped, not retried forever.
   const failed = new Set<string>();
   for (let i = 0; i < MAX_STEPS; i++) {
-    const steps = dueSteps(ctx, until).filter((s) => !failed.has(`${s.rank}:${s.id}:${s.at}`));
+    const steps = dueSteps(ctx, until, testClock).filter((s) => !failed.has(`${s.rank}:${s.id}:${s.at}`));
     if (steps.length === 0) return;
     steps.sort((a, b) => a.at - b.at || a.rank - b.rank || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     // Every step due at the earliest instant runs in this pass (in rank, then id order); steps

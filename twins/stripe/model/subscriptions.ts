@@ -7,6 +7,7 @@ import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { StripeApiError, invalidRequest, missingParam } from '../wire/errors.js';
 import { applyMetadata, clone, find, load, newId, previousAttributes, type MetadataPatch, type StripeObject } from './objects.js';
 import { emitEvent } from './events.js';
+import { contextForCustomer, contextForObject } from './clock-scope.js';
 import { getCustomer } from './customers.js';
 import { nextBoundary } from './billing-cycle.js';
 import { isMetered, loadRecurringPrice, planOf, recurrenceOf, subscriptionItems, subscriptionPaymentMethod } from './subscription-items.js';
@@ -272,6 +273,7 @@ function cardErrorOf(failure: CollectionFailure): StripeApiError {
 }
 
 export function createSubscription(ctx: TwinContext, input: SubscriptionCreate): StripeObject {
+  ctx = contextForCustomer(ctx, input.customer);
   const customerId = input.customer;
   const customer = getCustomer(ctx, customerId, 'customer');
   const items = readItems(ctx, input.items);
@@ -414,6 +416,7 @@ function firstInvoiceTotal(sub: StripeObject): number {
 const CANCELED_ONLY: (keyof SubscriptionUpdate)[] = ['cancellationDetails', 'metadata'];
 
 export function updateSubscription(ctx: TwinContext, id: string, input: SubscriptionUpdate): StripeObject {
+  ctx = contextForObject(ctx, 'subscription', id);
   const before = loadSubscription(ctx, id);
   const sub = clone(before);
   const now = ctx.clock.nowSeconds();
@@ -601,6 +604,7 @@ export interface CancelOptions {
 
 /** End the subscription at the clock's instant and emit `customer.subscription.deleted`. */
 export function cancelSubscriptionNow(ctx: TwinContext, id: string, opts: CancelOptions): StripeObject {
+  ctx = contextForObject(ctx, 'subscription', id);
   const sub = loadSubscription(ctx, id);
   const now = ctx.clock.nowSeconds();
   if (opts.invoiceNow && subscriptionItems(sub).some((i) => isMetered(i.price))) {

@@ -5,6 +5,7 @@ import { billingSettingsRoutes } from './billing-settings.js';
 import { chargeRoutes } from './charges.js';
 import { checkoutRoutes } from './checkout.js';
 import { customerRoutes } from './customers.js';
+import { customerBalanceRoutes } from './customer-balance.js';
 import { eventRoutes } from './events.js';
 import { invoiceRoutes } from './invoices.js';
 import { meterRoutes } from './meters.js';
@@ -20,6 +21,7 @@ import { webhookRoutes } from './webhooks.js';
 
 export const routes: TwinRoute[] = [
   ...customerRoutes,
+  ...customerBalanceRoutes,
   ...productRoutes,
   ...priceRoutes,
   ...paymentMethodRoutes,
