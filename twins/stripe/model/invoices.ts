@@ -9,6 +9,7 @@ import { applyMetadata, clone, find, load, newId, previousAttributes, type Metad
 import { emitEvent } from './events.js';
 import { contextForCustomer, contextForObject } from './clock-scope.js';
 import { balanceApplication, changeBalance } from './customer-balance.js';
+import { discountLines, redeemAll, takeInvoiceDiscounts, type DiscountRef } from './discounts.js';
 import { subscriptionPaymentMethod } from './subscription-items.js';
 import { createPaymentIntent } from './payment-intents.js';
 import type { SubscriptionAfterFinalFailure } from './billing-settings.js';
@@ -207,6 +208,10 @@ export function createSubscriptionInvoice(
     autoAdvance: true,
     autoFinalizeAt: opts.autoFinalizeAt ?? null,
   });
+  inv.discounts = takeInvoiceDiscounts(ctx, { subscription: sub, customer });
+  // The caller saves `sub` again: keep the discounts this invoice used up or saw end.
+  sub.discounts = find(ctx, 'subscription', sub.id)?.discounts ?? sub.discounts;
+  priceInvoice(ctx, inv);
   if (sub.collection_method === 'send_invoice' && sub.days_until_due != null) {
     inv.due_date = ctx.clock.nowSeconds() + sub.days_until_due * DAY;
   }
@@ -232,6 +237,8 @@ export interface InvoiceCreate {
   /** `null` for an empty value. */
   footer?: string | null;
   statementDescriptor?: string | null;
+  /** `null`: none (not even the customer's). */
+  discounts?: DiscountRef[] | null;
 }
 
 export interface InvoiceUpdate {
@@ -298,6 +305,11 @@ export function createInvoice(ctx: TwinContext, input: InvoiceCreate): Invoice {
     metadata: input.metadata === undefined ? {} : applyMetadata({}, input.metadata),
     defaultPaymentMethod: dpm,
   });
+  inv.discounts =
+    input.discounts === undefined
+      ? takeInvoiceDiscounts(ctx, { customer })
+      : redeemAll(ctx, input.discounts ?? [], { customer: customer.id, invoice: inv.id });
+  priceInvoice(ctx, inv);
   if (collection === 'send_invoice') inv.due_date = dueDate ?? now + (daysUntilDue ?? 0) * DAY;
   // Stripe finalizes an auto-advancing draft about an hour after creation.
   if (inv.auto_advance) inv.automatically_finalizes_at = now + 3600;
@@ -390,17 +402,22 @@ export function addLines(ctx: TwinContext, id: string, linesIn: InvoiceLineInput
     };
     (inv.lines.data as StripeObject[]).push(buildLine(ctx, id, spec));
   });
-  recomputeTotals(inv);
+  priceInvoice(ctx, inv);
   saveInvoice(ctx, inv);
   emitEvent(ctx, 'invoice.updated', presentInvoice(inv), previousAttributes(presentInvoice(before), presentInvoice(inv)));
   return inv;
 }
 
-function recomputeTotals(inv: Invoice): void {
+/** Totals from the lines and the invoice's discounts (before the customer balance, applied at finalization). */
+export function priceInvoice(ctx: TwinContext, inv: Invoice): void {
   const data = inv.lines.data as StripeObject[];
-  const total = data.reduce((s, l) => s + (l.amount as number), 0);
+  inv.total_discount_amounts = discountLines(ctx, data as any, (inv.discounts as string[]) ?? [], inv.currency);
+  const subtotal = data.reduce((s, l) => s + (l.amount as number), 0);
+  const discounted = (inv.total_discount_amounts as { amount: number }[]).reduce((s, d) => s + d.amount, 0);
+  const total = subtotal - discounted;
   inv.lines.total_count = data.length;
-  inv.subtotal = inv.subtotal_excluding_tax = inv.total = inv.total_excluding_tax = total;
+  inv.subtotal = inv.subtotal_excluding_tax = subtotal;
+  inv.total = inv.total_excluding_tax = total;
   inv.amount_due = total;
   inv.amount_remaining = total - inv.amount_paid;
 }

@@ -8,6 +8,7 @@ import { StripeApiError, invalidRequest, missingParam } from '../wire/errors.js'
 import { applyMetadata, clone, find, load, newId, previousAttributes, type MetadataPatch, type StripeObject } from './objects.js';
 import { emitEvent } from './events.js';
 import { contextForCustomer, contextForObject } from './clock-scope.js';
+import { endDiscount, loadDiscount, redeemAll, replaceDiscounts, type DiscountRef } from './discounts.js';
 import { getCustomer } from './customers.js';
 import { nextBoundary } from './billing-cycle.js';
 import { isMetered, loadRecurringPrice, planOf, recurrenceOf, subscriptionItems, subscriptionPaymentMethod } from './subscription-items.js';
@@ -126,6 +127,7 @@ export interface SubscriptionCreate {
   description?: string;
   metadata?: MetadataPatch;
   missingPaymentMethod?: (typeof MISSING_PAYMENT_METHOD)[number];
+  discounts?: DiscountRef[];
 }
 
 /** An item change: `id` names an existing item (changed or `deleted`), else a new item on `price`. */
@@ -152,6 +154,8 @@ export interface SubscriptionUpdate {
   collectionMethod?: (typeof COLLECTION_METHODS)[number];
   daysUntilDue?: number;
   trialEnd?: number | 'now';
+  /** `null` removes every discount. */
+  discounts?: DiscountRef[] | null;
 }
 
 /** The parameter each field of an update comes from, in the order a refusal names the first one. */
@@ -165,6 +169,7 @@ const UPDATE_PARAM_NAMES: [keyof SubscriptionUpdate, string][] = [
   ['trialEnd', 'trial_end'],
   ['collectionMethod', 'collection_method'],
   ['daysUntilDue', 'days_until_due'],
+  ['discounts', 'discounts'],
 ];
 
 export interface SubscriptionFilter {
@@ -367,6 +372,7 @@ export function createSubscription(ctx: TwinContext, input: SubscriptionCreate):
     trial_start: trialEnd ? now : null,
   };
   sub.items.data = items.map((it) => buildItem(ctx, id, it.price, it.quantity, it.metadata, period));
+  if (input.discounts && input.discounts.length > 0) sub.discounts = redeemAll(ctx, input.discounts, { customer: customerId, subscription: id });
 
   const paymentMethod = subscriptionPaymentMethod(ctx, sub);
   const needsPayment = !trialEnd && collection === 'charge_automatically' && paymentBehavior !== 'default_incomplete';
@@ -458,6 +464,9 @@ export function updateSubscription(ctx: TwinContext, id: string, input: Subscrip
   }
   if (input.collectionMethod !== undefined) sub.collection_method = input.collectionMethod;
   if (input.daysUntilDue !== undefined) sub.days_until_due = input.daysUntilDue;
+  if (input.discounts !== undefined) {
+    sub.discounts = replaceDiscounts(ctx, sub.discounts ?? [], input.discounts, { customer: sub.customer, subscription: sub.id });
+  }
 
   const itemsIn = input.items;
   if (itemsIn) applyItemChanges(ctx, sub, itemsIn);
@@ -600,6 +609,19 @@ export interface CancelOptions {
   invoiceNow?: boolean;
   comment?: string | null;
   feedback?: string | null;
+}
+
+/** `DELETE /v1/subscriptions/{id}/discount`: end the subscription's discounts; answers the deleted discount. */
+export function removeSubscriptionDiscount(ctx: TwinContext, id: string): StripeObject {
+  ctx = contextForObject(ctx, 'subscription', id);
+  const before = loadSubscription(ctx, id);
+  const live = ((before.discounts as string[] | undefined) ?? []).filter((d) => loadDiscount(ctx, d));
+  if (live.length === 0) throw invalidRequest(`The subscription ${id} has no discount to remove.`, 'subscription');
+  const ended = live.map((d) => endDiscount(ctx, d));
+  const sub = clone(before);
+  sub.discounts = [];
+  updateAndEmit(ctx, before, sub);
+  return ended[0]!;
 }
 
 /** End the subscription at the clock's instant and emit `customer.subscription.deleted`. */

@@ -5,6 +5,7 @@ import { billingSettingsRoutes } from './billing-settings.js';
 import { chargeRoutes } from './charges.js';
 import { checkoutRoutes } from './checkout.js';
 import { customerRoutes } from './customers.js';
+import { couponRoutes } from './coupons.js';
 import { customerBalanceRoutes } from './customer-balance.js';
 import { eventRoutes } from './events.js';
 import { invoiceRoutes } from './invoices.js';
@@ -22,6 +23,7 @@ import { webhookRoutes } from './webhooks.js';
 export const routes: TwinRoute[] = [
   ...customerRoutes,
   ...customerBalanceRoutes,
+  ...couponRoutes,
   ...productRoutes,
   ...priceRoutes,
   ...paymentMethodRoutes,

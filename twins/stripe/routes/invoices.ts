@@ -38,6 +38,7 @@ import {
 } from '../model/invoices.js';
 import { payInvoice } from '../model/invoice-payments.js';
 import { previewInvoice } from '../model/invoice-previews.js';
+import { DISCOUNTS_SPEC, readDiscounts } from './coupons.js';
 
 const INVOICE_CREATE_PARAMS: ParamSpec = {
   customer: true,
@@ -54,6 +55,7 @@ const INVOICE_CREATE_PARAMS: ParamSpec = {
   footer: true,
   statement_descriptor: true,
   automatic_tax: { enabled: true },
+  discounts: DISCOUNTS_SPEC,
 };
 
 const INVOICE_UPDATE_PARAMS: ParamSpec = {
@@ -210,6 +212,7 @@ export const invoiceRoutes: TwinRoute[] = [
         metadata: readMetadata(p),
         footer: clearable(p, 'footer'),
         statementDescriptor: clearable(p, 'statement_descriptor'),
+        discounts: readDiscounts(p),
       };
       oneOf(p, 'pending_invoice_items_behavior', ['exclude', 'include'] as const);
       return ok(presentInvoice(createInvoice(ctx, input)));

@@ -36,7 +36,9 @@ import {
   type SubscriptionItemChange,
   type SubscriptionUpdate,
   type TimeRange,
+  removeSubscriptionDiscount,
 } from '../model/subscriptions.js';
+import { DISCOUNTS_SPEC, readDiscounts } from './coupons.js';
 
 const CREATE_PARAMS: ParamSpec = {
   customer: true,
@@ -59,6 +61,9 @@ const CREATE_PARAMS: ParamSpec = {
   off_session: true,
   payment_settings: true,
   automatic_tax: { enabled: true },
+  discounts: DISCOUNTS_SPEC,
+  coupon: true,
+  promotion_code: true,
 };
 
 const UPDATE_PARAMS: ParamSpec = {
@@ -80,6 +85,9 @@ const UPDATE_PARAMS: ParamSpec = {
   off_session: true,
   payment_settings: true,
   automatic_tax: { enabled: true },
+  discounts: DISCOUNTS_SPEC,
+  coupon: true,
+  promotion_code: true,
 };
 
 const CANCEL_PARAMS: ParamSpec = {
@@ -134,6 +142,7 @@ export function readSubscriptionCreate(p: Params): SubscriptionCreate {
   input.metadata = readMetadata(p);
   const endBehavior = obj(obj(p, 'trial_settings') ?? {}, 'end_behavior', 'trial_settings');
   input.missingPaymentMethod = endBehavior && oneOf(endBehavior, 'missing_payment_method', MISSING_PAYMENT_METHOD, 'trial_settings[end_behavior]');
+  input.discounts = readDiscounts(p, true) ?? undefined;
   return input;
 }
 
@@ -166,6 +175,7 @@ function readUpdate(p: Params): SubscriptionUpdate {
   if (p.days_until_due !== undefined) input.daysUntilDue = int(p, 'days_until_due');
   input.items = objArray(p, 'items')?.map((it, i) => readItemChange(it, `items[${i}]`));
   input.trialEnd = trialEnd(p);
+  input.discounts = readDiscounts(p, true);
   return input;
 }
 
@@ -240,6 +250,11 @@ export const subscriptionRoutes: TwinRoute[] = [
       readParams(req, {});
       return ok(loadSubscription(ctx, req.params.id!));
     },
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/subscriptions/{id}/discount',
+    handler: (req, ctx) => (readParams(req, {}), ok(removeSubscriptionDiscount(ctx, req.params.id!))),
   },
   { method: 'POST', path: '/v1/subscriptions/{id}', handler: (req, ctx) => ok(updateSubscription(ctx, req.params.id!, readUpdate(readParams(req, UPDATE_PARAMS)))) },
   {
