@@ -16,6 +16,7 @@ import { webhookRoutes } from './routes/webhooks.js';
 import { rateLimitRoutes } from './routes/rate-limit.js';
 import { seeding, suggestions } from './vocabulary/seeds.js';
 import { ensureBootstrap } from './model/accounts.js';
+import { generic } from './wire/generic.js';
 
 const github: TwinDefinition = {
   slug: 'github',
@@ -27,11 +28,13 @@ const github: TwinDefinition = {
   resources: [
     'user', 'org', 'membership', 'repository', 'ref', 'commit', 'tree', 'blob', 'issue', 'issue_comment',
     'label', 'milestone', 'pull_request', 'review', 'review_comment', 'hook', 'rate_limit',
+    ...generic.resources,
   ],
   mintKey: (randomBase62) => `ghp_${randomBase62(36)}`,
   routes: [
     ...accountRoutes, ...rateLimitRoutes, ...repositoryRoutes, ...webhookRoutes, ...gitRoutes, ...issueRoutes, ...labelRoutes, ...pullRoutes,
   ],
+  generic,
   routing: { ignoreTrailingSlash: true },
   authenticate: authenticateGitHub,
   around: aroundGitHub,
