@@ -9,6 +9,7 @@ import { applyMetadata, clone, find, load, newId, previousAttributes, type Metad
 import { emitEvent } from './events.js';
 import { contextForCustomer, contextForObject } from './clock-scope.js';
 import { balanceApplication, changeBalance } from './customer-balance.js';
+import { lineTaxes, loadTaxRates, type LineTax } from './tax-rates.js';
 import { discountLines, redeemAll, takeInvoiceDiscounts, type DiscountRef } from './discounts.js';
 import { subscriptionPaymentMethod } from './subscription-items.js';
 import { createPaymentIntent } from './payment-intents.js';
@@ -208,6 +209,7 @@ export function createSubscriptionInvoice(
     autoAdvance: true,
     autoFinalizeAt: opts.autoFinalizeAt ?? null,
   });
+  inv.default_tax_rates = clone(sub.default_tax_rates ?? []);
   inv.discounts = takeInvoiceDiscounts(ctx, { subscription: sub, customer });
   // The caller saves `sub` again: keep the discounts this invoice used up or saw end.
   sub.discounts = find(ctx, 'subscription', sub.id)?.discounts ?? sub.discounts;
@@ -239,6 +241,7 @@ export interface InvoiceCreate {
   statementDescriptor?: string | null;
   /** `null`: none (not even the customer's). */
   discounts?: DiscountRef[] | null;
+  defaultTaxRates?: string[];
 }
 
 export interface InvoiceUpdate {
@@ -305,6 +308,7 @@ export function createInvoice(ctx: TwinContext, input: InvoiceCreate): Invoice {
     metadata: input.metadata === undefined ? {} : applyMetadata({}, input.metadata),
     defaultPaymentMethod: dpm,
   });
+  if (input.defaultTaxRates) inv.default_tax_rates = loadTaxRates(ctx, input.defaultTaxRates, 'default_tax_rates');
   inv.discounts =
     input.discounts === undefined
       ? takeInvoiceDiscounts(ctx, { customer })
@@ -408,16 +412,49 @@ export function addLines(ctx: TwinContext, id: string, linesIn: InvoiceLineInput
   return inv;
 }
 
-/** Totals from the lines and the invoice's discounts (before the customer balance, applied at finalization). */
+/**
+ * Totals from the lines, the invoice's discounts and tax rates (a line's own `tax_rates`, else
+ * the invoice's `default_tax_rates`); the customer balance is applied at finalization.
+ */
 export function priceInvoice(ctx: TwinContext, inv: Invoice): void {
   const data = inv.lines.data as StripeObject[];
   inv.total_discount_amounts = discountLines(ctx, data as any, (inv.discounts as string[]) ?? [], inv.currency);
+  const defaults = (inv.default_tax_rates as StripeObject[] | undefined) ?? [];
+  const perRate = new Map<string, { amount: number; taxable: number; inclusive: boolean }>();
+  let exclusiveTax = 0;
+  let inclusiveTax = 0;
+  for (const line of data) {
+    const own = (line.tax_rates as StripeObject[] | undefined) ?? [];
+    const discounted = (line.amount as number) - (line.discount_amounts as { amount: number }[]).reduce((s, d) => s + d.amount, 0);
+    line.taxes = lineTaxes(discounted, own.length > 0 ? own : defaults);
+    for (const tax of line.taxes as LineTax[]) {
+      const inclusive = tax.tax_behavior === 'inclusive';
+      if (inclusive) inclusiveTax += tax.amount;
+      else exclusiveTax += tax.amount;
+      const sum = perRate.get(tax.tax_rate_details.tax_rate) ?? { amount: 0, taxable: 0, inclusive };
+      sum.amount += tax.amount;
+      sum.taxable += tax.taxable_amount;
+      perRate.set(tax.tax_rate_details.tax_rate, sum);
+    }
+  }
   const subtotal = data.reduce((s, l) => s + (l.amount as number), 0);
   const discounted = (inv.total_discount_amounts as { amount: number }[]).reduce((s, d) => s + d.amount, 0);
-  const total = subtotal - discounted;
+  const total = subtotal - discounted + exclusiveTax;
+  inv.total_taxes = [...perRate].map(([rate, t]) => ({
+    amount: t.amount,
+    tax_behavior: t.inclusive ? 'inclusive' : 'exclusive',
+    tax_rate_details: { tax_rate: rate },
+    taxability_reason: 'standard_rated',
+    taxable_amount: t.taxable,
+    type: 'tax_rate_details',
+  }));
+  // Pre-2025 API versions read `total_tax_amounts`.
+  inv.total_tax_amounts = [...perRate].map(([rate, t]) => ({ amount: t.amount, inclusive: t.inclusive, tax_rate: rate, taxability_reason: 'standard_rated', taxable_amount: t.taxable }));
   inv.lines.total_count = data.length;
-  inv.subtotal = inv.subtotal_excluding_tax = subtotal;
-  inv.total = inv.total_excluding_tax = total;
+  inv.subtotal = subtotal;
+  inv.subtotal_excluding_tax = subtotal - inclusiveTax;
+  inv.total = total;
+  inv.total_excluding_tax = total - exclusiveTax - inclusiveTax;
   inv.amount_due = total;
   inv.amount_remaining = total - inv.amount_paid;
 }
@@ -565,6 +602,24 @@ export function markPaid(ctx: TwinContext, id: string, opts: { outOfBand: boolea
   return inv;
 }
 
+
+/**
+ * `POST /v1/invoices/{id}/send`: a `send_invoice` invoice is finalized if still a draft and sent
+ * to the customer (`invoice.sent`); the customer pays it on its hosted page.
+ */
+export function sendInvoice(ctx: TwinContext, id: string): Invoice {
+  ctx = contextForObject(ctx, 'invoice', id);
+  const before = loadInvoice(ctx, id);
+  if (before.collection_method !== 'send_invoice') {
+    throw invalidRequest("You can only manually send an invoice if its collection method is 'send_invoice'.", undefined, 'invoice_not_editable');
+  }
+  if (before.status === 'void' || before.status === 'uncollectible') {
+    throw invalidRequest(`You cannot send an invoice with status \`${before.status}\`.`, undefined, 'invoice_not_open');
+  }
+  const inv = before.status === 'draft' ? finalizeInvoice(ctx, id) : before;
+  emitInvoice(ctx, 'invoice.sent', inv);
+  return inv;
+}
 
 export function voidInvoice(ctx: TwinContext, id: string): Invoice {
   ctx = contextForObject(ctx, 'invoice', id);

@@ -47,6 +47,7 @@ export const KINDS = {
   coupon: { resource: 'coupon', prefix: '', idLength: 8, noun: 'coupon' },
   promotion_code: { resource: 'promotion_code', prefix: 'promo_', idLength: 24, noun: 'promotion code' },
   discount: { resource: 'discount', prefix: 'di_', idLength: 24, noun: 'discount' },
+  tax_rate: { resource: 'tax_rate', prefix: 'txr_', idLength: 24, noun: 'tax_rate' },
 } as const satisfies Record<string, ObjectKind>;
 
 export type KindName = keyof typeof KINDS;
@@ -73,6 +74,8 @@ export const STRIPE_RESOURCES = [
   'customer_balance_transaction',
   'coupon',
   'promotion_code',
+  'discount',
+  'tax_rate',
   'idempotency_key',
 ] as const;
 

@@ -8,6 +8,7 @@ import { StripeApiError, invalidRequest, missingParam } from '../wire/errors.js'
 import { applyMetadata, clone, find, load, newId, previousAttributes, type MetadataPatch, type StripeObject } from './objects.js';
 import { emitEvent } from './events.js';
 import { contextForCustomer, contextForObject } from './clock-scope.js';
+import { loadTaxRates } from './tax-rates.js';
 import { endDiscount, loadDiscount, redeemAll, replaceDiscounts, type DiscountRef } from './discounts.js';
 import { getCustomer } from './customers.js';
 import { nextBoundary } from './billing-cycle.js';
@@ -106,6 +107,7 @@ export const FEEDBACK = ['customer_service', 'low_quality', 'missing_features', 
 
 export interface SubscriptionItemInput {
   price: string;
+  taxRates?: string[];
   quantity?: number;
   metadata?: MetadataPatch;
 }
@@ -128,6 +130,7 @@ export interface SubscriptionCreate {
   metadata?: MetadataPatch;
   missingPaymentMethod?: (typeof MISSING_PAYMENT_METHOD)[number];
   discounts?: DiscountRef[];
+  defaultTaxRates?: string[];
 }
 
 /** An item change: `id` names an existing item (changed or `deleted`), else a new item on `price`. */
@@ -156,6 +159,7 @@ export interface SubscriptionUpdate {
   trialEnd?: number | 'now';
   /** `null` removes every discount. */
   discounts?: DiscountRef[] | null;
+  defaultTaxRates?: string[];
 }
 
 /** The parameter each field of an update comes from, in the order a refusal names the first one. */
@@ -372,6 +376,10 @@ export function createSubscription(ctx: TwinContext, input: SubscriptionCreate):
     trial_start: trialEnd ? now : null,
   };
   sub.items.data = items.map((it) => buildItem(ctx, id, it.price, it.quantity, it.metadata, period));
+  (input.items ?? []).forEach((it, i) => {
+    if (it.taxRates) sub.items.data[i].tax_rates = loadTaxRates(ctx, it.taxRates, `items[${i}][tax_rates]`);
+  });
+  if (input.defaultTaxRates) sub.default_tax_rates = loadTaxRates(ctx, input.defaultTaxRates, 'default_tax_rates');
   if (input.discounts && input.discounts.length > 0) sub.discounts = redeemAll(ctx, input.discounts, { customer: customerId, subscription: id });
 
   const paymentMethod = subscriptionPaymentMethod(ctx, sub);
@@ -464,6 +472,7 @@ export function updateSubscription(ctx: TwinContext, id: string, input: Subscrip
   }
   if (input.collectionMethod !== undefined) sub.collection_method = input.collectionMethod;
   if (input.daysUntilDue !== undefined) sub.days_until_due = input.daysUntilDue;
+  if (input.defaultTaxRates !== undefined) sub.default_tax_rates = loadTaxRates(ctx, input.defaultTaxRates, 'default_tax_rates');
   if (input.discounts !== undefined) {
     sub.discounts = replaceDiscounts(ctx, sub.discounts ?? [], input.discounts, { customer: sub.customer, subscription: sub.id });
   }

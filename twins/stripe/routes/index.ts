@@ -6,9 +6,11 @@ import { chargeRoutes } from './charges.js';
 import { checkoutRoutes } from './checkout.js';
 import { customerRoutes } from './customers.js';
 import { couponRoutes } from './coupons.js';
+import { taxRateRoutes } from './tax-rates.js';
 import { customerBalanceRoutes } from './customer-balance.js';
 import { eventRoutes } from './events.js';
 import { invoiceRoutes } from './invoices.js';
+import { hostedInvoiceRoutes } from './hosted-invoice.js';
 import { meterRoutes } from './meters.js';
 import { paymentIntentRoutes } from './payment-intents.js';
 import { paymentMethodRoutes } from './payment-methods.js';
@@ -24,6 +26,7 @@ export const routes: TwinRoute[] = [
   ...customerRoutes,
   ...customerBalanceRoutes,
   ...couponRoutes,
+  ...taxRateRoutes,
   ...productRoutes,
   ...priceRoutes,
   ...paymentMethodRoutes,
@@ -35,6 +38,7 @@ export const routes: TwinRoute[] = [
   ...webhookRoutes,
   ...subscriptionRoutes,
   ...invoiceRoutes,
+  ...hostedInvoiceRoutes,
   ...meterRoutes,
   ...checkoutRoutes,
   ...testClockRoutes,

@@ -14,6 +14,7 @@ import {
   oneOf,
   readMetadata,
   readParams,
+  strArray,
   requiredStr,
   str,
   type Params,
@@ -64,6 +65,7 @@ const CREATE_PARAMS: ParamSpec = {
   discounts: DISCOUNTS_SPEC,
   coupon: true,
   promotion_code: true,
+  default_tax_rates: true,
 };
 
 const UPDATE_PARAMS: ParamSpec = {
@@ -88,6 +90,7 @@ const UPDATE_PARAMS: ParamSpec = {
   discounts: DISCOUNTS_SPEC,
   coupon: true,
   promotion_code: true,
+  default_tax_rates: true,
 };
 
 const CANCEL_PARAMS: ParamSpec = {
@@ -119,7 +122,7 @@ export function readSubscriptionCreate(p: Params): SubscriptionCreate {
   const customer = requiredStr(p, 'customer');
   const items = objArray(p, 'items')?.map((it, i) => {
     const prefix = `items[${i}]`;
-    return { price: requiredStr(it, 'price', prefix), quantity: int(it, 'quantity', prefix), metadata: readMetadata(it) };
+    return { price: requiredStr(it, 'price', prefix), quantity: int(it, 'quantity', prefix), metadata: readMetadata(it), taxRates: strArray(it, 'tax_rates', prefix) };
   });
   const input: SubscriptionCreate = {
     customer,
@@ -143,6 +146,7 @@ export function readSubscriptionCreate(p: Params): SubscriptionCreate {
   const endBehavior = obj(obj(p, 'trial_settings') ?? {}, 'end_behavior', 'trial_settings');
   input.missingPaymentMethod = endBehavior && oneOf(endBehavior, 'missing_payment_method', MISSING_PAYMENT_METHOD, 'trial_settings[end_behavior]');
   input.discounts = readDiscounts(p, true) ?? undefined;
+  input.defaultTaxRates = strArray(p, 'default_tax_rates');
   return input;
 }
 
@@ -176,6 +180,7 @@ function readUpdate(p: Params): SubscriptionUpdate {
   input.items = objArray(p, 'items')?.map((it, i) => readItemChange(it, `items[${i}]`));
   input.trialEnd = trialEnd(p);
   input.discounts = readDiscounts(p, true);
+  input.defaultTaxRates = strArray(p, 'default_tax_rates');
   return input;
 }
 
