@@ -135,3 +135,26 @@ t.test('test clocks accept any frozen_time and keep their own time', async (t) =
   const hook = await hooks.waitFor('test_helpers.test_clock.ready', (c) => c.id === clock.id);
   t.equal((hook.data.object as Stripe.TestHelpers.TestClock).frozen_time, end + 2 * 3600);
 });
+
+t.test('wire: pretty-printed JSON and Stripe-Version checked', async (t) => {
+  const get = (version?: string) =>
+    fetch(`${bt.twin.url}/v1/customers?limit=1`, { headers: { authorization: `Bearer ${bt.twin.apiKey}`, ...(version ? { 'stripe-version': version } : {}) } });
+  const res = await get();
+  const text = await res.text();
+  t.equal(res.status, 200);
+  t.match(res.headers.get('content-type'), /^application\/json/);
+  t.ok(text.startsWith('{\n  "object": "list",\n  "data": ['), 'two-space indent, "key": value');
+  t.equal(text, JSON.stringify(JSON.parse(text), null, 2));
+  const old = await get('2020-08-27');
+  t.equal(old.status, 200);
+  t.equal(old.headers.get('stripe-version'), '2020-08-27');
+  const named = await get('2024-09-30.acacia');
+  t.equal(named.status, 200);
+  for (const bad of ['2099-01-01', 'banana', '2024-02-30', '2024-09-30.zucchini']) {
+    const refused = await get(bad);
+    t.equal(refused.status, 400, bad);
+    const body = (await refused.json()) as any;
+    t.equal(body.error.type, 'invalid_request_error');
+    t.equal(body.error.message, `Invalid Stripe API version: ${bad}`);
+  }
+});
