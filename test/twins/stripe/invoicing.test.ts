@@ -104,3 +104,39 @@ t.test('tax rates: exclusive on a subscription, inclusive on an invoice', async 
   await hooks.waitFor('tax_rate.updated', (r) => r.id === gst.id);
   t.same(hooks.rejected, []);
 });
+
+t.test('pause_collection holds renewal invoices; a paused subscription resumes', async (t) => {
+  const { customer } = await customerWithCard(stripe);
+  const price = await monthlyPrice(stripe, 900, 'Pausable');
+  const sub = await stripe.subscriptions.create({ customer: customer.id, items: [{ price: price.id }] });
+  const paused = await stripe.subscriptions.update(sub.id, { pause_collection: { behavior: 'void' } });
+  t.same(paused.pause_collection, { behavior: 'void', resumes_at: null });
+  const end = sub.items.data[0]!.current_period_end;
+  await bt.twin.advance(new Date((end + 2 * 3600) * 1000));
+  const held = await stripe.subscriptions.retrieve(sub.id, { expand: ['latest_invoice'] });
+  t.equal(held.status, 'active');
+  t.equal((held.latest_invoice as Stripe.Invoice).status, 'void', 'the renewal invoice is voided, not charged');
+  const resumed = await stripe.subscriptions.update(sub.id, { pause_collection: '' });
+  t.equal(resumed.pause_collection, null);
+
+  // Trial ending with no payment method and missing_payment_method=pause.
+  const bare = await stripe.customers.create({ email: 'trial@example.com' });
+  const trial = await stripe.subscriptions.create({
+    customer: bare.id,
+    items: [{ price: price.id }],
+    trial_period_days: 7,
+    trial_settings: { end_behavior: { missing_payment_method: 'pause' } },
+  });
+  const notPaused = await stripe.subscriptions.resume(trial.id).catch((e) => e);
+  t.equal(notPaused.statusCode, 400);
+  await bt.twin.advance(new Date((trial.trial_end! + 60) * 1000));
+  t.equal((await stripe.subscriptions.retrieve(trial.id)).status, 'paused');
+  await hooks.waitFor('customer.subscription.paused', (s) => s.id === trial.id);
+  const pm = await stripe.paymentMethods.attach('pm_card_visa', { customer: bare.id });
+  await stripe.subscriptions.update(trial.id, { default_payment_method: pm.id });
+  const back = await stripe.subscriptions.resume(trial.id, { expand: ['latest_invoice'] });
+  t.equal(back.status, 'active');
+  t.equal((back.latest_invoice as Stripe.Invoice).status, 'paid');
+  t.equal((back.latest_invoice as Stripe.Invoice).amount_paid, 900);
+  await hooks.waitFor('customer.subscription.resumed', (s) => s.id === trial.id);
+});

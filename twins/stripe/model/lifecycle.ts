@@ -15,7 +15,9 @@ import {
   INCOMPLETE_EXPIRY_SECONDS,
   LIVE_STATUSES,
   cancelSubscriptionNow,
+  endPauseCollection,
   loadSubscription,
+  pauseAtTrialEnd,
   setStatus,
   startNewPeriod,
 } from './subscriptions.js';
@@ -114,6 +116,16 @@ function dueSteps(ctx: TwinContext, until: number, testClock: string | null): Du
         });
       }
     }
+    const resumesAt = sub.pause_collection?.resumes_at as number | null | undefined;
+    if (resumesAt != null && resumesAt <= until) {
+      steps.push({
+        at: resumesAt,
+        rank: 7,
+        id: sub.id,
+        valid: () => fresh(ctx, 'subscription', sub.id)?.pause_collection?.resumes_at === resumesAt,
+        run: () => endPauseCollection(ctx, sub.id),
+      });
+    }
     if (LIVE_STATUSES.includes(sub.status)) {
       if (sub.cancel_at != null && sub.cancel_at <= until && sub.cancel_at <= sub.current_period_end) {
         const at = sub.cancel_at;
@@ -173,12 +185,13 @@ function renew(ctx: TwinContext, id: string, at: number): void {
     cancelSubscriptionNow(ctx, id, { reason: 'cancellation_requested' });
     return;
   }
-  if (
-    sub.status === 'trialing' &&
-    sub.trial_settings?.end_behavior?.missing_payment_method === 'cancel' &&
-    !subscriptionPaymentMethod(ctx, sub)
-  ) {
+  const missing = sub.status === 'trialing' && !subscriptionPaymentMethod(ctx, sub) ? sub.trial_settings?.end_behavior?.missing_payment_method : undefined;
+  if (missing === 'cancel') {
     cancelSubscriptionNow(ctx, id, { reason: 'cancellation_requested' });
+    return;
+  }
+  if (missing === 'pause') {
+    pauseAtTrialEnd(ctx, id);
     return;
   }
   startNewPeriod(ctx, id, at);

@@ -14,7 +14,7 @@ import { getCustomer } from './customers.js';
 import { nextBoundary } from './billing-cycle.js';
 import { isMetered, loadRecurringPrice, planOf, recurrenceOf, subscriptionItems, subscriptionPaymentMethod } from './subscription-items.js';
 import { addPendingProrations, prorationLines, type LineSpec } from './invoice-lines.js';
-import { closeInvoicesOf, createSubscriptionInvoice, finalizeInvoice, loadInvoice, onInvoiceOutcome } from './invoices.js';
+import { closeInvoicesOf, createSubscriptionInvoice, finalizeInvoice, loadInvoice, markUncollectible, onInvoiceOutcome, voidInvoice } from './invoices.js';
 import { collectInvoice, finalizeAndCollect, invoiceProrationsNow, type CollectionFailure } from './invoice-payments.js';
 
 export const SUBSCRIPTION_STATUSES = [
@@ -159,6 +159,8 @@ export interface SubscriptionUpdate {
   trialEnd?: number | 'now';
   /** `null` removes every discount. */
   discounts?: DiscountRef[] | null;
+  /** `null` resumes collection. */
+  pauseCollection?: { behavior: 'keep_as_draft' | 'mark_uncollectible' | 'void'; resumesAt?: number } | null;
   defaultTaxRates?: string[];
 }
 
@@ -472,6 +474,11 @@ export function updateSubscription(ctx: TwinContext, id: string, input: Subscrip
   }
   if (input.collectionMethod !== undefined) sub.collection_method = input.collectionMethod;
   if (input.daysUntilDue !== undefined) sub.days_until_due = input.daysUntilDue;
+  if (input.pauseCollection !== undefined) {
+    const pc = input.pauseCollection;
+    if (pc?.resumesAt !== undefined && pc.resumesAt <= now) throw invalidRequest('Invalid timestamp: must be an integer Unix timestamp in the future.', 'pause_collection[resumes_at]');
+    sub.pause_collection = pc === null ? null : { behavior: pc.behavior, resumes_at: pc.resumesAt ?? null };
+  }
   if (input.defaultTaxRates !== undefined) sub.default_tax_rates = loadTaxRates(ctx, input.defaultTaxRates, 'default_tax_rates');
   if (input.discounts !== undefined) {
     sub.discounts = replaceDiscounts(ctx, sub.discounts ?? [], input.discounts, { customer: sub.customer, subscription: sub.id });
@@ -608,8 +615,65 @@ export function startNewPeriod(
   });
   sub.latest_invoice = invoice.id;
   updateAndEmit(ctx, before, sub);
-  if (opts.collectNow) finalizeAndCollect(ctx, invoice.id);
+  const paused = sub.pause_collection?.behavior as (typeof PAUSE_BEHAVIORS)[number] | undefined;
+  if (paused) holdInvoice(ctx, invoice.id, paused);
+  else if (opts.collectNow) finalizeAndCollect(ctx, invoice.id);
   return loadSubscription(ctx, id);
+}
+
+export const PAUSE_BEHAVIORS = ['keep_as_draft', 'mark_uncollectible', 'void'] as const;
+
+/** An invoice made while collection is paused: kept as a draft, or finalized and voided / marked uncollectible. */
+function holdInvoice(ctx: TwinContext, invoiceId: string, behavior: (typeof PAUSE_BEHAVIORS)[number]): void {
+  if (behavior === 'keep_as_draft') {
+    const inv = loadInvoice(ctx, invoiceId);
+    inv.auto_advance = false;
+    inv.automatically_finalizes_at = null;
+    ctx.store.put('invoice', inv.id, inv);
+    return;
+  }
+  const inv = finalizeInvoice(ctx, invoiceId, { autoAdvance: false });
+  if (inv.status !== 'open') return;
+  if (behavior === 'void') voidInvoice(ctx, invoiceId);
+  else markUncollectible(ctx, invoiceId);
+}
+
+/**
+ * `POST /v1/subscriptions/{id}/resume`: a `paused` subscription (its trial ended without a payment
+ * method) starts a new period now and is billed for it (`customer.subscription.resumed`).
+ */
+export function resumeSubscription(ctx: TwinContext, id: string): StripeObject {
+  ctx = contextForObject(ctx, 'subscription', id);
+  const before = loadSubscription(ctx, id);
+  if (before.status !== 'paused') {
+    throw invalidRequest('Only subscriptions with status `paused` can be resumed.', undefined, 'subscription_not_paused' as string);
+  }
+  const now = ctx.clock.nowSeconds();
+  const sub = clone(before);
+  sub.status = 'active';
+  sub.billing_cycle_anchor = now;
+  saveSubscription(ctx, sub);
+  startNewPeriod(ctx, id, now, { collectNow: true, prevForEvent: before });
+  const fresh = loadSubscription(ctx, id);
+  emitEvent(ctx, 'customer.subscription.resumed', fresh);
+  return fresh;
+}
+
+/** A trial ended with no payment method and `missing_payment_method=pause`. */
+export function pauseAtTrialEnd(ctx: TwinContext, id: string): void {
+  const before = loadSubscription(ctx, id);
+  const sub = clone(before);
+  sub.status = 'paused';
+  updateAndEmit(ctx, before, sub);
+  emitEvent(ctx, 'customer.subscription.paused', sub);
+}
+
+/** `pause_collection.resumes_at` came: collection resumes. */
+export function endPauseCollection(ctx: TwinContext, id: string): void {
+  const before = loadSubscription(ctx, id);
+  const sub = clone(before);
+  sub.pause_collection = null;
+  updateAndEmit(ctx, before, sub);
 }
 
 export interface CancelOptions {

@@ -38,8 +38,11 @@ import {
   type SubscriptionUpdate,
   type TimeRange,
   removeSubscriptionDiscount,
+  resumeSubscription,
+  PAUSE_BEHAVIORS,
 } from '../model/subscriptions.js';
 import { DISCOUNTS_SPEC, readDiscounts } from './coupons.js';
+import { missingParam } from '../wire/errors.js';
 
 const CREATE_PARAMS: ParamSpec = {
   customer: true,
@@ -91,6 +94,7 @@ const UPDATE_PARAMS: ParamSpec = {
   coupon: true,
   promotion_code: true,
   default_tax_rates: true,
+  pause_collection: { behavior: true, resumes_at: true },
 };
 
 const CANCEL_PARAMS: ParamSpec = {
@@ -181,6 +185,15 @@ function readUpdate(p: Params): SubscriptionUpdate {
   input.trialEnd = trialEnd(p);
   input.discounts = readDiscounts(p, true);
   input.defaultTaxRates = strArray(p, 'default_tax_rates');
+  if (p.pause_collection === '') input.pauseCollection = null;
+  else {
+    const pc = obj(p, 'pause_collection');
+    if (pc) {
+      const behavior = oneOf(pc, 'behavior', PAUSE_BEHAVIORS, 'pause_collection');
+      if (!behavior) throw missingParam('pause_collection[behavior]');
+      input.pauseCollection = { behavior, resumesAt: int(pc, 'resumes_at', 'pause_collection') };
+    }
+  }
   return input;
 }
 
@@ -255,6 +268,11 @@ export const subscriptionRoutes: TwinRoute[] = [
       readParams(req, {});
       return ok(loadSubscription(ctx, req.params.id!));
     },
+  },
+  {
+    method: 'POST',
+    path: '/v1/subscriptions/{id}/resume',
+    handler: (req, ctx) => (readParams(req, { billing_cycle_anchor: true, proration_behavior: true, proration_date: true }), ok(resumeSubscription(ctx, req.params.id!))),
   },
   {
     method: 'DELETE',
