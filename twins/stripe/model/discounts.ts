@@ -156,6 +156,8 @@ export function createPromotionCode(ctx: TwinContext, input: PromotionCodeCreate
     max_redemptions: input.maxRedemptions ?? null,
     metadata: input.metadata === undefined ? {} : applyMetadata({}, input.metadata),
     promotion: { coupon: coupon.id, type: 'coupon' },
+    // Pre-2025 API versions read the coupon from the promotion code itself.
+    coupon,
     restrictions: {
       first_time_transaction: r.firstTimeTransaction ?? false,
       minimum_amount: r.minimumAmount ?? null,
