@@ -89,3 +89,22 @@ t.test('billing.meter carries every field the SDK types declare', async (t) => {
   t.equal(meter.object, 'billing.meter');
   t.same(meter.default_aggregation, { formula: 'count' });
 });
+
+t.test('coupon, promotion code, discount, tax rate, balance transaction and a discounted, taxed invoice validate', async (t) => {
+  const coupon = await raw('POST', '/v1/coupons', 'percent_off=15&duration=repeating&duration_in_months=2');
+  check(t, 'coupon', coupon);
+  const promo = await raw('POST', '/v1/promotion_codes', `promotion[type]=coupon&promotion[coupon]=${coupon.id}&code=SCHEMA15`);
+  check(t, 'promotion_code', promo);
+  const rate = await raw('POST', '/v1/tax_rates', 'display_name=VAT&percentage=20&inclusive=false');
+  check(t, 'tax_rate', rate);
+  const { customer } = await customerWithCard(stripe);
+  const txn = await raw('POST', `/v1/customers/${customer.id}/balance_transactions`, 'amount=-300&currency=usd');
+  check(t, 'customer_balance_transaction', txn);
+  const price = await monthlyPrice(stripe, 2000, 'Schema');
+  const sub = await raw('POST', '/v1/subscriptions', `customer=${customer.id}&items[0][price]=${price.id}&discounts[0][promotion_code]=${promo.id}&default_tax_rates[0]=${rate.id}&expand[0]=discounts&expand[1]=latest_invoice`);
+  t.equal(sub.discounts.length, 1);
+  check(t, 'discount', sub.discounts[0]);
+  check(t, 'invoice', sub.latest_invoice);
+  t.equal(sub.latest_invoice.total, 2040, '2000 − 15 % = 1700, + 20 % VAT = 2040');
+  t.equal(sub.latest_invoice.amount_due, 1740, 'less the 300 credit');
+});

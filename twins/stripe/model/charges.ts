@@ -100,7 +100,10 @@ export function updateCharge(ctx: TwinContext, id: string, input: ChargeUpdate):
   return charge;
 }
 
-/** Capture an authorized charge (`amount` ≤ authorized; the rest is released as refunded). */
+/**
+ * Capture an authorized charge (`amount` ≤ authorized). The uncaptured rest is released, not
+ * refunded: `amount_refunded` stays 0, so a later refund may take back all that was captured.
+ */
 export function captureCharge(ctx: TwinContext, id: string, amount?: number): Charge {
   const before = getCharge(ctx, id);
   if (before.status !== 'succeeded' || before.captured) {
@@ -117,7 +120,7 @@ export function captureCharge(ctx: TwinContext, id: string, amount?: number): Ch
   const charge = clone(before);
   charge.captured = true;
   charge.amount_captured = toCapture;
-  charge.amount_refunded = before.amount - toCapture;
+  charge.amount_refunded = 0;
   save(ctx, 'charge', charge);
   emitEvent(ctx, 'charge.captured', charge, previousAttributes(before, charge));
   return charge;

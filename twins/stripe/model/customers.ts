@@ -8,6 +8,7 @@ import { emitEvent } from './events.js';
 import { applyMetadata, clone, find, newId, previousAttributes, save, type MetadataPatch, type StripeObject } from './objects.js';
 import { readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
 import { attachPaymentMethod, resolvePaymentMethod } from './payment-methods.js';
+import { endDiscount, loadDiscount, redeem, type DiscountRef } from './discounts.js';
 
 export type Customer = StripeObject & { object: 'customer'; deleted?: true };
 
@@ -35,6 +36,8 @@ export interface CustomerFields {
     /** `null`: cleared. */
     customFields?: unknown[] | null;
   };
+  /** A coupon or promotion code to redeem as the customer's discount (`coupon`, `promotion_code`). */
+  discount?: DiscountRef;
 }
 
 export interface CustomerCreate extends CustomerFields {
@@ -79,6 +82,10 @@ function applyFields(ctx: TwinContext, c: Customer, input: CustomerFields): void
   if (input.preferredLocales !== undefined) c.preferred_locales = input.preferredLocales;
   if (input.taxExempt !== undefined) c.tax_exempt = input.taxExempt;
   if (input.metadata !== undefined) c.metadata = applyMetadata(c.metadata, input.metadata);
+  if (input.discount) {
+    if (c.discount?.id && loadDiscount(ctx, c.discount.id)) endDiscount(ctx, c.discount.id);
+    c.discount = redeem(ctx, input.discount, { customer: c.id }, 'discount');
+  }
   const settings = input.invoiceSettings;
   if (settings) {
     const is = { ...(c.invoice_settings as Record<string, unknown>) };
@@ -127,8 +134,10 @@ export function createCustomer(ctx: TwinContext, input: CustomerCreate): Custome
   };
   const clock = input.testClock;
   if (clock) {
-    if (!find(ctx, 'test_clock', clock)) throw resourceMissing('test clock', clock, 'test_clock');
+    const testClock = find(ctx, 'test_clock', clock);
+    if (!testClock) throw resourceMissing('test clock', clock, 'test_clock');
     c.test_clock = clock;
+    c.created = testClock.frozen_time;
   }
   // `payment_method` attaches before invoice_settings may name it as the default.
   if (input.paymentMethod) {
@@ -159,6 +168,15 @@ export function patchCustomer(ctx: TwinContext, id: string, patch: Partial<Custo
   const prev = previousAttributes(before, c);
   if (Object.keys(prev).length > 0) emitEvent(ctx, 'customer.updated', c, prev);
   return c;
+}
+
+/** `DELETE /v1/customers/{id}/discount`: end the customer's discount; answers the deleted discount. */
+export function removeCustomerDiscount(ctx: TwinContext, id: string): StripeObject {
+  const current = getCustomer(ctx, id, 'customer').discount as StripeObject | null;
+  if (!current || !loadDiscount(ctx, current.id)) throw invalidRequest(`The customer ${id} has no discount to remove.`, 'customer');
+  const ended = endDiscount(ctx, current.id);
+  patchCustomer(ctx, id, { discount: null });
+  return ended;
 }
 
 export function deleteCustomer(ctx: TwinContext, id: string): StripeObject {

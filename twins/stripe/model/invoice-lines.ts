@@ -20,6 +20,8 @@ export interface LineSpec {
   subscriptionItem: string | null;
   subscription: string | null;
   proration?: boolean;
+  /** The line's own tax rates (a subscription item's `tax_rates`). */
+  taxRates?: StripeObject[];
 }
 
 export function productName(ctx: TwinContext, price: StripeObject): string {
@@ -106,6 +108,7 @@ export function buildLine(ctx: TwinContext, invoiceId: string | null, spec: Line
     subscription: spec.subscription,
     subtotal: spec.amount,
     taxes: [],
+    tax_rates: clone(spec.taxRates ?? []),
     // Pre-2025 API versions read these from the line itself.
     plan: price.recurring ? planOf(price) : null,
     price: clone(price),
@@ -147,6 +150,7 @@ export function subscriptionLines(
       period: opts.licensed,
       subscriptionItem: item.id,
       subscription: sub.id,
+      taxRates: item.tax_rates ?? [],
     });
   }
   return lines;

@@ -7,7 +7,8 @@ import { StripeApiError, invalidRequest } from '../wire/errors.js';
 import { clone, find, load, type StripeObject } from './objects.js';
 import { confirmPaymentIntent, createPaymentIntent } from './payment-intents.js';
 import { createSetupIntent } from './setup-intents.js';
-import { patchCustomer } from './customers.js';
+import { changeBalance } from './customer-balance.js';
+import { contextForObject } from './clock-scope.js';
 import { retrySettings, type RetrySettings } from './billing-settings.js';
 import { newId } from './objects.js';
 import type { LineSpec } from './invoice-lines.js';
@@ -148,7 +149,9 @@ export function collectInvoice(
     // Below the smallest chargeable amount Stripe carries the amount to the customer's balance
     // (added to the next invoice) and marks this one paid.
     const c = find(ctx, 'customer', inv.customer);
-    if (c && !c.deleted) patchCustomer(ctx, c.id, { balance: (c.balance ?? 0) + inv.amount_remaining });
+    if (c && !c.deleted) {
+      changeBalance(ctx, c.id, { amount: inv.amount_remaining, currency: inv.currency, type: 'invoice_too_small', invoice: inv.id });
+    }
     return { invoice: markPaid(ctx, id, { outOfBand: false }) };
   }
   const result = opts.paymentMethod
@@ -213,14 +216,7 @@ export function invoiceProrationsNow(ctx: TwinContext, sub: StripeObject, lines:
   });
   saveInvoice(ctx, inv);
   emitInvoice(ctx, 'invoice.created', inv);
-  // A net credit is not charged; Stripe would credit the customer's balance.
-  if (inv.total < 0) {
-    const c = find(ctx, 'customer', sub.customer);
-    if (c && !c.deleted) patchCustomer(ctx, c.id, { balance: (c.balance ?? 0) + inv.total });
-    inv.amount_due = 0;
-    inv.amount_remaining = 0;
-    saveInvoice(ctx, inv);
-  }
+  // A net credit is not charged: finalization credits it to the customer's balance.
   return finalizeAndCollect(ctx, inv.id);
 }
 
@@ -250,6 +246,7 @@ export interface InvoicePayment {
  * the attempt is kept (charge, `attempt_count`, events) and `decline` says what failed (402).
  */
 export function payInvoice(ctx: TwinContext, id: string, input: InvoicePayment): { invoice: Invoice; decline?: CollectionFailure } {
+  ctx = contextForObject(ctx, 'invoice', id);
   let inv = loadInvoice(ctx, id);
   if (inv.status === 'paid') throw invalidRequest('Invoice is already paid', undefined, 'invoice_already_paid' as string);
   if (inv.status === 'void') {

@@ -7,6 +7,10 @@ import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { invalidRequest } from '../wire/errors.js';
 import { applyMetadata, clone, find, load, newId, previousAttributes, type MetadataPatch, type StripeObject } from './objects.js';
 import { emitEvent } from './events.js';
+import { contextForCustomer, contextForObject } from './clock-scope.js';
+import { balanceApplication, changeBalance } from './customer-balance.js';
+import { lineTaxes, loadTaxRates, type LineTax } from './tax-rates.js';
+import { discountLines, redeemAll, takeInvoiceDiscounts, type DiscountRef } from './discounts.js';
 import { subscriptionPaymentMethod } from './subscription-items.js';
 import { createPaymentIntent } from './payment-intents.js';
 import type { SubscriptionAfterFinalFailure } from './billing-settings.js';
@@ -205,6 +209,11 @@ export function createSubscriptionInvoice(
     autoAdvance: true,
     autoFinalizeAt: opts.autoFinalizeAt ?? null,
   });
+  inv.default_tax_rates = clone(sub.default_tax_rates ?? []);
+  inv.discounts = takeInvoiceDiscounts(ctx, { subscription: sub, customer });
+  // The caller saves `sub` again: keep the discounts this invoice used up or saw end.
+  sub.discounts = find(ctx, 'subscription', sub.id)?.discounts ?? sub.discounts;
+  priceInvoice(ctx, inv);
   if (sub.collection_method === 'send_invoice' && sub.days_until_due != null) {
     inv.due_date = ctx.clock.nowSeconds() + sub.days_until_due * DAY;
   }
@@ -230,6 +239,9 @@ export interface InvoiceCreate {
   /** `null` for an empty value. */
   footer?: string | null;
   statementDescriptor?: string | null;
+  /** `null`: none (not even the customer's). */
+  discounts?: DiscountRef[] | null;
+  defaultTaxRates?: string[];
 }
 
 export interface InvoiceUpdate {
@@ -263,6 +275,7 @@ export interface InvoiceFilter {
 
 /** `POST /v1/invoices`: a one-off draft for a customer. */
 export function createInvoice(ctx: TwinContext, input: InvoiceCreate): Invoice {
+  ctx = contextForCustomer(ctx, input.customer);
   const customerId = input.customer;
   const customer = load(ctx, 'customer', customerId, 'customer');
   if (customer.deleted) throw invalidRequest(`No such customer: '${customerId}'`, 'customer', 'resource_missing');
@@ -295,6 +308,12 @@ export function createInvoice(ctx: TwinContext, input: InvoiceCreate): Invoice {
     metadata: input.metadata === undefined ? {} : applyMetadata({}, input.metadata),
     defaultPaymentMethod: dpm,
   });
+  if (input.defaultTaxRates) inv.default_tax_rates = loadTaxRates(ctx, input.defaultTaxRates, 'default_tax_rates');
+  inv.discounts =
+    input.discounts === undefined
+      ? takeInvoiceDiscounts(ctx, { customer })
+      : redeemAll(ctx, input.discounts ?? [], { customer: customer.id, invoice: inv.id });
+  priceInvoice(ctx, inv);
   if (collection === 'send_invoice') inv.due_date = dueDate ?? now + (daysUntilDue ?? 0) * DAY;
   // Stripe finalizes an auto-advancing draft about an hour after creation.
   if (inv.auto_advance) inv.automatically_finalizes_at = now + 3600;
@@ -387,17 +406,55 @@ export function addLines(ctx: TwinContext, id: string, linesIn: InvoiceLineInput
     };
     (inv.lines.data as StripeObject[]).push(buildLine(ctx, id, spec));
   });
-  recomputeTotals(inv);
+  priceInvoice(ctx, inv);
   saveInvoice(ctx, inv);
   emitEvent(ctx, 'invoice.updated', presentInvoice(inv), previousAttributes(presentInvoice(before), presentInvoice(inv)));
   return inv;
 }
 
-function recomputeTotals(inv: Invoice): void {
+/**
+ * Totals from the lines, the invoice's discounts and tax rates (a line's own `tax_rates`, else
+ * the invoice's `default_tax_rates`); the customer balance is applied at finalization.
+ */
+export function priceInvoice(ctx: TwinContext, inv: Invoice): void {
   const data = inv.lines.data as StripeObject[];
-  const total = data.reduce((s, l) => s + (l.amount as number), 0);
+  inv.total_discount_amounts = discountLines(ctx, data as any, (inv.discounts as string[]) ?? [], inv.currency);
+  const defaults = (inv.default_tax_rates as StripeObject[] | undefined) ?? [];
+  const perRate = new Map<string, { amount: number; taxable: number; inclusive: boolean }>();
+  let exclusiveTax = 0;
+  let inclusiveTax = 0;
+  for (const line of data) {
+    const own = (line.tax_rates as StripeObject[] | undefined) ?? [];
+    const discounted = (line.amount as number) - (line.discount_amounts as { amount: number }[]).reduce((s, d) => s + d.amount, 0);
+    line.taxes = lineTaxes(discounted, own.length > 0 ? own : defaults);
+    for (const tax of line.taxes as LineTax[]) {
+      const inclusive = tax.tax_behavior === 'inclusive';
+      if (inclusive) inclusiveTax += tax.amount;
+      else exclusiveTax += tax.amount;
+      const sum = perRate.get(tax.tax_rate_details.tax_rate) ?? { amount: 0, taxable: 0, inclusive };
+      sum.amount += tax.amount;
+      sum.taxable += tax.taxable_amount;
+      perRate.set(tax.tax_rate_details.tax_rate, sum);
+    }
+  }
+  const subtotal = data.reduce((s, l) => s + (l.amount as number), 0);
+  const discounted = (inv.total_discount_amounts as { amount: number }[]).reduce((s, d) => s + d.amount, 0);
+  const total = subtotal - discounted + exclusiveTax;
+  inv.total_taxes = [...perRate].map(([rate, t]) => ({
+    amount: t.amount,
+    tax_behavior: t.inclusive ? 'inclusive' : 'exclusive',
+    tax_rate_details: { tax_rate: rate },
+    taxability_reason: 'standard_rated',
+    taxable_amount: t.taxable,
+    type: 'tax_rate_details',
+  }));
+  // Pre-2025 API versions read `total_tax_amounts`.
+  inv.total_tax_amounts = [...perRate].map(([rate, t]) => ({ amount: t.amount, inclusive: t.inclusive, tax_rate: rate, taxability_reason: 'standard_rated', taxable_amount: t.taxable }));
   inv.lines.total_count = data.length;
-  inv.subtotal = inv.subtotal_excluding_tax = inv.total = inv.total_excluding_tax = total;
+  inv.subtotal = subtotal;
+  inv.subtotal_excluding_tax = subtotal - inclusiveTax;
+  inv.total = total;
+  inv.total_excluding_tax = total - exclusiveTax - inclusiveTax;
   inv.amount_due = total;
   inv.amount_remaining = total - inv.amount_paid;
 }
@@ -460,6 +517,7 @@ export function nextInvoiceNumber(ctx: TwinContext, customerId: string): string 
  * invoice-payments.ts's `finalizeAndCollect`.
  */
 export function finalizeInvoice(ctx: TwinContext, id: string, opts: { autoAdvance?: boolean } = {}): Invoice {
+  ctx = contextForObject(ctx, 'invoice', id);
   const before = loadInvoice(ctx, id);
   if (before.status !== 'draft') {
     throw invalidRequest(`This invoice is already finalized, you can't re-finalize a non-draft invoice.`, undefined, 'invoice_not_editable');
@@ -471,7 +529,7 @@ export function finalizeInvoice(ctx: TwinContext, id: string, opts: { autoAdvanc
   inv.status_transitions.finalized_at = now;
   inv.effective_at = now;
   inv.automatically_finalizes_at = null;
-  inv.ending_balance = inv.starting_balance;
+  applyCustomerBalance(ctx, inv);
   if (opts.autoAdvance !== undefined) inv.auto_advance = opts.autoAdvance;
   inv.hosted_invoice_url = `${ctx.baseUrl}/i/${inv.id}`;
   inv.invoice_pdf = null;
@@ -492,6 +550,23 @@ export function finalizeInvoice(ctx: TwinContext, id: string, opts: { autoAdvanc
   return loadInvoice(ctx, id);
 }
 
+/**
+ * Finalization applies the customer's balance: credit lowers `amount_due` (down to 0), debt
+ * raises it, a negative total becomes credit; the ledger records what moved.
+ */
+function applyCustomerBalance(ctx: TwinContext, inv: Invoice): void {
+  const customer = find(ctx, 'customer', inv.customer);
+  const balance = customer && !customer.deleted ? ((customer.balance as number | undefined) ?? 0) : 0;
+  const { amountDue, endingBalance } = balanceApplication(balance, inv.total);
+  inv.starting_balance = balance;
+  inv.ending_balance = endingBalance;
+  inv.amount_due = amountDue;
+  inv.amount_remaining = Math.max(0, amountDue - inv.amount_paid);
+  if (customer && !customer.deleted && endingBalance !== balance) {
+    changeBalance(ctx, customer.id, { amount: endingBalance - balance, currency: inv.currency, type: 'applied_to_invoice', invoice: inv.id });
+  }
+}
+
 function customerDefaultPm(ctx: TwinContext, customerId: string): string | null {
   const c = find(ctx, 'customer', customerId);
   return c?.invoice_settings?.default_payment_method ?? null;
@@ -505,6 +580,7 @@ export function invoicePaymentMethod(ctx: TwinContext, inv: Invoice): string | n
 }
 
 export function markPaid(ctx: TwinContext, id: string, opts: { outOfBand: boolean; charge?: string | null; paymentIntent?: string | null }): Invoice {
+  ctx = contextForObject(ctx, 'invoice', id);
   const before = loadInvoice(ctx, id);
   const inv = clone(before);
   const now = ctx.clock.nowSeconds();
@@ -527,7 +603,26 @@ export function markPaid(ctx: TwinContext, id: string, opts: { outOfBand: boolea
 }
 
 
+/**
+ * `POST /v1/invoices/{id}/send`: a `send_invoice` invoice is finalized if still a draft and sent
+ * to the customer (`invoice.sent`); the customer pays it on its hosted page.
+ */
+export function sendInvoice(ctx: TwinContext, id: string): Invoice {
+  ctx = contextForObject(ctx, 'invoice', id);
+  const before = loadInvoice(ctx, id);
+  if (before.collection_method !== 'send_invoice') {
+    throw invalidRequest("You can only manually send an invoice if its collection method is 'send_invoice'.", undefined, 'invoice_not_editable');
+  }
+  if (before.status === 'void' || before.status === 'uncollectible') {
+    throw invalidRequest(`You cannot send an invoice with status \`${before.status}\`.`, undefined, 'invoice_not_open');
+  }
+  const inv = before.status === 'draft' ? finalizeInvoice(ctx, id) : before;
+  emitInvoice(ctx, 'invoice.sent', inv);
+  return inv;
+}
+
 export function voidInvoice(ctx: TwinContext, id: string): Invoice {
+  ctx = contextForObject(ctx, 'invoice', id);
   const before = loadInvoice(ctx, id);
   if (before.status === 'draft') {
     throw invalidRequest('You can only pass in open or uncollectible invoices.', undefined, 'invoice_not_open');

@@ -15,7 +15,9 @@ import {
   INCOMPLETE_EXPIRY_SECONDS,
   LIVE_STATUSES,
   cancelSubscriptionNow,
+  endPauseCollection,
   loadSubscription,
+  pauseAtTrialEnd,
   setStatus,
   startNewPeriod,
 } from './subscriptions.js';
@@ -66,10 +68,15 @@ function withStatus<T>(ctx: TwinContext, resource: string, statuses: readonly st
   return (stmt.all(resource, ...statuses) as { body: string }[]).map((r) => JSON.parse(r.body) as T);
 }
 
-/** Every step due at or before `until` (unix seconds), unordered. */
-function dueSteps(ctx: TwinContext, until: number): DueStep[] {
+/**
+ * Every step due at or before `until` (unix seconds), unordered, for the objects on `testClock`
+ * (null: the objects on no test clock, which the environment clock moves).
+ */
+function dueSteps(ctx: TwinContext, until: number, testClock: string | null): DueStep[] {
   const steps: DueStep[] = [];
+  const onScope = (o: StripeObject): boolean => ((o.test_clock as string | null | undefined) ?? null) === testClock;
   for (const inv of withStatus<Invoice>(ctx, 'invoice', ['draft', 'open'])) {
+    if (!onScope(inv)) continue;
     if (inv.status === 'draft' && inv.auto_advance && inv.automatically_finalizes_at != null && inv.automatically_finalizes_at <= until) {
       const at = inv.automatically_finalizes_at;
       steps.push({
@@ -97,6 +104,7 @@ function dueSteps(ctx: TwinContext, until: number): DueStep[] {
     }
   }
   for (const sub of withStatus<StripeObject>(ctx, 'subscription', ['active', 'past_due', 'trialing', 'unpaid', 'incomplete'])) {
+    if (!onScope(sub)) continue;
     if (sub.status === 'trialing' && sub.trial_end != null && ctx.store.getMeta(trialNoticeKey(sub)) === undefined) {
       const at = Math.max(sub.trial_end - TRIAL_NOTICE_SECONDS, sub.trial_start ?? sub.created);
       if (at <= until && at < sub.trial_end) {
@@ -114,6 +122,16 @@ function dueSteps(ctx: TwinContext, until: number): DueStep[] {
           },
         });
       }
+    }
+    const resumesAt = sub.pause_collection?.resumes_at as number | null | undefined;
+    if (resumesAt != null && resumesAt <= until) {
+      steps.push({
+        at: resumesAt,
+        rank: 7,
+        id: sub.id,
+        valid: () => fresh(ctx, 'subscription', sub.id)?.pause_collection?.resumes_at === resumesAt,
+        run: () => endPauseCollection(ctx, sub.id),
+      });
     }
     if (LIVE_STATUSES.includes(sub.status)) {
       if (sub.cancel_at != null && sub.cancel_at <= until && sub.cancel_at <= sub.current_period_end) {
@@ -151,7 +169,7 @@ function dueSteps(ctx: TwinContext, until: number): DueStep[] {
       });
     }
   }
-  for (const s of withStatus<StripeObject>(ctx, 'checkout_session', ['open'])) {
+  for (const s of testClock === null ? withStatus<StripeObject>(ctx, 'checkout_session', ['open']) : []) {
     if (s.status === 'open' && s.expires_at <= until) {
       steps.push({
         at: s.expires_at,
@@ -174,12 +192,13 @@ function renew(ctx: TwinContext, id: string, at: number): void {
     cancelSubscriptionNow(ctx, id, { reason: 'cancellation_requested' });
     return;
   }
-  if (
-    sub.status === 'trialing' &&
-    sub.trial_settings?.end_behavior?.missing_payment_method === 'cancel' &&
-    !subscriptionPaymentMethod(ctx, sub)
-  ) {
+  const missing = sub.status === 'trialing' && !subscriptionPaymentMethod(ctx, sub) ? sub.trial_settings?.end_behavior?.missing_payment_method : undefined;
+  if (missing === 'cancel') {
     cancelSubscriptionNow(ctx, id, { reason: 'cancellation_requested' });
+    return;
+  }
+  if (missing === 'pause') {
+    pauseAtTrialEnd(ctx, id);
     return;
   }
   startNewPeriod(ctx, id, at);
@@ -198,12 +217,13 @@ function expireIncomplete(ctx: TwinContext, id: string): void {
 /** Safety stop for a runaway loop (a step that does not move its own due time). */
 const MAX_STEPS = 100_000;
 
-export function advanceStripe(ctx: TwinContext, to: Date): void {
+/** Run every step due until `to` for the environment's objects, or those of one test clock. */
+export function advanceStripe(ctx: TwinContext, to: Date, testClock: string | null = null): void {
   const until = Math.floor(to.getTime() / 1000);
   // A step that fails (say, a record edited into an impossible state) is skipped, not retried forever.
   const failed = new Set<string>();
   for (let i = 0; i < MAX_STEPS; i++) {
-    const steps = dueSteps(ctx, until).filter((s) => !failed.has(`${s.rank}:${s.id}:${s.at}`));
+    const steps = dueSteps(ctx, until, testClock).filter((s) => !failed.has(`${s.rank}:${s.id}:${s.at}`));
     if (steps.length === 0) return;
     steps.sort((a, b) => a.at - b.at || a.rank - b.rank || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     // Every step due at the earliest instant runs in this pass (in rank, then id order); steps

@@ -43,6 +43,11 @@ export const KINDS = {
   checkout_session: { resource: 'checkout_session', prefix: 'cs_test_', idLength: 58, noun: 'checkout.session' },
   billing_meter: { resource: 'billing_meter', prefix: 'mtr_test_', idLength: 24, noun: 'billing meter' },
   test_clock: { resource: 'test_clock', prefix: 'clock_', idLength: 24, noun: 'test clock' },
+  customer_balance_transaction: { resource: 'customer_balance_transaction', prefix: 'cbtxn_', idLength: 24, noun: 'customer balance transaction' },
+  coupon: { resource: 'coupon', prefix: '', idLength: 8, noun: 'coupon' },
+  promotion_code: { resource: 'promotion_code', prefix: 'promo_', idLength: 24, noun: 'promotion code' },
+  discount: { resource: 'discount', prefix: 'di_', idLength: 24, noun: 'discount' },
+  tax_rate: { resource: 'tax_rate', prefix: 'txr_', idLength: 24, noun: 'tax_rate' },
 } as const satisfies Record<string, ObjectKind>;
 
 export type KindName = keyof typeof KINDS;
@@ -66,6 +71,11 @@ export const STRIPE_RESOURCES = [
   'billing_meter',
   'meter_event',
   'test_clock',
+  'customer_balance_transaction',
+  'coupon',
+  'promotion_code',
+  'discount',
+  'tax_rate',
   'idempotency_key',
 ] as const;
 
@@ -78,7 +88,8 @@ export function newId(ctx: TwinContext, kind: KindName): string {
 export function kindOfId(id: string): ObjectKind | undefined {
   let best: ObjectKind | undefined;
   for (const k of Object.values(KINDS) as ObjectKind[]) {
-    if (id.startsWith(k.prefix) && (!best || k.prefix.length > best.prefix.length)) best = k;
+    // Coupons have no prefix (their ids are chosen by the caller): never guessed from an id.
+    if (k.prefix !== '' && id.startsWith(k.prefix) && (!best || k.prefix.length > best.prefix.length)) best = k;
   }
   return best;
 }

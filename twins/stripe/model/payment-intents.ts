@@ -124,6 +124,9 @@ function applyCommon(ctx: TwinContext, pi: PaymentIntent, input: PaymentFields):
 export function createPaymentIntent(ctx: TwinContext, input: PaymentIntentCreate): PaymentOutcome {
   const { amount, currency } = input;
   checkAmount(amount, currency);
+  if (input.offSession === true && !input.confirm) {
+    throw invalidRequest('You can only pass in `off_session` when `confirm` is set to true.', 'off_session');
+  }
   const customerId = input.customer ?? null;
   if (customerId) getCustomer(ctx, customerId);
   const id = newId(ctx, 'payment_intent');

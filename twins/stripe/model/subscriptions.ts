@@ -7,11 +7,14 @@ import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { StripeApiError, invalidRequest, missingParam } from '../wire/errors.js';
 import { applyMetadata, clone, find, load, newId, previousAttributes, type MetadataPatch, type StripeObject } from './objects.js';
 import { emitEvent } from './events.js';
+import { contextForCustomer, contextForObject } from './clock-scope.js';
+import { loadTaxRates } from './tax-rates.js';
+import { endDiscount, loadDiscount, redeemAll, replaceDiscounts, type DiscountRef } from './discounts.js';
 import { getCustomer } from './customers.js';
 import { nextBoundary } from './billing-cycle.js';
 import { isMetered, loadRecurringPrice, planOf, recurrenceOf, subscriptionItems, subscriptionPaymentMethod } from './subscription-items.js';
 import { addPendingProrations, prorationLines, type LineSpec } from './invoice-lines.js';
-import { closeInvoicesOf, createSubscriptionInvoice, finalizeInvoice, loadInvoice, onInvoiceOutcome } from './invoices.js';
+import { closeInvoicesOf, createSubscriptionInvoice, finalizeInvoice, loadInvoice, markUncollectible, onInvoiceOutcome, voidInvoice } from './invoices.js';
 import { collectInvoice, finalizeAndCollect, invoiceProrationsNow, type CollectionFailure } from './invoice-payments.js';
 
 export const SUBSCRIPTION_STATUSES = [
@@ -104,6 +107,7 @@ export const FEEDBACK = ['customer_service', 'low_quality', 'missing_features', 
 
 export interface SubscriptionItemInput {
   price: string;
+  taxRates?: string[];
   quantity?: number;
   metadata?: MetadataPatch;
 }
@@ -125,6 +129,8 @@ export interface SubscriptionCreate {
   description?: string;
   metadata?: MetadataPatch;
   missingPaymentMethod?: (typeof MISSING_PAYMENT_METHOD)[number];
+  discounts?: DiscountRef[];
+  defaultTaxRates?: string[];
 }
 
 /** An item change: `id` names an existing item (changed or `deleted`), else a new item on `price`. */
@@ -151,6 +157,11 @@ export interface SubscriptionUpdate {
   collectionMethod?: (typeof COLLECTION_METHODS)[number];
   daysUntilDue?: number;
   trialEnd?: number | 'now';
+  /** `null` removes every discount. */
+  discounts?: DiscountRef[] | null;
+  /** `null` resumes collection. */
+  pauseCollection?: { behavior: 'keep_as_draft' | 'mark_uncollectible' | 'void'; resumesAt?: number } | null;
+  defaultTaxRates?: string[];
 }
 
 /** The parameter each field of an update comes from, in the order a refusal names the first one. */
@@ -164,6 +175,7 @@ const UPDATE_PARAM_NAMES: [keyof SubscriptionUpdate, string][] = [
   ['trialEnd', 'trial_end'],
   ['collectionMethod', 'collection_method'],
   ['daysUntilDue', 'days_until_due'],
+  ['discounts', 'discounts'],
 ];
 
 export interface SubscriptionFilter {
@@ -272,6 +284,7 @@ function cardErrorOf(failure: CollectionFailure): StripeApiError {
 }
 
 export function createSubscription(ctx: TwinContext, input: SubscriptionCreate): StripeObject {
+  ctx = contextForCustomer(ctx, input.customer);
   const customerId = input.customer;
   const customer = getCustomer(ctx, customerId, 'customer');
   const items = readItems(ctx, input.items);
@@ -365,6 +378,11 @@ export function createSubscription(ctx: TwinContext, input: SubscriptionCreate):
     trial_start: trialEnd ? now : null,
   };
   sub.items.data = items.map((it) => buildItem(ctx, id, it.price, it.quantity, it.metadata, period));
+  (input.items ?? []).forEach((it, i) => {
+    if (it.taxRates) sub.items.data[i].tax_rates = loadTaxRates(ctx, it.taxRates, `items[${i}][tax_rates]`);
+  });
+  if (input.defaultTaxRates) sub.default_tax_rates = loadTaxRates(ctx, input.defaultTaxRates, 'default_tax_rates');
+  if (input.discounts && input.discounts.length > 0) sub.discounts = redeemAll(ctx, input.discounts, { customer: customerId, subscription: id });
 
   const paymentMethod = subscriptionPaymentMethod(ctx, sub);
   const needsPayment = !trialEnd && collection === 'charge_automatically' && paymentBehavior !== 'default_incomplete';
@@ -414,6 +432,7 @@ function firstInvoiceTotal(sub: StripeObject): number {
 const CANCELED_ONLY: (keyof SubscriptionUpdate)[] = ['cancellationDetails', 'metadata'];
 
 export function updateSubscription(ctx: TwinContext, id: string, input: SubscriptionUpdate): StripeObject {
+  ctx = contextForObject(ctx, 'subscription', id);
   const before = loadSubscription(ctx, id);
   const sub = clone(before);
   const now = ctx.clock.nowSeconds();
@@ -455,6 +474,15 @@ export function updateSubscription(ctx: TwinContext, id: string, input: Subscrip
   }
   if (input.collectionMethod !== undefined) sub.collection_method = input.collectionMethod;
   if (input.daysUntilDue !== undefined) sub.days_until_due = input.daysUntilDue;
+  if (input.pauseCollection !== undefined) {
+    const pc = input.pauseCollection;
+    if (pc?.resumesAt !== undefined && pc.resumesAt <= now) throw invalidRequest('Invalid timestamp: must be an integer Unix timestamp in the future.', 'pause_collection[resumes_at]');
+    sub.pause_collection = pc === null ? null : { behavior: pc.behavior, resumes_at: pc.resumesAt ?? null };
+  }
+  if (input.defaultTaxRates !== undefined) sub.default_tax_rates = loadTaxRates(ctx, input.defaultTaxRates, 'default_tax_rates');
+  if (input.discounts !== undefined) {
+    sub.discounts = replaceDiscounts(ctx, sub.discounts ?? [], input.discounts, { customer: sub.customer, subscription: sub.id });
+  }
 
   const itemsIn = input.items;
   if (itemsIn) applyItemChanges(ctx, sub, itemsIn);
@@ -587,8 +615,65 @@ export function startNewPeriod(
   });
   sub.latest_invoice = invoice.id;
   updateAndEmit(ctx, before, sub);
-  if (opts.collectNow) finalizeAndCollect(ctx, invoice.id);
+  const paused = sub.pause_collection?.behavior as (typeof PAUSE_BEHAVIORS)[number] | undefined;
+  if (paused) holdInvoice(ctx, invoice.id, paused);
+  else if (opts.collectNow) finalizeAndCollect(ctx, invoice.id);
   return loadSubscription(ctx, id);
+}
+
+export const PAUSE_BEHAVIORS = ['keep_as_draft', 'mark_uncollectible', 'void'] as const;
+
+/** An invoice made while collection is paused: kept as a draft, or finalized and voided / marked uncollectible. */
+function holdInvoice(ctx: TwinContext, invoiceId: string, behavior: (typeof PAUSE_BEHAVIORS)[number]): void {
+  if (behavior === 'keep_as_draft') {
+    const inv = loadInvoice(ctx, invoiceId);
+    inv.auto_advance = false;
+    inv.automatically_finalizes_at = null;
+    ctx.store.put('invoice', inv.id, inv);
+    return;
+  }
+  const inv = finalizeInvoice(ctx, invoiceId, { autoAdvance: false });
+  if (inv.status !== 'open') return;
+  if (behavior === 'void') voidInvoice(ctx, invoiceId);
+  else markUncollectible(ctx, invoiceId);
+}
+
+/**
+ * `POST /v1/subscriptions/{id}/resume`: a `paused` subscription (its trial ended without a payment
+ * method) starts a new period now and is billed for it (`customer.subscription.resumed`).
+ */
+export function resumeSubscription(ctx: TwinContext, id: string): StripeObject {
+  ctx = contextForObject(ctx, 'subscription', id);
+  const before = loadSubscription(ctx, id);
+  if (before.status !== 'paused') {
+    throw invalidRequest('Only subscriptions with status `paused` can be resumed.', undefined, 'subscription_not_paused' as string);
+  }
+  const now = ctx.clock.nowSeconds();
+  const sub = clone(before);
+  sub.status = 'active';
+  sub.billing_cycle_anchor = now;
+  saveSubscription(ctx, sub);
+  startNewPeriod(ctx, id, now, { collectNow: true, prevForEvent: before });
+  const fresh = loadSubscription(ctx, id);
+  emitEvent(ctx, 'customer.subscription.resumed', fresh);
+  return fresh;
+}
+
+/** A trial ended with no payment method and `missing_payment_method=pause`. */
+export function pauseAtTrialEnd(ctx: TwinContext, id: string): void {
+  const before = loadSubscription(ctx, id);
+  const sub = clone(before);
+  sub.status = 'paused';
+  updateAndEmit(ctx, before, sub);
+  emitEvent(ctx, 'customer.subscription.paused', sub);
+}
+
+/** `pause_collection.resumes_at` came: collection resumes. */
+export function endPauseCollection(ctx: TwinContext, id: string): void {
+  const before = loadSubscription(ctx, id);
+  const sub = clone(before);
+  sub.pause_collection = null;
+  updateAndEmit(ctx, before, sub);
 }
 
 export interface CancelOptions {
@@ -599,8 +684,22 @@ export interface CancelOptions {
   feedback?: string | null;
 }
 
+/** `DELETE /v1/subscriptions/{id}/discount`: end the subscription's discounts; answers the deleted discount. */
+export function removeSubscriptionDiscount(ctx: TwinContext, id: string): StripeObject {
+  ctx = contextForObject(ctx, 'subscription', id);
+  const before = loadSubscription(ctx, id);
+  const live = ((before.discounts as string[] | undefined) ?? []).filter((d) => loadDiscount(ctx, d));
+  if (live.length === 0) throw invalidRequest(`The subscription ${id} has no discount to remove.`, 'subscription');
+  const ended = live.map((d) => endDiscount(ctx, d));
+  const sub = clone(before);
+  sub.discounts = [];
+  updateAndEmit(ctx, before, sub);
+  return ended[0]!;
+}
+
 /** End the subscription at the clock's instant and emit `customer.subscription.deleted`. */
 export function cancelSubscriptionNow(ctx: TwinContext, id: string, opts: CancelOptions): StripeObject {
+  ctx = contextForObject(ctx, 'subscription', id);
   const sub = loadSubscription(ctx, id);
   const now = ctx.clock.nowSeconds();
   if (opts.invoiceNow && subscriptionItems(sub).some((i) => isMetered(i.price))) {

@@ -1,12 +1,14 @@
-// Test clocks, mapped onto the environment clock. A twin environment has one clock, so every test
-// clock shows the environment's current instant as its `frozen_time`; advancing any test clock
-// advances the environment and runs the same lifecycle the control plane's advance runs. A clock
-// cannot be created or advanced to an instant before the environment's clock (the twin cannot go
-// back in time); creating one in the future advances the environment to it.
+// Test clocks, as on Stripe: each clock keeps its own `frozen_time` (any instant, past or future)
+// for the customers attached to it and their subscriptions and invoices, and moves only by its
+// own `advance`, which runs the billing lifecycle for those objects alone. The environment clock
+// (the control plane's advance) never moves clock-bound objects, and a clock's advance never
+// moves the environment. Model code reads time from `ctx.clock`; `clockContext` gives it a
+// context whose clock is the test clock's.
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { invalidRequest, missingParam } from '../wire/errors.js';
 import { clone, load, newId, type StripeObject } from './objects.js';
+import { clockContext } from './clock-scope.js';
 import { emitEvent } from './events.js';
 import { advanceStripe } from './lifecycle.js';
 import { cancelSubscriptionNow } from './subscriptions.js';
@@ -16,31 +18,11 @@ const LIVE_OR_PENDING = ['active', 'past_due', 'trialing', 'unpaid', 'incomplete
 
 const DELETES_AFTER = 30 * 86_400;
 
-/** The clock as the API answers it: frozen at the environment's instant. */
-export function presentClock(ctx: TwinContext, clock: StripeObject): StripeObject {
-  return { ...clock, frozen_time: Math.max(clock.frozen_time, ctx.clock.nowSeconds()) };
-}
-
-function tooEarly(ctx: TwinContext, param: string): never {
-  throw invalidRequest(
-    `The twin's test clocks share the environment clock, which is already at ${ctx.clock.nowSeconds()} (${ctx.clock.now().toISOString()}); \`${param}\` cannot be earlier.`,
-    param,
-  );
-}
-
-function moveEnvironment(ctx: TwinContext, to: number): void {
-  if (to <= ctx.clock.nowSeconds()) return;
-  advanceStripe(ctx, new Date(to * 1000));
-  ctx.clock.advanceTo(to * 1000);
-}
-
 export function createTestClock(ctx: TwinContext, input: { frozenTime?: number; name?: string }): StripeObject {
   const frozen = input.frozenTime;
   if (frozen === undefined) throw missingParam('frozen_time');
-  if (frozen < ctx.clock.nowSeconds()) tooEarly(ctx, 'frozen_time');
   const name = input.name ?? null;
   if (name !== null && name.length > 300) throw invalidRequest('Invalid string: name must be at most 300 characters.', 'name');
-  moveEnvironment(ctx, frozen);
   const now = ctx.clock.nowSeconds();
   const clock: StripeObject = {
     id: newId(ctx, 'test_clock'),
@@ -62,17 +44,20 @@ export function loadTestClock(ctx: TwinContext, id: string): StripeObject {
   return load(ctx, 'test_clock', id, 'test_clock');
 }
 
-/** Advance: `test_helpers.test_clock.advancing`, every lifecycle step due, then `...ready`. */
+/**
+ * Advance: `test_helpers.test_clock.advancing`, every lifecycle step due for the clock's objects
+ * (at the clock's instants), then `...ready`.
+ */
 export function advanceTestClock(ctx: TwinContext, id: string, to: number | undefined): StripeObject {
   const clock = loadTestClock(ctx, id);
   if (to === undefined) throw missingParam('frozen_time');
-  const current = presentClock(ctx, clock).frozen_time as number;
+  const current = clock.frozen_time as number;
   if (to <= current) {
-    throw invalidRequest(`Cannot advance the test clock to a time before or equal to its current frozen time (${current}).`, 'frozen_time');
+    throw invalidRequest(`The test clock's \`frozen_time\` must be after its current value (${current}); test clocks can only move forward.`, 'frozen_time');
   }
   const advancing = { ...clone(clock), status: 'advancing', status_details: { advancing: { target_frozen_time: to } } };
   emitEvent(ctx, 'test_helpers.test_clock.advancing', advancing);
-  moveEnvironment(ctx, to);
+  advanceStripe(clockContext(ctx, clock), new Date(to * 1000), id);
   const ready: StripeObject = { ...clone(clock), frozen_time: to, status: 'ready', status_details: {} };
   ctx.store.put('test_clock', id, ready);
   emitEvent(ctx, 'test_helpers.test_clock.ready', ready);
@@ -82,16 +67,17 @@ export function advanceTestClock(ctx: TwinContext, id: string, to: number | unde
 /** Deleting a clock deletes its customers, ending their subscriptions first (as Stripe does). */
 export function deleteTestClock(ctx: TwinContext, id: string): StripeObject {
   const clock = loadTestClock(ctx, id);
+  const at = clockContext(ctx, clock);
   for (const customer of ctx.store.list<StripeObject>('customer')) {
     if (customer.test_clock !== id || customer.deleted) continue;
     for (const sub of ctx.store.list<StripeObject>('subscription')) {
       if (sub.customer === customer.id && LIVE_OR_PENDING.includes(sub.status)) {
-        cancelSubscriptionNow(ctx, sub.id, { reason: 'cancellation_requested' });
+        cancelSubscriptionNow(at, sub.id, { reason: 'cancellation_requested' });
       }
     }
-    deleteCustomer(ctx, customer.id);
+    deleteCustomer(at, customer.id);
   }
   ctx.store.delete('test_clock', id);
-  emitEvent(ctx, 'test_helpers.test_clock.deleted', presentClock(ctx, clock));
+  emitEvent(ctx, 'test_helpers.test_clock.deleted', clock);
   return { id, object: 'test_helpers.test_clock', deleted: true };
 }

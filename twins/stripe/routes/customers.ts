@@ -29,6 +29,7 @@ import {
   deleteCustomer,
   getCustomer,
   listCustomers,
+  removeCustomerDiscount,
   updateCustomer,
 } from '../model/customers.js';
 import { listPaymentMethods, type PaymentMethod } from '../model/payment-methods.js';
@@ -48,6 +49,8 @@ const CUSTOMER_SPEC: ParamSpec = {
   preferred_locales: true,
   shipping: { address: ADDRESS_SPEC, name: true, phone: true },
   tax_exempt: true,
+  coupon: true,
+  promotion_code: true,
 };
 
 const CUSTOMER_CREATE_SPEC: ParamSpec = { ...CUSTOMER_SPEC, payment_method: true, test_clock: true, tax: { ip_address: true, validate_location: true }, validate: true };
@@ -88,6 +91,9 @@ function readCustomerFields(p: Params): CustomerFields {
   out.preferredLocales = strArray(p, 'preferred_locales');
   out.taxExempt = oneOf(p, 'tax_exempt', TAX_EXEMPT);
   out.metadata = readMetadata(p);
+  const coupon = str(p, 'coupon');
+  const promotionCode = str(p, 'promotion_code');
+  if (coupon || promotionCode) out.discount = { coupon, promotionCode };
   bool(p, 'validate');
   const settings = obj(p, 'invoice_settings');
   if (settings) {
@@ -149,6 +155,11 @@ export const customerRoutes: TwinRoute[] = [
       readParams(req, {});
       return ok(deleteCustomer(ctx, req.params.customer!));
     },
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/customers/{customer}/discount',
+    handler: (req, ctx) => (readParams(req, {}), ok(removeCustomerDiscount(ctx, req.params.customer!))),
   },
   {
     method: 'GET',

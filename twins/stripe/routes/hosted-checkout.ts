@@ -20,7 +20,7 @@ function html(status: number, body: string): TwinResponse {
   return { status, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }, body };
 }
 
-function formValue(req: TwinRequest, name: string): string | undefined {
+export function formValue(req: TwinRequest, name: string): string | undefined {
   const v = req.body[name];
   return typeof v === 'string' ? v.trim() : undefined;
 }
@@ -33,10 +33,7 @@ function page(session: StripeObject, error?: string, status = 200): TwinResponse
       ? `${error ? `<p role="alert" class="error">${esc(error)}</p>` : ''}` +
         `<form method="post">` +
         `<label>Email <input name="email" type="email" autocomplete="email" value="${esc(session.customer_details?.email ?? session.customer_email ?? '')}"></label>` +
-        `<label>Card number <input name="card_number" inputmode="numeric" autocomplete="cc-number" placeholder="4242 4242 4242 4242" required></label>` +
-        `<label>Expiry <input name="card_expiry" autocomplete="cc-exp" placeholder="MM / YY" required></label>` +
-        `<label>CVC <input name="card_cvc" inputmode="numeric" autocomplete="cc-csc" placeholder="123" required></label>` +
-        `<label>Name on card <input name="name" autocomplete="cc-name"></label>` +
+        CARD_FIELDS +
         `<button type="submit">${action}</button></form>`
       : `<p>This session is ${esc(session.status)}.</p>`;
   return html(
@@ -55,6 +52,34 @@ function parseExpiry(raw: string): { month: number; year: number } | undefined {
   return month >= 1 && month <= 12 ? { month, year } : undefined;
 }
 
+/**
+ * The card a hosted page's form typed (number, expiry, CVC, name, email) as a new card payment
+ * method, refused as Stripe's page refuses it (402 `card_error`); undefined when no number was typed.
+ */
+export function cardFromForm(req: TwinRequest, ctx: TwinContext): string | undefined {
+  const number = (formValue(req, 'card_number') ?? '').replace(/[\s-]/g, '');
+  if (number === '') return undefined;
+  const email = formValue(req, 'email') || undefined;
+  const name = formValue(req, 'name') || undefined;
+  if (!luhnValid(number)) throw new StripeApiError(402, { type: 'card_error', code: 'incorrect_number', message: 'Your card number is incorrect.' });
+  const expiry = parseExpiry(formValue(req, 'card_expiry') ?? '');
+  if (!expiry) throw new StripeApiError(402, { type: 'card_error', code: 'invalid_expiry_month', message: "Your card's expiration date is incomplete." });
+  const now = ctx.clock.now();
+  if (expiry.year < now.getUTCFullYear() || (expiry.year === now.getUTCFullYear() && expiry.month < now.getUTCMonth() + 1)) {
+    throw new StripeApiError(402, { type: 'card_error', code: 'invalid_expiry_year', message: "Your card's expiration year is in the past." });
+  }
+  const cvc = formValue(req, 'card_cvc') ?? '';
+  if (!/^\d{3,4}$/.test(cvc)) throw new StripeApiError(402, { type: 'card_error', code: 'incomplete_cvc', message: "Your card's security code is incomplete." });
+  return newCardPaymentMethod(ctx, number, { expMonth: expiry.month, expYear: expiry.year, billing: { ...(email ? { email } : {}), ...(name ? { name } : {}) } }).id;
+}
+
+/** The card fields of a hosted payment form. */
+export const CARD_FIELDS =
+  `<label>Card number <input name="card_number" inputmode="numeric" autocomplete="cc-number" placeholder="4242 4242 4242 4242" required></label>` +
+  `<label>Expiry <input name="card_expiry" autocomplete="cc-exp" placeholder="MM / YY" required></label>` +
+  `<label>CVC <input name="card_cvc" inputmode="numeric" autocomplete="cc-csc" placeholder="123" required></label>` +
+  `<label>Name on card <input name="name" autocomplete="cc-name"></label>`;
+
 /** `GET /c/pay/{id}`. */
 export function showHostedCheckout(req: TwinRequest, ctx: TwinContext): TwinResponse {
   const s = find(ctx, 'checkout_session', req.params.id!);
@@ -67,26 +92,13 @@ export function submitHostedCheckout(req: TwinRequest, ctx: TwinContext): TwinRe
   const s = find(ctx, 'checkout_session', req.params.id!);
   if (!s) return html(404, '<h1>Checkout session not found</h1>');
   if (s.status !== 'open') return html(409, '<p>This session is not open.</p>');
-  const number = (formValue(req, 'card_number') ?? '').replace(/[\s-]/g, '');
   const email = formValue(req, 'email') || undefined;
   const name = formValue(req, 'name') || undefined;
-  let paymentMethod = 'pm_card_visa';
   let done: StripeObject;
   try {
     // A nested transaction is a savepoint: a refused card undoes the customer, card and intents.
     done = ctx.store.db.transaction(() => {
-      if (number !== '') {
-        if (!luhnValid(number)) throw new StripeApiError(402, { type: 'card_error', code: 'incorrect_number', message: 'Your card number is incorrect.' });
-        const expiry = parseExpiry(formValue(req, 'card_expiry') ?? '');
-        if (!expiry) throw new StripeApiError(402, { type: 'card_error', code: 'invalid_expiry_month', message: "Your card's expiration date is incomplete." });
-        const now = ctx.clock.now();
-        if (expiry.year < now.getUTCFullYear() || (expiry.year === now.getUTCFullYear() && expiry.month < now.getUTCMonth() + 1)) {
-          throw new StripeApiError(402, { type: 'card_error', code: 'invalid_expiry_year', message: "Your card's expiration year is in the past." });
-        }
-        const cvc = formValue(req, 'card_cvc') ?? '';
-        if (!/^\d{3,4}$/.test(cvc)) throw new StripeApiError(402, { type: 'card_error', code: 'incomplete_cvc', message: "Your card's security code is incomplete." });
-        paymentMethod = newCardPaymentMethod(ctx, number, { expMonth: expiry.month, expYear: expiry.year, billing: { ...(email ? { email } : {}), ...(name ? { name } : {}) } }).id;
-      }
+      const paymentMethod = cardFromForm(req, ctx) ?? 'pm_card_visa';
       return completeSession(ctx, s.id, { paymentMethod, email: email || undefined, name: name || undefined });
     })();
   } catch (e) {

@@ -5,8 +5,12 @@ import { billingSettingsRoutes } from './billing-settings.js';
 import { chargeRoutes } from './charges.js';
 import { checkoutRoutes } from './checkout.js';
 import { customerRoutes } from './customers.js';
+import { couponRoutes } from './coupons.js';
+import { taxRateRoutes } from './tax-rates.js';
+import { customerBalanceRoutes } from './customer-balance.js';
 import { eventRoutes } from './events.js';
 import { invoiceRoutes } from './invoices.js';
+import { hostedInvoiceRoutes } from './hosted-invoice.js';
 import { meterRoutes } from './meters.js';
 import { paymentIntentRoutes } from './payment-intents.js';
 import { paymentMethodRoutes } from './payment-methods.js';
@@ -20,6 +24,9 @@ import { webhookRoutes } from './webhooks.js';
 
 export const routes: TwinRoute[] = [
   ...customerRoutes,
+  ...customerBalanceRoutes,
+  ...couponRoutes,
+  ...taxRateRoutes,
   ...productRoutes,
   ...priceRoutes,
   ...paymentMethodRoutes,
@@ -31,6 +38,7 @@ export const routes: TwinRoute[] = [
   ...webhookRoutes,
   ...subscriptionRoutes,
   ...invoiceRoutes,
+  ...hostedInvoiceRoutes,
   ...meterRoutes,
   ...checkoutRoutes,
   ...testClockRoutes,

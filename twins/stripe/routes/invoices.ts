@@ -14,6 +14,7 @@ import {
   oneOf,
   readMetadata,
   readParams,
+  strArray,
   requiredStr,
   str,
   type Params,
@@ -32,12 +33,14 @@ import {
   markUncollectible,
   presentInvoice,
   updateInvoice,
+  sendInvoice,
   voidInvoice,
   type InvoiceLineInput,
   type InvoiceUpdate,
 } from '../model/invoices.js';
 import { payInvoice } from '../model/invoice-payments.js';
 import { previewInvoice } from '../model/invoice-previews.js';
+import { DISCOUNTS_SPEC, readDiscounts } from './coupons.js';
 
 const INVOICE_CREATE_PARAMS: ParamSpec = {
   customer: true,
@@ -54,6 +57,8 @@ const INVOICE_CREATE_PARAMS: ParamSpec = {
   footer: true,
   statement_descriptor: true,
   automatic_tax: { enabled: true },
+  discounts: DISCOUNTS_SPEC,
+  default_tax_rates: true,
 };
 
 const INVOICE_UPDATE_PARAMS: ParamSpec = {
@@ -175,23 +180,6 @@ export const invoiceRoutes: TwinRoute[] = [
     },
   },
   {
-    // The page a finalized invoice's `hosted_invoice_url` points at: a plain summary.
-    method: 'GET',
-    path: '/i/{id}',
-    public: true,
-    handler: (req, ctx): TwinResponse => {
-      const inv = find(ctx, 'invoice', req.params.id!);
-      const html = (b: string, status = 200): TwinResponse => ({ status, headers: { 'content-type': 'text/html; charset=utf-8' }, body: b });
-      if (!inv || inv.status === 'draft') return html('<h1>Invoice not found</h1>', 404);
-      const esc = (v: unknown) => String(v ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-      const rows = (inv.lines.data as StripeObject[]).map((l) => `<tr><td>${esc(l.description)}</td><td>${esc(l.amount)}</td></tr>`).join('');
-      return html(
-        `<!doctype html><title>Invoice ${esc(inv.number)}</title><h1>Invoice ${esc(inv.number)}</h1><p>Status: ${esc(inv.status)}</p>` +
-          `<table>${rows}</table><p>Amount due: ${esc(inv.amount_due)} ${esc(inv.currency)}; remaining: ${esc(inv.amount_remaining)}</p>`,
-      );
-    },
-  },
-  {
     method: 'POST',
     path: '/v1/invoices',
     handler: (req, ctx) => {
@@ -210,6 +198,8 @@ export const invoiceRoutes: TwinRoute[] = [
         metadata: readMetadata(p),
         footer: clearable(p, 'footer'),
         statementDescriptor: clearable(p, 'statement_descriptor'),
+        discounts: readDiscounts(p),
+        defaultTaxRates: strArray(p, 'default_tax_rates'),
       };
       oneOf(p, 'pending_invoice_items_behavior', ['exclude', 'include'] as const);
       return ok(presentInvoice(createInvoice(ctx, input)));
@@ -282,6 +272,7 @@ export const invoiceRoutes: TwinRoute[] = [
       });
     },
   },
+  { method: 'POST', path: '/v1/invoices/{id}/send', handler: (req, ctx) => (readParams(req, {}), ok(presentInvoice(sendInvoice(ctx, req.params.id!)))) },
   { method: 'POST', path: '/v1/invoices/{id}/void', handler: (req, ctx) => (readParams(req, {}), ok(presentInvoice(voidInvoice(ctx, req.params.id!)))) },
   {
     method: 'POST',

@@ -14,6 +14,7 @@ import {
   oneOf,
   readMetadata,
   readParams,
+  strArray,
   requiredStr,
   str,
   type Params,
@@ -36,7 +37,12 @@ import {
   type SubscriptionItemChange,
   type SubscriptionUpdate,
   type TimeRange,
+  removeSubscriptionDiscount,
+  resumeSubscription,
+  PAUSE_BEHAVIORS,
 } from '../model/subscriptions.js';
+import { DISCOUNTS_SPEC, readDiscounts } from './coupons.js';
+import { missingParam } from '../wire/errors.js';
 
 const CREATE_PARAMS: ParamSpec = {
   customer: true,
@@ -59,6 +65,10 @@ const CREATE_PARAMS: ParamSpec = {
   off_session: true,
   payment_settings: true,
   automatic_tax: { enabled: true },
+  discounts: DISCOUNTS_SPEC,
+  coupon: true,
+  promotion_code: true,
+  default_tax_rates: true,
 };
 
 const UPDATE_PARAMS: ParamSpec = {
@@ -80,6 +90,11 @@ const UPDATE_PARAMS: ParamSpec = {
   off_session: true,
   payment_settings: true,
   automatic_tax: { enabled: true },
+  discounts: DISCOUNTS_SPEC,
+  coupon: true,
+  promotion_code: true,
+  default_tax_rates: true,
+  pause_collection: { behavior: true, resumes_at: true },
 };
 
 const CANCEL_PARAMS: ParamSpec = {
@@ -111,7 +126,7 @@ export function readSubscriptionCreate(p: Params): SubscriptionCreate {
   const customer = requiredStr(p, 'customer');
   const items = objArray(p, 'items')?.map((it, i) => {
     const prefix = `items[${i}]`;
-    return { price: requiredStr(it, 'price', prefix), quantity: int(it, 'quantity', prefix), metadata: readMetadata(it) };
+    return { price: requiredStr(it, 'price', prefix), quantity: int(it, 'quantity', prefix), metadata: readMetadata(it), taxRates: strArray(it, 'tax_rates', prefix) };
   });
   const input: SubscriptionCreate = {
     customer,
@@ -134,6 +149,8 @@ export function readSubscriptionCreate(p: Params): SubscriptionCreate {
   input.metadata = readMetadata(p);
   const endBehavior = obj(obj(p, 'trial_settings') ?? {}, 'end_behavior', 'trial_settings');
   input.missingPaymentMethod = endBehavior && oneOf(endBehavior, 'missing_payment_method', MISSING_PAYMENT_METHOD, 'trial_settings[end_behavior]');
+  input.discounts = readDiscounts(p, true) ?? undefined;
+  input.defaultTaxRates = strArray(p, 'default_tax_rates');
   return input;
 }
 
@@ -166,6 +183,17 @@ function readUpdate(p: Params): SubscriptionUpdate {
   if (p.days_until_due !== undefined) input.daysUntilDue = int(p, 'days_until_due');
   input.items = objArray(p, 'items')?.map((it, i) => readItemChange(it, `items[${i}]`));
   input.trialEnd = trialEnd(p);
+  input.discounts = readDiscounts(p, true);
+  input.defaultTaxRates = strArray(p, 'default_tax_rates');
+  if (p.pause_collection === '') input.pauseCollection = null;
+  else {
+    const pc = obj(p, 'pause_collection');
+    if (pc) {
+      const behavior = oneOf(pc, 'behavior', PAUSE_BEHAVIORS, 'pause_collection');
+      if (!behavior) throw missingParam('pause_collection[behavior]');
+      input.pauseCollection = { behavior, resumesAt: int(pc, 'resumes_at', 'pause_collection') };
+    }
+  }
   return input;
 }
 
@@ -240,6 +268,16 @@ export const subscriptionRoutes: TwinRoute[] = [
       readParams(req, {});
       return ok(loadSubscription(ctx, req.params.id!));
     },
+  },
+  {
+    method: 'POST',
+    path: '/v1/subscriptions/{id}/resume',
+    handler: (req, ctx) => (readParams(req, { billing_cycle_anchor: true, proration_behavior: true, proration_date: true }), ok(resumeSubscription(ctx, req.params.id!))),
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/subscriptions/{id}/discount',
+    handler: (req, ctx) => (readParams(req, {}), ok(removeSubscriptionDiscount(ctx, req.params.id!))),
   },
   { method: 'POST', path: '/v1/subscriptions/{id}', handler: (req, ctx) => ok(updateSubscription(ctx, req.params.id!, readUpdate(readParams(req, UPDATE_PARAMS)))) },
   {

@@ -5,7 +5,7 @@ import { ok } from '../wire/pipeline.js';
 import { listResponse } from '../wire/list.js';
 import { LIST_PARAMS, int, readParams, str } from '../wire/params.js';
 import type { StripeObject } from '../model/objects.js';
-import { advanceTestClock, createTestClock, deleteTestClock, loadTestClock, presentClock } from '../model/test-clocks.js';
+import { advanceTestClock, createTestClock, deleteTestClock, loadTestClock } from '../model/test-clocks.js';
 
 export const testClockRoutes: TwinRoute[] = [
   {
@@ -21,10 +21,10 @@ export const testClockRoutes: TwinRoute[] = [
     path: '/v1/test_helpers/test_clocks',
     handler: (req, ctx) => {
       readParams(req, LIST_PARAMS);
-      return listResponse(req, ctx, ctx.store.list<StripeObject>('test_clock').map((c) => presentClock(ctx, c)), '/v1/test_helpers/test_clocks');
+      return listResponse(req, ctx, ctx.store.list<StripeObject>('test_clock'), '/v1/test_helpers/test_clocks');
     },
   },
-  { method: 'GET', path: '/v1/test_helpers/test_clocks/{id}', handler: (req, ctx) => (readParams(req, {}), ok(presentClock(ctx, loadTestClock(ctx, req.params.id!)))) },
+  { method: 'GET', path: '/v1/test_helpers/test_clocks/{id}', handler: (req, ctx) => (readParams(req, {}), ok(loadTestClock(ctx, req.params.id!))) },
   { method: 'DELETE', path: '/v1/test_helpers/test_clocks/{id}', handler: (req, ctx) => (readParams(req, {}), ok(deleteTestClock(ctx, req.params.id!))) },
   {
     method: 'POST',

@@ -38,6 +38,14 @@ function expandAt(ctx: TwinContext, holder: any, segments: string[], fullPath: s
     }
     holder[field] = loaded;
     value = loaded;
+  } else if (Array.isArray(value) && value.some((v) => typeof v === 'string')) {
+    // An array of ids (`discounts`, `default_tax_rates`): each id becomes its object.
+    value = holder[field] = value.map((v) => {
+      if (typeof v !== 'string') return v;
+      const loaded = loadById(ctx, v);
+      if (!loaded) throw invalidRequest(`This property cannot be expanded (${fullPath}).`, 'expand');
+      return loaded;
+    });
   }
   if (rest.length > 0) expandAt(ctx, value, rest, fullPath);
 }

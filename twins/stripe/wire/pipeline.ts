@@ -9,6 +9,7 @@ import type { RouteCall, RunRoute, TwinContext, TwinRequest, TwinResponse } from
 import { base62 } from '../../../twin-runtime/ids.js';
 import { StripeApiError, stripeError } from './errors.js';
 import { expandPaths, paramsOf } from './params.js';
+import { checkApiVersion } from './api-version.js';
 import { expandObject } from './expand.js';
 import { lookupIdempotent, rememberIdempotent } from './idempotency.js';
 import { setCurrentRequest } from './request-context.js';
@@ -78,7 +79,22 @@ export async function aroundStripe({ req, ctx }: RouteCall, run: RunRoute): Prom
   // Deterministic (events store it), drawn outside the request's savepoint so a rejected
   // request does not hand its id to the next one.
   const requestId = ctx.ids.nextIn('request', 'req_', 14);
-  return withStripeHeaders(await answer(req, ctx, requestId, run), requestId, req);
+  const version = header(req, 'stripe-version');
+  let res: TwinResponse;
+  try {
+    if (version !== undefined) checkApiVersion(version);
+    res = await answer(req, ctx, requestId, run);
+  } catch (e) {
+    res = renderStripeError(e);
+  }
+  return withStripeHeaders(prettyJson(res), requestId, req);
+}
+
+/** Stripe prints its JSON with two-space indentation; so does the twin. */
+function prettyJson(res: TwinResponse): TwinResponse {
+  const body = res.body;
+  if (body === undefined || body === null || typeof body !== 'object' || Buffer.isBuffer(body)) return res;
+  return { ...res, body: JSON.stringify(body, null, 2), headers: { ...(res.headers ?? {}), 'content-type': 'application/json' } };
 }
 
 /** A 200 answer with a Stripe object or envelope. */

@@ -1,0 +1,131 @@
+// /v1/coupons and /v1/promotion_codes, and the `discounts[]` parameter other resources take.
+
+import type { TwinRoute } from '../../../twin-runtime/contract.js';
+import { ok } from '../wire/pipeline.js';
+import { listResponse } from '../wire/list.js';
+import { LIST_PARAMS, bool, currency, decimal, emptyableStr, int, obj, objArray, oneOf, readMetadata, readParams, requiredStr, str, strArray, type Params } from '../wire/params.js';
+import {
+  COUPON_DURATIONS,
+  createCoupon,
+  createPromotionCode,
+  deleteCoupon,
+  getCoupon,
+  getPromotionCode,
+  listCoupons,
+  listPromotionCodes,
+  updateCoupon,
+  updatePromotionCode,
+  type DiscountRef,
+} from '../model/discounts.js';
+
+const DISCOUNT_PARAMS = { coupon: true, promotion_code: true, discount: true } as const;
+/** The ParamSpec entry for a `discounts[]` parameter. */
+export const DISCOUNTS_SPEC = DISCOUNT_PARAMS;
+
+/**
+ * `discounts[i][coupon|promotion_code|discount]`, plus the older top-level `coupon` and
+ * `promotion_code` where a resource still takes them. An empty `discounts=` is `null` (none).
+ */
+export function readDiscounts(p: Params, legacy = false): DiscountRef[] | null | undefined {
+  if (p.discounts === '') return null;
+  const list = objArray(p, 'discounts')?.map((d, i) => ({
+    coupon: str(d, 'coupon', `discounts[${i}]`),
+    promotionCode: str(d, 'promotion_code', `discounts[${i}]`),
+    discount: str(d, 'discount', `discounts[${i}]`),
+  }));
+  if (!legacy) return list;
+  const coupon = str(p, 'coupon');
+  const promotionCode = str(p, 'promotion_code');
+  if (coupon === undefined && promotionCode === undefined) return list;
+  return [...(list ?? []), { coupon, promotionCode }];
+}
+
+export const couponRoutes: TwinRoute[] = [
+  {
+    method: 'POST',
+    path: '/v1/coupons',
+    handler: (req, ctx) => {
+      const p = readParams(req, {
+        id: true, percent_off: true, amount_off: true, currency: true, duration: true, duration_in_months: true,
+        max_redemptions: true, redeem_by: true, name: true, metadata: true, applies_to: { products: true }, currency_options: true,
+      });
+      const percent = decimal(p, 'percent_off');
+      const percentOff = percent === undefined ? undefined : Number(percent);
+      return ok(
+        createCoupon(ctx, {
+          id: str(p, 'id'),
+          percentOff,
+          amountOff: int(p, 'amount_off'),
+          currency: currency(p),
+          duration: oneOf(p, 'duration', COUPON_DURATIONS),
+          durationInMonths: int(p, 'duration_in_months'),
+          maxRedemptions: int(p, 'max_redemptions'),
+          redeemBy: int(p, 'redeem_by'),
+          name: str(p, 'name'),
+          metadata: readMetadata(p),
+          appliesToProducts: strArray(obj(p, 'applies_to') ?? {}, 'products', 'applies_to'),
+        }),
+      );
+    },
+  },
+  { method: 'GET', path: '/v1/coupons', handler: (req, ctx) => (readParams(req, LIST_PARAMS), listResponse(req, ctx, listCoupons(ctx), '/v1/coupons')) },
+  { method: 'GET', path: '/v1/coupons/{coupon}', handler: (req, ctx) => (readParams(req, {}), ok(getCoupon(ctx, req.params.coupon!, 'id'))) },
+  {
+    method: 'POST',
+    path: '/v1/coupons/{coupon}',
+    handler: (req, ctx) => {
+      const p = readParams(req, { name: true, metadata: true, currency_options: true });
+      return ok(updateCoupon(ctx, req.params.coupon!, { name: emptyableStr(p, 'name'), metadata: readMetadata(p) }));
+    },
+  },
+  { method: 'DELETE', path: '/v1/coupons/{coupon}', handler: (req, ctx) => (readParams(req, {}), ok(deleteCoupon(ctx, req.params.coupon!))) },
+  {
+    method: 'POST',
+    path: '/v1/promotion_codes',
+    handler: (req, ctx) => {
+      const p = readParams(req, {
+        promotion: { coupon: true, type: true }, coupon: true, code: true, active: true, customer: true, customer_account: true,
+        expires_at: true, max_redemptions: true, metadata: true,
+        restrictions: { first_time_transaction: true, minimum_amount: true, minimum_amount_currency: true, currency_options: true },
+      });
+      const promotion = obj(p, 'promotion');
+      // `promotion[coupon]` (current API) or the older top-level `coupon`.
+      const coupon = promotion ? requiredStr(promotion, 'coupon', 'promotion') : requiredStr(p, 'coupon');
+      const r = obj(p, 'restrictions');
+      return ok(
+        createPromotionCode(ctx, {
+          coupon,
+          code: str(p, 'code'),
+          active: bool(p, 'active'),
+          customer: str(p, 'customer'),
+          expiresAt: int(p, 'expires_at'),
+          maxRedemptions: int(p, 'max_redemptions'),
+          metadata: readMetadata(p),
+          restrictions: r && {
+            firstTimeTransaction: bool(r, 'first_time_transaction', 'restrictions'),
+            minimumAmount: int(r, 'minimum_amount', 'restrictions'),
+            minimumAmountCurrency: currency(r, 'minimum_amount_currency', 'restrictions'),
+          },
+        }),
+      );
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/promotion_codes',
+    handler: (req, ctx) => {
+      const p = readParams(req, { ...LIST_PARAMS, active: true, code: true, coupon: true, customer: true, customer_account: true });
+      const found = listPromotionCodes(ctx, { active: bool(p, 'active'), code: str(p, 'code'), coupon: str(p, 'coupon'), customer: str(p, 'customer') });
+      return listResponse(req, ctx, found, '/v1/promotion_codes');
+    },
+  },
+  { method: 'GET', path: '/v1/promotion_codes/{id}', handler: (req, ctx) => (readParams(req, {}), ok(getPromotionCode(ctx, req.params.id!, 'id'))) },
+  {
+    method: 'POST',
+    path: '/v1/promotion_codes/{id}',
+    handler: (req, ctx) => {
+      const p = readParams(req, { active: true, metadata: true, restrictions: true });
+      return ok(updatePromotionCode(ctx, req.params.id!, { active: bool(p, 'active'), metadata: readMetadata(p) }));
+    },
+  },
+];

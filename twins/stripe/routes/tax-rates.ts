@@ -1,0 +1,48 @@
+// /v1/tax_rates: create, retrieve, update, list.
+
+import type { TwinRoute } from '../../../twin-runtime/contract.js';
+import { ok } from '../wire/pipeline.js';
+import { listResponse } from '../wire/list.js';
+import { LIST_PARAMS, bool, decimal, emptyableStr, oneOf, readMetadata, readParams, requiredStr, str, type Params, type ParamSpec } from '../wire/params.js';
+import { missingParam } from '../wire/errors.js';
+import { TAX_TYPES, createTaxRate, getTaxRate, listTaxRates, updateTaxRate, type TaxRateFields } from '../model/tax-rates.js';
+
+const FIELDS: ParamSpec = { active: true, country: true, description: true, display_name: true, jurisdiction: true, metadata: true, state: true, tax_type: true };
+
+function readFields(p: Params): TaxRateFields {
+  return {
+    active: bool(p, 'active'),
+    country: emptyableStr(p, 'country'),
+    description: emptyableStr(p, 'description'),
+    displayName: str(p, 'display_name'),
+    jurisdiction: emptyableStr(p, 'jurisdiction'),
+    state: emptyableStr(p, 'state'),
+    taxType: oneOf(p, 'tax_type', TAX_TYPES),
+    metadata: readMetadata(p),
+  };
+}
+
+export const taxRateRoutes: TwinRoute[] = [
+  {
+    method: 'POST',
+    path: '/v1/tax_rates',
+    handler: (req, ctx) => {
+      const p = readParams(req, { ...FIELDS, percentage: true, inclusive: true });
+      const percentage = decimal(p, 'percentage');
+      if (percentage === undefined) throw missingParam('percentage');
+      const inclusive = bool(p, 'inclusive');
+      if (inclusive === undefined) throw missingParam('inclusive');
+      return ok(createTaxRate(ctx, { ...readFields(p), displayName: requiredStr(p, 'display_name'), percentage: Number(percentage), inclusive }));
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/tax_rates',
+    handler: (req, ctx) => {
+      const p = readParams(req, { ...LIST_PARAMS, active: true, inclusive: true });
+      return listResponse(req, ctx, listTaxRates(ctx, { active: bool(p, 'active'), inclusive: bool(p, 'inclusive') }), '/v1/tax_rates');
+    },
+  },
+  { method: 'GET', path: '/v1/tax_rates/{tax_rate}', handler: (req, ctx) => (readParams(req, {}), ok(getTaxRate(ctx, req.params.tax_rate!, 'id'))) },
+  { method: 'POST', path: '/v1/tax_rates/{tax_rate}', handler: (req, ctx) => ok(updateTaxRate(ctx, req.params.tax_rate!, readFields(readParams(req, FIELDS)))) },
+];
