@@ -14,6 +14,11 @@ import { pullRoutes } from './routes/pulls.js';
 import { labelRoutes } from './routes/labels.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { rateLimitRoutes } from './routes/rate-limit.js';
+import { metaRoutes } from './routes/meta.js';
+import { graphqlRoutes } from './routes/graphql.js';
+import { checkRoutes } from './routes/checks.js';
+import { actionRoutes } from './routes/actions.js';
+import { alsoUnderEnterprisePrefix } from './wire/enterprise.js';
 import { seeding, suggestions } from './vocabulary/seeds.js';
 import { ensureBootstrap } from './model/accounts.js';
 
@@ -27,11 +32,13 @@ const github: TwinDefinition = {
   resources: [
     'user', 'org', 'membership', 'repository', 'ref', 'commit', 'tree', 'blob', 'issue', 'issue_comment',
     'label', 'milestone', 'pull_request', 'review', 'review_comment', 'hook', 'rate_limit',
+    'status', 'check_suite', 'check_run', 'workflow', 'workflow_run', 'workflow_job', 'actions_outcome',
   ],
   mintKey: (randomBase62) => `ghp_${randomBase62(36)}`,
-  routes: [
-    ...accountRoutes, ...rateLimitRoutes, ...repositoryRoutes, ...webhookRoutes, ...gitRoutes, ...issueRoutes, ...labelRoutes, ...pullRoutes,
-  ],
+  routes: alsoUnderEnterprisePrefix([
+    ...metaRoutes, ...accountRoutes, ...rateLimitRoutes, ...repositoryRoutes, ...webhookRoutes, ...gitRoutes, ...issueRoutes, ...labelRoutes, ...pullRoutes,
+    ...checkRoutes, ...actionRoutes, ...graphqlRoutes,
+  ]),
   routing: { ignoreTrailingSlash: true },
   authenticate: authenticateGitHub,
   around: aroundGitHub,

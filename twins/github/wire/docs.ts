@@ -5,6 +5,7 @@
 import table from '../spec/docs-urls.json' with { type: 'json' };
 import { templateShape } from '../../../twin-runtime/path-template.js';
 import { TemplateRouter } from '../../../twin-runtime/router.js';
+import { withoutEnterprisePrefix } from './enterprise.js';
 
 export const DOCS = 'https://docs.github.com/rest';
 
@@ -27,7 +28,7 @@ export function operationDocs(method: string, template: string): string | undefi
       byShape.set(`${m} ${templateShape(t)}`, url);
     }
   }
-  return byShape.get(`${method.toUpperCase()} ${templateShape(template)}`);
+  return byShape.get(`${method.toUpperCase()} ${templateShape(withoutEnterprisePrefix(template))}`);
 }
 
 /** The page for a request no twin route serves: its operation's when GitHub has one, else the REST index. */
@@ -40,5 +41,5 @@ export function docsForPath(method: string, path: string): string {
       byPath.add(m, t, url);
     }
   }
-  return byPath.find(method, path)?.value ?? DOCS;
+  return byPath.find(method, withoutEnterprisePrefix(path))?.value ?? DOCS;
 }
