@@ -4,7 +4,7 @@
 // error naming it, never a silent null.
 
 import {
-  GraphQLError, Kind, execute, parse, validate, type DocumentNode, type ExecutionResult, type GraphQLFieldResolver,
+  GraphQLError, Kind, OverlappingFieldsCanBeMergedRule, execute, parse, specifiedRules, validate, type DocumentNode, type ExecutionResult, type GraphQLFieldResolver,
   type GraphQLTypeResolver, type SelectionSetNode,
 } from 'graphql';
 import type { TwinContext } from '../../../twin-runtime/contract.js';
@@ -16,6 +16,13 @@ import { githubSchema } from './schema.js';
 import { GraphQLFailure } from './errors.js';
 import { account, findNode, repository, search, type Source } from './nodes.js';
 import { mutations } from './mutations.js';
+
+/**
+ * graphql-js's rules except the overlapping-fields one: GitHub (graphql-ruby) accepts a field that
+ * has different types in two inline fragments of a union (`... on Issue { state } ... on
+ * PullRequest { state }`, which `gh issue view` sends).
+ */
+const RULES = specifiedRules.filter((r) => r !== OverlappingFieldsCanBeMergedRule);
 
 /** Parser token limit (a query past it is refused before any work). */
 const MAX_TOKENS = 20_000;
@@ -139,7 +146,7 @@ export async function runGraphQL(ctx: TwinContext, request: GraphQLRequest): Pro
     return { body: { errors: [{ message: err.message, locations: err.locations }] }, failedMutation: false };
   }
   const schema = githubSchema();
-  const invalid = validate(schema, document);
+  const invalid = validate(schema, document, RULES);
   if (invalid.length) return { body: { errors: invalid.map((e) => ({ message: e.message, locations: e.locations })) }, failedMutation: false };
   for (const def of document.definitions) {
     if (def.kind === Kind.OPERATION_DEFINITION && depth(def.selectionSet, document) > MAX_DEPTH) {

@@ -191,6 +191,7 @@ export function repository(ctx: TwinContext, repo: Json): Source {
     autoMergeAllowed: !!repo.allow_auto_merge,
     deleteBranchOnMerge: !!repo.delete_branch_on_merge,
     forkingAllowed: repo.allow_forking ?? true,
+    mergeQueue: null,
     createdAt: repo.created_at,
     updatedAt: repo.updated_at,
     pushedAt: repo.pushed_at ?? null,
@@ -724,6 +725,9 @@ export function pullRequest(ctx: TwinContext, repo: Json, p: Json): Source {
     permalink: p.html_url,
     revertUrl: `${p.html_url}/revert`,
     autoMergeRequest: null,
+    isInMergeQueue: false,
+    isMergeQueueEnabled: false,
+    mergeQueueEntry: null,
     reviewDecision: () => {
       const latest = latestReviews();
       if (latest.some((r) => r.state === 'CHANGES_REQUESTED')) return 'CHANGES_REQUESTED';

@@ -2,7 +2,7 @@
 // any host but github.com). A failed mutation is rolled back whole, as GitHub's are.
 
 import type { TwinContext, TwinRequest, TwinResponse, TwinRoute } from '../../../twin-runtime/contract.js';
-import { toTwinUrls } from '../wire/urls.js';
+import { isGraphQLUrlKey, toTwinUrls } from '../wire/urls.js';
 import { runGraphQL, type GraphQLRequest } from '../graphql/execute.js';
 
 /** Thrown to roll a failed mutation's writes back; the error renderer answers its response. */
@@ -13,7 +13,7 @@ export class RolledBackAnswer extends Error {
 }
 
 function json(ctx: TwinContext, status: number, body: unknown): TwinResponse {
-  return { status, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(toTwinUrls(body, ctx.baseUrl)) };
+  return { status, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(toTwinUrls(body, ctx.baseUrl, isGraphQLUrlKey)) };
 }
 
 function readRequest(req: TwinRequest): GraphQLRequest | string {
