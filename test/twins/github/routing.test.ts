@@ -26,8 +26,7 @@ async function raw(method: string, path: string, headers: Record<string, string>
 
 t.test('operations a greedy route used to answer are route misses with their own page', async (t) => {
   const shadowed: [string, Promise<unknown>, string][] = [
-    ['GET /repos/{owner}/{repo}/commits/{ref}/status', octokit.repos.getCombinedStatusForRef({ owner: 'octocat', repo: 'r', ref: 'main' }), docsOf('GET', '/repos/{owner}/{repo}/commits/{ref}/status')],
-    ['GET /repos/{owner}/{repo}/commits/{ref}/check-runs', octokit.checks.listForRef({ owner: 'octocat', repo: 'r', ref: 'main' }), docsOf('GET', '/repos/{owner}/{repo}/commits/{ref}/check-runs')],
+    ['GET /repos/{owner}/{repo}/commits/{commit_sha}/comments', octokit.repos.listCommentsForCommit({ owner: 'octocat', repo: 'r', commit_sha: 'abc' }), docsOf('GET', '/repos/{owner}/{repo}/commits/{commit_sha}/comments')],
     ['GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls', octokit.repos.listPullRequestsAssociatedWithCommit({ owner: 'octocat', repo: 'r', commit_sha: 'abc' }), docsOf('GET', '/repos/{owner}/{repo}/commits/{commit_sha}/pulls')],
     ['GET /repos/{owner}/{repo}/branches/{branch}/protection', octokit.repos.getBranchProtection({ owner: 'octocat', repo: 'r', branch: 'main' }), docsOf('GET', '/repos/{owner}/{repo}/branches/{branch}/protection')],
     ['GET …/protection/required_status_checks/contexts', octokit.repos.getAllStatusCheckContexts({ owner: 'octocat', repo: 'r', branch: 'main' }), docsOf('GET', '/repos/{owner}/{repo}/branches/{branch}/protection/required_status_checks/contexts')],
@@ -41,6 +40,8 @@ t.test('operations a greedy route used to answer are route misses with their own
   // The operations the twin does serve still answer.
   t.equal((await octokit.repos.getCommit({ owner: 'octocat', repo: 'r', ref: 'main' })).status, 200);
   t.equal((await octokit.repos.getBranch({ owner: 'octocat', repo: 'r', branch: 'main' })).status, 200);
+  t.equal((await octokit.repos.getCombinedStatusForRef({ owner: 'octocat', repo: 'r', ref: 'main' })).status, 200, 'commits/{ref}/status is its own route');
+  t.equal((await octokit.checks.listForRef({ owner: 'octocat', repo: 'r', ref: 'main' })).status, 200, 'commits/{ref}/check-runs is its own route');
 });
 
 t.test('documentation_url: the operation for a missing repository, the index for an unknown path', async (t) => {
