@@ -8,6 +8,9 @@ import type { EnvironmentClock } from './clock.js';
 import type { IdSource } from './ids.js';
 import type { Deliveries, DeliveryRecord } from './deliveries.js';
 import type { InputRefusal } from './safe-input.js';
+import type { GenericSurface } from './generic/types.js';
+
+export type { GenericSurface };
 
 /** A provider request as the runtime parsed it. */
 export interface TwinRequest {
@@ -111,16 +114,6 @@ export interface ProviderErrors {
   parseFailure?(req: TwinRequest, ctx: TwinContext, problem: RequestProblem): TwinResponse;
 }
 
-/**
- * Routes of a twin's generic (spec-driven) layer. The runtime registers them after the
- * hand-written routes, each only where no hand-written route has the same method and template
- * (parameter names aside), and runs them through the same pipeline (authentication, `around`,
- * the request's savepoint, `errors`).
- */
-export interface GenericSurface {
-  routes(): TwinRoute[];
-}
-
 /** A described starting state shipped with a twin (the seeds area lists these). */
 export interface SeedSuggestion {
   name: string;
@@ -147,7 +140,14 @@ export interface TwinDefinition {
   mintKey(randomBase62: (length: number) => string): string;
   /** Hand-written routes (they always win over `generic`). */
   routes: TwinRoute[];
-  /** The spec-driven layer, when the twin has one. */
+  /**
+   * The operations of the provider's published spec that no hand-written route answers, served
+   * from the spec by the runtime's generic layer (twin-runtime/generic/). The runtime's router
+   * (router.ts) registers its routes after the hand-written ones, each only where no hand-written
+   * route has the same method and template, and runs them through the same pipeline
+   * (authentication, `around`, the request's savepoint, `errors`). Its record kinds are part of
+   * `resources`.
+   */
   generic?: GenericSurface;
   /** `ignoreTrailingSlash`: `/x/` is routed as `/x` (GitHub does this; Stripe and Slack do not). */
   routing?: { ignoreTrailingSlash?: boolean };

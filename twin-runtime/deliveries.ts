@@ -2,8 +2,11 @@
 // records, sent after the response that caused them, retried with backoff, every attempt kept.
 // The twin signs each attempt itself (signatures carry the wall-clock time of the attempt).
 
-import { request } from 'undici';
 import type { RecordStore } from './record-store.js';
+
+/** undici is loaded on the first delivery, not at twin start (it is most of an idle twin's memory). */
+let undici: Promise<typeof import('undici')> | undefined;
+const loadUndici = () => (undici ??= import('undici'));
 
 export interface DeliveryAttempt {
   attempted_at: string;
@@ -125,6 +128,7 @@ export class Deliveries {
     let statusCode: number | null = null;
     let error: string | null = null;
     try {
+      const { request } = await loadUndici();
       const res = await request(d.url, {
         method: 'POST',
         headers,

@@ -9,6 +9,46 @@ export interface StoredRecord<T = Record<string, unknown>> {
   body: T;
 }
 
+/** A record with its place in a keyset order (what a cursor remembers). */
+export interface PagedRecord<T = Record<string, unknown>> extends StoredRecord<T> {
+  seq: number;
+  /** The sort field's value (`created` order), 0 when the body has none. */
+  sortValue: number;
+}
+
+/** Where a keyset page starts (exclusive): a record's `seq` and, in `created` order, its `created`. */
+export interface PageCursor {
+  seq: number;
+  sortValue?: number;
+}
+
+/**
+ * One page in keyset order, read through an index so its cost does not grow with the store:
+ * `seq` is insertion order; `created` is a top-level numeric `created` field then insertion order
+ * (Stripe's "newest first" is `created` descending).
+ */
+export interface PageQuery {
+  resource: string;
+  /** Only records whose external id is `<scope><last segment>` (the segment holds no `/`). */
+  scope?: string;
+  /** Top-level body fields that must equal these values (`null`: missing or null). */
+  equals?: Record<string, string | number | boolean | null>;
+  /** Numeric range conditions on top-level body fields (`created[gte]`). */
+  ranges?: { field: string; op: '<' | '<=' | '>' | '>='; value: number }[];
+  order: 'seq' | 'created';
+  descending: boolean;
+  /** Start after this record (exclusive), in the direction of the order. */
+  after?: PageCursor;
+  limit: number;
+  /** Skip this many first (page-number pagination; costs what it skips). */
+  offset?: number;
+}
+
+/** The scope of an external id: everything up to and including its last `/` ('' for none). */
+const SCOPE_SQL = "rtrim(external_id, replace(external_id, '/', ''))";
+const CREATED_SQL = "ifnull(json_extract(body, '$.created'), 0)";
+const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS records (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -18,6 +58,8 @@ CREATE TABLE IF NOT EXISTS records (
   UNIQUE (resource, external_id)
 );
 CREATE INDEX IF NOT EXISTS records_by_resource ON records (resource, seq);
+CREATE INDEX IF NOT EXISTS records_by_scope ON records (resource, rtrim(external_id, replace(external_id, '/', '')), seq);
+CREATE INDEX IF NOT EXISTS records_by_created ON records (resource, ifnull(json_extract(body, '$.created'), 0), seq);
 CREATE TABLE IF NOT EXISTS meta (
   key TEXT PRIMARY KEY,
   value TEXT NOT NULL
@@ -27,6 +69,8 @@ CREATE TABLE IF NOT EXISTS meta (
 export class RecordStore {
   readonly db: Database.Database;
   private readonly stmts;
+  /** Prepared keyset queries by their SQL (a handful of shapes per twin). */
+  private readonly pageStatements = new Map<string, Database.Statement>();
 
   constructor(file: string) {
     this.db = new Database(file);
@@ -49,6 +93,7 @@ export class RecordStore {
         'SELECT external_id, body FROM records WHERE resource = ? AND external_id >= ? AND external_id < ? ORDER BY seq',
       ),
       count: db.prepare('SELECT COUNT(*) AS n FROM records WHERE resource = ?'),
+      cursor: db.prepare(`SELECT seq, ${CREATED_SQL} AS sortValue FROM records WHERE resource = ? AND external_id = ?`),
       resources: db.prepare('SELECT DISTINCT resource FROM records'),
       metaGet: db.prepare('SELECT value FROM meta WHERE key = ?'),
       metaSet: db.prepare(
@@ -94,6 +139,88 @@ export class RecordStore {
 
   count(resource: string): number {
     return (this.stmts.count.get(resource) as { n: number }).n;
+  }
+
+  /** The cursor of one record (its `seq` and `created`), for `starting_after`-style paging. */
+  cursorOf(resource: string, externalId: string): PageCursor | undefined {
+    const row = this.stmts.cursor.get(resource, externalId) as { seq: number; sortValue: number } | undefined;
+    return row ? { seq: row.seq, sortValue: Number(row.sortValue) } : undefined;
+  }
+
+  private filterSql(q: Omit<PageQuery, 'order' | 'descending' | 'limit'>): { where: string[]; args: unknown[] } {
+    const where = ['resource = ?'];
+    const args: unknown[] = [q.resource];
+    if (q.scope !== undefined) {
+      where.push(`${SCOPE_SQL} = ?`);
+      args.push(q.scope);
+    }
+    for (const [field, value] of Object.entries(q.equals ?? {})) {
+      if (!FIELD_NAME.test(field)) throw new Error(`not a field name: ${field}`);
+      if (value === null) where.push(`json_extract(body, '$.${field}') IS NULL`);
+      else {
+        where.push(`json_extract(body, '$.${field}') = ?`);
+        args.push(typeof value === 'boolean' ? (value ? 1 : 0) : value);
+      }
+    }
+    for (const r of q.ranges ?? []) {
+      if (!FIELD_NAME.test(r.field) || !['<', '<=', '>', '>='].includes(r.op)) throw new Error(`bad range on ${r.field}`);
+      where.push(`json_extract(body, '$.${r.field}') ${r.op} ?`);
+      args.push(r.value);
+    }
+    return { where, args };
+  }
+
+  private prepared(sql: string): Database.Statement {
+    let st = this.pageStatements.get(sql);
+    if (!st) {
+      st = this.db.prepare(sql);
+      this.pageStatements.set(sql, st);
+    }
+    return st;
+  }
+
+  /** One keyset page (and whether more follow in that direction). */
+  page<T = Record<string, unknown>>(q: PageQuery): { items: PagedRecord<T>[]; hasMore: boolean } {
+    const { where, args } = this.filterSql(q);
+    const dir = q.descending ? 'DESC' : 'ASC';
+    const cmp = q.descending ? '<' : '>';
+    const sortSql = q.order === 'created' ? CREATED_SQL : '0';
+    if (q.after) {
+      if (q.order === 'created') {
+        const v = q.after.sortValue ?? 0;
+        // Spelled so SQLite reads a range on records_by_created (a row-value comparison is not).
+        where.push(`${CREATED_SQL} ${cmp}= ? AND (${CREATED_SQL} ${cmp} ? OR seq ${cmp} ?)`);
+        args.push(v, v, q.after.seq);
+      } else {
+        where.push(`seq ${cmp} ?`);
+        args.push(q.after.seq);
+      }
+    }
+    const orderSql = q.order === 'created' ? `${CREATED_SQL} ${dir}, seq ${dir}` : `seq ${dir}`;
+    const sql =
+      `SELECT seq, external_id, body, ${sortSql} AS sortValue FROM records WHERE ${where.join(' AND ')} ` +
+      `ORDER BY ${orderSql} LIMIT ? OFFSET ?`;
+    const rows = this.prepared(sql).all(...args, q.limit + 1, q.offset ?? 0) as {
+      seq: number;
+      external_id: string;
+      body: string;
+      sortValue: number;
+    }[];
+    const hasMore = rows.length > q.limit;
+    const items = rows.slice(0, q.limit).map((r) => ({
+      resource: q.resource,
+      external_id: r.external_id,
+      body: JSON.parse(r.body) as T,
+      seq: r.seq,
+      sortValue: Number(r.sortValue),
+    }));
+    return { items, hasMore };
+  }
+
+  /** How many records a page query's filters admit (for `rel="last"` links). */
+  countWhere(q: Omit<PageQuery, 'order' | 'descending' | 'limit' | 'after' | 'offset'>): number {
+    const { where, args } = this.filterSql(q);
+    return (this.prepared(`SELECT COUNT(*) AS n FROM records WHERE ${where.join(' AND ')}`).get(...args) as { n: number }).n;
   }
 
   resourcesPresent(): string[] {

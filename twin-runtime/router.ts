@@ -117,6 +117,11 @@ export class TemplateRouter<T> {
 
 export type RouteSource = 'modelled' | 'generic';
 
+/** What routing needs of a twin definition (a generic layer's routes are plain routes here). */
+export interface RoutableTwin extends Pick<TwinDefinition, 'routes' | 'routing'> {
+  generic?: { routes(): TwinRoute[] };
+}
+
 export interface RoutedTwin {
   router: TemplateRouter<{ route: TwinRoute; source: RouteSource }>;
   /** Generic routes not registered because a hand-written route has their method and template. */
@@ -127,7 +132,7 @@ export interface RoutedTwin {
  * A twin's router: its hand-written routes, then its generic layer's routes where no hand-written
  * route has the same method and template. Pure (no store, no server): the coverage matrix reads it too.
  */
-export function routeTwin(twin: Pick<TwinDefinition, 'routes' | 'generic' | 'routing'>): RoutedTwin {
+export function routeTwin(twin: RoutableTwin): RoutedTwin {
   const router = new TemplateRouter<{ route: TwinRoute; source: RouteSource }>({ ignoreTrailingSlash: twin.routing?.ignoreTrailingSlash });
   for (const route of twin.routes) router.add(route.method, route.path, { route, source: 'modelled' });
   const shadowedGeneric: TwinRoute[] = [];

@@ -2,6 +2,7 @@
 // module cannot be loaded is left out rather than failing the whole list.
 
 import { loadTwin, TWIN_SLUGS } from '../../twin-runtime/registry.js';
+import { coverageOf, type CoverageRow } from '../../twin-runtime/generic/coverage.js';
 
 export interface CatalogTwin {
   slug: string;
@@ -23,4 +24,14 @@ export async function catalogTwin(slug: string): Promise<CatalogTwin | undefined
 export async function catalog(): Promise<CatalogTwin[]> {
   const all = await Promise.all(TWIN_SLUGS.map((s) => catalogTwin(s)));
   return all.filter((t): t is CatalogTwin => t !== undefined);
+}
+
+/** The twin's coverage matrix (decisions §14), from its routes and its generated operation table. */
+export async function catalogCoverage(slug: string): Promise<CoverageRow[] | undefined> {
+  if (!(TWIN_SLUGS as readonly string[]).includes(slug)) return undefined;
+  try {
+    return coverageOf(await loadTwin(slug));
+  } catch {
+    return undefined;
+  }
 }

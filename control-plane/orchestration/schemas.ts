@@ -65,6 +65,16 @@ export const catalogTwinSchema = z.object({
   version: z.string(),
 }).meta({ id: 'CatalogTwin' });
 
+export const coverageRowSchema = z
+  .object({
+    method: z.string(),
+    path: z.string(),
+    operation_id: z.string(),
+    status: z.enum(['modelled', 'generic', 'not_served']),
+    reason: z.string().optional(),
+  })
+  .meta({ id: 'CoverageRow' });
+
 export const credentialSchema = z
   .object({ api_key: z.string().describe("What the provider SDK's constructor takes.") })
   .meta({ id: 'TwinCredential' });

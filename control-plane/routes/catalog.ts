@@ -3,9 +3,9 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { notFound } from '../http/errors.js';
-import { catalog, catalogTwin } from '../orchestration/catalog.js';
-import { catalogTwinSchema } from '../orchestration/schemas.js';
 import { errorResponses } from '../http/responses.js';
+import { catalog, catalogCoverage, catalogTwin } from '../orchestration/catalog.js';
+import { catalogTwinSchema, coverageRowSchema } from '../orchestration/schemas.js';
 
 const tags = ['catalog'];
 
@@ -40,6 +40,26 @@ const routes: FastifyPluginAsyncZod = async (app) => {
       const twin = await catalogTwin(req.params.twin_slug);
       if (!twin) throw notFound(`Twin '${req.params.twin_slug}' is not in the catalog.`);
       return twin;
+    },
+  );
+
+  app.get(
+    '/twins/catalog/:twin_slug/coverage',
+    {
+      schema: {
+        tags,
+        operationId: 'getCatalogTwinCoverage',
+        summary: "A twin's coverage matrix",
+        description:
+          'For every operation of the provider\'s published surface: `modelled` (hand-written rules), `generic` (served from the spec, statefully) or `not_served` with the reason.',
+        params: z.object({ twin_slug: z.string() }),
+        response: { 200: z.array(coverageRowSchema), ...errorResponses(401, 404) },
+      },
+    },
+    async (req) => {
+      const rows = await catalogCoverage(req.params.twin_slug);
+      if (!rows) throw notFound(`Twin '${req.params.twin_slug}' is not in the catalog.`);
+      return rows;
     },
   );
 };

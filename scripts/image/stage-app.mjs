@@ -28,6 +28,13 @@ for (const dir of DIST) {
   cpSync(from, join(out, 'dist', dir), { recursive: true, filter: (p) => !p.endsWith('.map') });
 }
 
+// Each twin's generated spec artefacts (operation table, schema pieces) are read at run time next
+// to its compiled code (dist/twins/<slug>/spec/); tsc does not copy them.
+for (const slug of readdirSync(join(root, 'twins'))) {
+  const spec = join(root, 'twins', slug, 'spec');
+  if (existsSync(join(spec, 'operations.json'))) cpSync(spec, join(out, 'dist', 'twins', slug, 'spec'), { recursive: true });
+}
+
 if (target === 'control-plane') cpSync(join(root, 'bin'), join(out, 'bin'), { recursive: true });
 
 const seen = new Set();
@@ -77,7 +84,7 @@ function* jsFiles(dir) {
 const builtins = new Set(builtinModules);
 for (const file of jsFiles(join(out, 'dist'))) {
   const text = readFileSync(file, 'utf8');
-  for (const m of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'".][^'"]*)['"]/g)) {
+  for (const m of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\(\s*)['"]([^'".][^'"]*)['"]/g)) {
     const spec = m[1];
     if (spec.startsWith('node:') || builtins.has(spec)) continue;
     const name = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0];

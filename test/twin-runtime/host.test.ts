@@ -143,10 +143,13 @@ t.test('host: provider requests through the pipeline and the error hook', async 
 
 t.test('host: generic routes answer where no hand-written route does', async (t) => {
   const generic = {
+    resources: [],
     routes: () => [
-      { method: 'GET' as const, path: '/things/{thing}', handler: (): TwinResponse => ({ status: 299 }) },
-      { method: 'DELETE' as const, path: '/things/{thing}', handler: (): TwinResponse => ({ status: 204 }) },
+      { method: 'GET' as const, path: '/things/{thing}', operationId: 'getThing', handler: (): TwinResponse => ({ status: 299 }) },
+      { method: 'DELETE' as const, path: '/things/{thing}', operationId: 'deleteThing', handler: (): TwinResponse => ({ status: 204 }) },
     ],
+    requestFields: () => undefined,
+    operations: () => [],
   };
   const host = new TwinHost(testTwin({ generic }), { dataFile: file() });
   t.teardown(() => host.close());

@@ -21,6 +21,7 @@ import { actionRoutes } from './routes/actions.js';
 import { alsoUnderEnterprisePrefix } from './wire/enterprise.js';
 import { seeding, suggestions } from './vocabulary/seeds.js';
 import { ensureBootstrap } from './model/accounts.js';
+import { generic } from './wire/generic.js';
 
 const github: TwinDefinition = {
   slug: 'github',
@@ -33,12 +34,14 @@ const github: TwinDefinition = {
     'user', 'org', 'membership', 'repository', 'ref', 'commit', 'tree', 'blob', 'issue', 'issue_comment',
     'label', 'milestone', 'pull_request', 'review', 'review_comment', 'hook', 'rate_limit',
     'status', 'check_suite', 'check_run', 'workflow', 'workflow_run', 'workflow_job', 'actions_outcome',
+    ...generic.resources,
   ],
   mintKey: (randomBase62) => `ghp_${randomBase62(36)}`,
   routes: alsoUnderEnterprisePrefix([
     ...metaRoutes, ...accountRoutes, ...rateLimitRoutes, ...repositoryRoutes, ...webhookRoutes, ...gitRoutes, ...issueRoutes, ...labelRoutes, ...pullRoutes,
     ...checkRoutes, ...actionRoutes, ...graphqlRoutes,
   ]),
+  generic,
   routing: { ignoreTrailingSlash: true },
   authenticate: authenticateGitHub,
   around: aroundGitHub,

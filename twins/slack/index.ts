@@ -11,6 +11,7 @@ import { ensureWorkspace } from './model/workspace.js';
 import { routes } from './routes/index.js';
 import { aroundSlack, renderSlackError, slackFailure } from './wire/method.js';
 import { seeding, suggestions } from './vocabulary/seeds.js';
+import { generic } from './wire/generic.js';
 
 export { seeding, suggestions };
 
@@ -53,9 +54,10 @@ const slack: TwinDefinition = {
   version: '1.0.0',
   storageVersion: 1,
   defaultPort: 12131,
-  resources: RESOURCES,
+  resources: [...RESOURCES, ...generic.resources],
   mintKey,
   routes,
+  generic,
   authenticate(req, ctx) {
     const token = presentedToken(req);
     if (!token) return slackFailure('not_authed');

@@ -11,6 +11,7 @@ import { signStripeDelivery } from './model/events.js';
 import { advanceStripe } from './model/lifecycle.js';
 import { routes } from './routes/index.js';
 import { seeding, suggestions } from './vocabulary/seeds.js';
+import { generic } from './wire/generic.js';
 
 const stripe: TwinDefinition = {
   slug: 'stripe',
@@ -20,9 +21,10 @@ const stripe: TwinDefinition = {
   version: '1.0.0',
   storageVersion: 1,
   defaultPort: 12111, // as stripe-mock does
-  resources: STRIPE_RESOURCES,
+  resources: [...new Set([...STRIPE_RESOURCES, ...generic.resources])],
   mintKey: (randomBase62) => `sk_test_${randomBase62(99)}`,
   routes,
+  generic,
   authenticate: authenticateStripe,
   around: aroundStripe,
   errors: { render: renderStripeError, routeMiss: unrecognizedUrl, parseFailure: stripeParseFailure },

@@ -10,7 +10,7 @@ import { b64 } from './setup.js';
 
 const missing = ensureGh();
 if (missing) {
-  t.skip(`gh CLI unavailable: ${missing}`);
+  t.skip(`gh CLI unavailable: ${missing}`, () => {});
 } else {
   const h = await startGhHarness();
   t.teardown(() => h.close());

@@ -37,7 +37,7 @@ function render(ctx: TwinContext, status: number, body: unknown, headers: Record
 }
 
 /** A handler's reply as GitHub answers it (the headers every answer carries are added by `aroundGitHub`). */
-function reply(handler: Handler): TwinRoute['handler'] {
+export function reply(handler: Handler): TwinRoute['handler'] {
   return (req, ctx) => {
     const out = handler(req, ctx);
     const status = out.status ?? 200;
@@ -274,8 +274,12 @@ function pageParams(req: TwinRequest): { page: number; perPage: number } {
   return { page, perPage: Math.min(100, Math.max(1, per)) };
 }
 
-function linkHeader(req: TwinRequest, ctx: TwinContext, page: number, last: number): string | undefined {
-  if (last <= 1 && page <= 1) return undefined;
+/**
+ * The Link header of page `page` of `last`; `last` undefined when the count is not known (a keyset
+ * read only knows whether another page follows: `more`), which leaves out rel="last".
+ */
+export function linkHeader(req: TwinRequest, ctx: TwinContext, page: number, last: number | undefined, more = last !== undefined && page < last): string | undefined {
+  if (!more && page <= 1) return undefined;
   const url = (p: number) => {
     const params = new URLSearchParams(req.queryString);
     params.set('page', String(p));
@@ -283,7 +287,8 @@ function linkHeader(req: TwinRequest, ctx: TwinContext, page: number, last: numb
   };
   const parts: string[] = [];
   if (page > 1) parts.push(`${url(page - 1)}; rel="prev"`);
-  if (page < last) parts.push(`${url(page + 1)}; rel="next"`, `${url(last)}; rel="last"`);
+  if (more) parts.push(`${url(page + 1)}; rel="next"`);
+  if (more && last !== undefined) parts.push(`${url(last)}; rel="last"`);
   if (page > 1) parts.push(`${url(1)}; rel="first"`);
   return parts.length ? parts.join(', ') : undefined;
 }

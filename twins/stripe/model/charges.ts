@@ -9,6 +9,7 @@ import { newCardPaymentMethod, resolvePaymentMethod } from './payment-methods.js
 import { shortcutNumber } from './test-cards.js';
 import { emitEvent } from './events.js';
 import { applyMetadata, clone, find, previousAttributes, save, type MetadataPatch, type StripeObject } from './objects.js';
+import { readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
 
 export interface LegacyChargeCreate {
   amount: number;
@@ -133,13 +134,17 @@ export function releaseAuthorization(ctx: TwinContext, id: string): Charge {
   return charge;
 }
 
-export function listCharges(ctx: TwinContext, filter: { customer?: string; paymentIntent?: string; transferGroup?: string }): Charge[] {
-  const { customer, paymentIntent: pi, transferGroup: tg } = filter;
-  return ctx.store
-    .list<Charge>('charge')
-    .filter((c) => customer === undefined || c.customer === customer)
-    .filter((c) => pi === undefined || c.payment_intent === pi)
-    .filter((c) => tg === undefined || c.transfer_group === tg);
+/** One page of charges, newest first, narrowed by customer, payment intent and transfer group. */
+export function listCharges(
+  ctx: TwinContext,
+  filter: { customer?: string; paymentIntent?: string; transferGroup?: string },
+  window: ListWindow,
+): ListPage<Charge> {
+  const equals: FieldEquals = {};
+  if (filter.customer !== undefined) equals.customer = filter.customer;
+  if (filter.paymentIntent !== undefined) equals.payment_intent = filter.paymentIntent;
+  if (filter.transferGroup !== undefined) equals.transfer_group = filter.transferGroup;
+  return readPage<Charge>(ctx, 'charge', equals, window);
 }
 
 export const CHARGE_SEARCH_FIELDS = {

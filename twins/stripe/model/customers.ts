@@ -6,6 +6,7 @@ import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { invalidRequest, resourceMissing } from '../wire/errors.js';
 import { emitEvent } from './events.js';
 import { applyMetadata, clone, find, newId, previousAttributes, save, type MetadataPatch, type StripeObject } from './objects.js';
+import { readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
 import { attachPaymentMethod, resolvePaymentMethod } from './payment-methods.js';
 
 export type Customer = StripeObject & { object: 'customer'; deleted?: true };
@@ -168,13 +169,11 @@ export function deleteCustomer(ctx: TwinContext, id: string): StripeObject {
   return stub;
 }
 
-export function listCustomers(ctx: TwinContext, filter: { email?: string; testClock?: string }): Customer[] {
-  const { email: emailFilter, testClock: clock } = filter;
-  return ctx.store
-    .list<Customer>('customer')
-    .filter((c) => !c.deleted)
-    .filter((c) => emailFilter === undefined || c.email === emailFilter)
-    .filter((c) => (clock === undefined ? c.test_clock === null || c.test_clock === undefined : c.test_clock === clock));
+/** One page of live customers (a deleted one is a stub), of the given test clock or of none, newest first. */
+export function listCustomers(ctx: TwinContext, filter: { email?: string; testClock?: string }, window: ListWindow): ListPage<Customer> {
+  const equals: FieldEquals = { deleted: null, test_clock: filter.testClock ?? null };
+  if (filter.email !== undefined) equals.email = filter.email;
+  return readPage<Customer>(ctx, 'customer', equals, window);
 }
 
 export const CUSTOMER_SEARCH_FIELDS = {

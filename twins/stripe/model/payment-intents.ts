@@ -10,6 +10,7 @@ import { captureCharge, releaseAuthorization } from './charges.js';
 import { getCustomer } from './customers.js';
 import { emitEvent } from './events.js';
 import { applyMetadata, clone, find, newId, save, type MetadataPatch, type StripeObject } from './objects.js';
+import { readPage, type ListPage, type ListWindow } from './pages.js';
 import {
   attachPaymentMethod,
   paymentMethodFromData,
@@ -421,8 +422,9 @@ export function cancelPaymentIntent(ctx: TwinContext, id: string, reason: (typeo
   return pi;
 }
 
-export function listPaymentIntents(ctx: TwinContext, customer: string | undefined): PaymentIntent[] {
-  return ctx.store.list<PaymentIntent>('payment_intent').filter((x) => customer === undefined || x.customer === customer);
+/** One page of payment intents, newest first, of one customer or all. */
+export function listPaymentIntents(ctx: TwinContext, customer: string | undefined, window: ListWindow): ListPage<PaymentIntent> {
+  return readPage<PaymentIntent>(ctx, 'payment_intent', customer === undefined ? {} : { customer }, window);
 }
 
 export const PI_SEARCH_FIELDS = {

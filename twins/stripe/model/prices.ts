@@ -5,6 +5,7 @@ import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { invalidRequest, missingParam, resourceMissing } from '../wire/errors.js';
 import { emitEvent } from './events.js';
 import { applyMetadata, clone, find, newId, previousAttributes, save, type MetadataPatch, type StripeObject } from './objects.js';
+import { pageOf, readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
 import { blankProduct } from './product-records.js';
 
 export type Price = StripeObject & { object: 'price' };
@@ -244,18 +245,27 @@ export function updatePrice(ctx: TwinContext, id: string, input: PriceUpdate): P
   return price;
 }
 
-export function listPrices(ctx: TwinContext, f: PriceFilter): Price[] {
-  const currency = f.currency?.toLowerCase();
-  return ctx.store
+/**
+ * One page of prices, newest first. Top-level field equalities are read through the record store's
+ * index; `lookup_keys` and `recurring` filters gather the matching prices and page them in memory.
+ */
+export function listPrices(ctx: TwinContext, f: PriceFilter, window: ListWindow): ListPage<Price> {
+  const equals: FieldEquals = {};
+  if (f.active !== undefined) equals.active = f.active;
+  if (f.currency !== undefined) equals.currency = f.currency.toLowerCase();
+  if (f.product !== undefined) equals.product = f.product;
+  if (f.type !== undefined) equals.type = f.type;
+  if (f.lookupKeys === undefined && f.interval === undefined && f.usageType === undefined && f.meter === undefined) {
+    return readPage<Price>(ctx, 'price', equals, window);
+  }
+  const matching = ctx.store
     .list<Price>('price')
-    .filter((x) => f.active === undefined || x.active === f.active)
-    .filter((x) => currency === undefined || x.currency === currency)
-    .filter((x) => f.product === undefined || x.product === f.product)
-    .filter((x) => f.type === undefined || x.type === f.type)
+    .filter((x) => Object.entries(equals).every(([k, v]) => x[k] === v))
     .filter((x) => f.lookupKeys === undefined || (x.lookup_key !== null && f.lookupKeys.includes(x.lookup_key)))
     .filter((x) => f.interval === undefined || x.recurring?.interval === f.interval)
     .filter((x) => f.usageType === undefined || x.recurring?.usage_type === f.usageType)
     .filter((x) => f.meter === undefined || x.recurring?.meter === f.meter);
+  return pageOf(matching, window);
 }
 
 export const PRICE_SEARCH_FIELDS = {

@@ -8,6 +8,7 @@ import type { Charge } from './charging.js';
 import { getCharge } from './charges.js';
 import { emitEvent } from './events.js';
 import { applyMetadata, clone, find, newId, previousAttributes, save, type MetadataPatch, type StripeObject } from './objects.js';
+import { readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
 
 export type Refund = StripeObject & { object: 'refund' };
 
@@ -126,10 +127,10 @@ export function updateRefund(ctx: TwinContext, id: string, patch: MetadataPatch 
   return refund;
 }
 
-export function listRefunds(ctx: TwinContext, filter: { charge?: string; paymentIntent?: string }): Refund[] {
-  const { charge, paymentIntent: pi } = filter;
-  return ctx.store
-    .list<Refund>('refund')
-    .filter((r) => charge === undefined || r.charge === charge)
-    .filter((r) => pi === undefined || r.payment_intent === pi);
+/** One page of refunds, newest first, of one charge or payment intent or all. */
+export function listRefunds(ctx: TwinContext, filter: { charge?: string; paymentIntent?: string }, window: ListWindow): ListPage<Refund> {
+  const equals: FieldEquals = {};
+  if (filter.charge !== undefined) equals.charge = filter.charge;
+  if (filter.paymentIntent !== undefined) equals.payment_intent = filter.paymentIntent;
+  return readPage<Refund>(ctx, 'refund', equals, window);
 }

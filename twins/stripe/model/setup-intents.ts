@@ -7,6 +7,7 @@ import { errorObject, invalidRequest, resourceMissing, type StripeErrorFields } 
 import { getCustomer } from './customers.js';
 import { emitEvent } from './events.js';
 import { applyMetadata, clone, find, newId, save, type MetadataPatch, type StripeObject } from './objects.js';
+import { readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
 import {
   attachPaymentMethod,
   checkCardOnAttach,
@@ -179,10 +180,10 @@ export function cancelSetupIntent(ctx: TwinContext, id: string, reason: (typeof 
   return si;
 }
 
-export function listSetupIntents(ctx: TwinContext, filter: { customer?: string; paymentMethod?: string }): SetupIntent[] {
-  const { customer, paymentMethod: pm } = filter;
-  return ctx.store
-    .list<SetupIntent>('setup_intent')
-    .filter((x) => customer === undefined || x.customer === customer)
-    .filter((x) => pm === undefined || x.payment_method === pm);
+/** One page of setup intents, newest first, of one customer or payment method or all. */
+export function listSetupIntents(ctx: TwinContext, filter: { customer?: string; paymentMethod?: string }, window: ListWindow): ListPage<SetupIntent> {
+  const equals: FieldEquals = {};
+  if (filter.customer !== undefined) equals.customer = filter.customer;
+  if (filter.paymentMethod !== undefined) equals.payment_method = filter.paymentMethod;
+  return readPage<SetupIntent>(ctx, 'setup_intent', equals, window);
 }

@@ -2,7 +2,7 @@
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { StripeApiError, missingParam } from '../wire/errors.js';
-import { listResponse, searchResponse } from '../wire/list.js';
+import { listEnvelope, readListWindow, searchResponse } from '../wire/list.js';
 import {
   LIST_PARAMS,
   SEARCH_PARAMS,
@@ -83,7 +83,7 @@ export const chargeRoutes: TwinRoute[] = [
     handler: (req, ctx) => {
       const p = readParams(req, { ...LIST_PARAMS, customer: true, payment_intent: true, transfer_group: true });
       const filter = { customer: str(p, 'customer'), paymentIntent: str(p, 'payment_intent'), transferGroup: str(p, 'transfer_group') };
-      return listResponse(req, ctx, listCharges(ctx, filter), '/v1/charges');
+      return ok(listEnvelope(listCharges(ctx, filter, readListWindow(p)), '/v1/charges'));
     },
   },
   {

@@ -2,7 +2,7 @@
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../wire/pipeline.js';
-import { listResponse, searchResponse } from '../wire/list.js';
+import { listEnvelope, listResponse, readListWindow, searchResponse } from '../wire/list.js';
 import {
   ADDRESS_SPEC,
   LIST_PARAMS,
@@ -114,7 +114,7 @@ export const customerRoutes: TwinRoute[] = [
     path: '/v1/customers',
     handler: (req, ctx) => {
       const p = readParams(req, { ...LIST_PARAMS, email: true, test_clock: true });
-      return listResponse(req, ctx, listCustomers(ctx, { email: str(p, 'email'), testClock: str(p, 'test_clock') }), '/v1/customers');
+      return ok(listEnvelope(listCustomers(ctx, { email: str(p, 'email'), testClock: str(p, 'test_clock') }, readListWindow(p)), '/v1/customers'));
     },
   },
   {

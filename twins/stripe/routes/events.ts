@@ -3,7 +3,8 @@
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { invalidRequest, resourceMissing } from '../wire/errors.js';
-import { listResponse } from '../wire/list.js';
+import { listEnvelope, listResponse, readListWindow } from '../wire/list.js';
+import { readPage } from '../model/pages.js';
 import { LIST_PARAMS, bool, readParams, str, strArray } from '../wire/params.js';
 import { ok } from '../wire/pipeline.js';
 import type { StripeEvent } from '../model/events.js';
@@ -26,6 +27,10 @@ export const eventRoutes: TwinRoute[] = [
       const types = strArray(p, 'types');
       if (type && types) throw invalidRequest('You may only specify one of these parameters: type, types.', 'type');
       const deliverySuccess = bool(p, 'delivery_success');
+      // One exact type (or none): a page read through the record store's index.
+      if (!types && deliverySuccess === undefined && !type?.includes('*')) {
+        return ok(listEnvelope(readPage(ctx, 'event', type ? { type } : {}, readListWindow(p)), '/v1/events'));
+      }
       const matchers = (types ?? (type ? [type] : [])).map(typeMatcher);
       // `delivery_success`: true → every webhook delivery of the event succeeded; false → at least
       // one is still failing (the runtime's `delivery` records say which).

@@ -3,7 +3,7 @@
 
 import type { TwinHandler, TwinResponse, TwinRoute } from '../../../twin-runtime/contract.js';
 import { stripeError } from '../wire/errors.js';
-import { listResponse, searchResponse } from '../wire/list.js';
+import { listEnvelope, readListWindow, searchResponse } from '../wire/list.js';
 import {
   LIST_PARAMS,
   SEARCH_PARAMS,
@@ -202,7 +202,7 @@ export const paymentIntentRoutes: TwinRoute[] = [
     path: '/v1/payment_intents',
     handler: (req, ctx) => {
       const p = readParams(req, { ...LIST_PARAMS, customer: true });
-      return listResponse(req, ctx, listPaymentIntents(ctx, str(p, 'customer')), '/v1/payment_intents');
+      return ok(listEnvelope(listPaymentIntents(ctx, str(p, 'customer'), readListWindow(p)), '/v1/payment_intents'));
     },
   },
   {

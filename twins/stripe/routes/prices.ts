@@ -1,7 +1,7 @@
 // /v1/prices: create, retrieve, update (prices are only deactivated), list filters, search.
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
-import { listResponse, searchResponse } from '../wire/list.js';
+import { listEnvelope, readListWindow, searchResponse } from '../wire/list.js';
 import {
   LIST_PARAMS,
   RECURRING_SPEC,
@@ -162,7 +162,7 @@ export const priceRoutes: TwinRoute[] = [
         usageType: r ? str(r, 'usage_type', 'recurring') : undefined,
         meter: r ? str(r, 'meter', 'recurring') : undefined,
       };
-      return listResponse(req, ctx, listPrices(ctx, filter), '/v1/prices');
+      return ok(listEnvelope(listPrices(ctx, filter, readListWindow(p)), '/v1/prices'));
     },
   },
   {

@@ -1,7 +1,7 @@
 // /v1/products: create, retrieve, update, delete, list filters, search.
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
-import { listResponse, searchResponse } from '../wire/list.js';
+import { listEnvelope, readListWindow, searchResponse } from '../wire/list.js';
 import {
   LIST_PARAMS,
   RECURRING_SPEC,
@@ -100,7 +100,7 @@ export const productRoutes: TwinRoute[] = [
     handler: (req, ctx) => {
       const p = readParams(req, { ...LIST_PARAMS, active: true, ids: true, shippable: true, url: true });
       const filter = { active: bool(p, 'active'), shippable: bool(p, 'shippable'), ids: strArray(p, 'ids'), url: str(p, 'url') };
-      return listResponse(req, ctx, listProducts(ctx, filter), '/v1/products');
+      return ok(listEnvelope(listProducts(ctx, filter, readListWindow(p)), '/v1/products'));
     },
   },
   {

@@ -1,7 +1,7 @@
 // /v1/refunds: create, retrieve, update, list.
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
-import { listResponse } from '../wire/list.js';
+import { listEnvelope, readListWindow } from '../wire/list.js';
 import { LIST_PARAMS, int, oneOf, readMetadata, readParams, str, type ParamSpec } from '../wire/params.js';
 import { ok } from '../wire/pipeline.js';
 import { REFUND_REASONS, createRefund, getRefund, listRefunds, updateRefund } from '../model/refunds.js';
@@ -42,7 +42,7 @@ export const refundRoutes: TwinRoute[] = [
     path: '/v1/refunds',
     handler: (req, ctx) => {
       const p = readParams(req, { ...LIST_PARAMS, charge: true, payment_intent: true });
-      return listResponse(req, ctx, listRefunds(ctx, { charge: str(p, 'charge'), paymentIntent: str(p, 'payment_intent') }), '/v1/refunds');
+      return ok(listEnvelope(listRefunds(ctx, { charge: str(p, 'charge'), paymentIntent: str(p, 'payment_intent') }, readListWindow(p)), '/v1/refunds'));
     },
   },
   {

@@ -3,7 +3,7 @@
 
 import type { TwinResponse, TwinRoute } from '../../../twin-runtime/contract.js';
 import { stripeError } from '../wire/errors.js';
-import { listResponse } from '../wire/list.js';
+import { listEnvelope, readListWindow } from '../wire/list.js';
 import { LIST_PARAMS, bool, obj, oneOf, readMetadata, readParams, str, strArray, type Params, type ParamSpec } from '../wire/params.js';
 import { ok } from '../wire/pipeline.js';
 import {
@@ -99,7 +99,7 @@ export const setupIntentRoutes: TwinRoute[] = [
     path: '/v1/setup_intents',
     handler: (req, ctx) => {
       const p = readParams(req, { ...LIST_PARAMS, customer: true, payment_method: true, attach_to_self: true });
-      return listResponse(req, ctx, listSetupIntents(ctx, { customer: str(p, 'customer'), paymentMethod: str(p, 'payment_method') }), '/v1/setup_intents');
+      return ok(listEnvelope(listSetupIntents(ctx, { customer: str(p, 'customer'), paymentMethod: str(p, 'payment_method') }, readListWindow(p)), '/v1/setup_intents'));
     },
   },
   {

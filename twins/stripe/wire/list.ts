@@ -1,11 +1,13 @@
 // Stripe's list envelope `{object: "list", data, has_more, url}`: newest first, `limit` 1..100
 // (default 10), cursor pagination with `starting_after` / `ending_before` (what the SDK's
-// auto-pagination sends), and the common `created` range filter.
+// auto-pagination sends), and the common `created` range filter: read here into a ListWindow,
+// paged by the models (model/pages.ts), answered in the envelope.
 
 import type { TwinContext, TwinRequest, TwinResponse } from '../../../twin-runtime/contract.js';
-import { invalidRequest, resourceMissing } from './errors.js';
+import { invalidRequest } from './errors.js';
 import { int, obj, paramsOf, str, type Params } from './params.js';
-import { kindOfId, type StripeObject } from '../model/objects.js';
+import type { StripeObject } from '../model/objects.js';
+import { pageOf, type CreatedRange, type ListPage, type ListWindow } from '../model/pages.js';
 
 export { searchResponse } from './search.js';
 
@@ -24,61 +26,36 @@ export function readLimit(p: Params): number {
   return limit;
 }
 
-/** Apply `created[gt|gte|lt|lte]` or `created=<ts>` to objects carrying `created`. */
-export function filterCreated<T extends StripeObject>(p: Params, records: T[], key = 'created'): T[] {
-  const raw = p[key];
-  if (raw === undefined || raw === '') return records;
-  if (typeof raw === 'string') {
-    const exact = int(p, key)!;
-    return records.filter((r) => r[key] === exact);
-  }
-  const range = obj(p, key)!;
-  const bound = (k: string): number | undefined => int(range, k, key);
-  const gt = bound('gt');
-  const gte = bound('gte');
-  const lt = bound('lt');
-  const lte = bound('lte');
-  return records.filter((r) => {
-    const c = r[key] as number;
-    return (gt === undefined || c > gt) && (gte === undefined || c >= gte) && (lt === undefined || c < lt) && (lte === undefined || c <= lte);
-  });
+/** The page a list request asks for: `limit`, `starting_after` / `ending_before`, `created`. */
+export function readListWindow(p: Params): ListWindow {
+  return { limit: readLimit(p), startingAfter: str(p, 'starting_after'), endingBefore: str(p, 'ending_before'), created: createdRanges(p) };
 }
 
-/** Newest first; objects created in the same second keep reverse insertion order. */
-export function newestFirst<T extends StripeObject>(oldestFirst: T[]): T[] {
-  const reversed = [...oldestFirst].reverse();
-  return reversed
-    .map((r, i) => ({ r, i }))
-    .sort((a, b) => ((b.r.created as number) ?? 0) - ((a.r.created as number) ?? 0) || a.i - b.i)
-    .map((x) => x.r);
+/** Stripe's envelope of a page under `url` (e.g. `/v1/customers`). */
+export function listEnvelope<T>(page: ListPage<T>, url: string): ListEnvelope<T> {
+  return { object: 'list', data: page.data, has_more: page.hasMore, url };
 }
 
 /** One page of `records` (given oldest first, as the record store keeps them). */
 export function listBody<T extends StripeObject>(p: Params, records: T[], url: string): ListEnvelope<T> {
-  const limit = readLimit(p);
-  const ordered = newestFirst(filterCreated(p, records));
-  const after = str(p, 'starting_after');
-  const before = str(p, 'ending_before');
-  const cursorMissing = (id: string, param: string) =>
-    resourceMissing(kindOfId(id)?.noun ?? 'object', id, param);
-  let data: T[];
-  let hasMore: boolean;
-  if (after) {
-    const i = ordered.findIndex((r) => r.id === after);
-    if (i === -1) throw cursorMissing(after, 'starting_after');
-    data = ordered.slice(i + 1, i + 1 + limit);
-    hasMore = i + 1 + limit < ordered.length;
-  } else if (before) {
-    const i = ordered.findIndex((r) => r.id === before);
-    if (i === -1) throw cursorMissing(before, 'ending_before');
-    const start = Math.max(0, i - limit);
-    data = ordered.slice(start, i);
-    hasMore = start > 0;
-  } else {
-    data = ordered.slice(0, limit);
-    hasMore = ordered.length > limit;
+  return listEnvelope(pageOf(records, readListWindow(p)), url);
+}
+
+/** The `created` filter as record-store range conditions (`created=<ts>` is both bounds). */
+export function createdRanges(p: Params, key = 'created'): CreatedRange[] {
+  const raw = p[key];
+  if (raw === undefined || raw === '') return [];
+  if (typeof raw === 'string') {
+    const exact = int(p, key)!;
+    return [{ field: key, op: '>=', value: exact }, { field: key, op: '<=', value: exact }];
   }
-  return { object: 'list', data, has_more: hasMore, url };
+  const range = obj(p, key)!;
+  const out: CreatedRange[] = [];
+  for (const [k, op] of [['gt', '>'], ['gte', '>='], ['lt', '<'], ['lte', '<=']] as const) {
+    const v = int(range, k, key);
+    if (v !== undefined) out.push({ field: key, op, value: v });
+  }
+  return out;
 }
 
 /** The list response for `records` (oldest first) under `url` (e.g. `/v1/customers`). */

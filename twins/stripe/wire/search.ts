@@ -6,7 +6,8 @@ import type { TwinContext, TwinRequest, TwinResponse } from '../../../twin-runti
 import { ownValue } from '../../../twin-runtime/safe-input.js';
 import { invalidRequest, missingParam } from './errors.js';
 import { expandPaths, paramsOf, str } from './params.js';
-import { newestFirst, readLimit } from './list.js';
+import { readLimit } from './list.js';
+import { newestFirst } from '../model/pages.js';
 import type { StripeObject } from '../model/objects.js';
 
 /** Searchable fields of one resource: the value a clause compares (`metadata` is built in). */

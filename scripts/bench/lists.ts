@@ -1,0 +1,188 @@
+// List cost against store size, side by side in one run: a first page and a `starting_after` (or
+// next-page) page with 10 records and with 50,000, through the twins' HTTP APIs on loopback:
+//   Stripe customers      (modelled: keyset page through the record store's `created` index)
+//   Stripe tax rates      (generic)
+//   Stripe products       (modelled: keyset page)
+//   Stripe webhook endpoints (modelled, still read whole and filtered in memory: the old cost)
+//   GitHub releases       (generic: per_page/page with a Link header)
+//   Slack bookmarks       (generic: cursor pages)
+// The 50,000 records are written straight into each twin's record store (copies of one record the
+// API created, with fresh ids and times), so only the listing is measured.
+//
+//   node --import=tsx scripts/bench/lists.ts [--large 50000] [--iterations 200]
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadTwin } from '../../twin-runtime/registry.js';
+import { TwinServer } from '../../twin-runtime/server.js';
+
+const isMain = !!process.argv[1] && import.meta.filename === resolve(process.argv[1]);
+const { values } = parseArgs({ args: isMain ? process.argv.slice(2) : [], options: { large: { type: 'string', default: '50000' }, iterations: { type: 'string', default: '200' } } });
+const LARGE = Number(values.large);
+const ITERATIONS = Number(values.iterations);
+/** The twins' data files, for one listCosts() run. */
+let dir = '';
+
+interface Running {
+  server: TwinServer;
+  url: string;
+  key: string;
+}
+
+async function start(slug: string, name: string): Promise<Running> {
+  const server = new TwinServer(await loadTwin(slug), { dataFile: join(dir, `${name}.sqlite`), clockStart: new Date('2026-01-05T10:00:00Z') });
+  const url = await server.listen(0, '127.0.0.1');
+  return { server, url, key: server.apiKey };
+}
+
+async function call(t: Running, method: string, path: string, body?: Record<string, string>, json = false): Promise<any> {
+  const headers: Record<string, string> = { authorization: `Bearer ${t.key}` };
+  let payload: string | undefined;
+  if (body) {
+    headers['content-type'] = json ? 'application/json' : 'application/x-www-form-urlencoded';
+    payload = json ? JSON.stringify(body) : new URLSearchParams(body).toString();
+  }
+  const res = await fetch(t.url + path, { method, headers, body: payload });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${method} ${path} → ${res.status} ${text.slice(0, 200)}`);
+  return { body: text ? JSON.parse(text) : undefined, link: res.headers.get('link') };
+}
+
+/** `count` copies of a stored record, each with a fresh id (and `created` a second apart). */
+function fill(t: Running, resource: string, template: Record<string, unknown>, count: number, key: (i: number) => { external: string; id: unknown }): void {
+  const store = t.server.store;
+  const created = typeof template.created === 'number' ? template.created : 0;
+  store.transaction(() => {
+    for (let i = 0; i < count; i++) {
+      const k = key(i);
+      const body: Record<string, unknown> = { ...template, id: k.id };
+      if (typeof template.created === 'number') body.created = created - count + i;
+      store.put(resource, k.external, body);
+    }
+  });
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/**
+ * Medians of the four page requests (first/next at each size), taken in turn so a change in the
+ * machine's load lands on all four alike: ITERATIONS rounds, or what 10 s allow (at least 5).
+ */
+async function timeTogether(fns: (() => Promise<unknown>)[]): Promise<number[]> {
+  for (const fn of fns) for (let i = 0; i < 3; i++) await fn();
+  const samples: number[][] = fns.map(() => []);
+  const until = performance.now() + 10_000;
+  for (let i = 0; i < ITERATIONS && (i < 5 || performance.now() < until); i++) {
+    for (const [k, fn] of fns.entries()) {
+      const t0 = performance.now();
+      await fn();
+      samples[k]!.push(performance.now() - t0);
+    }
+  }
+  return samples.map(median);
+}
+
+interface Case {
+  name: string;
+  /** Make `count` records in a fresh twin; answer the two page requests to time. */
+  prepare(count: number): Promise<{ twin: Running; first: () => Promise<unknown>; next: () => Promise<unknown> }>;
+}
+
+const stripeCase = (name: string, resource: string, path: string, create: Record<string, string>): Case => ({
+  name,
+  async prepare(count) {
+    const twin = await start('stripe', `${resource}-${count}`);
+    const made = (await call(twin, 'POST', path, create)).body as Record<string, unknown>;
+    const prefix = String(made.id).replace(/[^_]*$/, '');
+    fill(twin, resource, made, count - 1, (i) => ({ external: `${prefix}bench${String(i).padStart(8, '0')}`, id: `${prefix}bench${String(i).padStart(8, '0')}` }));
+    const firstPage = (await call(twin, 'GET', `${path}?limit=3`)).body as { data: { id: string }[] };
+    const cursor = firstPage.data[2]!.id;
+    return {
+      twin,
+      first: () => call(twin, 'GET', `${path}?limit=3`),
+      next: () => call(twin, 'GET', `${path}?limit=3&starting_after=${cursor}`),
+    };
+  },
+});
+
+const CASES: Case[] = [
+  stripeCase('Stripe customers (modelled)', 'customer', '/v1/customers', { name: 'Bench' }),
+  stripeCase('Stripe tax rates (generic)', 'tax_rate', '/v1/tax_rates', { display_name: 'VAT', percentage: '20', inclusive: 'false' }),
+  stripeCase('Stripe products (modelled)', 'product', '/v1/products', { name: 'Bench' }),
+  // Still read whole and filtered in memory (the cost every Stripe list had before), for contrast.
+  stripeCase('Stripe webhook endpoints (modelled, whole read)', 'webhook_endpoint', '/v1/webhook_endpoints', { url: 'https://example.com/hook', 'enabled_events[0]': '*' }),
+  {
+    name: 'GitHub releases (generic)',
+    async prepare(count) {
+      const twin = await start('github', `releases-${count}`);
+      const me = (await call(twin, 'GET', '/user')).body.login as string;
+      await call(twin, 'POST', '/user/repos', { name: 'bench' }, true);
+      const made = (await call(twin, 'POST', `/repos/${me}/bench/releases`, { tag_name: 'v0' }, true)).body as Record<string, unknown>;
+      fill(twin, 'repos.releases', made, count - 1, (i) => ({ external: `${me}/bench/${1000000 + i}`, id: 1000000 + i }));
+      return {
+        twin,
+        first: () => call(twin, 'GET', `/repos/${me}/bench/releases?per_page=3`),
+        next: () => call(twin, 'GET', `/repos/${me}/bench/releases?per_page=3&page=2`),
+      };
+    },
+  },
+  {
+    name: 'Slack bookmarks (generic)',
+    async prepare(count) {
+      const twin = await start('slack', `bookmarks-${count}`);
+      const channel = (await call(twin, 'POST', '/api/conversations.list', {})).body.channels[0].id as string;
+      const made = (await call(twin, 'POST', '/api/bookmarks.add', { channel_id: channel, title: 'b', type: 'link', link: 'https://example.com' })).body.bookmark as Record<string, unknown>;
+      fill(twin, 'slack.bookmarks', made, count - 1, (i) => ({ external: `${channel}/Bk${String(i).padStart(10, '0')}`, id: `Bk${String(i).padStart(10, '0')}` }));
+      const page = (await call(twin, 'POST', '/api/bookmarks.list', { channel_id: channel, limit: '3' })).body;
+      const cursor = page.response_metadata.next_cursor as string;
+      return {
+        twin,
+        first: () => call(twin, 'POST', '/api/bookmarks.list', { channel_id: channel, limit: '3' }),
+        next: () => call(twin, 'POST', '/api/bookmarks.list', { channel_id: channel, limit: '3', cursor }),
+      };
+    },
+  },
+];
+
+export interface ListFigure {
+  name: string;
+  small: { first: number; next: number };
+  large: { first: number; next: number };
+}
+
+export async function listCosts(): Promise<ListFigure[]> {
+  dir = mkdtempSync(join(tmpdir(), 'bench-lists-'));
+  try {
+    return await measureAll();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function measureAll(): Promise<ListFigure[]> {
+  const out: ListFigure[] = [];
+  for (const c of CASES) {
+    const small = await c.prepare(10);
+    const large = await c.prepare(LARGE);
+    try {
+      const [sf, lf, sn, ln] = await timeTogether([small.first, large.first, small.next, large.next]);
+      out.push({ name: c.name, small: { first: sf!, next: sn! }, large: { first: lf!, next: ln! } });
+    } finally {
+      await small.twin.server.close();
+      await large.twin.server.close();
+    }
+  }
+  return out;
+}
+
+if (isMain) {
+  console.log(`list pages (limit 3), medians of up to ${ITERATIONS} interleaved rounds, 10 records vs ${LARGE.toLocaleString('en')}`);
+  console.log('list                                          first@10  first@N   ratio   next@10  next@N    ratio');
+  for (const f of await listCosts()) {
+    console.log(
+      `${f.name.padEnd(45)} ${f.small.first.toFixed(2).padStart(6)}ms ${f.large.first.toFixed(2).padStart(7)}ms ${(f.large.first / f.small.first).toFixed(2).padStart(5)}×  ${f.small.next.toFixed(2).padStart(6)}ms ${f.large.next.toFixed(2).padStart(7)}ms ${(f.large.next / f.small.next).toFixed(2).padStart(5)}×`,
+    );
+  }
+}

@@ -1,0 +1,256 @@
+// Walks of a twin's whole operation table over HTTP (loopback only), shared by the breadth
+// benchmark and test/generic/:
+//   servedWalk   one request per operation of the counted surface; which ones answer the
+//                provider's route miss (Stripe `Unrecognized request URL`, GitHub's route 404,
+//                Slack `unknown_method`);
+//   schemaWalk   every generic operation in a scripted order (creates first, deletes last, ids
+//                carried from answer to path), each 2xx answer checked with ajv + ajv-formats
+//                against the operation's response schema from the generated artefacts.
+
+import { createRequire } from 'node:module';
+import type { TwinServer } from '../../twin-runtime/server.js';
+import type { GenericEngine } from '../../twin-runtime/generic/engine.js';
+import { SchemaResolver, synthesize, type Schema } from '../../twin-runtime/generic/schema.js';
+import type { OperationEntry } from '../../twin-runtime/generic/spec-types.js';
+import { countedSurface, coverageOf } from '../../twin-runtime/generic/coverage.js';
+import type { Action } from '../../twin-runtime/generic/types.js';
+
+export interface WalkTwin {
+  url: string;
+  apiKey: string;
+  server: TwinServer;
+}
+
+interface Answer {
+  status: number;
+  body: any;
+  text: string;
+}
+
+/** Bracket-notation form encoding (Stripe), objects as JSON strings (Slack). */
+function formEncode(value: Record<string, unknown>, nestedJson: boolean): string {
+  const out = new URLSearchParams();
+  const put = (key: string, v: unknown): void => {
+    if (v === undefined) return;
+    if (v === null) out.append(key, '');
+    else if (Array.isArray(v)) {
+      if (nestedJson) out.append(key, JSON.stringify(v));
+      else v.forEach((x, i) => put(`${key}[${i}]`, x));
+    } else if (typeof v === 'object') {
+      if (nestedJson) out.append(key, JSON.stringify(v));
+      else for (const [k, x] of Object.entries(v)) put(`${key}[${k}]`, x);
+    } else out.append(key, String(v));
+  };
+  for (const [k, v] of Object.entries(value)) put(k, v);
+  return out.toString();
+}
+
+export async function send(twin: WalkTwin, slug: string, method: string, path: string, body?: Record<string, unknown>, query?: Record<string, unknown>): Promise<Answer> {
+  const headers: Record<string, string> = { authorization: `Bearer ${twin.apiKey}` };
+  let payload: string | undefined;
+  if (body && method !== 'GET') {
+    if (slug === 'github') {
+      headers['content-type'] = 'application/json';
+      payload = JSON.stringify(body);
+    } else {
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+      payload = formEncode(body, slug === 'slack');
+    }
+  }
+  const qs = query && Object.keys(query).length ? '?' + formEncode(query, slug === 'slack') : '';
+  const res = await fetch(twin.url + path + qs, { method, headers, body: payload });
+  const text = await res.text();
+  let parsed: any;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, body: parsed, text };
+}
+
+/** Does an answer say "no such route"? */
+export function isRouteMiss(slug: string, a: Answer): boolean {
+  if (slug === 'stripe') return a.status === 404 && typeof a.body?.error?.message === 'string' && a.body.error.message.startsWith('Unrecognized request URL');
+  if (slug === 'github') return a.status === 404 && a.body?.message === 'Not Found' && a.body?.documentation_url === 'https://docs.github.com/rest';
+  if (slug === 'slack') return a.body?.ok === false && a.body?.error === 'unknown_method';
+  return a.status === 404;
+}
+
+/** Values for path parameters that name things the twin has (the viewer, a repository, a channel). */
+export type Fixtures = Record<string, string>;
+
+export async function prepareFixtures(twin: WalkTwin, slug: string): Promise<Fixtures> {
+  if (slug === 'github') {
+    const me = (await send(twin, slug, 'GET', '/user')).body.login as string;
+    await send(twin, slug, 'POST', '/user/repos', { name: 'walk', auto_init: true });
+    const orgs = (await send(twin, slug, 'GET', '/user/orgs')).body as { login: string }[];
+    return { owner: me, repo: 'walk', username: me, org: orgs[0]?.login ?? me, branch: 'main', ref: 'main' };
+  }
+  if (slug === 'slack') {
+    const channels = (await send(twin, slug, 'POST', '/api/conversations.list', {})).body.channels as { id: string }[];
+    const channel = channels[0]!.id;
+    const ts = (await send(twin, slug, 'POST', '/api/chat.postMessage', { channel, text: 'walk' })).body.ts as string;
+    const user = (await send(twin, slug, 'POST', '/api/auth.test', {})).body.user_id as string;
+    return { channel, channel_id: channel, timestamp: ts, ts, user, user_id: user };
+  }
+  if (slug === 'stripe') {
+    const customer = (await send(twin, slug, 'POST', '/v1/customers', { name: 'Walk' })).body.id as string;
+    const product = (await send(twin, slug, 'POST', '/v1/products', { name: 'Walk' })).body.id as string;
+    const price = (await send(twin, slug, 'POST', '/v1/prices', { product, currency: 'usd', unit_amount: 100 })).body.id as string;
+    return { customer, product, price };
+  }
+  return {};
+}
+
+function fillPath(template: string, values: (name: string) => string): string {
+  return template.replace(/\{([^}]+)\}/g, (_m, name: string) => encodeURIComponent(values(name)));
+}
+
+export interface ServedWalk {
+  counted: number;
+  served: number;
+  misses: string[];
+}
+
+/** One request per operation of the counted surface. */
+export async function servedWalk(twin: WalkTwin, slug: string, fixtures: Fixtures): Promise<ServedWalk> {
+  const surface = twin.server.twin.generic!;
+  const out: ServedWalk = { counted: 0, served: 0, misses: [] };
+  for (const { entry } of surface.operations()) {
+    if (!countedSurface(slug, entry)) continue;
+    out.counted++;
+    const path = fillPath(entry.path, (n) => fixtures[n] ?? '1');
+    const a = await send(twin, slug, entry.method, path, entry.method === 'GET' || entry.method === 'DELETE' ? undefined : {});
+    // GitHub's 404 for a missing record of a hand-written route reads like its route miss; the
+    // route table says whether a hand-written route took the request.
+    const miss = isRouteMiss(slug, a) && !(slug === 'github' && twin.server.host.match(entry.method, path));
+    if (miss) out.misses.push(`${entry.method} ${entry.path}`);
+    else out.served++;
+  }
+  return out;
+}
+
+// ---- response schemas ------------------------------------------------------------------------
+
+const require = createRequire(import.meta.url);
+
+/** An ajv instance holding every component schema of the twin's artefacts under `spec#`. */
+function responseAjv(engine: GenericEngine): { validate(schema: unknown, value: unknown): string | undefined } {
+  const AjvModule = require('ajv');
+  const Ajv = AjvModule.default ?? AjvModule;
+  const formatsModule = require('ajv-formats');
+  const addFormats = formatsModule.default ?? formatsModule;
+  const ajv = new Ajv({ strict: false, allErrors: false, validateSchema: false });
+  addFormats(ajv);
+  for (const f of engine.artefacts.table.formats) if (!ajv.formats[f]) ajv.addFormat(f, true);
+  const schemas: Record<string, unknown> = {};
+  for (const name of Object.keys(engine.artefacts.table.pieces)) if (!name.startsWith('op:')) schemas[name] = engine.artefacts.schema(name);
+  const rewrite = (n: unknown): unknown => {
+    if (Array.isArray(n)) return n.map(rewrite);
+    if (n && typeof n === 'object') {
+      const o: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(n)) o[k] = k === '$ref' && typeof v === 'string' ? v.replace(/^#/, 'spec#') : rewrite(v);
+      return o;
+    }
+    return n;
+  };
+  ajv.addSchema({ components: { schemas } }, 'spec');
+  const compiled = new Map<unknown, any>();
+  return {
+    validate(schema, value) {
+      let v = compiled.get(schema);
+      if (!v) {
+        v = ajv.compile(rewrite(schema));
+        compiled.set(schema, v);
+      }
+      if (v(value)) return undefined;
+      return (v.errors ?? []).slice(0, 3).map((e: any) => `${e.instancePath || '/'} ${e.message}`).join('; ');
+    },
+  };
+}
+
+const ORDER: Action[] = ['create', 'upsert', 'set-one', 'get-one', 'list', 'search', 'retrieve', 'check', 'update', 'act', 'answer', 'delete', 'delete-one'];
+
+export interface SchemaWalk {
+  /** Generic operations walked. */
+  walked: number;
+  /** Of those, answered 2xx with a JSON body (what can be checked). */
+  reached: number;
+  /** Of those, valid against the response schema. */
+  valid: number;
+  /** Answered 2xx without a body (204) or a non-JSON one. */
+  noBody: number;
+  failures: string[];
+  /** Operations that did not answer 2xx, with the status (preconditions the walk does not set up). */
+  refused: string[];
+}
+
+/** Every generic operation in a scripted order, 2xx answers validated. */
+export async function schemaWalk(twin: WalkTwin, slug: string, fixtures: Fixtures): Promise<SchemaWalk> {
+  const engine = twin.server.twin.generic as GenericEngine;
+  const resolver = new SchemaResolver(engine.artefacts);
+  const ajv = responseAjv(engine);
+  const rows = new Map(coverageOf(twin.server.twin).map((r) => [`${r.method} ${r.path}`, r.status]));
+  const ops = engine
+    .operations()
+    .filter((s) => s.served && rows.get(`${s.entry.method} ${s.entry.path}`) === 'generic')
+    .sort((a, b) => ORDER.indexOf(a.action!) - ORDER.indexOf(b.action!));
+  /** Keys of records the walk created, per resource. */
+  const keys = new Map<string, Record<string, string>>();
+  const out: SchemaWalk = { walked: 0, reached: 0, valid: 0, noBody: 0, failures: [], refused: [] };
+  for (const s of ops) {
+    const entry: OperationEntry = s.entry;
+    out.walked++;
+    const piece = engine.artefacts.operation(entry.id);
+    const known = keys.get(s.resource!) ?? {};
+    const value = (n: string) => known[n] ?? fixtures[n] ?? '1';
+    const path = fillPath(entry.path, value);
+    const bodySchema = piece.request.body?.schema as Schema | undefined;
+    let body = bodySchema ? (synthesize(resolver, bodySchema, { maxDepth: 4 }) as Record<string, unknown>) : {};
+    if (!body || typeof body !== 'object' || Array.isArray(body)) body = {};
+    // Arguments that name things the twin has (Slack's channel) take the fixture's value.
+    for (const k of Object.keys(body)) {
+      if (typeof body[k] !== 'string') continue;
+      // A field naming another record (a promotion code's `coupon`): one the walk made, or a fixture.
+      const made = keys.get(k)?.[k];
+      if (made !== undefined) body[k] = made;
+      else if (fixtures[k] !== undefined) body[k] = fixtures[k];
+    }
+    if (slug === 'slack') for (const [k, v] of Object.entries(known)) if (body[k] === undefined) body[k] = v;
+    if (slug === 'github' && s.action === 'create') for (const k of ['name', 'tag_name', 'title', 'key']) if (body[k] === '') body[k] = `walk-${out.walked}`;
+    const query: Record<string, unknown> = {};
+    for (const p of piece.request.params) if (p.in === 'query' && p.required) query[p.name] = fixtures[p.name] ?? synthesize(resolver, p.schema as Schema);
+    const a = await send(twin, slug, entry.method, path, entry.method === 'GET' || entry.method === 'DELETE' ? undefined : body, entry.method === 'GET' ? query : undefined);
+    const ok = a.status >= 200 && a.status < 300 && (slug !== 'slack' || a.body?.ok === true);
+    if (!ok) {
+      out.refused.push(`${entry.method} ${path} → ${a.status}${a.body?.error ? ` ${JSON.stringify(a.body.error).slice(0, 300)}` : a.body?.message ? ` ${String(a.body.message).slice(0, 120)}` : ''}`);
+      continue;
+    }
+    if (s.action === 'create' || s.action === 'upsert') {
+      const rec = slug === 'slack' ? Object.values(a.body ?? {}).find((v) => v && typeof v === 'object' && !Array.isArray(v)) as any : a.body;
+      const params = [...entry.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
+      const item = engine.operations().find((o) => o.resource === s.resource && (o.action === 'retrieve' || o.action === 'delete'));
+      const keyParam = item?.entry.path.match(/\{([^}]+)\}$/)?.[1];
+      const record: Record<string, string> = { ...known };
+      for (const p of params) record[p] = value(p);
+      if (keyParam && rec) {
+        const field = slug === 'github' ? (await import('../../twins/github/wire/generic.js')).keyFieldFor(keyParam) : 'id';
+        if (rec[field] !== undefined) record[keyParam] = String(rec[field]);
+      }
+      if (slug === 'slack' && rec?.id) for (const k of Object.keys(body)) if (/_id$/.test(k) && k !== 'channel_id') record[k] = String(rec.id);
+      if (slug === 'slack' && rec?.id) record[`${s.resource!.split('.').pop()!.replace(/s$/, '')}_id`] = String(rec.id);
+      keys.set(s.resource!, record);
+    }
+    const schema = piece.response;
+    if (a.body === undefined || !schema) {
+      out.noBody++;
+      continue;
+    }
+    out.reached++;
+    const problem = ajv.validate(schema, a.body);
+    if (problem) out.failures.push(`${entry.method} ${entry.path}: ${problem}`);
+    else out.valid++;
+  }
+  return out;
+}

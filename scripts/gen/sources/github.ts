@@ -1,0 +1,66 @@
+// GitHub: every operation of the published description of api.github.com (`@octokit/openapi`,
+// `generated/api.github.com.json`). Paths under `/enterprises/` exist only for GitHub Enterprise
+// accounts: listed, not served.
+
+import type { OperationEntry, ResponseFacts } from '../../../twin-runtime/generic/spec-types.js';
+import { compactSchema, refName, requestPiece, resolveComponent, successResponse, type Json } from '../openapi.js';
+import { HTTP_METHODS, packageFile, type ProviderSource, type SourceOperation } from './common.js';
+
+export const GITHUB_ENTERPRISE_ONLY = /^\/enterprises\//;
+
+function responseFacts(schemas: Record<string, Json>, schema: Json | undefined, status: number, media?: string): ResponseFacts {
+  if (!schema) return media ? { kind: 'other', media } : { kind: 'none' };
+  const resolved = resolveComponent(schemas, schema) ?? {};
+  // One of several array shapes (stargazers with or without `starred_at`) is still an array.
+  const arrays = Array.isArray(resolved.anyOf) && resolved.anyOf.every((b: Json) => resolveComponent(schemas, b)?.type === 'array');
+  if (resolved.type === 'array' || arrays) {
+    const facts: ResponseFacts = { kind: 'array' };
+    const ref = refName(arrays ? resolveComponent(schemas, resolved.anyOf[0]).items : resolved.items);
+    if (ref) facts.ref = ref;
+    return facts;
+  }
+  const facts: ResponseFacts = { kind: 'object' };
+  const ref = refName(schema);
+  if (ref) facts.ref = ref;
+  void status;
+  return facts;
+}
+
+export function githubSource(): ProviderSource {
+  const spec = packageFile('@octokit/openapi', 'generated/api.github.com.json');
+  const doc = JSON.parse(spec.text) as Json;
+  const formats = new Set<string>();
+  const raw: Record<string, Json> = doc.components.schemas;
+  const components: Record<string, Json> = {};
+  for (const [name, s] of Object.entries(raw)) components[name] = compactSchema(s, { formats });
+  const operations: SourceOperation[] = [];
+  for (const [path, item] of Object.entries<Json>(doc.paths)) {
+    for (const m of HTTP_METHODS) {
+      const op = item[m];
+      if (!op) continue;
+      const method = m.toUpperCase() as OperationEntry['method'];
+      const res = successResponse(doc, op, { formats });
+      const request = requestPiece(doc, item, op, { formats });
+      const entry: OperationEntry = {
+        id: String(op.operationId),
+        method,
+        path,
+        origin: 'spec',
+        status: res.status,
+        response: responseFacts(raw, res.schema, res.status, res.media),
+      };
+      if (op.externalDocs?.url) entry.docs = String(op.externalDocs.url);
+      if (request.body) entry.body = request.body.media;
+      if (GITHUB_ENTERPRISE_ONLY.test(path)) entry.excluded = 'GitHub Enterprise accounts only (/enterprises/…)';
+      operations.push({ entry, piece: { request, response: res.schema } });
+    }
+  }
+  operations.sort((a, b) => a.entry.path.localeCompare(b.entry.path) || a.entry.method.localeCompare(b.entry.method));
+  return {
+    provider: 'github',
+    source: [{ role: 'spec', package: '@octokit/openapi', version: spec.version, file: 'generated/api.github.com.json', sha256: spec.sha256 }],
+    operations,
+    components,
+    formats,
+  };
+}

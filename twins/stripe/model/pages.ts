@@ -1,0 +1,91 @@
+// Pages of Stripe lists, as the models answer them: newest first (objects created in the same second
+// in reverse insertion order), `limit` long, after `starting_after` or before `ending_before`,
+// narrowed by `created` ranges. `readPage` reads one page through the record store's `created`
+// index, so a page costs the same with 10 records or 50,000; `pageOf` pages a set a model had to
+// gather itself (filters the index cannot answer: `ids[]`, `lookup_keys[]`, wildcard event types).
+
+import type { TwinContext } from '../../../twin-runtime/contract.js';
+import type { PageQuery } from '../../../twin-runtime/record-store.js';
+import { resourceMissing } from '../wire/errors.js';
+import { kindOfId, type StripeObject } from './objects.js';
+
+export type CreatedRange = NonNullable<PageQuery['ranges']>[number];
+
+/** Which page of a list a caller asks for. */
+export interface ListWindow {
+  /** 1..100 (the route validates it). */
+  limit: number;
+  startingAfter?: string;
+  endingBefore?: string;
+  /** Conditions on `created` (`created[gte]=…`; `created=<ts>` is both bounds). */
+  created?: CreatedRange[];
+}
+
+export interface ListPage<T> {
+  /** Newest first. */
+  data: T[];
+  hasMore: boolean;
+}
+
+/** Top-level fields a keyset list narrows by (`null`: missing or null). */
+export type FieldEquals = NonNullable<PageQuery['equals']>;
+
+const cursorMissing = (id: string, param: string) => resourceMissing(kindOfId(id)?.noun ?? 'object', id, param);
+
+/** One page of the `resource` records whose fields equal `equals`, read through the store's index. */
+export function readPage<T extends StripeObject>(ctx: TwinContext, resource: string, equals: FieldEquals, window: ListWindow): ListPage<T> {
+  const base = { resource, equals, ranges: window.created, order: 'created' as const, limit: window.limit };
+  const cursor = (id: string, param: string) => {
+    const c = ctx.store.cursorOf(resource, id);
+    if (!c) throw cursorMissing(id, param);
+    return c;
+  };
+  if (window.endingBefore && !window.startingAfter) {
+    const page = ctx.store.page<T>({ ...base, descending: false, after: cursor(window.endingBefore, 'ending_before') });
+    return { data: page.items.map((r) => r.body).reverse(), hasMore: page.hasMore };
+  }
+  const after = window.startingAfter ? cursor(window.startingAfter, 'starting_after') : undefined;
+  const page = ctx.store.page<T>({ ...base, descending: true, after });
+  return { data: page.items.map((r) => r.body), hasMore: page.hasMore };
+}
+
+function inRange(value: number, r: CreatedRange): boolean {
+  switch (r.op) {
+    case '<':
+      return value < r.value;
+    case '<=':
+      return value <= r.value;
+    case '>':
+      return value > r.value;
+    case '>=':
+      return value >= r.value;
+  }
+}
+
+/** Newest first; objects created in the same second keep reverse insertion order. */
+export function newestFirst<T extends StripeObject>(oldestFirst: T[]): T[] {
+  const reversed = [...oldestFirst].reverse();
+  return reversed
+    .map((r, i) => ({ r, i }))
+    .sort((a, b) => ((b.r.created as number) ?? 0) - ((a.r.created as number) ?? 0) || a.i - b.i)
+    .map((x) => x.r);
+}
+
+/** One page of `records` (given oldest first, as the record store keeps them). */
+export function pageOf<T extends StripeObject>(records: T[], window: ListWindow): ListPage<T> {
+  const ranges = window.created ?? [];
+  const ordered = newestFirst(ranges.length ? records.filter((r) => ranges.every((c) => inRange(r.created as number, c))) : records);
+  const { limit, startingAfter: after, endingBefore: before } = window;
+  if (after) {
+    const i = ordered.findIndex((r) => r.id === after);
+    if (i === -1) throw cursorMissing(after, 'starting_after');
+    return { data: ordered.slice(i + 1, i + 1 + limit), hasMore: i + 1 + limit < ordered.length };
+  }
+  if (before) {
+    const i = ordered.findIndex((r) => r.id === before);
+    if (i === -1) throw cursorMissing(before, 'ending_before');
+    const start = Math.max(0, i - limit);
+    return { data: ordered.slice(start, i), hasMore: start > 0 };
+  }
+  return { data: ordered.slice(0, limit), hasMore: ordered.length > limit };
+}
