@@ -18,6 +18,7 @@ import { metaRoutes } from './routes/meta.js';
 import { graphqlRoutes } from './routes/graphql.js';
 import { checkRoutes } from './routes/checks.js';
 import { actionRoutes } from './routes/actions.js';
+import { appRoutes } from './routes/apps.js';
 import { alsoUnderEnterprisePrefix } from './wire/enterprise.js';
 import { seeding, suggestions } from './vocabulary/seeds.js';
 import { ensureBootstrap } from './model/accounts.js';
@@ -34,12 +35,13 @@ const github: TwinDefinition = {
     'user', 'org', 'membership', 'repository', 'ref', 'commit', 'tree', 'blob', 'issue', 'issue_comment',
     'label', 'milestone', 'pull_request', 'review', 'review_comment', 'hook', 'rate_limit',
     'status', 'check_suite', 'check_run', 'workflow', 'workflow_run', 'workflow_job', 'actions_outcome',
+    'app', 'installation', 'installation_token',
     ...generic.resources,
   ],
   mintKey: (randomBase62) => `ghp_${randomBase62(36)}`,
   routes: alsoUnderEnterprisePrefix([
     ...metaRoutes, ...accountRoutes, ...rateLimitRoutes, ...repositoryRoutes, ...webhookRoutes, ...gitRoutes, ...issueRoutes, ...labelRoutes, ...pullRoutes,
-    ...checkRoutes, ...actionRoutes, ...graphqlRoutes,
+    ...checkRoutes, ...actionRoutes, ...appRoutes, ...graphqlRoutes,
   ]),
   generic,
   routing: { ignoreTrailingSlash: true },

@@ -13,6 +13,8 @@ import { consume, consumeAnonymous, rateHeaders, refund, type RateWindow } from 
 import { toTwinUrls } from './urls.js';
 import { requireRepository } from '../model/repositories.js';
 import { RolledBackAnswer } from '../routes/graphql.js';
+import { appOfJwt, installationOfToken, looksLikeJwt } from '../model/apps.js';
+import { withoutEnterprisePrefix } from './enterprise.js';
 
 export interface Reply {
   status?: number;
@@ -153,10 +155,33 @@ function presentedKey(req: TwinRequest): string | undefined {
   return m ? m[1] : '';
 }
 
-/** 401 for a missing or wrong key, counted against the unauthenticated window. */
+/** The credential after `token`/`Bearer` (the twin key, an installation token or an app JWT). */
+export function bearer(req: TwinRequest): string | undefined {
+  return presentedKey(req) || undefined;
+}
+
+/**
+ * The twin key or a valid installation token (`ghs_…`) passes; an app JWT passes on the app's own
+ * routes (`/app…`, `…/installation`); anything else is a 401, counted against the unauthenticated
+ * window.
+ */
 export function authenticateGitHub(req: TwinRequest, ctx: TwinContext): TwinResponse | undefined {
   const key = presentedKey(req);
   if (key === ctx.apiKey) return undefined;
+  if (key && installationOfToken(ctx, key)) return undefined;
+  if (key && looksLikeJwt(key)) {
+    const template = withoutEnterprisePrefix(req.template ?? '');
+    if (!template.startsWith('/app') && !template.endsWith('/installation')) {
+      return githubError(ctx, 401, 'A JSON web token could not be decoded', DOCS, consumeAnonymous(ctx));
+    }
+    try {
+      appOfJwt(ctx, key);
+      return undefined;
+    } catch (e) {
+      if (e instanceof GitHubError) return githubError(ctx, e.status, e.message, DOCS, consumeAnonymous(ctx));
+      throw e;
+    }
+  }
   return githubError(ctx, 401, key === undefined ? 'Requires authentication' : 'Bad credentials', DOCS, consumeAnonymous(ctx));
 }
 
