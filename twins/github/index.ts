@@ -19,7 +19,7 @@ import { graphqlRoutes } from './routes/graphql.js';
 import { checkRoutes } from './routes/checks.js';
 import { actionRoutes } from './routes/actions.js';
 import { appRoutes } from './routes/apps.js';
-import { alsoUnderEnterprisePrefix } from './wire/enterprise.js';
+import { alsoUnderEnterprisePrefix, genericAlsoUnderEnterprisePrefix } from './wire/enterprise.js';
 import { seeding, suggestions } from './vocabulary/seeds.js';
 import { ensureBootstrap } from './model/accounts.js';
 import { generic } from './wire/generic.js';
@@ -43,7 +43,7 @@ const github: TwinDefinition = {
     ...metaRoutes, ...accountRoutes, ...rateLimitRoutes, ...repositoryRoutes, ...webhookRoutes, ...gitRoutes, ...issueRoutes, ...labelRoutes, ...pullRoutes,
     ...checkRoutes, ...actionRoutes, ...appRoutes, ...graphqlRoutes,
   ]),
-  generic,
+  generic: genericAlsoUnderEnterprisePrefix(generic),
   routing: { ignoreTrailingSlash: true },
   authenticate: authenticateGitHub,
   around: aroundGitHub,

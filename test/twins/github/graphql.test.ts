@@ -185,6 +185,12 @@ t.test('GitHub Enterprise paths: /api/graphql and /api/v3', async (t) => {
   const root = await fetch(`${twin.url}/api/v3`);
   t.equal(root.status, 200);
   t.equal(((await root.json()) as any).current_user_url, `${twin.url}/user`);
+  const release = await fetch(`${twin.url}/api/v3/repos/octocat/app/releases`, {
+    method: 'POST', headers: { authorization: `token ${twin.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ tag_name: 'v1.0.0', name: 'One' }),
+  });
+  t.equal(release.status, 201, 'the generic layer answers under /api/v3 too');
+  const releases = await octokit.repos.listReleases({ owner: 'octocat', repo: 'app' });
+  t.same(releases.data.map((r) => r.tag_name), ['v1.0.0'], 'one collection with or without the prefix');
   const miss = await fetch(`${twin.url}/api/v3/nope`, { headers: { authorization: `token ${twin.apiKey}` } });
   t.equal(miss.status, 404);
   const top = await fetch(`${twin.url}/`, { headers: { authorization: `token ${twin.apiKey}` } });
