@@ -20,6 +20,7 @@ import { checkRoutes } from './routes/checks.js';
 import { actionRoutes } from './routes/actions.js';
 import { appRoutes } from './routes/apps.js';
 import { alsoUnderEnterprisePrefix, genericAlsoUnderEnterprisePrefix } from './wire/enterprise.js';
+import { withMediaTypes } from './wire/media.js';
 import { seeding, suggestions } from './vocabulary/seeds.js';
 import { ensureBootstrap } from './model/accounts.js';
 import { generic } from './wire/generic.js';
@@ -39,10 +40,10 @@ const github: TwinDefinition = {
     ...generic.resources,
   ],
   mintKey: (randomBase62) => `ghp_${randomBase62(36)}`,
-  routes: alsoUnderEnterprisePrefix([
+  routes: withMediaTypes(alsoUnderEnterprisePrefix([
     ...metaRoutes, ...accountRoutes, ...rateLimitRoutes, ...repositoryRoutes, ...webhookRoutes, ...gitRoutes, ...issueRoutes, ...labelRoutes, ...pullRoutes,
     ...checkRoutes, ...actionRoutes, ...appRoutes, ...graphqlRoutes,
-  ]),
+  ])),
   generic: genericAlsoUnderEnterprisePrefix(generic),
   routing: { ignoreTrailingSlash: true },
   authenticate: authenticateGitHub,

@@ -95,6 +95,9 @@ if (missing) {
     t.equal(passing.code, 0, passing.stderr);
     t.match(passing.stdout, /^test\s+pass\b/m);
 
+    const diff = await h.run(['pr', 'diff', '2', '-R', R]);
+    t.equal(diff.code, 0, diff.stderr);
+    t.match(diff.stdout, /^\+export const ok = true;$/m, 'gh pr diff reads the diff media type');
     t.equal((await h.run(['pr', 'ready', '2', '-R', R])).code, 0);
     const review = await h.run(['pr', 'review', '2', '-R', R, '--comment', '--body', 'Looks right']);
     t.equal(review.code, 0, review.stderr);
