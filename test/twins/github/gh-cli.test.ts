@@ -75,6 +75,10 @@ if (missing) {
     t.equal(created.code, 0, created.stderr);
     t.match(created.stdout, /\/octocat\/app\/pull\/2\s*$/);
 
+    const status = await h.run(['pr', 'status', '-R', R]);
+    t.equal(status.code, 0, status.stderr);
+    t.match(status.stdout, /Created by you\n\s+#2\s+Fix login \[fix-login\]/);
+    t.match(status.stdout, /Requesting a code review from you\n\s+You have no pull requests to review/);
     const failing = await h.run(['pr', 'checks', '2', '-R', R]);
     t.equal(failing.code, 1, 'gh pr checks exits 1 when a check failed');
     t.match(failing.stdout, /^test\s+fail\b/m);

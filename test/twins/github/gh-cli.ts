@@ -109,6 +109,7 @@ export async function startGhHarness(): Promise<GhHarness> {
     GH_PAGER: 'cat',
     NO_COLOR: '1',
     GIT_TERMINAL_PROMPT: '0',
+    ...(process.env.GH_DEBUG ? { GH_DEBUG: process.env.GH_DEBUG } : {}),
   };
   return {
     gh,

@@ -781,6 +781,44 @@ function repoOfUrl(ctx: TwinContext, url: string): Json | undefined {
   return m ? findRepository(ctx, m[1]!, m[2]!) : undefined;
 }
 
+type PullFilter = (ctx: TwinContext, repo: Json, p: Json) => boolean;
+
+/**
+ * The search qualifiers only pull requests have (`review-requested:`, `reviewed-by:`, `head:`,
+ * `base:`, `draft:`), taken out of the query as filters; `@me` names the viewer everywhere.
+ */
+function pullQualifiers(ctx: TwinContext, query: string): { rest: string; pullFilters: PullFilter[] } {
+  const me = viewer(ctx).login as string;
+  const pullFilters: PullFilter[] = [];
+  const kept: string[] = [];
+  for (const token of query.split(/\s+/).filter(Boolean)) {
+    const t = token.replace(/:@me$/i, `:${me}`);
+    const m = /^(review-requested|reviewed-by|head|base|draft):(.+)$/i.exec(t);
+    if (!m) {
+      kept.push(t);
+      continue;
+    }
+    const v = m[2]!.toLowerCase();
+    switch (m[1]!.toLowerCase()) {
+      case 'review-requested':
+        pullFilters.push((_c, _r, p) => (p.requested_reviewers ?? []).some((u: Json) => u.login.toLowerCase() === v));
+        break;
+      case 'reviewed-by':
+        pullFilters.push((c, r, p) => listReviews(c, r, p).some((x) => x.user?.login?.toLowerCase() === v));
+        break;
+      case 'head':
+        pullFilters.push((_c, _r, p) => p.head.ref.toLowerCase() === v);
+        break;
+      case 'base':
+        pullFilters.push((_c, _r, p) => p.base.ref.toLowerCase() === v);
+        break;
+      default:
+        pullFilters.push((_c, _r, p) => !!p.draft === (v === 'true'));
+    }
+  }
+  return { rest: kept.join(' '), pullFilters };
+}
+
 export function search(ctx: TwinContext, args: Args): Source {
   const type = args.type as string;
   let items: Source[] = [];
@@ -788,14 +826,16 @@ export function search(ctx: TwinContext, args: Args): Source {
   let repositoryCount = 0;
   let userCount = 0;
   if (type === 'ISSUE' || type === 'ISSUE_ADVANCED') {
-    const results = searchIssues(ctx, String(args.query ?? ''));
+    const { rest, pullFilters } = pullQualifiers(ctx, String(args.query ?? ''));
+    const results = searchIssues(ctx, rest);
     items = results.flatMap((r) => {
       const repo = repoOfUrl(ctx, r.repository_url);
       if (!repo) return [];
       if (r.pull_request) {
         const p = getPull(ctx, repo, r.number);
-        return p ? [pullRequest(ctx, repo, p)] : [];
+        return p && pullFilters.every((f) => f(ctx, repo, p)) ? [pullRequest(ctx, repo, p)] : [];
       }
+      if (pullFilters.length) return [];
       return [issue(ctx, repo, getIssue(ctx, repo, r.number) ?? r)];
     });
     issueCount = items.length;
