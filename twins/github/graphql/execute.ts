@@ -137,22 +137,43 @@ function formatError(e: GraphQLError): Record<string, unknown> {
   return out;
 }
 
-export async function runGraphQL(ctx: TwinContext, request: GraphQLRequest): Promise<GraphQLAnswer> {
+/** Parsed and validated documents by query text (clients send the same few queries again and again). */
+const checked = new Map<string, DocumentNode | { errors: unknown[] }>();
+const CHECKED_MAX = 256;
+
+/** Parse, validate and depth-check a query once; the outcome is kept for the next identical query. */
+function check(query: string): DocumentNode | { errors: unknown[] } {
+  const hit = checked.get(query);
+  if (hit) return hit;
+  const outcome = checkUncached(query);
+  if (checked.size >= CHECKED_MAX) checked.delete(checked.keys().next().value!);
+  checked.set(query, outcome);
+  return outcome;
+}
+
+function checkUncached(query: string): DocumentNode | { errors: unknown[] } {
   let document: DocumentNode;
   try {
-    document = parse(request.query, { maxTokens: MAX_TOKENS });
+    document = parse(query, { maxTokens: MAX_TOKENS });
   } catch (e) {
     const err = e as GraphQLError;
-    return { body: { errors: [{ message: err.message, locations: err.locations }] }, failedMutation: false };
+    return { errors: [{ message: err.message, locations: err.locations }] };
   }
-  const schema = githubSchema();
-  const invalid = validate(schema, document, RULES);
-  if (invalid.length) return { body: { errors: invalid.map((e) => ({ message: e.message, locations: e.locations })) }, failedMutation: false };
+  const invalid = validate(githubSchema(), document, RULES);
+  if (invalid.length) return { errors: invalid.map((e) => ({ message: e.message, locations: e.locations })) };
   for (const def of document.definitions) {
     if (def.kind === Kind.OPERATION_DEFINITION && depth(def.selectionSet, document) > MAX_DEPTH) {
-      return { body: { errors: [{ message: `Query has depth of more than ${MAX_DEPTH}, which exceeds max depth of ${MAX_DEPTH}` }] }, failedMutation: false };
+      return { errors: [{ message: `Query has depth of more than ${MAX_DEPTH}, which exceeds max depth of ${MAX_DEPTH}` }] };
     }
   }
+  return document;
+}
+
+export async function runGraphQL(ctx: TwinContext, request: GraphQLRequest): Promise<GraphQLAnswer> {
+  const outcome = check(request.query);
+  if ('errors' in outcome) return { body: { errors: outcome.errors }, failedMutation: false };
+  const document = outcome;
+  const schema = githubSchema();
   const op = document.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION && (!request.operationName || d.name?.value === request.operationName));
   const isMutation = op?.kind === Kind.OPERATION_DEFINITION && op.operation === 'mutation';
   const result: ExecutionResult = await execute({

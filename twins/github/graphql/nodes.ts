@@ -78,7 +78,7 @@ const upper = (s: string | null | undefined): string | null => (s ? s.toUpperCas
 export function account(ctx: TwinContext, acc: Json): Source {
   const full = (acc.type === 'Organization' ? getOrg(ctx, acc.login) : getUser(ctx, acc.login)) ?? acc;
   const isOrg = full.type === 'Organization';
-  const me = viewer(ctx);
+  const me = () => viewer(ctx).login as string;
   const common: Source = {
     __typename: isOrg ? 'Organization' : 'User',
     id: full.node_id,
@@ -98,14 +98,14 @@ export function account(ctx: TwinContext, acc: Json): Source {
     company: full.company ?? null,
     bio: full.bio ?? '',
     isSiteAdmin: false,
-    isViewer: full.login === me.login,
+    isViewer: () => full.login === me(),
     isHireable: !!full.hireable,
     isEmployee: false,
     isVerified: !!full.is_verified,
     viewerIsFollowing: false,
-    viewerCanFollow: full.login !== me.login,
-    viewerIsAMember: isOrg ? !!getMembership(ctx, full.login, me.login) : false,
-    viewerCanAdminister: isOrg ? getMembership(ctx, full.login, me.login)?.role === 'admin' : full.login === me.login,
+    viewerCanFollow: () => full.login !== me(),
+    viewerIsAMember: () => (isOrg ? !!getMembership(ctx, full.login, me()) : false),
+    viewerCanAdminister: () => (isOrg ? getMembership(ctx, full.login, me())?.role === 'admin' : full.login === me()),
     status: null,
     followers: (args: Args) => empty(args),
     following: (args: Args) => empty(args),
@@ -117,7 +117,7 @@ export function account(ctx: TwinContext, acc: Json): Source {
       return r ? repository(ctx, r) : null;
     },
     repositories: (args: Args) => {
-      let list = full.login === me.login ? ctx.store.list<Json>('repository').filter((r) => r.owner.login === me.login || (args.ownerAffiliations ?? ['OWNER']).includes('ORGANIZATION_MEMBER')) : repositoriesOwnedBy(ctx, full.login);
+      let list = full.login === me() ? ctx.store.list<Json>('repository').filter((r) => r.owner.login === me() || (args.ownerAffiliations ?? ['OWNER']).includes('ORGANIZATION_MEMBER')) : repositoriesOwnedBy(ctx, full.login);
       if (args.privacy) list = list.filter((r) => (args.privacy === 'PRIVATE') === r.private);
       if (args.isFork !== undefined && args.isFork !== null) list = list.filter((r) => !!r.fork === args.isFork);
       list = ordered(list, args.orderBy, { CREATED_AT: 'created_at', UPDATED_AT: 'updated_at', PUSHED_AT: 'pushed_at', NAME: 'name' });
@@ -584,7 +584,6 @@ function comment(ctx: TwinContext, repo: Json, c: Json, parent: () => Source): S
 
 /** The fields issues and pull requests share (Issue, PullRequest: Assignable, Labelable, Comment…). */
 function issueFields(ctx: TwinContext, repo: Json, i: Json, self: () => Source): Source {
-  const me = viewer(ctx);
   return {
     number: i.number,
     title: i.title,
@@ -604,7 +603,7 @@ function issueFields(ctx: TwinContext, repo: Json, i: Json, self: () => Source):
     activeLockReason: upper(i.active_lock_reason)?.replace(' ', '_') ?? null,
     author: () => accountByLogin(ctx, i.user?.login),
     authorAssociation: i.author_association,
-    viewerDidAuthor: i.user?.login === me.login,
+    viewerDidAuthor: () => i.user?.login === viewer(ctx).login,
     viewerCanUpdate: true,
     viewerCanReact: true,
     viewerCanSubscribe: true,
@@ -613,7 +612,8 @@ function issueFields(ctx: TwinContext, repo: Json, i: Json, self: () => Source):
     isPinned: false,
     repository: () => repository(ctx, repo),
     assignees: (args: Args) => connection(i.assignees ?? [], args, (a: Json) => account(ctx, a)),
-    labels: (args: Args) => connection(i.labels ?? [], args, (l: Json) => label(ctx, repo, getLabel(ctx, repo, l.name) ?? l)),
+    // Labels embedded in issues are kept current by the label model (renames, deletions).
+    labels: (args: Args) => connection(i.labels ?? [], args, (l: Json) => label(ctx, repo, l)),
     milestone: () => {
       if (!i.milestone) return null;
       return milestone(ctx, repo, getMilestone(ctx, repo, i.milestone.number) ?? i.milestone);
