@@ -4,13 +4,7 @@
 import type { TwinContext, TwinRequest, TwinResponse, TwinRoute } from '../../../twin-runtime/contract.js';
 import { isGraphQLUrlKey, toTwinUrls } from '../wire/urls.js';
 import { runGraphQL, type GraphQLRequest } from '../graphql/execute.js';
-
-/** Thrown to roll a failed mutation's writes back; the error renderer answers its response. */
-export class RolledBackAnswer extends Error {
-  constructor(readonly response: TwinResponse) {
-    super('mutation failed');
-  }
-}
+import { RolledBackAnswer } from '../graphql/errors.js';
 
 function json(ctx: TwinContext, status: number, body: unknown): TwinResponse {
   return { status, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(toTwinUrls(body, ctx.baseUrl, isGraphQLUrlKey)) };

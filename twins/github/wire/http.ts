@@ -12,7 +12,7 @@ import { type Json, ensureBootstrap, viewer } from '../model/accounts.js';
 import { consume, consumeAnonymous, rateHeaders, refund, type RateWindow } from '../model/rate-limit.js';
 import { toTwinUrls } from './urls.js';
 import { requireRepository } from '../model/repositories.js';
-import { RolledBackAnswer } from '../routes/graphql.js';
+import { RolledBackAnswer } from '../graphql/errors.js';
 import { appOfJwt, installationOfToken, looksLikeJwt } from '../model/apps.js';
 import { withoutEnterprisePrefix } from './enterprise.js';
 
