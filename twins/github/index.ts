@@ -15,6 +15,13 @@ import { pullRoutes } from './routes/pulls.js';
 import { labelRoutes } from './routes/labels.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { rateLimitRoutes } from './routes/rate-limit.js';
+import { metaRoutes } from './routes/meta.js';
+import { graphqlRoutes } from './routes/graphql.js';
+import { checkRoutes } from './routes/checks.js';
+import { actionRoutes } from './routes/actions.js';
+import { appRoutes } from './routes/apps.js';
+import { alsoUnderEnterprisePrefix, genericAlsoUnderEnterprisePrefix } from './wire/enterprise.js';
+import { withMediaTypes } from './wire/media.js';
 import { seeding, suggestions } from './vocabulary/seeds.js';
 import { ensureBootstrap } from './model/accounts.js';
 import { generic } from './wire/generic.js';
@@ -29,14 +36,20 @@ const github: TwinDefinition = {
   resources: [
     'user', 'org', 'membership', 'repository', 'ref', 'commit', 'tree', 'blob', 'git_object', 'issue', 'issue_comment',
     'label', 'milestone', 'pull_request', 'review', 'review_comment', 'hook', 'rate_limit',
+    'status', 'check_suite', 'check_run', 'workflow', 'workflow_run', 'workflow_job', 'actions_outcome',
+    'app', 'installation', 'installation_token',
     ...generic.resources,
   ],
   mintKey: (randomBase62) => `ghp_${randomBase62(36)}`,
   routes: [
-    ...accountRoutes, ...rateLimitRoutes, ...repositoryRoutes, ...webhookRoutes, ...gitRoutes, ...issueRoutes, ...labelRoutes, ...pullRoutes,
+    ...withMediaTypes(alsoUnderEnterprisePrefix([
+      ...metaRoutes, ...accountRoutes, ...rateLimitRoutes, ...repositoryRoutes, ...webhookRoutes, ...gitRoutes, ...issueRoutes, ...labelRoutes, ...pullRoutes,
+      ...checkRoutes, ...actionRoutes, ...appRoutes, ...graphqlRoutes,
+    ])),
+    // Git's smart HTTP lives at the host's root (`/{owner}/{repo}.git/…`), never under /api/v3.
     ...gitHttpRoutes,
   ],
-  generic,
+  generic: genericAlsoUnderEnterprisePrefix(generic),
   routing: { ignoreTrailingSlash: true },
   authenticate: authenticateGitHub,
   around: aroundGitHub,

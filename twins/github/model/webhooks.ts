@@ -10,6 +10,7 @@ import { type Json, getOrg, orgSummary, simpleAccount, viewer } from './accounts
 import { childKey } from './repositories.js';
 import { toTwinUrls } from '../wire/urls.js';
 import { assignSafely } from '../../../twin-runtime/safe-input.js';
+import { triggerActions } from './actions.js';
 
 function hookKey(repo: Json, id: number): string {
   return childKey(repo, `hook:${id}`);
@@ -121,8 +122,9 @@ function deliver(ctx: TwinContext, repo: Json, hook: Json, event: string, payloa
   });
 }
 
-/** Send `event` to every active hook of the repository subscribed to it (or to `*`). */
+/** Start the Actions workflows listening for `event`, then send it to every active hook subscribed to it (or to `*`). */
 export function emitEvent(ctx: TwinContext, repo: Json, event: string, payload: Json): void {
+  triggerActions(ctx, repo, event, payload);
   const hooks = listHooks(ctx, repo).filter((h) => h.active && (h.events.includes(event) || h.events.includes('*')));
   if (!hooks.length) return;
   const body = envelope(ctx, repo, payload);

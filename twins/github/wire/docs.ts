@@ -6,6 +6,7 @@
 import { loadArtefacts } from '../../../twin-runtime/generic/artefacts.js';
 import { templateShape } from '../../../twin-runtime/path-template.js';
 import { TemplateRouter } from '../../../twin-runtime/router.js';
+import { withoutEnterprisePrefix } from './enterprise.js';
 
 export const DOCS = 'https://docs.github.com/rest';
 
@@ -23,7 +24,7 @@ export function operationDocs(method: string, template: string): string | undefi
     byShape = new Map();
     for (const o of documented()) byShape.set(`${o.method} ${templateShape(o.path)}`, o.docs);
   }
-  return byShape.get(`${method.toUpperCase()} ${templateShape(template)}`);
+  return byShape.get(`${method.toUpperCase()} ${templateShape(withoutEnterprisePrefix(template))}`);
 }
 
 /** The page for a request no twin route serves: its operation's when GitHub has one, else the REST index. */
@@ -33,5 +34,5 @@ export function docsForPath(method: string, path: string): string {
     byPath = new TemplateRouter<string>({ ignoreTrailingSlash: true });
     for (const o of documented()) if (!byPath.has(o.method, o.path)) byPath.add(o.method, o.path, o.docs);
   }
-  return byPath.find(method, path)?.value ?? DOCS;
+  return byPath.find(method, withoutEnterprisePrefix(path))?.value ?? DOCS;
 }

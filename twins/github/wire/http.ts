@@ -12,6 +12,9 @@ import { type Json, ensureBootstrap, viewer } from '../model/accounts.js';
 import { consume, consumeAnonymous, rateHeaders, refund, type RateWindow } from '../model/rate-limit.js';
 import { toTwinUrls } from './urls.js';
 import { requireRepository } from '../model/repositories.js';
+import { RolledBackAnswer } from '../graphql/errors.js';
+import { appOfJwt, installationOfToken, looksLikeJwt } from '../model/apps.js';
+import { withoutEnterprisePrefix } from './enterprise.js';
 
 export interface Reply {
   status?: number;
@@ -107,7 +110,7 @@ export async function aroundGitHub({ req, ctx, route }: RouteCall, run: RunRoute
     window = counted.window;
     if (!counted.allowed) return withHeaders(rateLimited(ctx), window);
   }
-  const res = await run();
+  const res = withScopes(req, ctx, await run());
   if (req.method === 'GET' && res.status === 200 && (typeof res.body === 'string' || Buffer.isBuffer(res.body))) {
     const etag = etagOf(res.body);
     if (notModified(req, etag)) {
@@ -120,8 +123,20 @@ export async function aroundGitHub({ req, ctx, route }: RouteCall, run: RunRoute
   return withHeaders(res, window);
 }
 
+/**
+ * The scopes of the twin key (a classic token with every scope an agent needs), on every answer to
+ * a request that presents it, as GitHub sends them (`gh auth status` reads them).
+ */
+const KEY_SCOPES = 'admin:org, admin:repo_hook, delete_repo, gist, read:org, repo, user, workflow';
+
+function withScopes(req: TwinRequest, ctx: TwinContext, res: TwinResponse): TwinResponse {
+  if (presentedKey(req) !== ctx.apiKey) return res;
+  return { ...res, headers: { ...(res.headers ?? {}), 'x-oauth-scopes': KEY_SCOPES, 'x-accepted-oauth-scopes': '' } };
+}
+
 /** A thrown GitHubError with the documentation page of the operation that failed. */
 export function renderGitHubError(e: unknown, req: TwinRequest, ctx: TwinContext): TwinResponse | undefined {
+  if (e instanceof RolledBackAnswer) return e.response;
   if (!(e instanceof GitHubError)) return undefined;
   const docs = (req.template && operationDocs(req.method, req.template)) || DOCS;
   return render(ctx, e.status, e.body(docs), {});
@@ -140,10 +155,33 @@ function presentedKey(req: TwinRequest): string | undefined {
   return m ? m[1] : '';
 }
 
-/** 401 for a missing or wrong key, counted against the unauthenticated window. */
+/** The credential after `token`/`Bearer` (the twin key, an installation token or an app JWT). */
+export function bearer(req: TwinRequest): string | undefined {
+  return presentedKey(req) || undefined;
+}
+
+/**
+ * The twin key or a valid installation token (`ghs_…`) passes; an app JWT passes on the app's own
+ * routes (`/app…`, `…/installation`); anything else is a 401, counted against the unauthenticated
+ * window.
+ */
 export function authenticateGitHub(req: TwinRequest, ctx: TwinContext): TwinResponse | undefined {
   const key = presentedKey(req);
   if (key === ctx.apiKey) return undefined;
+  if (key && installationOfToken(ctx, key)) return undefined;
+  if (key && looksLikeJwt(key)) {
+    const template = withoutEnterprisePrefix(req.template ?? '');
+    if (!template.startsWith('/app') && !template.endsWith('/installation')) {
+      return githubError(ctx, 401, 'A JSON web token could not be decoded', DOCS, consumeAnonymous(ctx));
+    }
+    try {
+      appOfJwt(ctx, key);
+      return undefined;
+    } catch (e) {
+      if (e instanceof GitHubError) return githubError(ctx, e.status, e.message, DOCS, consumeAnonymous(ctx));
+      throw e;
+    }
+  }
   return githubError(ctx, 401, key === undefined ? 'Requires authentication' : 'Bad credentials', DOCS, consumeAnonymous(ctx));
 }
 

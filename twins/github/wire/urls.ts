@@ -14,11 +14,16 @@ function rewrite(value: string, base: string): string {
   return value;
 }
 
-export function toTwinUrls<T>(value: T, baseUrl: string): T {
+/** GraphQL's spelling of URL-valued fields: `url`, `*Url`, `permalink`. */
+export function isGraphQLUrlKey(key: string): boolean {
+  return key === 'url' || key === 'permalink' || key.endsWith('Url');
+}
+
+export function toTwinUrls<T>(value: T, baseUrl: string, urlKey: (key: string) => boolean = isUrlKey): T {
   if (!baseUrl) return value;
   const base = baseUrl.replace(/\/$/, '');
   const walk = (v: unknown, key: string): unknown => {
-    if (typeof v === 'string') return isUrlKey(key) ? rewrite(v, base) : v;
+    if (typeof v === 'string') return urlKey(key) ? rewrite(v, base) : v;
     if (Array.isArray(v)) return v.map((x) => walk(x, key));
     if (v && typeof v === 'object') {
       const out: Record<string, unknown> = {};

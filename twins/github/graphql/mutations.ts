@@ -1,0 +1,221 @@
+// The mutations behind `gh issue create/close/reopen/comment/edit`, `gh pr create/merge/review/
+// close/reopen/ready/edit`, labels and assignees, written through the same model calls as the REST
+// routes (so webhooks, counters, closing keywords and Actions runs follow alike).
+
+import type { TwinContext } from '../../../twin-runtime/contract.js';
+import { type Json, getUser } from '../model/accounts.js';
+import { childKey } from '../model/repositories.js';
+import { createComment, createIssue, getIssue, saveIssue, updateIssue, type IssuePatch } from '../model/issues.js';
+import { createPull, createReview, getPull, mergePull, requestReviewers, syncPullFromIssue, updatePull } from '../model/pulls.js';
+import { afterPush } from '../model/pushes.js';
+import { emitEvent } from '../model/webhooks.js';
+import { GitHubError } from '../wire/errors.js';
+import { GraphQLFailure } from './errors.js';
+import { type Located, type Source, issue, locate, pullRequest, subjectOf } from './nodes.js';
+
+type Input = Record<string, any>;
+
+function need(ctx: TwinContext, id: unknown, ...types: string[]): Located {
+  const found = typeof id === 'string' ? locate(ctx, id) : undefined;
+  if (!found || (types.length && !types.includes(found.type))) {
+    throw new GraphQLFailure(`Could not resolve to a node with the global id of '${String(id)}'.`, 'NOT_FOUND');
+  }
+  return found;
+}
+
+function labelNames(ctx: TwinContext, ids: unknown): string[] | undefined {
+  if (!Array.isArray(ids)) return undefined;
+  return ids.map((id) => need(ctx, id, 'Label').body.name as string);
+}
+
+function logins(ctx: TwinContext, ids: unknown): string[] | undefined {
+  if (!Array.isArray(ids)) return undefined;
+  return ids.map((id) => need(ctx, id, 'User').body.login as string);
+}
+
+function milestoneNumber(ctx: TwinContext, id: unknown): number | null | undefined {
+  if (id === undefined) return undefined;
+  if (id === null) return null;
+  return need(ctx, id, 'Milestone').body.number as number;
+}
+
+/** The issue half (every issue and pull request has one) of a subject. */
+function issueHalf(ctx: TwinContext, found: Located): { repo: Json; issue: Json } {
+  const repo = found.repo!;
+  const i = getIssue(ctx, repo, found.body.number);
+  if (!i) throw new GraphQLFailure('Could not resolve the issue.', 'NOT_FOUND');
+  return { repo, issue: i };
+}
+
+/** Apply an issue patch to an issue or a pull request's issue half, keeping the pull request in step. */
+function patchSubject(ctx: TwinContext, found: Located, patch: IssuePatch): Source {
+  const { repo, issue: i } = issueHalf(ctx, found);
+  const { issue: updated, events } = updateIssue(ctx, repo, i, patch);
+  syncPullFromIssue(ctx, repo, updated, events);
+  return subjectOf(ctx, repo, updated.number);
+}
+
+function withId(input: Input, payload: Source): Source {
+  return { clientMutationId: input.clientMutationId ?? null, ...payload };
+}
+
+function pullOf(ctx: TwinContext, id: unknown): { repo: Json; pr: Json } {
+  const found = need(ctx, id, 'PullRequest');
+  return { repo: found.repo!, pr: getPull(ctx, found.repo!, found.body.number)! };
+}
+
+function setDraft(ctx: TwinContext, repo: Json, pr: Json, draft: boolean): Source {
+  pr.draft = draft;
+  ctx.store.put('pull_request', childKey(repo, pr.number), pr);
+  const i = getIssue(ctx, repo, pr.number);
+  if (i) {
+    i.draft = draft;
+    saveIssue(ctx, repo, i);
+  }
+  emitEvent(ctx, repo, 'pull_request', { action: draft ? 'converted_to_draft' : 'ready_for_review', number: pr.number, pull_request: pr });
+  return pullRequest(ctx, repo, pr);
+}
+
+export const mutations: Record<string, (ctx: TwinContext, input: Input) => Source> = {
+  createIssue(ctx, input) {
+    const repo = need(ctx, input.repositoryId, 'Repository').body;
+    if (!String(input.title ?? '').trim()) throw new GraphQLFailure("Title can't be blank", 'UNPROCESSABLE');
+    const created = createIssue(ctx, repo, {
+      title: String(input.title),
+      body: input.body ?? null,
+      assignees: logins(ctx, input.assigneeIds),
+      labels: labelNames(ctx, input.labelIds),
+      milestone: milestoneNumber(ctx, input.milestoneId),
+    });
+    return withId(input, { issue: issue(ctx, repo, created) });
+  },
+  updateIssue(ctx, input) {
+    const found = need(ctx, input.id, 'Issue');
+    return withId(input, {
+      issue: patchSubject(ctx, found, {
+        title: input.title ?? undefined,
+        body: input.body ?? undefined,
+        state: input.state ? (String(input.state).toLowerCase() as 'open' | 'closed') : undefined,
+        assignees: logins(ctx, input.assigneeIds),
+        labels: labelNames(ctx, input.labelIds),
+        milestone: milestoneNumber(ctx, input.milestoneId),
+      }),
+    });
+  },
+  closeIssue(ctx, input) {
+    const found = need(ctx, input.issueId, 'Issue');
+    const reason = input.stateReason ? String(input.stateReason).toLowerCase() : 'completed';
+    return withId(input, { issue: patchSubject(ctx, found, { state: 'closed', state_reason: reason as IssuePatch['state_reason'] }) });
+  },
+  reopenIssue(ctx, input) {
+    return withId(input, { issue: patchSubject(ctx, need(ctx, input.issueId, 'Issue'), { state: 'open' }) });
+  },
+  addComment(ctx, input) {
+    const found = need(ctx, input.subjectId, 'Issue', 'PullRequest');
+    if (!String(input.body ?? '').trim()) throw new GraphQLFailure("Body can't be blank", 'UNPROCESSABLE');
+    const { repo, issue: i } = issueHalf(ctx, found);
+    createComment(ctx, repo, i, String(input.body));
+    syncPullFromIssue(ctx, repo, i, []);
+    const subject = subjectOf(ctx, repo, i.number);
+    const node = (subject.comments as (a: Input) => Source)({ last: 1 });
+    const edge = (node.edges as Source[])[0] ?? { cursor: null, node: null };
+    return withId(input, { commentEdge: edge, subject, timelineEdge: edge });
+  },
+  addLabelsToLabelable(ctx, input) {
+    const found = need(ctx, input.labelableId, 'Issue', 'PullRequest');
+    const { issue: i } = issueHalf(ctx, found);
+    const names = [...i.labels.map((l: Json) => l.name), ...(labelNames(ctx, input.labelIds) ?? [])];
+    return withId(input, { labelable: patchSubject(ctx, found, { labels: names }) });
+  },
+  removeLabelsFromLabelable(ctx, input) {
+    const found = need(ctx, input.labelableId, 'Issue', 'PullRequest');
+    const { issue: i } = issueHalf(ctx, found);
+    const drop = new Set((labelNames(ctx, input.labelIds) ?? []).map((n) => n.toLowerCase()));
+    return withId(input, { labelable: patchSubject(ctx, found, { labels: i.labels.map((l: Json) => l.name).filter((n: string) => !drop.has(n.toLowerCase())) }) });
+  },
+  addAssigneesToAssignable(ctx, input) {
+    const found = need(ctx, input.assignableId, 'Issue', 'PullRequest');
+    const { issue: i } = issueHalf(ctx, found);
+    return withId(input, { assignable: patchSubject(ctx, found, { assignees: [...i.assignees.map((a: Json) => a.login), ...(logins(ctx, input.assigneeIds) ?? [])] }) });
+  },
+  removeAssigneesFromAssignable(ctx, input) {
+    const found = need(ctx, input.assignableId, 'Issue', 'PullRequest');
+    const { issue: i } = issueHalf(ctx, found);
+    const drop = new Set(logins(ctx, input.assigneeIds) ?? []);
+    return withId(input, { assignable: patchSubject(ctx, found, { assignees: i.assignees.map((a: Json) => a.login).filter((l: string) => !drop.has(l)) }) });
+  },
+  createPullRequest(ctx, input) {
+    const repo = need(ctx, input.repositoryId, 'Repository').body;
+    const pr = createPull(ctx, repo, {
+      title: String(input.title ?? ''),
+      head: String(input.headRefName ?? ''),
+      base: String(input.baseRefName ?? ''),
+      body: input.body ?? null,
+      draft: !!input.draft,
+      maintainer_can_modify: input.maintainerCanModify ?? true,
+    });
+    return withId(input, { pullRequest: pullRequest(ctx, repo, pr) });
+  },
+  updatePullRequest(ctx, input) {
+    const { repo, pr } = pullOf(ctx, input.pullRequestId);
+    updatePull(ctx, repo, pr, {
+      title: input.title ?? undefined,
+      body: input.body ?? undefined,
+      base: input.baseRefName ?? undefined,
+      state: input.state ? (String(input.state).toLowerCase() as 'open' | 'closed') : undefined,
+      maintainer_can_modify: input.maintainerCanModify ?? undefined,
+    });
+    const found = need(ctx, input.pullRequestId, 'PullRequest');
+    if (input.assigneeIds || input.labelIds || input.milestoneId !== undefined) {
+      patchSubject(ctx, found, { assignees: logins(ctx, input.assigneeIds), labels: labelNames(ctx, input.labelIds), milestone: milestoneNumber(ctx, input.milestoneId) });
+    }
+    return withId(input, { pullRequest: pullRequest(ctx, repo, getPull(ctx, repo, pr.number)!) });
+  },
+  closePullRequest(ctx, input) {
+    const { repo, pr } = pullOf(ctx, input.pullRequestId);
+    return withId(input, { pullRequest: pullRequest(ctx, repo, updatePull(ctx, repo, pr, { state: 'closed' })) });
+  },
+  reopenPullRequest(ctx, input) {
+    const { repo, pr } = pullOf(ctx, input.pullRequestId);
+    return withId(input, { pullRequest: pullRequest(ctx, repo, updatePull(ctx, repo, pr, { state: 'open' })) });
+  },
+  markPullRequestReadyForReview(ctx, input) {
+    const { repo, pr } = pullOf(ctx, input.pullRequestId);
+    return withId(input, { pullRequest: setDraft(ctx, repo, pr, false) });
+  },
+  convertPullRequestToDraft(ctx, input) {
+    const { repo, pr } = pullOf(ctx, input.pullRequestId);
+    return withId(input, { pullRequest: setDraft(ctx, repo, pr, true) });
+  },
+  mergePullRequest(ctx, input) {
+    const { repo, pr } = pullOf(ctx, input.pullRequestId);
+    const method = String(input.mergeMethod ?? 'MERGE').toLowerCase() as 'merge' | 'squash' | 'rebase';
+    try {
+      const { push } = mergePull(ctx, repo, pr, {
+        merge_method: method,
+        commit_title: input.commitHeadline ?? undefined,
+        commit_message: input.commitBody ?? undefined,
+        sha: input.expectedHeadOid ?? undefined,
+      });
+      afterPush(ctx, repo, push);
+    } catch (e) {
+      if (e instanceof GitHubError) throw new GraphQLFailure(e.message === 'Pull Request is not mergeable' ? 'Pull request is not mergeable' : e.message, 'UNPROCESSABLE');
+      throw e;
+    }
+    return withId(input, { pullRequest: pullRequest(ctx, repo, getPull(ctx, repo, pr.number)!) });
+  },
+  addPullRequestReview(ctx, input) {
+    const { repo, pr } = pullOf(ctx, input.pullRequestId);
+    const review = createReview(ctx, repo, pr, { event: input.event ?? undefined, body: input.body ?? null, commit_id: input.commitOID ?? undefined });
+    const node = pullRequest(ctx, repo, getPull(ctx, repo, pr.number)!);
+    const reviews = (node.reviews as (a: Input) => Source)({});
+    const match = (reviews.nodes as Source[]).find((r) => r.databaseId === review.id) ?? null;
+    return withId(input, { pullRequestReview: match, reviewEdge: match ? { cursor: null, node: match } : null });
+  },
+  requestReviews(ctx, input) {
+    const { repo, pr } = pullOf(ctx, input.pullRequestId);
+    const users = (logins(ctx, input.userIds) ?? []).filter((l) => getUser(ctx, l));
+    requestReviewers(ctx, repo, pr, users);
+    return withId(input, { pullRequest: pullRequest(ctx, repo, getPull(ctx, repo, pr.number)!), requestedReviewersEdge: null });
+  },
+};
