@@ -5,6 +5,8 @@
 //   idle RSS    VmRSS of the process after its first answer and a short idle;
 //   in use      VmRSS after it has also answered one generic operation (the spec-driven layer's
 //               router and the pieces that call read are then loaded).
+// The twins start as a driver starts them (`dist/twin-runtime/main.js`) and, for Stripe and GitHub,
+// as a user does (`twins twin <slug>`, bin/twins.js: the CLI, then the twin runtime alone).
 // Rounds alternate (bare, stripe, github, slack, …) and the median of each is reported with its ratio
 // to the bare server. Needs a build (`npx tsc -p tsconfig.json`).
 //
@@ -55,15 +57,31 @@ function rssMiB(pid: number): number {
   return Number(m?.[1] ?? 0) / 1024;
 }
 
+/** `twins twin <slug>` (the CLI a user runs) for a kind `cli <slug>`, else the driver's `main.js`. */
+function command(kind: string, round: number): string[] {
+  if (kind === 'bare') return [BARE];
+  const data = join(dir, `${kind.replace(' ', '-')}-${round}.sqlite`);
+  if (kind.startsWith('cli ')) return [join(ROOT, 'bin', 'twins.js'), 'twin', kind.slice(4), '--port', '0', '--data', data];
+  return [join(ROOT, 'dist', 'twin-runtime', 'main.js'), '--twin', kind, '--data', data];
+}
+
+/** The first line a process prints: JSON `{url, api_key}` (main.js, the bare server) or the CLI's sentence. */
+function readyLine(line: string): { url: string; api_key?: string } {
+  if (line.startsWith('{')) return JSON.parse(line) as { url: string; api_key?: string };
+  const url = /listening on (\S+)/.exec(line)?.[1];
+  if (!url) throw new Error(`unexpected first line: ${line}`);
+  return { url };
+}
+
 async function once(kind: string, round: number): Promise<Sample> {
-  const args = kind === 'bare' ? [BARE] : [join(ROOT, 'dist', 'twin-runtime', 'main.js'), '--twin', kind, '--data', join(dir, `${kind}-${round}.sqlite`)];
+  const args = command(kind, round);
   const t0 = performance.now();
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const line = await new Promise<string>((res, rej) => {
     createInterface({ input: child.stdout! }).once('line', res);
     child.once('exit', (code) => rej(new Error(`${kind} exited ${code}`)));
   });
-  const { url, api_key: key } = JSON.parse(line) as { url: string; api_key?: string };
+  const { url, api_key: key } = readyLine(line);
   const res = await fetch(url + (kind === 'bare' ? '/' : '/_twin/health'));
   await res.text();
   const startMs = performance.now() - t0;
@@ -95,7 +113,7 @@ export async function twinStart(rounds = ROUNDS): Promise<Record<string, { start
 }
 
 async function measure(rounds: number): Promise<Record<string, { startMs: number; rssMiB: number; usedMiB: number }>> {
-  const kinds = ['bare', 'stripe', 'github', 'slack'];
+  const kinds = ['bare', 'stripe', 'github', 'slack', 'cli stripe', 'cli github'];
   const samples: Record<string, Sample[]> = Object.fromEntries(kinds.map((k) => [k, []]));
   for (let r = 0; r < rounds; r++) {
     const order = r % 2 === 0 ? kinds : [...kinds].reverse();
@@ -116,7 +134,7 @@ if (isMain) {
   console.log('process                  start      ×bare   idle RSS   ×bare   in use     ×bare');
   for (const [k, v] of Object.entries(out)) {
     console.log(
-      `${(k === 'bare' ? 'bare http.createServer' : `twin-runtime ${k}`).padEnd(24)} ${v.startMs.toFixed(0).padStart(5)} ms  ${(v.startMs / bare.startMs).toFixed(2).padStart(5)}×  ${v.rssMiB.toFixed(1).padStart(6)} MiB  ${(v.rssMiB / bare.rssMiB).toFixed(2).padStart(5)}×  ${v.usedMiB.toFixed(1).padStart(6)} MiB  ${(v.usedMiB / bare.rssMiB).toFixed(2).padStart(5)}×`,
+      `${(k === 'bare' ? 'bare http.createServer' : k.startsWith('cli ') ? `twins twin ${k.slice(4)}` : `twin-runtime ${k}`).padEnd(24)} ${v.startMs.toFixed(0).padStart(5)} ms  ${(v.startMs / bare.startMs).toFixed(2).padStart(5)}×  ${v.rssMiB.toFixed(1).padStart(6)} MiB  ${(v.rssMiB / bare.rssMiB).toFixed(2).padStart(5)}×  ${v.usedMiB.toFixed(1).padStart(6)} MiB  ${(v.usedMiB / bare.rssMiB).toFixed(2).padStart(5)}×`,
     );
   }
 }
