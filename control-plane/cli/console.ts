@@ -6,6 +6,12 @@ import { CliError } from './context.js';
 import { runningServer, whyNotSigning } from './local-server.js';
 import type { Handler } from './spec.js';
 
+/** Where `twins serve` listens by default with this environment (HOST, PORT). */
+function localUrl(env: NodeJS.ProcessEnv): string {
+  const host = !env.HOST || env.HOST === '0.0.0.0' || env.HOST === '::' ? '127.0.0.1' : env.HOST;
+  return `http://${host}:${env.PORT || 8080}`;
+}
+
 export const consoleSignIn: Handler = async (ctx) => {
   const dataDir = resolve(ctx.io.cwd, ctx.str('data') ?? './.data');
   const refusal = whyNotSigning(dataDir, ctx.io.env.TWINS_IDP);
@@ -19,7 +25,7 @@ export const consoleSignIn: Handler = async (ctx) => {
       firstName: ctx.str('first-name'),
       lastName: ctx.str('last-name'),
       sessionSeconds: ctx.int('session'),
-      url: ctx.str('url') ?? runningServer(dataDir)?.url ?? 'http://127.0.0.1:8080',
+      url: ctx.str('url') ?? runningServer(dataDir)?.url ?? localUrl(ctx.io.env),
       dataDir,
       open: !ctx.flag('no-open'),
     },

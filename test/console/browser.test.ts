@@ -22,7 +22,7 @@ if ('skip' in chrome) {
   t.teardown(() => chrome.close());
   ensureBuilt();
   await ensureConsoleBuilt();
-  const cp = await startTestControlPlane();
+  const cp = await startTestControlPlane({ defaultPlan: 'free', paymentProcessor: 'none' });
   t.teardown(() => cp.stop());
   const origin = new URL(cp.url).origin;
   const { context } = chrome;

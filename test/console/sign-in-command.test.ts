@@ -72,7 +72,7 @@ t.test('refusals', async (t) => {
 t.test('the twins command', async (t) => {
   const run = promisify(execFile);
   // The CLI from source (bin/twins.js runs the same file compiled).
-  const cli = ['--import=tsx', join(process.cwd(), 'control-plane', 'cli.ts')];
+  const cli = ['--import=tsx', join(process.cwd(), 'control-plane', 'cli', 'index.ts')];
   const env = { ...process.env, TWINS_DATA_DIR: cp.dataDir, PORT: new URL(cp.url).port, HOST: '127.0.0.1', DISPLAY: '', WAYLAND_DISPLAY: '', BROWSER: '' };
   const { stdout, stderr } = await run(process.execPath, [...cli, 'console', '--email', 'bob@example.com', '--org', 'acme', '--role', 'member', '--no-open'], { env });
   const url = stdout.trim();
@@ -82,5 +82,5 @@ t.test('the twins command', async (t) => {
   t.equal((await cp.call('POST', '/auth/token', { body: { grant_type: 'sign_in_ticket', ticket } })).status, 200);
   const usage = await run(process.execPath, [...cli, 'console', '--email', 'bob@example.com'], { env }).catch((e) => e);
   t.equal(usage.code, 2, 'missing flags: usage, exit 2');
-  t.match(usage.stderr, /twins console --email E --org ORG --role admin\|member/);
+  t.match(usage.stderr, /^twins console: .*--org/);
 });
