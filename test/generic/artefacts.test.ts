@@ -50,3 +50,21 @@ t.test('a twin reads spec pieces lazily: starting and serving a few generic call
   t.ok(engine.artefacts.loadedPieces > 0, `${engine.artefacts.loadedPieces} pieces read`);
   t.ok(engine.artefacts.loadedPieces < total / 20, `${engine.artefacts.loadedPieces} of ${total} pieces read`);
 });
+
+t.test('a built twin (dist/) reads the artefacts beside its sources when dist holds only the copied table', async (t) => {
+  const { mkdtempSync, mkdirSync, writeFileSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { pathToFileURL } = await import('node:url');
+  const { loadArtefacts } = await import('../../twin-runtime/generic/artefacts.js');
+  const root = mkdtempSync(join(tmpdir(), 'artefacts-'));
+  t.teardown(() => rmSync(root, { recursive: true, force: true }));
+  const table = JSON.stringify({ operations: [], pieces: {} });
+  // What tsc leaves in dist/: the imported operations.json, no schemas.jsonl.
+  mkdirSync(join(root, 'dist', 'twins', 'x', 'spec'), { recursive: true });
+  writeFileSync(join(root, 'dist', 'twins', 'x', 'spec', 'operations.json'), table);
+  mkdirSync(join(root, 'twins', 'x', 'spec'), { recursive: true });
+  writeFileSync(join(root, 'twins', 'x', 'spec', 'operations.json'), table);
+  writeFileSync(join(root, 'twins', 'x', 'spec', 'schemas.jsonl'), '');
+  const found = loadArtefacts(pathToFileURL(join(root, 'dist', 'twins', 'x', 'wire', 'generic.js')).href);
+  t.equal(found.dir, join(root, 'twins', 'x', 'spec'));
+});

@@ -65,7 +65,9 @@ export function loadArtefacts(moduleUrl: string): SpecArtefacts {
   const candidates = [join(twinDir, 'spec')];
   const distAt = twinDir.lastIndexOf(`${join('dist', 'twins')}`);
   if (distAt !== -1) candidates.push(join(twinDir.slice(0, distAt), twinDir.slice(distAt + 'dist/'.length), 'spec'));
-  const dir = candidates.find((d) => existsSync(join(d, 'operations.json')));
+  // Both files: tsc copies the JSON a module imports (operations.json) into dist/ but never the
+  // schema pieces, so a dist/ folder holding only the table is not a set of artefacts.
+  const dir = candidates.find((d) => existsSync(join(d, 'operations.json')) && existsSync(join(d, 'schemas.jsonl')));
   if (!dir) throw new Error(`no generated spec artefacts for ${twinDir} (looked in ${candidates.join(', ')})`);
   let a = loaded.get(dir);
   if (!a) {
