@@ -68,3 +68,10 @@ t.test('a built twin (dist/) reads the artefacts beside its sources when dist ho
   const found = loadArtefacts(pathToFileURL(join(root, 'dist', 'twins', 'x', 'wire', 'generic.js')).href);
   t.equal(found.dir, join(root, 'twins', 'x', 'spec'));
 });
+
+t.test("stripe: spec/api-versions.json is what the bundled SDK says (run npm run gen:spec if not)", async (t) => {
+  const { API_VERSIONS_FILE, apiVersionsJson } = await import('../../scripts/gen/stripe-api-versions.js');
+  const current = JSON.parse(readFileSync(API_VERSIONS_FILE, 'utf8')) as { latest: string; release_names: string[] };
+  t.ok(current.release_names.length > 0, 'release names are listed');
+  t.equal(readFileSync(API_VERSIONS_FILE, 'utf8'), apiVersionsJson());
+});

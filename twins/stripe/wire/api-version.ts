@@ -1,11 +1,12 @@
 // `Stripe-Version`: which API versions a request may pin. The versions come from the bundled
-// `stripe` SDK (the version it pins, and the ones its changelog names), not a copied list: a
+// `stripe` SDK (the version it pins, and the ones its changelog names; generated into
+// spec/api-versions.json by scripts/gen/stripe-api-versions.ts), not a hand-kept list: a
 // version is accepted when it is a real date no later than the SDK's, and its release name (the
 // `.clover` part), if any, is one Stripe has used. Anything else is refused as Stripe refuses it.
 
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
+import { loadArtefacts } from '../../../twin-runtime/generic/artefacts.js';
 import { invalidRequest } from './errors.js';
 
 interface KnownVersions {
@@ -15,32 +16,12 @@ interface KnownVersions {
 
 let known: KnownVersions | undefined;
 
-function sdkRoot(): string {
-  const require = createRequire(import.meta.url);
-  let dir = dirname(require.resolve('stripe'));
-  for (let i = 0; i < 6; i++) {
-    try {
-      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string };
-      if (pkg.name === 'stripe') return dir;
-    } catch {
-      // not the package root yet
-    }
-    dir = dirname(dir);
-  }
-  throw new Error('the stripe package root was not found');
-}
-
+/** spec/api-versions.json, generated from the SDK (scripts/gen/stripe-api-versions.ts), read once. */
 function knownVersions(): KnownVersions {
   if (known) return known;
-  const root = sdkRoot();
-  const apiVersionJs = readFileSync(join(root, 'cjs', 'apiVersion.js'), 'utf8');
-  const latest = /ApiVersion = '([^']+)'/.exec(apiVersionJs)?.[1] ?? '';
-  const changelog = readFileSync(join(root, 'CHANGELOG.md'), 'utf8');
-  const releaseNames = new Set<string>();
-  for (const m of changelog.matchAll(/\b20\d\d-\d\d-\d\d\.([a-z]+)\b/g)) releaseNames.add(m[1]!);
-  const latestName = latest.split('.')[1];
-  if (latestName) releaseNames.add(latestName);
-  return (known = { latest, releaseNames });
+  const file = join(loadArtefacts(import.meta.url).dir, 'api-versions.json');
+  const { latest, release_names } = JSON.parse(readFileSync(file, 'utf8')) as { latest: string; release_names: string[] };
+  return (known = { latest, releaseNames: new Set(release_names) });
 }
 
 const VERSION = /^(\d{4})-(\d{2})-(\d{2})(?:\.([a-z]+))?$/;
