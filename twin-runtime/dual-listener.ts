@@ -39,6 +39,12 @@ export async function listenDual(
   if (https && options.keepAliveTimeout) https.keepAliveTimeout = options.keepAliveTimeout;
   // Servers that never listen do not track their connections; these are all of them.
   const sockets = new Set<Socket>();
+  if (https) {
+    // Node's http servers start tracking connections (what closeIdleConnections ends) when they
+    // emit 'listening'; these two never listen themselves (the front does), so they are told to.
+    http.emit('listening');
+    https.emit('listening');
+  }
   const front: NetServer | HttpServer = https
     ? createNetServer((socket) => {
         sockets.add(socket);
