@@ -152,13 +152,15 @@ t.test('TWINS_EGRESS=public: Stripe, GitHub and Slack deliveries to loopback are
       })
     ).json()) as { ok: boolean; channels?: { id: string; name: string }[] };
   const general = (await slack('conversations.list', {})).channels!.find((c) => c.name === 'general')!.id;
+  // Slack verifies a request URL before keeping it (url_verification); the policy refuses the
+  // handshake itself, so a non-public URL is never set and nothing reaches it.
   for (const url of targets) {
-    t.equal((await slack('twin.settings.set', { setting: 'events', value: { request_url: url } })).ok, true, `Slack request URL ${url}`);
+    const set = (await slack('twin.settings.set', { setting: 'events', value: { request_url: url } })) as { ok: boolean; error?: string };
+    t.same([set.ok, set.error], [false, 'url_verification_failed'], `Slack request URL ${url} refused`);
     t.equal((await slack('chat.postMessage', { channel: general, text: `to ${url}` })).ok, true);
-    await new Promise((r) => setTimeout(r, 300));
   }
 
-  for (const slug of ['stripe', 'github', 'slack']) {
+  for (const slug of ['stripe', 'github']) {
     const records = await waitFor(`${slug} deliveries settled`, async () => {
       const res = await cp.call('GET', `/environments/${env.id}/twins/${twin(slug).id}/records/delivery`, { token });
       const list = res.body as { body: { url: string; status: string; attempts: { refused?: boolean; error: string | null; status_code: number | null }[] } }[];

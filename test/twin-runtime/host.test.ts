@@ -173,7 +173,7 @@ t.test('host operations: advance, reset, records', async (t) => {
     { dataFile: file(), clockStart: start },
   );
   t.teardown(() => host.close());
-  t.same(host.health(), { status: 'ok', twin: 'test', version: '0.0.1', storage_version: 1, clock: start.toISOString(), prototype_intact: true });
+  t.same(host.health(), { status: 'ok', twin: 'test', version: '0.0.1', storage_version: 1, clock: start.toISOString(), advance: null, prototype_intact: true });
   t.same(host.credential(), { api_key: 'key_1' });
   t.same(await host.advance(new Date('2026-01-02T00:00:00Z')), { clock: '2026-01-02T00:00:00.000Z' });
   t.same(advanced, ['2026-01-01T00:00:00.000Z → 2026-01-02T00:00:00.000Z']);

@@ -118,7 +118,10 @@ t.test('GitHub with every spec operation as a generic route: each path reaches i
     'GET /repos/{owner}/{repo}/git/refs',
     'GET /repos/{owner}/{repo}/git/refs/{+ref}',
     'GET /repositories/{id}',
+    'GET /{owner}/{repo}/info/refs',
     'POST /graphql',
+    'POST /{owner}/{repo}/git-receive-pack',
+    'POST /{owner}/{repo}/git-upload-pack',
   ]);
   t.equal(shadowedGeneric.length, dotCom.length - extras.length, 'every other hand-written route wins over its generic twin');
   const wrong = githubOperations.flatMap((op) => {

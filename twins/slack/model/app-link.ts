@@ -13,6 +13,7 @@ import type { WebSocket } from 'ws';
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { parseJson } from '../../../twin-runtime/safe-input.js';
 import { parseBracketForm } from '../../../twin-runtime/form.js';
+import { EgressGuard } from '../../../twin-runtime/egress.js';
 import { slackSignature } from './signature.js';
 import { getSetting } from './settings.js';
 
@@ -49,6 +50,9 @@ const MAX_RETRIES = 3;
 /** How long an apps.connections.open URL may be used (wall clock). */
 const TICKET_TTL_MS = 60_000;
 const HTTP_TIMEOUT_MS = 3000;
+/** The deployment's egress policy (TWINS_EGRESS) covers the app's URLs as it covers deliveries. */
+const egress = EgressGuard.fromEnv();
+const egressAgent = egress.agent(HTTP_TIMEOUT_MS);
 
 export class AppLink {
   private readonly connections = new Set<WebSocket>();
@@ -232,8 +236,13 @@ export class AppLink {
     const secret = getSetting(this.ctx, 'events').signing_secret;
     const timestamp = Math.floor(Date.now() / 1000);
     this.stats.http++;
+    if ((await egress.check(url)) !== undefined) {
+      this.stats.dropped++;
+      return;
+    }
     try {
       const res = await request(url, {
+        dispatcher: egressAgent,
         method: 'POST',
         headers: {
           'content-type': 'application/x-www-form-urlencoded',
@@ -268,8 +277,10 @@ export class AppLink {
 export async function verifyRequestUrl(url: string, secret: string, verificationToken: string, challenge: string): Promise<boolean> {
   const body = JSON.stringify({ token: verificationToken, challenge, type: 'url_verification' });
   const timestamp = Math.floor(Date.now() / 1000);
+  if ((await egress.check(url)) !== undefined) return false;
   try {
     const res = await request(url, {
+      dispatcher: egressAgent,
       method: 'POST',
       headers: {
         'content-type': 'application/json',
