@@ -14,6 +14,8 @@ import { waitFor } from '../orchestration/helpers.js';
 
 const IMAGE = 'twins-control-plane:test';
 
+// Image builds take minutes on a busy machine (tap's default is 120 s).
+t.setTimeout(900_000);
 const reachable = await engineReachable();
 t.test('control-plane image: serve → token → environment → SDK through the gateway → logs → restart keeps it', { skip: reachable ? false : 'no Docker engine reachable on this machine' }, async (t) => {
   buildImage(IMAGE, 'control-plane');

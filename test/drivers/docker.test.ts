@@ -24,6 +24,8 @@ async function credential(address: string, secret: string): Promise<string> {
   return ((await res.json()) as { api_key: string }).api_key;
 }
 
+// Image builds take minutes on a busy machine (tap's default is 120 s).
+t.setTimeout(900_000);
 const reachable = await engineReachable();
 t.test('docker driver: create → ready → SDK call → kill → back with its records → delete leaves nothing', { skip: reachable ? false : 'no Docker engine reachable on this machine' }, async (t) => {
   buildImage(IMAGE, 'twin-runtime');
