@@ -1,12 +1,13 @@
 // One twin in-process behind the control plane's gateway (TwinGateway, with request recording and
 // TLS from a local CA in a temporary data directory): the URL a caller gets for a twin of an
-// environment, without starting the whole control plane.
+// environment, without starting the whole control plane. Every test that needs the recording
+// gateway in front of a twin starts it here.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../../control-plane/store/database.js';
-import { RequestLogStore } from '../../control-plane/store/request-logs.js';
+import { RequestLogStore, type RequestLogRow } from '../../control-plane/store/request-logs.js';
 import { RequestLogWriter } from '../../control-plane/gateway/request-log-writer.js';
 import { TwinGateway } from '../../control-plane/gateway/gateway.js';
 import { ensureTls } from '../../twin-runtime/tls.js';
@@ -20,29 +21,41 @@ export interface GatewayTwin {
   apiKey: string;
   /** PEM of the local CA that signed the gateway's certificate. */
   caFile: string;
+  /** The environment the gateway logs this twin's requests under. */
+  environmentId: string;
   logs: RequestLogStore;
+  /** What the gateway logged, newest first as the logs API lists it (every answered request is committed). */
+  logged(): Promise<RequestLogRow[]>;
   close(): Promise<void>;
 }
 
-export async function startTwinBehindGateway(slug: string, opts: { clockStart?: Date } = {}): Promise<GatewayTwin> {
+let started = 0;
+
+export async function startTwinBehindGateway(slug: string, opts: { clockStart?: Date; seedFile?: string } = {}): Promise<GatewayTwin> {
   const dir = mkdtempSync(join(tmpdir(), `twins-gw-${slug}-`));
   const db = openDatabase(join(dir, 'cp.sqlite'));
   const logs = new RequestLogStore(db);
   const writer = new RequestLogWriter(logs);
   const tls = ensureTls(dir);
   const gateway = new TwinGateway({ host: '127.0.0.1', writer, tls });
-  const twin = await startTwin(slug, { clockStart: opts.clockStart });
-  const { url } = await gateway.open({ twinId: `twin-${slug}`, environmentId: 'env-1', organizationId: 'org-1', slug });
-  gateway.setTarget(`twin-${slug}`, twin.url);
-  // The twin's own links (clone_url, url fields) name the gateway, as for a twin of an environment.
-  twin.server.ctx.baseUrl = url;
+  const n = ++started;
+  const route = { twinId: `twin-${slug}-${n}`, environmentId: `env-${n}`, organizationId: 'org-1', slug };
+  // The gateway first: the twin's own links (clone_url, response URLs, Socket Mode URLs) name it,
+  // as for a twin of an environment.
+  const { url } = await gateway.open(route);
+  const twin = await startTwin(slug, { clockStart: opts.clockStart, seedFile: opts.seedFile, dataDir: dir, publicUrl: url });
+  gateway.setTarget(route.twinId, twin.url);
   return {
     twin,
     url,
     httpsUrl: url.replace(/^http:/, 'https:'),
     apiKey: twin.apiKey,
     caFile: tls.caFile,
+    environmentId: route.environmentId,
     logs,
+    async logged() {
+      return logs.page(route.environmentId, 10_000, 0);
+    },
     async close() {
       await gateway.closeAll();
       writer.close();
@@ -53,16 +66,5 @@ export async function startTwinBehindGateway(slug: string, opts: { clockStart?: 
   };
 }
 
-/** The same, read as a list of what the gateway logged (every answered request is already committed). */
-export async function startGatewayTwin(
-  slug: string,
-  opts: { clockStart?: Date } = {},
-): Promise<GatewayTwin & { logged(): Promise<{ method: string; path: string; status_code: number }[]> }> {
-  const gw = await startTwinBehindGateway(slug, opts);
-  return {
-    ...gw,
-    async logged() {
-      return gw.logs.page('env-1', 10_000, 0) as unknown as { method: string; path: string; status_code: number }[];
-    },
-  };
-}
+/** The same under the name the first suites used. */
+export const startGatewayTwin = startTwinBehindGateway;

@@ -18,7 +18,7 @@ export interface RunningTwin {
 
 export async function startTwin(
   slug: string,
-  opts: { clockStart?: Date; seedFile?: string; dataDir?: string } = {},
+  opts: { clockStart?: Date; seedFile?: string; dataDir?: string; publicUrl?: string } = {},
 ): Promise<RunningTwin> {
   const dir = opts.dataDir ?? mkdtempSync(join(tmpdir(), `twin-${slug}-`));
   const dataFile = join(dir, `${slug}.sqlite`);
@@ -26,6 +26,8 @@ export async function startTwin(
     dataFile,
     seedFile: opts.seedFile,
     clockStart: opts.clockStart,
+    // The URL the twin's own links name (a gateway in front of it); its listening URL otherwise.
+    publicUrl: opts.publicUrl,
   });
   const url = await server.listen(0, '127.0.0.1');
   return {

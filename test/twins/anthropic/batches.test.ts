@@ -4,10 +4,10 @@
 
 import t from 'tap';
 import Anthropic from '@anthropic-ai/sdk';
-import { startBehindGateway } from '../llm-gateway.js';
+import { startTwinBehindGateway } from '../../helpers/gateway-twin.js';
 
 const start = new Date('2026-03-02T09:00:00Z');
-const gw = await startBehindGateway('anthropic', { clockStart: start });
+const gw = await startTwinBehindGateway('anthropic', { clockStart: start });
 t.teardown(() => gw.close());
 const client = new Anthropic({ apiKey: gw.apiKey, baseURL: gw.url, maxRetries: 0 });
 const params = (content: string) => ({ model: 'claude-haiku-4-5', max_tokens: 128, messages: [{ role: 'user' as const, content }] });

@@ -6,9 +6,9 @@
 import t from 'tap';
 import Anthropic from '@anthropic-ai/sdk';
 import { Ajv } from 'ajv';
-import { startBehindGateway } from '../llm-gateway.js';
+import { startTwinBehindGateway } from '../../helpers/gateway-twin.js';
 
-const gw = await startBehindGateway('anthropic');
+const gw = await startTwinBehindGateway('anthropic');
 t.teardown(() => gw.close());
 const client = new Anthropic({ apiKey: gw.apiKey, baseURL: gw.url, maxRetries: 0 });
 const MODEL = 'claude-opus-4-5';
@@ -45,7 +45,7 @@ t.test('scripted tool use round trip', async (t) => {
   t.equal(second.stop_reason, 'end_turn');
   t.same(second.content, [{ type: 'text', text: 'It is 3°C in Oslo.', citations: null }]);
   t.ok(second.usage.input_tokens > first.usage.input_tokens);
-  const logged = (await gw.logged()).filter((r) => r.path === '/v1/messages');
+  const logged = (await gw.logged()).reverse().filter((r) => r.path === '/v1/messages'); // oldest first
   t.equal(logged.length, 2);
   t.match(logged[0]!.request_body!, /You are a weather bot/, 'the system prompt is in the request log');
 });
@@ -157,7 +157,7 @@ t.test('errors and headers', async (t) => {
 t.test('two fresh environments answer the same unscripted request alike', async (t) => {
   const answers = [];
   for (let i = 0; i < 2; i++) {
-    const env = await startBehindGateway('anthropic');
+    const env = await startTwinBehindGateway('anthropic');
     try {
       const c = new Anthropic({ apiKey: env.apiKey, baseURL: env.url, maxRetries: 0 });
       const tool = await c.messages.create({ model: MODEL, max_tokens: 256, tools: [weather], messages: [{ role: 'user', content: 'Weather for my trip to Rome?' }] });

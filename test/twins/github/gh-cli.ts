@@ -1,20 +1,13 @@
-// The GitHub CLI against a twin: Debian's `gh` (installed with apt-get when missing and possible),
-// a recording gateway in front of the twin, and an HTTPS listener with a throwaway self-signed
-// certificate in front of the gateway (gh speaks HTTPS to any host other than github.com, as to a
-// GitHub Enterprise Server: REST under /api/v3, GraphQL at /api/graphql).
+// The GitHub CLI against a twin: Debian's `gh` (installed with apt-get when missing and possible)
+// talking to the recording gateway (test/helpers/gateway-twin.ts) over its TLS listener, trusting
+// the deployment's local CA. gh speaks HTTPS to any host other than github.com, as to a GitHub
+// Enterprise Server: REST under /api/v3, GraphQL at /api/graphql.
 
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer as createHttpsServer, type Server } from 'node:https';
-import { request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { openDatabase } from '../../../control-plane/store/database.js';
-import { RequestLogStore } from '../../../control-plane/store/request-logs.js';
-import { RequestLogWriter } from '../../../control-plane/gateway/request-log-writer.js';
-import { TwinGateway } from '../../../control-plane/gateway/gateway.js';
-import { startGitHub, type GitHubTwin } from './setup.js';
+import { writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { startTwinBehindGateway } from '../../helpers/gateway-twin.js';
+import { GITHUB_TEST_START, gitHubOn, type GitHubTwin } from './setup.js';
 
 function which(cmd: string): boolean {
   try {
@@ -54,47 +47,11 @@ export interface GhHarness {
   close(): Promise<void>;
 }
 
-function selfSigned(dir: string): { key: string; cert: string; certFile: string } {
-  const keyFile = join(dir, 'key.pem');
-  const certFile = join(dir, 'cert.pem');
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '1',
-    '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost',
-  ], { stdio: 'ignore' });
-  return { key: execFileSync('cat', [keyFile]).toString(), cert: execFileSync('cat', [certFile]).toString(), certFile };
-}
-
-/** An HTTPS listener that forwards every request to `target` (an http:// origin). */
-function tlsFront(key: string, cert: string, target: URL): Promise<Server> {
-  const server = createHttpsServer({ key, cert }, (req, res) => {
-    const upstream = httpRequest({
-      host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host },
-    }, (up) => {
-      res.writeHead(up.statusCode ?? 502, up.headers);
-      up.pipe(res);
-    });
-    upstream.on('error', () => {
-      res.statusCode = 502;
-      res.end();
-    });
-    req.pipe(upstream);
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
-
 export async function startGhHarness(): Promise<GhHarness> {
-  const dir = mkdtempSync(join(tmpdir(), 'twins-gh-'));
-  const { key, cert, certFile } = selfSigned(dir);
-  const db = openDatabase(join(dir, 'cp.sqlite'));
-  const logs = new RequestLogStore(db);
-  const writer = new RequestLogWriter(logs);
-  const gateway = new TwinGateway({ host: '127.0.0.1', writer });
-  const gh = await startGitHub();
-  const route = { twinId: 'gh-twin', environmentId: 'env-gh', organizationId: 'org-gh', slug: 'github' };
-  const { url: gatewayUrl } = await gateway.open(route);
-  gateway.setTarget('gh-twin', gh.twin.url);
-  const front = await tlsFront(key, cert, new URL(gatewayUrl));
-  const host = `127.0.0.1:${(front.address() as AddressInfo).port}`;
+  const gw = await startTwinBehindGateway('github', { clockStart: GITHUB_TEST_START });
+  const gh = gitHubOn(gw.twin);
+  const host = new URL(gw.url).host;
+  const dir = dirname(gw.twin.dataFile);
   const config = join(dir, 'gh-config');
   writeFileSync(join(dir, 'README'), 'gh harness');
   const env: NodeJS.ProcessEnv = {
@@ -103,7 +60,8 @@ export async function startGhHarness(): Promise<GhHarness> {
     GH_CONFIG_DIR: config,
     GH_HOST: host,
     GH_ENTERPRISE_TOKEN: gh.twin.apiKey,
-    SSL_CERT_FILE: certFile,
+    // What the README tells users: trust the deployment's CA (Go reads SSL_CERT_FILE).
+    SSL_CERT_FILE: gw.caFile,
     GH_PROMPT_DISABLED: '1',
     GH_NO_UPDATE_NOTIFIER: '1',
     GH_PAGER: 'cat',
@@ -123,16 +81,8 @@ export async function startGhHarness(): Promise<GhHarness> {
       });
     },
     recorded() {
-      return logs.page('env-gh', 1000, 0) as { method: string; path: string; status_code: number }[];
+      return gw.logs.page(gw.environmentId, 1000, 0);
     },
-    async close() {
-      await new Promise((resolve) => front.close(resolve));
-      front.closeAllConnections?.();
-      await gateway.closeAll();
-      writer.close();
-      await gh.close();
-      db.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
+    close: () => gw.close(),
   };
 }

@@ -12,8 +12,14 @@ export interface GitHubTwin {
   close(): Promise<void>;
 }
 
+export const GITHUB_TEST_START = new Date('2026-01-05T10:00:00Z');
+
 export async function startGitHub(opts: { clockStart?: Date } = {}): Promise<GitHubTwin> {
-  const twin = await startTwin('github', { clockStart: opts.clockStart ?? new Date('2026-01-05T10:00:00Z') });
+  return gitHubOn(await startTwin('github', { clockStart: opts.clockStart ?? GITHUB_TEST_START }));
+}
+
+/** Octokit and the records helper around a running GitHub twin (started here or behind a gateway). */
+export function gitHubOn(twin: RunningTwin): GitHubTwin {
   const octokit = new Octokit({ auth: twin.apiKey, baseUrl: twin.url, log: { debug() {}, info() {}, warn() {}, error() {} } });
   return {
     twin,

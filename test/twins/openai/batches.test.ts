@@ -4,10 +4,10 @@
 
 import t from 'tap';
 import OpenAI, { toFile } from 'openai';
-import { startBehindGateway } from '../llm-gateway.js';
+import { startTwinBehindGateway } from '../../helpers/gateway-twin.js';
 
 const start = new Date('2026-03-02T09:00:00Z');
-const gw = await startBehindGateway('openai', { clockStart: start });
+const gw = await startTwinBehindGateway('openai', { clockStart: start });
 t.teardown(() => gw.close());
 const client = new OpenAI({ apiKey: gw.apiKey, baseURL: `${gw.url}/v1`, maxRetries: 0 });
 

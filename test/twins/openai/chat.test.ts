@@ -6,9 +6,9 @@ import t from 'tap';
 import OpenAI from 'openai';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { startBehindGateway } from '../llm-gateway.js';
+import { startTwinBehindGateway } from '../../helpers/gateway-twin.js';
 
-const gw = await startBehindGateway('openai');
+const gw = await startTwinBehindGateway('openai');
 t.teardown(() => gw.close());
 const client = new OpenAI({ apiKey: gw.apiKey, baseURL: `${gw.url}/v1`, maxRetries: 0 });
 
@@ -50,7 +50,7 @@ t.test('scripted tool call round trip', async (t) => {
   t.equal(second.choices[0]!.message.content, 'It is 18°C and sunny in Paris.');
   t.ok(second.usage!.prompt_tokens > first.usage!.prompt_tokens, 'the tool result adds prompt tokens');
 
-  const logged = await gw.logged();
+  const logged = (await gw.logged()).reverse(); // oldest first
   const asked = logged.filter((r) => r.path === '/v1/chat/completions');
   t.equal(asked.length, 2, 'both turns are in the request log');
   t.match(asked[1]!.request_body!, /18°C/, 'the prompt the model was sent is readable in the log');

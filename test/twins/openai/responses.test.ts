@@ -4,9 +4,9 @@
 import t from 'tap';
 import OpenAI, { toFile } from 'openai';
 import { Ajv } from 'ajv';
-import { startBehindGateway } from '../llm-gateway.js';
+import { startTwinBehindGateway } from '../../helpers/gateway-twin.js';
 
-const gw = await startBehindGateway('openai');
+const gw = await startTwinBehindGateway('openai');
 t.teardown(() => gw.close());
 const client = new OpenAI({ apiKey: gw.apiKey, baseURL: `${gw.url}/v1`, maxRetries: 0 });
 
@@ -134,7 +134,7 @@ t.test('two fresh environments answer the same unscripted request alike', async 
   };
   const answers = [];
   for (let i = 0; i < 2; i++) {
-    const env = await startBehindGateway('openai');
+    const env = await startTwinBehindGateway('openai');
     try {
       const c = new OpenAI({ apiKey: env.apiKey, baseURL: `${env.url}/v1`, maxRetries: 0 });
       const chat = await c.chat.completions.create(request);

@@ -1,17 +1,12 @@
-// A Slack twin behind the real gateway (control-plane/gateway), as apps meet it: every Web API
-// call, response URL and the Socket Mode WebSocket go through the gateway URL.
+// A Slack twin behind the recording gateway (test/helpers/gateway-twin.ts), as apps meet it: every
+// Web API call, response URL and the Socket Mode WebSocket go through the gateway URL. What this
+// adds for Slack apps: the app's credential and a bot-token client.
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { LogLevel, WebClient } from '@slack/web-api';
-import { openDatabase } from '../../../control-plane/store/database.js';
-import { RequestLogStore } from '../../../control-plane/store/request-logs.js';
-import { RequestLogWriter } from '../../../control-plane/gateway/request-log-writer.js';
-import { TwinGateway } from '../../../control-plane/gateway/gateway.js';
-import { loadTwin } from '../../../twin-runtime/registry.js';
-import { TwinServer } from '../../../twin-runtime/server.js';
+import type { RequestLogStore } from '../../../control-plane/store/request-logs.js';
+import type { TwinServer } from '../../../twin-runtime/server.js';
 import { appLink } from '../../../twins/slack/model/app-link.js';
+import { startTwinBehindGateway } from '../../helpers/gateway-twin.js';
 
 export interface SlackCredential {
   api_key: string;
@@ -37,38 +32,21 @@ export interface GatewayedSlack {
 }
 
 export async function startGatewayedSlack(): Promise<GatewayedSlack> {
-  const dir = mkdtempSync(join(tmpdir(), 'twin-slack-apps-'));
-  const db = openDatabase(join(dir, 'cp.sqlite'));
-  const logs = new RequestLogStore(db);
-  const writer = new RequestLogWriter(logs);
-  const gateway = new TwinGateway({ host: '127.0.0.1', writer });
-  const { url } = await gateway.open({ twinId: 'slack-1', environmentId: 'env-1', organizationId: 'org-1', slug: 'slack' });
-  const server = new TwinServer(await loadTwin('slack'), {
-    dataFile: join(dir, 'slack.sqlite'),
-    clockStart: new Date('2026-03-02T09:00:00Z'),
-    publicUrl: url,
-  });
-  const twinUrl = await server.listen(0, '127.0.0.1');
-  gateway.setTarget('slack-1', twinUrl);
-  const credential = (await (await fetch(`${twinUrl}/_twin/credential`)).json()) as SlackCredential;
-  const apiUrl = `${url}/api/`;
+  const gw = await startTwinBehindGateway('slack', { clockStart: new Date('2026-03-02T09:00:00Z') });
+  const server = gw.twin.server;
+  const credential = (await (await fetch(`${gw.twin.url}/_twin/credential`)).json()) as SlackCredential;
+  const apiUrl = `${gw.url}/api/`;
   const client = new WebClient(credential.api_key, { slackApiUrl: apiUrl, retryConfig: { retries: 0 }, logLevel: LogLevel.ERROR });
   return {
     server,
-    url,
+    url: gw.url,
     apiUrl,
     credential,
     client,
-    logs,
+    logs: gw.logs,
     call: (method, args = {}) => client.apiCall(method, args) as never,
     link: () => appLink(server.host.ctx),
-    async close() {
-      await gateway.closeAll();
-      await server.close();
-      writer.close();
-      db.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
+    close: () => gw.close(),
   };
 }
 
