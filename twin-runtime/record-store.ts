@@ -33,6 +33,10 @@ export interface PageQuery {
   scope?: string;
   /** Top-level body fields that must equal these values (`null`: missing or null). */
   equals?: Record<string, string | number | boolean | null>;
+  /** Top-level body fields whose value must be one of these (SQL `IN`). */
+  oneOf?: Record<string, (string | number)[]>;
+  /** Top-level body fields whose value must be none of these (a missing field is none of them). */
+  noneOf?: Record<string, (string | number)[]>;
   /** Numeric range conditions on top-level body fields (`created[gte]`). */
   ranges?: { field: string; op: '<' | '<=' | '>' | '>='; value: number }[];
   order: 'seq' | 'created';
@@ -161,6 +165,18 @@ export class RecordStore {
         where.push(`json_extract(body, '$.${field}') = ?`);
         args.push(typeof value === 'boolean' ? (value ? 1 : 0) : value);
       }
+    }
+    for (const [field, values] of Object.entries(q.oneOf ?? {})) {
+      if (!FIELD_NAME.test(field)) throw new Error(`not a field name: ${field}`);
+      if (values.length === 0) where.push('0');
+      else where.push(`json_extract(body, '$.${field}') IN (${values.map(() => '?').join(', ')})`);
+      args.push(...values);
+    }
+    for (const [field, values] of Object.entries(q.noneOf ?? {})) {
+      if (!FIELD_NAME.test(field)) throw new Error(`not a field name: ${field}`);
+      if (values.length === 0) continue;
+      where.push(`ifnull(json_extract(body, '$.${field}') NOT IN (${values.map(() => '?').join(', ')}), 1)`);
+      args.push(...values);
     }
     for (const r of q.ranges ?? []) {
       if (!FIELD_NAME.test(r.field) || !['<', '<=', '>', '>='].includes(r.op)) throw new Error(`bad range on ${r.field}`);

@@ -1,11 +1,14 @@
 // List cost against store size, side by side in one run: a first page and a `starting_after` (or
 // next-page) page with 10 records and with 50,000, through the twins' HTTP APIs on loopback:
 //   Stripe customers      (modelled: keyset page through the record store's `created` index)
-//   Stripe tax rates      (generic)
+//   Stripe tax rates      (modelled: keyset page)
 //   Stripe products       (modelled: keyset page)
-//   Stripe webhook endpoints (modelled, still read whole and filtered in memory: the old cost)
+//   Stripe webhook endpoints, subscriptions, invoices (modelled: keyset page)
+//   Stripe coupons        (modelled: keyset page)
+//   Stripe plans          (generic)
 //   GitHub releases       (generic: per_page/page with a Link header)
-//   Slack bookmarks       (generic: cursor pages)
+// (Slack bookmarks were measured here while the generic layer served them; bookmarks.list is now
+// modelled and, as on Slack, not paginated.)
 // The 50,000 records are written straight into each twin's record store (copies of one record the
 // API created, with fresh ids and times), so only the listing is measured.
 //
@@ -90,11 +93,14 @@ interface Case {
   prepare(count: number): Promise<{ twin: Running; first: () => Promise<unknown>; next: () => Promise<unknown> }>;
 }
 
-const stripeCase = (name: string, resource: string, path: string, create: Record<string, string>): Case => ({
+type CreateBody = Record<string, string> | ((twin: Running) => Promise<Record<string, string>>);
+
+const stripeCase = (name: string, resource: string, path: string, create: CreateBody): Case => ({
   name,
   async prepare(count) {
     const twin = await start('stripe', `${resource}-${count}`);
-    const made = (await call(twin, 'POST', path, create)).body as Record<string, unknown>;
+    const body = typeof create === 'function' ? await create(twin) : create;
+    const made = (await call(twin, 'POST', path, body)).body as Record<string, unknown>;
     const prefix = String(made.id).replace(/[^_]*$/, '');
     fill(twin, resource, made, count - 1, (i) => ({ external: `${prefix}bench${String(i).padStart(8, '0')}`, id: `${prefix}bench${String(i).padStart(8, '0')}` }));
     const firstPage = (await call(twin, 'GET', `${path}?limit=3`)).body as { data: { id: string }[] };
@@ -109,10 +115,18 @@ const stripeCase = (name: string, resource: string, path: string, create: Record
 
 const CASES: Case[] = [
   stripeCase('Stripe customers (modelled)', 'customer', '/v1/customers', { name: 'Bench' }),
-  stripeCase('Stripe tax rates (generic)', 'tax_rate', '/v1/tax_rates', { display_name: 'VAT', percentage: '20', inclusive: 'false' }),
+  stripeCase('Stripe tax rates (modelled)', 'tax_rate', '/v1/tax_rates', { display_name: 'VAT', percentage: '20', inclusive: 'false' }),
   stripeCase('Stripe products (modelled)', 'product', '/v1/products', { name: 'Bench' }),
-  // Still read whole and filtered in memory (the cost every Stripe list had before), for contrast.
-  stripeCase('Stripe webhook endpoints (modelled, whole read)', 'webhook_endpoint', '/v1/webhook_endpoints', { url: 'https://example.com/hook', 'enabled_events[0]': '*' }),
+  stripeCase('Stripe webhook endpoints (modelled)', 'webhook_endpoint', '/v1/webhook_endpoints', { url: 'https://example.com/hook', 'enabled_events[0]': '*' }),
+  stripeCase('Stripe invoices (modelled)', 'invoice', '/v1/invoices', async (twin) => ({ customer: String(((await call(twin, 'POST', '/v1/customers', { name: 'Bench' })).body as { id: string }).id) })),
+  stripeCase('Stripe subscriptions (modelled)', 'subscription', '/v1/subscriptions', async (twin) => {
+    const customer = ((await call(twin, 'POST', '/v1/customers', { name: 'Bench' })).body as { id: string }).id;
+    const product = ((await call(twin, 'POST', '/v1/products', { name: 'Bench' })).body as { id: string }).id;
+    const price = ((await call(twin, 'POST', '/v1/prices', { product, unit_amount: '100', currency: 'usd', 'recurring[interval]': 'month' })).body as { id: string }).id;
+    return { customer, 'items[0][price]': price, payment_behavior: 'default_incomplete' };
+  }),
+  stripeCase('Stripe plans (generic)', 'plan', '/v1/plans', { amount: '100', currency: 'usd', interval: 'month', 'product[name]': 'Bench' }),
+  stripeCase('Stripe coupons (modelled)', 'coupon', '/v1/coupons', { percent_off: '10', duration: 'once' }),
   {
     name: 'GitHub releases (generic)',
     async prepare(count) {
@@ -125,22 +139,6 @@ const CASES: Case[] = [
         twin,
         first: () => call(twin, 'GET', `/repos/${me}/bench/releases?per_page=3`),
         next: () => call(twin, 'GET', `/repos/${me}/bench/releases?per_page=3&page=2`),
-      };
-    },
-  },
-  {
-    name: 'Slack bookmarks (generic)',
-    async prepare(count) {
-      const twin = await start('slack', `bookmarks-${count}`);
-      const channel = (await call(twin, 'POST', '/api/conversations.list', {})).body.channels[0].id as string;
-      const made = (await call(twin, 'POST', '/api/bookmarks.add', { channel_id: channel, title: 'b', type: 'link', link: 'https://example.com' })).body.bookmark as Record<string, unknown>;
-      fill(twin, 'slack.bookmarks', made, count - 1, (i) => ({ external: `${channel}/Bk${String(i).padStart(10, '0')}`, id: `Bk${String(i).padStart(10, '0')}` }));
-      const page = (await call(twin, 'POST', '/api/bookmarks.list', { channel_id: channel, limit: '3' })).body;
-      const cursor = page.response_metadata.next_cursor as string;
-      return {
-        twin,
-        first: () => call(twin, 'POST', '/api/bookmarks.list', { channel_id: channel, limit: '3' }),
-        next: () => call(twin, 'POST', '/api/bookmarks.list', { channel_id: channel, limit: '3', cursor }),
       };
     },
   },

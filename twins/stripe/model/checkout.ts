@@ -6,6 +6,7 @@
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { StripeApiError, invalidRequest, missingParam } from '../wire/errors.js';
 import { applyMetadata, clone, find, load, newId, previousAttributes, type MetadataPatch, type StripeObject } from './objects.js';
+import { pageOf, readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
 import { emitEvent } from './events.js';
 import { createCustomer } from './customers.js';
 import { attachPaymentMethod, resolvePaymentMethod } from './payment-methods.js';
@@ -256,19 +257,21 @@ export function expireSession(ctx: TwinContext, id: string): StripeObject {
   return session;
 }
 
-export function filterSessions(ctx: TwinContext, f: SessionFilter): StripeObject[] {
-  const { customer, paymentIntent: pi, subscription: sub, status, email } = f;
-  return ctx.store
-    .list<StripeObject>('checkout_session')
-    .filter(
-      (s) =>
-        (!customer || s.customer === customer) &&
-        (!pi || s.payment_intent === pi) &&
-        (!sub || s.subscription === sub) &&
-        (!status || s.status === status) &&
-        (!email || s.customer_details?.email === email),
-    )
-    .map((s) => presentSession(s, []));
+/** `GET /v1/checkout/sessions`: one page through the store's index (`customer_details[email]` looks inside). */
+export function listSessions(ctx: TwinContext, f: SessionFilter, window: ListWindow): ListPage<StripeObject> {
+  const equals: FieldEquals = {};
+  if (f.customer) equals.customer = f.customer;
+  if (f.paymentIntent) equals.payment_intent = f.paymentIntent;
+  if (f.subscription) equals.subscription = f.subscription;
+  if (f.status) equals.status = f.status;
+  const page = f.email
+    ? pageOf(ctx.store.list<StripeObject>('checkout_session').filter((s) => matchesEquals(s, equals) && s.customer_details?.email === f.email), window)
+    : readPage<StripeObject>(ctx, 'checkout_session', equals, window);
+  return { ...page, data: page.data.map((s) => presentSession(s, [])) };
+}
+
+function matchesEquals(o: StripeObject, equals: FieldEquals): boolean {
+  return Object.entries(equals).every(([k, v]) => o[k] === v);
 }
 
 /**

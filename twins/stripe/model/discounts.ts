@@ -8,6 +8,7 @@ import { invalidRequest, resourceMissing } from '../wire/errors.js';
 import { addCycles } from './billing-cycle.js';
 import { emitEvent } from './events.js';
 import { applyMetadata, clone, deletedObject, find, newId, previousAttributes, save, type MetadataPatch, type StripeObject } from './objects.js';
+import { readPage, type ListPage, type ListWindow } from './pages.js';
 
 export const COUPON_DURATIONS = ['forever', 'once', 'repeating'] as const;
 export type CouponDuration = (typeof COUPON_DURATIONS)[number];
@@ -107,8 +108,9 @@ export function deleteCoupon(ctx: TwinContext, id: string): StripeObject {
   return deletedObject(c);
 }
 
-export function listCoupons(ctx: TwinContext): StripeObject[] {
-  return ctx.store.list<StripeObject>('coupon').filter((c) => !c.deleted).map((c) => presentCoupon(ctx, c));
+export function listCoupons(ctx: TwinContext, window: ListWindow): ListPage<StripeObject> {
+  const page = readPage<StripeObject>(ctx, 'coupon', {}, window, { noneOf: { deleted: [1] } });
+  return { ...page, data: page.data.map((c) => presentCoupon(ctx, c)) };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { invalidRequest } from '../wire/errors.js';
 import { applyMetadata, clone, find, load, newId, previousAttributes, type MetadataPatch, type StripeObject } from './objects.js';
+import { readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
 import { emitEvent } from './events.js';
 import { contextForCustomer, contextForObject } from './clock-scope.js';
 import { balanceApplication, changeBalance } from './customer-balance.js';
@@ -678,16 +679,13 @@ export function closeInvoicesOf(ctx: TwinContext, subscriptionId: string): void 
 // ---------------------------------------------------------------------------------------------
 // List and preview
 
-export function filterInvoices(ctx: TwinContext, f: InvoiceFilter): Invoice[] {
-  const { customer, subscription, status, collectionMethod: collection } = f;
-  return ctx.store
-    .list<Invoice>('invoice')
-    .filter(
-      (i) =>
-        (!customer || i.customer === customer) &&
-        (!subscription || i.subscription === subscription) &&
-        (!status || i.status === status) &&
-        (!collection || i.collection_method === collection),
-    )
-    .map(presentInvoice);
+/** `GET /v1/invoices`: one page read through the store's index. */
+export function listInvoices(ctx: TwinContext, f: InvoiceFilter, window: ListWindow): ListPage<Invoice> {
+  const equals: FieldEquals = {};
+  if (f.customer) equals.customer = f.customer;
+  if (f.subscription) equals.subscription = f.subscription;
+  if (f.status) equals.status = f.status;
+  if (f.collectionMethod) equals.collection_method = f.collectionMethod;
+  const page = readPage<Invoice>(ctx, 'invoice', equals, window);
+  return { ...page, data: page.data.map(presentInvoice) };
 }

@@ -5,6 +5,7 @@
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { invalidRequest, missingParam } from '../wire/errors.js';
 import { clone, find, load, newId, previousAttributes, type StripeObject } from './objects.js';
+import { firstMatching, readPage, type ListPage, type ListWindow } from './pages.js';
 import { emitEvent } from './events.js';
 
 export const FORMULAS = ['count', 'last', 'sum'] as const;
@@ -33,7 +34,7 @@ export function createMeter(ctx: TwinContext, input: MeterCreate): StripeObject 
   if (!input.aggregation) throw missingParam('default_aggregation');
   const formula = input.aggregation.formula;
   if (!formula) throw missingParam('default_aggregation[formula]');
-  const active = ctx.store.list<StripeObject>('billing_meter').find((m) => m.event_name === eventName && m.status === 'active');
+  const active = activeMeter(ctx, eventName);
   if (active) {
     throw invalidRequest(`An active meter with event_name \`${eventName}\` already exists (${active.id}).`, 'event_name');
   }
@@ -59,6 +60,16 @@ export function createMeter(ctx: TwinContext, input: MeterCreate): StripeObject 
   ctx.store.put('billing_meter', meter.id, meter);
   emitEvent(ctx, 'billing.meter.created', meter);
   return meter;
+}
+
+/** The active meter of an event name (at most one: creation refuses a second). */
+function activeMeter(ctx: TwinContext, eventName: string | undefined): StripeObject | undefined {
+  return eventName === undefined ? undefined : firstMatching<StripeObject>(ctx, 'billing_meter', { event_name: eventName, status: 'active' });
+}
+
+/** `GET /v1/billing/meters`: one page, optionally of one status. */
+export function listMeters(ctx: TwinContext, status: string | undefined, window: ListWindow): ListPage<StripeObject> {
+  return readPage<StripeObject>(ctx, 'billing_meter', status ? { status } : {}, window);
 }
 
 export function loadMeter(ctx: TwinContext, id: string): StripeObject {
@@ -99,7 +110,7 @@ export function createMeterEvent(ctx: TwinContext, input: MeterEventCreate): Str
     throw invalidRequest('Timestamp must be within the past 35 calendar days.', 'timestamp');
   }
   if (timestamp > now + 300) throw invalidRequest('Timestamp must not be more than 5 minutes in the future.', 'timestamp');
-  const meter = ctx.store.list<StripeObject>('billing_meter').find((m) => m.event_name === eventName && m.status === 'active');
+  const meter = activeMeter(ctx, eventName);
   if (meter) {
     const customerKey = meter.customer_mapping.event_payload_key as string;
     const valueKey = meter.value_settings.event_payload_key as string;

@@ -5,7 +5,7 @@
 // gather itself (filters the index cannot answer: `ids[]`, `lookup_keys[]`, wildcard event types).
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
-import type { PageQuery } from '../../../twin-runtime/record-store.js';
+import type { PageCursor, PageQuery } from '../../../twin-runtime/record-store.js';
 import { resourceMissing } from '../wire/errors.js';
 import { kindOfId, type StripeObject } from './objects.js';
 
@@ -32,9 +32,18 @@ export type FieldEquals = NonNullable<PageQuery['equals']>;
 
 const cursorMissing = (id: string, param: string) => resourceMissing(kindOfId(id)?.noun ?? 'object', id, param);
 
+/** Conditions beyond field equalities a keyset list can narrow by. */
+export interface MoreConditions {
+  oneOf?: PageQuery['oneOf'];
+  noneOf?: PageQuery['noneOf'];
+  /** Ranges on fields other than `created` (which comes with the window). */
+  ranges?: CreatedRange[];
+}
+
 /** One page of the `resource` records whose fields equal `equals`, read through the store's index. */
-export function readPage<T extends StripeObject>(ctx: TwinContext, resource: string, equals: FieldEquals, window: ListWindow): ListPage<T> {
-  const base = { resource, equals, ranges: window.created, order: 'created' as const, limit: window.limit };
+export function readPage<T extends StripeObject>(ctx: TwinContext, resource: string, equals: FieldEquals, window: ListWindow, more: MoreConditions = {}): ListPage<T> {
+  const ranges = [...(window.created ?? []), ...(more.ranges ?? [])];
+  const base = { resource, equals, oneOf: more.oneOf, noneOf: more.noneOf, ranges, order: 'created' as const, limit: window.limit };
   const cursor = (id: string, param: string) => {
     const c = ctx.store.cursorOf(resource, id);
     if (!c) throw cursorMissing(id, param);
@@ -47,6 +56,22 @@ export function readPage<T extends StripeObject>(ctx: TwinContext, resource: str
   const after = window.startingAfter ? cursor(window.startingAfter, 'starting_after') : undefined;
   const page = ctx.store.page<T>({ ...base, descending: true, after });
   return { data: page.items.map((r) => r.body), hasMore: page.hasMore };
+}
+
+/** Every record whose fields equal `equals`, oldest first, read a batch at a time through the index. */
+export function* eachMatching<T extends StripeObject>(ctx: TwinContext, resource: string, equals: FieldEquals, batch = 100): Generator<T> {
+  let after: PageCursor | undefined;
+  for (;;) {
+    const page = ctx.store.page<T>({ resource, equals, order: 'seq', descending: false, after, limit: batch });
+    for (const r of page.items) yield r.body;
+    if (!page.hasMore) return;
+    after = page.items.at(-1)!;
+  }
+}
+
+/** The oldest record whose fields equal `equals`, if any. */
+export function firstMatching<T extends StripeObject>(ctx: TwinContext, resource: string, equals: FieldEquals): T | undefined {
+  return ctx.store.page<T>({ resource, equals, order: 'seq', descending: false, limit: 1 }).items[0]?.body;
 }
 
 function inRange(value: number, r: CreatedRange): boolean {

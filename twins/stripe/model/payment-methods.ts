@@ -8,6 +8,7 @@ import { base62 } from '../../../twin-runtime/ids.js';
 import { StripeApiError, invalidRequest, missingParam, resourceMissing, underParam } from '../wire/errors.js';
 import { emitEvent } from './events.js';
 import { applyMetadata, clone, find, newId, previousAttributes, save, type MetadataPatch, type StripeObject } from './objects.js';
+import { readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
 import { cardFacts, declineFor, luhnValid, shortcutNumber } from './test-cards.js';
 
 export type PaymentMethod = StripeObject & { object: 'payment_method'; customer: string | null };
@@ -243,9 +244,9 @@ export function updatePaymentMethod(ctx: TwinContext, id: string, input: Payment
   return pm;
 }
 
-export function listPaymentMethods(ctx: TwinContext, customer: string | undefined, type: string | undefined): PaymentMethod[] {
-  return ctx.store
-    .list<PaymentMethod>('payment_method')
-    .filter((pm) => (customer === undefined ? true : pm.customer === customer))
-    .filter((pm) => (type === undefined ? true : pm.type === type));
+export function listPaymentMethods(ctx: TwinContext, customer: string | undefined, type: string | undefined, window: ListWindow): ListPage<PaymentMethod> {
+  const equals: FieldEquals = {};
+  if (customer !== undefined) equals.customer = customer;
+  if (type !== undefined) equals.type = type;
+  return readPage<PaymentMethod>(ctx, 'payment_method', equals, window);
 }

@@ -6,6 +6,7 @@
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { StripeApiError, invalidRequest, missingParam } from '../wire/errors.js';
 import { applyMetadata, clone, find, load, newId, previousAttributes, type MetadataPatch, type StripeObject } from './objects.js';
+import { pageOf, readPage, type CreatedRange, type FieldEquals, type ListPage, type ListWindow, type MoreConditions } from './pages.js';
 import { emitEvent } from './events.js';
 import { contextForCustomer, contextForObject } from './clock-scope.js';
 import { loadTaxRates } from './tax-rates.js';
@@ -801,6 +802,39 @@ function inRange(range: TimeRange | undefined, v: number): boolean {
   return (gt === undefined || v > gt) && (gte === undefined || v >= gte) && (lt === undefined || v < lt) && (lte === undefined || v <= lte);
 }
 
+/** `current_period_*` filters as record-store range conditions. */
+function rangeConditions(field: string, range: TimeRange | undefined): CreatedRange[] {
+  if (range === undefined) return [];
+  if (typeof range === 'number') return [{ field, op: '>=', value: range }, { field, op: '<=', value: range }];
+  const out: CreatedRange[] = [];
+  for (const [k, op] of [['gt', '>'], ['gte', '>='], ['lt', '<'], ['lte', '<=']] as const) {
+    const v = range[k];
+    if (v !== undefined) out.push({ field, op, value: v });
+  }
+  return out;
+}
+
+/**
+ * `GET /v1/subscriptions`: one page read through the store's index; only a `price` filter (which
+ * looks inside the items) gathers the matching set first.
+ */
+export function listSubscriptions(ctx: TwinContext, f: SubscriptionFilter, window: ListWindow): ListPage<StripeObject> {
+  if (f.price) return pageOf(filterSubscriptions(ctx, f), window);
+  const equals: FieldEquals = {};
+  if (f.customer) equals.customer = f.customer;
+  if (f.collectionMethod) equals.collection_method = f.collectionMethod;
+  if (f.testClock) equals.test_clock = f.testClock;
+  const more: MoreConditions = {
+    ranges: [...rangeConditions('current_period_end', f.currentPeriodEnd), ...rangeConditions('current_period_start', f.currentPeriodStart)],
+  };
+  // Stripe lists every subscription but the canceled ones unless a status is asked for.
+  if (f.status === undefined) more.noneOf = { status: ['canceled'] };
+  else if (f.status === 'ended') more.oneOf = { status: ['canceled', 'incomplete_expired'] };
+  else if (f.status !== 'all') equals.status = f.status;
+  return readPage<StripeObject>(ctx, 'subscription', equals, window, more);
+}
+
+/** The subscriptions a filter admits, oldest first (search-like reads and the `price` filter). */
 export function filterSubscriptions(ctx: TwinContext, f: SubscriptionFilter): StripeObject[] {
   const { customer, status, price, collectionMethod: collection, testClock } = f;
   return ctx.store.list<StripeObject>('subscription').filter((s) => {

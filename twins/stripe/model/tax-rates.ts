@@ -6,6 +6,7 @@ import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { invalidRequest, resourceMissing } from '../wire/errors.js';
 import { emitEvent } from './events.js';
 import { applyMetadata, clone, find, newId, previousAttributes, save, type MetadataPatch, type StripeObject } from './objects.js';
+import { readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
 
 export const TAX_TYPES = ['amusement_tax', 'communications_tax', 'gst', 'hst', 'igst', 'jct', 'lease_tax', 'pst', 'qst', 'retail_delivery_fee', 'rst', 'sales_tax', 'service_tax', 'vat'] as const;
 
@@ -82,10 +83,11 @@ export function updateTaxRate(ctx: TwinContext, id: string, input: TaxRateFields
   return r;
 }
 
-export function listTaxRates(ctx: TwinContext, f: { active?: boolean; inclusive?: boolean }): StripeObject[] {
-  return ctx.store
-    .list<StripeObject>('tax_rate')
-    .filter((r) => (f.active === undefined || r.active === f.active) && (f.inclusive === undefined || r.inclusive === f.inclusive));
+export function listTaxRates(ctx: TwinContext, f: { active?: boolean; inclusive?: boolean }, window: ListWindow): ListPage<StripeObject> {
+  const equals: FieldEquals = {};
+  if (f.active !== undefined) equals.active = f.active;
+  if (f.inclusive !== undefined) equals.inclusive = f.inclusive;
+  return readPage<StripeObject>(ctx, 'tax_rate', equals, window);
 }
 
 /** Active tax rates by id for a `tax_rates[]` / `default_tax_rates[]` parameter (objects, as Stripe embeds them). */

@@ -8,6 +8,7 @@
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { invalidRequest, missingParam } from '../wire/errors.js';
 import { clone, load, newId, type StripeObject } from './objects.js';
+import { eachMatching, readPage, type ListPage, type ListWindow } from './pages.js';
 import { clockContext } from './clock-scope.js';
 import { emitEvent } from './events.js';
 import { advanceStripe } from './lifecycle.js';
@@ -64,16 +65,20 @@ export function advanceTestClock(ctx: TwinContext, id: string, to: number | unde
   return ready;
 }
 
+/** `GET /v1/test_helpers/test_clocks`: one page. */
+export function listTestClocks(ctx: TwinContext, window: ListWindow): ListPage<StripeObject> {
+  return readPage<StripeObject>(ctx, 'test_clock', {}, window);
+}
+
 /** Deleting a clock deletes its customers, ending their subscriptions first (as Stripe does). */
 export function deleteTestClock(ctx: TwinContext, id: string): StripeObject {
   const clock = loadTestClock(ctx, id);
   const at = clockContext(ctx, clock);
-  for (const customer of ctx.store.list<StripeObject>('customer')) {
-    if (customer.test_clock !== id || customer.deleted) continue;
-    for (const sub of ctx.store.list<StripeObject>('subscription')) {
-      if (sub.customer === customer.id && LIVE_OR_PENDING.includes(sub.status)) {
-        cancelSubscriptionNow(at, sub.id, { reason: 'cancellation_requested' });
-      }
+  // Gathered first: the deletions below rewrite the records the reads walk.
+  for (const customer of [...eachMatching<StripeObject>(ctx, 'customer', { test_clock: id })]) {
+    if (customer.deleted) continue;
+    for (const sub of [...eachMatching<StripeObject>(ctx, 'subscription', { customer: customer.id })]) {
+      if (LIVE_OR_PENDING.includes(sub.status)) cancelSubscriptionNow(at, sub.id, { reason: 'cancellation_requested' });
     }
     deleteCustomer(at, customer.id);
   }

@@ -4,6 +4,7 @@
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { invalidRequest, missingParam, resourceMissing } from '../wire/errors.js';
 import { applyMetadata, clone, find, newId, save, type MetadataPatch, type StripeObject } from './objects.js';
+import { readPage, type ListPage, type ListWindow } from './pages.js';
 
 export type WebhookEndpoint = StripeObject & { object: 'webhook_endpoint'; secret: string };
 
@@ -86,6 +87,12 @@ export function updateWebhookEndpoint(ctx: TwinContext, id: string, input: Webho
   if (input.disabled !== undefined) e.status = input.disabled ? 'disabled' : 'enabled';
   if (input.metadata !== undefined) e.metadata = applyMetadata(e.metadata, input.metadata);
   return save(ctx, 'webhook_endpoint', e);
+}
+
+/** `GET /v1/webhook_endpoints`: one page, as the public object (no secret). */
+export function listWebhookEndpoints(ctx: TwinContext, window: ListWindow): ListPage<StripeObject> {
+  const page = readPage<WebhookEndpoint>(ctx, 'webhook_endpoint', {}, window);
+  return { ...page, data: page.data.map(publicEndpoint) };
 }
 
 export function deleteWebhookEndpoint(ctx: TwinContext, id: string): StripeObject {

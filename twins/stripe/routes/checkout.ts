@@ -4,7 +4,7 @@
 import { showHostedCheckout, submitHostedCheckout } from './hosted-checkout.js';
 import type { TwinRequest, TwinResponse, TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../wire/pipeline.js';
-import { listBody, listResponse } from '../wire/list.js';
+import { listBody, listEnvelope, readListWindow } from '../wire/list.js';
 import {
   LIST_PARAMS,
   bool,
@@ -29,7 +29,7 @@ import {
   completeSession,
   createSession,
   expireSession,
-  filterSessions,
+  listSessions,
   loadSession,
   presentSession,
   updateSession,
@@ -140,7 +140,7 @@ export const checkoutRoutes: TwinRoute[] = [
         status: oneOf(p, 'status', ['complete', 'expired', 'open'] as const),
         email: details ? str(details, 'email', 'customer_details') : undefined,
       };
-      return listResponse(req, ctx, filterSessions(ctx, filter), '/v1/checkout/sessions');
+      return ok(listEnvelope(listSessions(ctx, filter, readListWindow(p)), '/v1/checkout/sessions'));
     },
   },
   { method: 'GET', path: '/v1/checkout/sessions/{id}', handler: (req, ctx) => (readParams(req, {}), ok(presentSession(loadSession(ctx, req.params.id!), expandOf(req)))) },

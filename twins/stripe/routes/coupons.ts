@@ -2,7 +2,7 @@
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../wire/pipeline.js';
-import { listResponse } from '../wire/list.js';
+import { listEnvelope, listResponse, readListWindow } from '../wire/list.js';
 import { LIST_PARAMS, bool, currency, decimal, emptyableStr, int, obj, objArray, oneOf, readMetadata, readParams, requiredStr, str, strArray, type Params } from '../wire/params.js';
 import {
   COUPON_DURATIONS,
@@ -68,7 +68,7 @@ export const couponRoutes: TwinRoute[] = [
       );
     },
   },
-  { method: 'GET', path: '/v1/coupons', handler: (req, ctx) => (readParams(req, LIST_PARAMS), listResponse(req, ctx, listCoupons(ctx), '/v1/coupons')) },
+  { method: 'GET', path: '/v1/coupons', handler: (req, ctx) => ok(listEnvelope(listCoupons(ctx, readListWindow(readParams(req, LIST_PARAMS))), '/v1/coupons')) },
   { method: 'GET', path: '/v1/coupons/{coupon}', handler: (req, ctx) => (readParams(req, {}), ok(getCoupon(ctx, req.params.coupon!, 'id'))) },
   {
     method: 'POST',

@@ -167,8 +167,7 @@ export const customerRoutes: TwinRoute[] = [
     handler: (req, ctx) => {
       const p = readParams(req, { ...LIST_PARAMS, type: true, allow_redisplay: true });
       const c = getCustomer(ctx, req.params.customer!, 'customer');
-      const pms: PaymentMethod[] = listPaymentMethods(ctx, c.id, str(p, 'type'));
-      return listResponse(req, ctx, pms, `/v1/customers/${c.id}/payment_methods`);
+      return ok(listEnvelope(listPaymentMethods(ctx, c.id, str(p, 'type'), readListWindow(p)), `/v1/customers/${c.id}/payment_methods`));
     },
   },
   {

@@ -4,7 +4,7 @@
 import type { TwinResponse, TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../wire/pipeline.js';
 import { stripeError } from '../wire/errors.js';
-import { listBody, listResponse, searchResponse } from '../wire/list.js';
+import { listBody, listEnvelope, readListWindow, searchResponse } from '../wire/list.js';
 import {
   LIST_PARAMS,
   SEARCH_PARAMS,
@@ -27,7 +27,7 @@ import {
   addLines,
   createInvoice,
   deleteDraftInvoice,
-  filterInvoices,
+  listInvoices,
   finalizeInvoice,
   loadInvoice,
   markUncollectible,
@@ -216,7 +216,7 @@ export const invoiceRoutes: TwinRoute[] = [
         status: oneOf(p, 'status', INVOICE_STATUSES),
         collectionMethod: str(p, 'collection_method'),
       };
-      return listResponse(req, ctx, filterInvoices(ctx, filter), '/v1/invoices');
+      return ok(listEnvelope(listInvoices(ctx, filter, readListWindow(p)), '/v1/invoices'));
     },
   },
   {

@@ -3,14 +3,14 @@
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../wire/pipeline.js';
-import { listBody, listResponse } from '../wire/list.js';
+import { listBody, listEnvelope, readListWindow } from '../wire/list.js';
 import { LIST_PARAMS, int, obj, oneOf, readParams, requiredStr, str, type ParamSpec } from '../wire/params.js';
-import type { StripeObject } from '../model/objects.js';
 import {
   FORMULAS,
   createMeter,
   createMeterEvent,
   eventSummaries,
+  listMeters,
   loadMeter,
   setMeterActive,
   updateMeter,
@@ -56,9 +56,7 @@ export const meterRoutes: TwinRoute[] = [
     path: '/v1/billing/meters',
     handler: (req, ctx) => {
       const p = readParams(req, { ...LIST_PARAMS, status: true });
-      const status = str(p, 'status');
-      const meters = ctx.store.list<StripeObject>('billing_meter').filter((m) => !status || m.status === status);
-      return listResponse(req, ctx, meters, '/v1/billing/meters');
+      return ok(listEnvelope(listMeters(ctx, str(p, 'status'), readListWindow(p)), '/v1/billing/meters'));
     },
   },
   { method: 'GET', path: '/v1/billing/meters/{id}', handler: (req, ctx) => (readParams(req, {}), ok(loadMeter(ctx, req.params.id!))) },

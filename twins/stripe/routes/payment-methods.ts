@@ -3,7 +3,7 @@
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { missingParam, underParam } from '../wire/errors.js';
-import { listResponse } from '../wire/list.js';
+import { listEnvelope, readListWindow } from '../wire/list.js';
 import {
   ADDRESS_SPEC,
   LIST_PARAMS,
@@ -138,7 +138,7 @@ export const paymentMethodRoutes: TwinRoute[] = [
       const p = readParams(req, { ...LIST_PARAMS, customer: true, type: true, allow_redisplay: true });
       const customer = str(p, 'customer');
       if (customer) getCustomer(ctx, customer);
-      return listResponse(req, ctx, listPaymentMethods(ctx, customer, str(p, 'type')), '/v1/payment_methods');
+      return ok(listEnvelope(listPaymentMethods(ctx, customer, str(p, 'type'), readListWindow(p)), '/v1/payment_methods'));
     },
   },
   {

@@ -3,7 +3,7 @@
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../wire/pipeline.js';
-import { listBody, listResponse, searchResponse } from '../wire/list.js';
+import { listBody, listEnvelope, readListWindow, searchResponse } from '../wire/list.js';
 import {
   LIST_PARAMS,
   SEARCH_PARAMS,
@@ -30,7 +30,7 @@ import {
   PRORATION_BEHAVIORS,
   cancelSubscription,
   createSubscription,
-  filterSubscriptions,
+  listSubscriptions,
   loadSubscription,
   updateSubscription,
   type SubscriptionCreate,
@@ -258,7 +258,7 @@ export const subscriptionRoutes: TwinRoute[] = [
         currentPeriodEnd: readRange(p, 'current_period_end'),
         currentPeriodStart: readRange(p, 'current_period_start'),
       };
-      return listResponse(req, ctx, filterSubscriptions(ctx, filter), '/v1/subscriptions');
+      return ok(listEnvelope(listSubscriptions(ctx, filter, readListWindow(p)), '/v1/subscriptions'));
     },
   },
   {

@@ -2,7 +2,7 @@
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../wire/pipeline.js';
-import { listResponse } from '../wire/list.js';
+import { listEnvelope, readListWindow } from '../wire/list.js';
 import { LIST_PARAMS, bool, decimal, emptyableStr, oneOf, readMetadata, readParams, requiredStr, str, type Params, type ParamSpec } from '../wire/params.js';
 import { missingParam } from '../wire/errors.js';
 import { TAX_TYPES, createTaxRate, getTaxRate, listTaxRates, updateTaxRate, type TaxRateFields } from '../model/tax-rates.js';
@@ -40,7 +40,7 @@ export const taxRateRoutes: TwinRoute[] = [
     path: '/v1/tax_rates',
     handler: (req, ctx) => {
       const p = readParams(req, { ...LIST_PARAMS, active: true, inclusive: true });
-      return listResponse(req, ctx, listTaxRates(ctx, { active: bool(p, 'active'), inclusive: bool(p, 'inclusive') }), '/v1/tax_rates');
+      return ok(listEnvelope(listTaxRates(ctx, { active: bool(p, 'active'), inclusive: bool(p, 'inclusive') }, readListWindow(p)), '/v1/tax_rates'));
     },
   },
   { method: 'GET', path: '/v1/tax_rates/{tax_rate}', handler: (req, ctx) => (readParams(req, {}), ok(getTaxRate(ctx, req.params.tax_rate!, 'id'))) },

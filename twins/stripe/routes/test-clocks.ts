@@ -2,10 +2,9 @@
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../wire/pipeline.js';
-import { listResponse } from '../wire/list.js';
+import { listEnvelope, readListWindow } from '../wire/list.js';
 import { LIST_PARAMS, int, readParams, str } from '../wire/params.js';
-import type { StripeObject } from '../model/objects.js';
-import { advanceTestClock, createTestClock, deleteTestClock, loadTestClock } from '../model/test-clocks.js';
+import { advanceTestClock, createTestClock, deleteTestClock, listTestClocks, loadTestClock } from '../model/test-clocks.js';
 
 export const testClockRoutes: TwinRoute[] = [
   {
@@ -20,8 +19,8 @@ export const testClockRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/test_helpers/test_clocks',
     handler: (req, ctx) => {
-      readParams(req, LIST_PARAMS);
-      return listResponse(req, ctx, ctx.store.list<StripeObject>('test_clock'), '/v1/test_helpers/test_clocks');
+      const p = readParams(req, LIST_PARAMS);
+      return ok(listEnvelope(listTestClocks(ctx, readListWindow(p)), '/v1/test_helpers/test_clocks'));
     },
   },
   { method: 'GET', path: '/v1/test_helpers/test_clocks/{id}', handler: (req, ctx) => (readParams(req, {}), ok(loadTestClock(ctx, req.params.id!))) },

@@ -1,16 +1,16 @@
 // /v1/webhook_endpoints: CRUD. Deliveries and their attempts are the runtime's `delivery` records.
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
-import { listResponse } from '../wire/list.js';
+import { listEnvelope, readListWindow } from '../wire/list.js';
 import { LIST_PARAMS, bool, emptyableStr, readMetadata, readParams, str, strArray, type ParamSpec } from '../wire/params.js';
 import { ok } from '../wire/pipeline.js';
 import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
   getWebhookEndpoint,
+  listWebhookEndpoints,
   publicEndpoint,
   updateWebhookEndpoint,
-  type WebhookEndpoint,
 } from '../model/webhooks.js';
 
 const WEBHOOK_CREATE_SPEC: ParamSpec = { url: true, enabled_events: true, description: true, metadata: true, api_version: true, connect: true };
@@ -37,9 +37,8 @@ export const webhookRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/webhook_endpoints',
     handler: (req, ctx) => {
-      readParams(req, LIST_PARAMS);
-      const all = ctx.store.list<WebhookEndpoint>('webhook_endpoint').map(publicEndpoint);
-      return listResponse(req, ctx, all, '/v1/webhook_endpoints');
+      const p = readParams(req, LIST_PARAMS);
+      return ok(listEnvelope(listWebhookEndpoints(ctx, readListWindow(p)), '/v1/webhook_endpoints'));
     },
   },
   {

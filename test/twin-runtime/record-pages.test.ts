@@ -1,0 +1,36 @@
+// The record store's keyset pages: equalities, `oneOf` / `noneOf` (a missing field is none of the
+// values), ranges, and cursors in `created` order.
+
+import t from 'tap';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RecordStore } from '../../twin-runtime/record-store.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'record-pages-'));
+const store = new RecordStore(join(dir, 'r.sqlite'));
+t.teardown(() => {
+  store.db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const rows = [
+  { id: 'a', created: 10, status: 'active', customer: 'c1' },
+  { id: 'b', created: 20, status: 'canceled', customer: 'c1' },
+  { id: 'c', created: 20, customer: 'c2' },
+  { id: 'd', created: 30, status: 'past_due', customer: 'c1' },
+];
+for (const r of rows) store.put('sub', r.id, r);
+const page = (q: Partial<Parameters<RecordStore['page']>[0]>) =>
+  store.page<{ id: string }>({ resource: 'sub', order: 'created', descending: true, limit: 10, ...q }).items.map((r) => r.body.id);
+
+t.same(page({}), ['d', 'c', 'b', 'a'], 'created descending, then insertion order descending');
+t.same(page({ oneOf: { status: ['active', 'past_due'] } }), ['d', 'a']);
+t.same(page({ noneOf: { status: ['canceled'] } }), ['d', 'c', 'a'], 'a record without the field is kept');
+t.same(page({ oneOf: { status: [] } }), [], 'an empty oneOf admits nothing');
+t.same(page({ noneOf: { status: [] } }), ['d', 'c', 'b', 'a'], 'an empty noneOf excludes nothing');
+t.same(page({ equals: { customer: 'c1' }, noneOf: { status: ['canceled'] }, ranges: [{ field: 'created', op: '>', value: 10 }] }), ['d']);
+t.throws(() => page({ oneOf: { 'status) OR (1': ['x'] } }), /not a field name/, 'field names are never SQL');
+const first = store.page<{ id: string }>({ resource: 'sub', order: 'created', descending: true, limit: 2 });
+t.equal(first.hasMore, true);
+t.same(page({ after: first.items.at(-1) }), ['b', 'a'], 'the cursor continues after the last row');

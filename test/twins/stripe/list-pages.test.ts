@@ -1,0 +1,120 @@
+// Stripe lists read one keyset page through the record store's index: subscriptions (with Stripe's
+// default of leaving canceled ones out, `status=ended|all`, period ranges, and the `price` filter),
+// invoices, webhook endpoints, test clocks and meters — filters, order and cursors as Stripe has them.
+
+import t from 'tap';
+import Stripe from 'stripe';
+import { DAY, START, customerWithCard, monthlyPrice, startBillingTwin, type BillingTwin } from './billing-helpers.js';
+
+let bt: BillingTwin;
+let stripe: Stripe;
+
+t.before(async () => {
+  bt = await startBillingTwin();
+  stripe = bt.stripe;
+});
+t.teardown(() => bt.close());
+
+const ids = (list: { data: { id: string }[] }) => list.data.map((o) => o.id);
+
+t.test('subscriptions: canceled ones are left out unless asked for; filters narrow the page', async (t) => {
+  const price = await monthlyPrice(stripe, 1500, 'Lists plan');
+  const other = await monthlyPrice(stripe, 900, 'Other plan');
+  const { customer } = await customerWithCard(stripe);
+  const a = await stripe.subscriptions.create({ customer: customer.id, items: [{ price: price.id }] });
+  const b = await stripe.subscriptions.create({ customer: customer.id, items: [{ price: other.id }] });
+  const c = await stripe.subscriptions.create({ customer: customer.id, items: [{ price: price.id }], collection_method: 'send_invoice', days_until_due: 7 });
+  await stripe.subscriptions.cancel(b.id);
+
+  const live = await stripe.subscriptions.list({ customer: customer.id });
+  t.same(ids(live), [c.id, a.id], 'newest first, the canceled one left out');
+  t.same(ids(await stripe.subscriptions.list({ customer: customer.id, status: 'canceled' })), [b.id]);
+  t.same(ids(await stripe.subscriptions.list({ customer: customer.id, status: 'ended' })), [b.id]);
+  t.same(ids(await stripe.subscriptions.list({ customer: customer.id, status: 'all' })), [c.id, b.id, a.id]);
+  t.same(ids(await stripe.subscriptions.list({ customer: customer.id, collection_method: 'send_invoice' })), [c.id]);
+  t.same(ids(await stripe.subscriptions.list({ customer: customer.id, price: price.id })), [c.id, a.id], 'price looks inside the items');
+  t.same(ids(await stripe.subscriptions.list({ customer: customer.id, price: other.id })), [], 'the canceled one stays out for price too');
+
+  const end = a.items.data[0]!.current_period_end ?? (a as unknown as { current_period_end: number }).current_period_end;
+  t.ok(end > Math.floor(START.getTime() / 1000));
+  const later = await stripe.subscriptions.list({ customer: customer.id, current_period_end: { gt: end + 40 * DAY } } as Stripe.SubscriptionListParams);
+  t.same(ids(later), [], 'no period ends that late');
+
+  const first = await stripe.subscriptions.list({ customer: customer.id, status: 'all', limit: 1 });
+  t.equal(first.has_more, true);
+  const second = await stripe.subscriptions.list({ customer: customer.id, status: 'all', limit: 1, starting_after: first.data[0]!.id });
+  t.same(ids(second), [b.id]);
+  const back = await stripe.subscriptions.list({ customer: customer.id, status: 'all', limit: 5, ending_before: a.id });
+  t.same(ids(back), [c.id, b.id], 'ending_before pages towards the newest');
+
+  const err = await stripe.subscriptions.list({ starting_after: 'sub_missing' }).catch((e: Stripe.errors.StripeError) => e);
+  t.equal((err as Stripe.errors.StripeError).code, 'resource_missing', 'an unknown cursor is refused as Stripe does');
+});
+
+t.test('invoices: every filter the SDK sends, cursors, and auto-pagination', async (t) => {
+  const { customer } = await customerWithCard(stripe);
+  const made: string[] = [];
+  for (let i = 0; i < 5; i++) {
+    made.push((await stripe.invoices.create({ customer: customer.id })).id);
+  }
+  // Nothing is due on these, so finalizing one pays it at once, as on Stripe.
+  const finalized = await stripe.invoices.finalizeInvoice(made[1]!, { auto_advance: false });
+  t.equal(finalized.status, 'paid');
+  const listed = await stripe.invoices.list({ customer: customer.id, limit: 2 });
+  t.same(ids(listed), [made[4], made[3]]);
+  t.equal(listed.has_more, true);
+  const all: string[] = [];
+  for await (const inv of stripe.invoices.list({ customer: customer.id, limit: 2 })) all.push(inv.id);
+  t.same(all, [...made].reverse(), 'auto-pagination walks every page once');
+  t.same(ids(await stripe.invoices.list({ customer: customer.id, status: 'paid' })), [made[1]]);
+  t.same(ids(await stripe.invoices.list({ customer: customer.id, status: 'open' })), []);
+  t.same(ids(await stripe.invoices.list({ customer: customer.id, status: 'draft' })).length, 4);
+  t.same(ids(await stripe.invoices.list({ customer: customer.id, collection_method: 'send_invoice' })), []);
+  t.equal((await stripe.invoices.list({ customer: customer.id, limit: 1 })).data[0]!.object, 'invoice', 'presented as the invoice object');
+});
+
+t.test('coupons leave deleted ones out; tax rates and payment methods filter by their fields', async (t) => {
+  const kept = await stripe.coupons.create({ percent_off: 10, duration: 'once' });
+  const gone = await stripe.coupons.create({ percent_off: 20, duration: 'once' });
+  const newest = await stripe.coupons.create({ amount_off: 500, currency: 'usd', duration: 'once' });
+  await stripe.coupons.del(gone.id);
+  t.same(ids(await stripe.coupons.list({ limit: 10 })).filter((id) => [kept.id, gone.id, newest.id].includes(id)), [newest.id, kept.id]);
+  t.same(ids(await stripe.coupons.list({ limit: 1, starting_after: newest.id })), [kept.id]);
+
+  const vat = await stripe.taxRates.create({ display_name: 'VAT', percentage: 20, inclusive: true });
+  const sales = await stripe.taxRates.create({ display_name: 'Sales', percentage: 8, inclusive: false });
+  await stripe.taxRates.update(sales.id, { active: false });
+  const inclusive = ids(await stripe.taxRates.list({ inclusive: true, limit: 100 }));
+  t.ok(inclusive.includes(vat.id) && !inclusive.includes(sales.id));
+  const inactive = ids(await stripe.taxRates.list({ active: false, limit: 100 }));
+  t.same(inactive, [sales.id]);
+
+  const { customer, pm } = await customerWithCard(stripe);
+  const second = await stripe.paymentMethods.attach('pm_card_mastercard', { customer: customer.id });
+  t.same(ids(await stripe.customers.listPaymentMethods(customer.id)), [second.id, pm.id]);
+  t.same(ids(await stripe.paymentMethods.list({ customer: customer.id, type: 'card', limit: 1 })), [second.id]);
+});
+
+t.test('webhook endpoints, test clocks and meters page like every Stripe list', async (t) => {
+  const endpoints: string[] = [];
+  for (let i = 0; i < 3; i++) endpoints.push((await stripe.webhookEndpoints.create({ url: `https://example.com/hook/${i}`, enabled_events: ['*'] })).id);
+  const page = await stripe.webhookEndpoints.list({ limit: 2 });
+  t.same(ids(page), [endpoints[2], endpoints[1]]);
+  t.equal(page.has_more, true);
+  t.notOk('secret' in page.data[0]!, 'the signing secret is never listed');
+  t.same(ids(await stripe.webhookEndpoints.list({ limit: 2, starting_after: endpoints[1] })), [endpoints[0]]);
+
+  const clocks: string[] = [];
+  for (let i = 0; i < 3; i++) clocks.push((await stripe.testHelpers.testClocks.create({ frozen_time: Math.floor(START.getTime() / 1000) + i })).id);
+  t.same(ids(await stripe.testHelpers.testClocks.list({ limit: 2 })), [clocks[2], clocks[1]]);
+
+  const m1 = await stripe.billing.meters.create({ display_name: 'A', event_name: 'list_a', default_aggregation: { formula: 'sum' } });
+  const m2 = await stripe.billing.meters.create({ display_name: 'B', event_name: 'list_b', default_aggregation: { formula: 'sum' } });
+  await stripe.billing.meters.deactivate(m1.id);
+  t.same(ids(await stripe.billing.meters.list({ status: 'inactive' })), [m1.id]);
+  t.ok(ids(await stripe.billing.meters.list({ status: 'active' })).includes(m2.id));
+  const again = await stripe.billing.meters.create({ display_name: 'A again', event_name: 'list_a', default_aggregation: { formula: 'sum' } });
+  t.ok(again.id, 'an inactive meter does not hold its event name');
+  const dup = await stripe.billing.meters.create({ display_name: 'B twice', event_name: 'list_b', default_aggregation: { formula: 'sum' } }).catch((e: Stripe.errors.StripeError) => e);
+  t.match((dup as Stripe.errors.StripeError).message, /An active meter with event_name `list_b` already exists/);
+});
