@@ -32,7 +32,7 @@ dev: build $(if $(filter docker,$(TWINS_DRIVER)),image)
 test: build
 	npx tsc -p tsconfig.test.json
 	npx tsc -p control-plane/console/web/tsconfig.json
-	npx tap $(TAP_ARGS)
+	TWINS_TWIN_START_TIMEOUT_MS=$${TWINS_TWIN_START_TIMEOUT_MS:-60000} npx tap $(TAP_ARGS)
 
 twin: build
 	node bin/twins.js twin $(TWIN) $(if $(PORT),--port $(PORT))

@@ -15,6 +15,8 @@ export async function createDriver(config: Config): Promise<TwinDriver> {
         stateDir: join(config.dataDir, 'workloads'),
         // TWINS_WARM_POOL: standby children per twin slug in use (default 1; 0 turns the pool off).
         warmPerSlug: process.env.TWINS_WARM_POOL === undefined ? 1 : Math.max(0, Number(process.env.TWINS_WARM_POOL) || 0),
+        // TWINS_TWIN_START_TIMEOUT_MS: how long a twin process may take to answer its health check.
+        startTimeoutMs: Number(process.env.TWINS_TWIN_START_TIMEOUT_MS) > 0 ? Number(process.env.TWINS_TWIN_START_TIMEOUT_MS) : undefined,
       });
     case 'docker':
       return new DockerDriver({ image: config.image });
