@@ -2,6 +2,8 @@
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { billingSettingsRoutes } from './billing-settings.js';
+import { billingPortalRoutes } from './billing-portal.js';
+import { hostedPortalRoutes } from './hosted-portal.js';
 import { chargeRoutes } from './charges.js';
 import { checkoutRoutes } from './checkout.js';
 import { customerRoutes } from './customers.js';
@@ -43,4 +45,6 @@ export const routes: TwinRoute[] = [
   ...checkoutRoutes,
   ...testClockRoutes,
   ...billingSettingsRoutes,
+  ...billingPortalRoutes,
+  ...hostedPortalRoutes,
 ];
