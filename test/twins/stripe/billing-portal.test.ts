@@ -63,7 +63,7 @@ t.test('a session without a configuration gets the default one; cancel on the pa
   t.equal(fresh.status, 'active');
   t.equal(fresh.cancellation_details?.reason, 'cancellation_requested');
   const updated = await hooks.waitFor('customer.subscription.updated', (s) => s.id === sub.id && s.cancel_at_period_end === true);
-  t.same(updated.data.previous_attributes?.cancel_at_period_end, false);
+  t.same((updated.data.previous_attributes as Partial<Stripe.Subscription>)?.cancel_at_period_end, false);
 
   const renewed = await post(session.url, { action: 'renew', subscription: sub.id });
   t.equal(renewed.status, 200);
@@ -123,7 +123,7 @@ t.test('configurations: create, retrieve, update, list; switching price and upda
   const fresh = await stripe.subscriptions.retrieve(sub.id);
   t.equal(fresh.items.data[0]!.price.id, premium.id);
   const hook = await hooks.waitFor('customer.subscription.updated', (s) => s.id === sub.id && s.items.data[0].price.id === premium.id);
-  t.ok(hook.data.previous_attributes?.items, 'previous items in the event');
+  t.ok((hook.data.previous_attributes as Partial<Stripe.Subscription>)?.items, 'previous items in the event');
 
   const declined = await post(session.url, { action: 'update_card', card_number: '4000 0000 0000 0002', card_expiry: '12 / 34', card_cvc: '123' });
   t.equal(declined.status, 402);

@@ -22,6 +22,8 @@ export interface LineSpec {
   proration?: boolean;
   /** The line's own tax rates (a subscription item's `tax_rates`). */
   taxRates?: StripeObject[];
+  /** The invoice item (`ii_`) the line bills, when it is one. */
+  invoiceItem?: string;
 }
 
 export function productName(ctx: TwinContext, price: StripeObject): string {
@@ -93,7 +95,7 @@ export function buildLine(ctx: TwinContext, invoiceId: string | null, spec: Line
         }
       : {
           invoice_item_details: {
-            invoice_item: ctx.ids.next('ii_', 24),
+            invoice_item: spec.invoiceItem ?? ctx.ids.next('ii_', 24),
             proration: false,
             proration_details: { credited_items: null },
             subscription: spec.subscription,

@@ -4,6 +4,7 @@ import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { billingSettingsRoutes } from './billing-settings.js';
 import { billingPortalRoutes } from './billing-portal.js';
 import { hostedPortalRoutes } from './hosted-portal.js';
+import { invoiceItemRoutes } from './invoice-items.js';
 import { chargeRoutes } from './charges.js';
 import { checkoutRoutes } from './checkout.js';
 import { customerRoutes } from './customers.js';
@@ -40,6 +41,7 @@ export const routes: TwinRoute[] = [
   ...webhookRoutes,
   ...subscriptionRoutes,
   ...invoiceRoutes,
+  ...invoiceItemRoutes,
   ...hostedInvoiceRoutes,
   ...meterRoutes,
   ...checkoutRoutes,
