@@ -105,7 +105,10 @@ export function buildLine(ctx: TwinContext, invoiceId: string | null, spec: Line
         },
     period: spec.period,
     pretax_credit_amounts: [],
-    pricing: { price_details: { price: price.id, product: productId }, type: 'price_details', unit_amount_decimal: unitDecimal(price) },
+    // A line of a plain amount (no price id) has no price, as Stripe's one-off amount lines.
+    pricing: price.id
+      ? { price_details: { price: price.id, product: productId }, type: 'price_details', unit_amount_decimal: unitDecimal(price) }
+      : { type: 'price_details', unit_amount_decimal: unitDecimal(price) },
     quantity: spec.quantity,
     subscription: spec.subscription,
     subtotal: spec.amount,
@@ -113,7 +116,7 @@ export function buildLine(ctx: TwinContext, invoiceId: string | null, spec: Line
     tax_rates: clone(spec.taxRates ?? []),
     // Pre-2025 API versions read these from the line itself.
     plan: price.recurring ? planOf(price) : null,
-    price: clone(price),
+    price: price.id ? clone(price) : null,
     proration: spec.proration ?? false,
     type: spec.subscriptionItem ? 'subscription' : 'invoiceitem',
   };

@@ -5,6 +5,7 @@ import { billingSettingsRoutes } from './billing-settings.js';
 import { billingPortalRoutes } from './billing-portal.js';
 import { hostedPortalRoutes } from './hosted-portal.js';
 import { invoiceItemRoutes } from './invoice-items.js';
+import { creditNoteRoutes } from './credit-notes.js';
 import { chargeRoutes } from './charges.js';
 import { checkoutRoutes } from './checkout.js';
 import { customerRoutes } from './customers.js';
@@ -42,6 +43,7 @@ export const routes: TwinRoute[] = [
   ...subscriptionRoutes,
   ...invoiceRoutes,
   ...invoiceItemRoutes,
+  ...creditNoteRoutes,
   ...hostedInvoiceRoutes,
   ...meterRoutes,
   ...checkoutRoutes,
