@@ -6,6 +6,7 @@ import { billingPortalRoutes } from './billing-portal.js';
 import { hostedPortalRoutes } from './hosted-portal.js';
 import { invoiceItemRoutes } from './invoice-items.js';
 import { creditNoteRoutes } from './credit-notes.js';
+import { subscriptionScheduleRoutes } from './subscription-schedules.js';
 import { chargeRoutes } from './charges.js';
 import { checkoutRoutes } from './checkout.js';
 import { customerRoutes } from './customers.js';
@@ -41,6 +42,7 @@ export const routes: TwinRoute[] = [
   ...eventRoutes,
   ...webhookRoutes,
   ...subscriptionRoutes,
+  ...subscriptionScheduleRoutes,
   ...invoiceRoutes,
   ...invoiceItemRoutes,
   ...creditNoteRoutes,
