@@ -44,8 +44,8 @@ t.test('phases move on advance and the schedule completes, canceling the subscri
     start_date: 'now',
     end_behavior: 'cancel',
     phases: [
-      { items: [{ price: intro.id, quantity: 1 }], iterations: 1 },
-      { items: [{ price: full.id, quantity: 1 }], iterations: 2 },
+      { items: [{ price: intro.id, quantity: 1 }], duration: { interval: 'month', interval_count: 1 } },
+      { items: [{ price: full.id, quantity: 1 }], duration: { interval: 'month', interval_count: 2 } },
     ],
   });
   t.match(sched.id, /^sub_sched_/);
@@ -91,7 +91,7 @@ t.test('a schedule starting later creates its subscription when the clock gets t
   const price = await monthlyPrice(stripe, 1500, 'Later');
   const { customer } = await customerWithCard(stripe);
   const start = Math.floor(now / 1000) + 5 * DAY;
-  const sched = await stripe.subscriptionSchedules.create({ customer: customer.id, start_date: start, phases: [{ items: [{ price: price.id }], iterations: 3 }] });
+  const sched = await stripe.subscriptionSchedules.create({ customer: customer.id, start_date: start, phases: [{ items: [{ price: price.id }], duration: { interval: 'month', interval_count: 3 } }] });
   t.equal(sched.status, 'not_started');
   t.equal(sched.subscription, null);
   t.equal(sched.current_phase, null);
@@ -131,7 +131,7 @@ t.test('from_subscription, update and cancel', async (t) => {
   const updated = await stripe.subscriptionSchedules.update(sched.id, {
     phases: [
       { items: [{ price: price.id, quantity: 2 }], end_date: sched.phases[0]!.end_date, start_date: sched.phases[0]!.start_date } as any,
-      { items: [{ price: bigger.id, quantity: 1 }], iterations: 1 },
+      { items: [{ price: bigger.id, quantity: 1 }], iterations: 1 } as any,
     ],
     metadata: { plan: 'upgrade' },
   });
