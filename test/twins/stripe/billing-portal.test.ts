@@ -8,6 +8,7 @@ import t from 'tap';
 import Stripe from 'stripe';
 import { customerWithCard, monthlyPrice, startBillingTwin, type BillingTwin } from './billing-helpers.js';
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.js';
+import { checkSchema } from './spec-schema.js';
 
 let bt: BillingTwin;
 let stripe: Stripe;
@@ -42,6 +43,8 @@ t.test('a session without a configuration gets the default one; cancel on the pa
   t.equal((created.data.object as Stripe.BillingPortal.Session).customer, customer.id);
   const config = await stripe.billingPortal.configurations.retrieve(session.configuration as string);
   t.equal(config.is_default, true);
+  checkSchema(t, 'billing_portal.session', created.data.object);
+  checkSchema(t, 'billing_portal.configuration', config);
   t.equal(config.features.subscription_cancel.enabled, true);
   t.equal(config.features.subscription_cancel.mode, 'at_period_end');
 
@@ -156,6 +159,7 @@ t.test('a subscription_cancel flow redirects after completion', async (t) => {
     flow_data: { type: 'subscription_cancel', subscription_cancel: { subscription: sub.id }, after_completion: { type: 'redirect', redirect: { return_url: 'https://example.com/bye' } } },
   });
   t.equal(session.flow?.type, 'subscription_cancel');
+  checkSchema(t, 'billing_portal.session', session);
   t.equal(session.flow?.subscription_cancel?.subscription, sub.id);
   const res = await post(session.url, { action: 'cancel', subscription: sub.id });
   t.equal(res.status, 303);
