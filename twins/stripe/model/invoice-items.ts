@@ -210,7 +210,9 @@ export function listInvoiceItems(ctx: TwinContext, f: { customer?: string; invoi
  */
 export function takePendingItems(ctx: TwinContext, customerId: string, invoiceId: string, opts: { subscription?: string | null; currency: string }): LineSpec[] {
   const lines: LineSpec[] = [];
-  for (const item of listInvoiceItems(ctx, { customer: customerId, pending: true })) {
+  // Filtered in SQL: every invoice a subscription makes asks, so this must not parse every item ever made.
+  const pending = ctx.store.page<StripeObject>({ resource: 'invoiceitem', equals: { customer: customerId, invoice: null }, order: 'seq', descending: false, limit: 10_000 });
+  for (const { body: item } of pending.items) {
     if (item.currency !== opts.currency) continue;
     if (item.subscription && item.subscription !== opts.subscription) continue;
     item.invoice = invoiceId;

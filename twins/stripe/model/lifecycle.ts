@@ -171,7 +171,8 @@ function dueSteps(ctx: TwinContext, until: number, testClock: string | null): Du
     }
   }
   // Schedule phases change first at an instant, so a renewal falling on a phase boundary bills the new phase.
-  for (const step of scheduleSteps(ctx, until, onScope)) steps.push({ ...step, rank: -1 });
+  const schedules = withStatus<StripeObject>(ctx, 'subscription_schedule', ['active', 'not_started']).filter(onScope);
+  for (const step of scheduleSteps(ctx, until, schedules)) steps.push({ ...step, rank: -1 });
   for (const s of testClock === null ? withStatus<StripeObject>(ctx, 'checkout_session', ['open']) : []) {
     if (s.status === 'open' && s.expires_at <= until) {
       steps.push({

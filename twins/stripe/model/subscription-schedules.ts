@@ -322,11 +322,11 @@ export interface ScheduleStep {
   run(): void;
 }
 
-/** The next moment each schedule on `onScope` needs the clock, up to `until`. */
-export function scheduleSteps(ctx: TwinContext, until: number, onScope: (o: StripeObject) => boolean): ScheduleStep[] {
+/** The next moment each of the `live` (active or not started) schedules needs the clock, up to `until`. */
+export function scheduleSteps(ctx: TwinContext, until: number, live: StripeObject[]): ScheduleStep[] {
   const steps: ScheduleStep[] = [];
-  for (const s of ctx.store.list<StripeObject>('subscription_schedule')) {
-    if (!onScope(s) || (s.status !== 'active' && s.status !== 'not_started')) continue;
+  for (const s of live) {
+    if (s.status !== 'active' && s.status !== 'not_started') continue;
     // The stored `current_phase` is the phase the clock last reached: its end is the next boundary.
     const at: number | undefined = s.status === 'not_started' ? (s.phases as Phase[])[0]!.start_date : s.current_phase?.end_date;
     if (at === undefined || at > until) continue;
