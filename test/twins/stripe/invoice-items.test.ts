@@ -92,6 +92,8 @@ t.test('a pending item rides on the subscription’s renewal invoice after advan
   t.equal(first.total, 2000);
   const item = await stripe.invoiceItems.create({ customer: customer.id, amount: 500, currency: 'usd', description: 'Extra storage' });
   t.equal(item.invoice, null);
+  const preview = await stripe.invoices.createPreview({ subscription: sub.id });
+  t.equal(preview.total, 2500, 'the upcoming invoice shows the pending item');
   await bt.twin.advance(new Date(START.getTime() + 32 * DAY * 1000));
   const renewed = await stripe.subscriptions.retrieve(sub.id);
   t.not(renewed.latest_invoice, first.id);

@@ -204,22 +204,24 @@ export function listInvoiceItems(ctx: TwinContext, f: { customer?: string; invoi
     );
 }
 
-/**
- * The customer's pending items as lines of the invoice `invoiceId` (being built), now attached to
- * it. A subscription's invoice takes items of no subscription or of that subscription.
- */
-export function takePendingItems(ctx: TwinContext, customerId: string, invoiceId: string, opts: { subscription?: string | null; currency: string }): LineSpec[] {
-  const lines: LineSpec[] = [];
+/** The customer's pending items a new invoice takes: of no subscription, or of `subscription`. */
+function pendingItemsFor(ctx: TwinContext, customerId: string, opts: { subscription?: string | null; currency: string }): StripeObject[] {
   // Filtered in SQL: every invoice a subscription makes asks, so this must not parse every item ever made.
   const pending = ctx.store.page<StripeObject>({ resource: 'invoiceitem', equals: { customer: customerId, invoice: null }, order: 'seq', descending: false, limit: 10_000 });
-  for (const { body: item } of pending.items) {
-    if (item.currency !== opts.currency) continue;
-    if (item.subscription && item.subscription !== opts.subscription) continue;
-    item.invoice = invoiceId;
-    save(ctx, 'invoiceitem', item);
-    lines.push(itemLine(ctx, item));
-  }
-  return lines;
+  return pending.items.map((r) => r.body).filter((item) => item.currency === opts.currency && (!item.subscription || item.subscription === opts.subscription));
+}
+
+/** The lines the customer's pending items would add to its next invoice (a preview: nothing changes). */
+export function pendingItemLines(ctx: TwinContext, customerId: string, opts: { subscription?: string | null; currency: string }): LineSpec[] {
+  return pendingItemsFor(ctx, customerId, opts).map((item) => itemLine(ctx, item));
+}
+
+/** The customer's pending items as lines of the invoice `invoiceId` (being built), now attached to it. */
+export function takePendingItems(ctx: TwinContext, customerId: string, invoiceId: string, opts: { subscription?: string | null; currency: string }): LineSpec[] {
+  return pendingItemsFor(ctx, customerId, opts).map((item) => {
+    save(ctx, 'invoiceitem', { ...item, invoice: invoiceId });
+    return itemLine(ctx, item);
+  });
 }
 
 /** A deleted draft's invoice items become pending again. */
