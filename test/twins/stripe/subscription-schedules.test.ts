@@ -148,3 +148,16 @@ t.test('from_subscription, update and cancel', async (t) => {
   t.equal(missing.statusCode, 404);
   t.same(hooks.rejected, []);
 });
+
+t.test('canceling the subscription itself cancels its schedule', async (t) => {
+  const price = await monthlyPrice(stripe, 1200, 'Direct');
+  const { customer } = await customerWithCard(stripe);
+  const sched = await stripe.subscriptionSchedules.create({ customer: customer.id, phases: [{ items: [{ price: price.id }], duration: { interval: 'month', interval_count: 2 } }] });
+  await stripe.subscriptions.cancel(sched.subscription as string);
+  const after = await stripe.subscriptionSchedules.retrieve(sched.id);
+  t.equal(after.status, 'canceled');
+  t.ok(after.canceled_at);
+  await hooks.waitFor('subscription_schedule.canceled', (s) => s.id === sched.id);
+  const events = await stripe.events.list({ type: 'subscription_schedule.canceled', limit: 100 });
+  t.equal(events.data.filter((e) => (e.data.object as Stripe.SubscriptionSchedule).id === sched.id).length, 1, 'one event');
+});

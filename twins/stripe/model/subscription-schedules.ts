@@ -268,40 +268,50 @@ export function updateSchedule(ctx: TwinContext, id: string, input: ScheduleUpda
   return sched;
 }
 
-function endSchedule(ctx: TwinContext, id: string, status: 'released' | 'canceled' | 'completed', opts: { cancelSubscription: boolean; invoiceNow?: boolean }): StripeObject {
+/**
+ * End the schedule (`subscription_schedule.<status>`) and do `subscription` to its subscription:
+ * cancel it, release it (it keeps running, no longer scheduled), or leave it (already ended).
+ */
+function endSchedule(ctx: TwinContext, id: string, status: 'released' | 'canceled' | 'completed', opts: { subscription: 'cancel' | 'release' | 'leave'; invoiceNow?: boolean }): StripeObject {
   const before = getSchedule(ctx, id, 'schedule');
   if (before.status !== 'active' && before.status !== 'not_started') {
     throw invalidRequest(`You cannot ${status === 'released' ? 'release' : 'cancel'} a subscription schedule that is \`${before.status}\`.`, 'schedule');
   }
   const sched = clone(before);
   const now = ctx.clock.nowSeconds();
+  const subId = sched.subscription as string | null;
   sched.status = status;
-  if (sched.subscription) {
-    if (opts.cancelSubscription) {
-      const sub = find(ctx, 'subscription', sched.subscription);
-      if (sub && sub.status !== 'canceled' && sub.status !== 'incomplete_expired') {
-        cancelSubscriptionNow(ctx, sub.id, { reason: 'cancellation_requested', invoiceNow: opts.invoiceNow ?? false });
-      }
-    } else setSubscriptionSchedule(ctx, sched.subscription, null);
-  }
   if (status === 'released') {
     sched.released_at = now;
-    sched.released_subscription = sched.subscription;
+    sched.released_subscription = subId;
     sched.subscription = null;
   } else if (status === 'canceled') sched.canceled_at = now;
   else sched.completed_at = now;
   withCurrentPhase(sched, now);
+  // Stored before the subscription changes: its cancellation then finds the schedule already ended.
   save(ctx, 'subscription_schedule', sched);
+  if (subId && opts.subscription === 'cancel') {
+    const sub = find(ctx, 'subscription', subId);
+    if (sub && sub.status !== 'canceled' && sub.status !== 'incomplete_expired') {
+      cancelSubscriptionNow(ctx, sub.id, { reason: 'cancellation_requested', invoiceNow: opts.invoiceNow ?? false });
+    }
+  } else if (subId && opts.subscription === 'release') setSubscriptionSchedule(ctx, subId, null);
   emitEvent(ctx, `subscription_schedule.${status}`, sched, previousAttributes(before, sched));
   return sched;
 }
 
 export function releaseSchedule(ctx: TwinContext, id: string): StripeObject {
-  return endSchedule(ctx, id, 'released', { cancelSubscription: false });
+  return endSchedule(ctx, id, 'released', { subscription: 'release' });
 }
 
 export function cancelSchedule(ctx: TwinContext, id: string, opts: { invoiceNow?: boolean }): StripeObject {
-  return endSchedule(ctx, id, 'canceled', { cancelSubscription: true, invoiceNow: opts.invoiceNow });
+  return endSchedule(ctx, id, 'canceled', { subscription: 'cancel', invoiceNow: opts.invoiceNow });
+}
+
+/** The schedule's subscription was canceled on its own (API or dunning): the schedule is canceled too. */
+export function scheduledSubscriptionCanceled(ctx: TwinContext, scheduleId: string): void {
+  const sched = find(ctx, 'subscription_schedule', scheduleId);
+  if (sched && (sched.status === 'active' || sched.status === 'not_started')) endSchedule(ctx, scheduleId, 'canceled', { subscription: 'leave' });
 }
 
 export function listSchedules(ctx: TwinContext, f: { customer?: string; scheduled?: boolean }): StripeObject[] {
@@ -350,7 +360,7 @@ function stepSchedule(ctx: TwinContext, id: string, at: number): void {
     const next = (sched.phases as Phase[]).find((p) => p.start_date === at);
     if (!next) {
       save(ctx, 'subscription_schedule', sched);
-      endSchedule(ctx, id, 'completed', { cancelSubscription: sched.end_behavior === 'cancel' });
+      endSchedule(ctx, id, 'completed', { subscription: sched.end_behavior === 'cancel' ? 'cancel' : 'release' });
       return;
     }
     applyPhase(ctx, sched, next);
