@@ -5,101 +5,85 @@
 
 import t from 'tap';
 import Stripe from 'stripe';
-import { DAY, START, customerWithCard, monthlyPrice, startBillingTwin, type BillingTwin } from './billing-helpers.js';
-import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.js';
+import { DAY, START, customerWithCard, monthlyPrice } from './billing-helpers.js';
+import { hookedBillingTwin } from './hooked-twin.js';
 import { checkSchema } from './spec-schema.js';
 
-let bt: BillingTwin;
-let stripe: Stripe;
-let hooks: WebhookReceiver;
 
-t.before(async () => {
-  bt = await startBillingTwin();
-  stripe = bt.stripe;
-  hooks = await startWebhookReceiver(stripe);
-});
-t.teardown(async () => {
-  await hooks.close();
-  await bt.close();
-});
-
-async function raw(path: string): Promise<any> {
-  const res = await fetch(`${bt.twin.url}${path}`, { headers: { authorization: `Bearer ${bt.twin.apiKey}` } });
-  return res.json();
-}
+const twin = hookedBillingTwin(t);
 
 t.test('items on a draft and pending items picked up by the next manual invoice', async (t) => {
-  const { customer } = await customerWithCard(stripe);
-  const draft = await stripe.invoices.create({ customer: customer.id, auto_advance: false });
-  const onDraft = await stripe.invoiceItems.create({ customer: customer.id, invoice: draft.id, amount: 2500, currency: 'usd', description: 'Setup fee' });
+  const { customer } = await customerWithCard(twin.stripe);
+  const draft = await twin.stripe.invoices.create({ customer: customer.id, auto_advance: false });
+  const onDraft = await twin.stripe.invoiceItems.create({ customer: customer.id, invoice: draft.id, amount: 2500, currency: 'usd', description: 'Setup fee' });
   t.match(onDraft.id, /^ii_/);
   t.equal(onDraft.invoice, draft.id);
-  checkSchema(t, 'invoiceitem', await raw(`/v1/invoiceitems/${onDraft.id}`));
-  let inv = await stripe.invoices.retrieve(draft.id);
+  checkSchema(t, 'invoiceitem', await twin.raw(`/v1/invoiceitems/${onDraft.id}`));
+  let inv = await twin.stripe.invoices.retrieve(draft.id);
   t.equal(inv.total, 2500);
   t.equal(inv.lines.data[0]!.parent?.invoice_item_details?.invoice_item, onDraft.id);
-  await hooks.waitFor('invoiceitem.created', (i) => i.id === onDraft.id);
+  await twin.hooks.waitFor('invoiceitem.created', (i) => i.id === onDraft.id);
 
-  const more = await stripe.invoiceItems.update(onDraft.id, { amount: 3000 });
+  const more = await twin.stripe.invoiceItems.update(onDraft.id, { amount: 3000 });
   t.equal(more.amount, 3000);
-  inv = await stripe.invoices.retrieve(draft.id);
+  inv = await twin.stripe.invoices.retrieve(draft.id);
   t.equal(inv.total, 3000);
   t.equal(inv.lines.data.length, 1, 'the line is replaced, not added');
 
-  const product = await stripe.products.create({ name: 'Seats' });
-  const unit = await stripe.prices.create({ product: product.id, unit_amount: 700, currency: 'usd' });
-  const pending = await stripe.invoiceItems.create({ customer: customer.id, pricing: { price: unit.id }, quantity: 3 });
+  const product = await twin.stripe.products.create({ name: 'Seats' });
+  const unit = await twin.stripe.prices.create({ product: product.id, unit_amount: 700, currency: 'usd' });
+  const pending = await twin.stripe.invoiceItems.create({ customer: customer.id, pricing: { price: unit.id }, quantity: 3 });
   t.equal(pending.invoice, null);
   t.equal(pending.amount, 2100);
   t.equal(pending.quantity, 3);
-  const plain = await stripe.invoiceItems.create({ customer: customer.id, amount: -500, currency: 'usd', description: 'Goodwill credit' });
-  const listed = await stripe.invoiceItems.list({ customer: customer.id, pending: true });
+  const plain = await twin.stripe.invoiceItems.create({ customer: customer.id, amount: -500, currency: 'usd', description: 'Goodwill credit' });
+  const listed = await twin.stripe.invoiceItems.list({ customer: customer.id, pending: true });
   t.same(listed.data.map((i) => i.id).sort(), [pending.id, plain.id].sort());
 
-  const excluded = await stripe.invoices.create({ customer: customer.id, auto_advance: false });
+  const excluded = await twin.stripe.invoices.create({ customer: customer.id, auto_advance: false });
   t.equal(excluded.lines.data.length, 0, 'exclude is the default');
-  const next = await stripe.invoices.create({ customer: customer.id, pending_invoice_items_behavior: 'include', auto_advance: false });
+  const next = await twin.stripe.invoices.create({ customer: customer.id, pending_invoice_items_behavior: 'include', auto_advance: false });
   t.equal(next.total, 1600);
   t.equal(next.lines.data.length, 2);
-  t.equal((await stripe.invoiceItems.retrieve(pending.id)).invoice, next.id);
-  t.equal((await stripe.invoiceItems.list({ customer: customer.id, pending: true })).data.length, 0);
+  t.equal((await twin.stripe.invoiceItems.retrieve(pending.id)).invoice, next.id);
+  t.equal((await twin.stripe.invoiceItems.list({ customer: customer.id, pending: true })).data.length, 0);
 
-  const deleted = await stripe.invoiceItems.del(plain.id);
+  const deleted = await twin.stripe.invoiceItems.del(plain.id);
   t.equal(deleted.deleted, true);
-  t.equal((await stripe.invoices.retrieve(next.id)).total, 2100);
-  await hooks.waitFor('invoiceitem.deleted', (i) => i.id === plain.id);
-  const gone = await stripe.invoiceItems.retrieve(plain.id).catch((e) => e);
+  t.equal((await twin.stripe.invoices.retrieve(next.id)).total, 2100);
+  await twin.hooks.waitFor('invoiceitem.deleted', (i) => i.id === plain.id);
+  const gone = await twin.stripe.invoiceItems.retrieve(plain.id).catch((e) => e);
   t.equal(gone.statusCode, 404);
 
-  await stripe.invoices.finalizeInvoice(next.id);
-  const locked = await stripe.invoiceItems.update(pending.id, { amount: 1 }).catch((e) => e);
+  await twin.stripe.invoices.finalizeInvoice(next.id);
+  const locked = await twin.stripe.invoiceItems.update(pending.id, { amount: 1 }).catch((e) => e);
   t.equal(locked.statusCode, 400);
-  const lockedDelete = await stripe.invoiceItems.del(pending.id).catch((e) => e);
+  const lockedDelete = await twin.stripe.invoiceItems.del(pending.id).catch((e) => e);
   t.equal(lockedDelete.statusCode, 400);
-  const finalizedTarget = await stripe.invoiceItems.create({ customer: customer.id, invoice: next.id, amount: 100, currency: 'usd' }).catch((e) => e);
+  const finalizedTarget = await twin.stripe.invoiceItems.create({ customer: customer.id, invoice: next.id, amount: 100, currency: 'usd' }).catch((e) => e);
   t.equal(finalizedTarget.statusCode, 400);
-  const noAmount = await stripe.invoiceItems.create({ customer: customer.id, currency: 'usd' }).catch((e) => e);
+  const noAmount = await twin.stripe.invoiceItems.create({ customer: customer.id, currency: 'usd' }).catch((e) => e);
   t.equal(noAmount.statusCode, 400);
-  const noCustomer = await stripe.invoiceItems.create({ customer: 'cus_missing', amount: 100, currency: 'usd' }).catch((e) => e);
+  const noCustomer = await twin.stripe.invoiceItems.create({ customer: 'cus_missing', amount: 100, currency: 'usd' }).catch((e) => e);
   t.equal(noCustomer.statusCode, 404);
 });
 
 t.test('a pending item rides on the subscription’s renewal invoice after advance', async (t) => {
-  const price = await monthlyPrice(stripe, 2000);
-  const { customer } = await customerWithCard(stripe);
-  const sub = await stripe.subscriptions.create({ customer: customer.id, items: [{ price: price.id }] });
-  const first = await stripe.invoices.retrieve(sub.latest_invoice as string);
+  const price = await monthlyPrice(twin.stripe, 2000);
+  const { customer } = await customerWithCard(twin.stripe);
+  const sub = await twin.stripe.subscriptions.create({ customer: customer.id, items: [{ price: price.id }] });
+  const first = await twin.stripe.invoices.retrieve(sub.latest_invoice as string);
   t.equal(first.total, 2000);
-  const item = await stripe.invoiceItems.create({ customer: customer.id, amount: 500, currency: 'usd', description: 'Extra storage' });
+  const item = await twin.stripe.invoiceItems.create({ customer: customer.id, amount: 500, currency: 'usd', description: 'Extra storage' });
   t.equal(item.invoice, null);
-  const preview = await stripe.invoices.createPreview({ subscription: sub.id });
+  const preview = await twin.stripe.invoices.createPreview({ subscription: sub.id });
   t.equal(preview.total, 2500, 'the upcoming invoice shows the pending item');
-  await bt.twin.advance(new Date(START.getTime() + 32 * DAY * 1000));
-  const renewed = await stripe.subscriptions.retrieve(sub.id);
+  await twin.bt.twin.advance(new Date(START.getTime() + 32 * DAY * 1000));
+  const renewed = await twin.stripe.subscriptions.retrieve(sub.id);
   t.not(renewed.latest_invoice, first.id);
-  const invoice = await stripe.invoices.retrieve(renewed.latest_invoice as string);
+  const invoice = await twin.stripe.invoices.retrieve(renewed.latest_invoice as string);
   t.equal(invoice.total, 2500);
   t.equal(invoice.status, 'paid');
   t.ok(invoice.lines.data.some((l) => l.parent?.invoice_item_details?.invoice_item === item.id));
-  t.equal((await stripe.invoiceItems.retrieve(item.id)).invoice, invoice.id);
+  t.equal((await twin.stripe.invoiceItems.retrieve(item.id)).invoice, invoice.id);
 });
