@@ -68,6 +68,9 @@ t.test('a session without a configuration gets the default one; cancel on the pa
   t.equal((await twin.stripe.subscriptions.retrieve(foreign.id)).cancel_at_period_end, false);
 
   t.equal((await fetch(session.url.replace(/[^/]+$/, 'nope'))).status, 404);
+  for (const action of ['constructor', '__proto__', 'toString', '']) {
+    t.equal((await post(session.url, { action, subscription: sub.id })).status, 400, `action=${action} refused`);
+  }
   t.same(twin.hooks.rejected, []);
 });
 

@@ -6,7 +6,7 @@ import { ok } from '../wire/pipeline.js';
 import { listResponse } from '../wire/list.js';
 import { LIST_PARAMS, bool, emptyableStr, obj, oneOf, readMetadata, readParams, requiredStr, str, strArray, objArray, type Params, type ParamSpec } from '../wire/params.js';
 import { invalidRequest, missingParam } from '../wire/errors.js';
-import { PRORATION_BEHAVIORS } from '../model/subscriptions.js';
+import { FEEDBACK, PRORATION_BEHAVIORS } from '../model/subscriptions.js';
 import {
   ALLOWED_CUSTOMER_UPDATES,
   ALLOWED_SUBSCRIPTION_UPDATES,
@@ -77,7 +77,7 @@ function readFeatures(p: Params): PortalFeaturesInput | undefined {
       enabled: enabled(sc, at('subscription_cancel')),
       mode: oneOf(sc, 'mode', CANCEL_MODES, at('subscription_cancel')),
       prorationBehavior: oneOf(sc, 'proration_behavior', PRORATION_BEHAVIORS, at('subscription_cancel')),
-      cancellationReason: reason && { enabled: enabled(reason, reasonAt), options: strArray(reason, 'options', reasonAt) ?? [] },
+      cancellationReason: reason && { enabled: enabled(reason, reasonAt), options: allOf(strArray(reason, 'options', reasonAt), FEEDBACK, `${reasonAt}[options]`) ?? [] },
     };
   }
   const sp = obj(f, 'subscription_pause', 'features');

@@ -111,7 +111,7 @@ function submit(req: TwinRequest, ctx: TwinContext): TwinResponse {
   const { session, config } = found;
   const action = formValue(req, 'action') ?? '';
   const subscription = formValue(req, 'subscription') ?? '';
-  if (!(action in DONE)) return page(ctx, session, config, { error: 'Unknown action.' }, 400);
+  if (!Object.hasOwn(DONE, action)) return page(ctx, session, config, { error: 'Unknown action.' }, 400);
   try {
     // A refused change (a declined card, a price not offered) leaves nothing behind (savepoint).
     ctx.store.db.transaction(() => {
