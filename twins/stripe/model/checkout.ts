@@ -13,6 +13,7 @@ import { attachPaymentMethod, resolvePaymentMethod } from './payment-methods.js'
 import { createSubscription, type SubscriptionCreate } from './subscriptions.js';
 import { isMetered } from './subscription-items.js';
 import { chargeOnce, confirmSetup } from './invoice-payments.js';
+import { checkPromotionCode, couponShares, getCoupon, getPromotionCode, listPromotionCodes, redeem, type DiscountRef } from './discounts.js';
 
 const SESSION_LIFETIME = 24 * 3600;
 
@@ -46,6 +47,8 @@ export interface SessionCreate {
   currency?: string;
   paymentMethodTypes?: string[];
   allowPromotionCodes?: boolean;
+  /** A coupon or a promotion code applied up front (not with `allowPromotionCodes`). */
+  discounts?: DiscountRef[];
   billingAddressCollection?: 'auto' | 'required';
   clientReferenceId?: string;
   customerCreation?: 'always' | 'if_required';
@@ -214,6 +217,18 @@ export function createSession(ctx: TwinContext, input: SessionCreate): StripeObj
     line_items: { object: 'list', data: items, has_more: false, url: `/v1/checkout/sessions/${id}/line_items` },
   };
   if (returnUrl) session.return_url = returnUrl;
+  if (input.discounts?.length) {
+    if (input.allowPromotionCodes) throw invalidRequest('You may only specify one of these parameters: allow_promotion_codes, discounts.', 'discounts');
+    if (mode === 'setup') throw invalidRequest('`discounts` cannot be used in `setup` mode.', 'discounts');
+    if (input.discounts.length > 1) throw invalidRequest('You may only apply one discount to a Checkout Session.', 'discounts');
+    const ref = input.discounts[0]!;
+    if (ref.discount) throw invalidRequest('A Checkout Session takes a `coupon` or a `promotion_code`.', 'discounts[0][discount]');
+    const coupon = ref.promotionCode ? undefined : getCoupon(ctx, ref.coupon ?? '', 'discounts[0][coupon]');
+    if (coupon && !coupon.valid) throw invalidRequest(`Coupon expired: ${coupon.id}`, 'discounts[0][coupon]', 'coupon_expired');
+    const promo = ref.promotionCode ? getPromotionCode(ctx, ref.promotionCode, 'discounts[0][promotion_code]') : undefined;
+    if (promo) checkPromotionCode(ctx, promo, { customer: customerId }, 'discounts[0][promotion_code]', { value: subtotal, currency: currency ?? '' });
+    setSessionDiscount(ctx, session, promo ? promo.promotion.coupon : coupon!.id, promo?.id ?? null);
+  }
   // Remember the creation options completion needs (not part of the Stripe object).
   const options: SessionOptions = {
     subscription: input.subscriptionData ?? null,
@@ -223,6 +238,43 @@ export function createSession(ctx: TwinContext, input: SessionCreate): StripeObj
   ctx.store.setMeta(`stripe:checkout_options:${id}`, JSON.stringify(options));
   ctx.store.put('checkout_session', id, session);
   return presentSession(session, []);
+}
+
+/**
+ * Put one coupon (from a promotion code or not) on an open session: each line's `amount_discount`,
+ * the session's `amount_total` and `total_details.amount_discount` follow.
+ */
+function setSessionDiscount(ctx: TwinContext, session: StripeObject, couponId: string, promotionCode: string | null): void {
+  const coupon = getCoupon(ctx, couponId, 'discounts[0][coupon]');
+  const items = session.line_items.data as StripeObject[];
+  const shares = couponShares(
+    coupon,
+    items.map((li) => ({ left: li.amount_subtotal, product: li.price.product ?? null, discountable: true })),
+    session.currency,
+  );
+  items.forEach((li, i) => {
+    li.amount_discount = shares[i]!;
+    li.amount_total = li.amount_subtotal - li.amount_discount + li.amount_tax;
+  });
+  const off = shares.reduce((a, b) => a + b, 0);
+  session.discounts = [{ coupon: coupon.id, promotion_code: promotionCode }];
+  session.total_details.amount_discount = off;
+  session.amount_total = session.amount_subtotal - off + session.total_details.amount_tax;
+}
+
+/**
+ * A promotion code the customer typed on the hosted page of a session created with
+ * `allow_promotion_codes` (looked up by `code`, case-insensitively, among active codes).
+ */
+export function applyPromotionCode(ctx: TwinContext, id: string, code: string): StripeObject {
+  const session = clone(loadSession(ctx, id));
+  if (!session.allow_promotion_codes) throw invalidRequest('This Checkout Session does not accept promotion codes.', 'promotion_code');
+  const promo = listPromotionCodes(ctx, { code, active: true })[0];
+  if (!promo) throw invalidRequest(`This code is invalid: ${code}.`, 'promotion_code');
+  checkPromotionCode(ctx, promo, { customer: session.customer }, 'promotion_code', { value: session.amount_subtotal, currency: session.currency });
+  setSessionDiscount(ctx, session, promo.promotion.coupon, promo.id);
+  ctx.store.put('checkout_session', id, session);
+  return session;
 }
 
 /** The session as the API answers it: `line_items` only when expanded. */
@@ -306,7 +358,12 @@ export function completeSession(ctx: TwinContext, id: string, input: SessionComp
     tax_ids: [],
   };
 
+  const discountRefs: DiscountRef[] = ((session.discounts ?? []) as { coupon: string; promotion_code: string | null }[]).map((d) =>
+    d.promotion_code ? { promotionCode: d.promotion_code } : { coupon: d.coupon },
+  );
   if (session.mode === 'payment') {
+    // The discount is redeemed when the customer pays (the coupon's and code's `times_redeemed`).
+    for (const ref of discountRefs) redeem(ctx, ref, { customer: customerId, checkoutSession: id }, 'discounts[0]');
     const pid = options.paymentIntent ?? {};
     const result = chargeOnce(ctx, {
       amount: session.amount_total,
@@ -349,6 +406,7 @@ export function completeSession(ctx: TwinContext, id: string, input: SessionComp
       trialPeriodDays: sd.trialEnd === undefined ? sd.trialPeriodDays : undefined,
       metadata: sd.metadata,
       description: sd.description,
+      discounts: discountRefs,
     };
     const sub = createSubscription(ctx, create);
     session.subscription = sub.id;

@@ -389,10 +389,37 @@ interface DiscountableLine {
   discount_amounts: { amount: number; discount: string }[];
 }
 
+/** A line as a coupon sees it: what is left of its amount, its product, whether it takes discounts. */
+export interface CouponLine {
+  left: number;
+  product: string | null;
+  discountable: boolean;
+}
+
 /**
- * Spread each discount over the invoice's lines (in order, each on what the earlier ones left):
- * a percentage off every eligible line, or a fixed amount shared in proportion to them. Returns
- * the invoice-level `total_discount_amounts`.
+ * What `coupon` takes off each line (same order): a percentage off every eligible line, or a
+ * fixed amount (in the coupon's currency only) shared in proportion to them.
+ */
+export function couponShares(coupon: StripeObject, lines: CouponLine[], currency: string): number[] {
+  const products = coupon.applies_to?.products as string[] | undefined;
+  const eligible = (l: CouponLine): boolean => l.discountable && l.left > 0 && (!products || products.includes(l.product ?? ''));
+  if (coupon.percent_off !== null) return lines.map((l) => (eligible(l) ? Math.round((l.left * coupon.percent_off) / 100) : 0));
+  const shares = lines.map(() => 0);
+  if (coupon.amount_off === null || coupon.currency !== currency) return shares;
+  const picked = lines.map((l, i) => [l, i] as const).filter(([l]) => eligible(l));
+  const base = picked.reduce((s, [l]) => s + l.left, 0);
+  let remaining = Math.min(coupon.amount_off, base);
+  picked.forEach(([l, i], k) => {
+    const share = k === picked.length - 1 ? remaining : Math.min(remaining, Math.round((coupon.amount_off * l.left) / base));
+    shares[i] = share;
+    remaining -= share;
+  });
+  return shares;
+}
+
+/**
+ * Spread each discount over the invoice's lines (in order, each on what the earlier ones left).
+ * Returns the invoice-level `total_discount_amounts`.
  */
 export function discountLines(ctx: TwinContext, lines: DiscountableLine[], discountIds: string[], currency: string): { amount: number; discount: string }[] {
   for (const l of lines) l.discount_amounts = [];
@@ -401,29 +428,20 @@ export function discountLines(ctx: TwinContext, lines: DiscountableLine[], disco
     const d = find(ctx, 'discount', id);
     const coupon = d?.coupon as StripeObject | undefined;
     if (!coupon) continue;
-    const products = coupon.applies_to?.products as string[] | undefined;
-    const left = (l: DiscountableLine): number => l.amount - l.discount_amounts.reduce((s, x) => s + x.amount, 0);
-    const eligible = lines.filter(
-      (l) => l.discountable !== false && left(l) > 0 && (!products || products.includes(l.pricing?.price_details?.product ?? '')),
+    const shares = couponShares(
+      coupon,
+      lines.map((l) => ({
+        left: l.amount - l.discount_amounts.reduce((s, x) => s + x.amount, 0),
+        product: l.pricing?.price_details?.product ?? null,
+        discountable: l.discountable !== false,
+      })),
+      currency,
     );
-    const amounts = new Map<DiscountableLine, number>();
-    if (coupon.percent_off !== null) {
-      for (const l of eligible) amounts.set(l, Math.round((left(l) * coupon.percent_off) / 100));
-    } else if (coupon.amount_off !== null && coupon.currency === currency) {
-      const base = eligible.reduce((s, l) => s + left(l), 0);
-      let remaining = Math.min(coupon.amount_off, base);
-      eligible.forEach((l, i) => {
-        const share = i === eligible.length - 1 ? remaining : Math.min(remaining, Math.round((coupon.amount_off * left(l)) / base));
-        amounts.set(l, share);
-        remaining -= share;
-      });
-    }
     let total = 0;
-    for (const l of lines) {
-      const amount = amounts.get(l) ?? 0;
-      l.discount_amounts.push({ amount, discount: id });
-      total += amount;
-    }
+    lines.forEach((l, i) => {
+      l.discount_amounts.push({ amount: shares[i]!, discount: id });
+      total += shares[i]!;
+    });
     totals.push({ amount: total, discount: id });
   }
   return totals;

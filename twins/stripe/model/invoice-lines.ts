@@ -22,6 +22,8 @@ export interface LineSpec {
   proration?: boolean;
   /** The line's own tax rates (a subscription item's `tax_rates`). */
   taxRates?: StripeObject[];
+  /** The invoice item (`ii_`) the line bills, when it is one. */
+  invoiceItem?: string;
 }
 
 export function productName(ctx: TwinContext, price: StripeObject): string {
@@ -93,7 +95,7 @@ export function buildLine(ctx: TwinContext, invoiceId: string | null, spec: Line
         }
       : {
           invoice_item_details: {
-            invoice_item: ctx.ids.next('ii_', 24),
+            invoice_item: spec.invoiceItem ?? ctx.ids.next('ii_', 24),
             proration: false,
             proration_details: { credited_items: null },
             subscription: spec.subscription,
@@ -103,7 +105,10 @@ export function buildLine(ctx: TwinContext, invoiceId: string | null, spec: Line
         },
     period: spec.period,
     pretax_credit_amounts: [],
-    pricing: { price_details: { price: price.id, product: productId }, type: 'price_details', unit_amount_decimal: unitDecimal(price) },
+    // A line of a plain amount (no price id) has no price, as Stripe's one-off amount lines.
+    pricing: price.id
+      ? { price_details: { price: price.id, product: productId }, type: 'price_details', unit_amount_decimal: unitDecimal(price) }
+      : { type: 'price_details', unit_amount_decimal: unitDecimal(price) },
     quantity: spec.quantity,
     subscription: spec.subscription,
     subtotal: spec.amount,
@@ -111,7 +116,7 @@ export function buildLine(ctx: TwinContext, invoiceId: string | null, spec: Line
     tax_rates: clone(spec.taxRates ?? []),
     // Pre-2025 API versions read these from the line itself.
     plan: price.recurring ? planOf(price) : null,
-    price: clone(price),
+    price: price.id ? clone(price) : null,
     proration: spec.proration ?? false,
     type: spec.subscriptionItem ? 'subscription' : 'invoiceitem',
   };

@@ -8,6 +8,7 @@ import { nextBoundary } from './billing-cycle.js';
 import { isMetered, planOf, recurrenceOf, subscriptionItems } from './subscription-items.js';
 import { pendingProrations, subscriptionLines } from './invoice-lines.js';
 import { invoiceObject, presentInvoice, type Invoice } from './invoices.js';
+import { pendingItemLines } from './invoice-items.js';
 
 /** One item of `subscription_details[items]`: a change to an existing item (`id`) or a new one. */
 export interface PreviewItem {
@@ -60,6 +61,7 @@ export function previewInvoice(ctx: TwinContext, input: InvoicePreviewInput): In
         licensed: cancelNow || endsAtPeriodEnd ? undefined : { start: end, end: nextEnd },
         usage: sub.status === 'trialing' ? undefined : { start, end: cancelNow ? now : end },
       }),
+      ...pendingItemLines(ctx, sub.customer, { subscription: sub.id, currency: sub.currency }),
     ];
     const inv = invoiceObject(ctx, `upcoming_in_${ctx.ids.token(24)}`, {
       customer,

@@ -15,6 +15,7 @@ import { discountLines, redeemAll, takeInvoiceDiscounts, type DiscountRef } from
 import { subscriptionPaymentMethod } from './subscription-items.js';
 import { createPaymentIntent } from './payment-intents.js';
 import type { SubscriptionAfterFinalFailure } from './billing-settings.js';
+import { releaseItems, takePendingItems } from './invoice-items.js';
 import { amountFor, buildLine, productName, subscriptionLines, takePendingProrations, type LineSpec } from './invoice-lines.js';
 
 export type Invoice = StripeObject & { object: 'invoice' };
@@ -193,12 +194,15 @@ export function createSubscriptionInvoice(
   const customer = load(ctx, 'customer', sub.customer, 'customer');
   // Pending prorations ride on the next cycle invoice, before the new period's lines.
   const prorations = billingReason === 'subscription_cycle' ? takePendingProrations(ctx, sub.id) : [];
-  const lines = [...prorations, ...subscriptionLines(ctx, sub, opts)];
+  const id = newId(ctx, 'invoice');
+  // The customer's pending invoice items ride on the subscription's next invoice too.
+  const items = billingReason === 'subscription_update' ? [] : takePendingItems(ctx, customer.id, id, { subscription: sub.id, currency: sub.currency });
+  const lines = [...prorations, ...subscriptionLines(ctx, sub, opts), ...items];
   const period =
     billingReason === 'subscription_create'
       ? { start: sub.current_period_start, end: sub.current_period_start }
       : opts.usage ?? { start: sub.current_period_start, end: sub.current_period_start };
-  const inv = invoiceObject(ctx, newId(ctx, 'invoice'), {
+  const inv = invoiceObject(ctx, id, {
     customer,
     currency: sub.currency,
     subscription: sub,
@@ -243,6 +247,8 @@ export interface InvoiceCreate {
   /** `null`: none (not even the customer's). */
   discounts?: DiscountRef[] | null;
   defaultTaxRates?: string[];
+  /** `include`: the customer's pending invoice items go on the new draft (Stripe's default is `exclude`). */
+  pendingInvoiceItems?: 'exclude' | 'include';
 }
 
 export interface InvoiceUpdate {
@@ -294,12 +300,14 @@ export function createInvoice(ctx: TwinContext, input: InvoiceCreate): Invoice {
   const dpm = input.defaultPaymentMethod || null;
   if (dpm) load(ctx, 'payment_method', dpm, 'default_payment_method');
   const now = ctx.clock.nowSeconds();
-  const inv = invoiceObject(ctx, newId(ctx, 'invoice'), {
+  const id = newId(ctx, 'invoice');
+  const currency = (input.currency ?? customer.currency ?? 'usd').toLowerCase();
+  const inv = invoiceObject(ctx, id, {
     customer,
-    currency: (input.currency ?? customer.currency ?? 'usd').toLowerCase(),
+    currency,
     subscription: sub,
     billingReason: 'manual',
-    lines: [],
+    lines: input.pendingInvoiceItems === 'include' ? takePendingItems(ctx, customer.id, id, { subscription: sub?.id ?? null, currency }) : [],
     period: { start: now, end: now },
     collectionMethod: collection,
     daysUntilDue,
@@ -469,6 +477,7 @@ export function deleteDraftInvoice(ctx: TwinContext, id: string): StripeObject {
     throw invalidRequest('You cannot delete a draft invoice that was created by a subscription. Void it instead once finalized.', 'id');
   }
   ctx.store.delete('invoice', id);
+  releaseItems(ctx, id);
   emitInvoice(ctx, 'invoice.deleted', inv);
   return { id, object: 'invoice', deleted: true };
 }

@@ -2,7 +2,7 @@
 // order (ties in a fixed order, then by id), with the clock set to the step's own instant first so
 // the records and events it writes carry that time. Steps: drafts finalizing an hour after their
 // creation (then charged), payment retries, `trial_will_end` three days ahead, scheduled
-// cancellations, period renewals and trial ends, incomplete subscriptions expiring after 23 hours,
+// cancellations, subscription schedule phases, period renewals and trial ends, incomplete subscriptions expiring after 23 hours,
 // checkout sessions expiring.
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
@@ -22,6 +22,7 @@ import {
   startNewPeriod,
 } from './subscriptions.js';
 import { expireSession } from './checkout.js';
+import { scheduleSteps } from './subscription-schedules.js';
 
 const TRIAL_NOTICE_SECONDS = 3 * 86_400;
 
@@ -169,6 +170,9 @@ function dueSteps(ctx: TwinContext, until: number, testClock: string | null): Du
       });
     }
   }
+  // Schedule phases change first at an instant, so a renewal falling on a phase boundary bills the new phase.
+  const schedules = withStatus<StripeObject>(ctx, 'subscription_schedule', ['active', 'not_started']).filter(onScope);
+  for (const step of scheduleSteps(ctx, until, schedules)) steps.push({ ...step, rank: -1 });
   for (const s of testClock === null ? withStatus<StripeObject>(ctx, 'checkout_session', ['open']) : []) {
     if (s.status === 'open' && s.expires_at <= until) {
       steps.push({

@@ -48,6 +48,11 @@ export const KINDS = {
   promotion_code: { resource: 'promotion_code', prefix: 'promo_', idLength: 24, noun: 'promotion code' },
   discount: { resource: 'discount', prefix: 'di_', idLength: 24, noun: 'discount' },
   tax_rate: { resource: 'tax_rate', prefix: 'txr_', idLength: 24, noun: 'tax_rate' },
+  billing_portal_configuration: { resource: 'billing_portal_configuration', prefix: 'bpc_', idLength: 24, noun: 'configuration' },
+  billing_portal_session: { resource: 'billing_portal_session', prefix: 'bps_', idLength: 24, noun: 'session' },
+  invoiceitem: { resource: 'invoiceitem', prefix: 'ii_', idLength: 24, noun: 'invoiceitem' },
+  credit_note: { resource: 'credit_note', prefix: 'cn_', idLength: 24, noun: 'credit_note' },
+  subscription_schedule: { resource: 'subscription_schedule', prefix: 'sub_sched_', idLength: 24, noun: 'subscription_schedule' },
 } as const satisfies Record<string, ObjectKind>;
 
 export type KindName = keyof typeof KINDS;
@@ -76,6 +81,11 @@ export const STRIPE_RESOURCES = [
   'promotion_code',
   'discount',
   'tax_rate',
+  'billing_portal_configuration',
+  'billing_portal_session',
+  'invoiceitem',
+  'credit_note',
+  'subscription_schedule',
   'idempotency_key',
 ] as const;
 

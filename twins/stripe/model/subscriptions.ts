@@ -17,6 +17,7 @@ import { isMetered, loadRecurringPrice, planOf, recurrenceOf, subscriptionItems,
 import { addPendingProrations, prorationLines, type LineSpec } from './invoice-lines.js';
 import { closeInvoicesOf, createSubscriptionInvoice, finalizeInvoice, loadInvoice, markUncollectible, onInvoiceOutcome, voidInvoice } from './invoices.js';
 import { collectInvoice, finalizeAndCollect, invoiceProrationsNow, type CollectionFailure } from './invoice-payments.js';
+import { scheduledSubscriptionCanceled } from './subscription-schedules.js';
 
 export const SUBSCRIPTION_STATUSES = [
   'active',
@@ -725,6 +726,7 @@ export function cancelSubscriptionNow(ctx: TwinContext, id: string, opts: Cancel
   // Stripe stops automatic collection of the subscription's open invoices.
   closeInvoicesOf(ctx, id);
   emitEvent(ctx, 'customer.subscription.deleted', fresh);
+  if (fresh.schedule) scheduledSubscriptionCanceled(ctx, fresh.schedule);
   return fresh;
 }
 

@@ -23,6 +23,7 @@ import {
   type ParamSpec,
 } from '../wire/params.js';
 import { find, type StripeObject } from '../model/objects.js';
+import { readDiscounts } from './coupons.js';
 import {
   MODES,
   UI_MODES,
@@ -57,6 +58,7 @@ const SESSION_CREATE_PARAMS: ParamSpec = {
   locale: true,
   submit_type: true,
   allow_promotion_codes: true,
+  discounts: { coupon: true, promotion_code: true },
   billing_address_collection: true,
   automatic_tax: { enabled: true },
   phone_number_collection: { enabled: true },
@@ -103,6 +105,7 @@ function readSessionCreate(p: Params): SessionCreate {
     currency: str(p, 'currency'),
     paymentMethodTypes: strArray(p, 'payment_method_types'),
     allowPromotionCodes: bool(p, 'allow_promotion_codes'),
+    discounts: readDiscounts(p) ?? undefined,
     billingAddressCollection: oneOf(p, 'billing_address_collection', ['auto', 'required'] as const),
     clientReferenceId: str(p, 'client_reference_id'),
     customerCreation: oneOf(p, 'customer_creation', ['always', 'if_required'] as const),

@@ -10,9 +10,10 @@
 import type { TwinContext, TwinRequest, TwinResponse } from '../../../twin-runtime/contract.js';
 import { StripeApiError } from '../wire/errors.js';
 import { find, type StripeObject } from '../model/objects.js';
-import { completeSession } from '../model/checkout.js';
+import { applyPromotionCode, completeSession } from '../model/checkout.js';
 import { newCardPaymentMethod } from '../model/payment-methods.js';
 import { luhnValid } from '../model/test-cards.js';
+import { formatAmount } from '../model/billing-cycle.js';
 
 const esc = (v: unknown): string => String(v ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -33,13 +34,16 @@ function page(session: StripeObject, error?: string, status = 200): TwinResponse
       ? `${error ? `<p role="alert" class="error">${esc(error)}</p>` : ''}` +
         `<form method="post">` +
         `<label>Email <input name="email" type="email" autocomplete="email" value="${esc(session.customer_details?.email ?? session.customer_email ?? '')}"></label>` +
+        (session.allow_promotion_codes ? `<label>Promotion code <input name="promotion_code" autocomplete="off"></label>` : '') +
         CARD_FIELDS +
         `<button type="submit">${action}</button></form>`
       : `<p>This session is ${esc(session.status)}.</p>`;
   return html(
     status,
     `<!doctype html><html lang="en"><meta charset="utf-8"><title>Checkout</title>` +
-      `<h1>Twin checkout (${esc(session.mode)})</h1><ul>${lines}</ul>${form}</html>`,
+      `<h1>Twin checkout (${esc(session.mode)})</h1><ul>${lines}</ul>` +
+      (session.amount_total !== null ? `<p class="total">Total: ${esc(formatAmount(session.amount_total, session.currency))}${session.total_details?.amount_discount ? ` (discount −${esc(formatAmount(session.total_details.amount_discount, session.currency))})` : ''}</p>` : '') +
+      `${form}</html>`,
   );
 }
 
@@ -98,6 +102,9 @@ export function submitHostedCheckout(req: TwinRequest, ctx: TwinContext): TwinRe
   try {
     // A nested transaction is a savepoint: a refused card undoes the customer, card and intents.
     done = ctx.store.db.transaction(() => {
+      // A promotion code typed on the page (sessions created with `allow_promotion_codes`).
+      const code = formValue(req, 'promotion_code');
+      if (code) applyPromotionCode(ctx, s.id, code);
       const paymentMethod = cardFromForm(req, ctx) ?? 'pm_card_visa';
       return completeSession(ctx, s.id, { paymentMethod, email: email || undefined, name: name || undefined });
     })();

@@ -2,6 +2,11 @@
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { billingSettingsRoutes } from './billing-settings.js';
+import { billingPortalRoutes } from './billing-portal.js';
+import { hostedPortalRoutes } from './hosted-portal.js';
+import { invoiceItemRoutes } from './invoice-items.js';
+import { creditNoteRoutes } from './credit-notes.js';
+import { subscriptionScheduleRoutes } from './subscription-schedules.js';
 import { chargeRoutes } from './charges.js';
 import { checkoutRoutes } from './checkout.js';
 import { customerRoutes } from './customers.js';
@@ -37,10 +42,15 @@ export const routes: TwinRoute[] = [
   ...eventRoutes,
   ...webhookRoutes,
   ...subscriptionRoutes,
+  ...subscriptionScheduleRoutes,
   ...invoiceRoutes,
+  ...invoiceItemRoutes,
+  ...creditNoteRoutes,
   ...hostedInvoiceRoutes,
   ...meterRoutes,
   ...checkoutRoutes,
   ...testClockRoutes,
   ...billingSettingsRoutes,
+  ...billingPortalRoutes,
+  ...hostedPortalRoutes,
 ];

@@ -200,8 +200,8 @@ export const invoiceRoutes: TwinRoute[] = [
         statementDescriptor: clearable(p, 'statement_descriptor'),
         discounts: readDiscounts(p),
         defaultTaxRates: strArray(p, 'default_tax_rates'),
+        pendingInvoiceItems: oneOf(p, 'pending_invoice_items_behavior', ['exclude', 'include'] as const),
       };
-      oneOf(p, 'pending_invoice_items_behavior', ['exclude', 'include'] as const);
       return ok(presentInvoice(createInvoice(ctx, input)));
     },
   },

@@ -1,0 +1,123 @@
+// /v1/subscription_schedules: create (customer + phases, or from_subscription), retrieve, update,
+// list, release, cancel. Phases advance with the clock (model/subscription-schedules.ts).
+
+import type { TwinRoute } from '../../../twin-runtime/contract.js';
+import { ok } from '../wire/pipeline.js';
+import { listResponse } from '../wire/list.js';
+import { LIST_PARAMS, bool, int, obj, objArray, oneOf, readMetadata, readParams, requiredStr, str, type Params, type ParamSpec } from '../wire/params.js';
+import { invalidRequest } from '../wire/errors.js';
+import { PRORATION_BEHAVIORS } from '../model/subscriptions.js';
+import { END_BEHAVIORS, cancelSchedule, createSchedule, getSchedule, listSchedules, releaseSchedule, updateSchedule, type PhaseInput } from '../model/subscription-schedules.js';
+
+const PHASE_SPEC: ParamSpec = {
+  items: { price: true, quantity: true, metadata: true, tax_rates: true, discounts: true, billing_thresholds: true, price_data: true },
+  end_date: true,
+  start_date: true,
+  iterations: true,
+  duration: { interval: true, interval_count: true },
+  proration_behavior: true,
+  metadata: true,
+  description: true,
+  trial_end: true,
+  trial: true,
+  add_invoice_items: true,
+  automatic_tax: true,
+  billing_cycle_anchor: true,
+  collection_method: true,
+  currency: true,
+  default_payment_method: true,
+  default_tax_rates: true,
+  discounts: true,
+  invoice_settings: true,
+  on_behalf_of: true,
+  transfer_data: true,
+  application_fee_percent: true,
+  billing_thresholds: true,
+};
+
+const INTERVALS = ['day', 'month', 'week', 'year'] as const;
+
+function readPhases(p: Params): PhaseInput[] | undefined {
+  return objArray(p, 'phases')?.map((ph, i) => {
+    const at = `phases[${i}]`;
+    const duration = obj(ph, 'duration', at);
+    const interval = duration && oneOf(duration, 'interval', INTERVALS, `${at}[duration]`);
+    const end = ph.end_date === 'now' ? undefined : int(ph, 'end_date', at);
+    return {
+      items: (objArray(ph, 'items', at) ?? []).map((it, j) => ({ price: requiredStr(it, 'price', `${at}[items][${j}]`), quantity: int(it, 'quantity', `${at}[items][${j}]`) })),
+      endDate: end,
+      iterations: int(ph, 'iterations', at),
+      duration: interval ? { interval, intervalCount: int(duration!, 'interval_count', `${at}[duration]`) } : undefined,
+      prorationBehavior: oneOf(ph, 'proration_behavior', PRORATION_BEHAVIORS, at),
+      metadata: readMetadata(ph),
+      description: str(ph, 'description', at),
+    };
+  });
+}
+
+function readStart(p: Params): number | 'now' | undefined {
+  if (p.start_date === 'now') return 'now';
+  return int(p, 'start_date');
+}
+
+export const subscriptionScheduleRoutes: TwinRoute[] = [
+  {
+    method: 'POST',
+    path: '/v1/subscription_schedules',
+    handler: (req, ctx) => {
+      const p = readParams(req, {
+        customer: true, customer_account: true, from_subscription: true, start_date: true, end_behavior: true, metadata: true,
+        phases: PHASE_SPEC, default_settings: true, billing_mode: true,
+      });
+      return ok(
+        createSchedule(ctx, {
+          customer: str(p, 'customer'),
+          fromSubscription: str(p, 'from_subscription'),
+          startDate: readStart(p),
+          endBehavior: oneOf(p, 'end_behavior', END_BEHAVIORS),
+          phases: readPhases(p),
+          metadata: readMetadata(p),
+        }),
+      );
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/subscription_schedules',
+    handler: (req, ctx) => {
+      const p = readParams(req, { ...LIST_PARAMS, customer: true, customer_account: true, scheduled: true, canceled_at: true, completed_at: true, released_at: true });
+      return listResponse(req, ctx, listSchedules(ctx, { customer: str(p, 'customer'), scheduled: bool(p, 'scheduled') }), '/v1/subscription_schedules');
+    },
+  },
+  { method: 'GET', path: '/v1/subscription_schedules/{schedule}', handler: (req, ctx) => (readParams(req, {}), ok(getSchedule(ctx, req.params.schedule!))) },
+  {
+    method: 'POST',
+    path: '/v1/subscription_schedules/{schedule}',
+    handler: (req, ctx) => {
+      const p = readParams(req, { end_behavior: true, metadata: true, phases: PHASE_SPEC, proration_behavior: true, default_settings: true });
+      const phases = readPhases(p);
+      if (phases?.some((ph) => ph.items.length === 0)) throw invalidRequest('Each phase needs at least one item.', 'phases');
+      return ok(
+        updateSchedule(ctx, req.params.schedule!, {
+          phases,
+          endBehavior: oneOf(p, 'end_behavior', END_BEHAVIORS),
+          metadata: readMetadata(p),
+          prorationBehavior: oneOf(p, 'proration_behavior', PRORATION_BEHAVIORS),
+        }),
+      );
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/subscription_schedules/{schedule}/release',
+    handler: (req, ctx) => (readParams(req, { preserve_cancel_date: true }), ok(releaseSchedule(ctx, req.params.schedule!))),
+  },
+  {
+    method: 'POST',
+    path: '/v1/subscription_schedules/{schedule}/cancel',
+    handler: (req, ctx) => {
+      const p = readParams(req, { invoice_now: true, prorate: true });
+      return ok(cancelSchedule(ctx, req.params.schedule!, { invoiceNow: bool(p, 'invoice_now') }));
+    },
+  },
+];
