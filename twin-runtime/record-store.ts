@@ -37,6 +37,8 @@ export interface PageQuery {
   oneOf?: Record<string, (string | number)[]>;
   /** Top-level body fields whose value must be none of these (a missing field is none of them). */
   noneOf?: Record<string, (string | number)[]>;
+  /** Top-level body fields that must be present and not null. */
+  present?: string[];
   /** Numeric range conditions on top-level body fields (`created[gte]`). */
   ranges?: { field: string; op: '<' | '<=' | '>' | '>='; value: number }[];
   order: 'seq' | 'created';
@@ -177,6 +179,10 @@ export class RecordStore {
       if (values.length === 0) continue;
       where.push(`ifnull(json_extract(body, '$.${field}') NOT IN (${values.map(() => '?').join(', ')}), 1)`);
       args.push(...values);
+    }
+    for (const field of q.present ?? []) {
+      if (!FIELD_NAME.test(field)) throw new Error(`not a field name: ${field}`);
+      where.push(`json_extract(body, '$.${field}') IS NOT NULL`);
     }
     for (const r of q.ranges ?? []) {
       if (!FIELD_NAME.test(r.field) || !['<', '<=', '>', '>='].includes(r.op)) throw new Error(`bad range on ${r.field}`);

@@ -10,6 +10,7 @@ import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { invalidRequest, missingParam } from '../wire/errors.js';
 import { emitEvent } from './events.js';
 import { applyMetadata, clone, find, load, newId, previousAttributes, save, type MetadataPatch, type StripeObject } from './objects.js';
+import { readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
 import { contextForObject } from './clock-scope.js';
 import { changeBalance } from './customer-balance.js';
 import { createRefund } from './refunds.js';
@@ -129,7 +130,7 @@ function buildCreditNote(ctx: TwinContext, input: CreditNoteCreate): { note: Str
   } else if (input.refundAmount || input.creditAmount || input.outOfBandAmount) {
     throw invalidRequest('`refund_amount`, `credit_amount` and `out_of_band_amount` apply only to paid invoices.', input.refundAmount ? 'refund_amount' : input.creditAmount ? 'credit_amount' : 'out_of_band_amount');
   }
-  const sequence = ctx.store.list<StripeObject>('credit_note').filter((c) => c.invoice === inv.id).length + 1;
+  const sequence = ctx.store.countWhere({ resource: 'credit_note', equals: { invoice: inv.id } }) + 1;
   const note: StripeObject = {
     id,
     object: 'credit_note',
@@ -249,8 +250,10 @@ export function voidCreditNote(ctx: TwinContext, id: string): StripeObject {
   return note;
 }
 
-export function listCreditNotes(ctx: TwinContext, f: { customer?: string; invoice?: string }): StripeObject[] {
-  return ctx.store
-    .list<StripeObject>('credit_note')
-    .filter((c) => (f.customer === undefined || c.customer === f.customer) && (f.invoice === undefined || c.invoice === f.invoice));
+/** `GET /v1/credit_notes`: one page through the store's index. */
+export function listCreditNotes(ctx: TwinContext, f: { customer?: string; invoice?: string }, window: ListWindow): ListPage<StripeObject> {
+  const equals: FieldEquals = {};
+  if (f.customer !== undefined) equals.customer = f.customer;
+  if (f.invoice !== undefined) equals.invoice = f.invoice;
+  return readPage<StripeObject>(ctx, 'credit_note', equals, window);
 }

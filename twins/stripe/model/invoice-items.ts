@@ -8,6 +8,7 @@ import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { invalidRequest, missingParam } from '../wire/errors.js';
 import { emitEvent } from './events.js';
 import { applyMetadata, clone, deletedObject, find, load, newId, previousAttributes, save, type MetadataPatch, type StripeObject } from './objects.js';
+import { eachMatching, readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
 import { contextForCustomer } from './clock-scope.js';
 import { getCustomer } from './customers.js';
 import { loadTaxRates } from './tax-rates.js';
@@ -193,15 +194,13 @@ export function deleteInvoiceItem(ctx: TwinContext, id: string): StripeObject {
   return deletedObject(item);
 }
 
-export function listInvoiceItems(ctx: TwinContext, f: { customer?: string; invoice?: string; pending?: boolean }): StripeObject[] {
-  return ctx.store
-    .list<StripeObject>('invoiceitem')
-    .filter(
-      (i) =>
-        (f.customer === undefined || i.customer === f.customer) &&
-        (f.invoice === undefined || i.invoice === f.invoice) &&
-        (f.pending === undefined || (i.invoice === null) === f.pending),
-    );
+/** `GET /v1/invoiceitems`: one page through the store's index (`pending`: on no invoice yet). */
+export function listInvoiceItems(ctx: TwinContext, f: { customer?: string; invoice?: string; pending?: boolean }, window: ListWindow): ListPage<StripeObject> {
+  const equals: FieldEquals = {};
+  if (f.customer !== undefined) equals.customer = f.customer;
+  if (f.invoice !== undefined) equals.invoice = f.invoice;
+  if (f.pending === true) equals.invoice = null;
+  return readPage<StripeObject>(ctx, 'invoiceitem', equals, window, f.pending === false ? { present: ['invoice'] } : {});
 }
 
 /** The customer's pending items a new invoice takes: of no subscription, or of `subscription`. */
@@ -226,5 +225,5 @@ export function takePendingItems(ctx: TwinContext, customerId: string, invoiceId
 
 /** A deleted draft's invoice items become pending again. */
 export function releaseItems(ctx: TwinContext, invoiceId: string): void {
-  for (const item of listInvoiceItems(ctx, { invoice: invoiceId })) save(ctx, 'invoiceitem', { ...item, invoice: null });
+  for (const item of [...eachMatching<StripeObject>(ctx, 'invoiceitem', { invoice: invoiceId })]) save(ctx, 'invoiceitem', { ...item, invoice: null });
 }

@@ -36,6 +36,7 @@ const cursorMissing = (id: string, param: string) => resourceMissing(kindOfId(id
 export interface MoreConditions {
   oneOf?: PageQuery['oneOf'];
   noneOf?: PageQuery['noneOf'];
+  present?: PageQuery['present'];
   /** Ranges on fields other than `created` (which comes with the window). */
   ranges?: CreatedRange[];
 }
@@ -43,7 +44,7 @@ export interface MoreConditions {
 /** One page of the `resource` records whose fields equal `equals`, read through the store's index. */
 export function readPage<T extends StripeObject>(ctx: TwinContext, resource: string, equals: FieldEquals, window: ListWindow, more: MoreConditions = {}): ListPage<T> {
   const ranges = [...(window.created ?? []), ...(more.ranges ?? [])];
-  const base = { resource, equals, oneOf: more.oneOf, noneOf: more.noneOf, ranges, order: 'created' as const, limit: window.limit };
+  const base = { resource, equals, oneOf: more.oneOf, noneOf: more.noneOf, present: more.present, ranges, order: 'created' as const, limit: window.limit };
   const cursor = (id: string, param: string) => {
     const c = ctx.store.cursorOf(resource, id);
     if (!c) throw cursorMissing(id, param);

@@ -2,7 +2,7 @@
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../wire/pipeline.js';
-import { listBody, listResponse } from '../wire/list.js';
+import { listBody, listEnvelope, readListWindow } from '../wire/list.js';
 import { LIST_PARAMS, emptyableStr, int, objArray, oneOf, paramsOf, readMetadata, readParams, requiredStr, str, type Params, type ParamSpec } from '../wire/params.js';
 import { missingParam } from '../wire/errors.js';
 import {
@@ -76,7 +76,7 @@ export const creditNoteRoutes: TwinRoute[] = [
     path: '/v1/credit_notes',
     handler: (req, ctx) => {
       const p = readParams(req, { ...LIST_PARAMS, customer: true, customer_account: true, invoice: true });
-      return listResponse(req, ctx, listCreditNotes(ctx, { customer: str(p, 'customer'), invoice: str(p, 'invoice') }), '/v1/credit_notes');
+      return ok(listEnvelope(listCreditNotes(ctx, { customer: str(p, 'customer'), invoice: str(p, 'invoice') }, readListWindow(p)), '/v1/credit_notes'));
     },
   },
   { method: 'GET', path: '/v1/credit_notes/{id}', handler: (req, ctx) => (readParams(req, {}), ok(getCreditNote(ctx, req.params.id!))) },

@@ -2,7 +2,7 @@
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../wire/pipeline.js';
-import { listResponse } from '../wire/list.js';
+import { listEnvelope, readListWindow } from '../wire/list.js';
 import { LIST_PARAMS, bool, currency, decimal, emptyableStr, int, obj, readMetadata, readParams, requiredInt, requiredStr, str, strArray, type Params, type ParamSpec } from '../wire/params.js';
 import { createInvoiceItem, deleteInvoiceItem, getInvoiceItem, listInvoiceItems, updateInvoiceItem, type InvoiceItemFields } from '../model/invoice-items.js';
 
@@ -61,8 +61,8 @@ export const invoiceItemRoutes: TwinRoute[] = [
     path: '/v1/invoiceitems',
     handler: (req, ctx) => {
       const p = readParams(req, { ...LIST_PARAMS, customer: true, customer_account: true, invoice: true, pending: true });
-      const found = listInvoiceItems(ctx, { customer: str(p, 'customer'), invoice: str(p, 'invoice'), pending: bool(p, 'pending') });
-      return listResponse(req, ctx, found, '/v1/invoiceitems');
+      const found = listInvoiceItems(ctx, { customer: str(p, 'customer'), invoice: str(p, 'invoice'), pending: bool(p, 'pending') }, readListWindow(p));
+      return ok(listEnvelope(found, '/v1/invoiceitems'));
     },
   },
   { method: 'GET', path: '/v1/invoiceitems/{invoiceitem}', handler: (req, ctx) => (readParams(req, {}), ok(getInvoiceItem(ctx, req.params.invoiceitem!))) },
