@@ -48,6 +48,10 @@ export const KINDS = {
   promotion_code: { resource: 'promotion_code', prefix: 'promo_', idLength: 24, noun: 'promotion code' },
   discount: { resource: 'discount', prefix: 'di_', idLength: 24, noun: 'discount' },
   tax_rate: { resource: 'tax_rate', prefix: 'txr_', idLength: 24, noun: 'tax_rate' },
+  balance_transaction: { resource: 'balance_transaction', prefix: 'txn_', idLength: 24, noun: 'balance transaction' },
+  payout: { resource: 'payout', prefix: 'po_', idLength: 24, noun: 'payout' },
+  dispute: { resource: 'dispute', prefix: 'dp_', idLength: 24, noun: 'dispute' },
+  ephemeral_key: { resource: 'ephemeral_key', prefix: 'ephkey_', idLength: 24, noun: 'ephemeral key' },
 } as const satisfies Record<string, ObjectKind>;
 
 export type KindName = keyof typeof KINDS;
@@ -76,6 +80,11 @@ export const STRIPE_RESOURCES = [
   'promotion_code',
   'discount',
   'tax_rate',
+  'balance_transaction',
+  'payout',
+  'dispute',
+  'ephemeral_key',
+  'customer_session',
   'idempotency_key',
 ] as const;
 

@@ -21,6 +21,10 @@ import { setupIntentRoutes } from './setup-intents.js';
 import { subscriptionRoutes } from './subscriptions.js';
 import { testClockRoutes } from './test-clocks.js';
 import { webhookRoutes } from './webhooks.js';
+import { balanceRoutes } from './balance.js';
+import { payoutRoutes } from './payouts.js';
+import { disputeRoutes } from './disputes.js';
+import { clientCredentialRoutes } from './client-credentials.js';
 
 export const routes: TwinRoute[] = [
   ...customerRoutes,
@@ -43,4 +47,8 @@ export const routes: TwinRoute[] = [
   ...checkoutRoutes,
   ...testClockRoutes,
   ...billingSettingsRoutes,
+  ...balanceRoutes,
+  ...payoutRoutes,
+  ...disputeRoutes,
+  ...clientCredentialRoutes,
 ];
