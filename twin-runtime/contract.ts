@@ -158,7 +158,8 @@ export interface TwinDefinition {
   mintKey(randomBase62: (length: number) => string): string;
   /**
    * The other halves of a two-part provider credential, returned beside `api_key` by the
-   * credential endpoint (decisions §10: `email` for Jira, `account_sid` for Twilio).
+   * credential endpoint (decisions §10: `email` for Jira, `account_sid` for Twilio, Stripe's
+   * `publishable_key` for frontend calls).
    */
   credentialExtras?(ctx: TwinContext): Record<string, string>;
   /** Hand-written routes (they always win over `generic`). */

@@ -35,7 +35,7 @@ t.test('a standalone twin keeps its key across restarts; --key chooses one', asy
   const listening = /\{[\s\S]*"data"[\s\S]*\}\n/;
   const first = await startProcess(args, {}, listening);
   const info = JSON.parse(first.match[0]);
-  t.match(info, { twin: 'stripe', url: /^http:\/\/127\.0\.0\.1:\d+$/, api_key: /^sk_test_/, data });
+  t.match(info, { twin: 'stripe', url: /^http:\/\/127\.0\.0\.1:\d+$/, api_key: /^sk_test_/, publishable_key: /^pk_test_/, data });
   const url = new URL(info.url);
   const sdk = (key: string) => new Stripe(key, { host: url.hostname, port: Number(url.port), protocol: 'http', maxNetworkRetries: 0 });
   const customer = await sdk(info.api_key).customers.create({ email: 'kept@example.com' });
@@ -44,6 +44,7 @@ t.test('a standalone twin keeps its key across restarts; --key chooses one', asy
   const second = await startProcess(args, {}, listening);
   const again = JSON.parse(second.match[0]);
   t.equal(again.api_key, info.api_key, 'same key from the same data file');
+  t.equal(again.publishable_key, info.publishable_key, 'and the same publishable key');
   const again2 = new URL(again.url);
   const sdk2 = new Stripe(again.api_key, { host: again2.hostname, port: Number(again2.port), protocol: 'http', maxNetworkRetries: 0 });
   t.equal(((await sdk2.customers.retrieve(customer.id)) as Stripe.Customer).email, 'kept@example.com', 'and the same records');

@@ -13,6 +13,7 @@ import { advanceStripe } from './model/lifecycle.js';
 import { routes } from './routes/index.js';
 import { seeding, suggestions } from './vocabulary/seeds.js';
 import { generic } from './wire/generic.js';
+import { publishableKeyFor } from './wire/publishable.js';
 
 const stripe: TwinDefinition = {
   slug: 'stripe',
@@ -24,6 +25,8 @@ const stripe: TwinDefinition = {
   defaultPort: 12111, // as stripe-mock does
   resources: [...new Set([...STRIPE_RESOURCES, ...generic.resources])],
   mintKey: (randomBase62) => `sk_test_${randomBase62(99)}`,
+  // The frontend's half: Stripe.js and the mobile SDKs are constructed with it.
+  credentialExtras: (ctx) => ({ publishable_key: publishableKeyFor(ctx.apiKey) }),
   routes,
   generic,
   authenticate: authenticateStripe,

@@ -7,6 +7,8 @@ import { chargePaymentMethod, type Charge, type ChargeFailure } from './charging
 import { defaultPaymentMethod, getCustomer } from './customers.js';
 import { newCardPaymentMethod, resolvePaymentMethod } from './payment-methods.js';
 import { shortcutNumber } from './test-cards.js';
+import { recordChargeFunds } from './balance.js';
+import { disputeIfTestCard } from './disputes.js';
 import { emitEvent } from './events.js';
 import { applyMetadata, clone, find, previousAttributes, save, type MetadataPatch, type StripeObject } from './objects.js';
 import { readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
@@ -121,8 +123,10 @@ export function captureCharge(ctx: TwinContext, id: string, amount?: number): Ch
   charge.captured = true;
   charge.amount_captured = toCapture;
   charge.amount_refunded = 0;
+  charge.balance_transaction = recordChargeFunds(ctx, charge, toCapture).id;
   save(ctx, 'charge', charge);
   emitEvent(ctx, 'charge.captured', charge, previousAttributes(before, charge));
+  disputeIfTestCard(ctx, charge);
   return charge;
 }
 

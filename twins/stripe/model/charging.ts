@@ -3,6 +3,8 @@
 // `charge.failed` event. Payment intents and invoices call this; they own their own status.
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
+import { recordChargeFunds } from './balance.js';
+import { disputeIfTestCard } from './disputes.js';
 import { emitEvent } from './events.js';
 import { find, newId, save, type StripeObject } from './objects.js';
 import { declineFor } from './test-cards.js';
@@ -139,8 +141,11 @@ export function chargePaymentMethod(ctx: TwinContext, input: ChargeInput): { cha
     transfer_data: null,
     transfer_group: null,
   };
+  // Captured funds enter the balance at once (pending for two days, less Stripe's fee).
+  if (charge.captured) charge.balance_transaction = recordChargeFunds(ctx, charge, charge.amount_captured).id;
   save(ctx, 'charge', charge);
   emitEvent(ctx, failed ? 'charge.failed' : 'charge.succeeded', charge);
+  disputeIfTestCard(ctx, charge);
   return failed
     ? { charge, failure: { code: decline.code, decline_code: decline.decline_code, message: decline.message } }
     : { charge };

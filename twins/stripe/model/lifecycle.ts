@@ -2,8 +2,9 @@
 // order (ties in a fixed order, then by id), with the clock set to the step's own instant first so
 // the records and events it writes carry that time. Steps: drafts finalizing an hour after their
 // creation (then charged), payment retries, `trial_will_end` three days ahead, scheduled
-// cancellations, subscription schedule phases, period renewals and trial ends, incomplete subscriptions expiring after 23 hours,
-// checkout sessions expiring.
+// cancellations, subscription schedule phases, period renewals and trial ends, incomplete
+// subscriptions expiring after 23 hours, checkout sessions expiring; and for the account's money
+// (environment clock only): pending funds becoming available, payouts arriving, disputes decided.
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import type { StripeObject } from './objects.js';
@@ -23,6 +24,9 @@ import {
 } from './subscriptions.js';
 import { expireSession } from './checkout.js';
 import { scheduleSteps } from './subscription-schedules.js';
+import { settleDue } from './balance.js';
+import { markPayoutPaid, nextAutomaticPayoutAt, runAutomaticPayouts } from './payouts.js';
+import { dueDecision, settleDispute, type Dispute } from './disputes.js';
 
 const TRIAL_NOTICE_SECONDS = 3 * 86_400;
 
@@ -184,7 +188,38 @@ function dueSteps(ctx: TwinContext, until: number, testClock: string | null): Du
       });
     }
   }
+  if (testClock === null) moneySteps(ctx, until, steps);
   return steps;
+}
+
+/** Funds settling, payouts arriving and disputes decided by `until`. */
+function moneySteps(ctx: TwinContext, until: number, steps: DueStep[]): void {
+  for (const txn of withStatus<StripeObject>(ctx, 'balance_transaction', ['pending'])) {
+    if (txn.available_on > until) continue;
+    steps.push({ at: txn.available_on, rank: 8, id: txn.id, valid: () => fresh(ctx, 'balance_transaction', txn.id)?.status === 'pending', run: () => settleDue(ctx, txn.id) });
+  }
+  for (const po of withStatus<StripeObject>(ctx, 'payout', ['pending', 'in_transit'])) {
+    if (po.arrival_date > until) continue;
+    steps.push({ at: po.arrival_date, rank: 9, id: po.id, valid: () => ['pending', 'in_transit'].includes(fresh(ctx, 'payout', po.id)?.status), run: () => markPayoutPaid(ctx, po.id) });
+  }
+  const payoutAt = nextAutomaticPayoutAt(ctx);
+  if (payoutAt !== undefined && payoutAt <= until) {
+    steps.push({ at: payoutAt, rank: 11, id: 'automatic_payout', valid: () => nextAutomaticPayoutAt(ctx) === payoutAt, run: () => runAutomaticPayouts(ctx, payoutAt) });
+  }
+  for (const d of withStatus<Dispute>(ctx, 'dispute', ['needs_response', 'under_review', 'warning_needs_response', 'warning_under_review'])) {
+    const decision = dueDecision(ctx, d);
+    if (!decision || decision.at > until) continue;
+    steps.push({
+      at: decision.at,
+      rank: 10,
+      id: d.id,
+      valid: () => {
+        const cur = fresh(ctx, 'dispute', d.id) as Dispute | undefined;
+        return cur !== undefined && dueDecision(ctx, cur)?.at === decision.at;
+      },
+      run: () => void settleDispute(ctx, d.id, decision.outcome),
+    });
+  }
 }
 
 /** Period end: a trial ends (or cancels with no payment method, if so configured), or a cycle renews. */

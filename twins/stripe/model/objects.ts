@@ -53,6 +53,10 @@ export const KINDS = {
   invoiceitem: { resource: 'invoiceitem', prefix: 'ii_', idLength: 24, noun: 'invoiceitem' },
   credit_note: { resource: 'credit_note', prefix: 'cn_', idLength: 24, noun: 'credit_note' },
   subscription_schedule: { resource: 'subscription_schedule', prefix: 'sub_sched_', idLength: 24, noun: 'subscription_schedule' },
+  balance_transaction: { resource: 'balance_transaction', prefix: 'txn_', idLength: 24, noun: 'balance transaction' },
+  payout: { resource: 'payout', prefix: 'po_', idLength: 24, noun: 'payout' },
+  dispute: { resource: 'dispute', prefix: 'dp_', idLength: 24, noun: 'dispute' },
+  ephemeral_key: { resource: 'ephemeral_key', prefix: 'ephkey_', idLength: 24, noun: 'ephemeral key' },
 } as const satisfies Record<string, ObjectKind>;
 
 export type KindName = keyof typeof KINDS;
@@ -86,6 +90,11 @@ export const STRIPE_RESOURCES = [
   'invoiceitem',
   'credit_note',
   'subscription_schedule',
+  'balance_transaction',
+  'payout',
+  'dispute',
+  'ephemeral_key',
+  'customer_session',
   'idempotency_key',
 ] as const;
 

@@ -6,6 +6,7 @@ import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { invalidRequest, missingParam, resourceMissing } from '../wire/errors.js';
 import type { Charge } from './charging.js';
 import { getCharge } from './charges.js';
+import { recordRefundFunds } from './balance.js';
 import { emitEvent } from './events.js';
 import { applyMetadata, clone, find, newId, previousAttributes, save, type MetadataPatch, type StripeObject } from './objects.js';
 import { readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
@@ -105,6 +106,7 @@ export function createRefund(ctx: TwinContext, input: RefundCreate): Refund {
     status: 'succeeded',
     transfer_reversal: null,
   };
+  refund.balance_transaction = recordRefundFunds(ctx, refund).id;
   save(ctx, 'refund', refund);
   const before = clone(charge);
   charge.amount_refunded += refundAmount;

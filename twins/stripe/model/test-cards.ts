@@ -88,6 +88,10 @@ const SHORTCUTS: Record<string, string> = {
   authenticationRequired: '4000002760003184',
   authenticationRequiredOnSetup: '4000002500003155',
   chargeCustomerFail: '4000000000000341',
+  // Dispute test cards (model/disputes.ts): a captured charge is disputed at once.
+  createDispute: '4000000000000259',
+  createDisputeProductNotReceived: '4000000000002685',
+  createDisputeInquiry: '4000000000001976',
   visa_chargeCustomerFail: '4000000000000341',
 };
 

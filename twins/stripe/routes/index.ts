@@ -26,6 +26,10 @@ import { setupIntentRoutes } from './setup-intents.js';
 import { subscriptionRoutes } from './subscriptions.js';
 import { testClockRoutes } from './test-clocks.js';
 import { webhookRoutes } from './webhooks.js';
+import { balanceRoutes } from './balance.js';
+import { payoutRoutes } from './payouts.js';
+import { disputeRoutes } from './disputes.js';
+import { clientCredentialRoutes } from './client-credentials.js';
 
 export const routes: TwinRoute[] = [
   ...customerRoutes,
@@ -53,4 +57,8 @@ export const routes: TwinRoute[] = [
   ...billingSettingsRoutes,
   ...billingPortalRoutes,
   ...hostedPortalRoutes,
+  ...balanceRoutes,
+  ...payoutRoutes,
+  ...disputeRoutes,
+  ...clientCredentialRoutes,
 ];

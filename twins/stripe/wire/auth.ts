@@ -1,9 +1,11 @@
 // API key check with Stripe's wording: Bearer (what the SDK sends) or Basic with the key as the
-// user name (what curl -u sends). Only the key minted for this container is accepted.
+// user name (what curl -u sends). Only the key minted for this container is accepted, and its
+// publishable key for what Stripe.js calls (wire/publishable.ts).
 
 import type { RequestProblem, TwinContext, TwinRequest, TwinResponse } from '../../../twin-runtime/contract.js';
 import { stripeError } from './errors.js';
 import { newRequestId, withStripeHeaders } from './pipeline.js';
+import { publishableKeyFor, publishableRefusal } from './publishable.js';
 
 const NO_KEY =
   "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY'). See https://stripe.com/docs/api#authentication for details, or we can help at https://support.stripe.com/.";
@@ -30,6 +32,10 @@ export function maskKey(key: string): string {
 export function authenticateStripe(req: TwinRequest, ctx: TwinContext): TwinResponse | undefined {
   const key = presentedKey(req);
   if (key === ctx.apiKey) return undefined;
+  if (key !== undefined && key === publishableKeyFor(ctx.apiKey)) {
+    const refused = publishableRefusal(req, ctx);
+    return refused && withStripeHeaders(refused, newRequestId(), req);
+  }
   const message = key ? `Invalid API Key provided: ${maskKey(key)}` : NO_KEY;
   return withStripeHeaders(stripeError(401, { type: 'invalid_request_error', message }), newRequestId(), req);
 }

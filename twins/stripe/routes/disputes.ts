@@ -1,0 +1,55 @@
+// /v1/disputes: retrieve, update (evidence, submit), close, list.
+
+import type { TwinRoute } from '../../../twin-runtime/contract.js';
+import { listEnvelope, readListWindow } from '../wire/list.js';
+import { LIST_PARAMS, bool, obj, readMetadata, readParams, str, type ParamSpec } from '../wire/params.js';
+import { ok } from '../wire/pipeline.js';
+import { EVIDENCE_FIELDS, closeDispute, getDispute, listDisputes, updateDispute, type Evidence } from '../model/disputes.js';
+
+const EVIDENCE_SPEC: ParamSpec = { ...Object.fromEntries(EVIDENCE_FIELDS.map((f) => [f, true as const])), enhanced_evidence: true };
+
+function readEvidence(p: Record<string, unknown>): Evidence | undefined {
+  const e = obj(p, 'evidence');
+  if (e === undefined) return undefined;
+  const out: Evidence = {};
+  for (const f of EVIDENCE_FIELDS) {
+    const v = str(e, f, 'evidence');
+    if (v !== undefined) out[f] = v;
+  }
+  return out;
+}
+
+export const disputeRoutes: TwinRoute[] = [
+  {
+    method: 'GET',
+    path: '/v1/disputes',
+    handler: (req, ctx) => {
+      const p = readParams(req, { ...LIST_PARAMS, charge: true, payment_intent: true });
+      return ok(listEnvelope(listDisputes(ctx, { charge: str(p, 'charge'), paymentIntent: str(p, 'payment_intent') }, readListWindow(p)), '/v1/disputes'));
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/disputes/{dispute}',
+    handler: (req, ctx) => {
+      readParams(req, {});
+      return ok(getDispute(ctx, req.params.dispute!));
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/disputes/{dispute}',
+    handler: (req, ctx) => {
+      const p = readParams(req, { evidence: EVIDENCE_SPEC, metadata: true, submit: true });
+      return ok(updateDispute(ctx, req.params.dispute!, { evidence: readEvidence(p), metadata: readMetadata(p), submit: bool(p, 'submit') }));
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/disputes/{dispute}/close',
+    handler: (req, ctx) => {
+      readParams(req, {});
+      return ok(closeDispute(ctx, req.params.dispute!));
+    },
+  },
+];
