@@ -1,0 +1,31 @@
+// Status moves due later (a message's queued → sending → sent → delivered, a call's ringing →
+// in-progress → completed, a verification's expiry), kept as `lifecycle_event` records and run by
+// the twin's `advance` in time order, each at its own instant.
+
+import type { TwinContext } from '../../../twin-runtime/contract.js';
+import type { LifecycleEvent } from './records.js';
+
+const KIND = 'lifecycle_event';
+
+export function schedule(ctx: TwinContext, event: LifecycleEvent): void {
+  ctx.store.put(KIND, `${event.kind}:${event.sid}:${event.at}:${ctx.ids.sequence('lifecycle')}`, event);
+}
+
+/** Drop what is still due for one object (a canceled call, a redacted-and-deleted message). */
+export function unschedule(ctx: TwinContext, kind: LifecycleEvent['kind'], sidValue: string): void {
+  for (const r of ctx.store.listByPrefix<LifecycleEvent>(KIND, `${kind}:${sidValue}:`)) ctx.store.delete(KIND, r.external_id);
+}
+
+/** Run every event due by `to`, earliest first; `apply` may schedule more (they run too when due). */
+export async function runDue(ctx: TwinContext, to: Date, apply: (e: LifecycleEvent) => void): Promise<void> {
+  const limit = to.getTime();
+  for (;;) {
+    const due = ctx.store.listRecords<LifecycleEvent>(KIND).filter((r) => r.body.at <= limit);
+    if (due.length === 0) return;
+    due.sort((a, b) => a.body.at - b.body.at);
+    const next = due[0]!;
+    ctx.store.delete(KIND, next.external_id);
+    if (next.body.at > ctx.clock.nowMs()) ctx.clock.advanceTo(next.body.at);
+    apply(next.body);
+  }
+}
