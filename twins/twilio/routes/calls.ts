@@ -3,7 +3,7 @@
 import type { TwinRequest, TwinRoute } from '../../../twin-runtime/contract.js';
 import { ownAccount } from '../wire/auth.js';
 import { notFound } from '../wire/errors.js';
-import { envelope2010, pageOf } from '../wire/pagination.js';
+import { envelope2010, newestFirst, pageOf } from '../wire/pagination.js';
 import { callbackUrl, list, str } from '../wire/params.js';
 import { callView, createCall, deleteCall, updateCall } from '../model/calls.js';
 import { API, type Call } from '../model/records.js';
@@ -43,10 +43,7 @@ export const callRoutes: TwinRoute[] = [
     handler(req, ctx) {
       const acct = ownAccount(req, ctx);
       const filters = { To: str(req, 'To'), From: str(req, 'From'), Status: str(req, 'Status'), ParentCallSid: str(req, 'ParentCallSid') };
-      const items = ctx.store
-        .list<Call>('call')
-        .filter((c) => (filters.To === undefined || c.to === filters.To) && (filters.From === undefined || c.from === filters.From) && (filters.Status === undefined || c.status === filters.Status) && filters.ParentCallSid === undefined)
-        .sort((a, b) => b.created - a.created);
+      const items = newestFirst(ctx.store.list<Call>('call')).filter((c) => (filters.To === undefined || c.to === filters.To) && (filters.From === undefined || c.from === filters.From) && (filters.Status === undefined || c.status === filters.Status) && filters.ParentCallSid === undefined);
       return json(200, envelope2010(`${API}/Accounts/${acct}/Calls.json`, 'calls', filters, pageOf(req, items), (c) => callView(acct, c)));
     },
   },

@@ -2,7 +2,7 @@
 
 import type { TwinRequest, TwinResponse, TwinRoute } from '../../../twin-runtime/contract.js';
 import { ownAccount } from '../wire/auth.js';
-import { envelope2010, pageOf } from '../wire/pagination.js';
+import { envelope2010, newestFirst, pageOf } from '../wire/pagination.js';
 import { callbackUrl, list, str } from '../wire/params.js';
 import { badParam } from '../wire/errors.js';
 import { account } from '../model/account.js';
@@ -30,7 +30,7 @@ function listMessages(req: TwinRequest, all: Message[]): { items: Message[]; fil
   const before = dateFilter(req, 'DateSent<');
   const after = dateFilter(req, 'DateSent>');
   const DAY = 86_400_000;
-  const items = all
+  const items = newestFirst(all)
     .filter((m) => (to === undefined || m.to === to) && (from === undefined || m.from === from))
     .filter((m) => {
       const sent = m.sent ?? m.created;
@@ -38,8 +38,7 @@ function listMessages(req: TwinRequest, all: Message[]): { items: Message[]; fil
       if (before !== undefined && !(sent < before + DAY)) return false;
       if (after !== undefined && !(sent >= after)) return false;
       return true;
-    })
-    .sort((a, b) => b.created - a.created);
+    });
   return { items, filters: { To: to, From: from, DateSent: str(req, 'DateSent'), 'DateSent<': str(req, 'DateSent<'), 'DateSent>': str(req, 'DateSent>') } };
 }
 

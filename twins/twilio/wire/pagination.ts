@@ -75,3 +75,8 @@ export function envelopeV2<T extends { sid: string }>(url: string, key: string, 
     },
   };
 }
+
+/** Twilio's list order: newest first, later-created first within one instant. */
+export function newestFirst<T extends { created: number }>(items: T[]): T[] {
+  return [...items].reverse().sort((a, b) => b.created - a.created);
+}

@@ -18,12 +18,27 @@ export function str(req: TwinRequest, name: string): string | undefined {
   return String(v);
 }
 
-/** Every value of a repeated name (`MediaUrl=a&MediaUrl=b`), or of a space-separated one. */
+/**
+ * Every value of a repeated name (`MediaUrl=a&MediaUrl=b`, as the SDK sends lists) from the form
+ * body, else the query string. The runtime's parsed body keeps the last of equal keys, so lists
+ * are read from the raw text (already within the runtime's size and parameter limits).
+ */
 export function list(req: TwinRequest, name: string, splitSpaces = false): string[] {
-  const v = param(req, name);
-  if (v === undefined || v === null) return [];
-  const values = (Array.isArray(v) ? v : [v]).filter((x) => typeof x !== 'object').map(String);
+  const fromBody = req.bodyKind === 'form' ? repeated(req, 'body').getAll(name) : [];
+  let values = fromBody.length ? fromBody : repeated(req, 'query').getAll(name);
+  if (values.length === 0 && req.bodyKind === 'json') {
+    const v = ownValue(req.body, name);
+    values = (Array.isArray(v) ? v : v === undefined || v === null ? [] : [v]).filter((x) => typeof x !== 'object').map(String);
+  }
   return splitSpaces ? values.flatMap((x) => x.split(/\s+/)).filter(Boolean) : values;
+}
+
+const parsedRaw = new WeakMap<TwinRequest, { body?: URLSearchParams; query?: URLSearchParams }>();
+
+function repeated(req: TwinRequest, part: 'body' | 'query'): URLSearchParams {
+  let entry = parsedRaw.get(req);
+  if (!entry) parsedRaw.set(req, (entry = {}));
+  return (entry[part] ??= new URLSearchParams(part === 'body' ? req.rawBody.toString('utf8') : req.queryString));
 }
 
 export function bool(req: TwinRequest, name: string): boolean | undefined {
