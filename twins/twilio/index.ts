@@ -13,6 +13,7 @@ import { setVerificationStatus } from './model/verify.js';
 import { routes } from './routes/index.js';
 import { authenticateTwilio } from './wire/auth.js';
 import { notFound, TwilioError, twilioBody } from './wire/errors.js';
+import { generic } from './wire/generic.js';
 import { signDelivery } from './wire/signature.js';
 import { seeding, suggestions } from './vocabulary/seeds.js';
 
@@ -30,10 +31,11 @@ const twilio: TwinDefinition = {
   version: '1.0.0',
   storageVersion: 1,
   defaultPort: 12191,
-  resources: RESOURCES,
+  resources: [...RESOURCES, ...generic.resources],
   mintKey,
   credentialExtras: (ctx) => ({ account_sid: account(ctx).sid }),
   routes,
+  generic,
   authenticate: authenticateTwilio,
   async around(call, run) {
     ensureAccount(call.ctx);
