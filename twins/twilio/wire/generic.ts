@@ -32,7 +32,8 @@ const isV2010 = (path: string) => path.startsWith(`${API}/`);
 /** The two letters a SID schema's pattern starts with (`^AD[0-9a-fA-F]{32}$` → `AD`). */
 function sidPrefix(schema: unknown): string | undefined {
   const pattern = (schema as { pattern?: unknown } | undefined)?.pattern;
-  return typeof pattern === 'string' ? /^\^([A-Z]{2})\[0-9a-fA-F\]\{32\}\$$/.exec(pattern)?.[1] : undefined;
+  // `^(SM|MM)[0-9a-fA-F]{32}$`: the first of the alternatives.
+  return typeof pattern === 'string' ? /^\^(?:\()?([A-Z]{2})(?:\|[A-Z]{2})*\)?\[0-9a-fA-F\]\{32\}\$$/.exec(pattern)?.[1] : undefined;
 }
 
 export const twilioGenericAdapter: GenericAdapter = {
