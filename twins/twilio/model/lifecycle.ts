@@ -7,8 +7,9 @@ import type { LifecycleEvent } from './records.js';
 
 const KIND = 'lifecycle_event';
 
+/** Kept with `created` = its due time, so the store's `created` index reads the earliest first. */
 export function schedule(ctx: TwinContext, event: LifecycleEvent): void {
-  ctx.store.put(KIND, `${event.kind}:${event.sid}:${event.at}:${ctx.ids.sequence('lifecycle')}`, event);
+  ctx.store.put(KIND, `${event.kind}:${event.sid}:${event.at}:${ctx.ids.sequence('lifecycle')}`, { ...event, created: event.at });
 }
 
 /** Drop what is still due for one object (a canceled call, a redacted-and-deleted message). */
@@ -20,10 +21,8 @@ export function unschedule(ctx: TwinContext, kind: LifecycleEvent['kind'], sidVa
 export async function runDue(ctx: TwinContext, to: Date, apply: (e: LifecycleEvent) => void): Promise<void> {
   const limit = to.getTime();
   for (;;) {
-    const due = ctx.store.listRecords<LifecycleEvent>(KIND).filter((r) => r.body.at <= limit);
-    if (due.length === 0) return;
-    due.sort((a, b) => a.body.at - b.body.at);
-    const next = due[0]!;
+    const next = ctx.store.page<LifecycleEvent>({ resource: KIND, order: 'created', descending: false, limit: 1, ranges: [{ field: 'created', op: '<=', value: limit }] }).items[0];
+    if (!next) return;
     ctx.store.delete(KIND, next.external_id);
     if (next.body.at > ctx.clock.nowMs()) ctx.clock.advanceTo(next.body.at);
     apply(next.body);
