@@ -4,7 +4,7 @@
 // redaction (update Body to "") and delete; inbound messages posted to the number's SmsUrl.
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
-import { badParam, notFound, TwilioError } from '../wire/errors.js';
+import { badParam, TwilioError } from '../wire/errors.js';
 import { E164 } from '../wire/params.js';
 import { account } from './account.js';
 import { postToUrl } from './callbacks.js';
@@ -150,12 +150,6 @@ export function moveMessage(ctx: TwinContext, messageSid: string, status: Messag
     if (next.error_code !== null) params.ErrorCode = String(next.error_code);
     postToUrl(ctx, `message.${status}`, `${next.sid}:${status}`, next.status_callback, params);
   }
-}
-
-export function getMessage(ctx: TwinContext, messageSid: string, path: string): Message {
-  const m = ctx.store.get<Message>('message', messageSid);
-  if (!m) throw notFound(path);
-  return m;
 }
 
 /** Update: `Body=""` redacts a message that is no longer in flight; `Status=canceled` cancels a scheduled one. */

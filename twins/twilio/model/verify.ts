@@ -187,19 +187,8 @@ export function verificationView(ctx: TwinContext, baseUrl: string, v: Verificat
   };
 }
 
+/** A check's answer: the verification's fields without its lookup, attempts and URL. */
 export function checkView(ctx: TwinContext, v: Verification): Record<string, unknown> {
-  return {
-    sid: v.sid,
-    service_sid: v.service_sid,
-    account_sid: account(ctx).sid,
-    to: v.to,
-    channel: v.channel,
-    status: v.status,
-    valid: v.status === 'approved',
-    amount: null,
-    payee: null,
-    date_created: iso(v.created),
-    date_updated: iso(v.updated),
-    sna_attempts_error_codes: [],
-  };
+  const { lookup: _lookup, send_code_attempts: _attempts, sna: _sna, url: _url, ...fields } = verificationView(ctx, '', v);
+  return { ...fields, sna_attempts_error_codes: [] };
 }

@@ -2,13 +2,12 @@
 
 import type { TwinRequest, TwinRoute } from '../../../twin-runtime/contract.js';
 import { ownAccount } from '../wire/auth.js';
-import { notFound } from '../wire/errors.js';
 import { envelope2010, pageOf } from '../wire/pagination.js';
 import { callbackUrl, str } from '../wire/params.js';
 import { account, accountView, createKey, keyView } from '../model/account.js';
 import { createNumber, numberView, updateNumber, type NumberInput } from '../model/numbers.js';
 import { API, type ApiKey, type IncomingPhoneNumber } from '../model/records.js';
-import { json } from './messages.js';
+import { json, named } from './messages.js';
 
 const NUMBERS = `${API}/Accounts/{AccountSid}/IncomingPhoneNumbers.json`;
 const NUMBER = `${API}/Accounts/{AccountSid}/IncomingPhoneNumbers/{Sid}.json`;
@@ -30,17 +29,7 @@ function numberInput(req: TwinRequest): NumberInput {
   };
 }
 
-function getNumber(req: TwinRequest, ctx: Parameters<TwinRoute['handler']>[1]): IncomingPhoneNumber {
-  const n = ctx.store.get<IncomingPhoneNumber>('incoming_phone_number', req.params.Sid!);
-  if (!n) throw notFound(req.path);
-  return n;
-}
 
-function getKey(req: TwinRequest, ctx: Parameters<TwinRoute['handler']>[1]): ApiKey {
-  const k = ctx.store.get<ApiKey>('api_key', req.params.Sid!);
-  if (!k) throw notFound(req.path);
-  return k;
-}
 
 export const accountRoutes: TwinRoute[] = [
   {
@@ -72,19 +61,19 @@ export const accountRoutes: TwinRoute[] = [
       return json(200, envelope2010(`${API}/Accounts/${acct}/Keys.json`, 'keys', {}, pageOf(req, ctx.store.list<ApiKey>('api_key')), (k) => keyView(k, false)));
     },
   },
-  { method: 'GET', path: KEY, handler: (req, ctx) => (ownAccount(req, ctx), json(200, keyView(getKey(req, ctx), false))) },
+  { method: 'GET', path: KEY, handler: (req, ctx) => (ownAccount(req, ctx), json(200, keyView(named<ApiKey>(req, ctx, 'api_key'), false))) },
   {
     method: 'POST',
     path: KEY,
     handler(req, ctx) {
       ownAccount(req, ctx);
-      const k = getKey(req, ctx);
+      const k = named<ApiKey>(req, ctx, 'api_key');
       const next = { ...k, friendly_name: str(req, 'FriendlyName') ?? k.friendly_name, updated: ctx.clock.nowMs() };
       ctx.store.put('api_key', k.sid, next);
       return json(200, keyView(next, false));
     },
   },
-  { method: 'DELETE', path: KEY, handler: (req, ctx) => (ownAccount(req, ctx), ctx.store.delete('api_key', getKey(req, ctx).sid), { status: 204 }) },
+  { method: 'DELETE', path: KEY, handler: (req, ctx) => (ownAccount(req, ctx), ctx.store.delete('api_key', named<ApiKey>(req, ctx, 'api_key').sid), { status: 204 }) },
   { method: 'POST', path: NUMBERS, handler: (req, ctx) => json(201, numberView(ownAccount(req, ctx), createNumber(ctx, numberInput(req)))) },
   {
     method: 'GET',
@@ -98,14 +87,14 @@ export const accountRoutes: TwinRoute[] = [
       return json(200, envelope2010(`${API}/Accounts/${acct}/IncomingPhoneNumbers.json`, 'incoming_phone_numbers', filters, pageOf(req, items), (n) => numberView(acct, n)));
     },
   },
-  { method: 'GET', path: NUMBER, handler: (req, ctx) => json(200, numberView(ownAccount(req, ctx), getNumber(req, ctx))) },
+  { method: 'GET', path: NUMBER, handler: (req, ctx) => json(200, numberView(ownAccount(req, ctx), named<IncomingPhoneNumber>(req, ctx, 'incoming_phone_number'))) },
   {
     method: 'POST',
     path: NUMBER,
     handler(req, ctx) {
       const acct = ownAccount(req, ctx);
-      return json(200, numberView(acct, updateNumber(ctx, getNumber(req, ctx), numberInput(req))));
+      return json(200, numberView(acct, updateNumber(ctx, named<IncomingPhoneNumber>(req, ctx, 'incoming_phone_number'), numberInput(req))));
     },
   },
-  { method: 'DELETE', path: NUMBER, handler: (req, ctx) => (ownAccount(req, ctx), ctx.store.delete('incoming_phone_number', getNumber(req, ctx).sid), { status: 204 }) },
+  { method: 'DELETE', path: NUMBER, handler: (req, ctx) => (ownAccount(req, ctx), ctx.store.delete('incoming_phone_number', named<IncomingPhoneNumber>(req, ctx, 'incoming_phone_number').sid), { status: 204 }) },
 ];

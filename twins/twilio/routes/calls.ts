@@ -1,22 +1,16 @@
 // Calls of the 2010-04-01 API.
 
-import type { TwinRequest, TwinRoute } from '../../../twin-runtime/contract.js';
+import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { ownAccount } from '../wire/auth.js';
-import { notFound } from '../wire/errors.js';
 import { envelope2010, newestFirst, pageOf } from '../wire/pagination.js';
 import { callbackUrl, list, str } from '../wire/params.js';
 import { callView, createCall, deleteCall, updateCall } from '../model/calls.js';
 import { API, type Call } from '../model/records.js';
-import { json } from './messages.js';
+import { json, named } from './messages.js';
 
 const LIST = `${API}/Accounts/{AccountSid}/Calls.json`;
 const ONE = `${API}/Accounts/{AccountSid}/Calls/{Sid}.json`;
 
-function getCall(req: TwinRequest, ctx: Parameters<TwinRoute['handler']>[1]): Call {
-  const c = ctx.store.get<Call>('call', req.params.Sid!);
-  if (!c) throw notFound(req.path);
-  return c;
-}
 
 export const callRoutes: TwinRoute[] = [
   {
@@ -47,13 +41,13 @@ export const callRoutes: TwinRoute[] = [
       return json(200, envelope2010(`${API}/Accounts/${acct}/Calls.json`, 'calls', filters, pageOf(req, items), (c) => callView(acct, c)));
     },
   },
-  { method: 'GET', path: ONE, handler: (req, ctx) => json(200, callView(ownAccount(req, ctx), getCall(req, ctx))) },
+  { method: 'GET', path: ONE, handler: (req, ctx) => json(200, callView(ownAccount(req, ctx), named<Call>(req, ctx, 'call'))) },
   {
     method: 'POST',
     path: ONE,
     handler(req, ctx) {
       const acct = ownAccount(req, ctx);
-      return json(200, callView(acct, updateCall(ctx, getCall(req, ctx), { status: str(req, 'Status'), url: callbackUrl(req, 'Url', 21205), twiml: str(req, 'Twiml') })));
+      return json(200, callView(acct, updateCall(ctx, named<Call>(req, ctx, 'call'), { status: str(req, 'Status'), url: callbackUrl(req, 'Url', 21205), twiml: str(req, 'Twiml') })));
     },
   },
   {
@@ -61,7 +55,7 @@ export const callRoutes: TwinRoute[] = [
     path: ONE,
     handler(req, ctx) {
       ownAccount(req, ctx);
-      deleteCall(ctx, getCall(req, ctx));
+      deleteCall(ctx, named<Call>(req, ctx, 'call'));
       return { status: 204 };
     },
   },

@@ -1,15 +1,22 @@
 // Messages of the 2010-04-01 API, and the twin-only inbound-message helper.
 
-import type { TwinRequest, TwinResponse, TwinRoute } from '../../../twin-runtime/contract.js';
+import type { TwinContext, TwinRequest, TwinResponse, TwinRoute } from '../../../twin-runtime/contract.js';
 import { ownAccount } from '../wire/auth.js';
 import { envelope2010, newestFirst, pageOf } from '../wire/pagination.js';
 import { callbackUrl, list, str } from '../wire/params.js';
-import { badParam } from '../wire/errors.js';
+import { badParam, notFound } from '../wire/errors.js';
 import { account } from '../model/account.js';
-import { createMessage, deleteMessage, getMessage, messageView, receiveMessage, updateMessage } from '../model/messages.js';
+import { createMessage, deleteMessage, messageView, receiveMessage, updateMessage } from '../model/messages.js';
 import { API, type Message } from '../model/records.js';
 
 export const json = (status: number, body: unknown): TwinResponse => ({ status, headers: { 'content-type': 'application/json; charset=utf-8' }, body });
+
+/** The record of `kind` the path's `{Sid}` names, or Twilio's 404 for the path. */
+export function named<T>(req: TwinRequest, ctx: TwinContext, kind: string): T {
+  const record = ctx.store.get<T>(kind, req.params.Sid!);
+  if (!record) throw notFound(req.path);
+  return record;
+}
 
 const LIST = `${API}/Accounts/{AccountSid}/Messages.json`;
 const ONE = `${API}/Accounts/{AccountSid}/Messages/{Sid}.json`;
@@ -68,13 +75,13 @@ export const messageRoutes: TwinRoute[] = [
       return json(200, envelope2010(`${API}/Accounts/${acct}/Messages.json`, 'messages', filters, pageOf(req, items), (m) => messageView(acct, m)));
     },
   },
-  { method: 'GET', path: ONE, handler: (req, ctx) => json(200, messageView(ownAccount(req, ctx), getMessage(ctx, req.params.Sid!, req.path))) },
+  { method: 'GET', path: ONE, handler: (req, ctx) => json(200, messageView(ownAccount(req, ctx), named<Message>(req, ctx, 'message'))) },
   {
     method: 'POST',
     path: ONE,
     handler(req, ctx) {
       const acct = ownAccount(req, ctx);
-      return json(200, messageView(acct, updateMessage(ctx, getMessage(ctx, req.params.Sid!, req.path), { body: str(req, 'Body'), status: str(req, 'Status') })));
+      return json(200, messageView(acct, updateMessage(ctx, named<Message>(req, ctx, 'message'), { body: str(req, 'Body'), status: str(req, 'Status') })));
     },
   },
   {
@@ -82,7 +89,7 @@ export const messageRoutes: TwinRoute[] = [
     path: ONE,
     handler(req, ctx) {
       ownAccount(req, ctx);
-      deleteMessage(ctx, getMessage(ctx, req.params.Sid!, req.path));
+      deleteMessage(ctx, named<Message>(req, ctx, 'message'));
       return { status: 204 };
     },
   },

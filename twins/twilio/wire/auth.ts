@@ -3,23 +3,10 @@
 // path names its account; another account's path answers 404 as Twilio does.
 
 import type { TwinContext, TwinRequest, TwinResponse } from '../../../twin-runtime/contract.js';
+import { presentedCredential } from '../../../twin-runtime/authorization.js';
 import { account } from '../model/account.js';
 import type { ApiKey } from '../model/records.js';
 import { notFound, twilioBody, UNAUTHORIZED } from './errors.js';
-
-function presented(req: TwinRequest): { user?: string; secret: string } | undefined {
-  const header = req.headers.authorization;
-  if (typeof header !== 'string') return undefined;
-  const basic = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(header.trim());
-  if (basic) {
-    const text = Buffer.from(basic[1]!, 'base64').toString('utf8');
-    const colon = text.indexOf(':');
-    if (colon === -1) return undefined;
-    return { user: text.slice(0, colon), secret: text.slice(colon + 1) };
-  }
-  const bearer = /^Bearer\s+(\S+)$/i.exec(header.trim());
-  return bearer ? { secret: bearer[1]! } : undefined;
-}
 
 function unauthorized(): TwinResponse {
   const res = twilioBody(UNAUTHORIZED);
@@ -27,7 +14,7 @@ function unauthorized(): TwinResponse {
 }
 
 export function authenticateTwilio(req: TwinRequest, ctx: TwinContext): TwinResponse | undefined {
-  const cred = presented(req);
+  const cred = presentedCredential(req);
   if (!cred) return unauthorized();
   const acct = account(ctx);
   if (cred.user === undefined) return cred.secret === ctx.apiKey ? undefined : unauthorized();
