@@ -5,11 +5,8 @@
 
 import type { TwinDefinition } from '../../twin-runtime/contract.js';
 import { account, ensureAccount } from './model/account.js';
-import { moveCall } from './model/calls.js';
-import { runDue } from './model/lifecycle.js';
-import { moveMessage } from './model/messages.js';
-import { RESOURCES, type CallStatus, type MessageStatus, type Verification } from './model/records.js';
-import { setVerificationStatus } from './model/verify.js';
+import { advanceLifecycles, SETTING } from './model/progress.js';
+import { RESOURCES } from './model/records.js';
 import { routes } from './routes/index.js';
 import { authenticateTwilio } from './wire/auth.js';
 import { notFound, TwilioError, twilioBody } from './wire/errors.js';
@@ -31,7 +28,7 @@ const twilio: TwinDefinition = {
   version: '1.0.0',
   storageVersion: 1,
   defaultPort: 12191,
-  resources: [...RESOURCES, ...generic.resources],
+  resources: [...RESOURCES, SETTING, ...generic.resources],
   mintKey,
   credentialExtras: (ctx) => ({ account_sid: account(ctx).sid }),
   routes,
@@ -49,16 +46,7 @@ const twilio: TwinDefinition = {
       twilioBody(problem.kind === 'input_refused' && problem.refusal.reason === 'body_too_large' ? new TwilioError(413, 20001, problem.message) : new TwilioError(400, 20001, problem.message)),
   },
   initialize: (ctx) => void ensureAccount(ctx),
-  async advance(ctx, to) {
-    await runDue(ctx, to, (e) => {
-      if (e.kind === 'message') moveMessage(ctx, e.sid, e.status as MessageStatus, e.error_code);
-      else if (e.kind === 'call') moveCall(ctx, e.sid, e.status as CallStatus);
-      else {
-        const v = ctx.store.get<Verification>('verification', e.sid);
-        if (v?.status === 'pending') setVerificationStatus(ctx, v, 'expired');
-      }
-    });
-  },
+  advance: advanceLifecycles,
   signDelivery,
   suggestions,
   seeding,

@@ -257,6 +257,24 @@ t.test('API keys authenticate as SK…:secret', async (t) => {
   t.equal((await wrong.messages.list().catch((x) => x)).status, 401);
 });
 
+t.test('twin setting Lifecycle=immediate: the final status and its callbacks at create', async (t) => {
+  const set = (mode: string) =>
+    fetch(`${gw.url}/twin/settings`, { method: 'POST', headers: { authorization: 'Basic ' + Buffer.from(`${accountSid}:${authToken}`).toString('base64'), 'content-type': 'application/x-www-form-urlencoded' }, body: `Lifecycle=${mode}` });
+  t.equal((await set('now')).status, 400);
+  t.equal((await set('immediate')).status, 200);
+  const m = await client.messages.create({ to: '+15005550010', from: '+15017122661', body: 'at once', statusCallback: `${base}/immediate` });
+  t.equal(m.status, 'queued', 'the create answer is the status at create');
+  const fetched = await client.messages(m.sid).fetch();
+  t.equal(fetched.status, 'undelivered');
+  t.equal(fetched.errorCode, 30003);
+  const hooks = await waitFor(3, (r) => r.params.MessageSid === m.sid);
+  t.same(hooks.map((h) => h.params.MessageStatus), ['sending', 'sent', 'undelivered']);
+  t.equal(new Date(fetched.dateUpdated).getTime(), now, 'the clock did not move');
+  t.equal((await set('advance')).status, 200);
+  const later = await client.messages.create({ to: '+14155550100', from: '+15017122661', body: 'waits' });
+  t.equal((await client.messages(later.sid).fetch()).status, 'queued');
+});
+
 t.test('the gateway logged the SDK traffic', async (t) => {
   const logged = await gw.logged();
   t.ok(logged.length > 0);

@@ -17,6 +17,15 @@ export function unschedule(ctx: TwinContext, kind: LifecycleEvent['kind'], sidVa
   for (const r of ctx.store.listByPrefix<LifecycleEvent>(KIND, `${kind}:${sidValue}:`)) ctx.store.delete(KIND, r.external_id);
 }
 
+/** Remove and return the earliest event still scheduled for one object, if any. */
+export function takeScheduled(ctx: TwinContext, kind: LifecycleEvent['kind'], sidValue: string): LifecycleEvent | undefined {
+  const pending = ctx.store.listByPrefix<LifecycleEvent>(KIND, `${kind}:${sidValue}:`);
+  if (pending.length === 0) return undefined;
+  const next = pending.reduce((a, b) => (b.body.at < a.body.at ? b : a));
+  ctx.store.delete(KIND, next.external_id);
+  return next.body;
+}
+
 /** Run every event due by `to`, earliest first; `apply` may schedule more (they run too when due). */
 export async function runDue(ctx: TwinContext, to: Date, apply: (e: LifecycleEvent) => void): Promise<void> {
   const limit = to.getTime();

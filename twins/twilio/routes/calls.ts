@@ -5,6 +5,7 @@ import { ownAccount } from '../wire/auth.js';
 import { envelope2010, newestFirst, pageOf } from '../wire/pagination.js';
 import { callbackUrl, list, str } from '../wire/params.js';
 import { callView, createCall, deleteCall, updateCall } from '../model/calls.js';
+import { settleIfImmediate } from '../model/progress.js';
 import { API, type Call } from '../model/records.js';
 import { json, named } from './messages.js';
 
@@ -28,7 +29,9 @@ export const callRoutes: TwinRoute[] = [
         status_callback_method: str(req, 'StatusCallbackMethod'),
         status_callback_event: list(req, 'StatusCallbackEvent', true),
       });
-      return json(201, callView(acct, c));
+      const created = callView(acct, c);
+      settleIfImmediate(ctx, 'call', c.sid);
+      return json(201, created);
     },
   },
   {

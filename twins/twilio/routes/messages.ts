@@ -7,6 +7,7 @@ import { callbackUrl, list, str } from '../wire/params.js';
 import { badParam, notFound } from '../wire/errors.js';
 import { account } from '../model/account.js';
 import { createMessage, deleteMessage, messageView, receiveMessage, updateMessage } from '../model/messages.js';
+import { settleIfImmediate, setLifecycleMode } from '../model/progress.js';
 import { API, type Message } from '../model/records.js';
 
 export const json = (status: number, body: unknown): TwinResponse => ({ status, headers: { 'content-type': 'application/json; charset=utf-8' }, body });
@@ -63,7 +64,10 @@ export const messageRoutes: TwinRoute[] = [
         media_url: list(req, 'MediaUrl'),
         status_callback: callbackUrl(req, 'StatusCallback'),
       });
-      return json(201, messageView(acct, m));
+      // The create answer shows the status at create, as Twilio's does; the moves follow.
+      const created = messageView(acct, m);
+      settleIfImmediate(ctx, 'message', m.sid);
+      return json(201, created);
     },
   },
   {
@@ -101,6 +105,19 @@ export const messageRoutes: TwinRoute[] = [
     handler(req, ctx) {
       const m = receiveMessage(ctx, { from: str(req, 'From') ?? '', to: str(req, 'To') ?? '', body: str(req, 'Body') ?? '', media_url: list(req, 'MediaUrl') });
       return json(201, messageView(account(ctx).sid, m));
+    },
+  },
+  {
+    // Twin-only: `Lifecycle=immediate` runs each new message's and call's moves at create;
+    // `advance` (the default) waits for the clock.
+    method: 'POST',
+    path: '/twin/settings',
+    unmetered: true,
+    handler(req, ctx) {
+      const mode = str(req, 'Lifecycle');
+      if (mode !== 'immediate' && mode !== 'advance') throw badParam(20001, 'Lifecycle must be immediate or advance');
+      setLifecycleMode(ctx, mode);
+      return json(200, { lifecycle: mode });
     },
   },
 ];
