@@ -18,6 +18,7 @@ import { githubSource } from './sources/github.js';
 import { openaiSource } from './sources/openai.js';
 import { slackSource } from './sources/slack.js';
 import { stripeSource } from './sources/stripe.js';
+import { twilioSource } from './sources/twilio.js';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -27,6 +28,7 @@ export const SOURCES: Record<string, () => ProviderSource> = {
   slack: slackSource,
   openai: openaiSource,
   anthropic: anthropicSource,
+  twilio: twilioSource,
 };
 
 export function specDir(slug: string): string {

