@@ -1,0 +1,55 @@
+// Comments on pages and blocks: a new comment opens a discussion (or answers one by
+// `discussion_id`); lists read a page's or block's comments oldest first.
+
+import type { TwinContext } from '../../../twin-runtime/contract.js';
+import { bodyInvalid, notFound, validation } from '../wire/errors.js';
+import { bodyId, canonicalId, field, isObject } from '../wire/params.js';
+import { containerKind, refs, userRef } from './access.js';
+import { newId, notionTime, type Comment } from './records.js';
+import { richText } from './rich-text.js';
+import { emitEvent } from './webhooks.js';
+import { me } from './workspace.js';
+
+export function createComment(ctx: TwinContext, body: Record<string, unknown>): Comment {
+  const rt = richText(field(body, 'rich_text'), 'rich_text', refs(ctx));
+  if (rt.length === 0) throw bodyInvalid('rich_text', 'should be defined', field(body, 'rich_text'));
+  let pageId: string | null = null;
+  let blockId: string | null = null;
+  let discussion: string;
+  const parent = field(body, 'parent');
+  const discussionId = field(body, 'discussion_id');
+  if (discussionId !== undefined) {
+    const d = canonicalId(discussionId);
+    const first = d ? ctx.store.list<Comment>('comment').find((c) => c.discussion_id === d) : undefined;
+    if (!first) throw validation(`Could not find discussion with ID: ${String(discussionId)}.`);
+    ({ page_id: pageId, block_id: blockId, discussion_id: discussion } = first);
+  } else if (isObject(parent)) {
+    if (field(parent, 'page_id') !== undefined) {
+      pageId = bodyId(field(parent, 'page_id'), 'parent.page_id');
+      if (containerKind(ctx, pageId) !== 'page') throw notFound('page', pageId);
+    } else {
+      blockId = bodyId(field(parent, 'block_id'), 'parent.block_id');
+      if (containerKind(ctx, blockId) !== 'block') throw notFound('block', blockId);
+    }
+    discussion = newId(ctx);
+  } else throw bodyInvalid('parent', 'should be defined', parent);
+  const now = notionTime(ctx);
+  const comment: Comment = { id: newId(ctx), page_id: pageId, block_id: blockId, discussion_id: discussion, rich_text: rt, created_time: now, last_edited_time: now, created_by: me(ctx).id };
+  ctx.store.put('comment', comment.id, comment);
+  emitEvent(ctx, { type: 'comment.created', entity: { id: comment.id, type: 'comment' }, data: { page_id: pageId ?? blockId, parent: pageId ? { id: pageId, type: 'page' } : { id: blockId, type: 'block' } } });
+  return comment;
+}
+
+export function commentsOn(ctx: TwinContext, id: string): Comment[] {
+  if (!containerKind(ctx, id)) throw notFound('block', id);
+  return ctx.store.list<Comment>('comment').filter((c) => c.page_id === id || c.block_id === id);
+}
+
+export function commentView(c: Comment): Record<string, unknown> {
+  return {
+    object: 'comment', id: c.id,
+    parent: c.page_id ? { type: 'page_id', page_id: c.page_id } : { type: 'block_id', block_id: c.block_id },
+    discussion_id: c.discussion_id, created_time: c.created_time, last_edited_time: c.last_edited_time,
+    created_by: userRef(c.created_by), rich_text: c.rich_text, display_name: { type: 'integration', resolved_name: null },
+  };
+}
