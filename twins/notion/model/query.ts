@@ -172,7 +172,7 @@ export function compileFilter(ctx: TwinContext, schema: PropertySchema[], f: unk
   const and = field(f, 'and');
   const or = field(f, 'or');
   if (and !== undefined || or !== undefined) {
-    if (depth >= 2) throw validation('body failed validation: body.filter compound filters can be nested at most two levels deep.');
+    if (depth >= 3) throw validation('body failed validation: body.filter compound filters can be nested at most two levels deep.');
     const list = and ?? or;
     if (!Array.isArray(list)) throw bodyInvalid(and !== undefined ? 'filter.and' : 'filter.or', 'should be an array', list);
     if (list.length > 100) throw validation('body failed validation: body.filter should have at most 100 conditions.');

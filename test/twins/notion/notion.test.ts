@@ -1,0 +1,280 @@
+// The Notion twin through the recording gateway, driven by @notionhq/client (API 2025-09-03, and
+// 2022-06-28 for the earlier database model): users, pages in a data source and under a page,
+// property values of every common type, blocks and children, data source queries with compound
+// filters and sorts, search, comments, cursor pagination, Notion's errors, and an integration
+// webhook verified with the SDK's own verifyWebhookSignature (X-Notion-Signature).
+
+import t from 'tap';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { APIErrorCode, Client, isFullPage, iteratePaginatedAPI, APIResponseError, verifyWebhookSignature } from '@notionhq/client';
+import { startGatewayTwin } from '../../helpers/gateway-twin.js';
+
+const gw = await startGatewayTwin('notion', { clockStart: new Date('2026-03-02T09:00:00Z') });
+t.teardown(() => gw.close());
+const notion = new Client({ auth: gw.apiKey, baseUrl: gw.url, retry: false });
+const text = (content: string) => [{ type: 'text' as const, text: { content } }];
+
+async function tasks() {
+  const found = await notion.search({ query: 'Tasks', filter: { property: 'object', value: 'data_source' } });
+  t.equal(found.results.length, 1);
+  return found.results[0] as any;
+}
+
+t.test('users: list, me (the bot), retrieve', async (t) => {
+  const users = await notion.users.list({});
+  t.equal(users.object, 'list');
+  t.equal(users.type, 'user');
+  t.same(users.results.map((u) => u.name), ['Ada Lovelace', 'Grace Hopper', 'Alan Turing', 'Twins integration']);
+  const me = await notion.users.me({});
+  t.equal(me.type, 'bot');
+  t.equal((me as any).bot.workspace_name, 'Twin Works');
+  const ada = await notion.users.retrieve({ user_id: users.results[0]!.id.replace(/-/g, '') });
+  t.equal((ada as any).person.email, 'ada@example.com');
+  const paged = await notion.users.list({ page_size: 2 });
+  t.equal(paged.results.length, 2);
+  t.equal(paged.has_more, true);
+  t.equal(paged.next_cursor, users.results[2]!.id);
+  const rest = await notion.users.list({ page_size: 2, start_cursor: paged.next_cursor! });
+  t.same(rest.results.map((u) => u.name), ['Alan Turing', 'Twins integration']);
+  t.equal(rest.has_more, false);
+  t.equal(rest.next_cursor, null);
+});
+
+t.test('starting workspace: database with one data source, schema of every type', async (t) => {
+  const ds = await tasks();
+  t.equal(ds.object, 'data_source');
+  const db = await notion.databases.retrieve({ database_id: ds.parent.database_id });
+  t.equal((db as any).data_sources.length, 1);
+  t.equal((db as any).data_sources[0].id, ds.id);
+  const full = await notion.dataSources.retrieve({ data_source_id: ds.id });
+  t.same(Object.keys(full.properties).sort(), ['Assignee', 'Done', 'Due', 'Estimate', 'Name', 'Status', 'Tags']);
+  t.equal((full.properties.Name as any).id, 'title');
+  t.same(((full.properties.Status as any).status.options as any[]).map((o) => o.name), ['Not started', 'In progress', 'Done']);
+  const home = await notion.blocks.children.list({ block_id: (db as any).parent.page_id });
+  t.same(home.results.map((b: any) => b.type), ['paragraph', 'child_database']);
+});
+
+t.test('pages in a data source: every property type, update, formula, retrieve property', async (t) => {
+  const ds = await tasks();
+  const users = await notion.users.list({});
+  const ada = users.results[0]!.id;
+  await notion.dataSources.update({
+    data_source_id: ds.id,
+    properties: {
+      Link: { url: {} }, Mail: { email: {} }, Phone: { phone_number: {} }, Notes: { rich_text: {} }, Kind: { select: { options: [{ name: 'Feature', color: 'green' }] } },
+      Score: { formula: { expression: 'prop("Estimate") * 2' } }, Label: { formula: { expression: 'concat(prop("Name"), " / ", prop("Status"))' } },
+      Created: { created_time: {} }, Edited: { last_edited_time: {} }, Related: { relation: { data_source_id: ds.id, single_property: {} } },
+    } as any,
+  });
+  const first = await notion.pages.create({ parent: { data_source_id: ds.id }, properties: { Name: { title: text('Write docs') } } });
+  const page = await notion.pages.create({
+    parent: { type: 'data_source_id', data_source_id: ds.id },
+    properties: {
+      Name: { title: text('Ship twin') },
+      Status: { status: { name: 'In progress' } },
+      Tags: { multi_select: [{ name: 'backend' }, { name: 'new-tag' }] },
+      Assignee: { people: [{ id: ada }] },
+      Due: { date: { start: '2026-03-10' } },
+      Done: { checkbox: false },
+      Estimate: { number: 3 },
+      Link: { url: 'https://example.com' },
+      Mail: { email: 'ada@example.com' },
+      Phone: { phone_number: '+1 555 0100' },
+      Notes: { rich_text: [{ type: 'text', text: { content: 'bold', link: null }, annotations: { bold: true } }] },
+      Kind: { select: { name: 'Feature' } },
+      Related: { relation: [{ id: first.id }] },
+    } as any,
+  });
+  t.ok(isFullPage(page));
+  if (!isFullPage(page)) return;
+  t.equal(page.parent.type, 'data_source_id');
+  const p = page.properties as any;
+  t.equal(p.Name.title[0].plain_text, 'Ship twin');
+  t.same(p.Name.title[0].annotations, { bold: false, italic: false, strikethrough: false, underline: false, code: false, color: 'default' });
+  t.equal(p.Status.status.name, 'In progress');
+  t.same(p.Tags.multi_select.map((o: any) => o.name), ['backend', 'new-tag']);
+  t.equal(p.Assignee.people[0].name, 'Ada Lovelace');
+  t.same(p.Due.date, { start: '2026-03-10', end: null, time_zone: null });
+  t.equal(p.Estimate.number, 3);
+  t.equal(p.Notes.rich_text[0].annotations.bold, true);
+  t.same(p.Score.formula, { type: 'number', number: 6 });
+  t.same(p.Label.formula, { type: 'string', string: 'Ship twin / In progress' });
+  t.equal(p.Created.created_time, '2026-03-02T09:00:00.000Z');
+  t.same(p.Related.relation, [{ id: first.id }]);
+  t.equal(p.Related.has_more, false);
+  const schema = await notion.dataSources.retrieve({ data_source_id: ds.id });
+  t.ok(((schema.properties.Tags as any).multi_select.options as any[]).some((o) => o.name === 'new-tag'), 'a new option joins the schema');
+
+  await gw.twin.advance(new Date('2026-03-02T10:00:00Z'));
+  const updated = await notion.pages.update({ page_id: page.id, properties: { Status: { status: { name: 'Done' } }, Estimate: { number: 5 } } as any });
+  const u = (updated as any).properties;
+  t.equal(u.Status.status.name, 'Done');
+  t.same(u.Score.formula, { type: 'number', number: 10 });
+  t.equal(u.Edited.last_edited_time, '2026-03-02T10:00:00.000Z');
+  const title = await notion.pages.properties.retrieve({ page_id: page.id, property_id: 'title' });
+  t.equal(title.object, 'list');
+  t.equal((title as any).results[0].title.plain_text, 'Ship twin');
+  const est = await notion.pages.properties.retrieve({ page_id: page.id, property_id: encodeURIComponent(decodeURIComponent(u.Estimate.id)) });
+  t.same(est, { object: 'property_item', id: u.Estimate.id, type: 'number', number: 5, request_id: (est as any).request_id });
+
+  const trashed = await notion.pages.update({ page_id: page.id, in_trash: true });
+  t.equal((trashed as any).in_trash, true);
+  const refused = await notion.pages.update({ page_id: page.id, properties: { Estimate: { number: 1 } } as any }).catch((e) => e);
+  t.ok(APIResponseError.isAPIResponseError(refused));
+  t.equal(refused.code, APIErrorCode.ValidationError);
+  await notion.pages.update({ page_id: page.id, in_trash: false });
+});
+
+t.test('data source queries: compound filters, sorts, pagination', async (t) => {
+  const ds = await tasks();
+  for (let i = 0; i < 6; i++) {
+    await notion.pages.create({
+      parent: { data_source_id: ds.id },
+      properties: { Name: { title: text(`Query item ${i}`) }, Estimate: { number: i }, Done: { checkbox: i % 2 === 0 }, Tags: { multi_select: [{ name: i < 3 ? 'design' : 'urgent' }] }, Status: { status: { name: i < 2 ? 'Done' : 'Not started' } } } as any,
+    });
+  }
+  const done = await notion.dataSources.query({ data_source_id: ds.id, filter: { and: [{ property: 'Name', title: { starts_with: 'Query item' } }, { property: 'Done', checkbox: { equals: true } }] } as any });
+  t.equal(done.type, 'page_or_data_source');
+  t.same(done.results.map((p: any) => p.properties.Name.title[0].plain_text).sort(), ['Query item 0', 'Query item 2', 'Query item 4']);
+  const either = await notion.dataSources.query({
+    data_source_id: ds.id,
+    filter: { and: [{ property: 'Name', title: { starts_with: 'Query item' } }, { or: [{ property: 'Estimate', number: { greater_than_or_equal_to: 4 } }, { and: [{ property: 'Tags', multi_select: { contains: 'design' } }, { property: 'Status', status: { equals: 'Done' } }] }] }] } as any,
+    sorts: [{ property: 'Estimate', direction: 'descending' }],
+  });
+  t.same(either.results.map((p: any) => p.properties.Estimate.number), [5, 4, 1, 0]);
+  const pages: string[] = [];
+  for await (const p of iteratePaginatedAPI(notion.dataSources.query, { data_source_id: ds.id, page_size: 2, filter: { property: 'Name', rich_text: { contains: 'query item' } } as any, sorts: [{ property: 'Name', direction: 'ascending' }] })) {
+    pages.push((p as any).properties.Name.title[0].plain_text);
+  }
+  t.same(pages, [0, 1, 2, 3, 4, 5].map((i) => `Query item ${i}`));
+  const bad = await notion.dataSources.query({ data_source_id: ds.id, filter: { property: 'Nope', checkbox: { equals: true } } as any }).catch((e) => e);
+  t.equal(bad.code, 'validation_error');
+  t.equal(bad.status, 400);
+});
+
+t.test('pages under a page, blocks and children', async (t) => {
+  const ds = await tasks();
+  const homeId = (await notion.databases.retrieve({ database_id: ds.parent.database_id }) as any).parent.page_id;
+  const page = await notion.pages.create({
+    parent: { page_id: homeId },
+    properties: { title: { title: text('Runbook') } },
+    children: [{ heading_1: { rich_text: text('Steps') } }, { to_do: { rich_text: text('Deploy'), checked: false } }],
+  } as any);
+  t.same(Object.keys((page as any).properties), ['title']);
+  const appended = await notion.blocks.children.append({ block_id: page.id, children: [{ toggle: { rich_text: text('More'), children: [{ paragraph: { rich_text: text('Hidden') } }] } }] as any });
+  t.equal(appended.results.length, 1);
+  const toggle = appended.results[0] as any;
+  t.equal(toggle.has_children, true);
+  const listed = await notion.blocks.children.list({ block_id: page.id });
+  t.same(listed.results.map((b: any) => b.type), ['heading_1', 'to_do', 'toggle']);
+  const todo = listed.results[1] as any;
+  const checked = await notion.blocks.update({ block_id: todo.id, to_do: { checked: true } } as any);
+  t.equal((checked as any).to_do.checked, true);
+  t.equal((checked as any).to_do.rich_text[0].plain_text, 'Deploy');
+  const inner = await notion.blocks.children.list({ block_id: toggle.id });
+  t.equal((inner.results[0] as any).paragraph.rich_text[0].plain_text, 'Hidden');
+  await notion.blocks.delete({ block_id: todo.id });
+  t.equal((await notion.blocks.retrieve({ block_id: todo.id }) as any).in_trash, true);
+  t.same((await notion.blocks.children.list({ block_id: page.id })).results.map((b: any) => b.type), ['heading_1', 'toggle']);
+  const asBlock = await notion.blocks.retrieve({ block_id: page.id });
+  t.equal((asBlock as any).type, 'child_page');
+  t.equal((asBlock as any).child_page.title, 'Runbook');
+  t.ok((await notion.blocks.children.list({ block_id: homeId })).results.some((b: any) => b.id === page.id));
+});
+
+t.test('search, comments', async (t) => {
+  const hits = await notion.search({ query: 'ship', filter: { property: 'object', value: 'page' } });
+  t.ok(hits.results.length > 0);
+  t.ok(hits.results.every((r: any) => r.object === 'page'));
+  t.equal(hits.type, 'page_or_data_source');
+  const page = hits.results[0]!;
+  const c1 = await notion.comments.create({ parent: { page_id: page.id }, rich_text: text('Looks good') });
+  t.equal(c1.object, 'comment');
+  await notion.comments.create({ discussion_id: (c1 as any).discussion_id, rich_text: text('Agreed') });
+  const comments = await notion.comments.list({ block_id: page.id });
+  t.equal(comments.type, 'comment');
+  t.same(comments.results.map((c: any) => c.rich_text[0].plain_text), ['Looks good', 'Agreed']);
+  t.equal((comments.results[1] as any).discussion_id, (c1 as any).discussion_id);
+});
+
+t.test('errors: unknown ids, bad auth, missing Notion-Version, bad body', async (t) => {
+  const missing = await notion.pages.retrieve({ page_id: '00000000-0000-4000-8000-000000000000' }).catch((e) => e);
+  t.equal(missing.code, APIErrorCode.ObjectNotFound);
+  t.equal(missing.status, 404);
+  t.match(missing.message, /Could not find page with ID: 00000000-0000-4000-8000-000000000000/);
+  const badAuth = await new Client({ auth: 'ntn_wrong', baseUrl: gw.url, retry: false }).users.me({}).catch((e) => e);
+  t.equal(badAuth.code, APIErrorCode.Unauthorized);
+  t.equal(badAuth.status, 401);
+  const raw = await fetch(`${gw.url}/v1/users/me`, { headers: { authorization: `Bearer ${gw.apiKey}` } });
+  const body = await raw.json();
+  t.equal(raw.status, 400);
+  t.equal(body.object, 'error');
+  t.equal(body.code, 'missing_version');
+  const badId = await notion.pages.retrieve({ page_id: 'not-a-uuid' }).catch((e) => e);
+  t.equal(badId.code, 'validation_error');
+  const noParent = await notion.pages.create({ properties: {} } as any).catch((e) => e);
+  t.equal(noParent.code, 'validation_error');
+  t.match(noParent.message, /body\.parent should be defined/);
+  const unknown = await fetch(`${gw.url}/v1/nowhere`, { headers: { authorization: `Bearer ${gw.apiKey}`, 'notion-version': '2025-09-03' } });
+  t.equal(unknown.status, 400);
+  t.equal((await unknown.json()).code, 'invalid_request_url');
+  const badJson = await fetch(`${gw.url}/v1/search`, { method: 'POST', headers: { authorization: `Bearer ${gw.apiKey}`, 'notion-version': '2025-09-03', 'content-type': 'application/json' }, body: '{"query":' });
+  t.equal(badJson.status, 400);
+  t.equal((await badJson.json()).code, 'invalid_json');
+  const logged = await gw.logged();
+  t.ok(logged.some((l) => l.status_code === 404 && l.path.startsWith('/v1/pages/')), 'the gateway recorded the 404');
+});
+
+t.test('the 2022-06-28 model: database properties, databases query, database parent', async (t) => {
+  const old = new Client({ auth: gw.apiKey, baseUrl: gw.url, notionVersion: '2022-06-28', retry: false });
+  const found = await old.search({ query: 'Tasks', filter: { property: 'object', value: 'database' as any } });
+  t.equal((found.results[0] as any).object, 'database');
+  const db = found.results[0] as any;
+  t.ok(db.properties.Status, 'a database shows its schema before 2025-09-03');
+  const page = await old.pages.create({ parent: { database_id: db.id }, properties: { Name: { title: text('Old style') } } } as any);
+  t.same((page as any).parent, { type: 'database_id', database_id: db.id });
+  const res = await old.request<any>({ path: `databases/${db.id}/query`, method: 'post', body: { filter: { property: 'Name', title: { equals: 'Old style' } } } });
+  t.equal(res.type, 'page_or_database');
+  t.equal(res.results.length, 1);
+});
+
+t.test('webhook: verification token, then X-Notion-Signature verified with the SDK', async (t) => {
+  const received: { body: string; signature: string | undefined }[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const sig = req.headers['x-notion-signature'];
+      received.push({ body: Buffer.concat(chunks).toString('utf8'), signature: typeof sig === 'string' ? sig : undefined });
+      res.end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.teardown(() => server.close());
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/notion`;
+  const sub = await (await fetch(`${gw.url}/v1/twin/webhooks`, { method: 'POST', headers: { authorization: `Bearer ${gw.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ url, event_types: ['page.created', 'page.properties_updated', 'comment.created'] }) })).json();
+  const wait = async (n: number) => {
+    for (let i = 0; i < 150 && received.length < n; i++) await new Promise((r) => setTimeout(r, 20));
+  };
+  await wait(1);
+  t.same(JSON.parse(received[0]!.body), { verification_token: sub.verification_token });
+  const ds = await tasks();
+  const page = await notion.pages.create({ parent: { data_source_id: ds.id }, properties: { Name: { title: text('Hooked') } } });
+  await notion.pages.update({ page_id: page.id, properties: { Estimate: { number: 2 } } as any });
+  await notion.comments.create({ parent: { page_id: page.id }, rich_text: text('ping') });
+  await wait(4);
+  t.equal(received.length, 4);
+  const events = received.slice(1).map((r) => ({ ...r, payload: JSON.parse(r.body) }));
+  for (const e of events) {
+    t.ok(await verifyWebhookSignature({ body: e.body, signature: e.signature, verificationToken: sub.verification_token }), `${e.payload.type} signature verifies`);
+  }
+  t.notOk(await verifyWebhookSignature({ body: events[0]!.body, signature: events[0]!.signature, verificationToken: 'secret_wrong' }));
+  t.same(events.map((e) => e.payload.type).sort(), ['comment.created', 'page.created', 'page.properties_updated']);
+  const created = events.find((e) => e.payload.type === 'page.created')!.payload;
+  t.same(created.entity, { id: page.id, type: 'page' });
+  t.equal(created.attempt_number, 1);
+  t.equal(created.data.parent.data_source_id, ds.id);
+  const updated = events.find((e) => e.payload.type === 'page.properties_updated')!.payload;
+  t.equal(updated.data.updated_properties.length, 1);
+});
