@@ -46,6 +46,8 @@ t.test('phrasebook: one sentence per twin operation, with modifiers', async (tt)
   });
   const jira = compilePhrasebook('commented on an issue', ['jira']);
   tt.match(jira, { ok: true, assertions: [{ match: { twin: 'jira', method: 'POST', path: '/rest/api/3/issue/{issueIdOrKey}/comment' } }] });
+  const notion = compilePhrasebook('commented on a page containing "LGTM"', ['notion']);
+  tt.match(notion, { ok: true, assertions: [{ match: { twin: 'notion', method: 'POST', path: '/v1/comments', body: { '/rich_text/0/text/content': { contains: 'LGTM' } } } }] });
 
   const github = compilePhrasebook('opened an issue labelled bug in acme/web. Never deleted a repository', ['github']);
   tt.match(github, {
