@@ -278,3 +278,41 @@ t.test('webhook: verification token, then X-Notion-Signature verified with the S
   const updated = events.find((e) => e.payload.type === 'page.properties_updated')!.payload;
   t.equal(updated.data.updated_properties.length, 1);
 });
+
+t.test('markdown, move, comment edits, custom emojis', async (t) => {
+  const ds = await tasks();
+  const homeId = (await notion.databases.retrieve({ database_id: ds.parent.database_id }) as any).parent.page_id;
+  const page = await notion.pages.create({
+    parent: { page_id: homeId },
+    properties: { title: { title: text('Notes') } },
+    children: [{ heading_2: { rich_text: text('Plan') } }, { bulleted_list_item: { rich_text: [{ text: { content: 'fast' }, annotations: { bold: true } }] } }, { to_do: { rich_text: text('ship'), checked: true } }],
+  } as any);
+  const md = await notion.pages.retrieveMarkdown({ page_id: page.id });
+  t.equal(md.object, 'page_markdown');
+  t.equal(md.markdown, '## Plan\n- **fast**\n- [x] ship');
+  const inserted = await notion.pages.updateMarkdown({ page_id: page.id, type: 'insert_content', insert_content: { content: '> quoted `code`' } });
+  t.equal(inserted.markdown, '## Plan\n- **fast**\n- [x] ship\n> quoted `code`');
+  const blocks = (await notion.blocks.children.list({ block_id: page.id })).results as any[];
+  t.same(blocks.map((b) => b.type), ['heading_2', 'bulleted_list_item', 'to_do', 'quote']);
+  t.equal(blocks[3].quote.rich_text[1].annotations.code, true);
+  const edited = await notion.pages.updateMarkdown({ page_id: page.id, type: 'update_content', update_content: { content_updates: [{ old_str: 'Plan', new_str: 'Roadmap' }] } });
+  t.match(edited.markdown, /^## Roadmap\n/);
+
+  const target = await notion.pages.create({ parent: { page_id: homeId }, properties: { title: { title: text('Archive') } } });
+  const moved = await notion.pages.move({ page_id: page.id, parent: { page_id: target.id } });
+  t.same((moved as any).parent, { type: 'page_id', page_id: target.id });
+  t.ok((await notion.blocks.children.list({ block_id: target.id })).results.some((b) => b.id === page.id));
+  t.notOk((await notion.blocks.children.list({ block_id: homeId })).results.some((b) => b.id === page.id));
+  const intoSelf = await notion.pages.move({ page_id: target.id, parent: { page_id: page.id } }).catch((e) => e);
+  t.equal(intoSelf.code, 'validation_error');
+
+  const c = await notion.comments.create({ parent: { page_id: page.id }, rich_text: text('first draft') });
+  const changed = await notion.comments.update({ comment_id: c.id, rich_text: text('second draft') });
+  t.equal((changed as any).rich_text[0].plain_text, 'second draft');
+  await notion.comments.delete({ comment_id: c.id });
+  const gone = await notion.comments.retrieve({ comment_id: c.id }).catch((e) => e);
+  t.equal(gone.code, 'object_not_found');
+  const emojis = await notion.customEmojis.list({});
+  t.same(emojis.results, []);
+  t.equal(emojis.type, 'custom_emoji');
+});

@@ -2,7 +2,7 @@
 // `discussion_id`); lists read a page's or block's comments oldest first.
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
-import { bodyInvalid, notFound, validation } from '../wire/errors.js';
+import { bodyInvalid, notFound, NotionError, validation } from '../wire/errors.js';
 import { bodyId, canonicalId, field, isObject } from '../wire/params.js';
 import { containerKind, refs, userRef } from './access.js';
 import { newId, notionTime, type Comment } from './records.js';
@@ -52,4 +52,34 @@ export function commentView(c: Comment): Record<string, unknown> {
     discussion_id: c.discussion_id, created_time: c.created_time, last_edited_time: c.last_edited_time,
     created_by: userRef(c.created_by), rich_text: c.rich_text, display_name: { type: 'integration', resolved_name: null },
   };
+}
+
+export function getComment(ctx: TwinContext, id: string): Comment {
+  const c = ctx.store.get<Comment>('comment', id);
+  if (!c) throw notFound('comment', id);
+  return c;
+}
+
+/** Only the integration's own comments can be edited or deleted (as Notion allows). */
+function own(ctx: TwinContext, c: Comment): void {
+  if (c.created_by !== me(ctx).id) throw new NotionError(403, 'restricted_resource', 'Insufficient permissions for this endpoint.');
+}
+
+export function updateComment(ctx: TwinContext, id: string, body: Record<string, unknown>): Comment {
+  const c = getComment(ctx, id);
+  own(ctx, c);
+  const markdown = field(body, 'markdown');
+  const rt = typeof markdown === 'string' ? richText([{ text: { content: markdown } }], 'markdown', refs(ctx)) : richText(field(body, 'rich_text'), 'rich_text', refs(ctx));
+  if (rt.length === 0) throw bodyInvalid('rich_text', 'should be defined', field(body, 'rich_text'));
+  c.rich_text = rt;
+  c.last_edited_time = notionTime(ctx);
+  ctx.store.put('comment', c.id, c);
+  return c;
+}
+
+export function deleteComment(ctx: TwinContext, id: string): Comment {
+  const c = getComment(ctx, id);
+  own(ctx, c);
+  ctx.store.delete('comment', c.id);
+  return c;
 }

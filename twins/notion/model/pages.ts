@@ -6,7 +6,7 @@ import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { bodyInvalid, NotionError, validation } from '../wire/errors.js';
 import { bodyId, field, isObject, paginate, type PageRequest } from '../wire/params.js';
 import type { ApiVersion } from '../wire/version.js';
-import { getDataSource, getDatabase, getPage, insertChildren, notionUrl, peopleView, refs, savePage, trashed, userRef } from './access.js';
+import { childrenOf, getDataSource, getDatabase, getPage, insertChildren, notionUrl, peopleView, refs, savePage, setChildren, trashed, userRef } from './access.js';
 import { createPageChildren, parentView } from './blocks.js';
 import { findProperty, PAGE_TITLE_SCHEMA, pageTitle, propertiesView, valueView, writeValues } from './properties.js';
 import { newId, stamps, touch, type DataSource, type Page, type Parent, type PropertySchema } from './records.js';
@@ -126,4 +126,28 @@ export function propertyItem(ctx: TwinContext, page: Page, propertyId: string, p
   const items = (prop.type === 'relation' ? (value.relation as unknown[]) : (value[prop.type] as unknown[])).map((v, i) => ({ i, v }));
   const list = paginate(items, pageReq, (x) => String(x.i), (x) => ({ object: 'property_item', id: prop.id, type: prop.type, [prop.type]: x.v }), 'property_item');
   return { ...list, property_item: { id: prop.id, next_url: null, type: prop.type, [prop.type]: {} } };
+}
+
+/** `POST /v1/pages/{page_id}/move`: under another page, or into a data source (values of properties it lacks are dropped). */
+export function movePage(ctx: TwinContext, id: string, body: Record<string, unknown>, api: ApiVersion): Page {
+  const page = getPage(ctx, id);
+  const raw = field(body, 'parent');
+  if (!isObject(raw) || (field(raw, 'page_id') === undefined && field(raw, 'data_source_id') === undefined)) throw bodyInvalid('parent', 'should be a `page_id` or `data_source_id` parent', raw);
+  const { parent, dataSource } = resolveParent(ctx, raw, api);
+  if (parent.type === 'page_id') {
+    for (let p: Page | undefined = getPage(ctx, parent.page_id), d = 0; p && d < 64; d++) {
+      if (p.id === page.id) throw validation('A page cannot be moved under itself.');
+      p = p.parent.type === 'page_id' ? ctx.store.get<Page>('page', p.parent.page_id) : undefined;
+    }
+  }
+  if (page.parent.type === 'page_id') setChildren(ctx, page.parent.page_id, childrenOf(ctx, page.parent.page_id).filter((c) => c !== page.id));
+  const title = page.values.title ?? Object.entries(page.values).find(([k]) => schemaOf(ctx, page).schema.find((p) => p.id === k)?.type === 'title')?.[1];
+  const keep = new Set((dataSource ? dataSource.properties : PAGE_TITLE_SCHEMA).map((p) => p.id));
+  page.values = Object.fromEntries(Object.entries(page.values).filter(([k]) => keep.has(k)));
+  page.values.title = title ?? [];
+  page.parent = parent;
+  if (parent.type === 'page_id') insertChildren(ctx, parent.page_id, [page.id]);
+  touch(ctx, page, me(ctx).id);
+  savePage(ctx, page);
+  return page;
 }

@@ -1,13 +1,12 @@
 // Search and comments.
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
-import { notFound, validation } from '../wire/errors.js';
+import { validation } from '../wire/errors.js';
 import { canonicalId, jsonBody, pageRequest, paginate, pathId } from '../wire/params.js';
 import { apiVersion } from '../wire/version.js';
-import { commentsOn, commentView, createComment } from '../model/comments.js';
+import { commentsOn, commentView, createComment, deleteComment, getComment, updateComment } from '../model/comments.js';
 import { databaseView, dataSourceView } from '../model/databases.js';
 import { pageView } from '../model/pages.js';
-import type { Comment } from '../model/records.js';
 import { hitId, search } from '../model/search.js';
 
 export const searchRoutes: TwinRoute[] = [
@@ -35,11 +34,10 @@ export const searchRoutes: TwinRoute[] = [
   {
     method: 'GET',
     path: '/v1/comments/{comment_id}',
-    handler: (req, ctx) => {
-      const id = pathId(req, 'comment_id');
-      const c = ctx.store.get<Comment>('comment', id);
-      if (!c) throw notFound('comment', id);
-      return { status: 200, body: commentView(c) };
-    },
+    handler: (req, ctx) => ({ status: 200, body: commentView(getComment(ctx, pathId(req, 'comment_id'))) }),
   },
+  { method: 'PATCH', path: '/v1/comments/{comment_id}', handler: (req, ctx) => ({ status: 200, body: commentView(updateComment(ctx, pathId(req, 'comment_id'), jsonBody(req))) }) },
+  { method: 'DELETE', path: '/v1/comments/{comment_id}', handler: (req, ctx) => ({ status: 200, body: commentView(deleteComment(ctx, pathId(req, 'comment_id'))) }) },
+  // The workspace has no custom emojis; the list answers Notion's empty page.
+  { method: 'GET', path: '/v1/custom_emojis', handler: () => ({ status: 200, body: { object: 'list', type: 'custom_emoji', results: [], has_more: false, next_cursor: null } }) },
 ];
