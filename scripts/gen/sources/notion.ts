@@ -15,6 +15,14 @@ function template(raw: string): string {
   return raw.replace(/\$\{(?:[\w$]+\.)?([\w$]+)\}/g, (_, name: string) => `{${name}}`);
 }
 
+/** Operations listed but deliberately not served, and why. */
+function excluded(path: string): string | undefined {
+  if (/^\/v1\/(?:agents|sessions|threads|external_agent_stub)(?:\/|$)/.test(path)) return 'Notion AI agents API (beta): not modelled';
+  if (path.startsWith('/v1/oauth/')) return 'public-integration OAuth: the twin\'s credential is an internal integration token';
+  if (path.startsWith('/v1/blocks/meeting_notes')) return 'AI meeting notes: not modelled';
+  return undefined;
+}
+
 export function notionSource(): ProviderSource {
   const dir = join(packageRoot('@notionhq/client'), 'build', 'src', 'api-endpoints');
   const hash = createHash('sha256');
@@ -29,6 +37,8 @@ export function notionSource(): ProviderSource {
       if (seen.has(shape)) continue;
       const entry: OperationEntry = { id: `${method} ${path}`, method, path, docs: `https://developers.notion.com/reference/${name.replace(/\.js$/, '')}`, origin: 'sdk', status: 200, response: { kind: 'object' } };
       if (method !== 'GET' && method !== 'DELETE') entry.body = 'json';
+      const why = excluded(path);
+      if (why) entry.excluded = why;
       seen.set(shape, { entry, piece: { request: { params: [] } } });
     }
   }

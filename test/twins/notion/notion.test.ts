@@ -316,3 +316,36 @@ t.test('markdown, move, comment edits, custom emojis', async (t) => {
   t.same(emojis.results, []);
   t.equal(emojis.type, 'custom_emoji');
 });
+
+t.test('file uploads: single part, attach to an image block and a files property, expiry', async (t) => {
+  const upload = await notion.fileUploads.create({ mode: 'single_part', filename: 'chart.png', content_type: 'image/png' });
+  t.equal(upload.status, 'pending');
+  t.match(upload.upload_url, /\/v1\/file_uploads\/[0-9a-f-]{36}\/send$/);
+  const bytes = Buffer.from('89504e470d0a1a0a', 'hex');
+  const sent = await notion.fileUploads.send({ file_upload_id: upload.id, file: { filename: 'chart.png', data: new Blob([bytes], { type: 'image/png' }) } });
+  t.equal(sent.status, 'uploaded');
+  t.equal(sent.content_length, bytes.length);
+  const ds = await tasks();
+  await notion.dataSources.update({ data_source_id: ds.id, properties: { Attachments: { files: {} } } as any });
+  const page = await notion.pages.create({
+    parent: { data_source_id: ds.id },
+    properties: { Name: { title: text('With files') }, Attachments: { files: [{ type: 'file_upload', file_upload: { id: upload.id }, name: 'chart.png' }] } } as any,
+    children: [{ image: { type: 'file_upload', file_upload: { id: upload.id } } }] as any,
+  });
+  const files = (page as any).properties.Attachments.files;
+  t.equal(files[0].name, 'chart.png');
+  t.equal(files[0].type, 'file');
+  const image = ((await notion.blocks.children.list({ block_id: page.id })).results[0] as any).image;
+  t.equal(image.type, 'file');
+  const downloaded = await fetch(image.file.url, { headers: { authorization: `Bearer ${gw.apiKey}` } });
+  t.same(Buffer.from(await downloaded.arrayBuffer()), bytes, 'the attached bytes come back');
+  const listed = await notion.fileUploads.list({ status: 'uploaded' });
+  t.ok(listed.results.some((f) => f.id === upload.id));
+
+  const late = await notion.fileUploads.create({ mode: 'multi_part', filename: 'big.bin', number_of_parts: 2 });
+  await notion.fileUploads.send({ file_upload_id: late.id, file: { data: new Blob(['a']) }, part_number: '1' });
+  const early = await notion.fileUploads.complete({ file_upload_id: late.id }).catch((e) => e);
+  t.equal(early.code, 'validation_error', 'completing before every part is sent is refused');
+  await gw.twin.advance(new Date(Date.parse((late as any).expiry_time) + 60_000));
+  t.equal((await notion.fileUploads.retrieve({ file_upload_id: late.id })).status, 'expired');
+});

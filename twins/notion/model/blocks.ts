@@ -8,12 +8,14 @@ import { canonicalId, field, isObject } from '../wire/params.js';
 import type { ApiVersion } from '../wire/version.js';
 import { childrenOf, containerKind, getPage, insertChildren, notionUrl, refs, trashed, userRef } from './access.js';
 import { pageTitle } from './properties.js';
+import { attachedFile } from './file-uploads.js';
 import { stamps, touch, newId, type Block, type Database, type Page, type Parent } from './records.js';
 import { plainText, richText } from './rich-text.js';
 import { me } from './workspace.js';
 
 const TEXT_BLOCKS = ['paragraph', 'heading_1', 'heading_2', 'heading_3', 'bulleted_list_item', 'numbered_list_item', 'to_do', 'toggle', 'quote', 'callout', 'code'];
-const OTHER_BLOCKS = ['divider', 'bookmark', 'equation', 'embed', 'image', 'table_of_contents', 'breadcrumb'];
+const FILE_BLOCKS = ['image', 'file', 'pdf', 'video', 'audio'];
+const OTHER_BLOCKS = ['divider', 'bookmark', 'equation', 'embed', ...FILE_BLOCKS, 'table_of_contents', 'breadcrumb'];
 export const BLOCK_TYPES = [...TEXT_BLOCKS, ...OTHER_BLOCKS];
 /** Blocks that may hold children of their own. */
 const NESTING = new Set(['paragraph', 'bulleted_list_item', 'numbered_list_item', 'to_do', 'toggle', 'quote', 'callout', 'heading_1', 'heading_2', 'heading_3']);
@@ -51,14 +53,28 @@ function content(ctx: TwinContext, type: string, raw: unknown, path: string, pre
       if (typeof expression === 'string') out.expression = expression;
       return out;
     }
-    case 'image': {
-      const url = field(field(raw, 'external'), 'url');
-      if (typeof url !== 'string' && !previous) throw bodyInvalid(`${path}.external.url`, 'should be defined', url);
-      if (typeof url === 'string') {
-        out.type = 'external';
-        out.external = { url };
+    case 'image':
+    case 'file':
+    case 'pdf':
+    case 'video':
+    case 'audio': {
+      const caption = field(raw, 'caption');
+      if (field(raw, 'file_upload') !== undefined) {
+        const attached = attachedFile(ctx, raw, path);
+        delete out.external;
+        out.type = attached.type;
+        out.file = attached.file;
+      } else {
+        const url = field(field(raw, 'external'), 'url');
+        if (typeof url !== 'string' && !previous) throw bodyInvalid(`${path}.external.url`, 'should be defined', url);
+        if (typeof url === 'string') {
+          delete out.file;
+          out.type = 'external';
+          out.external = { url };
+        }
       }
-      out.caption = out.caption ?? [];
+      out.caption = caption !== undefined ? richText(caption, `${path}.caption`, refs(ctx)) : (out.caption ?? []);
+      if (type === 'file') out.name = typeof field(raw, 'name') === 'string' ? field(raw, 'name') : (out.name ?? '');
       return out;
     }
     case 'table_of_contents':

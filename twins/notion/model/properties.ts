@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { bodyInvalid, validation } from '../wire/errors.js';
 import { bodyId, canonicalId, field, isObject } from '../wire/params.js';
+import { attachedFile } from './file-uploads.js';
 import { checkFormula, formulaResult, type FormulaValue } from './formula.js';
 import type { DataSource, Page, PropertySchema, SelectOption } from './records.js';
 import { COLORS, plainText, richText, type MentionNames, type RichText } from './rich-text.js';
@@ -283,7 +284,14 @@ export function writeValues(ctx: TwinContext, page: Page, schema: PropertySchema
       }
       case 'files':
         if (!Array.isArray(v)) throw bodyInvalid(at, 'should be an array', v);
-        stored = v.filter(isObject).map((f) => ({ name: String(field(f, 'name') ?? ''), type: 'external', external: { url: String(field(field(f, 'external'), 'url') ?? '') } }));
+        if (v.length > 100) throw validation(`body failed validation: ${at}.length should be ≤ \`100\`, instead was \`${v.length}\`.`);
+        stored = v.map((f, i) => {
+          const name = typeof field(f, 'name') === 'string' ? String(field(f, 'name')) : '';
+          if (field(f, 'file_upload') !== undefined) return { name, ...attachedFile(ctx, f, `${at}[${i}]`) };
+          const url = field(field(f, 'external'), 'url');
+          if (typeof url !== 'string') throw bodyInvalid(`${at}[${i}].external.url`, 'should be defined', url);
+          return { name, type: 'external', external: { url } };
+        });
         break;
     }
     page.values[prop.id] = stored;

@@ -47,7 +47,8 @@ function finish(res: TwinResponse, req: TwinRequest, ctx: TwinContext): TwinResp
 export async function aroundNotion(call: RouteCall, run: RunRoute): Promise<TwinResponse> {
   const { req, ctx } = call;
   // A body that is not JSON (or not a JSON object) is refused before any route reads it.
-  if (req.rawBody.length > 0 && req.bodyKind !== 'json') return finish(errorResponse(new NotionError(400, 'invalid_json', 'Error parsing JSON body.'), requestId(req, ctx)), req, ctx);
+  const multipart = /^multipart\/form-data\b/i.test(String(req.headers['content-type'] ?? ''));
+  if (req.rawBody.length > 0 && req.bodyKind !== 'json' && !multipart) return finish(errorResponse(new NotionError(400, 'invalid_json', 'Error parsing JSON body.'), requestId(req, ctx)), req, ctx);
   if (req.bodyKind === 'json' && !req.rawBody.toString('utf8').trimStart().startsWith('{')) {
     return finish(errorResponse(new NotionError(400, 'validation_error', 'body failed validation: body should be an object.'), requestId(req, ctx)), req, ctx);
   }
