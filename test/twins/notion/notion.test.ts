@@ -349,3 +349,32 @@ t.test('file uploads: single part, attach to an image block and a files property
   await gw.twin.advance(new Date(Date.parse((late as any).expiry_time) + 60_000));
   t.equal((await notion.fileUploads.retrieve({ file_upload_id: late.id })).status, 'expired');
 });
+
+t.test('views: default table view, create with filter and sorts, run a view query, page its results', async (t) => {
+  const ds = await tasks();
+  const listed = await notion.views.list({ data_source_id: ds.id });
+  t.equal(listed.type, 'view');
+  t.ok(listed.results.length >= 1, 'a database opens with a view');
+  const view = await notion.views.create({ data_source_id: ds.id, name: 'Query items', type: 'board', filter: { property: 'Name', title: { starts_with: 'Query item' } }, sorts: [{ property: 'Estimate', direction: 'descending' }] } as any);
+  t.equal((view as any).name, 'Query items');
+  t.equal((view as any).parent.database_id, ds.parent.database_id);
+  const q = await notion.views.queries.create({ view_id: view.id, page_size: 4 });
+  t.equal(q.total_count, 6);
+  t.equal(q.results.length, 4);
+  t.equal(q.has_more, true);
+  const rest = await notion.views.queries.results({ view_id: view.id, query_id: q.id, start_cursor: q.next_cursor! });
+  t.equal(rest.results.length, 2);
+  const estimates = await Promise.all([...q.results, ...rest.results].map(async (r) => ((await notion.pages.retrieve({ page_id: r.id })) as any).properties.Estimate.number));
+  t.same(estimates, [5, 4, 3, 2, 1, 0]);
+  const renamed = await notion.views.update({ view_id: view.id, name: 'Renamed' });
+  t.equal((renamed as any).name, 'Renamed');
+  const badFilter = await notion.views.update({ view_id: view.id, filter: { property: 'Nope', checkbox: { equals: true } } } as any).catch((e) => e);
+  t.equal(badFilter.code, 'validation_error');
+  const deleted = await notion.views.queries.delete({ view_id: view.id, query_id: q.id });
+  t.match(deleted, { object: 'view_query', id: q.id, deleted: true });
+  const expired = await notion.views.queries.results({ view_id: view.id, query_id: q.id }).catch((e) => e);
+  t.equal(expired.code, 'object_not_found');
+  await notion.views.delete({ view_id: view.id });
+  const gone = await notion.views.retrieve({ view_id: view.id }).catch((e) => e);
+  t.equal(gone.code, 'object_not_found');
+});

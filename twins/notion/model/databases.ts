@@ -12,6 +12,7 @@ import { applySchema, schemaView } from './properties.js';
 import { compileFilter, compileSorts } from './query.js';
 import { newId, stamps, touch, type DataSource, type Database, type Page, type Parent } from './records.js';
 import { plainText, richText } from './rich-text.js';
+import { createView } from './views.js';
 import { me } from './workspace.js';
 
 function titleOf(ctx: TwinContext, raw: unknown, path: string) {
@@ -49,6 +50,8 @@ export function createDatabase(ctx: TwinContext, body: Record<string, unknown>, 
   db.data_source_ids.push(ds.id);
   ctx.store.put('database', db.id, db);
   if (parent.type === 'page_id') insertChildren(ctx, parent.page_id, [db.id]);
+  // Every database opens with a table view, as one made in Notion does.
+  createView(ctx, { data_source_id: ds.id, name: 'Default view', type: 'table' });
   return db;
 }
 

@@ -8,5 +8,6 @@ import { pageRoutes } from './pages.js';
 import { searchRoutes } from './search.js';
 import { twinRoutes } from './twin.js';
 import { userRoutes } from './users.js';
+import { viewRoutes } from './views.js';
 
-export const routes: TwinRoute[] = [...userRoutes, ...pageRoutes, ...databaseRoutes, ...blockRoutes, ...searchRoutes, ...fileUploadRoutes, ...twinRoutes];
+export const routes: TwinRoute[] = [...userRoutes, ...pageRoutes, ...databaseRoutes, ...blockRoutes, ...searchRoutes, ...fileUploadRoutes, ...viewRoutes, ...twinRoutes];
