@@ -1,7 +1,7 @@
 // Search and comments.
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
-import { validation } from '../wire/errors.js';
+import { NotionError, validation } from '../wire/errors.js';
 import { canonicalId, jsonBody, pageRequest, paginate, pathId } from '../wire/params.js';
 import { apiVersion } from '../wire/version.js';
 import { commentsOn, commentView, createComment, deleteComment, getComment, updateComment } from '../model/comments.js';
@@ -38,6 +38,14 @@ export const searchRoutes: TwinRoute[] = [
   },
   { method: 'PATCH', path: '/v1/comments/{comment_id}', handler: (req, ctx) => ({ status: 200, body: commentView(updateComment(ctx, pathId(req, 'comment_id'), jsonBody(req))) }) },
   { method: 'DELETE', path: '/v1/comments/{comment_id}', handler: (req, ctx) => ({ status: 200, body: commentView(deleteComment(ctx, pathId(req, 'comment_id'))) }) },
+  // Every request is answered synchronously (`allow_async` never defers), so no async task exists.
+  {
+    method: 'GET',
+    path: '/v1/async_tasks/{task_id}',
+    handler: (req) => {
+      throw new NotionError(404, 'object_not_found', `Could not find async task with ID: ${pathId(req, 'task_id')}.`);
+    },
+  },
   // The workspace has no custom emojis; the list answers Notion's empty page.
   { method: 'GET', path: '/v1/custom_emojis', handler: () => ({ status: 200, body: { object: 'list', type: 'custom_emoji', results: [], has_more: false, next_cursor: null } }) },
 ];
