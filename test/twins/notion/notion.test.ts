@@ -378,3 +378,17 @@ t.test('views: default table view, create with filter and sorts, run a view quer
   const gone = await notion.views.retrieve({ view_id: view.id }).catch((e) => e);
   t.equal(gone.code, 'object_not_found');
 });
+
+t.test('rate limit: 429 rate_limited with Retry-After once a window is spent, lifted as the clock moves', async (t) => {
+  const set = (body: object) => fetch(`${gw.url}/v1/twin/rate_limit`, { method: 'POST', headers: { authorization: `Bearer ${gw.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  t.equal((await set({ requests: 2, per_seconds: 60 })).status, 200);
+  await notion.users.me({});
+  await notion.users.me({});
+  const limited = await notion.users.me({}).catch((e) => e);
+  t.equal(limited.code, APIErrorCode.RateLimited);
+  t.equal(limited.status, 429);
+  t.ok(Number(limited.headers.get('retry-after')) >= 1, 'Retry-After in seconds');
+  await gw.twin.advance(new Date(gw.twin.server.host.clock.nowMs() + 60_000));
+  t.equal((await notion.users.me({})).type, 'bot', 'a new window admits again');
+  t.equal((await set({ requests: null })).status, 200);
+});

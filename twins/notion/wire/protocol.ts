@@ -4,6 +4,7 @@
 
 import type { RouteCall, RunRoute, TwinContext, TwinRequest, TwinResponse } from '../../../twin-runtime/contract.js';
 import { errorResponse, NotionError } from './errors.js';
+import { admit, RateLimited } from './rate-limit.js';
 import { apiVersion } from './version.js';
 
 const ids = new WeakMap<TwinRequest, string>();
@@ -51,6 +52,15 @@ export async function aroundNotion(call: RouteCall, run: RunRoute): Promise<Twin
   if (req.rawBody.length > 0 && req.bodyKind !== 'json' && !multipart) return finish(errorResponse(new NotionError(400, 'invalid_json', 'Error parsing JSON body.'), requestId(req, ctx)), req, ctx);
   if (req.bodyKind === 'json' && !req.rawBody.toString('utf8').trimStart().startsWith('{')) {
     return finish(errorResponse(new NotionError(400, 'validation_error', 'body failed validation: body should be an object.'), requestId(req, ctx)), req, ctx);
+  }
+  if (!call.route.unmetered) {
+    try {
+      admit(ctx);
+    } catch (e) {
+      if (!(e instanceof RateLimited)) throw e;
+      const res = errorResponse(e, requestId(req, ctx));
+      return finish({ ...res, headers: { ...res.headers, 'retry-after': String(e.retryAfterSeconds) } }, req, ctx);
+    }
   }
   return finish(await run(), req, ctx);
 }
