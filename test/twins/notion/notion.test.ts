@@ -392,3 +392,32 @@ t.test('rate limit: 429 rate_limited with Retry-After once a window is spent, li
   t.equal((await notion.users.me({})).type, 'bot', 'a new window admits again');
   t.equal((await set({ requests: null })).status, 200);
 });
+
+t.test('webhook: page.content_updated for nested blocks, comment.updated, page.moved', async (t) => {
+  const received: string[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      received.push(Buffer.concat(chunks).toString('utf8'));
+      res.end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.teardown(() => server.close());
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/content`;
+  await fetch(`${gw.url}/v1/twin/webhooks`, { method: 'POST', headers: { authorization: `Bearer ${gw.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ url, event_types: ['page.content_updated', 'comment.updated', 'page.moved'] }) });
+  const ds = await tasks();
+  const homeId = (await notion.databases.retrieve({ database_id: ds.parent.database_id }) as any).parent.page_id;
+  const page = await notion.pages.create({ parent: { page_id: homeId }, properties: { title: { title: text('Hooked content') } } });
+  const toggle = (await notion.blocks.children.append({ block_id: page.id, children: [{ toggle: { rich_text: text('t') } }] as any })).results[0]!;
+  await notion.blocks.children.append({ block_id: toggle.id, children: [{ paragraph: { rich_text: text('inside') } }] as any });
+  const c = await notion.comments.create({ parent: { page_id: page.id }, rich_text: text('v1') });
+  await notion.comments.update({ comment_id: c.id, rich_text: text('v2') });
+  await notion.pages.move({ page_id: page.id, parent: { data_source_id: ds.id } });
+  for (let i = 0; i < 150 && received.length < 5; i++) await new Promise((r) => setTimeout(r, 20));
+  const events = received.slice(1).map((b) => JSON.parse(b));
+  t.same(events.map((e) => e.type).sort(), ['comment.updated', 'page.content_updated', 'page.content_updated', 'page.moved']);
+  t.ok(events.filter((e) => e.type === 'page.content_updated').every((e) => e.entity.id === page.id), 'nested blocks report their page');
+  t.equal(events.find((e) => e.type === 'page.moved').data.parent.data_source_id, ds.id);
+});

@@ -11,6 +11,7 @@ import { pageTitle } from './properties.js';
 import { attachedFile } from './file-uploads.js';
 import { stamps, touch, newId, type Block, type Database, type Page, type Parent } from './records.js';
 import { plainText, richText } from './rich-text.js';
+import { emitEvent } from './webhooks.js';
 import { me } from './workspace.js';
 
 const TEXT_BLOCKS = ['paragraph', 'heading_1', 'heading_2', 'heading_3', 'bulleted_list_item', 'numbered_list_item', 'to_do', 'toggle', 'quote', 'callout', 'code'];
@@ -116,6 +117,18 @@ function createBlocks(ctx: TwinContext, parent: Parent, list: unknown, path: str
   });
 }
 
+/** `page.content_updated` for the page that holds these blocks (however deeply). */
+function contentUpdated(ctx: TwinContext, parent: Parent, blockIds: string[]): void {
+  let p: Parent = parent;
+  for (let depth = 0; p.type === 'block_id' && depth < 64; depth++) {
+    const b = ctx.store.get<Block>('block', p.block_id);
+    if (!b) return;
+    p = b.parent;
+  }
+  if (p.type !== 'page_id') return;
+  emitEvent(ctx, { type: 'page.content_updated', entity: { id: p.page_id, type: 'page' }, data: { parent: { id: p.page_id, type: 'page' }, updated_blocks: blockIds.map((id) => ({ id, type: 'block' })) } });
+}
+
 function parentFor(ctx: TwinContext, containerId: string): Parent {
   const kind = containerKind(ctx, containerId);
   if (kind === 'page') return { type: 'page_id', page_id: containerId };
@@ -142,6 +155,7 @@ export function appendChildren(ctx: TwinContext, containerId: string, children: 
   insertChildren(ctx, containerId, ids, afterId);
   touch(ctx, holder, me(ctx).id);
   ctx.store.put(parent.type === 'page_id' ? 'page' : 'block', containerId, holder);
+  contentUpdated(ctx, parent, ids);
   return ids;
 }
 
@@ -239,6 +253,7 @@ export function updateBlock(ctx: TwinContext, id: string, body: Record<string, u
   if (typeof trashFlag === 'boolean') block.in_trash = trashFlag;
   touch(ctx, block, me(ctx).id);
   ctx.store.put('block', block.id, block);
+  contentUpdated(ctx, block.parent, [block.id]);
   return { kind: 'block', block };
 }
 

@@ -36,8 +36,12 @@ export function createComment(ctx: TwinContext, body: Record<string, unknown>): 
   const now = notionTime(ctx);
   const comment: Comment = { id: newId(ctx), page_id: pageId, block_id: blockId, discussion_id: discussion, rich_text: rt, created_time: now, last_edited_time: now, created_by: me(ctx).id };
   ctx.store.put('comment', comment.id, comment);
-  emitEvent(ctx, { type: 'comment.created', entity: { id: comment.id, type: 'comment' }, data: { page_id: pageId ?? blockId, parent: pageId ? { id: pageId, type: 'page' } : { id: blockId, type: 'block' } } });
+  commentEvent(ctx, 'comment.created', comment);
   return comment;
+}
+
+function commentEvent(ctx: TwinContext, type: string, c: Comment): void {
+  emitEvent(ctx, { type, entity: { id: c.id, type: 'comment' }, data: { page_id: c.page_id ?? c.block_id, parent: c.page_id ? { id: c.page_id, type: 'page' } : { id: c.block_id, type: 'block' } } });
 }
 
 export function commentsOn(ctx: TwinContext, id: string): Comment[] {
@@ -74,6 +78,7 @@ export function updateComment(ctx: TwinContext, id: string, body: Record<string,
   c.rich_text = rt;
   c.last_edited_time = notionTime(ctx);
   ctx.store.put('comment', c.id, c);
+  commentEvent(ctx, 'comment.updated', c);
   return c;
 }
 
@@ -81,5 +86,6 @@ export function deleteComment(ctx: TwinContext, id: string): Comment {
   const c = getComment(ctx, id);
   own(ctx, c);
   ctx.store.delete('comment', c.id);
+  commentEvent(ctx, 'comment.deleted', c);
   return c;
 }

@@ -149,5 +149,6 @@ export function movePage(ctx: TwinContext, id: string, body: Record<string, unkn
   if (parent.type === 'page_id') insertChildren(ctx, parent.page_id, [page.id]);
   touch(ctx, page, me(ctx).id);
   savePage(ctx, page);
+  emitEvent(ctx, { type: 'page.moved', entity: { id: page.id, type: 'page' }, data: { parent: eventParent(page) } });
   return page;
 }

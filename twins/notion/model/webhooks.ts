@@ -2,7 +2,8 @@
 // user makes one in the integration's settings) first receives `{verification_token}`; every event
 // after that is signed `X-Notion-Signature: sha256=<hex HMAC-SHA256 of the body keyed by the
 // verification token>`, as Notion documents. Events: page.created, page.properties_updated,
-// page.deleted, page.undeleted, comment.created; `attempt_number` is stamped per attempt.
+// page.content_updated, page.moved, page.deleted, page.undeleted, comment.created, comment.updated,
+// comment.deleted; `attempt_number` is stamped per attempt.
 
 import { createHmac } from 'node:crypto';
 import type { TwinContext } from '../../../twin-runtime/contract.js';
@@ -12,7 +13,7 @@ import { field } from '../wire/params.js';
 import { newId, type WebhookSubscription } from './records.js';
 import { me, workspace } from './workspace.js';
 
-export const EVENT_TYPES = ['page.created', 'page.properties_updated', 'page.deleted', 'page.undeleted', 'comment.created'];
+export const EVENT_TYPES = ['page.created', 'page.properties_updated', 'page.content_updated', 'page.moved', 'page.deleted', 'page.undeleted', 'comment.created', 'comment.updated', 'comment.deleted'];
 
 export function createSubscription(ctx: TwinContext, body: Record<string, unknown>): WebhookSubscription {
   const rawUrl = field(body, 'url');
