@@ -224,9 +224,15 @@ export function compileSorts(ctx: TwinContext, schema: PropertySchema[], sorts: 
     const key = field(s, 'property');
     const prop = typeof key === 'string' ? findProperty(schema, key) : undefined;
     if (!prop) throw validation(`Could not find sort property with name or id: ${String(key)}`);
+    // Each page's key is worked out once per query, not once per comparison.
+    const keys = new Map<string, string | number | null>();
+    const keyOf = (p: Page) => {
+      if (!keys.has(p.id)) keys.set(p.id, sortKey(ctx, schema, prop, p));
+      return keys.get(p.id)!;
+    };
     return (a, b) => {
-      const x = sortKey(ctx, schema, prop, a);
-      const y = sortKey(ctx, schema, prop, b);
+      const x = keyOf(a);
+      const y = keyOf(b);
       if (x === y) return 0;
       if (x === null) return 1;
       if (y === null) return -1;
