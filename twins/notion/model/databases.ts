@@ -136,7 +136,7 @@ export function queryPages(ctx: TwinContext, ds: DataSource, body: Record<string
   const filter = field(body, 'filter');
   const pred = filter === undefined || (isObject(filter) && Object.keys(filter).length === 0) ? undefined : compileFilter(ctx, ds.properties, filter);
   const cmp = compileSorts(ctx, ds.properties, field(body, 'sorts'));
-  const inTrash = field(body, 'in_trash') === true;
+  const inTrash = (field(body, 'in_trash') ?? field(body, 'archived')) === true;
   const pages = ctx.store.list<Page>('page').filter((p) => p.parent.type === 'data_source_id' && p.parent.data_source_id === ds.id && p.in_trash === inTrash);
   const hits = pred ? pages.filter(pred) : pages;
   return cmp ? [...hits].sort(cmp) : hits;
