@@ -42,7 +42,7 @@ const notion: TwinDefinition = {
       return errorResponse(new NotionError(400, 'validation_error', problem.message), requestId(req, ctx));
     },
   },
-  unavailable: (req) => ({ status: 503, body: { object: 'error', status: 503, code: 'service_unavailable', message: 'Notion is unavailable, please try again later.', request_id: req.headers['x-request-id'] ?? null } }),
+  unavailable: () => ({ status: 503, headers: { 'content-type': 'application/json; charset=utf-8' }, body: { object: 'error', status: 503, code: 'service_unavailable', message: 'Notion is unavailable, please try again later.' } }),
   initialize: (ctx) => ensureWorkspace(ctx, createStartingPages),
   signDelivery,
   stampDelivery,
