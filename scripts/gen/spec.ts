@@ -15,6 +15,7 @@ import { refsOf } from './openapi.js';
 import type { ProviderSource } from './sources/common.js';
 import { anthropicSource } from './sources/anthropic.js';
 import { githubSource } from './sources/github.js';
+import { notionSource } from './sources/notion.js';
 import { openaiSource } from './sources/openai.js';
 import { slackSource } from './sources/slack.js';
 import { stripeSource } from './sources/stripe.js';
@@ -29,6 +30,7 @@ export const SOURCES: Record<string, () => ProviderSource> = {
   openai: openaiSource,
   anthropic: anthropicSource,
   twilio: twilioSource,
+  notion: notionSource,
 };
 
 export function specDir(slug: string): string {

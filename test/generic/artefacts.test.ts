@@ -21,8 +21,10 @@ for (const slug of Object.keys(SOURCES)) {
   t.test(`${slug}: every indexed piece reads back under its own name`, async (t) => {
     const a = new SpecArtefacts(specDir(slug));
     const names = Object.keys(a.table.pieces);
-    t.ok(names.length > 100, `${names.length} pieces`);
-    t.ok(a.operations.length > 100, `${a.operations.length} operations`);
+    // Notion's whole published surface (the SDK's endpoint table) is 75 operations.
+    const floor = slug === 'notion' ? 70 : 100;
+    t.ok(names.length > floor, `${names.length} pieces`);
+    t.ok(a.operations.length > floor, `${a.operations.length} operations`);
     for (const name of names) if (a.piece(name) === undefined) t.fail(`piece ${name} is unreadable`);
     for (const op of a.operations) if (!a.table.pieces[`op:${op.id}`]) t.fail(`operation ${op.id} has no piece`);
     t.equal(new Set(a.operations.map((o) => o.id)).size, a.operations.length, 'operation ids are unique');

@@ -48,6 +48,8 @@ t.test('phrasebook: one sentence per twin operation, with modifiers', async (tt)
   tt.match(jira, { ok: true, assertions: [{ match: { twin: 'jira', method: 'POST', path: '/rest/api/3/issue/{issueIdOrKey}/comment' } }] });
   const twilio = compilePhrasebook('sent an SMS containing "shipped"', ['twilio']);
   tt.match(twilio, { ok: true, assertions: [{ match: { twin: 'twilio', method: 'POST', path: '/2010-04-01/Accounts/{AccountSid}/Messages.json', body: { '/Body': { contains: 'shipped' } } } }] });
+  const notion = compilePhrasebook('commented on a page containing "LGTM"', ['notion']);
+  tt.match(notion, { ok: true, assertions: [{ match: { twin: 'notion', method: 'POST', path: '/v1/comments', body: { '/rich_text/0/text/content': { contains: 'LGTM' } } } }] });
 
   const github = compilePhrasebook('opened an issue labelled bug in acme/web. Never deleted a repository', ['github']);
   tt.match(github, {
