@@ -16,6 +16,7 @@ import type { ProviderSource } from './sources/common.js';
 import { anthropicSource } from './sources/anthropic.js';
 import { githubSource } from './sources/github.js';
 import { openaiSource } from './sources/openai.js';
+import { sendgridSource } from './sources/sendgrid.js';
 import { slackSource } from './sources/slack.js';
 import { stripeSource } from './sources/stripe.js';
 
@@ -27,6 +28,7 @@ export const SOURCES: Record<string, () => ProviderSource> = {
   slack: slackSource,
   openai: openaiSource,
   anthropic: anthropicSource,
+  sendgrid: sendgridSource,
 };
 
 export function specDir(slug: string): string {
