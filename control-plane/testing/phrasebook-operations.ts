@@ -3,6 +3,7 @@
 
 import { GITHUB_OPERATIONS } from '../../twins/github/vocabulary/phrasebook.js';
 import { JIRA_OPERATIONS } from '../../twins/jira/vocabulary/phrasebook.js';
+import { SENDGRID_OPERATIONS } from '../../twins/sendgrid/vocabulary/phrasebook.js';
 import { LINEAR_OPERATIONS } from '../../twins/linear/vocabulary/phrasebook.js';
 import { SLACK_OPERATIONS } from '../../twins/slack/vocabulary/phrasebook.js';
 import { OPENAI_OPERATIONS } from '../../twins/openai/vocabulary/phrasebook.js';
@@ -13,5 +14,5 @@ import type { Operation } from './phrasebook-rules.js';
 export type { Modifier, ModifierName, ModifierRule, Operation } from './phrasebook-rules.js';
 
 export const OPERATIONS: Operation[] = [
-  ...STRIPE_OPERATIONS, ...GITHUB_OPERATIONS, ...SLACK_OPERATIONS, ...OPENAI_OPERATIONS, ...ANTHROPIC_OPERATIONS, ...LINEAR_OPERATIONS, ...JIRA_OPERATIONS,
+  ...STRIPE_OPERATIONS, ...GITHUB_OPERATIONS, ...SLACK_OPERATIONS, ...OPENAI_OPERATIONS, ...ANTHROPIC_OPERATIONS, ...LINEAR_OPERATIONS, ...JIRA_OPERATIONS, ...SENDGRID_OPERATIONS,
 ];

@@ -66,7 +66,7 @@ async function sdkError(p: Promise<unknown>): Promise<{ code: number; body: any 
 
 t.test('credential: an SG. key; a wrong key or none is 401 with SendGrid errors', async (t) => {
   t.match(gw.apiKey, /^SG\.[A-Za-z0-9]{22}\.[A-Za-z0-9]{43}$/);
-  const wrong = new sgClient.Client();
+  const wrong = new (sgClient as unknown as { Client: new () => typeof sgClient }).Client();
   wrong.setApiKey('SG.nope.nope');
   wrong.setDefaultRequest('baseUrl', gw.url);
   const e = await sdkError(wrong.request({ method: 'GET', url: '/v3/templates' }));
@@ -304,4 +304,12 @@ t.test('the gateway logged the SDK traffic', async (t) => {
   t.ok(logged.length > 0);
   t.ok(logged.some((l) => l.method === 'POST' && l.path === '/v3/mail/send' && l.status_code === 202));
   t.ok(logged.some((l) => l.path === '/v3/mail/send' && l.status_code === 400));
+});
+
+t.test('phrasebook: outcomes naming SendGrid operations compile', async (t) => {
+  const { compilePhrasebook } = await import('../../../control-plane/testing/phrasebook.js');
+  const sent = compilePhrasebook('sent an email titled "Your receipt"', ['sendgrid']);
+  t.match(sent, { ok: true, assertions: [{ match: { twin: 'sendgrid', path: '/v3/mail/send', body: { '/subject': 'Your receipt' } } }] });
+  const template = compilePhrasebook('created a template named Welcome', ['sendgrid']);
+  t.match(template, { ok: true, assertions: [{ match: { twin: 'sendgrid', method: 'POST', path: '/v3/templates' } }] });
 });
