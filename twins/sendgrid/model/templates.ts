@@ -2,14 +2,20 @@
 // `<%body%>`/`<%subject%>` tags, `substitutions`) and dynamic ones (`d-` + 32 hex, handlebars
 // rendered from `dynamic_template_data`). One active version per template is what mail send uses.
 
-import Handlebars from 'handlebars';
+import { createRequire } from 'node:module';
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { SendGridError, plainError } from '../wire/errors.js';
 import { own, type Json } from '../wire/params.js';
 import { sgTime, uuid, type TemplateRecord, type TemplateVersionRecord } from './records.js';
 
-/** Handlebars kept apart from any global helpers; prototype access stays off (its default). */
-const hbs = Handlebars.create();
+/**
+ * Handlebars kept apart from any global helpers; prototype access stays off (its default). Loaded
+ * on the first dynamic template, not at twin start (requiring it costs more than the twin's start).
+ */
+let loaded: ReturnType<(typeof import('handlebars'))['create']> | undefined;
+function hbs(): NonNullable<typeof loaded> {
+  return (loaded ??= (createRequire(import.meta.url)('handlebars') as typeof import('handlebars')).create());
+}
 const MAX_TEMPLATE_CHARS = 1_048_576;
 
 const notFound = (): SendGridError => plainError(404, 'Not Found');
@@ -78,7 +84,7 @@ function templateText(body: Json, field: string, required: boolean): string | un
 function checkHandlebars(t: TemplateRecord, field: string, source: string | undefined): void {
   if (t.generation !== 'dynamic' || !source) return;
   try {
-    hbs.precompile(source);
+    hbs().precompile(source);
   } catch (e) {
     throw fieldError(field, `Handlebars syntax error: ${(e as Error).message.split('\n')[0]}`);
   }
@@ -167,10 +173,20 @@ export function deleteVersion(ctx: TwinContext, templateId: string, versionId: s
   ctx.store.delete('template_version', `${templateId}/${versionId}`);
 }
 
+const MAX_COMPILED = 256;
+const compiled = new Map<string, (data: Record<string, unknown>) => string>();
+
 /** Render handlebars against the personalization's data; a template that fails renders as written. */
 export function renderHandlebars(source: string, data: Record<string, unknown>): string {
   try {
-    return hbs.compile(source, { strict: false })(data);
+    let render = compiled.get(source);
+    if (!render) {
+      render = hbs().compile(source, { strict: false });
+      // A bounded cache: a send with 1000 personalizations compiles its template once.
+      if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value!);
+      compiled.set(source, render);
+    }
+    return render(data);
   } catch {
     return source;
   }
