@@ -12,7 +12,9 @@ export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !=
 /** The parsed JSON body, or SendGrid's 400 when the body is not a JSON object. */
 export function jsonBody(req: TwinRequest): Json {
   if (req.rawBody.length === 0) return {};
-  if (req.bodyKind !== 'json' || !isObject(req.body)) {
+  // The runtime parses any JSON value; SendGrid reads an object only (`[1]` or `"x"` is a bad request).
+  const first = req.rawBody.toString('utf8', 0, 64).trimStart()[0];
+  if (req.bodyKind !== 'json' || !isObject(req.body) || first !== '{') {
     throw new SendGridError(400, [{ message: 'Bad Request', field: null, help: null }]);
   }
   return req.body;
