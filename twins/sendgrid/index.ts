@@ -46,6 +46,8 @@ const sendgrid: TwinDefinition = {
     parseFailure: (_req, _ctx, problem) =>
       sendgridBody(problem.kind === 'input_refused' && problem.refusal.reason === 'body_too_large' ? plainError(413, 'Payload Too Large') : new SendGridError(400, [{ field: null, message: 'Bad Request', help: null }])),
   },
+  // The Event Webhook's OAuth client secret (settings PATCH and the test POST).
+  redact: { body: ['oauth_client_secret'] },
   unavailable: () => sendgridBody(plainError(503, 'Service Unavailable')),
   advance(ctx, to) {
     runDueEvents(ctx, to);

@@ -13,8 +13,10 @@ import { sgTime, uuid, type TemplateRecord, type TemplateVersionRecord } from '.
  * on the first dynamic template, not at twin start (requiring it costs more than the twin's start).
  */
 let loaded: ReturnType<(typeof import('handlebars'))['create']> | undefined;
+// Named `require` so the image's staging (scripts/image/stage-app.mjs) sees the package it needs.
+const require = createRequire(import.meta.url);
 function hbs(): NonNullable<typeof loaded> {
-  return (loaded ??= (createRequire(import.meta.url)('handlebars') as typeof import('handlebars')).create());
+  return (loaded ??= (require('handlebars') as typeof import('handlebars')).create());
 }
 const MAX_TEMPLATE_CHARS = 1_048_576;
 
