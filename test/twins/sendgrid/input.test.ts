@@ -109,3 +109,14 @@ t.test('event webhook settings refuse what SendGrid refuses', async (t) => {
   const off = await call('GET', '/v3/user/webhooks/event/settings/signed');
   t.same(off.body, { public_key: '' });
 });
+
+t.test('a message record edited into another shape is skipped, not a 500', async (t) => {
+  const put = await fetch(`${twin.url}/_twin/records/message/edited`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ fields: { sg_message_id: 'edited', pending: 'soon', to: null } }) });
+  t.ok(put.status < 300, `records API accepted the edit (${put.status})`);
+  await twin.advance(new Date('2026-03-02T12:00:00Z'));
+  const activity = await call('GET', '/v3/messages?limit=100');
+  t.equal(activity.status, 200);
+  t.ok(activity.body.messages.length > 0);
+  t.notOk(activity.body.messages.some((m: any) => m.msg_id === 'edited'));
+  t.equal((await call('GET', '/v3/messages/edited')).status, 404);
+});

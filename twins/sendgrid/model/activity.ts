@@ -4,7 +4,7 @@
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { SendGridError, plainError } from '../wire/errors.js';
-import type { MessageRecord } from './records.js';
+import { asMessage, type MessageRecord } from './records.js';
 
 const FIELDS = ['msg_id', 'from_email', 'to_email', 'subject', 'status', 'template_id'] as const;
 type Field = (typeof FIELDS)[number];
@@ -50,7 +50,9 @@ export function listActivity(ctx: TwinContext, query: string, limit: number): Re
   const conds = parseActivityQuery(query);
   const rows: Record<string, unknown>[] = [];
   // Newest first, as the activity feed shows them.
-  for (const m of ctx.store.list<MessageRecord>('message').reverse()) {
+  for (const body of ctx.store.list('message').reverse()) {
+    const m = asMessage(body);
+    if (!m) continue;
     const r = row(m);
     const recipients = [...m.to, ...m.cc, ...m.bcc].map((a) => a.email.toLowerCase());
     const ok = conds.every((c) => (c.field === 'to_email' ? recipients.includes(c.value.toLowerCase()) : String(r[c.field]).toLowerCase() === c.value.toLowerCase()));
@@ -62,7 +64,7 @@ export function listActivity(ctx: TwinContext, query: string, limit: number): Re
 }
 
 export function activityDetail(ctx: TwinContext, msgId: string): Record<string, unknown> {
-  const m = ctx.store.get<MessageRecord>('message', msgId);
+  const m = asMessage(ctx.store.get('message', msgId));
   if (!m) throw plainError(404, 'Not Found');
   const r = row(m);
   return {

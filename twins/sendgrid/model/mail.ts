@@ -9,7 +9,7 @@ import { isForbiddenKey } from '../../../twin-runtime/safe-input.js';
 import { SendGridError, mailError, plainError, type SendGridErrorItem } from '../wire/errors.js';
 import { isObject, own, type Json } from '../wire/params.js';
 import { emitEvents, eventExtra } from './events.js';
-import type { Address, AttachmentMeta, MessageRecord, PendingEvent } from './records.js';
+import { asMessage, type Address, type AttachmentMeta, type MessageRecord, type PendingEvent } from './records.js';
 import { activeVersion, findTemplate, renderHandlebars } from './templates.js';
 
 export const MAX_PERSONALIZATIONS = 1000;
@@ -410,10 +410,10 @@ export function acceptMail(ctx: TwinContext, m: Checked): { xMessageId: string; 
 export function runDueEvents(ctx: TwinContext, to: Date): void {
   const toMs = to.getTime();
   const due: { at: number; message: MessageRecord; event: PendingEvent }[] = [];
-  const byId = new Map<string, MessageRecord>();
-  for (const m of ctx.store.list<MessageRecord>('message')) {
-    for (const e of m.pending) if (e.due_ms <= toMs) {
-      byId.set(m.sg_message_id, m);
+  for (const body of ctx.store.list('message')) {
+    const m = asMessage(body);
+    if (!m) continue;
+    for (const e of m.pending) if (e && typeof e.due_ms === 'number' && e.due_ms <= toMs) {
       due.push({ at: e.due_ms, message: m, event: e });
     }
   }
@@ -436,7 +436,7 @@ export function runDueEvents(ctx: TwinContext, to: Date): void {
 
 /** An engagement event (open, click) a recipient caused (a twin-only helper triggers it). */
 export function engage(ctx: TwinContext, sgMessageId: string, body: Json): MessageRecord {
-  const m = ctx.store.get<MessageRecord>('message', sgMessageId);
+  const m = asMessage(ctx.store.get('message', sgMessageId));
   if (!m) throw plainError(404, 'Not Found');
   const event = own(body, 'event');
   if (event !== 'open' && event !== 'click') throw new SendGridError(400, [{ field: 'event', message: "event must be 'open' or 'click'", help: null }]);

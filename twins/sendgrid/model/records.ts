@@ -93,3 +93,15 @@ export function uuid(ctx: TwinContext): string {
   const h = ctx.ids.bytes(16).toString('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
+
+/**
+ * A stored message as the twin wrote it, or undefined for a body edited into another shape through
+ * the records API (such a record is skipped by the lifecycle and Email Activity, not a 500).
+ */
+export function asMessage(body: unknown): MessageRecord | undefined {
+  const m = body as Partial<MessageRecord> | null;
+  if (!m || typeof m !== 'object' || typeof m.sg_message_id !== 'string') return undefined;
+  if (![m.to, m.cc, m.bcc, m.events, m.pending, m.categories].every(Array.isArray)) return undefined;
+  if (!m.from || typeof m.from.email !== 'string' || !m.custom_args || typeof m.custom_args !== 'object') return undefined;
+  return m as MessageRecord;
+}
