@@ -120,3 +120,12 @@ t.test('a message record edited into another shape is skipped, not a 500', async
   t.notOk(activity.body.messages.some((m: any) => m.msg_id === 'edited'));
   t.equal((await call('GET', '/v3/messages/edited')).status, 404);
 });
+
+t.test('a personalization may send from its own address', async (t) => {
+  const r = await call('POST', '/v3/mail/send', { ...base, subject: 'own from', personalizations: [{ to: [{ email: 'o@example.com' }], from: { email: 'sales@example.com', name: 'Sales' } }, { to: [{ email: 'q@example.com' }] }] });
+  t.equal(r.status, 202);
+  const sent = (await mailbox()).filter((m) => m.subject === 'own from').sort((a, b) => a.personalization_index - b.personalization_index);
+  t.same(sent.map((m) => m.from.email), ['sales@example.com', 'a@example.com']);
+  const bad = await call('POST', '/v3/mail/send', { ...base, personalizations: [{ to: [{ email: 'o@example.com' }], from: { email: 'nope' } }] });
+  t.same(bad.body.errors.map((e: any) => e.field), ['personalizations.0.from.email']);
+});

@@ -28,6 +28,8 @@ export function bounces(email: string): boolean {
 }
 
 interface Personalization {
+  /** A personalization may send from its own address (v3 `personalizations[].from`). */
+  from?: Address;
   to: Address[];
   cc: Address[];
   bcc: Address[];
@@ -152,11 +154,13 @@ export function checkMailSend(ctx: TwinContext, body: Json): Checked {
           seen.add(key);
         }
       }
+      const pFrom = own(p, 'from') === undefined ? undefined : address(own(p, 'from'), `${f}.from`, errors, 'message.personalizations.from', 'The from email does not contain a valid address.');
       const subject = own(p, 'subject');
       if (subject !== undefined && (typeof subject !== 'string' || subject === '')) errors.push(mailError(`${f}.subject`, 'The subject of your personalization must be a string at least one character in length.', 'message.personalizations.subject'));
       const data = own(p, 'dynamic_template_data');
       if (data !== undefined && !isObject(data)) errors.push(mailError(`${f}.dynamic_template_data`, 'The dynamic_template_data parameter must be an object.', 'message.personalizations.dynamic_template_data'));
       personalizations.push({
+        from: pFrom,
         to,
         cc,
         bcc,
@@ -368,7 +372,7 @@ export function acceptMail(ctx: TwinContext, m: Checked): { xMessageId: string; 
       personalization_index: i,
       status: m.sandbox ? 'sandbox' : startMs > nowMs ? 'scheduled' : 'processed',
       sandbox: m.sandbox,
-      from: m.from,
+      from: p.from ?? m.from,
       reply_to: m.reply_to,
       reply_to_list: m.reply_to_list,
       to: p.to,
