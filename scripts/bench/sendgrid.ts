@@ -2,11 +2,15 @@
 // and p95 of a plain send, a dynamic-template send (handlebars), a send with 100 personalizations
 // (100 mailbox records), against `GET /v3/templates/{id}` (auth and routing only) as the baseline
 // ratio; then one `advance` that answers the pending delivered events of every message sent.
-// In-process twin on a loopback port.
+// In-process twin on a loopback port. Then the cold start of `dist/twin-runtime/main.js --twin
+// sendgrid` (spawn → `listening` line) beside `--twin jira` (a twin without a spec-driven layer),
+// alternating, median of 5 (needs a build: `npx tsc -p tsconfig.json`).
 //
 //   node --import=tsx scripts/bench/sendgrid.ts [requests per kind, default 100]
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sgClient from '@sendgrid/client';
@@ -50,7 +54,23 @@ try {
   const t0 = performance.now();
   const res = await fetch(`${url}/_twin/advance`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ to: '2026-03-02T10:00:00Z', wait_ms: 600_000 }) });
   const advanceMs = performance.now() - t0;
-  console.log(JSON.stringify({ requests_per_kind: N, kinds: rows, advance: { status: res.status, messages_delivered: messages, ms: Math.round(advanceMs) } }, null, 2));
+  const coldStart: Record<string, string> = {};
+  const main = join(import.meta.dirname, '..', '..', 'dist', 'twin-runtime', 'main.js');
+  if (existsSync(main)) {
+    const times: Record<string, number[]> = { sendgrid: [], jira: [] };
+    for (let round = 0; round < 5; round++) {
+      for (const slug of ['sendgrid', 'jira']) {
+        const t0 = performance.now();
+        const child = spawn(process.execPath, [main, '--twin', slug, '--data', join(dir, `cold-${slug}-${round}.sqlite`), '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+        for await (const line of createInterface({ input: child.stdout! })) if (line.includes('"listening"')) break;
+        times[slug]!.push(performance.now() - t0);
+        child.kill();
+      }
+    }
+    for (const [slug, xs] of Object.entries(times)) coldStart[slug] = fmt(percentile(xs, 50));
+    coldStart['sendgrid / jira'] = (percentile(times.sendgrid!, 50) / percentile(times.jira!, 50)).toFixed(2);
+  }
+  console.log(JSON.stringify({ requests_per_kind: N, kinds: rows, advance: { status: res.status, messages_delivered: messages, ms: Math.round(advanceMs) }, cold_start_p50: coldStart }, null, 2));
 } finally {
   await server.close();
   rmSync(dir, { recursive: true, force: true });
