@@ -93,6 +93,10 @@ t.test('legacy template: <%subject%> and <%body%> wrap the message, substitution
   t.equal(m.html, '<header>Acme</header><p>Dear Lin</p>');
   t.equal(m.text, 'ACME\nDear Lin');
   t.equal(m.template_version_id, v1.id);
+  const copy = await call('POST', `/v3/templates/${tpl.id}`, { name: 'Letterhead copy' });
+  t.equal(copy.status, 201);
+  t.not(copy.body.id, tpl.id);
+  t.same(copy.body.versions.map((v: any) => [v.name, v.active, v.subject]), [['v1', 1, '[Acme] <%subject%>'], ['v2', 0, '[Acme v2] <%subject%>']]);
   const activated = await call('POST', `/v3/templates/${tpl.id}/versions/${v2.id}/activate`);
   t.equal(activated.body.active, 1);
   t.same((await call('GET', `/v3/templates/${tpl.id}`)).body.versions.map((v: any) => [v.name, v.active]), [['v1', 0], ['v2', 1]]);

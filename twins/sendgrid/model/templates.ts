@@ -65,6 +65,18 @@ export function renameTemplate(ctx: TwinContext, id: string, body: Json): Templa
   return t;
 }
 
+/** Duplicate a template with its versions (`POST /v3/templates/{id}`), under a new name if given. */
+export function duplicateTemplate(ctx: TwinContext, id: string, body: Json): TemplateRecord {
+  const source = requireTemplate(ctx, id);
+  const name = own(body, 'name') ?? `Duplicate: ${source.name}`.slice(0, 100);
+  const copy = createTemplate(ctx, { name, generation: source.generation });
+  for (const v of versionsOf(ctx, id)) {
+    const version: TemplateVersionRecord = { ...v, id: uuid(ctx), template_id: copy.id, updated_at: sgTime(ctx) };
+    ctx.store.put('template_version', `${copy.id}/${version.id}`, version);
+  }
+  return copy;
+}
+
 export function deleteTemplate(ctx: TwinContext, id: string): void {
   requireTemplate(ctx, id);
   for (const v of versionsOf(ctx, id)) ctx.store.delete('template_version', `${id}/${v.id}`);

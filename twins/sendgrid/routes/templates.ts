@@ -2,7 +2,7 @@
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import {
-  activateVersion, createTemplate, createVersion, deleteTemplate, deleteVersion, renameTemplate, requireTemplate, requireVersion,
+  activateVersion, createTemplate, createVersion, deleteTemplate, duplicateTemplate, deleteVersion, renameTemplate, requireTemplate, requireVersion,
   templateView, updateVersion, versionView,
 } from '../model/templates.js';
 import type { TemplateRecord } from '../model/records.js';
@@ -35,6 +35,7 @@ export const templateRoutes: TwinRoute[] = [
     },
   },
   { method: 'GET', path: `${T}/{template_id}`, handler: (req, ctx) => ({ status: 200, body: templateView(ctx, requireTemplate(ctx, req.params.template_id!)) }) },
+  { method: 'POST', path: `${T}/{template_id}`, handler: (req, ctx) => ({ status: 201, body: templateView(ctx, duplicateTemplate(ctx, req.params.template_id!, jsonBody(req))) }) },
   { method: 'PATCH', path: `${T}/{template_id}`, handler: (req, ctx) => ({ status: 200, body: templateView(ctx, renameTemplate(ctx, req.params.template_id!, jsonBody(req))) }) },
   {
     method: 'DELETE',
