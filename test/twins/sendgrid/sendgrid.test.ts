@@ -255,6 +255,27 @@ t.test('signed event webhook: processed at once, delivered and bounce on advance
   t.ok(deliveries.every((d) => d.body.status === 'succeeded'));
 });
 
+t.test('a bounced address is on the bounce list; later mail to it is dropped until removed', async (t) => {
+  const [, bounces] = await sgClient.request({ method: 'GET', url: '/v3/suppression/bounces' });
+  t.match(bounces, [{ email: 'bounce@example.com', status: '5.1.1', reason: /550 5\.1\.1/ }]);
+  t.equal(typeof bounces[0].created, 'number');
+  // Dropped events reach the webhook only when it asks for them.
+  await sgClient.request({ method: 'PATCH', url: '/v3/user/webhooks/event/settings', body: { dropped: true } });
+  received.length = 0;
+  await sgMail.send({ to: ['bounce@example.com', 'frank@example.com'], from: 'news@shop.example', subject: 'Again', text: 'x' });
+  await idle();
+  t.match(JSON.parse(received[0]!.body), [{ event: 'processed', email: 'frank@example.com' }, { event: 'dropped', email: 'bounce@example.com', reason: 'Bounced Address', status: '5.0.0' }]);
+  const [del] = await sgClient.request({ method: 'DELETE', url: '/v3/suppression/bounces/bounce@example.com' });
+  t.equal(del.statusCode, 204);
+  const [, after] = await sgClient.request({ method: 'GET', url: '/v3/suppression/bounces/bounce@example.com' });
+  t.same(after, []);
+  received.length = 0;
+  await sgMail.send({ to: 'bounce@example.com', from: 'news@shop.example', subject: 'Third', text: 'x' });
+  await idle();
+  t.match(JSON.parse(received[0]!.body), [{ event: 'processed', email: 'bounce@example.com' }]);
+  await advance(5000);
+});
+
 t.test('delivered at once when the twin is told so', async (t) => {
   await fetch(`${gw.url}/v3/twin/settings`, { method: 'PATCH', headers: { authorization: `Bearer ${gw.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ delivery_delay_ms: 0 }) });
   received.length = 0;

@@ -12,7 +12,7 @@ const MAX_QUERY = 2048;
 
 /** SendGrid's activity statuses: `processed`, `delivered`, `not_delivered`. */
 function activityStatus(m: MessageRecord): string {
-  if (m.status === 'bounced') return 'not_delivered';
+  if (m.status === 'bounced' || m.status === 'dropped') return 'not_delivered';
   if (m.status === 'delivered') return 'delivered';
   return 'processed';
 }

@@ -9,6 +9,7 @@ import { isForbiddenKey } from '../../../twin-runtime/safe-input.js';
 import { SendGridError, mailError, plainError, type SendGridErrorItem } from '../wire/errors.js';
 import { isObject, own, type Json } from '../wire/params.js';
 import { emitEvents, eventExtra } from './events.js';
+import { addBounce, isBounced } from './suppressions.js';
 import { asMessage, type Address, type AttachmentMeta, type MessageRecord, type PendingEvent } from './records.js';
 import { activeVersion, findTemplate, renderHandlebars } from './templates.js';
 
@@ -349,28 +350,60 @@ function render(ctx: TwinContext, m: Checked, p: Personalization): { subject: st
 }
 
 /** Accept a checked send: one mailbox record per personalization, `processed` now or at send_at. */
+/** What an event does to its message (and, for a bounce, to the bounce list). */
+function settle(ctx: TwinContext, m: MessageRecord, event: string, email: string): void {
+  if (event === 'processed') {
+    if (m.status === 'scheduled') m.status = 'processed';
+  } else if (event === 'dropped') {
+    if (m.status === 'scheduled' || m.status === 'processed') m.status = 'dropped';
+  } else if (event === 'bounce') {
+    m.status = 'bounced';
+    const extra = eventExtra('bounce')!;
+    addBounce(ctx, email, String(extra.reason), String(extra.status));
+  } else if (event === 'delivered' && m.status !== 'bounced') m.status = 'delivered';
+}
+
+type Happening = { message: MessageRecord; event: string; email: string };
+
+function emitHappenings(ctx: TwinContext, items: Happening[]): void {
+  for (const x of items) settle(ctx, x.message, x.event, x.email);
+  emitEvents(ctx, items.map((x) => ({ message: x.message, event: { event: x.event, email: x.email, extra: x.event === 'dropped' ? DROPPED : eventExtra(x.event) } })));
+}
+
+const DROPPED = { reason: 'Bounced Address', status: '5.0.0' };
+
+/**
+ * Accept a checked send: one mailbox record per personalization, `processed` now or at send_at
+ * (`dropped` instead for an address on the bounce list), delivered or bounce after the delay.
+ */
 export function acceptMail(ctx: TwinContext, m: Checked): { xMessageId: string; messages: MessageRecord[] } {
   const xMessageId = ctx.ids.nextIn('x-message-id', '', 22);
   const nowMs = ctx.clock.nowMs();
   const delay = deliveryDelayMs(ctx);
   const messages: MessageRecord[] = [];
-  const processedNow: { message: MessageRecord; event: { event: string; email: string } }[] = [];
-  const deliveredNow: typeof processedNow = [];
+  const firstNow: Happening[] = [];
+  const outcomeNow: Happening[] = [];
   m.personalizations.forEach((p, i) => {
     const r = render(ctx, m, p);
     const sendAtS = p.send_at ?? m.send_at ?? null;
     const startMs = sendAtS !== null && sendAtS * 1000 > nowMs ? sendAtS * 1000 : nowMs;
     const recipients = [...p.to, ...p.cc, ...p.bcc].map((a) => a.email);
+    const live = recipients.filter((e) => !isBounced(ctx, e));
+    const suppressed = recipients.filter((e) => isBounced(ctx, e));
+    // The first event of each recipient (processed, or dropped), then the receiving server's answer.
+    const first: { event: PendingEvent['event']; email: string }[] = [...live.map((email) => ({ event: 'processed' as const, email })), ...suppressed.map((email) => ({ event: 'dropped' as const, email }))];
+    const outcome = live.map((email) => ({ event: bounces(email) ? ('bounce' as const) : ('delivered' as const), email }));
+    const later = startMs > nowMs;
     const pending: PendingEvent[] = [];
     if (!m.sandbox) {
-      if (startMs > nowMs) for (const email of recipients) pending.push({ event: 'processed', email, due_ms: startMs });
-      for (const email of recipients) pending.push({ event: bounces(email) ? 'bounce' : 'delivered', email, due_ms: startMs + delay });
+      if (later) for (const f of first) pending.push({ ...f, due_ms: startMs });
+      if (later || delay > 0) for (const o of outcome) pending.push({ ...o, due_ms: startMs + delay });
     }
     const record: MessageRecord = {
       sg_message_id: `${xMessageId}.filterdrecv-${ctx.ids.sequence('filter')}-${i}.0`,
       x_message_id: xMessageId,
       personalization_index: i,
-      status: m.sandbox ? 'sandbox' : startMs > nowMs ? 'scheduled' : 'processed',
+      status: m.sandbox ? 'sandbox' : later ? 'scheduled' : 'processed',
       sandbox: m.sandbox,
       from: p.from ?? m.from,
       reply_to: m.reply_to,
@@ -393,20 +426,17 @@ export function acceptMail(ctx: TwinContext, m: Checked): { xMessageId: string; 
       batch_id: m.batch_id,
       created_at: new Date(nowMs).toISOString(),
       events: [],
-      pending: delay === 0 ? pending.filter((e) => e.due_ms > nowMs) : pending,
+      pending,
     };
     ctx.store.put('message', record.sg_message_id, record);
     messages.push(record);
-    if (!m.sandbox && startMs <= nowMs) {
-      for (const email of recipients) processedNow.push({ message: record, event: { event: 'processed', email } });
-      if (delay === 0) for (const email of recipients) deliveredNow.push({ message: record, event: { event: bounces(email) ? 'bounce' : 'delivered', email } });
+    if (!m.sandbox && !later) {
+      for (const f of first) firstNow.push({ message: record, ...f });
+      if (delay === 0) for (const o of outcome) outcomeNow.push({ message: record, ...o });
     }
   });
-  emitEvents(ctx, processedNow.map((x) => ({ message: x.message, event: { ...x.event, extra: eventExtra(x.event.event) } })));
-  if (deliveredNow.length) {
-    for (const x of deliveredNow) if (x.message.status !== 'bounced') x.message.status = x.event.event === 'bounce' ? 'bounced' : 'delivered';
-    emitEvents(ctx, deliveredNow.map((x) => ({ message: x.message, event: { ...x.event, extra: eventExtra(x.event.event) } })));
-  }
+  emitHappenings(ctx, firstNow);
+  if (outcomeNow.length) emitHappenings(ctx, outcomeNow);
   return { xMessageId, messages };
 }
 
@@ -417,9 +447,7 @@ export function runDueEvents(ctx: TwinContext, to: Date): void {
   for (const body of ctx.store.list('message')) {
     const m = asMessage(body);
     if (!m) continue;
-    for (const e of m.pending) if (e && typeof e.due_ms === 'number' && e.due_ms <= toMs) {
-      due.push({ at: e.due_ms, message: m, event: e });
-    }
+    for (const e of m.pending) if (e && typeof e.due_ms === 'number' && e.due_ms <= toMs) due.push({ at: e.due_ms, message: m, event: e });
   }
   due.sort((a, b) => a.at - b.at);
   let i = 0;
@@ -428,13 +456,8 @@ export function runDueEvents(ctx: TwinContext, to: Date): void {
     const batch: typeof due = [];
     while (i < due.length && due[i]!.at === at) batch.push(due[i++]!);
     if (at > ctx.clock.nowMs()) ctx.clock.advanceTo(at);
-    for (const b of batch) {
-      b.message.pending = b.message.pending.filter((e) => e !== b.event);
-      if (b.event.event === 'processed') b.message.status = 'processed';
-      else if (b.event.event === 'bounce') b.message.status = 'bounced';
-      else if (b.message.status !== 'bounced') b.message.status = 'delivered';
-    }
-    emitEvents(ctx, batch.map((b) => ({ message: b.message, event: { event: b.event.event, email: b.event.email, extra: eventExtra(b.event.event) } })));
+    for (const b of batch) b.message.pending = b.message.pending.filter((e) => e !== b.event);
+    emitHappenings(ctx, batch.map((b) => ({ message: b.message, event: b.event.event, email: b.event.email })));
   }
 }
 

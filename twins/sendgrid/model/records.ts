@@ -3,7 +3,7 @@
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 
-export const RESOURCES = ['message', 'template', 'template_version', 'event_webhook', 'twin_settings'] as const;
+export const RESOURCES = ['message', 'template', 'template_version', 'event_webhook', 'bounce', 'twin_settings'] as const;
 
 export interface Address {
   email: string;
@@ -19,9 +19,9 @@ export interface AttachmentMeta {
   size: number;
 }
 
-/** A webhook event not sent yet: `processed` of a scheduled send, `delivered` or `bounce`. */
+/** A webhook event not sent yet: `processed`/`dropped` of a scheduled send, `delivered` or `bounce`. */
 export interface PendingEvent {
-  event: 'processed' | 'delivered' | 'bounce';
+  event: 'processed' | 'dropped' | 'delivered' | 'bounce';
   email: string;
   due_ms: number;
 }
@@ -34,7 +34,7 @@ export interface MessageRecord {
   sg_message_id: string;
   x_message_id: string;
   personalization_index: number;
-  status: 'scheduled' | 'processed' | 'delivered' | 'bounced' | 'sandbox';
+  status: 'scheduled' | 'processed' | 'delivered' | 'bounced' | 'dropped' | 'sandbox';
   sandbox: boolean;
   from: Address;
   reply_to: Address | null;
