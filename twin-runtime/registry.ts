@@ -2,7 +2,7 @@
 
 import type { TwinDefinition } from './contract.js';
 
-export const TWIN_SLUGS = ['stripe', 'github', 'slack', 'openai', 'anthropic', 'linear', 'jira', 'notion', 'twilio'] as const;
+export const TWIN_SLUGS = ['stripe', 'github', 'slack', 'openai', 'anthropic', 'linear', 'jira', 'notion', 'twilio', 'sendgrid'] as const;
 export type TwinSlug = (typeof TWIN_SLUGS)[number];
 
 const cache = new Map<string, TwinDefinition>();

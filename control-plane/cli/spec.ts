@@ -137,9 +137,9 @@ export const ROOT: CommandSpec = {
       name: 'twin',
       summary: 'run one twin alone, or read a twin of an environment',
       description:
-        'twins twin SLUG runs one twin without the control plane on its default port (stripe 12111, github 12121, slack 12131, openai 12141, anthropic 12151, linear 12161, jira 12171, notion 12181, twilio 12191),\n' +
+        'twins twin SLUG runs one twin without the control plane on its default port (stripe 12111, github 12121, slack 12131, openai 12141, anthropic 12151, linear 12161, jira 12171, notion 12181, twilio 12191, sendgrid 12201),\n' +
         'keeping its records and its key in the data file across restarts.',
-      args: [{ name: 'SLUG', help: 'the twin to run: stripe, github, slack, openai, anthropic, linear, jira, notion, twilio', complete: 'slugs' }],
+      args: [{ name: 'SLUG', help: 'the twin to run: stripe, github, slack, openai, anthropic, linear, jira, notion, twilio, sendgrid', complete: 'slugs' }],
       json: true,
       options: [
         { name: 'port', type: 'string', value: 'N', int: { min: 0, max: 65535 }, help: "port (default: the twin's own, e.g. 12111 for stripe; 0 picks a free one)" },

@@ -1201,7 +1201,7 @@ export interface components {
         EnvironmentTwinCreate: {
             seed_id?: string | null;
             /** @enum {string} */
-            twin: "stripe" | "github" | "slack" | "openai" | "anthropic" | "linear" | "jira" | "notion" | "twilio";
+            twin: "stripe" | "github" | "slack" | "openai" | "anthropic" | "linear" | "jira" | "notion" | "twilio" | "sendgrid";
         };
         EnvironmentUpdate: {
             name?: string;
@@ -3725,7 +3725,7 @@ export interface operations {
                     twins: {
                         seed_id?: string | null;
                         /** @enum {string} */
-                        twin: "stripe" | "github" | "slack" | "openai" | "anthropic" | "linear" | "jira" | "notion" | "twilio";
+                        twin: "stripe" | "github" | "slack" | "openai" | "anthropic" | "linear" | "jira" | "notion" | "twilio" | "sendgrid";
                     }[];
                 };
             };
@@ -3909,7 +3909,7 @@ export interface operations {
                     twins?: {
                         seed_id?: string | null;
                         /** @enum {string} */
-                        twin: "stripe" | "github" | "slack" | "openai" | "anthropic" | "linear" | "jira" | "notion" | "twilio";
+                        twin: "stripe" | "github" | "slack" | "openai" | "anthropic" | "linear" | "jira" | "notion" | "twilio" | "sendgrid";
                     }[];
                 };
             };
@@ -4033,7 +4033,7 @@ export interface operations {
                     name: string;
                     prompt: string;
                     /** @enum {string} */
-                    twin: "stripe" | "github" | "slack" | "openai" | "anthropic" | "linear" | "jira" | "notion" | "twilio";
+                    twin: "stripe" | "github" | "slack" | "openai" | "anthropic" | "linear" | "jira" | "notion" | "twilio" | "sendgrid";
                 };
             };
         };
@@ -4308,7 +4308,7 @@ export interface operations {
                     assertions?: unknown[];
                     name: string;
                     outcome?: string;
-                    twins: ("stripe" | "github" | "slack" | "openai" | "anthropic" | "linear" | "jira" | "notion" | "twilio")[];
+                    twins: ("stripe" | "github" | "slack" | "openai" | "anthropic" | "linear" | "jira" | "notion" | "twilio" | "sendgrid")[];
                 };
             };
         };

@@ -4,6 +4,7 @@
 import { GITHUB_OPERATIONS } from '../../twins/github/vocabulary/phrasebook.js';
 import { JIRA_OPERATIONS } from '../../twins/jira/vocabulary/phrasebook.js';
 import { TWILIO_OPERATIONS } from '../../twins/twilio/vocabulary/phrasebook.js';
+import { SENDGRID_OPERATIONS } from '../../twins/sendgrid/vocabulary/phrasebook.js';
 import { LINEAR_OPERATIONS } from '../../twins/linear/vocabulary/phrasebook.js';
 import { NOTION_OPERATIONS } from '../../twins/notion/vocabulary/phrasebook.js';
 import { SLACK_OPERATIONS } from '../../twins/slack/vocabulary/phrasebook.js';
@@ -16,5 +17,5 @@ export type { Modifier, ModifierName, ModifierRule, Operation } from './phrasebo
 
 export const OPERATIONS: Operation[] = [
   ...STRIPE_OPERATIONS, ...GITHUB_OPERATIONS, ...SLACK_OPERATIONS, ...OPENAI_OPERATIONS, ...ANTHROPIC_OPERATIONS, ...LINEAR_OPERATIONS, ...JIRA_OPERATIONS,
-  ...NOTION_OPERATIONS, ...TWILIO_OPERATIONS,
+  ...NOTION_OPERATIONS, ...TWILIO_OPERATIONS, ...SENDGRID_OPERATIONS,
 ];

