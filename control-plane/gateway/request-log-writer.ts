@@ -145,8 +145,10 @@ export class RequestLogWriter {
       this.counters.failed += rows.length;
       this.o.onError?.(`request log commit failed for ${rows.length} entries`, err);
     }
-    for (const cb of callbacks) cb(ok);
+    // Counters first: an answer released below can reach its client (on another thread) at once,
+    // and whoever reads the counters then must already see its row written.
     this.o.onCommit?.();
+    for (const cb of callbacks) cb(ok);
   }
 
   /** Start the bounded maintenance steps. */

@@ -105,3 +105,36 @@ t.test('preview for a subscription that does not exist yet', async (t) => {
   const bad = await stripe.invoices.createPreview({ customer: customer.id }).catch((e) => e);
   t.equal(bad.statusCode, 400);
 });
+
+t.test("a preview's lines beyond the embedded first ten are listed by the preview's id", async (t) => {
+  const { customer } = await customerWithCard(stripe);
+  const prices: Stripe.Price[] = [];
+  for (let i = 0; i < 12; i++) {
+    const meter = await stripe.billing.meters.create({ display_name: `usage ${i}`, event_name: `usage_${i}`, default_aggregation: { formula: 'sum' } });
+    prices.push(
+      await stripe.prices.create({
+        currency: 'usd',
+        unit_amount: 10 + i,
+        product_data: { name: `Usage ${i}` },
+        recurring: { interval: 'month', usage_type: 'metered', meter: meter.id },
+      }),
+    );
+    await stripe.billing.meterEvents.create({ event_name: `usage_${i}`, payload: { stripe_customer_id: customer.id, value: '2' } });
+  }
+  const sub = await stripe.subscriptions.create({ customer: customer.id, items: prices.map((p) => ({ price: p.id })) });
+  const preview = await stripe.invoices.createPreview({ customer: customer.id, subscription: sub.id });
+  t.match(preview.id, /^upcoming_in_/);
+  t.equal(preview.lines.data.length, 10, 'the answer embeds the first ten lines');
+  t.equal(preview.lines.has_more, true);
+  const lines: Stripe.InvoiceLineItem[] = [];
+  for await (const line of stripe.invoices.listLineItems(preview.id!, { limit: 5 })) lines.push(line);
+  t.equal(lines.length, 12, 'every line is listed, five at a time');
+  t.same(
+    lines.map((l) => l.amount),
+    prices.map((p) => 2 * p.unit_amount!),
+    'in invoice order, each line billing its usage',
+  );
+  t.equal(preview.total, lines.reduce((s, l) => s + l.amount, 0), 'the lines add up to the preview total');
+  const missing = await stripe.invoices.listLineItems('upcoming_in_nosuchpreview').catch((e) => e);
+  t.equal(missing.statusCode, 404);
+});

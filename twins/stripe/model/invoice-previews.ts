@@ -1,5 +1,7 @@
 // `POST /v1/invoices/create_preview`: the next invoice a subscription will produce, with changes
-// applied in memory only, or the first invoice of a subscription that does not exist yet.
+// applied in memory only, or the first invoice of a subscription that does not exist yet. The
+// answer embeds the first lines; the newest previews are kept so `GET /v1/invoices/{id}/lines`
+// lists all of a preview's lines, as Stripe lets a preview's id do.
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { invalidRequest, missingParam } from '../wire/errors.js';
@@ -9,6 +11,26 @@ import { isMetered, planOf, recurrenceOf, subscriptionItems } from './subscripti
 import { pendingProrations, subscriptionLines } from './invoice-lines.js';
 import { invoiceObject, presentInvoice, type Invoice } from './invoices.js';
 import { pendingItemLines } from './invoice-items.js';
+
+/** Where previews wait for their lines to be listed. */
+const PREVIEW = 'invoice_preview';
+/** How many previews a twin keeps (the newest): an older one's lines answer as a missing invoice. */
+const PREVIEWS_KEPT = 100;
+
+/** Keep the preview (all its lines) and answer it with the first lines embedded. */
+function keepPreview(ctx: TwinContext, inv: Invoice): Invoice {
+  ctx.store.put(PREVIEW, inv.id, inv);
+  const extra = ctx.store.count(PREVIEW) - PREVIEWS_KEPT;
+  if (extra > 0) {
+    for (const old of ctx.store.page({ resource: PREVIEW, order: 'seq', descending: false, limit: extra }).items) ctx.store.delete(PREVIEW, old.external_id);
+  }
+  return presentInvoice(inv);
+}
+
+/** A kept preview by its `upcoming_in_…` id. */
+export function findPreview(ctx: TwinContext, id: string): Invoice | undefined {
+  return ctx.store.get<Invoice>(PREVIEW, id);
+}
 
 /** One item of `subscription_details[items]`: a change to an existing item (`id`) or a new one. */
 export interface PreviewItem {
@@ -79,7 +101,7 @@ export function previewInvoice(ctx: TwinContext, input: InvoicePreviewInput): In
     inv.next_payment_attempt = cancelNow ? now : end + 3600;
     inv.automatically_finalizes_at = null;
     for (const l of inv.lines.data as StripeObject[]) l.invoice = null;
-    return presentInvoice(inv);
+    return keepPreview(ctx, inv);
   }
   // A subscription that does not exist yet.
   const customer = load(ctx, 'customer', customerId!, 'customer');
@@ -111,7 +133,7 @@ export function previewInvoice(ctx: TwinContext, input: InvoicePreviewInput): In
     autoFinalizeAt: null,
   });
   for (const l of inv.lines.data as StripeObject[]) l.invoice = null;
-  return presentInvoice(inv);
+  return keepPreview(ctx, inv);
 }
 
 function addOnePeriod(sub: StripeObject, from: number): number {

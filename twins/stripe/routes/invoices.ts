@@ -39,7 +39,7 @@ import {
   type InvoiceUpdate,
 } from '../model/invoices.js';
 import { payInvoice } from '../model/invoice-payments.js';
-import { previewInvoice } from '../model/invoice-previews.js';
+import { findPreview, previewInvoice } from '../model/invoice-previews.js';
 import { DISCOUNTS_SPEC, readDiscounts } from './coupons.js';
 
 const INVOICE_CREATE_PARAMS: ParamSpec = {
@@ -234,7 +234,7 @@ export const invoiceRoutes: TwinRoute[] = [
     path: '/v1/invoices/{id}/lines',
     handler: (req, ctx) => {
       const p = readParams(req, LIST_PARAMS);
-      const inv = loadInvoice(ctx, req.params.id!, 'invoice');
+      const inv = findPreview(ctx, req.params.id!) ?? loadInvoice(ctx, req.params.id!, 'invoice');
       // Lines keep invoice order (first line first), unlike newest-first object lists.
       const lines = [...(inv.lines.data as StripeObject[])].reverse().map((l, i) => ({ ...l, created: i }));
       const body = listBody(p, lines, `/v1/invoices/${inv.id}/lines`);

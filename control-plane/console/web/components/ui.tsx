@@ -182,9 +182,10 @@ export function CodeBlock({ text, label, class: cls }: { text: string; label: st
   );
 }
 
-export function TableWrap({ label, children }: { label: string; children: ComponentChildren }) {
+/** A labelled, keyboard-scrollable table region; `tall` tables scroll inside it under a sticky header. */
+export function TableWrap({ label, tall = false, children }: { label: string; tall?: boolean; children: ComponentChildren }) {
   return (
-    <div class="table-wrap" tabIndex={0} role="region" aria-label={label}>
+    <div class={tall ? 'table-wrap tall' : 'table-wrap'} tabIndex={0} role="region" aria-label={label}>
       {children}
     </div>
   );

@@ -77,7 +77,8 @@ function Coverage({ slug }: { slug: string }) {
           <option value="not_served">not served</option>
         </select>
       </div>
-      <TableWrap label={`${slug} coverage`}>
+      {/* Hundreds of operations: the table scrolls in its own region instead of lengthening the page. */}
+      <TableWrap label={`${slug} coverage`} tall>
         <table>
           <thead>
             <tr>
