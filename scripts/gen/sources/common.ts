@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import type { OperationEntry, OperationPiece, SpecSource } from '../../../twin-runtime/generic/spec-types.js';
-import type { Json } from '../openapi.js';
+import { compactSchema, type Json } from '../openapi.js';
 
 export interface SourceOperation {
   entry: OperationEntry;
@@ -47,6 +47,12 @@ export function packageVersion(pkg: string): string {
 /** Template shape: every `{param}` as `{}` (two templates with one shape are one operation). */
 export function shapeOf(method: string, template: string): string {
   return `${method.toUpperCase()} ${template.replace(/\{[^}]+\}/g, '{}')}`;
+}
+
+/** A spec's component schemas, compacted, added to `into` (the formats they use go to `formats`). */
+export function compactComponents(doc: Json, formats: Set<string>, into: Record<string, Json> = {}): Record<string, Json> {
+  for (const [name, s] of Object.entries<Json>(doc.components?.schemas ?? {})) into[name] = compactSchema(s, { formats });
+  return into;
 }
 
 export const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;

@@ -3,8 +3,8 @@
 // accounts: listed, not served.
 
 import type { OperationEntry, ResponseFacts } from '../../../twin-runtime/generic/spec-types.js';
-import { compactSchema, refName, requestPiece, resolveComponent, successResponse, type Json } from '../openapi.js';
-import { HTTP_METHODS, packageFile, type ProviderSource, type SourceOperation } from './common.js';
+import { refName, requestPiece, resolveComponent, successResponse, type Json } from '../openapi.js';
+import { compactComponents, HTTP_METHODS, packageFile, type ProviderSource, type SourceOperation } from './common.js';
 
 export const GITHUB_ENTERPRISE_ONLY = /^\/enterprises\//;
 
@@ -31,8 +31,7 @@ export function githubSource(): ProviderSource {
   const doc = JSON.parse(spec.text) as Json;
   const formats = new Set<string>();
   const raw: Record<string, Json> = doc.components.schemas;
-  const components: Record<string, Json> = {};
-  for (const [name, s] of Object.entries(raw)) components[name] = compactSchema(s, { formats });
+  const components = compactComponents(doc, formats);
   const operations: SourceOperation[] = [];
   for (const [path, item] of Object.entries<Json>(doc.paths)) {
     for (const m of HTTP_METHODS) {

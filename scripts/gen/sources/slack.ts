@@ -6,8 +6,8 @@
 
 import { createHash } from 'node:crypto';
 import type { OperationEntry, ResponseFacts } from '../../../twin-runtime/generic/spec-types.js';
-import { compactSchema, deref, requestPiece, resolveComponent, successResponse, type Json } from '../openapi.js';
-import { packageFile, type ProviderSource, type SourceOperation } from './common.js';
+import { deref, requestPiece, resolveComponent, successResponse, type Json } from '../openapi.js';
+import { compactComponents, packageFile, type ProviderSource, type SourceOperation } from './common.js';
 
 export const SLACK_EXCLUDED = /^admin\./;
 
@@ -62,8 +62,7 @@ export function slackSource(): ProviderSource {
   const sdk = slackSdkMethods();
   const formats = new Set<string>();
   const raw: Record<string, Json> = doc.components.schemas;
-  const components: Record<string, Json> = {};
-  for (const [name, s] of Object.entries(raw)) components[name] = compactSchema(s, { formats });
+  const components = compactComponents(doc, formats);
 
   const names = new Set<string>([...sdk.methods, ...Object.keys(doc.paths).map((p) => p.slice(1))]);
   const sdkNames = new Set(sdk.methods);

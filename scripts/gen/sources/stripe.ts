@@ -7,8 +7,8 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { OperationEntry, ResponseFacts } from '../../../twin-runtime/generic/spec-types.js';
-import { compactSchema, deref, refName, requestPiece, resolveComponent, successResponse, type Json } from '../openapi.js';
-import { HTTP_METHODS, packageFile, packageRoot, packageVersion, shapeOf, singular, type ProviderSource, type SourceOperation } from './common.js';
+import { deref, refName, requestPiece, resolveComponent, successResponse, type Json } from '../openapi.js';
+import { compactComponents, HTTP_METHODS, packageFile, packageRoot, packageVersion, shapeOf, singular, type ProviderSource, type SourceOperation } from './common.js';
 
 interface SdkOperation {
   method: string;
@@ -95,8 +95,7 @@ export function stripeSource(): ProviderSource {
   const doc = JSON.parse(spec.text) as Json;
   const formats = new Set<string>();
   const raw: Record<string, Json> = doc.components.schemas;
-  const components: Record<string, Json> = {};
-  for (const [name, s] of Object.entries(raw)) components[name] = compactSchema(s, { formats });
+  const components = compactComponents(doc, formats);
 
   const { operations: sdk, sha256: sdkHash } = stripeSdkOperations();
   const sdkByShape = new Map(sdk.map((o) => [shapeOf(o.method, o.path), o]));

