@@ -5,6 +5,9 @@
 //   Stripe products       (modelled: keyset page)
 //   Stripe webhook endpoints, subscriptions, invoices (modelled: keyset page)
 //   Stripe coupons        (modelled: keyset page)
+//   Stripe promotion codes, portal configurations, subscription schedules, customer balance
+//                         transactions (modelled: keyset page)
+//   Stripe events, type=coupon.* (modelled: keyset page filled by a test the index cannot answer)
 //   Stripe plans          (generic)
 //   GitHub releases       (generic: per_page/page with a Link header)
 // (Slack bookmarks were measured here while the generic layer served them; bookmarks.list is now
@@ -12,7 +15,7 @@
 // The 50,000 records are written straight into each twin's record store (copies of one record the
 // API created, with fresh ids and times), so only the listing is measured.
 //
-//   node --import=tsx scripts/bench/lists.ts [--large 50000] [--iterations 200]
+//   node --import=tsx scripts/bench/lists.ts [--large 50000] [--iterations 200] [--only <parts of names, comma-separated>]
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,7 +25,7 @@ import { loadTwin } from '../../twin-runtime/registry.js';
 import { TwinServer } from '../../twin-runtime/server.js';
 
 const isMain = !!process.argv[1] && import.meta.filename === resolve(process.argv[1]);
-const { values } = parseArgs({ args: isMain ? process.argv.slice(2) : [], options: { large: { type: 'string', default: '50000' }, iterations: { type: 'string', default: '200' } } });
+const { values } = parseArgs({ args: isMain ? process.argv.slice(2) : [], options: { large: { type: 'string', default: '50000' }, iterations: { type: 'string', default: '200' }, only: { type: 'string' } } });
 const LARGE = Number(values.large);
 const ITERATIONS = Number(values.iterations);
 /** The twins' data files, for one listCosts() run. */
@@ -95,35 +98,68 @@ interface Case {
 
 type CreateBody = Record<string, string> | ((twin: Running) => Promise<Record<string, string>>);
 
-const stripeCase = (name: string, resource: string, path: string, create: CreateBody): Case => ({
+/**
+ * A Stripe list: one record made through `createPath` (`path` unless given), `count - 1` copies of it
+ * (or of the newest record of `listed`, the resource listed, when the list shows something the
+ * create made on the side, like an event), then `path` listed with `query`.
+ */
+const stripeCase = (name: string, resource: string, path: string, create: CreateBody, opts: { createPath?: (twin: Running) => Promise<string>; query?: string; listed?: string } = {}): Case => ({
   name,
   async prepare(count) {
     const twin = await start('stripe', `${resource}-${count}`);
     const body = typeof create === 'function' ? await create(twin) : create;
-    const made = (await call(twin, 'POST', path, body)).body as Record<string, unknown>;
+    const createPath = opts.createPath ? await opts.createPath(twin) : path;
+    let made = (await call(twin, 'POST', createPath, body)).body as Record<string, unknown>;
+    const listPath = path.replace('{customer}', String(made.customer));
+    const copied = opts.listed ?? resource;
+    if (opts.listed) made = twin.server.store.list<Record<string, unknown>>(opts.listed).at(-1)!;
     const prefix = String(made.id).replace(/[^_]*$/, '');
-    fill(twin, resource, made, count - 1, (i) => ({ external: `${prefix}bench${String(i).padStart(8, '0')}`, id: `${prefix}bench${String(i).padStart(8, '0')}` }));
-    const firstPage = (await call(twin, 'GET', `${path}?limit=3`)).body as { data: { id: string }[] };
+    fill(twin, copied, made, count - 1, (i) => ({ external: `${prefix}bench${String(i).padStart(8, '0')}`, id: `${prefix}bench${String(i).padStart(8, '0')}` }));
+    const q = `${listPath}?limit=3${opts.query ? '&' + opts.query : ''}`;
+    const firstPage = (await call(twin, 'GET', q)).body as { data: { id: string }[] };
     const cursor = firstPage.data[2]!.id;
     return {
       twin,
-      first: () => call(twin, 'GET', `${path}?limit=3`),
-      next: () => call(twin, 'GET', `${path}?limit=3&starting_after=${cursor}`),
+      first: () => call(twin, 'GET', q),
+      next: () => call(twin, 'GET', `${q}&starting_after=${cursor}`),
     };
   },
 });
+
+const newCustomer = async (twin: Running) => ((await call(twin, 'POST', '/v1/customers', { name: 'Bench' })).body as { id: string }).id;
+const monthlyPrice = async (twin: Running) => {
+  const product = ((await call(twin, 'POST', '/v1/products', { name: 'Bench' })).body as { id: string }).id;
+  return ((await call(twin, 'POST', '/v1/prices', { product, unit_amount: '100', currency: 'usd', 'recurring[interval]': 'month' })).body as { id: string }).id;
+};
 
 const CASES: Case[] = [
   stripeCase('Stripe customers (modelled)', 'customer', '/v1/customers', { name: 'Bench' }),
   stripeCase('Stripe tax rates (modelled)', 'tax_rate', '/v1/tax_rates', { display_name: 'VAT', percentage: '20', inclusive: 'false' }),
   stripeCase('Stripe products (modelled)', 'product', '/v1/products', { name: 'Bench' }),
   stripeCase('Stripe webhook endpoints (modelled)', 'webhook_endpoint', '/v1/webhook_endpoints', { url: 'https://example.com/hook', 'enabled_events[0]': '*' }),
-  stripeCase('Stripe invoices (modelled)', 'invoice', '/v1/invoices', async (twin) => ({ customer: String(((await call(twin, 'POST', '/v1/customers', { name: 'Bench' })).body as { id: string }).id) })),
-  stripeCase('Stripe subscriptions (modelled)', 'subscription', '/v1/subscriptions', async (twin) => {
-    const customer = ((await call(twin, 'POST', '/v1/customers', { name: 'Bench' })).body as { id: string }).id;
-    const product = ((await call(twin, 'POST', '/v1/products', { name: 'Bench' })).body as { id: string }).id;
-    const price = ((await call(twin, 'POST', '/v1/prices', { product, unit_amount: '100', currency: 'usd', 'recurring[interval]': 'month' })).body as { id: string }).id;
-    return { customer, 'items[0][price]': price, payment_behavior: 'default_incomplete' };
+  stripeCase('Stripe invoices (modelled)', 'invoice', '/v1/invoices', async (twin) => ({ customer: await newCustomer(twin) })),
+  stripeCase('Stripe subscriptions (modelled)', 'subscription', '/v1/subscriptions', async (twin) => ({
+    customer: await newCustomer(twin),
+    'items[0][price]': await monthlyPrice(twin),
+    payment_behavior: 'default_incomplete',
+  })),
+  stripeCase('Stripe promotion codes (modelled)', 'promotion_code', '/v1/promotion_codes', async (twin) => ({
+    'promotion[type]': 'coupon',
+    'promotion[coupon]': ((await call(twin, 'POST', '/v1/coupons', { percent_off: '10', duration: 'once' })).body as { id: string }).id,
+  })),
+  stripeCase('Stripe portal configurations (modelled)', 'billing_portal_configuration', '/v1/billing_portal/configurations', { 'features[invoice_history][enabled]': 'true' }),
+  stripeCase('Stripe subscription schedules (modelled)', 'subscription_schedule', '/v1/subscription_schedules', async (twin) => ({
+    customer: await newCustomer(twin),
+    start_date: '1800000000',
+    'phases[0][items][0][price]': await monthlyPrice(twin),
+  })),
+  stripeCase('Stripe customer balance txns (modelled)', 'customer_balance_transaction', '/v1/customers/{customer}/balance_transactions', { amount: '-500', currency: 'usd' }, {
+    createPath: async (twin) => `/v1/customers/${await newCustomer(twin)}/balance_transactions`,
+  }),
+  stripeCase('Stripe events, type=coupon.* (modelled)', 'event', '/v1/events', { percent_off: '10', duration: 'once' }, {
+    createPath: async () => '/v1/coupons',
+    query: 'type=coupon.*',
+    listed: 'event',
   }),
   stripeCase('Stripe plans (generic)', 'plan', '/v1/plans', { amount: '100', currency: 'usd', interval: 'month', 'product[name]': 'Bench' }),
   stripeCase('Stripe coupons (modelled)', 'coupon', '/v1/coupons', { percent_off: '10', duration: 'once' }),
@@ -161,7 +197,7 @@ export async function listCosts(): Promise<ListFigure[]> {
 
 async function measureAll(): Promise<ListFigure[]> {
   const out: ListFigure[] = [];
-  for (const c of CASES) {
+  for (const c of CASES.filter((x) => !values.only || values.only.split(',').some((part) => x.name.toLowerCase().includes(part.toLowerCase())))) {
     const small = await c.prepare(10);
     const large = await c.prepare(LARGE);
     try {

@@ -1,6 +1,7 @@
 // Stripe lists read one keyset page through the record store's index: subscriptions (with Stripe's
 // default of leaving canceled ones out, `status=ended|all`, period ranges, and the `price` filter),
-// invoices, webhook endpoints, test clocks and meters — filters, order and cursors as Stripe has them.
+// invoices, webhook endpoints, test clocks, meters, promotion codes, events by wildcard type, products
+// and prices — filters, order and cursors as Stripe has them.
 
 import t from 'tap';
 import Stripe from 'stripe';
@@ -117,4 +118,51 @@ t.test('webhook endpoints, test clocks and meters page like every Stripe list', 
   t.ok(again.id, 'an inactive meter does not hold its event name');
   const dup = await stripe.billing.meters.create({ display_name: 'B twice', event_name: 'list_b', default_aggregation: { formula: 'sum' } }).catch((e: Stripe.errors.StripeError) => e);
   t.match((dup as Stripe.errors.StripeError).message, /An active meter with event_name `list_b` already exists/);
+});
+
+t.test('filters the index cannot answer fill the page a batch at a time, past a hundred non-matching records', async (t) => {
+  const wanted = await stripe.coupons.create({ percent_off: 15, duration: 'once' });
+  const codes: string[] = [];
+  for (let i = 0; i < 3; i++) codes.push((await stripe.promotionCodes.create({ promotion: { type: 'coupon', coupon: wanted.id }, code: `KEEP${i}` } as Stripe.PromotionCodeCreateParams)).id);
+  const filler = await stripe.coupons.create({ percent_off: 5, duration: 'once' });
+  for (let i = 0; i < 130; i++) await stripe.promotionCodes.create({ promotion: { type: 'coupon', coupon: filler.id }, code: `FILL${i}` } as Stripe.PromotionCodeCreateParams);
+
+  // `coupon` looks inside `promotion`: the three wanted codes are older than 130 others.
+  const first = await stripe.promotionCodes.list({ coupon: wanted.id, limit: 2 });
+  t.same(ids(first), [codes[2], codes[1]], 'newest first, read past two batches of other codes');
+  t.equal(first.has_more, true);
+  const rest = await stripe.promotionCodes.list({ coupon: wanted.id, limit: 2, starting_after: codes[1] });
+  t.same(ids(rest), [codes[0]]);
+  t.equal(rest.has_more, false);
+  const back = await stripe.promotionCodes.list({ coupon: wanted.id, limit: 1, ending_before: codes[0] });
+  t.same(ids(back), [codes[1]], 'ending_before pages towards the newest');
+  t.equal(back.has_more, true);
+  t.same(ids(await stripe.promotionCodes.list({ code: 'keep1' })), [codes[1]], 'code matches case-insensitively');
+  t.equal((await stripe.promotionCodes.list({ coupon: filler.id, limit: 100 })).data.length, 100);
+
+  // A wildcard type is a test too: 133 promotion_code.created events lie between the two coupons'.
+  const couponEvents = await stripe.events.list({ type: 'coupon.*', limit: 1 });
+  t.equal((couponEvents.data[0]!.data.object as { id: string }).id, filler.id);
+  const older = await stripe.events.list({ type: 'coupon.*', limit: 1, starting_after: couponEvents.data[0]!.id });
+  t.equal((older.data[0]!.data.object as { id: string }).id, wanted.id);
+  const both = await stripe.events.list({ types: ['coupon.created', 'promotion_code.created'], limit: 3 });
+  t.same(
+    both.data.map((e) => e.type),
+    ['promotion_code.created', 'promotion_code.created', 'promotion_code.created'],
+    'exact types are conditions of the index',
+  );
+  t.equal(both.has_more, true);
+});
+
+t.test('products by ids[] and prices by lookup_keys[] or recurring read pages through the index', async (t) => {
+  const made: string[] = [];
+  for (let i = 0; i < 3; i++) made.push((await stripe.products.create({ name: `Listed ${i}` })).id);
+  t.same(ids(await stripe.products.list({ ids: [made[0]!, made[2]!] })), [made[2], made[0]], 'ids[] newest first');
+  t.same(ids(await stripe.products.list({ ids: [made[0]!, made[2]!], limit: 1, starting_after: made[2] })), [made[0]]);
+  const monthly = await stripe.prices.create({ product: made[0]!, unit_amount: 700, currency: 'usd', recurring: { interval: 'month' }, lookup_key: 'list_monthly' });
+  const yearly = await stripe.prices.create({ product: made[0]!, unit_amount: 7000, currency: 'usd', recurring: { interval: 'year' }, lookup_key: 'list_yearly' });
+  const once = await stripe.prices.create({ product: made[0]!, unit_amount: 70, currency: 'usd', lookup_key: 'list_once' });
+  t.same(ids(await stripe.prices.list({ lookup_keys: ['list_once', 'list_yearly'] })), [once.id, yearly.id]);
+  t.same(ids(await stripe.prices.list({ product: made[0]!, recurring: { interval: 'year' } })), [yearly.id]);
+  t.same(ids(await stripe.prices.list({ product: made[0]!, type: 'recurring' })), [yearly.id, monthly.id]);
 });

@@ -16,6 +16,7 @@ import { getCustomer, patchCustomer } from './customers.js';
 import { FEEDBACK, PRORATION_BEHAVIORS, cancelSubscriptionNow, loadSubscription, updateSubscription } from './subscriptions.js';
 import { subscriptionItems } from './subscription-items.js';
 import { attachPaymentMethod, resolvePaymentMethod } from './payment-methods.js';
+import { readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
 
 export const CANCEL_MODES = ['at_period_end', 'immediately'] as const;
 export const ALLOWED_SUBSCRIPTION_UPDATES = ['price', 'promotion_code', 'quantity'] as const;
@@ -198,10 +199,11 @@ export function updatePortalConfiguration(ctx: TwinContext, id: string, input: P
   return c;
 }
 
-export function listPortalConfigurations(ctx: TwinContext, f: { active?: boolean; isDefault?: boolean }): StripeObject[] {
-  return ctx.store
-    .list<StripeObject>('billing_portal_configuration')
-    .filter((c) => (f.active === undefined || c.active === f.active) && (f.isDefault === undefined || c.is_default === f.isDefault));
+export function listPortalConfigurations(ctx: TwinContext, f: { active?: boolean; isDefault?: boolean }, window: ListWindow): ListPage<StripeObject> {
+  const equals: FieldEquals = {};
+  if (f.active !== undefined) equals.active = f.active;
+  if (f.isDefault !== undefined) equals.is_default = f.isDefault;
+  return readPage<StripeObject>(ctx, 'billing_portal_configuration', equals, window);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { StripeApiError, invalidRequest, missingParam } from '../wire/errors.js';
 import { applyMetadata, clone, find, load, newId, previousAttributes, type MetadataPatch, type StripeObject } from './objects.js';
-import { pageOf, readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
+import { readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
 import { emitEvent } from './events.js';
 import { createCustomer } from './customers.js';
 import { attachPaymentMethod, resolvePaymentMethod } from './payment-methods.js';
@@ -269,7 +269,7 @@ function setSessionDiscount(ctx: TwinContext, session: StripeObject, couponId: s
 export function applyPromotionCode(ctx: TwinContext, id: string, code: string): StripeObject {
   const session = clone(loadSession(ctx, id));
   if (!session.allow_promotion_codes) throw invalidRequest('This Checkout Session does not accept promotion codes.', 'promotion_code');
-  const promo = listPromotionCodes(ctx, { code, active: true })[0];
+  const promo = listPromotionCodes(ctx, { code, active: true }, { limit: 1 }).data[0];
   if (!promo) throw invalidRequest(`This code is invalid: ${code}.`, 'promotion_code');
   checkPromotionCode(ctx, promo, { customer: session.customer }, 'promotion_code', { value: session.amount_subtotal, currency: session.currency });
   setSessionDiscount(ctx, session, promo.promotion.coupon, promo.id);
@@ -316,14 +316,9 @@ export function listSessions(ctx: TwinContext, f: SessionFilter, window: ListWin
   if (f.paymentIntent) equals.payment_intent = f.paymentIntent;
   if (f.subscription) equals.subscription = f.subscription;
   if (f.status) equals.status = f.status;
-  const page = f.email
-    ? pageOf(ctx.store.list<StripeObject>('checkout_session').filter((s) => matchesEquals(s, equals) && s.customer_details?.email === f.email), window)
-    : readPage<StripeObject>(ctx, 'checkout_session', equals, window);
+  const { email } = f;
+  const page = readPage<StripeObject>(ctx, 'checkout_session', equals, window, email ? { keep: (s) => s.customer_details?.email === email } : {});
   return { ...page, data: page.data.map((s) => presentSession(s, [])) };
-}
-
-function matchesEquals(o: StripeObject, equals: FieldEquals): boolean {
-  return Object.entries(equals).every(([k, v]) => o[k] === v);
 }
 
 /**

@@ -7,6 +7,7 @@ import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { invalidRequest, resourceMissing } from '../wire/errors.js';
 import { applyMetadata, clone, find, newId, save, type MetadataPatch, type StripeObject } from './objects.js';
 import { getCustomer, patchCustomer } from './customers.js';
+import { readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
 
 export const BALANCE_TRANSACTION_TYPES = [
   'adjustment',
@@ -94,11 +95,11 @@ export function updateBalanceTransaction(
   return save(ctx, 'customer_balance_transaction', txn);
 }
 
-export function listBalanceTransactions(ctx: TwinContext, customerId: string, filter: { invoice?: string } = {}): StripeObject[] {
+export function listBalanceTransactions(ctx: TwinContext, customerId: string, filter: { invoice?: string }, window: ListWindow): ListPage<StripeObject> {
   getCustomer(ctx, customerId, 'customer');
-  return ctx.store
-    .list<StripeObject>('customer_balance_transaction')
-    .filter((t) => t.customer === customerId && (filter.invoice === undefined || t.invoice === filter.invoice));
+  const equals: FieldEquals = { customer: customerId };
+  if (filter.invoice !== undefined) equals.invoice = filter.invoice;
+  return readPage<StripeObject>(ctx, 'customer_balance_transaction', equals, window);
 }
 
 /**

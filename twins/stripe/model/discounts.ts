@@ -8,7 +8,7 @@ import { invalidRequest, resourceMissing } from '../wire/errors.js';
 import { addCycles } from './billing-cycle.js';
 import { emitEvent } from './events.js';
 import { applyMetadata, clone, deletedObject, find, newId, previousAttributes, save, type MetadataPatch, type StripeObject } from './objects.js';
-import { readPage, type ListPage, type ListWindow } from './pages.js';
+import { readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
 
 export const COUPON_DURATIONS = ['forever', 'once', 'repeating'] as const;
 export type CouponDuration = (typeof COUPON_DURATIONS)[number];
@@ -192,16 +192,17 @@ export function updatePromotionCode(ctx: TwinContext, id: string, input: { activ
   return p;
 }
 
-export function listPromotionCodes(ctx: TwinContext, f: { active?: boolean; code?: string; coupon?: string; customer?: string }): StripeObject[] {
-  return ctx.store
-    .list<StripeObject>('promotion_code')
-    .filter(
-      (p) =>
-        (f.active === undefined || p.active === f.active) &&
-        (f.code === undefined || String(p.code).toLowerCase() === f.code.toLowerCase()) &&
-        (f.coupon === undefined || p.promotion.coupon === f.coupon) &&
-        (f.customer === undefined || p.customer === f.customer),
-    );
+/** One page of promotion codes, newest first; `code` matches case-insensitively and `coupon` looks inside `promotion`. */
+export function listPromotionCodes(ctx: TwinContext, f: { active?: boolean; code?: string; coupon?: string; customer?: string }, window: ListWindow): ListPage<StripeObject> {
+  const equals: FieldEquals = {};
+  if (f.active !== undefined) equals.active = f.active;
+  if (f.customer !== undefined) equals.customer = f.customer;
+  const code = f.code?.toLowerCase();
+  const keep =
+    code === undefined && f.coupon === undefined
+      ? undefined
+      : (p: StripeObject) => (code === undefined || String(p.code).toLowerCase() === code) && (f.coupon === undefined || p.promotion?.coupon === f.coupon);
+  return readPage<StripeObject>(ctx, 'promotion_code', equals, window, { keep });
 }
 
 // ---------------------------------------------------------------------------------------------

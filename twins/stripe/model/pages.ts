@@ -2,7 +2,10 @@
 // in reverse insertion order), `limit` long, after `starting_after` or before `ending_before`,
 // narrowed by `created` ranges. `readPage` reads one page through the record store's `created`
 // index, so a page costs the same with 10 records or 50,000; `pageOf` pages a set a model had to
-// gather itself (filters the index cannot answer: `ids[]`, `lookup_keys[]`, wildcard event types).
+// gather itself (sets that live inside another object: subscription items, invoice lines). A
+// condition SQL cannot say (a case-insensitive code, a field inside a nested object, a wildcard event
+// type) is a `keep` test: the page is then read through the same index a batch at a time until it is
+// full, so it costs the records scanned to fill it, never a read of the whole store.
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import type { PageCursor, PageQuery } from '../../../twin-runtime/record-store.js';
@@ -39,24 +42,45 @@ export interface MoreConditions {
   present?: PageQuery['present'];
   /** Ranges on fields other than `created` (which comes with the window). */
   ranges?: CreatedRange[];
+  /** A test the index cannot answer; records failing it are skipped while the page fills. */
+  keep?: (record: StripeObject) => boolean;
 }
+
+/** Records read per statement while a `keep` test fills a page. */
+const KEEP_BATCH = 100;
 
 /** One page of the `resource` records whose fields equal `equals`, read through the store's index. */
 export function readPage<T extends StripeObject>(ctx: TwinContext, resource: string, equals: FieldEquals, window: ListWindow, more: MoreConditions = {}): ListPage<T> {
   const ranges = [...(window.created ?? []), ...(more.ranges ?? [])];
-  const base = { resource, equals, oneOf: more.oneOf, noneOf: more.noneOf, present: more.present, ranges, order: 'created' as const, limit: window.limit };
+  const base = { resource, equals, oneOf: more.oneOf, noneOf: more.noneOf, present: more.present, ranges, order: 'created' as const };
   const cursor = (id: string, param: string) => {
     const c = ctx.store.cursorOf(resource, id);
     if (!c) throw cursorMissing(id, param);
     return c;
   };
-  if (window.endingBefore && !window.startingAfter) {
-    const page = ctx.store.page<T>({ ...base, descending: false, after: cursor(window.endingBefore, 'ending_before') });
-    return { data: page.items.map((r) => r.body).reverse(), hasMore: page.hasMore };
+  // `ending_before` reads oldest-first from the cursor and turns the page around.
+  const backwards = Boolean(window.endingBefore && !window.startingAfter);
+  const after = backwards ? cursor(window.endingBefore!, 'ending_before') : window.startingAfter ? cursor(window.startingAfter, 'starting_after') : undefined;
+  const { keep } = more;
+  let data: T[];
+  let hasMore: boolean;
+  if (!keep) {
+    const page = ctx.store.page<T>({ ...base, descending: !backwards, after, limit: window.limit });
+    data = page.items.map((r) => r.body);
+    hasMore = page.hasMore;
+  } else {
+    const kept: T[] = [];
+    let from: PageCursor | undefined = after;
+    for (;;) {
+      const batch = ctx.store.page<T>({ ...base, descending: !backwards, after: from, limit: KEEP_BATCH });
+      for (const r of batch.items) if (keep(r.body) && kept.push(r.body) > window.limit) break;
+      if (kept.length > window.limit || !batch.hasMore) break;
+      from = batch.items.at(-1);
+    }
+    hasMore = kept.length > window.limit;
+    data = kept.slice(0, window.limit);
   }
-  const after = window.startingAfter ? cursor(window.startingAfter, 'starting_after') : undefined;
-  const page = ctx.store.page<T>({ ...base, descending: true, after });
-  return { data: page.items.map((r) => r.body), hasMore: page.hasMore };
+  return { data: backwards ? data.reverse() : data, hasMore };
 }
 
 /** Every record whose fields equal `equals`, oldest first, read a batch at a time through the index. */

@@ -5,7 +5,7 @@ import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { invalidRequest, missingParam, resourceMissing } from '../wire/errors.js';
 import { emitEvent } from './events.js';
 import { applyMetadata, clone, find, newId, previousAttributes, save, type MetadataPatch, type StripeObject } from './objects.js';
-import { pageOf, readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
+import { readPage, type FieldEquals, type ListPage, type ListWindow, type MoreConditions } from './pages.js';
 import { blankProduct } from './product-records.js';
 
 export type Price = StripeObject & { object: 'price' };
@@ -247,7 +247,7 @@ export function updatePrice(ctx: TwinContext, id: string, input: PriceUpdate): P
 
 /**
  * One page of prices, newest first. Top-level field equalities are read through the record store's
- * index; `lookup_keys` and `recurring` filters gather the matching prices and page them in memory.
+ * index, `lookup_keys` too; `recurring` filters are a test applied while the page fills.
  */
 export function listPrices(ctx: TwinContext, f: PriceFilter, window: ListWindow): ListPage<Price> {
   const equals: FieldEquals = {};
@@ -255,17 +255,19 @@ export function listPrices(ctx: TwinContext, f: PriceFilter, window: ListWindow)
   if (f.currency !== undefined) equals.currency = f.currency.toLowerCase();
   if (f.product !== undefined) equals.product = f.product;
   if (f.type !== undefined) equals.type = f.type;
-  if (f.lookupKeys === undefined && f.interval === undefined && f.usageType === undefined && f.meter === undefined) {
-    return readPage<Price>(ctx, 'price', equals, window);
+  const more: MoreConditions = {};
+  if (f.lookupKeys !== undefined) more.oneOf = { lookup_key: f.lookupKeys };
+  if (f.interval !== undefined || f.usageType !== undefined || f.meter !== undefined) {
+    more.keep = (x) => {
+      const recurring = (x as Price).recurring;
+      return (
+        (f.interval === undefined || recurring?.interval === f.interval) &&
+        (f.usageType === undefined || recurring?.usage_type === f.usageType) &&
+        (f.meter === undefined || recurring?.meter === f.meter)
+      );
+    };
   }
-  const matching = ctx.store
-    .list<Price>('price')
-    .filter((x) => Object.entries(equals).every(([k, v]) => x[k] === v))
-    .filter((x) => f.lookupKeys === undefined || (x.lookup_key !== null && f.lookupKeys.includes(x.lookup_key)))
-    .filter((x) => f.interval === undefined || x.recurring?.interval === f.interval)
-    .filter((x) => f.usageType === undefined || x.recurring?.usage_type === f.usageType)
-    .filter((x) => f.meter === undefined || x.recurring?.meter === f.meter);
-  return pageOf(matching, window);
+  return readPage<Price>(ctx, 'price', equals, window, more);
 }
 
 export const PRICE_SEARCH_FIELDS = {

@@ -5,7 +5,7 @@ import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { StripeApiError, invalidRequest, resourceMissing } from '../wire/errors.js';
 import { emitEvent } from './events.js';
 import { applyMetadata, clone, find, newId, previousAttributes, save, type MetadataPatch, type StripeObject } from './objects.js';
-import { pageOf, readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
+import { readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
 import { createPrice, type PriceCreate } from './prices.js';
 import { blankProduct, type Product } from './product-records.js';
 
@@ -133,8 +133,8 @@ export function deleteProduct(ctx: TwinContext, id: string): StripeObject {
 }
 
 /**
- * One page of products, newest first. Field equalities are read through the record store's index;
- * `ids` (a set the caller names) is gathered and paged in memory.
+ * One page of products, newest first. Field equalities and `ids` (a set the caller names) are
+ * read through the record store's index.
  */
 export function listProducts(ctx: TwinContext, filter: ProductFilter, window: ListWindow): ListPage<Product> {
   const { active, shippable, ids, url } = filter;
@@ -142,12 +142,7 @@ export function listProducts(ctx: TwinContext, filter: ProductFilter, window: Li
   if (active !== undefined) equals.active = active;
   if (shippable !== undefined) equals.shippable = shippable;
   if (url !== undefined) equals.url = url;
-  if (ids === undefined) return readPage<Product>(ctx, 'product', equals, window);
-  const named = ctx.store
-    .list<Product>('product')
-    .filter((x) => ids.includes(x.id))
-    .filter((x) => Object.entries(equals).every(([k, v]) => x[k] === v));
-  return pageOf(named, window);
+  return readPage<Product>(ctx, 'product', equals, window, ids === undefined ? {} : { oneOf: { id: ids } });
 }
 
 export const PRODUCT_SEARCH_FIELDS = {

@@ -11,6 +11,7 @@ import { invalidRequest, missingParam } from '../wire/errors.js';
 import { emitEvent } from './events.js';
 import { applyMetadata, clone, find, load, newId, previousAttributes, save, type MetadataPatch, type StripeObject } from './objects.js';
 import { contextForCustomer } from './clock-scope.js';
+import { readPage, type FieldEquals, type ListPage, type ListWindow, type MoreConditions } from './pages.js';
 import { getCustomer } from './customers.js';
 import { addCycles, type Interval } from './billing-cycle.js';
 import { loadRecurringPrice, planOf, recurrenceOf, subscriptionItems } from './subscription-items.js';
@@ -314,12 +315,16 @@ export function scheduledSubscriptionCanceled(ctx: TwinContext, scheduleId: stri
   if (sched && (sched.status === 'active' || sched.status === 'not_started')) endSchedule(ctx, scheduleId, 'canceled', { subscription: 'leave' });
 }
 
-export function listSchedules(ctx: TwinContext, f: { customer?: string; scheduled?: boolean }): StripeObject[] {
+/** One page of schedules, newest first; `scheduled` means not started yet. */
+export function listSchedules(ctx: TwinContext, f: { customer?: string; scheduled?: boolean }, window: ListWindow): ListPage<StripeObject> {
+  const equals: FieldEquals = {};
+  const more: MoreConditions = {};
+  if (f.customer !== undefined) equals.customer = f.customer;
+  if (f.scheduled === true) equals.status = 'not_started';
+  if (f.scheduled === false) more.noneOf = { status: ['not_started'] };
+  const page = readPage<StripeObject>(ctx, 'subscription_schedule', equals, window, more);
   const now = ctx.clock.nowSeconds();
-  return ctx.store
-    .list<StripeObject>('subscription_schedule')
-    .filter((s) => (f.customer === undefined || s.customer === f.customer) && (f.scheduled === undefined || (s.status === 'not_started') === f.scheduled))
-    .map((s) => withCurrentPhase(s, now));
+  return { ...page, data: page.data.map((s) => withCurrentPhase(s, now)) };
 }
 
 // ---------------------------------------------------------------------------------------------

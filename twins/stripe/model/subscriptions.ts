@@ -6,7 +6,7 @@
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { StripeApiError, invalidRequest, missingParam } from '../wire/errors.js';
 import { applyMetadata, clone, find, load, newId, previousAttributes, type MetadataPatch, type StripeObject } from './objects.js';
-import { pageOf, readPage, type CreatedRange, type FieldEquals, type ListPage, type ListWindow, type MoreConditions } from './pages.js';
+import { readPage, type CreatedRange, type FieldEquals, type ListPage, type ListWindow, type MoreConditions } from './pages.js';
 import { emitEvent } from './events.js';
 import { contextForCustomer, contextForObject } from './clock-scope.js';
 import { loadTaxRates } from './tax-rates.js';
@@ -797,13 +797,6 @@ onInvoiceOutcome({
 // ---------------------------------------------------------------------------------------------
 // List
 
-function inRange(range: TimeRange | undefined, v: number): boolean {
-  if (range === undefined) return true;
-  if (typeof range === 'number') return v === range;
-  const { gt, gte, lt, lte } = range;
-  return (gt === undefined || v > gt) && (gte === undefined || v >= gte) && (lt === undefined || v < lt) && (lte === undefined || v <= lte);
-}
-
 /** `current_period_*` filters as record-store range conditions. */
 function rangeConditions(field: string, range: TimeRange | undefined): CreatedRange[] {
   if (range === undefined) return [];
@@ -817,11 +810,10 @@ function rangeConditions(field: string, range: TimeRange | undefined): CreatedRa
 }
 
 /**
- * `GET /v1/subscriptions`: one page read through the store's index; only a `price` filter (which
- * looks inside the items) gathers the matching set first.
+ * `GET /v1/subscriptions`: one page read through the store's index; a `price` filter (which
+ * looks inside the items) is a test applied while the page fills.
  */
 export function listSubscriptions(ctx: TwinContext, f: SubscriptionFilter, window: ListWindow): ListPage<StripeObject> {
-  if (f.price) return pageOf(filterSubscriptions(ctx, f), window);
   const equals: FieldEquals = {};
   if (f.customer) equals.customer = f.customer;
   if (f.collectionMethod) equals.collection_method = f.collectionMethod;
@@ -833,22 +825,8 @@ export function listSubscriptions(ctx: TwinContext, f: SubscriptionFilter, windo
   if (f.status === undefined) more.noneOf = { status: ['canceled'] };
   else if (f.status === 'ended') more.oneOf = { status: ['canceled', 'incomplete_expired'] };
   else if (f.status !== 'all') equals.status = f.status;
+  const { price } = f;
+  if (price) more.keep = (s) => subscriptionItems(s).some((i) => i.price?.id === price);
   return readPage<StripeObject>(ctx, 'subscription', equals, window, more);
 }
 
-/** The subscriptions a filter admits, oldest first (search-like reads and the `price` filter). */
-export function filterSubscriptions(ctx: TwinContext, f: SubscriptionFilter): StripeObject[] {
-  const { customer, status, price, collectionMethod: collection, testClock } = f;
-  return ctx.store.list<StripeObject>('subscription').filter((s) => {
-    if (customer && s.customer !== customer) return false;
-    if (status === undefined) {
-      if (s.status === 'canceled') return false;
-    } else if (status === 'ended') {
-      if (s.status !== 'canceled' && s.status !== 'incomplete_expired') return false;
-    } else if (status !== 'all' && s.status !== status) return false;
-    if (price && !subscriptionItems(s).some((i) => i.price?.id === price)) return false;
-    if (collection && s.collection_method !== collection) return false;
-    if (testClock && s.test_clock !== testClock) return false;
-    return inRange(f.currentPeriodEnd, s.current_period_end) && inRange(f.currentPeriodStart, s.current_period_start);
-  });
-}

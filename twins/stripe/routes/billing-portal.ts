@@ -3,7 +3,7 @@
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../wire/pipeline.js';
-import { listResponse } from '../wire/list.js';
+import { listEnvelope, readListWindow } from '../wire/list.js';
 import { LIST_PARAMS, bool, emptyableStr, obj, oneOf, readMetadata, readParams, requiredStr, str, strArray, objArray, type Params, type ParamSpec } from '../wire/params.js';
 import { invalidRequest, missingParam } from '../wire/errors.js';
 import { FEEDBACK, PRORATION_BEHAVIORS } from '../model/subscriptions.js';
@@ -154,7 +154,7 @@ export const billingPortalRoutes: TwinRoute[] = [
     path: '/v1/billing_portal/configurations',
     handler: (req, ctx) => {
       const p = readParams(req, { ...LIST_PARAMS, active: true, is_default: true });
-      return listResponse(req, ctx, listPortalConfigurations(ctx, { active: bool(p, 'active'), isDefault: bool(p, 'is_default') }), '/v1/billing_portal/configurations');
+      return ok(listEnvelope(listPortalConfigurations(ctx, { active: bool(p, 'active'), isDefault: bool(p, 'is_default') }, readListWindow(p)), '/v1/billing_portal/configurations'));
     },
   },
   {

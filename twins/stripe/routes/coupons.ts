@@ -115,8 +115,8 @@ export const couponRoutes: TwinRoute[] = [
     path: '/v1/promotion_codes',
     handler: (req, ctx) => {
       const p = readParams(req, { ...LIST_PARAMS, active: true, code: true, coupon: true, customer: true, customer_account: true });
-      const found = listPromotionCodes(ctx, { active: bool(p, 'active'), code: str(p, 'code'), coupon: str(p, 'coupon'), customer: str(p, 'customer') });
-      return listResponse(req, ctx, found, '/v1/promotion_codes');
+      const filter = { active: bool(p, 'active'), code: str(p, 'code'), coupon: str(p, 'coupon'), customer: str(p, 'customer') };
+      return ok(listEnvelope(listPromotionCodes(ctx, filter, readListWindow(p)), '/v1/promotion_codes'));
     },
   },
   { method: 'GET', path: '/v1/promotion_codes/{id}', handler: (req, ctx) => (readParams(req, {}), ok(getPromotionCode(ctx, req.params.id!, 'id'))) },

@@ -3,7 +3,7 @@
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../wire/pipeline.js';
-import { listResponse } from '../wire/list.js';
+import { listEnvelope, readListWindow } from '../wire/list.js';
 import { LIST_PARAMS, emptyableStr, readMetadata, readParams, requiredCurrency, requiredInt, str } from '../wire/params.js';
 import {
   createBalanceTransaction,
@@ -36,7 +36,7 @@ export const customerBalanceRoutes: TwinRoute[] = [
     handler: (req, ctx) => {
       const p = readParams(req, { ...LIST_PARAMS, invoice: true });
       const id = req.params.customer!;
-      return listResponse(req, ctx, listBalanceTransactions(ctx, id, { invoice: str(p, 'invoice') }), `/v1/customers/${id}/balance_transactions`);
+      return ok(listEnvelope(listBalanceTransactions(ctx, id, { invoice: str(p, 'invoice') }, readListWindow(p)), `/v1/customers/${id}/balance_transactions`));
     },
   },
   {

@@ -3,7 +3,7 @@
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../wire/pipeline.js';
-import { listResponse } from '../wire/list.js';
+import { listEnvelope, readListWindow } from '../wire/list.js';
 import { LIST_PARAMS, bool, int, obj, objArray, oneOf, readMetadata, readParams, requiredStr, str, type Params, type ParamSpec } from '../wire/params.js';
 import { invalidRequest } from '../wire/errors.js';
 import { PRORATION_BEHAVIORS } from '../model/subscriptions.js';
@@ -86,7 +86,7 @@ export const subscriptionScheduleRoutes: TwinRoute[] = [
     path: '/v1/subscription_schedules',
     handler: (req, ctx) => {
       const p = readParams(req, { ...LIST_PARAMS, customer: true, customer_account: true, scheduled: true, canceled_at: true, completed_at: true, released_at: true });
-      return listResponse(req, ctx, listSchedules(ctx, { customer: str(p, 'customer'), scheduled: bool(p, 'scheduled') }), '/v1/subscription_schedules');
+      return ok(listEnvelope(listSchedules(ctx, { customer: str(p, 'customer'), scheduled: bool(p, 'scheduled') }, readListWindow(p)), '/v1/subscription_schedules'));
     },
   },
   { method: 'GET', path: '/v1/subscription_schedules/{schedule}', handler: (req, ctx) => (readParams(req, {}), ok(getSchedule(ctx, req.params.schedule!))) },
