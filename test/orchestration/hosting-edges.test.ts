@@ -90,7 +90,23 @@ t.test('502 answers name no internal address', async (t) => {
 
 t.test('gateway.stats(): requests per twin and the log writer, read synchronously', async (t) => {
   const fresh = (await cp.call('GET', `/environments/${env.id}`, { token })).body.twins[0];
-  const newKey = (await cp.call('POST', `/twins/${twin.id}/credential`, { token })).body.api_key as string;
+  // The twin killed above may still be restarting although the environment read ready (before the
+  // reconciler saw the exit): its key is answered 409/502 and the gateway answers 503 meanwhile. Wait
+  // until a key is handed out and a request goes through before counting.
+  const deadline = Date.now() + 30_000;
+  let newKey = '';
+  let through = 0;
+  for (;;) {
+    const cred = await cp.call('POST', `/twins/${twin.id}/credential`, { token });
+    if (cred.status === 200) {
+      newKey = cred.body.api_key as string;
+      through = (await stripe(fresh.url, newKey, 'GET', '/v1/customers')).status;
+      if (through === 200) break;
+    }
+    if (Date.now() > deadline) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  t.equal(through, 200, 'the restarted twin answers through the gateway');
   const before = cp.services.orchestration.gateway.stats();
   const mine = () => cp.services.orchestration.gateway.stats().twins.find((x) => x.twin_id === twin.id);
   const start = mine()?.requests ?? 0;

@@ -6,7 +6,7 @@ import { createHmac } from 'node:crypto';
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import type { DeliveryRecord } from '../../../twin-runtime/deliveries.js';
 import { currentRequest } from '../wire/request-context.js';
-import { clone, newId, save, type StripeObject } from './objects.js';
+import { newId, save, type StripeObject } from './objects.js';
 
 /** The API version the twin speaks: the one the bundled `stripe` package pins. */
 export const STRIPE_API_VERSION = '2026-10-28.endive';
@@ -33,13 +33,16 @@ function listens(endpoint: EndpointLike, type: string): boolean {
   return endpoint.status === 'enabled' && (endpoint.enabled_events.includes('*') || endpoint.enabled_events.includes(type));
 }
 
-/** Record `type` for `object` and deliver it to every endpoint listening. Returns the event. */
+/**
+ * Record `type` for `object` and deliver it to every endpoint listening. The event is written (and
+ * its payload rendered) at once, so it keeps `object` as it is now without copying it first.
+ */
 export function emitEvent(
   ctx: TwinContext,
   type: string,
   object: StripeObject,
   previousAttributes?: Record<string, unknown>,
-): StripeEvent {
+): void {
   const endpoints = ctx.store.list<EndpointLike>('webhook_endpoint').filter((e) => listens(e, type));
   const req = currentRequest();
   const event: StripeEvent = {
@@ -47,15 +50,14 @@ export function emitEvent(
     object: 'event',
     api_version: STRIPE_API_VERSION,
     created: ctx.clock.nowSeconds(),
-    data: previousAttributes
-      ? { object: clone(object), previous_attributes: previousAttributes }
-      : { object: clone(object) },
+    data: previousAttributes ? { object, previous_attributes: previousAttributes } : { object },
     livemode: false,
     pending_webhooks: endpoints.length,
     request: { id: req?.id ?? null, idempotency_key: req?.idempotencyKey ?? null },
     type,
   };
   save(ctx, 'event', event);
+  if (endpoints.length === 0) return;
   const payload = JSON.stringify(event, null, 2);
   for (const endpoint of endpoints) {
     ctx.deliveries.send({
@@ -68,7 +70,6 @@ export function emitEvent(
       signing_secret: endpoint.secret,
     });
   }
-  return event;
 }
 
 /** `Stripe-Signature: t=<seconds>,v1=<hex HMAC-SHA256 of "t.payload">`, what `constructEvent` checks. */
