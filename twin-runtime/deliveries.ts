@@ -6,11 +6,9 @@
 
 import type { Dispatcher } from 'undici';
 import type { RecordStore } from './record-store.js';
-import { EgressGuard } from './egress.js';
+import { EgressGuard, undici } from './egress.js';
 
 /** undici is loaded on the first delivery, not at twin start (it is most of an idle twin's memory). */
-let undici: Promise<typeof import('undici')> | undefined;
-const loadUndici = () => (undici ??= import('undici'));
 
 export interface DeliveryAttempt {
   attempted_at: string;
@@ -147,7 +145,7 @@ export class Deliveries {
       error = `Refused by the egress policy (TWINS_EGRESS=public): ${why}.`;
     } else {
       try {
-        const { request } = await loadUndici();
+        const { request } = undici();
         const res = await request(d.url, {
           method: 'POST',
           headers,

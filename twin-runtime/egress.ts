@@ -11,7 +11,15 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { Agent, buildConnector } from 'undici';
+import { createRequire } from 'node:module';
+import type { Agent, buildConnector as BuildConnector } from 'undici';
+
+/**
+ * undici, loaded on first use rather than at import: the whole package is ~150 ms of a twin's start,
+ * and a twin needs it only when it sends something (a webhook, an app request).
+ */
+let undiciModule: typeof import('undici') | undefined;
+export const undici = (): typeof import('undici') => (undiciModule ??= createRequire(import.meta.url)('undici') as typeof import('undici'));
 
 export type EgressPolicy = 'any' | 'public';
 
@@ -175,8 +183,9 @@ export class EgressGuard {
         else cb(null, list[0]!.address, list[0]!.family);
       });
     };
-    const connect = buildConnector({ timeout: timeoutMs, lookup } as buildConnector.BuildOptions);
-    return new Agent({
+    const { Agent: UndiciAgent, buildConnector } = undici();
+    const connect = buildConnector({ timeout: timeoutMs, lookup } as BuildConnector.BuildOptions);
+    return new UndiciAgent({
       connect: (opts, cb) => {
         const host = opts.hostname.replace(/^\[|\]$/g, '');
         if (isIP(host) && !this.allows(host)) {

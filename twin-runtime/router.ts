@@ -10,10 +10,9 @@
 // machine: ~400 ms for GitHub's 1,223 operations) and keeps them (~8 MiB for GitHub), so routes are
 // kept in small trees, one per method, first segment and length (`GET /repos/…` of four segments;
 // templates whose first segment is a parameter, and those ending in `{+name}`, in trees of their
-// own), and go into their tree only when a lookup first needs it. `warm()` fills, off the request
-// path, the trees that hold a hand-written route (the server calls it once it listens); the trees
-// only the generic layer fills are built by the first request that reaches them, so an idle twin
-// never holds them.
+// own), and go into their tree only when a lookup first needs it (5–10 ms for GitHub's largest tree),
+// so an idle twin holds no tree. Building the trees of hand-written routes ahead, once the server
+// listened, cost a GitHub twin 7–20 MiB of idle memory for those first lookups.
 
 import FindMyWay from 'find-my-way';
 import type { HTTPMethod } from 'find-my-way';
@@ -39,8 +38,6 @@ interface Stored<T> {
 
 /** Longer than any provider id or name a twin routes by; a longer segment is a route miss. */
 const MAX_PARAM_LENGTH = 2048;
-/** Routes registered per slice while warming up in the background. */
-const WARM_SLICE = 25;
 
 function segmentKinds(template: string): number[] {
   const segs = template.split('/').slice(1);
@@ -67,9 +64,6 @@ function compareSpecificity(a: Stored<unknown>, b: Stored<unknown>): number {
 class Tree<T> {
   private fmw: ReturnType<typeof FindMyWay> | undefined;
   private readonly pending: { path: string; stored: Stored<T> }[] = [];
-  /** Whether a route that is not deferred lives here (`warm()` builds these trees). */
-  eager = false;
-
   constructor(private readonly method: HTTPMethod) {}
 
   record(path: string, stored: Stored<T>): void {
@@ -80,10 +74,10 @@ class Tree<T> {
     return this.pending.length === 0;
   }
 
-  /** Move up to `limit` recorded routes into the tree. */
-  fill(limit = Infinity): void {
+  /** Move the recorded routes into the tree. */
+  fill(): void {
     this.fmw ??= FindMyWay({ maxParamLength: MAX_PARAM_LENGTH, caseSensitive: true });
-    for (const { path, stored } of this.pending.splice(0, limit)) this.fmw.on(this.method, path, () => undefined, stored);
+    for (const { path, stored } of this.pending.splice(0)) this.fmw.on(this.method, path, () => undefined, stored);
   }
 
   find(path: string): { stored: Stored<T>; params: Record<string, string> } | undefined {
@@ -115,11 +109,8 @@ export class TemplateRouter<T> {
     return `${method.toUpperCase()} ${templateShape(template)}`;
   }
 
-  /**
-   * Register `value` for `method` + `template`; a second route with the same shape throws.
-   * A `deferred` route's tree is left to the first lookup that reaches it (`warm()` skips it).
-   */
-  add(method: string, template: string, value: T, opts: { deferred?: boolean } = {}): void {
+  /** Register `value` for `method` + `template`; a second route with the same shape throws. */
+  add(method: string, template: string, value: T): void {
     const m = method.toUpperCase();
     const key = this.key(m, template);
     const existing = this.shapes.get(key);
@@ -132,7 +123,6 @@ export class TemplateRouter<T> {
     let tree = this.trees.get(tk);
     if (!tree) this.trees.set(tk, (tree = new Tree<T>(m as HTTPMethod)));
     tree.record(path, { value, template, names, kinds });
-    if (!opts.deferred) tree.eager = true;
   }
 
   /** Whether a route with this method and template (any parameter names) is registered. */
@@ -143,17 +133,6 @@ export class TemplateRouter<T> {
   /** Every registered method + template, in registration order. */
   templates(): { method: string; template: string }[] {
     return [...this.shapes].map(([key, template]) => ({ method: key.slice(0, key.indexOf(' ')), template }));
-  }
-
-  /** Build every tree that holds a route not deferred, a slice at a time between other work. */
-  async warm(): Promise<void> {
-    for (const tree of [...this.trees.values()]) {
-      if (!tree.eager) continue;
-      while (!tree.built) {
-        tree.fill(WARM_SLICE);
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-    }
   }
 
   find(method: string, path: string): RouteMatch<T> | undefined {
@@ -199,7 +178,7 @@ export function routeTwin(twin: RoutableTwin): RoutedTwin {
   const shadowedGeneric: TwinRoute[] = [];
   for (const route of twin.generic?.routes() ?? []) {
     if (router.has(route.method, route.path)) shadowedGeneric.push(route);
-    else router.add(route.method, route.path, { route, source: 'generic' }, { deferred: true });
+    else router.add(route.method, route.path, { route, source: 'generic' });
   }
   return { router, shadowedGeneric };
 }

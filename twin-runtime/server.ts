@@ -189,8 +189,6 @@ export class TwinServer {
     }
     if (!this.host.ctx.baseUrl) this.host.ctx.baseUrl = url;
     this.host.deliveries.resume();
-    // Fill the route trees now, between requests, rather than on the first request of each method.
-    void this.host.routing.router.warm();
     return url;
   }
 

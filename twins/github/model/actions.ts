@@ -6,7 +6,7 @@
 // suite of the GitHub Actions app and one check run per job, so statusCheckRollup and `gh pr
 // checks` see them.
 
-import { parse as parseYaml } from 'yaml';
+import { createRequire } from 'node:module';
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { API, WEB, nextId, nodeId, now } from './identity.js';
 import { GitHubError, notFound } from '../wire/errors.js';
@@ -50,11 +50,15 @@ function triggers(on: unknown): Record<string, Json | null> {
   return out;
 }
 
+/** The yaml package, loaded with the first workflow file read (not at the twin's start). */
+let yamlModule: typeof import('yaml') | undefined;
+const yaml = () => (yamlModule ??= createRequire(import.meta.url)('yaml') as typeof import('yaml'));
+
 function parseWorkflow(path: string, text: string): ParsedWorkflow | undefined {
   if (text.length > MAX_WORKFLOW_BYTES) return undefined;
   let doc: unknown;
   try {
-    doc = parseYaml(text, { maxAliasCount: 100 });
+    doc = yaml().parse(text, { maxAliasCount: 100 });
   } catch {
     return undefined;
   }

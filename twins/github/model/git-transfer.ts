@@ -6,7 +6,6 @@
 // points to received or already here); otherwise the repository stays as it was.
 
 import { deflateSync } from 'node:zlib';
-import git from 'isomorphic-git';
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import type { Json } from './accounts.js';
 import { now } from './identity.js';
@@ -16,6 +15,10 @@ import {
 import { ancestors, commitsBetween, deleteRef, getCommit, getBlob, getRef, listRefs, putBlob, setRef, storeCommit, type Push } from './git.js';
 import { childKey, findRepository, saveRepository } from './repositories.js';
 import { afterPush, ZERO } from './pushes.js';
+
+/** isomorphic-git, loaded with the first pack written or read (not at the twin's start). */
+let gitModule: Promise<typeof import('isomorphic-git').default> | undefined;
+const isomorphicGit = () => (gitModule ??= import('isomorphic-git').then((m) => m.default));
 
 // ---- the in-memory file system isomorphic-git works on ------------------------------------
 
@@ -240,7 +243,7 @@ export function shallowBoundary(ctx: TwinContext, repo: Json, wants: string[], d
 
 /** A pack of `oids`, written by isomorphic-git. */
 export async function packOf(ctx: TwinContext, repo: Json, oids: string[]): Promise<Buffer> {
-  const { packfile } = await git.packObjects({ fs: repoFs(ctx, repo), gitdir: GITDIR, oids, cache: {} });
+  const { packfile } = await (await isomorphicGit()).packObjects({ fs: repoFs(ctx, repo), gitdir: GITDIR, oids, cache: {} });
   return Buffer.from(packfile!.buffer, packfile!.byteOffset, packfile!.byteLength);
 }
 
@@ -269,10 +272,10 @@ async function unpack(ctx: TwinContext, repo: Json, pack: Buffer): Promise<Map<s
   const path = 'objects/pack/pack-incoming.pack';
   await fs.promises.writeFile(`${GITDIR}/${path}`, pack);
   const cache = {};
-  const { oids } = await git.indexPack({ fs, dir: GITDIR, gitdir: GITDIR, filepath: path, cache });
+  const { oids } = await (await isomorphicGit()).indexPack({ fs, dir: GITDIR, gitdir: GITDIR, filepath: path, cache });
   const out = new Map<string, Incoming>();
   for (const oid of oids) {
-    const o = await git.readObject({ fs, gitdir: GITDIR, oid, format: 'content', cache });
+    const o = await (await isomorphicGit()).readObject({ fs, gitdir: GITDIR, oid, format: 'content', cache });
     const bytes = o.object as Uint8Array;
     const content = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     // isomorphic-git names objects itself; check the name against the bytes all the same.

@@ -8,12 +8,11 @@
 // and dropped when the call is refused (aroundSlack), so a rolled-back call sends nothing.
 
 import { randomUUID } from 'node:crypto';
-import { request } from 'undici';
 import type { WebSocket } from 'ws';
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { parseJson } from '../../../twin-runtime/safe-input.js';
 import { parseBracketForm } from '../../../twin-runtime/form.js';
-import { EgressGuard } from '../../../twin-runtime/egress.js';
+import { EgressGuard, undici } from '../../../twin-runtime/egress.js';
 import { slackSignature } from './signature.js';
 import { getSetting } from './settings.js';
 
@@ -241,7 +240,7 @@ export class AppLink {
       return;
     }
     try {
-      const res = await request(url, {
+      const res = await undici().request(url, {
         dispatcher: egressAgent,
         method: 'POST',
         headers: {
@@ -279,7 +278,7 @@ export async function verifyRequestUrl(url: string, secret: string, verification
   const timestamp = Math.floor(Date.now() / 1000);
   if ((await egress.check(url)) !== undefined) return false;
   try {
-    const res = await request(url, {
+    const res = await undici().request(url, {
       dispatcher: egressAgent,
       method: 'POST',
       headers: {
