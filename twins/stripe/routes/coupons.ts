@@ -2,7 +2,7 @@
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../wire/pipeline.js';
-import { listEnvelope, listResponse, readListWindow } from '../wire/list.js';
+import { listEnvelope, readListWindow } from '../wire/list.js';
 import { LIST_PARAMS, bool, currency, decimal, emptyableStr, int, obj, objArray, oneOf, readMetadata, readParams, requiredStr, str, strArray, type Params } from '../wire/params.js';
 import {
   COUPON_DURATIONS,

@@ -2,7 +2,7 @@
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../wire/pipeline.js';
-import { listEnvelope, listResponse, readListWindow, searchResponse } from '../wire/list.js';
+import { listEnvelope, readListWindow, searchResponse } from '../wire/list.js';
 import {
   ADDRESS_SPEC,
   LIST_PARAMS,

@@ -3,9 +3,8 @@
 // auto-pagination sends), and the common `created` range filter: read here into a ListWindow,
 // paged by the models (model/pages.ts), answered in the envelope.
 
-import type { TwinContext, TwinRequest, TwinResponse } from '../../../twin-runtime/contract.js';
 import { invalidRequest } from './errors.js';
-import { int, obj, paramsOf, str, type Params } from './params.js';
+import { int, obj, str, type Params } from './params.js';
 import type { StripeObject } from '../model/objects.js';
 import { pageOf, type CreatedRange, type ListPage, type ListWindow } from '../model/pages.js';
 
@@ -58,12 +57,3 @@ export function createdRanges(p: Params, key = 'created'): CreatedRange[] {
   return out;
 }
 
-/** The list response for `records` (oldest first) under `url` (e.g. `/v1/customers`). */
-export function listResponse<T extends StripeObject>(
-  req: TwinRequest,
-  _ctx: TwinContext,
-  records: T[],
-  url: string,
-): TwinResponse {
-  return { status: 200, body: listBody(paramsOf(req), records, url) };
-}
