@@ -8,8 +8,6 @@ import type { Dispatcher } from 'undici';
 import type { RecordStore } from './record-store.js';
 import { EgressGuard, undici } from './egress.js';
 
-/** undici is loaded on the first delivery, not at twin start (it is most of an idle twin's memory). */
-
 export interface DeliveryAttempt {
   attempted_at: string;
   status_code: number | null;

@@ -272,10 +272,11 @@ async function unpack(ctx: TwinContext, repo: Json, pack: Buffer): Promise<Map<s
   const path = 'objects/pack/pack-incoming.pack';
   await fs.promises.writeFile(`${GITDIR}/${path}`, pack);
   const cache = {};
-  const { oids } = await (await isomorphicGit()).indexPack({ fs, dir: GITDIR, gitdir: GITDIR, filepath: path, cache });
+  const git = await isomorphicGit();
+  const { oids } = await git.indexPack({ fs, dir: GITDIR, gitdir: GITDIR, filepath: path, cache });
   const out = new Map<string, Incoming>();
   for (const oid of oids) {
-    const o = await (await isomorphicGit()).readObject({ fs, gitdir: GITDIR, oid, format: 'content', cache });
+    const o = await git.readObject({ fs, gitdir: GITDIR, oid, format: 'content', cache });
     const bytes = o.object as Uint8Array;
     const content = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     // isomorphic-git names objects itself; check the name against the bytes all the same.
