@@ -13,13 +13,14 @@ import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { createRequire } from 'node:module';
 import type { Agent, buildConnector as BuildConnector } from 'undici';
+import { loadOnce } from './load-once.js';
 
 /**
  * undici, loaded on first use rather than at import: the whole package is ~150 ms of a twin's start,
  * and a twin needs it only when it sends something (a webhook, an app request).
  */
-let undiciModule: typeof import('undici') | undefined;
-export const undici = (): typeof import('undici') => (undiciModule ??= createRequire(import.meta.url)('undici') as typeof import('undici'));
+const require = createRequire(import.meta.url);
+export const undici = loadOnce(() => require('undici') as typeof import('undici'));
 
 export type EgressPolicy = 'any' | 'public';
 

@@ -15,6 +15,7 @@ import { childKey } from './repositories.js';
 import { branchHead, commitFiles, getCommit, readBlob } from './git.js';
 import { ACTIONS_APP, createCheckRun, createSuite, getSuite } from './checks.js';
 import { emitEvent } from './webhooks.js';
+import { loadOnce } from '../../../twin-runtime/load-once.js';
 
 const WORKFLOW_DIR = '.github/workflows/';
 /** A workflow file larger than this is listed but not parsed (GitHub's limit is 512 KB). */
@@ -51,8 +52,8 @@ function triggers(on: unknown): Record<string, Json | null> {
 }
 
 /** The yaml package, loaded with the first workflow file read (not at the twin's start). */
-let yamlModule: typeof import('yaml') | undefined;
-const yaml = () => (yamlModule ??= createRequire(import.meta.url)('yaml') as typeof import('yaml'));
+const require = createRequire(import.meta.url);
+const yaml = loadOnce(() => require('yaml') as typeof import('yaml'));
 
 function parseWorkflow(path: string, text: string): ParsedWorkflow | undefined {
   if (text.length > MAX_WORKFLOW_BYTES) return undefined;

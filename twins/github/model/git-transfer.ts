@@ -15,10 +15,10 @@ import {
 import { ancestors, commitsBetween, deleteRef, getCommit, getBlob, getRef, listRefs, putBlob, setRef, storeCommit, type Push } from './git.js';
 import { childKey, findRepository, saveRepository } from './repositories.js';
 import { afterPush, ZERO } from './pushes.js';
+import { loadOnce } from '../../../twin-runtime/load-once.js';
 
 /** isomorphic-git, loaded with the first pack written or read (not at the twin's start). */
-let gitModule: Promise<typeof import('isomorphic-git').default> | undefined;
-const isomorphicGit = () => (gitModule ??= import('isomorphic-git').then((m) => m.default));
+const isomorphicGit = loadOnce(() => import('isomorphic-git').then((m) => m.default));
 
 // ---- the in-memory file system isomorphic-git works on ------------------------------------
 

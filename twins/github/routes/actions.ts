@@ -10,6 +10,7 @@ import {
   dispatchWorkflow, jobsOf, listRuns, listWorkflows, presentJob, requireJob, requireRun, requireWorkflow, rerun, runLogFiles,
 } from '../model/actions.js';
 import { jsonBody, numberParam, page, queryString, repoOf, requiredString, routes } from '../wire/http.js';
+import { loadOnce } from '../../../twin-runtime/load-once.js';
 
 /** How long a log download URL stays valid (GitHub's are valid for about a minute). */
 const LOG_URL_SECONDS = 60;
@@ -33,11 +34,10 @@ function checkSignature(req: TwinRequest, ctx: TwinContext): void {
 }
 
 /** archiver, loaded on the first log download (it is ~190 ms of a twin's start otherwise). */
-let archiverModule: ReturnType<typeof loadArchiver> | undefined;
-const loadArchiver = () => import('archiver');
+const loadArchiver = loadOnce(() => import('archiver'));
 
 async function zip(files: { name: string; text: string }[]): Promise<Buffer> {
-  const archiver = (await (archiverModule ??= loadArchiver())).default;
+  const archiver = (await loadArchiver()).default;
   return new Promise((resolve, reject) => {
     const archive = archiver('zip', { zlib: { level: 6 } });
     const chunks: Buffer[] = [];

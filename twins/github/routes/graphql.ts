@@ -5,13 +5,13 @@ import type { TwinContext, TwinRequest, TwinResponse, TwinRoute } from '../../..
 import { isGraphQLUrlKey, toTwinUrls } from '../wire/urls.js';
 import type { GraphQLRequest } from '../graphql/execute.js';
 import { RolledBackAnswer } from '../graphql/errors.js';
+import { loadOnce } from '../../../twin-runtime/load-once.js';
 
 /**
  * The executor (and the graphql package under it), loaded with the first query: most twins never see
  * one, and loading it at start cost every GitHub twin ~110 ms and several MiB.
  */
-let executor: ReturnType<typeof loadExecutor> | undefined;
-const loadExecutor = () => import('../graphql/execute.js');
+const loadExecutor = loadOnce(() => import('../graphql/execute.js'));
 
 function json(ctx: TwinContext, status: number, body: unknown): TwinResponse {
   return { status, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(toTwinUrls(body, ctx.baseUrl, isGraphQLUrlKey)) };
@@ -37,7 +37,7 @@ async function answer(req: TwinRequest, ctx: TwinContext): Promise<TwinResponse>
       ? { message: request, documentation_url: 'https://docs.github.com/graphql' }
       : { errors: [{ message: request }] });
   }
-  const { runGraphQL } = await (executor ??= loadExecutor());
+  const { runGraphQL } = await loadExecutor();
   const result = await runGraphQL(ctx, request);
   const res = json(ctx, 200, result.body);
   if (result.failedMutation) throw new RolledBackAnswer(res);

@@ -7,17 +7,15 @@ import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { SendGridError, plainError } from '../wire/errors.js';
 import { own, type Json } from '../wire/params.js';
 import { sgTime, uuid, type TemplateRecord, type TemplateVersionRecord } from './records.js';
+import { loadOnce } from '../../../twin-runtime/load-once.js';
 
 /**
  * Handlebars kept apart from any global helpers; prototype access stays off (its default). Loaded
  * on the first dynamic template, not at twin start (requiring it costs more than the twin's start).
  */
-let loaded: ReturnType<(typeof import('handlebars'))['create']> | undefined;
 // Named `require` so the image's staging (scripts/image/stage-app.mjs) sees the package it needs.
 const require = createRequire(import.meta.url);
-function hbs(): NonNullable<typeof loaded> {
-  return (loaded ??= (require('handlebars') as typeof import('handlebars')).create());
-}
+const hbs = loadOnce(() => (require('handlebars') as typeof import('handlebars')).create());
 const MAX_TEMPLATE_CHARS = 1_048_576;
 
 const notFound = (): SendGridError => plainError(404, 'Not Found');
