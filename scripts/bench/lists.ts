@@ -8,6 +8,7 @@
 //   Stripe promotion codes, portal configurations, subscription schedules, customer balance
 //                         transactions (modelled: keyset page)
 //   Stripe events, type=coupon.* (modelled: keyset page filled by a test the index cannot answer)
+//   Stripe customer search, name:'Bench' (modelled: the query is such a test; next page by token)
 //   Stripe plans          (generic)
 //   GitHub releases       (generic: per_page/page with a Link header)
 // (Slack bookmarks were measured here while the generic layer served them; bookmarks.list is now
@@ -103,7 +104,7 @@ type CreateBody = Record<string, string> | ((twin: Running) => Promise<Record<st
  * (or of the newest record of `listed`, the resource listed, when the list shows something the
  * create made on the side, like an event), then `path` listed with `query`.
  */
-const stripeCase = (name: string, resource: string, path: string, create: CreateBody, opts: { createPath?: (twin: Running) => Promise<string>; query?: string; listed?: string } = {}): Case => ({
+const stripeCase = (name: string, resource: string, path: string, create: CreateBody, opts: { createPath?: (twin: Running) => Promise<string>; query?: string; listed?: string; pageToken?: boolean } = {}): Case => ({
   name,
   async prepare(count) {
     const twin = await start('stripe', `${resource}-${count}`);
@@ -116,12 +117,12 @@ const stripeCase = (name: string, resource: string, path: string, create: Create
     const prefix = String(made.id).replace(/[^_]*$/, '');
     fill(twin, copied, made, count - 1, (i) => ({ external: `${prefix}bench${String(i).padStart(8, '0')}`, id: `${prefix}bench${String(i).padStart(8, '0')}` }));
     const q = `${listPath}?limit=3${opts.query ? '&' + opts.query : ''}`;
-    const firstPage = (await call(twin, 'GET', q)).body as { data: { id: string }[] };
-    const cursor = firstPage.data[2]!.id;
+    const firstPage = (await call(twin, 'GET', q)).body as { data: { id: string }[]; next_page?: string };
+    const next = opts.pageToken ? `${q}&page=${firstPage.next_page}` : `${q}&starting_after=${firstPage.data[2]!.id}`;
     return {
       twin,
       first: () => call(twin, 'GET', q),
-      next: () => call(twin, 'GET', `${q}&starting_after=${cursor}`),
+      next: () => call(twin, 'GET', next),
     };
   },
 });
@@ -160,6 +161,11 @@ const CASES: Case[] = [
     createPath: async () => '/v1/coupons',
     query: 'type=coupon.*',
     listed: 'event',
+  }),
+  stripeCase("Stripe customer search, name:'Bench' (modelled)", 'customer', '/v1/customers/search', { name: 'Bench' }, {
+    createPath: async () => '/v1/customers',
+    query: `query=${encodeURIComponent("name:'Bench'")}`,
+    pageToken: true,
   }),
   stripeCase('Stripe plans (generic)', 'plan', '/v1/plans', { amount: '100', currency: 'usd', interval: 'month', 'product[name]': 'Bench' }),
   stripeCase('Stripe coupons (modelled)', 'coupon', '/v1/coupons', { percent_off: '10', duration: 'once' }),

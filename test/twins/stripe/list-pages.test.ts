@@ -98,7 +98,12 @@ t.test('coupons leave deleted ones out; tax rates and payment methods filter by 
 
 t.test('webhook endpoints, test clocks and meters page like every Stripe list', async (t) => {
   const endpoints: string[] = [];
-  for (let i = 0; i < 3; i++) endpoints.push((await stripe.webhookEndpoints.create({ url: `https://example.com/hook/${i}`, enabled_events: ['*'] })).id);
+  // Loopback URLs where nothing listens (tests send traffic only to 127.0.0.0/8), deleted at the end
+  // so later tests' events are not delivered to them.
+  for (let i = 0; i < 3; i++) endpoints.push((await stripe.webhookEndpoints.create({ url: `http://127.0.0.1:9/hook/${i}`, enabled_events: ['*'] })).id);
+  t.teardown(async () => {
+    for (const id of endpoints) await stripe.webhookEndpoints.del(id);
+  });
   const page = await stripe.webhookEndpoints.list({ limit: 2 });
   t.same(ids(page), [endpoints[2], endpoints[1]]);
   t.equal(page.has_more, true);
@@ -165,4 +170,59 @@ t.test('products by ids[] and prices by lookup_keys[] or recurring read pages th
   t.same(ids(await stripe.prices.list({ lookup_keys: ['list_once', 'list_yearly'] })), [once.id, yearly.id]);
   t.same(ids(await stripe.prices.list({ product: made[0]!, recurring: { interval: 'year' } })), [yearly.id]);
   t.same(ids(await stripe.prices.list({ product: made[0]!, type: 'recurring' })), [yearly.id, monthly.id]);
+});
+
+t.test('search reads pages through the index: past a batch of non-matching records, next_page names the last object, total_count on request', async (t) => {
+  // An empty resource still refuses a field no record could answer.
+  const refused = await stripe.subscriptions.search({ query: "bogus:'x'" }).catch((e) => e);
+  t.match(refused, { statusCode: 400, param: 'query', message: /unsupported search field/ });
+  const short = await stripe.customers.search({ query: "name~'ab'" }).catch((e) => e);
+  t.match(short, { statusCode: 400, param: 'query', message: /at least 3 characters/ });
+
+  const tag = `srch${Date.now()}`;
+  const wanted: string[] = [];
+  for (let i = 0; i < 5; i++) wanted.push((await stripe.customers.create({ name: `Wanted ${i}`, metadata: { tag } })).id);
+  // 110 newer customers that do not match sit in front of them (more than one batch of the index).
+  for (let i = 0; i < 110; i += 10) {
+    await Promise.all(Array.from({ length: 10 }, (_, j) => stripe.customers.create({ name: `Noise ${i + j}` })));
+  }
+  const deleted = await stripe.customers.create({ name: 'Wanted gone', metadata: { tag } });
+  await stripe.customers.del(deleted.id);
+
+  const query = `metadata['tag']:'${tag}'`;
+  const first = await stripe.customers.search({ query, limit: 2 });
+  t.same(ids(first), [wanted[4], wanted[3]], 'newest first, the deleted one left out');
+  t.equal(first.has_more, true);
+  t.type(first.next_page, 'string');
+  const second = await stripe.customers.search({ query, limit: 2, page: first.next_page! });
+  t.same(ids(second), [wanted[2], wanted[1]]);
+  const third = await stripe.customers.search({ query, limit: 2, page: second.next_page! });
+  t.same(ids(third), [wanted[0]]);
+  t.equal(third.has_more, false);
+  t.equal(third.next_page, null);
+
+  const all: string[] = [];
+  for await (const c of stripe.customers.search({ query, limit: 2 })) all.push(c.id);
+  t.same(all, [...wanted].reverse(), 'auto-pagination follows next_page');
+
+  const counted = (await stripe.customers.search({ query, limit: 1, expand: ['total_count'] })) as unknown as { total_count: number; data: unknown[] };
+  t.equal(counted.total_count, 5);
+  t.equal(counted.data.length, 1);
+
+  // A token for an object that no longer exists is refused as Stripe refuses a bad page.
+  const gone = await stripe.customers.create({ name: 'Short lived', metadata: { tag: `${tag}-b` } });
+  await stripe.customers.create({ name: 'Short lived 2', metadata: { tag: `${tag}-b` } });
+  const page = await stripe.customers.search({ query: `metadata['tag']:'${tag}-b'`, limit: 1 });
+  t.equal(page.has_more, true);
+  const tokenFor = (id: string) => 'page_' + Buffer.from(JSON.stringify({ a: id })).toString('base64url');
+  t.match(await stripe.customers.search({ query, page: tokenFor('cus_doesnotexist') }).catch((e) => e), { statusCode: 400, param: 'page' });
+  t.match(await stripe.customers.search({ query, page: 'page_notbase64json' }).catch((e) => e), { statusCode: 400, param: 'page' });
+  t.ok(gone.id);
+
+  // Invoices are matched on the object as shown (presented), and pages hold that object.
+  const { customer } = await customerWithCard(stripe);
+  const inv = await stripe.invoices.create({ customer: customer.id, metadata: { tag } });
+  const found = await stripe.invoices.search({ query: `metadata['tag']:'${tag}' AND customer:'${customer.id}'` });
+  t.same(ids(found), [inv.id]);
+  t.equal(found.data[0]!.object, 'invoice');
 });

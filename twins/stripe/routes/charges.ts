@@ -91,7 +91,7 @@ export const chargeRoutes: TwinRoute[] = [
     path: '/v1/charges/search',
     handler: (req, ctx) => {
       readParams(req, SEARCH_PARAMS);
-      return searchResponse(req, ctx, ctx.store.list<any>('charge'), '/v1/charges/search', CHARGE_SEARCH_FIELDS, 'charges');
+      return searchResponse(req, ctx, { resource: 'charge' }, '/v1/charges/search', CHARGE_SEARCH_FIELDS, 'charges');
     },
   },
   {

@@ -128,8 +128,8 @@ export const customerRoutes: TwinRoute[] = [
     path: '/v1/customers/search',
     handler: (req, ctx) => {
       readParams(req, SEARCH_PARAMS);
-      const all = ctx.store.list<any>('customer').filter((c) => !c.deleted);
-      return searchResponse(req, ctx, all, '/v1/customers/search', CUSTOMER_SEARCH_FIELDS, 'customers');
+      // Deleted customers stay as stubs (`deleted: true`) that retrieve answers; search skips them.
+      return searchResponse(req, ctx, { resource: 'customer', equals: { deleted: null } }, '/v1/customers/search', CUSTOMER_SEARCH_FIELDS, 'customers');
     },
   },
   {

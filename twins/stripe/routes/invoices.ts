@@ -175,8 +175,7 @@ export const invoiceRoutes: TwinRoute[] = [
     path: '/v1/invoices/search',
     handler: (req, ctx) => {
       readParams(req, SEARCH_PARAMS);
-      const all = ctx.store.list<StripeObject>('invoice').map((i) => presentInvoice(i as any));
-      return searchResponse(req, ctx, all, '/v1/invoices/search', INVOICE_SEARCH_FIELDS, 'invoices');
+      return searchResponse(req, ctx, { resource: 'invoice', present: (i: StripeObject) => presentInvoice(i as any) as StripeObject }, '/v1/invoices/search', INVOICE_SEARCH_FIELDS, 'invoices');
     },
   },
   {

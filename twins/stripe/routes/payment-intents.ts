@@ -210,7 +210,7 @@ export const paymentIntentRoutes: TwinRoute[] = [
     path: '/v1/payment_intents/search',
     handler: (req, ctx) => {
       readParams(req, SEARCH_PARAMS);
-      return searchResponse(req, ctx, ctx.store.list<any>('payment_intent'), '/v1/payment_intents/search', PI_SEARCH_FIELDS, 'payment_intents');
+      return searchResponse(req, ctx, { resource: 'payment_intent' }, '/v1/payment_intents/search', PI_SEARCH_FIELDS, 'payment_intents');
     },
   },
   {

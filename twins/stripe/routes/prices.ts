@@ -170,7 +170,7 @@ export const priceRoutes: TwinRoute[] = [
     path: '/v1/prices/search',
     handler: (req, ctx) => {
       readParams(req, SEARCH_PARAMS);
-      return searchResponse(req, ctx, ctx.store.list<any>('price'), '/v1/prices/search', PRICE_SEARCH_FIELDS, 'prices');
+      return searchResponse(req, ctx, { resource: 'price' }, '/v1/prices/search', PRICE_SEARCH_FIELDS, 'prices');
     },
   },
   {

@@ -108,7 +108,7 @@ export const productRoutes: TwinRoute[] = [
     path: '/v1/products/search',
     handler: (req, ctx) => {
       readParams(req, SEARCH_PARAMS);
-      return searchResponse(req, ctx, ctx.store.list<any>('product'), '/v1/products/search', PRODUCT_SEARCH_FIELDS, 'products');
+      return searchResponse(req, ctx, { resource: 'product' }, '/v1/products/search', PRODUCT_SEARCH_FIELDS, 'products');
     },
   },
   {

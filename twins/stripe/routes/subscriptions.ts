@@ -241,7 +241,7 @@ export const subscriptionRoutes: TwinRoute[] = [
     path: '/v1/subscriptions/search',
     handler: (req, ctx) => {
       readParams(req, SEARCH_PARAMS);
-      return searchResponse(req, ctx, ctx.store.list<StripeObject>('subscription'), '/v1/subscriptions/search', SUBSCRIPTION_SEARCH_FIELDS, 'subscriptions');
+      return searchResponse(req, ctx, { resource: 'subscription' }, '/v1/subscriptions/search', SUBSCRIPTION_SEARCH_FIELDS, 'subscriptions');
     },
   },
   {

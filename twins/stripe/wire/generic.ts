@@ -263,7 +263,7 @@ export const stripeGenericAdapter: GenericAdapter = {
           const props = s ? generic.resolver.objectSchema(s)?.properties ?? {} : {};
           const fields: SearchFields = {};
           for (const k of Object.keys(props)) if (k !== 'metadata') fields[k] = (o) => o[k];
-          return searchResponse(call.req, call.ctx, records, url, fields, `${call.op.resource}s`);
+          return searchResponse(call.req, call.ctx, { records }, url, fields, `${call.op.resource}s`);
         }
         return ok({ object: 'list', data: records, has_more: outcome.hasMore, url: listUrl(call, url) });
       }

@@ -1,13 +1,16 @@
 // Stripe's search: the query language (`email:'a@b.c' AND name~'ann' AND metadata['k']:'v'`,
 // `-` negation, `>`/`<` on numbers, `field:null`, clauses joined by AND or by OR but not both) and
-// the `search_result` envelope with its opaque `next_page` cursor.
+// the `search_result` envelope with its opaque `next_page` cursor. A page is read newest first
+// through the record store's index a batch at a time until it is full (the query is the batch's
+// `keep` test), and `next_page` names the last object shown, so a page costs the records scanned to
+// fill it rather than a read of every record; only `expand[]=total_count` counts them all.
 
 import type { TwinContext, TwinRequest, TwinResponse } from '../../../twin-runtime/contract.js';
 import { ownValue } from '../../../twin-runtime/safe-input.js';
 import { invalidRequest, missingParam } from './errors.js';
 import { expandPaths, paramsOf, str } from './params.js';
 import { readLimit } from './list.js';
-import { newestFirst } from '../model/pages.js';
+import { eachMatching, pageOf, readPage, type FieldEquals, type ListPage } from '../model/pages.js';
 import type { StripeObject } from '../model/objects.js';
 
 /** Searchable fields of one resource: the value a clause compares (`metadata` is built in). */
@@ -54,30 +57,29 @@ export function parseQuery(query: string): { clauses: Clause[]; joiner: 'AND' | 
   return { clauses, joiner: joiner ?? 'AND' };
 }
 
-function matches(o: StripeObject, c: Clause, fields: SearchFields, resourceName: string): boolean {
-  let actual: unknown;
+/** Refuse what no record could answer, before any is read (an empty store refuses it too). */
+function checkClause(c: Clause, fields: SearchFields, resourceName: string): void {
   if (c.field === 'metadata') {
     if (c.key === undefined) throw invalidRequest('Metadata searches need a key: metadata[\'key\']:\'value\'.', 'query');
-    actual = ownValue(o.metadata, c.key);
-  } else {
+  } else if (!ownValue(fields, c.field)) {
     // Field names come from the query: only the resource's own searchable fields count.
-    const get = ownValue(fields, c.field) as SearchFields[string] | undefined;
-    if (!get) {
-      throw invalidRequest(
-        `Field \`${c.field}\` is an unsupported search field for resource \`${resourceName}\`. See http://stripe.com/docs/search#query-fields-for-${resourceName} for a list of supported fields.`,
-        'query',
-      );
-    }
-    actual = get(o);
+    throw invalidRequest(
+      `Field \`${c.field}\` is an unsupported search field for resource \`${resourceName}\`. See http://stripe.com/docs/search#query-fields-for-${resourceName} for a list of supported fields.`,
+      'query',
+    );
   }
+  if (c.op === '~' && String(c.value).length < 3) {
+    throw invalidRequest('Substring searches (`~`) need a value of at least 3 characters.', 'query');
+  }
+}
+
+function matches(o: StripeObject, c: Clause, fields: SearchFields): boolean {
+  const actual = c.field === 'metadata' ? ownValue(o.metadata, c.key!) : (ownValue(fields, c.field) as SearchFields[string])(o);
   let ok: boolean;
   if (c.value === null) ok = actual === null || actual === undefined;
   else if (c.op === ':') {
     ok = actual !== null && actual !== undefined && String(actual).toLowerCase() === String(c.value).toLowerCase();
   } else if (c.op === '~') {
-    if (String(c.value).length < 3) {
-      throw invalidRequest('Substring searches (`~`) need a value of at least 3 characters.', 'query');
-    }
     ok = typeof actual === 'string' && actual.toLowerCase().includes(String(c.value).toLowerCase());
   } else {
     const a = Number(actual);
@@ -88,25 +90,40 @@ function matches(o: StripeObject, c: Clause, fields: SearchFields, resourceName:
   return c.negate ? !ok : ok;
 }
 
-function encodePage(offset: number): string {
-  return 'page_' + Buffer.from(JSON.stringify({ o: offset })).toString('base64url');
+/** The token of the page after the object `lastId`. */
+function encodePage(lastId: string): string {
+  return 'page_' + Buffer.from(JSON.stringify({ a: lastId })).toString('base64url');
 }
 
-function decodePage(page: string): number {
+/** The object a `page` token continues after; a token for nothing that still exists is refused. */
+function decodePage(page: string, exists: (id: string) => boolean): string {
   try {
-    const n = JSON.parse(Buffer.from(page.replace(/^page_/, ''), 'base64url').toString('utf8')).o;
-    if (Number.isInteger(n) && n >= 0) return n;
+    const id = JSON.parse(Buffer.from(page.replace(/^page_/, ''), 'base64url').toString('utf8')).a;
+    if (typeof id === 'string' && exists(id)) return id;
   } catch {
     /* fall through */
   }
   throw invalidRequest(`Invalid page: ${page}`, 'page');
 }
 
-/** The search response over `records` (oldest first); `resourceName` as in Stripe's docs (`customers`). */
+/**
+ * Which records a search reads: a resource of the store, narrowed by field equalities, shown as
+ * `present` makes them; or records a caller already holds (the generic layer's), oldest first.
+ */
+export type SearchSource<T extends StripeObject> =
+  | {
+      resource: string;
+      equals?: FieldEquals;
+      /** The object as the API shows it (what the query's fields read and what the page holds). */
+      present?: (stored: T) => T;
+    }
+  | { records: T[] };
+
+/** One page of a search; `resourceName` as in Stripe's docs (`customers`). */
 export function searchResponse<T extends StripeObject>(
   req: TwinRequest,
-  _ctx: TwinContext,
-  records: T[],
+  ctx: TwinContext,
+  source: SearchSource<T>,
   url: string,
   fields: SearchFields,
   resourceName: string,
@@ -116,22 +133,37 @@ export function searchResponse<T extends StripeObject>(
   if (query === undefined || query.trim() === '') throw missingParam('query');
   const limit = readLimit(p);
   const page = str(p, 'page');
-  const offset = page ? decodePage(page) : 0;
   const { clauses, joiner } = parseQuery(query);
-  const hits = newestFirst(records).filter((o) =>
-    joiner === 'AND'
-      ? clauses.every((c) => matches(o, c, fields, resourceName))
-      : clauses.some((c) => matches(o, c, fields, resourceName)),
-  );
-  const data = hits.slice(offset, offset + limit);
-  const hasMore = offset + limit < hits.length;
+  for (const c of clauses) checkClause(c, fields, resourceName);
+  const hit = (o: T) => (joiner === 'AND' ? clauses.every((c) => matches(o, c, fields)) : clauses.some((c) => matches(o, c, fields)));
+  let found: ListPage<T>;
+  let total: () => number;
+  if ('records' in source) {
+    const hits = source.records.filter(hit);
+    const after = page ? decodePage(page, (id) => hits.some((o) => o.id === id)) : undefined;
+    found = pageOf(hits, { limit, startingAfter: after });
+    total = () => hits.length;
+  } else {
+    const { resource } = source;
+    const equals = source.equals ?? {};
+    const present = source.present ?? ((o: T) => o);
+    const after = page ? decodePage(page, (id) => ctx.store.has(resource, id)) : undefined;
+    found = readPage<T>(ctx, resource, equals, { limit, startingAfter: after }, { keep: (o) => hit(present(o as T)) });
+    found.data = found.data.map(present);
+    total = () => {
+      let n = 0;
+      for (const o of eachMatching<T>(ctx, resource, equals)) if (hit(present(o))) n++;
+      return n;
+    };
+  }
+  const { data } = found;
   const body: Record<string, unknown> = {
     object: 'search_result',
     data,
-    has_more: hasMore,
-    next_page: hasMore ? encodePage(offset + limit) : null,
+    has_more: found.hasMore,
+    next_page: found.hasMore ? encodePage(found.data.at(-1)!.id) : null,
     url,
   };
-  if (expandPaths(p).includes('total_count')) body.total_count = hits.length;
+  if (expandPaths(p).includes('total_count')) body.total_count = total();
   return { status: 200, body };
 }
