@@ -32,7 +32,8 @@ dev: build $(if $(filter docker,$(TWINS_DRIVER)),image)
 test: build
 	npx tsc -p tsconfig.test.json
 	npx tsc -p control-plane/console/web/tsconfig.json
-	TWINS_TWIN_START_TIMEOUT_MS=$${TWINS_TWIN_START_TIMEOUT_MS:-60000} npx tap $(TAP_ARGS)
+	# Tests send traffic only to loopback: a twin under test refuses any other delivery address.
+	TWINS_EGRESS=loopback TWINS_TWIN_START_TIMEOUT_MS=$${TWINS_TWIN_START_TIMEOUT_MS:-60000} npx tap $(TAP_ARGS)
 
 twin: build
 	node bin/twins.js twin $(TWIN) $(if $(PORT),--port $(PORT))

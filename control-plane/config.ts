@@ -1,13 +1,14 @@
 // Configuration read once from the environment (names as the README lists them).
 
 import { resolve } from 'node:path';
+import { EGRESS_POLICIES, type EgressPolicy } from '../twin-runtime/egress.js';
 
 export type IdpMode = 'local' | 'oidc';
 export type InvitationProvider = 'local' | 'workos';
 export type PlanName = 'free' | 'paygo';
 export type DriverName = 'process' | 'docker' | 'kubernetes';
-/** Where twins may deliver webhooks: anywhere, or only to public addresses (decisions §12). */
-export type EgressPolicy = 'any' | 'public';
+/** Where twins may deliver webhooks: anywhere, only to public addresses (decisions §12), or only to loopback. */
+export type { EgressPolicy } from '../twin-runtime/egress.js';
 /** Who takes payments: the house Stripe twin the control plane runs, Stripe itself, or nobody. */
 export type PaymentProcessorName = 'house' | 'stripe' | 'none';
 
@@ -107,7 +108,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     logLevel: env.LOG_LEVEL ?? 'info',
     logRetentionDays: positive('TWINS_LOG_RETENTION_DAYS', env.TWINS_LOG_RETENTION_DAYS),
     logBodyCapBytes: Math.round((positive('TWINS_LOG_BODY_CAP_MB', env.TWINS_LOG_BODY_CAP_MB) ?? 256) * 1024 * 1024),
-    egress: oneOf('TWINS_EGRESS', env.TWINS_EGRESS, ['any', 'public'] as const, 'any'),
+    egress: oneOf('TWINS_EGRESS', env.TWINS_EGRESS, EGRESS_POLICIES, 'any'),
     drainMs: positive('TWINS_DRAIN_MS', env.TWINS_DRAIN_MS) ?? 10_000,
     logFormat: oneOf('TWINS_LOG_FORMAT', env.TWINS_LOG_FORMAT, ['pretty', 'json'] as const, process.stdout.isTTY ? 'pretty' : 'json'),
     paymentProcessor: oneOf('TWINS_PAYMENT_PROCESSOR', env.TWINS_PAYMENT_PROCESSOR, ['house', 'stripe', 'none'] as const, env.STRIPE_SECRET_KEY ? 'stripe' : 'house'),

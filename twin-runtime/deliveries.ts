@@ -6,7 +6,7 @@
 
 import type { Dispatcher } from 'undici';
 import type { RecordStore } from './record-store.js';
-import { EgressGuard, undici } from './egress.js';
+import { EgressGuard, refusalMessage, undici } from './egress.js';
 
 export interface DeliveryAttempt {
   attempted_at: string;
@@ -140,7 +140,7 @@ export class Deliveries {
     const why = await this.egress.check(d.url);
     if (why !== undefined) {
       refused = true;
-      error = `Refused by the egress policy (TWINS_EGRESS=public): ${why}.`;
+      error = refusalMessage(this.egress.policy, why);
     } else {
       try {
         const { request } = undici();

@@ -3,6 +3,9 @@
 //   TWINS_EGRESS=public  public addresses only: loopback, private, link-local, carrier-grade NAT,
 //                        metadata, multicast, reserved and unspecified addresses are refused, and so
 //                        are the control plane's own addresses (TWINS_EGRESS_DENY, set by the driver).
+//   TWINS_EGRESS=loopback  loopback addresses only (127.0.0.0/8, ::1): nothing a twin sends leaves the
+//                        machine — for a developer who wants that, and for the test suite, whose
+//                        traffic must stay on loopback.
 // The check runs on every connection the delivery agent opens, after DNS resolution (so a name
 // that resolves to 127.0.0.1 is refused, and a name re-resolving differently later is checked
 // again), and for IP literals before connecting; deliveries do not follow redirects, and a
@@ -22,7 +25,8 @@ import { loadOnce } from './load-once.js';
 const require = createRequire(import.meta.url);
 export const undici = loadOnce(() => require('undici') as typeof import('undici'));
 
-export type EgressPolicy = 'any' | 'public';
+export type EgressPolicy = 'any' | 'public' | 'loopback';
+export const EGRESS_POLICIES = ['any', 'public', 'loopback'] as const satisfies readonly EgressPolicy[];
 
 export type AddressClass =
   | 'public'
@@ -115,10 +119,16 @@ export function parseDenyList(text: string | undefined): (ipaddr.IPv4 | ipaddr.I
   return out;
 }
 
+/** The sentence a refused delivery records. */
+export const refusalMessage = (policy: EgressPolicy, reason: string) => `Refused by the egress policy (TWINS_EGRESS=${policy}): ${reason}.`;
+
 export class EgressRefused extends Error {
   readonly refused = true;
-  constructor(readonly reason: string) {
-    super(`Refused by the egress policy (TWINS_EGRESS=public): ${reason}.`);
+  constructor(
+    readonly reason: string,
+    policy: EgressPolicy,
+  ) {
+    super(refusalMessage(policy, reason));
     this.name = 'EgressRefused';
   }
 }
@@ -134,13 +144,19 @@ export class EgressGuard {
   }
 
   static fromEnv(env: NodeJS.ProcessEnv = process.env): EgressGuard {
-    const policy = env.TWINS_EGRESS === 'public' ? 'public' : 'any';
+    const policy = (EGRESS_POLICIES as readonly string[]).includes(env.TWINS_EGRESS ?? '') ? (env.TWINS_EGRESS as EgressPolicy) : 'any';
     return new EgressGuard(policy, env.TWINS_EGRESS_DENY);
+  }
+
+  /** What the policy lets a twin reach, as its refusals say it. */
+  private get allowedKind(): string {
+    return this.policy === 'loopback' ? 'loopback' : 'public';
   }
 
   /** Whether a connection to this (resolved) address may be opened. */
   allows(ip: string): boolean {
     if (this.policy === 'any') return true;
+    if (this.policy === 'loopback') return classifyAddress(ip) === 'loopback';
     if (classifyAddress(ip) !== 'public') return false;
     const a = ipaddr.process(ip.replace(/^\[|\]$/g, ''));
     for (const d of this.deny) {
@@ -162,10 +178,10 @@ export class EgressGuard {
     } catch {
       return 'the URL is not valid';
     }
-    if (isIP(host)) return this.allows(host) ? undefined : 'the address is not public';
+    if (isIP(host)) return this.allows(host) ? undefined : `the address is not ${this.allowedKind}`;
     const addresses = await new Promise<LookupAddress[]>((resolve) => dnsLookup(host, { all: true }, (err, list) => resolve(err ? [] : list)));
     if (addresses.length === 0) return undefined; // unresolvable: the attempt fails on its own
-    return addresses.every((a) => this.allows(a.address)) ? undefined : 'the host resolves to an address that is not public';
+    return addresses.every((a) => this.allows(a.address)) ? undefined : `the host resolves to an address that is not ${this.allowedKind}`;
   }
 
   /**
@@ -178,7 +194,7 @@ export class EgressGuard {
       dnsLookup(hostname, { ...options, all: true }, (err, list) => {
         if (err) return cb(err);
         if (list.length === 0 || !list.every((a) => this.allows(a.address))) {
-          return cb(new EgressRefused('the host resolves to an address that is not public'));
+          return cb(new EgressRefused(`the host resolves to an address that is not ${this.allowedKind}`, this.policy));
         }
         if (options.all) cb(null, list);
         else cb(null, list[0]!.address, list[0]!.family);
@@ -190,7 +206,7 @@ export class EgressGuard {
       connect: (opts, cb) => {
         const host = opts.hostname.replace(/^\[|\]$/g, '');
         if (isIP(host) && !this.allows(host)) {
-          cb(new EgressRefused('the address is not public'), null);
+          cb(new EgressRefused(`the address is not ${this.allowedKind}`, this.policy), null);
           return;
         }
         connect(opts, cb);

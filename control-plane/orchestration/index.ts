@@ -53,7 +53,7 @@ export function ownAddresses(host: string): string[] {
 
 /** What every twin is told of the egress policy (environment variables). */
 export function twinEnvironment(config: Pick<Config, 'egress' | 'host'>): Record<string, string> {
-  if (config.egress === 'any') return { TWINS_EGRESS: 'any' };
+  if (config.egress !== 'public') return { TWINS_EGRESS: config.egress };
   return { TWINS_EGRESS: 'public', TWINS_EGRESS_DENY: ownAddresses(config.host).join(',') };
 }
 

@@ -6,7 +6,7 @@
 import t from 'tap';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { classifyAddress, EgressGuard } from '../../twin-runtime/egress.js';
+import { classifyAddress, EgressGuard, refusalMessage } from '../../twin-runtime/egress.js';
 import { startOrchestratedControlPlane, waitFor, waitReady } from '../orchestration/helpers.js';
 
 t.test('classifyAddress: every non-public kind, IPv4 and IPv6, mapped and embedded forms', async (t) => {
@@ -90,6 +90,24 @@ t.test('the guard: any allows everything; public allows public addresses except 
   // Resolving `localhost` asks the system resolver; no connection is made.
   t.equal(await pub.check('http://localhost:1/x'), 'the host resolves to an address that is not public');
   t.equal(await any.check('http://127.0.0.1:1/x'), undefined);
+});
+
+t.test('the guard: loopback allows loopback addresses only (what `make test` runs under)', async (t) => {
+  const loop = new EgressGuard('loopback');
+  for (const ip of ['127.0.0.1', '127.8.9.10', '::1', '::ffff:127.0.0.1']) t.ok(loop.allows(ip), `loopback allows ${ip}`);
+  for (const ip of ['8.8.8.8', '10.0.0.1', '192.168.1.1', '169.254.169.254', '0.0.0.0', '::', 'fd00::1', '2606:4700:4700::1111']) t.notOk(loop.allows(ip), `loopback refuses ${ip}`);
+  // Judged without connecting: IP literals before any connection, `localhost` through the resolver only.
+  t.equal(await loop.check('http://127.0.0.1:1/x'), undefined);
+  t.equal(await loop.check('http://[::1]:1/x'), undefined);
+  t.equal(await loop.check('http://localhost:1/x'), undefined);
+  t.equal(await loop.check('http://8.8.8.8:1/x'), 'the address is not loopback');
+  t.equal(await loop.check('http://10.1.2.3/x'), 'the address is not loopback');
+  t.equal(await loop.check('ftp://127.0.0.1/x'), 'only http and https URLs are delivered to');
+  t.equal(refusalMessage('loopback', 'the address is not loopback'), 'Refused by the egress policy (TWINS_EGRESS=loopback): the address is not loopback.');
+  t.equal(EgressGuard.fromEnv({ TWINS_EGRESS: 'loopback' }).policy, 'loopback');
+  t.equal(EgressGuard.fromEnv({ TWINS_EGRESS: 'public' }).policy, 'public');
+  t.equal(EgressGuard.fromEnv({ TWINS_EGRESS: 'nonsense' }).policy, 'any');
+  t.equal(EgressGuard.fromEnv({}).policy, 'any');
 });
 
 t.test('TWINS_EGRESS=public: Stripe, GitHub and Slack deliveries to loopback are refused and recorded', async (t) => {
