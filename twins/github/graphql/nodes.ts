@@ -8,7 +8,8 @@ import { type Json, getMembership, getOrg, getUser, orgsOf, viewer } from '../mo
 import { findRepository, repositoriesOwnedBy } from '../model/repositories.js';
 import { listLabels, listMilestones, getLabel, getMilestone } from '../model/labels.js';
 import { filterIssues, getIssue, listComments, repoIssues, searchIssues } from '../model/issues.js';
-import { getPull, listPulls, listReviews, pullCommits, pullFiles } from '../model/pulls.js';
+import { roleOf } from '../model/collaborators.js';
+import { getPull, headRepositoryOf, listPulls, listReviews, pullCommits, pullFiles } from '../model/pulls.js';
 import { branchHead, getCommit, history, listRefs, resolveCommitish, commitFiles, readBlob } from '../model/git.js';
 import { getSuite, rollup } from '../model/checks.js';
 import { runOfSuite, workflowOfRun } from '../model/actions.js';
@@ -142,14 +143,7 @@ function accountByLogin(ctx: TwinContext, login: string | undefined): Source | n
 // ---- repositories --------------------------------------------------------------------------
 
 function permissionOf(ctx: TwinContext, repo: Json): string {
-  const me = viewer(ctx);
-  if (repo.owner.login === me.login) return 'ADMIN';
-  if (repo.owner.type === 'Organization') {
-    const m = getMembership(ctx, repo.owner.login, me.login);
-    if (m?.role === 'admin') return 'ADMIN';
-    if (m) return 'WRITE';
-  }
-  return 'READ';
+  return (roleOf(ctx, repo, viewer(ctx).login) ?? 'read').toUpperCase();
 }
 
 export function repository(ctx: TwinContext, repo: Json): Source {
@@ -209,7 +203,10 @@ export function repository(ctx: TwinContext, repo: Json): Source {
     viewerSubscription: 'SUBSCRIBED',
     viewerDefaultMergeMethod: repo.allow_merge_commit ? 'MERGE' : repo.allow_squash_merge ? 'SQUASH' : 'REBASE',
     viewerDefaultCommitEmail: null,
-    parent: null,
+    parent: () => {
+      const parent = repo.parent ? findRepository(ctx, repo.parent.owner.login, repo.parent.name) : undefined;
+      return parent ? repository(ctx, parent) : null;
+    },
     templateRepository: null,
     mirrorUrl: null,
     licenseInfo: null,
@@ -707,17 +704,21 @@ export function pullRequest(ctx: TwinContext, repo: Json, p: Json): Source {
     baseRefName: p.base.ref,
     baseRefOid: p.base.sha,
     headRef: () => {
-      const sha = branchHead(ctx, repo, p.head.ref);
-      return sha ? ref(ctx, repo, `refs/heads/${p.head.ref}`, sha) : null;
+      const headRepo = headRepositoryOf(ctx, repo, p);
+      const sha = headRepo ? branchHead(ctx, headRepo, p.head.ref) : undefined;
+      return sha ? ref(ctx, headRepo!, `refs/heads/${p.head.ref}`, sha) : null;
     },
     baseRef: () => {
       const sha = branchHead(ctx, repo, p.base.ref);
       return sha ? ref(ctx, repo, `refs/heads/${p.base.ref}`, sha) : null;
     },
-    headRepository: () => repository(ctx, findRepository(ctx, repo.owner.login, repo.name) ?? repo),
-    headRepositoryOwner: () => account(ctx, repo.owner),
+    headRepository: () => {
+      const headRepo = headRepositoryOf(ctx, repo, p);
+      return headRepo ? repository(ctx, headRepo) : null;
+    },
+    headRepositoryOwner: () => account(ctx, p.head.repo?.owner ?? repo.owner),
     baseRepository: () => repository(ctx, repo),
-    isCrossRepository: false,
+    isCrossRepository: (p.head.repo?.id ?? repo.id) !== repo.id,
     maintainerCanModify: !!p.maintainer_can_modify,
     additions: p.additions,
     deletions: p.deletions,

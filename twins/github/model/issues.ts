@@ -8,6 +8,7 @@ import { type Json, getMembership, getUser, simpleAccount, viewer } from './acco
 import { adjustOpenIssues, childKey } from './repositories.js';
 import { getMilestone, labelsByName, recountMilestone } from './labels.js';
 import { emitEvent } from './webhooks.js';
+import { directRole, roleOf } from './collaborators.js';
 
 export function emptyReactions(url: string): Json {
   return { url, total_count: 0, '+1': 0, '-1': 0, laugh: 0, hooray: 0, confused: 0, heart: 0, rocket: 0, eyes: 0 };
@@ -20,6 +21,7 @@ export function issueKey(repo: Json, number: number): string {
 export function authorAssociation(ctx: TwinContext, repo: Json, user: Json): string {
   if (repo.owner.login === user.login) return 'OWNER';
   if (repo.owner.type === 'Organization' && getMembership(ctx, repo.owner.login, user.login)) return 'MEMBER';
+  if (directRole(ctx, repo, user.login)) return 'COLLABORATOR';
   return 'NONE';
 }
 
@@ -42,12 +44,11 @@ export function saveIssue(ctx: TwinContext, repo: Json, issue: Json): void {
   ctx.store.put('issue', issueKey(repo, issue.number), issue);
 }
 
-/** Users who can be assigned: the owner of a user repository, members of an org's. */
+/** Users who can be assigned: the owner of a user repository, members of an org's, collaborators. */
 function assignable(ctx: TwinContext, repo: Json, login: string): Json | undefined {
   const user = getUser(ctx, login);
   if (!user) return undefined;
-  if (repo.owner.type === 'Organization') return getMembership(ctx, repo.owner.login, user.login) ? user : undefined;
-  return repo.owner.login.toLowerCase() === user.login.toLowerCase() ? user : undefined;
+  return roleOf(ctx, repo, user.login) ? user : undefined;
 }
 
 export function isAssignable(ctx: TwinContext, repo: Json, login: string): boolean {

@@ -1,4 +1,4 @@
-// Pull requests: opened from a branch of the same repository, kept in step with their branches
+// Pull requests: opened from a branch of the same repository or of a fork (`owner:branch`), kept in step with their branches
 // (head/base SHAs, commit and diff counts, mergeability), reviewed, commented on line by line, and
 // merged (merge / squash / rebase) — merging closes the issues its description says it fixes.
 
@@ -14,6 +14,7 @@ import {
 import { authorAssociation, createIssue, emptyReactions, getIssue, isAssignable, saveIssue, updateIssue, type IssuePatch } from './issues.js';
 import { emitEvent } from './webhooks.js';
 import { ownValue } from '../../../twin-runtime/safe-input.js';
+import { forkAncestors, repositoryInNetwork, shareGitObjects } from './forks.js';
 
 function pullKey(repo: Json, number: number): string {
   return childKey(repo, number);
@@ -51,9 +52,12 @@ export function simplePull(pr: Json): Json {
 /** Recompute what depends on the branches: SHAs, counts, mergeability. */
 export function refreshPull(ctx: TwinContext, repo: Json, pr: Json): void {
   if (pr.state === 'open') {
-    const head = branchHead(ctx, repo, pr.head.ref);
+    const headRepo = headRepositoryOf(ctx, repo, pr);
+    const head = headRepo ? branchHead(ctx, headRepo, pr.head.ref) : undefined;
     const base = branchHead(ctx, repo, pr.base.ref);
-    if (head) pr.head = side(ctx, repo, pr.head.ref, head);
+    // A fork's commits become readable in the base repository (GitHub's shared network store).
+    if (head && headRepo && headRepo.id !== repo.id && head !== pr.head.sha) shareGitObjects(ctx, headRepo, repo);
+    if (head) pr.head = side(ctx, headRepo!, pr.head.ref, head);
     if (base) pr.base = side(ctx, repo, pr.base.ref, base);
   }
   const headSha = pr.head.sha;
@@ -78,6 +82,14 @@ export function refreshPull(ctx: TwinContext, repo: Json, pr: Json): void {
   delete pr.base_sha_at_merge;
 }
 
+/** The repository a pull request's head branch lives in (a fork for a cross-repository one). */
+export function headRepositoryOf(ctx: TwinContext, repo: Json, pr: Json): Json | undefined {
+  const head = pr.head.repo as Json | null | undefined;
+  if (!head || head.id === repo.id) return repo;
+  const found = findRepository(ctx, head.owner.login, head.name);
+  return found?.id === head.id ? found : undefined;
+}
+
 export interface PullInput {
   title: string;
   head: string;
@@ -93,10 +105,12 @@ export function createPull(ctx: TwinContext, repo: Json, input: PullInput): Json
   const headOwner = input.head.includes(':') ? input.head.split(':')[0]! : repo.owner.login;
   const baseSha = branchHead(ctx, repo, input.base);
   if (!baseSha) throw validationFailed({ resource: 'PullRequest', field: 'base', code: 'invalid' });
-  const headSha = headOwner.toLowerCase() === repo.owner.login.toLowerCase() ? branchHead(ctx, repo, headBranch) : undefined;
-  if (!headSha) throw validationFailed({ resource: 'PullRequest', field: 'head', code: 'invalid' });
-  const label = `${repo.owner.login}:${headBranch}`;
-  if (listPulls(ctx, repo).some((p) => p.state === 'open' && p.head.ref === headBranch && p.base.ref === input.base)) {
+  const headRepo = repositoryInNetwork(ctx, headOwner, repo);
+  const headSha = headRepo ? branchHead(ctx, headRepo, headBranch) : undefined;
+  if (!headSha || !headRepo) throw validationFailed({ resource: 'PullRequest', field: 'head', code: 'invalid' });
+  if (headRepo.id !== repo.id) shareGitObjects(ctx, headRepo, repo);
+  const label = `${headRepo.owner.login}:${headBranch}`;
+  if (listPulls(ctx, repo).some((p) => p.state === 'open' && p.head.label.toLowerCase() === label.toLowerCase() && p.base.ref === input.base)) {
     throw validationFailed({ resource: 'PullRequest', code: 'custom', message: `A pull request already exists for ${label}.` });
   }
   if (commitsBetween(ctx, repo, baseSha, headSha).length === 0) {
@@ -150,7 +164,7 @@ export function createPull(ctx: TwinContext, repo: Json, input: PullInput): Json
     review_comment_url: `${API}/repos/${repo.full_name}/pulls/comments{/number}`,
     comments_url: issue.comments_url,
     statuses_url: `${API}/repos/${repo.full_name}/statuses/${headSha}`,
-    head: side(ctx, repo, headBranch, headSha),
+    head: side(ctx, headRepo, headBranch, headSha),
     base: side(ctx, repo, input.base, baseSha),
     _links: {
       self: { href: self },
@@ -231,13 +245,25 @@ export function updatePull(ctx: TwinContext, repo: Json, pr: Json, patch: { titl
 /** A branch moved: open pull requests on it follow (and get a `synchronize` when it is their head). */
 export function onBranchMoved(ctx: TwinContext, repo: Json, push: Push): void {
   const branch = push.ref.replace(/^refs\/heads\//, '');
-  for (const pr of listPulls(ctx, repo)) {
-    if (pr.state !== 'open' || (pr.head.ref !== branch && pr.base.ref !== branch)) continue;
+  const follow = (base: Json, pr: Json): void => {
     const before = pr.head.sha;
-    refreshPull(ctx, repo, pr);
-    savePull(ctx, repo, pr);
-    if (pr.head.ref === branch && before !== pr.head.sha) {
-      emitEvent(ctx, repo, 'pull_request', { action: 'synchronize', number: pr.number, before, after: pr.head.sha, pull_request: pr });
+    refreshPull(ctx, base, pr);
+    savePull(ctx, base, pr);
+    if (pr.head.repo?.id === repo.id && pr.head.ref === branch && before !== pr.head.sha) {
+      emitEvent(ctx, base, 'pull_request', { action: 'synchronize', number: pr.number, before, after: pr.head.sha, pull_request: pr });
+    }
+  };
+  for (const pr of listPulls(ctx, repo)) {
+    if (pr.state !== 'open') continue;
+    const headHere = pr.head.ref === branch && (pr.head.repo?.id ?? repo.id) === repo.id;
+    if (headHere || pr.base.ref === branch) follow(repo, pr);
+  }
+  // A fork's branch may be the head of pull requests in the repositories it was forked from.
+  if (repo.fork) {
+    for (const base of forkAncestors(ctx, repo)) {
+      for (const pr of listPulls(ctx, base)) {
+        if (pr.state === 'open' && pr.head.repo?.id === repo.id && pr.head.ref === branch) follow(base, pr);
+      }
     }
   }
 }

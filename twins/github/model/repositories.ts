@@ -14,6 +14,7 @@ export function repoKey(owner: string, name: string): string {
 export const REPOSITORY_CHILDREN = [
   'issue', 'issue_comment', 'label', 'milestone', 'pull_request', 'review', 'review_comment',
   'hook', 'ref', 'commit', 'tree', 'blob', 'git_object', 'status', 'check_suite', 'check_run', 'workflow', 'workflow_run', 'workflow_job',
+  'collaborator', 'repository_invitation',
 ] as const;
 
 export function childKey(repo: Json, rest: string | number): string {
@@ -252,8 +253,13 @@ export function repositoriesOwnedBy(ctx: TwinContext, login: string): Json[] {
 /** Repositories the viewer can see as owner, collaborator or org member (`GET /user/repos`). */
 export function repositoriesOfViewer(ctx: TwinContext): Json[] {
   const me = viewer(ctx);
+  // Direct collaborations are keyed `<repository id>:<login>` (model/collaborators.ts).
+  const collaborating = new Set(ctx.store.listRecords<Json>('collaborator')
+    .filter((r) => r.body.login.toLowerCase() === me.login.toLowerCase())
+    .map((r) => Number(r.external_id.split(':')[0])));
   return ctx.store.list<Json>('repository').filter(
-    (r) => r.owner.login === me.login || (r.owner.type === 'Organization' && !!getMembership(ctx, r.owner.login, me.login)),
+    (r) => r.owner.login === me.login || collaborating.has(r.id)
+      || (r.owner.type === 'Organization' && !!getMembership(ctx, r.owner.login, me.login)),
   );
 }
 

@@ -4,11 +4,12 @@ import type { TwinContext, TwinRequest, TwinRoute } from '../../../twin-runtime/
 import { GitHubError, notFound } from '../wire/errors.js';
 import { type Json, getMembership, requireOrg, requireUser, viewer } from '../model/accounts.js';
 import {
-  createRepository, deleteRepository, ownerAccount, replaceTopics, repositoriesOfViewer,
+  createRepository, deleteRepository, replaceTopics, repositoriesOfViewer,
   repositoriesOwnedBy, updateRepository, type RepositoryInput,
 } from '../model/repositories.js';
 import { branchHead, initialCommit } from '../model/git.js';
 import { createDefaultLabels } from '../model/labels.js';
+import { listCollaborators } from '../model/collaborators.js';
 import { jsonBody, numberParam, optBool, optEnum, optString, optStringArray, page, queryString, repoOf, requiredString, routes } from '../wire/http.js';
 
 function repositoryInput(req: TwinRequest): RepositoryInput {
@@ -128,11 +129,8 @@ export const repositoryRoutes: TwinRoute[] = [
     return { body: {} };
   }),
   ...routes('GET', '/repos/{owner}/{repo}/assignees', (req, ctx) => {
-    const repo = repoOf(req, ctx);
-    const owner = ownerAccount(ctx, repo.owner.login)!;
-    const users = owner.type === 'Organization'
-      ? ctx.store.listByPrefix('membership', `${owner.login.toLowerCase()}:`).map((r) => r.body.user)
-      : [repo.owner];
+    // Everyone with access can be assigned: the collaborators without their permissions.
+    const users = listCollaborators(ctx, repoOf(req, ctx)).map(({ permissions: _p, role_name: _r, ...user }) => user);
     return page(req, ctx, users);
   }),
 ];
