@@ -9,6 +9,7 @@ import { findRepository, repositoriesOwnedBy } from '../model/repositories.js';
 import { listLabels, listMilestones, getLabel, getMilestone } from '../model/labels.js';
 import { filterIssues, getIssue, listComments, repoIssues, searchIssues } from '../model/issues.js';
 import { roleOf } from '../model/collaborators.js';
+import { type Reactable, type ReactionContent, REACTION_CONTENTS, listReactions } from '../model/reactions.js';
 import { getPull, headRepositoryOf, listPulls, listReviews, pullCommits, pullFiles } from '../model/pulls.js';
 import { branchHead, getCommit, history, listRefs, resolveCommitish, commitFiles, readBlob } from '../model/git.js';
 import { getSuite, rollup } from '../model/checks.js';
@@ -551,6 +552,59 @@ export function milestone(ctx: TwinContext, repo: Json, m: Json): Source {
 
 // ---- issues, pull requests, comments, reviews -----------------------------------------------
 
+// ---- reactions -----------------------------------------------------------------------------
+
+/** REST reaction content → GraphQL `ReactionContent`. */
+const REACTION_ENUM: Record<ReactionContent, string> = {
+  '+1': 'THUMBS_UP', '-1': 'THUMBS_DOWN', laugh: 'LAUGH', hooray: 'HOORAY', confused: 'CONFUSED', heart: 'HEART', rocket: 'ROCKET', eyes: 'EYES',
+};
+
+export function reactionContentOf(value: unknown): ReactionContent | undefined {
+  return REACTION_CONTENTS.find((c) => REACTION_ENUM[c] === value);
+}
+
+function reactionNode(ctx: TwinContext, r: Json, subject: () => Source): Source {
+  return {
+    __typename: 'Reaction',
+    id: r.node_id,
+    databaseId: r.id,
+    content: REACTION_ENUM[r.content as ReactionContent],
+    createdAt: r.created_at,
+    user: () => accountByLogin(ctx, r.user?.login),
+    reactable: subject,
+  };
+}
+
+/** `reactionGroups` and `reactions` of a reactable, read from the same records as REST. */
+export function reactionFields(ctx: TwinContext, repo: Json, subject: Reactable, self: () => Source): Source {
+  const all = () => listReactions(ctx, repo, subject);
+  return {
+    viewerCanReact: true,
+    reactionGroups: () => {
+      const list = all();
+      const me = viewer(ctx).id;
+      return REACTION_CONTENTS.map((content) => {
+        const of = list.filter((r) => r.content === content);
+        const users = (args: Args) => connection(of, args, (r: Json) => accountByLogin(ctx, r.user?.login) ?? account(ctx, r.user));
+        return {
+          __typename: 'ReactionGroup',
+          content: REACTION_ENUM[content],
+          createdAt: of[0]?.created_at ?? null,
+          viewerHasReacted: of.some((r) => r.user.id === me),
+          users,
+          reactors: users,
+          subject: self,
+        };
+      });
+    },
+    reactions: (args: Args) => {
+      const content = reactionContentOf(args.content);
+      const list = all().filter((r) => !content || r.content === content);
+      return { ...connection(list, args, (r: Json) => reactionNode(ctx, r, self)), viewerHasReacted: list.some((r) => r.user.id === viewer(ctx).id) };
+    },
+  };
+}
+
 function comment(ctx: TwinContext, repo: Json, c: Json, parent: () => Source): Source {
   return {
     __typename: 'IssueComment',
@@ -572,7 +626,7 @@ function comment(ctx: TwinContext, repo: Json, c: Json, parent: () => Source): S
     viewerDidAuthor: c.user?.login === viewer(ctx).login,
     viewerCanUpdate: true,
     viewerCanDelete: true,
-    reactionGroups: [],
+    ...reactionFields(ctx, repo, { kind: 'issue_comment', id: c.id }, () => comment(ctx, repo, c, parent)),
     issue: parent,
     pullRequest: () => null,
     repository: () => repository(ctx, repo),
@@ -602,7 +656,6 @@ function issueFields(ctx: TwinContext, repo: Json, i: Json, self: () => Source):
     authorAssociation: i.author_association,
     viewerDidAuthor: () => i.user?.login === viewer(ctx).login,
     viewerCanUpdate: true,
-    viewerCanReact: true,
     viewerCanSubscribe: true,
     viewerSubscription: 'SUBSCRIBED',
     includesCreatedEdit: false,
@@ -620,8 +673,7 @@ function issueFields(ctx: TwinContext, repo: Json, i: Json, self: () => Source):
       return connection(list, args, (c) => comment(ctx, repo, c, self));
     },
     participants: (args: Args) => connection([i.user], args, (u: Json) => account(ctx, u)),
-    reactionGroups: [],
-    reactions: (args: Args) => empty(args),
+    ...reactionFields(ctx, repo, { kind: 'issue', id: i.number }, self),
     userContentEdits: (args: Args) => empty(args),
     projectCards: (args: Args) => empty(args),
     projectItems: (args: Args) => empty(args),

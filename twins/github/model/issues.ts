@@ -9,6 +9,7 @@ import { adjustOpenIssues, childKey } from './repositories.js';
 import { getMilestone, labelsByName, recountMilestone } from './labels.js';
 import { emitEvent } from './webhooks.js';
 import { directRole, roleOf } from './collaborators.js';
+import { dropReactions } from './reactions.js';
 
 export function emptyReactions(url: string): Json {
   return { url, total_count: 0, '+1': 0, '-1': 0, laugh: 0, hooray: 0, confused: 0, heart: 0, rocket: 0, eyes: 0 };
@@ -356,6 +357,7 @@ export function deleteComment(ctx: TwinContext, repo: Json, id: number): void {
   const issue = issueOfComment(ctx, repo, c);
   ctx.store.transaction(() => {
     ctx.store.delete('issue_comment', commentKey(repo, id));
+    dropReactions(ctx, repo, { kind: 'issue_comment', id });
     if (issue) {
       issue.comments = Math.max(0, issue.comments - 1);
       saveIssue(ctx, repo, issue);

@@ -14,6 +14,7 @@ import {
 import { authorAssociation, createIssue, emptyReactions, getIssue, isAssignable, saveIssue, updateIssue, type IssuePatch } from './issues.js';
 import { emitEvent } from './webhooks.js';
 import { ownValue } from '../../../twin-runtime/safe-input.js';
+import { dropReactions } from './reactions.js';
 import { forkAncestors, repositoryInNetwork, shareGitObjects } from './forks.js';
 
 function pullKey(repo: Json, number: number): string {
@@ -597,6 +598,7 @@ export function updateReviewComment(ctx: TwinContext, repo: Json, id: number, bo
 export function deleteReviewComment(ctx: TwinContext, repo: Json, id: number): void {
   const c = requireReviewComment(ctx, repo, id);
   ctx.store.delete('review_comment', reviewCommentKey(repo, id));
+  dropReactions(ctx, repo, { kind: 'review_comment', id });
   const number = Number(String(c.pull_request_url).split('/').pop());
   const pr = getPull(ctx, repo, number);
   if (pr) {
