@@ -11,6 +11,7 @@ import { repositoryRoutes } from './routes/repositories.js';
 import { forkRoutes } from './routes/forks.js';
 import { collaboratorRoutes } from './routes/collaborators.js';
 import { reactionRoutes } from './routes/reactions.js';
+import { issueEventRoutes } from './routes/issue-events.js';
 import { gitRoutes } from './routes/git.js';
 import { gitHttpRoutes } from './routes/git-http.js';
 import { issueRoutes } from './routes/issues.js';
@@ -40,13 +41,13 @@ const github: TwinDefinition = {
     'user', 'org', 'membership', 'repository', 'ref', 'commit', 'tree', 'blob', 'git_object', 'issue', 'issue_comment',
     'label', 'milestone', 'pull_request', 'review', 'review_comment', 'hook', 'rate_limit',
     'status', 'check_suite', 'check_run', 'workflow', 'workflow_run', 'workflow_job', 'actions_outcome',
-    'app', 'installation', 'installation_token', 'collaborator', 'repository_invitation', 'reaction',
+    'app', 'installation', 'installation_token', 'collaborator', 'repository_invitation', 'reaction', 'issue_event',
     ...generic.resources,
   ],
   mintKey: (randomBase62) => `ghp_${randomBase62(36)}`,
   routes: [
     ...withMediaTypes(alsoUnderEnterprisePrefix([
-      ...metaRoutes, ...accountRoutes, ...rateLimitRoutes, ...repositoryRoutes, ...forkRoutes, ...collaboratorRoutes, ...webhookRoutes, ...gitRoutes, ...issueRoutes, ...labelRoutes, ...pullRoutes, ...reactionRoutes,
+      ...metaRoutes, ...accountRoutes, ...rateLimitRoutes, ...repositoryRoutes, ...forkRoutes, ...collaboratorRoutes, ...webhookRoutes, ...gitRoutes, ...issueRoutes, ...labelRoutes, ...pullRoutes, ...reactionRoutes, ...issueEventRoutes,
       ...checkRoutes, ...actionRoutes, ...appRoutes, ...graphqlRoutes,
     ])),
     // Git's smart HTTP lives at the host's root (`/{owner}/{repo}.git/…`), never under /api/v3.

@@ -10,6 +10,7 @@ import { getMilestone, labelsByName, recountMilestone } from './labels.js';
 import { emitEvent } from './webhooks.js';
 import { directRole, roleOf } from './collaborators.js';
 import { dropReactions } from './reactions.js';
+import { recordCrossReferences, recordIssueEvent } from './issue-events.js';
 
 export function emptyReactions(url: string): Json {
   return { url, total_count: 0, '+1': 0, '-1': 0, laugh: 0, hooray: 0, confused: 0, heart: 0, rocket: 0, eyes: 0 };
@@ -131,6 +132,10 @@ export function createIssue(ctx: TwinContext, repo: Json, input: IssueInput, pul
     saveIssue(ctx, repo, issue);
     adjustOpenIssues(ctx, repo, 1);
     recountMilestone(ctx, repo, milestone?.number);
+    for (const a of assignees) recordIssueEvent(ctx, repo, number, 'assigned', { assignee: a, assigner: issue.user });
+    for (const l of issue.labels) recordIssueEvent(ctx, repo, number, 'labeled', { label: { name: l.name, color: l.color } });
+    if (milestone) recordIssueEvent(ctx, repo, number, 'milestoned', { milestone: { title: milestone.title } });
+    recordCrossReferences(ctx, repo, number, issue.body, (n) => !!getIssue(ctx, repo, n));
   });
   if (!pullRequest) emitEvent(ctx, repo, 'issues', { action: 'opened', issue: presentIssue(ctx, repo, issue) });
   return issue;
@@ -151,6 +156,8 @@ export interface IssuePatch {
   assignees?: string[];
   labels?: string[];
   milestone?: number | string | null;
+  /** The commit whose message (or merge) closes the issue, for the `closed` event. */
+  closing_commit?: string;
 }
 
 type IssueEvent = { action: string; extra?: Json };
@@ -214,6 +221,7 @@ export function updateIssue(ctx: TwinContext, repo: Json, issue: Json, patch: Is
   }
   if (events.length) issue.updated_at = at;
   ctx.store.transaction(() => {
+    recordUpdateEvents(ctx, repo, issue, events, before.title, patch.closing_commit);
     saveIssue(ctx, repo, issue);
     adjustOpenIssues(ctx, repo, (issue.state === 'open' ? 1 : 0) - (wasOpen ? 1 : 0));
     recountMilestone(ctx, repo, oldMilestone);
@@ -225,6 +233,37 @@ export function updateIssue(ctx: TwinContext, repo: Json, issue: Json, patch: Is
   return { issue, events };
 }
 
+/** The issue events an update leaves (a body edit leaves none; a title edit is `renamed`). */
+function recordUpdateEvents(ctx: TwinContext, repo: Json, issue: Json, events: IssueEvent[], oldTitle: string, closingCommit?: string): void {
+  const me = simpleAccount(viewer(ctx));
+  for (const e of events) {
+    const x = e.extra ?? {};
+    switch (e.action) {
+      case 'edited':
+        if (x.changes?.title) recordIssueEvent(ctx, repo, issue.number, 'renamed', { rename: { from: oldTitle, to: issue.title } });
+        break;
+      case 'labeled':
+      case 'unlabeled':
+        recordIssueEvent(ctx, repo, issue.number, e.action, { label: { name: x.label.name, color: x.label.color } });
+        break;
+      case 'assigned':
+      case 'unassigned':
+        recordIssueEvent(ctx, repo, issue.number, e.action, { assignee: x.assignee, assigner: me });
+        break;
+      case 'milestoned':
+      case 'demilestoned':
+        recordIssueEvent(ctx, repo, issue.number, e.action, { milestone: { title: x.milestone?.title ?? '' } });
+        break;
+      case 'closed':
+        recordIssueEvent(ctx, repo, issue.number, 'closed', { state_reason: issue.state_reason }, closingCommit ?? null);
+        break;
+      case 'reopened':
+        recordIssueEvent(ctx, repo, issue.number, 'reopened', { state_reason: 'reopened' });
+        break;
+    }
+  }
+}
+
 export function setLock(ctx: TwinContext, repo: Json, issue: Json, locked: boolean, reason?: string | null): void {
   if (locked && reason != null && !['off-topic', 'too heated', 'resolved', 'spam'].includes(reason)) {
     throw validationFailed({ resource: 'Issue', field: 'lock_reason', code: 'invalid', value: reason });
@@ -233,6 +272,7 @@ export function setLock(ctx: TwinContext, repo: Json, issue: Json, locked: boole
   issue.active_lock_reason = locked ? reason ?? null : null;
   issue.updated_at = now(ctx);
   saveIssue(ctx, repo, issue);
+  recordIssueEvent(ctx, repo, issue.number, locked ? 'locked' : 'unlocked', { lock_reason: locked ? reason ?? null : null });
   if (!issue.pull_request) emitEvent(ctx, repo, 'issues', { action: locked ? 'locked' : 'unlocked', issue: presentIssue(ctx, repo, issue) });
 }
 
@@ -322,6 +362,7 @@ export function createComment(ctx: TwinContext, repo: Json, issue: Json, body: s
   };
   ctx.store.transaction(() => {
     ctx.store.put('issue_comment', commentKey(repo, id), comment);
+    recordCrossReferences(ctx, repo, issue.number, body, (n) => !!getIssue(ctx, repo, n));
     issue.comments += 1;
     issue.updated_at = at;
     saveIssue(ctx, repo, issue);

@@ -15,6 +15,7 @@ import { authorAssociation, createIssue, emptyReactions, getIssue, isAssignable,
 import { emitEvent } from './webhooks.js';
 import { ownValue } from '../../../twin-runtime/safe-input.js';
 import { dropReactions } from './reactions.js';
+import { recordIssueEvent } from './issue-events.js';
 import { forkAncestors, repositoryInNetwork, shareGitObjects } from './forks.js';
 
 function pullKey(repo: Json, number: number): string {
@@ -349,6 +350,8 @@ export function mergePull(ctx: TwinContext, repo: Json, pr: Json, input: MergeIn
   issue.closed_by = simpleAccount(me);
   issue.pull_request = { ...issue.pull_request, merged_at: at };
   saveIssue(ctx, repo, issue);
+  recordIssueEvent(ctx, repo, pr.number, 'merged', {}, tip);
+  recordIssueEvent(ctx, repo, pr.number, 'closed', { state_reason: null }, tip);
   adjustOpenIssues(ctx, repo, -1);
   syncFromIssue(pr, issue);
   pr.merged = true;
@@ -366,7 +369,7 @@ export function mergePull(ctx: TwinContext, repo: Json, pr: Json, input: MergeIn
     for (const n of new Set(texts.flatMap(closingIssueNumbers))) {
       const target = getIssue(ctx, repo, n);
       if (!target || target.pull_request || target.state !== 'open') continue;
-      updateIssue(ctx, repo, target, { state: 'closed', state_reason: 'completed' });
+      updateIssue(ctx, repo, target, { state: 'closed', state_reason: 'completed', closing_commit: tip });
     }
   }
   return {
@@ -394,6 +397,8 @@ export function requestReviewers(ctx: TwinContext, repo: Json, pr: Json, logins:
     }
   }
   savePull(ctx, repo, pr);
+  const requester = simpleAccount(viewer(ctx));
+  for (const r of added) recordIssueEvent(ctx, repo, pr.number, 'review_requested', { review_requester: requester, requested_reviewer: r });
   for (const r of added) emitEvent(ctx, repo, 'pull_request', { action: 'review_requested', number: pr.number, pull_request: pr, requested_reviewer: r });
   return pr;
 }
@@ -403,6 +408,8 @@ export function removeRequestedReviewers(ctx: TwinContext, repo: Json, pr: Json,
   const removed = pr.requested_reviewers.filter((r: Json) => drop.has(r.login.toLowerCase()));
   pr.requested_reviewers = pr.requested_reviewers.filter((r: Json) => !drop.has(r.login.toLowerCase()));
   savePull(ctx, repo, pr);
+  const requester = simpleAccount(viewer(ctx));
+  for (const r of removed) recordIssueEvent(ctx, repo, pr.number, 'review_request_removed', { review_requester: requester, requested_reviewer: r });
   for (const r of removed) emitEvent(ctx, repo, 'pull_request', { action: 'review_request_removed', number: pr.number, pull_request: pr, requested_reviewer: r });
   return pr;
 }

@@ -14,7 +14,7 @@ export function repoKey(owner: string, name: string): string {
 export const REPOSITORY_CHILDREN = [
   'issue', 'issue_comment', 'label', 'milestone', 'pull_request', 'review', 'review_comment',
   'hook', 'ref', 'commit', 'tree', 'blob', 'git_object', 'status', 'check_suite', 'check_run', 'workflow', 'workflow_run', 'workflow_job',
-  'collaborator', 'repository_invitation', 'reaction',
+  'collaborator', 'repository_invitation', 'reaction', 'issue_event',
 ] as const;
 
 export function childKey(repo: Json, rest: string | number): string {
