@@ -49,6 +49,6 @@ if (missing) {
     const docs = await octokit.repos.getContent({ owner: org, repo: 'lib', path: 'DOCS.md' });
     t.equal(Buffer.from((docs.data as { content: string }).content, 'base64').toString(), '# Docs\n');
     const history = (await octokit.repos.listCommits({ owner: org, repo: 'lib' })).data.map((c) => c.sha);
-    t.ok(history.includes(commit.data.commit.sha), 'the fork\'s commit is in the parent\'s history');
+    t.ok(history.includes(commit.data.commit.sha!), 'the fork\'s commit is in the parent\'s history');
   });
 }
