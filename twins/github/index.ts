@@ -26,6 +26,7 @@ import { actionRoutes } from './routes/actions.js';
 import { appRoutes } from './routes/apps.js';
 import { alsoUnderEnterprisePrefix, genericAlsoUnderEnterprisePrefix } from './wire/enterprise.js';
 import { withMediaTypes } from './wire/media.js';
+import { alsoUnderRepositoryId } from './wire/http.js';
 import { seeding, suggestions } from './vocabulary/seeds.js';
 import { ensureBootstrap } from './model/accounts.js';
 import { generic } from './wire/generic.js';
@@ -41,15 +42,15 @@ const github: TwinDefinition = {
     'user', 'org', 'membership', 'repository', 'ref', 'commit', 'tree', 'blob', 'git_object', 'issue', 'issue_comment',
     'label', 'milestone', 'pull_request', 'review', 'review_comment', 'hook', 'rate_limit',
     'status', 'check_suite', 'check_run', 'workflow', 'workflow_run', 'workflow_job', 'actions_outcome',
-    'app', 'installation', 'installation_token', 'collaborator', 'repository_invitation', 'reaction', 'issue_event',
+    'app', 'installation', 'installation_token', 'collaborator', 'repository_invitation', 'reaction', 'issue_event', 'repository_redirect',
     ...generic.resources,
   ],
   mintKey: (randomBase62) => `ghp_${randomBase62(36)}`,
   routes: [
-    ...withMediaTypes(alsoUnderEnterprisePrefix([
+    ...withMediaTypes(alsoUnderEnterprisePrefix(alsoUnderRepositoryId([
       ...metaRoutes, ...accountRoutes, ...rateLimitRoutes, ...repositoryRoutes, ...forkRoutes, ...collaboratorRoutes, ...webhookRoutes, ...gitRoutes, ...issueRoutes, ...labelRoutes, ...pullRoutes, ...reactionRoutes, ...issueEventRoutes,
       ...checkRoutes, ...actionRoutes, ...appRoutes, ...graphqlRoutes,
-    ])),
+    ]))),
     // Git's smart HTTP lives at the host's root (`/{owner}/{repo}.git/…`), never under /api/v3.
     ...gitHttpRoutes,
   ],

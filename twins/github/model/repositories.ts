@@ -3,7 +3,7 @@
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { API, WEB, nextId, nodeId, now } from './identity.js';
-import { GitHubError, notFound, validationFailed } from '../wire/errors.js';
+import { GitHubError, RepositoryMoved, notFound, validationFailed } from '../wire/errors.js';
 import { type Json, getMembership, getOrg, getUser, simpleAccount, viewer } from './accounts.js';
 
 export function repoKey(owner: string, name: string): string {
@@ -112,6 +112,7 @@ export function createRepository(ctx: TwinContext, owner: Json, input: Repositor
   const id = nextId(ctx, 'repository');
   const at = now(ctx);
   const fullName = `${owner.login}/${name}`;
+  ctx.store.delete(REDIRECT, repoKey(owner.login, name));
   const isPrivate = input.visibility ? input.visibility !== 'public' : !!input.private;
   const repo: Json = {
     id,
@@ -176,10 +177,13 @@ export function findRepository(ctx: TwinContext, owner: string, name: string): J
   return ctx.store.get<Json>('repository', repoKey(owner, name));
 }
 
+/** The repository, or a redirect to it when `owner/name` is an old name (404 otherwise). */
 export function requireRepository(ctx: TwinContext, owner: string, name: string): Json {
   const repo = findRepository(ctx, owner, name);
-  if (!repo) throw notFound();
-  return repo;
+  if (repo) return repo;
+  const moved = movedRepository(ctx, owner, name);
+  if (moved) throw new RepositoryMoved(moved.id);
+  throw notFound();
 }
 
 export function saveRepository(ctx: TwinContext, repo: Json): void {
@@ -229,10 +233,28 @@ export function updateRepository(ctx: TwinContext, repo: Json, patch: Json, bran
   }
   repo.updated_at = now(ctx);
   ctx.store.transaction(() => {
-    if (oldKey !== repoKey(repo.owner.login, repo.name)) ctx.store.delete('repository', oldKey);
+    if (oldKey !== repoKey(repo.owner.login, repo.name)) {
+      ctx.store.delete('repository', oldKey);
+      // The old name keeps answering with a redirect to the repository (until a new one takes it).
+      ctx.store.put(REDIRECT, oldKey, { id: repo.id });
+      ctx.store.delete(REDIRECT, repoKey(repo.owner.login, repo.name));
+    }
     saveRepository(ctx, repo);
   });
   return repo;
+}
+
+/** Old names of renamed repositories (`owner/name` lower-cased → `{id}`). */
+const REDIRECT = 'repository_redirect';
+
+export function findRepositoryById(ctx: TwinContext, id: number): Json | undefined {
+  return ctx.store.list<Json>('repository').find((r) => r.id === id);
+}
+
+/** The repository that used to be called `owner/name`, when it was renamed. */
+export function movedRepository(ctx: TwinContext, owner: string, name: string): Json | undefined {
+  const redirect = ctx.store.get<Json>(REDIRECT, repoKey(owner, name));
+  return redirect ? findRepositoryById(ctx, redirect.id) : undefined;
 }
 
 export function deleteRepository(ctx: TwinContext, repo: Json): void {
@@ -242,6 +264,7 @@ export function deleteRepository(ctx: TwinContext, repo: Json): void {
       for (const r of ctx.store.listByPrefix(kind, prefix)) ctx.store.delete(kind, r.external_id);
     }
     ctx.store.delete('repository', repoKey(repo.owner.login, repo.name));
+    for (const r of ctx.store.listRecords<Json>(REDIRECT)) if (r.body.id === repo.id) ctx.store.delete(REDIRECT, r.external_id);
   });
 }
 
