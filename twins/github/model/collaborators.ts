@@ -1,6 +1,7 @@
 // Collaborators, permission levels and repository invitations. Who may do what in a repository:
 // the owner of a user repository and an organization's admins are admins, organization members
-// write (the twin's base permission), and direct collaborators hold the role they were given.
+// write (the twin's base permission), team members hold their teams' roles (teams.ts), and direct
+// collaborators hold the role they were given; the strongest applies.
 // Adding someone to a user-owned repository (or an outside collaborator to an org's) invites them
 // (`repository_invitation`); they become a collaborator when they accept. The twin acts as one
 // user (the viewer), so these answers are faithful but the twin does not refuse the viewer's own
@@ -12,6 +13,7 @@ import { GitHubError, notFound, validationFailed } from '../wire/errors.js';
 import { type Json, getMembership, getUser, simpleAccount, viewer } from './accounts.js';
 import { childKey, findRepository } from './repositories.js';
 import { emitEvent } from './webhooks.js';
+import { teamRolesOf } from './teams.js';
 
 /** Roles in increasing order of power, as `role_name` spells them. */
 export const ROLES = ['read', 'triage', 'write', 'maintain', 'admin'] as const;
@@ -44,6 +46,7 @@ export function roleOf(ctx: TwinContext, repo: Json, login: string): Role | unde
     const m = getMembership(ctx, repo.owner.login, login);
     if (m) role = m.role === 'admin' ? 'admin' : 'write';
   }
+  for (const viaTeam of teamRolesOf(ctx, repo, login)) role = stronger(role, viaTeam);
   return stronger(role, directRole(ctx, repo, login));
 }
 

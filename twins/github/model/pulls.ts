@@ -16,6 +16,7 @@ import { emitEvent } from './webhooks.js';
 import { ownValue } from '../../../twin-runtime/safe-input.js';
 import { dropReactions } from './reactions.js';
 import { recordIssueEvent } from './issue-events.js';
+import { findTeam, simpleTeam, teamRepositoryRole } from './teams.js';
 import { forkAncestors, repositoryInNetwork, shareGitObjects } from './forks.js';
 
 function pullKey(repo: Json, number: number): string {
@@ -380,8 +381,22 @@ export function mergePull(ctx: TwinContext, repo: Json, pr: Json, input: MergeIn
 
 // ---- requested reviewers -----------------------------------------------------------------
 
-export function requestReviewers(ctx: TwinContext, repo: Json, pr: Json, logins: string[]): Json {
+export function requestReviewers(ctx: TwinContext, repo: Json, pr: Json, logins: string[], teamSlugs: string[] = []): Json {
   const added: Json[] = [];
+  const addedTeams: Json[] = [];
+  for (const slug of teamSlugs) {
+    // A team reviews when it has a role on the repository (GitHub's "not a collaborator" otherwise).
+    const team = repo.owner.type === 'Organization' ? findTeam(ctx, repo.owner.login, slug) : undefined;
+    if (!team || !teamRepositoryRole(ctx, team, repo)) {
+      throw new GitHubError(422, `Reviews may only be requested from collaborators. One or more of the users or teams you specified is not a collaborator of the ${repo.full_name} repository.`);
+    }
+    pr.requested_teams = pr.requested_teams ?? [];
+    if (!pr.requested_teams.some((t: Json) => t.id === team.id)) {
+      const simple = simpleTeam(team);
+      pr.requested_teams.push(simple);
+      addedTeams.push(simple);
+    }
+  }
   for (const login of logins) {
     if (login.toLowerCase() === pr.user.login.toLowerCase()) {
       throw new GitHubError(422, 'Review cannot be requested from pull request author.');
@@ -399,17 +414,28 @@ export function requestReviewers(ctx: TwinContext, repo: Json, pr: Json, logins:
   savePull(ctx, repo, pr);
   const requester = simpleAccount(viewer(ctx));
   for (const r of added) recordIssueEvent(ctx, repo, pr.number, 'review_requested', { review_requester: requester, requested_reviewer: r });
+  for (const team of addedTeams) {
+    recordIssueEvent(ctx, repo, pr.number, 'review_requested', { review_requester: requester, requested_team: team });
+    emitEvent(ctx, repo, 'pull_request', { action: 'review_requested', number: pr.number, pull_request: pr, requested_team: team });
+  }
   for (const r of added) emitEvent(ctx, repo, 'pull_request', { action: 'review_requested', number: pr.number, pull_request: pr, requested_reviewer: r });
   return pr;
 }
 
-export function removeRequestedReviewers(ctx: TwinContext, repo: Json, pr: Json, logins: string[]): Json {
+export function removeRequestedReviewers(ctx: TwinContext, repo: Json, pr: Json, logins: string[], teamSlugs: string[] = []): Json {
+  const dropTeams = new Set(teamSlugs.map((s) => s.toLowerCase()));
+  const removedTeams = (pr.requested_teams ?? []).filter((t: Json) => dropTeams.has(t.slug));
+  pr.requested_teams = (pr.requested_teams ?? []).filter((t: Json) => !dropTeams.has(t.slug));
   const drop = new Set(logins.map((l) => l.toLowerCase()));
   const removed = pr.requested_reviewers.filter((r: Json) => drop.has(r.login.toLowerCase()));
   pr.requested_reviewers = pr.requested_reviewers.filter((r: Json) => !drop.has(r.login.toLowerCase()));
   savePull(ctx, repo, pr);
   const requester = simpleAccount(viewer(ctx));
   for (const r of removed) recordIssueEvent(ctx, repo, pr.number, 'review_request_removed', { review_requester: requester, requested_reviewer: r });
+  for (const team of removedTeams) {
+    recordIssueEvent(ctx, repo, pr.number, 'review_request_removed', { review_requester: requester, requested_team: team });
+    emitEvent(ctx, repo, 'pull_request', { action: 'review_request_removed', number: pr.number, pull_request: pr, requested_team: team });
+  }
   for (const r of removed) emitEvent(ctx, repo, 'pull_request', { action: 'review_request_removed', number: pr.number, pull_request: pr, requested_reviewer: r });
   return pr;
 }

@@ -12,7 +12,7 @@ import { requireAdmin } from './repositories.js';
 import { jsonBody, numberParam, optEnum, page, queryString, repoOf, routes } from '../wire/http.js';
 
 /** `permission` of `PUT …/collaborators/{u}` (old or new names; default push). */
-function permissionParameter(value: unknown): Role {
+export function permissionParameter(value: unknown): Role {
   if (value === undefined || value === null) return 'write';
   // The old names (pull, push) and the role names (read, write…) are both accepted.
   const role = typeof value !== 'string' ? undefined
