@@ -108,14 +108,17 @@ export function isCollaborator(ctx: TwinContext, repo: Json, login: string): boo
 
 const INVITATION = 'repository_invitation';
 
+/** The repository as an invitation embeds it (`minimal-repository`: no parent, source or viewer permissions). */
+function minimalRepository(repo: Json): Json {
+  const { parent: _p, source: _s, permissions: _perm, organization: _o, ...rest } = repo;
+  return rest;
+}
+
 function invitationShape(repo: Json, id: number, invitee: Json, inviter: Json, role: Role, at: string): Json {
   return {
     id,
     node_id: nodeId('RepositoryInvitation', id),
-    repository: {
-      id: repo.id, node_id: repo.node_id, name: repo.name, full_name: repo.full_name, private: repo.private,
-      owner: repo.owner, html_url: repo.html_url, description: repo.description, fork: repo.fork, url: repo.url,
-    },
+    repository: minimalRepository(repo),
     invitee: simpleAccount(invitee),
     inviter: simpleAccount(inviter),
     permissions: role,

@@ -7,7 +7,7 @@
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { API, WEB, nextId, nodeId, now } from './identity.js';
 import { GitHubError, notFound, validationFailed } from '../wire/errors.js';
-import { type Json, getMembership, getUser, orgSummary, putMembership, requireOrg, simpleAccount } from './accounts.js';
+import { type Json, getMembership, getUser, putMembership, requireOrg, simpleAccount } from './accounts.js';
 import { findRepositoryById } from './repositories.js';
 import type { Role } from './collaborators.js';
 
@@ -45,7 +45,7 @@ export function fullTeam(ctx: TwinContext, team: Json): Json {
     ...team,
     members_count: ctx.store.listByPrefix(TEAM_MEMBERSHIP, key).length,
     repos_count: ctx.store.listByPrefix(TEAM_REPO, key).length,
-    organization: { ...orgSummary(org), name: org.name ?? null, html_url: org.html_url, created_at: org.created_at, updated_at: org.updated_at, type: 'Organization' },
+    organization: { ...org },
   };
 }
 
