@@ -27,22 +27,27 @@ export function shareGitObjects(ctx: TwinContext, from: Json, to: Json): void {
   const db = ctx.store.db;
   let stmt = shareStatements.get(db);
   if (!stmt) {
+    // Objects `to` already holds are skipped before their bodies are rewritten (a pull request
+    // from a fork shares again on every new head: only the new objects cost anything).
     stmt = db.prepare(
       `INSERT INTO records (resource, external_id, body)
-         SELECT resource, ? || substr(external_id, ?), replace(replace(body, ?, ?), ?, ?)
-           FROM records
-          WHERE resource IN (${OBJECT_KINDS.map(() => '?').join(', ')}) AND external_id >= ? AND external_id < ?
+         SELECT src.resource, :to || substr(src.external_id, :cut), replace(replace(src.body, :fromApi, :toApi), :fromWeb, :toWeb)
+           FROM records AS src
+          WHERE src.resource IN (${OBJECT_KINDS.map((k) => `'${k}'`).join(', ')})
+            AND src.external_id >= :lo AND src.external_id < :hi
+            AND NOT EXISTS (SELECT 1 FROM records AS dst
+                             WHERE dst.resource = src.resource AND dst.external_id = :to || substr(src.external_id, :cut))
        ON CONFLICT (resource, external_id) DO NOTHING`,
     );
     shareStatements.set(db, stmt);
   }
   const prefix = `${from.id}:`;
-  stmt.run(
-    `${to.id}:`, prefix.length + 1,
-    `${API}/repos/${from.full_name}/`, `${API}/repos/${to.full_name}/`,
-    `${WEB}/${from.full_name}/`, `${WEB}/${to.full_name}/`,
-    ...OBJECT_KINDS, prefix, `${prefix}\u{10ffff}`,
-  );
+  stmt.run({
+    to: `${to.id}:`, cut: prefix.length + 1,
+    fromApi: `${API}/repos/${from.full_name}/`, toApi: `${API}/repos/${to.full_name}/`,
+    fromWeb: `${WEB}/${from.full_name}/`, toWeb: `${WEB}/${to.full_name}/`,
+    lo: prefix, hi: `${prefix}\u{10ffff}`,
+  });
 }
 
 /** The repository as `parent`/`source` embed it (no nested parent, source or viewer permissions). */
