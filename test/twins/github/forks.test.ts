@@ -3,7 +3,8 @@
 // `forks_count`), lists of forks, an existing fork answered again, `git clone` of the fork and a push
 // to it, a pull request whose head is `forkowner:branch`, a later push to the fork synchronizing it,
 // and the merge bringing the fork's commits (same SHAs) into the base repository, which `git pull`
-// then sees.
+// then sees; syncing a fork's branch with its upstream (`merge-upstream`: none, fast-forward,
+// merge, 409 on conflict); deleting a fork.
 
 import t from 'tap';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -142,4 +143,36 @@ t.test('a fork made through the contents API keeps its own history', async (t) =
   await octokit.repos.createOrUpdateFileContents({ owner: me, repo: 'upstream', path: 'only-in-fork.txt', message: 'fork only', content: b64('x') });
   const parentFiles = await failure(octokit.repos.getContent({ owner: org, repo: 'upstream', path: 'only-in-fork.txt' }));
   t.equal(parentFiles.status, 404, 'a commit on the fork does not appear in the parent');
+});
+
+t.test('merge-upstream syncs a fork\'s branch: none, fast-forward, merge, conflict', async (t) => {
+  await octokit.repos.createInOrg({ org, name: 'lib', auto_init: true });
+  const fork = (await octokit.repos.createFork({ owner: org, repo: 'lib' })).data;
+  const none = await octokit.repos.mergeUpstream({ owner: me, repo: 'lib', branch: 'main' });
+  t.same(none.data, { message: 'This branch is not behind the upstream', merge_type: 'none', base_branch: `${org}:main` });
+
+  const up = await octokit.repos.createOrUpdateFileContents({ owner: org, repo: 'lib', path: 'up.txt', message: 'Upstream change', content: b64('up\n') });
+  const ff = await octokit.repos.mergeUpstream({ owner: me, repo: 'lib', branch: 'main' });
+  t.equal(ff.data.merge_type, 'fast-forward');
+  t.equal((await octokit.git.getRef({ owner: me, repo: 'lib', ref: 'heads/main' })).data.object.sha, up.data.commit.sha, 'the fork\'s branch is the upstream commit');
+
+  await octokit.repos.createOrUpdateFileContents({ owner: me, repo: 'lib', path: 'mine.txt', message: 'Fork change', content: b64('mine\n') });
+  await octokit.repos.createOrUpdateFileContents({ owner: org, repo: 'lib', path: 'up2.txt', message: 'Upstream again', content: b64('up2\n') });
+  const merged = await octokit.repos.mergeUpstream({ owner: me, repo: 'lib', branch: 'main' });
+  t.equal(merged.data.merge_type, 'merge');
+  const tip = await octokit.repos.getCommit({ owner: me, repo: 'lib', ref: 'main' });
+  t.equal(tip.data.parents.length, 2);
+  t.same(tip.data.files?.map((f) => f.filename), ['up2.txt'], 'the merge brings the upstream file');
+
+  const mineFile = await octokit.repos.getContent({ owner: me, repo: 'lib', path: 'up.txt' });
+  await octokit.repos.createOrUpdateFileContents({ owner: me, repo: 'lib', path: 'up.txt', message: 'Fork edit', content: b64('fork\n'), sha: (mineFile.data as { sha: string }).sha });
+  const upFile = await octokit.repos.getContent({ owner: org, repo: 'lib', path: 'up.txt' });
+  await octokit.repos.createOrUpdateFileContents({ owner: org, repo: 'lib', path: 'up.txt', message: 'Upstream edit', content: b64('upstream\n'), sha: (upFile.data as { sha: string }).sha });
+  t.equal((await failure(octokit.repos.mergeUpstream({ owner: me, repo: 'lib', branch: 'main' }))).status, 409);
+  t.equal((await failure(octokit.repos.mergeUpstream({ owner: me, repo: 'lib', branch: 'nope' }))).status, 422);
+  t.equal((await failure(octokit.repos.mergeUpstream({ owner: org, repo: 'lib', branch: 'main' }))).status, 422, 'not a fork');
+
+  const before = (await octokit.repos.get({ owner: org, repo: 'lib' })).data.forks_count;
+  await octokit.repos.delete({ owner: me, repo: fork.name });
+  t.equal((await octokit.repos.get({ owner: org, repo: 'lib' })).data.forks_count, before - 1, 'a deleted fork is no longer counted');
 });

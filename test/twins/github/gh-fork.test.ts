@@ -1,7 +1,8 @@
 // The GitHub CLI (Debian's `gh`, unchanged) with forks, through the recording gateway over HTTPS:
 // `gh repo fork` makes the viewer's fork of an organization's repository, `gh pr create --head
 // owner:branch` opens a cross-repository pull request against the parent, `gh pr view` shows it,
-// and `gh pr merge` brings the fork's commit into the parent.
+// `gh pr merge` brings the fork's commit into the parent, and `gh repo sync` brings the merge back
+// to the fork.
 
 import t from 'tap';
 import { ensureGh, startGhHarness } from './gh-cli.js';
@@ -50,5 +51,11 @@ if (missing) {
     t.equal(Buffer.from((docs.data as { content: string }).content, 'base64').toString(), '# Docs\n');
     const history = (await octokit.repos.listCommits({ owner: org, repo: 'lib' })).data.map((c) => c.sha);
     t.ok(history.includes(commit.data.commit.sha!), 'the fork\'s commit is in the parent\'s history');
+
+    // The merge commit exists only upstream: `gh repo sync` brings it to the fork (merge-upstream).
+    const upstreamMain = (await octokit.git.getRef({ owner: org, repo: 'lib', ref: 'heads/main' })).data.object.sha;
+    const synced = await h.run(['repo', 'sync', `${h.host}/${me}/lib`, '--branch', 'main']);
+    t.equal(synced.code, 0, synced.stderr);
+    t.equal((await octokit.git.getRef({ owner: me, repo: 'lib', ref: 'heads/main' })).data.object.sha, upstreamMain, 'the fork\'s main is the upstream merge');
   });
 }

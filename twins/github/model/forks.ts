@@ -11,7 +11,10 @@ import type { Json } from './accounts.js';
 import { childKey, createRepository, findRepository, repositoriesOwnedBy, saveRepository } from './repositories.js';
 import { createDefaultLabels } from './labels.js';
 import { GIT_OBJECT } from './git-objects.js';
-import { listRefs } from './git.js';
+import {
+  type Push, ancestors, branchHead, commitFiles, commitModes, commitsBetween, createCommit, listRefs, mergeBase, mergeFiles, putTree, setRef,
+} from './git.js';
+import { viewer } from './accounts.js';
 
 /** Record kinds holding git objects, keyed `<repository id>:<sha>`. */
 const OBJECT_KINDS = ['blob', 'tree', 'commit', GIT_OBJECT] as const;
@@ -143,4 +146,47 @@ export function forkRepository(ctx: TwinContext, parent: Json, input: ForkInput)
     saveRepository(ctx, fresh);
     return { repo, created: true };
   });
+}
+
+// ---- syncing a fork ----------------------------------------------------------------------
+
+/**
+ * `POST /repos/{o}/{r}/merge-upstream`: bring the parent's branch of the same name into the fork's
+ * branch — a fast-forward when the fork has nothing of its own, else a merge commit; 409 when the
+ * two changed the same file differently. `push` is undefined when nothing moved.
+ */
+export function mergeUpstream(ctx: TwinContext, fork: Json, branch: string): { result: Json; push?: Push } {
+  const parent = fork.parent ? findRepository(ctx, fork.parent.owner.login, fork.parent.name) : undefined;
+  if (!fork.fork || !parent) throw new GitHubError(422, 'This repository is not a fork.');
+  const ours = branchHead(ctx, fork, branch);
+  const theirs = branchHead(ctx, parent, branch);
+  if (!ours || !theirs) throw new GitHubError(422, `Branch ${branch} not found.`);
+  const baseBranch = `${parent.owner.login}:${branch}`;
+  shareGitObjects(ctx, parent, fork);
+  if (ancestors(ctx, fork, ours).has(theirs)) {
+    return { result: { message: 'This branch is not behind the upstream', merge_type: 'none', base_branch: baseBranch } };
+  }
+  let tip = theirs;
+  let mergeType = 'fast-forward';
+  let created: Json[] = commitsBetween(ctx, fork, ours, theirs);
+  if (!ancestors(ctx, fork, theirs).has(ours)) {
+    const mb = mergeBase(ctx, fork, ours, theirs);
+    const merged = mb ? mergeFiles(commitFiles(ctx, fork, mb), commitFiles(ctx, fork, ours), commitFiles(ctx, fork, theirs)) : undefined;
+    if (!merged) throw new GitHubError(409, 'There are merge conflicts');
+    const modes = new Map([...commitModes(ctx, fork, ours), ...commitModes(ctx, fork, theirs)]);
+    const commit = createCommit(ctx, fork, {
+      message: `Merge branch '${branch}' of ${parent.full_name} into ${branch}`,
+      tree: putTree(ctx, fork, merged, modes),
+      parents: [ours, theirs],
+      by: viewer(ctx),
+    });
+    tip = commit.sha;
+    mergeType = 'merge';
+    created = [...created, commit];
+  }
+  setRef(ctx, fork, `refs/heads/${branch}`, tip);
+  return {
+    result: { message: `Successfully fetched and ${mergeType === 'merge' ? 'merged' : 'fast-forwarded'} from upstream ${baseBranch}.`, merge_type: mergeType, base_branch: baseBranch },
+    push: { ref: `refs/heads/${branch}`, before: ours, after: tip, commits: created },
+  };
 }

@@ -264,6 +264,12 @@ export function deleteRepository(ctx: TwinContext, repo: Json): void {
       for (const r of ctx.store.listByPrefix(kind, prefix)) ctx.store.delete(kind, r.external_id);
     }
     ctx.store.delete('repository', repoKey(repo.owner.login, repo.name));
+    // A deleted fork no longer counts among its parent's forks.
+    const parent = repo.parent ? findRepository(ctx, repo.parent.owner.login, repo.parent.name) : undefined;
+    if (parent?.id === repo.parent?.id && parent) {
+      parent.forks_count = parent.forks = Math.max(0, (parent.forks_count ?? 1) - 1);
+      saveRepository(ctx, parent);
+    }
     for (const r of ctx.store.listRecords<Json>(REDIRECT)) if (r.body.id === repo.id) ctx.store.delete(REDIRECT, r.external_id);
   });
 }

@@ -1,10 +1,12 @@
-// Forks: create a fork (for the viewer or an organization), list a repository's forks.
+// Forks: create a fork (for the viewer or an organization), list a repository's forks, sync a
+// fork's branch with its upstream (`merge-upstream`, what `gh repo sync` calls).
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { GitHubError } from '../wire/errors.js';
 import { getMembership, requireOrg, viewer } from '../model/accounts.js';
-import { forkRepository, listForks } from '../model/forks.js';
-import { jsonBody, optBool, optString, optEnum, page, queryString, repoOf, routes } from '../wire/http.js';
+import { forkRepository, listForks, mergeUpstream } from '../model/forks.js';
+import { afterPush } from '../model/pushes.js';
+import { jsonBody, optBool, optString, optEnum, page, queryString, repoOf, requiredString, routes } from '../wire/http.js';
 import type { Json } from '../model/accounts.js';
 
 const SORTS = ['newest', 'oldest', 'stargazers', 'watchers'] as const;
@@ -40,5 +42,12 @@ export const forkRoutes: TwinRoute[] = [
     const visible = listForks(ctx, repo).filter((r) => !r.private || r.owner.login === me
       || (r.owner.type === 'Organization' && !!getMembership(ctx, r.owner.login, me)));
     return page(req, ctx, sortForks(visible, sort));
+  }),
+  ...routes('POST', '/repos/{owner}/{repo}/merge-upstream', (req, ctx) => {
+    const fork = repoOf(req, ctx);
+    if (!fork.permissions?.push) throw new GitHubError(403, 'Must have push access to repository');
+    const { result, push } = mergeUpstream(ctx, fork, requiredString(jsonBody(req), 'branch'));
+    if (push) afterPush(ctx, fork, push);
+    return { body: result };
   }),
 ];
