@@ -2,16 +2,18 @@
 // get, list, update (a rename moves the slug), delete; memberships (maintainer/member, someone
 // outside the org joins it), members by role; a team's repositories and roles, which become its
 // members' roles (collaborator permission, `GET /repos/{o}/{r}/teams`); `GET /user/teams`; team
-// review requests on a pull request (422 for a team without access).
+// review requests on a pull request (422 for a team without access), also in GraphQL.
 
 import t from 'tap';
 import { Octokit } from '@octokit/rest';
+import { graphql } from '@octokit/graphql';
 import { startTwinBehindGateway } from '../../helpers/gateway-twin.js';
 import { b64, failure } from './setup.js';
 
 const gw = await startTwinBehindGateway('github', { clockStart: new Date('2026-01-05T10:00:00Z') });
 t.teardown(() => gw.close());
 const octokit = new Octokit({ auth: gw.apiKey, baseUrl: gw.url, log: { debug() {}, info() {}, warn() {}, error() {} } });
+const api = graphql.defaults({ baseUrl: gw.url, headers: { authorization: `token ${gw.apiKey}` } });
 const org = 'octo-org';
 const me = (await octokit.users.getAuthenticated()).data.login;
 await octokit.repos.createInOrg({ org, name: 'service', auto_init: true });
@@ -77,6 +79,10 @@ t.test('a team\'s repositories give its members their role; team review requests
   t.equal(noAccess.status, 422, 'a team without access to the repository cannot review');
   const events = (await octokit.issues.listEvents({ owner: org, repo: 'service', issue_number: pr.number })).data as any[];
   t.equal(events.find((e) => e.event === 'review_requested')?.requested_team?.slug, team.slug);
+  const q = await api<any>(`query($o: String!, $r: String!, $n: Int!) { repository(owner: $o, name: $r) { pullRequest(number: $n) {
+    reviewRequests(first: 10) { totalCount nodes { requestedReviewer { __typename ... on Team { slug combinedSlug organization { login } } } } } } } }`,
+  { o: org, r: 'service', n: pr.number });
+  t.same(q.repository.pullRequest.reviewRequests.nodes, [{ requestedReviewer: { __typename: 'Team', slug: team.slug, combinedSlug: `${org}/${team.slug}`, organization: { login: org } } }], 'GraphQL shows the team as requested reviewer');
   const removed = await octokit.pulls.removeRequestedReviewers({ owner: org, repo: 'service', pull_number: pr.number, reviewers: [], team_reviewers: [team.slug] });
   t.same(removed.data.requested_teams, []);
 

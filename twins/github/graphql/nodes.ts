@@ -552,6 +552,24 @@ export function milestone(ctx: TwinContext, repo: Json, m: Json): Source {
 
 // ---- issues, pull requests, comments, reviews -----------------------------------------------
 
+/** An organization team (as a requested reviewer). */
+function teamNode(ctx: TwinContext, team: Json): Source {
+  const org = getOrg(ctx, String(team.html_url).split('/orgs/')[1]?.split('/')[0] ?? '');
+  return {
+    __typename: 'Team',
+    id: team.node_id,
+    databaseId: team.id,
+    name: team.name,
+    slug: team.slug,
+    combinedSlug: `${org?.login ?? ''}/${team.slug}`,
+    description: team.description,
+    privacy: String(team.privacy).toUpperCase(),
+    url: team.html_url,
+    resourcePath: new URL(team.html_url).pathname,
+    organization: () => (org ? account(ctx, org) : null),
+  };
+}
+
 // ---- reactions -----------------------------------------------------------------------------
 
 /** REST reaction content → GraphQL `ReactionContent`. */
@@ -811,8 +829,11 @@ export function pullRequest(ctx: TwinContext, repo: Json, p: Json): Source {
     },
     latestReviews: (args: Args) => connection(latestReviews(), args, (r) => reviewNode(ctx, repo, r, () => self)),
     latestOpinionatedReviews: (args: Args) => connection(latestReviews().filter((r) => r.state !== 'COMMENTED'), args, (r) => reviewNode(ctx, repo, r, () => self)),
-    reviewRequests: (args: Args) => connection(p.requested_reviewers ?? [], args, (u: Json) => ({
-      __typename: 'ReviewRequest', id: Buffer.from(`013:ReviewRequest${p.id}:${u.id}`).toString('base64'), asCodeOwner: false, requestedReviewer: account(ctx, u),
+    reviewRequests: (args: Args) => connection([
+      ...(p.requested_reviewers ?? []).map((u: Json) => ({ key: `${u.id}`, reviewer: () => account(ctx, u) })),
+      ...(p.requested_teams ?? []).map((tm: Json) => ({ key: `team${tm.id}`, reviewer: () => teamNode(ctx, tm) })),
+    ], args, (r: { key: string; reviewer: () => Source }) => ({
+      __typename: 'ReviewRequest', id: Buffer.from(`013:ReviewRequest${p.id}:${r.key}`).toString('base64'), asCodeOwner: false, requestedReviewer: r.reviewer,
     })),
     reviewThreads: (args: Args) => empty(args),
     closingIssuesReferences: (args: Args) => empty(args),
