@@ -2,7 +2,7 @@
 // `GET /repos/{o}/{r}/teams` and `GET /user/teams`.
 
 import type { TwinContext, TwinRequest, TwinRoute } from '../../../twin-runtime/contract.js';
-import { GitHubError, invalidRequest } from '../wire/errors.js';
+import { GitHubError, invalidRequest, validationFailed } from '../wire/errors.js';
 import { type Json, getMembership, requireOrg, viewer } from '../model/accounts.js';
 import { permissionsOfRole } from '../model/collaborators.js';
 import {
@@ -39,8 +39,10 @@ export const teamRoutes: TwinRoute[] = [
     if (parent !== undefined && parent !== null && (typeof parent !== 'number' || !Number.isInteger(parent))) {
       throw invalidRequest(`For 'properties/parent_team_id', ${JSON.stringify(parent)} is not an integer or null.`);
     }
+    const name = requiredString(b, 'name');
+    if (!name.trim()) throw validationFailed({ resource: 'Team', field: 'name', code: 'missing_field' });
     const team = createTeam(ctx, org.login, {
-      name: requiredString(b, 'name'),
+      name,
       description: optString(b, 'description'),
       privacy: optEnum(b, 'privacy', ['secret', 'closed'] as const),
       maintainers: optStringArray(b, 'maintainers'),
