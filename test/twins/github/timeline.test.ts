@@ -2,16 +2,18 @@
 // milestoned, renamed, closed, reopened, locked and unlocked on an issue; referenced and closed by
 // commits (with their commit ids); a pull request's review request, commits, review, merge and the
 // cross-reference it leaves on the issue it names; the repository-wide list and one event by id;
-// pages with Link headers.
+// pages with Link headers; GraphQL `timelineItems` (with `itemTypes`) on the same records.
 
 import t from 'tap';
 import { Octokit } from '@octokit/rest';
+import { graphql } from '@octokit/graphql';
 import { startTwinBehindGateway } from '../../helpers/gateway-twin.js';
 import { b64, failure } from './setup.js';
 
 const gw = await startTwinBehindGateway('github', { clockStart: new Date('2026-01-05T10:00:00Z') });
 t.teardown(() => gw.close());
 const octokit = new Octokit({ auth: gw.apiKey, baseUrl: gw.url, log: { debug() {}, info() {}, warn() {}, error() {} } });
+const api = graphql.defaults({ baseUrl: gw.url, headers: { authorization: `token ${gw.apiKey}` } });
 const owner = 'octo-org';
 const repo = 'events';
 const me = (await octokit.users.getAuthenticated()).data.login;
@@ -92,4 +94,36 @@ t.test('commits reference and close issues; a pull request\'s timeline', async (
   t.same(paged.data.map((e: any) => e.event), ['review_requested', 'reviewed']);
   t.match(paged.headers.link, /rel="prev"/);
   t.match(paged.headers.link, /rel="next"/);
+});
+
+t.test('GraphQL timelineItems reads the same timeline', async (t) => {
+  const q = await api<any>(`query($o: String!, $r: String!) { repository(owner: $o, name: $r) {
+    issue(number: 1) { timelineItems(first: 50) { totalCount nodes { __typename
+      ... on LabeledEvent { label { name } actor { login } }
+      ... on RenamedTitleEvent { previousTitle currentTitle }
+      ... on ClosedEvent { stateReason }
+      ... on LockedEvent { lockReason } } } }
+    pullRequest(number: 3) {
+      all: timelineItems(first: 50) { nodes { __typename } }
+      some: timelineItems(first: 10, itemTypes: [ISSUE_COMMENT, MERGED_EVENT]) { totalCount nodes { __typename ... on IssueComment { body } ... on MergedEvent { commit { oid } } } }
+    }
+    target: issue(number: 2) { timelineItems(first: 10, itemTypes: [CROSS_REFERENCED_EVENT, REFERENCED_EVENT]) { nodes { __typename
+      ... on CrossReferencedEvent { source { __typename ... on PullRequest { number } } }
+      ... on ReferencedEvent { commit { oid } } } } }
+  } }`, { o: owner, r: repo });
+  const issueItems = q.repository.issue.timelineItems;
+  t.equal(issueItems.totalCount, 9);
+  t.same(issueItems.nodes.map((n: any) => n.__typename), ['LabeledEvent', 'AssignedEvent', 'RenamedTitleEvent', 'MilestonedEvent', 'UnlabeledEvent', 'ClosedEvent', 'ReopenedEvent', 'LockedEvent', 'UnlockedEvent']);
+  t.same(issueItems.nodes[0], { __typename: 'LabeledEvent', label: { name: 'bug' }, actor: { login: me } });
+  t.same(issueItems.nodes[2], { __typename: 'RenamedTitleEvent', previousTitle: 'Broken', currentTitle: 'Really broken' });
+  t.same(issueItems.nodes[5], { __typename: 'ClosedEvent', stateReason: 'NOT_PLANNED' });
+  t.same(issueItems.nodes[7], { __typename: 'LockedEvent', lockReason: 'RESOLVED' });
+  t.same(q.repository.pullRequest.all.nodes.map((n: any) => n.__typename), ['PullRequestCommit', 'IssueComment', 'ReviewRequestedEvent', 'PullRequestReview', 'MergedEvent', 'ClosedEvent']);
+  const some = q.repository.pullRequest.some;
+  t.equal(some.totalCount, 2);
+  t.equal(some.nodes[0].body, 'looks right');
+  t.match(some.nodes[1].commit.oid, /^[0-9a-f]{40}$/);
+  const target = q.repository.target.timelineItems.nodes;
+  t.same(target.map((n: any) => n.__typename), ['ReferencedEvent', 'CrossReferencedEvent']);
+  t.same(target[1].source, { __typename: 'PullRequest', number: 3 });
 });

@@ -9,6 +9,7 @@ import { findRepository, repositoriesOwnedBy } from '../model/repositories.js';
 import { listLabels, listMilestones, getLabel, getMilestone } from '../model/labels.js';
 import { filterIssues, getIssue, listComments, repoIssues, searchIssues } from '../model/issues.js';
 import { roleOf } from '../model/collaborators.js';
+import { timelineOf } from '../model/timeline.js';
 import { type Reactable, type ReactionContent, REACTION_CONTENTS, listReactions } from '../model/reactions.js';
 import { getPull, headRepositoryOf, listPulls, listReviews, pullCommits, pullFiles } from '../model/pulls.js';
 import { branchHead, getCommit, history, listRefs, resolveCommitish, commitFiles, readBlob } from '../model/git.js';
@@ -696,8 +697,89 @@ function issueFields(ctx: TwinContext, repo: Json, i: Json, self: () => Source):
     projectCards: (args: Args) => empty(args),
     projectItems: (args: Args) => empty(args),
     projectsV2: (args: Args) => empty(args),
-    timelineItems: (args: Args) => empty(args),
+    timelineItems: (args: Args) => {
+      const issueRecord = getIssue(ctx, repo, i.number) ?? i;
+      const wanted = Array.isArray(args.itemTypes) && args.itemTypes.length ? new Set(args.itemTypes as string[]) : undefined;
+      const since = typeof args.since === 'string' ? args.since : undefined;
+      const items = timelineOf(ctx, repo, issueRecord)
+        .filter((e) => !since || String(e.created_at ?? e.submitted_at ?? e.committer?.date ?? '') >= since)
+        .map((e) => timelineNode(ctx, repo, e, self))
+        .filter((n): n is Source => !!n && (!wanted || wanted.has(screamingSnake(String(n.__typename)))));
+      const page = connection(items, args, (n) => n);
+      return { ...page, filteredCount: items.length, pageCount: items.length, updatedAt: i.updated_at };
+    },
   };
+}
+
+/** `LabeledEvent` → `LABELED_EVENT` (the `itemTypes` enum spelling). */
+function screamingSnake(typename: string): string {
+  return typename.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();
+}
+
+/** GraphQL type names of the REST timeline's events. */
+const TIMELINE_TYPES: Record<string, string> = {
+  labeled: 'LabeledEvent', unlabeled: 'UnlabeledEvent', assigned: 'AssignedEvent', unassigned: 'UnassignedEvent',
+  closed: 'ClosedEvent', reopened: 'ReopenedEvent', renamed: 'RenamedTitleEvent', locked: 'LockedEvent', unlocked: 'UnlockedEvent',
+  milestoned: 'MilestonedEvent', demilestoned: 'DemilestonedEvent', referenced: 'ReferencedEvent', 'cross-referenced': 'CrossReferencedEvent',
+  merged: 'MergedEvent', review_requested: 'ReviewRequestedEvent', review_request_removed: 'ReviewRequestRemovedEvent',
+};
+
+/** One REST timeline entry (model/timeline.ts) as its GraphQL node; undefined for kinds not mapped. */
+function timelineNode(ctx: TwinContext, repo: Json, e: Json, subject: () => Source): Source | undefined {
+  if (e.event === 'commented') return comment(ctx, repo, e, subject);
+  if (e.event === 'reviewed') return reviewNode(ctx, repo, { ...e, state: String(e.state).toUpperCase() }, subject);
+  if (e.event === 'committed') {
+    return { __typename: 'PullRequestCommit', id: nodeIdOf('PullRequestCommit', e.sha), commit: () => commit(ctx, repo, e.sha), url: e.html_url, resourcePath: new URL(e.html_url).pathname, pullRequest: subject };
+  }
+  const typename = Object.prototype.hasOwnProperty.call(TIMELINE_TYPES, e.event) ? TIMELINE_TYPES[e.event] : undefined;
+  if (!typename) return undefined;
+  const base: Source = {
+    __typename: typename,
+    id: e.node_id ?? nodeIdOf(typename, `${e.event}:${e.created_at}`),
+    createdAt: e.created_at,
+    actor: () => (e.actor ? account(ctx, e.actor) : null),
+  };
+  const subjectFields = { labelable: subject, assignable: subject, closable: subject, lockable: subject, subject, pullRequest: subject };
+  const commitOf = () => (e.commit_id && getCommit(ctx, repo, e.commit_id) ? commit(ctx, repo, e.commit_id) : null);
+  switch (e.event) {
+    case 'labeled':
+    case 'unlabeled': {
+      const full = ctx.store.listByPrefix<Json>('label', `${repo.id}:`).map((r) => r.body).find((l) => l.name === e.label?.name);
+      return { ...base, ...subjectFields, label: () => label(ctx, repo, full ?? { ...e.label, id: 0, node_id: '', description: null, default: false, url: '' }) };
+    }
+    case 'assigned':
+    case 'unassigned':
+      return { ...base, ...subjectFields, assignee: () => (e.assignee ? account(ctx, e.assignee) : null), user: () => (e.assignee ? account(ctx, e.assignee) : null) };
+    case 'closed':
+      return { ...base, ...subjectFields, closer: null, stateReason: e.state_reason ? String(e.state_reason).toUpperCase() : null, url: e.url, resourcePath: new URL(e.url).pathname };
+    case 'reopened':
+      return { ...base, ...subjectFields, stateReason: 'REOPENED' };
+    case 'renamed':
+      return { ...base, ...subjectFields, previousTitle: e.rename?.from ?? '', currentTitle: e.rename?.to ?? '' };
+    case 'locked':
+      return { ...base, ...subjectFields, lockReason: e.lock_reason ? String(e.lock_reason).toUpperCase().replace(' ', '_') : null };
+    case 'milestoned':
+    case 'demilestoned':
+      return { ...base, ...subjectFields, milestoneTitle: e.milestone?.title ?? '' };
+    case 'referenced':
+      return { ...base, ...subjectFields, commit: commitOf, commitRepository: () => repository(ctx, repo), isCrossRepository: false, isDirectReference: true };
+    case 'cross-referenced':
+      return {
+        ...base, target: subject, source: () => subjectOf(ctx, repo, e.source.issue.number), isCrossRepository: false, willCloseTarget: false,
+        referencedAt: e.created_at, url: e.source.issue.html_url, resourcePath: new URL(e.source.issue.html_url).pathname,
+      };
+    case 'merged':
+      return { ...base, ...subjectFields, commit: commitOf, mergeRefName: '', url: e.url, resourcePath: new URL(e.url).pathname };
+    case 'review_requested':
+    case 'review_request_removed':
+      return { ...base, ...subjectFields, requestedReviewer: () => (e.requested_team ? teamNode(ctx, e.requested_team) : e.requested_reviewer ? account(ctx, e.requested_reviewer) : null) };
+    default:
+      return { ...base, ...subjectFields };
+  }
+}
+
+function nodeIdOf(type: string, key: string): string {
+  return Buffer.from(`0${type.length}:${type}${key}`).toString('base64');
 }
 
 export function issue(ctx: TwinContext, repo: Json, i: Json): Source {
