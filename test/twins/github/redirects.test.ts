@@ -2,11 +2,15 @@
 // `Location: …/repositories/{id}…` (path rest and query kept, also under /api/v3), which
 // @octokit/rest follows unchanged; every `/repos/{owner}/{repo}…` route also answers under
 // `/repositories/{id}…`; a new repository taking the old name ends the redirect, and so does
-// deleting the renamed one.
+// deleting the renamed one. `git clone` of the old name follows git's redirect.
 
 import t from 'tap';
 import { Octokit } from '@octokit/rest';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startTwinBehindGateway } from '../../helpers/gateway-twin.js';
+import { ensureGit, git, gitOk } from '../../helpers/git.js';
 import { failure } from './setup.js';
 
 const gw = await startTwinBehindGateway('github', { clockStart: new Date('2026-01-05T10:00:00Z') });
@@ -67,4 +71,21 @@ t.test('a new repository with the old name, or deleting the renamed one, ends th
   await octokit.repos.update({ owner, repo: 'three', name: 'four' });
   await octokit.repos.delete({ owner, repo: 'four' });
   t.equal((await fetch(`${gw.url}/repos/${owner}/three`, { headers, redirect: 'manual' })).status, 404);
+});
+
+const have = ensureGit();
+t.test('git clone of the old name follows the redirect', { skip: have.ok ? false : have.reason }, async (t) => {
+  await octokit.repos.createForAuthenticatedUser({ name: 'old-git', auto_init: true });
+  await octokit.repos.update({ owner, repo: 'old-git', name: 'new-git' });
+  const work = mkdtempSync(join(tmpdir(), 'twins-redirect-'));
+  t.teardown(() => rmSync(work, { recursive: true, force: true }));
+  const auth = gw.url.replace('http://', `http://x-access-token:${gw.apiKey}@`);
+  const res = await git(['clone', `${auth}/${owner}/old-git.git`, join(work, 'c')]);
+  t.equal(res.code, 0, res.stderr);
+  t.match(res.stderr, /redirecting to .*\/new-git\.git/);
+  t.equal(readFileSync(join(work, 'c', 'README.md'), 'utf8'), '# old-git\n');
+  const head = (await octokit.repos.getCommit({ owner, repo: 'new-git', ref: 'main' })).data.sha;
+  t.equal((await gitOk(['rev-parse', 'HEAD'], { cwd: join(work, 'c') })).trim(), head);
+  const missing = await git(['ls-remote', `${auth}/${owner}/never-was.git`]);
+  t.not(missing.code, 0);
 });
