@@ -7,14 +7,13 @@
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { API, WEB } from './identity.js';
 import { GitHubError } from '../wire/errors.js';
-import type { Json } from './accounts.js';
+import { type Json, viewer } from './accounts.js';
 import { childKey, createRepository, findRepository, repositoriesOwnedBy, saveRepository } from './repositories.js';
 import { createDefaultLabels } from './labels.js';
 import { GIT_OBJECT } from './git-objects.js';
 import {
   type Push, ancestors, branchHead, commitFiles, commitModes, commitsBetween, createCommit, listRefs, mergeBase, mergeFiles, putTree, setRef,
 } from './git.js';
-import { viewer } from './accounts.js';
 
 /** Record kinds holding git objects, keyed `<repository id>:<sha>`. */
 const OBJECT_KINDS = ['blob', 'tree', 'commit', GIT_OBJECT] as const;
