@@ -8,6 +8,11 @@ import { rollOver } from './model/rate-limit.js';
 import { signGitHubDelivery } from './model/webhooks.js';
 import { accountRoutes } from './routes/accounts.js';
 import { repositoryRoutes } from './routes/repositories.js';
+import { forkRoutes } from './routes/forks.js';
+import { collaboratorRoutes } from './routes/collaborators.js';
+import { reactionRoutes } from './routes/reactions.js';
+import { issueEventRoutes } from './routes/issue-events.js';
+import { teamRoutes } from './routes/teams.js';
 import { gitRoutes } from './routes/git.js';
 import { gitHttpRoutes } from './routes/git-http.js';
 import { issueRoutes } from './routes/issues.js';
@@ -22,6 +27,7 @@ import { actionRoutes } from './routes/actions.js';
 import { appRoutes } from './routes/apps.js';
 import { alsoUnderEnterprisePrefix, genericAlsoUnderEnterprisePrefix } from './wire/enterprise.js';
 import { withMediaTypes } from './wire/media.js';
+import { alsoUnderRepositoryId } from './wire/http.js';
 import { seeding, suggestions } from './vocabulary/seeds.js';
 import { ensureBootstrap } from './model/accounts.js';
 import { generic } from './wire/generic.js';
@@ -37,15 +43,15 @@ const github: TwinDefinition = {
     'user', 'org', 'membership', 'repository', 'ref', 'commit', 'tree', 'blob', 'git_object', 'issue', 'issue_comment',
     'label', 'milestone', 'pull_request', 'review', 'review_comment', 'hook', 'rate_limit',
     'status', 'check_suite', 'check_run', 'workflow', 'workflow_run', 'workflow_job', 'actions_outcome',
-    'app', 'installation', 'installation_token',
+    'app', 'installation', 'installation_token', 'collaborator', 'repository_invitation', 'reaction', 'issue_event', 'repository_redirect', 'team', 'team_membership', 'team_repo',
     ...generic.resources,
   ],
   mintKey: (randomBase62) => `ghp_${randomBase62(36)}`,
   routes: [
-    ...withMediaTypes(alsoUnderEnterprisePrefix([
-      ...metaRoutes, ...accountRoutes, ...rateLimitRoutes, ...repositoryRoutes, ...webhookRoutes, ...gitRoutes, ...issueRoutes, ...labelRoutes, ...pullRoutes,
+    ...withMediaTypes(alsoUnderEnterprisePrefix(alsoUnderRepositoryId([
+      ...metaRoutes, ...accountRoutes, ...rateLimitRoutes, ...repositoryRoutes, ...forkRoutes, ...collaboratorRoutes, ...teamRoutes, ...webhookRoutes, ...gitRoutes, ...issueRoutes, ...labelRoutes, ...pullRoutes, ...reactionRoutes, ...issueEventRoutes,
       ...checkRoutes, ...actionRoutes, ...appRoutes, ...graphqlRoutes,
-    ])),
+    ]))),
     // Git's smart HTTP lives at the host's root (`/{owner}/{repo}.git/…`), never under /api/v3.
     ...gitHttpRoutes,
   ],

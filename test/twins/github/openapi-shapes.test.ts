@@ -110,3 +110,42 @@ t.test('pull requests', async (t) => {
   check(t, 'pull-request-merge-result', (await octokit.pulls.merge({ owner, repo, pull_number: pr.data.number, merge_method: 'squash' })).data);
   check(t, 'pull-request', (await octokit.pulls.get({ owner, repo, pull_number: pr.data.number })).data);
 });
+
+t.test('forks, collaborators, invitations, teams, reactions, issue events and timeline', async (t) => {
+  const fork = await octokit.repos.createFork({ owner, repo });
+  check(t, 'full-repository', fork.data);
+  check(t, 'minimal-repository', (await octokit.repos.listForks({ owner, repo })).data[0]);
+  // `feat` was squash-merged above, so the fork's `feat` still has a commit the base lacks.
+  const pr = await octokit.pulls.create({ owner, repo, title: 'From the fork', head: `${fork.data.owner.login}:feat`, base: 'main' });
+  check(t, 'pull-request', pr.data);
+
+  const mine = await octokit.repos.createForAuthenticatedUser({ name: 'schema-solo' });
+  const inv = await octokit.repos.addCollaborator({ owner: mine.data.owner.login, repo: 'schema-solo', username: 'hubot' });
+  check(t, 'repository-invitation', inv.data);
+  await octokit.repos.addCollaborator({ owner, repo, username: 'hubot', permission: 'triage' });
+  check(t, 'collaborator', (await octokit.repos.listCollaborators({ owner, repo })).data[0]);
+  check(t, 'repository-collaborator-permission', (await octokit.repos.getCollaboratorPermissionLevel({ owner, repo, username: 'hubot' })).data);
+
+  const team = await octokit.teams.create({ org: owner, name: 'Shapes' });
+  check(t, 'team-full', team.data);
+  check(t, 'team', (await octokit.teams.list({ org: owner })).data[0]);
+  check(t, 'team-membership', (await octokit.teams.addOrUpdateMembershipForUserInOrg({ org: owner, team_slug: 'shapes', username: 'hubot' })).data);
+  await octokit.teams.addOrUpdateRepoPermissionsInOrg({ org: owner, team_slug: 'shapes', owner, repo, permission: 'push' });
+  check(t, 'minimal-repository', (await octokit.teams.listReposInOrg({ org: owner, team_slug: 'shapes' })).data[0]);
+  check(t, 'team', (await octokit.repos.listTeams({ owner, repo })).data[0]);
+
+  const issue = await octokit.issues.create({ owner, repo, title: 'Events', labels: ['bug'], assignees: ['hubot'] });
+  const comment = await octokit.issues.createComment({ owner, repo, issue_number: issue.data.number, body: 'c' });
+  check(t, 'reaction', (await octokit.reactions.createForIssue({ owner, repo, issue_number: issue.data.number, content: 'heart' })).data);
+  check(t, 'reaction', (await octokit.reactions.createForIssueComment({ owner, repo, comment_id: comment.data.id, content: 'rocket' })).data);
+  check(t, 'issue', (await octokit.issues.get({ owner, repo, issue_number: issue.data.number })).data);
+  await octokit.issues.update({ owner, repo, issue_number: issue.data.number, title: 'Renamed', state: 'closed' });
+  await octokit.issues.lock({ owner, repo, issue_number: issue.data.number, lock_reason: 'resolved' });
+  const events = (await octokit.issues.listEvents({ owner, repo, issue_number: issue.data.number })).data;
+  t.ok(events.length >= 5);
+  for (const e of events) check(t, 'issue-event-for-issue', e);
+  for (const e of (await octokit.issues.listEventsForRepo({ owner, repo })).data) check(t, 'issue-event', e);
+  const timeline = (await octokit.issues.listEventsForTimeline({ owner, repo, issue_number: issue.data.number })).data;
+  t.ok(timeline.length >= 6);
+  for (const e of timeline) check(t, 'timeline-issue-events', e);
+});

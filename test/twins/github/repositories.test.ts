@@ -46,7 +46,7 @@ t.test('create, get, update, rename and delete a repository', async (t) => {
   t.equal(renamed.data.full_name, 'octocat/gadgets');
   t.equal(renamed.data.url, `${twin.url}/repos/octocat/gadgets`);
   t.equal((await octokit.repos.get({ owner: 'octocat', repo: 'gadgets' })).data.id, r.id);
-  t.equal((await failure(octokit.repos.get({ owner: 'octocat', repo: 'widgets' }))).status, 404);
+  t.equal((await octokit.repos.get({ owner: 'octocat', repo: 'widgets' })).data.full_name, 'octocat/gadgets', 'the old name redirects (redirects.test.ts)');
 
   const badBranch = await failure(octokit.repos.update({ owner: 'octocat', repo: 'gadgets', default_branch: 'nope' }));
   t.equal(badBranch.status, 422);

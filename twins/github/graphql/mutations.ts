@@ -3,7 +3,7 @@
 // routes (so webhooks, counters, closing keywords and Actions runs follow alike).
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
-import { type Json, getUser } from '../model/accounts.js';
+import { type Json, getUser, viewer } from '../model/accounts.js';
 import { childKey } from '../model/repositories.js';
 import { createComment, createIssue, getIssue, saveIssue, updateIssue, type IssuePatch } from '../model/issues.js';
 import { createPull, createReview, getPull, mergePull, requestReviewers, syncPullFromIssue, updatePull } from '../model/pulls.js';
@@ -11,7 +11,8 @@ import { afterPush } from '../model/pushes.js';
 import { emitEvent } from '../model/webhooks.js';
 import { GitHubError } from '../wire/errors.js';
 import { GraphQLFailure } from './errors.js';
-import { type Located, type Source, issue, locate, pullRequest, subjectOf } from './nodes.js';
+import { type Located, type Source, issue, locate, pullRequest, reactionContentOf, reactionFields, subjectOf } from './nodes.js';
+import { type Reactable, addReaction, listReactions, removeViewerReaction } from '../model/reactions.js';
 
 type Input = Record<string, any>;
 
@@ -76,6 +77,30 @@ function setDraft(ctx: TwinContext, repo: Json, pr: Json, draft: boolean): Sourc
   return pullRequest(ctx, repo, pr);
 }
 
+/** addReaction / removeReaction on an issue, a pull request or an issue comment. */
+function react(ctx: TwinContext, input: Input, add: boolean): Source {
+  const found = need(ctx, input.subjectId, 'Issue', 'PullRequest', 'IssueComment');
+  const content = reactionContentOf(input.content);
+  if (!content) throw new GraphQLFailure(`Argument 'content' has an invalid value (${String(input.content)}).`, 'UNPROCESSABLE');
+  const repo = found.repo!;
+  const target: Reactable = found.type === 'IssueComment' ? { kind: 'issue_comment', id: found.body.id } : { kind: 'issue', id: found.body.number };
+  let reaction: Json | undefined;
+  if (add) reaction = addReaction(ctx, repo, target, content).reaction;
+  else {
+    reaction = listReactions(ctx, repo, target).find((r) => r.content === content && r.user.login === viewer(ctx).login);
+    removeViewerReaction(ctx, repo, target, content);
+  }
+  const subject: Source = found.type === 'IssueComment'
+    ? { __typename: 'IssueComment', id: found.body.node_id, ...reactionFields(ctx, repo, target, (): Source => subject) } as Source
+    : subjectOf(ctx, repo, found.body.number);
+  const groups = (subject.reactionGroups as () => Source[])();
+  return withId(input, {
+    reaction: reaction ? { __typename: 'Reaction', id: reaction.node_id, databaseId: reaction.id, content: input.content, createdAt: reaction.created_at, user: null, reactable: subject } : null,
+    subject,
+    reactionGroups: groups,
+  });
+}
+
 export const mutations: Record<string, (ctx: TwinContext, input: Input) => Source> = {
   createIssue(ctx, input) {
     const repo = need(ctx, input.repositoryId, 'Repository').body;
@@ -120,6 +145,12 @@ export const mutations: Record<string, (ctx: TwinContext, input: Input) => Sourc
     const node = (subject.comments as (a: Input) => Source)({ last: 1 });
     const edge = (node.edges as Source[])[0] ?? { cursor: null, node: null };
     return withId(input, { commentEdge: edge, subject, timelineEdge: edge });
+  },
+  addReaction(ctx, input) {
+    return react(ctx, input, true);
+  },
+  removeReaction(ctx, input) {
+    return react(ctx, input, false);
   },
   addLabelsToLabelable(ctx, input) {
     const found = need(ctx, input.labelableId, 'Issue', 'PullRequest');

@@ -8,7 +8,10 @@ import { type Json, getMembership, getOrg, getUser, orgsOf, viewer } from '../mo
 import { findRepository, repositoriesOwnedBy } from '../model/repositories.js';
 import { listLabels, listMilestones, getLabel, getMilestone } from '../model/labels.js';
 import { filterIssues, getIssue, listComments, repoIssues, searchIssues } from '../model/issues.js';
-import { getPull, listPulls, listReviews, pullCommits, pullFiles } from '../model/pulls.js';
+import { roleOf } from '../model/collaborators.js';
+import { timelineOf } from '../model/timeline.js';
+import { type Reactable, type ReactionContent, REACTION_CONTENTS, listReactions } from '../model/reactions.js';
+import { getPull, headRepositoryOf, listPulls, listReviews, pullCommits, pullFiles } from '../model/pulls.js';
 import { branchHead, getCommit, history, listRefs, resolveCommitish, commitFiles, readBlob } from '../model/git.js';
 import { getSuite, rollup } from '../model/checks.js';
 import { runOfSuite, workflowOfRun } from '../model/actions.js';
@@ -142,14 +145,7 @@ function accountByLogin(ctx: TwinContext, login: string | undefined): Source | n
 // ---- repositories --------------------------------------------------------------------------
 
 function permissionOf(ctx: TwinContext, repo: Json): string {
-  const me = viewer(ctx);
-  if (repo.owner.login === me.login) return 'ADMIN';
-  if (repo.owner.type === 'Organization') {
-    const m = getMembership(ctx, repo.owner.login, me.login);
-    if (m?.role === 'admin') return 'ADMIN';
-    if (m) return 'WRITE';
-  }
-  return 'READ';
+  return (roleOf(ctx, repo, viewer(ctx).login) ?? 'read').toUpperCase();
 }
 
 export function repository(ctx: TwinContext, repo: Json): Source {
@@ -209,7 +205,10 @@ export function repository(ctx: TwinContext, repo: Json): Source {
     viewerSubscription: 'SUBSCRIBED',
     viewerDefaultMergeMethod: repo.allow_merge_commit ? 'MERGE' : repo.allow_squash_merge ? 'SQUASH' : 'REBASE',
     viewerDefaultCommitEmail: null,
-    parent: null,
+    parent: () => {
+      const parent = repo.parent ? findRepository(ctx, repo.parent.owner.login, repo.parent.name) : undefined;
+      return parent ? repository(ctx, parent) : null;
+    },
     templateRepository: null,
     mirrorUrl: null,
     licenseInfo: null,
@@ -554,6 +553,77 @@ export function milestone(ctx: TwinContext, repo: Json, m: Json): Source {
 
 // ---- issues, pull requests, comments, reviews -----------------------------------------------
 
+/** An organization team (as a requested reviewer). */
+function teamNode(ctx: TwinContext, team: Json): Source {
+  const org = getOrg(ctx, String(team.html_url).split('/orgs/')[1]?.split('/')[0] ?? '');
+  return {
+    __typename: 'Team',
+    id: team.node_id,
+    databaseId: team.id,
+    name: team.name,
+    slug: team.slug,
+    combinedSlug: `${org?.login ?? ''}/${team.slug}`,
+    description: team.description,
+    privacy: String(team.privacy).toUpperCase(),
+    url: team.html_url,
+    resourcePath: new URL(team.html_url).pathname,
+    organization: () => (org ? account(ctx, org) : null),
+  };
+}
+
+// ---- reactions -----------------------------------------------------------------------------
+
+/** REST reaction content → GraphQL `ReactionContent`. */
+const REACTION_ENUM: Record<ReactionContent, string> = {
+  '+1': 'THUMBS_UP', '-1': 'THUMBS_DOWN', laugh: 'LAUGH', hooray: 'HOORAY', confused: 'CONFUSED', heart: 'HEART', rocket: 'ROCKET', eyes: 'EYES',
+};
+
+export function reactionContentOf(value: unknown): ReactionContent | undefined {
+  return REACTION_CONTENTS.find((c) => REACTION_ENUM[c] === value);
+}
+
+function reactionNode(ctx: TwinContext, r: Json, subject: () => Source): Source {
+  return {
+    __typename: 'Reaction',
+    id: r.node_id,
+    databaseId: r.id,
+    content: REACTION_ENUM[r.content as ReactionContent],
+    createdAt: r.created_at,
+    user: () => accountByLogin(ctx, r.user?.login),
+    reactable: subject,
+  };
+}
+
+/** `reactionGroups` and `reactions` of a reactable, read from the same records as REST. */
+export function reactionFields(ctx: TwinContext, repo: Json, subject: Reactable, self: () => Source): Source {
+  const all = () => listReactions(ctx, repo, subject);
+  return {
+    viewerCanReact: true,
+    reactionGroups: () => {
+      const list = all();
+      const me = viewer(ctx).id;
+      return REACTION_CONTENTS.map((content) => {
+        const of = list.filter((r) => r.content === content);
+        const users = (args: Args) => connection(of, args, (r: Json) => accountByLogin(ctx, r.user?.login) ?? account(ctx, r.user));
+        return {
+          __typename: 'ReactionGroup',
+          content: REACTION_ENUM[content],
+          createdAt: of[0]?.created_at ?? null,
+          viewerHasReacted: of.some((r) => r.user.id === me),
+          users,
+          reactors: users,
+          subject: self,
+        };
+      });
+    },
+    reactions: (args: Args) => {
+      const content = reactionContentOf(args.content);
+      const list = all().filter((r) => !content || r.content === content);
+      return { ...connection(list, args, (r: Json) => reactionNode(ctx, r, self)), viewerHasReacted: list.some((r) => r.user.id === viewer(ctx).id) };
+    },
+  };
+}
+
 function comment(ctx: TwinContext, repo: Json, c: Json, parent: () => Source): Source {
   return {
     __typename: 'IssueComment',
@@ -575,7 +645,7 @@ function comment(ctx: TwinContext, repo: Json, c: Json, parent: () => Source): S
     viewerDidAuthor: c.user?.login === viewer(ctx).login,
     viewerCanUpdate: true,
     viewerCanDelete: true,
-    reactionGroups: [],
+    ...reactionFields(ctx, repo, { kind: 'issue_comment', id: c.id }, () => comment(ctx, repo, c, parent)),
     issue: parent,
     pullRequest: () => null,
     repository: () => repository(ctx, repo),
@@ -605,7 +675,6 @@ function issueFields(ctx: TwinContext, repo: Json, i: Json, self: () => Source):
     authorAssociation: i.author_association,
     viewerDidAuthor: () => i.user?.login === viewer(ctx).login,
     viewerCanUpdate: true,
-    viewerCanReact: true,
     viewerCanSubscribe: true,
     viewerSubscription: 'SUBSCRIBED',
     includesCreatedEdit: false,
@@ -623,14 +692,94 @@ function issueFields(ctx: TwinContext, repo: Json, i: Json, self: () => Source):
       return connection(list, args, (c) => comment(ctx, repo, c, self));
     },
     participants: (args: Args) => connection([i.user], args, (u: Json) => account(ctx, u)),
-    reactionGroups: [],
-    reactions: (args: Args) => empty(args),
+    ...reactionFields(ctx, repo, { kind: 'issue', id: i.number }, self),
     userContentEdits: (args: Args) => empty(args),
     projectCards: (args: Args) => empty(args),
     projectItems: (args: Args) => empty(args),
     projectsV2: (args: Args) => empty(args),
-    timelineItems: (args: Args) => empty(args),
+    timelineItems: (args: Args) => {
+      const issueRecord = getIssue(ctx, repo, i.number) ?? i;
+      const wanted = Array.isArray(args.itemTypes) && args.itemTypes.length ? new Set(args.itemTypes as string[]) : undefined;
+      const since = typeof args.since === 'string' ? args.since : undefined;
+      const items = timelineOf(ctx, repo, issueRecord)
+        .filter((e) => !since || String(e.created_at ?? e.submitted_at ?? e.committer?.date ?? '') >= since)
+        .map((e) => timelineNode(ctx, repo, e, self))
+        .filter((n): n is Source => !!n && (!wanted || wanted.has(screamingSnake(String(n.__typename)))));
+      const page = connection(items, args, (n) => n);
+      return { ...page, filteredCount: items.length, pageCount: items.length, updatedAt: i.updated_at };
+    },
   };
+}
+
+/** `LabeledEvent` → `LABELED_EVENT` (the `itemTypes` enum spelling). */
+function screamingSnake(typename: string): string {
+  return typename.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();
+}
+
+/** GraphQL type names of the REST timeline's events. */
+const TIMELINE_TYPES: Record<string, string> = {
+  labeled: 'LabeledEvent', unlabeled: 'UnlabeledEvent', assigned: 'AssignedEvent', unassigned: 'UnassignedEvent',
+  closed: 'ClosedEvent', reopened: 'ReopenedEvent', renamed: 'RenamedTitleEvent', locked: 'LockedEvent', unlocked: 'UnlockedEvent',
+  milestoned: 'MilestonedEvent', demilestoned: 'DemilestonedEvent', referenced: 'ReferencedEvent', 'cross-referenced': 'CrossReferencedEvent',
+  merged: 'MergedEvent', review_requested: 'ReviewRequestedEvent', review_request_removed: 'ReviewRequestRemovedEvent',
+};
+
+/** One REST timeline entry (model/timeline.ts) as its GraphQL node; undefined for kinds not mapped. */
+function timelineNode(ctx: TwinContext, repo: Json, e: Json, subject: () => Source): Source | undefined {
+  if (e.event === 'commented') return comment(ctx, repo, e, subject);
+  if (e.event === 'reviewed') return reviewNode(ctx, repo, { ...e, state: String(e.state).toUpperCase() }, subject);
+  if (e.event === 'committed') {
+    return { __typename: 'PullRequestCommit', id: nodeIdOf('PullRequestCommit', e.sha), commit: () => commit(ctx, repo, e.sha), url: e.html_url, resourcePath: new URL(e.html_url).pathname, pullRequest: subject };
+  }
+  const typename = Object.prototype.hasOwnProperty.call(TIMELINE_TYPES, e.event) ? TIMELINE_TYPES[e.event] : undefined;
+  if (!typename) return undefined;
+  const base: Source = {
+    __typename: typename,
+    id: e.node_id ?? nodeIdOf(typename, `${e.event}:${e.created_at}`),
+    createdAt: e.created_at,
+    actor: () => (e.actor ? account(ctx, e.actor) : null),
+  };
+  const subjectFields = { labelable: subject, assignable: subject, closable: subject, lockable: subject, subject, pullRequest: subject };
+  const commitOf = () => (e.commit_id && getCommit(ctx, repo, e.commit_id) ? commit(ctx, repo, e.commit_id) : null);
+  switch (e.event) {
+    case 'labeled':
+    case 'unlabeled': {
+      const full = ctx.store.listByPrefix<Json>('label', `${repo.id}:`).map((r) => r.body).find((l) => l.name === e.label?.name);
+      return { ...base, ...subjectFields, label: () => label(ctx, repo, full ?? { ...e.label, id: 0, node_id: '', description: null, default: false, url: '' }) };
+    }
+    case 'assigned':
+    case 'unassigned':
+      return { ...base, ...subjectFields, assignee: () => (e.assignee ? account(ctx, e.assignee) : null), user: () => (e.assignee ? account(ctx, e.assignee) : null) };
+    case 'closed':
+      return { ...base, ...subjectFields, closer: null, stateReason: e.state_reason ? String(e.state_reason).toUpperCase() : null, url: e.url, resourcePath: new URL(e.url).pathname };
+    case 'reopened':
+      return { ...base, ...subjectFields, stateReason: 'REOPENED' };
+    case 'renamed':
+      return { ...base, ...subjectFields, previousTitle: e.rename?.from ?? '', currentTitle: e.rename?.to ?? '' };
+    case 'locked':
+      return { ...base, ...subjectFields, lockReason: e.lock_reason ? String(e.lock_reason).toUpperCase().replace(' ', '_') : null };
+    case 'milestoned':
+    case 'demilestoned':
+      return { ...base, ...subjectFields, milestoneTitle: e.milestone?.title ?? '' };
+    case 'referenced':
+      return { ...base, ...subjectFields, commit: commitOf, commitRepository: () => repository(ctx, repo), isCrossRepository: false, isDirectReference: true };
+    case 'cross-referenced':
+      return {
+        ...base, target: subject, source: () => subjectOf(ctx, repo, e.source.issue.number), isCrossRepository: false, willCloseTarget: false,
+        referencedAt: e.created_at, url: e.source.issue.html_url, resourcePath: new URL(e.source.issue.html_url).pathname,
+      };
+    case 'merged':
+      return { ...base, ...subjectFields, commit: commitOf, mergeRefName: '', url: e.url, resourcePath: new URL(e.url).pathname };
+    case 'review_requested':
+    case 'review_request_removed':
+      return { ...base, ...subjectFields, requestedReviewer: () => (e.requested_team ? teamNode(ctx, e.requested_team) : e.requested_reviewer ? account(ctx, e.requested_reviewer) : null) };
+    default:
+      return { ...base, ...subjectFields };
+  }
+}
+
+function nodeIdOf(type: string, key: string): string {
+  return Buffer.from(`0${type.length}:${type}${key}`).toString('base64');
 }
 
 export function issue(ctx: TwinContext, repo: Json, i: Json): Source {
@@ -707,17 +856,21 @@ export function pullRequest(ctx: TwinContext, repo: Json, p: Json): Source {
     baseRefName: p.base.ref,
     baseRefOid: p.base.sha,
     headRef: () => {
-      const sha = branchHead(ctx, repo, p.head.ref);
-      return sha ? ref(ctx, repo, `refs/heads/${p.head.ref}`, sha) : null;
+      const headRepo = headRepositoryOf(ctx, repo, p);
+      const sha = headRepo ? branchHead(ctx, headRepo, p.head.ref) : undefined;
+      return sha ? ref(ctx, headRepo!, `refs/heads/${p.head.ref}`, sha) : null;
     },
     baseRef: () => {
       const sha = branchHead(ctx, repo, p.base.ref);
       return sha ? ref(ctx, repo, `refs/heads/${p.base.ref}`, sha) : null;
     },
-    headRepository: () => repository(ctx, findRepository(ctx, repo.owner.login, repo.name) ?? repo),
-    headRepositoryOwner: () => account(ctx, repo.owner),
+    headRepository: () => {
+      const headRepo = headRepositoryOf(ctx, repo, p);
+      return headRepo ? repository(ctx, headRepo) : null;
+    },
+    headRepositoryOwner: () => account(ctx, p.head.repo?.owner ?? repo.owner),
     baseRepository: () => repository(ctx, repo),
-    isCrossRepository: false,
+    isCrossRepository: (p.head.repo?.id ?? repo.id) !== repo.id,
     maintainerCanModify: !!p.maintainer_can_modify,
     additions: p.additions,
     deletions: p.deletions,
@@ -758,8 +911,11 @@ export function pullRequest(ctx: TwinContext, repo: Json, p: Json): Source {
     },
     latestReviews: (args: Args) => connection(latestReviews(), args, (r) => reviewNode(ctx, repo, r, () => self)),
     latestOpinionatedReviews: (args: Args) => connection(latestReviews().filter((r) => r.state !== 'COMMENTED'), args, (r) => reviewNode(ctx, repo, r, () => self)),
-    reviewRequests: (args: Args) => connection(p.requested_reviewers ?? [], args, (u: Json) => ({
-      __typename: 'ReviewRequest', id: Buffer.from(`013:ReviewRequest${p.id}:${u.id}`).toString('base64'), asCodeOwner: false, requestedReviewer: account(ctx, u),
+    reviewRequests: (args: Args) => connection([
+      ...(p.requested_reviewers ?? []).map((u: Json) => ({ key: `${u.id}`, reviewer: () => account(ctx, u) })),
+      ...(p.requested_teams ?? []).map((tm: Json) => ({ key: `team${tm.id}`, reviewer: () => teamNode(ctx, tm) })),
+    ], args, (r: { key: string; reviewer: () => Source }) => ({
+      __typename: 'ReviewRequest', id: Buffer.from(`013:ReviewRequest${p.id}:${r.key}`).toString('base64'), asCodeOwner: false, requestedReviewer: r.reviewer,
     })),
     reviewThreads: (args: Args) => empty(args),
     closingIssuesReferences: (args: Args) => empty(args),

@@ -8,6 +8,9 @@ import { type Json, getMembership, getUser, simpleAccount, viewer } from './acco
 import { adjustOpenIssues, childKey } from './repositories.js';
 import { getMilestone, labelsByName, recountMilestone } from './labels.js';
 import { emitEvent } from './webhooks.js';
+import { directRole, roleOf } from './collaborators.js';
+import { dropReactions } from './reactions.js';
+import { recordCrossReferences, recordIssueEvent } from './issue-events.js';
 
 export function emptyReactions(url: string): Json {
   return { url, total_count: 0, '+1': 0, '-1': 0, laugh: 0, hooray: 0, confused: 0, heart: 0, rocket: 0, eyes: 0 };
@@ -20,6 +23,7 @@ export function issueKey(repo: Json, number: number): string {
 export function authorAssociation(ctx: TwinContext, repo: Json, user: Json): string {
   if (repo.owner.login === user.login) return 'OWNER';
   if (repo.owner.type === 'Organization' && getMembership(ctx, repo.owner.login, user.login)) return 'MEMBER';
+  if (directRole(ctx, repo, user.login)) return 'COLLABORATOR';
   return 'NONE';
 }
 
@@ -42,12 +46,11 @@ export function saveIssue(ctx: TwinContext, repo: Json, issue: Json): void {
   ctx.store.put('issue', issueKey(repo, issue.number), issue);
 }
 
-/** Users who can be assigned: the owner of a user repository, members of an org's. */
+/** Users who can be assigned: the owner of a user repository, members of an org's, collaborators. */
 function assignable(ctx: TwinContext, repo: Json, login: string): Json | undefined {
   const user = getUser(ctx, login);
   if (!user) return undefined;
-  if (repo.owner.type === 'Organization') return getMembership(ctx, repo.owner.login, user.login) ? user : undefined;
-  return repo.owner.login.toLowerCase() === user.login.toLowerCase() ? user : undefined;
+  return roleOf(ctx, repo, user.login) ? user : undefined;
 }
 
 export function isAssignable(ctx: TwinContext, repo: Json, login: string): boolean {
@@ -129,6 +132,10 @@ export function createIssue(ctx: TwinContext, repo: Json, input: IssueInput, pul
     saveIssue(ctx, repo, issue);
     adjustOpenIssues(ctx, repo, 1);
     recountMilestone(ctx, repo, milestone?.number);
+    for (const a of assignees) recordIssueEvent(ctx, repo, number, 'assigned', { assignee: a, assigner: issue.user });
+    for (const l of issue.labels) recordIssueEvent(ctx, repo, number, 'labeled', { label: { name: l.name, color: l.color } });
+    if (milestone) recordIssueEvent(ctx, repo, number, 'milestoned', { milestone: { title: milestone.title } });
+    recordCrossReferences(ctx, repo, number, issue.body, (n) => !!getIssue(ctx, repo, n));
   });
   if (!pullRequest) emitEvent(ctx, repo, 'issues', { action: 'opened', issue: presentIssue(ctx, repo, issue) });
   return issue;
@@ -149,6 +156,8 @@ export interface IssuePatch {
   assignees?: string[];
   labels?: string[];
   milestone?: number | string | null;
+  /** The commit whose message (or merge) closes the issue, for the `closed` event. */
+  closing_commit?: string;
 }
 
 type IssueEvent = { action: string; extra?: Json };
@@ -212,6 +221,7 @@ export function updateIssue(ctx: TwinContext, repo: Json, issue: Json, patch: Is
   }
   if (events.length) issue.updated_at = at;
   ctx.store.transaction(() => {
+    recordUpdateEvents(ctx, repo, issue, events, before.title, patch.closing_commit);
     saveIssue(ctx, repo, issue);
     adjustOpenIssues(ctx, repo, (issue.state === 'open' ? 1 : 0) - (wasOpen ? 1 : 0));
     recountMilestone(ctx, repo, oldMilestone);
@@ -223,6 +233,37 @@ export function updateIssue(ctx: TwinContext, repo: Json, issue: Json, patch: Is
   return { issue, events };
 }
 
+/** The issue events an update leaves (a body edit leaves none; a title edit is `renamed`). */
+function recordUpdateEvents(ctx: TwinContext, repo: Json, issue: Json, events: IssueEvent[], oldTitle: string, closingCommit?: string): void {
+  const me = simpleAccount(viewer(ctx));
+  for (const e of events) {
+    const x = e.extra ?? {};
+    switch (e.action) {
+      case 'edited':
+        if (x.changes?.title) recordIssueEvent(ctx, repo, issue.number, 'renamed', { rename: { from: oldTitle, to: issue.title } });
+        break;
+      case 'labeled':
+      case 'unlabeled':
+        recordIssueEvent(ctx, repo, issue.number, e.action, { label: { name: x.label.name, color: x.label.color } });
+        break;
+      case 'assigned':
+      case 'unassigned':
+        recordIssueEvent(ctx, repo, issue.number, e.action, { assignee: x.assignee, assigner: me });
+        break;
+      case 'milestoned':
+      case 'demilestoned':
+        recordIssueEvent(ctx, repo, issue.number, e.action, { milestone: { title: x.milestone?.title ?? '' } });
+        break;
+      case 'closed':
+        recordIssueEvent(ctx, repo, issue.number, 'closed', { state_reason: issue.state_reason }, closingCommit ?? null);
+        break;
+      case 'reopened':
+        recordIssueEvent(ctx, repo, issue.number, 'reopened', { state_reason: 'reopened' });
+        break;
+    }
+  }
+}
+
 export function setLock(ctx: TwinContext, repo: Json, issue: Json, locked: boolean, reason?: string | null): void {
   if (locked && reason != null && !['off-topic', 'too heated', 'resolved', 'spam'].includes(reason)) {
     throw validationFailed({ resource: 'Issue', field: 'lock_reason', code: 'invalid', value: reason });
@@ -231,6 +272,7 @@ export function setLock(ctx: TwinContext, repo: Json, issue: Json, locked: boole
   issue.active_lock_reason = locked ? reason ?? null : null;
   issue.updated_at = now(ctx);
   saveIssue(ctx, repo, issue);
+  recordIssueEvent(ctx, repo, issue.number, locked ? 'locked' : 'unlocked', { lock_reason: locked ? reason ?? null : null });
   if (!issue.pull_request) emitEvent(ctx, repo, 'issues', { action: locked ? 'locked' : 'unlocked', issue: presentIssue(ctx, repo, issue) });
 }
 
@@ -320,6 +362,7 @@ export function createComment(ctx: TwinContext, repo: Json, issue: Json, body: s
   };
   ctx.store.transaction(() => {
     ctx.store.put('issue_comment', commentKey(repo, id), comment);
+    recordCrossReferences(ctx, repo, issue.number, body, (n) => !!getIssue(ctx, repo, n));
     issue.comments += 1;
     issue.updated_at = at;
     saveIssue(ctx, repo, issue);
@@ -355,6 +398,7 @@ export function deleteComment(ctx: TwinContext, repo: Json, id: number): void {
   const issue = issueOfComment(ctx, repo, c);
   ctx.store.transaction(() => {
     ctx.store.delete('issue_comment', commentKey(repo, id));
+    dropReactions(ctx, repo, { kind: 'issue_comment', id });
     if (issue) {
       issue.comments = Math.max(0, issue.comments - 1);
       saveIssue(ctx, repo, issue);

@@ -1,4 +1,4 @@
-// Pull requests: opened from a branch of the same repository, kept in step with their branches
+// Pull requests: opened from a branch of the same repository or of a fork (`owner:branch`), kept in step with their branches
 // (head/base SHAs, commit and diff counts, mergeability), reviewed, commented on line by line, and
 // merged (merge / squash / rebase) — merging closes the issues its description says it fixes.
 
@@ -14,6 +14,10 @@ import {
 import { authorAssociation, createIssue, emptyReactions, getIssue, isAssignable, saveIssue, updateIssue, type IssuePatch } from './issues.js';
 import { emitEvent } from './webhooks.js';
 import { ownValue } from '../../../twin-runtime/safe-input.js';
+import { dropReactions } from './reactions.js';
+import { recordIssueEvent } from './issue-events.js';
+import { findTeam, simpleTeam, teamRepositoryRole } from './teams.js';
+import { forkAncestors, repositoryInNetwork, shareGitObjects } from './forks.js';
 
 function pullKey(repo: Json, number: number): string {
   return childKey(repo, number);
@@ -51,9 +55,12 @@ export function simplePull(pr: Json): Json {
 /** Recompute what depends on the branches: SHAs, counts, mergeability. */
 export function refreshPull(ctx: TwinContext, repo: Json, pr: Json): void {
   if (pr.state === 'open') {
-    const head = branchHead(ctx, repo, pr.head.ref);
+    const headRepo = headRepositoryOf(ctx, repo, pr);
+    const head = headRepo ? branchHead(ctx, headRepo, pr.head.ref) : undefined;
     const base = branchHead(ctx, repo, pr.base.ref);
-    if (head) pr.head = side(ctx, repo, pr.head.ref, head);
+    // A fork's commits become readable in the base repository (GitHub's shared network store).
+    if (head && headRepo && headRepo.id !== repo.id && head !== pr.head.sha) shareGitObjects(ctx, headRepo, repo);
+    if (head) pr.head = side(ctx, headRepo!, pr.head.ref, head);
     if (base) pr.base = side(ctx, repo, pr.base.ref, base);
   }
   const headSha = pr.head.sha;
@@ -78,6 +85,14 @@ export function refreshPull(ctx: TwinContext, repo: Json, pr: Json): void {
   delete pr.base_sha_at_merge;
 }
 
+/** The repository a pull request's head branch lives in (a fork for a cross-repository one). */
+export function headRepositoryOf(ctx: TwinContext, repo: Json, pr: Json): Json | undefined {
+  const head = pr.head.repo as Json | null | undefined;
+  if (!head || head.id === repo.id) return repo;
+  const found = findRepository(ctx, head.owner.login, head.name);
+  return found?.id === head.id ? found : undefined;
+}
+
 export interface PullInput {
   title: string;
   head: string;
@@ -93,10 +108,12 @@ export function createPull(ctx: TwinContext, repo: Json, input: PullInput): Json
   const headOwner = input.head.includes(':') ? input.head.split(':')[0]! : repo.owner.login;
   const baseSha = branchHead(ctx, repo, input.base);
   if (!baseSha) throw validationFailed({ resource: 'PullRequest', field: 'base', code: 'invalid' });
-  const headSha = headOwner.toLowerCase() === repo.owner.login.toLowerCase() ? branchHead(ctx, repo, headBranch) : undefined;
-  if (!headSha) throw validationFailed({ resource: 'PullRequest', field: 'head', code: 'invalid' });
-  const label = `${repo.owner.login}:${headBranch}`;
-  if (listPulls(ctx, repo).some((p) => p.state === 'open' && p.head.ref === headBranch && p.base.ref === input.base)) {
+  const headRepo = repositoryInNetwork(ctx, headOwner, repo);
+  const headSha = headRepo ? branchHead(ctx, headRepo, headBranch) : undefined;
+  if (!headSha || !headRepo) throw validationFailed({ resource: 'PullRequest', field: 'head', code: 'invalid' });
+  if (headRepo.id !== repo.id) shareGitObjects(ctx, headRepo, repo);
+  const label = `${headRepo.owner.login}:${headBranch}`;
+  if (listPulls(ctx, repo).some((p) => p.state === 'open' && p.head.label.toLowerCase() === label.toLowerCase() && p.base.ref === input.base)) {
     throw validationFailed({ resource: 'PullRequest', code: 'custom', message: `A pull request already exists for ${label}.` });
   }
   if (commitsBetween(ctx, repo, baseSha, headSha).length === 0) {
@@ -150,7 +167,7 @@ export function createPull(ctx: TwinContext, repo: Json, input: PullInput): Json
     review_comment_url: `${API}/repos/${repo.full_name}/pulls/comments{/number}`,
     comments_url: issue.comments_url,
     statuses_url: `${API}/repos/${repo.full_name}/statuses/${headSha}`,
-    head: side(ctx, repo, headBranch, headSha),
+    head: side(ctx, headRepo, headBranch, headSha),
     base: side(ctx, repo, input.base, baseSha),
     _links: {
       self: { href: self },
@@ -231,13 +248,25 @@ export function updatePull(ctx: TwinContext, repo: Json, pr: Json, patch: { titl
 /** A branch moved: open pull requests on it follow (and get a `synchronize` when it is their head). */
 export function onBranchMoved(ctx: TwinContext, repo: Json, push: Push): void {
   const branch = push.ref.replace(/^refs\/heads\//, '');
-  for (const pr of listPulls(ctx, repo)) {
-    if (pr.state !== 'open' || (pr.head.ref !== branch && pr.base.ref !== branch)) continue;
+  const follow = (base: Json, pr: Json): void => {
     const before = pr.head.sha;
-    refreshPull(ctx, repo, pr);
-    savePull(ctx, repo, pr);
-    if (pr.head.ref === branch && before !== pr.head.sha) {
-      emitEvent(ctx, repo, 'pull_request', { action: 'synchronize', number: pr.number, before, after: pr.head.sha, pull_request: pr });
+    refreshPull(ctx, base, pr);
+    savePull(ctx, base, pr);
+    if (pr.head.repo?.id === repo.id && pr.head.ref === branch && before !== pr.head.sha) {
+      emitEvent(ctx, base, 'pull_request', { action: 'synchronize', number: pr.number, before, after: pr.head.sha, pull_request: pr });
+    }
+  };
+  for (const pr of listPulls(ctx, repo)) {
+    if (pr.state !== 'open') continue;
+    const headHere = pr.head.ref === branch && (pr.head.repo?.id ?? repo.id) === repo.id;
+    if (headHere || pr.base.ref === branch) follow(repo, pr);
+  }
+  // A fork's branch may be the head of pull requests in the repositories it was forked from.
+  if (repo.fork) {
+    for (const base of forkAncestors(ctx, repo)) {
+      for (const pr of listPulls(ctx, base)) {
+        if (pr.state === 'open' && pr.head.repo?.id === repo.id && pr.head.ref === branch) follow(base, pr);
+      }
     }
   }
 }
@@ -322,6 +351,8 @@ export function mergePull(ctx: TwinContext, repo: Json, pr: Json, input: MergeIn
   issue.closed_by = simpleAccount(me);
   issue.pull_request = { ...issue.pull_request, merged_at: at };
   saveIssue(ctx, repo, issue);
+  recordIssueEvent(ctx, repo, pr.number, 'merged', {}, tip);
+  recordIssueEvent(ctx, repo, pr.number, 'closed', { state_reason: null }, tip);
   adjustOpenIssues(ctx, repo, -1);
   syncFromIssue(pr, issue);
   pr.merged = true;
@@ -339,7 +370,7 @@ export function mergePull(ctx: TwinContext, repo: Json, pr: Json, input: MergeIn
     for (const n of new Set(texts.flatMap(closingIssueNumbers))) {
       const target = getIssue(ctx, repo, n);
       if (!target || target.pull_request || target.state !== 'open') continue;
-      updateIssue(ctx, repo, target, { state: 'closed', state_reason: 'completed' });
+      updateIssue(ctx, repo, target, { state: 'closed', state_reason: 'completed', closing_commit: tip });
     }
   }
   return {
@@ -350,8 +381,22 @@ export function mergePull(ctx: TwinContext, repo: Json, pr: Json, input: MergeIn
 
 // ---- requested reviewers -----------------------------------------------------------------
 
-export function requestReviewers(ctx: TwinContext, repo: Json, pr: Json, logins: string[]): Json {
+export function requestReviewers(ctx: TwinContext, repo: Json, pr: Json, logins: string[], teamSlugs: string[] = []): Json {
   const added: Json[] = [];
+  const addedTeams: Json[] = [];
+  for (const slug of teamSlugs) {
+    // A team reviews when it has a role on the repository (GitHub's "not a collaborator" otherwise).
+    const team = repo.owner.type === 'Organization' ? findTeam(ctx, repo.owner.login, slug) : undefined;
+    if (!team || !teamRepositoryRole(ctx, team, repo)) {
+      throw new GitHubError(422, `Reviews may only be requested from collaborators. One or more of the users or teams you specified is not a collaborator of the ${repo.full_name} repository.`);
+    }
+    pr.requested_teams = pr.requested_teams ?? [];
+    if (!pr.requested_teams.some((t: Json) => t.id === team.id)) {
+      const simple = simpleTeam(team);
+      pr.requested_teams.push(simple);
+      addedTeams.push(simple);
+    }
+  }
   for (const login of logins) {
     if (login.toLowerCase() === pr.user.login.toLowerCase()) {
       throw new GitHubError(422, 'Review cannot be requested from pull request author.');
@@ -367,15 +412,30 @@ export function requestReviewers(ctx: TwinContext, repo: Json, pr: Json, logins:
     }
   }
   savePull(ctx, repo, pr);
+  const requester = simpleAccount(viewer(ctx));
+  for (const r of added) recordIssueEvent(ctx, repo, pr.number, 'review_requested', { review_requester: requester, requested_reviewer: r });
+  for (const team of addedTeams) {
+    recordIssueEvent(ctx, repo, pr.number, 'review_requested', { review_requester: requester, requested_team: team });
+    emitEvent(ctx, repo, 'pull_request', { action: 'review_requested', number: pr.number, pull_request: pr, requested_team: team });
+  }
   for (const r of added) emitEvent(ctx, repo, 'pull_request', { action: 'review_requested', number: pr.number, pull_request: pr, requested_reviewer: r });
   return pr;
 }
 
-export function removeRequestedReviewers(ctx: TwinContext, repo: Json, pr: Json, logins: string[]): Json {
+export function removeRequestedReviewers(ctx: TwinContext, repo: Json, pr: Json, logins: string[], teamSlugs: string[] = []): Json {
+  const dropTeams = new Set(teamSlugs.map((s) => s.toLowerCase()));
+  const removedTeams = (pr.requested_teams ?? []).filter((t: Json) => dropTeams.has(t.slug));
+  pr.requested_teams = (pr.requested_teams ?? []).filter((t: Json) => !dropTeams.has(t.slug));
   const drop = new Set(logins.map((l) => l.toLowerCase()));
   const removed = pr.requested_reviewers.filter((r: Json) => drop.has(r.login.toLowerCase()));
   pr.requested_reviewers = pr.requested_reviewers.filter((r: Json) => !drop.has(r.login.toLowerCase()));
   savePull(ctx, repo, pr);
+  const requester = simpleAccount(viewer(ctx));
+  for (const r of removed) recordIssueEvent(ctx, repo, pr.number, 'review_request_removed', { review_requester: requester, requested_reviewer: r });
+  for (const team of removedTeams) {
+    recordIssueEvent(ctx, repo, pr.number, 'review_request_removed', { review_requester: requester, requested_team: team });
+    emitEvent(ctx, repo, 'pull_request', { action: 'review_request_removed', number: pr.number, pull_request: pr, requested_team: team });
+  }
   for (const r of removed) emitEvent(ctx, repo, 'pull_request', { action: 'review_request_removed', number: pr.number, pull_request: pr, requested_reviewer: r });
   return pr;
 }
@@ -571,6 +631,7 @@ export function updateReviewComment(ctx: TwinContext, repo: Json, id: number, bo
 export function deleteReviewComment(ctx: TwinContext, repo: Json, id: number): void {
   const c = requireReviewComment(ctx, repo, id);
   ctx.store.delete('review_comment', reviewCommentKey(repo, id));
+  dropReactions(ctx, repo, { kind: 'review_comment', id });
   const number = Number(String(c.pull_request_url).split('/').pop());
   const pr = getPull(ctx, repo, number);
   if (pr) {

@@ -6,9 +6,10 @@ import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { WEB } from './identity.js';
 import { type Json, viewer } from './accounts.js';
 import { type Push, commitFiles } from './git.js';
-import { closingIssueNumbers, onBranchMoved } from './pulls.js';
+import { closingIssueNumbers, getPull, onBranchMoved } from './pulls.js';
 import { getIssue, updateIssue } from './issues.js';
 import { emitEvent } from './webhooks.js';
+import { eventsOfIssue, mentionedIssueNumbers, recordIssueEvent } from './issue-events.js';
 
 const ZERO = '0000000000000000000000000000000000000000';
 
@@ -49,15 +50,31 @@ export const onPush: PushListener[] = [];
 /** Commits that reach the default branch close the open issues they name ("Fixes #12"). */
 function closeNamedIssues(ctx: TwinContext, repo: Json, push: Push): void {
   if (push.ref !== `refs/heads/${repo.default_branch}`) return;
-  for (const n of new Set(push.commits.flatMap((c) => closingIssueNumbers(c.message)))) {
-    const issue = getIssue(ctx, repo, n);
-    if (!issue || issue.pull_request || issue.state !== 'open') continue;
-    updateIssue(ctx, repo, issue, { state: 'closed', state_reason: 'completed' });
+  for (const c of push.commits) {
+    for (const n of closingIssueNumbers(c.message)) {
+      const issue = getIssue(ctx, repo, n);
+      if (!issue || issue.pull_request || issue.state !== 'open') continue;
+      updateIssue(ctx, repo, issue, { state: 'closed', state_reason: 'completed', closing_commit: c.sha });
+    }
+  }
+}
+
+/** A pushed commit naming `#n` leaves a `referenced` event on that issue (once per commit). */
+function recordReferences(ctx: TwinContext, repo: Json, push: Push): void {
+  for (const c of push.commits) {
+    for (const n of mentionedIssueNumbers(c.message)) {
+      const issue = getIssue(ctx, repo, n);
+      // A merge commit names its own pull request ("Merge pull request #n"): no reference there.
+      if (!issue || (issue.pull_request && getPull(ctx, repo, n)?.merge_commit_sha === c.sha)) continue;
+      if (eventsOfIssue(ctx, repo, n).some((e) => e.event === 'referenced' && e.commit_id === c.sha)) continue;
+      recordIssueEvent(ctx, repo, n, 'referenced', {}, c.sha);
+    }
   }
 }
 
 export function afterPush(ctx: TwinContext, repo: Json, push: Push): void {
   onBranchMoved(ctx, repo, push);
+  recordReferences(ctx, repo, push);
   closeNamedIssues(ctx, repo, push);
   const me = viewer(ctx);
   const commits = push.commits.map((c) => pushCommit(ctx, repo, c));

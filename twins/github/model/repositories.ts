@@ -3,7 +3,7 @@
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { API, WEB, nextId, nodeId, now } from './identity.js';
-import { GitHubError, notFound, validationFailed } from '../wire/errors.js';
+import { GitHubError, RepositoryMoved, notFound, validationFailed } from '../wire/errors.js';
 import { type Json, getMembership, getOrg, getUser, simpleAccount, viewer } from './accounts.js';
 
 export function repoKey(owner: string, name: string): string {
@@ -14,6 +14,7 @@ export function repoKey(owner: string, name: string): string {
 export const REPOSITORY_CHILDREN = [
   'issue', 'issue_comment', 'label', 'milestone', 'pull_request', 'review', 'review_comment',
   'hook', 'ref', 'commit', 'tree', 'blob', 'git_object', 'status', 'check_suite', 'check_run', 'workflow', 'workflow_run', 'workflow_job',
+  'collaborator', 'repository_invitation', 'reaction', 'issue_event',
 ] as const;
 
 export function childKey(repo: Json, rest: string | number): string {
@@ -111,6 +112,7 @@ export function createRepository(ctx: TwinContext, owner: Json, input: Repositor
   const id = nextId(ctx, 'repository');
   const at = now(ctx);
   const fullName = `${owner.login}/${name}`;
+  ctx.store.delete(REDIRECT, repoKey(owner.login, name));
   const isPrivate = input.visibility ? input.visibility !== 'public' : !!input.private;
   const repo: Json = {
     id,
@@ -175,10 +177,13 @@ export function findRepository(ctx: TwinContext, owner: string, name: string): J
   return ctx.store.get<Json>('repository', repoKey(owner, name));
 }
 
+/** The repository, or a redirect to it when `owner/name` is an old name (404 otherwise). */
 export function requireRepository(ctx: TwinContext, owner: string, name: string): Json {
   const repo = findRepository(ctx, owner, name);
-  if (!repo) throw notFound();
-  return repo;
+  if (repo) return repo;
+  const moved = movedRepository(ctx, owner, name);
+  if (moved) throw new RepositoryMoved(moved.id);
+  throw notFound();
 }
 
 export function saveRepository(ctx: TwinContext, repo: Json): void {
@@ -228,10 +233,28 @@ export function updateRepository(ctx: TwinContext, repo: Json, patch: Json, bran
   }
   repo.updated_at = now(ctx);
   ctx.store.transaction(() => {
-    if (oldKey !== repoKey(repo.owner.login, repo.name)) ctx.store.delete('repository', oldKey);
+    if (oldKey !== repoKey(repo.owner.login, repo.name)) {
+      ctx.store.delete('repository', oldKey);
+      // The old name keeps answering with a redirect to the repository (until a new one takes it).
+      ctx.store.put(REDIRECT, oldKey, { id: repo.id });
+      ctx.store.delete(REDIRECT, repoKey(repo.owner.login, repo.name));
+    }
     saveRepository(ctx, repo);
   });
   return repo;
+}
+
+/** Old names of renamed repositories (`owner/name` lower-cased → `{id}`). */
+const REDIRECT = 'repository_redirect';
+
+export function findRepositoryById(ctx: TwinContext, id: number): Json | undefined {
+  return ctx.store.list<Json>('repository').find((r) => r.id === id);
+}
+
+/** The repository that used to be called `owner/name`, when it was renamed. */
+export function movedRepository(ctx: TwinContext, owner: string, name: string): Json | undefined {
+  const redirect = ctx.store.get<Json>(REDIRECT, repoKey(owner, name));
+  return redirect ? findRepositoryById(ctx, redirect.id) : undefined;
 }
 
 export function deleteRepository(ctx: TwinContext, repo: Json): void {
@@ -241,6 +264,13 @@ export function deleteRepository(ctx: TwinContext, repo: Json): void {
       for (const r of ctx.store.listByPrefix(kind, prefix)) ctx.store.delete(kind, r.external_id);
     }
     ctx.store.delete('repository', repoKey(repo.owner.login, repo.name));
+    // A deleted fork no longer counts among its parent's forks.
+    const parent = repo.parent ? findRepository(ctx, repo.parent.owner.login, repo.parent.name) : undefined;
+    if (parent?.id === repo.parent?.id && parent) {
+      parent.forks_count = parent.forks = Math.max(0, (parent.forks_count ?? 1) - 1);
+      saveRepository(ctx, parent);
+    }
+    for (const r of ctx.store.listRecords<Json>(REDIRECT)) if (r.body.id === repo.id) ctx.store.delete(REDIRECT, r.external_id);
   });
 }
 
@@ -252,8 +282,13 @@ export function repositoriesOwnedBy(ctx: TwinContext, login: string): Json[] {
 /** Repositories the viewer can see as owner, collaborator or org member (`GET /user/repos`). */
 export function repositoriesOfViewer(ctx: TwinContext): Json[] {
   const me = viewer(ctx);
+  // Direct collaborations are keyed `<repository id>:<login>` (model/collaborators.ts).
+  const collaborating = new Set(ctx.store.listRecords<Json>('collaborator')
+    .filter((r) => r.body.login.toLowerCase() === me.login.toLowerCase())
+    .map((r) => Number(r.external_id.split(':')[0])));
   return ctx.store.list<Json>('repository').filter(
-    (r) => r.owner.login === me.login || (r.owner.type === 'Organization' && !!getMembership(ctx, r.owner.login, me.login)),
+    (r) => r.owner.login === me.login || collaborating.has(r.id)
+      || (r.owner.type === 'Organization' && !!getMembership(ctx, r.owner.login, me.login)),
   );
 }
 

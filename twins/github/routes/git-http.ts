@@ -9,7 +9,7 @@
 import { gunzipSync } from 'node:zlib';
 import type { TwinContext, TwinRequest, TwinResponse, TwinRoute } from '../../../twin-runtime/contract.js';
 import type { Json } from '../model/accounts.js';
-import { findRepository } from '../model/repositories.js';
+import { findRepository, movedRepository } from '../model/repositories.js';
 import {
   advertisedRefs, commonCommits, missingWant, objectsFor, packOf, receivePush, shallowBoundary, type RefCommand,
 } from '../model/git-transfer.js';
@@ -64,8 +64,22 @@ function open(req: TwinRequest, ctx: TwinContext): Json | TwinResponse {
   const key = presentedKey(req);
   if (key !== ctx.apiKey) return unauthorized();
   const repo = repositoryOf(req, ctx);
-  if (!repo) return text(404, 'Repository not found.\n');
+  if (!repo) return movedTo(req, ctx) ?? text(404, 'Repository not found.\n');
   return repo;
+}
+
+/**
+ * A renamed repository's old name: 301 to the same git path under the new name (git follows it
+ * on its first request and says "redirecting to …", as with GitHub).
+ */
+function movedTo(req: TwinRequest, ctx: TwinContext): TwinResponse | undefined {
+  const suffix = req.params.repo!.endsWith('.git') ? '.git' : '';
+  const moved = movedRepository(ctx, req.params.owner!, req.params.repo!.replace(/\.git$/, ''));
+  if (!moved) return undefined;
+  const prefix = `/${req.params.owner}/${req.params.repo}`;
+  const rest = req.path.startsWith(prefix) ? req.path.slice(prefix.length) : '';
+  const location = `${ctx.baseUrl}/${moved.full_name}${suffix}${rest}${req.queryString ? `?${req.queryString}` : ''}`;
+  return text(301, `Moved to ${location}\n`, { location });
 }
 
 function isResponse(v: Json | TwinResponse): v is TwinResponse {

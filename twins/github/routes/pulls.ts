@@ -124,14 +124,14 @@ export const pullRoutes: TwinRoute[] = [
     const b = jsonBody(req);
     const users = optStringArray(b, 'reviewers') ?? [];
     const teams = optStringArray(b, 'team_reviewers') ?? [];
-    if (teams.length) throw new GitHubError(422, 'Teams are not modelled by this twin; request reviews from users.');
-    return { status: 201, body: simplePull(requestReviewers(ctx, repo, pr, users)) };
+    return { status: 201, body: simplePull(requestReviewers(ctx, repo, pr, users, teams)) };
   }),
   ...routes('DELETE', '/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers', (req, ctx) => {
     const { repo, pr } = pullOf(req, ctx);
-    const users = optStringArray(jsonBody(req), 'reviewers');
+    const b = jsonBody(req);
+    const users = optStringArray(b, 'reviewers');
     if (users === undefined) throw new GitHubError(422, 'Invalid request.\n\n"reviewers" wasn\'t supplied.');
-    return { body: simplePull(removeRequestedReviewers(ctx, repo, pr, users)) };
+    return { body: simplePull(removeRequestedReviewers(ctx, repo, pr, users, optStringArray(b, 'team_reviewers') ?? [])) };
   }),
   ...routes('GET', '/repos/{owner}/{repo}/pulls/{pull_number}/reviews', (req, ctx) => {
     const { repo, pr } = pullOf(req, ctx);

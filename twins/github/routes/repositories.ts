@@ -1,15 +1,16 @@
 // Repositories: create for the viewer or an org, get, update, delete, list, topics.
 
 import type { TwinContext, TwinRequest, TwinRoute } from '../../../twin-runtime/contract.js';
-import { GitHubError, notFound } from '../wire/errors.js';
+import { GitHubError } from '../wire/errors.js';
 import { type Json, getMembership, requireOrg, requireUser, viewer } from '../model/accounts.js';
 import {
-  createRepository, deleteRepository, ownerAccount, replaceTopics, repositoriesOfViewer,
+  createRepository, deleteRepository, replaceTopics, repositoriesOfViewer,
   repositoriesOwnedBy, updateRepository, type RepositoryInput,
 } from '../model/repositories.js';
 import { branchHead, initialCommit } from '../model/git.js';
 import { createDefaultLabels } from '../model/labels.js';
-import { jsonBody, numberParam, optBool, optEnum, optString, optStringArray, page, queryString, repoOf, requiredString, routes } from '../wire/http.js';
+import { listCollaborators } from '../model/collaborators.js';
+import { jsonBody, optBool, optEnum, optString, optStringArray, page, queryString, repoOf, requiredString, routes } from '../wire/http.js';
 
 function repositoryInput(req: TwinRequest): RepositoryInput {
   const b = jsonBody(req);
@@ -85,12 +86,6 @@ export const repositoryRoutes: TwinRoute[] = [
     return page(req, ctx, sortRepos(list, queryString(req, 'sort'), queryString(req, 'direction'), 'created'));
   }),
   ...routes('GET', '/repos/{owner}/{repo}', (req, ctx) => ({ body: repoOf(req, ctx) })),
-  ...routes('GET', '/repositories/{id}', (req, ctx) => {
-    const id = numberParam(req, 'id');
-    const repo = ctx.store.list('repository').find((r) => r.id === id);
-    if (!repo) throw notFound();
-    return { body: repo };
-  }),
   ...routes('PATCH', '/repos/{owner}/{repo}', (req, ctx) => {
     const repo = repoOf(req, ctx);
     requireAdmin(ctx, repo);
@@ -128,11 +123,8 @@ export const repositoryRoutes: TwinRoute[] = [
     return { body: {} };
   }),
   ...routes('GET', '/repos/{owner}/{repo}/assignees', (req, ctx) => {
-    const repo = repoOf(req, ctx);
-    const owner = ownerAccount(ctx, repo.owner.login)!;
-    const users = owner.type === 'Organization'
-      ? ctx.store.listByPrefix('membership', `${owner.login.toLowerCase()}:`).map((r) => r.body.user)
-      : [repo.owner];
+    // Everyone with access can be assigned: the collaborators without their permissions.
+    const users = listCollaborators(ctx, repoOf(req, ctx)).map(({ permissions: _p, role_name: _r, ...user }) => user);
     return page(req, ctx, users);
   }),
 ];

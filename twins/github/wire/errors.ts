@@ -33,6 +33,16 @@ export class GitHubError extends Error {
   }
 }
 
+/**
+ * A renamed repository asked for by its old name: GitHub answers 301 (307 for writes) with
+ * `Location` naming the repository by id (`/repositories/{id}/…`), which clients follow.
+ */
+export class RepositoryMoved extends GitHubError {
+  constructor(readonly repositoryId: number) {
+    super(301, 'Moved Permanently');
+  }
+}
+
 export const notFound = (): GitHubError => new GitHubError(404, 'Not Found');
 
 export function validationFailed(...errors: ValidationError[]): GitHubError {

@@ -5,13 +5,13 @@
 
 import { createHash } from 'node:crypto';
 import type { RequestProblem, RouteCall, RunRoute, TwinContext, TwinRequest, TwinResponse, TwinRoute } from '../../../twin-runtime/contract.js';
-import { GitHubError, invalidRequest } from './errors.js';
+import { GitHubError, RepositoryMoved, invalidRequest } from './errors.js';
 import { parseJson } from '../../../twin-runtime/safe-input.js';
 import { DOCS, docsForPath, operationDocs } from './docs.js';
 import { type Json, ensureBootstrap, viewer } from '../model/accounts.js';
 import { consume, consumeAnonymous, rateHeaders, refund, type RateWindow } from '../model/rate-limit.js';
 import { toTwinUrls } from './urls.js';
-import { requireRepository } from '../model/repositories.js';
+import { findRepositoryById, requireRepository } from '../model/repositories.js';
 import { RolledBackAnswer } from '../graphql/errors.js';
 import { appOfJwt, installationOfToken, looksLikeJwt } from '../model/apps.js';
 import { withoutEnterprisePrefix } from './enterprise.js';
@@ -137,9 +137,20 @@ function withScopes(req: TwinRequest, ctx: TwinContext, res: TwinResponse): Twin
 /** A thrown GitHubError with the documentation page of the operation that failed. */
 export function renderGitHubError(e: unknown, req: TwinRequest, ctx: TwinContext): TwinResponse | undefined {
   if (e instanceof RolledBackAnswer) return e.response;
+  if (e instanceof RepositoryMoved) return movedAnswer(req, ctx, e.repositoryId);
   if (!(e instanceof GitHubError)) return undefined;
   const docs = (req.template && operationDocs(req.method, req.template)) || DOCS;
   return render(ctx, e.status, e.body(docs), {});
+}
+
+/** The redirect from a renamed repository's old path to `/repositories/{id}/…` (same rest and query). */
+function movedAnswer(req: TwinRequest, ctx: TwinContext, id: number): TwinResponse {
+  const m = /^(\/api\/v3)?\/repos\/[^/]+\/[^/]+(\/.*)?$/.exec(req.path);
+  const url = `${ctx.baseUrl}${m?.[1] ?? ''}/repositories/${id}${m?.[2] ?? ''}`;
+  const location = req.queryString ? `${url}?${req.queryString}` : url;
+  const status = req.method === 'GET' || req.method === 'HEAD' ? 301 : 307;
+  const docs = (req.template && operationDocs(req.method, req.template)) || DOCS;
+  return render(ctx, status, { message: 'Moved Permanently', url: location, documentation_url: docs }, { location });
 }
 
 /** An error answered before any route ran (credentials, route misses): rate headers included. */
@@ -287,8 +298,30 @@ export function numberParam(req: TwinRequest, name: string): number {
   return Number(v);
 }
 
+/** The repository of `{owner}/{repo}`; an old name of a renamed one redirects (RepositoryMoved). */
 export function repoOf(req: TwinRequest, ctx: TwinContext): Json {
   return requireRepository(ctx, req.params.owner!, req.params.repo!);
+}
+
+const REPO_PREFIX = '/repos/{owner}/{repo}';
+
+/**
+ * Every `/repos/{owner}/{repo}…` route also answers as `/repositories/{repository_id}…` (where
+ * rename redirects point, and what GitHub's own links use), the id resolved to today's name.
+ */
+export function alsoUnderRepositoryId(list: TwinRoute[]): TwinRoute[] {
+  const byId = list
+    .filter((r) => r.path === REPO_PREFIX || r.path.startsWith(`${REPO_PREFIX}/`))
+    .map((r): TwinRoute => ({
+      ...r,
+      path: `/repositories/{repository_id}${r.path.slice(REPO_PREFIX.length)}`,
+      handler: (req, ctx) => {
+        const repo = findRepositoryById(ctx, numberParam(req, 'repository_id'));
+        if (!repo) throw new GitHubError(404, 'Not Found');
+        return r.handler({ ...req, params: { ...req.params, owner: repo.owner.login, repo: repo.name } }, ctx);
+      },
+    }));
+  return [...list, ...byId];
 }
 
 // ---- pagination --------------------------------------------------------------------------
