@@ -12,14 +12,23 @@ import { signStripeDelivery } from './model/events.js';
 import { advanceStripe } from './model/lifecycle.js';
 import { routes } from './routes/index.js';
 import { seeding, suggestions } from './vocabulary/seeds.js';
-import { generic } from './wire/generic.js';
+import { generic as genericSurface } from './wire/generic.js';
+import { scopedRoutes } from './wire/connect-scope.js';
 import { publishableKeyFor } from './wire/publishable.js';
+
+// The generic layer's routes also answer for the account a `Stripe-Account` header names.
+const generic: NonNullable<TwinDefinition['generic']> = {
+  resources: genericSurface.resources,
+  routes: () => scopedRoutes(genericSurface.routes()),
+  requestFields: (method, template) => genericSurface.requestFields(method, template),
+  operations: () => genericSurface.operations(),
+};
 
 const stripe: TwinDefinition = {
   slug: 'stripe',
   name: 'Stripe',
   description:
-    'Stateful Stripe test mode: customers, catalog, payment methods and intents with test cards, refunds, subscriptions, schedules, invoices, invoice items and credit notes, discounts, checkout, the customer portal, meters, events and signed webhooks, test clocks.',
+    'Stateful Stripe test mode: customers, catalog, payment methods and intents with test cards, refunds, subscriptions, schedules, invoices, invoice items and credit notes, discounts, checkout, the customer portal, meters, Connect (accounts, onboarding links, Stripe-Account scoping, transfers, destination charges, application fees), events and signed webhooks, test clocks.',
   version: '1.0.0',
   storageVersion: 1,
   defaultPort: 12111, // as stripe-mock does

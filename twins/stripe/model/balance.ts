@@ -9,10 +9,13 @@ import { invalidRequest, resourceMissing } from '../wire/errors.js';
 import { find, newId, save, type StripeObject } from './objects.js';
 import { pageOf, readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
 import { paidOutBy } from './payouts.js';
+import { accountOf, scopedResource } from '../wire/connect-scope.js';
 
 export type BalanceTransaction = StripeObject & { object: 'balance_transaction' };
 
-export const BALANCE_TRANSACTION_TYPES = ['charge', 'refund', 'adjustment', 'payout', 'payout_cancel', 'payment', 'stripe_fee'] as const;
+export const BALANCE_TRANSACTION_TYPES = [
+  'charge', 'refund', 'adjustment', 'payout', 'payout_cancel', 'payment', 'payment_refund', 'stripe_fee', 'transfer', 'transfer_refund', 'application_fee',
+] as const;
 
 /** Card funds settle two days after capture (Stripe's standard US schedule in test mode). */
 export const SETTLEMENT_SECONDS = 2 * 86_400;
@@ -33,8 +36,11 @@ export interface Movement {
   reportingCategory: string;
   source: string;
   description?: string | null;
-  /** Stripe's fee (negative when a fee is returned), with its `fee_details` description. */
-  fee?: { amount: number; description: string };
+  /**
+   * Stripe's fee (negative when a fee is returned), with its `fee_details` description; `application`
+   * marks a platform's application fee taken from a connected account's payment.
+   */
+  fee?: { amount: number; description: string; application?: string };
   /** Default: available at once (refunds, dispute withdrawals, payouts). */
   availableOn?: number;
 }
@@ -55,7 +61,9 @@ export function recordMovement(ctx: TwinContext, m: Movement): BalanceTransactio
     description: m.description ?? null,
     exchange_rate: null,
     fee,
-    fee_details: m.fee ? [{ amount: fee, application: null, currency: m.currency, description: m.fee.description, type: 'stripe_fee' }] : [],
+    fee_details: m.fee
+      ? [{ amount: fee, application: m.fee.application ?? null, currency: m.currency, description: m.fee.description, type: m.fee.application ? 'application_fee' : 'stripe_fee' }]
+      : [],
     net: m.amount - fee,
     reporting_category: m.reportingCategory,
     source: m.source,
@@ -117,9 +125,9 @@ export function balanceTotals(ctx: TwinContext): { available: Map<string, number
   const rows = ctx.store.db
     .prepare(
       `SELECT json_extract(body, '$.currency') AS currency, json_extract(body, '$.status') AS status, SUM(json_extract(body, '$.net')) AS net
-         FROM records WHERE resource = 'balance_transaction' GROUP BY 1, 2`,
+         FROM records WHERE resource = ? GROUP BY 1, 2`,
     )
-    .all() as { currency: string; status: string; net: number }[];
+    .all(scopedResource(accountOf(ctx), 'balance_transaction')) as { currency: string; status: string; net: number }[];
   for (const r of rows) {
     const into = r.status === 'pending' ? pending : available;
     into.set(r.currency, (into.get(r.currency) ?? 0) + r.net);

@@ -57,6 +57,9 @@ export const KINDS = {
   payout: { resource: 'payout', prefix: 'po_', idLength: 24, noun: 'payout' },
   dispute: { resource: 'dispute', prefix: 'dp_', idLength: 24, noun: 'dispute' },
   ephemeral_key: { resource: 'ephemeral_key', prefix: 'ephkey_', idLength: 24, noun: 'ephemeral key' },
+  account: { resource: 'account', prefix: 'acct_', idLength: 16, noun: 'account' },
+  transfer: { resource: 'transfer', prefix: 'tr_', idLength: 24, noun: 'transfer' },
+  application_fee: { resource: 'application_fee', prefix: 'fee_', idLength: 24, noun: 'application fee' },
 } as const satisfies Record<string, ObjectKind>;
 
 export type KindName = keyof typeof KINDS;
@@ -95,6 +98,10 @@ export const STRIPE_RESOURCES = [
   'dispute',
   'ephemeral_key',
   'customer_session',
+  'account',
+  'account_link',
+  'transfer',
+  'application_fee',
   'idempotency_key',
 ] as const;
 
