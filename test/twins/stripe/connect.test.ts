@@ -209,6 +209,12 @@ t.test('a destination charge with an application fee: transfer, payment on the a
   t.equal(balance.pending.find((b) => b.currency === 'usd')!.amount, 8_770, 'the account\'s own balance');
   await t.rejects(stripe.charges.retrieve(payment.id), { statusCode: 404, code: 'resource_missing' }, 'the payment is invisible to the platform');
 
+  // Two days on, the account's funds are available (the lifecycle moves every account's money).
+  await gw.twin.advance(new Date(START.getTime() + 3 * 86_400_000));
+  const settled = await stripe.balance.retrieve({}, { stripeAccount: account.id });
+  t.equal(settled.available.find((b) => b.currency === 'usd')!.amount, 8_770);
+  t.equal(settled.pending.find((b) => b.currency === 'usd')!.amount, 0);
+
   // Errors as Stripe has them.
   await t.rejects(
     stripe.paymentIntents.create({ amount: 1_000, currency: 'usd', transfer_data: { destination: 'acct_1NoSuchAccount00' } }),
@@ -278,11 +284,20 @@ t.test('Stripe-Account scopes every request to the connected account', async (t)
 
   // A direct charge on the account, with its events on the account (Connect events carry `account`).
   const pi = await stripe.paymentIntents.create(
-    { amount: 2_000, currency: 'usd', customer: onA.id, payment_method: 'pm_card_visa', confirm: true, automatic_payment_methods: { enabled: true, allow_redirects: 'never' } },
+    { amount: 2_000, currency: 'usd', customer: onA.id, payment_method: 'pm_card_visa', confirm: true, automatic_payment_methods: { enabled: true, allow_redirects: 'never' }, application_fee_amount: 200 },
     { stripeAccount: a.id },
   );
   t.equal(pi.status, 'succeeded');
   await t.rejects(stripe.paymentIntents.retrieve(pi.id), { statusCode: 404, code: 'resource_missing' });
+  const direct = await stripe.charges.retrieve(pi.latest_charge as string, { expand: ['balance_transaction'] }, { stripeAccount: a.id });
+  t.match(direct.application_fee, /^fee_/, 'a direct charge\'s application fee');
+  const directTxn = direct.balance_transaction as Stripe.BalanceTransaction;
+  t.same(directTxn.fee_details.map((f) => [f.type, f.amount]), [['stripe_fee', 88], ['application_fee', 200]]);
+  t.equal(directTxn.net, 2_000 - 88 - 200);
+  const directFee = await stripe.applicationFees.retrieve(direct.application_fee as string);
+  t.equal(directFee.account, a.id);
+  t.equal(directFee.charge, direct.id);
+  t.equal(directFee.originating_transaction, null);
   const succeeded = await hooks.waitFor('payment_intent.succeeded', (o) => o.id === pi.id);
   t.equal(succeeded.account, a.id);
   const eventsOnA = await stripe.events.list({ type: 'payment_intent.succeeded' }, { stripeAccount: a.id });

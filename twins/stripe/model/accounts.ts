@@ -9,7 +9,7 @@ import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { invalidRequest } from '../wire/errors.js';
 import { accountInvalid, contextFor, platformContext } from '../wire/connect-scope.js';
 import { emitEvent } from './events.js';
-import { applyMetadata, clone, previousAttributes, type MetadataPatch, type StripeObject } from './objects.js';
+import { applyMetadata, clone, keptId, previousAttributes, type MetadataPatch, type StripeObject } from './objects.js';
 import { readPage, type ListPage, type ListWindow } from './pages.js';
 
 export type Account = StripeObject & { object: 'account' };
@@ -336,12 +336,5 @@ export function platformAccount(ctx: TwinContext): Account {
 
 /** The Connect application of the platform (`application` on its fees). */
 export function platformApplication(ctx: TwinContext): string {
-  const platform = platformContext(ctx);
-  const key = 'stripe:platform_application';
-  let id = platform.store.getMeta(key);
-  if (!id) {
-    id = platform.ids.next('ca_', 32);
-    platform.store.setMeta(key, id);
-  }
-  return id;
+  return keptId(platformContext(ctx), 'stripe:platform_application', 'ca_', 32);
 }

@@ -87,6 +87,14 @@ export function recordChargeFunds(ctx: TwinContext, charge: StripeObject, captur
   });
 }
 
+/** A platform's application fee taken from a charge's funds on the connected account: one more fee line. */
+export function addApplicationFee(ctx: TwinContext, txnId: string, amount: number, application: string): void {
+  const txn = find<BalanceTransaction>(ctx, 'balance_transaction', txnId);
+  if (!txn) return;
+  txn.fee_details.push({ amount, application, currency: txn.currency, description: 'Application fee', type: 'application_fee' });
+  save(ctx, 'balance_transaction', { ...txn, fee: txn.fee + amount, net: txn.net - amount });
+}
+
 /** A refund takes its amount back at once; Stripe keeps the original charge's fee. */
 export function recordRefundFunds(ctx: TwinContext, refund: StripeObject): BalanceTransaction {
   return recordMovement(ctx, {

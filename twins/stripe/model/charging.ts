@@ -8,7 +8,8 @@ import { disputeIfTestCard } from './disputes.js';
 import { emitEvent } from './events.js';
 import { find, newId, save, type StripeObject } from './objects.js';
 import { declineFor } from './test-cards.js';
-import { settleDestinationCharge } from './transfers.js';
+import { collectDirectFee, settleDestinationCharge } from './transfers.js';
+import { accountOf } from '../wire/connect-scope.js';
 
 export interface ChargeFailure {
   code: string;
@@ -38,11 +39,20 @@ export interface ChargeInput {
 
 export type Charge = StripeObject & { object: 'charge' };
 
-/** A captured destination charge: its transfer and application fee (set on the charge). */
-export function settleDestination(ctx: TwinContext, charge: StripeObject): void {
-  const { transfer, applicationFee } = settleDestinationCharge(ctx, charge);
-  charge.transfer = transfer;
-  charge.application_fee = applicationFee;
+/**
+ * A captured charge's Connect side (set on the charge): a destination charge's transfer and
+ * application fee, or the application fee of a direct charge made for a connected account.
+ */
+export function settleConnect(ctx: TwinContext, charge: StripeObject): void {
+  if (charge.transfer_data) {
+    const { transfer, applicationFee } = settleDestinationCharge(ctx, charge);
+    charge.transfer = transfer;
+    charge.application_fee = applicationFee;
+  } else if (charge.application_fee_amount && accountOf(ctx)) {
+    const { application, applicationFee } = collectDirectFee(ctx, charge);
+    charge.application = application;
+    charge.application_fee = applicationFee;
+  }
 }
 
 function riskScore(id: string): number {
@@ -156,7 +166,7 @@ export function chargePaymentMethod(ctx: TwinContext, input: ChargeInput): { cha
   // Captured funds enter the balance at once (pending for two days, less Stripe's fee).
   if (charge.captured) {
     charge.balance_transaction = recordChargeFunds(ctx, charge, charge.amount_captured).id;
-    if (charge.transfer_data) settleDestination(ctx, charge);
+    settleConnect(ctx, charge);
   }
   save(ctx, 'charge', charge);
   emitEvent(ctx, failed ? 'charge.failed' : 'charge.succeeded', charge);

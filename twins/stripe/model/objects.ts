@@ -110,6 +110,16 @@ export function newId(ctx: TwinContext, kind: KindName): string {
   return ctx.ids.next(k.prefix, k.idLength);
 }
 
+/** An id made once and kept in the store's meta under `key` (one per environment, across restarts). */
+export function keptId(ctx: TwinContext, key: string, prefix: string, length: number): string {
+  let id = ctx.store.getMeta(key);
+  if (!id) {
+    id = ctx.ids.next(prefix, length);
+    ctx.store.setMeta(key, id);
+  }
+  return id;
+}
+
 /** Which kind an id belongs to, by its prefix (longest prefix first: `cs_test_` before `cs_`). */
 export function kindOfId(id: string): ObjectKind | undefined {
   let best: ObjectKind | undefined;

@@ -378,7 +378,7 @@ function attemptCharge(ctx: TwinContext, pi: PaymentIntent, pm: PaymentMethod): 
     receiptEmail: pi.receipt_email,
     statementDescriptor: pi.statement_descriptor,
     transferData: pi.transfer_data,
-    applicationFeeAmount: pi.transfer_data ? pi.application_fee_amount : null,
+    applicationFeeAmount: pi.application_fee_amount,
     transferGroup: pi.transfer_group,
   });
   pi.latest_charge = charge.id;

@@ -8,8 +8,8 @@
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { invalidRequest, resourceMissing, StripeApiError } from '../wire/errors.js';
-import { contextFor, isConnectedAccount, platformContext } from '../wire/connect-scope.js';
-import { availableFunds, recordMovement, SETTLEMENT_SECONDS } from './balance.js';
+import { accountOf, contextFor, isConnectedAccount, platformContext } from '../wire/connect-scope.js';
+import { addApplicationFee, availableFunds, recordMovement, SETTLEMENT_SECONDS } from './balance.js';
 import { emitEvent } from './events.js';
 import { applyMetadata, clone, find, previousAttributes, type MetadataPatch, type StripeObject } from './objects.js';
 import { readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
@@ -245,35 +245,74 @@ export function settleDestinationCharge(ctx: TwinContext, charge: StripeObject):
     { applicationFee: feeAmount ?? undefined, availableOn: charge.created + SETTLEMENT_SECONDS },
   );
   if (!feeAmount) return { transfer: transfer.id, applicationFee: null };
-  const id = platform.ids.next('fee_', 24);
-  const txn = recordMovement(platform, {
+  const fee = recordApplicationFee(platform, {
+    account: destination,
     amount: feeAmount,
     currency: charge.currency,
-    type: 'application_fee',
-    reportingCategory: 'platform_earning',
-    source: id,
+    charge: transfer.destination_payment,
+    originating: charge.id,
     availableOn: charge.created + SETTLEMENT_SECONDS,
   });
+  return { transfer: transfer.id, applicationFee: fee.id };
+}
+
+/** The platform's application fee on a connected account's payment, and its balance transaction. */
+interface FeeInput {
+  account: string;
+  amount: number;
+  currency: string;
+  /** The charge on the connected account the fee is taken from. */
+  charge: string;
+  /** The platform's charge of a destination charge. */
+  originating: string | null;
+  availableOn: number;
+}
+
+function recordApplicationFee(ctx: TwinContext, f: FeeInput): ApplicationFee {
+  const platform = platformContext(ctx);
+  const id = platform.ids.next('fee_', 24);
+  const { currency } = f;
+  const txn = recordMovement(platform, { amount: f.amount, currency, type: 'application_fee', reportingCategory: 'platform_earning', source: id, availableOn: f.availableOn });
   const fee: ApplicationFee = {
     id,
     object: 'application_fee',
-    account: destination,
-    amount: feeAmount,
+    account: f.account,
+    amount: f.amount,
     amount_refunded: 0,
     application: platformApplication(platform),
     balance_transaction: txn.id,
-    charge: transfer.destination_payment,
+    charge: f.charge,
     created: platform.clock.nowSeconds(),
-    currency: charge.currency,
-    fee_source: { charge: transfer.destination_payment, type: 'charge' },
+    currency,
+    fee_source: { charge: f.charge, type: 'charge' },
     livemode: false,
-    originating_transaction: charge.id,
+    originating_transaction: f.originating,
     refunded: false,
     refunds: { object: 'list', data: [], has_more: false, total_count: 0, url: `/v1/application_fees/${id}/refunds` },
   };
   platform.store.put('application_fee', id, fee);
   emitEvent(platform, 'application_fee.created', fee);
-  return { transfer: transfer.id, applicationFee: id };
+  return fee;
+}
+
+/**
+ * A direct charge made for a connected account (`Stripe-Account`) with `application_fee_amount`:
+ * the fee leaves the account's funds of the charge (a fee line of its balance transaction) and
+ * becomes the platform's application fee.
+ */
+export function collectDirectFee(ctx: TwinContext, charge: StripeObject): { application: string; applicationFee: string } {
+  const account = accountOf(ctx)!;
+  const application = platformApplication(ctx);
+  addApplicationFee(ctx, charge.balance_transaction, charge.application_fee_amount, application);
+  const fee = recordApplicationFee(ctx, {
+    account,
+    amount: charge.application_fee_amount,
+    currency: charge.currency,
+    charge: charge.id,
+    originating: null,
+    availableOn: charge.created + SETTLEMENT_SECONDS,
+  });
+  return { application, applicationFee: fee.id };
 }
 
 export function getApplicationFee(ctx: TwinContext, id: string): ApplicationFee {
