@@ -12,17 +12,8 @@ import { signStripeDelivery } from './model/events.js';
 import { advanceStripe } from './model/lifecycle.js';
 import { routes } from './routes/index.js';
 import { seeding, suggestions } from './vocabulary/seeds.js';
-import { generic as genericSurface } from './wire/generic.js';
-import { scopedRoutes } from './wire/connect-scope.js';
+import { generic } from './wire/generic.js';
 import { publishableKeyFor } from './wire/publishable.js';
-
-// The generic layer's routes also answer for the account a `Stripe-Account` header names.
-const generic: NonNullable<TwinDefinition['generic']> = {
-  resources: genericSurface.resources,
-  routes: () => scopedRoutes(genericSurface.routes()),
-  requestFields: (method, template) => genericSurface.requestFields(method, template),
-  operations: () => genericSurface.operations(),
-};
 
 const stripe: TwinDefinition = {
   slug: 'stripe',
