@@ -215,6 +215,28 @@ t.test('a destination charge with an application fee: transfer, payment on the a
   t.equal(settled.available.find((b) => b.currency === 'usd')!.amount, 8_770);
   t.equal(settled.pending.find((b) => b.currency === 'usd')!.amount, 0);
 
+  // A refund that reverses the transfer and refunds the application fee, in proportion (half).
+  const refund = await stripe.refunds.create({ charge: charge.id, amount: 5_000, reverse_transfer: true, refund_application_fee: true });
+  t.match(refund.transfer_reversal, /^trr_/);
+  const halfReversed = await stripe.transfers.retrieve(transfer.id);
+  t.equal(halfReversed.amount_reversed, 5_000);
+  t.equal(halfReversed.reversals.data[0]!.source_refund, refund.id);
+  const halfRefunded = await stripe.applicationFees.retrieve(fee.id);
+  t.equal(halfRefunded.amount_refunded, 615);
+  t.equal(halfRefunded.refunded, false);
+  await hooks.waitFor('application_fee.refunded', (o) => o.id === fee.id);
+  const feeRefund = await stripe.applicationFees.createRefund(fee.id);
+  t.match(feeRefund.id, /^fr_/);
+  t.equal(feeRefund.amount, 615, 'the rest of the fee');
+  checkSchema(t, 'fee_refund', feeRefund);
+  t.same((await stripe.applicationFees.listRefunds(fee.id)).data.map((r) => r.amount), [615, 615]);
+  t.equal((await stripe.applicationFees.retrieveRefund(fee.id, feeRefund.id)).id, feeRefund.id);
+  t.equal((await stripe.applicationFees.retrieve(fee.id)).refunded, true);
+  await t.rejects(stripe.applicationFees.createRefund(fee.id, { amount: 1 }), { statusCode: 400, message: /greater than the amount remaining/, param: 'amount' });
+  // The account gave back its share and got the fee back: 8,770 − 5,000 + 1,230.
+  const afterRefund = await stripe.balance.retrieve({}, { stripeAccount: account.id });
+  t.equal(afterRefund.available.find((b) => b.currency === 'usd')!.amount, 8_770 - 5_000 + 1_230);
+
   // Errors as Stripe has them.
   await t.rejects(
     stripe.paymentIntents.create({ amount: 1_000, currency: 'usd', transfer_data: { destination: 'acct_1NoSuchAccount00' } }),

@@ -14,7 +14,7 @@ import { accountOf, scopedResource } from '../wire/connect-scope.js';
 export type BalanceTransaction = StripeObject & { object: 'balance_transaction' };
 
 export const BALANCE_TRANSACTION_TYPES = [
-  'charge', 'refund', 'adjustment', 'payout', 'payout_cancel', 'payment', 'payment_refund', 'stripe_fee', 'transfer', 'transfer_refund', 'application_fee',
+  'charge', 'refund', 'adjustment', 'payout', 'payout_cancel', 'payment', 'payment_refund', 'stripe_fee', 'transfer', 'transfer_refund', 'application_fee', 'application_fee_refund',
 ] as const;
 
 /** Card funds settle two days after capture (Stripe's standard US schedule in test mode). */

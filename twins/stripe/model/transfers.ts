@@ -194,7 +194,7 @@ export function listTransfers(ctx: TwinContext, filter: { destination?: string; 
 }
 
 /** Reverse (part of) a transfer: the funds leave the connected account and return to the platform. */
-export function reverseTransfer(ctx: TwinContext, id: string, input: { amount?: number; description?: string; metadata?: MetadataPatch }): StripeObject {
+export function reverseTransfer(ctx: TwinContext, id: string, input: { amount?: number; description?: string; metadata?: MetadataPatch; sourceRefund?: string }): StripeObject {
   const platform = platformContext(ctx);
   const before = getTransfer(platform, id);
   const remaining = before.amount - before.amount_reversed;
@@ -217,7 +217,7 @@ export function reverseTransfer(ctx: TwinContext, id: string, input: { amount?: 
     currency: before.currency,
     destination_payment_refund: refundId,
     metadata: input.metadata ? applyMetadata({}, input.metadata) : {},
-    source_refund: null,
+    source_refund: input.sourceRefund ?? null,
     transfer: id,
   };
   const after = clone(before);
@@ -325,4 +325,60 @@ export function listApplicationFees(ctx: TwinContext, filter: { charge?: string 
   const equals: FieldEquals = {};
   if (filter.charge !== undefined) equals.charge = filter.charge;
   return readPage<ApplicationFee>(platformContext(ctx), 'application_fee', equals, window);
+}
+
+/**
+ * Give back (part of) an application fee: the platform returns it to the connected account, the
+ * fee shows `amount_refunded` and a fee refund (`fr_…`), and `application_fee.refunded` is sent.
+ */
+export function refundApplicationFee(ctx: TwinContext, id: string, input: { amount?: number; metadata?: MetadataPatch }): StripeObject {
+  const platform = platformContext(ctx);
+  const before = getApplicationFee(platform, id);
+  const remaining = before.amount - before.amount_refunded;
+  const amount = input.amount ?? remaining;
+  if (amount < 1) throw invalidRequest('Invalid positive integer', 'amount');
+  if (amount > remaining) {
+    throw invalidRequest(`Refund amount (${amount}) is greater than the amount remaining on the application fee (${remaining}).`, 'amount');
+  }
+  const refundId = platform.ids.next('fr_', 24);
+  const txn = recordMovement(platform, { amount: -amount, currency: before.currency, type: 'application_fee_refund', reportingCategory: 'platform_earning_refund', source: refundId });
+  recordMovement(contextFor(platform, before.account), { amount, currency: before.currency, type: 'application_fee_refund', reportingCategory: 'fee', source: refundId });
+  const refund: StripeObject = {
+    id: refundId,
+    object: 'fee_refund',
+    amount,
+    balance_transaction: txn.id,
+    created: platform.clock.nowSeconds(),
+    currency: before.currency,
+    fee: id,
+    metadata: input.metadata ? applyMetadata({}, input.metadata) : {},
+  };
+  const after = clone(before);
+  after.amount_refunded += amount;
+  after.refunded = after.amount_refunded === after.amount;
+  after.refunds = { ...after.refunds, data: [refund, ...after.refunds.data], total_count: after.refunds.total_count + 1 };
+  platform.store.put('application_fee', id, after);
+  emitEvent(platform, 'application_fee.refunded', after, previousAttributes(before, after));
+  return refund;
+}
+
+/**
+ * What a refund of a Connect charge gives back besides the customer's money: with
+ * `reverse_transfer` the destination's share (in proportion to the refund), with
+ * `refund_application_fee` the application fee (likewise). Answers the reversal's id, if any.
+ */
+export function unwindConnectCharge(ctx: TwinContext, charge: StripeObject, refund: { id: string; amount: number }, opts: { reverseTransfer?: boolean; refundApplicationFee?: boolean }): string | null {
+  const share = (whole: number) => Math.round((whole * refund.amount) / charge.amount_captured);
+  let reversal: string | null = null;
+  if (opts.reverseTransfer && charge.transfer) {
+    const transfer = getTransfer(ctx, charge.transfer);
+    const amount = Math.min(share(transfer.amount), transfer.amount - transfer.amount_reversed);
+    if (amount > 0) reversal = reverseTransfer(ctx, transfer.id, { amount, sourceRefund: refund.id }).id;
+  }
+  if (opts.refundApplicationFee && charge.application_fee) {
+    const fee = getApplicationFee(ctx, charge.application_fee);
+    const amount = Math.min(share(fee.amount), fee.amount - fee.amount_refunded);
+    if (amount > 0) refundApplicationFee(ctx, fee.id, { amount });
+  }
+  return reversal;
 }

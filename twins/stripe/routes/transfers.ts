@@ -7,14 +7,17 @@ import { LIST_PARAMS, emptyableStr, int, readMetadata, readParams, requiredCurre
 import { ok } from '../wire/pipeline.js';
 import { resourceMissing } from '../wire/errors.js';
 import { pageOf } from '../model/pages.js';
-import { createTransfer, getApplicationFee, getTransfer, listApplicationFees, listTransfers, reverseTransfer, updateTransfer } from '../model/transfers.js';
+import { createTransfer, getApplicationFee, getTransfer, listApplicationFees, listTransfers, refundApplicationFee, reverseTransfer, updateTransfer } from '../model/transfers.js';
 import type { StripeObject } from '../model/objects.js';
 
-function reversalOf(transferId: string, reversals: StripeObject[], id: string): StripeObject {
-  const found = reversals.find((r) => r.id === id);
-  if (!found) throw resourceMissing('transfer reversal', id, 'id');
+/** One entry of a list an object carries (a transfer's reversals, a fee's refunds). */
+function entryOf(list: StripeObject[], noun: string, id: string): StripeObject {
+  const found = list.find((r) => r.id === id);
+  if (!found) throw resourceMissing(noun, id, 'id');
   return found;
 }
+
+const FEE_REFUND_SPEC = { amount: true, metadata: true } as const;
 
 export const transferRoutes: TwinRoute[] = [
   {
@@ -82,7 +85,7 @@ export const transferRoutes: TwinRoute[] = [
     handler: (req, ctx) => {
       readParams(req, {});
       const transfer = getTransfer(ctx, req.params.transfer!);
-      return ok(reversalOf(transfer.id, transfer.reversals.data, req.params.id!));
+      return ok(entryOf(transfer.reversals.data, 'transfer reversal', req.params.id!));
     },
   },
   {
@@ -99,6 +102,31 @@ export const transferRoutes: TwinRoute[] = [
     handler: (req, ctx) => {
       readParams(req, {});
       return ok(getApplicationFee(ctx, req.params.id!));
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/application_fees/{id}/refunds',
+    handler: (req, ctx) => {
+      const p = readParams(req, FEE_REFUND_SPEC);
+      return ok(refundApplicationFee(ctx, req.params.id!, { amount: int(p, 'amount'), metadata: readMetadata(p) }));
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/application_fees/{id}/refunds',
+    handler: (req, ctx) => {
+      const p = readParams(req, LIST_PARAMS);
+      const fee = getApplicationFee(ctx, req.params.id!);
+      return ok(listEnvelope(pageOf([...fee.refunds.data].reverse(), readListWindow(p)), `/v1/application_fees/${fee.id}/refunds`));
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/application_fees/{fee}/refunds/{id}',
+    handler: (req, ctx) => {
+      readParams(req, {});
+      return ok(entryOf(getApplicationFee(ctx, req.params.fee!).refunds.data, 'fee refund', req.params.id!));
     },
   },
 ];
