@@ -133,6 +133,22 @@ t.test('accounts: types, controller properties, update, list, delete, the platfo
   t.ok(page2.data.length > 0);
   t.equal(page2.data[0]!.id, standard.id);
 
+  // Capabilities as their own objects, from the account's state.
+  const caps = await stripe.accounts.listCapabilities(custom.id);
+  t.same(caps.data.map((c) => [c.id, c.status, c.requested]), [['transfers', 'inactive', true]]);
+  checkSchema(t, 'capability', caps.data[0]);
+  const card = await stripe.accounts.updateCapability(custom.id, 'card_payments', { requested: true });
+  t.equal(card.status, 'inactive');
+  t.equal(card.account, custom.id);
+  const capEvent = await hooks.waitFor('capability.updated', (o) => o.account === custom.id && o.id === 'card_payments');
+  t.equal(capEvent.account, custom.id);
+  t.same((await stripe.accounts.retrieve(custom.id)).capabilities, { card_payments: 'inactive', transfers: 'inactive' });
+  t.equal((await stripe.accounts.retrieveCapability(custom.id, 'transfers')).id, 'transfers');
+  await t.rejects(stripe.accounts.retrieveCapability(custom.id, 'us_bank_account_ach_payments'), { statusCode: 404, code: 'resource_missing' });
+  const dropped = await stripe.accounts.updateCapability(custom.id, 'card_payments', { requested: false });
+  t.equal(dropped.requested, false);
+  t.same((await stripe.accounts.retrieve(custom.id)).capabilities, { transfers: 'inactive' });
+
   const deleted = await stripe.accounts.del(standard.id);
   t.same(deleted, { id: standard.id, object: 'account', deleted: true });
   await t.rejects(stripe.accounts.retrieve(standard.id), { statusCode: 403, code: 'account_invalid' });
@@ -141,6 +157,8 @@ t.test('accounts: types, controller properties, update, list, delete, the platfo
   t.match(platform.id, /^acct_/);
   t.equal(platform.charges_enabled, true);
   t.notOk((await stripe.accounts.list({ limit: 100 })).data.some((a) => a.id === platform.id), 'the platform is not one of its connected accounts');
+  const asSelf = await stripe.customers.create({ email: 'self@platform.example' }, { stripeAccount: platform.id });
+  t.equal((await stripe.customers.retrieve(asSelf.id)).id, asSelf.id, "the platform's own id in Stripe-Account is the platform");
   const asConnected = await stripe.accounts.retrieve(null, {}, { stripeAccount: custom.id });
   t.equal(asConnected.id, custom.id, 'GET /v1/account with Stripe-Account is the connected account');
 });

@@ -6,8 +6,8 @@
 // as a Connect event of that account. The platform's own account (`GET /v1/account`) is kept apart.
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
-import { invalidRequest } from '../wire/errors.js';
-import { accountInvalid, contextFor, platformContext } from '../wire/connect-scope.js';
+import { invalidRequest, resourceMissing } from '../wire/errors.js';
+import { PLATFORM_ACCOUNT_META, accountInvalid, contextFor, platformContext } from '../wire/connect-scope.js';
 import { emitEvent } from './events.js';
 import { applyMetadata, clone, keptId, previousAttributes, type MetadataPatch, type StripeObject } from './objects.js';
 import { readPage, type ListPage, type ListWindow } from './pages.js';
@@ -300,12 +300,11 @@ export function deleteAccount(ctx: TwinContext, id: string): StripeObject {
   return { id: account.id, object: 'account', deleted: true };
 }
 
-const PLATFORM_META = 'stripe:platform_account';
 
 /** The platform's own account (made on first read: a fully onboarded standard account). */
 export function platformAccount(ctx: TwinContext): Account {
   const platform = platformContext(ctx);
-  const kept = platform.store.getMeta(PLATFORM_META);
+  const kept = platform.store.getMeta(PLATFORM_ACCOUNT_META);
   if (kept) return JSON.parse(kept) as Account;
   const id = platform.ids.next('acct_', 16);
   const account: Account = {
@@ -330,11 +329,51 @@ export function platformAccount(ctx: TwinContext): Account {
     tos_acceptance: { date: null, ip: null, user_agent: null },
     type: 'standard',
   };
-  platform.store.setMeta(PLATFORM_META, JSON.stringify(account));
+  platform.store.setMeta(PLATFORM_ACCOUNT_META, JSON.stringify(account));
   return account;
 }
 
 /** The Connect application of the platform (`application` on its fees). */
 export function platformApplication(ctx: TwinContext): string {
   return keptId(platformContext(ctx), 'stripe:platform_application', 'ca_', 32);
+}
+
+/** One capability of an account as its own object (`/v1/accounts/{account}/capabilities/{capability}`). */
+function capabilityObject(account: Account, name: string): StripeObject {
+  const status = (account.capabilities as Record<string, string>)[name]!;
+  const due = status === 'active' ? [] : (account.requirements.currently_due as string[]);
+  return {
+    id: name,
+    object: 'capability',
+    account: account.id,
+    future_requirements: requirements([]),
+    requested: true,
+    requested_at: account.created,
+    requirements: requirements(due),
+    status,
+  };
+}
+
+export function listCapabilities(ctx: TwinContext, accountId: string): StripeObject[] {
+  const account = getAccount(ctx, accountId);
+  return Object.keys(account.capabilities).sort().map((name) => capabilityObject(account, name));
+}
+
+export function getCapability(ctx: TwinContext, accountId: string, name: string): StripeObject {
+  const account = getAccount(ctx, accountId);
+  if (!Object.hasOwn(account.capabilities, name)) throw resourceMissing('capability', name, 'capability');
+  return capabilityObject(account, name);
+}
+
+/** Request (or un-request) one capability: `account.updated` and `capability.updated` when that changes it. */
+export function requestCapability(ctx: TwinContext, accountId: string, name: string, requested: boolean | undefined): StripeObject {
+  const before = getAccount(ctx, accountId);
+  checkCapabilities({ [name]: true });
+  if (requested === undefined) return getCapability(ctx, accountId, name);
+  const account = updateAccount(ctx, accountId, { capabilities: { [name]: requested } });
+  const capability = requested
+    ? capabilityObject(account, name)
+    : { ...capabilityObject({ ...account, capabilities: { [name]: 'inactive' } }, name), requested: false, requested_at: null };
+  if (Object.hasOwn(before.capabilities, name) !== requested) emitEvent(contextFor(ctx, accountId), 'capability.updated', capability);
+  return capability;
 }

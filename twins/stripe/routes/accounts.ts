@@ -18,7 +18,10 @@ import {
   createAccount,
   deleteAccount,
   getAccount,
+  getCapability,
   listAccounts,
+  listCapabilities,
+  requestCapability,
   platformAccount,
   updateAccount,
   type AccountFields,
@@ -153,6 +156,31 @@ export const accountRoutes: TwinRoute[] = [
     handler: (req, ctx) => {
       readParams(req, {});
       return ok(deleteAccount(ctx, req.params.account!));
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/accounts/{account}/capabilities',
+    handler: (req, ctx) => {
+      readParams(req, {});
+      const data = listCapabilities(ctx, req.params.account!);
+      return ok({ object: 'list', data, has_more: false, url: `/v1/accounts/${req.params.account}/capabilities` });
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/accounts/{account}/capabilities/{capability}',
+    handler: (req, ctx) => {
+      readParams(req, {});
+      return ok(getCapability(ctx, req.params.account!, req.params.capability!));
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/accounts/{account}/capabilities/{capability}',
+    handler: (req, ctx) => {
+      const p = readParams(req, { requested: true });
+      return ok(requestCapability(ctx, req.params.account!, req.params.capability!, bool(p, 'requested')));
     },
   },
   {

@@ -10,6 +10,9 @@ import type { TwinContext, TwinRequest, TwinRoute } from '../../../twin-runtime/
 import type { PageQuery, RecordStore } from '../../../twin-runtime/record-store.js';
 import { StripeApiError } from './errors.js';
 
+/** Where the platform's own account is kept (model/accounts.ts). */
+export const PLATFORM_ACCOUNT_META = 'stripe:platform_account';
+
 /** Records that belong to the platform whichever account a request speaks for. */
 const PLATFORM_RESOURCES = new Set(['account', 'account_link', 'application_fee']);
 
@@ -85,6 +88,12 @@ export function isConnectedAccount(ctx: TwinContext, id: string): boolean {
   return !!found && !found.deleted;
 }
 
+/** The platform's own account id, once `GET /v1/account` has made it (its header is the platform). */
+function platformAccountId(ctx: TwinContext): string | undefined {
+  const kept = ctx.store.getMeta(PLATFORM_ACCOUNT_META);
+  return kept ? (JSON.parse(kept) as { id: string }).id : undefined;
+}
+
 function accountHeader(req: TwinRequest): string | undefined {
   const v = req.headers['stripe-account'];
   return Array.isArray(v) ? v[0] : v;
@@ -96,7 +105,7 @@ function accountHeader(req: TwinRequest): string | undefined {
  */
 export function requestContext(req: TwinRequest, ctx: TwinContext): TwinContext {
   const account = accountHeader(req)?.trim();
-  if (!account) return ctx;
+  if (!account || account === platformAccountId(ctx)) return ctx;
   const known = requestContexts.get(req);
   if (known) return known;
   if (!isConnectedAccount(ctx, account)) throw accountInvalid(ctx, account);
