@@ -232,6 +232,11 @@ t.test('a destination charge with an application fee: transfer, payment on the a
   const settled = await stripe.balance.retrieve({}, { stripeAccount: account.id });
   t.equal(settled.available.find((b) => b.currency === 'usd')!.amount, 8_770);
   t.equal(settled.pending.find((b) => b.currency === 'usd')!.amount, 0);
+  // The account pays out from its own balance, to the bank account onboarding attached.
+  const payout = await stripe.payouts.create({ amount: 1_000, currency: 'usd' }, { stripeAccount: account.id });
+  t.equal(payout.amount, 1_000);
+  await t.rejects(stripe.payouts.retrieve(payout.id), { statusCode: 404, code: 'resource_missing' }, "the account's payout is not the platform's");
+  t.equal((await stripe.balance.retrieve({}, { stripeAccount: account.id })).available.find((b) => b.currency === 'usd')!.amount, 7_770);
 
   // A refund that reverses the transfer and refunds the application fee, in proportion (half).
   const refund = await stripe.refunds.create({ charge: charge.id, amount: 5_000, reverse_transfer: true, refund_application_fee: true });
@@ -251,9 +256,18 @@ t.test('a destination charge with an application fee: transfer, payment on the a
   t.equal((await stripe.applicationFees.retrieveRefund(fee.id, feeRefund.id)).id, feeRefund.id);
   t.equal((await stripe.applicationFees.retrieve(fee.id)).refunded, true);
   await t.rejects(stripe.applicationFees.createRefund(fee.id, { amount: 1 }), { statusCode: 400, message: /greater than the amount remaining/, param: 'amount' });
-  // The account gave back its share and got the fee back: 8,770 − 5,000 + 1,230.
+  // The account (8,770 less its 1,000 payout) gave back its share and got the fee back.
   const afterRefund = await stripe.balance.retrieve({}, { stripeAccount: account.id });
-  t.equal(afterRefund.available.find((b) => b.currency === 'usd')!.amount, 8_770 - 5_000 + 1_230);
+  t.equal(afterRefund.available.find((b) => b.currency === 'usd')!.amount, 7_770 - 5_000 + 1_230);
+
+  // on_behalf_of names the settlement merchant on the intent and its charge.
+  const obo = await stripe.paymentIntents.create({
+    amount: 1_500, currency: 'usd', payment_method: 'pm_card_visa', confirm: true, automatic_payment_methods: { enabled: true, allow_redirects: 'never' },
+    on_behalf_of: account.id, transfer_data: { destination: account.id },
+  });
+  t.equal(obo.on_behalf_of, account.id);
+  t.equal((await stripe.charges.retrieve(obo.latest_charge as string)).on_behalf_of, account.id);
+  await t.rejects(stripe.paymentIntents.create({ amount: 1_000, currency: 'usd', on_behalf_of: 'acct_1NoSuchAccount00' }), { statusCode: 404, code: 'resource_missing', param: 'on_behalf_of' });
 
   // Errors as Stripe has them.
   await t.rejects(
@@ -364,6 +378,10 @@ t.test('Stripe-Account scopes every request to the connected account', async (t)
   t.equal(err?.code, 'account_invalid');
   t.match(err?.message, /does not have access to account 'acct_1NoSuchAccount00' \(or that account does not exist\)/);
   t.notMatch(err?.message, gw.apiKey, 'the key is masked');
+  for (const hostile of ['__proto__', 'constructor', 'acct_' + 'x'.repeat(5000)]) {
+    const res = await raw('/v1/customers', hostile);
+    t.equal(res.error?.code, 'account_invalid', `Stripe-Account ${hostile.slice(0, 12)}… is refused, not a 500`);
+  }
   await stripe.accounts.del(b.id);
   await t.rejects(stripe.customers.list({}, { stripeAccount: b.id }), { statusCode: 403, code: 'account_invalid' });
 });

@@ -35,6 +35,7 @@ export interface ChargeInput {
   transferData?: { destination: string; amount?: number } | null;
   applicationFeeAmount?: number | null;
   transferGroup?: string | null;
+  onBehalfOf?: string | null;
 }
 
 export type Charge = StripeObject & { object: 'charge' };
@@ -95,7 +96,7 @@ export function chargePaymentMethod(ctx: TwinContext, input: ChargeInput): { cha
     invoice: input.invoice ?? null,
     livemode: false,
     metadata: input.metadata ?? {},
-    on_behalf_of: null,
+    on_behalf_of: input.onBehalfOf ?? null,
     outcome: failed
       ? {
           advice_code: null,

@@ -7,7 +7,7 @@ import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { errorObject, invalidRequest, resourceMissing, type StripeErrorFields } from '../wire/errors.js';
 import { chargePaymentMethod } from './charging.js';
 import { checkDestination } from './transfers.js';
-import { accountOf } from '../wire/connect-scope.js';
+import { accountOf, isConnectedAccount } from '../wire/connect-scope.js';
 import { captureCharge, releaseAuthorization } from './charges.js';
 import { getCustomer } from './customers.js';
 import { emitEvent } from './events.js';
@@ -62,6 +62,8 @@ export interface PaymentIntentCreate extends PaymentFields, ConfirmOptions {
   transferGroup?: string;
   /** A destination charge: the connected account its funds go to (and how much of them). */
   transferData?: { destination: string; amount?: number };
+  /** The connected account the payment is made for (its settlement merchant). */
+  onBehalfOf?: string;
   confirm?: boolean;
 }
 
@@ -133,6 +135,7 @@ function checkConnectFunds(ctx: TwinContext, input: PaymentIntentCreate): void {
       throw invalidRequest('The `transfer_data[amount]` must be less than or equal to the PaymentIntent `amount`.', 'transfer_data[amount]');
     }
   }
+  if (input.onBehalfOf !== undefined && !isConnectedAccount(ctx, input.onBehalfOf)) throw resourceMissing('account', input.onBehalfOf, 'on_behalf_of');
   if (input.applicationFeeAmount !== undefined) {
     if (!input.transferData && !accountOf(ctx)) {
       throw invalidRequest(
@@ -182,7 +185,7 @@ export function createPaymentIntent(ctx: TwinContext, input: PaymentIntentCreate
     livemode: false,
     metadata: input.metadata === undefined ? {} : applyMetadata({}, input.metadata),
     next_action: null,
-    on_behalf_of: null,
+    on_behalf_of: input.onBehalfOf ?? null,
     payment_method: null,
     payment_method_configuration_details: null,
     payment_method_options: {
@@ -378,6 +381,7 @@ function attemptCharge(ctx: TwinContext, pi: PaymentIntent, pm: PaymentMethod): 
     receiptEmail: pi.receipt_email,
     statementDescriptor: pi.statement_descriptor,
     transferData: pi.transfer_data,
+    onBehalfOf: pi.on_behalf_of,
     applicationFeeAmount: pi.application_fee_amount,
     transferGroup: pi.transfer_group,
   });

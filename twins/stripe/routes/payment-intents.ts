@@ -156,6 +156,7 @@ function readCreate(p: Params): PaymentIntentCreate {
     statementDescriptorSuffix: str(p, 'statement_descriptor_suffix'),
     transferGroup: str(p, 'transfer_group'),
     transferData: readTransferData(p),
+    onBehalfOf: str(p, 'on_behalf_of'),
     ...readPaymentFields(p),
     confirm: bool(p, 'confirm'),
     ...readConfirmOptions(p),
