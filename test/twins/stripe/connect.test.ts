@@ -385,3 +385,37 @@ t.test('Stripe-Account scopes every request to the connected account', async (t)
   await stripe.accounts.del(b.id);
   await t.rejects(stripe.customers.list({}, { stripeAccount: b.id }), { statusCode: 403, code: 'account_invalid' });
 });
+
+t.test('a Checkout Session for a destination charge: paid on the hosted page, funds transferred, fee kept', async (t) => {
+  const account = await onboarded();
+  const product = await stripe.products.create({ name: 'Ride' });
+  const price = await stripe.prices.create({ product: product.id, unit_amount: 4_000, currency: 'usd' });
+  const session = await stripe.checkout.sessions.create({
+    mode: 'payment',
+    line_items: [{ price: price.id, quantity: 1 }],
+    success_url: 'https://platform.example/thanks',
+    payment_intent_data: { application_fee_amount: 400, transfer_data: { destination: account.id } },
+  });
+  const paid = await post(session.url!, { email: 'rider@example.com' });
+  t.equal(paid.status, 303, 'the hosted page pays and redirects');
+  const done = await stripe.checkout.sessions.retrieve(session.id);
+  t.equal(done.payment_status, 'paid');
+  const pi = await stripe.paymentIntents.retrieve(done.payment_intent as string);
+  t.same(pi.transfer_data, { destination: account.id });
+  t.equal(pi.application_fee_amount, 400);
+  const charge = await stripe.charges.retrieve(pi.latest_charge as string);
+  const transfer = await stripe.transfers.retrieve(charge.transfer as string);
+  t.equal(transfer.amount, 4_000);
+  t.equal(transfer.destination, account.id);
+  t.equal((await stripe.applicationFees.retrieve(charge.application_fee as string)).amount, 400);
+
+  await t.rejects(
+    stripe.checkout.sessions.create({
+      mode: 'payment',
+      line_items: [{ price: price.id, quantity: 1 }],
+      success_url: 'https://platform.example/thanks',
+      payment_intent_data: { transfer_data: { destination: 'acct_1NoSuchAccount00' } },
+    }),
+    { statusCode: 404, code: 'resource_missing', param: 'payment_intent_data[transfer_data][destination]' },
+  );
+});

@@ -127,8 +127,11 @@ function applyCommon(ctx: TwinContext, pi: PaymentIntent, input: PaymentFields):
   if (input.shipping !== undefined) pi.shipping = input.shipping;
 }
 
+/** What a payment says about Connect (an intent's, or a Checkout Session's `payment_intent_data`). */
+export type ConnectFunds = Pick<PaymentIntentCreate, 'amount' | 'transferData' | 'applicationFeeAmount' | 'onBehalfOf'>;
+
 /** Where a destination charge's funds go, and whether an application fee may be taken at all. */
-function checkConnectFunds(ctx: TwinContext, input: PaymentIntentCreate): void {
+export function checkConnectFunds(ctx: TwinContext, input: ConnectFunds): void {
   if (input.transferData) {
     checkDestination(ctx, input.transferData.destination, 'transfer_data[destination]');
     if (input.transferData.amount !== undefined && input.transferData.amount > input.amount) {
