@@ -18,16 +18,21 @@ const PLATFORM_RESOURCES = new Set(['account', 'account_link', 'application_fee'
 
 /** Which account a scoped store speaks for, and the platform's own store behind it. */
 const scopes = new WeakMap<RecordStore, { account: string; platform: RecordStore }>();
-/** One scoped context per request (the route and the `around` see the same one). */
-const requestContexts = new WeakMap<TwinRequest, TwinContext>();
 
 /** The record resource name `resource` has inside `account`'s namespace. */
 export function scopedResource(account: string | null, resource: string): string {
   return account && !PLATFORM_RESOURCES.has(resource) ? `${account}:${resource}` : resource;
 }
 
+/** Views already made, by store and account (a view holds no state of its own, so one serves every request). */
+const views = new WeakMap<RecordStore, Map<string, RecordStore>>();
+
 /** A view of `store` holding only `account`'s records (the same database and transaction). */
 function scopedStore(store: RecordStore, account: string): RecordStore {
+  let byAccount = views.get(store);
+  if (!byAccount) views.set(store, (byAccount = new Map()));
+  const known = byAccount.get(account);
+  if (known) return known;
   const r = (resource: string) => scopedResource(account, resource);
   const q = <T extends Pick<PageQuery, 'resource'>>(query: T): T => ({ ...query, resource: r(query.resource) });
   const view: RecordStore = Object.create(store);
@@ -47,6 +52,7 @@ function scopedStore(store: RecordStore, account: string): RecordStore {
     setMeta: (key: string, value: string) => store.setMeta(`${account}:${key}`, value),
   });
   scopes.set(view, { account, platform: store });
+  byAccount.set(account, view);
   return view;
 }
 
@@ -61,7 +67,7 @@ export function platformContext(ctx: TwinContext): TwinContext {
   return scope ? { ...ctx, store: scope.platform } : ctx;
 }
 
-/** `ctx` speaking for `account` (used by the platform's own writes on an account: a transfer's payment). */
+/** `ctx` speaking for `account` (also the platform's own writes on an account: a transfer's payment). */
 export function contextFor(ctx: TwinContext, account: string): TwinContext {
   const platform = platformContext(ctx);
   return { ...platform, store: scopedStore(platform.store, account) };
@@ -84,8 +90,7 @@ export function accountInvalid(ctx: TwinContext, account: string): StripeApiErro
 
 /** Whether `id` names a live connected account of this platform. */
 export function isConnectedAccount(ctx: TwinContext, id: string): boolean {
-  const found = platformContext(ctx).store.get<{ deleted?: boolean }>('account', id);
-  return !!found && !found.deleted;
+  return platformContext(ctx).store.has('account', id);
 }
 
 /** The platform's own account id, once `GET /v1/account` has made it (its header is the platform). */
@@ -105,13 +110,10 @@ function accountHeader(req: TwinRequest): string | undefined {
  */
 export function requestContext(req: TwinRequest, ctx: TwinContext): TwinContext {
   const account = accountHeader(req)?.trim();
-  if (!account || account === platformAccountId(ctx)) return ctx;
-  const known = requestContexts.get(req);
-  if (known) return known;
-  if (!isConnectedAccount(ctx, account)) throw accountInvalid(ctx, account);
-  const scoped = contextFor(ctx, account);
-  requestContexts.set(req, scoped);
-  return scoped;
+  if (!account) return ctx;
+  if (isConnectedAccount(ctx, account)) return contextFor(ctx, account);
+  if (account === platformAccountId(ctx)) return ctx;
+  throw accountInvalid(ctx, account);
 }
 
 /** Routes whose handlers run in the request's account context. */
