@@ -118,6 +118,7 @@ t.test('accounts: types, controller properties, update, list, delete, the platfo
   const updateLink = await stripe.accountLinks.create({ account: custom.id, type: 'account_update', refresh_url: 'https://p.example/r', return_url: 'https://p.example/ok' });
   t.match(updateLink.url, /\/setup\/e\//);
 
+  await t.rejects(stripe.accounts.createLoginLink(custom.id), { statusCode: 400, message: /Express Dashboard/ });
   const updated = await stripe.accounts.update(custom.id, { email: 'ops@custom.example', metadata: { tier: 'gold' }, business_profile: { name: 'Custom GmbH' } });
   t.equal(updated.email, 'ops@custom.example');
   t.same(updated.metadata, { tier: 'gold' });
@@ -218,6 +219,8 @@ t.test('a destination charge with an application fee: transfer, payment on the a
   const payment = await stripe.charges.retrieve(transfer.destination_payment as string, {}, { stripeAccount: account.id });
   t.equal(payment.amount, 10_000);
   t.equal(payment.source_transfer, transfer.id);
+  checkSchema(t, 'charge', await raw(`/v1/charges/${payment.id}`, account.id));
+  checkSchema(t, 'balance_transaction', await raw(`/v1/balance_transactions/${payment.balance_transaction}`, account.id));
   const paymentTxn = await stripe.balanceTransactions.retrieve(payment.balance_transaction as string, {}, { stripeAccount: account.id });
   t.equal(paymentTxn.type, 'payment');
   t.equal(paymentTxn.fee, 1_230);
@@ -237,6 +240,16 @@ t.test('a destination charge with an application fee: transfer, payment on the a
   t.equal(payout.amount, 1_000);
   await t.rejects(stripe.payouts.retrieve(payout.id), { statusCode: 404, code: 'resource_missing' }, "the account's payout is not the platform's");
   t.equal((await stripe.balance.retrieve({}, { stripeAccount: account.id })).available.find((b) => b.currency === 'usd')!.amount, 7_770);
+  // The Express dashboard a login link opens shows the account's own money.
+  const login = await stripe.accounts.createLoginLink(account.id);
+  t.equal(login.object, 'login_link');
+  checkSchema(t, 'login_link', login);
+  const dash = await fetch(login.url);
+  t.equal(dash.status, 200);
+  const dashHtml = await dash.text();
+  t.match(dashHtml, /Available: \$77\.70/);
+  t.match(dashHtml, new RegExp(`data-id="${payout.id}"`));
+  t.match(dashHtml, /STRIPE TEST BANK/);
 
   // A refund that reverses the transfer and refunds the application fee, in proportion (half).
   const refund = await stripe.refunds.create({ charge: charge.id, amount: 5_000, reverse_transfer: true, refund_application_fee: true });

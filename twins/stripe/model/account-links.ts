@@ -98,3 +98,34 @@ export function submitLink(ctx: TwinContext, accountId: string, token: string, s
   platformContext(ctx).store.put('account_link', token, { ...link, used: true });
   return { kind: 'done', returnUrl: link.return_url, account };
 }
+
+/** What the twin keeps of an Express dashboard login link (the API answers `object, created, url`). */
+interface LoginLinkRecord {
+  token: string;
+  account: string;
+  created: number;
+}
+
+/**
+ * `POST /v1/accounts/{account}/login_links`: a link into the account's Express dashboard (a twin
+ * page). Only accounts with the Express dashboard have one.
+ */
+export function createLoginLink(ctx: TwinContext, accountId: string): { object: 'login_link'; created: number; url: string } {
+  const platform = platformContext(ctx);
+  const account = getAccount(platform, accountId);
+  if ((account.controller as { stripe_dashboard?: { type?: string } }).stripe_dashboard?.type !== 'express') {
+    throw invalidRequest('You can only create login links for accounts that use the Express Dashboard and are connected to your platform.', 'account');
+  }
+  const token = platform.ids.token(32);
+  const link: LoginLinkRecord = { token, account: account.id, created: platform.clock.nowSeconds() };
+  platform.store.put('login_link', token, link);
+  return { object: 'login_link', created: link.created, url: `${platform.baseUrl}/express/${account.id}/${token}` };
+}
+
+/** The account an Express dashboard link opens, if the link is one. */
+export function loginLinkAccount(ctx: TwinContext, accountId: string, token: string): Account | undefined {
+  const platform = platformContext(ctx);
+  const link = token ? platform.store.get<LoginLinkRecord>('login_link', token) : undefined;
+  if (!link || link.account !== accountId) return undefined;
+  return platform.store.get<Account>('account', accountId);
+}

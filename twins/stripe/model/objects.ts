@@ -100,6 +100,7 @@ export const STRIPE_RESOURCES = [
   'customer_session',
   'account',
   'account_link',
+  'login_link',
   'transfer',
   'application_fee',
   'idempotency_key',

@@ -27,7 +27,7 @@ import {
   type AccountFields,
   type BusinessProfileInput,
 } from '../model/accounts.js';
-import { ACCOUNT_LINK_TYPES, createAccountLink } from '../model/account-links.js';
+import { ACCOUNT_LINK_TYPES, createAccountLink, createLoginLink } from '../model/account-links.js';
 
 const PROFILE_SPEC: ParamSpec = {
   annual_revenue: true,
@@ -181,6 +181,14 @@ export const accountRoutes: TwinRoute[] = [
     handler: (req, ctx) => {
       const p = readParams(req, { requested: true });
       return ok(requestCapability(ctx, req.params.account!, req.params.capability!, bool(p, 'requested')));
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/accounts/{account}/login_links',
+    handler: (req, ctx) => {
+      readParams(req, {});
+      return ok(createLoginLink(ctx, req.params.account!));
     },
   },
   {

@@ -4,10 +4,16 @@
 // Agreement). Submitting it (a plain form POST to the same URL) completes onboarding —
 // `details_submitted`, `charges_enabled`, `payouts_enabled`, `account.updated` — and redirects (303)
 // to the link's `return_url`. An expired or already used link redirects to `refresh_url`.
+// A login link (`/express/{account}/{token}`) opens the account's Express dashboard: its balance,
+// its bank account and its latest payouts, read from the account's own records.
 
 import type { TwinContext, TwinRequest, TwinResponse, TwinRoute } from '../../../twin-runtime/contract.js';
 import { BUSINESS_TYPES, type Account } from '../model/accounts.js';
-import { submitLink, visitLink, type LinkVisit } from '../model/account-links.js';
+import { loginLinkAccount, submitLink, visitLink, type LinkVisit } from '../model/account-links.js';
+import { getBalance } from '../model/balance.js';
+import { listPayouts } from '../model/payouts.js';
+import { formatAmount } from '../model/billing-cycle.js';
+import { contextFor } from '../wire/connect-scope.js';
 import { formValue } from './hosted-checkout.js';
 import { esc, html } from './hosted-page.js';
 
@@ -70,7 +76,32 @@ function submit(req: TwinRequest, ctx: TwinContext): TwinResponse {
   return html(200, `${TITLE}<p role="status" class="done">Your account ${esc(done.account.id)} is set up.</p></html>`);
 }
 
+function dashboard(ctx: TwinContext, account: Account): TwinResponse {
+  const own = contextFor(ctx, account.id);
+  const balance = getBalance(own) as { available: { amount: number; currency: string }[]; pending: { amount: number; currency: string }[] };
+  const money = (rows: { amount: number; currency: string }[]) => rows.map((b) => esc(formatAmount(b.amount, b.currency))).join(', ');
+  const payouts = listPayouts(own, {}, { limit: 10 }).data;
+  const bank = account.external_accounts?.data?.[0];
+  return html(
+    200,
+    `<!doctype html><html lang="en"><meta charset="utf-8"><title>Express dashboard</title>` +
+      `<h1>${esc(account.business_profile?.name ?? account.id)}</h1><p class="account">${esc(account.id)}</p>` +
+      `<section class="balance"><h2>Balance</h2><p class="available">Available: ${money(balance.available)}</p><p class="pending">Pending: ${money(balance.pending)}</p></section>` +
+      `<section class="bank"><h2>Payouts to</h2><p>${bank ? `${esc(bank.bank_name)} •••• ${esc(bank.last4)}` : 'No bank account yet'}</p></section>` +
+      `<section class="payouts"><h2>Recent payouts</h2><ul>${payouts.map((p) => `<li data-id="${esc(p.id)}">${esc(formatAmount(p.amount, p.currency))} ${esc(p.status)}</li>`).join('') || '<li>None yet</li>'}</ul></section></html>`,
+  );
+}
+
 export const hostedOnboardingRoutes: TwinRoute[] = [
+  {
+    method: 'GET',
+    path: '/express/{account}/{token}',
+    public: true,
+    handler: (req, ctx) => {
+      const account = loginLinkAccount(ctx, req.params.account ?? '', req.params.token ?? '');
+      return account ? dashboard(ctx, account) : html(404, `${TITLE}<h1>This dashboard link is not valid</h1></html>`);
+    },
+  },
   {
     method: 'GET',
     path: '/setup/e/{account}/{token}',

@@ -14,7 +14,7 @@ import { StripeApiError } from './errors.js';
 export const PLATFORM_ACCOUNT_META = 'stripe:platform_account';
 
 /** Records that belong to the platform whichever account a request speaks for. */
-const PLATFORM_RESOURCES = new Set(['account', 'account_link', 'application_fee']);
+const PLATFORM_RESOURCES = new Set(['account', 'account_link', 'login_link', 'application_fee']);
 
 /** Which account a scoped store speaks for, and the platform's own store behind it. */
 const scopes = new WeakMap<RecordStore, { account: string; platform: RecordStore }>();
