@@ -151,7 +151,7 @@ function amounts(byCurrency: Map<string, number>, currencies: string[]): Balance
 }
 
 /** `GET /v1/balance`. */
-export function getBalance(ctx: TwinContext): { object: 'balance' } & Record<string, unknown> {
+export function getBalance(ctx: TwinContext): { object: 'balance'; available: BalanceAmount[]; pending: BalanceAmount[] } & Record<string, unknown> {
   const { available, pending } = balanceTotals(ctx);
   const currencies = [...new Set(['usd', ...available.keys(), ...pending.keys()])].sort();
   return {

@@ -78,7 +78,7 @@ function submit(req: TwinRequest, ctx: TwinContext): TwinResponse {
 
 function dashboard(ctx: TwinContext, account: Account): TwinResponse {
   const own = contextFor(ctx, account.id);
-  const balance = getBalance(own) as { available: { amount: number; currency: string }[]; pending: { amount: number; currency: string }[] };
+  const balance = getBalance(own);
   const money = (rows: { amount: number; currency: string }[]) => rows.map((b) => esc(formatAmount(b.amount, b.currency))).join(', ');
   const payouts = listPayouts(own, {}, { limit: 10 }).data;
   const bank = account.external_accounts?.data?.[0];
