@@ -193,16 +193,24 @@ export function listTransfers(ctx: TwinContext, filter: { destination?: string; 
   return readPage<Transfer>(platformContext(ctx), 'transfer', equals, window);
 }
 
+/** How much of something is given back: what is asked, or all that remains; never more. */
+function partOf(asked: number | undefined, remaining: number, what: string): number {
+  const amount = asked ?? remaining;
+  if (amount < 1) throw invalidRequest('Invalid positive integer', 'amount');
+  if (amount > remaining) throw invalidRequest(`Amount (${amount}) is greater than the amount remaining on the ${what} (${remaining}).`, 'amount');
+  return amount;
+}
+
+/** A list an object carries (a transfer's reversals, a fee's refunds) with `entry` first. */
+function prepended(list: { data: StripeObject[]; total_count: number }, entry: StripeObject) {
+  return { ...list, data: [entry, ...list.data], total_count: list.total_count + 1 };
+}
+
 /** Reverse (part of) a transfer: the funds leave the connected account and return to the platform. */
 export function reverseTransfer(ctx: TwinContext, id: string, input: { amount?: number; description?: string; metadata?: MetadataPatch; sourceRefund?: string }): StripeObject {
   const platform = platformContext(ctx);
   const before = getTransfer(platform, id);
-  const remaining = before.amount - before.amount_reversed;
-  const amount = input.amount ?? remaining;
-  if (amount < 1) throw invalidRequest('Invalid positive integer', 'amount');
-  if (amount > remaining) {
-    throw invalidRequest(`Amount (${amount}) is greater than the amount remaining on the transfer (${remaining}).`, 'amount');
-  }
+  const amount = partOf(input.amount, before.amount - before.amount_reversed, 'transfer');
   const reversalId = platform.ids.next('trr_', 24);
   const account = contextFor(platform, before.destination);
   const refundId = platform.ids.next('pyr_', 24);
@@ -223,7 +231,7 @@ export function reverseTransfer(ctx: TwinContext, id: string, input: { amount?: 
   const after = clone(before);
   after.amount_reversed += amount;
   after.reversed = after.amount_reversed === after.amount;
-  after.reversals = { ...after.reversals, data: [reversal, ...after.reversals.data], total_count: after.reversals.total_count + 1 };
+  after.reversals = prepended(after.reversals, reversal);
   platform.store.put('transfer', id, after);
   emitEvent(platform, 'transfer.reversed', after, previousAttributes(before, after));
   return reversal;
@@ -334,12 +342,7 @@ export function listApplicationFees(ctx: TwinContext, filter: { charge?: string 
 export function refundApplicationFee(ctx: TwinContext, id: string, input: { amount?: number; metadata?: MetadataPatch }): StripeObject {
   const platform = platformContext(ctx);
   const before = getApplicationFee(platform, id);
-  const remaining = before.amount - before.amount_refunded;
-  const amount = input.amount ?? remaining;
-  if (amount < 1) throw invalidRequest('Invalid positive integer', 'amount');
-  if (amount > remaining) {
-    throw invalidRequest(`Refund amount (${amount}) is greater than the amount remaining on the application fee (${remaining}).`, 'amount');
-  }
+  const amount = partOf(input.amount, before.amount - before.amount_refunded, 'application fee');
   const refundId = platform.ids.next('fr_', 24);
   const txn = recordMovement(platform, { amount: -amount, currency: before.currency, type: 'application_fee_refund', reportingCategory: 'platform_earning_refund', source: refundId });
   recordMovement(contextFor(platform, before.account), { amount, currency: before.currency, type: 'application_fee_refund', reportingCategory: 'fee', source: refundId });
@@ -356,7 +359,7 @@ export function refundApplicationFee(ctx: TwinContext, id: string, input: { amou
   const after = clone(before);
   after.amount_refunded += amount;
   after.refunded = after.amount_refunded === after.amount;
-  after.refunds = { ...after.refunds, data: [refund, ...after.refunds.data], total_count: after.refunds.total_count + 1 };
+  after.refunds = prepended(after.refunds, refund);
   platform.store.put('application_fee', id, after);
   emitEvent(platform, 'application_fee.refunded', after, previousAttributes(before, after));
   return refund;
