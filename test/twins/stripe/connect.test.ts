@@ -309,6 +309,11 @@ t.test('transfers: balance_insufficient, source_transaction, list, update, rever
   t.equal(platformTxn.type, 'transfer');
   t.equal(platformTxn.amount, -3_000);
 
+  await t.rejects(
+    stripe.transfers.create({ amount: 2_500, currency: 'usd', destination: account.id, source_transaction: pi.latest_charge as string }),
+    { statusCode: 400, message: /remaining amount/, param: 'amount' },
+    'the charge holds 2,000 after the first transfer',
+  );
   const listed = await stripe.transfers.list({ destination: account.id });
   t.same(listed.data.map((x) => x.id), [tr.id]);
   t.same((await stripe.transfers.list({ transfer_group: 'ORDER_7' })).data.map((x) => x.id), [tr.id]);

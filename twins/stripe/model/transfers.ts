@@ -12,7 +12,7 @@ import { accountOf, contextFor, isConnectedAccount, platformContext } from '../w
 import { addApplicationFee, availableFunds, recordMovement, SETTLEMENT_SECONDS } from './balance.js';
 import { emitEvent } from './events.js';
 import { applyMetadata, clone, find, previousAttributes, type MetadataPatch, type StripeObject } from './objects.js';
-import { readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
+import { eachMatching, readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
 import { getAccount, platformApplication } from './accounts.js';
 
 export type Transfer = StripeObject & { object: 'transfer' };
@@ -153,7 +153,10 @@ export function createTransfer(ctx: TwinContext, input: TransferCreate): Transfe
     if (charge.currency !== input.currency) {
       throw invalidRequest(`The currency of source_transaction's balance transaction (${charge.currency}) must be the same as the transfer currency (${input.currency})`, 'currency');
     }
-    if (input.amount > charge.amount_captured - charge.amount_refunded) {
+    // What the charge still holds: captured, less refunds and the transfers already made from it.
+    let transferred = 0;
+    for (const t of eachMatching<Transfer>(platform, 'transfer', { source_transaction: charge.id })) transferred += t.amount - t.amount_reversed;
+    if (input.amount > charge.amount_captured - charge.amount_refunded - transferred) {
       throw invalidRequest(`Transfer amount exceeds the source transaction's remaining amount.`, 'amount');
     }
     availableOn = charge.created + SETTLEMENT_SECONDS;
