@@ -11,6 +11,7 @@ import Stripe from 'stripe';
 import { startGatewayTwin } from '../../helpers/gateway-twin.js';
 import { startWebhookReceiver } from './webhook-receiver.js';
 import { checkSchema } from './spec-schema.js';
+import { customerWithCard, monthlyPrice } from './billing-helpers.js';
 
 const START = new Date('2026-03-02T09:00:00Z');
 const gw = await startGatewayTwin('stripe', { clockStart: START });
@@ -435,5 +436,30 @@ t.test('a Checkout Session for a destination charge: paid on the hosted page, fu
       payment_intent_data: { transfer_data: { destination: 'acct_1NoSuchAccount00' } },
     }),
     { statusCode: 404, code: 'resource_missing', param: 'payment_intent_data[transfer_data][destination]' },
+  );
+});
+
+t.test('a subscription billed for a connected account: each invoice a destination charge with the fee percent', async (t) => {
+  const account = await onboarded();
+  const price = await monthlyPrice(stripe, 2_000);
+  const { customer } = await customerWithCard(stripe);
+  const sub = await stripe.subscriptions.create({ customer: customer.id, items: [{ price: price.id }], transfer_data: { destination: account.id }, application_fee_percent: 10 });
+  t.equal(sub.status, 'active');
+  t.same(sub.transfer_data, { amount_percent: null, destination: account.id });
+  t.equal(sub.application_fee_percent, 10);
+  const invoice = await stripe.invoices.retrieve(sub.latest_invoice as string);
+  t.equal(invoice.status, 'paid');
+  const pis = await stripe.paymentIntents.list({ customer: customer.id });
+  t.equal(pis.data.length, 1);
+  const pi = pis.data[0]!;
+  t.same(pi.transfer_data, { destination: account.id });
+  t.equal(pi.application_fee_amount, 200);
+  const charge = await stripe.charges.retrieve(pi.latest_charge as string);
+  t.equal((await stripe.transfers.retrieve(charge.transfer as string)).destination, account.id);
+  t.equal((await stripe.applicationFees.retrieve(charge.application_fee as string)).amount, 200);
+
+  await t.rejects(
+    stripe.subscriptions.create({ customer: customer.id, items: [{ price: price.id }], application_fee_percent: 10 }),
+    { statusCode: 400, message: /application_fee_percent/, param: 'application_fee_percent' },
   );
 });
