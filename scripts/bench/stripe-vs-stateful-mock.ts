@@ -6,7 +6,9 @@
 //   npx tsx scripts/bench/stripe-vs-stateful-mock.ts [--creates 3000] [--retrieves 10000] [--concurrency 16] [--rounds 3]
 //
 // The two servers are measured in alternating rounds (twin, mock, mock, twin, …) and the median
-// round of each is reported, so a burst of other load on the machine does not favour either.
+// round of each is reported, so a burst of other load on the machine does not favour either. The
+// twin is also measured answering for a connected account (`Stripe-Account`), whose requests run
+// in that account's records, to show what the scoping costs.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -35,6 +37,8 @@ interface Server {
   url: string;
   key: string;
   child: ChildProcess;
+  /** Sent with every request (`stripe-account` for the connected-account runs). */
+  headers?: Record<string, string>;
 }
 
 function firstLine(child: ChildProcess): Promise<string> {
@@ -100,6 +104,7 @@ async function load(server: Server, count: number, request: (i: number) => { met
         path: r.path,
         headers: {
           authorization: `Bearer ${server.key}`,
+          ...server.headers,
           ...(r.body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
         },
         body: r.body,
@@ -154,25 +159,32 @@ try {
   console.log(
     `concurrency ${CONCURRENCY}, ${CREATES} creates + ${RETRIEVES} retrieves per round, ${ROUNDS} alternating rounds per server, median round shown\n`,
   );
+  // A connected account of the twin's platform: the same server, every request scoped to it.
+  const account = (await (
+    await fetch(`${twin.url}/v1/accounts`, { method: 'POST', headers: { authorization: `Bearer ${twin.key}`, 'content-type': 'application/x-www-form-urlencoded' }, body: 'type=custom' })
+  ).json()) as { id: string };
+  const connected: Server = { ...twin, name: 'twin (Stripe-Account)', headers: { 'stripe-account': account.id } };
   await warmUp(twin);
   await warmUp(mock);
-  const rounds: { twin: { create: Result; retrieve: Result }[]; mock: { create: Result; retrieve: Result }[] } = { twin: [], mock: [] };
+  await warmUp(connected);
+  type Round = { create: Result; retrieve: Result };
+  const contenders = { twin, mock, connected };
+  const rounds: Record<keyof typeof contenders, Round[]> = { twin: [], mock: [], connected: [] };
+  const names = Object.keys(contenders) as (keyof typeof contenders)[];
   for (let r = 0; r < ROUNDS; r++) {
-    const order = r % 2 === 0 ? (['twin', 'mock'] as const) : (['mock', 'twin'] as const);
-    for (const which of order) rounds[which].push(await benchOne(which === 'twin' ? twin : mock));
+    // Each round starts with another contender, so none is always measured first.
+    const order = names.map((_, i) => names[(i + r) % names.length]!);
+    for (const which of order) rounds[which].push(await benchOne(contenders[which]));
   }
-  const median = (rs: { create: Result; retrieve: Result }[], k: 'create' | 'retrieve'): Result =>
-    rs.map((x) => x[k]).sort((a, b) => a.rps - b.rps)[Math.floor(rs.length / 2)]!;
-  const t = { create: median(rounds.twin, 'create'), retrieve: median(rounds.twin, 'retrieve') };
-  const m = { create: median(rounds.mock, 'create'), retrieve: median(rounds.mock, 'retrieve') };
-  console.log('create customer (POST /v1/customers)');
-  console.log(row('  twin', t.create));
-  console.log(row('  stripe-stateful-mock', m.create));
-  console.log(`  ratio twin / mock: ${(t.create.rps / m.create.rps).toFixed(2)}x\n`);
-  console.log('retrieve customer (GET /v1/customers/{id})');
-  console.log(row('  twin', t.retrieve));
-  console.log(row('  stripe-stateful-mock', m.retrieve));
-  console.log(`  ratio twin / mock: ${(t.retrieve.rps / m.retrieve.rps).toFixed(2)}x`);
+  const median = (rs: Round[], k: 'create' | 'retrieve'): Result => rs.map((x) => x[k]).sort((a, b) => a.rps - b.rps)[Math.floor(rs.length / 2)]!;
+  const [t, m, c] = names.map((n) => ({ create: median(rounds[n], 'create'), retrieve: median(rounds[n], 'retrieve') }));
+  for (const k of ['create', 'retrieve'] as const) {
+    console.log(k === 'create' ? 'create customer (POST /v1/customers)' : 'retrieve customer (GET /v1/customers/{id})');
+    console.log(row('  twin', t![k]));
+    console.log(row('  stripe-stateful-mock', m![k]));
+    console.log(row('  twin, Stripe-Account', c![k]));
+    console.log(`  ratio twin / mock: ${(t![k].rps / m![k].rps).toFixed(2)}x; Stripe-Account / platform: ${(c![k].rps / t![k].rps).toFixed(2)}x\n`);
+  }
 } finally {
   for (const s of servers) s.child.kill('SIGTERM');
   await new Promise((r) => setTimeout(r, 200));

@@ -19,7 +19,7 @@ const stripe: TwinDefinition = {
   slug: 'stripe',
   name: 'Stripe',
   description:
-    'Stateful Stripe test mode: customers, catalog, payment methods and intents with test cards, refunds, subscriptions, schedules, invoices, invoice items and credit notes, discounts, checkout, the customer portal, meters, events and signed webhooks, test clocks.',
+    'Stateful Stripe test mode: customers, catalog, payment methods and intents with test cards, refunds, subscriptions, schedules, invoices, invoice items and credit notes, discounts, checkout, the customer portal, meters, Connect (accounts, onboarding links, Stripe-Account scoping, transfers, destination charges, application fees), events and signed webhooks, test clocks.',
   version: '1.0.0',
   storageVersion: 1,
   defaultPort: 12111, // as stripe-mock does

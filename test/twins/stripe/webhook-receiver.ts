@@ -15,27 +15,35 @@ export interface WebhookReceiver {
   close(): Promise<void>;
 }
 
-export async function startWebhookReceiver(stripe: Stripe): Promise<WebhookReceiver> {
+/** `connect`: also listen for connected accounts' events (a second, Connect endpoint at the same URL). */
+export async function startWebhookReceiver(stripe: Stripe, opts: { connect?: boolean } = {}): Promise<WebhookReceiver> {
   const events: Stripe.Event[] = [];
   const rejected: string[] = [];
-  let secret = '';
+  const secrets: string[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
-      try {
-        events.push(stripe.webhooks.constructEvent(body, String(req.headers['stripe-signature']), secret));
-      } catch (e) {
-        rejected.push((e as Error).message);
+      const errors: string[] = [];
+      for (const secret of secrets) {
+        try {
+          events.push(stripe.webhooks.constructEvent(body, String(req.headers['stripe-signature']), secret));
+          errors.length = 0;
+          break;
+        } catch (e) {
+          errors.push((e as Error).message);
+        }
       }
+      rejected.push(...errors.slice(0, 1));
       res.writeHead(200).end('ok');
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
   const endpoint = await stripe.webhookEndpoints.create({ url, enabled_events: ['*'] });
-  secret = endpoint.secret!;
+  secrets.push(endpoint.secret!);
+  if (opts.connect) secrets.push((await stripe.webhookEndpoints.create({ url, enabled_events: ['*'], connect: true })).secret!);
   return {
     events,
     rejected,

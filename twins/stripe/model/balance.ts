@@ -9,10 +9,13 @@ import { invalidRequest, resourceMissing } from '../wire/errors.js';
 import { find, newId, save, type StripeObject } from './objects.js';
 import { pageOf, readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
 import { paidOutBy } from './payouts.js';
+import { accountOf, scopedResource } from '../wire/connect-scope.js';
 
 export type BalanceTransaction = StripeObject & { object: 'balance_transaction' };
 
-export const BALANCE_TRANSACTION_TYPES = ['charge', 'refund', 'adjustment', 'payout', 'payout_cancel', 'payment', 'stripe_fee'] as const;
+export const BALANCE_TRANSACTION_TYPES = [
+  'charge', 'refund', 'adjustment', 'payout', 'payout_cancel', 'payment', 'payment_refund', 'stripe_fee', 'transfer', 'transfer_refund', 'application_fee', 'application_fee_refund',
+] as const;
 
 /** Card funds settle two days after capture (Stripe's standard US schedule in test mode). */
 export const SETTLEMENT_SECONDS = 2 * 86_400;
@@ -33,8 +36,11 @@ export interface Movement {
   reportingCategory: string;
   source: string;
   description?: string | null;
-  /** Stripe's fee (negative when a fee is returned), with its `fee_details` description. */
-  fee?: { amount: number; description: string };
+  /**
+   * Stripe's fee (negative when a fee is returned), with its `fee_details` description; `application`
+   * marks a platform's application fee taken from a connected account's payment.
+   */
+  fee?: { amount: number; description: string; application?: string };
   /** Default: available at once (refunds, dispute withdrawals, payouts). */
   availableOn?: number;
 }
@@ -55,7 +61,9 @@ export function recordMovement(ctx: TwinContext, m: Movement): BalanceTransactio
     description: m.description ?? null,
     exchange_rate: null,
     fee,
-    fee_details: m.fee ? [{ amount: fee, application: null, currency: m.currency, description: m.fee.description, type: 'stripe_fee' }] : [],
+    fee_details: m.fee
+      ? [{ amount: fee, application: m.fee.application ?? null, currency: m.currency, description: m.fee.description, type: m.fee.application ? 'application_fee' : 'stripe_fee' }]
+      : [],
     net: m.amount - fee,
     reporting_category: m.reportingCategory,
     source: m.source,
@@ -77,6 +85,14 @@ export function recordChargeFunds(ctx: TwinContext, charge: StripeObject, captur
     fee: { amount: cardProcessingFee(captured), description: 'Stripe processing fees' },
     availableOn: ctx.clock.nowSeconds() + SETTLEMENT_SECONDS,
   });
+}
+
+/** A platform's application fee taken from a charge's funds on the connected account: one more fee line. */
+export function addApplicationFee(ctx: TwinContext, txnId: string, amount: number, application: string): void {
+  const txn = find<BalanceTransaction>(ctx, 'balance_transaction', txnId);
+  if (!txn) return;
+  txn.fee_details.push({ amount, application, currency: txn.currency, description: 'Application fee', type: 'application_fee' });
+  save(ctx, 'balance_transaction', { ...txn, fee: txn.fee + amount, net: txn.net - amount });
 }
 
 /** A refund takes its amount back at once; Stripe keeps the original charge's fee. */
@@ -117,9 +133,9 @@ export function balanceTotals(ctx: TwinContext): { available: Map<string, number
   const rows = ctx.store.db
     .prepare(
       `SELECT json_extract(body, '$.currency') AS currency, json_extract(body, '$.status') AS status, SUM(json_extract(body, '$.net')) AS net
-         FROM records WHERE resource = 'balance_transaction' GROUP BY 1, 2`,
+         FROM records WHERE resource = ? GROUP BY 1, 2`,
     )
-    .all() as { currency: string; status: string; net: number }[];
+    .all(scopedResource(accountOf(ctx), 'balance_transaction')) as { currency: string; status: string; net: number }[];
   for (const r of rows) {
     const into = r.status === 'pending' ? pending : available;
     into.set(r.currency, (into.get(r.currency) ?? 0) + r.net);
@@ -135,7 +151,7 @@ function amounts(byCurrency: Map<string, number>, currencies: string[]): Balance
 }
 
 /** `GET /v1/balance`. */
-export function getBalance(ctx: TwinContext): { object: 'balance' } & Record<string, unknown> {
+export function getBalance(ctx: TwinContext): { object: 'balance'; available: BalanceAmount[]; pending: BalanceAmount[] } & Record<string, unknown> {
   const { available, pending } = balanceTotals(ctx);
   const currencies = [...new Set(['usd', ...available.keys(), ...pending.keys()])].sort();
   return {

@@ -3,7 +3,7 @@
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { invalidRequest, resourceMissing } from '../wire/errors.js';
-import { chargePaymentMethod, type Charge, type ChargeFailure } from './charging.js';
+import { chargePaymentMethod, settleConnect, type Charge, type ChargeFailure } from './charging.js';
 import { defaultPaymentMethod, getCustomer } from './customers.js';
 import { newCardPaymentMethod, resolvePaymentMethod } from './payment-methods.js';
 import { shortcutNumber } from './test-cards.js';
@@ -124,6 +124,7 @@ export function captureCharge(ctx: TwinContext, id: string, amount?: number): Ch
   charge.amount_captured = toCapture;
   charge.amount_refunded = 0;
   charge.balance_transaction = recordChargeFunds(ctx, charge, toCapture).id;
+  settleConnect(ctx, charge);
   save(ctx, 'charge', charge);
   emitEvent(ctx, 'charge.captured', charge, previousAttributes(before, charge));
   disputeIfTestCard(ctx, charge);

@@ -8,6 +8,8 @@ import { disputeIfTestCard } from './disputes.js';
 import { emitEvent } from './events.js';
 import { find, newId, save, type StripeObject } from './objects.js';
 import { declineFor } from './test-cards.js';
+import { collectDirectFee, settleDestinationCharge } from './transfers.js';
+import { accountOf } from '../wire/connect-scope.js';
 
 export interface ChargeFailure {
   code: string;
@@ -29,9 +31,30 @@ export interface ChargeInput {
   metadata?: Record<string, string>;
   receiptEmail?: string | null;
   statementDescriptor?: string | null;
+  /** A destination charge: its funds go to this connected account once captured. */
+  transferData?: { destination: string; amount?: number } | null;
+  applicationFeeAmount?: number | null;
+  transferGroup?: string | null;
+  onBehalfOf?: string | null;
 }
 
 export type Charge = StripeObject & { object: 'charge' };
+
+/**
+ * A captured charge's Connect side (set on the charge): a destination charge's transfer and
+ * application fee, or the application fee of a direct charge made for a connected account.
+ */
+export function settleConnect(ctx: TwinContext, charge: StripeObject): void {
+  if (charge.transfer_data) {
+    const { transfer, applicationFee } = settleDestinationCharge(ctx, charge);
+    charge.transfer = transfer;
+    charge.application_fee = applicationFee;
+  } else if (charge.application_fee_amount && accountOf(ctx)) {
+    const { application, applicationFee } = collectDirectFee(ctx, charge);
+    charge.application = application;
+    charge.application_fee = applicationFee;
+  }
+}
 
 function riskScore(id: string): number {
   let h = 0;
@@ -56,7 +79,7 @@ export function chargePaymentMethod(ctx: TwinContext, input: ChargeInput): { cha
     amount_refunded: 0,
     application: null,
     application_fee: null,
-    application_fee_amount: null,
+    application_fee_amount: input.applicationFeeAmount ?? null,
     balance_transaction: null,
     billing_details: pm.billing_details ?? null,
     calculated_statement_descriptor: input.statementDescriptor ?? 'STRIPE TWIN',
@@ -73,7 +96,7 @@ export function chargePaymentMethod(ctx: TwinContext, input: ChargeInput): { cha
     invoice: input.invoice ?? null,
     livemode: false,
     metadata: input.metadata ?? {},
-    on_behalf_of: null,
+    on_behalf_of: input.onBehalfOf ?? null,
     outcome: failed
       ? {
           advice_code: null,
@@ -138,11 +161,14 @@ export function chargePaymentMethod(ctx: TwinContext, input: ChargeInput): { cha
     statement_descriptor: input.statementDescriptor ?? null,
     statement_descriptor_suffix: null,
     status: failed ? 'failed' : 'succeeded',
-    transfer_data: null,
-    transfer_group: null,
+    transfer_data: input.transferData ? { amount: input.transferData.amount ?? null, destination: input.transferData.destination } : null,
+    transfer_group: input.transferGroup ?? (input.transferData && input.paymentIntent ? `group_${input.paymentIntent}` : null),
   };
   // Captured funds enter the balance at once (pending for two days, less Stripe's fee).
-  if (charge.captured) charge.balance_transaction = recordChargeFunds(ctx, charge, charge.amount_captured).id;
+  if (charge.captured) {
+    charge.balance_transaction = recordChargeFunds(ctx, charge, charge.amount_captured).id;
+    settleConnect(ctx, charge);
+  }
   save(ctx, 'charge', charge);
   emitEvent(ctx, failed ? 'charge.failed' : 'charge.succeeded', charge);
   disputeIfTestCard(ctx, charge);

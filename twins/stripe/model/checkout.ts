@@ -4,7 +4,8 @@
 // the payment method, and the PaymentIntent / SetupIntent / Subscription Stripe would create.
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
-import { StripeApiError, invalidRequest, missingParam } from '../wire/errors.js';
+import { StripeApiError, invalidRequest, missingParam, underParam } from '../wire/errors.js';
+import { checkConnectFunds } from './payment-intents.js';
 import { applyMetadata, clone, find, load, newId, previousAttributes, type MetadataPatch, type StripeObject } from './objects.js';
 import { readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
 import { emitEvent } from './events.js';
@@ -32,6 +33,11 @@ export interface SessionSubscriptionData {
 export interface SessionIntentData {
   description?: string;
   metadata?: MetadataPatch;
+  /** Connect (`payment_intent_data` only): a destination charge, its application fee, the merchant. */
+  transferData?: { destination: string; amount?: number };
+  applicationFeeAmount?: number;
+  onBehalfOf?: string;
+  transferGroup?: string;
 }
 
 export interface SessionCreate {
@@ -229,6 +235,12 @@ export function createSession(ctx: TwinContext, input: SessionCreate): StripeObj
     if (promo) checkPromotionCode(ctx, promo, { customer: customerId }, 'discounts[0][promotion_code]', { value: subtotal, currency: currency ?? '' });
     setSessionDiscount(ctx, session, promo ? promo.promotion.coupon : coupon!.id, promo?.id ?? null);
   }
+  const pid = input.paymentIntentData;
+  if (mode === 'payment' && pid) {
+    underParam('payment_intent_data', () =>
+      checkConnectFunds(ctx, { amount: session.amount_total, transferData: pid.transferData, applicationFeeAmount: pid.applicationFeeAmount, onBehalfOf: pid.onBehalfOf }),
+    );
+  }
   // Remember the creation options completion needs (not part of the Stripe object).
   const options: SessionOptions = {
     subscription: input.subscriptionData ?? null,
@@ -367,6 +379,7 @@ export function completeSession(ctx: TwinContext, id: string, input: SessionComp
       paymentMethod: pm.id,
       description: pid.description || null,
       metadata: pid.metadata ? applyMetadata({}, pid.metadata) : {},
+      connect: { transferData: pid.transferData, applicationFeeAmount: pid.applicationFeeAmount, onBehalfOf: pid.onBehalfOf, transferGroup: pid.transferGroup },
     });
     if (result.failure) {
       throw new StripeApiError(402, {

@@ -6,6 +6,7 @@ import { createHmac } from 'node:crypto';
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import type { DeliveryRecord } from '../../../twin-runtime/deliveries.js';
 import { currentRequest } from '../wire/request-context.js';
+import { accountOf, platformContext } from '../wire/connect-scope.js';
 import { newId, save, type StripeObject } from './objects.js';
 
 /** The API version the twin speaks: the one the bundled `stripe` package pins. */
@@ -20,6 +21,8 @@ export interface StripeEvent extends StripeObject {
   pending_webhooks: number;
   request: { id: string | null; idempotency_key: string | null };
   type: string;
+  /** The connected account the event happened on (Connect events only). */
+  account?: string;
 }
 
 interface EndpointLike extends StripeObject {
@@ -27,6 +30,7 @@ interface EndpointLike extends StripeObject {
   status: string;
   enabled_events: string[];
   secret: string;
+  connect?: boolean;
 }
 
 function listens(endpoint: EndpointLike, type: string): boolean {
@@ -43,11 +47,17 @@ export function emitEvent(
   object: StripeObject,
   previousAttributes?: Record<string, unknown>,
 ): void {
-  const endpoints = ctx.store.list<EndpointLike>('webhook_endpoint').filter((e) => listens(e, type));
+  // A connected account's event goes to its own endpoints and to the platform's Connect endpoints;
+  // the platform's own events to its endpoints that are not Connect endpoints.
+  const account = accountOf(ctx);
+  const own = ctx.store.list<EndpointLike>('webhook_endpoint').filter((e) => !e.connect);
+  const connect = account ? platformContext(ctx).store.list<EndpointLike>('webhook_endpoint').filter((e) => e.connect) : [];
+  const endpoints = [...own, ...connect].filter((e) => listens(e, type));
   const req = currentRequest();
   const event: StripeEvent = {
     id: newId(ctx, 'event'),
     object: 'event',
+    ...(account ? { account } : {}),
     api_version: STRIPE_API_VERSION,
     created: ctx.clock.nowSeconds(),
     data: previousAttributes ? { object, previous_attributes: previousAttributes } : { object },

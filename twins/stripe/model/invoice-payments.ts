@@ -5,7 +5,7 @@
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { StripeApiError, invalidRequest } from '../wire/errors.js';
 import { clone, find, load, type StripeObject } from './objects.js';
-import { confirmPaymentIntent, createPaymentIntent } from './payment-intents.js';
+import { confirmPaymentIntent, createPaymentIntent, type PaymentIntentCreate } from './payment-intents.js';
 import { createSetupIntent } from './setup-intents.js';
 import { changeBalance } from './customer-balance.js';
 import { contextForObject } from './clock-scope.js';
@@ -86,9 +86,19 @@ function payInvoiceAmount(ctx: TwinContext, inv: Invoice, paymentMethod: string,
 /** A one-off PaymentIntent confirmed at once (checkout in `payment` mode). */
 export function chargeOnce(
   ctx: TwinContext,
-  input: { amount: number; currency: string; customer: string | null; paymentMethod: string; description: string | null; metadata: Record<string, string> },
+  input: {
+    amount: number;
+    currency: string;
+    customer: string | null;
+    paymentMethod: string;
+    description: string | null;
+    metadata: Record<string, string>;
+    /** A Checkout Session's Connect options for its payment. */
+    connect?: Pick<PaymentIntentCreate, 'transferData' | 'applicationFeeAmount' | 'onBehalfOf' | 'transferGroup'>;
+  },
 ): PaymentResult {
   const { intent } = createPaymentIntent(ctx, {
+    ...input.connect,
     amount: input.amount,
     currency: input.currency,
     paymentMethod: input.paymentMethod,

@@ -13,7 +13,7 @@ import { balanceApplication, changeBalance } from './customer-balance.js';
 import { lineTaxes, loadTaxRates, type LineTax } from './tax-rates.js';
 import { discountLines, redeemAll, takeInvoiceDiscounts, type DiscountRef } from './discounts.js';
 import { subscriptionPaymentMethod } from './subscription-items.js';
-import { createPaymentIntent } from './payment-intents.js';
+import { createPaymentIntent, type PaymentIntentCreate } from './payment-intents.js';
 import type { SubscriptionAfterFinalFailure } from './billing-settings.js';
 import { releaseItems, takePendingItems } from './invoice-items.js';
 import { amountFor, buildLine, productName, subscriptionLines, takePendingProrations, type LineSpec } from './invoice-lines.js';
@@ -492,6 +492,23 @@ export function minimumChargeable(currency: string): number {
   return MINIMUM_CHARGE[currency] ?? 50;
 }
 
+/**
+ * A subscription's Connect options as its invoice's payment carries them: a destination charge to
+ * `transfer_data[destination]` (`amount_percent` of it, or all) and the platform's
+ * `application_fee_percent` of the amount as the fee.
+ */
+function connectShare(ctx: TwinContext, inv: Invoice): Pick<PaymentIntentCreate, 'transferData' | 'applicationFeeAmount' | 'onBehalfOf'> {
+  const sub = inv.subscription ? find(ctx, 'subscription', inv.subscription as string) : undefined;
+  if (!sub || (!sub.transfer_data && sub.application_fee_percent == null)) return {};
+  const part = (pct: number) => Math.round((inv.amount_remaining * pct) / 100);
+  const td = sub.transfer_data as { destination: string; amount_percent: number | null } | null;
+  return {
+    transferData: td ? { destination: td.destination, ...(td.amount_percent != null ? { amount: part(td.amount_percent) } : {}) } : undefined,
+    applicationFeeAmount: sub.application_fee_percent != null ? part(sub.application_fee_percent) : undefined,
+    onBehalfOf: sub.on_behalf_of ?? undefined,
+  };
+}
+
 /** The invoice's PaymentIntent, created on first need (Stripe creates it at finalization). */
 export function invoicePaymentIntent(ctx: TwinContext, inv: Invoice): StripeObject {
   if (inv.payment_intent) {
@@ -505,6 +522,7 @@ export function invoicePaymentIntent(ctx: TwinContext, inv: Invoice): StripeObje
     currency: inv.currency,
     customer: inv.customer,
     description: description || undefined,
+    ...connectShare(ctx, inv),
   });
   intent.invoice = inv.id;
   ctx.store.put('payment_intent', intent.id, intent);

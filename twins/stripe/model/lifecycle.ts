@@ -27,6 +27,7 @@ import { scheduleSteps } from './subscription-schedules.js';
 import { settleDue } from './balance.js';
 import { markPayoutPaid, nextAutomaticPayoutAt, runAutomaticPayouts } from './payouts.js';
 import { dueDecision, settleDispute, type Dispute } from './disputes.js';
+import { accountOf, contextFor, scopedResource } from '../wire/connect-scope.js';
 
 const TRIAL_NOTICE_SECONDS = 3 * 86_400;
 
@@ -70,7 +71,7 @@ function withStatus<T>(ctx: TwinContext, resource: string, statuses: readonly st
     stmt = db.prepare(`SELECT body FROM records INDEXED BY records_by_status WHERE resource = ? AND json_extract(body, '$.status') IN (${marks}) ORDER BY seq`);
     cache.set(key, stmt);
   }
-  return (stmt.all(resource, ...statuses) as { body: string }[]).map((r) => JSON.parse(r.body) as T);
+  return (stmt.all(scopedResource(accountOf(ctx), resource), ...statuses) as { body: string }[]).map((r) => JSON.parse(r.body) as T);
 }
 
 /**
@@ -256,13 +257,25 @@ function expireIncomplete(ctx: TwinContext, id: string): void {
 /** Safety stop for a runaway loop (a step that does not move its own due time). */
 const MAX_STEPS = 100_000;
 
+/**
+ * The steps due for the platform's objects and for every connected account's (each in its own
+ * records, with its own events). A request made for one account (its test clock) moves only that
+ * account's objects.
+ */
+function dueEverywhere(ctx: TwinContext, until: number, testClock: string | null): DueStep[] {
+  const steps = dueSteps(ctx, until, testClock);
+  if (accountOf(ctx)) return steps;
+  for (const { external_id: account } of ctx.store.listRecords('account')) steps.push(...dueSteps(contextFor(ctx, account), until, testClock));
+  return steps;
+}
+
 /** Run every step due until `to` for the environment's objects, or those of one test clock. */
 export function advanceStripe(ctx: TwinContext, to: Date, testClock: string | null = null): void {
   const until = Math.floor(to.getTime() / 1000);
   // A step that fails (say, a record edited into an impossible state) is skipped, not retried forever.
   const failed = new Set<string>();
   for (let i = 0; i < MAX_STEPS; i++) {
-    const steps = dueSteps(ctx, until, testClock).filter((s) => !failed.has(`${s.rank}:${s.id}:${s.at}`));
+    const steps = dueEverywhere(ctx, until, testClock).filter((s) => !failed.has(`${s.rank}:${s.id}:${s.at}`));
     if (steps.length === 0) return;
     steps.sort((a, b) => a.at - b.at || a.rank - b.rank || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     // Every step due at the earliest instant runs in this pass (in rank, then id order); steps

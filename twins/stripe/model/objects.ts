@@ -57,6 +57,9 @@ export const KINDS = {
   payout: { resource: 'payout', prefix: 'po_', idLength: 24, noun: 'payout' },
   dispute: { resource: 'dispute', prefix: 'dp_', idLength: 24, noun: 'dispute' },
   ephemeral_key: { resource: 'ephemeral_key', prefix: 'ephkey_', idLength: 24, noun: 'ephemeral key' },
+  account: { resource: 'account', prefix: 'acct_', idLength: 16, noun: 'account' },
+  transfer: { resource: 'transfer', prefix: 'tr_', idLength: 24, noun: 'transfer' },
+  application_fee: { resource: 'application_fee', prefix: 'fee_', idLength: 24, noun: 'application fee' },
 } as const satisfies Record<string, ObjectKind>;
 
 export type KindName = keyof typeof KINDS;
@@ -95,12 +98,27 @@ export const STRIPE_RESOURCES = [
   'dispute',
   'ephemeral_key',
   'customer_session',
+  'account',
+  'account_link',
+  'login_link',
+  'transfer',
+  'application_fee',
   'idempotency_key',
 ] as const;
 
 export function newId(ctx: TwinContext, kind: KindName): string {
   const k = KINDS[kind];
   return ctx.ids.next(k.prefix, k.idLength);
+}
+
+/** An id made once and kept in the store's meta under `key` (one per environment, across restarts). */
+export function keptId(ctx: TwinContext, key: string, prefix: string, length: number): string {
+  let id = ctx.store.getMeta(key);
+  if (!id) {
+    id = ctx.ids.next(prefix, length);
+    ctx.store.setMeta(key, id);
+  }
+  return id;
 }
 
 /** Which kind an id belongs to, by its prefix (longest prefix first: `cs_test_` before `cs_`). */

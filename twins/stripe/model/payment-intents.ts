@@ -6,6 +6,8 @@
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { errorObject, invalidRequest, resourceMissing, type StripeErrorFields } from '../wire/errors.js';
 import { chargePaymentMethod } from './charging.js';
+import { checkDestination } from './transfers.js';
+import { accountOf, isConnectedAccount } from '../wire/connect-scope.js';
 import { captureCharge, releaseAuthorization } from './charges.js';
 import { getCustomer } from './customers.js';
 import { emitEvent } from './events.js';
@@ -58,6 +60,10 @@ export interface PaymentIntentCreate extends PaymentFields, ConfirmOptions {
   statementDescriptor?: string;
   statementDescriptorSuffix?: string;
   transferGroup?: string;
+  /** A destination charge: the connected account its funds go to (and how much of them). */
+  transferData?: { destination: string; amount?: number };
+  /** The connected account the payment is made for (its settlement merchant). */
+  onBehalfOf?: string;
   confirm?: boolean;
 }
 
@@ -121,6 +127,31 @@ function applyCommon(ctx: TwinContext, pi: PaymentIntent, input: PaymentFields):
   if (input.shipping !== undefined) pi.shipping = input.shipping;
 }
 
+/** What a payment says about Connect (an intent's, or a Checkout Session's `payment_intent_data`). */
+export type ConnectFunds = Pick<PaymentIntentCreate, 'amount' | 'transferData' | 'applicationFeeAmount' | 'onBehalfOf'>;
+
+/** Where a destination charge's funds go, and whether an application fee may be taken at all. */
+export function checkConnectFunds(ctx: TwinContext, input: ConnectFunds): void {
+  if (input.transferData) {
+    checkDestination(ctx, input.transferData.destination, 'transfer_data[destination]');
+    if (input.transferData.amount !== undefined && input.transferData.amount > input.amount) {
+      throw invalidRequest('The `transfer_data[amount]` must be less than or equal to the PaymentIntent `amount`.', 'transfer_data[amount]');
+    }
+  }
+  if (input.onBehalfOf !== undefined && !isConnectedAccount(ctx, input.onBehalfOf)) throw resourceMissing('account', input.onBehalfOf, 'on_behalf_of');
+  if (input.applicationFeeAmount !== undefined) {
+    if (!input.transferData && !accountOf(ctx)) {
+      throw invalidRequest(
+        'Can only apply an application_fee_amount when the PaymentIntent is attempting a direct payment (using an OAuth key or Stripe-Account header) or destination payment (using `transfer_data[destination]`).',
+        'application_fee_amount',
+      );
+    }
+    if (input.applicationFeeAmount > input.amount) {
+      throw invalidRequest('The application fee amount must be less than or equal to the PaymentIntent amount.', 'application_fee_amount');
+    }
+  }
+}
+
 export function createPaymentIntent(ctx: TwinContext, input: PaymentIntentCreate): PaymentOutcome {
   const { amount, currency } = input;
   checkAmount(amount, currency);
@@ -129,6 +160,7 @@ export function createPaymentIntent(ctx: TwinContext, input: PaymentIntentCreate
   }
   const customerId = input.customer ?? null;
   if (customerId) getCustomer(ctx, customerId);
+  checkConnectFunds(ctx, input);
   const id = newId(ctx, 'payment_intent');
   const pi: PaymentIntent = {
     id,
@@ -156,7 +188,7 @@ export function createPaymentIntent(ctx: TwinContext, input: PaymentIntentCreate
     livemode: false,
     metadata: input.metadata === undefined ? {} : applyMetadata({}, input.metadata),
     next_action: null,
-    on_behalf_of: null,
+    on_behalf_of: input.onBehalfOf ?? null,
     payment_method: null,
     payment_method_configuration_details: null,
     payment_method_options: {
@@ -172,7 +204,7 @@ export function createPaymentIntent(ctx: TwinContext, input: PaymentIntentCreate
     statement_descriptor: input.statementDescriptor ?? null,
     statement_descriptor_suffix: input.statementDescriptorSuffix ?? null,
     status: 'requires_payment_method',
-    transfer_data: null,
+    transfer_data: input.transferData ? { ...(input.transferData.amount !== undefined ? { amount: input.transferData.amount } : {}), destination: input.transferData.destination } : null,
     transfer_group: input.transferGroup ?? null,
   };
   applyCommon(ctx, pi, input);
@@ -351,6 +383,10 @@ function attemptCharge(ctx: TwinContext, pi: PaymentIntent, pm: PaymentMethod): 
     metadata: pi.metadata,
     receiptEmail: pi.receipt_email,
     statementDescriptor: pi.statement_descriptor,
+    transferData: pi.transfer_data,
+    onBehalfOf: pi.on_behalf_of,
+    applicationFeeAmount: pi.application_fee_amount,
+    transferGroup: pi.transfer_group,
   });
   pi.latest_charge = charge.id;
   if (failure) {

@@ -11,7 +11,7 @@ import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { invalidRequest, resourceMissing } from '../wire/errors.js';
 import { availableFunds, balanceTotals, recordMovement, type BalanceTransaction } from './balance.js';
 import { emitEvent } from './events.js';
-import { applyMetadata, clone, find, newId, previousAttributes, save, type MetadataPatch, type StripeObject } from './objects.js';
+import { applyMetadata, clone, find, keptId, newId, previousAttributes, save, type MetadataPatch, type StripeObject } from './objects.js';
 import { readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
 
 export type Payout = StripeObject & { object: 'payout' };
@@ -35,13 +35,7 @@ const INSUFFICIENT =
 
 /** The account's test bank account: one id per environment, kept across restarts. */
 function bankAccountId(ctx: TwinContext): string {
-  const key = 'stripe:payout_bank_account';
-  let id = ctx.store.getMeta(key);
-  if (!id) {
-    id = ctx.ids.next('ba_', 24);
-    ctx.store.setMeta(key, id);
-  }
-  return id;
+  return keptId(ctx, 'stripe:payout_bank_account', 'ba_', 24);
 }
 
 export function createPayout(ctx: TwinContext, input: PayoutCreate): Payout {

@@ -7,6 +7,7 @@ import { invalidRequest, missingParam, resourceMissing } from '../wire/errors.js
 import type { Charge } from './charging.js';
 import { getCharge } from './charges.js';
 import { recordRefundFunds } from './balance.js';
+import { unwindConnectCharge } from './transfers.js';
 import { emitEvent } from './events.js';
 import { applyMetadata, clone, find, newId, previousAttributes, save, type MetadataPatch, type StripeObject } from './objects.js';
 import { readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
@@ -21,6 +22,10 @@ export interface RefundCreate {
   amount?: number;
   reason?: (typeof REFUND_REASONS)[number];
   metadata?: MetadataPatch;
+  /** Destination charges: take the destination's share back too. */
+  reverseTransfer?: boolean;
+  /** Connect charges: give the application fee back in proportion. */
+  refundApplicationFee?: boolean;
 }
 
 const SYMBOLS: Record<string, string> = { usd: '$', gbp: '£', eur: '€', cad: 'CA$', aud: 'A$', jpy: '¥' };
@@ -107,6 +112,7 @@ export function createRefund(ctx: TwinContext, input: RefundCreate): Refund {
     transfer_reversal: null,
   };
   refund.balance_transaction = recordRefundFunds(ctx, refund).id;
+  refund.transfer_reversal = unwindConnectCharge(ctx, charge, { id: refund.id, amount: refundAmount }, input);
   save(ctx, 'refund', refund);
   const before = clone(charge);
   charge.amount_refunded += refundAmount;

@@ -4,7 +4,7 @@
 // Renewals, trial ends and scheduled cancellations happen in lifecycle.ts.
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
-import { StripeApiError, invalidRequest, missingParam } from '../wire/errors.js';
+import { StripeApiError, invalidRequest, missingParam, resourceMissing } from '../wire/errors.js';
 import { applyMetadata, clone, find, load, newId, previousAttributes, type MetadataPatch, type StripeObject } from './objects.js';
 import { readPage, type CreatedRange, type FieldEquals, type ListPage, type ListWindow, type MoreConditions } from './pages.js';
 import { emitEvent } from './events.js';
@@ -18,6 +18,8 @@ import { addPendingProrations, prorationLines, type LineSpec } from './invoice-l
 import { closeInvoicesOf, createSubscriptionInvoice, finalizeInvoice, loadInvoice, markUncollectible, onInvoiceOutcome, voidInvoice } from './invoices.js';
 import { collectInvoice, finalizeAndCollect, invoiceProrationsNow, type CollectionFailure } from './invoice-payments.js';
 import { scheduledSubscriptionCanceled } from './subscription-schedules.js';
+import { checkDestination } from './transfers.js';
+import { accountOf, isConnectedAccount } from '../wire/connect-scope.js';
 
 export const SUBSCRIPTION_STATUSES = [
   'active',
@@ -133,6 +135,11 @@ export interface SubscriptionCreate {
   missingPaymentMethod?: (typeof MISSING_PAYMENT_METHOD)[number];
   discounts?: DiscountRef[];
   defaultTaxRates?: string[];
+  /** Connect: each invoice's payment goes to this account (or `amountPercent` of it). */
+  transferData?: { destination: string; amountPercent?: number };
+  /** Connect: the platform's share of each invoice, in percent. */
+  applicationFeePercent?: number;
+  onBehalfOf?: string;
 }
 
 /** An item change: `id` names an existing item (changed or `deleted`), else a new item on `price`. */
@@ -285,7 +292,23 @@ function cardErrorOf(failure: CollectionFailure): StripeApiError {
   });
 }
 
+/** A subscription's Connect options, checked as Stripe checks them before anything is made. */
+function checkConnectBilling(ctx: TwinContext, input: SubscriptionCreate): void {
+  if (input.transferData) checkDestination(ctx, input.transferData.destination, 'transfer_data[destination]');
+  if (input.onBehalfOf !== undefined && !isConnectedAccount(ctx, input.onBehalfOf)) throw resourceMissing('account', input.onBehalfOf, 'on_behalf_of');
+  for (const [value, param] of [[input.applicationFeePercent, 'application_fee_percent'], [input.transferData?.amountPercent, 'transfer_data[amount_percent]']] as const) {
+    if (value !== undefined && !(value >= 0 && value <= 100)) throw invalidRequest(`Invalid ${param}: must be between 0 and 100.`, param);
+  }
+  if (input.applicationFeePercent !== undefined && !input.transferData && !accountOf(ctx)) {
+    throw invalidRequest(
+      'Can only apply an application_fee_percent when the request is made on behalf of another account (using an OAuth key, the Stripe-Account header, or `transfer_data[destination]`).',
+      'application_fee_percent',
+    );
+  }
+}
+
 export function createSubscription(ctx: TwinContext, input: SubscriptionCreate): StripeObject {
+  checkConnectBilling(ctx, input);
   ctx = contextForCustomer(ctx, input.customer);
   const customerId = input.customer;
   const customer = getCustomer(ctx, customerId, 'customer');
@@ -329,7 +352,7 @@ export function createSubscription(ctx: TwinContext, input: SubscriptionCreate):
     id,
     object: 'subscription',
     application: null,
-    application_fee_percent: null,
+    application_fee_percent: input.applicationFeePercent ?? null,
     automatic_tax: { disabled_reason: null, enabled: false, liability: null },
     billing_cycle_anchor: anchor,
     billing_cycle_anchor_config: null,
@@ -360,7 +383,7 @@ export function createSubscription(ctx: TwinContext, input: SubscriptionCreate):
     livemode: false,
     metadata: input.metadata === undefined ? {} : applyMetadata({}, input.metadata),
     next_pending_invoice_item_invoice: null,
-    on_behalf_of: null,
+    on_behalf_of: input.onBehalfOf ?? null,
     pause_collection: null,
     payment_settings: { payment_method_options: null, payment_method_types: null, save_default_payment_method: 'off' },
     pending_invoice_item_interval: null,
@@ -370,7 +393,7 @@ export function createSubscription(ctx: TwinContext, input: SubscriptionCreate):
     start_date: now,
     status: trialEnd ? 'trialing' : 'incomplete',
     test_clock: customer.test_clock ?? null,
-    transfer_data: null,
+    transfer_data: input.transferData ? { amount_percent: input.transferData.amountPercent ?? null, destination: input.transferData.destination } : null,
     trial_end: trialEnd,
     trial_settings: {
       end_behavior: {

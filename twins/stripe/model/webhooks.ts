@@ -14,6 +14,8 @@ export interface WebhookEndpointCreate {
   apiVersion?: string;
   description?: string;
   metadata?: MetadataPatch;
+  /** Receive the events of connected accounts (not part of the object Stripe shows). */
+  connect?: boolean;
 }
 
 export interface WebhookEndpointUpdate {
@@ -47,7 +49,7 @@ function checkEvents(events: string[]): string[] {
 
 /** The endpoint as the API shows it after creation (no secret). */
 export function publicEndpoint(e: WebhookEndpoint): StripeObject {
-  const { secret: _secret, ...rest } = e;
+  const { secret: _secret, connect: _connect, ...rest } = e;
   return rest as StripeObject;
 }
 
@@ -76,7 +78,8 @@ export function createWebhookEndpoint(ctx: TwinContext, input: WebhookEndpointCr
     status: 'enabled',
     url: checkUrl(url),
   };
-  return save(ctx, 'webhook_endpoint', endpoint);
+  save(ctx, 'webhook_endpoint', input.connect ? { ...endpoint, connect: true } : endpoint);
+  return endpoint;
 }
 
 export function updateWebhookEndpoint(ctx: TwinContext, id: string, input: WebhookEndpointUpdate): WebhookEndpoint {

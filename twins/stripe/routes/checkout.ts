@@ -63,7 +63,18 @@ const SESSION_CREATE_PARAMS: ParamSpec = {
   automatic_tax: { enabled: true },
   phone_number_collection: { enabled: true },
   subscription_data: { trial_period_days: true, trial_end: true, metadata: true, description: true, default_tax_rates: true },
-  payment_intent_data: { metadata: true, description: true, capture_method: true, setup_future_usage: true, receipt_email: true, statement_descriptor: true },
+  payment_intent_data: {
+    metadata: true,
+    description: true,
+    capture_method: true,
+    setup_future_usage: true,
+    receipt_email: true,
+    statement_descriptor: true,
+    application_fee_amount: true,
+    on_behalf_of: true,
+    transfer_data: { destination: true, amount: true },
+    transfer_group: true,
+  },
   setup_intent_data: { metadata: true, description: true },
   payment_method_collection: true,
   redirect_on_completion: true,
@@ -87,6 +98,20 @@ const COMPLETE_PARAMS: ParamSpec = { payment_method: true, email: true, name: tr
 
 function readIntentData(p: Params | undefined, prefix: string): SessionIntentData | undefined {
   return p && { description: str(p, 'description', prefix), metadata: readMetadata(p) };
+}
+
+/** `payment_intent_data`, with its Connect options (a destination charge and its application fee). */
+function readPaymentIntentData(p: Params | undefined): SessionIntentData | undefined {
+  if (!p) return undefined;
+  const at = 'payment_intent_data';
+  const td = obj(p, 'transfer_data', at);
+  return {
+    ...readIntentData(p, at),
+    applicationFeeAmount: int(p, 'application_fee_amount', at),
+    onBehalfOf: str(p, 'on_behalf_of', at),
+    transferGroup: str(p, 'transfer_group', at),
+    transferData: td && { destination: requiredStr(td, 'destination', `${at}[transfer_data]`), amount: int(td, 'amount', `${at}[transfer_data]`) },
+  };
 }
 
 function readSessionCreate(p: Params): SessionCreate {
@@ -119,7 +144,7 @@ function readSessionCreate(p: Params): SessionCreate {
       metadata: readMetadata(sd),
       description: str(sd, 'description', 'subscription_data'),
     },
-    paymentIntentData: readIntentData(obj(p, 'payment_intent_data'), 'payment_intent_data'),
+    paymentIntentData: readPaymentIntentData(obj(p, 'payment_intent_data')),
     setupIntentData: readIntentData(obj(p, 'setup_intent_data'), 'setup_intent_data'),
   };
 }

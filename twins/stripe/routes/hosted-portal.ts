@@ -14,19 +14,11 @@ import { subscriptionItems } from '../model/subscription-items.js';
 import { productName } from '../model/invoice-lines.js';
 import { portalCancel, portalRenew, portalSwitchPrice, portalUpdateCard, sessionByToken, switchablePrices } from '../model/billing-portal.js';
 import { CARD_FIELDS, cardFromForm, formValue } from './hosted-checkout.js';
+import { esc, hidden, html } from './hosted-page.js';
 
-const esc = (v: unknown): string => String(v ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const day = (t: number) => new Date(t * 1000).toISOString().slice(0, 10);
 
-function html(status: number, body: string): TwinResponse {
-  return { status, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }, body };
-}
-
 const notFound = () => html(404, '<!doctype html><html lang="en"><meta charset="utf-8"><title>Portal</title><h1>This portal link is not valid</h1></html>');
-
-function hidden(name: string, value: string): string {
-  return `<input type="hidden" name="${esc(name)}" value="${esc(value)}">`;
-}
 
 function priceLabel(ctx: TwinContext, price: StripeObject): string {
   const every = price.recurring ? ` / ${price.recurring.interval_count > 1 ? `${price.recurring.interval_count} ` : ''}${price.recurring.interval}` : '';

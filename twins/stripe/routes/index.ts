@@ -30,8 +30,13 @@ import { balanceRoutes } from './balance.js';
 import { payoutRoutes } from './payouts.js';
 import { disputeRoutes } from './disputes.js';
 import { clientCredentialRoutes } from './client-credentials.js';
+import { accountRoutes } from './accounts.js';
+import { hostedOnboardingRoutes } from './hosted-onboarding.js';
+import { transferRoutes } from './transfers.js';
+import { scopedRoutes } from '../wire/connect-scope.js';
 
-export const routes: TwinRoute[] = [
+// Every keyed route runs in the account a `Stripe-Account` header names (wire/connect-scope.ts).
+export const routes: TwinRoute[] = scopedRoutes([
   ...customerRoutes,
   ...customerBalanceRoutes,
   ...couponRoutes,
@@ -61,4 +66,7 @@ export const routes: TwinRoute[] = [
   ...payoutRoutes,
   ...disputeRoutes,
   ...clientCredentialRoutes,
-];
+  ...accountRoutes,
+  ...hostedOnboardingRoutes,
+  ...transferRoutes,
+]);

@@ -16,6 +16,7 @@ import {
   readParams,
   requiredCurrency,
   requiredInt,
+  requiredStr,
   str,
   strArray,
   type Params,
@@ -80,7 +81,7 @@ const PI_CREATE_SPEC: ParamSpec = {
   statement_descriptor_suffix: true,
   application_fee_amount: true,
   on_behalf_of: true,
-  transfer_data: true,
+  transfer_data: { destination: true, amount: true },
   transfer_group: true,
   payment_method_configuration: true,
   excluded_payment_method_types: true,
@@ -131,6 +132,13 @@ function readConfirmOptions(p: Params): ConfirmOptions {
   return { offSession: bool(p, 'off_session'), returnUrl: str(p, 'return_url') };
 }
 
+/** `transfer_data[destination]` (required once `transfer_data` is given) and `transfer_data[amount]`. */
+function readTransferData(p: Params): PaymentIntentCreate['transferData'] {
+  const td = obj(p, 'transfer_data');
+  if (!td) return undefined;
+  return { destination: requiredStr(td, 'destination', 'transfer_data'), amount: int(td, 'amount', 'transfer_data') };
+}
+
 function readCreate(p: Params): PaymentIntentCreate {
   const amount = requiredInt(p, 'amount');
   const currency = requiredCurrency(p);
@@ -147,6 +155,8 @@ function readCreate(p: Params): PaymentIntentCreate {
     statementDescriptor: str(p, 'statement_descriptor'),
     statementDescriptorSuffix: str(p, 'statement_descriptor_suffix'),
     transferGroup: str(p, 'transfer_group'),
+    transferData: readTransferData(p),
+    onBehalfOf: str(p, 'on_behalf_of'),
     ...readPaymentFields(p),
     confirm: bool(p, 'confirm'),
     ...readConfirmOptions(p),

@@ -2,7 +2,7 @@
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { listEnvelope, readListWindow } from '../wire/list.js';
-import { LIST_PARAMS, int, oneOf, readMetadata, readParams, str, type ParamSpec } from '../wire/params.js';
+import { LIST_PARAMS, bool, int, oneOf, readMetadata, readParams, str, type ParamSpec } from '../wire/params.js';
 import { ok } from '../wire/pipeline.js';
 import { REFUND_REASONS, createRefund, getRefund, listRefunds, updateRefund } from '../model/refunds.js';
 
@@ -33,6 +33,8 @@ export const refundRoutes: TwinRoute[] = [
           amount: int(p, 'amount'),
           reason: oneOf(p, 'reason', REFUND_REASONS),
           metadata: readMetadata(p),
+          reverseTransfer: bool(p, 'reverse_transfer'),
+          refundApplicationFee: bool(p, 'refund_application_fee'),
         }),
       );
     },

@@ -9,6 +9,7 @@ import {
   SEARCH_PARAMS,
   bool,
   int,
+  decimal,
   obj,
   objArray,
   oneOf,
@@ -45,6 +46,9 @@ import { DISCOUNTS_SPEC, readDiscounts } from './coupons.js';
 import { missingParam } from '../wire/errors.js';
 
 const CREATE_PARAMS: ParamSpec = {
+  application_fee_percent: true,
+  on_behalf_of: true,
+  transfer_data: { destination: true, amount_percent: true },
   customer: true,
   items: { price: true, quantity: true, metadata: true, tax_rates: true, discounts: true },
   default_payment_method: true,
@@ -122,14 +126,24 @@ function trialEnd(p: Params): number | 'now' | undefined {
   return p.trial_end === undefined ? undefined : int(p, 'trial_end');
 }
 
+/** A percentage parameter (`12.5`) as a number. */
+function percent(p: Params, key: string, prefix?: string): number | undefined {
+  const v = decimal(p, key, prefix);
+  return v === undefined ? undefined : Number(v);
+}
+
 export function readSubscriptionCreate(p: Params): SubscriptionCreate {
   const customer = requiredStr(p, 'customer');
+  const td = obj(p, 'transfer_data');
   const items = objArray(p, 'items')?.map((it, i) => {
     const prefix = `items[${i}]`;
     return { price: requiredStr(it, 'price', prefix), quantity: int(it, 'quantity', prefix), metadata: readMetadata(it), taxRates: strArray(it, 'tax_rates', prefix) };
   });
   const input: SubscriptionCreate = {
     customer,
+    transferData: td && { destination: requiredStr(td, 'destination', 'transfer_data'), amountPercent: percent(td, 'amount_percent', 'transfer_data') },
+    applicationFeePercent: percent(p, 'application_fee_percent'),
+    onBehalfOf: str(p, 'on_behalf_of'),
     items,
     paymentBehavior: oneOf(p, 'payment_behavior', PAYMENT_BEHAVIORS),
     collectionMethod: oneOf(p, 'collection_method', COLLECTION_METHODS),

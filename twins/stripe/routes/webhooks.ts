@@ -29,6 +29,7 @@ export const webhookRoutes: TwinRoute[] = [
           apiVersion: str(p, 'api_version'),
           description: str(p, 'description'),
           metadata: readMetadata(p),
+          connect: bool(p, 'connect'),
         }),
       );
     },

@@ -17,6 +17,7 @@ import { invalidRequest, missingParam, resourceMissing } from './errors.js';
 import { createdRanges, readLimit } from './list.js';
 import { paramsOf, str } from './params.js';
 import { ok } from './pipeline.js';
+import { requestContext } from './connect-scope.js';
 import { searchResponse, type SearchFields } from './search.js';
 import { KINDS, type StripeObject } from '../model/objects.js';
 
@@ -113,6 +114,8 @@ export const stripeGenericAdapter: GenericAdapter = {
   pagingParams: PAGING,
   // Stripe objects carry every field, null until set.
   optionalFields: true,
+  // A `Stripe-Account` request keeps the generic records in that account's namespace too.
+  pipeline: (_op, execute) => (req, ctx) => execute(req, requestContext(req, ctx)),
 
   classify(entry: OperationEntry, index) {
     const shape = classifyRest(entry, index);

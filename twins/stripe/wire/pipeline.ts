@@ -13,6 +13,7 @@ import { checkApiVersion } from './api-version.js';
 import { expandObject } from './expand.js';
 import { lookupIdempotent, rememberIdempotent } from './idempotency.js';
 import { setCurrentRequest } from './request-context.js';
+import { requestContext } from './connect-scope.js';
 
 /** A request id for answers given before a twin context exists (refused credentials). */
 export function newRequestId(): string {
@@ -41,10 +42,12 @@ export function renderStripeError(e: unknown): TwinResponse {
   });
 }
 
-async function answer(req: TwinRequest, ctx: TwinContext, requestId: string, run: RunRoute): Promise<TwinResponse> {
+async function answer(req: TwinRequest, platform: TwinContext, requestId: string, run: RunRoute): Promise<TwinResponse> {
   const idempotencyKey = req.method === 'POST' ? header(req, 'idempotency-key') : undefined;
   setCurrentRequest({ id: requestId, idempotencyKey: idempotencyKey ?? null });
   try {
+    // A `Stripe-Account` request keeps its idempotency keys and expands in that account's records.
+    const ctx = requestContext(req, platform);
     const params = paramsOf(req);
     const endpoint = `${req.method} ${req.path}`;
     if (idempotencyKey) {
