@@ -191,13 +191,11 @@ function dataLines(packets: Packet[]): string[] {
   return packets.filter((p) => p.kind === 'data').map((p) => line(p)!);
 }
 
-async function packBands(ctx: TwinContext, repo: Json, f: FetchRequest, common: string[], max: number, shallow?: Set<string>): Promise<Buffer[]> {
-  const oids = objectsFor(ctx, repo, f.wants, common, f.caps.has('include-tag'), shallow);
-  const pack = await packOf(ctx, repo, oids);
-  return sideband(1, pack, max);
+function packBands(ctx: TwinContext, repo: Json, f: FetchRequest, common: string[], max: number, shallow?: Set<string>): Buffer[] {
+  return sideband(1, packOf(ctx, repo, objectsFor(ctx, repo, f.wants, common, f.caps.has('include-tag'), shallow)), max);
 }
 
-async function uploadPackV0(ctx: TwinContext, repo: Json, body: Buffer): Promise<TwinResponse> {
+function uploadPackV0(ctx: TwinContext, repo: Json, body: Buffer): TwinResponse {
   const { packets } = readPackets(body);
   const f = readFetchLines(dataLines(packets), new Set());
   if (!f.wants.length) return result('git-upload-pack', []);
@@ -210,9 +208,9 @@ async function uploadPackV0(ctx: TwinContext, repo: Json, body: Buffer): Promise
   if (!f.done) return result('git-upload-pack', out);
   const band = f.caps.has('side-band-64k') ? 65515 : f.caps.has('side-band') ? 995 : 0;
   if (band) {
-    out.push(...(await packBands(ctx, repo, f, common, band)), FLUSH);
+    out.push(...packBands(ctx, repo, f, common, band), FLUSH);
   } else {
-    out.push(await packOf(ctx, repo, objectsFor(ctx, repo, f.wants, common, f.caps.has('include-tag'))));
+    out.push(...packOf(ctx, repo, objectsFor(ctx, repo, f.wants, common, f.caps.has('include-tag'))));
   }
   return result('git-upload-pack', out);
 }
@@ -255,7 +253,7 @@ function lsRefsV2(ctx: TwinContext, repo: Json, args: string[]): Buffer[] {
   return out;
 }
 
-async function fetchV2(ctx: TwinContext, repo: Json, args: string[]): Promise<Buffer[]> {
+function fetchV2(ctx: TwinContext, repo: Json, args: string[]): Buffer[] {
   const f = readFetchLines(args, new Set(args.filter((a) => ['include-tag', 'no-progress', 'thin-pack', 'ofs-delta'].includes(a))));
   const missing = missingWant(ctx, repo, f.wants);
   if (missing) return [pkt(`ERR upload-pack: not our ref ${missing}\n`)];
@@ -272,7 +270,7 @@ async function fetchV2(ctx: TwinContext, repo: Json, args: string[]): Promise<Bu
     shallow = shallowBoundary(ctx, repo, f.wants, f.depth);
     out.push(pkt('shallow-info\n'), ...[...shallow].map((s) => pkt(`shallow ${s}\n`)), DELIM);
   }
-  out.push(pkt('packfile\n'), ...(await packBands(ctx, repo, f, common, 65515, shallow)), FLUSH);
+  out.push(pkt('packfile\n'), ...packBands(ctx, repo, f, common, 65515, shallow), FLUSH);
   return out;
 }
 
@@ -281,10 +279,10 @@ async function uploadPack(req: TwinRequest, ctx: TwinContext): Promise<TwinRespo
   if (isResponse(repo)) return repo;
   try {
     const body = requestBody(req);
-    if (!protocolV2(req)) return await uploadPackV0(ctx, repo, body);
+    if (!protocolV2(req)) return uploadPackV0(ctx, repo, body);
     const { command, args } = readCommandV2(body);
     if (command === 'ls-refs') return result('git-upload-pack', lsRefsV2(ctx, repo, args));
-    if (command === 'fetch') return result('git-upload-pack', await fetchV2(ctx, repo, args));
+    if (command === 'fetch') return result('git-upload-pack', fetchV2(ctx, repo, args));
     throw new ProtocolError(`protocol error: unknown command '${command.slice(0, 40)}'`);
   } catch (e) {
     return errPacket('git-upload-pack', e);

@@ -49,11 +49,34 @@ export function line(p: Packet): string | undefined {
   return p.kind === 'data' ? p.data.toString('utf8').replace(/\n$/, '') : undefined;
 }
 
-/** Split `data` into side-band packets on `band` (1 pack data, 2 progress, 3 error). */
-export function sideband(band: 1 | 2 | 3, data: Buffer, max = 65515): Buffer[] {
+/**
+ * Split `data` (one buffer, or several read as one stream) into side-band packets on `band`
+ * (1 pack data, 2 progress, 3 error). The packets' bodies are views of `data`, not copies: a
+ * clone's pack is copied once, into the response.
+ */
+export function sideband(band: 1 | 2 | 3, data: Buffer | readonly Buffer[], max = 65515): Buffer[] {
+  const parts = Buffer.isBuffer(data) ? [data] : data;
   const out: Buffer[] = [];
-  for (let i = 0; i < data.length; i += max) {
-    out.push(pkt(Buffer.concat([Buffer.from([band]), data.subarray(i, i + max)])));
+  let packet: Buffer[] = [];
+  let room = max;
+  const flush = () => {
+    const size = max - room;
+    if (size === 0) return;
+    const head = Buffer.from(`${(size + 5).toString(16).padStart(4, '0')}_`, 'latin1');
+    head[4] = band;
+    out.push(head, ...packet);
+    packet = [];
+    room = max;
+  };
+  for (const part of parts) {
+    for (let i = 0; i < part.length; ) {
+      const take = Math.min(room, part.length - i);
+      packet.push(part.subarray(i, i + take));
+      room -= take;
+      i += take;
+      if (room === 0) flush();
+    }
   }
+  flush();
   return out;
 }
