@@ -84,6 +84,10 @@ export class RecordStore {
     // A twin answers one request at a time; NORMAL keeps commits durable across a process crash
     // (WAL) while skipping the fsync per transaction that FULL would cost.
     this.db.pragma('synchronous = NORMAL');
+    // Every request and every lifecycle step runs in a savepoint, whose undo copies of the pages
+    // it touches go to a temporary file by default: kept in memory, the writes of a replayed
+    // one-year advance cost ~40 % less (scripts/bench/sqlite-savepoints.ts).
+    this.db.pragma('temp_store = MEMORY');
     this.db.exec(SCHEMA);
     const db = this.db;
     this.stmts = {

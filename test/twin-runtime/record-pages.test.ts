@@ -34,3 +34,14 @@ t.throws(() => page({ oneOf: { 'status) OR (1': ['x'] } }), /not a field name/, 
 const first = store.page<{ id: string }>({ resource: 'sub', order: 'created', descending: true, limit: 2 });
 t.equal(first.hasMore, true);
 t.same(page({ after: first.items.at(-1) }), ['b', 'a'], 'the cursor continues after the last row');
+
+t.test('savepoints keep their undo pages in memory, and a rolled-back savepoint restores the record', async (t) => {
+  t.equal(store.db.pragma('temp_store', { simple: true }), 2, 'temp_store = MEMORY');
+  t.throws(() =>
+    store.transaction(() => {
+      store.put('sub', 'a', { id: 'a', created: 10, status: 'rewritten' });
+      throw new Error('roll back');
+    }),
+  );
+  t.equal(store.get<{ status: string }>('sub', 'a')?.status, 'active', 'the write inside the savepoint was undone');
+});
