@@ -2,8 +2,9 @@
 // own work: the writes (and the savepoints around each lifecycle step) of a one-year advance of a
 // daily subscription are captured in-process, then replayed into fresh files under each variant,
 // interleaved, so every variant sees the same machine load. The replay commits as the advance does
-// (one transaction per slice of steps).
-//   node --import=tsx scripts/bench/sqlite-savepoints.ts [rounds=6]
+// (one transaction per slice of steps; STEPS_PER_COMMIT=1 commits after every step, as single
+// provider requests do). Larger pages help the first and cost the second, so they are not used.
+//   [STEPS_PER_COMMIT=30] node --import=tsx scripts/bench/sqlite-savepoints.ts [rounds=6]
 
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -54,15 +55,16 @@ CREATE INDEX records_by_resource ON records (resource, seq);
 CREATE INDEX records_by_scope ON records (resource, rtrim(external_id, replace(external_id, '/', '')), seq);
 CREATE INDEX records_by_created ON records (resource, ifnull(json_extract(body, '$.created'), 0), seq);
 CREATE INDEX records_by_status ON records (resource, json_extract(body, '$.status'), seq);`;
-const STEPS_PER_COMMIT = 30;
+const STEPS_PER_COMMIT = Number(process.env.STEPS_PER_COMMIT ?? 30);
 
 function replay(pragmas: string[]): number {
   const dir = mkdtempSync(join(tmpdir(), 'twins-savepoints-'));
   const db = new Database(join(dir, 'twin.sqlite'));
   try {
+    for (const p of pragmas.filter((p) => p.startsWith('page_size'))) db.pragma(p);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
-    for (const p of pragmas) db.pragma(p);
+    for (const p of pragmas.filter((p) => !p.startsWith('page_size'))) db.pragma(p);
     db.exec(SCHEMA);
     const upsert = db.prepare('INSERT INTO records (resource, external_id, body) VALUES (?, ?, ?) ON CONFLICT (resource, external_id) DO UPDATE SET body = excluded.body');
     const t0 = performance.now();
@@ -91,6 +93,9 @@ function replay(pragmas: string[]): number {
 const variants: [string, string[]][] = [
   ['temp_store default (file)', ['temp_store = DEFAULT']],
   ['temp_store = MEMORY', ['temp_store = MEMORY']],
+  ['MEMORY + 8 KB pages', ['temp_store = MEMORY', 'page_size = 8192']],
+  ['MEMORY + 16 KB pages', ['temp_store = MEMORY', 'page_size = 16384']],
+  ['MEMORY + cache 32 MB', ['temp_store = MEMORY', 'cache_size = -32768']],
 ];
 const puts = ops.filter((o) => o[0] === 'put').length;
 const results = new Map<string, number[]>();
