@@ -64,12 +64,24 @@ export class ConsoleAssets {
     return this.files.get('index.html')!;
   }
 
-  /** A `Link` header naming the page's script and stylesheet, so the browser fetches them while it parses. */
+  /**
+   * A `Link` header naming what the page loads before it runs (its stylesheet, its entry script and
+   * the chunks that script imports, as index.html names them), so the browser fetches them while the
+   * page is still arriving; the pages' chunks loaded by import() later are not named.
+   */
   get preload(): string {
+    return (this.links ??= this.preloadLinks());
+  }
+
+  private links?: string;
+
+  private preloadLinks(): string {
     const links: string[] = [];
-    for (const f of this.files.values()) {
-      if (f.name.endsWith('.css')) links.push(`</console/${f.name}>; rel=preload; as=style`);
-      else if (f.name.endsWith('.js')) links.push(`</console/${f.name}>; rel=modulepreload`);
+    for (const [tag] of this.index.body.toString('utf8').matchAll(/<(?:link|script)\b[^>]*>/g)) {
+      const file = /(?:href|src)="\/console\/([^"/]+)"/.exec(tag)?.[1];
+      if (!file || !this.files.has(file)) continue;
+      if (/rel="stylesheet"/.test(tag)) links.push(`</console/${file}>; rel=preload; as=style`);
+      else if (/type="module"|rel="modulepreload"/.test(tag)) links.push(`</console/${file}>; rel=modulepreload`);
     }
     return links.join(', ');
   }
@@ -78,7 +90,7 @@ export class ConsoleAssets {
     return name === 'index.html' ? undefined : this.files.get(name);
   }
 
-  /** Every file a first visit loads, and their sizes as sent gzipped. */
+  /** Every file of the console (the pages' chunks included), and their sizes as sent gzipped. */
   get sizes(): { name: string; bytes: number; gzip: number }[] {
     return [...this.files.values()].map((f) => ({ name: f.name, bytes: f.body.length, gzip: f.gzip?.length ?? f.body.length }));
   }

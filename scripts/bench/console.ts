@@ -2,21 +2,29 @@
 // the first page's DOMContentLoaded with an empty cache (a fresh browser context per run; target
 // ≤ 300 ms) side by side with the Swagger UI page the same server serves at /docs, and how long a
 // request takes to appear in the live log after the twin answered.
-//   node --import=tsx scripts/bench/console.ts [runs]
+// With `--compare DIR` (a console built elsewhere, e.g. from the previous commit with
+// `buildConsole(DIR)`), a second control plane serves that build and its visits alternate with the
+// current build's, so a change is measured before/after in one time window.
+//   node --import=tsx scripts/bench/console.ts [runs] [--compare DIR]
 // Needs Debian's chromium (/usr/bin/chromium or TWINS_CHROMIUM) and the build (`make build`).
 
 import { chromium, type Browser } from 'playwright-core';
 import { existsSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { fmt, percentile, startBenchControlPlane } from './control-plane.js';
 import { buildConsole } from '../console/build.js';
 
-const RUNS = Math.min(50, Math.max(3, Number(process.argv[2] ?? 15)));
+const args = process.argv.slice(2);
+const compareAt = args.indexOf('--compare');
+const COMPARE_DIR = compareAt >= 0 ? args.splice(compareAt, 2)[1] : undefined;
+const RUNS = Math.min(50, Math.max(3, Number(args[0] ?? 15)));
 const LOG_RUNS = 20;
 const CHROMIUM = [process.env.TWINS_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => p && existsSync(p));
 if (!CHROMIUM) throw new Error('chromium is not installed (apt-get install chromium, or set TWINS_CHROMIUM)');
 
 const built = await buildConsole();
 const bench = await startBenchControlPlane();
+const compared = COMPARE_DIR ? await startBenchControlPlane({ consoleDir: COMPARE_DIR }) : undefined;
 let browser: Browser | undefined;
 try {
   browser = await chromium.launch({
@@ -27,35 +35,67 @@ try {
   });
   const url = bench.cp.url;
   const session = JSON.stringify({ token: bench.token, expiresAt: null });
+  const comparedSession = compared ? JSON.stringify({ token: compared.token, expiresAt: null }) : undefined;
 
-  /** One cold visit: a new context (empty cache), navigation timing read from the page. */
-  const visit = async (path: string, ready: string) => {
+  /**
+   * One cold visit: a new context (empty cache), navigation and resource timing read from the page.
+   * Besides DOMContentLoaded, where the time went: the HTML's answer, the first and last of the
+   * page's own files to arrive (script, stylesheet, preloaded chunks), and what ran after the last
+   * one arrived until DOMContentLoaded ended (the module executing, the first render).
+   */
+  const visit = async (base: string, path: string, ready: string, token = session) => {
     const context = await browser!.newContext();
-    await context.addInitScript(`sessionStorage.setItem('twins.console.token', ${JSON.stringify(session)})`);
+    await context.addInitScript(`sessionStorage.setItem('twins.console.token', ${JSON.stringify(token)})`);
     const page = await context.newPage();
     let transferred = 0;
     page.on('response', async (r) => {
       const size = Number((await r.allHeaders())['content-length'] ?? 0);
       transferred += size;
     });
-    await page.goto(url + path, { waitUntil: 'domcontentloaded' });
+    await page.goto(base + path, { waitUntil: 'domcontentloaded' });
     await page.locator(ready).first().waitFor();
-    const timing = (await page.evaluate(`(() => { const n = performance.getEntriesByType('navigation')[0]; return { dcl: n.domContentLoadedEventEnd, load: n.loadEventEnd, shown: performance.now() }; })()`)) as {
-      dcl: number;
-      load: number;
-      shown: number;
-    };
+    const timing = (await page.evaluate(`(() => {
+      const n = performance.getEntriesByType('navigation')[0];
+      const own = performance.getEntriesByType('resource').filter((r) => r.startTime < n.domContentLoadedEventEnd && new URL(r.name).origin === location.origin && !new URL(r.name).pathname.startsWith('/users') && !['fetch', 'xmlhttprequest'].includes(r.initiatorType));
+      return {
+        dcl: n.domContentLoadedEventEnd,
+        load: n.loadEventEnd,
+        shown: performance.now(),
+        html: n.responseEnd,
+        firstFileStart: own.length ? Math.min(...own.map((r) => r.startTime)) : NaN,
+        lastFileEnd: own.length ? Math.max(...own.map((r) => r.responseEnd)) : NaN,
+        files: own.length,
+      };
+    })()`)) as { dcl: number; load: number; shown: number; html: number; firstFileStart: number; lastFileEnd: number; files: number };
     await context.close();
     return { ...timing, transferred };
   };
+  type Visit = Awaited<ReturnType<typeof visit>>;
+  const breakdown = (runs: Visit[]) => ({
+    dom_content_loaded_p50: fmt(percentile(runs.map((r) => r.dcl), 50)),
+    dom_content_loaded_p95: fmt(percentile(runs.map((r) => r.dcl), 95)),
+    html_answered_p50: fmt(percentile(runs.map((r) => r.html), 50)),
+    first_file_requested_p50: fmt(percentile(runs.map((r) => r.firstFileStart), 50)),
+    files_arrived_after_first_request_p50: fmt(percentile(runs.map((r) => r.lastFileEnd - r.firstFileStart), 50)),
+    ran_after_last_file_until_dcl_p50: fmt(percentile(runs.map((r) => r.dcl - r.lastFileEnd), 50)),
+    files_before_dcl: percentile(runs.map((r) => r.files), 50),
+    first_page_rendered_p50: fmt(percentile(runs.map((r) => r.shown), 50)),
+    transferred_kB_p50: +(percentile(runs.map((r) => r.transferred), 50) / 1024).toFixed(1),
+  });
 
-  const consoleRuns: { dcl: number; shown: number; transferred: number }[] = [];
-  const docsRuns: { dcl: number; shown: number }[] = [];
-  await visit('/', 'h1'); // the server's first answer reads the files into memory; not counted
+  const consoleRuns: Visit[] = [];
+  const comparedRuns: Visit[] = [];
+  const docsRuns: Visit[] = [];
+  await visit(url, '/', 'h1'); // the server's first answer reads the files into memory; not counted
+  if (compared) await visit(compared.cp.url, '/', 'h1', comparedSession);
   for (let i = 0; i < RUNS; i++) {
-    // Interleaved, so both pages see the same machine load.
-    consoleRuns.push(await visit('/', 'h1#page-title'));
-    docsRuns.push(await visit('/docs', '.swagger-ui'));
+    // Interleaved (and the order alternated), so every variant sees the same machine load.
+    const order: (() => Promise<void>)[] = [
+      async () => void consoleRuns.push(await visit(url, '/', 'h1#page-title')),
+      async () => void docsRuns.push(await visit(url, '/docs', '.swagger-ui')),
+    ];
+    if (compared) order.push(async () => void comparedRuns.push(await visit(compared.cp.url, '/', 'h1#page-title', comparedSession)));
+    for (const step of i % 2 ? order.reverse() : order) await step();
   }
 
   // Live log: an environment with Stripe, the requests page open, SDK-shaped calls one by one.
@@ -93,13 +133,17 @@ try {
     JSON.stringify(
       {
         bench: 'web console',
-        assets: Object.fromEntries(built.files.map((f) => [f.name, { bytes: f.bytes, gzip: f.gzip, brotli: f.brotli }])),
+        assets: Object.fromEntries(built.files.map((f) => [f.name, { bytes: f.bytes, gzip: f.gzip, brotli: f.brotli, first_visit: f.firstVisit }])),
+        assets_first_visit_gzip_kB: +(built.firstVisitGzip / 1024).toFixed(1),
         assets_total_gzip_kB: +(built.totalGzip / 1024).toFixed(1),
         first_visit_transferred_kB: +(percentile(consoleRuns.map((r) => r.transferred), 50) / 1024).toFixed(1),
+        load_average: loadavg().map((l) => +l.toFixed(2)),
         runs: RUNS,
         console_dom_content_loaded_p50: fmt(percentile(dcl, 50)),
         console_dom_content_loaded_p95: fmt(percentile(dcl, 95)),
         console_first_page_rendered_p50: fmt(percentile(consoleRuns.map((r) => r.shown), 50)),
+        console_breakdown: breakdown(consoleRuns),
+        ...(compared ? { compared: { dir: COMPARE_DIR, ...breakdown(comparedRuns) }, current_vs_compared_dcl_p50: +(percentile(dcl, 50) / percentile(comparedRuns.map((r) => r.dcl), 50)).toFixed(2) } : {}),
         docs_dom_content_loaded_p50: fmt(percentile(docsDcl, 50)),
         console_vs_docs_dcl: +(percentile(dcl, 50) / percentile(docsDcl, 50)).toFixed(2),
         live_log_appearance_p50: fmt(percentile(latencies, 50)),
@@ -112,4 +156,5 @@ try {
 } finally {
   await browser?.close();
   await bench.stop();
+  await compared?.stop();
 }

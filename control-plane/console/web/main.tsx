@@ -10,12 +10,17 @@ import { href, useRoute, type Route } from './lib/router.js';
 import { useLoad } from './components/ui.js';
 import { SignInPage } from './pages/sign-in.js';
 import { EnvironmentsPage } from './pages/environments.js';
-import { EnvironmentPage } from './pages/environment.js';
-import { SeedsPage } from './pages/seeds.js';
-import { ScenariosPage } from './pages/scenarios.js';
-import { TestsPage, TestPage, AttemptPage } from './pages/tests.js';
-import { OrganizationPage } from './pages/organization.js';
-import { CatalogPage } from './pages/catalog.js';
+import { focusPageTitle, lazyPage, preloadWhenIdle } from './components/lazy.js';
+
+// The environments list (and sign-in) come with the first script; every other page is its own chunk.
+const EnvironmentPage = lazyPage('the environment', () => import('./pages/environment.js').then((m) => m.EnvironmentPage));
+const SeedsPage = lazyPage('the seeds', () => import('./pages/seeds.js').then((m) => m.SeedsPage));
+const ScenariosPage = lazyPage('the scenarios', () => import('./pages/scenarios.js').then((m) => m.ScenariosPage));
+const TestsPage = lazyPage('the tests', () => import('./pages/tests.js').then((m) => m.TestsPage));
+const TestPage = lazyPage('the test', () => import('./pages/tests.js').then((m) => m.TestPage));
+const AttemptPage = lazyPage('the attempt', () => import('./pages/tests.js').then((m) => m.AttemptPage));
+const OrganizationPage = lazyPage('the organization', () => import('./pages/organization.js').then((m) => m.OrganizationPage));
+const CatalogPage = lazyPage('the catalog', () => import('./pages/catalog.js').then((m) => m.CatalogPage));
 
 const SECTIONS = [
   ['environments', 'Environments'],
@@ -71,9 +76,10 @@ function Shell() {
       firstPage.current = false;
       return;
     }
-    const t = requestAnimationFrame(() => document.getElementById('page-title')?.focus({ preventScroll: true }));
-    return () => cancelAnimationFrame(t);
+    return focusPageTitle();
   }, [pageKey]);
+  // Once the first page is up, the other pages' chunks are fetched while the browser is idle.
+  useEffect(() => preloadWhenIdle([EnvironmentPage, SeedsPage, ScenariosPage, TestsPage, OrganizationPage, CatalogPage]), []);
   return (
     <>
       <a class="skip" href="#main" onClick={(e) => (e.preventDefault(), document.getElementById('main')?.focus())}>
