@@ -66,8 +66,10 @@ export class ConsoleAssets {
 
   /**
    * A `Link` header naming what the page loads before it runs (its stylesheet, its entry script and
-   * the chunks that script imports, as index.html names them), so the browser fetches them while the
-   * page is still arriving; the pages' chunks loaded by import() later are not named.
+   * the chunks that script imports, as index.html names them), so the browser fetches them all at
+   * once, before it has parsed the page; the chunk of later pages (loaded by import()) is not named.
+   * Scripts are named `preload; as=script; crossorigin` (a module's fetch mode, so the module reuses
+   * the preload): Chromium ignores `rel=modulepreload` in a header and would wait for the parser.
    */
   get preload(): string {
     return (this.links ??= this.preloadLinks());
@@ -81,7 +83,7 @@ export class ConsoleAssets {
       const file = /(?:href|src)="\/console\/([^"/]+)"/.exec(tag)?.[1];
       if (!file || !this.files.has(file)) continue;
       if (/rel="stylesheet"/.test(tag)) links.push(`</console/${file}>; rel=preload; as=style`);
-      else if (/type="module"|rel="modulepreload"/.test(tag)) links.push(`</console/${file}>; rel=modulepreload`);
+      else if (/type="module"|rel="modulepreload"/.test(tag)) links.push(`</console/${file}>; rel=preload; as=script; crossorigin`);
     }
     return links.join(', ');
   }

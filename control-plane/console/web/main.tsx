@@ -12,15 +12,17 @@ import { SignInPage } from './pages/sign-in.js';
 import { EnvironmentsPage } from './pages/environments.js';
 import { focusPageTitle, lazyPage, preloadWhenIdle } from './components/lazy.js';
 
-// The environments list (and sign-in) come with the first script; every other page is its own chunk.
-const EnvironmentPage = lazyPage('the environment', () => import('./pages/environment.js').then((m) => m.EnvironmentPage));
-const SeedsPage = lazyPage('the seeds', () => import('./pages/seeds.js').then((m) => m.SeedsPage));
-const ScenariosPage = lazyPage('the scenarios', () => import('./pages/scenarios.js').then((m) => m.ScenariosPage));
-const TestsPage = lazyPage('the tests', () => import('./pages/tests.js').then((m) => m.TestsPage));
-const TestPage = lazyPage('the test', () => import('./pages/tests.js').then((m) => m.TestPage));
-const AttemptPage = lazyPage('the attempt', () => import('./pages/tests.js').then((m) => m.AttemptPage));
-const OrganizationPage = lazyPage('the organization', () => import('./pages/organization.js').then((m) => m.OrganizationPage));
-const CatalogPage = lazyPage('the catalog', () => import('./pages/catalog.js').then((m) => m.CatalogPage));
+// The environments list (and sign-in) come with the first script; every other page is in one chunk
+// (pages/later.ts) fetched when first shown, or ahead of that while the browser is idle.
+const later = () => import('./pages/later.js');
+const EnvironmentPage = lazyPage('the environment', () => later().then((m) => m.EnvironmentPage));
+const SeedsPage = lazyPage('the seeds', () => later().then((m) => m.SeedsPage));
+const ScenariosPage = lazyPage('the scenarios', () => later().then((m) => m.ScenariosPage));
+const TestsPage = lazyPage('the tests', () => later().then((m) => m.TestsPage));
+const TestPage = lazyPage('the test', () => later().then((m) => m.TestPage));
+const AttemptPage = lazyPage('the attempt', () => later().then((m) => m.AttemptPage));
+const OrganizationPage = lazyPage('the organization', () => later().then((m) => m.OrganizationPage));
+const CatalogPage = lazyPage('the catalog', () => later().then((m) => m.CatalogPage));
 
 const SECTIONS = [
   ['environments', 'Environments'],
@@ -79,7 +81,7 @@ function Shell() {
     return focusPageTitle();
   }, [pageKey]);
   // Once the first page is up, the other pages' chunks are fetched while the browser is idle.
-  useEffect(() => preloadWhenIdle([EnvironmentPage, SeedsPage, ScenariosPage, TestsPage, OrganizationPage, CatalogPage]), []);
+  useEffect(() => preloadWhenIdle([EnvironmentPage, SeedsPage, ScenariosPage, TestsPage, TestPage, AttemptPage, OrganizationPage, CatalogPage]), []);
   return (
     <>
       <a class="skip" href="#main" onClick={(e) => (e.preventDefault(), document.getElementById('main')?.focus())}>

@@ -1,4 +1,4 @@
-// Pages other than the first one a visitor sees live in their own chunks (esbuild code splitting),
+// Pages other than the first one a visitor sees live in another chunk (esbuild code splitting),
 // loaded by `import()` when first shown and fetched ahead while the browser is idle, so the script
 // a first visit waits for holds only the shell, the sign-in page and the environments list.
 
