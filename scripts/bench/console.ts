@@ -1,16 +1,26 @@
 // The web console's figures: its size (every file a first visit loads, gzipped; target ≤ 200 kB),
 // the first page's DOMContentLoaded with an empty cache (a fresh browser context per run; target
-// ≤ 300 ms) side by side with the Swagger UI page the same server serves at /docs, and how long a
-// request takes to appear in the live log after the twin answered.
-// With `--compare DIR` (a console built elsewhere, e.g. from the previous commit with
-// `buildConsole(DIR)`), a second control plane serves that build and its visits alternate with the
-// current build's, so a change is measured before/after in one time window.
+// ≤ 300 ms) side by side with the Swagger UI page the same server serves at /docs and with the floor
+// (an empty page with the console's headers, one empty stylesheet and one empty module script, served
+// by a bare node:http server: what any such page costs in this browser on this machine right now, the
+// new renderer process included), and how long a request takes to appear in the live log after the
+// twin answered.
+// With `--compare DIR`, a second control plane in this process serves another console and its visits
+// alternate with the current one's, so a change is measured before/after in one time window. DIR is
+// either a built console (`buildConsole(DIR)`: another build, this server) or a source tree of another
+// commit with its console built (`git archive REV | tar -x -C DIR`, node_modules linked, dist/twin-runtime
+// copied, `node --import=tsx scripts/console/build.ts` there): that commit's server and build.
 //   node --import=tsx scripts/bench/console.ts [runs] [--compare DIR]
 // Needs Debian's chromium (/usr/bin/chromium or TWINS_CHROMIUM) and the build (`make build`).
 
 import { chromium, type Browser } from 'playwright-core';
 import { existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { CONSOLE_CSP } from '../../control-plane/routes/console.js';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { fmt, percentile, startBenchControlPlane } from './control-plane.js';
 import { buildConsole } from '../console/build.js';
 
@@ -24,7 +34,20 @@ if (!CHROMIUM) throw new Error('chromium is not installed (apt-get install chrom
 
 const built = await buildConsole();
 const bench = await startBenchControlPlane();
-const compared = COMPARE_DIR ? await startBenchControlPlane({ consoleDir: COMPARE_DIR }) : undefined;
+const floor = createServer((req, res) => {
+  const [type, body] =
+    req.url === '/floor.js' ? ['text/javascript', 'document.body.dataset.ran = "yes";'] : req.url === '/floor.css' ? ['text/css', 'body { margin: 0 }'] : ['text/html; charset=utf-8', '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>floor</title><link rel="stylesheet" href="/floor.css"><script type="module" src="/floor.js"></script></head><body><h1 id="page-title">Floor</h1></body></html>'];
+  const headers: Record<string, string> = { 'content-type': type!, 'cache-control': 'no-cache' };
+  if (type!.startsWith('text/html')) Object.assign(headers, { 'content-security-policy': CONSOLE_CSP, 'cross-origin-opener-policy': 'same-origin', link: '</floor.css>; rel=preload; as=style, </floor.js>; rel=preload; as=script; crossorigin' });
+  res.writeHead(200, headers).end(body);
+});
+await new Promise<void>((resolve) => floor.listen(0, '127.0.0.1', resolve));
+const floorUrl = `http://127.0.0.1:${(floor.address() as AddressInfo).port}`;
+const compared = !COMPARE_DIR
+  ? undefined
+  : existsSync(join(COMPARE_DIR, 'scripts', 'bench', 'control-plane.ts'))
+    ? await ((await import(pathToFileURL(join(COMPARE_DIR, 'scripts', 'bench', 'control-plane.ts')).href)) as { startBenchControlPlane: typeof startBenchControlPlane }).startBenchControlPlane()
+    : await startBenchControlPlane({ consoleDir: COMPARE_DIR });
 let browser: Browser | undefined;
 try {
   browser = await chromium.launch({
@@ -86,6 +109,7 @@ try {
   const consoleRuns: Visit[] = [];
   const comparedRuns: Visit[] = [];
   const docsRuns: Visit[] = [];
+  const floorRuns: Visit[] = [];
   await visit(url, '/', 'h1'); // the server's first answer reads the files into memory; not counted
   if (compared) await visit(compared.cp.url, '/', 'h1', comparedSession);
   for (let i = 0; i < RUNS; i++) {
@@ -93,6 +117,7 @@ try {
     const order: (() => Promise<void>)[] = [
       async () => void consoleRuns.push(await visit(url, '/', 'h1#page-title')),
       async () => void docsRuns.push(await visit(url, '/docs', '.swagger-ui')),
+      async () => void floorRuns.push(await visit(floorUrl, '/', 'body[data-ran] h1#page-title')),
     ];
     if (compared) order.push(async () => void comparedRuns.push(await visit(compared.cp.url, '/', 'h1#page-title', comparedSession)));
     for (const step of i % 2 ? order.reverse() : order) await step();
@@ -144,6 +169,10 @@ try {
         console_first_page_rendered_p50: fmt(percentile(consoleRuns.map((r) => r.shown), 50)),
         console_breakdown: breakdown(consoleRuns),
         ...(compared ? { compared: { dir: COMPARE_DIR, ...breakdown(comparedRuns) }, current_vs_compared_dcl_p50: +(percentile(dcl, 50) / percentile(comparedRuns.map((r) => r.dcl), 50)).toFixed(2) } : {}),
+        floor_dom_content_loaded_p50: fmt(percentile(floorRuns.map((r) => r.dcl), 50)),
+        floor_dom_content_loaded_p95: fmt(percentile(floorRuns.map((r) => r.dcl), 95)),
+        floor_first_file_requested_p50: fmt(percentile(floorRuns.map((r) => r.firstFileStart), 50)),
+        console_minus_floor_dcl_p50: fmt(percentile(dcl, 50) - percentile(floorRuns.map((r) => r.dcl), 50)),
         docs_dom_content_loaded_p50: fmt(percentile(docsDcl, 50)),
         console_vs_docs_dcl: +(percentile(dcl, 50) / percentile(docsDcl, 50)).toFixed(2),
         live_log_appearance_p50: fmt(percentile(latencies, 50)),
@@ -157,4 +186,5 @@ try {
   await browser?.close();
   await bench.stop();
   await compared?.stop();
+  floor.close();
 }

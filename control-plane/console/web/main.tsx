@@ -10,10 +10,10 @@ import { href, useRoute, type Route } from './lib/router.js';
 import { useLoad } from './components/ui.js';
 import { SignInPage } from './pages/sign-in.js';
 import { EnvironmentsPage } from './pages/environments.js';
-import { focusPageTitle, lazyPage, preloadWhenIdle } from './components/lazy.js';
+import { focusPageTitle, lazyPage, preloadAhead } from './components/lazy.js';
 
 // The environments list (and sign-in) come with the first script; every other page is in one chunk
-// (pages/later.ts) fetched when first shown, or ahead of that while the browser is idle.
+// (pages/later.ts) fetched when first shown, or ahead of that (preloadAhead).
 const later = () => import('./pages/later.js');
 const EnvironmentPage = lazyPage('the environment', () => later().then((m) => m.EnvironmentPage));
 const SeedsPage = lazyPage('the seeds', () => later().then((m) => m.SeedsPage));
@@ -80,8 +80,8 @@ function Shell() {
     }
     return focusPageTitle();
   }, [pageKey]);
-  // Once the first page is up, the other pages' chunks are fetched while the browser is idle.
-  useEffect(() => preloadWhenIdle([EnvironmentPage, SeedsPage, ScenariosPage, TestsPage, TestPage, AttemptPage, OrganizationPage, CatalogPage]), []);
+  // Once the first page is up, the other pages' chunk is fetched ahead of need.
+  useEffect(() => preloadAhead([EnvironmentPage, SeedsPage, ScenariosPage, TestsPage, TestPage, AttemptPage, OrganizationPage, CatalogPage]), []);
   return (
     <>
       <a class="skip" href="#main" onClick={(e) => (e.preventDefault(), document.getElementById('main')?.focus())}>

@@ -1,5 +1,5 @@
 // Pages other than the first one a visitor sees live in another chunk (esbuild code splitting),
-// loaded by `import()` when first shown and fetched ahead while the browser is idle, so the script
+// loaded by `import()` when first shown (or fetched ahead, see preloadAhead), so the script
 // a first visit waits for holds only the shell, the sign-in page and the environments list.
 
 import type { ComponentType, JSX } from 'preact';
@@ -86,9 +86,24 @@ export function lazyPage<P extends object>(what: string, load: () => Promise<Com
   return Object.assign(Page, { preload });
 }
 
-/** Fetch every lazy page's chunk once the browser has nothing better to do (no request waits on it). */
-export function preloadWhenIdle(pages: LazyPage<never>[]): void {
-  const run = () => pages.forEach((p) => void p.preload().catch(() => undefined));
-  if ('requestIdleCallback' in window) requestIdleCallback(run, { timeout: 3000 });
-  else setTimeout(run, 1000);
+/**
+ * Fetch the later pages' chunk ahead of need: as soon as a pointer or the keyboard reaches a link to
+ * another page, else a few seconds after the first page is up, while the browser is idle (not at
+ * once, where it would compete with the first page's own requests and rendering).
+ */
+export function preloadAhead(pages: LazyPage<never>[]): () => void {
+  const run = () => {
+    stop();
+    pages.forEach((p) => void p.preload().catch(() => undefined));
+  };
+  const onIntent = (e: Event) => {
+    if (e.target instanceof Element && e.target.closest('a[href^="#/"]')) run();
+  };
+  const timer = setTimeout(() => ('requestIdleCallback' in window ? requestIdleCallback(run, { timeout: 2000 }) : run()), 3000);
+  const stop = () => {
+    clearTimeout(timer);
+    for (const type of ['pointerover', 'focusin', 'touchstart']) document.removeEventListener(type, onIntent);
+  };
+  for (const type of ['pointerover', 'focusin', 'touchstart']) document.addEventListener(type, onIntent, { passive: true });
+  return stop;
 }
