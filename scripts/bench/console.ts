@@ -71,9 +71,9 @@ try {
     await context.addInitScript(`sessionStorage.setItem('twins.console.token', ${JSON.stringify(token)})`);
     const page = await context.newPage();
     let transferred = 0;
-    page.on('response', async (r) => {
-      const size = Number((await r.allHeaders())['content-length'] ?? 0);
-      transferred += size;
+    const sizes: Promise<void>[] = [];
+    page.on('response', (r) => {
+      sizes.push(r.allHeaders().then((h) => void (transferred += Number(h['content-length'] ?? 0))));
     });
     await page.goto(base + path, { waitUntil: 'domcontentloaded' });
     await page.locator(ready).first().waitFor();
@@ -90,6 +90,7 @@ try {
         files: own.length,
       };
     })()`)) as { dcl: number; load: number; shown: number; html: number; firstFileStart: number; lastFileEnd: number; files: number };
+    await Promise.allSettled(sizes); // headers read before the context closes
     await context.close();
     return { ...timing, transferred };
   };
