@@ -24,6 +24,8 @@ export interface Config {
   consoleClientId?: string;
   /** Scope the console asks the identity provider for. */
   consoleScope: string;
+  /** Where the built web console is read from (an override for tests and benchmarks); default beside the control plane. */
+  consoleDir?: string;
   invitationProvider: InvitationProvider;
   workosApiKey?: string;
   workosBaseUrl: string;

@@ -64,12 +64,26 @@ export class ConsoleAssets {
     return this.files.get('index.html')!;
   }
 
-  /** A `Link` header naming the page's script and stylesheet, so the browser fetches them while it parses. */
+  /**
+   * A `Link` header naming what the page loads before it runs (its stylesheet, its entry script and
+   * the chunks that script imports, as index.html names them), so the browser fetches them all at
+   * once, before it has parsed the page; the chunk of later pages (loaded by import()) is not named.
+   * Scripts are named `preload; as=script; crossorigin` (a module's fetch mode, so the module reuses
+   * the preload): Chromium ignores `rel=modulepreload` in a header and would wait for the parser.
+   */
   get preload(): string {
+    return (this.links ??= this.preloadLinks());
+  }
+
+  private links?: string;
+
+  private preloadLinks(): string {
     const links: string[] = [];
-    for (const f of this.files.values()) {
-      if (f.name.endsWith('.css')) links.push(`</console/${f.name}>; rel=preload; as=style`);
-      else if (f.name.endsWith('.js')) links.push(`</console/${f.name}>; rel=modulepreload`);
+    for (const [tag] of this.index.body.toString('utf8').matchAll(/<(?:link|script)\b[^>]*>/g)) {
+      const file = /(?:href|src)="\/console\/([^"/]+)"/.exec(tag)?.[1];
+      if (!file || !this.files.has(file)) continue;
+      if (/rel="stylesheet"/.test(tag)) links.push(`</console/${file}>; rel=preload; as=style`);
+      else if (/type="module"|rel="modulepreload"/.test(tag)) links.push(`</console/${file}>; rel=preload; as=script; crossorigin`);
     }
     return links.join(', ');
   }
@@ -78,7 +92,7 @@ export class ConsoleAssets {
     return name === 'index.html' ? undefined : this.files.get(name);
   }
 
-  /** Every file a first visit loads, and their sizes as sent gzipped. */
+  /** Every file of the console (the pages' chunks included), and their sizes as sent gzipped. */
   get sizes(): { name: string; bytes: number; gzip: number }[] {
     return [...this.files.values()].map((f) => ({ name: f.name, bytes: f.body.length, gzip: f.gzip?.length ?? f.body.length }));
   }

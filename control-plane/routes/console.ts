@@ -46,7 +46,7 @@ function send(req: FastifyRequest, reply: FastifyReply, asset: ConsoleAsset) {
 }
 
 const routes: FastifyPluginAsync<{ dir?: string }> = async (app, opts) => {
-  const dir = opts.dir ?? defaultConsoleDir();
+  const dir = opts.dir ?? app.services.config.consoleDir ?? defaultConsoleDir();
   let assets: ConsoleAssets | undefined;
   // Read on first use (and again while the console is not built), so a build made after start is served.
   const current = () => (assets ??= ConsoleAssets.load(dir));

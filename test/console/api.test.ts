@@ -5,11 +5,13 @@
 
 import t from 'tap';
 import { randomUUID } from 'node:crypto';
+import { readdirSync } from 'node:fs';
 import { SignJWT } from 'jose';
 import { ensureBuilt } from '../orchestration/build.js';
 import { waitFor, waitReady } from '../orchestration/helpers.js';
 import { startTestControlPlane, type TestControlPlane } from '../helpers/control-plane.js';
 import { ensureConsoleBuilt } from '../helpers/console.js';
+import { CONSOLE_OUT } from '../../scripts/console/build.js';
 import { mintSignInTicket } from '../../control-plane/console/sign-in-ticket.js';
 import { LOCAL_ISSUER } from '../../control-plane/auth/local-idp.js';
 import { MAX_STREAMS_PER_ORGANIZATION } from '../../control-plane/routes/request-log-stream.js';
@@ -125,6 +127,37 @@ t.test('GET / answers a browser with the console and an API client with JSON', a
     const res = await cp.call('GET', bad);
     t.equal(res.status, 404, `${bad} is not served`);
     t.same(res.body, { detail: 'Not Found' });
+  }
+});
+
+t.test('the split build: the first visit preloads its stylesheet and scripts; every chunk is served, compressed, and resolves', async (t) => {
+  const page = await fetch(cp.url + '/', { headers: { accept: 'text/html' } });
+  const link = page.headers.get('link') ?? '';
+  const html = await page.text();
+  const named = [...html.matchAll(/\/console\/([\w-]+\.(?:js|css))/g)].map((m) => m[1]!);
+  t.ok(named.length >= 3, `the page names its stylesheet, entry and chunk: ${named.join(', ')}`);
+  for (const file of named) {
+    const form = file.endsWith('.css') ? `</console/${file}>; rel=preload; as=style` : `</console/${file}>; rel=preload; as=script; crossorigin`;
+    t.ok(link.split(', ').includes(form), `the Link header preloads ${file} (${form})`);
+  }
+  const built = readdirSync(CONSOLE_OUT);
+  const scripts = built.filter((f) => f.endsWith('.js'));
+  const later = scripts.filter((f) => /^later-[A-Z0-9]+\.js$/.test(f));
+  t.equal(later.length, 1, 'the later pages are one chunk of their own');
+  t.notOk(named.includes(later[0]!), 'which the first visit does not wait for');
+  t.notMatch(link, /later-/, 'nor preload');
+  for (const file of [...scripts, ...built.filter((f) => f.endsWith('.css'))]) {
+    t.ok(built.includes(`${file}.gz`) && built.includes(`${file}.br`), `${file} has its gzip and brotli copies`);
+    const res = await fetch(`${cp.url}/console/${file}`, { headers: { 'accept-encoding': 'br' } });
+    t.equal(res.status, 200, `${file} is served`);
+    t.match(res.headers.get('content-type'), file.endsWith('.js') ? /^text\/javascript/ : /^text\/css/);
+    t.equal(res.headers.get('content-encoding'), 'br');
+    t.equal(res.headers.get('cache-control'), 'public, max-age=31536000, immutable');
+    if (!file.endsWith('.js')) continue;
+    // Every module a chunk imports (statically or by import()) is another served file beside it.
+    const imports = [...(await res.text()).matchAll(/(?:from|import)\s*\(?\s*"\.\/([^"]+)"/g)].map((m) => m[1]!);
+    for (const imported of imports) t.ok(scripts.includes(imported), `${file} imports ${imported}, which is built`);
+    if (/^app-/.test(file)) t.ok(imports.includes(later[0]!), 'the entry loads the later pages with import()');
   }
 });
 

@@ -29,6 +29,12 @@ if ('skip' in chrome) {
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
   const requested: string[] = [];
   context.on('request', (r) => requested.push(r.url()));
+  /** The console's own files as the browser received them: name → [status, content type]. */
+  const consoleFiles = new Map<string, [number, string]>();
+  context.on('response', (r) => {
+    const file = /\/console\/([^/?#]+)$/.exec(new URL(r.url()).pathname)?.[1];
+    if (file) consoleFiles.set(file, [r.status(), r.headers()['content-type'] ?? '']);
+  });
   const consoleErrors: string[] = [];
 
   const signInLink = async (email = 'ada@example.com', role: 'admin' | 'member' = 'admin') => {
@@ -72,6 +78,13 @@ if ('skip' in chrome) {
     const stored = (await page.evaluate('sessionStorage.getItem("twins.console.token")')) as string;
     t.match(JSON.parse(stored).token, /^ey/, 'the session keeps an access token in sessionStorage');
     t.ok(await page.getByText('ada@example.com · admin').isVisible(), 'the signed-in member is shown');
+    // What the page fetched before DOMContentLoaded: the entry and its chunk, not the later pages'.
+    const beforeDcl = (await page.evaluate(`(() => {
+      const dcl = performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd;
+      return performance.getEntriesByType('resource').filter((r) => r.startTime < dcl).map((r) => new URL(r.name).pathname);
+    })()`)) as string[];
+    t.ok(beforeDcl.some((p) => /^\/console\/app-\w+\.js$/.test(p)), `the first page ran the entry script (${beforeDcl.join(', ')})`);
+    t.notOk(beforeDcl.some((p) => /later-/.test(p)), 'the first page did not wait for the later pages\' chunk');
     await check(t, page, 'environments-empty');
 
     // The same link again, in a new tab: refused.
@@ -365,6 +378,13 @@ if ('skip' in chrome) {
     t.ok(requested.length > 10, `requests seen: ${requested.length}`);
     const foreign = requested.filter((u) => !u.startsWith(`${origin}/`) && !u.startsWith('data:'));
     t.same(foreign, [], 'every request went to the control plane');
+    const scripts = [...consoleFiles].filter(([f]) => f.endsWith('.js'));
+    t.ok(scripts.some(([f]) => /^later-/.test(f)), `the later pages came in their own chunk (${scripts.map(([f]) => f).join(', ')})`);
+    t.same(
+      scripts.filter(([, [status, type]]) => status !== 200 || !type.startsWith('text/javascript')),
+      [],
+      'every chunk was served as JavaScript',
+    );
     t.same(consoleErrors.filter((e) => !/status of 4(02|04|09|22)/.test(e)), [], 'no script errors in the page');
     t.end();
   });

@@ -10,12 +10,19 @@ import { href, useRoute, type Route } from './lib/router.js';
 import { useLoad } from './components/ui.js';
 import { SignInPage } from './pages/sign-in.js';
 import { EnvironmentsPage } from './pages/environments.js';
-import { EnvironmentPage } from './pages/environment.js';
-import { SeedsPage } from './pages/seeds.js';
-import { ScenariosPage } from './pages/scenarios.js';
-import { TestsPage, TestPage, AttemptPage } from './pages/tests.js';
-import { OrganizationPage } from './pages/organization.js';
-import { CatalogPage } from './pages/catalog.js';
+import { focusPageTitle, lazyPage, preloadAhead } from './components/lazy.js';
+
+// The environments list (and sign-in) come with the first script; every other page is in one chunk
+// (pages/later.ts) fetched when first shown, or ahead of that (preloadAhead).
+const later = () => import('./pages/later.js');
+const EnvironmentPage = lazyPage('the environment', () => later().then((m) => m.EnvironmentPage));
+const SeedsPage = lazyPage('the seeds', () => later().then((m) => m.SeedsPage));
+const ScenariosPage = lazyPage('the scenarios', () => later().then((m) => m.ScenariosPage));
+const TestsPage = lazyPage('the tests', () => later().then((m) => m.TestsPage));
+const TestPage = lazyPage('the test', () => later().then((m) => m.TestPage));
+const AttemptPage = lazyPage('the attempt', () => later().then((m) => m.AttemptPage));
+const OrganizationPage = lazyPage('the organization', () => later().then((m) => m.OrganizationPage));
+const CatalogPage = lazyPage('the catalog', () => later().then((m) => m.CatalogPage));
 
 const SECTIONS = [
   ['environments', 'Environments'],
@@ -71,9 +78,10 @@ function Shell() {
       firstPage.current = false;
       return;
     }
-    const t = requestAnimationFrame(() => document.getElementById('page-title')?.focus({ preventScroll: true }));
-    return () => cancelAnimationFrame(t);
+    return focusPageTitle();
   }, [pageKey]);
+  // Once the first page is up, the other pages' chunk is fetched ahead of need.
+  useEffect(() => preloadAhead([EnvironmentPage, SeedsPage, ScenariosPage, TestsPage, TestPage, AttemptPage, OrganizationPage, CatalogPage]), []);
   return (
     <>
       <a class="skip" href="#main" onClick={(e) => (e.preventDefault(), document.getElementById('main')?.focus())}>
