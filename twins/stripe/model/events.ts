@@ -40,8 +40,8 @@ function listens(endpoint: EndpointLike, type: string): boolean {
 }
 
 /**
- * Record `type` for `object` and deliver it to every endpoint listening. The event is written (and
- * its payload rendered) at once, so it keeps `object` as it is now without copying it first.
+ * Record `type` for `object` and deliver it to every endpoint listening. The event is written at
+ * once, so it keeps `object` as it is now; each endpoint's payload is a copy rendered in its version.
  */
 export function emitEvent(
   ctx: TwinContext,
