@@ -21,7 +21,9 @@ export interface VersionChange {
   changelog: string;
   /** Fields the new shape no longer has; versions from `since` on never show them. */
   removed?: string[];
-  /** Turn a copy of the new shape into the old one (requests pinned before `since`). */
+  /** Fields the change introduced; versions before `since` never show them. */
+  added?: string[];
+  /** Turn a copy of the new shape into the old one (requests pinned before `since`); `added` fields are dropped after it. */
   downgrade?: (ctx: TwinContext, o: StripeObject) => void;
 }
 
@@ -44,11 +46,11 @@ export const VERSION_CHANGES: VersionChange[] = [
     objects: ['invoice'],
     changelog: 'https://docs.stripe.com/changelog/basil/2025-03-31/adds-new-parent-field-to-invoicing-objects',
     removed: ['subscription'],
+    added: ['parent'],
     downgrade: (_ctx, inv) => {
       const details = inv.parent?.subscription_details;
       setIfMissing(inv, 'subscription', () => details?.subscription ?? null);
       inv.subscription_details = { metadata: details?.metadata ?? null };
-      delete inv.parent;
     },
   },
   {
@@ -56,6 +58,7 @@ export const VERSION_CHANGES: VersionChange[] = [
     objects: ['line_item'],
     changelog: 'https://docs.stripe.com/changelog/basil/2025-03-31/adds-new-parent-field-to-invoicing-objects',
     removed: ['type', 'subscription', 'subscription_item', 'invoice_item', 'proration', 'proration_details'],
+    added: ['parent'],
     downgrade: (_ctx, line) => {
       const sub = line.parent?.subscription_item_details;
       const item = line.parent?.invoice_item_details;
@@ -68,7 +71,6 @@ export const VERSION_CHANGES: VersionChange[] = [
       if (invoiceItem) line.invoice_item = invoiceItem;
       setIfMissing(line, 'proration', () => from.proration ?? false);
       line.proration_details = from.proration_details ?? { credited_items: null };
-      delete line.parent;
     },
   },
   {
@@ -77,13 +79,12 @@ export const VERSION_CHANGES: VersionChange[] = [
     objects: ['invoice'],
     changelog: 'https://docs.stripe.com/changelog/basil/2025-03-31/add-support-for-multiple-partial-payments-on-invoices',
     removed: ['charge', 'payment_intent', 'paid', 'paid_out_of_band'],
+    added: ['confirmation_secret', 'amount_overpaid'],
     downgrade: (_ctx, inv) => {
       setIfMissing(inv, 'charge', () => null);
       setIfMissing(inv, 'payment_intent', () => null);
       setIfMissing(inv, 'paid', () => inv.status === 'paid');
       setIfMissing(inv, 'paid_out_of_band', () => false);
-      delete inv.confirmation_secret;
-      delete inv.amount_overpaid;
     },
   },
   {
@@ -99,20 +100,18 @@ export const VERSION_CHANGES: VersionChange[] = [
     objects: ['invoice'],
     changelog: 'https://docs.stripe.com/changelog/basil/2025-03-31/invoice-tax-configurations',
     removed: ['total_tax_amounts'],
-    downgrade: (_ctx, inv) => {
-      setIfMissing(inv, 'total_tax_amounts', () => ((inv.total_taxes as unknown[] | undefined) ?? []).map(taxAmountOf));
-      delete inv.total_taxes;
-    },
+    added: ['total_taxes'],
+    downgrade: (_ctx, inv) => setIfMissing(inv, 'total_tax_amounts', () => ((inv.total_taxes as unknown[] | undefined) ?? []).map(taxAmountOf)),
   },
   {
     since: BASIL,
     objects: ['line_item'],
     changelog: 'https://docs.stripe.com/changelog/basil/2025-03-31/invoice-tax-configurations',
     removed: ['tax_rates', 'tax_amounts'],
+    added: ['taxes'],
     downgrade: (_ctx, line) => {
       setIfMissing(line, 'tax_rates', () => []);
       setIfMissing(line, 'tax_amounts', () => ((line.taxes as unknown[] | undefined) ?? []).map(taxAmountOf));
-      delete line.taxes;
     },
   },
   {
@@ -122,10 +121,10 @@ export const VERSION_CHANGES: VersionChange[] = [
     objects: ['line_item'],
     changelog: 'https://docs.stripe.com/changelog/basil/2025-03-31/invoice-pricing-configurations',
     removed: ['price', 'plan'],
+    added: ['pricing'],
     downgrade: (_ctx, line) => {
       setIfMissing(line, 'price', () => null);
       setIfMissing(line, 'plan', () => null);
-      delete line.pricing;
     },
   },
   {
@@ -144,10 +143,7 @@ export const VERSION_CHANGES: VersionChange[] = [
     since: BASIL,
     objects: ['subscription_item'],
     changelog: 'https://docs.stripe.com/changelog/basil/2025-03-31/deprecate-subscription-current-period-start-and-end',
-    downgrade: (_ctx, item) => {
-      delete item.current_period_start;
-      delete item.current_period_end;
-    },
+    added: ['current_period_start', 'current_period_end'],
   },
   {
     // Charges stopped embedding their refunds (`expand[]=refunds` still gives them).
@@ -161,8 +157,14 @@ export const VERSION_CHANGES: VersionChange[] = [
 
 type Step = (ctx: TwinContext, o: StripeObject) => void;
 
-/** For one version: what to do to each object type, in order; empty when nothing applies. */
-type Plan = Map<string, Step[]>;
+/** For one object type in one version: the fields it does not have, the downgrades to run. */
+interface TypePlan {
+  strip: Set<string>;
+  steps: Step[];
+}
+
+/** For one version, per object type; empty when nothing applies. */
+type Plan = Map<string, TypePlan>;
 
 const plans = new Map<string, Plan>();
 
@@ -172,58 +174,82 @@ function planFor(version: string): Plan {
   let plan = plans.get(version);
   if (plan) return plan;
   plan = new Map();
-  const add = (type: string, step: Step) => {
-    const steps = plan!.get(type) ?? [];
-    steps.push(step);
-    plan!.set(type, steps);
+  const entry = (type: string) => {
+    let e = plan!.get(type);
+    if (!e) plan!.set(type, (e = { strip: new Set(), steps: [] }));
+    return e;
   };
   const date = dateOf(version);
-  // Strips first (fields this version does not have), then downgrades newest first.
+  // A change is either undone (the version predates it; newest first) or, from its date on,
+  // its removed fields are kept out.
   for (const change of VERSION_CHANGES) {
-    if (date < change.since || !change.removed) continue;
-    const removed = change.removed;
-    for (const type of change.objects) add(type, (_ctx, o) => { for (const f of removed) delete o[f]; });
-  }
-  for (const change of VERSION_CHANGES) {
-    if (date >= change.since || !change.downgrade) continue;
-    for (const type of change.objects) add(type, change.downgrade);
+    for (const type of change.objects) {
+      if (date < change.since) {
+        if (change.downgrade) entry(type).steps.push(change.downgrade);
+        for (const f of change.added ?? []) entry(type).strip.add(f);
+      } else if (change.removed) {
+        for (const f of change.removed) entry(type).strip.add(f);
+      }
+    }
   }
   if (plan.size > 0) {
     // An event says which version rendered it; its `previous_attributes` lose the removed fields too.
-    add('event', (_ctx, e) => {
+    entry('event').steps.push((_ctx, e) => {
       e.api_version = version;
       const type = e.data?.object?.object;
       const prev = e.data?.previous_attributes;
-      if (prev && typeof type === 'string') stripRemoved(prev, type, date);
+      const drop = typeof type === 'string' ? plan!.get(type)?.strip : undefined;
+      if (prev && drop) for (const f of drop) delete prev[f];
     });
   }
   plans.set(version, plan);
   return plan;
 }
 
-function stripRemoved(prev: Record<string, unknown>, type: string, date: string): void {
-  for (const change of VERSION_CHANGES) {
-    if (date >= change.since && change.removed && change.objects.includes(type)) for (const f of change.removed) delete prev[f];
-  }
+/**
+ * `o` without the fields in `drop`: a copy (deleting fields from a large object turns it into a
+ * slow dictionary-mode object, which would also slow its printing), or `o` itself if it has none.
+ */
+function without(o: StripeObject, drop: Set<string>): StripeObject {
+  let has = false;
+  for (const f of drop) if (f in o) { has = true; break; }
+  if (!has) return o;
+  const copy = {} as StripeObject;
+  for (const k in o) if (!drop.has(k)) copy[k] = o[k];
+  return copy;
 }
 
-function walk(ctx: TwinContext, value: unknown, plan: Plan, depth: number): void {
-  if (value === null || typeof value !== 'object' || depth > 12) return;
+/** `value` rendered by `plan`: changed in place, or a copy where fields are dropped. */
+function walk(ctx: TwinContext, value: unknown, plan: Plan, depth: number): unknown {
+  if (value === null || typeof value !== 'object' || depth > 12) return value;
   if (Array.isArray(value)) {
-    for (const v of value) walk(ctx, v, plan, depth + 1);
-    return;
+    for (let i = 0; i < value.length; i++) {
+      const v = value[i];
+      if (v !== null && typeof v === 'object') {
+        const r = walk(ctx, v, plan, depth + 1);
+        if (r !== v) value[i] = r;
+      }
+    }
+    return value;
   }
-  const o = value as StripeObject;
+  let o = value as StripeObject;
   // The object before its children: a subscription's downgrade reads its items' periods before
   // the items' own downgrade drops them.
   if (typeof o.object === 'string' && o.deleted !== true) {
-    const steps = plan.get(o.object);
-    if (steps) for (const step of steps) step(ctx, o);
+    const typePlan = plan.get(o.object);
+    if (typePlan) {
+      for (const step of typePlan.steps) step(ctx, o);
+      if (typePlan.strip.size > 0) o = without(o, typePlan.strip);
+    }
   }
   for (const key in o) {
     const v = o[key];
-    if (v !== null && typeof v === 'object') walk(ctx, v, plan, depth + 1);
+    if (v !== null && typeof v === 'object') {
+      const r = walk(ctx, v, plan, depth + 1);
+      if (r !== v) o[key] = r;
+    }
   }
+  return o;
 }
 
 /** The version a request renders in: its `Stripe-Version`, else the twin's default. */
@@ -232,13 +258,12 @@ export function renderingVersion(pinned: string | undefined | null): string {
 }
 
 /**
- * Render `body` (a fresh response body, changed in place) in `version`. Nothing is walked when no
- * change applies to the version.
+ * Render `body` (a fresh response body, changed in place where that is cheap) in `version`; use the
+ * value returned. Nothing is walked when no change applies to the version.
  */
 export function renderInVersion<T>(ctx: TwinContext, body: T, version: string): T {
   const plan = planFor(version);
-  if (plan.size > 0) walk(ctx, body, plan, 0);
-  return body;
+  return plan.size > 0 ? (walk(ctx, body, plan, 0) as T) : body;
 }
 
 /** Whether rendering in `version` changes anything (the default version strips stored-only fields). */
