@@ -189,6 +189,35 @@ t.test('a paid invoice names its charge and payment intent only before basil', a
   t.equal(ours.data.object.payment_intent, pi.id);
 });
 
+t.test('taxes and search results in the pinned version', async (t) => {
+  const rate = await stripe.taxRates.create({ display_name: 'VAT', percentage: 10, inclusive: false });
+  const customer = await stripe.customers.create({ email: 'taxed@example.com' });
+  const draft = await stripe.invoices.create({ customer: customer.id, collection_method: 'send_invoice', days_until_due: 30, default_tax_rates: [rate.id] });
+  await stripe.invoiceItems.create({ customer: customer.id, invoice: draft.id, amount: 10_000, currency: 'usd', description: 'Consulting' });
+  const inv = await stripe.invoices.finalizeInvoice(draft.id!);
+  t.equal(inv.total, 11_000);
+  t.equal(inv.total_taxes![0]!.amount, 1000);
+  const pinned = await raw(`/v1/invoices/${inv.id}`, OLD);
+  t.same(pinned.total_tax_amounts, [{ amount: 1000, inclusive: false, tax_rate: rate.id, taxability_reason: 'standard_rated', taxable_amount: 10_000 }]);
+  t.notOk('total_taxes' in pinned);
+  const line = pinned.lines.data[0];
+  t.same(line.tax_amounts, [{ amount: 1000, inclusive: false, tax_rate: rate.id, taxability_reason: 'standard_rated', taxable_amount: 10_000 }]);
+  t.equal(line.type, 'invoiceitem');
+  t.match(line.invoice_item, /^ii_/);
+  t.notOk('subscription_item' in line);
+  t.notOk('taxes' in line);
+  t.equal(pinned.paid, false);
+  t.equal(pinned.subscription, null);
+  checkSchema(t, 'invoice', await raw(`/v1/invoices/${inv.id}`, SPEC_API_VERSION));
+
+  const pi = await paidCharge(4321);
+  await stripe.refunds.create({ payment_intent: pi.id, amount: 321 });
+  const found = (await old.charges.search({ query: 'amount:4321' })) as any;
+  t.equal(found.data.length, 1);
+  t.equal(found.data[0].refunds.total_count, 1, 'search results in the pinned version');
+  t.notOk('refunds' in (await stripe.charges.search({ query: 'amount:4321' })).data[0]!);
+});
+
 t.test('versions: the basil boundary, a version the twin cannot know, an endpoint version', async (t) => {
   const pi = await paidCharge(900);
   const before = await raw(`/v1/payment_intents/${pi.id}`, '2025-02-24.acacia');
