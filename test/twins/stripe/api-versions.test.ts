@@ -193,7 +193,17 @@ t.test('taxes and search results in the pinned version', async (t) => {
   const rate = await stripe.taxRates.create({ display_name: 'VAT', percentage: 10, inclusive: false });
   const customer = await stripe.customers.create({ email: 'taxed@example.com' });
   const draft = await stripe.invoices.create({ customer: customer.id, collection_method: 'send_invoice', days_until_due: 30, default_tax_rates: [rate.id] });
-  await stripe.invoiceItems.create({ customer: customer.id, invoice: draft.id, amount: 10_000, currency: 'usd', description: 'Consulting' });
+  const item = await stripe.invoiceItems.create({ customer: customer.id, invoice: draft.id, amount: 10_000, currency: 'usd', description: 'Consulting' });
+  // Raw JSON: the SDK turns decimal strings into Decimal objects.
+  const itemNow = await raw(`/v1/invoiceitems/${item.id}`);
+  t.equal(itemNow.pricing.unit_amount_decimal, '10000');
+  for (const gone of ['price', 'unit_amount', 'unit_amount_decimal']) t.notOk(gone in itemNow, `no ${gone} on the default invoice item`);
+  const oldItem = await raw(`/v1/invoiceitems/${item.id}`, OLD);
+  t.equal(oldItem.unit_amount_decimal, '10000');
+  t.equal(oldItem.unit_amount, 10_000);
+  t.equal(oldItem.price, null);
+  t.notOk('pricing' in oldItem);
+  checkSchema(t, 'invoiceitem', oldItem);
   const inv = await stripe.invoices.finalizeInvoice(draft.id!);
   t.equal(inv.total, 11_000);
   t.equal(inv.total_taxes![0]!.amount, 1000);

@@ -128,6 +128,18 @@ export const VERSION_CHANGES: VersionChange[] = [
     },
   },
   {
+    // The same for invoice items: their price and unit amounts live under `pricing`.
+    since: BASIL,
+    objects: ['invoiceitem'],
+    changelog: 'https://docs.stripe.com/changelog/basil/2025-03-31/invoice-pricing-configurations',
+    removed: ['price', 'plan', 'unit_amount', 'unit_amount_decimal'],
+    added: ['pricing'],
+    downgrade: (_ctx, item) => {
+      setIfMissing(item, 'price', () => null);
+      setIfMissing(item, 'unit_amount_decimal', () => item.pricing?.unit_amount_decimal ?? null);
+    },
+  },
+  {
     // Billing periods moved from the subscription to its items.
     since: BASIL,
     objects: ['subscription'],
