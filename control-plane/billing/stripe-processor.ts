@@ -261,9 +261,13 @@ export class StripeProcessor implements PaymentProcessor {
     };
   }
 
-  /** The decline's own sentence when the invoice still names its PaymentIntent, else a plain one. */
+  /**
+   * The decline's own sentence from the invoice's PaymentIntent, else a plain one. Since
+   * 2025-03-31.basil an invoice no longer names its PaymentIntent; read in the version before it, it does.
+   */
   private async failureMessage(stripe: Stripe, invoice: Stripe.Invoice): Promise<string> {
-    const intentId = (invoice as unknown as { payment_intent?: string | null }).payment_intent;
+    const before = await stripe.invoices.retrieve(invoice.id!, {}, { apiVersion: '2025-02-24.acacia' }).catch(() => undefined);
+    const intentId = (before as unknown as { payment_intent?: string | null } | undefined)?.payment_intent;
     if (typeof intentId === 'string') {
       const intent = await stripe.paymentIntents.retrieve(intentId).catch(() => undefined);
       const message = intent?.last_payment_error?.message;

@@ -3,12 +3,14 @@
 // loopback port; the load generator (undici, keep-alive, fixed concurrency) sends the same
 // form-encoded requests to both and prints requests/s, p50/p99 latency and the ratio.
 //
-//   npx tsx scripts/bench/stripe-vs-stateful-mock.ts [--creates 3000] [--retrieves 10000] [--concurrency 16] [--rounds 3]
+//   npx tsx scripts/bench/stripe-vs-stateful-mock.ts [--creates 3000] [--retrieves 10000] [--concurrency 16] [--rounds 3] [--render-only]
 //
 // The two servers are measured in alternating rounds (twin, mock, mock, twin, …) and the median
 // round of each is reported, so a burst of other load on the machine does not favour either. The
 // twin is also measured answering for a connected account (`Stripe-Account`), whose requests run
-// in that account's records, to show what the scoping costs.
+// in that account's records, to show what the scoping costs, and pinned to an old API version
+// (`Stripe-Version: 2022-08-01`), whose answers are rendered through twins/stripe/wire/versions.ts;
+// last, the rendering itself is timed in-process on a paid invoice and a charge the twin answered.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,6 +19,8 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
+import { renderInVersion } from '../../twins/stripe/wire/versions.js';
+import { STRIPE_API_VERSION } from '../../twins/stripe/model/events.js';
 
 const { values } = parseArgs({
   options: {
@@ -24,6 +28,7 @@ const { values } = parseArgs({
     retrieves: { type: 'string', default: '10000' },
     concurrency: { type: 'string', default: '16' },
     rounds: { type: 'string', default: '3' },
+    'render-only': { type: 'boolean', default: false },
   },
 });
 const CREATES = Number(values.creates);
@@ -149,6 +154,52 @@ function row(name: string, r: Result): string {
   return `${name.padEnd(22)} ${String(r.requests).padStart(7)} req  ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms`;
 }
 
+/** The old version the pinned runs ask for (before every change wire/versions.ts models). */
+const OLD_VERSION = '2022-08-01';
+
+/**
+ * What rendering a body costs per call, in-process, on objects the twin answered: a paid invoice
+ * (stripped of its stored pre-basil fields on the default version; rebuilt for 2022-08-01) and a
+ * customer (no change applies), next to what printing the same body costs.
+ */
+async function renderingCost(twin: Server): Promise<void> {
+  const post = async (path: string, body: string) =>
+    (await fetch(`${twin.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${twin.key}`, 'content-type': 'application/x-www-form-urlencoded' }, body })).json() as Promise<any>;
+  const product = await post('/v1/products', 'name=Bench');
+  const price = await post('/v1/prices', `product=${product.id}&unit_amount=1000&currency=usd&recurring[interval]=month`);
+  const customer = await post('/v1/customers', 'email=render%40example.com');
+  const card = await post('/v1/payment_methods/pm_card_visa/attach', `customer=${customer.id}`);
+  await post(`/v1/customers/${customer.id}`, `invoice_settings[default_payment_method]=${card.id}`);
+  const sub = await post('/v1/subscriptions', `customer=${customer.id}&items[0][price]=${price.id}&expand[0]=latest_invoice`);
+  if (sub.latest_invoice?.status !== 'paid') throw new Error(`no paid invoice: ${JSON.stringify(sub).slice(0, 300)}`);
+  // The stored record (what a route hands the renderer), through the twin's admin records API.
+  const stored = ((await (await fetch(`${twin.url}/_twin/records/invoice/${sub.latest_invoice.id}`)).json()) as { body: unknown }).body;
+  const N = 20_000;
+  const noCtx = undefined as never;
+  /** µs per render of a fresh copy of `body` (copies made before the clock starts; median of 5). */
+  const renderTime = (body: unknown, version: string) => {
+    const runs: number[] = [];
+    for (let r = 0; r < 5; r++) {
+      const copies = Array.from({ length: N }, () => structuredClone(body));
+      const t0 = performance.now();
+      for (const c of copies) renderInVersion(noCtx, c, version);
+      runs.push(((performance.now() - t0) * 1000) / N);
+    }
+    return runs.sort((a, b) => a - b)[2]!;
+  };
+  const printTime = (body: unknown) => {
+    const t0 = performance.now();
+    for (let i = 0; i < N; i++) JSON.stringify(body, null, 2);
+    return ((performance.now() - t0) * 1000) / N;
+  };
+  console.log(`rendering per body, in-process (µs/call, median of 5 × ${N}), next to printing the same body:`);
+  for (const [name, body] of [['paid invoice', stored], ['customer', customer]] as const) {
+    console.log(
+      `  ${name.padEnd(13)} default ${renderTime(body, STRIPE_API_VERSION).toFixed(2)}  ${OLD_VERSION} ${renderTime(body, OLD_VERSION).toFixed(2)}  (printing it: ${printTime(body).toFixed(2)})`,
+    );
+  }
+}
+
 const dataDir = mkdtempSync(join(tmpdir(), 'bench-stripe-'));
 const servers: Server[] = [];
 try {
@@ -164,26 +215,37 @@ try {
     await fetch(`${twin.url}/v1/accounts`, { method: 'POST', headers: { authorization: `Bearer ${twin.key}`, 'content-type': 'application/x-www-form-urlencoded' }, body: 'type=custom' })
   ).json()) as { id: string };
   const connected: Server = { ...twin, name: 'twin (Stripe-Account)', headers: { 'stripe-account': account.id } };
+  const pinned: Server = { ...twin, name: 'twin (Stripe-Version)', headers: { 'stripe-version': OLD_VERSION } };
   await warmUp(twin);
   await warmUp(mock);
   await warmUp(connected);
+  await warmUp(pinned);
   type Round = { create: Result; retrieve: Result };
-  const contenders = { twin, mock, connected };
-  const rounds: Record<keyof typeof contenders, Round[]> = { twin: [], mock: [], connected: [] };
+  const contenders = { twin, mock, connected, pinned };
+  const rounds: Record<keyof typeof contenders, Round[]> = { twin: [], mock: [], connected: [], pinned: [] };
   const names = Object.keys(contenders) as (keyof typeof contenders)[];
-  for (let r = 0; r < ROUNDS; r++) {
+  for (let r = 0; r < (values['render-only'] ? 0 : ROUNDS); r++) {
     // Each round starts with another contender, so none is always measured first.
     const order = names.map((_, i) => names[(i + r) % names.length]!);
     for (const which of order) rounds[which].push(await benchOne(contenders[which]));
   }
   const median = (rs: Round[], k: 'create' | 'retrieve'): Result => rs.map((x) => x[k]).sort((a, b) => a.rps - b.rps)[Math.floor(rs.length / 2)]!;
-  const [t, m, c] = names.map((n) => ({ create: median(rounds[n], 'create'), retrieve: median(rounds[n], 'retrieve') }));
-  for (const k of ['create', 'retrieve'] as const) {
-    console.log(k === 'create' ? 'create customer (POST /v1/customers)' : 'retrieve customer (GET /v1/customers/{id})');
-    console.log(row('  twin', t![k]));
-    console.log(row('  stripe-stateful-mock', m![k]));
-    console.log(row('  twin, Stripe-Account', c![k]));
-    console.log(`  ratio twin / mock: ${(t![k].rps / m![k].rps).toFixed(2)}x; Stripe-Account / platform: ${(c![k].rps / t![k].rps).toFixed(2)}x\n`);
+  if (values['render-only']) {
+    await renderingCost(twin);
+  } else {
+    const [t, m, c, v] = names.map((n) => ({ create: median(rounds[n], 'create'), retrieve: median(rounds[n], 'retrieve') }));
+    for (const k of ['create', 'retrieve'] as const) {
+      console.log(k === 'create' ? 'create customer (POST /v1/customers)' : 'retrieve customer (GET /v1/customers/{id})');
+      console.log(row('  twin', t![k]));
+      console.log(row('  stripe-stateful-mock', m![k]));
+      console.log(row('  twin, Stripe-Account', c![k]));
+      console.log(row(`  twin, ${OLD_VERSION}`, v![k]));
+      console.log(
+        `  ratio twin / mock: ${(t![k].rps / m![k].rps).toFixed(2)}x; Stripe-Account / platform: ${(c![k].rps / t![k].rps).toFixed(2)}x; ` +
+          `pinned ${OLD_VERSION} / default: ${(v![k].rps / t![k].rps).toFixed(2)}x\n`,
+      );
+    }
+    await renderingCost(twin);
   }
 } finally {
   for (const s of servers) s.child.kill('SIGTERM');

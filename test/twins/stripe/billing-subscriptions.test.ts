@@ -6,6 +6,16 @@ import t from 'tap';
 import Stripe from 'stripe';
 import { DAY, START, customerWithCard, monthlyPrice, startBillingTwin } from './billing-helpers.js';
 
+/**
+ * The invoice's PaymentIntent on the default API version: since 2025-03-31.basil an invoice no
+ * longer names it (`payment_intent` is a pre-basil field); its `confirmation_secret` is the intent's
+ * client secret, `pi_…_secret_…`.
+ */
+function intentOf(inv: Stripe.Invoice): string {
+  const secret = inv.confirmation_secret?.client_secret ?? '';
+  return secret.slice(0, secret.indexOf('_secret_'));
+}
+
 const bt = await startBillingTwin();
 t.teardown(() => bt.close());
 const { stripe } = bt;
@@ -40,12 +50,14 @@ t.test('create with a working card: active, first invoice paid by its payment in
   t.equal(inv.lines.data[0]!.description, '2 × Pro plan (at $20.00 / month)');
   t.match(inv.number, /^[A-Z0-9]+-0001$/);
   t.equal(inv.status_transitions.paid_at, now);
-  const pi = await stripe.paymentIntents.retrieve((inv as any).payment_intent);
+  const pi = await stripe.paymentIntents.retrieve(intentOf(inv));
   t.equal(pi.status, 'succeeded');
   t.equal(pi.amount, 4000);
   t.equal(pi.payment_method, pm.id);
   const charge = await stripe.charges.retrieve(pi.latest_charge as string);
-  t.equal((charge as any).invoice, inv.id);
+  t.notOk('invoice' in charge, 'basil removed charge.invoice');
+  const pinned = await stripe.charges.retrieve(charge.id, {}, { apiVersion: '2024-06-20' });
+  t.equal((pinned as any).invoice, inv.id, 'a version before basil names the invoice');
   const types: string[] = (await stripe.events.list({ limit: 20 })).data.map((e) => e.type);
   for (const ty of ['customer.subscription.created', 'invoice.created', 'invoice.finalized', 'invoice.paid', 'invoice.payment_succeeded', 'payment_intent.succeeded', 'charge.succeeded']) {
     t.ok(types.includes(ty), `event ${ty}`);
@@ -243,7 +255,7 @@ t.test('default_incomplete: the first invoice waits for the client with a confir
   t.equal(inv.status, 'open');
   t.equal(inv.attempt_count, 0, 'not attempted');
   t.match(inv.confirmation_secret?.client_secret, /^pi_.+_secret_/);
-  const pi = await stripe.paymentIntents.retrieve((inv as any).payment_intent);
+  const pi = await stripe.paymentIntents.retrieve(intentOf(inv));
   t.equal(pi.status, 'requires_payment_method');
   t.equal(pi.amount, 2000);
   const paid = await stripe.invoices.pay(inv.id!, { payment_method: pm.id });
@@ -271,7 +283,7 @@ t.test('default_incomplete: the client confirming the invoice payment intent pay
   });
   t.equal(sub.status, 'incomplete');
   const inv = await stripe.invoices.retrieve(sub.latest_invoice as string);
-  const confirmed = await stripe.paymentIntents.confirm((inv as any).payment_intent, { payment_method: pm.id });
+  const confirmed = await stripe.paymentIntents.confirm(intentOf(inv), { payment_method: pm.id });
   t.equal(confirmed.status, 'succeeded');
   t.equal((await stripe.invoices.retrieve(inv.id!)).status, 'paid', 'the invoice learns of the payment');
   t.equal((await stripe.subscriptions.retrieve(sub.id)).status, 'active', 'and the subscription starts');

@@ -7,7 +7,7 @@ import t from 'tap';
 import Stripe from 'stripe';
 import { customerWithCard } from './billing-helpers.js';
 import { hookedBillingTwin } from './hooked-twin.js';
-import { checkSchema } from './spec-schema.js';
+import { SPEC_API_VERSION, checkSchema } from './spec-schema.js';
 
 
 const twin = hookedBillingTwin(t);
@@ -42,7 +42,7 @@ t.test('a pre-payment credit note lowers what is due; voiding it restores it', a
   t.equal(after.amount_remaining, 7500);
   t.equal(after.pre_payment_credit_notes_amount, 2500);
   await twin.hooks.waitFor('credit_note.created', (c) => c.id === note.id);
-  checkSchema(t, 'invoice', await twin.raw(`/v1/invoices/${inv.id}`));
+  checkSchema(t, 'invoice', await twin.raw(`/v1/invoices/${inv.id}`, SPEC_API_VERSION));
 
   const tooMuch = await twin.stripe.creditNotes.create({ invoice: inv.id, amount: 9000 }).catch((e) => e);
   t.equal(tooMuch.statusCode, 400);

@@ -10,7 +10,8 @@ export interface HookedTwin {
   bt: BillingTwin;
   stripe: Stripe;
   hooks: WebhookReceiver;
-  raw(path: string): Promise<any>;
+  /** `version`: the `Stripe-Version` to pin (the default version without it). */
+  raw(path: string, version?: string): Promise<any>;
 }
 
 interface Lifecycle {
@@ -25,7 +26,8 @@ export function hookedBillingTwin(t: Lifecycle): HookedTwin {
     h.bt = await startBillingTwin();
     h.stripe = h.bt.stripe;
     h.hooks = await startWebhookReceiver(h.stripe);
-    h.raw = async (path) => (await fetch(`${h.bt.twin.url}${path}`, { headers: { authorization: `Bearer ${h.bt.twin.apiKey}` } })).json();
+    h.raw = async (path, version) =>
+      (await fetch(`${h.bt.twin.url}${path}`, { headers: { authorization: `Bearer ${h.bt.twin.apiKey}`, ...(version ? { 'stripe-version': version } : {}) } })).json();
   });
   t.teardown(async () => {
     await h.hooks?.close();

@@ -15,8 +15,11 @@ export interface WebhookReceiver {
   close(): Promise<void>;
 }
 
-/** `connect`: also listen for connected accounts' events (a second, Connect endpoint at the same URL). */
-export async function startWebhookReceiver(stripe: Stripe, opts: { connect?: boolean } = {}): Promise<WebhookReceiver> {
+/**
+ * `connect`: also listen for connected accounts' events (a second, Connect endpoint at the same URL);
+ * `apiVersion`: the endpoint's `api_version` (its events are rendered in that version).
+ */
+export async function startWebhookReceiver(stripe: Stripe, opts: { connect?: boolean; apiVersion?: string } = {}): Promise<WebhookReceiver> {
   const events: Stripe.Event[] = [];
   const rejected: string[] = [];
   const secrets: string[] = [];
@@ -41,7 +44,7 @@ export async function startWebhookReceiver(stripe: Stripe, opts: { connect?: boo
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
-  const endpoint = await stripe.webhookEndpoints.create({ url, enabled_events: ['*'] });
+  const endpoint = await stripe.webhookEndpoints.create({ url, enabled_events: ['*'], ...(opts.apiVersion ? { api_version: opts.apiVersion as Stripe.WebhookEndpointCreateParams.ApiVersion } : {}) });
   secrets.push(endpoint.secret!);
   if (opts.connect) secrets.push((await stripe.webhookEndpoints.create({ url, enabled_events: ['*'], connect: true })).secret!);
   return {

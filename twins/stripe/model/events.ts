@@ -7,6 +7,7 @@ import type { TwinContext } from '../../../twin-runtime/contract.js';
 import type { DeliveryRecord } from '../../../twin-runtime/deliveries.js';
 import { currentRequest } from '../wire/request-context.js';
 import { accountOf, platformContext } from '../wire/connect-scope.js';
+import { renderInVersion } from '../wire/versions.js';
 import { newId, save, type StripeObject } from './objects.js';
 
 /** The API version the twin speaks: the one the bundled `stripe` package pins. */
@@ -31,6 +32,7 @@ interface EndpointLike extends StripeObject {
   enabled_events: string[];
   secret: string;
   connect?: boolean;
+  api_version?: string | null;
 }
 
 function listens(endpoint: EndpointLike, type: string): boolean {
@@ -38,8 +40,8 @@ function listens(endpoint: EndpointLike, type: string): boolean {
 }
 
 /**
- * Record `type` for `object` and deliver it to every endpoint listening. The event is written (and
- * its payload rendered) at once, so it keeps `object` as it is now without copying it first.
+ * Record `type` for `object` and deliver it to every endpoint listening. The event is written at
+ * once, so it keeps `object` as it is now; each endpoint's payload is a copy rendered in its version.
  */
 export function emitEvent(
   ctx: TwinContext,
@@ -68,8 +70,19 @@ export function emitEvent(
   };
   save(ctx, 'event', event);
   if (endpoints.length === 0) return;
-  const payload = JSON.stringify(event, null, 2);
+  // Each endpoint gets the event in its own `api_version` when it was made with one (as Stripe
+  // renders it), else in the default; one rendering per version.
+  const payloads = new Map<string, string>();
+  const payloadIn = (version: string) => {
+    let payload = payloads.get(version);
+    if (payload === undefined) {
+      payload = JSON.stringify(renderInVersion(ctx, structuredClone(event), version), null, 2);
+      payloads.set(version, payload);
+    }
+    return payload;
+  };
   for (const endpoint of endpoints) {
+    const payload = payloadIn(typeof endpoint.api_version === 'string' && endpoint.api_version ? endpoint.api_version : STRIPE_API_VERSION);
     ctx.deliveries.send({
       event: type,
       source_id: event.id,

@@ -114,7 +114,7 @@ export function buildLine(ctx: TwinContext, invoiceId: string | null, spec: Line
     subtotal: spec.amount,
     taxes: [],
     tax_rates: clone(spec.taxRates ?? []),
-    // Pre-2025 API versions read these from the line itself.
+    // Pre-2025 API versions read these from the line itself (only they are shown them: wire/versions.ts).
     plan: price.recurring ? planOf(price) : null,
     price: price.id ? clone(price) : null,
     proration: spec.proration ?? false,

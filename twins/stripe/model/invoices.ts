@@ -129,7 +129,7 @@ export function invoiceObject(ctx: TwinContext, id: string, seed: InvoiceSeed): 
     total_pretax_credit_amounts: [],
     total_taxes: [],
     webhooks_delivered_at: null,
-    // Pre-2025 API versions read these from the invoice itself.
+    // Pre-2025 API versions read these from the invoice itself (only they are shown them: wire/versions.ts).
     charge: null,
     paid: false,
     paid_out_of_band: false,

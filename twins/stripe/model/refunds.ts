@@ -10,7 +10,7 @@ import { recordRefundFunds } from './balance.js';
 import { unwindConnectCharge } from './transfers.js';
 import { emitEvent } from './events.js';
 import { applyMetadata, clone, find, newId, previousAttributes, save, type MetadataPatch, type StripeObject } from './objects.js';
-import { readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
+import { eachMatching, newestFirst, readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
 
 export type Refund = StripeObject & { object: 'refund' };
 
@@ -141,4 +141,22 @@ export function listRefunds(ctx: TwinContext, filter: { charge?: string; payment
   if (filter.charge !== undefined) equals.charge = filter.charge;
   if (filter.paymentIntent !== undefined) equals.payment_intent = filter.paymentIntent;
   return readPage<Refund>(ctx, 'refund', equals, window);
+}
+
+/** How many refunds a charge embeds in API versions before 2022-11-15 (Stripe's list page). */
+const EMBEDDED_REFUNDS = 10;
+
+/**
+ * A charge's refunds as the list the charge carried before 2022-11-15 (and carries when
+ * `expand[]=refunds` asks for it): the newest first, `total_count` of them all.
+ */
+export function chargeRefundList(ctx: TwinContext, chargeId: string): Record<string, unknown> {
+  const all = newestFirst([...eachMatching<Refund>(ctx, 'refund', { charge: chargeId })]);
+  return {
+    object: 'list',
+    data: all.slice(0, EMBEDDED_REFUNDS),
+    has_more: all.length > EMBEDDED_REFUNDS,
+    total_count: all.length,
+    url: `/v1/charges/${chargeId}/refunds`,
+  };
 }

@@ -365,7 +365,8 @@ export function createSubscription(ctx: TwinContext, input: SubscriptionCreate):
     collection_method: collection,
     created: now,
     currency: prices[0]!.currency,
-    // Pre-2025 API versions read the period from the subscription itself; kept alongside the items'.
+    // Pre-2025 API versions read the period from the subscription itself; kept alongside the items'
+    // (and shown only to those versions: wire/versions.ts).
     current_period_end: period.end,
     current_period_start: period.start,
     customer: customerId,

@@ -4,6 +4,7 @@ import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { listEnvelope, readListWindow } from '../wire/list.js';
 import { LIST_PARAMS, bool, emptyableStr, readMetadata, readParams, str, strArray, type ParamSpec } from '../wire/params.js';
 import { ok } from '../wire/pipeline.js';
+import { checkApiVersion } from '../wire/api-version.js';
 import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
@@ -22,11 +23,14 @@ export const webhookRoutes: TwinRoute[] = [
     path: '/v1/webhook_endpoints',
     handler: (req, ctx) => {
       const p = readParams(req, WEBHOOK_CREATE_SPEC);
+      // The version the endpoint's events are rendered in (model/events.ts): one Stripe knows.
+      const apiVersion = str(p, 'api_version');
+      if (apiVersion !== undefined) checkApiVersion(apiVersion);
       return ok(
         createWebhookEndpoint(ctx, {
           url: str(p, 'url'),
           enabledEvents: strArray(p, 'enabled_events'),
-          apiVersion: str(p, 'api_version'),
+          apiVersion,
           description: str(p, 'description'),
           metadata: readMetadata(p),
           connect: bool(p, 'connect'),

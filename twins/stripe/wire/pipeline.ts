@@ -11,6 +11,7 @@ import { StripeApiError, stripeError } from './errors.js';
 import { expandPaths, paramsOf } from './params.js';
 import { checkApiVersion } from './api-version.js';
 import { expandObject } from './expand.js';
+import { renderInVersion, renderingVersion } from './versions.js';
 import { lookupIdempotent, rememberIdempotent } from './idempotency.js';
 import { setCurrentRequest } from './request-context.js';
 import { requestContext } from './connect-scope.js';
@@ -42,7 +43,7 @@ export function renderStripeError(e: unknown): TwinResponse {
   });
 }
 
-async function answer(req: TwinRequest, platform: TwinContext, requestId: string, run: RunRoute): Promise<TwinResponse> {
+async function answer(req: TwinRequest, platform: TwinContext, requestId: string, version: string, run: RunRoute): Promise<TwinResponse> {
   const idempotencyKey = req.method === 'POST' ? header(req, 'idempotency-key') : undefined;
   setCurrentRequest({ id: requestId, idempotencyKey: idempotencyKey ?? null });
   try {
@@ -60,9 +61,13 @@ async function answer(req: TwinRequest, platform: TwinContext, requestId: string
       }
     }
     return await run((res) => {
-      const paths = expandPaths(params);
-      if (paths.length > 0 && res.status < 300 && res.body && typeof res.body === 'object') {
-        res = { ...res, body: expandObject(ctx, res.body, paths) };
+      if (res.status < 300 && res.body && typeof res.body === 'object' && !Buffer.isBuffer(res.body)) {
+        // The answer in the request's API version (its body is the request's own), then what
+        // `expand[]` adds, each expanded object rendered in that version too.
+        const render = <T>(body: T): T => renderInVersion(ctx, body, version);
+        res = { ...res, body: render(res.body) };
+        const paths = expandPaths(params);
+        if (paths.length > 0) res = { ...res, body: expandObject(ctx, res.body, paths, render) };
       }
       if (idempotencyKey && res.status < 500) {
         rememberIdempotent(ctx, idempotencyKey, endpoint, params, requestId, res);
@@ -86,7 +91,7 @@ export async function aroundStripe({ req, ctx }: RouteCall, run: RunRoute): Prom
   let res: TwinResponse;
   try {
     if (version !== undefined) checkApiVersion(version);
-    res = await answer(req, ctx, requestId, run);
+    res = await answer(req, ctx, requestId, renderingVersion(version), run);
   } catch (e) {
     res = renderStripeError(e);
   }
