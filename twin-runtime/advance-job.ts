@@ -7,9 +7,11 @@
 // a 503 with Retry-After in the provider's own error shape (they would otherwise see a clock
 // half-way), admin writes a 409, and the job's progress is readable at `GET /_twin/advance/{id}`.
 //
-// The host (host.ts) owns one AdvanceJobs; each slice runs as an exclusive job of its pipeline.
+// The host (host.ts) owns one AdvanceJobs; each slice runs as an exclusive job of its pipeline. A
+// job runs at batch priority (background-priority.ts): other tenants' requests come first.
 
 import type { TwinContext, TwinDefinition, TwinRequest, TwinResponse } from './contract.js';
+import { atBatchPriority } from './background-priority.js';
 
 export interface AdvanceJobView {
   id: string;
@@ -128,7 +130,11 @@ export class AdvanceJobs {
     return job;
   }
 
-  private async run(job: Job, to: number): Promise<void> {
+  private run(job: Job, to: number): Promise<void> {
+    return atBatchPriority(() => this.runSlices(job, to));
+  }
+
+  private async runSlices(job: Job, to: number): Promise<void> {
     const { twin, ctx } = this.host;
     let span = FIRST_SPAN_MS;
     while (ctx.clock.nowMs() < to) {
