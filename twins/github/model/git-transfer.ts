@@ -148,16 +148,16 @@ export function missingWant(ctx: TwinContext, repo: Json, wants: string[]): stri
   return wants.find((w) => !hasObject(ctx, repo, w));
 }
 
-/**
- * Every object a client holding `common` needs to have `wants`: commits not reachable from the
- * common ones, and the trees and blobs under them the common tips do not already have.
- */
 /** An object a fetch sends, with its type (so reading it takes one lookup). */
 export interface WantedObject {
   sha: string;
   type: ObjectType;
 }
 
+/**
+ * Every object a client holding `common` needs to have `wants`: commits not reachable from the
+ * common ones, and the trees and blobs under them the common tips do not already have.
+ */
 export function objectsFor(ctx: TwinContext, repo: Json, wants: string[], common: string[], includeTags: boolean, shallow?: Set<string>): WantedObject[] {
   const haveCommits = new Set<string>();
   for (const c of common) for (const a of ancestors(ctx, repo, c)) haveCommits.add(a);
@@ -252,7 +252,7 @@ export function shallowBoundary(ctx: TwinContext, repo: Json, wants: string[], d
 const PACK_TYPE: Record<ObjectType, number> = { commit: 1, tree: 2, blob: 3, tag: 4 };
 
 /**
- * A pack of `oids`, every object whole (no deltas), as git's pack format v2 lays it out: "PACK",
+ * A pack of `objects`, each whole (no deltas), as git's pack format v2 lays it out: "PACK",
  * version, count; per object a type-and-size header and its zlib stream; the SHA-1 of it all.
  * Written here with node's zlib and crypto rather than isomorphic-git's packObjects, which
  * inflates, re-hashes and deflates each object through web streams: 2.6–2.9 s of a 1,000-file,
