@@ -14,6 +14,7 @@ import { SchemaResolver, synthesize, type Schema } from '../../twin-runtime/gene
 import type { OperationEntry } from '../../twin-runtime/generic/spec-types.js';
 import { countedSurface, coverageOf } from '../../twin-runtime/generic/coverage.js';
 import type { Action } from '../../twin-runtime/generic/types.js';
+import { SPEC_API_VERSION } from '../../twins/stripe/wire/versions.js';
 
 export interface WalkTwin {
   url: string;
@@ -47,6 +48,8 @@ function formEncode(value: Record<string, unknown>, nestedJson: boolean): string
 
 export async function send(twin: WalkTwin, slug: string, method: string, path: string, body?: Record<string, unknown>, query?: Record<string, unknown>): Promise<Answer> {
   const headers: Record<string, string> = { authorization: `Bearer ${twin.apiKey}` };
+  // Stripe answers in the version its bundled spec describes, which is what the answers are checked against.
+  if (slug === 'stripe') headers['stripe-version'] = SPEC_API_VERSION;
   let payload: string | undefined;
   if (body && method !== 'GET') {
     if (slug === 'github') {

@@ -29,12 +29,10 @@ function denullable(node: any): any {
 ajv.addSchema({ $id: 'stripe', components: denullable(spec.components) }, 'stripe');
 
 /**
- * The API version this copy of the spec describes objects in, for the objects it checks: it
- * predates 2025-03-31.basil (its invoice has `charge`, `paid` and `subscription` and no `parent`),
- * so invoices, lines and subscriptions are fetched pinned to a version before basil
- * (`Stripe-Version`, twins/stripe/wire/versions.ts) to be checked against it.
+ * The API version this copy of the spec describes objects in: invoices, lines and subscriptions
+ * are fetched pinned to it (`Stripe-Version`) to be checked against it.
  */
-export const SPEC_API_VERSION = '2024-06-20';
+export { SPEC_API_VERSION } from '../../../twins/stripe/wire/versions.js';
 
 /** Whether the spec has a schema of this name (newer objects are missing from this copy). */
 export function specHasSchema(schemaName: string): boolean {

