@@ -15,6 +15,7 @@ import { templateFromFindMyWay } from '../twin-runtime/path-template.js';
 import { refuseLongQueries } from './http/query-limits.js';
 import { documentForRequest, openapiInfo, transformDocument, transformRoute } from './http/openapi.js';
 import { makeAuthenticate } from './auth/authenticate.js';
+import { OrganizationShare } from './http/organization-share.js';
 import { isStorageFull, STORAGE_FULL_DETAIL } from './store/storage-health.js';
 import './auth/principal.js';
 import healthRoutes from './routes/health.js';
@@ -127,11 +128,24 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async (req) => documentForRequest(app.swagger(), req));
 
   app.addHook('onRequest', refuseLongQueries);
+  // An organization's requests beyond its rate wait; this many waiting, more are refused.
+  const MAX_WAITING = 1000;
+  const share = new OrganizationShare({ rate: services.config.apiRate, burst: services.config.apiRate, maxWaiting: MAX_WAITING });
   app.addHook('onRequest', async (req) => {
     // Unknown routes answer 404 whoever asks, as FastAPI does; /docs is public.
     const route = req.routeOptions.url;
     if (route === undefined || route.startsWith('/docs')) return;
     await authenticate(req);
+    if (!req.principal) return;
+    const admission = share.admit(req.principal.orgId);
+    if (!admission.admitted) {
+      throw new HttpError(
+        429,
+        `This organization is sending requests faster than ${services.config.apiRate} a second and ${MAX_WAITING} are already waiting; retry after ${admission.retryAfterSeconds} s.`,
+        { 'retry-after': String(admission.retryAfterSeconds) },
+      );
+    }
+    if (admission.wait) await admission.wait;
   });
   const authenticate = makeAuthenticate(services);
   // Path, query and body are validated together so a 422 lists every failing field (FastAPI).

@@ -61,7 +61,12 @@ export interface Config {
   egress: EgressPolicy;
   /** How long SIGTERM waits for requests in flight (TWINS_DRAIN_MS). */
   drainMs: number;
+  /** API requests admitted per second per organization (TWINS_API_RATE); the excess waits its turn. */
+  apiRate: number;
 }
+
+/** API requests per second per organization unless TWINS_API_RATE says otherwise. */
+export const DEFAULT_API_RATE = 200;
 
 function positive(name: string, value: string | undefined): number | undefined {
   if (value === undefined || value === '') return undefined;
@@ -112,6 +117,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     logBodyCapBytes: Math.round((positive('TWINS_LOG_BODY_CAP_MB', env.TWINS_LOG_BODY_CAP_MB) ?? 256) * 1024 * 1024),
     egress: oneOf('TWINS_EGRESS', env.TWINS_EGRESS, EGRESS_POLICIES, 'any'),
     drainMs: positive('TWINS_DRAIN_MS', env.TWINS_DRAIN_MS) ?? 10_000,
+    apiRate: positive('TWINS_API_RATE', env.TWINS_API_RATE) ?? DEFAULT_API_RATE,
     logFormat: oneOf('TWINS_LOG_FORMAT', env.TWINS_LOG_FORMAT, ['pretty', 'json'] as const, process.stdout.isTTY ? 'pretty' : 'json'),
     paymentProcessor: oneOf('TWINS_PAYMENT_PROCESSOR', env.TWINS_PAYMENT_PROCESSOR, ['house', 'stripe', 'none'] as const, env.STRIPE_SECRET_KEY ? 'stripe' : 'house'),
     stripeSecretKey: env.STRIPE_SECRET_KEY || undefined,

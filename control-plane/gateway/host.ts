@@ -10,9 +10,11 @@
 // scripts/bench/tenant-isolation.ts measures it.
 
 import { Worker } from 'node:worker_threads';
+import { dirname } from 'node:path';
+import { journalDirFor } from './log-journal.js';
 import type { Logger } from 'pino';
 import type { GatewayTwin } from './gateway.js';
-import { MAX_COUNTED_TWINS, STAT, type FromWorker, type GatewayWorkerData, type ToWorker } from './protocol.js';
+import { MAX_COUNTED_TWINS, STAT, type FromWorker, type GatewayWorkerData, type LogWriterWorkerData, type ToLogWriter, type ToWorker } from './protocol.js';
 
 /** What the reconciler needs of the gateway. */
 export interface GatewayControl {
@@ -24,7 +26,12 @@ export interface GatewayControl {
   close(twinId: string): Promise<void>;
 }
 
-export interface GatewayHostOptions extends Omit<GatewayWorkerData, 'stats'> {
+export interface GatewayHostOptions extends Omit<GatewayWorkerData, 'stats' | 'journalDir' | 'logPort'> {
+  logFile: string;
+  defaultRetentionDays: number;
+  bodyCapBytes: number;
+  /** Where the log's journal lives; default: journalDirFor(the log file's directory). */
+  journalDir?: string;
   log?: Logger;
   /** Per twin: the credentials its log must not keep, and how long its environment keeps rows. */
   describe?: (twin: GatewayTwin) => Promise<{ redact?: GatewayTwin['redact']; retentionDays?: number | null }>;
@@ -81,9 +88,16 @@ function startThread(name: string, options: ConstructorParameters<typeof Worker>
   return new Worker(code, { ...options, eval: true });
 }
 
+/** Atomics.waitAsync (Node ≥ 16; in TypeScript's lib from es2024 on). */
+const waitAsync = (Atomics as unknown as {
+  waitAsync(a: BigInt64Array, index: number, value: bigint, timeoutMs: number): { value: Promise<string> | string };
+}).waitAsync;
+
 export class GatewayHost implements GatewayControl {
   private worker: Worker | undefined;
-  private checkpointer: Worker | undefined;
+  private logWriter: Worker | undefined;
+  private logWriterReady: Promise<Worker> | undefined;
+  private journalDir: string | undefined;
   private readonly shared = new SharedArrayBuffer(8 * (STAT.firstSlot + MAX_COUNTED_TWINS));
   private readonly counters = new BigInt64Array(this.shared);
   private readonly routes = new Map<string, Mirror>();
@@ -105,45 +119,117 @@ export class GatewayHost implements GatewayControl {
     return this.sharedListenerPort;
   }
 
-  /** Start the gateway's thread (and the checkpointer's); in cluster mode this opens the shared listener. */
+  /** Start the gateway's thread (and the log writer's); in cluster mode this opens the shared listener. */
   async start(): Promise<void> {
     this.ready ??= this.spawn();
     await this.ready;
   }
 
   private async spawn(): Promise<void> {
-    const { log: _log, describe: _describe, checkpointMs, ...rest } = this.options;
-    const data: GatewayWorkerData = { ...rest, sharedPort: this.sharedListenerPort ?? rest.sharedPort, stats: this.shared };
+    const { log: _log, describe: _describe, checkpointMs: _c, logFile: _f, defaultRetentionDays: _d, bodyCapBytes: _b, journalDir: _j, ...rest } = this.options;
+    await this.startLogWriter();
+    const data: GatewayWorkerData = { ...rest, sharedPort: this.sharedListenerPort ?? rest.sharedPort, journalDir: this.journalDir!, stats: this.shared };
     const worker = startThread('worker', { workerData: data, name: 'twins-gateway' });
     this.worker = worker;
-    await new Promise<void>((resolve, reject) => {
+    await this.whenReady(worker);
+    worker.on('error', (err) => this.options.log?.error({ err }, 'gateway thread failed'));
+    worker.once('exit', (code) => void this.onExit(worker, code));
+    const { sharedPort } = (await this.call({ op: 'start', id: 0 })) as { sharedPort?: number };
+    this.sharedListenerPort = sharedPort;
+  }
+
+  /** Resolve with the thread's 'ready' message; later messages go to onMessage. */
+  private whenReady(worker: Worker): Promise<Extract<FromWorker, { op: 'ready' }>> {
+    return new Promise((resolve, reject) => {
       const onError = (err: Error) => reject(err);
       worker.once('error', onError);
       worker.on('message', (m: FromWorker) => {
         if (m.op === 'ready') {
           worker.off('error', onError);
-          resolve();
+          resolve(m);
         } else this.onMessage(m);
       });
     });
-    worker.on('error', (err) => this.options.log?.error({ err }, 'gateway thread failed'));
-    worker.once('exit', (code) => void this.onExit(worker, code));
-    const { sharedPort } = (await this.call({ op: 'start', id: 0 })) as { sharedPort?: number };
-    this.sharedListenerPort = sharedPort;
-    if (!this.checkpointer) {
-      this.checkpointer = startThread('checkpoint-worker', {
-        workerData: { logFile: this.options.logFile, intervalMs: checkpointMs ?? 1000 },
-        name: 'twins-log-checkpoint',
-      });
-      this.checkpointer.on('message', (m: FromWorker) => this.onMessage(m));
-      this.checkpointer.on('error', (err) => this.options.log?.warn({ err }, 'request log checkpointer failed'));
-      this.checkpointer.unref();
+  }
+
+  /**
+   * The log writer's thread (log-writer-worker.ts): it replays the journal first, so entries
+   * answered before a crash are in SQLite before anything new arrives.
+   */
+  private startLogWriter(): Promise<Worker> {
+    this.logWriterReady ??= (async () => {
+      this.journalDir ??= this.options.journalDir ?? journalDirFor(dirname(this.options.logFile));
+      const data: LogWriterWorkerData = {
+        logFile: this.options.logFile,
+        journalDir: this.journalDir,
+        defaultRetentionDays: this.options.defaultRetentionDays,
+        bodyCapBytes: this.options.bodyCapBytes,
+        checkpointMs: this.options.checkpointMs ?? 1000,
+        stats: this.shared,
+      };
+      const writer = startThread('log-writer-worker', { workerData: data, name: 'twins-log-writer' });
+      const ready = await this.whenReady(writer);
+      // Segment numbers only grow: a restarted writer must not hand out one a live gateway uses.
+      if (Atomics.load(this.counters, STAT.nextSegment) < BigInt(ready.nextSegment ?? 1)) {
+        Atomics.store(this.counters, STAT.nextSegment, BigInt(ready.nextSegment ?? 1));
+      }
+      if (ready.replayed) this.options.log?.info({ entries: ready.replayed }, 'request log: journal replayed');
+      writer.on('error', (err) => this.options.log?.error({ err }, 'request log writer failed'));
+      writer.once('exit', (code) => void this.onLogWriterExit(writer, code));
+      this.logWriter = writer;
+      return writer;
+    })();
+    return this.logWriterReady;
+  }
+
+  /** The writer died (it should not): start it again; it goes on from the position SQLite holds. */
+  private async onLogWriterExit(writer: Worker, code: number): Promise<void> {
+    if (this.logWriter !== writer) return;
+    this.logWriter = undefined;
+    this.logWriterReady = undefined;
+    for (const [id, p] of this.writerPending) {
+      this.writerPending.delete(id);
+      p.reject(new Error('The request log writer exited.'));
+    }
+    if (this.stopping) return;
+    this.options.log?.error({ code }, 'request log writer exited; starting it again');
+    await this.startLogWriter();
+  }
+
+  private readonly writerPending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+
+  private async callWriter(msg: ToLogWriter & { id: number }): Promise<unknown> {
+    const writer = await this.startLogWriter();
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.writerPending.set(id, { resolve, reject });
+      writer.postMessage({ ...msg, id });
+    });
+  }
+
+  private postWriter(msg: ToLogWriter): void {
+    void this.startLogWriter().then((w) => w.postMessage(msg));
+  }
+
+  /**
+   * Resolves once every entry journaled before the call is in SQLite (readers call it first, so a
+   * listing always shows the requests already answered); gives up after `timeoutMs`.
+   */
+  async awaitLogged(timeoutMs = 5000): Promise<void> {
+    const target = Atomics.load(this.counters, STAT.written);
+    const until = performance.now() + timeoutMs;
+    for (;;) {
+      const applied = Atomics.load(this.counters, STAT.applied);
+      const left = until - performance.now();
+      if (applied >= target || left <= 0 || !this.logWriter) return;
+      await waitAsync(this.counters, STAT.applied, applied, left).value;
     }
   }
 
   private onMessage(m: FromWorker): void {
     if (m.op === 'reply') {
-      const p = this.pending.get(m.id);
+      const p = this.pending.get(m.id) ?? this.writerPending.get(m.id);
+      this.writerPending.delete(m.id);
       if (!p) return;
       this.pending.delete(m.id);
       if (m.error !== undefined) p.reject(new Error(m.error));
@@ -164,7 +250,7 @@ export class GatewayHost implements GatewayControl {
     this.ready = this.spawn();
     await this.ready;
     for (const m of this.routes.values()) {
-      await this.call({ op: 'open', id: 0, twin: { ...m.twin, slot: m.slot >= 0 ? m.slot : undefined }, preferredPort: m.port, retentionDays: m.retentionDays });
+      await this.call({ op: 'open', id: 0, twin: { ...m.twin, slot: m.slot >= 0 ? m.slot : undefined }, preferredPort: m.port });
       if (m.target) this.post({ op: 'setTarget', twinId: m.twin.twinId, address: m.target });
     }
   }
@@ -199,8 +285,8 @@ export class GatewayHost implements GatewayControl {
       id: 0,
       twin: { ...twin, redact: extra.redact, slot: mirror.slot >= 0 ? mirror.slot : undefined },
       preferredPort,
-      retentionDays: extra.retentionDays ?? null,
     })) as { url: string; port: number | null };
+    this.postWriter({ op: 'retention', entries: [{ environmentId: twin.environmentId, organizationId: twin.organizationId, days: extra.retentionDays ?? null }] });
     mirror.port = opened.port;
     return opened;
   }
@@ -230,17 +316,18 @@ export class GatewayHost implements GatewayControl {
 
   /** The environment is deleted: its log rows go (at once for readers, step by step on disk). */
   purgeEnvironment(environmentId: string): void {
-    this.post({ op: 'purge', environmentId });
+    this.postWriter({ op: 'purge', environmentId });
   }
 
   /** Retention of environments whose organization changed plan. */
   setRetention(entries: { environmentId: string; organizationId: string; days: number | null }[]): void {
-    if (entries.length > 0) this.post({ op: 'retention', entries });
+    if (entries.length > 0) this.postWriter({ op: 'retention', entries });
   }
 
   /** Run one maintenance step now (tests). */
   async maintain(now?: Date): Promise<void> {
-    await this.call({ op: 'maintain', id: 0, now: now?.toISOString() });
+    await this.awaitLogged();
+    await this.callWriter({ op: 'maintain', id: 0, now: now?.toISOString() });
   }
 
   /**
@@ -249,7 +336,9 @@ export class GatewayHost implements GatewayControl {
    */
   async drain(timeoutMs: number): Promise<number> {
     if (!this.worker) return 0;
+    const started = performance.now();
     const { unanswered } = (await this.call({ op: 'drain', id: 0, timeoutMs })) as { unanswered: number };
+    await this.awaitLogged(Math.max(1000, timeoutMs - (performance.now() - started)));
     return unanswered;
   }
 
@@ -263,20 +352,13 @@ export class GatewayHost implements GatewayControl {
       await worker.terminate();
     }
     this.routes.clear();
-    const cp = this.checkpointer;
-    this.checkpointer = undefined;
-    if (cp) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, 2000);
-        cp.on('message', (m: { op: string }) => {
-          if (m.op === 'closed') {
-            clearTimeout(timer);
-            resolve();
-          }
-        });
-        cp.postMessage({ op: 'close' });
-      });
-      await cp.terminate();
+    const writer = this.logWriter;
+    if (writer) {
+      await this.awaitLogged(2000);
+      await Promise.race([this.callWriter({ op: 'close', id: 0 }).catch(() => {}), new Promise((r) => setTimeout(r, 5000))]);
+      this.logWriter = undefined;
+      this.logWriterReady = undefined;
+      await writer.terminate();
     }
   }
 

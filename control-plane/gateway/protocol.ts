@@ -4,32 +4,44 @@
 import type { GatewayTwin } from './gateway.js';
 
 export interface GatewayWorkerData {
-  logFile: string;
   host: string;
   domain?: string;
   sharedPort?: number;
   publicScheme?: string;
-  defaultRetentionDays: number;
-  bodyCapBytes: number;
   /** Key and certificate chain: every twin URL then answers https:// on its port too. */
   tls?: { key: string; cert: string };
+  /** Where the log's entries are journaled (log-journal.ts). */
+  journalDir: string;
   /** SharedArrayBuffer of BigInt64 counters (STAT). */
   stats: SharedArrayBuffer;
 }
 
-export type ToWorker =
-  | { op: 'start'; id: number }
-  | { op: 'open'; id: number; twin: GatewayTwin; preferredPort?: number | null; retentionDays?: number | null }
-  | { op: 'setTarget'; id?: undefined; twinId: string; address: string | undefined }
-  | { op: 'close'; id: number; twinId: string }
+export interface LogWriterWorkerData {
+  logFile: string;
+  journalDir: string;
+  defaultRetentionDays: number;
+  bodyCapBytes: number;
+  /** Milliseconds between checkpoints of the log's write-ahead log. */
+  checkpointMs: number;
+  stats: SharedArrayBuffer;
+}
+
+export type ToLogWriter =
   | { op: 'purge'; id?: number; environmentId: string }
   | { op: 'retention'; id?: number; entries: { environmentId: string; organizationId: string; days: number | null }[] }
   | { op: 'maintain'; id: number; now?: string }
+  | { op: 'close'; id: number };
+
+export type ToWorker =
+  | { op: 'start'; id: number }
+  | { op: 'open'; id: number; twin: GatewayTwin; preferredPort?: number | null }
+  | { op: 'setTarget'; id?: undefined; twinId: string; address: string | undefined }
+  | { op: 'close'; id: number; twinId: string }
   | { op: 'drain'; id: number; timeoutMs: number }
   | { op: 'closeAll'; id: number };
 
 export type FromWorker =
-  | { op: 'ready' }
+  | { op: 'ready'; nextSegment?: number; replayed?: number }
   | { op: 'reply'; id: number; value?: unknown; error?: string }
   | { op: 'log'; level: 'error' | 'warn'; msg: string; err?: string };
 
@@ -46,6 +58,12 @@ export const STAT = {
   commits: 8,
   commitMicros: 9,
   busyMicros: 10,
+  /** Rows the log writer has moved from the journal into SQLite (`written` counts journaled rows). */
+  applied: 11,
+  /** The next journal segment number (each gateway thread takes its segments from here). */
+  nextSegment: 12,
+  /** Where the journal ends (packPosition): the log writer reads up to here. */
+  journalEnd: 13,
   firstSlot: 16,
 } as const;
 

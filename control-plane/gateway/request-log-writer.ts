@@ -1,15 +1,16 @@
-// Writes request-log rows so that no answered request is ever missing from the log: the gateway
-// hands each row over with the answer it is holding, and the answer is sent only once the row's
-// transaction has committed (group commit: every row handed over in one turn of the event loop
-// shares one transaction). A commit in WAL mode has reached the operating system, so a SIGKILL
-// right after the response loses nothing.
+// Commits request-log rows to SQLite in groups (every row handed over in one turn of the event loop
+// shares one transaction) and calls each row's `done` once it is committed. In the control plane
+// it runs on the log writer's thread (log-writer-worker.ts), fed from the journal the gateway's
+// answers wait for (log-journal.ts), with `retryFailed`: a commit that fails keeps its rows for
+// the next try. As an in-process sink (tests) it holds each answer until its commit.
 //
 // The same (single) writer keeps the log bounded, a few rows at a time between commits: the rows of
 // deleted environments, rows past their retention, and bodies beyond an environment's byte cap.
 // Each step is bounded by a row budget that adapts to a time target, so a step never holds the
-// gateway's thread for long.
+// writer's thread for long.
 
 import type { RequestLogRow, RequestLogStore } from '../store/request-logs.js';
+import { TurnBatch, type Done } from './turn-batch.js';
 
 export interface LogWriterOptions {
   /** Days rows are kept when the environment has no retention of its own. */
@@ -23,8 +24,15 @@ export interface LogWriterOptions {
   /** Longest a maintenance step should take. */
   stepBudgetMs?: number;
   onError?: (message: string, err: unknown) => void;
-  /** After each commit (the gateway's thread publishes its counters here). */
+  /** After each commit (the thread publishes its counters here). */
   onCommit?: () => void;
+  /** Runs inside each commit's transaction after its rows (the journal position is saved there). */
+  inTransaction?: () => void;
+  /**
+   * Keep rows whose commit failed and try them again (before any later row) a second later,
+   * instead of reporting them failed: rows that are safe in the journal are never dropped.
+   */
+  retryFailed?: boolean;
 }
 
 export interface WriterStats {
@@ -44,19 +52,17 @@ export interface WriterStats {
   writable: boolean;
 }
 
-type Done = (committed: boolean) => void;
 
 export class RequestLogWriter {
-  private rows: RequestLogRow[] = [];
-  private callbacks: Done[] = [];
-  private scheduled = false;
+  private readonly batch = new TurnBatch(() => this.commit());
   private readonly commitBatch: (rows: RequestLogRow[]) => void;
   private maintenanceTimer: NodeJS.Timeout | undefined;
   private retentionCursor: string | undefined;
   private lastSweep = 0;
   private rowBudget = 500;
   private closed = false;
-  private readonly o: Required<Omit<LogWriterOptions, 'onError' | 'onCommit'>> & Pick<LogWriterOptions, 'onError' | 'onCommit'>;
+  private readonly o: Required<Omit<LogWriterOptions, 'onError' | 'onCommit' | 'inTransaction'>> & Pick<LogWriterOptions, 'onError' | 'onCommit' | 'inTransaction'>;
+  private retryTimer: NodeJS.Timeout | undefined;
   readonly counters = { written: 0, failed: 0, expired: 0, purged: 0, bodiesDropped: 0, commits: 0, commitMicros: 0 };
   /** Whether the last commit succeeded. */
   private healthy = true;
@@ -72,28 +78,26 @@ export class RequestLogWriter {
       maintenanceIntervalMs: options.maintenanceIntervalMs ?? 200,
       retentionSweepMs: options.retentionSweepMs ?? 60_000,
       stepBudgetMs: options.stepBudgetMs ?? 4,
+      retryFailed: options.retryFailed ?? false,
       onError: options.onError,
       onCommit: options.onCommit,
+      inTransaction: options.inTransaction,
     };
-    this.commitBatch = store.db.transaction((rows: RequestLogRow[]) => store.appendRows(rows));
+    this.commitBatch = store.db.transaction((rows: RequestLogRow[]) => {
+      store.appendRows(rows);
+      this.o.inTransaction?.();
+    });
   }
 
   /** Hand a row over; `done(true)` runs once it is committed, `done(false)` if the commit failed. */
   write(row: RequestLogRow, done: Done): void {
-    this.rows.push(row);
-    this.callbacks.push(done);
-    if (this.closed) {
-      this.commit();
-      return;
-    }
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(() => this.commit());
-    }
+    // Once closed, each row commits at once; while a retry is pending, rows wait for it.
+    this.batch.add(row, done, !this.closed && !this.retryTimer);
+    if (this.closed) this.commit();
   }
 
   get queueDepth(): number {
-    return this.rows.length;
+    return this.batch.size;
   }
 
   /**
@@ -119,17 +123,14 @@ export class RequestLogWriter {
   }
 
   stats(): WriterStats {
-    return { queueDepth: this.rows.length, ...this.counters, writable: this.healthy };
+    return { queueDepth: this.batch.size, ...this.counters, writable: this.healthy };
   }
 
   /** Commit everything handed over (synchronous: better-sqlite3), then release the answers. */
   commit(): void {
-    this.scheduled = false;
-    if (this.rows.length === 0) return;
-    const rows = this.rows;
-    const callbacks = this.callbacks;
-    this.rows = [];
-    this.callbacks = [];
+    const taken = this.batch.take();
+    if (!taken) return;
+    const { rows, callbacks } = taken;
     let ok = true;
     const t0 = performance.now();
     try {
@@ -142,8 +143,17 @@ export class RequestLogWriter {
       ok = false;
       this.healthy = false;
       this.lastProbe = Date.now();
-      this.counters.failed += rows.length;
       this.o.onError?.(`request log commit failed for ${rows.length} entries`, err);
+      if (this.o.retryFailed && !this.closed) {
+        this.batch.putBack(taken);
+        this.o.onCommit?.();
+        this.retryTimer ??= setTimeout(() => {
+          this.retryTimer = undefined;
+          this.commit();
+        }, 1000);
+        return;
+      }
+      this.counters.failed += rows.length;
     }
     // Counters first: an answer released below can reach its client (on another thread) at once,
     // and whoever reads the counters then must already see its row written.
@@ -198,6 +208,8 @@ export class RequestLogWriter {
   /** Commit what is waiting and stop; later rows (answers finishing during shutdown) commit at once. */
   close(): void {
     this.closed = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
     if (this.maintenanceTimer) clearInterval(this.maintenanceTimer);
     this.maintenanceTimer = undefined;
     this.commit();

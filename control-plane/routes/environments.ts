@@ -214,6 +214,8 @@ const routes: FastifyPluginAsyncZod = async (app) => {
     },
     async (req) => {
       const { twin_id, status_code, ...page } = req.query;
+      // Requests already answered are listed: their entries may still be on their way from the journal.
+      await app.services.orchestration.gateway.awaitLogged();
       return envs().logs(req.principal.orgId, req.params.environment_id, page, { twinId: twin_id, statusCode: status_code });
     },
   );

@@ -202,6 +202,8 @@ const routes: FastifyPluginAsyncZod = async (app) => {
           { type: 'value_error', loc: ['body', 'to'], msg: 'Value error, to must not be earlier than from', input: req.body.to ?? null, ctx: { error: 'to must not be earlier than from' } },
         ]);
       }
+      // Judge every request answered so far: entries may still be on their way from the journal.
+      await app.services.orchestration.gateway.awaitLogged();
       const result = evaluate(test.assertions, attempts.traffic(env.id, from, to));
       const attempt: AttemptRecord = {
         id: randomUUID(),

@@ -30,6 +30,8 @@ t.test('a gateway thread: URLs, counters, restart after a crash, drain', async (
   t.equal(host.targetOf('tw'), twin.url, 'the reconciler reads targets without a round trip');
   const get = () => fetch(`${url}/v1/customers`, { headers: { authorization: `Bearer ${twin.apiKey}` } });
   for (let i = 0; i < 3; i++) t.equal((await get()).status, 200);
+  t.equal(host.stats().log.written, 3, 'each answer left once its entry was journaled');
+  await host.awaitLogged();
   const stats = host.stats();
   t.match(stats.twins, [{ twin_id: 'tw', environment_id: 'env-h', organization_id: 'org-h', twin_slug: 'stripe', requests: 3 }]);
   t.equal(stats.log.written, 3);

@@ -1,0 +1,107 @@
+// The request log's hand-off journal (log-journal.ts, log-writer-worker.ts): an answer leaves once
+// its entry is in the journal; the writer's thread moves entries into SQLite and saves how far it
+// got; a start replays what a crash left behind (a torn last line ignored, several segments in
+// order), deletes what it applied, and a clean stop leaves no journal.
+
+import t from 'tap';
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GatewayHost } from '../../control-plane/gateway/host.js';
+import { journalDirFor, listSegments, LogJournal, SEGMENT_BYTES, segmentPath, unpackPosition, packPosition } from '../../control-plane/gateway/log-journal.js';
+import { openLogDatabase, RequestLogStore, type RequestLogRow } from '../../control-plane/store/request-logs.js';
+
+const row = (env: string, i: number, body = ''): RequestLogRow => ({
+  id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+  organization_id: 'org-j',
+  environment_id: env,
+  environment_twin_id: 'tw-j',
+  twin_slug: 'stripe',
+  actor: 'agent',
+  method: 'POST',
+  path: `/v1/customers/cus_${i}`,
+  query_string: '',
+  status_code: 200,
+  duration_ms: 1,
+  occurred_at: new Date(Date.UTC(2026, 0, 1, 0, 0, 0, i)).toISOString(),
+  request_headers: '{"content-type":"application/x-www-form-urlencoded"}',
+  request_content_type: 'application/x-www-form-urlencoded',
+  request_body: `email=a${i}%40example.com&note=${body}`,
+  request_body_truncated: 0,
+  response_content_type: 'application/json',
+  response_body: JSON.stringify({ id: `cus_${i}`, object: 'customer', note: body }),
+  response_body_truncated: 0,
+});
+
+t.test('positions pack into one shared counter and back', async (t) => {
+  const p = { segment: 123456, offset: SEGMENT_BYTES + 4096 };
+  t.same(unpackPosition(packPosition(p)), p);
+  t.equal(unpackPosition(0n), undefined, 'nothing published yet');
+});
+
+t.test('journal directory: memory-backed when there is one, beside the log otherwise, owner-only', async (t) => {
+  const data = mkdtempSync(join(tmpdir(), 'twins-journal-dir-'));
+  const memory = mkdtempSync(join(tmpdir(), 'twins-journal-mem-'));
+  t.teardown(() => {
+    rmSync(data, { recursive: true, force: true });
+    rmSync(memory, { recursive: true, force: true });
+  });
+  const inMemory = journalDirFor(data, memory);
+  t.ok(inMemory.startsWith(memory + '/twins-log-journal-'), inMemory);
+  t.equal(journalDirFor(data, memory), inMemory, 'the same data directory finds the same journal after a restart');
+  t.not(journalDirFor(mkdtempSync(join(data, 'other-')), memory), inMemory, 'another data directory has its own');
+  t.equal(journalDirFor(data, join(memory, 'absent')), join(data, 'request-log-journal'));
+});
+
+t.test('a crash between the answer and SQLite: the next start replays the journal', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'twins-journal-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const logFile = join(dir, 'request-logs.sqlite');
+  const journalDir = join(dir, 'journal');
+  let next = 1;
+  const { mkdirSync } = await import('node:fs');
+  const released: boolean[] = [];
+  let published: bigint = 0n;
+  // journalDirFor makes the directory; here it is made by hand to keep the test off /dev/shm.
+  mkdirSync(journalDir, { recursive: true });
+  const journal = new LogJournal(journalDir, () => next++, () => 0, (end) => (published = packPosition(end)));
+  // Enough rows for two segments (~2.5 KB each).
+  const big = 'x'.repeat(2000);
+  const rows = Array.from({ length: Math.ceil((SEGMENT_BYTES * 1.3) / 2600) }, (_, i) => row('env-j', i, big));
+  for (const [i, r] of rows.entries()) {
+    journal.write(r, (ok) => released.push(ok));
+    if (i % 100 === 99) journal.flush();
+  }
+  journal.flush();
+  journal.close();
+  t.ok(rows.length > 0 && released.length === rows.length && released.every(Boolean), `${rows.length} answers released, each after its entry was written`);
+  const segments = listSegments(journalDir);
+  t.ok(segments.length >= 2, `the journal rotated (${segments.length} segments)`);
+  t.same(unpackPosition(published)?.segment, segments.at(-1), 'the published end is in the last segment');
+  // A power loss could cut the last line short: it was never answered, and is ignored.
+  appendFileSync(segmentPath(journalDir, segments.at(-1)!), '{"id":"torn","organiz');
+
+  // The "crashed" process never moved anything into SQLite; a new start does.
+  const host = new GatewayHost({ logFile, journalDir, host: '127.0.0.1', defaultRetentionDays: 3650, bodyCapBytes: 1 << 30 });
+  await host.start();
+  const db = openLogDatabase(logFile);
+  const store = new RequestLogStore(db);
+  t.equal(store.count('env-j'), rows.length, 'every journaled entry is in the log after the start');
+  const newest = store.page('env-j', 1, 0)[0]!;
+  t.equal(newest.id, rows.at(-1)!.id, 'in order: the newest is the last written');
+  t.equal(newest.response_body, rows.at(-1)!.response_body);
+  t.same(listSegments(journalDir), [segments.at(-1)], 'applied segments are deleted (the last once entries go on past it)');
+
+  // New entries after the start go on in a fresh segment and reach SQLite (a URL without its twin
+  // yet answers 503 itself, logged like any answer); a clean stop removes the journal.
+  const { url } = await host.open({ twinId: 'tw-j', environmentId: 'env-j', organizationId: 'org-j', slug: 'stripe' });
+  t.equal((await fetch(`${url}/v1/customers`)).status, 503);
+  await host.awaitLogged();
+  t.equal(store.count('env-j'), rows.length + 1, 'the new entry follows the replayed ones');
+  t.equal(store.page('env-j', 1, 0)[0]!.status_code, 503);
+  t.ok(listSegments(journalDir).every((s) => s > segments.at(-1)!), 'the replayed segments are gone');
+  await host.closeAll();
+  db.close();
+  t.notOk(existsSync(journalDir), 'a clean stop leaves no journal behind');
+  t.ok(readdirSync(dir).includes('request-logs.sqlite'));
+});
