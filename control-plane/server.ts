@@ -21,9 +21,10 @@ export async function startControlPlane(config: Config, log?: Logger): Promise<R
   process.umask(0o077);
   const services = await createServices(config, log);
   const app = await buildApp(services);
-  await app.listen({ port: config.port, host: config.host });
-  // Reconciler and gateway: environments of an earlier run are picked back up here.
+  // Reconciler and gateway: environments of an earlier run are picked back up here, before the
+  // API answers (twins that did not survive the restart are reported starting, not ready).
   await services.orchestration.start();
+  await app.listen({ port: config.port, host: config.host });
   // Seeds a previous run left pending or running are generated again.
   services.seedWorker.start();
   const addr = app.server.address();

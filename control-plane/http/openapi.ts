@@ -45,7 +45,9 @@ export function openapiInfo(version: string, areas: readonly (readonly [string, 
         'API keys, environments and their twins, request logs, records, seeds, scenarios and tests.\n\n' +
         `Start with the [README](${README_PATH}): it walks from \`make dev\` to reading an SDK call in the request log. ` +
         'Every error other than 422 has the body `{"detail": "<sentence>"}`; 422 has the FastAPI validation body. ' +
-        'Authenticate with `Authorization: Bearer <access token or twk_ API key>`.',
+        'Authenticate with `Authorization: Bearer <access token or twk_ API key>`. ' +
+        "Each organization's requests are admitted at most `TWINS_API_RATE` (default 200) a second: faster requests wait their turn, " +
+        'and beyond 1,000 waiting the answer is 429 with `Retry-After`.',
       contact: { name: 'Twins', url: README_PATH },
     },
     tags: areas.map(([name, description]) => ({ name, description })),

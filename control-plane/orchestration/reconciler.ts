@@ -93,11 +93,23 @@ export class Reconciler {
         .filter((t): t is EnvironmentTwinRow => !!t && t.deleted_at === null && t.desired_state === 'running')
         .map((t) => t.id),
     );
-    for (const w of await this.driver.list({ [MANAGED_BY_LABEL]: MANAGED_BY })) {
+    const workloads = await this.driver.list({ [MANAGED_BY_LABEL]: MANAGED_BY });
+    for (const w of workloads) {
       if (!wanted.has(w.twinId)) {
         this.log.info({ twinId: w.twinId }, 'stopping an orphaned twin workload');
         await this.driver.stop(w.twinId).catch((err) => this.log.warn({ err, twinId: w.twinId }, 'orphan stop failed'));
       }
+    }
+    // A twin recorded ready whose workload did not survive (the process driver's twins stop with
+    // the control plane) is starting again, not ready: no caller is handed its dead address while
+    // the first pass brings it back.
+    const running = new Set(workloads.filter((w) => w.state === 'running').map((w) => w.twinId));
+    for (const id of wanted) {
+      const row = this.store.twinById(id);
+      if (!row || row.state !== 'ready' || running.has(id)) continue;
+      this.gateway.setTarget(id, undefined);
+      this.store.updateTwin(id, { state: 'starting', address: null, api_key: null, restarts: row.restarts + 1 });
+      this.refreshEnvironment(row.environment_id);
     }
     this.driver.events.on('event', this.onDriverEvent);
     this.timer = setInterval(() => void this.tick(), this.options.tickMs ?? 1000);
