@@ -95,6 +95,8 @@ server = new TwinServer(twin, {
   adminSecret: spec.admin_secret ?? process.env.TWIN_ADMIN_SECRET,
   publicUrl: spec.public_url,
   apiKey: spec.api_key || process.env.TWIN_API_KEY || undefined,
+  // Set by the process driver: the gateway on this host reaches us on the local socket (local-socket.ts).
+  localSocket: process.env.TWIN_LOCAL_SOCKET === '1',
 });
 const url = await server.listen(spec.port ?? Number(values.port), spec.host ?? values.host);
 process.stdout.write(JSON.stringify({ event: 'listening', url, twin: slug, api_key: server.apiKey }) + '\n');

@@ -4,6 +4,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { listenDual, type DualListener } from './dual-listener.js';
+import { listenLocalSocket, type LocalSocketListener } from './local-socket.js';
 import { maxBodyBytes } from './body-limits.js';
 import type { Duplex } from 'node:stream';
 import { parseBracketForm } from './form.js';
@@ -24,6 +25,8 @@ export interface TwinServerOptions extends TwinHostOptions {
   adminSecret?: string;
   /** Also answer https:// on the same port with this key and certificate chain (twin-runtime/tls.ts). */
   tls?: { key: string; cert: string };
+  /** Also answer plain HTTP on the local socket named after the address (local-socket.ts): for the gateway. */
+  localSocket?: boolean;
 }
 
 /**
@@ -90,6 +93,7 @@ export function send(res: ServerResponse, out: TwinResponse): void {
 export class TwinServer {
   readonly host: TwinHost;
   private server: DualListener | undefined;
+  private local: LocalSocketListener | undefined;
   /** Sockets handed to the twin's `upgrade` hook (WebSockets): closed with the server. */
   private readonly upgraded = new Set<Duplex>();
 
@@ -187,6 +191,10 @@ export class TwinServer {
     for (const server of [this.server.http, this.server.https]) {
       server?.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.onUpgrade(req, socket, head));
     }
+    if (this.options.localSocket) {
+      const http = this.server.http;
+      this.local = await listenLocalSocket(url, (socket) => http.emit('connection', socket));
+    }
     if (!this.host.ctx.baseUrl) this.host.ctx.baseUrl = url;
     this.host.deliveries.resume();
     return url;
@@ -208,9 +216,15 @@ export class TwinServer {
     }
   }
 
+  /** Connections open on the local socket now (none when it does not listen there). */
+  get localSocketConnections(): number {
+    return this.local?.connections ?? 0;
+  }
+
   async close(): Promise<void> {
     for (const socket of this.upgraded) socket.destroy();
     this.upgraded.clear();
+    if (this.local) await this.local.close();
     if (this.server) await this.server.close();
     await this.host.close();
   }

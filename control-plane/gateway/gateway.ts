@@ -1,24 +1,25 @@
 // The twin gateway: the URL callers use for a twin (decisions §8). Locally one loopback port per
 // twin; in a cluster (TWINS_DOMAIN) one listener that routes on the host `<twin id>.<domain>`.
-// It forwards over undici keep-alive pools, refuses the twin's internal admin paths (/_twin/*),
-// and answers a request only once its log entry is committed (request-log-writer.ts).
+// It forwards over undici keep-alive pools (to a child-process twin over its local socket,
+// twin-runtime/local-socket.ts), refuses the twin's internal admin paths (/_twin/*),
+// and answers a request only once its log entry is durable (log-journal.ts).
 //
 // It runs on its own thread (worker.ts, driven by host.ts), so no API request can block it.
 
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { answerClientError } from '../http/client-error.js';
 import { Pool, util as undiciUtil, type Dispatcher } from 'undici';
-import { compileRedaction, toLogRow, type CompiledRedaction } from './recording.js';
-import type { RequestLogRow } from '../store/request-logs.js';
+import { compileRedaction, toLogRow, type CapturedRow, type CompiledRedaction } from './recording.js';
 import type { RedactionRules } from '../../twin-runtime/contract.js';
 import { maxBodyBytes } from '../../twin-runtime/body-limits.js';
 import type { Duplex } from 'node:stream';
 import { tunnelUpgrade } from './upgrade.js';
 import { listenDual, type DualListener, type RequestHandler } from '../../twin-runtime/dual-listener.js';
+import { localSocketFirst } from '../../twin-runtime/local-socket.js';
 
 /** Where the gateway hands each log row; `done` runs once the row is durable. */
 export interface LogSink {
-  write(row: RequestLogRow, done: (committed: boolean) => void): void;
+  write(row: CapturedRow, done: (committed: boolean) => void): void;
   /** False while the log cannot be written: requests are refused before they reach the twin. */
   readonly writable: boolean;
 }
@@ -38,6 +39,8 @@ export interface GatewayOptions {
   onError?: (message: string, err: unknown) => void;
   /** Key and certificate chain: every twin URL then answers https:// on its port too (twin-runtime/tls.ts). */
   tls?: { key: string; cert: string };
+  /** The twins are child processes on this host: reach them on their local sockets (twin-runtime/local-socket.ts). */
+  twinLocalSockets?: boolean;
 }
 
 export interface GatewayTwin {
@@ -257,7 +260,8 @@ export class TwinGateway {
     if (!route || route.target === address) return;
     const old = route.pool;
     route.target = address;
-    route.pool = address ? new Pool(address, { connections: 64, keepAliveTimeout: 60_000, pipelining: 1 }) : undefined;
+    const connect = address && this.options.twinLocalSockets ? localSocketFirst(address) : undefined;
+    route.pool = address ? new Pool(address, { connections: 64, keepAliveTimeout: 60_000, pipelining: 1, ...(connect ? { connect } : {}) }) : undefined;
     if (old) void old.close().catch(() => {});
   }
 

@@ -26,7 +26,7 @@ export interface GatewayControl {
   close(twinId: string): Promise<void>;
 }
 
-export interface GatewayHostOptions extends Omit<GatewayWorkerData, 'stats' | 'journalDir' | 'logPort'> {
+export interface GatewayHostOptions extends Omit<GatewayWorkerData, 'stats' | 'journalDir'> {
   logFile: string;
   defaultRetentionDays: number;
   bodyCapBytes: number;
@@ -73,7 +73,6 @@ interface Mirror {
   port: number | null;
   target?: string;
   slot: number;
-  retentionDays: number | null;
 }
 
 /**
@@ -276,10 +275,9 @@ export class GatewayHost implements GatewayControl {
     if (!mirror) {
       const slot = this.freeSlots.pop() ?? (this.nextSlot < MAX_COUNTED_TWINS ? this.nextSlot++ : -1);
       if (slot >= 0) Atomics.store(this.counters, STAT.firstSlot + slot, 0n);
-      mirror = { twin: { ...twin, redact: extra.redact }, port: null, slot, retentionDays: extra.retentionDays ?? null };
+      mirror = { twin: { ...twin, redact: extra.redact }, port: null, slot };
       this.routes.set(twin.twinId, mirror);
     }
-    mirror.retentionDays = extra.retentionDays ?? null;
     const opened = (await this.call({
       op: 'open',
       id: 0,

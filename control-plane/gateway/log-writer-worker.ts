@@ -10,7 +10,7 @@ import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { openLogDatabase, RequestLogStore } from '../store/request-logs.js';
 import { RequestLogWriter } from './request-log-writer.js';
-import { dropSegments, formatPosition, listSegments, parsePosition, removeJournal, rowsOf, segmentPath, unpackPosition, type JournalPosition } from './log-journal.js';
+import { adoptOlderSegments, decodeEntries, dropSegments, formatPosition, listSegments, parsePosition, removeJournal, segmentPath, unpackPosition, type JournalPosition } from './log-journal.js';
 import { STAT, type LogWriterWorkerData, type ToLogWriter } from './protocol.js';
 
 const data = workerData as LogWriterWorkerData;
@@ -73,13 +73,14 @@ function publish(): void {
   Atomics.notify(stats, STAT.applied);
 }
 
+adoptOlderSegments(data.journalDir);
 /** Where the next read of the journal starts (everything before it is queued or in SQLite). */
 let readAt: JournalPosition = received ?? { segment: listSegments(data.journalDir)[0] ?? 1, offset: 0 };
 let readFd: number | undefined;
 let readFdSegment = -1;
 
-/** Read segment `readAt.segment` from readAt.offset up to `end` (or its last newline), queue its rows. */
-function readSegment(end: number | 'last-newline'): void {
+/** Read segment `readAt.segment` from readAt.offset up to `end` (or its last whole entry), queue its rows. */
+function readSegment(end: number | 'whole-entries'): void {
   const { segment } = readAt;
   if (readFdSegment !== segment) {
     if (readFd !== undefined) closeSync(readFd);
@@ -92,7 +93,7 @@ function readSegment(end: number | 'last-newline'): void {
     }
   }
   if (readFd === undefined) return;
-  const size = end === 'last-newline' ? statSync(segmentPath(data.journalDir, segment)).size : end;
+  const size = end === 'whole-entries' ? statSync(segmentPath(data.journalDir, segment)).size : end;
   if (size <= readAt.offset) return;
   const bytes = Buffer.allocUnsafe(size - readAt.offset);
   let got = 0;
@@ -101,11 +102,11 @@ function readSegment(end: number | 'last-newline'): void {
     if (n === 0) break;
     got += n;
   }
-  // Only whole lines: what follows the last newline was never answered.
-  const whole = bytes.lastIndexOf(0x0a, got - 1) + 1;
-  if (whole === 0) return;
-  for (const row of rowsOf(bytes.toString('utf8', 0, whole))) writer.write(row, () => {});
-  readAt = { segment, offset: readAt.offset + whole };
+  // Only whole entries: one cut short was never answered.
+  const { rows, consumed } = decodeEntries(bytes, got);
+  if (consumed === 0) return;
+  for (const row of rows) writer.write(row, () => {});
+  readAt = { segment, offset: readAt.offset + consumed };
   received = readAt;
 }
 
@@ -114,17 +115,17 @@ function readJournal(published: JournalPosition | undefined): void {
   if (!published) return;
   while (readAt.segment < published.segment) {
     // Earlier segments are complete: the gateway only writes a segment after the one before it.
-    readSegment('last-newline');
+    readSegment('whole-entries');
     readAt = { segment: readAt.segment + 1, offset: 0 };
   }
   if (readAt.segment === published.segment) readSegment(published.offset);
 }
 
 // Replay: entries answered before a crash that had not reached SQLite (every segment up to its
-// last newline), committed before anything new is taken.
+// last whole entry), committed before anything new is taken.
 const last = Math.max(readAt.segment, listSegments(data.journalDir).at(-1) ?? 0);
 for (;;) {
-  readSegment('last-newline');
+  readSegment('whole-entries');
   if (readAt.segment >= last) break;
   readAt = { segment: readAt.segment + 1, offset: 0 };
 }

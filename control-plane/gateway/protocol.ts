@@ -10,6 +10,8 @@ export interface GatewayWorkerData {
   publicScheme?: string;
   /** Key and certificate chain: every twin URL then answers https:// on its port too. */
   tls?: { key: string; cert: string };
+  /** The twins are child processes on this host: reach them on their local sockets. */
+  twinLocalSockets?: boolean;
   /** Where the log's entries are journaled (log-journal.ts). */
   journalDir: string;
   /** SharedArrayBuffer of BigInt64 counters (STAT). */

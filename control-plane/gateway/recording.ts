@@ -37,11 +37,23 @@ export function headersWithoutCredentials(headers: IncomingHttpHeaders): string 
   return JSON.stringify(out);
 }
 
-/** The body as text, cut at the cap (on a byte boundary; a split character is dropped). */
-export function capBody(body: Buffer | undefined): { text: string | null; truncated: 0 | 1; bytes: number } {
-  if (!body || body.length === 0) return { text: null, truncated: 0, bytes: 0 };
-  if (body.length <= BODY_CAP_BYTES) return { text: body.toString('utf8'), truncated: 0, bytes: body.length };
-  return { text: body.subarray(0, BODY_CAP_BYTES).toString('utf8').replace(/\uFFFD$/, ''), truncated: 1, bytes: BODY_CAP_BYTES };
+/**
+ * The body's bytes, cut at the cap on a character boundary (a UTF-8 character split by the cap is
+ * dropped). Kept as bytes: they are decoded once, where the row is stored.
+ */
+export function capBody(body: Buffer | undefined): { bytes: Buffer | null; truncated: 0 | 1 } {
+  if (!body || body.length === 0) return { bytes: null, truncated: 0 };
+  if (body.length <= BODY_CAP_BYTES) return { bytes: body, truncated: 0 };
+  return { bytes: body.subarray(0, utf8Boundary(body, BODY_CAP_BYTES)), truncated: 1 };
+}
+
+/** `end`, or the start of the character `end` would split. */
+function utf8Boundary(bytes: Buffer, end: number): number {
+  let lead = end - 1;
+  while (lead > 0 && lead > end - 4 && (bytes[lead]! & 0xc0) === 0x80) lead--;
+  const first = bytes[lead]!;
+  const width = first >= 0xf0 ? 4 : first >= 0xe0 ? 3 : first >= 0xc0 ? 2 : 1;
+  return lead + width > end ? lead : end;
 }
 
 function decodeFormKey(raw: string): string {
@@ -139,12 +151,29 @@ export interface RecordedExchange {
   redaction?: CompiledRedaction;
 }
 
-export function toLogRow(x: RecordedExchange): RequestLogRow {
+/** A log row as the gateway captures it: the bodies still as the bytes that crossed the wire. */
+export interface CapturedRow extends Omit<RequestLogRow, 'request_body' | 'response_body'> {
+  request_body: string | Buffer | null;
+  response_body: string | Buffer | null;
+}
+
+const textOf = (body: string | Buffer | null): string | null => (body === null || typeof body === 'string' ? body : body.toString('utf8'));
+
+/** The row as it is stored: bodies as text. */
+export function storedRow(row: CapturedRow): RequestLogRow {
+  if (typeof row.request_body !== 'object' && typeof row.response_body !== 'object') return row as RequestLogRow;
+  if (row.request_body === null && row.response_body === null) return row as RequestLogRow;
+  return { ...row, request_body: textOf(row.request_body), response_body: textOf(row.response_body) };
+}
+
+export function toLogRow(x: RecordedExchange): CapturedRow {
   const rules = x.redaction ?? NO_REDACTION;
   const req = capBody(x.requestBody);
   const res = capBody(x.responseBody);
   const reqType = x.requestHeaders['content-type'];
-  const requestBody = redactBody(req.text, reqType, rules);
+  // Only a twin with body rules needs the request body as text (to find its credentials).
+  const requestBody = rules.body.size > 0 && req.bytes ? redactBody(req.bytes.toString('utf8'), reqType, rules) : req.bytes;
+  const requestBytes = requestBody === null ? 0 : typeof requestBody === 'string' ? Buffer.byteLength(requestBody) : requestBody.length;
   return {
     id: randomUUID(),
     organization_id: x.organizationId,
@@ -163,8 +192,8 @@ export function toLogRow(x: RecordedExchange): RequestLogRow {
     request_body: requestBody,
     request_body_truncated: req.truncated,
     response_content_type: x.responseContentType ?? null,
-    response_body: res.text,
+    response_body: res.bytes,
     response_body_truncated: res.truncated,
-    body_bytes: (requestBody === req.text ? req.bytes : Buffer.byteLength(requestBody ?? '')) + res.bytes,
+    body_bytes: requestBytes + (res.bytes?.length ?? 0),
   };
 }

@@ -11,6 +11,7 @@
 
 import type { RequestLogRow, RequestLogStore } from '../store/request-logs.js';
 import { TurnBatch, type Done } from './turn-batch.js';
+import { storedRow, type CapturedRow } from './recording.js';
 
 export interface LogWriterOptions {
   /** Days rows are kept when the environment has no retention of its own. */
@@ -54,7 +55,7 @@ export interface WriterStats {
 
 
 export class RequestLogWriter {
-  private readonly batch = new TurnBatch(() => this.commit());
+  private readonly batch = new TurnBatch<RequestLogRow>(() => this.commit());
   private readonly commitBatch: (rows: RequestLogRow[]) => void;
   private maintenanceTimer: NodeJS.Timeout | undefined;
   private retentionCursor: string | undefined;
@@ -90,9 +91,9 @@ export class RequestLogWriter {
   }
 
   /** Hand a row over; `done(true)` runs once it is committed, `done(false)` if the commit failed. */
-  write(row: RequestLogRow, done: Done): void {
+  write(row: CapturedRow, done: Done): void {
     // Once closed, each row commits at once; while a retry is pending, rows wait for it.
-    this.batch.add(row, done, !this.closed && !this.retryTimer);
+    this.batch.add(storedRow(row), done, !this.closed && !this.retryTimer);
     if (this.closed) this.commit();
   }
 

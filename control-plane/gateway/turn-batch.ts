@@ -1,12 +1,10 @@
 // Rows handed over during one turn of the event loop, taken together at its end: the group the
 // journal appends with one write() and the log writer commits in one transaction.
 
-import type { RequestLogRow } from '../store/request-logs.js';
-
 export type Done = (ok: boolean) => void;
 
-export class TurnBatch {
-  private rows: RequestLogRow[] = [];
+export class TurnBatch<Row> {
+  private rows: Row[] = [];
   private callbacks: Done[] = [];
   private scheduled = false;
 
@@ -14,7 +12,7 @@ export class TurnBatch {
   constructor(private readonly flush: () => void) {}
 
   /** Add a row; `schedule: false` leaves the flush to the caller (a retry already pending). */
-  add(row: RequestLogRow, done: Done, schedule = true): void {
+  add(row: Row, done: Done, schedule = true): void {
     this.rows.push(row);
     this.callbacks.push(done);
     if (schedule && !this.scheduled) {
@@ -28,7 +26,7 @@ export class TurnBatch {
   }
 
   /** Everything added so far (undefined when nothing), and a fresh batch for what comes next. */
-  take(): { rows: RequestLogRow[]; callbacks: Done[] } | undefined {
+  take(): { rows: Row[]; callbacks: Done[] } | undefined {
     this.scheduled = false;
     if (this.rows.length === 0) return undefined;
     const taken = { rows: this.rows, callbacks: this.callbacks };
@@ -38,7 +36,7 @@ export class TurnBatch {
   }
 
   /** Put rows back ahead of any added since they were taken (their commit failed). */
-  putBack(taken: { rows: RequestLogRow[]; callbacks: Done[] }): void {
+  putBack(taken: { rows: Row[]; callbacks: Done[] }): void {
     this.rows = taken.rows.concat(this.rows);
     this.callbacks = taken.callbacks.concat(this.callbacks);
   }

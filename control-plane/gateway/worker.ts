@@ -54,6 +54,7 @@ const gateway = new TwinGateway({
   sharedPort: data.sharedPort,
   publicScheme: data.publicScheme,
   tls: data.tls,
+  twinLocalSockets: data.twinLocalSockets,
   writer: sink,
   count: (slot, inFlight) => {
     if (slot !== undefined) Atomics.add(stats, STAT.firstSlot + slot, 1n);

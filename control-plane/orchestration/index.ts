@@ -77,6 +77,7 @@ export async function createOrchestration(config: Config, db: Db, log: Logger): 
     }),
     // Twin URLs answer https:// too, with a certificate from the data directory's local CA.
     tls: ensureTls(config.dataDir, [gatewayHost]),
+    twinLocalSockets: driver.name === 'process',
   });
   const admin = new TwinAdminClient();
   const reconciler = new Reconciler({

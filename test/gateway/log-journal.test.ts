@@ -1,14 +1,15 @@
 // The request log's hand-off journal (log-journal.ts, log-writer-worker.ts): an answer leaves once
 // its entry is in the journal; the writer's thread moves entries into SQLite and saves how far it
-// got; a start replays what a crash left behind (a torn last line ignored, several segments in
-// order), deletes what it applied, and a clean stop leaves no journal.
+// got; a start replays what a crash left behind (a torn last entry ignored, several segments in
+// order, an earlier version's NDJSON segments too), deletes what it applied, and a clean stop
+// leaves no journal. Entries carry their bodies as bytes (encodeEntries/decodeEntries).
 
 import t from 'tap';
-import { appendFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GatewayHost } from '../../control-plane/gateway/host.js';
-import { journalDirFor, listSegments, LogJournal, SEGMENT_BYTES, segmentPath, unpackPosition, packPosition } from '../../control-plane/gateway/log-journal.js';
+import { decodeEntries, encodeEntries, journalDirFor, listSegments, LogJournal, SEGMENT_BYTES, segmentPath, unpackPosition, packPosition } from '../../control-plane/gateway/log-journal.js';
 import { openLogDatabase, RequestLogStore, type RequestLogRow } from '../../control-plane/store/request-logs.js';
 
 const row = (env: string, i: number, body = ''): RequestLogRow => ({
@@ -39,6 +40,34 @@ t.test('positions pack into one shared counter and back', async (t) => {
   t.equal(unpackPosition(0n), undefined, 'nothing published yet');
 });
 
+t.test('entries: fields as JSON, bodies as bytes; a torn tail, older NDJSON lines and damaged entries', async (t) => {
+  const a = row('env-e', 1, 'ünïcödé "quoted"\n');
+  const b = { ...row('env-e', 2), request_body: null, response_body: Buffer.from('{"id":"cus_2"}') };
+  const c = { ...row('env-e', 3), request_body: Buffer.alloc(0), response_body: null };
+  const bytes = encodeEntries([a, b, c]);
+  const whole = decodeEntries(bytes);
+  t.equal(whole.consumed, bytes.length);
+  t.same(whole.rows, [a, { ...b, response_body: '{"id":"cus_2"}' }, { ...c, request_body: '' }], 'bodies come back as text, null stays null');
+
+  // A write cut short anywhere in the last entry: the entries before it, and where they end.
+  const twoEntries = encodeEntries([a, b]).length;
+  for (const cut of [bytes.length - 1, twoEntries + 5, twoEntries + 20]) {
+    const torn = decodeEntries(bytes, cut);
+    t.equal(torn.consumed, twoEntries, `cut at ${cut}`);
+    t.equal(torn.rows.length, 2);
+  }
+
+  // An earlier version's lines, then entries, in one segment.
+  const older = Buffer.from(JSON.stringify(row('env-e', 4)) + '\n{"damaged\n');
+  const mixed = decodeEntries(Buffer.concat([older, bytes]));
+  t.same(mixed.rows.map((r) => r.id), [row('env-e', 4).id, a.id, b.id, c.id], 'a damaged line is skipped');
+
+  // Damaged fields: the entry is skipped, the ones after it still read.
+  const damaged = Buffer.from(bytes);
+  damaged[13] = 0x21; // the first entry's JSON no longer parses
+  t.same(decodeEntries(damaged).rows.map((r) => r.id), [b.id, c.id]);
+});
+
 t.test('journal directory: memory-backed when there is one, beside the log otherwise, owner-only', async (t) => {
   const data = mkdtempSync(join(tmpdir(), 'twins-journal-dir-'));
   const memory = mkdtempSync(join(tmpdir(), 'twins-journal-mem-'));
@@ -51,6 +80,23 @@ t.test('journal directory: memory-backed when there is one, beside the log other
   t.equal(journalDirFor(data, memory), inMemory, 'the same data directory finds the same journal after a restart');
   t.not(journalDirFor(mkdtempSync(join(data, 'other-')), memory), inMemory, 'another data directory has its own');
   t.equal(journalDirFor(data, join(memory, 'absent')), join(data, 'request-log-journal'));
+
+  // Memory without room (a container's 64 MB /dev/shm): beside the log.
+  const small = mkdtempSync(join(data, 'small-'));
+  t.equal(journalDirFor(small, memory, Number.MAX_SAFE_INTEGER), join(small, 'request-log-journal'), 'too little memory free: on disk');
+  // A journal a crash left behind is replayed where it is, whatever the room now.
+  writeFileSync(join(inMemory, 'journal-3.entries'), '');
+  t.equal(journalDirFor(data, memory, Number.MAX_SAFE_INTEGER), inMemory, 'segments in memory: stays in memory');
+  const onDisk = mkdtempSync(join(data, 'disk-'));
+  mkdirSync(join(onDisk, 'request-log-journal'));
+  writeFileSync(join(onDisk, 'request-log-journal', 'journal-1.entries'), '');
+  t.equal(journalDirFor(onDisk, memory), join(onDisk, 'request-log-journal'), 'segments on disk: stays on disk');
+  // An earlier version's segments (NDJSON) count too, under the current name.
+  const older = mkdtempSync(join(data, 'older-'));
+  mkdirSync(join(older, 'request-log-journal'));
+  writeFileSync(join(older, 'request-log-journal', 'journal-7.ndjson'), '');
+  t.equal(journalDirFor(older, memory), join(older, 'request-log-journal'), 'older segments on disk: stays on disk');
+  t.same(listSegments(join(older, 'request-log-journal')), [7]);
 });
 
 t.test('a crash between the answer and SQLite: the next start replays the journal', async (t) => {
@@ -59,7 +105,6 @@ t.test('a crash between the answer and SQLite: the next start replays the journa
   const logFile = join(dir, 'request-logs.sqlite');
   const journalDir = join(dir, 'journal');
   let next = 1;
-  const { mkdirSync } = await import('node:fs');
   const released: boolean[] = [];
   let published: bigint = 0n;
   // journalDirFor makes the directory; here it is made by hand to keep the test off /dev/shm.
@@ -78,8 +123,14 @@ t.test('a crash between the answer and SQLite: the next start replays the journa
   const segments = listSegments(journalDir);
   t.ok(segments.length >= 2, `the journal rotated (${segments.length} segments)`);
   t.same(unpackPosition(published)?.segment, segments.at(-1), 'the published end is in the last segment');
-  // A power loss could cut the last line short: it was never answered, and is ignored.
-  appendFileSync(segmentPath(journalDir, segments.at(-1)!), '{"id":"torn","organiz');
+  // A power loss could cut the last entry short: it was never answered, and is ignored.
+  appendFileSync(segmentPath(journalDir, segments.at(-1)!), encodeEntries([row('env-j', 999_999)]).subarray(0, 40));
+  // A segment an earlier version (NDJSON) left behind is replayed too, in its place.
+  const olderSegment = segments.at(-1)! + 1;
+  const olderRows = [row('env-j', 1_000_001), row('env-j', 1_000_002)];
+  writeFileSync(join(journalDir, `journal-${olderSegment}.ndjson`), olderRows.map((r) => JSON.stringify(r) + '\n').join('') + '{"id":"torn","organiz');
+  rows.push(...olderRows);
+  segments.push(olderSegment);
 
   // The "crashed" process never moved anything into SQLite; a new start does.
   const host = new GatewayHost({ logFile, journalDir, host: '127.0.0.1', defaultRetentionDays: 3650, bodyCapBytes: 1 << 30 });

@@ -7,9 +7,26 @@ import { openDatabase } from '../../control-plane/store/database.js';
 import { RequestLogStore } from '../../control-plane/store/request-logs.js';
 import { RequestLogWriter } from '../../control-plane/gateway/request-log-writer.js';
 import { TwinGateway } from '../../control-plane/gateway/gateway.js';
-import { BODY_CAP_BYTES, REDACTED, redactForm, redactJson } from '../../control-plane/gateway/recording.js';
+import { BODY_CAP_BYTES, capBody, REDACTED, redactForm, redactJson } from '../../control-plane/gateway/recording.js';
 import { loadTwin } from '../../twin-runtime/registry.js';
 import { startTwin } from '../helpers/twin.js';
+
+t.test('a body past the cap is cut on a character boundary, kept as bytes', async (t) => {
+  t.same(capBody(undefined), { bytes: null, truncated: 0 });
+  const small = Buffer.from('{"a":1}');
+  t.equal(capBody(small).bytes, small, 'under the cap: the same bytes, not a copy');
+  for (const [char, width] of [['é', 2], ['€', 3], ['😀', 4]] as const) {
+    for (let shift = 0; shift < width; shift++) {
+      // A run of one character placed so the cap falls at each of its byte positions.
+      const body = Buffer.from('x'.repeat(shift) + char.repeat(Math.ceil(BODY_CAP_BYTES / width) + 2));
+      const cut = capBody(body);
+      t.equal(cut.truncated, 1);
+      const text = cut.bytes!.toString('utf8');
+      t.notOk(text.includes('\uFFFD'), `${char} shifted ${shift}: no broken character`);
+      t.ok(cut.bytes!.length <= BODY_CAP_BYTES && cut.bytes!.length > BODY_CAP_BYTES - width, `${char} shifted ${shift}: ${cut.bytes!.length} bytes kept`);
+    }
+  }
+});
 
 t.test('the gateway records bodies (capped), strips credentials, logs before it answers, host routing', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'twins-gateway-'));

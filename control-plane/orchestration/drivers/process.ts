@@ -127,6 +127,8 @@ export class ProcessDriver implements TwinDriver {
       ...(apiKey ? { TWIN_API_KEY: apiKey } : {}),
       // The child exits when our end of its stdin closes, so a crashed control plane leaves no twins.
       TWIN_EXIT_WITH_PARENT: '1',
+      // It also answers on its local socket, where the gateway reaches it (twin-runtime/local-socket.ts).
+      TWIN_LOCAL_SOCKET: '1',
       ...(process.env.TWIN_DELIVERY_BACKOFF_MS ? { TWIN_DELIVERY_BACKOFF_MS: process.env.TWIN_DELIVERY_BACKOFF_MS } : {}),
     };
   }
