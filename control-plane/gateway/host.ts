@@ -164,8 +164,10 @@ export class GatewayHost implements GatewayControl {
         defaultRetentionDays: this.options.defaultRetentionDays,
         bodyCapBytes: this.options.bodyCapBytes,
         checkpointMs: this.options.checkpointMs ?? 1000,
+        countReplay: this.logWriterStarts > 0,
         stats: this.shared,
       };
+      this.logWriterStarts += 1;
       const writer = startThread('log-writer-worker', { workerData: data, name: 'twins-log-writer' });
       const ready = await this.whenReady(writer);
       // Segment numbers only grow: a restarted writer must not hand out one a live gateway uses.
@@ -195,6 +197,9 @@ export class GatewayHost implements GatewayControl {
     await this.startLogWriter();
   }
 
+  /** Log writer threads started so far (a restarted one counts its replay as applied). */
+  private logWriterStarts = 0;
+
   private readonly writerPending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
 
   private async callWriter(msg: ToLogWriter & { id: number }): Promise<unknown> {
@@ -220,7 +225,13 @@ export class GatewayHost implements GatewayControl {
     for (;;) {
       const applied = Atomics.load(this.counters, STAT.applied);
       const left = until - performance.now();
-      if (applied >= target || left <= 0 || !this.logWriter) return;
+      if (applied >= target || left <= 0) return;
+      if (!this.logWriter) {
+        // Between a writer's crash and its successor: wait for the successor, which goes on counting.
+        if (this.stopping || !this.logWriterReady) return;
+        await this.logWriterReady.catch(() => undefined);
+        continue;
+      }
       await waitAsync(this.counters, STAT.applied, applied, left).value;
     }
   }

@@ -31,7 +31,17 @@ const savePosition = db.prepare("INSERT INTO request_log_meta (key, value) VALUE
 
 /** The journal position the rows queued in the writer reach. */
 let received: JournalPosition | undefined = parsePosition((positionRow.get() as { value: string } | undefined)?.value);
-let applied = 0;
+/**
+ * Rows moved into SQLite that the gateway counted as journaled (STAT.written), compared by readers
+ * (awaitLogged) and by the gateway's backlog limit. A writer started again after a crash of its
+ * thread goes on from its predecessor's count and counts its replay (those rows were journaled by
+ * this control plane); the first writer's replay (rows an earlier process journaled) is not counted.
+ */
+const appliedBefore = Number(Atomics.load(stats, STAT.applied));
+let uncounted = 0;
+let applied = appliedBefore;
+/** Rows this thread has committed (when it grows, the journal before `received` can go). */
+let committed = 0;
 
 /** How often the journal is read (readers wait at most about this plus a commit: awaitLogged). */
 const READ_INTERVAL_MS = 5;
@@ -51,9 +61,9 @@ const writer = new RequestLogWriter(store, {
 function afterCommit(): void {
   const s = writer.stats();
   // Rows the writer no longer holds are in SQLite (a failed commit keeps its rows queued).
-  const nowApplied = s.written;
-  if (nowApplied !== applied) {
-    applied = nowApplied;
+  applied = appliedBefore + Math.max(0, s.written - uncounted);
+  if (s.written !== committed) {
+    committed = s.written;
     const reached = received;
     if (reached && (!appliedPosition || reached.segment > appliedPosition.segment)) dropSegments(data.journalDir, reached.segment);
     appliedPosition = reached;
@@ -130,6 +140,7 @@ for (;;) {
   readAt = { segment: readAt.segment + 1, offset: 0 };
 }
 const replayed = writer.stats().queueDepth;
+if (!data.countReplay) uncounted = replayed;
 writer.commit();
 const nextSegment = last + 1;
 publish();

@@ -25,6 +25,8 @@ export interface LogWriterWorkerData {
   bodyCapBytes: number;
   /** Milliseconds between checkpoints of the log's write-ahead log. */
   checkpointMs: number;
+  /** Whether the rows it replays count as applied: a writer started again after its thread died (see log-writer-worker.ts). */
+  countReplay: boolean;
   stats: SharedArrayBuffer;
 }
 

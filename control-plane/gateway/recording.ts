@@ -161,8 +161,7 @@ const textOf = (body: string | Buffer | null): string | null => (body === null |
 
 /** The row as it is stored: bodies as text. */
 export function storedRow(row: CapturedRow): RequestLogRow {
-  if (typeof row.request_body !== 'object' && typeof row.response_body !== 'object') return row as RequestLogRow;
-  if (row.request_body === null && row.response_body === null) return row as RequestLogRow;
+  if (!Buffer.isBuffer(row.request_body) && !Buffer.isBuffer(row.response_body)) return row as RequestLogRow;
   return { ...row, request_body: textOf(row.request_body), response_body: textOf(row.response_body) };
 }
 

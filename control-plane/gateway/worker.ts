@@ -29,6 +29,11 @@ const journal = new LogJournal(
   },
 );
 
+// A thread started again after a crash goes on counting where its predecessor stopped: readers
+// compare these counts with the log writer's (awaitLogged, the backlog limit).
+journal.counters.written = Number(Atomics.load(stats, STAT.written));
+journal.counters.failed = Number(Atomics.load(stats, STAT.failed));
+
 /** Copy the journal's counters where host.stats() reads them. */
 function publish(): void {
   Atomics.store(stats, STAT.queueDepth, BigInt(journal.queueDepth));

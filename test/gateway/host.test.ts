@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { GatewayHost } from '../../control-plane/gateway/host.js';
+import { STAT } from '../../control-plane/gateway/protocol.js';
 import { openLogDatabase, RequestLogStore } from '../../control-plane/store/request-logs.js';
 import { startTwin } from '../helpers/twin.js';
 
@@ -48,13 +49,30 @@ t.test('a gateway thread: URLs, counters, restart after a crash, drain', async (
   }
   t.equal(back, 200, 'the same URL answers again');
   t.equal(new URL(url).port, String(port));
+  t.ok(host.stats().log.written >= 4, `the new thread goes on counting journaled entries (${host.stats().log.written})`);
+  await host.awaitLogged();
+  const appliedCount = () => Number((host as unknown as { counters: BigInt64Array }).counters[STAT.applied]);
+  t.equal(appliedCount(), host.stats().log.written, 'every journaled entry counted as applied');
+
+  // The log writer's thread dies: a new one goes on from the position SQLite holds, and counts on
+  // from its predecessor (readers wait for what is journaled; the gateway keeps taking requests).
+  const writerThread = (host as unknown as { logWriter: Worker }).logWriter;
+  const before = host.stats().log.written;
+  await writerThread.terminate();
+  const currentWriter = () => (host as unknown as { logWriter?: Worker }).logWriter;
+  for (let i = 0; i < 500 && (currentWriter() === writerThread || currentWriter() === undefined); i++) await new Promise((r) => setTimeout(r, 10));
+  t.ok(currentWriter() && currentWriter() !== writerThread, 'a new writer thread runs');
+  for (let i = 0; i < 3; i++) t.equal((await get()).status, 200, 'answered with a new writer');
+  await host.awaitLogged();
+  t.equal(host.stats().log.written, before + 3);
+  t.equal(appliedCount(), before + 3, 'the new writer counts on from the old one');
 
   // Retention set at open (7 days for this environment).
   const reader = new RequestLogStore(openLogDatabase(logFile));
   t.teardown(() => reader.db.close());
   const row = reader.db.prepare("SELECT retention_days FROM request_log_environments WHERE environment_id = 'env-h'").get() as { retention_days: number };
   t.equal(row.retention_days, 7);
-  t.ok(reader.count('env-h') >= 4, 'every answered request is in the file');
+  t.equal(reader.count('env-h'), before + 3, 'every answered request is in the file');
 
   // A drain lets the request in flight finish, then the URL takes no more connections.
   const slowTwin = createServer((_req, res) => setTimeout(() => res.end('{"slow":true}'), 400));

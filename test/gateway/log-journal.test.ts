@@ -9,6 +9,7 @@ import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GatewayHost } from '../../control-plane/gateway/host.js';
+import { STAT } from '../../control-plane/gateway/protocol.js';
 import { decodeEntries, encodeEntries, journalDirFor, listSegments, LogJournal, SEGMENT_BYTES, segmentPath, unpackPosition, packPosition } from '../../control-plane/gateway/log-journal.js';
 import { openLogDatabase, RequestLogStore, type RequestLogRow } from '../../control-plane/store/request-logs.js';
 
@@ -135,6 +136,9 @@ t.test('a crash between the answer and SQLite: the next start replays the journa
   // The "crashed" process never moved anything into SQLite; a new start does.
   const host = new GatewayHost({ logFile, journalDir, host: '127.0.0.1', defaultRetentionDays: 3650, bodyCapBytes: 1 << 30 });
   await host.start();
+  // The replayed rows were journaled by the crashed process: they are not this one's to wait for.
+  t.equal(host.stats().log.written, 0);
+  t.equal(Number((host as unknown as { counters: BigInt64Array }).counters[STAT.applied]), 0, 'a replay counts nothing as applied');
   const db = openLogDatabase(logFile);
   const store = new RequestLogStore(db);
   t.equal(store.count('env-j'), rows.length, 'every journaled entry is in the log after the start');
