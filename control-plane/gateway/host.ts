@@ -106,6 +106,8 @@ export class GatewayHost implements GatewayControl {
   private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   private sharedListenerPort: number | undefined;
   private stopping = false;
+  /** Log writer threads started so far (a restarted one counts its replay as applied). */
+  private logWriterStarts = 0;
   private ready: Promise<void> | undefined;
 
   constructor(private readonly options: GatewayHostOptions) {}
@@ -196,9 +198,6 @@ export class GatewayHost implements GatewayControl {
     this.options.log?.error({ code }, 'request log writer exited; starting it again');
     await this.startLogWriter();
   }
-
-  /** Log writer threads started so far (a restarted one counts its replay as applied). */
-  private logWriterStarts = 0;
 
   private readonly writerPending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
 

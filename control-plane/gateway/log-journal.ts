@@ -12,10 +12,10 @@
 //
 // The journal lives in memory-backed /dev/shm when the machine has it with room to spare (at least
 // MIN_MEMORY_FREE_BYTES free: a container's default 64 MB would fill under a lagging writer and
-// refuse requests): a write there never waits for a disk. Before, the gateway committed to SQLite itself, and on a busy disk (another tenant's
-// 10-year advance, a checkpoint's fsync) a one-row commit took up to 110 ms, stopping every twin
-// URL with it (tenant-isolation bench). Without /dev/shm it sits beside the log, where one write()
-// per turn still costs less than a commit.
+// refuse requests): a write there never waits for a disk. Before, the gateway committed to SQLite
+// itself, and on a busy disk (another tenant's 10-year advance, a checkpoint's fsync) a one-row
+// commit took up to 110 ms, stopping every twin URL with it (tenant-isolation bench). Without
+// /dev/shm it sits beside the log, where one write() per turn still costs less than a commit.
 //
 // Files are segments `journal-<n>.entries`, a new one every SEGMENT_BYTES; the writer deletes a
 // segment once every row of it is in SQLite. An entry is the row's fields as JSON followed by its
