@@ -14,7 +14,7 @@ import { dirname } from 'node:path';
 import { journalDirFor } from './log-journal.js';
 import type { Logger } from 'pino';
 import type { GatewayTwin } from './gateway.js';
-import { MAX_COUNTED_TWINS, STAT, type FromWorker, type GatewayWorkerData, type LogWriterWorkerData, type ToLogWriter, type ToWorker } from './protocol.js';
+import { MAX_COUNTED_TWINS, STAT, waitAsync, type FromWorker, type GatewayWorkerData, type LogWriterWorkerData, type ToLogWriter, type ToWorker } from './protocol.js';
 
 /** What the reconciler needs of the gateway. */
 export interface GatewayControl {
@@ -86,11 +86,6 @@ function startThread(name: string, options: ConstructorParameters<typeof Worker>
   const code = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`;
   return new Worker(code, { ...options, eval: true });
 }
-
-/** Atomics.waitAsync (Node ≥ 16; in TypeScript's lib from es2024 on). */
-const waitAsync = (Atomics as unknown as {
-  waitAsync(a: BigInt64Array, index: number, value: bigint, timeoutMs: number): { value: Promise<string> | string };
-}).waitAsync;
 
 export class GatewayHost implements GatewayControl {
   private worker: Worker | undefined;
@@ -231,6 +226,9 @@ export class GatewayHost implements GatewayControl {
         await this.logWriterReady.catch(() => undefined);
         continue;
       }
+      // The writer reads the journal now rather than at its next interval.
+      Atomics.add(this.counters, STAT.readWanted, 1n);
+      Atomics.notify(this.counters, STAT.readWanted);
       await waitAsync(this.counters, STAT.applied, applied, left).value;
     }
   }

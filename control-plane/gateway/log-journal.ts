@@ -4,9 +4,10 @@
 // The gateway's thread appends each turn's entries to a journal file with one write(), publishes
 // where the journal now ends (one shared counter), and releases their answers: once write() has
 // returned the bytes belong to the kernel, so a SIGKILL of the control plane loses none of them.
-// The log writer's thread (log-writer-worker.ts) reads the journal up to the published end every
-// few milliseconds, moves the entries into request-logs.sqlite in batches and records, in the same
-// transaction, how far it got; at start it replays whatever the journal holds past that point.
+// The log writer's thread (log-writer-worker.ts) reads the journal up to the published end (every
+// 25 ms, sooner when a reader waits), moves the entries into request-logs.sqlite in batches and
+// records, in the same transaction, how far it got; at start it replays whatever the journal holds
+// past that point.
 // No message crosses between the threads (a postMessage per turn cost the gateway ~24 µs a
 // request, more than the write itself).
 //
@@ -21,12 +22,12 @@
 // segment once every row of it is in SQLite. An entry is the row's fields as JSON followed by its
 // bodies as the bytes that crossed the wire (encodeEntries): bodies are most of a row, and written
 // as JSON strings they cost the gateway ~30 µs a row to escape and the writer ~18 µs to parse back
-// (a 7 KB list answer; ~3 µs each as bytes).
+// (a 7 KB list answer; ~3 µs each as bytes). The writer stores those bytes as they are
+// (RequestLogInput): no body is decoded into a JavaScript string on the way to SQLite.
 
 import { createHash } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, readdirSync, realpathSync, renameSync, rmSync, statfsSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RequestLogRow } from '../store/request-logs.js';
 import type { CapturedRow } from './recording.js';
 import { TurnBatch, type Done } from './turn-batch.js';
 
@@ -163,10 +164,11 @@ export function encodeEntries(rows: readonly CapturedRow[]): Buffer {
 /**
  * The rows of the whole entries at the start of `bytes` (up to `length`) and how many bytes they
  * take: an entry cut short (a write a crash interrupted) ends the reading there. Lines of an
- * earlier version's NDJSON journal are read too; a damaged entry or line is skipped.
+ * earlier version's NDJSON journal are read too; a damaged entry or line is skipped. Bodies come
+ * back as views of `bytes` (stored as they are, never decoded: RequestLogInput).
  */
-export function decodeEntries(bytes: Buffer, length = bytes.length): { rows: RequestLogRow[]; consumed: number } {
-  const rows: RequestLogRow[] = [];
+export function decodeEntries(bytes: Buffer, length = bytes.length): { rows: CapturedRow[]; consumed: number } {
+  const rows: CapturedRow[] = [];
   let at = 0;
   while (at < length) {
     const first = bytes[at];
@@ -176,7 +178,7 @@ export function decodeEntries(bytes: Buffer, length = bytes.length): { rows: Req
       const end = bytes.indexOf(NEWLINE, at);
       if (end === -1 || end >= length) break;
       try {
-        rows.push(JSON.parse(bytes.toString('utf8', at, end)) as RequestLogRow);
+        rows.push(JSON.parse(bytes.toString('utf8', at, end)) as CapturedRow);
       } catch {
         // a damaged line
       }
@@ -189,10 +191,10 @@ export function decodeEntries(bytes: Buffer, length = bytes.length): { rows: Req
       const end = bodiesAt + Math.max(reqLength, 0) + Math.max(resLength, 0);
       if (end > length) break;
       try {
-        const row = JSON.parse(bytes.toString('utf8', at + ENTRY_HEAD, bodiesAt)) as RequestLogRow;
-        row.request_body = reqLength < 0 ? null : bytes.toString('utf8', bodiesAt, bodiesAt + reqLength);
+        const row = JSON.parse(bytes.toString('utf8', at + ENTRY_HEAD, bodiesAt)) as CapturedRow;
+        row.request_body = reqLength < 0 ? null : bytes.subarray(bodiesAt, bodiesAt + reqLength);
         const resAt = bodiesAt + Math.max(reqLength, 0);
-        row.response_body = resLength < 0 ? null : bytes.toString('utf8', resAt, resAt + resLength);
+        row.response_body = resLength < 0 ? null : bytes.subarray(resAt, resAt + resLength);
         rows.push(row);
       } catch {
         // damaged fields: the entry is skipped, its length still known

@@ -11,7 +11,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { openLogDatabase, RequestLogStore } from '../store/request-logs.js';
 import { RequestLogWriter } from './request-log-writer.js';
 import { adoptOlderSegments, decodeEntries, dropSegments, formatPosition, listSegments, parsePosition, removeJournal, segmentPath, unpackPosition, type JournalPosition } from './log-journal.js';
-import { STAT, type LogWriterWorkerData, type ToLogWriter } from './protocol.js';
+import { STAT, waitAsync, type LogWriterWorkerData, type ToLogWriter } from './protocol.js';
 
 const data = workerData as LogWriterWorkerData;
 const port = parentPort!;
@@ -43,8 +43,14 @@ let applied = appliedBefore;
 /** Rows this thread has committed (when it grows, the journal before `received` can go). */
 let committed = 0;
 
-/** How often the journal is read (readers wait at most about this plus a commit: awaitLogged). */
-const READ_INTERVAL_MS = 5;
+/**
+ * How often the journal is read while nobody waits for the log: rows commit in larger groups (at
+ * 3,500 answers/s about 90 rows a commit rather than 18), and a reader (awaitLogged) wakes the
+ * writer through STAT.readWanted, though never sooner than READ_SPACING_MS after the last read
+ * (many readers at once do not turn the log into one commit per reader).
+ */
+const READ_INTERVAL_MS = 25;
+const READ_SPACING_MS = 5;
 let appliedPosition = received;
 
 const writer = new RequestLogWriter(store, {
@@ -145,7 +151,20 @@ writer.commit();
 const nextSegment = last + 1;
 publish();
 
-const reader = setInterval(() => readJournal(unpackPosition(Atomics.load(stats, STAT.journalEnd))), READ_INTERVAL_MS);
+let reading = true;
+/** Read the journal every READ_INTERVAL_MS, or when a reader asks (the count changes). */
+async function readLoop(): Promise<void> {
+  while (reading) {
+    const asked = Atomics.load(stats, STAT.readWanted);
+    const readAt = performance.now();
+    readJournal(unpackPosition(Atomics.load(stats, STAT.journalEnd)));
+    await waitAsync(stats, STAT.readWanted, asked, READ_INTERVAL_MS).value;
+    const early = READ_SPACING_MS - (performance.now() - readAt);
+    if (early > 0 && reading) await new Promise((resolve) => setTimeout(resolve, early));
+  }
+}
+// A failure ends the thread, as any other of its errors would: host.ts starts another writer.
+void readLoop();
 
 const checkpoints = setInterval(() => {
   try {
@@ -170,7 +189,9 @@ function handle(msg: ToLogWriter): unknown {
       return undefined;
     case 'close':
       clearInterval(checkpoints);
-      clearInterval(reader);
+      reading = false;
+      Atomics.add(stats, STAT.readWanted, 1n);
+      Atomics.notify(stats, STAT.readWanted);
       readJournal(unpackPosition(Atomics.load(stats, STAT.journalEnd)));
       writer.close();
       publish();

@@ -68,8 +68,15 @@ export const STAT = {
   nextSegment: 12,
   /** Where the journal ends (packPosition): the log writer reads up to here. */
   journalEnd: 13,
+  /** Bumped by a reader waiting for the log (awaitLogged): the log writer reads the journal now. */
+  readWanted: 14,
   firstSlot: 16,
 } as const;
+
+/** Atomics.waitAsync (Node ≥ 16; in TypeScript's lib from es2024 on). */
+export const waitAsync = (Atomics as unknown as {
+  waitAsync(a: BigInt64Array, index: number, value: bigint, timeoutMs: number): { value: Promise<string> | string };
+}).waitAsync;
 
 /** Twins counted at once (a slot is reused when its twin's URL closes). */
 export const MAX_COUNTED_TWINS = 16_384;

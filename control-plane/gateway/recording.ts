@@ -4,7 +4,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { RequestLogRow } from '../store/request-logs.js';
+import type { RequestLogInput } from '../store/request-logs.js';
 import type { RedactionRules } from '../../twin-runtime/contract.js';
 
 export const BODY_CAP_BYTES = 64 * 1024;
@@ -152,18 +152,7 @@ export interface RecordedExchange {
 }
 
 /** A log row as the gateway captures it: the bodies still as the bytes that crossed the wire. */
-export interface CapturedRow extends Omit<RequestLogRow, 'request_body' | 'response_body'> {
-  request_body: string | Buffer | null;
-  response_body: string | Buffer | null;
-}
-
-const textOf = (body: string | Buffer | null): string | null => (body === null || typeof body === 'string' ? body : body.toString('utf8'));
-
-/** The row as it is stored: bodies as text. */
-export function storedRow(row: CapturedRow): RequestLogRow {
-  if (!Buffer.isBuffer(row.request_body) && !Buffer.isBuffer(row.response_body)) return row as RequestLogRow;
-  return { ...row, request_body: textOf(row.request_body), response_body: textOf(row.response_body) };
-}
+export type CapturedRow = RequestLogInput;
 
 export function toLogRow(x: RecordedExchange): CapturedRow {
   const rules = x.redaction ?? NO_REDACTION;

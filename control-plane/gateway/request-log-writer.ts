@@ -9,9 +9,8 @@
 // Each step is bounded by a row budget that adapts to a time target, so a step never holds the
 // writer's thread for long.
 
-import type { RequestLogRow, RequestLogStore } from '../store/request-logs.js';
+import type { RequestLogInput, RequestLogStore } from '../store/request-logs.js';
 import { TurnBatch, type Done } from './turn-batch.js';
-import { storedRow, type CapturedRow } from './recording.js';
 
 export interface LogWriterOptions {
   /** Days rows are kept when the environment has no retention of its own. */
@@ -55,8 +54,8 @@ export interface WriterStats {
 
 
 export class RequestLogWriter {
-  private readonly batch = new TurnBatch<RequestLogRow>(() => this.commit());
-  private readonly commitBatch: (rows: RequestLogRow[]) => void;
+  private readonly batch = new TurnBatch<RequestLogInput>(() => this.commit());
+  private readonly commitBatch: (rows: RequestLogInput[]) => void;
   private maintenanceTimer: NodeJS.Timeout | undefined;
   private retentionCursor: string | undefined;
   private lastSweep = 0;
@@ -84,16 +83,16 @@ export class RequestLogWriter {
       onCommit: options.onCommit,
       inTransaction: options.inTransaction,
     };
-    this.commitBatch = store.db.transaction((rows: RequestLogRow[]) => {
+    this.commitBatch = store.db.transaction((rows: RequestLogInput[]) => {
       store.appendRows(rows);
       this.o.inTransaction?.();
     });
   }
 
   /** Hand a row over; `done(true)` runs once it is committed, `done(false)` if the commit failed. */
-  write(row: CapturedRow, done: Done): void {
+  write(row: RequestLogInput, done: Done): void {
     // Once closed, each row commits at once; while a retry is pending, rows wait for it.
-    this.batch.add(storedRow(row), done, !this.closed && !this.retryTimer);
+    this.batch.add(row, done, !this.closed && !this.retryTimer);
     if (this.closed) this.commit();
   }
 

@@ -47,6 +47,22 @@ function rows(env: string, n: number, opts: { start?: number; stepMs?: number; b
   }));
 }
 
+t.test('bodies handed over as bytes are stored as the same text, counted in bytes', async (t) => {
+  const { store } = setup(t);
+  const text = '{"name":"Zoë ☃ 😀","note":"a \\"quoted\\" line"}';
+  const [row] = rows('bytes', 1);
+  store.append([{ ...row!, request_body: Buffer.from('name=Zo%C3%AB'), response_body: Buffer.from(text) }]);
+  const [stored] = store.page('bytes', 1, 0);
+  t.ok(stored, 'the row is there');
+  t.equal(typeof stored!.response_body, 'string', 'read back as text');
+  t.equal(stored!.response_body, text);
+  t.equal(stored!.request_body, 'name=Zo%C3%AB');
+  const typed = store.db.prepare("SELECT typeof(response_body) AS t, length(response_body) AS n, body_bytes FROM request_logs WHERE environment_id = 'bytes'").get() as { t: string; n: number; body_bytes: number };
+  t.equal(typed.t, 'text', 'stored as TEXT, not BLOB');
+  t.equal(typed.n, [...text].length, 'SQLite sees characters, not bytes');
+  t.equal(typed.body_bytes, Buffer.byteLength(text) + Buffer.byteLength('name=Zo%C3%AB'));
+});
+
 t.test('pages are index ranges: newest first, total and pages from the counters', async (t) => {
   const { store } = setup(t);
   store.append(rows('a', 250));
