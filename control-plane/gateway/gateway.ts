@@ -1,21 +1,20 @@
 // The twin gateway: the URL callers use for a twin (decisions §8). Locally one loopback port per
 // twin; in a cluster (TWINS_DOMAIN) one listener that routes on the host `<twin id>.<domain>`.
-// It forwards over undici keep-alive pools (to a child-process twin over its local socket,
-// twin-runtime/local-socket.ts), refuses the twin's internal admin paths (/_twin/*),
+// It forwards over keep-alive connections (twin-client.ts; to a child-process twin over its local
+// socket, twin-runtime/local-socket.ts), refuses the twin's internal admin paths (/_twin/*),
 // and answers a request only once its log entry is durable (log-journal.ts).
 //
 // It runs on its own thread (worker.ts, driven by host.ts), so no API request can block it.
 
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { answerClientError } from '../http/client-error.js';
-import { Pool, util as undiciUtil, type Dispatcher } from 'undici';
 import { compileRedaction, toLogRow, type CapturedRow, type CompiledRedaction } from './recording.js';
 import type { RedactionRules } from '../../twin-runtime/contract.js';
 import { maxBodyBytes } from '../../twin-runtime/body-limits.js';
 import type { Duplex } from 'node:stream';
 import { tunnelUpgrade } from './upgrade.js';
 import { listenDual, type DualListener, type RequestHandler } from '../../twin-runtime/dual-listener.js';
-import { localSocketFirst } from '../../twin-runtime/local-socket.js';
+import { TwinClient, type TwinAnswer } from './twin-client.js';
 
 /** Where the gateway hands each log row; `done` runs once the row is durable. */
 export interface LogSink {
@@ -57,13 +56,16 @@ export interface GatewayTwin {
 interface Route extends GatewayTwin {
   /** The running workload's address; undefined while it (re)starts. */
   target?: string;
-  pool?: Pool;
+  client?: TwinClient;
   server?: DualListener;
   port?: number;
   redaction: CompiledRedaction;
 }
 
-/** Request headers that belong to one hop, not to the twin. */
+/**
+ * Request headers that belong to one hop, not to the twin (`expect`: the gateway's own server has
+ * already answered 100 Continue).
+ */
 const HOP_BY_HOP = new Set([
   'connection',
   'keep-alive',
@@ -74,9 +76,13 @@ const HOP_BY_HOP = new Set([
   'upgrade',
   'host',
   'content-length',
+  'expect',
   'x-twin-admin-secret',
 ]);
 const RESPONSE_HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length']);
+
+/** Methods whose requests carry content: an empty one is sent with `content-length: 0`. */
+const CONTENT_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
 /** `/_twin`, `/_twin/…` (also with extra leading slashes or an encoded underscore): never forwarded. */
 export function isAdminPath(path: string): boolean {
@@ -90,42 +96,6 @@ export function isAdminPath(path: string): boolean {
   }
   p = '/' + p.replace(/^\/+/, '');
   return p === '/_twin' || p.startsWith('/_twin/');
-}
-
-interface Upstream {
-  statusCode: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: Buffer;
-}
-
-/**
- * One request to the twin through undici's dispatcher with plain callbacks: the answer is held
- * whole anyway (it leaves after its log commit), so no stream is built for it.
- */
-function upstream(pool: Pool, opts: Dispatcher.DispatchOptions): Promise<Upstream> {
-  return new Promise((resolve, reject) => {
-    let statusCode = 0;
-    let headers: Upstream['headers'] = {};
-    const chunks: Buffer[] = [];
-    pool.dispatch(opts, {
-      onConnect() {},
-      onHeaders(status: number, raw: Buffer[]) {
-        statusCode = status;
-        headers = undiciUtil.parseHeaders(raw) as Upstream['headers'];
-        return true;
-      },
-      onData(chunk: Buffer) {
-        chunks.push(chunk);
-        return true;
-      },
-      onComplete() {
-        resolve({ statusCode, headers, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) });
-      },
-      onError(err: Error) {
-        reject(err);
-      },
-    } as unknown as Dispatcher.DispatchHandler);
-  });
 }
 
 /**
@@ -147,6 +117,40 @@ function readBody(req: IncomingMessage, path: string): Promise<Buffer> {
     req.on('end', () => resolve(chunks.length === 0 ? Buffer.alloc(0) : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
     req.on('error', reject);
   });
+}
+
+/**
+ * The client's request as the twin gets it: its headers as they came (the gateway's node:http
+ * server validated them), less those of this hop, with the twin's own Host, the original one as
+ * X-Forwarded-Host, and the body's length.
+ */
+export function requestHead(method: string, rawUrl: string, rawHeaders: readonly string[], twinHost: string, bodyLength: number): string {
+  let head = `${method} ${rawUrl} HTTP/1.1\r\nhost: ${twinHost}\r\n`;
+  let host: string | undefined;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!;
+    const lower = name.toLowerCase();
+    if (lower === 'host') host ??= rawHeaders[i + 1];
+    if (HOP_BY_HOP.has(lower)) continue;
+    head += `${name}: ${rawHeaders[i + 1]}\r\n`;
+  }
+  if (host) head += `x-forwarded-host: ${host}\r\n`;
+  if (bodyLength > 0 || CONTENT_METHODS.has(method)) head += `content-length: ${bodyLength}\r\n`;
+  return head + '\r\n';
+}
+
+function forwardTo(client: TwinClient, req: IncomingMessage, method: string, rawUrl: string, body: Buffer): Promise<TwinAnswer> {
+  return new Promise((resolve, reject) => {
+    const head = requestHead(method, rawUrl, req.rawHeaders, client.host, body.length);
+    client.request(head, body.length > 0 ? body : undefined, method === 'HEAD', (err, answer) => (err ? reject(err) : resolve(answer!)));
+  });
+}
+
+const NO_BODY = Buffer.alloc(0);
+
+function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
 }
 
 const JSON_TYPE = 'application/json';
@@ -258,11 +262,11 @@ export class TwinGateway {
   setTarget(twinId: string, address: string | undefined): void {
     const route = this.routes.get(twinId);
     if (!route || route.target === address) return;
-    const old = route.pool;
+    const old = route.client;
     route.target = address;
-    const connect = address && this.options.twinLocalSockets ? localSocketFirst(address) : undefined;
-    route.pool = address ? new Pool(address, { connections: 64, keepAliveTimeout: 60_000, pipelining: 1, ...(connect ? { connect } : {}) }) : undefined;
-    if (old) void old.close().catch(() => {});
+    route.client = address ? new TwinClient(address, { connections: 64, keepAliveMs: 60_000, localSocket: this.options.twinLocalSockets }) : undefined;
+    // Requests already sent to the old workload are still answered from it.
+    if (old) void old.close();
   }
 
   has(twinId: string): boolean {
@@ -282,15 +286,15 @@ export class TwinGateway {
   }
 
   private async closeRoute(route: Route): Promise<void> {
-    const pool = route.pool;
-    route.pool = undefined;
+    const client = route.client;
+    route.client = undefined;
     route.target = undefined;
     if (route.server) {
       const server = route.server;
       route.server = undefined;
       await server.close();
     }
-    if (pool) await pool.close().catch(() => {});
+    if (client) await client.close();
   }
 
   private servers(): DualListener[] {
@@ -395,47 +399,41 @@ export class TwinGateway {
 
     let requestBody: Buffer | undefined;
     let statusCode: number;
-    let headers: Record<string, string | string[]>;
+    /** Answer headers, names and values in turn. */
+    let headers: string[];
     let responseBody: Buffer;
     let responseContentType: string | undefined;
+    /** The length a HEAD answer announces (the body it would have), as the twin said it. */
+    let announcedLength: string | undefined;
     /** Whether the twin answered (a gateway-made answer changed nothing and stands even unlogged). */
     let fromTwin = false;
     const own = (status: number, detail: string) => {
       statusCode = status;
       responseBody = jsonBody({ detail });
       responseContentType = JSON_TYPE;
-      headers = { 'content-type': JSON_TYPE };
+      headers = ['content-type', JSON_TYPE];
     };
     try {
-      requestBody = await readBody(req, path);
-      const pool = route.pool;
+      // A request that announces no body has none: nothing to wait for (node:http discards the stream's end).
+      requestBody = hasBody(req) ? await readBody(req, path) : NO_BODY;
+      const client = route.client;
       if (isAdminPath(path)) own(404, 'Not Found');
-      else if (!pool) own(503, 'The twin is starting; retry in a moment.');
+      else if (!client) own(503, 'The twin is starting; retry in a moment.');
       else if (!this.options.writer.writable) own(503, 'The request log cannot be written right now; the request was not forwarded. Retry later.');
       else {
-        const forwarded: Record<string, string | string[]> = {};
-        const incoming = req.headers as IncomingHttpHeaders;
-        for (const k in incoming) {
-          const v = incoming[k];
-          if (v !== undefined && !HOP_BY_HOP.has(k)) forwarded[k] = v;
-        }
-        if (req.headers.host) forwarded['x-forwarded-host'] = req.headers.host;
-        const answer = await upstream(pool, {
-          path: rawUrl,
-          method: method as 'GET',
-          headers: forwarded,
-          body: requestBody.length > 0 ? requestBody : undefined,
-        });
+        const answer = await forwardTo(client, req, method, rawUrl, requestBody);
         responseBody = answer.body;
         statusCode = answer.statusCode;
         fromTwin = true;
-        headers = {};
-        for (const k in answer.headers) {
-          const v = answer.headers[k];
-          if (v !== undefined && !RESPONSE_HOP_BY_HOP.has(k)) headers[k] = v;
+        headers = [];
+        const raw = answer.rawHeaders;
+        for (let i = 0; i < raw.length; i += 2) {
+          const name = raw[i]!.toLowerCase();
+          if (name === 'content-length' && method === 'HEAD') announcedLength = raw[i + 1];
+          if (RESPONSE_HOP_BY_HOP.has(name)) continue;
+          if (name === 'content-type' && responseContentType === undefined) responseContentType = raw[i + 1];
+          headers.push(raw[i]!, raw[i + 1]!);
         }
-        const ct = answer.headers['content-type'];
-        responseContentType = Array.isArray(ct) ? ct[0] : ct;
       }
     } catch (err) {
       own(502, 'The twin did not answer; it may be restarting.');
@@ -461,7 +459,7 @@ export class TwinGateway {
     // The answer leaves only once its log entry is committed.
     this.options.writer.write(row, (committed) => {
       if (!committed && fromTwin) own(503, 'The request log could not be written; retry later.');
-      headers['content-length'] = String(responseBody.length);
+      headers.push('content-length', fromTwin && announcedLength !== undefined ? announcedLength : String(responseBody.length));
       try {
         res.writeHead(statusCode, headers);
         res.end(responseBody);

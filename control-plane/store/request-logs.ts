@@ -147,8 +147,14 @@ function setPragmas(db: Db, schema?: string): void {
 export function migrateLogs(db: Db, schema?: string): void {
   const p = schema ? `${schema}.` : '';
   const fresh = (db.prepare(`SELECT COUNT(*) AS n FROM ${p}sqlite_master`).get() as { n: number }).n === 0;
-  // Space freed by retention goes back to the file system (set before the first table exists).
-  if (fresh) db.pragma(`${p}auto_vacuum = INCREMENTAL`);
+  // Set before the first table exists: space freed by retention goes back to the file system, and
+  // 32 KB pages hold a row with a 7 KB answer whole (4 KB pages spread it over an overflow chain):
+  // the log writer's CPU per such row 33-35 -> 20-21 µs, commit plus checkpoint. A file created
+  // with other pages keeps them.
+  if (fresh) {
+    db.pragma(`${p}page_size = 32768`);
+    db.pragma(`${p}auto_vacuum = INCREMENTAL`);
+  }
   setPragmas(db, schema);
   db.exec(`CREATE TABLE IF NOT EXISTS ${p}log_schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)`);
   const applied = new Set((db.prepare(`SELECT version FROM ${p}log_schema_migrations`).all() as { version: number }[]).map((r) => r.version));

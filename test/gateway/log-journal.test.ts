@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GatewayHost } from '../../control-plane/gateway/host.js';
 import { STAT } from '../../control-plane/gateway/protocol.js';
-import { decodeEntries, encodeEntries, journalDirFor, listSegments, LogJournal, SEGMENT_BYTES, segmentPath, unpackPosition, packPosition } from '../../control-plane/gateway/log-journal.js';
+import { decodeEntries, encodeEntries, entryParts, journalDirFor, listSegments, LogJournal, SEGMENT_BYTES, segmentPath, unpackPosition, packPosition } from '../../control-plane/gateway/log-journal.js';
 import { openLogDatabase, RequestLogStore, type RequestLogRow } from '../../control-plane/store/request-logs.js';
 import type { CapturedRow } from '../../control-plane/gateway/recording.js';
 
@@ -42,7 +42,7 @@ t.test('positions pack into one shared counter and back', async (t) => {
   t.equal(unpackPosition(0n), undefined, 'nothing published yet');
 });
 
-t.test('entries: fields as JSON, bodies as bytes; a torn tail, older NDJSON lines and damaged entries', async (t) => {
+t.test('entries: fields as JSON, headers and bodies as bytes; a torn tail, older entries and NDJSON lines, damaged entries', async (t) => {
   const a = row('env-e', 1, 'ünïcödé "quoted"\n');
   const b = { ...row('env-e', 2), request_body: null, response_body: Buffer.from('{"id":"cus_2"}') };
   const c = { ...row('env-e', 3), request_body: Buffer.alloc(0), response_body: null };
@@ -68,8 +68,29 @@ t.test('entries: fields as JSON, bodies as bytes; a torn tail, older NDJSON line
 
   // Damaged fields: the entry is skipped, the ones after it still read.
   const damaged = Buffer.from(bytes);
-  damaged[13] = 0x21; // the first entry's JSON no longer parses
+  damaged[17] = 0x21; // the first entry's JSON no longer parses
   t.same(decodeEntries(damaged).rows.map((r) => r.id), [b.id, c.id]);
+
+  // The previous version's entries (fields as one JSON object, headers inside), before these.
+  const previous = (r: CapturedRow): Buffer => {
+    const { request_body, response_body, ...fields } = r;
+    const json = Buffer.from(JSON.stringify(fields));
+    const req = request_body === null ? null : Buffer.from(request_body);
+    const res = response_body === null ? null : Buffer.from(response_body);
+    const head = Buffer.alloc(13);
+    head[0] = 0x01;
+    head.writeUInt32LE(json.length, 1);
+    head.writeInt32LE(req ? req.length : -1, 5);
+    head.writeInt32LE(res ? res.length : -1, 9);
+    return Buffer.concat([head, json, ...(req ? [req] : []), ...(res ? [res] : [])]);
+  };
+  const upgraded = decodeEntries(Buffer.concat([previous(a), previous(b), bytes]));
+  t.same(upgraded.rows.map(asText), [a, { ...b, response_body: '{"id":"cus_2"}' }, a, { ...b, response_body: '{"id":"cus_2"}' }, { ...c, request_body: '' }], 'previous entries read');
+
+  // Rows that give body_bytes keep it; entryParts is what the journal writes (no copy of the bodies).
+  const counted = { ...b, body_bytes: 14 };
+  t.same(decodeEntries(Buffer.concat(entryParts([counted]))).rows.map(asText), [{ ...counted, response_body: '{"id":"cus_2"}' }]);
+  t.equal(entryParts([counted]).at(-1), counted.response_body, 'the body is written from its own buffer');
 });
 
 t.test('journal directory: memory-backed when there is one, beside the log otherwise, owner-only', async (t) => {

@@ -112,9 +112,20 @@ t.test('the gateway records bodies (capped), strips credentials, logs before it 
   const unknown = await request(`http://127.0.0.1:${hosted.sharedPort}/v1/customers`, { headers: { host: 'nope.twins.test' } });
   t.equal(unknown.statusCode, 404);
   await unknown.body.dump();
+  // HEAD: no body, and the status and length the twin itself announces (not 0).
+  const viaHead = await request(`http://127.0.0.1:${hosted.sharedPort}/v1/customers/${customer.id}`, {
+    method: 'HEAD',
+    headers: { host: 'twin-1.twins.test', authorization: `Bearer ${twin.apiKey}` },
+  });
+  const directHead = await request(`${twin.url}/v1/customers/${customer.id}`, { method: 'HEAD', headers: { authorization: `Bearer ${twin.apiKey}` } });
+  await directHead.body.dump();
+  t.equal((await viaHead.body.arrayBuffer()).byteLength, 0, 'no body');
+  t.equal(viaHead.statusCode, directHead.statusCode);
+  t.ok(Number(directHead.headers['content-length']) > 0);
+  t.equal(viaHead.headers['content-length'], directHead.headers['content-length'], "HEAD announces the twin's length");
   await hosted.closeAll();
   hostedWriter.close();
-  t.equal(logs.count('env-1'), 5);
+  t.equal(logs.count('env-1'), 6);
 });
 
 t.test('provider credentials in query strings and bodies are redacted before storage', async (t) => {

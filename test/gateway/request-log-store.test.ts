@@ -9,7 +9,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../../control-plane/store/database.js';
-import { RequestLogStore, type RequestLogRow } from '../../control-plane/store/request-logs.js';
+import Database from 'better-sqlite3';
+import { attachLogs, LOGS_SCHEMA, openLogDatabase, RequestLogStore, type RequestLogRow } from '../../control-plane/store/request-logs.js';
 import { RequestLogWriter } from '../../control-plane/gateway/request-log-writer.js';
 
 function setup(t: { teardown(fn: () => void): void }) {
@@ -61,6 +62,26 @@ t.test('bodies handed over as bytes are stored as the same text, counted in byte
   t.equal(typed.t, 'text', 'stored as TEXT, not BLOB');
   t.equal(typed.n, [...text].length, 'SQLite sees characters, not bytes');
   t.equal(typed.body_bytes, Buffer.byteLength(text) + Buffer.byteLength('name=Zo%C3%AB'));
+});
+
+t.test('a new log file has 32 KB pages (a row with a 7 KB answer on one page); an existing one keeps its own', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'twins-log-pages-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const writerOwn = openLogDatabase(join(dir, 'writer-first.sqlite'));
+  t.equal(writerOwn.pragma('page_size', { simple: true }), 32768, "created by the log writer's connection");
+  t.equal(writerOwn.pragma('journal_mode', { simple: true }), 'wal');
+  writerOwn.close();
+  const cp = new Database(join(dir, 'cp.sqlite'));
+  attachLogs(cp, join(dir, 'attached-first.sqlite'));
+  t.equal(cp.pragma(`${LOGS_SCHEMA}.page_size`, { simple: true }), 32768, "created by the control plane's ATTACH");
+  cp.close();
+  const older = new Database(join(dir, 'older.sqlite'));
+  older.exec('CREATE TABLE earlier (x)');
+  older.close();
+  const reopened = openLogDatabase(join(dir, 'older.sqlite'));
+  t.equal(reopened.pragma('page_size', { simple: true }), 4096, 'a file made before keeps its pages');
+  t.ok((reopened.prepare("SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'request_logs'").get() as { n: number }).n === 1, 'and gets the schema');
+  reopened.close();
 });
 
 t.test('pages are index ranges: newest first, total and pages from the counters', async (t) => {
