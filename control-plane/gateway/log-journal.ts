@@ -197,6 +197,14 @@ export function encodeEntries(rows: readonly CapturedRow[]): Buffer {
   return Buffer.concat(entryParts(rows));
 }
 
+/** The row with its bodies: views of `bytes` from `at`, the request's then the response's (-1: none). */
+function withBodies(row: CapturedRow, bytes: Buffer, at: number, reqLength: number, resLength: number): CapturedRow {
+  row.request_body = reqLength < 0 ? null : bytes.subarray(at, at + reqLength);
+  const resAt = at + Math.max(reqLength, 0);
+  row.response_body = resLength < 0 ? null : bytes.subarray(resAt, resAt + resLength);
+  return row;
+}
+
 /**
  * The rows of the whole entries at the start of `bytes` (up to `length`) and how many bytes they
  * take: an entry cut short (a write a crash interrupted) ends the reading there. Entries and lines
@@ -234,10 +242,7 @@ export function decodeEntries(bytes: Buffer, length = bytes.length): { rows: Cap
         const row = {} as Record<string, unknown>;
         for (let i = 0; i < FIELDS.length; i++) if (values[i] !== null || !OPTIONAL_FIELDS.has(FIELDS[i]!)) row[FIELDS[i]!] = values[i];
         row.request_headers = bytes.toString('utf8', headersAt, bodiesAt);
-        row.request_body = reqLength < 0 ? null : bytes.subarray(bodiesAt, bodiesAt + reqLength);
-        const resAt = bodiesAt + Math.max(reqLength, 0);
-        row.response_body = resLength < 0 ? null : bytes.subarray(resAt, resAt + resLength);
-        rows.push(row as unknown as CapturedRow);
+        rows.push(withBodies(row as unknown as CapturedRow, bytes, bodiesAt, reqLength, resLength));
       } catch {
         // damaged fields: the entry is skipped, its length still known
       }
@@ -251,10 +256,7 @@ export function decodeEntries(bytes: Buffer, length = bytes.length): { rows: Cap
       if (end > length) break;
       try {
         const row = JSON.parse(bytes.toString('utf8', at + OBJECT_ENTRY_HEAD, bodiesAt)) as CapturedRow;
-        row.request_body = reqLength < 0 ? null : bytes.subarray(bodiesAt, bodiesAt + reqLength);
-        const resAt = bodiesAt + Math.max(reqLength, 0);
-        row.response_body = resLength < 0 ? null : bytes.subarray(resAt, resAt + resLength);
-        rows.push(row);
+        rows.push(withBodies(row, bytes, bodiesAt, reqLength, resLength));
       } catch {
         // damaged fields: the entry is skipped, its length still known
       }

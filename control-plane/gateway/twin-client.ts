@@ -96,7 +96,7 @@ class Connection {
   private outOfTurn = false;
   /** While idle: when it is closed (the client's sweep, every SWEEP_MS). */
   idleUntil = Infinity;
-  closed = false;
+  private closed = false;
 
   constructor(
     private readonly socket: Socket,
@@ -135,7 +135,7 @@ class Connection {
       this.statusCode = statusCode;
       this.keepAlive = shouldKeepAlive;
       // 1 tells llhttp the message has no body.
-      return this.current?.noBody || statusCode === 204 || statusCode === 304 ? 1 : 0;
+      return this.current.noBody || statusCode === 204 || statusCode === 304 ? 1 : 0;
     };
     p[HTTPParser.kOnBody] = (chunk: Buffer) => {
       if (!this.outOfTurn) this.chunks.push(chunk);
@@ -278,8 +278,8 @@ export class TwinClient {
   request(head: string, body: Buffer | undefined, noBody: boolean, callback: Callback): void {
     if (this.closing) return callback(new TwinConnectionError('the twin client is closed', 'CLOSED'));
     const pending: Pending = { head, body, noBody, callback };
-    let conn = this.idle.pop();
-    while (conn?.closed) conn = this.idle.pop();
+    // A closed connection has left `idle` already (forget()).
+    const conn = this.idle.pop();
     if (conn) return conn.send(pending);
     this.waiting.push(pending);
     this.openForWaiting();
@@ -310,7 +310,6 @@ export class TwinClient {
 
   /** A connection is free again: the next waiting request takes it, else it waits idle. */
   release(conn: Connection, hintMs: number | undefined): void {
-    if (conn.closed) return;
     const next = this.waiting.shift();
     if (next) return conn.send(next);
     if (this.closing) return conn.close();

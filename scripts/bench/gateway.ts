@@ -140,15 +140,15 @@ try {
         const twin1 = cpuOf(`/proc/${twinPid}/stat`);
         const threads1 = threadCpuMs();
         if (m.failed > 0) return reject(new Error(`${m.failed} requests failed`));
-        const own: [number, number] = [Math.round((m.clientCpu[0] * 1000) / total), Math.round((m.clientCpu[1] * 1000) / total)];
-        const process = perRequest(self0, self1);
+        const own = perRequest([0, 0], m.clientCpu);
+        const whole = perRequest(self0, self1);
         const usOf = (tid: string) => Math.round((((threads1.get(tid) ?? 0) - (threads0.get(tid) ?? 0)) * 1000) / total);
         const deltas = [...threads1.keys()].map(usOf);
         // The gateway's thread: the busiest but the load generator's.
         const others = [...threads1.keys()].filter((tid) => tid !== clientTid).map(usOf).sort((a, b) => b - a);
         resolve({
           rps: m.rps,
-          cpu: { client: own, control_plane: [process[0] - own[0], process[1] - own[1]], twin: perRequest(twin0, twin1) },
+          cpu: { client: own, control_plane: [whole[0] - own[0], whole[1] - own[1]], twin: perRequest(twin0, twin1) },
           gatewayBusy: Math.round(((gw.stats().thread_busy_ms - busy0) * 1000) / total),
           gatewayCpu: others[0] ?? 0,
           threads: deltas.filter((us) => us > 0).sort((a, b) => b - a),
