@@ -5,7 +5,7 @@
 
 import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
-import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
+import { createServer as createNetServer, Server as NetServer, type AddressInfo, type Socket } from 'node:net';
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -77,7 +77,9 @@ export async function listenDual(
     https,
     port: () => (front.address() as AddressInfo).port,
     stopAccepting() {
-      if (front.listening) front.close();
+      // net.Server's own close: http.Server's (Node ≥ 19) also destroys the connections it deems
+      // idle, among them one whose ended answer is still being written, cutting that answer.
+      if (front.listening) NetServer.prototype.close.call(front);
     },
     closeIdleConnections() {
       http.closeIdleConnections();

@@ -35,6 +35,8 @@ export interface GatewayOptions {
   writer: LogSink;
   /** Each request as it arrives (its twin's counter slot, requests now in flight), for host.ts's counters. */
   count?: (slot: number | undefined, inFlight: number) => void;
+  /** Requests in flight once one has been answered (or its client is gone), for the same counters. */
+  settled?: (inFlight: number) => void;
   onError?: (message: string, err: unknown) => void;
   /** Key and certificate chain: every twin URL then answers https:// on its port too (twin-runtime/tls.ts). */
   tls?: { key: string; cert: string };
@@ -310,10 +312,16 @@ export class TwinGateway {
   async drain(timeoutMs: number): Promise<number> {
     this.draining = true;
     // Answers still to come close their connections: no request can follow them on it.
-    for (const res of this.answering) res.shouldKeepAlive = false;
+    let unflushed = false;
+    for (const res of this.answering) {
+      res.shouldKeepAlive = false;
+      if (res.writableEnded) unflushed = true;
+    }
     for (const s of this.servers()) {
       s.stopAccepting();
-      s.closeIdleConnections();
+      // Idle connections close now, unless an ended answer is still being written (the call would
+      // destroy its socket too); they close once the answers in flight are out.
+      if (!unflushed) s.closeIdleConnections();
     }
     if (this.inFlight > 0) {
       await new Promise<void>((resolve) => {
@@ -342,6 +350,7 @@ export class TwinGateway {
   private finished(res: ServerResponse): void {
     this.answering.delete(res);
     this.inFlight -= 1;
+    this.options.settled?.(this.inFlight);
     if (this.inFlight === 0 && this.drainWaiters.length > 0) {
       for (const w of this.drainWaiters.splice(0)) w();
     }
@@ -467,7 +476,11 @@ export class TwinGateway {
         this.options.onError?.('gateway answer failed', err);
         res.destroy();
       }
-      this.finished(res);
+      // In flight until its bytes are with the kernel ('close' follows 'finish'): Node's
+      // closeIdleConnections, which a drain calls, would destroy a socket still holding an ended
+      // answer and the client would get a reset instead.
+      if (res.destroyed) this.finished(res);
+      else res.once('close', () => this.finished(res));
     });
   }
 }

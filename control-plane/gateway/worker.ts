@@ -65,6 +65,7 @@ const gateway = new TwinGateway({
     if (slot !== undefined) Atomics.add(stats, STAT.firstSlot + slot, 1n);
     Atomics.store(stats, STAT.inFlight, BigInt(inFlight));
   },
+  settled: (inFlight) => Atomics.store(stats, STAT.inFlight, BigInt(inFlight)),
   onError: (msg, err) => report('warn', msg, err),
 });
 

@@ -38,6 +38,7 @@ t.test('a gateway thread: URLs, counters, restart after a crash, drain', async (
   t.equal(stats.log.written, 3);
   t.ok(stats.log.commits >= 1 && stats.log.commits <= 3);
   t.ok(stats.thread_busy_ms > 0);
+  t.equal(stats.requests_in_flight, 0, 'none in flight once answered');
 
   // The thread dies: a new one reopens the URL on the same port with the same target.
   const worker = (host as unknown as { worker: Worker }).worker;
@@ -75,14 +76,24 @@ t.test('a gateway thread: URLs, counters, restart after a crash, drain', async (
   t.equal(reader.count('env-h'), before + 3, 'every answered request is in the file');
 
   // A drain lets the request in flight finish, then the URL takes no more connections.
-  const slowTwin = createServer((_req, res) => setTimeout(() => res.end('{"slow":true}'), 400));
+  // The slow twin answers only once the drain has begun, however slow this machine is.
+  let drainBegun = false;
+  let held: (() => void) | undefined;
+  const answerLater = () => setTimeout(() => held?.(), 200);
+  const slowTwin = createServer((_req, res) => {
+    held = () => res.end('{"slow":true}');
+    if (drainBegun) answerLater();
+  });
   await new Promise<void>((r) => slowTwin.listen(0, '127.0.0.1', r));
   t.teardown(() => slowTwin.close());
   host.setTarget('tw', `http://127.0.0.1:${(slowTwin.address() as AddressInfo).port}`);
   const slow = fetch(`${url}/slow`);
-  await new Promise((r) => setTimeout(r, 150));
+  for (let i = 0; i < 500 && host.stats().requests_in_flight === 0; i++) await new Promise((r) => setTimeout(r, 10));
   t.equal(host.stats().requests_in_flight, 1, 'one request in flight');
-  const unanswered = await host.drain(5000);
+  const draining = host.drain(10_000);
+  drainBegun = true;
+  if (held) answerLater();
+  const unanswered = await draining;
   t.equal(unanswered, 0);
   t.equal((await slow).status, 200, 'the request in flight was answered');
   t.equal(await get().then(() => 'answered', () => 'refused'), 'refused', 'new connections are refused after the drain');
