@@ -16,7 +16,11 @@ import type { RequestLogRow } from '../store/request-logs.js';
 
 const tags = ['environments'];
 
-/** How often an open stream looks for new entries; an entry is committed before its answer leaves, so it is on the wire within one poll. */
+/**
+ * How often an open stream looks for new entries. An entry is journaled before its answer leaves
+ * and in SQLite within the log writer's read interval (25 ms) after, so it is on the wire within
+ * about one poll.
+ */
 export const STREAM_POLL_MS = 250;
 const HEARTBEAT_MS = 15_000;
 /** A stream ends after this long; clients reconnect with Last-Event-ID, and the credential is checked again. */
@@ -143,7 +147,8 @@ const routes: FastifyPluginAsyncZod = async (app) => {
       if ([...open].filter((s) => s.organizationId === orgId).length >= MAX_STREAMS_PER_ORGANIZATION) {
         throw new HttpError(429, `This organization already follows ${MAX_STREAMS_PER_ORGANIZATION} request logs at once; close one first.`);
       }
-      // Every answered request's entry is already committed (the gateway answers after its commit).
+      // An answered request's entry not yet in SQLite (journaled, applied within ~25 ms) comes after
+      // the cursor, so the poll still sends it: none is skipped.
       const backlog: FeedRow[] = resume === undefined ? feed.newest(env.id, req.query.tail ?? 0) : [];
       let cursor = resume ?? feed.head(env.id);
 
