@@ -165,9 +165,10 @@ export class TwinGateway {
   private readonly routes = new Map<string, Route>();
   private shared: DualListener | undefined;
   private sharedUrlPort: number | undefined;
-  /** Requests read and not yet answered. */
-  private inFlight = 0;
-  /** Their responses: a drain makes each one close its connection. */
+  /**
+   * Responses of the requests read and not yet answered (until their bytes are with the kernel):
+   * their count is the requests in flight, and a drain makes each one close its connection.
+   */
   private readonly answering = new Set<ServerResponse>();
   private drainWaiters: (() => void)[] = [];
   private draining = false;
@@ -179,7 +180,7 @@ export class TwinGateway {
   }
 
   get requestsInFlight(): number {
-    return this.inFlight;
+    return this.answering.size;
   }
 
   /** Cluster mode: open the one host-routed listener. Local mode needs nothing up front. */
@@ -323,7 +324,7 @@ export class TwinGateway {
       // destroy its socket too); they close once the answers in flight are out.
       if (!unflushed) s.closeIdleConnections();
     }
-    if (this.inFlight > 0) {
+    if (this.requestsInFlight > 0) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, timeoutMs);
         this.drainWaiters.push(() => {
@@ -333,7 +334,7 @@ export class TwinGateway {
       });
     }
     for (const s of this.servers()) s.closeIdleConnections();
-    return this.inFlight;
+    return this.requestsInFlight;
   }
 
   async closeAll(): Promise<void> {
@@ -349,9 +350,8 @@ export class TwinGateway {
 
   private finished(res: ServerResponse): void {
     this.answering.delete(res);
-    this.inFlight -= 1;
-    this.options.settled?.(this.inFlight);
-    if (this.inFlight === 0 && this.drainWaiters.length > 0) {
+    this.options.settled?.(this.requestsInFlight);
+    if (this.requestsInFlight === 0 && this.drainWaiters.length > 0) {
       for (const w of this.drainWaiters.splice(0)) w();
     }
   }
@@ -367,7 +367,7 @@ export class TwinGateway {
     const rawUrl = req.url ?? '/';
     const q = rawUrl.indexOf('?');
     tunnelUpgrade(route.target, req, socket, head, isAdminPath, (statusCode) => {
-      this.options.count?.(route.slot, this.inFlight);
+      this.options.count?.(route.slot, this.requestsInFlight);
       const row = toLogRow({
         organizationId: route.organizationId,
         environmentId: route.environmentId,
@@ -393,7 +393,6 @@ export class TwinGateway {
   }
 
   private async forward(route: Route, req: IncomingMessage, res: ServerResponse): Promise<void> {
-    this.inFlight += 1;
     this.answering.add(res);
     const started = performance.now();
     const occurredAt = new Date().toISOString();
@@ -402,7 +401,7 @@ export class TwinGateway {
     const path = q === -1 ? rawUrl : rawUrl.slice(0, q);
     const queryString = q === -1 ? '' : rawUrl.slice(q + 1);
     const method = req.method ?? 'GET';
-    this.options.count?.(route.slot, this.inFlight);
+    this.options.count?.(route.slot, this.requestsInFlight);
     // While draining, each answer closes its connection so the client reconnects elsewhere.
     if (this.draining) res.shouldKeepAlive = false;
 

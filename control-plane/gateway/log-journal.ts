@@ -192,11 +192,6 @@ export function entryParts(rows: readonly CapturedRow[]): Buffer[] {
   return parts;
 }
 
-/** Journal bytes for rows, in one buffer. */
-export function encodeEntries(rows: readonly CapturedRow[]): Buffer {
-  return Buffer.concat(entryParts(rows));
-}
-
 /** The row with its bodies: views of `bytes` from `at`, the request's then the response's (-1: none). */
 function withBodies(row: CapturedRow, bytes: Buffer, at: number, reqLength: number, resLength: number): CapturedRow {
   row.request_body = reqLength < 0 ? null : bytes.subarray(at, at + reqLength);

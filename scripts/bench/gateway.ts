@@ -206,7 +206,7 @@ try {
     };
   }
   await client.terminate();
-  // Every answered request is journaled; the writer's thread moves them into SQLite within ~10 ms.
+  // Every answered request is journaled; the writer's thread moves them into SQLite within ~25 ms.
   await bench.cp.services.orchestration.gateway.awaitLogged();
   const stats = bench.cp.services.orchestration.gateway.stats();
   const logged = bench.cp.services.orchestration.requestLogs.count(env.id);

@@ -2,7 +2,7 @@
 // its entry is in the journal; the writer's thread moves entries into SQLite and saves how far it
 // got; a start replays what a crash left behind (a torn last entry ignored, several segments in
 // order, an earlier version's NDJSON segments too), deletes what it applied, and a clean stop
-// leaves no journal. Entries carry their bodies as bytes (encodeEntries/decodeEntries).
+// leaves no journal. Entries carry their bodies as bytes (entryParts/decodeEntries).
 
 import t from 'tap';
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GatewayHost } from '../../control-plane/gateway/host.js';
 import { STAT } from '../../control-plane/gateway/protocol.js';
-import { decodeEntries, encodeEntries, entryParts, journalDirFor, listSegments, LogJournal, SEGMENT_BYTES, segmentPath, unpackPosition, packPosition } from '../../control-plane/gateway/log-journal.js';
+import { decodeEntries, entryParts, journalDirFor, listSegments, LogJournal, SEGMENT_BYTES, segmentPath, unpackPosition, packPosition } from '../../control-plane/gateway/log-journal.js';
 import { openLogDatabase, RequestLogStore, type RequestLogRow } from '../../control-plane/store/request-logs.js';
 import type { CapturedRow } from '../../control-plane/gateway/recording.js';
 
@@ -46,7 +46,7 @@ t.test('entries: fields as JSON, headers and bodies as bytes; a torn tail, older
   const a = row('env-e', 1, 'ünïcödé "quoted"\n');
   const b = { ...row('env-e', 2), request_body: null, response_body: Buffer.from('{"id":"cus_2"}') };
   const c = { ...row('env-e', 3), request_body: Buffer.alloc(0), response_body: null };
-  const bytes = encodeEntries([a, b, c]);
+  const bytes = Buffer.concat(entryParts([a, b, c]));
   const whole = decodeEntries(bytes);
   t.equal(whole.consumed, bytes.length);
   t.ok(whole.rows.length > 0 && whole.rows.every((r) => r.response_body === null || Buffer.isBuffer(r.response_body)), 'bodies come back as bytes');
@@ -54,7 +54,7 @@ t.test('entries: fields as JSON, headers and bodies as bytes; a torn tail, older
   t.same(whole.rows.map(asText), [a, { ...b, response_body: '{"id":"cus_2"}' }, { ...c, request_body: '' }], 'the same bytes; null stays null');
 
   // A write cut short anywhere in the last entry: the entries before it, and where they end.
-  const twoEntries = encodeEntries([a, b]).length;
+  const twoEntries = Buffer.concat(entryParts([a, b])).length;
   for (const cut of [bytes.length - 1, twoEntries + 5, twoEntries + 20]) {
     const torn = decodeEntries(bytes, cut);
     t.equal(torn.consumed, twoEntries, `cut at ${cut}`);
@@ -149,7 +149,7 @@ t.test('a crash between the answer and SQLite: the next start replays the journa
   t.ok(segments.length >= 2, `the journal rotated (${segments.length} segments)`);
   t.same(unpackPosition(published)?.segment, segments.at(-1), 'the published end is in the last segment');
   // A power loss could cut the last entry short: it was never answered, and is ignored.
-  appendFileSync(segmentPath(journalDir, segments.at(-1)!), encodeEntries([row('env-j', 999_999)]).subarray(0, 40));
+  appendFileSync(segmentPath(journalDir, segments.at(-1)!), Buffer.concat(entryParts([row('env-j', 999_999)])).subarray(0, 40));
   // A segment an earlier version (NDJSON) left behind is replayed too, in its place.
   const olderSegment = segments.at(-1)! + 1;
   const olderRows = [row('env-j', 1_000_001), row('env-j', 1_000_002)];
