@@ -113,7 +113,10 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     const path = req.url.split('?')[0] ?? '/';
     const allowed = knownRoutes.methodsFor(path);
     if (allowed.length > 0 && !allowed.includes(req.method)) {
-      return reply.status(405).header('allow', allowed.filter((m) => m !== 'HEAD').join(', ')).send({ detail: 'Method Not Allowed' });
+      return reply
+        .status(405)
+        .header('allow', allowed.filter((m) => m !== 'HEAD').join(', '))
+        .send({ detail: 'Method Not Allowed' });
     }
     return reply.status(404).send({ detail: 'Not Found' });
   });

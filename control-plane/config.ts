@@ -119,7 +119,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     drainMs: positive('TWINS_DRAIN_MS', env.TWINS_DRAIN_MS) ?? 10_000,
     apiRate: positive('TWINS_API_RATE', env.TWINS_API_RATE) ?? DEFAULT_API_RATE,
     logFormat: oneOf('TWINS_LOG_FORMAT', env.TWINS_LOG_FORMAT, ['pretty', 'json'] as const, process.stdout.isTTY ? 'pretty' : 'json'),
-    paymentProcessor: oneOf('TWINS_PAYMENT_PROCESSOR', env.TWINS_PAYMENT_PROCESSOR, ['house', 'stripe', 'none'] as const, env.STRIPE_SECRET_KEY ? 'stripe' : 'house'),
+    paymentProcessor: oneOf(
+      'TWINS_PAYMENT_PROCESSOR',
+      env.TWINS_PAYMENT_PROCESSOR,
+      ['house', 'stripe', 'none'] as const,
+      env.STRIPE_SECRET_KEY ? 'stripe' : 'house',
+    ),
     stripeSecretKey: env.STRIPE_SECRET_KEY || undefined,
     stripeWebhookSecret: env.STRIPE_WEBHOOK_SECRET || undefined,
     stripeApiBase: env.STRIPE_API_BASE || undefined,

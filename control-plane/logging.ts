@@ -9,6 +9,12 @@ export async function createLogger(config: Pick<Config, 'logLevel' | 'logFormat'
   const { default: pretty } = await import('pino-pretty');
   return pino(
     { level: config.logLevel },
-    pretty({ colorize: !!process.stdout.isTTY, sync: true, translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname,component,reqId,method,route,status,ms', singleLine: true }),
+    pretty({
+      colorize: !!process.stdout.isTTY,
+      sync: true,
+      translateTime: 'HH:MM:ss.l',
+      ignore: 'pid,hostname,component,reqId,method,route,status,ms',
+      singleLine: true,
+    }),
   );
 }

@@ -47,7 +47,12 @@ function mirroredCounter(registry: Registry, name: string, help: string, labelNa
 export function createMetrics(services: Services) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'twins_' });
-  const requests = new Counter({ name: 'twins_http_requests_total', help: 'API requests answered, by route and status', labelNames: ['method', 'route', 'status_code'], registers: [registry] });
+  const requests = new Counter({
+    name: 'twins_http_requests_total',
+    help: 'API requests answered, by route and status',
+    labelNames: ['method', 'route', 'status_code'],
+    registers: [registry],
+  });
   const latency = new Histogram({
     name: 'twins_http_request_duration_seconds',
     help: 'API request latency by route',
@@ -59,7 +64,9 @@ export function createMetrics(services: Services) {
     Object.entries(dataPathStats(services).gatewayRequestsByTwin).map(([twin, n]) => [{ twin }, n]),
   );
   mirroredCounter(registry, 'twins_request_log_written_total', 'Request-log entries written', [], () => [[{}, dataPathStats(services).logWritten]]);
-  mirroredCounter(registry, 'twins_request_log_dropped_total', 'Request-log entries not written (their requests were answered 503)', [], () => [[{}, dataPathStats(services).logDropped]]);
+  mirroredCounter(registry, 'twins_request_log_dropped_total', 'Request-log entries not written (their requests were answered 503)', [], () => [
+    [{}, dataPathStats(services).logDropped],
+  ]);
   new Gauge({
     name: 'twins_request_log_queue_depth',
     help: 'Request-log entries waiting to be written',

@@ -24,7 +24,15 @@ const STOPWORDS = new Set(
 
 const CURRENCY_SIGNS: Record<string, string> = { $: 'usd', '€': 'eur', '£': 'gbp' };
 const CURRENCY_WORDS: Record<string, string> = {
-  usd: 'usd', dollar: 'usd', dollars: 'usd', eur: 'eur', euro: 'eur', euros: 'eur', gbp: 'gbp', pound: 'gbp', pounds: 'gbp',
+  usd: 'usd',
+  dollar: 'usd',
+  dollars: 'usd',
+  eur: 'eur',
+  euro: 'eur',
+  euros: 'eur',
+  gbp: 'gbp',
+  pound: 'gbp',
+  pounds: 'gbp',
 };
 
 interface Clause {
@@ -88,8 +96,12 @@ export class BuiltinPlanner implements Planner {
 }
 
 export function describeVocabulary(v: SeedVocabulary): string {
-  const nouns = Object.values(v.nouns).map((words) => words[0]).join(', ');
-  const states = Object.values(v.states).map((words) => words[0]).join(', ');
+  const nouns = Object.values(v.nouns)
+    .map((words) => words[0])
+    .join(', ');
+  const states = Object.values(v.states)
+    .map((words) => words[0])
+    .join(', ');
   return `It understands counts of ${nouns}; the states ${states}; names ("named Ana Lima"), amounts ("of $42") and "N of them".`;
 }
 

@@ -27,12 +27,7 @@ function removeFile(file: string): void {
   for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`]) rmSync(f, { force: true });
 }
 
-export async function generateSeedFile(
-  twin: TwinDefinition,
-  plan: Plan,
-  file: string,
-  opts: { signal?: AbortSignal } = {},
-): Promise<GeneratedSeed> {
+export async function generateSeedFile(twin: TwinDefinition, plan: Plan, file: string, opts: { signal?: AbortSignal } = {}): Promise<GeneratedSeed> {
   const seeding = twin.seeding;
   if (!isTwinSeeding(seeding)) throw new SeedExpansionError(`The ${twin.slug} twin cannot be seeded in this build.`);
   const entities = resolvePlan(plan);

@@ -8,8 +8,12 @@ import type { PlanRequest, PlanResult, Planner } from './planner.js';
 import type { SeedVocabulary } from './vocabulary.js';
 
 function systemPrompt(twin: string, v: SeedVocabulary): string {
-  const nouns = Object.entries(v.nouns).map(([r, words]) => `${r} (${words.join(', ')})`).join('; ');
-  const states = Object.entries(v.stateResources).map(([s, rs]) => `${s} (for ${rs.join(', ')})`).join('; ');
+  const nouns = Object.entries(v.nouns)
+    .map(([r, words]) => `${r} (${words.join(', ')})`)
+    .join('; ');
+  const states = Object.entries(v.stateResources)
+    .map(([s, rs]) => `${s} (for ${rs.join(', ')})`)
+    .join('; ');
   const attributes = [...new Set(['name', 'amount', 'currency', ...v.phrases.map((p) => p.attribute)])].join(', ');
   return [
     `You turn a description of starting data for a ${twin} API twin into a plan (JSON).`,

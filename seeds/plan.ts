@@ -19,7 +19,11 @@ export const MAX_PLANNED_RECORDS = 200_000;
 
 const attribute = z.object({
   // Attribute names become keys of an entity's attributes object.
-  name: z.string().min(1).max(60).refine((n) => !isForbiddenKey(n), { message: 'an attribute may not be named __proto__, constructor or prototype' }),
+  name: z
+    .string()
+    .min(1)
+    .max(60)
+    .refine((n) => !isForbiddenKey(n), { message: 'an attribute may not be named __proto__, constructor or prototype' }),
   value: z.string().max(500),
 });
 

@@ -26,9 +26,7 @@ export function encodeForm(value: unknown, prefix = ''): string[] {
   if (value === undefined || value === null) return [];
   if (Array.isArray(value)) return value.flatMap((v, i) => encodeForm(v, `${prefix}[${i}]`));
   if (typeof value === 'object') {
-    return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) =>
-      encodeForm(v, prefix ? `${prefix}[${k}]` : k),
-    );
+    return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) => encodeForm(v, prefix ? `${prefix}[${k}]` : k));
   }
   return [`${encodeURIComponent(prefix)}=${encodeURIComponent(String(value))}`];
 }
@@ -74,21 +72,14 @@ export class SeedApi {
         ...(opts.headers ?? {}),
       },
       rawBody: Buffer.from(raw),
-      body:
-        body === undefined
-          ? {}
-          : encoding === 'json'
-            ? (JSON.parse(raw) as Record<string, unknown>)
-            : parseBracketForm(raw),
+      body: body === undefined ? {} : encoding === 'json' ? (JSON.parse(raw) as Record<string, unknown>) : parseBracketForm(raw),
       bodyKind: body === undefined ? 'none' : encoding,
     };
     this.calls++;
     const res = await this.server.handle(req);
     const parsed = typeof res.body === 'string' || Buffer.isBuffer(res.body) ? safeJson(String(res.body)) : res.body;
     if (res.status >= 400 && !(opts.accept ?? []).includes(res.status)) {
-      throw new SeedExpansionError(
-        `The ${this.server.twin.slug} twin refused ${method} ${path} with ${res.status}: ${describe(parsed)}.`,
-      );
+      throw new SeedExpansionError(`The ${this.server.twin.slug} twin refused ${method} ${path} with ${res.status}: ${describe(parsed)}.`);
     }
     return { status: res.status, body: parsed as T };
   }

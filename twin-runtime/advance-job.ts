@@ -112,21 +112,23 @@ export class AdvanceJobs {
       finished_at: null,
     } as Job;
     this.current = job;
-    job.done = this.run(job, to.getTime()).then(
-      () => {
-        job.status = 'succeeded';
-      },
-      (e: unknown) => {
-        job.status = 'failed';
-        job.error = e instanceof Error ? e.message : String(e);
-      },
-    ).finally(() => {
-      job.clock = clock.now().toISOString();
-      job.finished_at = new Date().toISOString();
-      this.current = undefined;
-      this.finished.set(job.id, job);
-      if (this.finished.size > KEEP_FINISHED) this.finished.delete(this.finished.keys().next().value!);
-    });
+    job.done = this.run(job, to.getTime())
+      .then(
+        () => {
+          job.status = 'succeeded';
+        },
+        (e: unknown) => {
+          job.status = 'failed';
+          job.error = e instanceof Error ? e.message : String(e);
+        },
+      )
+      .finally(() => {
+        job.clock = clock.now().toISOString();
+        job.finished_at = new Date().toISOString();
+        this.current = undefined;
+        this.finished.set(job.id, job);
+        if (this.finished.size > KEEP_FINISHED) this.finished.delete(this.finished.keys().next().value!);
+      });
     return job;
   }
 

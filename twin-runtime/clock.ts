@@ -6,7 +6,10 @@ import type { RecordStore } from './record-store.js';
 export class EnvironmentClock {
   private current: number;
 
-  constructor(private readonly store: RecordStore, initial: Date) {
+  constructor(
+    private readonly store: RecordStore,
+    initial: Date,
+  ) {
     const saved = store.getMeta('clock');
     this.current = saved !== undefined ? Number(saved) : initial.getTime();
     if (saved === undefined) store.setMeta('clock', String(this.current));

@@ -111,9 +111,7 @@ export type RunRoute = (finish?: (res: TwinResponse) => TwinResponse | Promise<T
  * or an input limit of twin-runtime/safe-input.ts passed (too many parameters, too long or too
  * deep a name, too large an array index, body size or JSON nesting; `refusal` says which).
  */
-export type RequestProblem =
-  | { kind: 'malformed_url'; message: string }
-  | { kind: 'input_refused'; message: string; refusal: InputRefusal };
+export type RequestProblem = { kind: 'malformed_url'; message: string } | { kind: 'input_refused'; message: string; refusal: InputRefusal };
 
 /** How the provider answers what goes wrong (the twin's wire/errors). */
 export interface ProviderErrors {

@@ -56,7 +56,10 @@ export const DELIVERY_RESOURCE = 'delivery';
 
 function backoffSchedule(): number[] {
   const raw = process.env.TWIN_DELIVERY_BACKOFF_MS ?? '1000,2000,4000,8000,16000';
-  return raw.split(',').map((s) => Number(s.trim())).filter((n) => Number.isFinite(n) && n >= 0);
+  return raw
+    .split(',')
+    .map((s) => Number(s.trim()))
+    .filter((n) => Number.isFinite(n) && n >= 0);
 }
 
 export class Deliveries {
@@ -157,7 +160,13 @@ export class Deliveries {
       } catch (e) {
         const cause = (e as { cause?: unknown }).cause;
         refused = (e as { refused?: boolean }).refused === true || (cause as { refused?: boolean } | undefined)?.refused === true;
-        error = refused ? (cause instanceof Error && (cause as { refused?: boolean }).refused ? cause.message : (e as Error).message) : e instanceof Error ? e.message : String(e);
+        error = refused
+          ? cause instanceof Error && (cause as { refused?: boolean }).refused
+            ? cause.message
+            : (e as Error).message
+          : e instanceof Error
+            ? e.message
+            : String(e);
       }
     }
     if (this.closed && error) return; // shutting down: leave it pending for the next start

@@ -28,17 +28,7 @@ export const undici = loadOnce(() => require('undici') as typeof import('undici'
 export type EgressPolicy = 'any' | 'public' | 'loopback';
 export const EGRESS_POLICIES = ['any', 'public', 'loopback'] as const satisfies readonly EgressPolicy[];
 
-export type AddressClass =
-  | 'public'
-  | 'loopback'
-  | 'private'
-  | 'link-local'
-  | 'metadata'
-  | 'shared'
-  | 'multicast'
-  | 'unspecified'
-  | 'reserved'
-  | 'invalid';
+export type AddressClass = 'public' | 'loopback' | 'private' | 'link-local' | 'metadata' | 'shared' | 'multicast' | 'unspecified' | 'reserved' | 'invalid';
 
 /** Cloud instance-metadata endpoints (AWS, GCP, Azure, ECS, Alibaba, Oracle, AWS IPv6). */
 const METADATA = new Set(['169.254.169.254', '169.254.170.2', '169.254.169.123', '100.100.100.200', '192.0.0.192', 'fd00:ec2::254']);
@@ -109,7 +99,10 @@ export function classifyAddress(ip: string): AddressClass {
 /** Addresses and ranges refused besides the classes above (the control plane's own). */
 export function parseDenyList(text: string | undefined): (ipaddr.IPv4 | ipaddr.IPv6 | [ipaddr.IPv4 | ipaddr.IPv6, number])[] {
   const out: (ipaddr.IPv4 | ipaddr.IPv6 | [ipaddr.IPv4 | ipaddr.IPv6, number])[] = [];
-  for (const raw of (text ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const raw of (text ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     try {
       out.push(raw.includes('/') ? ipaddr.parseCIDR(raw) : ipaddr.parse(raw));
     } catch {

@@ -21,7 +21,10 @@ export function randomBase62(length: number): string {
 export class IdSource {
   private readonly seed: string;
 
-  constructor(private readonly store: RecordStore, defaultSeed: string) {
+  constructor(
+    private readonly store: RecordStore,
+    defaultSeed: string,
+  ) {
     const saved = store.getMeta('id_seed');
     this.seed = saved ?? defaultSeed;
     if (saved === undefined) store.setMeta('id_seed', this.seed);

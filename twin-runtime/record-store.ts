@@ -99,16 +99,12 @@ export class RecordStore {
       insert: db.prepare('INSERT INTO records (resource, external_id, body) VALUES (?, ?, ?)'),
       delete: db.prepare('DELETE FROM records WHERE resource = ? AND external_id = ?'),
       list: db.prepare('SELECT external_id, body FROM records WHERE resource = ? ORDER BY seq'),
-      listPrefix: db.prepare(
-        'SELECT external_id, body FROM records WHERE resource = ? AND external_id >= ? AND external_id < ? ORDER BY seq',
-      ),
+      listPrefix: db.prepare('SELECT external_id, body FROM records WHERE resource = ? AND external_id >= ? AND external_id < ? ORDER BY seq'),
       count: db.prepare('SELECT COUNT(*) AS n FROM records WHERE resource = ?'),
       cursor: db.prepare(`SELECT seq, ${CREATED_SQL} AS sortValue FROM records WHERE resource = ? AND external_id = ?`),
       resources: db.prepare('SELECT DISTINCT resource FROM records'),
       metaGet: db.prepare('SELECT value FROM meta WHERE key = ?'),
-      metaSet: db.prepare(
-        'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
-      ),
+      metaSet: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
     };
   }
 
@@ -223,9 +219,7 @@ export class RecordStore {
       }
     }
     const orderSql = q.order === 'created' ? `${CREATED_SQL} ${dir}, seq ${dir}` : `seq ${dir}`;
-    const sql =
-      `SELECT seq, external_id, body, ${sortSql} AS sortValue FROM records WHERE ${where.join(' AND ')} ` +
-      `ORDER BY ${orderSql} LIMIT ? OFFSET ?`;
+    const sql = `SELECT seq, external_id, body, ${sortSql} AS sortValue FROM records WHERE ${where.join(' AND ')} ` + `ORDER BY ${orderSql} LIMIT ? OFFSET ?`;
     const rows = this.prepared(sql).all(...args, q.limit + 1, q.offset ?? 0) as {
       seq: number;
       external_id: string;

@@ -198,16 +198,18 @@ const BASELINE = WATCHED.map(propertySnapshot);
  * this module loaded, before any request was read. A twin reports it in its admin health answer.
  */
 export function prototypesIntact(): boolean {
-  return WATCHED.every((target, i) => {
-    const before = BASELINE[i]!;
-    const now = propertySnapshot(target);
-    if (now.size !== before.size) return false;
-    for (const [key, values] of now) {
-      const was = before.get(key);
-      if (!was || values.some((v, j) => v !== was[j])) return false;
-    }
-    return true;
-  }) && Object.getPrototypeOf(Object.prototype) === null;
+  return (
+    WATCHED.every((target, i) => {
+      const before = BASELINE[i]!;
+      const now = propertySnapshot(target);
+      if (now.size !== before.size) return false;
+      for (const [key, values] of now) {
+        const was = before.get(key);
+        if (!was || values.some((v, j) => v !== was[j])) return false;
+      }
+      return true;
+    }) && Object.getPrototypeOf(Object.prototype) === null
+  );
 }
 
 /** The own keys the built-in prototypes gained since start (for a readable failure). */

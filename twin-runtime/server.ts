@@ -97,7 +97,10 @@ export class TwinServer {
   /** Sockets handed to the twin's `upgrade` hook (WebSockets): closed with the server. */
   private readonly upgraded = new Set<Duplex>();
 
-  constructor(twin: TwinDefinition, readonly options: TwinServerOptions) {
+  constructor(
+    twin: TwinDefinition,
+    readonly options: TwinServerOptions,
+  ) {
     this.host = new TwinHost(twin, options);
   }
 

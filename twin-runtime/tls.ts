@@ -58,7 +58,10 @@ function makeCa(dir: string): void {
   cert.serialNumber = serial();
   cert.validity.notBefore = new Date(Date.now() - DAY);
   cert.validity.notAfter = new Date(Date.now() + 3650 * DAY);
-  const name = [{ name: 'commonName', value: 'Twins local CA' }, { name: 'organizationName', value: 'Twins' }];
+  const name = [
+    { name: 'commonName', value: 'Twins local CA' },
+    { name: 'organizationName', value: 'Twins' },
+  ];
   cert.setSubject(name);
   cert.setIssuer(name);
   cert.setExtensions([
@@ -115,11 +118,7 @@ export function ensureTls(dataDir: string, extraNames: string[] = []): TlsFiles 
     const had = JSON.parse(readFileSync(join(dir, 'server-names.json'), 'utf8')) as string[];
     const cert = new X509Certificate(readFileSync(join(dir, 'server.pem')));
     const ca = new X509Certificate(readFileSync(join(dir, 'ca.pem')));
-    fresh =
-      names.every((n) => had.includes(n)) &&
-      Date.parse(cert.validTo) > Date.now() + 30 * DAY &&
-      cert.checkIssued(ca) &&
-      cert.verify(ca.publicKey);
+    fresh = names.every((n) => had.includes(n)) && Date.parse(cert.validTo) > Date.now() + 30 * DAY && cert.checkIssued(ca) && cert.verify(ca.publicKey);
   }
   if (!fresh) makeServerCert(dir, names);
   const ca = readFileSync(join(dir, 'ca.pem'), 'utf8');

@@ -216,7 +216,13 @@ export class HouseStripe {
   /** The twin's stored records of one kind (tests compare meter events with twin-hours). */
   async records<T = Record<string, unknown>>(resource: string): Promise<{ external_id: string; body: T }[]> {
     const address = await this.ensureStarted();
-    const rows = await this.admin.expect<{ external_id: string; body: T }[]>(200, address, this.state.admin_secret, 'GET', `/_twin/records/${encodeURIComponent(resource)}`);
+    const rows = await this.admin.expect<{ external_id: string; body: T }[]>(
+      200,
+      address,
+      this.state.admin_secret,
+      'GET',
+      `/_twin/records/${encodeURIComponent(resource)}`,
+    );
     return rows;
   }
 
@@ -232,7 +238,11 @@ export class HouseStripe {
       const existing = await stripe.webhookEndpoints.retrieve(this.state.webhook_endpoint_id).catch(() => undefined);
       if (existing) {
         if (existing.url !== url || existing.status !== 'enabled') {
-          await stripe.webhookEndpoints.update(existing.id, { url, disabled: false, enabled_events: BILLING_WEBHOOK_EVENTS as Stripe.WebhookEndpointUpdateParams.EnabledEvent[] });
+          await stripe.webhookEndpoints.update(existing.id, {
+            url,
+            disabled: false,
+            enabled_events: BILLING_WEBHOOK_EVENTS as Stripe.WebhookEndpointUpdateParams.EnabledEvent[],
+          });
         }
         return;
       }

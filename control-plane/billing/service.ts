@@ -71,7 +71,11 @@ function configuredProcessor(config: Config, log: Logger): { processor?: Payment
     maxNetworkRetries: 2,
     timeout: 20_000,
     ...(base
-      ? { host: base.hostname, port: Number(base.port || (base.protocol === 'https:' ? 443 : 80)), protocol: base.protocol === 'https:' ? ('https' as const) : ('http' as const) }
+      ? {
+          host: base.hostname,
+          port: Number(base.port || (base.protocol === 'https:' ? 443 : 80)),
+          protocol: base.protocol === 'https:' ? ('https' as const) : ('http' as const),
+        }
       : {}),
   });
   return { processor: new StripeProcessor({ name: 'stripe', client: async () => stripe, webhookSecret: () => config.stripeWebhookSecret }) };
@@ -211,11 +215,20 @@ export class BillingService {
     const live = account.subscription_id && account.subscription_status !== 'canceled' && account.subscription_status !== 'incomplete_expired';
     try {
       const [credit, draft] = await withTimeout(
-        Promise.all([this.processor.creditCents(account.customer_id), live ? this.processor.draftInvoice(account.customer_id, account.subscription_id!) : Promise.resolve(null)]),
+        Promise.all([
+          this.processor.creditCents(account.customer_id),
+          live ? this.processor.draftInvoice(account.customer_id, account.subscription_id!) : Promise.resolve(null),
+        ]),
         SUMMARY_TIMEOUT_MS,
       );
       const applied = draft ? Math.min(credit, Math.max(0, draft.totalCents)) : 0;
-      return { ready: true, upgrade_available: true, remaining_credit_cents: credit - applied, invoice: draft ? invoiceView(draft, applied) : null, ...standing };
+      return {
+        ready: true,
+        upgrade_available: true,
+        remaining_credit_cents: credit - applied,
+        invoice: draft ? invoiceView(draft, applied) : null,
+        ...standing,
+      };
     } catch (err) {
       if (!(err instanceof ProcessorUnavailable || err instanceof ProcessorRejected)) throw err;
       this.log.warn({ err: redactSecrets(err.message) }, 'billing summary without the processor side');

@@ -36,7 +36,11 @@ export function standingOf(sub: SubscriptionState | undefined, nowIso = new Date
   }
   if (sub.status === 'past_due' || sub.status === 'incomplete') {
     const retry = failure?.nextAttempt ? `; the processor tries again on ${isoOf(failure.nextAttempt)}` : '';
-    return { state: 'past_due', ended: false, notice: `${what}${retry}. Twins keep starting while the processor retries; once its retries are over new twins are refused. ${FIX}` };
+    return {
+      state: 'past_due',
+      ended: false,
+      notice: `${what}${retry}. Twins keep starting while the processor retries; once its retries are over new twins are refused. ${FIX}`,
+    };
   }
   return { state: 'ok', ended: false, notice: null };
 }

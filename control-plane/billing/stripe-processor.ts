@@ -86,9 +86,7 @@ export class StripeProcessor implements PaymentProcessor {
   async ensureCustomer(org: { id: string; name: string }): Promise<string> {
     return this.call(async (stripe) => {
       // Search first: a customer created by an earlier attempt whose answer was lost is found again.
-      const found = await stripe.customers
-        .search({ query: `metadata['${ORGANIZATION_METADATA_KEY}']:'${org.id}'`, limit: 1 })
-        .catch(() => undefined);
+      const found = await stripe.customers.search({ query: `metadata['${ORGANIZATION_METADATA_KEY}']:'${org.id}'`, limit: 1 }).catch(() => undefined);
       const existing = found?.data[0];
       if (existing) return existing.id;
       const created = await stripe.customers.create(
@@ -373,11 +371,10 @@ export class StripeProcessor implements PaymentProcessor {
       throw new WebhookRejected(redactSecrets(`The webhook signature does not verify: ${(e as Error).message}`));
     }
     const object = (event.data?.object ?? {}) as { object?: string; id?: string; customer?: unknown; subscription?: unknown; parent?: any };
-    const idOf = (v: unknown): string | null => (typeof v === 'string' ? v : v && typeof v === 'object' && typeof (v as { id?: unknown }).id === 'string' ? (v as { id: string }).id : null);
+    const idOf = (v: unknown): string | null =>
+      typeof v === 'string' ? v : v && typeof v === 'object' && typeof (v as { id?: unknown }).id === 'string' ? (v as { id: string }).id : null;
     const subscriptionId =
-      object.object === 'subscription'
-        ? (object.id ?? null)
-        : (idOf(object.subscription) ?? idOf(object.parent?.subscription_details?.subscription));
+      object.object === 'subscription' ? (object.id ?? null) : (idOf(object.subscription) ?? idOf(object.parent?.subscription_details?.subscription));
     return { id: event.id, type: event.type, customerId: idOf(object.customer), subscriptionId };
   }
 }

@@ -82,12 +82,28 @@ export function unreportedUsage(store: BillingStore, orgId: string, since: Date,
     }
   }
   for (const s of store.unreportedSeeds(orgId, sinceIso, limit)) {
-    units.push({ identifier: `twins-ai-generation-seed-${s.id}`, kind: 'ai_generations', twin: s.twin, twinId: null, sourceId: s.id, at: Date.parse(s.completed_at), quantity: 1 });
+    units.push({
+      identifier: `twins-ai-generation-seed-${s.id}`,
+      kind: 'ai_generations',
+      twin: s.twin,
+      twinId: null,
+      sourceId: s.id,
+      at: Date.parse(s.completed_at),
+      quantity: 1,
+    });
   }
   for (const t of store.unreportedCompiledTests(orgId, sinceIso, limit)) {
     // A test compiled for several twins is one generation, billed under its first twin.
     const twins = JSON.parse(t.twins) as string[];
-    units.push({ identifier: `twins-ai-generation-test-${t.id}`, kind: 'ai_generations', twin: twins[0] ?? 'unknown', twinId: null, sourceId: t.id, at: Date.parse(t.created_at), quantity: 1 });
+    units.push({
+      identifier: `twins-ai-generation-test-${t.id}`,
+      kind: 'ai_generations',
+      twin: twins[0] ?? 'unknown',
+      twinId: null,
+      sourceId: t.id,
+      at: Date.parse(t.created_at),
+      quantity: 1,
+    });
   }
   return units.sort((a, b) => a.at - b.at);
 }

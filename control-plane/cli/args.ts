@@ -27,7 +27,10 @@ export function parseCommand(cmd: CommandSpec, command: string, rest: string[], 
   let values: Record<string, OptionValue>;
   let positionals: string[];
   try {
-    ({ values, positionals } = parseArgs({ args: rest, options: config, strict: true, allowPositionals: true }) as { values: Record<string, OptionValue>; positionals: string[] });
+    ({ values, positionals } = parseArgs({ args: rest, options: config, strict: true, allowPositionals: true }) as {
+      values: Record<string, OptionValue>;
+      positionals: string[];
+    });
   } catch (e) {
     throw new UsageError(parseArgsMessage(e as Error), command);
   }
@@ -36,10 +39,7 @@ export function parseCommand(cmd: CommandSpec, command: string, rest: string[], 
   if (positionals.length > expected.length) {
     const extra = positionals[expected.length]!;
     const sub = cmd.subcommands?.map((c) => c.name);
-    throw new UsageError(
-      sub && expected.length === 0 ? `unknown command '${extra}' (commands: ${sub.join(', ')})` : `unexpected argument '${extra}'`,
-      command,
-    );
+    throw new UsageError(sub && expected.length === 0 ? `unknown command '${extra}' (commands: ${sub.join(', ')})` : `unexpected argument '${extra}'`, command);
   }
   const args: Record<string, string> = {};
   expected.forEach((a, i) => {

@@ -6,5 +6,7 @@ import type { Handler } from './spec.js';
 
 export const catalog: Handler = async (ctx) => {
   const client = await ctx.client();
-  show(ctx, await ok(client.GET('/twins/catalog')), (twins) => table([['SLUG', 'VERSION', 'NAME', 'DESCRIPTION'], ...twins.map((t) => [t.slug, t.version, t.name, t.description])]));
+  show(ctx, await ok(client.GET('/twins/catalog')), (twins) =>
+    table([['SLUG', 'VERSION', 'NAME', 'DESCRIPTION'], ...twins.map((t) => [t.slug, t.version, t.name, t.description])]),
+  );
 };

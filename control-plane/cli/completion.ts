@@ -66,7 +66,9 @@ export function complete(words: string[]): string[] {
     if (cmd.name === 'help') return (ROOT.subcommands ?? []).map((c) => c.name);
     return names;
   }
-  const positional = rest.filter((w, i) => !w.startsWith('-') && !(rest[i - 1]?.startsWith('--') && options.find((o) => `--${o.name}` === rest[i - 1])?.type === 'string'));
+  const positional = rest.filter(
+    (w, i) => !w.startsWith('-') && !(rest[i - 1]?.startsWith('--') && options.find((o) => `--${o.name}` === rest[i - 1])?.type === 'string'),
+  );
   const arg = cmd.args?.[positional.length];
   if (arg?.complete === 'slugs') return [...TWIN_SLUGS];
   if (arg?.complete === 'commands') return (ROOT.subcommands ?? []).map((c) => c.name);

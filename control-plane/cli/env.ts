@@ -41,9 +41,14 @@ export const create: Handler = async (ctx) => {
 export const list: Handler = async (ctx) => {
   const client = await ctx.client();
   const page = await ok(client.GET('/environments', { params: { query: { page: ctx.int('page'), size: ctx.int('size') } } }));
-  show(ctx, page, (p) =>
-    table([['ID', 'NAME', 'STATUS', 'TWINS', 'CREATED'], ...p.items.map((e) => [e.id, e.name, e.status, e.twins.map((t) => t.twin_slug).join(',') || '-', e.created_at])]) +
-    `page ${p.page} of ${p.pages} (${p.total} environments)\n`,
+  show(
+    ctx,
+    page,
+    (p) =>
+      table([
+        ['ID', 'NAME', 'STATUS', 'TWINS', 'CREATED'],
+        ...p.items.map((e) => [e.id, e.name, e.status, e.twins.map((t) => t.twin_slug).join(',') || '-', e.created_at]),
+      ]) + `page ${p.page} of ${p.pages} (${p.total} environments)\n`,
   );
 };
 

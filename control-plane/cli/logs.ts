@@ -12,14 +12,29 @@ export const logs: Handler = async (ctx) => {
   const environment_id = ctx.args.ENV_ID!;
   const env = await ok(client.GET('/environments/{environment_id}', { params: { path: { environment_id } } }));
   const slugs = new Map(env.twins.map((t) => [t.id, t.twin_slug]));
-  const line = (r: RequestLog) => [r.occurred_at, slugs.get(r.environment_twin_id) ?? r.environment_twin_id, r.method, r.path + (r.query_string ? `?${r.query_string}` : ''), r.status_code, `${r.duration_ms} ms`];
+  const line = (r: RequestLog) => [
+    r.occurred_at,
+    slugs.get(r.environment_twin_id) ?? r.environment_twin_id,
+    r.method,
+    r.path + (r.query_string ? `?${r.query_string}` : ''),
+    r.status_code,
+    `${r.duration_ms} ms`,
+  ];
   const header = ['TIME', 'TWIN', 'METHOD', 'PATH', 'STATUS', 'DURATION'];
   const read = (page?: number, size?: number) =>
-    ok(client.GET('/environments/{environment_id}/logs', { params: { path: { environment_id }, query: { page, size, twin_id: ctx.str('twin'), status_code: ctx.int('status') } } }));
+    ok(
+      client.GET('/environments/{environment_id}/logs', {
+        params: { path: { environment_id }, query: { page, size, twin_id: ctx.str('twin'), status_code: ctx.int('status') } },
+      }),
+    );
 
   if (!ctx.flag('follow')) {
     const page = await read(ctx.int('page'), ctx.int('size'));
-    show(ctx, page, (p) => (p.items.length > 0 ? table([header, ...p.items.map(line)]) : 'no requests logged yet\n') + `page ${p.page} of ${p.pages} (${p.total} requests)\n`);
+    show(
+      ctx,
+      page,
+      (p) => (p.items.length > 0 ? table([header, ...p.items.map(line)]) : 'no requests logged yet\n') + `page ${p.page} of ${p.pages} (${p.total} requests)\n`,
+    );
     return;
   }
   // Following: one JSON object per line with --json, else aligned lines.

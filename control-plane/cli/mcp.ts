@@ -23,7 +23,8 @@ async function localSigner(dataDir: string, ctx: CommandContext): Promise<() => 
   const who = { email: ctx.str('email') ?? DEFAULT_EMAIL, org: ctx.str('org') ?? DEFAULT_ORG, role: 'admin' as const, firstName: 'Agent', lastName: '' };
   let cached: { token: string; until: number } | undefined;
   return async () => {
-    if (!cached || cached.until < Date.now() + 60_000) cached = { token: await mintLocalToken(keys, { ...who, ttlSeconds: 3600 }), until: Date.now() + 3_600_000 };
+    if (!cached || cached.until < Date.now() + 60_000)
+      cached = { token: await mintLocalToken(keys, { ...who, ttlSeconds: 3600 }), until: Date.now() + 3_600_000 };
     return cached.token;
   };
 }
@@ -41,10 +42,19 @@ async function backend(ctx: CommandContext): Promise<Backend> {
   if (running) {
     const refusal = whyNotSigning(dataDir, ctx.io.env.TWINS_IDP);
     if (refusal) throw new CliError(`${refusal} Set TWINS_URL and TWINS_API_KEY instead.`);
-    const reachable = await fetch(`${running.url}/health/live`).then((r) => r.ok, () => false);
-    if (reachable) return { client: createTwinsClient({ url: running.url, token: await localSigner(dataDir, ctx) }), describe: `the control plane at ${running.url}`, close: async () => {} };
+    const reachable = await fetch(`${running.url}/health/live`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (reachable)
+      return {
+        client: createTwinsClient({ url: running.url, token: await localSigner(dataDir, ctx) }),
+        describe: `the control plane at ${running.url}`,
+        close: async () => {},
+      };
   }
-  if (ctx.io.env.TWINS_IDP && ctx.io.env.TWINS_IDP !== 'local') throw new CliError('TWINS_IDP is not local: set TWINS_URL and TWINS_API_KEY to drive your control plane.');
+  if (ctx.io.env.TWINS_IDP && ctx.io.env.TWINS_IDP !== 'local')
+    throw new CliError('TWINS_IDP is not local: set TWINS_URL and TWINS_API_KEY to drive your control plane.');
   // Embedded: a control plane in this process on a free loopback port, logging to stderr.
   const [{ loadConfig }, { startControlPlane }, { default: pino }] = await Promise.all([import('../config.js'), import('../server.js'), import('pino')]);
   const config = loadConfig(ctx.io.env, { port: 0, host: '127.0.0.1', dataDir });

@@ -12,7 +12,16 @@ export function table(rows: (string | number | null | undefined)[][]): string {
   if (rows.length === 0) return '';
   const cells = rows.map((r) => r.map((c) => (c === null || c === undefined ? '-' : String(c))));
   const widths = cells[0]!.map((_, i) => Math.max(...cells.map((r) => r[i]?.length ?? 0)));
-  return cells.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd()).join('\n') + '\n';
+  return (
+    cells
+      .map((r) =>
+        r
+          .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!)))
+          .join('  ')
+          .trimEnd(),
+      )
+      .join('\n') + '\n'
+  );
 }
 
 /** Print data as JSON or as the text `render` makes of it. */

@@ -18,7 +18,9 @@ const render = (r: TwinRecord) => `${r.resource} ${r.external_id}\n${JSON.string
 export const list: Handler = async (ctx) => {
   const client = await ctx.client();
   const records = await ok(client.GET('/environments/{environment_id}/twins/{environment_twin_id}/records/{resource}', { params: { path: path(ctx) } }));
-  show(ctx, records, (rs) => (rs.length > 0 ? table([['EXTERNAL_ID', 'RESOURCE'], ...rs.map((r) => [r.external_id, r.resource])]) : `no ${ctx.args.RESOURCE} records\n`));
+  show(ctx, records, (rs) =>
+    rs.length > 0 ? table([['EXTERNAL_ID', 'RESOURCE'], ...rs.map((r) => [r.external_id, r.resource])]) : `no ${ctx.args.RESOURCE} records\n`,
+  );
 };
 
 export const get: Handler = async (ctx) => {
@@ -44,7 +46,11 @@ async function fieldsOf(ctx: CommandContext): Promise<Record<string, unknown>> {
 export const put: Handler = async (ctx) => {
   const fields = await fieldsOf(ctx);
   const client = await ctx.client();
-  show(ctx, await ok(client.PUT('/environments/{environment_id}/twins/{environment_twin_id}/records/{resource}/{external_id}', { ...onePath(ctx), body: { fields } })), render);
+  show(
+    ctx,
+    await ok(client.PUT('/environments/{environment_id}/twins/{environment_twin_id}/records/{resource}/{external_id}', { ...onePath(ctx), body: { fields } })),
+    render,
+  );
 };
 
 export const remove: Handler = async (ctx) => {

@@ -9,7 +9,10 @@ import { waiting } from './waiting.js';
 
 const rows = (seeds: Seed[]) =>
   seeds.length > 0
-    ? table([['ID', 'NAME', 'TWIN', 'STATUS', 'USABLE', 'CREATED'], ...seeds.map((s) => [s.id, s.name, s.twin, s.status, s.usable ? 'yes' : 'no', s.created_at])])
+    ? table([
+        ['ID', 'NAME', 'TWIN', 'STATUS', 'USABLE', 'CREATED'],
+        ...seeds.map((s) => [s.id, s.name, s.twin, s.status, s.usable ? 'yes' : 'no', s.created_at]),
+      ])
     : 'no seeds\n';
 const one = (s: Seed) => rows([s]) + (s.failure ? `failure: ${s.failure}\n` : '') + `prompt: ${s.prompt}\n`;
 const seedPath = (ctx: CommandContext) => ({ params: { path: { seed_id: ctx.args.SEED_ID! } } });
@@ -21,8 +24,10 @@ export const list: Handler = async (ctx) => {
 
 export const suggestions: Handler = async (ctx) => {
   const client = await ctx.client();
-  show(ctx, await ok(client.GET('/seeds/suggestions', { params: { query: { twin: ctx.str('twin') } } })), (list) =>
-    list.map((s) => `${s.twin}  ${s.name}\n  ${s.prompt}\n`).join('') || 'no suggestions\n',
+  show(
+    ctx,
+    await ok(client.GET('/seeds/suggestions', { params: { query: { twin: ctx.str('twin') } } })),
+    (list) => list.map((s) => `${s.twin}  ${s.name}\n  ${s.prompt}\n`).join('') || 'no suggestions\n',
   );
 };
 

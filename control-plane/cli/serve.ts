@@ -17,7 +17,8 @@ export const serve: Handler = async (ctx) => {
     ...(data !== undefined ? { dataDir: resolve(ctx.io.cwd, data) } : {}),
   });
   const other = runningServer(config.dataDir);
-  if (other) throw new CliError(`A control plane (pid ${other.pid}) already serves ${config.dataDir} at ${other.url}; stop it first, or use another --data directory.`);
+  if (other)
+    throw new CliError(`A control plane (pid ${other.pid}) already serves ${config.dataDir} at ${other.url}; stop it first, or use another --data directory.`);
   // The control plane itself is loaded only once we know it will run.
   const { startControlPlane } = await import('../server.js');
   const cp = await startControlPlane(config);

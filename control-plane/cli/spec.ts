@@ -51,7 +51,13 @@ export const HELP: OptionSpec = { name: 'help', short: 'h', type: 'boolean', hel
 export const VERSION: OptionSpec = { name: 'version', type: 'boolean', help: 'print the version' };
 export const JSON_OPTION: OptionSpec = { name: 'json', type: 'boolean', help: 'print JSON instead of text' };
 export const API_OPTIONS: OptionSpec[] = [
-  { name: 'url', type: 'string', value: 'URL', env: 'TWINS_URL', help: 'control plane URL (default: the server of TWINS_DATA_DIR, else http://127.0.0.1:8080)' },
+  {
+    name: 'url',
+    type: 'string',
+    value: 'URL',
+    env: 'TWINS_URL',
+    help: 'control plane URL (default: the server of TWINS_DATA_DIR, else http://127.0.0.1:8080)',
+  },
   { name: 'token', type: 'string', value: 'TOKEN', env: 'TWINS_TOKEN', help: 'access token or twk_ API key (also TWINS_API_KEY)' },
 ];
 
@@ -59,13 +65,22 @@ const page: OptionSpec[] = [
   { name: 'page', type: 'string', value: 'N', int: { min: 1, max: 1_000_000 }, help: 'page number (default 1)' },
   { name: 'size', type: 'string', value: 'N', int: { min: 1, max: 100 }, help: 'items per page, 1..100 (default 50)' },
 ];
-const timeout: OptionSpec = { name: 'timeout', type: 'string', value: 'SECONDS', int: { min: 1, max: 86_400 }, help: 'give up waiting after this long (default 120)' };
+const timeout: OptionSpec = {
+  name: 'timeout',
+  type: 'string',
+  value: 'SECONDS',
+  int: { min: 1, max: 86_400 },
+  help: 'give up waiting after this long (default 120)',
+};
 const envId: ArgSpec = { name: 'ENV_ID', help: 'environment id' };
 const twinId: ArgSpec = { name: 'TWIN_ID', help: 'twin id (an environment twin, from `twins env get`)' };
 const recordArgs: ArgSpec[] = [envId, twinId, { name: 'RESOURCE', help: 'record kind, e.g. customer, repository, channel' }];
 const externalId: ArgSpec = { name: 'EXTERNAL_ID', help: "the record's provider id, e.g. cus_…" };
 
-const load = <M>(mod: () => Promise<M>, pick: (m: M) => Handler) => () => mod().then(pick);
+const load =
+  <M>(mod: () => Promise<M>, pick: (m: M) => Handler) =>
+  () =>
+    mod().then(pick);
 
 export const ROOT: CommandSpec = {
   name: 'twins',
@@ -82,7 +97,10 @@ export const ROOT: CommandSpec = {
         { name: 'host', type: 'string', value: 'HOST', env: 'HOST', help: 'interface to listen on (default 127.0.0.1)' },
         { name: 'data', type: 'string', value: 'DIR', env: 'TWINS_DATA_DIR', complete: 'files', help: 'data directory (default ./.data)' },
       ],
-      load: load(() => import('./serve.js'), (m) => m.serve),
+      load: load(
+        () => import('./serve.js'),
+        (m) => m.serve,
+      ),
     },
     {
       name: 'token',
@@ -101,7 +119,10 @@ export const ROOT: CommandSpec = {
         { name: 'data', type: 'string', value: 'DIR', env: 'TWINS_DATA_DIR', complete: 'files', help: 'data directory of the server (default ./.data)' },
       ],
       examples: ['export TWINS_TOKEN=$(twins token --email ada@example.com --org acme --role admin)'],
-      load: load(() => import('./token.js'), (m) => m.token),
+      load: load(
+        () => import('./token.js'),
+        (m) => m.token,
+      ),
     },
     {
       name: 'console',
@@ -121,7 +142,10 @@ export const ROOT: CommandSpec = {
         { name: 'data', type: 'string', value: 'DIR', env: 'TWINS_DATA_DIR', complete: 'files', help: 'data directory of the server (default ./.data)' },
       ],
       examples: ['twins console --email ada@example.com --org acme --role admin'],
-      load: load(() => import('./console.js'), (m) => m.consoleSignIn),
+      load: load(
+        () => import('./console.js'),
+        (m) => m.consoleSignIn,
+      ),
     },
     {
       name: 'ca',
@@ -131,7 +155,10 @@ export const ROOT: CommandSpec = {
         'Trust it with NODE_EXTRA_CA_CERTS (Node), SSL_CERT_FILE (curl, Python, Go, gh) or GIT_SSL_CAINFO (git).',
       json: true,
       examples: ['export NODE_EXTRA_CA_CERTS=$(twins ca)', 'git -c http.sslCAInfo=$(twins ca) clone https://x-access-token:$KEY@127.0.0.1:PORT/OWNER/REPO.git'],
-      load: load(() => import('./twin.js'), (m) => m.ca),
+      load: load(
+        () => import('./twin.js'),
+        (m) => m.ca,
+      ),
     },
     {
       name: 'twin',
@@ -142,13 +169,22 @@ export const ROOT: CommandSpec = {
       args: [{ name: 'SLUG', help: 'the twin to run: stripe, github, slack, openai, anthropic, linear, jira, notion, twilio, sendgrid', complete: 'slugs' }],
       json: true,
       options: [
-        { name: 'port', type: 'string', value: 'N', int: { min: 0, max: 65535 }, help: "port (default: the twin's own, e.g. 12111 for stripe; 0 picks a free one)" },
+        {
+          name: 'port',
+          type: 'string',
+          value: 'N',
+          int: { min: 0, max: 65535 },
+          help: "port (default: the twin's own, e.g. 12111 for stripe; 0 picks a free one)",
+        },
         { name: 'host', type: 'string', value: 'HOST', help: 'interface (default 127.0.0.1)' },
         { name: 'data', type: 'string', value: 'FILE', complete: 'files', help: 'SQLite data file (default $TWINS_DATA_DIR/standalone/SLUG.sqlite)' },
         { name: 'key', type: 'string', value: 'KEY', help: 'the API key to accept (default: the one kept in the data file, else a new one)' },
       ],
       examples: ['twins twin stripe', 'twins twin github --port 0 --data /tmp/github.sqlite --json'],
-      load: load(() => import('./twin.js'), (m) => m.standalone),
+      load: load(
+        () => import('./twin.js'),
+        (m) => m.standalone,
+      ),
       subcommands: [
         {
           name: 'credential',
@@ -157,7 +193,10 @@ export const ROOT: CommandSpec = {
           api: true,
           json: true,
           examples: ['eval "$(twins twin credential TWIN_ID)"'],
-          load: load(() => import('./twin.js'), (m) => m.credential),
+          load: load(
+            () => import('./twin.js'),
+            (m) => m.credential,
+          ),
         },
         {
           name: 'get',
@@ -165,7 +204,10 @@ export const ROOT: CommandSpec = {
           args: [twinId],
           api: true,
           json: true,
-          load: load(() => import('./twin.js'), (m) => m.get),
+          load: load(
+            () => import('./twin.js'),
+            (m) => m.get,
+          ),
         },
       ],
     },
@@ -180,17 +222,47 @@ export const ROOT: CommandSpec = {
           json: true,
           options: [
             { name: 'name', type: 'string', value: 'NAME', required: true, help: 'a name for it' },
-            { name: 'twin', type: 'string', value: 'SLUG[@SEED_ID]', multiple: true, complete: 'slugs', help: 'a twin to run, optionally from a seed (repeat for more)' },
+            {
+              name: 'twin',
+              type: 'string',
+              value: 'SLUG[@SEED_ID]',
+              multiple: true,
+              complete: 'slugs',
+              help: 'a twin to run, optionally from a seed (repeat for more)',
+            },
             { name: 'scenario', type: 'string', value: 'SCENARIO_ID', help: 'start from a scenario instead of (or besides) --twin' },
             { name: 'ttl', type: 'string', value: 'SECONDS', int: { min: 1, max: 31_536_000 }, help: "lifetime (capped by the plan's)" },
             { name: 'wait', type: 'boolean', help: 'wait until every twin is ready' },
             timeout,
           ],
           examples: ['twins env create --name demo --twin stripe --twin github --wait --json'],
-          load: load(() => import('./env.js'), (m) => m.create),
+          load: load(
+            () => import('./env.js'),
+            (m) => m.create,
+          ),
         },
-        { name: 'list', summary: 'list environments (newest first)', api: true, json: true, options: page, load: load(() => import('./env.js'), (m) => m.list) },
-        { name: 'get', summary: 'show an environment and its twins', args: [envId], api: true, json: true, load: load(() => import('./env.js'), (m) => m.get) },
+        {
+          name: 'list',
+          summary: 'list environments (newest first)',
+          api: true,
+          json: true,
+          options: page,
+          load: load(
+            () => import('./env.js'),
+            (m) => m.list,
+          ),
+        },
+        {
+          name: 'get',
+          summary: 'show an environment and its twins',
+          args: [envId],
+          api: true,
+          json: true,
+          load: load(
+            () => import('./env.js'),
+            (m) => m.get,
+          ),
+        },
         {
           name: 'wait',
           summary: 'wait until every twin of an environment is ready',
@@ -198,7 +270,10 @@ export const ROOT: CommandSpec = {
           api: true,
           json: true,
           options: [timeout],
-          load: load(() => import('./env.js'), (m) => m.wait),
+          load: load(
+            () => import('./env.js'),
+            (m) => m.wait,
+          ),
         },
         {
           name: 'reset',
@@ -206,9 +281,22 @@ export const ROOT: CommandSpec = {
           args: [envId],
           api: true,
           json: true,
-          load: load(() => import('./env.js'), (m) => m.reset),
+          load: load(
+            () => import('./env.js'),
+            (m) => m.reset,
+          ),
         },
-        { name: 'delete', summary: 'delete an environment and its twins', args: [envId], api: true, json: true, load: load(() => import('./env.js'), (m) => m.remove) },
+        {
+          name: 'delete',
+          summary: 'delete an environment and its twins',
+          args: [envId],
+          api: true,
+          json: true,
+          load: load(
+            () => import('./env.js'),
+            (m) => m.remove,
+          ),
+        },
       ],
     },
     {
@@ -224,14 +312,37 @@ export const ROOT: CommandSpec = {
         ...page,
       ],
       examples: ['twins logs ENV_ID --follow', 'twins logs ENV_ID --status 402 --json'],
-      load: load(() => import('./logs.js'), (m) => m.logs),
+      load: load(
+        () => import('./logs.js'),
+        (m) => m.logs,
+      ),
     },
     {
       name: 'records',
       summary: "read and replace a twin's records",
       subcommands: [
-        { name: 'list', summary: 'list the records of one kind', args: recordArgs, api: true, json: true, load: load(() => import('./records.js'), (m) => m.list) },
-        { name: 'get', summary: 'show one record', args: [...recordArgs, externalId], api: true, json: true, load: load(() => import('./records.js'), (m) => m.get) },
+        {
+          name: 'list',
+          summary: 'list the records of one kind',
+          args: recordArgs,
+          api: true,
+          json: true,
+          load: load(
+            () => import('./records.js'),
+            (m) => m.list,
+          ),
+        },
+        {
+          name: 'get',
+          summary: 'show one record',
+          args: [...recordArgs, externalId],
+          api: true,
+          json: true,
+          load: load(
+            () => import('./records.js'),
+            (m) => m.get,
+          ),
+        },
         {
           name: 'put',
           summary: 'replace (or create) one record',
@@ -243,9 +354,22 @@ export const ROOT: CommandSpec = {
             { name: 'file', type: 'string', value: 'FILE', complete: 'files', help: 'read the JSON object from a file (- for stdin)' },
           ],
           examples: [`twins records put ENV_ID TWIN_ID customer cus_123 --fields '{"id":"cus_123","object":"customer","email":"a@example.com"}'`],
-          load: load(() => import('./records.js'), (m) => m.put),
+          load: load(
+            () => import('./records.js'),
+            (m) => m.put,
+          ),
         },
-        { name: 'delete', summary: 'delete one record', args: [...recordArgs, externalId], api: true, json: true, load: load(() => import('./records.js'), (m) => m.remove) },
+        {
+          name: 'delete',
+          summary: 'delete one record',
+          args: [...recordArgs, externalId],
+          api: true,
+          json: true,
+          load: load(
+            () => import('./records.js'),
+            (m) => m.remove,
+          ),
+        },
       ],
     },
     {
@@ -256,14 +380,20 @@ export const ROOT: CommandSpec = {
       json: true,
       options: [{ name: 'at', type: 'string', value: 'DATETIME', help: 'ISO 8601 instant to move to (default: now)' }],
       examples: ['twins advance TWIN_ID --at 2030-01-01T00:00:00Z'],
-      load: load(() => import('./advance.js'), (m) => m.advance),
+      load: load(
+        () => import('./advance.js'),
+        (m) => m.advance,
+      ),
     },
     {
       name: 'catalog',
       summary: 'list the twins available for new environments',
       api: true,
       json: true,
-      load: load(() => import('./catalog.js'), (m) => m.catalog),
+      load: load(
+        () => import('./catalog.js'),
+        (m) => m.catalog,
+      ),
     },
     {
       name: 'seeds',
@@ -275,7 +405,10 @@ export const ROOT: CommandSpec = {
           api: true,
           json: true,
           options: [{ name: 'twin', type: 'string', value: 'SLUG', complete: 'slugs', help: "only one twin's" }],
-          load: load(() => import('./seeds.js'), (m) => m.list),
+          load: load(
+            () => import('./seeds.js'),
+            (m) => m.list,
+          ),
         },
         {
           name: 'suggestions',
@@ -283,7 +416,10 @@ export const ROOT: CommandSpec = {
           api: true,
           json: true,
           options: [{ name: 'twin', type: 'string', value: 'SLUG', complete: 'slugs', help: "only one twin's" }],
-          load: load(() => import('./seeds.js'), (m) => m.suggestions),
+          load: load(
+            () => import('./seeds.js'),
+            (m) => m.suggestions,
+          ),
         },
         {
           name: 'create',
@@ -297,10 +433,33 @@ export const ROOT: CommandSpec = {
             { name: 'wait', type: 'boolean', help: 'wait until it is generated' },
             timeout,
           ],
-          load: load(() => import('./seeds.js'), (m) => m.create),
+          load: load(
+            () => import('./seeds.js'),
+            (m) => m.create,
+          ),
         },
-        { name: 'get', summary: 'show a seed', args: [{ name: 'SEED_ID', help: 'seed id' }], api: true, json: true, load: load(() => import('./seeds.js'), (m) => m.get) },
-        { name: 'delete', summary: 'delete a seed', args: [{ name: 'SEED_ID', help: 'seed id' }], api: true, json: true, load: load(() => import('./seeds.js'), (m) => m.remove) },
+        {
+          name: 'get',
+          summary: 'show a seed',
+          args: [{ name: 'SEED_ID', help: 'seed id' }],
+          api: true,
+          json: true,
+          load: load(
+            () => import('./seeds.js'),
+            (m) => m.get,
+          ),
+        },
+        {
+          name: 'delete',
+          summary: 'delete a seed',
+          args: [{ name: 'SEED_ID', help: 'seed id' }],
+          api: true,
+          json: true,
+          load: load(
+            () => import('./seeds.js'),
+            (m) => m.remove,
+          ),
+        },
       ],
     },
     {
@@ -319,10 +478,33 @@ export const ROOT: CommandSpec = {
             { name: 'assertions', type: 'string', value: 'FILE', complete: 'files', help: 'a JSON array of explicit assertions (- for stdin)' },
           ],
           examples: [`twins tests create --name refund --twin stripe --outcome 'created a customer named Ada'`],
-          load: load(() => import('./tests.js'), (m) => m.create),
+          load: load(
+            () => import('./tests.js'),
+            (m) => m.create,
+          ),
         },
-        { name: 'list', summary: 'list tests (newest first)', api: true, json: true, options: page, load: load(() => import('./tests.js'), (m) => m.list) },
-        { name: 'get', summary: 'show a test and its assertions', args: [{ name: 'TEST_ID', help: 'test id' }], api: true, json: true, load: load(() => import('./tests.js'), (m) => m.get) },
+        {
+          name: 'list',
+          summary: 'list tests (newest first)',
+          api: true,
+          json: true,
+          options: page,
+          load: load(
+            () => import('./tests.js'),
+            (m) => m.list,
+          ),
+        },
+        {
+          name: 'get',
+          summary: 'show a test and its assertions',
+          args: [{ name: 'TEST_ID', help: 'test id' }],
+          api: true,
+          json: true,
+          load: load(
+            () => import('./tests.js'),
+            (m) => m.get,
+          ),
+        },
         {
           name: 'run',
           summary: "evaluate a test over an environment's traffic (exit 1 when it fails)",
@@ -334,9 +516,22 @@ export const ROOT: CommandSpec = {
             { name: 'from', type: 'string', value: 'DATETIME', help: "window start (default: the environment's creation)" },
             { name: 'to', type: 'string', value: 'DATETIME', help: 'window end (default: now)' },
           ],
-          load: load(() => import('./tests.js'), (m) => m.run),
+          load: load(
+            () => import('./tests.js'),
+            (m) => m.run,
+          ),
         },
-        { name: 'delete', summary: 'delete a test', args: [{ name: 'TEST_ID', help: 'test id' }], api: true, json: true, load: load(() => import('./tests.js'), (m) => m.remove) },
+        {
+          name: 'delete',
+          summary: 'delete a test',
+          args: [{ name: 'TEST_ID', help: 'test id' }],
+          api: true,
+          json: true,
+          load: load(
+            () => import('./tests.js'),
+            (m) => m.remove,
+          ),
+        },
       ],
     },
     {
@@ -351,14 +546,20 @@ export const ROOT: CommandSpec = {
         { name: 'email', type: 'string', value: 'EMAIL', help: 'local identity to act as (default agent@twins.local)' },
         { name: 'org', type: 'string', value: 'ORG', help: 'local organization to act in (default local)' },
       ],
-      load: load(() => import('./mcp.js'), (m) => m.mcp),
+      load: load(
+        () => import('./mcp.js'),
+        (m) => m.mcp,
+      ),
     },
     {
       name: 'completion',
       summary: 'print a shell completion script (bash or zsh)',
       args: [{ name: 'SHELL', help: 'bash or zsh' }],
       examples: ['source <(twins completion bash)', 'twins completion zsh > "${fpath[1]}/_twins"'],
-      load: load(() => import('./completion.js'), (m) => m.completion),
+      load: load(
+        () => import('./completion.js'),
+        (m) => m.completion,
+      ),
     },
     { name: 'help', summary: 'show help for a command', args: [{ name: 'COMMAND', help: 'a command, e.g. env create', optional: true, complete: 'commands' }] },
     { name: 'version', summary: 'print the version' },

@@ -10,9 +10,14 @@ import type { Handler } from './spec.js';
 
 const testPath = (ctx: CommandContext) => ({ params: { path: { test_id: ctx.args.TEST_ID! } } });
 const rows = (tests: Test[]) =>
-  tests.length > 0 ? table([['ID', 'NAME', 'TWINS', 'STATUS', 'ASSERTIONS'], ...tests.map((t) => [t.id, t.name, t.twins.join(','), t.status, t.assertions.length])]) : 'no tests\n';
+  tests.length > 0
+    ? table([['ID', 'NAME', 'TWINS', 'STATUS', 'ASSERTIONS'], ...tests.map((t) => [t.id, t.name, t.twins.join(','), t.status, t.assertions.length])])
+    : 'no tests\n';
 const one = (t: Test) =>
-  rows([t]) + (t.outcome ? `outcome: ${t.outcome}\n` : '') + (t.failure ? `failure: ${t.failure}\n` : '') + t.assertions.map((a, i) => `  ${i + 1}. ${(a as { says?: string }).says ?? JSON.stringify(a)}\n`).join('');
+  rows([t]) +
+  (t.outcome ? `outcome: ${t.outcome}\n` : '') +
+  (t.failure ? `failure: ${t.failure}\n` : '') +
+  t.assertions.map((a, i) => `  ${i + 1}. ${(a as { says?: string }).says ?? JSON.stringify(a)}\n`).join('');
 
 /** One line per assertion; a failing one with its reason. */
 export function renderAttempt(a: Attempt): string {
@@ -44,7 +49,11 @@ export const create: Handler = async (ctx) => {
 
 export const list: Handler = async (ctx) => {
   const client = await ctx.client();
-  show(ctx, await ok(client.GET('/tests', { params: { query: { page: ctx.int('page'), size: ctx.int('size') } } })), (p) => rows(p.items) + `page ${p.page} of ${p.pages} (${p.total} tests)\n`);
+  show(
+    ctx,
+    await ok(client.GET('/tests', { params: { query: { page: ctx.int('page'), size: ctx.int('size') } } })),
+    (p) => rows(p.items) + `page ${p.page} of ${p.pages} (${p.total} tests)\n`,
+  );
 };
 
 export const get: Handler = async (ctx) => {

@@ -38,10 +38,13 @@ export const standalone: Handler = async (ctx) => {
   // The credential's other halves (Jira's email, Slack's app token) are printed beside the key.
   const credential = server.host.credential();
   const extras = Object.entries(credential).filter(([k]) => k !== 'api_key');
-  show(ctx, { twin: slug, url, https_url: httpsUrl, ca_file: tls.caFile, ...credential, data }, (t) =>
-    `${def.name} twin listening on ${t.url} (and ${t.https_url})\napi key: ${t.api_key}\n` +
-    `${extras.map(([k, v]) => `${k.replace('_', ' ')}: ${v}\n`).join('')}data: ${t.data} (records and key kept across restarts)\n` +
-    `CA: ${t.ca_file} (trust it for https: NODE_EXTRA_CA_CERTS, SSL_CERT_FILE, GIT_SSL_CAINFO)\n`,
+  show(
+    ctx,
+    { twin: slug, url, https_url: httpsUrl, ca_file: tls.caFile, ...credential, data },
+    (t) =>
+      `${def.name} twin listening on ${t.url} (and ${t.https_url})\napi key: ${t.api_key}\n` +
+      `${extras.map(([k, v]) => `${k.replace('_', ' ')}: ${v}\n`).join('')}data: ${t.data} (records and key kept across restarts)\n` +
+      `CA: ${t.ca_file} (trust it for https: NODE_EXTRA_CA_CERTS, SSL_CERT_FILE, GIT_SSL_CAINFO)\n`,
   );
   await ctx.io.stopped;
   await server.close();
@@ -51,10 +54,13 @@ export const standalone: Handler = async (ctx) => {
 export const credential: Handler = async (ctx) => {
   const { twinCredentials } = await import('../client/workflows.js');
   const cred = await twinCredentials(await ctx.client(), ctx.args.TWIN_ID!);
-  show(ctx, cred, (c) =>
-    Object.entries(c.sdk.env)
-      .map(([k, v]) => `export ${k}='${v.replaceAll("'", "'\\''")}'`)
-      .join('\n') + '\n',
+  show(
+    ctx,
+    cred,
+    (c) =>
+      Object.entries(c.sdk.env)
+        .map(([k, v]) => `export ${k}='${v.replaceAll("'", "'\\''")}'`)
+        .join('\n') + '\n',
   );
 };
 
@@ -62,7 +68,15 @@ export const get: Handler = async (ctx) => {
   const { ok } = await import('../client/index.js');
   const client = await ctx.client();
   const twin = await ok(client.GET('/twins/{twin_id}', { params: { path: { twin_id: ctx.args.TWIN_ID! } } }));
-  show(ctx, twin, (t) => table([['ID', 'TWIN', 'VERSION', 'STATE', 'URL'], [t.id, t.twin_slug, t.twin_version, t.state, t.url]]) + (t.failure ? `failure: ${t.failure}\n` : ''));
+  show(
+    ctx,
+    twin,
+    (t) =>
+      table([
+        ['ID', 'TWIN', 'VERSION', 'STATE', 'URL'],
+        [t.id, t.twin_slug, t.twin_version, t.state, t.url],
+      ]) + (t.failure ? `failure: ${t.failure}\n` : ''),
+  );
 };
 
 /** `twins ca`: the path of the deployment's local CA (made now if this data directory has none). */

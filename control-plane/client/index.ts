@@ -60,9 +60,7 @@ export function describeError(status: number, body: unknown): string {
   const detail = (body as { detail?: unknown } | undefined)?.detail;
   if (typeof detail === 'string') return detail;
   if (Array.isArray(detail) && detail.length > 0) {
-    return detail
-      .map((e: { loc?: unknown[]; msg?: string }) => `${(e.loc ?? []).join('.')}: ${e.msg ?? 'invalid'}`)
-      .join('; ');
+    return detail.map((e: { loc?: unknown[]; msg?: string }) => `${(e.loc ?? []).join('.')}: ${e.msg ?? 'invalid'}`).join('; ');
   }
   return `The control plane answered HTTP ${status}.`;
 }

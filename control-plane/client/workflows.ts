@@ -108,7 +108,12 @@ export async function advanceTwin(client: TwinsClient, twinId: string, at: strin
   if (started.response.status !== 202) return undefined;
   const running = answer as Advance;
   const done = await poll(
-    () => ok(client.GET('/environments/{environment_id}/advances/{advance_id}', { params: { path: { environment_id: running.environment_id, advance_id: running.id } } })),
+    () =>
+      ok(
+        client.GET('/environments/{environment_id}/advances/{advance_id}', {
+          params: { path: { environment_id: running.environment_id, advance_id: running.id } },
+        }),
+      ),
     (a) => (a.status === 'succeeded' ? 'done' : a.status === 'failed' ? `The advance to ${a.to} failed: ${a.failure ?? 'no reason given'}.` : undefined),
     (a) => `advance to ${a.to} is ${a.status} (clock ${a.clock})`,
     { timeoutMs: 600_000, ...o },

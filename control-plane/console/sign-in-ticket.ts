@@ -99,7 +99,16 @@ export class SignInTickets {
     const org = str(payload.org_id);
     const role = payload.org_role;
     const session = payload.session_seconds;
-    if (!jti || !email || !org || (role !== 'admin' && role !== 'member') || typeof session !== 'number' || !Number.isInteger(session) || session <= 0 || session > MAX_SESSION_SECONDS) {
+    if (
+      !jti ||
+      !email ||
+      !org ||
+      (role !== 'admin' && role !== 'member') ||
+      typeof session !== 'number' ||
+      !Number.isInteger(session) ||
+      session <= 0 ||
+      session > MAX_SESSION_SECONDS
+    ) {
       throw new TicketRefused('The sign-in link is not valid; run `twins console` again for a new one.');
     }
     const nowIso = now.toISOString();

@@ -215,11 +215,7 @@ export class TwinGateway {
   }
 
   /** A listener answering http:// and, given TLS material, https:// on the same port. */
-  private async listen(
-    handler: RequestHandler,
-    port: number,
-    onUpgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => void,
-  ): Promise<DualListener> {
+  private async listen(handler: RequestHandler, port: number, onUpgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => void): Promise<DualListener> {
     const listener = await listenDual(handler, { port, host: this.options.host, tls: this.options.tls, keepAliveTimeout: 65_000 });
     for (const server of [listener.http, listener.https]) {
       server?.on('clientError', answerClientError);

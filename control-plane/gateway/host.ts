@@ -14,7 +14,16 @@ import { dirname } from 'node:path';
 import { journalDirFor } from './log-journal.js';
 import type { Logger } from 'pino';
 import type { GatewayTwin } from './gateway.js';
-import { MAX_COUNTED_TWINS, STAT, waitAsync, type FromWorker, type GatewayWorkerData, type LogWriterWorkerData, type ToLogWriter, type ToWorker } from './protocol.js';
+import {
+  MAX_COUNTED_TWINS,
+  STAT,
+  waitAsync,
+  type FromWorker,
+  type GatewayWorkerData,
+  type LogWriterWorkerData,
+  type ToLogWriter,
+  type ToWorker,
+} from './protocol.js';
 
 /** What the reconciler needs of the gateway. */
 export interface GatewayControl {
@@ -292,7 +301,10 @@ export class GatewayHost implements GatewayControl {
       twin: { ...twin, redact: extra.redact, slot: mirror.slot >= 0 ? mirror.slot : undefined },
       preferredPort,
     })) as { url: string; port: number | null };
-    this.postWriter({ op: 'retention', entries: [{ environmentId: twin.environmentId, organizationId: twin.organizationId, days: extra.retentionDays ?? null }] });
+    this.postWriter({
+      op: 'retention',
+      entries: [{ environmentId: twin.environmentId, organizationId: twin.organizationId, days: extra.retentionDays ?? null }],
+    });
     mirror.port = opened.port;
     return opened;
   }

@@ -152,9 +152,23 @@ const OBJECT_ENTRY_HEAD = 13;
  * and inside the fields they would be escaped and unescaped again (~10 µs a row).
  */
 const FIELDS = [
-  'id', 'organization_id', 'environment_id', 'environment_twin_id', 'twin_slug', 'actor', 'method', 'path', 'query_string',
-  'status_code', 'duration_ms', 'occurred_at', 'request_content_type', 'request_body_truncated', 'response_content_type',
-  'response_body_truncated', 'body_bytes',
+  'id',
+  'organization_id',
+  'environment_id',
+  'environment_twin_id',
+  'twin_slug',
+  'actor',
+  'method',
+  'path',
+  'query_string',
+  'status_code',
+  'duration_ms',
+  'occurred_at',
+  'request_content_type',
+  'request_body_truncated',
+  'response_content_type',
+  'response_body_truncated',
+  'body_bytes',
 ] as const satisfies readonly (keyof CapturedRow)[];
 
 /** Fields a row may leave out (written as null, read back as absent). */
@@ -284,7 +298,6 @@ export function removeJournal(dir: string): void {
 export const packPosition = (p: JournalPosition): bigint => (BigInt(p.segment) << 32n) | BigInt(p.offset);
 export const unpackPosition = (v: bigint): JournalPosition | undefined =>
   v === 0n ? undefined : { segment: Number(v >> 32n), offset: Number(v & 0xffffffffn) };
-
 
 export interface JournalCounters {
   /** Rows journaled (durable): their answers have been released. */

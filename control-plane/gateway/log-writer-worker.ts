@@ -10,7 +10,18 @@ import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { openLogDatabase, RequestLogStore } from '../store/request-logs.js';
 import { RequestLogWriter } from './request-log-writer.js';
-import { adoptOlderSegments, decodeEntries, dropSegments, formatPosition, listSegments, parsePosition, removeJournal, segmentPath, unpackPosition, type JournalPosition } from './log-journal.js';
+import {
+  adoptOlderSegments,
+  decodeEntries,
+  dropSegments,
+  formatPosition,
+  listSegments,
+  parsePosition,
+  removeJournal,
+  segmentPath,
+  unpackPosition,
+  type JournalPosition,
+} from './log-journal.js';
 import { STAT, waitAsync, type LogWriterWorkerData, type ToLogWriter } from './protocol.js';
 
 const data = workerData as LogWriterWorkerData;
@@ -27,7 +38,9 @@ db.pragma('wal_autocheckpoint = 0');
 db.pragma('journal_size_limit = 67108864');
 const store = new RequestLogStore(db);
 const positionRow = db.prepare("SELECT value FROM request_log_meta WHERE key = 'journal_position'");
-const savePosition = db.prepare("INSERT INTO request_log_meta (key, value) VALUES ('journal_position', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value");
+const savePosition = db.prepare(
+  "INSERT INTO request_log_meta (key, value) VALUES ('journal_position', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+);
 
 /** The journal position the rows queued in the writer reach. */
 let received: JournalPosition | undefined = parsePosition((positionRow.get() as { value: string } | undefined)?.value);

@@ -74,9 +74,11 @@ export const STAT = {
 } as const;
 
 /** Atomics.waitAsync (Node ≥ 16; in TypeScript's lib from es2024 on). */
-export const waitAsync = (Atomics as unknown as {
-  waitAsync(a: BigInt64Array, index: number, value: bigint, timeoutMs: number): { value: Promise<string> | string };
-}).waitAsync;
+export const waitAsync = (
+  Atomics as unknown as {
+    waitAsync(a: BigInt64Array, index: number, value: bigint, timeoutMs: number): { value: Promise<string> | string };
+  }
+).waitAsync;
 
 /** Twins counted at once (a slot is reused when its twin's URL closes). */
 export const MAX_COUNTED_TWINS = 16_384;

@@ -52,7 +52,6 @@ export interface WriterStats {
   writable: boolean;
 }
 
-
 export class RequestLogWriter {
   private readonly batch = new TurnBatch<RequestLogInput>(() => this.commit());
   private readonly commitBatch: (rows: RequestLogInput[]) => void;
@@ -61,7 +60,8 @@ export class RequestLogWriter {
   private lastSweep = 0;
   private rowBudget = 500;
   private closed = false;
-  private readonly o: Required<Omit<LogWriterOptions, 'onError' | 'onCommit' | 'inTransaction'>> & Pick<LogWriterOptions, 'onError' | 'onCommit' | 'inTransaction'>;
+  private readonly o: Required<Omit<LogWriterOptions, 'onError' | 'onCommit' | 'inTransaction'>> &
+    Pick<LogWriterOptions, 'onError' | 'onCommit' | 'inTransaction'>;
   private retryTimer: NodeJS.Timeout | undefined;
   readonly counters = { written: 0, failed: 0, expired: 0, purged: 0, bodiesDropped: 0, commits: 0, commitMicros: 0 };
   /** Whether the last commit succeeded. */

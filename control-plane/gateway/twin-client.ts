@@ -40,7 +40,8 @@ interface NodeHttpParserClass {
 // node:http's own client uses them since Node 20); should a Node ever lack it, the gateway says so
 // at start, and test/gateway/twin-client.test.ts fails.
 const HTTPParser = (createRequire(import.meta.url)('node:_http_common') as { HTTPParser?: NodeHttpParserClass }).HTTPParser!;
-if (typeof HTTPParser !== 'function') throw new Error(`this Node.js (${process.version}) has no HTTPParser in node:_http_common: the gateway cannot parse twins' answers`);
+if (typeof HTTPParser !== 'function')
+  throw new Error(`this Node.js (${process.version}) has no HTTPParser in node:_http_common: the gateway cannot parse twins' answers`);
 
 export interface TwinAnswer {
   statusCode: number;
@@ -72,7 +73,10 @@ interface Pending {
 
 /** Why a request failed on its connection (the gateway logs it; the caller sees 502). */
 export class TwinConnectionError extends Error {
-  constructor(message: string, readonly code: string) {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
     super(message);
     this.name = 'TwinConnectionError';
   }
@@ -154,7 +158,8 @@ class Connection {
         if (parsed instanceof Error) this.outOfTurn = true;
         return this.complete();
       }
-      if (parsed instanceof Error) this.fail(new TwinConnectionError(`the twin's answer could not be parsed (${(parsed as NodeJS.ErrnoException).code ?? parsed.message})`, 'PARSE'));
+      if (parsed instanceof Error)
+        this.fail(new TwinConnectionError(`the twin's answer could not be parsed (${(parsed as NodeJS.ErrnoException).code ?? parsed.message})`, 'PARSE'));
     });
     socket.on('end', () => {
       // An answer delimited by the connection's end completes here; any other is cut short.

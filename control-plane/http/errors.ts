@@ -10,8 +10,7 @@ export class HttpError extends Error {
   }
 }
 
-export const unauthorized = (detail = 'Not authenticated') =>
-  new HttpError(401, detail, { 'www-authenticate': 'Bearer' });
+export const unauthorized = (detail = 'Not authenticated') => new HttpError(401, detail, { 'www-authenticate': 'Bearer' });
 export const forbidden = (detail: string) => new HttpError(403, detail);
 export const notFound = (detail: string) => new HttpError(404, detail);
 export const conflict = (detail: string) => new HttpError(409, detail);

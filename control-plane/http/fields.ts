@@ -168,7 +168,9 @@ export function normalizeEmail(raw: string): string {
   checkDotAtom(lowered, 'An email address cannot have a {} immediately after the @-sign.', 'An email address cannot end with a {}.', true);
   for (const label of lowered.split('.')) {
     if (/^(?!xn)..--/i.test(label)) {
-      throw new EmailSyntaxError('An email address cannot have two letters followed by two dashes immediately after the @-sign or after a period, except Punycode.');
+      throw new EmailSyntaxError(
+        'An email address cannot have two letters followed by two dashes immediately after the @-sign or after a period, except Punycode.',
+      );
     }
   }
   let ascii = lowered;
@@ -243,8 +245,7 @@ export function emailString() {
 // pydantic-core falls back to date parsing.
 
 const MS_WATERSHED = 20_000_000_000;
-const DATETIME_RE =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt _](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(?:([Zz])|([+-])(\d{2}):?(\d{2}))?$/;
+const DATETIME_RE = /^(\d{4})-(\d{2})-(\d{2})[Tt _](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(?:([Zz])|([+-])(\d{2}):?(\d{2}))?$/;
 
 function daysInMonth(year: number, month: number): number {
   if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
@@ -284,9 +285,20 @@ export function parseDateTimeInput(value: unknown): { iso: string } | { issue: P
   const m = DATETIME_RE.exec(value);
   if (m) {
     const [, y, mo, d, h, mi, sec, frac, z, sign, tzh, tzm] = m;
-    const year = Number(y), month = Number(mo), day = Number(d), hour = Number(h), minute = Number(mi), second = Number(sec ?? 0);
+    const year = Number(y),
+      month = Number(mo),
+      day = Number(d),
+      hour = Number(h),
+      minute = Number(mi),
+      second = Number(sec ?? 0);
     const valid =
-      month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month) && hour <= 23 && minute <= 59 && second <= 59 &&
+      month >= 1 &&
+      month <= 12 &&
+      day >= 1 &&
+      day <= daysInMonth(year, month) &&
+      hour <= 23 &&
+      minute <= 59 &&
+      second <= 59 &&
       (tzh === undefined || (Number(tzh) < 24 && Number(tzm) <= 59));
     if (valid) {
       const micros = frac ? Number(frac.slice(0, 6).padEnd(6, '0')) : 0;
@@ -376,12 +388,16 @@ export function intField(opts: { ge?: number; le?: number } = {}) {
       if (value === undefined) return fail(ctx, value, MISSING);
       const n = parsePydanticInt(value);
       if (n === undefined) {
-        if (typeof value === 'string') return fail(ctx, value, { type: 'int_parsing', msg: 'Input should be a valid integer, unable to parse string as an integer' });
-        if (typeof value === 'number') return fail(ctx, value, { type: 'int_from_float', msg: 'Input should be a valid integer, got a number with a fractional part' });
+        if (typeof value === 'string')
+          return fail(ctx, value, { type: 'int_parsing', msg: 'Input should be a valid integer, unable to parse string as an integer' });
+        if (typeof value === 'number')
+          return fail(ctx, value, { type: 'int_from_float', msg: 'Input should be a valid integer, got a number with a fractional part' });
         return fail(ctx, value, { type: 'int_type', msg: 'Input should be a valid integer' });
       }
-      if (opts.ge !== undefined && n < opts.ge) fail(ctx, value, { type: 'greater_than_equal', msg: `Input should be greater than or equal to ${opts.ge}`, ctx: { ge: opts.ge } });
-      if (opts.le !== undefined && n > opts.le) fail(ctx, value, { type: 'less_than_equal', msg: `Input should be less than or equal to ${opts.le}`, ctx: { le: opts.le } });
+      if (opts.ge !== undefined && n < opts.ge)
+        fail(ctx, value, { type: 'greater_than_equal', msg: `Input should be greater than or equal to ${opts.ge}`, ctx: { ge: opts.ge } });
+      if (opts.le !== undefined && n > opts.le)
+        fail(ctx, value, { type: 'less_than_equal', msg: `Input should be less than or equal to ${opts.le}`, ctx: { le: opts.le } });
     })
     .transform((raw) => parsePydanticInt(Array.isArray(raw) ? raw.at(-1) : raw) as number)
     .meta({ type: 'integer', ...(opts.ge !== undefined ? { minimum: opts.ge } : {}), ...(opts.le !== undefined ? { maximum: opts.le } : {}) });

@@ -15,7 +15,11 @@ export function parseJsonBody(_req: FastifyRequest, body: string | Buffer, done:
   } catch (e) {
     if (e instanceof InputRefusal) {
       const offset = e.offset ?? 0;
-      return done(new RequestValidationError([{ type: 'json_invalid', loc: ['body', offset], msg: 'JSON decode error', input: {}, ctx: { error: 'Maximum nesting depth exceeded' } }]));
+      return done(
+        new RequestValidationError([
+          { type: 'json_invalid', loc: ['body', offset], msg: 'JSON decode error', input: {}, ctx: { error: 'Maximum nesting depth exceeded' } },
+        ]),
+      );
     }
     const message = (e as Error).message;
     const m = /position (\d+)/.exec(message);

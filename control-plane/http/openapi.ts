@@ -51,7 +51,9 @@ export function openapiInfo(version: string, areas: readonly (readonly [string, 
       contact: { name: 'Twins', url: README_PATH },
     },
     tags: areas.map(([name, description]) => ({ name, description })),
-    components: { securitySchemes: { bearer: { type: 'http' as const, scheme: 'bearer', description: 'An identity-provider access token or a `twk_` API key.' } } },
+    components: {
+      securitySchemes: { bearer: { type: 'http' as const, scheme: 'bearer', description: 'An identity-provider access token or a `twk_` API key.' } },
+    },
     security: [{ bearer: [] }],
   };
 }
@@ -105,7 +107,7 @@ function reachable(doc: OpenApiDocument): Set<string> {
   while (queue.length > 0) {
     const more = new Set<string>();
     collectRefs(doc.components?.schemas?.[queue.pop()!], more);
-    for (const name of more) if (!seen.has(name)) (seen.add(name), queue.push(name));
+    for (const name of more) if (!seen.has(name)) seen.add(name), queue.push(name);
   }
   return seen;
 }

@@ -87,7 +87,7 @@ export function toEntry(issue: z.core.$ZodIssue, location: string, root: unknown
       return { type: 'extra_forbidden', loc, msg: 'Extra inputs are not permitted', input };
     case 'invalid_value': {
       const expected = issue.values.map((v) => `'${String(v)}'`);
-      const text = expected.length > 1 ? `${expected.slice(0, -1).join(', ')} or ${expected.at(-1)}` : expected[0] ?? '';
+      const text = expected.length > 1 ? `${expected.slice(0, -1).join(', ')} or ${expected.at(-1)}` : (expected[0] ?? '');
       return { type: 'enum', loc, msg: `Input should be ${text}`, input, ctx: { expected: text } };
     }
     default:

@@ -4,13 +4,7 @@
 // Bearer WORKOS_API_KEY. "Already a member / already invited" answers map to 409, anything else to 502.
 
 import { request } from 'undici';
-import {
-  IdentityProviderError,
-  InvitationConflictError,
-  type InvitationProvider,
-  type SendInvitation,
-  type SentInvitation,
-} from './provider.js';
+import { IdentityProviderError, InvitationConflictError, type InvitationProvider, type SendInvitation, type SentInvitation } from './provider.js';
 
 const TIMEOUT_MS = 10_000;
 

@@ -33,7 +33,10 @@ function result(structured: Structured): CallToolResult {
 }
 
 /** Progress notifications while waiting, when the caller asked for them (a progress token). */
-function progressOf(extra: { _meta?: { progressToken?: string | number }; sendNotification: (n: never) => Promise<void>; signal: AbortSignal }, seconds?: number): WaitOptions {
+function progressOf(
+  extra: { _meta?: { progressToken?: string | number }; sendNotification: (n: never) => Promise<void>; signal: AbortSignal },
+  seconds?: number,
+): WaitOptions {
   const token = extra._meta?.progressToken;
   let step = 0;
   return {
@@ -52,7 +55,13 @@ export function createMcpServer(client: () => TwinsClient | Promise<TwinsClient>
 
   server.registerTool(
     'list_catalog',
-    { title: 'List twins', description: 'The twins (provider APIs) available for new environments, by slug.', inputSchema: {}, outputSchema: { twins: z.array(catalogTwinSchema) }, annotations: { readOnlyHint: true } },
+    {
+      title: 'List twins',
+      description: 'The twins (provider APIs) available for new environments, by slug.',
+      inputSchema: {},
+      outputSchema: { twins: z.array(catalogTwinSchema) },
+      annotations: { readOnlyHint: true },
+    },
     async () => result({ twins: await ok((await api()).GET('/twins/catalog')) }),
   );
 
@@ -60,7 +69,8 @@ export function createMcpServer(client: () => TwinsClient | Promise<TwinsClient>
     'create_environment',
     {
       title: 'Create an environment',
-      description: 'Create an environment running the given twins (slugs from list_catalog) and wait until every twin is ready. Answers the environment with each twin id and URL.',
+      description:
+        'Create an environment running the given twins (slugs from list_catalog) and wait until every twin is ready. Answers the environment with each twin id and URL.',
       inputSchema: {
         name: z.string().min(1).max(200).describe('a name for the environment'),
         twins: z.array(z.string().min(1)).min(1).describe('twin slugs, e.g. ["stripe"]'),
@@ -83,19 +93,38 @@ export function createMcpServer(client: () => TwinsClient | Promise<TwinsClient>
 
   server.registerTool(
     'get_environment',
-    { title: 'Get an environment', description: 'An environment: status, clock, and each twin with its id, state and URL.', inputSchema: { environment_id: environmentId }, outputSchema: { environment: environmentSchema }, annotations: { readOnlyHint: true } },
-    async ({ environment_id }) => result({ environment: await ok((await api()).GET('/environments/{environment_id}', { params: { path: { environment_id } } })) }),
+    {
+      title: 'Get an environment',
+      description: 'An environment: status, clock, and each twin with its id, state and URL.',
+      inputSchema: { environment_id: environmentId },
+      outputSchema: { environment: environmentSchema },
+      annotations: { readOnlyHint: true },
+    },
+    async ({ environment_id }) =>
+      result({ environment: await ok((await api()).GET('/environments/{environment_id}', { params: { path: { environment_id } } })) }),
   );
 
   server.registerTool(
     'list_environments',
-    { title: 'List environments', description: "The organization's environments, newest first (paged).", inputSchema: paging, outputSchema: page(environmentSchema), annotations: { readOnlyHint: true } },
+    {
+      title: 'List environments',
+      description: "The organization's environments, newest first (paged).",
+      inputSchema: paging,
+      outputSchema: page(environmentSchema),
+      annotations: { readOnlyHint: true },
+    },
     async (q) => result(await ok((await api()).GET('/environments', { params: { query: q } }))),
   );
 
   server.registerTool(
     'delete_environment',
-    { title: 'Delete an environment', description: 'Stop every twin of the environment and delete it with its data.', inputSchema: { environment_id: environmentId }, outputSchema: { deleted: z.string() }, annotations: { destructiveHint: true } },
+    {
+      title: 'Delete an environment',
+      description: 'Stop every twin of the environment and delete it with its data.',
+      inputSchema: { environment_id: environmentId },
+      outputSchema: { deleted: z.string() },
+      annotations: { destructiveHint: true },
+    },
     async ({ environment_id }) => {
       await ok((await api()).DELETE('/environments/{environment_id}', { params: { path: { environment_id } } }));
       return result({ deleted: environment_id });
@@ -104,8 +133,15 @@ export function createMcpServer(client: () => TwinsClient | Promise<TwinsClient>
 
   server.registerTool(
     'reset_environment',
-    { title: 'Reset an environment', description: 'Put every twin back to its seed (or empty) state and the clock back to its start. The request log is kept.', inputSchema: { environment_id: environmentId }, outputSchema: { environment: environmentSchema }, annotations: { destructiveHint: true } },
-    async ({ environment_id }) => result({ environment: await ok((await api()).POST('/environments/{environment_id}/reset', { params: { path: { environment_id } } })) }),
+    {
+      title: 'Reset an environment',
+      description: 'Put every twin back to its seed (or empty) state and the clock back to its start. The request log is kept.',
+      inputSchema: { environment_id: environmentId },
+      outputSchema: { environment: environmentSchema },
+      annotations: { destructiveHint: true },
+    },
+    async ({ environment_id }) =>
+      result({ environment: await ok((await api()).POST('/environments/{environment_id}/reset', { params: { path: { environment_id } } })) }),
   );
 
   server.registerTool(
@@ -140,24 +176,54 @@ export function createMcpServer(client: () => TwinsClient | Promise<TwinsClient>
       outputSchema: page(requestLogSchema),
       annotations: { readOnlyHint: true },
     },
-    async ({ environment_id, ...query }) => result(await ok((await api()).GET('/environments/{environment_id}/logs', { params: { path: { environment_id }, query } }))),
+    async ({ environment_id, ...query }) =>
+      result(await ok((await api()).GET('/environments/{environment_id}/logs', { params: { path: { environment_id }, query } }))),
   );
 
-  const recordPath = { environment_id: environmentId, twin_id: twinId, resource: z.string().min(1).describe('record kind, e.g. customer, subscription, repository, channel') };
-  const pathOf = (a: { environment_id: string; twin_id: string; resource: string }) => ({ environment_id: a.environment_id, environment_twin_id: a.twin_id, resource: a.resource });
+  const recordPath = {
+    environment_id: environmentId,
+    twin_id: twinId,
+    resource: z.string().min(1).describe('record kind, e.g. customer, subscription, repository, channel'),
+  };
+  const pathOf = (a: { environment_id: string; twin_id: string; resource: string }) => ({
+    environment_id: a.environment_id,
+    environment_twin_id: a.twin_id,
+    resource: a.resource,
+  });
 
   server.registerTool(
     'list_records',
-    { title: 'List twin records', description: 'Every record of one kind a twin holds, as the provider would return it.', inputSchema: recordPath, outputSchema: { records: z.array(twinRecordSchema) }, annotations: { readOnlyHint: true } },
-    async (a) => result({ records: await ok((await api()).GET('/environments/{environment_id}/twins/{environment_twin_id}/records/{resource}', { params: { path: pathOf(a) } })) }),
+    {
+      title: 'List twin records',
+      description: 'Every record of one kind a twin holds, as the provider would return it.',
+      inputSchema: recordPath,
+      outputSchema: { records: z.array(twinRecordSchema) },
+      annotations: { readOnlyHint: true },
+    },
+    async (a) =>
+      result({
+        records: await ok((await api()).GET('/environments/{environment_id}/twins/{environment_twin_id}/records/{resource}', { params: { path: pathOf(a) } })),
+      }),
   );
 
   const externalId = z.string().min(1).describe("the record's provider id, e.g. cus_…");
   server.registerTool(
     'get_record',
-    { title: 'Get a twin record', description: 'One record of a twin by its provider id.', inputSchema: { ...recordPath, external_id: externalId }, outputSchema: { record }, annotations: { readOnlyHint: true } },
+    {
+      title: 'Get a twin record',
+      description: 'One record of a twin by its provider id.',
+      inputSchema: { ...recordPath, external_id: externalId },
+      outputSchema: { record },
+      annotations: { readOnlyHint: true },
+    },
     async (a) =>
-      result({ record: await ok((await api()).GET('/environments/{environment_id}/twins/{environment_twin_id}/records/{resource}/{external_id}', { params: { path: { ...pathOf(a), external_id: a.external_id } } })) }),
+      result({
+        record: await ok(
+          (await api()).GET('/environments/{environment_id}/twins/{environment_twin_id}/records/{resource}/{external_id}', {
+            params: { path: { ...pathOf(a), external_id: a.external_id } },
+          }),
+        ),
+      }),
   );
 
   server.registerTool(
@@ -165,7 +231,11 @@ export function createMcpServer(client: () => TwinsClient | Promise<TwinsClient>
     {
       title: 'Replace a twin record',
       description: "Store `fields` as the whole record (created when absent); the twin's provider API answers from it at once.",
-      inputSchema: { ...recordPath, external_id: externalId, fields: z.record(z.string(), z.unknown()).describe('the whole record, as the provider shapes it') },
+      inputSchema: {
+        ...recordPath,
+        external_id: externalId,
+        fields: z.record(z.string(), z.unknown()).describe('the whole record, as the provider shapes it'),
+      },
       outputSchema: { record },
       annotations: { destructiveHint: true },
     },
@@ -211,7 +281,12 @@ export function createMcpServer(client: () => TwinsClient | Promise<TwinsClient>
     {
       title: 'Create a seed',
       description: 'Describe a starting state in words; it is generated once (this waits for it) and create_environment takes its id in `seed_ids`.',
-      inputSchema: { name: z.string().min(1).max(200), twin: z.string().min(1).describe('twin slug'), prompt: z.string().min(1).max(4000).describe('the data, in words'), wait_seconds: waitSeconds },
+      inputSchema: {
+        name: z.string().min(1).max(200),
+        twin: z.string().min(1).describe('twin slug'),
+        prompt: z.string().min(1).max(4000).describe('the data, in words'),
+        wait_seconds: waitSeconds,
+      },
       outputSchema: { seed: loose },
     },
     async (a, extra) => {
@@ -245,7 +320,8 @@ export function createMcpServer(client: () => TwinsClient | Promise<TwinsClient>
     'run_test_attempt',
     {
       title: 'Run a test',
-      description: "Evaluate a test over an environment's traffic (default: since the environment was created). `failures` says why each failing assertion failed.",
+      description:
+        "Evaluate a test over an environment's traffic (default: since the environment was created). `failures` says why each failing assertion failed.",
       inputSchema: {
         test_id: id('test id'),
         environment_id: environmentId,
@@ -259,7 +335,12 @@ export function createMcpServer(client: () => TwinsClient | Promise<TwinsClient>
       },
     },
     async ({ test_id, environment_id, from, to }) => {
-      const attempt = await ok((await api()).POST('/tests/{test_id}/attempts', { params: { path: { test_id } }, body: { environment_id, ...(from ? { from } : {}), ...(to ? { to } : {}) } }));
+      const attempt = await ok(
+        (await api()).POST('/tests/{test_id}/attempts', {
+          params: { path: { test_id } },
+          body: { environment_id, ...(from ? { from } : {}), ...(to ? { to } : {}) },
+        }),
+      );
       const failures = (attempt.results as { passed: boolean; says: string; expected: string; observed: number; reason: string | null }[])
         .filter((r) => !r.passed)
         .map(({ says, expected, observed, reason }) => ({ says, expected, observed, reason: reason ?? null }));

@@ -212,9 +212,7 @@ export class EnvironmentService {
   // ---- environments ----------------------------------------------------------------------------
 
   list(orgId: string, q: PageQuery): Page<EnvironmentView> {
-    return paginate(q, this.store.countEnvironments(orgId), (limit, offset) =>
-      this.store.listEnvironments(orgId, limit, offset).map((e) => this.view(e)),
-    );
+    return paginate(q, this.store.countEnvironments(orgId), (limit, offset) => this.store.listEnvironments(orgId, limit, offset).map((e) => this.view(e)));
   }
 
   listSandboxes(orgId: string, q: PageQuery): Page<SandboxView> {
@@ -245,7 +243,12 @@ export class EnvironmentService {
   }
 
   /** Validate a requested twin and build its row (seed file resolved now, so a bad seed fails the request). */
-  private async newTwin(orgId: string, environmentId: string, req: TwinRequestInput, createdAt: string): Promise<{ row: NewEnvironmentTwin; seedClock?: string }> {
+  private async newTwin(
+    orgId: string,
+    environmentId: string,
+    req: TwinRequestInput,
+    createdAt: string,
+  ): Promise<{ row: NewEnvironmentTwin; seedClock?: string }> {
     if (!isTwinSlug(req.twin)) throw notFound(`Twin '${req.twin}' is not in the catalog.`);
     const def = await loadTwin(req.twin).catch((e: Error) => {
       throw new HttpError(503, `The ${req.twin} twin cannot be loaded: ${e.message}`);
@@ -294,7 +297,10 @@ export class EnvironmentService {
     const twins: { row: NewEnvironmentTwin; seedClock?: string }[] = [];
     for (const r of requested) twins.push(await this.newTwin(orgId, id, r, createdAt));
     // The clock starts now, or at the latest seed's frozen instant (so no seeded twin moves back).
-    const seedClocks = twins.map((t) => t.seedClock).filter((c): c is string => !!c).map((c) => Date.parse(c));
+    const seedClocks = twins
+      .map((t) => t.seedClock)
+      .filter((c): c is string => !!c)
+      .map((c) => Date.parse(c));
     const clock = seedClocks.length > 0 ? new Date(Math.max(...seedClocks)).toISOString() : createdAt;
     const limits = planLimitsFor(this.o.db, orgId);
     this.store.transaction(() => {
@@ -456,7 +462,12 @@ export class EnvironmentService {
   /** Advances a restart cut short end as failed; twins ahead of their environment pull it up (reconciler). */
   recoverAdvances(): void {
     for (const row of this.advances.running()) {
-      this.advances.finish(row.id, 'failed', this.store.environmentById(row.environment_id)?.clock ?? row.clock, 'The control plane restarted during the advance.');
+      this.advances.finish(
+        row.id,
+        'failed',
+        this.store.environmentById(row.environment_id)?.clock ?? row.clock,
+        'The control plane restarted during the advance.',
+      );
     }
   }
 
@@ -539,14 +550,19 @@ export class EnvironmentService {
     return this.adminCall(() => this.o.admin.expect<TwinRecordView>(200, t.address, t.admin_secret, 'GET', this.recordPath(resource, externalId)));
   }
 
-  async putRecord(orgId: string, environmentId: string, twinId: string, resource: string, externalId: string, fields: Record<string, unknown>): Promise<TwinRecordView> {
+  async putRecord(
+    orgId: string,
+    environmentId: string,
+    twinId: string,
+    resource: string,
+    externalId: string,
+    fields: Record<string, unknown>,
+  ): Promise<TwinRecordView> {
     const twin = this.twinOfEnvironment(orgId, environmentId, twinId);
     this.refuseDeliveryWrite(resource);
     await this.checkResource(twin, resource);
     const t = this.requireRunning(twin);
-    return this.adminCall(() =>
-      this.o.admin.expect<TwinRecordView>(200, t.address, t.admin_secret, 'PUT', this.recordPath(resource, externalId), { fields }),
-    );
+    return this.adminCall(() => this.o.admin.expect<TwinRecordView>(200, t.address, t.admin_secret, 'PUT', this.recordPath(resource, externalId), { fields }));
   }
 
   async deleteRecord(orgId: string, environmentId: string, twinId: string, resource: string, externalId: string): Promise<void> {

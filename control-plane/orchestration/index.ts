@@ -104,7 +104,9 @@ export async function createOrchestration(config: Config, db: Db, log: Logger): 
   const refreshRetention = () => {
     try {
       gateway.setRetention(
-        store.liveEnvironments().map((e) => ({ environmentId: e.id, organizationId: e.organization_id, days: retentionDaysFor(db, config, e.organization_id) })),
+        store
+          .liveEnvironments()
+          .map((e) => ({ environmentId: e.id, organizationId: e.organization_id, days: retentionDaysFor(db, config, e.organization_id) })),
       );
     } catch (err) {
       log.warn({ err }, 'refreshing log retention failed');

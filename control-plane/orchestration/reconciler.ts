@@ -236,10 +236,7 @@ export class Reconciler {
       );
       this.store.updateTwin(row.id, { url, gateway_port: port });
       const { address } = await this.driver.start(this.spec(row, env, url));
-      const [{ api_key }, health] = await Promise.all([
-        this.admin.credential(address, row.admin_secret),
-        this.admin.health(address, row.admin_secret),
-      ]);
+      const [{ api_key }, health] = await Promise.all([this.admin.credential(address, row.admin_secret), this.admin.health(address, row.admin_secret)]);
       // A twin stopped across an advance (or loaded from an older seed) catches up with the
       // environment clock; one that restarted ahead of it (an advance cut short) moves the
       // environment and its other twins up to it once it is ready.

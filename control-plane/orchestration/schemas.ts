@@ -7,65 +7,77 @@ import { parseUuid, uuidString } from '../http/fields.js';
 /** Every id in a path: any form Pydantic accepts (braced, urn:uuid:, upper case, no hyphens), normalised. */
 export const idParam = uuidString();
 
-export const twinSchema = z.object({
-  id: z.string(),
-  twin_slug: z.string(),
-  twin_version: z.string(),
-  seed_id: z.string().nullable(),
-  desired_state: z.string(),
-  state: z.string(),
-  url: z.string().nullable(),
-  created_at: z.string(),
-  ready_at: z.string().nullable(),
-  failure: z.string().nullable(),
-}).meta({ id: 'EnvironmentTwin' });
+export const twinSchema = z
+  .object({
+    id: z.string(),
+    twin_slug: z.string(),
+    twin_version: z.string(),
+    seed_id: z.string().nullable(),
+    desired_state: z.string(),
+    state: z.string(),
+    url: z.string().nullable(),
+    created_at: z.string(),
+    ready_at: z.string().nullable(),
+    failure: z.string().nullable(),
+  })
+  .meta({ id: 'EnvironmentTwin' });
 
-export const environmentSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  status: z.string(),
-  scenario_id: z.string().nullable(),
-  sandbox_id: z.string(),
-  twins: z.array(twinSchema),
-  clock: z.string(),
-  created_at: z.string(),
-  expires_at: z.string().nullable(),
-}).meta({ id: 'Environment' });
+export const environmentSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    status: z.string(),
+    scenario_id: z.string().nullable(),
+    sandbox_id: z.string(),
+    twins: z.array(twinSchema),
+    clock: z.string(),
+    created_at: z.string(),
+    expires_at: z.string().nullable(),
+  })
+  .meta({ id: 'Environment' });
 
-export const sandboxSchema = z.object({
-  id: z.string(),
-  slug: z.string(),
-  name: z.string(),
-  status: z.string(),
-  twins: z.array(twinSchema),
-  created_at: z.string(),
-  expires_at: z.string().nullable(),
-}).meta({ id: 'Sandbox' });
+export const sandboxSchema = z
+  .object({
+    id: z.string(),
+    slug: z.string(),
+    name: z.string(),
+    status: z.string(),
+    twins: z.array(twinSchema),
+    created_at: z.string(),
+    expires_at: z.string().nullable(),
+  })
+  .meta({ id: 'Sandbox' });
 
-export const requestLogSchema = z.object({
-  id: z.string(),
-  environment_id: z.string(),
-  environment_twin_id: z.string(),
-  method: z.string(),
-  path: z.string(),
-  query_string: z.string(),
-  status_code: z.number().int(),
-  duration_ms: z.number().int(),
-  occurred_at: z.string(),
-}).meta({ id: 'RequestLog' });
+export const requestLogSchema = z
+  .object({
+    id: z.string(),
+    environment_id: z.string(),
+    environment_twin_id: z.string(),
+    method: z.string(),
+    path: z.string(),
+    query_string: z.string(),
+    status_code: z.number().int(),
+    duration_ms: z.number().int(),
+    occurred_at: z.string(),
+  })
+  .meta({ id: 'RequestLog' });
 
-export const twinRecordSchema = z.object({
-  external_id: z.string(),
-  resource: z.string(),
-  body: z.record(z.string(), z.unknown()),
-}).meta({ id: 'TwinRecord' });
+export const twinRecordSchema = z
+  .object({
+    external_id: z.string(),
+    resource: z.string(),
+    body: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: 'TwinRecord' });
 
-export const catalogTwinSchema = z.object({
-  slug: z.string(),
-  name: z.string(),
-  description: z.string(),
-  version: z.string(),
-}).meta({ id: 'CatalogTwin' });
+export const catalogTwinSchema = z
+  .object({
+    slug: z.string(),
+    name: z.string(),
+    description: z.string(),
+    version: z.string(),
+  })
+  .meta({ id: 'CatalogTwin' });
 
 export const coverageRowSchema = z
   .object({
@@ -89,10 +101,12 @@ const reference = () =>
     .min(1)
     .overwrite((v) => parseUuid(v) ?? v);
 
-export const twinRequestBody = z.object({
-  twin: z.enum(TWIN_SLUGS),
-  seed_id: reference().nullish(),
-}).meta({ id: 'EnvironmentTwinCreate' });
+export const twinRequestBody = z
+  .object({
+    twin: z.enum(TWIN_SLUGS),
+    seed_id: reference().nullish(),
+  })
+  .meta({ id: 'EnvironmentTwinCreate' });
 
 const ttlSeconds = z.number().int().gte(1).nullish();
 
@@ -109,14 +123,14 @@ export const createEnvironmentBody = z
   })
   .meta({ id: 'EnvironmentCreate' });
 
-export const patchEnvironmentBody = z.object({
-  name: z.string().min(1).max(200).optional(),
-  ttl_seconds: ttlSeconds,
-}).meta({ id: 'EnvironmentUpdate' });
+export const patchEnvironmentBody = z
+  .object({
+    name: z.string().min(1).max(200).optional(),
+    ttl_seconds: ttlSeconds,
+  })
+  .meta({ id: 'EnvironmentUpdate' });
 
-export const advanceBody = z
-  .object({ at: z.iso.datetime({ offset: true, local: true }).optional() })
-  .nullish();
+export const advanceBody = z.object({ at: z.iso.datetime({ offset: true, local: true }).optional() }).nullish();
 
 export const advanceSchema = z
   .object({

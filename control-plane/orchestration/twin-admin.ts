@@ -16,7 +16,11 @@ export interface AdminAnswer<T = unknown> {
 }
 
 export class TwinAdminError extends Error {
-  constructor(message: string, readonly status?: number, readonly body?: unknown) {
+  constructor(
+    message: string,
+    readonly status?: number,
+    readonly body?: unknown,
+  ) {
     super(message);
   }
 }

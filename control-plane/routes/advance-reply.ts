@@ -13,8 +13,5 @@ export const ADVANCE_DESCRIPTION =
 
 export function advanceReply(reply: FastifyReply, out: { done: true } | { done: false; advance: AdvanceView }) {
   if (out.done) return reply.status(200).send({});
-  return reply
-    .status(202)
-    .header('location', `/environments/${out.advance.environment_id}/advances/${out.advance.id}`)
-    .send(out.advance);
+  return reply.status(202).header('location', `/environments/${out.advance.environment_id}/advances/${out.advance.id}`).send(out.advance);
 }

@@ -27,9 +27,7 @@ const apiKey = z
   })
   .meta({ id: 'ApiKey' });
 
-const createdApiKey = apiKey
-  .extend({ token: z.string().describe('The secret token; shown only in this response.') })
-  .meta({ id: 'ApiKeyCreated' });
+const createdApiKey = apiKey.extend({ token: z.string().describe('The secret token; shown only in this response.') }).meta({ id: 'ApiKeyCreated' });
 
 const apiKeyCreate = z
   .object({

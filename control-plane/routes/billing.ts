@@ -10,7 +10,10 @@ import { errorBody, errorResponses } from '../http/responses.js';
 import { billingSummarySchema } from '../billing/summary.js';
 import { CHECKOUT_RETURN_PATH, WEBHOOK_PATH } from '../billing/service.js';
 
-const upgradeBody = z.object({ checkout_session: z.string().min(1) }).strict().meta({ id: 'BillingUpgrade' });
+const upgradeBody = z
+  .object({ checkout_session: z.string().min(1) })
+  .strict()
+  .meta({ id: 'BillingUpgrade' });
 const checkoutSession = z
   .object({
     checkout_session: z.string().describe('the checkout session id to send to the upgrade once the card is entered'),
@@ -36,7 +39,8 @@ const routes: FastifyPluginAsyncZod = async (app) => {
         tags: ['billing'],
         operationId: 'getBillingSummary',
         summary: 'Billing summary of the active organization',
-        description: "Plan, limits and running twins; with a payment processor also the account, the remaining credit and the current period's draft invoice (null while the processor cannot be reached).",
+        description:
+          "Plan, limits and running twins; with a payment processor also the account, the remaining credit and the current period's draft invoice (null while the processor cannot be reached).",
         response: { 200: billingSummarySchema, ...errorResponses(401) },
       },
     },
@@ -52,7 +56,7 @@ const routes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'createBillingCheckout',
         summary: 'Start a checkout for pay as you go',
         description:
-          "Creates a checkout session at the payment processor that collects a card. Open `url`, enter the card, then send `checkout_session` to the upgrade. Needs the admin role and an identity-provider session (an API key answers 403). 409 when this deployment has no payment processor, 502 when it cannot be reached.",
+          'Creates a checkout session at the payment processor that collects a card. Open `url`, enter the card, then send `checkout_session` to the upgrade. Needs the admin role and an identity-provider session (an API key answers 403). 409 when this deployment has no payment processor, 502 when it cannot be reached.',
         response: { 201: checkoutSession, ...errorResponses(401, 403, 409, 502) },
       },
     },
@@ -68,7 +72,7 @@ const routes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'upgradeBilling',
         summary: 'Upgrade to pay as you go',
         description:
-          "Finishes a completed checkout: its card becomes the default, the organization moves to pay as you go, the limits lift at once and charges start from the next hour. Repeating it is harmless; after a failed payment it pays what is open with the new card. Needs the admin role and an identity-provider session (an API key answers 403). 409 when the session is not complete or belongs to another organization, 502 when the payment processor cannot be reached.",
+          'Finishes a completed checkout: its card becomes the default, the organization moves to pay as you go, the limits lift at once and charges start from the next hour. Repeating it is harmless; after a failed payment it pays what is open with the new card. Needs the admin role and an identity-provider session (an API key answers 403). 409 when the session is not complete or belongs to another organization, 502 when the payment processor cannot be reached.',
         body: upgradeBody,
         response: { 200: billingSummarySchema, ...errorResponses(401, 403, 409, 502) },
       },
@@ -113,7 +117,8 @@ const routes: FastifyPluginAsyncZod = async (app) => {
           tags: ['billing'],
           operationId: 'receiveBillingWebhook',
           summary: "The payment processor's events (Stripe webhooks)",
-          description: 'Verified with the Stripe-Signature header and the signing secret (STRIPE_WEBHOOK_SECRET, or the house twin\'s own). A failed renewal marks the organization past due; a recovered payment clears it.',
+          description:
+            "Verified with the Stripe-Signature header and the signing secret (STRIPE_WEBHOOK_SECRET, or the house twin's own). A failed renewal marks the organization past due; a recovered payment clears it.",
           security: [],
           response: { 200: z.object({ received: z.literal(true) }), 400: errorBody, 404: errorBody, 502: errorBody },
         },

@@ -54,7 +54,8 @@ const routes: FastifyPluginAsync<{ dir?: string }> = async (app, opts) => {
   app.get('/', { config: { public: true }, schema: { hide: true } }, async (req, reply) => {
     if (wantsHtml(req)) {
       const built = current();
-      if (!built) return reply.status(503).send({ detail: 'The web console is not built: run `make build` (or `npm run build`). The API reference is at /docs.' });
+      if (!built)
+        return reply.status(503).send({ detail: 'The web console is not built: run `make build` (or `npm run build`). The API reference is at /docs.' });
       reply.header('link', built.preload);
       return send(req, reply, built.index);
     }

@@ -123,7 +123,8 @@ const routes: FastifyPluginAsyncZod = async (app) => {
         tags,
         operationId: 'addEnvironmentTwin',
         summary: 'Add a twin to an environment',
-        description: "Starts one more twin in the environment (optionally from a seed); 402 past the plan's `max_parallel_twins`, 409 when the environment has expired.",
+        description:
+          "Starts one more twin in the environment (optionally from a seed); 402 past the plan's `max_parallel_twins`, 409 when the environment has expired.",
         params: envParams,
         body: twinRequestBody,
         response: { 201: twinSchema, ...errorResponses(401, 402, 404, 409, 503) },
@@ -227,7 +228,7 @@ const routes: FastifyPluginAsyncZod = async (app) => {
         tags,
         operationId: 'listTwinRecords',
         summary: 'List environment twin state',
-        description: "Every record of one kind (`resource`, e.g. `customer`) the twin holds, as the provider would return it; 409 while the twin is not ready.",
+        description: 'Every record of one kind (`resource`, e.g. `customer`) the twin holds, as the provider would return it; 409 while the twin is not ready.',
         params: recordsParams,
         response: { 200: z.array(twinRecordSchema), ...errorResponses(401, 404, 409, 502) },
       },

@@ -13,7 +13,13 @@ const routes: FastifyPluginAsyncZod = async (app) => {
     '/health/live',
     {
       config: { public: true },
-      schema: { tags, operationId: 'getLiveness', summary: 'Liveness probe', description: 'Answers 200 while the process serves HTTP; no credential.', response: { 200: status } },
+      schema: {
+        tags,
+        operationId: 'getLiveness',
+        summary: 'Liveness probe',
+        description: 'Answers 200 while the process serves HTTP; no credential.',
+        response: { 200: status },
+      },
     },
     async () => ({ status: 'ok' }),
   );

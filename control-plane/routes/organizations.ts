@@ -61,7 +61,15 @@ const routes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/organizations/current',
-    { schema: { tags: ['organizations'], operationId: 'getCurrentOrganization', summary: 'The active organization', description: "The organization the credential names, with the caller's role in it.", response: { 200: organization, ...errorResponses(401) } } },
+    {
+      schema: {
+        tags: ['organizations'],
+        operationId: 'getCurrentOrganization',
+        summary: 'The active organization',
+        description: "The organization the credential names, with the caller's role in it.",
+        response: { 200: organization, ...errorResponses(401) },
+      },
+    },
     async (req) => {
       const org = identity.organization(req.principal.orgId);
       if (!org) throw notFound('Not Found');

@@ -31,7 +31,11 @@ const BATCH = 200;
 
 const streamQuery = z.object({
   tail: intField({ ge: 0, le: 1000 }).optional().describe('Send this many of the newest existing entries first (oldest first). Default 0: only new ones.'),
-  after: z.string().regex(CURSOR_PATTERN).optional().describe('Resume after this cursor (the `id` of an event received before); the `Last-Event-ID` header does the same.'),
+  after: z
+    .string()
+    .regex(CURSOR_PATTERN)
+    .optional()
+    .describe('Resume after this cursor (the `id` of an event received before); the `Last-Event-ID` header does the same.'),
 });
 
 const bodySchema = z.object({
@@ -90,7 +94,13 @@ function resumeCursor(req: FastifyRequest, after: string | undefined): string | 
   if (typeof header !== 'string' || header === '') return undefined;
   if (!CURSOR_PATTERN.test(header)) {
     throw new RequestValidationError([
-      { type: 'string_pattern_mismatch', loc: ['header', 'last-event-id'], msg: `String should match pattern '${CURSOR_PATTERN.source}'`, input: header, ctx: { pattern: CURSOR_PATTERN.source } },
+      {
+        type: 'string_pattern_mismatch',
+        loc: ['header', 'last-event-id'],
+        msg: `String should match pattern '${CURSOR_PATTERN.source}'`,
+        input: header,
+        ctx: { pattern: CURSOR_PATTERN.source },
+      },
     ]);
   }
   return header;

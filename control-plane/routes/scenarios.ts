@@ -59,7 +59,16 @@ const routes: FastifyPluginAsyncZod = async (app) => {
 
   app.post(
     '/scenarios',
-    { schema: { tags, operationId: 'createScenario', summary: 'Create a scenario', description: 'A reusable starting setup: twins, each with an optional seed. 404 for an unknown seed, 409 for a seed of another twin.', body: createScenarioBody, response: { 201: scenarioSchema, ...errorResponses(401, 404, 409) } } },
+    {
+      schema: {
+        tags,
+        operationId: 'createScenario',
+        summary: 'Create a scenario',
+        description: 'A reusable starting setup: twins, each with an optional seed. 404 for an unknown seed, 409 for a seed of another twin.',
+        body: createScenarioBody,
+        response: { 201: scenarioSchema, ...errorResponses(401, 404, 409) },
+      },
+    },
     async (req, reply) => {
       const { orgId } = req.principal;
       const twins = checkedTwins(app.services, orgId, req.body.twins);
@@ -69,7 +78,16 @@ const routes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/scenarios',
-    { schema: { tags, operationId: 'listScenarios', summary: 'List scenarios (newest first)', description: "The organization's scenarios, newest first (paged).", querystring: pageQuery, response: { 200: pageEnvelope(scenarioSchema), ...errorResponses(401) } } },
+    {
+      schema: {
+        tags,
+        operationId: 'listScenarios',
+        summary: 'List scenarios (newest first)',
+        description: "The organization's scenarios, newest first (paged).",
+        querystring: pageQuery,
+        response: { 200: pageEnvelope(scenarioSchema), ...errorResponses(401) },
+      },
+    },
     async (req) => {
       const { orgId } = req.principal;
       return paginate(req.query, scenarios().count(orgId), (limit, offset) => scenarios().list(orgId, limit, offset));
@@ -78,7 +96,16 @@ const routes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/scenarios/:scenario_id',
-    { schema: { tags, operationId: 'getScenario', summary: 'Retrieve a scenario', description: 'One scenario by id.', params: scenarioParams, response: { 200: scenarioSchema, ...errorResponses(401, 404) } } },
+    {
+      schema: {
+        tags,
+        operationId: 'getScenario',
+        summary: 'Retrieve a scenario',
+        description: 'One scenario by id.',
+        params: scenarioParams,
+        response: { 200: scenarioSchema, ...errorResponses(401, 404) },
+      },
+    },
     async (req) => {
       const s = scenarios().get(req.principal.orgId, req.params.scenario_id);
       if (!s) throw notFound(`Scenario ${req.params.scenario_id} not found.`);
@@ -110,7 +137,16 @@ const routes: FastifyPluginAsyncZod = async (app) => {
 
   app.delete(
     '/scenarios/:scenario_id',
-    { schema: { tags, operationId: 'deleteScenario', summary: 'Delete a scenario', description: 'Answers 204; environments created from it are kept.', params: scenarioParams, response: { 204: noContent, ...errorResponses(401, 404) } } },
+    {
+      schema: {
+        tags,
+        operationId: 'deleteScenario',
+        summary: 'Delete a scenario',
+        description: 'Answers 204; environments created from it are kept.',
+        params: scenarioParams,
+        response: { 204: noContent, ...errorResponses(401, 404) },
+      },
+    },
     async (req, reply) => {
       if (!scenarios().delete(req.principal.orgId, req.params.scenario_id)) {
         throw notFound(`Scenario ${req.params.scenario_id} not found.`);

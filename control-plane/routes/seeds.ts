@@ -78,7 +78,16 @@ const routes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/seeds',
-    { schema: { tags, operationId: 'listSeeds', summary: 'List seeds (newest first)', description: "The organization's seeds, newest first; `twin` keeps one twin's.", querystring: twinFilter, response: { 200: z.array(seedSchema), ...errorResponses(401) } } },
+    {
+      schema: {
+        tags,
+        operationId: 'listSeeds',
+        summary: 'List seeds (newest first)',
+        description: "The organization's seeds, newest first; `twin` keeps one twin's.",
+        querystring: twinFilter,
+        response: { 200: z.array(seedSchema), ...errorResponses(401) },
+      },
+    },
     async (req) => seeds().list(req.principal.orgId, req.query.twin).map(seedView),
   );
 
@@ -99,7 +108,16 @@ const routes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/seeds/:seed_id',
-    { schema: { tags, operationId: 'getSeed', summary: 'Retrieve a seed', description: 'One seed by id, with its generation status and whether the current twin release can load it (`usable`).', params: seedParams, response: { 200: seedSchema, ...errorResponses(401, 404) } } },
+    {
+      schema: {
+        tags,
+        operationId: 'getSeed',
+        summary: 'Retrieve a seed',
+        description: 'One seed by id, with its generation status and whether the current twin release can load it (`usable`).',
+        params: seedParams,
+        response: { 200: seedSchema, ...errorResponses(401, 404) },
+      },
+    },
     async (req) => {
       const row = seeds().get(req.principal.orgId, req.params.seed_id);
       if (!row) throw notFound(`Seed ${req.params.seed_id} not found.`);
@@ -109,18 +127,31 @@ const routes: FastifyPluginAsyncZod = async (app) => {
 
   app.delete(
     '/seeds/:seed_id',
-    { schema: { tags, operationId: 'deleteSeed', summary: 'Delete a seed', description: 'Answers 204; 409 while a scenario or a live environment uses it.', params: seedParams, response: { 204: noContent, ...errorResponses(401, 404, 409) } } },
+    {
+      schema: {
+        tags,
+        operationId: 'deleteSeed',
+        summary: 'Delete a seed',
+        description: 'Answers 204; 409 while a scenario or a live environment uses it.',
+        params: seedParams,
+        response: { 204: noContent, ...errorResponses(401, 404, 409) },
+      },
+    },
     async (req, reply) => {
       const { orgId } = req.principal;
       const id = req.params.seed_id;
       if (!seeds().get(orgId, id)) throw notFound(`Seed ${id} not found.`);
       const scenarios = app.services.scenarios.usingSeed(orgId, id);
       if (scenarios.length > 0) {
-        throw conflict(`Seed ${id} is used by the scenario${scenarios.length > 1 ? 's' : ''} ${scenarios.map((n) => `'${n}'`).join(', ')}; remove it there first.`);
+        throw conflict(
+          `Seed ${id} is used by the scenario${scenarios.length > 1 ? 's' : ''} ${scenarios.map((n) => `'${n}'`).join(', ')}; remove it there first.`,
+        );
       }
       const twins = seeds().liveTwinsUsing(id);
       if (twins > 0) {
-        throw conflict(`Seed ${id} is loaded by ${twins} twin${twins > 1 ? 's' : ''} of live environments (reset returns to it); delete those environments first.`);
+        throw conflict(
+          `Seed ${id} is loaded by ${twins} twin${twins > 1 ? 's' : ''} of live environments (reset returns to it); delete those environments first.`,
+        );
       }
       seeds().softDelete(orgId, id);
       rmSync(seedFilePath(app.services.config.dataDir, id), { force: true });

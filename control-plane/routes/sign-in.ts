@@ -69,7 +69,7 @@ const routes: FastifyPluginAsyncZod = async (app) => {
         description:
           'No credential needed. Under the embedded identity provider (`local`), `twins console` prints a one-time sign-in link; ' +
           'under `oidc`, the browser is sent to `authorization_endpoint` (authorization code with PKCE, redirect URI `<this address>/`) ' +
-          'and posts the code to `POST /auth/token`. 502 when the issuer\'s discovery document cannot be read.',
+          "and posts the code to `POST /auth/token`. 502 when the issuer's discovery document cannot be read.",
         security: [],
         response: { 200: signInOptions, ...errorResponses(502) },
       },

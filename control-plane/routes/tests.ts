@@ -90,7 +90,14 @@ async function explicitAssertions(raw: unknown[], twins: string[], body: unknown
   raw.forEach((item, i) => {
     const r = assertionSchemaFor(item).safeParse(item);
     if (r.success) parsed.push(r.data as AssertionInput);
-    else entries.push(...issuesToEntries(r.error.issues.map((x) => ({ ...x, path: ['assertions', i, ...x.path] })), 'body', body));
+    else
+      entries.push(
+        ...issuesToEntries(
+          r.error.issues.map((x) => ({ ...x, path: ['assertions', i, ...x.path] })),
+          'body',
+          body,
+        ),
+      );
   });
   if (entries.length > 0) throw new RequestValidationError(entries);
   const assertions = parsed.map((a) => normalizeAssertion(a, twins));
@@ -118,12 +125,30 @@ const routes: FastifyPluginAsyncZod = async (app) => {
 
   app.post(
     '/tests',
-    { schema: { tags, operationId: 'createTest', summary: 'Create a test from an outcome in words or from explicit assertions', description: 'An outcome in words is compiled into request matchers (AI generation: 402 when the plan has none); explicit assertions are checked and stored as given.', body: createTestBody, response: { 201: testSchema, ...errorResponses(401, 402) } } },
+    {
+      schema: {
+        tags,
+        operationId: 'createTest',
+        summary: 'Create a test from an outcome in words or from explicit assertions',
+        description:
+          'An outcome in words is compiled into request matchers (AI generation: 402 when the plan has none); explicit assertions are checked and stored as given.',
+        body: createTestBody,
+        response: { 201: testSchema, ...errorResponses(401, 402) },
+      },
+    },
     async (req, reply) => {
       const { orgId } = req.principal;
       const body = req.body;
       const twins = [...new Set(body.twins)];
-      const base = { id: randomUUID(), organization_id: orgId, name: body.name, outcome: body.outcome ?? null, twins, matcher_version: MATCHER_VERSION, created_at: new Date().toISOString() };
+      const base = {
+        id: randomUUID(),
+        organization_id: orgId,
+        name: body.name,
+        outcome: body.outcome ?? null,
+        twins,
+        matcher_version: MATCHER_VERSION,
+        created_at: new Date().toISOString(),
+      };
       if (body.assertions) {
         const assertions = await explicitAssertions(body.assertions, twins, body);
         const test: TestRecord = { ...base, status: 'ready', assertions, compiler: 'explicit', failure: null };
@@ -135,7 +160,9 @@ const routes: FastifyPluginAsyncZod = async (app) => {
       }
       const org = app.services.identity.organization(orgId);
       if (!planNamed(org?.plan ?? 'free').aiGenerationEnabled) {
-        throw paymentRequired('Compiling an outcome in words needs AI generation, which the current plan does not include; upgrade to pay as you go, or send explicit assertions.');
+        throw paymentRequired(
+          'Compiling an outcome in words needs AI generation, which the current plan does not include; upgrade to pay as you go, or send explicit assertions.',
+        );
       }
       const compiled = await compileOutcome(body.outcome, twins, llmConfigFromEnv(process.env));
       const test: TestRecord = compiled.ok
@@ -148,7 +175,16 @@ const routes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/tests',
-    { schema: { tags, operationId: 'listTests', summary: 'List tests (newest first)', description: "The organization's tests, newest first (paged).", querystring: pageQuery, response: { 200: pageEnvelope(testSchema), ...errorResponses(401) } } },
+    {
+      schema: {
+        tags,
+        operationId: 'listTests',
+        summary: 'List tests (newest first)',
+        description: "The organization's tests, newest first (paged).",
+        querystring: pageQuery,
+        response: { 200: pageEnvelope(testSchema), ...errorResponses(401) },
+      },
+    },
     async (req) => {
       const { orgId } = req.principal;
       return paginate(req.query, tests.count(orgId), (limit, offset) => tests.list(orgId, limit, offset).map(toTest));
@@ -157,7 +193,16 @@ const routes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/tests/:test_id',
-    { schema: { tags, operationId: 'getTest', summary: 'Retrieve a test', description: 'One test by id, with its compiled assertions.', params: testParams, response: { 200: testSchema, ...errorResponses(401, 404) } } },
+    {
+      schema: {
+        tags,
+        operationId: 'getTest',
+        summary: 'Retrieve a test',
+        description: 'One test by id, with its compiled assertions.',
+        params: testParams,
+        response: { 200: testSchema, ...errorResponses(401, 404) },
+      },
+    },
     async (req) => {
       const t = tests.get(req.principal.orgId, req.params.test_id);
       if (!t) throw notFound(`Test ${req.params.test_id} not found.`);
@@ -167,7 +212,16 @@ const routes: FastifyPluginAsyncZod = async (app) => {
 
   app.delete(
     '/tests/:test_id',
-    { schema: { tags, operationId: 'deleteTest', summary: 'Delete a test', description: 'Answers 204 and deletes its attempts.', params: testParams, response: { 204: noContent, ...errorResponses(401, 404) } } },
+    {
+      schema: {
+        tags,
+        operationId: 'deleteTest',
+        summary: 'Delete a test',
+        description: 'Answers 204 and deletes its attempts.',
+        params: testParams,
+        response: { 204: noContent, ...errorResponses(401, 404) },
+      },
+    },
     async (req, reply) => {
       if (!tests.delete(req.principal.orgId, req.params.test_id)) throw notFound(`Test ${req.params.test_id} not found.`);
       return reply.status(204).send(null);
@@ -181,7 +235,8 @@ const routes: FastifyPluginAsyncZod = async (app) => {
         tags,
         operationId: 'createAttempt',
         summary: "Evaluate the test over a window of an environment's traffic",
-        description: "Evaluates the test's assertions at once over the environment's request log between `from` (default: the environment's creation) and `to` (default: now); each result says why it failed.",
+        description:
+          "Evaluates the test's assertions at once over the environment's request log between `from` (default: the environment's creation) and `to` (default: now); each result says why it failed.",
         params: testParams,
         body: createAttemptBody,
         response: { 201: attemptSchema, ...errorResponses(401, 404, 409) },
@@ -199,7 +254,13 @@ const routes: FastifyPluginAsyncZod = async (app) => {
       const to = instant(req.body.to ?? evaluatedAt);
       if (to < from) {
         throw new RequestValidationError([
-          { type: 'value_error', loc: ['body', 'to'], msg: 'Value error, to must not be earlier than from', input: req.body.to ?? null, ctx: { error: 'to must not be earlier than from' } },
+          {
+            type: 'value_error',
+            loc: ['body', 'to'],
+            msg: 'Value error, to must not be earlier than from',
+            input: req.body.to ?? null,
+            ctx: { error: 'to must not be earlier than from' },
+          },
         ]);
       }
       // Judge every request answered so far: entries may still be on their way from the journal.
@@ -223,7 +284,17 @@ const routes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/tests/:test_id/attempts',
-    { schema: { tags, operationId: 'listAttempts', summary: 'List attempts of a test (newest first)', description: 'Earlier evaluations of a test, newest first (paged).', params: testParams, querystring: pageQuery, response: { 200: pageEnvelope(attemptSchema), ...errorResponses(401, 404) } } },
+    {
+      schema: {
+        tags,
+        operationId: 'listAttempts',
+        summary: 'List attempts of a test (newest first)',
+        description: 'Earlier evaluations of a test, newest first (paged).',
+        params: testParams,
+        querystring: pageQuery,
+        response: { 200: pageEnvelope(attemptSchema), ...errorResponses(401, 404) },
+      },
+    },
     async (req) => {
       const test = tests.get(req.principal.orgId, req.params.test_id);
       if (!test) throw notFound(`Test ${req.params.test_id} not found.`);
@@ -233,7 +304,16 @@ const routes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/tests/:test_id/attempts/:attempt_id',
-    { schema: { tags, operationId: 'getAttempt', summary: 'Retrieve an attempt', description: 'One attempt of a test, with the result of each assertion.', params: attemptParams, response: { 200: attemptSchema, ...errorResponses(401, 404) } } },
+    {
+      schema: {
+        tags,
+        operationId: 'getAttempt',
+        summary: 'Retrieve an attempt',
+        description: 'One attempt of a test, with the result of each assertion.',
+        params: attemptParams,
+        response: { 200: attemptSchema, ...errorResponses(401, 404) },
+      },
+    },
     async (req) => {
       const test = tests.get(req.principal.orgId, req.params.test_id);
       if (!test) throw notFound(`Test ${req.params.test_id} not found.`);

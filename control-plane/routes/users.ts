@@ -21,7 +21,15 @@ const currentUser = z
 const routes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/users/me',
-    { schema: { tags: ['users'], operationId: 'getCurrentUser', summary: 'The current user', description: 'The caller: the user the access token or API key acts for, with the role it holds in the active organization.', response: { 200: currentUser, ...errorResponses(401) } } },
+    {
+      schema: {
+        tags: ['users'],
+        operationId: 'getCurrentUser',
+        summary: 'The current user',
+        description: 'The caller: the user the access token or API key acts for, with the role it holds in the active organization.',
+        response: { 200: currentUser, ...errorResponses(401) },
+      },
+    },
     async (req) => {
       const user = app.services.identity.user(req.principal.userId);
       if (!user) throw notFound('Not Found');

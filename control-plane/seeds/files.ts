@@ -49,9 +49,7 @@ export function seedFileFor(db: Db, dataDir: string, orgId: string, seedId: stri
     );
   }
   if (!isUsable(row)) {
-    throw conflict(
-      `Seed ${seedId} was generated for storage version ${row.storage_version} of the ${row.twin} twin, which has moved on; generate it again.`,
-    );
+    throw conflict(`Seed ${seedId} was generated for storage version ${row.storage_version} of the ${row.twin} twin, which has moved on; generate it again.`);
   }
   const file = seedFilePath(dataDir, seedId);
   if (!existsSync(file)) throw conflict(`The file of seed ${seedId} is missing; generate it again.`);

@@ -72,9 +72,9 @@ export class AttemptStore {
 
   /** The environment, when it belongs to the organization and is not deleted. */
   environment(orgId: string, environmentId: string): { id: string; created_at: string } | undefined {
-    return this.db
-      .prepare('SELECT id, created_at FROM environments WHERE id = ? AND organization_id = ? AND deleted_at IS NULL')
-      .get(environmentId, orgId) as { id: string; created_at: string } | undefined;
+    return this.db.prepare('SELECT id, created_at FROM environments WHERE id = ? AND organization_id = ? AND deleted_at IS NULL').get(environmentId, orgId) as
+      | { id: string; created_at: string }
+      | undefined;
   }
 
   /** The window of traffic a test judges: requests with occurred_at in [from, to], in arrival order. */

@@ -124,7 +124,9 @@ export class BillingStore {
 
   /** Starts (ms) of a twin's hours already written down (in any meter event) since `sinceIso`. */
   reportedHourStarts(twinId: string, sinceIso: string): Set<number> {
-    const rows = this.db.prepare(`SELECT occurred_at FROM usage_reports WHERE twin_id = ? AND kind = 'twin_hours' AND occurred_at >= ?`).all(twinId, sinceIso) as { occurred_at: string }[];
+    const rows = this.db
+      .prepare(`SELECT occurred_at FROM usage_reports WHERE twin_id = ? AND kind = 'twin_hours' AND occurred_at >= ?`)
+      .all(twinId, sinceIso) as { occurred_at: string }[];
     return new Set(rows.map((r) => Date.parse(r.occurred_at)));
   }
 
@@ -171,7 +173,9 @@ export class BillingStore {
 
   /** Meter events written down but not known to have reached the processor. */
   pendingBatches(orgId: string): MeterBatchRow[] {
-    return this.db.prepare(`SELECT * FROM meter_batches WHERE organization_id = ? AND state = 'pending' ORDER BY created_at, identifier`).all(orgId) as MeterBatchRow[];
+    return this.db
+      .prepare(`SELECT * FROM meter_batches WHERE organization_id = ? AND state = 'pending' ORDER BY created_at, identifier`)
+      .all(orgId) as MeterBatchRow[];
   }
 
   finishBatch(identifier: string, state: Exclude<BatchState, 'pending'>, detail: string | null, atIso: string): void {
@@ -185,7 +189,9 @@ export class BillingStore {
   /** Units written down for the organization (in meter events sent, pending or refused). */
   reports(orgId: string): (UsageReportRow & { state: BatchState })[] {
     return this.db
-      .prepare(`SELECT u.*, b.state FROM usage_reports u JOIN meter_batches b ON b.identifier = u.batch WHERE u.organization_id = ? ORDER BY u.occurred_at, u.identifier`)
+      .prepare(
+        `SELECT u.*, b.state FROM usage_reports u JOIN meter_batches b ON b.identifier = u.batch WHERE u.organization_id = ? ORDER BY u.occurred_at, u.identifier`,
+      )
       .all(orgId) as (UsageReportRow & { state: BatchState })[];
   }
 
@@ -204,8 +210,7 @@ export class BillingStore {
    * runs a crashed control plane left open (its twins died with it; the reconciler opens new runs).
    */
   closeOpenRuns(atIso: string): number {
-    return this.db
-      .prepare(`UPDATE twin_runs SET ended_at = CASE WHEN started_at > ? THEN started_at ELSE ? END WHERE ended_at IS NULL`)
-      .run(atIso, atIso).changes;
+    return this.db.prepare(`UPDATE twin_runs SET ended_at = CASE WHEN started_at > ? THEN started_at ELSE ? END WHERE ended_at IS NULL`).run(atIso, atIso)
+      .changes;
   }
 }

@@ -48,26 +48,40 @@ export interface EnvironmentTwinRow {
 }
 
 export type NewEnvironment = Omit<EnvironmentRow, 'deleted_at'>;
-export type NewEnvironmentTwin = Omit<
-  EnvironmentTwinRow,
-  'url' | 'gateway_port' | 'address' | 'api_key' | 'restarts' | 'ready_at' | 'failure' | 'deleted_at'
->;
+export type NewEnvironmentTwin = Omit<EnvironmentTwinRow, 'url' | 'gateway_port' | 'address' | 'api_key' | 'restarts' | 'ready_at' | 'failure' | 'deleted_at'>;
 
 type TwinPatch = Partial<
-  Pick<
-    EnvironmentTwinRow,
-    'desired_state' | 'state' | 'url' | 'gateway_port' | 'address' | 'api_key' | 'restarts' | 'ready_at' | 'failure' | 'deleted_at'
-  >
+  Pick<EnvironmentTwinRow, 'desired_state' | 'state' | 'url' | 'gateway_port' | 'address' | 'api_key' | 'restarts' | 'ready_at' | 'failure' | 'deleted_at'>
 >;
 type EnvironmentPatch = Partial<Pick<EnvironmentRow, 'name' | 'status' | 'clock' | 'ttl_seconds' | 'expires_at' | 'deleted_at'>>;
 
 const ENV_COLUMNS = [
-  'id', 'organization_id', 'sandbox_id', 'slug', 'name', 'status', 'scenario_id', 'clock', 'clock_start',
-  'ttl_seconds', 'created_at', 'expires_at',
+  'id',
+  'organization_id',
+  'sandbox_id',
+  'slug',
+  'name',
+  'status',
+  'scenario_id',
+  'clock',
+  'clock_start',
+  'ttl_seconds',
+  'created_at',
+  'expires_at',
 ] as const;
 const TWIN_COLUMNS = [
-  'id', 'environment_id', 'organization_id', 'twin_slug', 'twin_version', 'seed_id', 'seed_file', 'desired_state',
-  'state', 'admin_secret', 'data_file', 'created_at',
+  'id',
+  'environment_id',
+  'organization_id',
+  'twin_slug',
+  'twin_version',
+  'seed_id',
+  'seed_file',
+  'desired_state',
+  'state',
+  'admin_secret',
+  'data_file',
+  'created_at',
 ] as const;
 
 export class EnvironmentStore {
@@ -81,23 +95,17 @@ export class EnvironmentStore {
       envOfOrg: db.prepare('SELECT * FROM environments WHERE id = ? AND organization_id = ? AND deleted_at IS NULL'),
       envBySandbox: db.prepare('SELECT * FROM environments WHERE sandbox_id = ? AND organization_id = ? AND deleted_at IS NULL'),
       countEnvs: db.prepare('SELECT COUNT(*) AS n FROM environments WHERE organization_id = ? AND deleted_at IS NULL'),
-      listEnvs: db.prepare(
-        'SELECT * FROM environments WHERE organization_id = ? AND deleted_at IS NULL ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?',
-      ),
+      listEnvs: db.prepare('SELECT * FROM environments WHERE organization_id = ? AND deleted_at IS NULL ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?'),
       twinsOfEnv: db.prepare('SELECT * FROM environment_twins WHERE environment_id = ? AND deleted_at IS NULL ORDER BY created_at, rowid'),
       twinById: db.prepare('SELECT * FROM environment_twins WHERE id = ?'),
       twinOfOrg: db.prepare(
         `SELECT t.* FROM environment_twins t JOIN environments e ON e.id = t.environment_id
          WHERE t.id = ? AND t.organization_id = ? AND t.deleted_at IS NULL AND e.deleted_at IS NULL`,
       ),
-      activeTwins: db.prepare(
-        `SELECT COUNT(*) AS n FROM environment_twins WHERE organization_id = ? AND deleted_at IS NULL AND desired_state = 'running'`,
-      ),
+      activeTwins: db.prepare(`SELECT COUNT(*) AS n FROM environment_twins WHERE organization_id = ? AND deleted_at IS NULL AND desired_state = 'running'`),
       toReconcile: db.prepare(`SELECT id FROM environment_twins WHERE deleted_at IS NULL OR state != 'stopped' ORDER BY created_at, rowid`),
       liveEnvs: db.prepare('SELECT * FROM environments WHERE deleted_at IS NULL'),
-      dueToExpire: db.prepare(
-        `SELECT * FROM environments WHERE deleted_at IS NULL AND expires_at IS NOT NULL AND expires_at <= ? AND status != 'expired'`,
-      ),
+      dueToExpire: db.prepare(`SELECT * FROM environments WHERE deleted_at IS NULL AND expires_at IS NOT NULL AND expires_at <= ? AND status != 'expired'`),
     };
   }
 

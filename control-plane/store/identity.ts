@@ -37,15 +37,16 @@ export interface MembershipRow {
 }
 
 /** What a verified token amounts to. */
-export type TokenOutcome =
-  | { ok: true; org: OrganizationRow; user: UserRow; membership: MembershipRow; joined: boolean }
-  | { ok: false; reason: string };
+export type TokenOutcome = { ok: true; org: OrganizationRow; user: UserRow; membership: MembershipRow; joined: boolean } | { ok: false; reason: string };
 
 export class IdentityStore {
   /** Told about each organization this store creates (billing creates its customer). */
   onOrganizationCreated?: (org: OrganizationRow) => void;
 
-  constructor(private readonly db: Db, private readonly defaultPlan: PlanName) {}
+  constructor(
+    private readonly db: Db,
+    private readonly defaultPlan: PlanName,
+  ) {}
 
   /**
    * The organization, user and membership a verified token names, created or refreshed as needed.
@@ -86,7 +87,11 @@ export class IdentityStore {
       let u = this.db.prepare('SELECT * FROM users WHERE external_id = ?').get(id.sub) as UserRow | undefined;
       if (!u) {
         u = { id: randomUUID(), external_id: id.sub, email, first_name: first, last_name: last, created_at: now };
-        this.db.prepare('INSERT INTO users (id, external_id, email, first_name, last_name, created_at) VALUES (@id, @external_id, @email, @first_name, @last_name, @created_at)').run(u);
+        this.db
+          .prepare(
+            'INSERT INTO users (id, external_id, email, first_name, last_name, created_at) VALUES (@id, @external_id, @email, @first_name, @last_name, @created_at)',
+          )
+          .run(u);
       } else if (u.email !== email || u.first_name !== first || u.last_name !== last) {
         this.db.prepare('UPDATE users SET email = ?, first_name = ?, last_name = ? WHERE id = ?').run(email, first, last, u.id);
         u = { ...u, email, first_name: first, last_name: last };

@@ -55,9 +55,25 @@ export interface RequestLogInput extends Omit<RequestLogRow, 'request_body' | 'r
 
 /** Listing columns first: a page reads them without touching the bodies' overflow pages. */
 const COLUMNS = [
-  'id', 'organization_id', 'environment_id', 'environment_twin_id', 'twin_slug', 'actor', 'method', 'path',
-  'query_string', 'status_code', 'duration_ms', 'occurred_at', 'request_headers', 'request_content_type',
-  'request_body', 'request_body_truncated', 'response_content_type', 'response_body', 'response_body_truncated',
+  'id',
+  'organization_id',
+  'environment_id',
+  'environment_twin_id',
+  'twin_slug',
+  'actor',
+  'method',
+  'path',
+  'query_string',
+  'status_code',
+  'duration_ms',
+  'occurred_at',
+  'request_headers',
+  'request_content_type',
+  'request_body',
+  'request_body_truncated',
+  'response_content_type',
+  'response_body',
+  'response_body_truncated',
 ] as const;
 
 /** What the logs API lists (RequestLogListItem). */
@@ -80,8 +96,8 @@ export const FILTER_WINDOW = 50_000;
 function filterSql(f: RequestLogFilter): { sql: string; params: (string | number)[] } {
   const parts: string[] = [];
   const params: (string | number)[] = [];
-  if (f.twinId !== undefined) (parts.push('environment_twin_id = ?'), params.push(f.twinId));
-  if (f.statusCode !== undefined) (parts.push('status_code = ?'), params.push(f.statusCode));
+  if (f.twinId !== undefined) parts.push('environment_twin_id = ?'), params.push(f.twinId);
+  if (f.statusCode !== undefined) parts.push('status_code = ?'), params.push(f.statusCode);
   return { sql: parts.map((x) => ` AND ${x}`).join(''), params };
 }
 
@@ -162,7 +178,9 @@ export function migrateLogs(db: Db, schema?: string): void {
     if (applied.has(m.version)) continue;
     db.transaction(() => {
       // Unqualified CREATE statements land in `main`; qualify them for an attached schema.
-      const sql = schema ? m.sql.replace(/CREATE (UNIQUE )?(TABLE|INDEX) (\w+)/g, (_all, u, kind, name) => `CREATE ${u ?? ''}${kind} ${schema}.${name}`) : m.sql;
+      const sql = schema
+        ? m.sql.replace(/CREATE (UNIQUE )?(TABLE|INDEX) (\w+)/g, (_all, u, kind, name) => `CREATE ${u ?? ''}${kind} ${schema}.${name}`)
+        : m.sql;
       db.exec(sql);
       db.prepare(`INSERT INTO ${p}log_schema_migrations (version, applied_at) VALUES (?, ?)`).run(m.version, new Date().toISOString());
     })();
@@ -227,9 +245,7 @@ export class RequestLogStore {
       counters: db.prepare('SELECT * FROM request_log_environments WHERE environment_id = ?'),
       newCounters: db.prepare('INSERT INTO request_log_environments (environment_id, organization_id) VALUES (?, ?) ON CONFLICT DO NOTHING'),
       saveCounters: db.prepare('UPDATE request_log_environments SET next_seq = ?, body_bytes = ? WHERE environment_id = ?'),
-      range: db.prepare(
-        `SELECT ${LIST_COLUMNS.join(', ')} FROM request_logs WHERE environment_id = ? AND env_seq >= ? AND env_seq <= ? ORDER BY env_seq DESC`,
-      ),
+      range: db.prepare(`SELECT ${LIST_COLUMNS.join(', ')} FROM request_logs WHERE environment_id = ? AND env_seq >= ? AND env_seq <= ? ORDER BY env_seq DESC`),
       rowsRange: db.prepare('SELECT * FROM request_logs WHERE environment_id = ? AND env_seq >= ? AND env_seq <= ? ORDER BY env_seq DESC'),
       markDeleted: db.prepare('UPDATE request_log_environments SET deleted = 1 WHERE environment_id = ?'),
       setRetention: db.prepare(
@@ -242,10 +258,14 @@ export class RequestLogStore {
       bytesInRange: db.prepare('SELECT COALESCE(SUM(body_bytes), 0) AS n FROM request_logs WHERE environment_id = ? AND env_seq >= ? AND env_seq < ?'),
       occurredInRange: db.prepare('SELECT env_seq, occurred_at FROM request_logs WHERE environment_id = ? AND env_seq >= ? AND env_seq < ? ORDER BY env_seq'),
       firstOccurred: db.prepare('SELECT occurred_at FROM request_logs WHERE environment_id = ? AND env_seq = ?'),
-      liveEnvs: db.prepare('SELECT * FROM request_log_environments WHERE deleted = 0 AND next_seq > first_seq AND environment_id >= ? ORDER BY environment_id LIMIT ?'),
+      liveEnvs: db.prepare(
+        'SELECT * FROM request_log_environments WHERE deleted = 0 AND next_seq > first_seq AND environment_id >= ? ORDER BY environment_id LIMIT ?',
+      ),
       bodiesFrom: db.prepare('SELECT env_seq, body_bytes FROM request_logs WHERE environment_id = ? AND env_seq >= ? AND env_seq < ? ORDER BY env_seq'),
       overCap: db.prepare('SELECT * FROM request_log_environments WHERE deleted = 0 AND body_bytes > ? LIMIT 16'),
-      cutPrefix: db.prepare('UPDATE request_log_environments SET first_seq = ?, body_bytes = body_bytes - ?, body_floor = MAX(body_floor, ?) WHERE environment_id = ?'),
+      cutPrefix: db.prepare(
+        'UPDATE request_log_environments SET first_seq = ?, body_bytes = body_bytes - ?, body_floor = MAX(body_floor, ?) WHERE environment_id = ?',
+      ),
       dropBodies: db.prepare(
         `UPDATE request_logs SET
            request_body_truncated = CASE WHEN request_body IS NULL THEN request_body_truncated ELSE 1 END,
@@ -278,10 +298,27 @@ export class RequestLogStore {
       }
       const bytes = r.body_bytes ?? byteLength(r.request_body) + byteLength(r.response_body);
       this.stmts.insert.run(
-        r.id, r.organization_id, r.environment_id, r.environment_twin_id, r.twin_slug, r.actor, r.method, r.path,
-        r.query_string, r.status_code, r.duration_ms, r.occurred_at, r.request_headers, r.request_content_type,
-        r.request_body, r.request_body_truncated, r.response_content_type, r.response_body, r.response_body_truncated,
-        c.next_seq, bytes,
+        r.id,
+        r.organization_id,
+        r.environment_id,
+        r.environment_twin_id,
+        r.twin_slug,
+        r.actor,
+        r.method,
+        r.path,
+        r.query_string,
+        r.status_code,
+        r.duration_ms,
+        r.occurred_at,
+        r.request_headers,
+        r.request_content_type,
+        r.request_body,
+        r.request_body_truncated,
+        r.response_content_type,
+        r.response_body,
+        r.response_body_truncated,
+        c.next_seq,
+        bytes,
       );
       c.next_seq += 1;
       c.body_bytes += bytes;

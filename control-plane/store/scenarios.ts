@@ -31,9 +31,7 @@ export class ScenarioStore {
   constructor(private readonly db: Db) {}
 
   private twinsOf(id: string): ScenarioTwin[] {
-    return this.db
-      .prepare('SELECT twin, seed_id FROM scenario_twins WHERE scenario_id = ? ORDER BY position')
-      .all(id) as ScenarioTwin[];
+    return this.db.prepare('SELECT twin, seed_id FROM scenario_twins WHERE scenario_id = ? ORDER BY position').all(id) as ScenarioTwin[];
   }
 
   private toScenario(row: ScenarioRow): Scenario {
@@ -76,9 +74,9 @@ export class ScenarioStore {
   }
 
   get(orgId: string, id: string): Scenario | undefined {
-    const row = this.db
-      .prepare('SELECT * FROM scenarios WHERE id = ? AND organization_id = ? AND deleted_at IS NULL')
-      .get(id, orgId) as ScenarioRow | undefined;
+    const row = this.db.prepare('SELECT * FROM scenarios WHERE id = ? AND organization_id = ? AND deleted_at IS NULL').get(id, orgId) as
+      | ScenarioRow
+      | undefined;
     return row ? this.toScenario(row) : undefined;
   }
 

@@ -73,9 +73,7 @@ export class SeedStore {
   }
 
   get(orgId: string, id: string): SeedRow | undefined {
-    return this.db
-      .prepare('SELECT * FROM seeds WHERE id = ? AND organization_id = ? AND deleted_at IS NULL')
-      .get(id, orgId) as SeedRow | undefined;
+    return this.db.prepare('SELECT * FROM seeds WHERE id = ? AND organization_id = ? AND deleted_at IS NULL').get(id, orgId) as SeedRow | undefined;
   }
 
   /** Worker side: a seed by id whatever its organization. */
@@ -90,16 +88,12 @@ export class SeedStore {
         .prepare('SELECT * FROM seeds WHERE organization_id = ? AND twin = ? AND deleted_at IS NULL ORDER BY created_at DESC, rowid DESC')
         .all(orgId, twin) as SeedRow[];
     }
-    return this.db
-      .prepare('SELECT * FROM seeds WHERE organization_id = ? AND deleted_at IS NULL ORDER BY created_at DESC, rowid DESC')
-      .all(orgId) as SeedRow[];
+    return this.db.prepare('SELECT * FROM seeds WHERE organization_id = ? AND deleted_at IS NULL ORDER BY created_at DESC, rowid DESC').all(orgId) as SeedRow[];
   }
 
   /** Seeds a crash left unfinished, oldest first (the worker picks them up at start). */
   unfinished(): SeedRow[] {
-    return this.db
-      .prepare("SELECT * FROM seeds WHERE status IN ('pending', 'running') AND deleted_at IS NULL ORDER BY created_at, rowid")
-      .all() as SeedRow[];
+    return this.db.prepare("SELECT * FROM seeds WHERE status IN ('pending', 'running') AND deleted_at IS NULL ORDER BY created_at, rowid").all() as SeedRow[];
   }
 
   /** pending|running → running; false when the seed is gone or already finished. */
@@ -141,16 +135,13 @@ export class SeedStore {
 
   /** Twins of live environments started from this seed (their reset restores its file). */
   liveTwinsUsing(id: string): number {
-    return (
-      this.db.prepare('SELECT COUNT(*) AS n FROM environment_twins WHERE seed_id = ? AND deleted_at IS NULL').get(id) as { n: number }
-    ).n;
+    return (this.db.prepare('SELECT COUNT(*) AS n FROM environment_twins WHERE seed_id = ? AND deleted_at IS NULL').get(id) as { n: number }).n;
   }
 
   softDelete(orgId: string, id: string): boolean {
     return (
-      this.db
-        .prepare('UPDATE seeds SET deleted_at = ? WHERE id = ? AND organization_id = ? AND deleted_at IS NULL')
-        .run(new Date().toISOString(), id, orgId).changes > 0
+      this.db.prepare('UPDATE seeds SET deleted_at = ? WHERE id = ? AND organization_id = ? AND deleted_at IS NULL').run(new Date().toISOString(), id, orgId)
+        .changes > 0
     );
   }
 }

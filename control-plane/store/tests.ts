@@ -59,6 +59,9 @@ export class TestStore {
 
   /** Soft delete: attempts keep pointing at a row that still exists. */
   delete(orgId: string, id: string): boolean {
-    return this.db.prepare('UPDATE tests SET deleted_at = ? WHERE id = ? AND organization_id = ? AND deleted_at IS NULL').run(new Date().toISOString(), id, orgId).changes > 0;
+    return (
+      this.db.prepare('UPDATE tests SET deleted_at = ? WHERE id = ? AND organization_id = ? AND deleted_at IS NULL').run(new Date().toISOString(), id, orgId)
+        .changes > 0
+    );
   }
 }

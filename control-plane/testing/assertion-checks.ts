@@ -26,7 +26,10 @@ export async function checkAssertions(assertions: Assertion[], twins: string[]):
         await checkMatcher(step.match, twins, known, (m) => report(`sequence.${k}.match`, m));
         for (const [name, source] of Object.entries(step.capture ?? {})) {
           if (!CAPTURE_SOURCE.test(source)) {
-            report(`sequence.${k}.capture.${name}`, `Capture '${name}' reads '${source}', which is not a capture source (response.body/<pointer>, body/<pointer>, query.<name>, headers.<name>, params.<name>, response.status).`);
+            report(
+              `sequence.${k}.capture.${name}`,
+              `Capture '${name}' reads '${source}', which is not a capture source (response.body/<pointer>, body/<pointer>, query.<name>, headers.<name>, params.<name>, response.status).`,
+            );
           }
           known.add(name);
         }
@@ -64,7 +67,8 @@ async function checkMatcher(m: Matcher, twins: string[], known: Set<string>, rep
   }
   if (m.response?.status !== undefined) {
     const s = m.response.status;
-    const valid = (x: unknown): boolean => (typeof x === 'number' && Number.isInteger(x) && x >= 100 && x <= 599) || (typeof x === 'string' && /^[1-5]xx$/i.test(x));
+    const valid = (x: unknown): boolean =>
+      (typeof x === 'number' && Number.isInteger(x) && x >= 100 && x <= 599) || (typeof x === 'string' && /^[1-5]xx$/i.test(x));
     if (Array.isArray(s)) {
       if (s.length === 0 || !s.every(valid)) report('response.status list needs status codes (100–599) or classes like 2xx.');
     } else if (typeof s === 'object' && s !== null) op('response.status', s);
@@ -115,13 +119,17 @@ async function checkMatcher(m: Matcher, twins: string[], known: Set<string>, rep
     if (documented.body) {
       for (const pointer of Object.keys(m.body ?? {})) {
         const top = pointer.split('/')[1]?.replace(/~1/g, '/').replace(/~0/g, '~');
-        if (top && !documented.body.has(top)) report(`Body field '${top}' is not a parameter of ${method ?? ''} ${path}; it takes ${[...documented.body].slice(0, 25).join(', ')}.`.replace('  ', ' '));
+        if (top && !documented.body.has(top))
+          report(
+            `Body field '${top}' is not a parameter of ${method ?? ''} ${path}; it takes ${[...documented.body].slice(0, 25).join(', ')}.`.replace('  ', ' '),
+          );
       }
     }
     if (documented.query) {
       for (const name of Object.keys(m.query ?? {})) {
         const top = name.replace(/\[.*$/, '');
-        if (!documented.query.has(top)) report(`Query parameter '${top}' is not a parameter of ${method ?? ''} ${path}; it takes ${[...documented.query].join(', ')}.`.replace('  ', ' '));
+        if (!documented.query.has(top))
+          report(`Query parameter '${top}' is not a parameter of ${method ?? ''} ${path}; it takes ${[...documented.query].join(', ')}.`.replace('  ', ' '));
       }
     }
   }
@@ -130,7 +138,7 @@ async function checkMatcher(m: Matcher, twins: string[], known: Set<string>, rep
 function mergeFields(a: { body?: Set<string>; query?: Set<string> } | undefined, b: { body?: Set<string>; query?: Set<string> }) {
   if (!a) return b;
   return {
-    body: a.body && b.body ? new Set([...a.body, ...b.body]) : a.body ?? b.body,
-    query: a.query && b.query ? new Set([...a.query, ...b.query]) : a.query ?? b.query,
+    body: a.body && b.body ? new Set([...a.body, ...b.body]) : (a.body ?? b.body),
+    query: a.query && b.query ? new Set([...a.query, ...b.query]) : (a.query ?? b.query),
   };
 }

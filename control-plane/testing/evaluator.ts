@@ -72,7 +72,9 @@ export function evaluate(assertions: Assertion[], traffic: TrafficWindow): Evalu
     budget -= m.where.params.length;
     return m;
   };
-  const compiled = assertions.map((a) => ('sequence' in a ? a.sequence.map((s) => compileMatcher(s.match)) : [compileMatcher('never' in a ? a.never : a.match)]).map(fit));
+  const compiled = assertions.map((a) =>
+    ('sequence' in a ? a.sequence.map((s) => compileMatcher(s.match)) : [compileMatcher('never' in a ? a.never : a.match)]).map(fit),
+  );
   const scan = traffic.scan(compiled.flat().map((m) => ({ where: m.where, columns: m.residualColumns })));
   const requests = scan.rows.map((r) => new ObservedRequest(r));
   let probe = 0;
@@ -133,7 +135,8 @@ function judge(a: Assertion, index: number, j: Judged): AssertionResult {
     if (n < min) {
       result.reason = `Expected ${expected} matching ${min === 1 && max === null ? 'request' : 'requests'}, observed ${n}.`;
       result.near_misses = nearMisses(compiled, j.traffic, BEFORE_ALL, {}, candidateSeqs(j, 0, -1));
-      if (result.near_misses.length > 0) result.reason += ` The nearest miss is log ${result.near_misses[0]!.log_id}: ${mismatchSentence(result.near_misses[0]!.fields)}.`;
+      if (result.near_misses.length > 0)
+        result.reason += ` The nearest miss is log ${result.near_misses[0]!.log_id}: ${mismatchSentence(result.near_misses[0]!.fields)}.`;
     } else {
       result.reason = `Expected ${expected} matching ${plural(max!, 'request', false)}, observed ${n}: logs ${ids.slice(0, 10).join(', ')}${n > 10 ? ', …' : ''}.`;
     }
@@ -261,7 +264,14 @@ export function nearMisses(m: CompiledMatcher, traffic: TrafficWindow, afterSeq:
 }
 
 /** The near-miss pool scored in JavaScript, for column checks SQL cannot say (e.g. `matches` on a path). */
-function rankHere(cheap: FieldCheck[], twinCheck: FieldCheck | undefined, operation: FieldCheck[], traffic: TrafficWindow, afterSeq: number, vars: Vars): number[] {
+function rankHere(
+  cheap: FieldCheck[],
+  twinCheck: FieldCheck | undefined,
+  operation: FieldCheck[],
+  traffic: TrafficWindow,
+  afterSeq: number,
+  vars: Vars,
+): number[] {
   const columns = [...new Set(cheap.flatMap((c) => c.columns))];
   const { rows } = traffic.scan([{ where: twinCheck?.sql ?? SQL_TRUE, columns }]);
   // Bucket by score (a handful of values) rather than sorting every request of the window.

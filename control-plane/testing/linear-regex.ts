@@ -25,7 +25,10 @@ const MAX_STATES = 20_000;
 
 class Parser {
   private i = 0;
-  constructor(private readonly src: string, private readonly fold: boolean) {}
+  constructor(
+    private readonly src: string,
+    private readonly fold: boolean,
+  ) {}
 
   parse(): Node {
     const node = this.alternation();

@@ -42,13 +42,19 @@ If the sentence cannot be checked from the requests alone, answer assertions_jso
 export async function compileWithLlm(config: LlmConfig, outcome: string, twins: string[]): Promise<CompileResult> {
   let answer: unknown;
   try {
-    answer = await chatJson(config, { system: systemPrompt(twins), user: outcome, schemaName: 'test_assertions', schema: ANSWER_SCHEMA as unknown as Record<string, unknown> });
+    answer = await chatJson(config, {
+      system: systemPrompt(twins),
+      user: outcome,
+      schemaName: 'test_assertions',
+      schema: ANSWER_SCHEMA as unknown as Record<string, unknown>,
+    });
   } catch (e) {
     if (e instanceof LlmError) return { ok: false, failure: e.message };
     throw e;
   }
   const a = answer as { assertions_json?: unknown; failure?: unknown };
-  if (typeof a?.failure === 'string' && a.failure.trim() !== '') return { ok: false, failure: `The language model could not compile the outcome: ${a.failure.trim()}` };
+  if (typeof a?.failure === 'string' && a.failure.trim() !== '')
+    return { ok: false, failure: `The language model could not compile the outcome: ${a.failure.trim()}` };
   if (typeof a?.assertions_json !== 'string') return { ok: false, failure: 'The language model answered without assertions.' };
   let raw: unknown;
   try {
@@ -59,13 +65,19 @@ export async function compileWithLlm(config: LlmConfig, outcome: string, twins: 
   const parsed = assertionsSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    return { ok: false, failure: `The language model wrote assertions that do not fit the matcher language (at ${issue.path.join('.') || 'the top level'}: ${issue.message}).` };
+    return {
+      ok: false,
+      failure: `The language model wrote assertions that do not fit the matcher language (at ${issue.path.join('.') || 'the top level'}: ${issue.message}).`,
+    };
   }
   const assertions = parsed.data.map((x) => normalizeAssertion(x, twins));
   const problems = await checkAssertions(assertions, twins);
   if (problems.length > 0) {
     const p = problems[0]!;
-    return { ok: false, failure: `The language model wrote an assertion the twins cannot satisfy (assertion ${p.index + 1}, "${assertions[p.index]!.says}"): ${p.message}` };
+    return {
+      ok: false,
+      failure: `The language model wrote an assertion the twins cannot satisfy (assertion ${p.index + 1}, "${assertions[p.index]!.says}"): ${p.message}`,
+    };
   }
   return { ok: true, assertions };
 }

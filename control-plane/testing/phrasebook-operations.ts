@@ -16,6 +16,14 @@ import type { Operation } from './phrasebook-rules.js';
 export type { Modifier, ModifierName, ModifierRule, Operation } from './phrasebook-rules.js';
 
 export const OPERATIONS: Operation[] = [
-  ...STRIPE_OPERATIONS, ...GITHUB_OPERATIONS, ...SLACK_OPERATIONS, ...OPENAI_OPERATIONS, ...ANTHROPIC_OPERATIONS, ...LINEAR_OPERATIONS, ...JIRA_OPERATIONS,
-  ...NOTION_OPERATIONS, ...TWILIO_OPERATIONS, ...SENDGRID_OPERATIONS,
+  ...STRIPE_OPERATIONS,
+  ...GITHUB_OPERATIONS,
+  ...SLACK_OPERATIONS,
+  ...OPENAI_OPERATIONS,
+  ...ANTHROPIC_OPERATIONS,
+  ...LINEAR_OPERATIONS,
+  ...JIRA_OPERATIONS,
+  ...NOTION_OPERATIONS,
+  ...TWILIO_OPERATIONS,
+  ...SENDGRID_OPERATIONS,
 ];

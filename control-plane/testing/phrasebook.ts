@@ -19,7 +19,22 @@ const FILLER = new Set(
   ),
 );
 
-const REFERABLE = ['payment intent', 'pull request', 'customer', 'charge', 'payment', 'issue', 'message', 'thread', 'channel', 'product', 'subscription', 'refund', 'invoice', 'price'];
+const REFERABLE = [
+  'payment intent',
+  'pull request',
+  'customer',
+  'charge',
+  'payment',
+  'issue',
+  'message',
+  'thread',
+  'channel',
+  'product',
+  'subscription',
+  'refund',
+  'invoice',
+  'price',
+];
 
 interface Clause {
   /** The clause as written (placeholders restored), kept as `says`. */
@@ -47,7 +62,11 @@ export function compilePhrasebook(outcome: string, twins: string[]): CompileResu
   for (const sentence of sentences) {
     const steps = splitOrder(sentence);
     if (steps.length > 1) {
-      const compiled = compileSequence(steps.map((w) => ({ work: w, text: restore(w) })), twins, value);
+      const compiled = compileSequence(
+        steps.map((w) => ({ work: w, text: restore(w) })),
+        twins,
+        value,
+      );
       if (!compiled.ok) return compiled;
       assertions.push({ version: MATCHER_VERSION, says: restore(sentence), sequence: compiled.steps });
       continue;
@@ -112,7 +131,10 @@ function compileSequence(clauses: Clause[], twins: string[], value: (s: string) 
     const parsed = parseClause(clause, twins, value, true);
     if (!parsed.ok) return parsed;
     if (parsed.count !== undefined) {
-      return { ok: false, failure: `Could not compile "${clause.text}": counts and "never" cannot be part of an ordered sequence; write them as a separate sentence.` };
+      return {
+        ok: false,
+        failure: `Could not compile "${clause.text}": counts and "never" cannot be part of an ordered sequence; write them as a separate sentence.`,
+      };
     }
     const step: SequenceStep = { says: clause.text, match: parsed.matcher };
     if (parsed.reference) {
@@ -182,7 +204,10 @@ function parseClause(clause: Clause, twins: string[], value: (s: string) => stri
     });
   };
   // A generic "called POST /path" clause names its route directly.
-  const generic = /^\s*(?:called|requested|hit|sent\s+(?:a\s+)?(?:request\s+to\s+)?|made\s+(?:a\s+)?(?:request\s+to\s+)?)\s*(GET|POST|PUT|PATCH|DELETE)\s+(\/\S*)\s*$/i.exec(work);
+  const generic =
+    /^\s*(?:called|requested|hit|sent\s+(?:a\s+)?(?:request\s+to\s+)?|made\s+(?:a\s+)?(?:request\s+to\s+)?)\s*(GET|POST|PUT|PATCH|DELETE)\s+(\/\S*)\s*$/i.exec(
+      work,
+    );
   if (generic) return genericClause(clause, twins, generic[1]!.toUpperCase(), generic[2]!, count);
 
   take(/\bfrom\s+(?:branch\s+)?(§\d+§|[\w./-]+)\s+(?:into|to|onto)\s+(?:branch\s+)?(§\d+§|[\w./-]+)/i, (m) => [
@@ -194,12 +219,16 @@ function parseClause(clause: Clause, twins: string[], value: (s: string) => stri
   take(/(?<![\w.+-])([\w.+-]+@[\w-]+(?:\.[\w-]+)+)/, (m) => [{ name: 'email', value: m[1]! }]);
   take(new RegExp(String.raw`\b(?:titled|entitled|with\s+(?:the\s+|a\s+)?title)\s+${VAL}`, 'i'), (m) => [{ name: 'title', value: value(m[1]!) }]);
   take(new RegExp(String.raw`\bwith\s+(?:the\s+|a\s+)?description\s+${VAL}`, 'i'), (m) => [{ name: 'description', value: value(m[1]!) }]);
-  take(new RegExp(String.raw`\b(?:containing|that\s+says|saying|mentioning|with\s+(?:the\s+)?text)\s+${VAL}`, 'i'), (m) => [{ name: 'text', value: value(m[1]!) }]);
+  take(new RegExp(String.raw`\b(?:containing|that\s+says|saying|mentioning|with\s+(?:the\s+)?text)\s+${VAL}`, 'i'), (m) => [
+    { name: 'text', value: value(m[1]!) },
+  ]);
   take(new RegExp(String.raw`\b(?:labell?ed|tagged|with\s+(?:the\s+|a\s+)?label)\s+${VAL}`, 'i'), (m) => [{ name: 'label', value: value(m[1]!) }]);
   take(new RegExp(String.raw`(?<=\S)\s+(?:named|called|with\s+(?:the\s+)?name)\s+${VAL}`, 'i'), (m) => [{ name: 'name', value: value(m[1]!) }]);
   take(new RegExp(String.raw`(?<=\blabels?\s+)${VAL}(?=\s+(?:to|on)\b)`, 'i'), (m) => [{ name: 'label', value: value(m[1]!) }]);
   take(/\bassigned\s+to\s+@?([\w-]+)/i, (m) => [{ name: 'assignee', value: m[1]! }]);
-  take(/(?:\b(?:of|for)\s+)?(?:\$|€|£|\b(?:usd|eur|gbp)\s*)(\d+(?:,\d{3})*(?:\.\d{1,2})?)(?![\d.])/i, (m) => [{ name: 'amount', value: String(Math.round(Number(m[1]!.replace(/,/g, '')) * 100)) }]);
+  take(/(?:\b(?:of|for)\s+)?(?:\$|€|£|\b(?:usd|eur|gbp)\s*)(\d+(?:,\d{3})*(?:\.\d{1,2})?)(?![\d.])/i, (m) => [
+    { name: 'amount', value: String(Math.round(Number(m[1]!.replace(/,/g, '')) * 100)) },
+  ]);
   take(/(?:\b(?:of|for)\s+)?\b(\d+)\s+cents\b/i, (m) => [{ name: 'amount', value: m[1]! }]);
   take(/\bin\s+(usd|eur|gbp|jpy|cad|aud|chf)\b/i, (m) => [{ name: 'currency', value: m[1]!.toLowerCase() }]);
   take(/\b(?:in\s+(?:a|the)\s+thread|as\s+an?\s+(?:thread(?:ed)?\s+)?reply|in\s+reply|threaded)\b/i, () => [{ name: 'thread', value: 'true' }]);
@@ -227,7 +256,9 @@ function parseClause(clause: Clause, twins: string[], value: (s: string) => stri
       const names = [...new Set(candidates.map((c) => c.op.twin))].join(' or ');
       return fail(`"${candidates[0]!.op.label}" is a ${names} operation, but this test's twins are ${twins.join(', ')}.`);
     }
-    return fail(`no phrase of the phrasebook starts "${squash(clause.work).split(' ').slice(0, 4).join(' ')}"; see docs/matchers.md for the sentences it understands, or send explicit assertions.`);
+    return fail(
+      `no phrase of the phrasebook starts "${squash(clause.work).split(' ').slice(0, 4).join(' ')}"; see docs/matchers.md for the sentences it understands, or send explicit assertions.`,
+    );
   }
   inTwins.sort((a, b) => b.m![0].length - a.m![0].length);
   const { op, m } = inTwins[0]!;

@@ -182,7 +182,12 @@ export function compileMatcher(matcher: Matcher): CompiledMatcher {
   return {
     matcher,
     checks,
-    where: and(checks.filter((c) => c.sql).sort((a, b) => selectivity(a) - selectivity(b)).map((c) => c.sql!)),
+    where: and(
+      checks
+        .filter((c) => c.sql)
+        .sort((a, b) => selectivity(a) - selectivity(b))
+        .map((c) => c.sql!),
+    ),
     residual,
     residualColumns: [...new Set(residual.flatMap((c) => c.columns))],
   };

@@ -36,7 +36,12 @@ try {
   await until('billing ready', async () => (await house.call('GET', '/organizations/current/billing')).body.ready);
   const checkout = await house.call('POST', '/organizations/current/billing/checkout');
   const form = new URLSearchParams({ card_number: '4242424242424242', card_expiry: '12 / 34', card_cvc: '123' });
-  const paid = await fetch(checkout.body.url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString(), redirect: 'manual' });
+  const paid = await fetch(checkout.body.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: form.toString(),
+    redirect: 'manual',
+  });
   if (paid.status !== 303) throw new Error(`hosted page answered ${paid.status}`);
   const upgraded = await house.call('POST', '/organizations/current/billing/upgrade', { checkout_session: checkout.body.checkout_session });
   if (upgraded.status !== 200) throw new Error(`upgrade answered ${upgraded.status}`);
@@ -56,7 +61,13 @@ try {
   const events = billing.store.batches(orgId).length;
 
   const account = billing.store.account(orgId)!;
-  const event = (id: string) => ({ identifier: id, eventName: 'twins_twin_hours_stripe', customerId: account.customer_id!, value: 1, timestamp: Math.floor(billing.now() / 1000) });
+  const event = (id: string) => ({
+    identifier: id,
+    eventName: 'twins_twin_hours_stripe',
+    customerId: account.customer_id!,
+    value: 1,
+    timestamp: Math.floor(billing.now() / 1000),
+  });
   let t1 = performance.now();
   for (let i = 0; i < 200; i++) await billing.processor!.reportUsage(event(`bench-seq-${i}`));
   const sequentialMs = (performance.now() - t1) / 200;

@@ -38,17 +38,21 @@ try {
     try {
       const t0 = performance.now();
       const w = await servedWalk(t, slug, await prepareFixtures(t, slug));
-      console.log(`  ${slug.padEnd(7)} ${w.served}/${w.counted} (${((100 * w.served) / w.counted).toFixed(1)} %) of ${DENOMINATOR[slug]}, walked in ${(performance.now() - t0).toFixed(0)} ms`);
+      console.log(
+        `  ${slug.padEnd(7)} ${w.served}/${w.counted} (${((100 * w.served) / w.counted).toFixed(1)} %) of ${DENOMINATOR[slug]}, walked in ${(performance.now() - t0).toFixed(0)} ms`,
+      );
     } finally {
       await t.server.close();
     }
   }
-  console.log('schemas (ajv + ajv-formats against the operation\'s response schema)');
+  console.log("schemas (ajv + ajv-formats against the operation's response schema)");
   for (const slug of ['stripe', 'github', 'slack']) {
     const t = await twin(slug, `schemas-${slug}`);
     try {
       const w = await schemaWalk(t, slug, await prepareFixtures(t, slug));
-      console.log(`  ${slug.padEnd(7)} ${w.walked} generic walked: ${w.reached} answered 2xx with a JSON body, ${w.valid} valid; ${w.noBody} 2xx without body or schema; ${w.refused.length} refused (preconditions the walk does not set up)`);
+      console.log(
+        `  ${slug.padEnd(7)} ${w.walked} generic walked: ${w.reached} answered 2xx with a JSON body, ${w.valid} valid; ${w.noBody} 2xx without body or schema; ${w.refused.length} refused (preconditions the walk does not set up)`,
+      );
     } finally {
       await t.server.close();
     }
@@ -57,7 +61,9 @@ try {
     const { listCosts } = await import('./lists.js');
     console.log('lists (limit 3; 10 vs 50,000 records; medians of interleaved rounds)');
     for (const f of await listCosts()) {
-      console.log(`  ${f.name.padEnd(45)} first ${f.small.first.toFixed(2)} → ${f.large.first.toFixed(2)} ms (${(f.large.first / f.small.first).toFixed(2)}×), next ${f.small.next.toFixed(2)} → ${f.large.next.toFixed(2)} ms (${(f.large.next / f.small.next).toFixed(2)}×)`);
+      console.log(
+        `  ${f.name.padEnd(45)} first ${f.small.first.toFixed(2)} → ${f.large.first.toFixed(2)} ms (${(f.large.first / f.small.first).toFixed(2)}×), next ${f.small.next.toFixed(2)} → ${f.large.next.toFixed(2)} ms (${(f.large.next / f.small.next).toFixed(2)}×)`,
+      );
     }
   }
   if (!skip.has('start')) {
@@ -66,7 +72,9 @@ try {
     const bare = out.bare!;
     console.log('start (spawn → first answer; idle RSS; RSS after one generic call), median of 7');
     for (const [k, v] of Object.entries(out)) {
-      console.log(`  ${k.padEnd(7)} ${v.startMs.toFixed(0)} ms (${(v.startMs / bare.startMs).toFixed(2)}×)  idle ${v.rssMiB.toFixed(1)} MiB (${(v.rssMiB / bare.rssMiB).toFixed(2)}×)  in use ${v.usedMiB.toFixed(1)} MiB (${(v.usedMiB / bare.rssMiB).toFixed(2)}×)`);
+      console.log(
+        `  ${k.padEnd(7)} ${v.startMs.toFixed(0)} ms (${(v.startMs / bare.startMs).toFixed(2)}×)  idle ${v.rssMiB.toFixed(1)} MiB (${(v.rssMiB / bare.rssMiB).toFixed(2)}×)  in use ${v.usedMiB.toFixed(1)} MiB (${(v.usedMiB / bare.rssMiB).toFixed(2)}×)`,
+      );
     }
   }
 } finally {

@@ -36,9 +36,21 @@ const built = await buildConsole();
 const bench = await startBenchControlPlane();
 const floor = createServer((req, res) => {
   const [type, body] =
-    req.url === '/floor.js' ? ['text/javascript', 'document.body.dataset.ran = "yes";'] : req.url === '/floor.css' ? ['text/css', 'body { margin: 0 }'] : ['text/html; charset=utf-8', '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>floor</title><link rel="stylesheet" href="/floor.css"><script type="module" src="/floor.js"></script></head><body><h1 id="page-title">Floor</h1></body></html>'];
+    req.url === '/floor.js'
+      ? ['text/javascript', 'document.body.dataset.ran = "yes";']
+      : req.url === '/floor.css'
+        ? ['text/css', 'body { margin: 0 }']
+        : [
+            'text/html; charset=utf-8',
+            '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>floor</title><link rel="stylesheet" href="/floor.css"><script type="module" src="/floor.js"></script></head><body><h1 id="page-title">Floor</h1></body></html>',
+          ];
   const headers: Record<string, string> = { 'content-type': type!, 'cache-control': 'no-cache' };
-  if (type!.startsWith('text/html')) Object.assign(headers, { 'content-security-policy': CONSOLE_CSP, 'cross-origin-opener-policy': 'same-origin', link: '</floor.css>; rel=preload; as=style, </floor.js>; rel=preload; as=script; crossorigin' });
+  if (type!.startsWith('text/html'))
+    Object.assign(headers, {
+      'content-security-policy': CONSOLE_CSP,
+      'cross-origin-opener-policy': 'same-origin',
+      link: '</floor.css>; rel=preload; as=style, </floor.js>; rel=preload; as=script; crossorigin',
+    });
   res.writeHead(200, headers).end(body);
 });
 await new Promise<void>((resolve) => floor.listen(0, '127.0.0.1', resolve));
@@ -46,7 +58,11 @@ const floorUrl = `http://127.0.0.1:${(floor.address() as AddressInfo).port}`;
 const compared = !COMPARE_DIR
   ? undefined
   : existsSync(join(COMPARE_DIR, 'scripts', 'bench', 'control-plane.ts'))
-    ? await ((await import(pathToFileURL(join(COMPARE_DIR, 'scripts', 'bench', 'control-plane.ts')).href)) as { startBenchControlPlane: typeof startBenchControlPlane }).startBenchControlPlane()
+    ? await (
+        (await import(pathToFileURL(join(COMPARE_DIR, 'scripts', 'bench', 'control-plane.ts')).href)) as {
+          startBenchControlPlane: typeof startBenchControlPlane;
+        }
+      ).startBenchControlPlane()
     : await startBenchControlPlane({ consoleDir: COMPARE_DIR });
 let browser: Browser | undefined;
 try {
@@ -96,15 +112,58 @@ try {
   };
   type Visit = Awaited<ReturnType<typeof visit>>;
   const breakdown = (runs: Visit[]) => ({
-    dom_content_loaded_p50: fmt(percentile(runs.map((r) => r.dcl), 50)),
-    dom_content_loaded_p95: fmt(percentile(runs.map((r) => r.dcl), 95)),
-    html_answered_p50: fmt(percentile(runs.map((r) => r.html), 50)),
-    first_file_requested_p50: fmt(percentile(runs.map((r) => r.firstFileStart), 50)),
-    files_arrived_after_first_request_p50: fmt(percentile(runs.map((r) => r.lastFileEnd - r.firstFileStart), 50)),
-    ran_after_last_file_until_dcl_p50: fmt(percentile(runs.map((r) => r.dcl - r.lastFileEnd), 50)),
-    files_before_dcl: percentile(runs.map((r) => r.files), 50),
-    first_page_rendered_p50: fmt(percentile(runs.map((r) => r.shown), 50)),
-    transferred_kB_p50: +(percentile(runs.map((r) => r.transferred), 50) / 1024).toFixed(1),
+    dom_content_loaded_p50: fmt(
+      percentile(
+        runs.map((r) => r.dcl),
+        50,
+      ),
+    ),
+    dom_content_loaded_p95: fmt(
+      percentile(
+        runs.map((r) => r.dcl),
+        95,
+      ),
+    ),
+    html_answered_p50: fmt(
+      percentile(
+        runs.map((r) => r.html),
+        50,
+      ),
+    ),
+    first_file_requested_p50: fmt(
+      percentile(
+        runs.map((r) => r.firstFileStart),
+        50,
+      ),
+    ),
+    files_arrived_after_first_request_p50: fmt(
+      percentile(
+        runs.map((r) => r.lastFileEnd - r.firstFileStart),
+        50,
+      ),
+    ),
+    ran_after_last_file_until_dcl_p50: fmt(
+      percentile(
+        runs.map((r) => r.dcl - r.lastFileEnd),
+        50,
+      ),
+    ),
+    files_before_dcl: percentile(
+      runs.map((r) => r.files),
+      50,
+    ),
+    first_page_rendered_p50: fmt(
+      percentile(
+        runs.map((r) => r.shown),
+        50,
+      ),
+    ),
+    transferred_kB_p50: +(
+      percentile(
+        runs.map((r) => r.transferred),
+        50,
+      ) / 1024
+    ).toFixed(1),
   });
 
   const consoleRuns: Visit[] = [];
@@ -162,16 +221,43 @@ try {
         assets: Object.fromEntries(built.files.map((f) => [f.name, { bytes: f.bytes, gzip: f.gzip, brotli: f.brotli, first_visit: f.firstVisit }])),
         assets_first_visit_gzip_kB: +(built.firstVisitGzip / 1024).toFixed(1),
         assets_total_gzip_kB: +(built.totalGzip / 1024).toFixed(1),
-        first_visit_transferred_kB: +(percentile(consoleRuns.map((r) => r.transferred), 50) / 1024).toFixed(1),
+        first_visit_transferred_kB: +(
+          percentile(
+            consoleRuns.map((r) => r.transferred),
+            50,
+          ) / 1024
+        ).toFixed(1),
         load_average: loadavg().map((l) => +l.toFixed(2)),
         runs: RUNS,
         console_dom_content_loaded_p50: fmt(percentile(dcl, 50)),
         console_dom_content_loaded_p95: fmt(percentile(dcl, 95)),
-        console_first_page_rendered_p50: fmt(percentile(consoleRuns.map((r) => r.shown), 50)),
+        console_first_page_rendered_p50: fmt(
+          percentile(
+            consoleRuns.map((r) => r.shown),
+            50,
+          ),
+        ),
         console_breakdown: breakdown(consoleRuns),
-        ...(compared ? { compared: { dir: COMPARE_DIR, ...breakdown(comparedRuns) }, current_vs_compared_dcl_p50: +(percentile(dcl, 50) / percentile(comparedRuns.map((r) => r.dcl), 50)).toFixed(2) } : {}),
+        ...(compared
+          ? {
+              compared: { dir: COMPARE_DIR, ...breakdown(comparedRuns) },
+              current_vs_compared_dcl_p50: +(
+                percentile(dcl, 50) /
+                percentile(
+                  comparedRuns.map((r) => r.dcl),
+                  50,
+                )
+              ).toFixed(2),
+            }
+          : {}),
         floor: breakdown(floorRuns),
-        console_minus_floor_dcl_p50: fmt(percentile(dcl, 50) - percentile(floorRuns.map((r) => r.dcl), 50)),
+        console_minus_floor_dcl_p50: fmt(
+          percentile(dcl, 50) -
+            percentile(
+              floorRuns.map((r) => r.dcl),
+              50,
+            ),
+        ),
         docs_dom_content_loaded_p50: fmt(percentile(docsDcl, 50)),
         console_vs_docs_dcl: +(percentile(dcl, 50) / percentile(docsDcl, 50)).toFixed(2),
         live_log_appearance_p50: fmt(percentile(latencies, 50)),

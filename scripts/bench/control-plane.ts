@@ -24,7 +24,16 @@ export async function startBenchControlPlane(overrides: Partial<Config> = {}): P
   const dataDir = mkdtempSync(join(tmpdir(), 'twins-bench-'));
   // paygo: no parallel-twin limit, so runs are not throttled by the plan.
   // TWINS_DRIVER / TWINS_IMAGE pass through, so the same bench runs under Docker (`make image` first).
-  const config = loadConfig({ TWINS_DEFAULT_PLAN: 'paygo', TWINS_RECONCILE_MS: '1000', TWINS_DRIVER: process.env.TWINS_DRIVER, TWINS_IMAGE: process.env.TWINS_IMAGE, TWINS_API_RATE: process.env.TWINS_API_RATE }, { port: 0, host: '127.0.0.1', dataDir, logLevel: 'silent', ...overrides });
+  const config = loadConfig(
+    {
+      TWINS_DEFAULT_PLAN: 'paygo',
+      TWINS_RECONCILE_MS: '1000',
+      TWINS_DRIVER: process.env.TWINS_DRIVER,
+      TWINS_IMAGE: process.env.TWINS_IMAGE,
+      TWINS_API_RATE: process.env.TWINS_API_RATE,
+    },
+    { port: 0, host: '127.0.0.1', dataDir, logLevel: 'silent', ...overrides },
+  );
   const cp = await startControlPlane(config);
   const token = await mintLocalToken(cp.services.localKeys!, { email: 'bench@example.com', org: 'bench', role: 'admin' });
   return {

@@ -43,18 +43,63 @@ function row(i: number): RequestLogRow {
     response_body_truncated: 0 as const,
   };
   if (kind < 4) {
-    return { ...base, twin_slug: 'stripe', method: 'POST', path: '/v1/customers', status_code: 200, request_content_type: 'application/x-www-form-urlencoded', request_body: `email=user${i}%40example.com&name=User+${i}&metadata[n]=${i}`, response_body: JSON.stringify({ id: `cus_${i}`, object: 'customer', email: `user${i}@example.com` }) };
+    return {
+      ...base,
+      twin_slug: 'stripe',
+      method: 'POST',
+      path: '/v1/customers',
+      status_code: 200,
+      request_content_type: 'application/x-www-form-urlencoded',
+      request_body: `email=user${i}%40example.com&name=User+${i}&metadata[n]=${i}`,
+      response_body: JSON.stringify({ id: `cus_${i}`, object: 'customer', email: `user${i}@example.com` }),
+    };
   }
   if (kind < 6) {
-    return { ...base, twin_slug: 'stripe', method: 'POST', path: '/v1/charges', status_code: i % 7 === 0 ? 402 : 200, request_content_type: 'application/x-www-form-urlencoded', request_body: `amount=${1000 + (i % 50)}&currency=usd&customer=cus_${i - 1}`, response_body: JSON.stringify({ id: `ch_${i}`, object: 'charge', amount: 1000 + (i % 50) }) };
+    return {
+      ...base,
+      twin_slug: 'stripe',
+      method: 'POST',
+      path: '/v1/charges',
+      status_code: i % 7 === 0 ? 402 : 200,
+      request_content_type: 'application/x-www-form-urlencoded',
+      request_body: `amount=${1000 + (i % 50)}&currency=usd&customer=cus_${i - 1}`,
+      response_body: JSON.stringify({ id: `ch_${i}`, object: 'charge', amount: 1000 + (i % 50) }),
+    };
   }
   if (kind < 8) {
-    return { ...base, twin_slug: 'github', method: 'POST', path: `/repos/acme/repo${i % 20}/issues`, status_code: 201, request_content_type: 'application/json', request_body: JSON.stringify({ title: `Issue ${i}`, labels: i % 3 === 0 ? ['bug'] : ['feature'], body: 'text' }), response_body: JSON.stringify({ number: i, state: 'open' }) };
+    return {
+      ...base,
+      twin_slug: 'github',
+      method: 'POST',
+      path: `/repos/acme/repo${i % 20}/issues`,
+      status_code: 201,
+      request_content_type: 'application/json',
+      request_body: JSON.stringify({ title: `Issue ${i}`, labels: i % 3 === 0 ? ['bug'] : ['feature'], body: 'text' }),
+      response_body: JSON.stringify({ number: i, state: 'open' }),
+    };
   }
   if (kind < 9) {
-    return { ...base, twin_slug: 'slack', method: 'POST', path: '/api/chat.postMessage', status_code: 200, request_content_type: 'application/x-www-form-urlencoded', request_body: `channel=%23general&text=message+${i}`, response_body: JSON.stringify({ ok: true, ts: `${i}.0001` }) };
+    return {
+      ...base,
+      twin_slug: 'slack',
+      method: 'POST',
+      path: '/api/chat.postMessage',
+      status_code: 200,
+      request_content_type: 'application/x-www-form-urlencoded',
+      request_body: `channel=%23general&text=message+${i}`,
+      response_body: JSON.stringify({ ok: true, ts: `${i}.0001` }),
+    };
   }
-  return { ...base, twin_slug: 'stripe', method: 'GET', path: `/v1/customers/cus_${i}`, status_code: 404, request_content_type: null, request_body: null, response_body: JSON.stringify({ error: { type: 'invalid_request_error' } }) };
+  return {
+    ...base,
+    twin_slug: 'stripe',
+    method: 'GET',
+    path: `/v1/customers/cus_${i}`,
+    status_code: 404,
+    request_content_type: null,
+    request_body: null,
+    response_body: JSON.stringify({ error: { type: 'invalid_request_error' } }),
+  };
 }
 
 const t0 = performance.now();
@@ -67,14 +112,34 @@ if (batch.length) store.append(batch.splice(0));
 const insertMs = performance.now() - t0;
 
 const raw = [
-  { says: 'created a customer with email user4@example.com', match: { twin: 'stripe', method: 'POST', path: '/v1/customers', body: { '/email': 'user4@example.com' }, response: { status: '2xx' } } },
+  {
+    says: 'created a customer with email user4@example.com',
+    match: { twin: 'stripe', method: 'POST', path: '/v1/customers', body: { '/email': 'user4@example.com' }, response: { status: '2xx' } },
+  },
   { says: 'charged at least 1000 cents', count: { at_least: 1 }, match: { method: 'POST', path: '/v1/charges', body: { '/amount': { gte: 1000 } } } },
   { says: 'a declined charge', match: { path: '/v1/charges', response: { status: 402 } } },
-  { says: 'opened an issue labelled bug', match: { twin: 'github', method: 'POST', path: '/repos/{owner}/{repo}/issues', body: { '/labels': { includes: 'bug' } } } },
-  { says: 'posted to #general', match: { twin: 'slack', path: '/api/chat.postMessage', body: { '/channel': { one_of: ['#general', 'general'] }, '/text': { matches: '^message [0-9]+$' } }, response: { body: { '/ok': true } } } },
+  {
+    says: 'opened an issue labelled bug',
+    match: { twin: 'github', method: 'POST', path: '/repos/{owner}/{repo}/issues', body: { '/labels': { includes: 'bug' } } },
+  },
+  {
+    says: 'posted to #general',
+    match: {
+      twin: 'slack',
+      path: '/api/chat.postMessage',
+      body: { '/channel': { one_of: ['#general', 'general'] }, '/text': { matches: '^message [0-9]+$' } },
+      response: { body: { '/ok': true } },
+    },
+  },
   { says: 'never deleted a customer', never: { method: 'DELETE', path: '/v1/customers/{id}' } },
   { says: 'never refunded', never: { path: '/v1/refunds' } },
-  { says: 'created a customer, then charged that customer', sequence: [{ match: { path: '/v1/customers' }, capture: { cus: 'response.body/id' } }, { match: { path: '/v1/charges', body: { '/customer': { var: 'cus' } } } }] },
+  {
+    says: 'created a customer, then charged that customer',
+    sequence: [
+      { match: { path: '/v1/customers' }, capture: { cus: 'response.body/id' } },
+      { match: { path: '/v1/charges', body: { '/customer': { var: 'cus' } } } },
+    ],
+  },
   { says: 'a refund of $5 (fails: near misses over all rows)', match: { twin: 'stripe', method: 'POST', path: '/v1/refunds', body: { '/amount': 500 } } },
   { says: 'at most 10 not-found lookups (fails: too many)', count: { at_most: 10 }, match: { method: 'GET', response: { status: 404 } } },
 ];

@@ -19,7 +19,16 @@ const BYTES = Math.min(10_000_000, Number(process.argv[3] ?? 10_240));
 const RUNS = Math.min(20, Number(process.argv[4] ?? 5));
 
 const run = promisify(execFile);
-const env = { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 'Bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_COMMITTER_NAME: 'Bench', GIT_COMMITTER_EMAIL: 'bench@example.com' };
+const env = {
+  ...process.env,
+  GIT_TERMINAL_PROMPT: '0',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_AUTHOR_NAME: 'Bench',
+  GIT_AUTHOR_EMAIL: 'bench@example.com',
+  GIT_COMMITTER_NAME: 'Bench',
+  GIT_COMMITTER_EMAIL: 'bench@example.com',
+};
 const git = (args: string[], cwd?: string) => run('git', args, { cwd, env, maxBuffer: 1 << 26 });
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const time = async (f: () => Promise<unknown>): Promise<number> => {
@@ -53,11 +62,28 @@ try {
     await git(['push', '-q', cred(`${org}/${name}`), 'main', 'main:topic'], src);
     note('create an empty repository', await time(() => octokit.repos.createForAuthenticatedUser({ name: `empty${r}` })));
     note('fork (POST …/forks)', await time(() => octokit.repos.createFork({ owner: org, repo: name })));
-    await octokit.repos.createOrUpdateFileContents({ owner: me, repo: name, path: 'fork.txt', branch: 'topic', message: 'fork', content: Buffer.from('x').toString('base64') });
-    await octokit.repos.createOrUpdateFileContents({ owner: org, repo: name, path: 'same.txt', branch: 'topic', message: 'same', content: Buffer.from('x').toString('base64') });
+    await octokit.repos.createOrUpdateFileContents({
+      owner: me,
+      repo: name,
+      path: 'fork.txt',
+      branch: 'topic',
+      message: 'fork',
+      content: Buffer.from('x').toString('base64'),
+    });
+    await octokit.repos.createOrUpdateFileContents({
+      owner: org,
+      repo: name,
+      path: 'same.txt',
+      branch: 'topic',
+      message: 'same',
+      content: Buffer.from('x').toString('base64'),
+    });
     note('same-repository pull request', await time(() => octokit.pulls.create({ owner: org, repo: name, title: 's', head: 'topic', base: 'main' })));
     note('cross-repository pull request', await time(() => octokit.pulls.create({ owner: org, repo: name, title: 'c', head: `${me}:topic`, base: 'main' })));
-    for (const [label, full] of [['clone the parent', `${org}/${name}`], ['clone the fork', `${me}/${name}`]] as const) {
+    for (const [label, full] of [
+      ['clone the parent', `${org}/${name}`],
+      ['clone the fork', `${me}/${name}`],
+    ] as const) {
       const dest = join(work, `clone-${r}-${label.replace(/\W/g, '')}`);
       note(label, await time(() => git(['clone', '-q', cred(full), dest])));
       rmSync(dest, { recursive: true, force: true });

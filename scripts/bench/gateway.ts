@@ -129,7 +129,10 @@ try {
   };
 
   function throughput(origin: string, method: 'GET' | 'POST', total: number): Promise<Run> {
-    const perRequest = (a: [number, number], b: [number, number]): [number, number] => [Math.round(((b[0] - a[0]) * 1000) / total), Math.round(((b[1] - a[1]) * 1000) / total)];
+    const perRequest = (a: [number, number], b: [number, number]): [number, number] => [
+      Math.round(((b[0] - a[0]) * 1000) / total),
+      Math.round(((b[1] - a[1]) * 1000) / total),
+    ];
     const self0 = cpuOf('/proc/self/stat');
     const twin0 = cpuOf(`/proc/${twinPid}/stat`);
     const threads0 = threadCpuMs();
@@ -145,7 +148,10 @@ try {
         const usOf = (tid: string) => Math.round((((threads1.get(tid) ?? 0) - (threads0.get(tid) ?? 0)) * 1000) / total);
         const deltas = [...threads1.keys()].map(usOf);
         // The gateway's thread: the busiest but the load generator's.
-        const others = [...threads1.keys()].filter((tid) => tid !== clientTid).map(usOf).sort((a, b) => b - a);
+        const others = [...threads1.keys()]
+          .filter((tid) => tid !== clientTid)
+          .map(usOf)
+          .sort((a, b) => b - a);
         resolve({
           rps: m.rps,
           cpu: { client: own, control_plane: [whole[0] - own[0], whole[1] - own[1]], twin: perRequest(twin0, twin1) },

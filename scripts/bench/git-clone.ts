@@ -21,7 +21,16 @@ const BYTES = Math.min(10_000_000, Number(process.argv[3] ?? 10_240));
 const RUNS = Math.min(50, Number(process.argv[4] ?? 5));
 
 const run = promisify(execFile);
-const env = { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 'Bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_COMMITTER_NAME: 'Bench', GIT_COMMITTER_EMAIL: 'bench@example.com' };
+const env = {
+  ...process.env,
+  GIT_TERMINAL_PROMPT: '0',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_AUTHOR_NAME: 'Bench',
+  GIT_AUTHOR_EMAIL: 'bench@example.com',
+  GIT_COMMITTER_NAME: 'Bench',
+  GIT_COMMITTER_EMAIL: 'bench@example.com',
+};
 const git = (args: string[], cwd?: string, extra: Record<string, string> = {}) => run('git', args, { cwd, env: { ...env, ...extra }, maxBuffer: 1 << 26 });
 
 const work = mkdtempSync(join(tmpdir(), 'twins-git-bench-'));
@@ -38,7 +47,11 @@ try {
   const key = (await bench.call('POST', `/twins/${twin.id}/credential`)).body.api_key as string;
   const direct = `http://${bench.cp.services.orchestration.store.twinById(twin.id)!.address!.replace(/^https?:\/\//, '')}`;
   const api = (path: string, body?: unknown) =>
-    fetch(twin.url + path, { method: body ? 'POST' : 'GET', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined }).then((r) => r.json() as Promise<any>);
+    fetch(twin.url + path, {
+      method: body ? 'POST' : 'GET',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: body ? JSON.stringify(body) : undefined,
+    }).then((r) => r.json() as Promise<any>);
   const me = (await api('/user')).login as string;
   await api('/user/repos', { name: 'big' });
 
@@ -82,7 +95,9 @@ try {
   console.log(`repository: ${FILES} files × ${BYTES} B = ${((FILES * BYTES) / 1e6).toFixed(1)} MB; push through the gateway ${fmt(pushMs)}`);
   for (const [name] of targets) {
     const p50 = percentile(results[name]!, 50);
-    console.log(`${name.padEnd(22)} clone p50 ${fmt(p50).padStart(8)}  min ${fmt(Math.min(...results[name]!)).padStart(8)}  ×${(p50 / floor).toFixed(1)} of the floor`);
+    console.log(
+      `${name.padEnd(22)} clone p50 ${fmt(p50).padStart(8)}  min ${fmt(Math.min(...results[name]!)).padStart(8)}  ×${(p50 / floor).toFixed(1)} of the floor`,
+    );
   }
 } finally {
   await bench.stop();

@@ -15,8 +15,13 @@ const ROUNDS = Number(values.rounds);
 
 const twin = await startTwin('github', { clockStart: new Date('2026-01-05T10:00:00Z') });
 const auth = { authorization: `token ${twin.apiKey}`, 'content-type': 'application/json' };
-const rest = (method: string, path: string, body?: unknown) => fetch(twin.url + path, { method, headers: auth, body: body === undefined ? undefined : JSON.stringify(body) }).then(async (r) => ({ status: r.status, json: (await r.json()) as any }));
-const gql = (query: string) => fetch(`${twin.url}/api/graphql`, { method: 'POST', headers: auth, body: JSON.stringify({ query }) }).then(async (r) => (await r.json()) as any);
+const rest = (method: string, path: string, body?: unknown) =>
+  fetch(twin.url + path, { method, headers: auth, body: body === undefined ? undefined : JSON.stringify(body) }).then(async (r) => ({
+    status: r.status,
+    json: (await r.json()) as any,
+  }));
+const gql = (query: string) =>
+  fetch(`${twin.url}/api/graphql`, { method: 'POST', headers: auth, body: JSON.stringify({ query }) }).then(async (r) => (await r.json()) as any);
 
 await rest('POST', '/user/repos', { name: 'app', auto_init: true });
 for (let i = 0; i < 30; i++) await rest('POST', '/repos/octocat/app/issues', { title: `Issue ${i}`, body: 'x', labels: ['bug'], assignees: ['octocat'] });
@@ -54,6 +59,10 @@ for (let i = 0; i < ROUNDS; i++) {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const m = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));
 console.log(`first GraphQL request (schema build): ${firstMs.toFixed(0)} ms`);
-console.log(`gh issue list query (30 issues): GraphQL ${m.gqlIssues!.toFixed(1)} ms, REST list ${m.restIssues!.toFixed(1)} ms, ratio ${(m.gqlIssues! / m.restIssues!).toFixed(2)}`);
-console.log(`statusCheckRollup (5 runs + 5 statuses): GraphQL ${m.gqlRollup!.toFixed(1)} ms, REST check-runs + status ${m.restRollup!.toFixed(1)} ms, ratio ${(m.gqlRollup! / m.restRollup!).toFixed(2)}`);
+console.log(
+  `gh issue list query (30 issues): GraphQL ${m.gqlIssues!.toFixed(1)} ms, REST list ${m.restIssues!.toFixed(1)} ms, ratio ${(m.gqlIssues! / m.restIssues!).toFixed(2)}`,
+);
+console.log(
+  `statusCheckRollup (5 runs + 5 statuses): GraphQL ${m.gqlRollup!.toFixed(1)} ms, REST check-runs + status ${m.restRollup!.toFixed(1)} ms, ratio ${(m.gqlRollup! / m.restRollup!).toFixed(2)}`,
+);
 await twin.close();

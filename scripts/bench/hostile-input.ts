@@ -38,17 +38,33 @@ function hostileCases(path: string): Case[] {
     { name: 'array index 2*10^7', method: 'POST', path, contentType: form, body: 'a[20000000]=x' },
     { name: '100,000-character name', method: 'POST', path, contentType: form, body: 'k'.repeat(100_000) + '=x' },
     { name: 'JSON 100 levels deep', method: 'POST', path, contentType: 'application/json', body: '{"a":'.repeat(100) + '1' + '}'.repeat(100) },
-    { name: `body of ${INPUT_LIMITS.maxBodyBytes + 1} bytes`, method: 'POST', path, contentType: 'application/json', body: ' '.repeat(INPUT_LIMITS.maxBodyBytes + 1), runs: 10 },
+    {
+      name: `body of ${INPUT_LIMITS.maxBodyBytes + 1} bytes`,
+      method: 'POST',
+      path,
+      contentType: 'application/json',
+      body: ' '.repeat(INPUT_LIMITS.maxBodyBytes + 1),
+      runs: 10,
+    },
   ];
 }
 
 const TWINS: { slug: string; normal: Case }[] = [
   {
     slug: 'stripe',
-    normal: { name: 'normal: create a customer', method: 'POST', path: '/v1/customers', contentType: form, body: 'email=ada%40example.com&name=Ada&metadata[plan]=pro&metadata[seats]=3&expand[]=default_source' },
+    normal: {
+      name: 'normal: create a customer',
+      method: 'POST',
+      path: '/v1/customers',
+      contentType: form,
+      body: 'email=ada%40example.com&name=Ada&metadata[plan]=pro&metadata[seats]=3&expand[]=default_source',
+    },
   },
   { slug: 'github', normal: { name: 'normal: list my repositories', method: 'GET', path: '/user/repos?per_page=30' } },
-  { slug: 'slack', normal: { name: 'normal: post a message', method: 'POST', path: '/api/chat.postMessage', contentType: form, body: 'channel=%23general&text=hello' } },
+  {
+    slug: 'slack',
+    normal: { name: 'normal: post a message', method: 'POST', path: '/api/chat.postMessage', contentType: form, body: 'channel=%23general&text=hello' },
+  },
 ];
 
 /** Nanoseconds the process has run on a CPU (Linux). */
@@ -89,7 +105,16 @@ async function measure(pool: Pool, pid: number, key: string, c: Case): Promise<{
   let answer = last.text.slice(0, 60);
   try {
     const b = JSON.parse(last.text);
-    answer = b.ok === true ? 'ok' : b.error?.type ? `${b.error.type}${b.error.param ? ` (param ${String(b.error.param).slice(0, 24)})` : ''}` : b.ok === false ? `ok:false ${b.error}` : b.message ? String(b.message).split('\n')[0]! : 'ok';
+    answer =
+      b.ok === true
+        ? 'ok'
+        : b.error?.type
+          ? `${b.error.type}${b.error.param ? ` (param ${String(b.error.param).slice(0, 24)})` : ''}`
+          : b.ok === false
+            ? `ok:false ${b.error}`
+            : b.message
+              ? String(b.message).split('\n')[0]!
+              : 'ok';
   } catch {
     /* not JSON */
   }

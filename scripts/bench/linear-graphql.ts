@@ -43,13 +43,19 @@ await client.teams();
 const warmTeamsMs = performance.now() - t0;
 await twin.close();
 
-console.log(JSON.stringify({
-  sdl_chars: sdl.length,
-  sdl_ms: Math.round(sdlMs),
-  build_schema_default_ms: Math.round(buildDefaultMs),
-  build_schema_no_location_ms: Math.round(buildMs),
-  first_request_ms: Math.round(firstMs),
-  same_request_warm_ms: Math.round(warmTeamsMs),
-  issue_create_p50_ms: Number(median(creates).toFixed(1)),
-  issue_read_p50_ms: Number(median(reads).toFixed(1)),
-}, null, 2));
+console.log(
+  JSON.stringify(
+    {
+      sdl_chars: sdl.length,
+      sdl_ms: Math.round(sdlMs),
+      build_schema_default_ms: Math.round(buildDefaultMs),
+      build_schema_no_location_ms: Math.round(buildMs),
+      first_request_ms: Math.round(firstMs),
+      same_request_warm_ms: Math.round(warmTeamsMs),
+      issue_create_p50_ms: Number(median(creates).toFixed(1)),
+      issue_read_p50_ms: Number(median(reads).toFixed(1)),
+    },
+    null,
+    2,
+  ),
+);

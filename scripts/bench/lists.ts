@@ -26,7 +26,10 @@ import { loadTwin } from '../../twin-runtime/registry.js';
 import { TwinServer } from '../../twin-runtime/server.js';
 
 const isMain = !!process.argv[1] && import.meta.filename === resolve(process.argv[1]);
-const { values } = parseArgs({ args: isMain ? process.argv.slice(2) : [], options: { large: { type: 'string', default: '50000' }, iterations: { type: 'string', default: '200' }, only: { type: 'string' } } });
+const { values } = parseArgs({
+  args: isMain ? process.argv.slice(2) : [],
+  options: { large: { type: 'string', default: '50000' }, iterations: { type: 'string', default: '200' }, only: { type: 'string' } },
+});
 const LARGE = Number(values.large);
 const ITERATIONS = Number(values.iterations);
 /** The twins' data files, for one listCosts() run. */
@@ -104,7 +107,13 @@ type CreateBody = Record<string, string> | ((twin: Running) => Promise<Record<st
  * (or of the newest record of `listed`, the resource listed, when the list shows something the
  * create made on the side, like an event), then `path` listed with `query`.
  */
-const stripeCase = (name: string, resource: string, path: string, create: CreateBody, opts: { createPath?: (twin: Running) => Promise<string>; query?: string; listed?: string; pageToken?: boolean } = {}): Case => ({
+const stripeCase = (
+  name: string,
+  resource: string,
+  path: string,
+  create: CreateBody,
+  opts: { createPath?: (twin: Running) => Promise<string>; query?: string; listed?: string; pageToken?: boolean } = {},
+): Case => ({
   name,
   async prepare(count) {
     const twin = await start('stripe', `${resource}-${count}`);
@@ -115,7 +124,10 @@ const stripeCase = (name: string, resource: string, path: string, create: Create
     const copied = opts.listed ?? resource;
     if (opts.listed) made = twin.server.store.list<Record<string, unknown>>(opts.listed).at(-1)!;
     const prefix = String(made.id).replace(/[^_]*$/, '');
-    fill(twin, copied, made, count - 1, (i) => ({ external: `${prefix}bench${String(i).padStart(8, '0')}`, id: `${prefix}bench${String(i).padStart(8, '0')}` }));
+    fill(twin, copied, made, count - 1, (i) => ({
+      external: `${prefix}bench${String(i).padStart(8, '0')}`,
+      id: `${prefix}bench${String(i).padStart(8, '0')}`,
+    }));
     const q = `${listPath}?limit=3${opts.query ? '&' + opts.query : ''}`;
     const firstPage = (await call(twin, 'GET', q)).body as { data: { id: string }[]; next_page?: string };
     const next = opts.pageToken ? `${q}&page=${firstPage.next_page}` : `${q}&starting_after=${firstPage.data[2]!.id}`;
@@ -148,25 +160,45 @@ const CASES: Case[] = [
     'promotion[type]': 'coupon',
     'promotion[coupon]': ((await call(twin, 'POST', '/v1/coupons', { percent_off: '10', duration: 'once' })).body as { id: string }).id,
   })),
-  stripeCase('Stripe portal configurations (modelled)', 'billing_portal_configuration', '/v1/billing_portal/configurations', { 'features[invoice_history][enabled]': 'true' }),
+  stripeCase('Stripe portal configurations (modelled)', 'billing_portal_configuration', '/v1/billing_portal/configurations', {
+    'features[invoice_history][enabled]': 'true',
+  }),
   stripeCase('Stripe subscription schedules (modelled)', 'subscription_schedule', '/v1/subscription_schedules', async (twin) => ({
     customer: await newCustomer(twin),
     start_date: '1800000000',
     'phases[0][items][0][price]': await monthlyPrice(twin),
   })),
-  stripeCase('Stripe customer balance txns (modelled)', 'customer_balance_transaction', '/v1/customers/{customer}/balance_transactions', { amount: '-500', currency: 'usd' }, {
-    createPath: async (twin) => `/v1/customers/${await newCustomer(twin)}/balance_transactions`,
-  }),
-  stripeCase('Stripe events, type=coupon.* (modelled)', 'event', '/v1/events', { percent_off: '10', duration: 'once' }, {
-    createPath: async () => '/v1/coupons',
-    query: 'type=coupon.*',
-    listed: 'event',
-  }),
-  stripeCase("Stripe customer search, name:'Bench' (modelled)", 'customer', '/v1/customers/search', { name: 'Bench' }, {
-    createPath: async () => '/v1/customers',
-    query: `query=${encodeURIComponent("name:'Bench'")}`,
-    pageToken: true,
-  }),
+  stripeCase(
+    'Stripe customer balance txns (modelled)',
+    'customer_balance_transaction',
+    '/v1/customers/{customer}/balance_transactions',
+    { amount: '-500', currency: 'usd' },
+    {
+      createPath: async (twin) => `/v1/customers/${await newCustomer(twin)}/balance_transactions`,
+    },
+  ),
+  stripeCase(
+    'Stripe events, type=coupon.* (modelled)',
+    'event',
+    '/v1/events',
+    { percent_off: '10', duration: 'once' },
+    {
+      createPath: async () => '/v1/coupons',
+      query: 'type=coupon.*',
+      listed: 'event',
+    },
+  ),
+  stripeCase(
+    "Stripe customer search, name:'Bench' (modelled)",
+    'customer',
+    '/v1/customers/search',
+    { name: 'Bench' },
+    {
+      createPath: async () => '/v1/customers',
+      query: `query=${encodeURIComponent("name:'Bench'")}`,
+      pageToken: true,
+    },
+  ),
   stripeCase('Stripe plans (generic)', 'plan', '/v1/plans', { amount: '100', currency: 'usd', interval: 'month', 'product[name]': 'Bench' }),
   stripeCase('Stripe coupons (modelled)', 'coupon', '/v1/coupons', { percent_off: '10', duration: 'once' }),
   {

@@ -56,8 +56,12 @@ try {
   });
   kinds['responses'] = await timed(() => openai.responses.create({ model: 'gpt-4o-mini', input: `Explain item ${i++}` }));
   kinds['embeddings (3 × 1536)'] = await timed(() => openai.embeddings.create({ model: 'text-embedding-3-small', input: [`a ${i++}`, 'b', 'c'] }));
-  kinds['claude message'] = await timed(() => claude.messages.create({ model: 'claude-haiku-4-5', max_tokens: 256, messages: [{ role: 'user', content: `Summarise ticket ${i++}` }] }));
-  kinds['claude message, streamed'] = await timed(() => claude.messages.stream({ model: 'claude-haiku-4-5', max_tokens: 256, messages: [{ role: 'user', content: `Summarise ticket ${i++}` }] }).finalMessage());
+  kinds['claude message'] = await timed(() =>
+    claude.messages.create({ model: 'claude-haiku-4-5', max_tokens: 256, messages: [{ role: 'user', content: `Summarise ticket ${i++}` }] }),
+  );
+  kinds['claude message, streamed'] = await timed(() =>
+    claude.messages.stream({ model: 'claude-haiku-4-5', max_tokens: 256, messages: [{ role: 'user', content: `Summarise ticket ${i++}` }] }).finalMessage(),
+  );
 
   const base = percentile(kinds['models list (baseline)']!, 50);
   console.log(
@@ -67,7 +71,10 @@ try {
         requests_per_kind: N,
         first_generation: { openai: fmt(firstOpenAI), anthropic: fmt(firstClaude) },
         kinds: Object.fromEntries(
-          Object.entries(kinds).map(([k, v]) => [k, { p50: fmt(percentile(v, 50)), p95: fmt(percentile(v, 95)), ratio_to_baseline: Number((percentile(v, 50) / base).toFixed(2)) }]),
+          Object.entries(kinds).map(([k, v]) => [
+            k,
+            { p50: fmt(percentile(v, 50)), p95: fmt(percentile(v, 95)), ratio_to_baseline: Number((percentile(v, 50) / base).toFixed(2)) },
+          ]),
         ),
       },
       null,

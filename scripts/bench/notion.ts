@@ -28,18 +28,33 @@ try {
   for (const size of SIZES) {
     while (made < size) {
       const c0 = performance.now();
-      await notion.pages.create({ parent: { data_source_id: ds }, properties: { Name: { title: text(`Item ${made}`) }, Estimate: { number: made % 10 }, Done: { checkbox: made % 3 === 0 } } as any });
+      await notion.pages.create({
+        parent: { data_source_id: ds },
+        properties: { Name: { title: text(`Item ${made}`) }, Estimate: { number: made % 10 }, Done: { checkbox: made % 3 === 0 } } as any,
+      });
       creates.push(performance.now() - c0);
       made++;
     }
     const queries: number[] = [];
     for (let i = 0; i < 20; i++) {
       const q0 = performance.now();
-      const res = await notion.dataSources.query({ data_source_id: ds, page_size: 100, filter: { and: [{ property: 'Done', checkbox: { equals: true } }, { property: 'Estimate', number: { greater_than: 4 } }] } as any, sorts: [{ property: 'Estimate', direction: 'descending' }] });
+      const res = await notion.dataSources.query({
+        data_source_id: ds,
+        page_size: 100,
+        filter: {
+          and: [
+            { property: 'Done', checkbox: { equals: true } },
+            { property: 'Estimate', number: { greater_than: 4 } },
+          ],
+        } as any,
+        sorts: [{ property: 'Estimate', direction: 'descending' }],
+      });
       queries.push(performance.now() - q0);
       if (res.results.length === 0) throw new Error('the query matched nothing');
     }
-    console.log(`${String(size).padStart(5)} pages: pages.create p50 ${p50(creates).toFixed(2)} ms, filtered+sorted query (100 results) p50 ${p50(queries).toFixed(2)} ms`);
+    console.log(
+      `${String(size).padStart(5)} pages: pages.create p50 ${p50(creates).toFixed(2)} ms, filtered+sorted query (100 results) p50 ${p50(queries).toFixed(2)} ms`,
+    );
   }
 } finally {
   await server.close();

@@ -38,7 +38,9 @@ try {
   );
   const generateMs = performance.now() - t0;
   const row = bench.cp.services.seeds.byId(seed.id)!;
-  console.log(`seed "${PROMPT}": ${row.record_count} records, ${(seed.size_bytes / 1024 / 1024).toFixed(1)} MiB, generated in ${fmt(generateMs)} (${Math.round(row.record_count / (generateMs / 1000))} records/s)`);
+  console.log(
+    `seed "${PROMPT}": ${row.record_count} records, ${(seed.size_bytes / 1024 / 1024).toFixed(1)} MiB, generated in ${fmt(generateMs)} (${Math.round(row.record_count / (generateMs / 1000))} records/s)`,
+  );
 
   const times: number[] = [];
   for (let i = 0; i < RUNS; i++) {

@@ -66,7 +66,9 @@ function replay(pragmas: string[]): number {
     db.pragma('synchronous = NORMAL');
     for (const p of pragmas.filter((p) => !p.startsWith('page_size'))) db.pragma(p);
     db.exec(SCHEMA);
-    const upsert = db.prepare('INSERT INTO records (resource, external_id, body) VALUES (?, ?, ?) ON CONFLICT (resource, external_id) DO UPDATE SET body = excluded.body');
+    const upsert = db.prepare(
+      'INSERT INTO records (resource, external_id, body) VALUES (?, ?, ?) ON CONFLICT (resource, external_id) DO UPDATE SET body = excluded.body',
+    );
     const t0 = performance.now();
     let depth = 0;
     let steps = 0;
@@ -105,5 +107,7 @@ const base = Math.min(...results.get(variants[0]![0])!);
 for (const [name, ms] of results) {
   ms.sort((a, b) => a - b);
   const min = ms[0]!;
-  console.log(`${name.padEnd(28)} min ${min.toFixed(0).padStart(6)} ms (${((min / puts) * 1000).toFixed(1)} µs per write, ×${(min / base).toFixed(2)})  median ${ms[Math.floor(ms.length / 2)]!.toFixed(0)} ms`);
+  console.log(
+    `${name.padEnd(28)} min ${min.toFixed(0).padStart(6)} ms (${((min / puts) * 1000).toFixed(1)} µs per write, ×${(min / base).toFixed(2)})  median ${ms[Math.floor(ms.length / 2)]!.toFixed(0)} ms`,
+  );
 }

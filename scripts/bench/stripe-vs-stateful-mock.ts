@@ -93,7 +93,12 @@ interface Result {
   p99: number;
 }
 
-async function load(server: Server, count: number, request: (i: number) => { method: 'GET' | 'POST'; path: string; body?: string }, onBody?: (b: any) => void): Promise<Result> {
+async function load(
+  server: Server,
+  count: number,
+  request: (i: number) => { method: 'GET' | 'POST'; path: string; body?: string },
+  onBody?: (b: any) => void,
+): Promise<Result> {
   const pool = new Pool(server.url, { connections: CONCURRENCY, pipelining: 1 });
   const latencies: number[] = [];
   let next = 0;
@@ -164,7 +169,13 @@ const OLD_VERSION = '2022-08-01';
  */
 async function renderingCost(twin: Server): Promise<void> {
   const post = async (path: string, body: string) =>
-    (await fetch(`${twin.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${twin.key}`, 'content-type': 'application/x-www-form-urlencoded' }, body })).json() as Promise<any>;
+    (
+      await fetch(`${twin.url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${twin.key}`, 'content-type': 'application/x-www-form-urlencoded' },
+        body,
+      })
+    ).json() as Promise<any>;
   const product = await post('/v1/products', 'name=Bench');
   const price = await post('/v1/prices', `product=${product.id}&unit_amount=1000&currency=usd&recurring[interval]=month`);
   const customer = await post('/v1/customers', 'email=render%40example.com');
@@ -193,7 +204,10 @@ async function renderingCost(twin: Server): Promise<void> {
     return ((performance.now() - t0) * 1000) / N;
   };
   console.log(`rendering per body, in-process (µs/call, median of 5 × ${N}), next to printing the same body:`);
-  for (const [name, body] of [['paid invoice', stored], ['customer', customer]] as const) {
+  for (const [name, body] of [
+    ['paid invoice', stored],
+    ['customer', customer],
+  ] as const) {
     console.log(
       `  ${name.padEnd(13)} default ${renderTime(body, STRIPE_API_VERSION).toFixed(2)}  ${OLD_VERSION} ${renderTime(body, OLD_VERSION).toFixed(2)}  (printing it: ${printTime(body).toFixed(2)})`,
     );
@@ -212,7 +226,11 @@ try {
   );
   // A connected account of the twin's platform: the same server, every request scoped to it.
   const account = (await (
-    await fetch(`${twin.url}/v1/accounts`, { method: 'POST', headers: { authorization: `Bearer ${twin.key}`, 'content-type': 'application/x-www-form-urlencoded' }, body: 'type=custom' })
+    await fetch(`${twin.url}/v1/accounts`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${twin.key}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'type=custom',
+    })
   ).json()) as { id: string };
   const connected: Server = { ...twin, name: 'twin (Stripe-Account)', headers: { 'stripe-account': account.id } };
   const pinned: Server = { ...twin, name: 'twin (Stripe-Version)', headers: { 'stripe-version': OLD_VERSION } };

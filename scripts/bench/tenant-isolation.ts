@@ -164,7 +164,12 @@ class ClientProcess {
 const clientA = new ClientProcess();
 const clientB = new ClientProcess();
 
-function fixedRate(origin: string, path: string, headers: Record<string, string>, seconds = SECONDS): Promise<{ sinceScheduled: number[]; sinceSent: number[]; failed: number; late: number; total: number; statuses: Record<string, number> }> {
+function fixedRate(
+  origin: string,
+  path: string,
+  headers: Record<string, string>,
+  seconds = SECONDS,
+): Promise<{ sinceScheduled: number[]; sinceSent: number[]; failed: number; late: number; total: number; statuses: Record<string, number> }> {
   return clientA.run('fixed', { origin, path, headers, rate: RATE, seconds });
 }
 
@@ -244,7 +249,11 @@ try {
       // Within the organization's rate (TWINS_API_RATE, 200/s): this measures the listing, not the wait for a turn.
       await new Promise((r) => setTimeout(r, 1000 / 150));
       const t0 = performance.now();
-      const res = await pool.request({ path: `/environments/${b.env.id}/logs?size=100&page=${page}`, method: 'GET', headers: { authorization: `Bearer ${tokenB}` } });
+      const res = await pool.request({
+        path: `/environments/${b.env.id}/logs?size=100&page=${page}`,
+        method: 'GET',
+        headers: { authorization: `Bearer ${tokenB}` },
+      });
       const body = (await res.body.json()) as { total: number; items: unknown[] };
       if (res.statusCode !== 200 || body.items.length !== 100 || body.total < ROWS) throw new Error(`listing page ${page}: ${res.statusCode}`);
       if (i >= 20) times.push(performance.now() - t0);
@@ -257,7 +266,13 @@ try {
   const alone = await fixedRate(a.twin.url, aPath, aHeaders);
 
   // A while B lists and advances.
-  const listed = clientB.run<{ times: number[]; failed: number }>('list', { origin: base, path: `/environments/${b.env.id}/logs`, token: tokenB, listers: LISTERS, pages: Math.floor(ROWS / 100) });
+  const listed = clientB.run<{ times: number[]; failed: number }>('list', {
+    origin: base,
+    path: `/environments/${b.env.id}/logs`,
+    token: tokenB,
+    listers: LISTERS,
+    pages: Math.floor(ROWS / 100),
+  });
   const to = new Date(Date.parse(b.env.clock));
   to.setUTCFullYear(to.getUTCFullYear() + 10);
   const advanceStarted = performance.now();
@@ -286,8 +301,20 @@ try {
     log_fill_seconds: +fillSeconds.toFixed(1),
     listing_1m_rows_sequential: listing,
     a_alone_before_fill: { ...summary(aloneEmpty.sinceSent), failed: aloneEmpty.failed, late_sends: aloneEmpty.late },
-    a_alone: { ...summary(alone.sinceSent), from_schedule: summary(alone.sinceScheduled), failed: alone.failed, late_sends: alone.late, statuses: alone.statuses },
-    a_with_b: { ...summary(contended.sinceSent), from_schedule: summary(contended.sinceScheduled), failed: contended.failed, late_sends: contended.late, statuses: contended.statuses },
+    a_alone: {
+      ...summary(alone.sinceSent),
+      from_schedule: summary(alone.sinceScheduled),
+      failed: alone.failed,
+      late_sends: alone.late,
+      statuses: alone.statuses,
+    },
+    a_with_b: {
+      ...summary(contended.sinceSent),
+      from_schedule: summary(contended.sinceScheduled),
+      failed: contended.failed,
+      late_sends: contended.late,
+      statuses: contended.statuses,
+    },
     b_listers: { listers: LISTERS, ...summary(lists.times), per_second: Math.round(lists.times.length / SECONDS), failed: lists.failed },
     b_advance_10_years: { answered_with: advance.status, answered_in_ms: Math.round(advanceAnsweredMs), ...advanced, ms: Math.round(advanced.ms) },
     gateway_log: { written: gw.log.written, commits: gw.log.commits, commit_ms: Math.round(gw.log.commit_ms), queue_depth_now: gw.log.queue_depth },

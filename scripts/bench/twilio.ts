@@ -24,7 +24,9 @@ async function timed(label: string, fn: (i: number) => Promise<unknown>): Promis
 }
 
 const fetchMs = await timed('accounts(sid).fetch()', () => client.api.v2010.accounts(account_sid!).fetch());
-const createMs = await timed('messages.create()', (i) => client.messages.create({ to: `+1415555${String(1000 + i).slice(-4)}`, from: '+15017122661', body: `bench ${i}` }));
+const createMs = await timed('messages.create()', (i) =>
+  client.messages.create({ to: `+1415555${String(1000 + i).slice(-4)}`, from: '+15017122661', body: `bench ${i}` }),
+);
 console.log(`create / fetch ratio: ${(createMs / fetchMs).toFixed(2)}`);
 
 const pending = n + 20;

@@ -122,7 +122,11 @@ async function measure(rounds: number): Promise<Record<string, { startMs: number
   return Object.fromEntries(
     kinds.map((k) => [
       k,
-      { startMs: median(samples[k]!.map((s) => s.startMs)), rssMiB: median(samples[k]!.map((s) => s.rssMiB)), usedMiB: median(samples[k]!.map((s) => s.usedMiB)) },
+      {
+        startMs: median(samples[k]!.map((s) => s.startMs)),
+        rssMiB: median(samples[k]!.map((s) => s.rssMiB)),
+        usedMiB: median(samples[k]!.map((s) => s.usedMiB)),
+      },
     ]),
   );
 }

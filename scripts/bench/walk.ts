@@ -46,7 +46,14 @@ function formEncode(value: Record<string, unknown>, nestedJson: boolean): string
   return out.toString();
 }
 
-export async function send(twin: WalkTwin, slug: string, method: string, path: string, body?: Record<string, unknown>, query?: Record<string, unknown>): Promise<Answer> {
+export async function send(
+  twin: WalkTwin,
+  slug: string,
+  method: string,
+  path: string,
+  body?: Record<string, unknown>,
+  query?: Record<string, unknown>,
+): Promise<Answer> {
   const headers: Record<string, string> = { authorization: `Bearer ${twin.apiKey}` };
   // Stripe answers in the version its bundled spec describes, which is what the answers are checked against.
   if (slug === 'stripe') headers['stripe-version'] = SPEC_API_VERSION;
@@ -168,7 +175,10 @@ function responseAjv(engine: GenericEngine): { validate(schema: unknown, value: 
         compiled.set(schema, v);
       }
       if (v(value)) return undefined;
-      return (v.errors ?? []).slice(0, 3).map((e: any) => `${e.instancePath || '/'} ${e.message}`).join('; ');
+      return (v.errors ?? [])
+        .slice(0, 3)
+        .map((e: any) => `${e.instancePath || '/'} ${e.message}`)
+        .join('; ');
     },
   };
 }
@@ -224,14 +234,23 @@ export async function schemaWalk(twin: WalkTwin, slug: string, fixtures: Fixture
     if (slug === 'github' && s.action === 'create') for (const k of ['name', 'tag_name', 'title', 'key']) if (body[k] === '') body[k] = `walk-${out.walked}`;
     const query: Record<string, unknown> = {};
     for (const p of piece.request.params) if (p.in === 'query' && p.required) query[p.name] = fixtures[p.name] ?? synthesize(resolver, p.schema as Schema);
-    const a = await send(twin, slug, entry.method, path, entry.method === 'GET' || entry.method === 'DELETE' ? undefined : body, entry.method === 'GET' ? query : undefined);
+    const a = await send(
+      twin,
+      slug,
+      entry.method,
+      path,
+      entry.method === 'GET' || entry.method === 'DELETE' ? undefined : body,
+      entry.method === 'GET' ? query : undefined,
+    );
     const ok = a.status >= 200 && a.status < 300 && (slug !== 'slack' || a.body?.ok === true);
     if (!ok) {
-      out.refused.push(`${entry.method} ${path} → ${a.status}${a.body?.error ? ` ${JSON.stringify(a.body.error).slice(0, 300)}` : a.body?.message ? ` ${String(a.body.message).slice(0, 120)}` : ''}`);
+      out.refused.push(
+        `${entry.method} ${path} → ${a.status}${a.body?.error ? ` ${JSON.stringify(a.body.error).slice(0, 300)}` : a.body?.message ? ` ${String(a.body.message).slice(0, 120)}` : ''}`,
+      );
       continue;
     }
     if (s.action === 'create' || s.action === 'upsert') {
-      const rec = slug === 'slack' ? Object.values(a.body ?? {}).find((v) => v && typeof v === 'object' && !Array.isArray(v)) as any : a.body;
+      const rec = slug === 'slack' ? (Object.values(a.body ?? {}).find((v) => v && typeof v === 'object' && !Array.isArray(v)) as any) : a.body;
       const params = [...entry.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
       const item = engine.operations().find((o) => o.resource === s.resource && (o.action === 'retrieve' || o.action === 'delete'));
       const keyParam = item?.entry.path.match(/\{([^}]+)\}$/)?.[1];

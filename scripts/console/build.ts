@@ -94,7 +94,15 @@ export async function buildConsole(outDir = CONSOLE_OUT): Promise<ConsoleBuild> 
       .replace('{{modulepreload}}', staticChunks.map((f) => `<link rel="modulepreload" href="/console/${f}">`).join('\n'));
     writeFileSync(join(staging, 'index.html'), html);
     const files: BuiltFile[] = [];
-    const names = ['index.html', fileName(entryPath), ...staticChunks, fileName(css), ...Object.keys(outputs).filter((p) => !firstVisit.has(p) && p !== css).map(fileName)];
+    const names = [
+      'index.html',
+      fileName(entryPath),
+      ...staticChunks,
+      fileName(css),
+      ...Object.keys(outputs)
+        .filter((p) => !firstVisit.has(p) && p !== css)
+        .map(fileName),
+    ];
     const firstVisitNames = new Set(['index.html', fileName(entryPath), ...staticChunks, fileName(css)]);
     for (const name of names) {
       const body = readFileSync(join(staging, name));
@@ -106,7 +114,12 @@ export async function buildConsole(outDir = CONSOLE_OUT): Promise<ConsoleBuild> 
     }
     rmSync(outDir, { recursive: true, force: true });
     renameSync(staging, outDir);
-    return { outDir, files, firstVisitGzip: files.filter((f) => f.firstVisit).reduce((n, f) => n + f.gzip, 0), totalGzip: files.reduce((n, f) => n + f.gzip, 0) };
+    return {
+      outDir,
+      files,
+      firstVisitGzip: files.filter((f) => f.firstVisit).reduce((n, f) => n + f.gzip, 0),
+      totalGzip: files.reduce((n, f) => n + f.gzip, 0),
+    };
   } catch (e) {
     rmSync(staging, { recursive: true, force: true });
     throw e;
@@ -115,6 +128,11 @@ export async function buildConsole(outDir = CONSOLE_OUT): Promise<ConsoleBuild> 
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const out = await buildConsole();
-  for (const f of out.files) console.log(`${f.name.padEnd(28)} ${String(f.bytes).padStart(7)} B  gzip ${String(f.gzip).padStart(6)} B  br ${String(f.brotli).padStart(6)} B${f.firstVisit ? '  (first visit)' : ''}`);
-  console.log(`console: ${out.files.length} files, ${(out.firstVisitGzip / 1024).toFixed(1)} kB gzipped before the first page runs, ${(out.totalGzip / 1024).toFixed(1)} kB in total → ${out.outDir}`);
+  for (const f of out.files)
+    console.log(
+      `${f.name.padEnd(28)} ${String(f.bytes).padStart(7)} B  gzip ${String(f.gzip).padStart(6)} B  br ${String(f.brotli).padStart(6)} B${f.firstVisit ? '  (first visit)' : ''}`,
+    );
+  console.log(
+    `console: ${out.files.length} files, ${(out.firstVisitGzip / 1024).toFixed(1)} kB gzipped before the first page runs, ${(out.totalGzip / 1024).toFixed(1)} kB in total → ${out.outDir}`,
+  );
 }

@@ -6,9 +6,30 @@ export type Json = any;
 
 /** Keywords kept from a schema; everything else (prose, examples, vendor extensions) is dropped. */
 const KEEP = new Set([
-  'type', 'properties', 'required', 'items', 'enum', 'format', 'anyOf', 'oneOf', 'allOf',
-  'additionalProperties', 'maxLength', 'minLength', 'minimum', 'maximum', 'pattern', 'default',
-  '$ref', 'maxItems', 'minItems', 'uniqueItems', 'multipleOf', 'const', 'maxProperties', 'minProperties',
+  'type',
+  'properties',
+  'required',
+  'items',
+  'enum',
+  'format',
+  'anyOf',
+  'oneOf',
+  'allOf',
+  'additionalProperties',
+  'maxLength',
+  'minLength',
+  'minimum',
+  'maximum',
+  'pattern',
+  'default',
+  '$ref',
+  'maxItems',
+  'minItems',
+  'uniqueItems',
+  'multipleOf',
+  'const',
+  'maxProperties',
+  'minProperties',
 ]);
 
 export interface CompactOptions {

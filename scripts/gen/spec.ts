@@ -59,10 +59,11 @@ export function generateSpec(slug: string): Record<string, string> {
   const wanted = new Set<string>();
   const queue: string[] = [];
   const want = (node: unknown) => {
-    for (const r of refsOf(node)) if (!wanted.has(r) && src.components[r] !== undefined) {
-      wanted.add(r);
-      queue.push(r);
-    }
+    for (const r of refsOf(node))
+      if (!wanted.has(r) && src.components[r] !== undefined) {
+        wanted.add(r);
+        queue.push(r);
+      }
   };
   for (const op of src.operations) {
     push(`op:${op.entry.id}`, op.piece);
@@ -91,7 +92,9 @@ export function generateSpec(slug: string): Record<string, string> {
     `{"format":1,"provider":${JSON.stringify(table.provider)},"formats":${JSON.stringify(table.formats)},\n"operations":[\n` +
     table.operations.map((o) => JSON.stringify(o)).join(',\n') +
     '\n],\n"pieces":{\n' +
-    Object.entries(pieces).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',\n') +
+    Object.entries(pieces)
+      .map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`)
+      .join(',\n') +
     '\n}}\n';
   return {
     'source.json': JSON.stringify(src.source, null, 2) + '\n',

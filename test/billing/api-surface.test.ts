@@ -29,10 +29,19 @@ t.test('openapi: billing operations, statuses and the summary schema', async (t)
   }
   t.same(spec.paths['/billing/webhooks/stripe'].post.security, [], 'the webhook needs no bearer token (its signature is checked)');
   const summary = spec.components.schemas.BillingSummary;
-  t.same(
-    Object.keys(summary.properties).sort(),
-    ['active_twins', 'ai_generation_enabled', 'invoice', 'max_environment_seconds', 'max_parallel_twins', 'notice', 'past_due', 'plan', 'ready', 'remaining_credit_cents', 'upgrade_available'],
-  );
+  t.same(Object.keys(summary.properties).sort(), [
+    'active_twins',
+    'ai_generation_enabled',
+    'invoice',
+    'max_environment_seconds',
+    'max_parallel_twins',
+    'notice',
+    'past_due',
+    'plan',
+    'ready',
+    'remaining_credit_cents',
+    'upgrade_available',
+  ]);
   const upgrade = spec.paths['/organizations/current/billing/upgrade'].post.requestBody.content['application/json'].schema;
   const body = upgrade.$ref ? spec.components.schemas[upgrade.$ref.split('/').pop()] : upgrade;
   t.match(body, { required: ['checkout_session'], additionalProperties: false, properties: { checkout_session: { minLength: 1 } } });

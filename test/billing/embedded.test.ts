@@ -65,7 +65,12 @@ t.test('make dev, no configuration: checkout → 4242 → upgrade → metered tw
   t.same(byName['Stripe AI generations'], { name: 'Stripe AI generations', total_cents: 60, twin: 'stripe', quantity: 3, unit_price_cents: 20 });
 
   // Past the period end (plus the hour Stripe waits before finalizing): the invoice is paid.
-  const house = JSON.parse(readFileSync(join(dataDir, 'house', 'stripe.json'), 'utf8')) as { url: string; api_key: string; admin_secret: string; webhook_secret: string };
+  const house = JSON.parse(readFileSync(join(dataDir, 'house', 'stripe.json'), 'utf8')) as {
+    url: string;
+    api_key: string;
+    admin_secret: string;
+    webhook_secret: string;
+  };
   const advance = await fetch(`${house.url}/_twin/advance`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-twin-admin-secret': house.admin_secret },
@@ -75,11 +80,20 @@ t.test('make dev, no configuration: checkout → 4242 → upgrade → metered tw
   const stripe = new Stripe(house.api_key, { host: '127.0.0.1', port: Number(new URL(house.url).port), protocol: 'http', maxNetworkRetries: 0 });
   const invoices = (await stripe.invoices.list({ limit: 10 })).data.filter((i) => i.billing_reason === 'subscription_cycle');
   t.equal(invoices.length, 1, 'the period was invoiced');
-  t.match(invoices[0], { status: 'paid', amount_paid: 70, period_start: Date.parse(draft.period_start) / 1000, period_end: Date.parse(draft.period_end) / 1000 });
-  const next = await waitFor('the next period', async () => {
-    const b = (await call('GET', '/organizations/current/billing', token)).body;
-    return b.invoice && b.invoice.period_start === draft.period_end ? b : undefined;
-  }, 30_000);
+  t.match(invoices[0], {
+    status: 'paid',
+    amount_paid: 70,
+    period_start: Date.parse(draft.period_start) / 1000,
+    period_end: Date.parse(draft.period_end) / 1000,
+  });
+  const next = await waitFor(
+    'the next period',
+    async () => {
+      const b = (await call('GET', '/organizations/current/billing', token)).body;
+      return b.invoice && b.invoice.period_start === draft.period_end ? b : undefined;
+    },
+    30_000,
+  );
   t.ok(Date.parse(next.invoice.period_end) > Date.parse(draft.period_end), 'the next period is open');
   t.equal(next.past_due, false);
 
@@ -93,6 +107,9 @@ t.test('make dev, no configuration: checkout → 4242 → upgrade → metered tw
   for (const secret of [house.api_key, house.webhook_secret, house.admin_secret]) {
     t.ok(secret && secret.length > 20);
     t.notOk(logs.includes(secret), 'no secret in the logs');
-    t.notOk(answers.some((a) => a.includes(secret)), 'no secret in an API answer');
+    t.notOk(
+      answers.some((a) => a.includes(secret)),
+      'no secret in an API answer',
+    );
   }
 });

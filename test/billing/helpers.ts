@@ -37,7 +37,11 @@ export async function waitBillingReady(cp: TestControlPlane, token: string): Pro
  * Open the hosted checkout page and submit its form with a card, as a browser does: GET the page,
  * read the form's fields, POST them url-encoded. Answers the redirect target (303) or the page.
  */
-export async function payOnHostedPage(url: string, card: string, opts: { email?: string } = {}): Promise<{ status: number; location: string | null; html: string }> {
+export async function payOnHostedPage(
+  url: string,
+  card: string,
+  opts: { email?: string } = {},
+): Promise<{ status: number; location: string | null; html: string }> {
   const page = await fetch(url);
   const html = await page.text();
   if (page.status !== 200) throw new Error(`checkout page answered ${page.status}: ${html}`);
@@ -45,7 +49,13 @@ export async function payOnHostedPage(url: string, card: string, opts: { email?:
   for (const f of ['card_number', 'card_expiry', 'card_cvc']) if (!fields.includes(f)) throw new Error(`the checkout form has no ${f} field: ${html}`);
   const action = /<form[^>]*method="post"[^>]*>/i.exec(html);
   if (!action) throw new Error('the checkout page has no form');
-  const form = new URLSearchParams({ email: opts.email ?? 'ada@example.com', card_number: card, card_expiry: '12 / 34', card_cvc: '123', name: 'Ada Lovelace' });
+  const form = new URLSearchParams({
+    email: opts.email ?? 'ada@example.com',
+    card_number: card,
+    card_expiry: '12 / 34',
+    card_cvc: '123',
+    name: 'Ada Lovelace',
+  });
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString(), redirect: 'manual' });
   return { status: res.status, location: res.headers.get('location'), html: await res.text() };
 }

@@ -19,11 +19,21 @@ t.test('with TWINS_USAGE_INTERVAL_S=1 the draft invoice shows twin-hours of the 
 
   await upgradeWithCard(cp, admin);
   // Explicit assertions are no AI generation; an outcome compiled from words is one (under its first twin).
-  const explicit = { name: 'explicit', twins: ['stripe'], assertions: [{ says: 'never deleted a customer', never: { method: 'DELETE', path: '/v1/customers/{customer}' } }] };
+  const explicit = {
+    name: 'explicit',
+    twins: ['stripe'],
+    assertions: [{ says: 'never deleted a customer', never: { method: 'DELETE', path: '/v1/customers/{customer}' } }],
+  };
   t.equal((await cp.call('POST', '/tests', { token: admin, body: explicit })).status, 201);
-  const compiled = await cp.call('POST', '/tests', { token: admin, body: { name: 'words', twins: ['github', 'stripe'], outcome: 'The agent refunded charge ch_dup exactly once and never deleted a customer.' } });
+  const compiled = await cp.call('POST', '/tests', {
+    token: admin,
+    body: { name: 'words', twins: ['github', 'stripe'], outcome: 'The agent refunded charge ch_dup exactly once and never deleted a customer.' },
+  });
   t.equal(compiled.status, 201);
-  const env = await cp.call('POST', '/environments', { token: admin, body: { name: 'after', twins: [{ twin: 'stripe' }, { twin: 'stripe' }, { twin: 'github' }] } });
+  const env = await cp.call('POST', '/environments', {
+    token: admin,
+    body: { name: 'after', twins: [{ twin: 'stripe' }, { twin: 'stripe' }, { twin: 'github' }] },
+  });
   await waitReady(cp, admin, env.body.id, 60_000);
   const summary = await waitFor(
     'twin-hour lines',
@@ -43,7 +53,10 @@ t.test('with TWINS_USAGE_INTERVAL_S=1 the draft invoice shows twin-hours of the 
   ]);
   t.equal(summary.invoice.total_cents, 35);
   t.equal(summary.remaining_credit_cents, 0);
-  t.notOk(lines.some((l: any) => l.twin === 'slack'), 'the twin that ran before the upgrade is not on it');
+  t.notOk(
+    lines.some((l: any) => l.twin === 'slack'),
+    'the twin that ran before the upgrade is not on it',
+  );
 
   // Credit on the customer's balance is applied to the draft and what is left is spendable.
   const orgId = (await cp.call('GET', '/organizations/current', { token: admin })).body.id;

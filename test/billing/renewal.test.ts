@@ -29,10 +29,14 @@ async function generateSeeds(cp: TestControlPlane, org: Org): Promise<void> {
     if (res.status !== 201) throw new Error(`seed: ${res.status} ${res.text}`);
     ids.push(res.body.id);
   }
-  await waitFor('seeds ready', async () => {
-    for (const id of ids) if ((await cp.call('GET', `/seeds/${id}`, { token: org.token })).body.status !== 'ready') return false;
-    return true;
-  }, 60_000);
+  await waitFor(
+    'seeds ready',
+    async () => {
+      for (const id of ids) if ((await cp.call('GET', `/seeds/${id}`, { token: org.token })).body.status !== 'ready') return false;
+      return true;
+    },
+    60_000,
+  );
 }
 
 t.test('a declined renewal: past due, recovered, retries over (402), a new card', async (t) => {
@@ -65,10 +69,14 @@ t.test('a declined renewal: past due, recovered, retries over (402), a new card'
   const periodEnd = Math.max(...(await Promise.all(orgs.map(async (o) => Date.parse((await billing(cp, o)).invoice.period_end)))));
   await house.advance(new Date(periodEnd + 2 * 3600_000));
   for (const org of orgs) {
-    const pastDue = await waitFor(`${org.name} past due`, async () => {
-      const b = await billing(cp, org);
-      return b.past_due ? b : undefined;
-    }, 30_000);
+    const pastDue = await waitFor(
+      `${org.name} past due`,
+      async () => {
+        const b = await billing(cp, org);
+        return b.past_due ? b : undefined;
+      },
+      30_000,
+    );
     t.equal(pastDue.plan, 'paygo');
     t.match(pastDue.notice, /failed \(Your card was declined\); the processor tries again on \d{4}-/, `${org.name}: the summary says what happened`);
   }
@@ -89,30 +97,51 @@ t.test('a declined renewal: past due, recovered, retries over (402), a new card'
   });
   t.equal(put.status, 200);
   await house.advance(new Date(periodEnd + 3 * DAY + 3 * 3600_000));
-  const recovered = await waitFor('umbrella cleared', async () => {
-    const b = await billing(cp, umbrella);
-    return b.past_due === false ? b : undefined;
-  }, 30_000);
+  const recovered = await waitFor(
+    'umbrella cleared',
+    async () => {
+      const b = await billing(cp, umbrella);
+      return b.past_due === false ? b : undefined;
+    },
+    30_000,
+  );
   t.equal(recovered.notice, null);
   t.equal(accountOf(umbrella).payment_state, 'ok');
   t.equal((await billing(cp, soylent)).past_due, true, 'soylent still declines');
 
   // soylent's retries run out: new twins are refused until it pays.
   await house.advance(new Date(periodEnd + 17 * DAY));
-  const delinquent = await waitFor('soylent delinquent', async () => (accountOf(soylent).payment_state === 'delinquent' ? accountOf(soylent) : undefined), 30_000);
+  const delinquent = await waitFor(
+    'soylent delinquent',
+    async () => (accountOf(soylent).payment_state === 'delinquent' ? accountOf(soylent) : undefined),
+    30_000,
+  );
   t.equal(delinquent.subscription_status, 'unpaid');
   const refused = await cp.call('POST', '/environments', { token: soylent.token, body: { name: 'refused', twins: [{ twin: 'github' }] } });
   t.equal(refused.status, 402);
   t.match(refused.body.detail, /retries are over: new twins are refused/);
   t.equal((await cp.call('POST', `/environments/${during.body.id}/twins`, { token: soylent.token, body: { twin: 'slack' } })).status, 402);
-  t.equal((await cp.call('POST', '/environments', { token: umbrella.token, body: { name: 'fine', twins: [{ twin: 'github' }] } })).status, 201, 'umbrella is not affected');
+  t.equal(
+    (await cp.call('POST', '/environments', { token: umbrella.token, body: { name: 'fine', twins: [{ twin: 'github' }] } })).status,
+    201,
+    'umbrella is not affected',
+  );
 
   // A new card: checkout, upgrade; the open invoice is paid with it and the account clears.
   const back = await upgradeWithCard(cp, soylent.token);
   t.match(back, { plan: 'paygo', past_due: false, notice: null });
   t.equal(accountOf(soylent).subscription_status, 'active');
-  const invoices = (await house.records<any>('invoice')).filter((i) => i.body.customer === accountOf(soylent).customer_id && i.body.billing_reason === 'subscription_cycle');
+  const invoices = (await house.records<any>('invoice')).filter(
+    (i) => i.body.customer === accountOf(soylent).customer_id && i.body.billing_reason === 'subscription_cycle',
+  );
   t.ok(invoices.length >= 1);
-  t.ok(invoices.every((i) => i.body.status === 'paid' || i.body.status === 'draft'), 'nothing left open');
-  t.equal((await cp.call('POST', '/environments', { token: soylent.token, body: { name: 'again', twins: [{ twin: 'github' }] } })).status, 201, 'twins start again');
+  t.ok(
+    invoices.every((i) => i.body.status === 'paid' || i.body.status === 'draft'),
+    'nothing left open',
+  );
+  t.equal(
+    (await cp.call('POST', '/environments', { token: soylent.token, body: { name: 'again', twins: [{ twin: 'github' }] } })).status,
+    201,
+    'twins start again',
+  );
 });

@@ -42,18 +42,28 @@ t.test('STRIPE_SECRET_KEY: used for the calls, in no log line and no answer, eve
     ['POST', '/organizations/current/billing/upgrade', { checkout_session: 'cs_test_1' }],
     ['POST', '/billing/webhooks/stripe', { id: 'evt_1' }],
   ] as const) {
-    const res = await fetch(base + path, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : method === 'POST' ? '{}' : undefined });
+    const res = await fetch(base + path, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: body ? JSON.stringify(body) : method === 'POST' ? '{}' : undefined,
+    });
     answers.push(`${res.status} ${await res.text()}`);
   }
   t.match(answers[1], /^502 /);
   t.match(answers[2], /^502 /);
   t.match(answers[3], /^400 /, 'an unsigned webhook');
-  t.ok(seen.some((a) => a === `Bearer ${secret}`), 'the key went to Stripe');
+  t.ok(
+    seen.some((a) => a === `Bearer ${secret}`),
+    'the key went to Stripe',
+  );
   await serve.stop();
   const logs = serve.logs();
   t.match(logs, /payment processor/, 'the failures were logged');
   for (const s of [secret, 'whsec_TwinsWebhookSecret0123456789']) {
     t.notOk(logs.includes(s), 'no secret in the logs');
-    t.notOk(answers.some((a) => a.includes(s)), 'no secret in an answer');
+    t.notOk(
+      answers.some((a) => a.includes(s)),
+      'no secret in an answer',
+    );
   }
 });

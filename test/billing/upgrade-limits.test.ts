@@ -10,7 +10,10 @@ t.test('402 → upgrade → the 4th twin starts on the very next request', async
   t.teardown(() => cp.stop());
   const admin = await cp.token({ email: 'ada@example.com', org: 'initech', role: 'admin' });
   await waitBillingReady(cp, admin);
-  const env = await cp.call('POST', '/environments', { token: admin, body: { name: 'three', twins: [{ twin: 'stripe' }, { twin: 'github' }, { twin: 'slack' }] } });
+  const env = await cp.call('POST', '/environments', {
+    token: admin,
+    body: { name: 'three', twins: [{ twin: 'stripe' }, { twin: 'github' }, { twin: 'slack' }] },
+  });
   t.equal(env.status, 201);
   await waitReady(cp, admin, env.body.id, 60_000);
   const fourth = await cp.call('POST', `/environments/${env.body.id}/twins`, { token: admin, body: { twin: 'stripe' } });

@@ -78,7 +78,9 @@ t.test('every status of the upgrade endpoint', async (t) => {
   t.equal(again.status, 200, 'repeating the upgrade is harmless');
   t.same(again.body, done.body);
   const subscriptions = await cp.services.billing.house!.records<{ customer: string; status: string }>('subscription');
-  const account = cp.services.billing.store.account(cp.services.identity.organization((await cp.call('GET', '/organizations/current', { token: admin })).body.id)!.id)!;
+  const account = cp.services.billing.store.account(
+    cp.services.identity.organization((await cp.call('GET', '/organizations/current', { token: admin })).body.id)!.id,
+  )!;
   t.equal(subscriptions.filter((s) => s.body.customer === account.customer_id).length, 1, 'one subscription, however many upgrades');
   const customer = (await cp.services.billing.house!.records<any>('customer')).find((c) => c.external_id === account.customer_id)!;
   const session = (await cp.services.billing.house!.records<any>('checkout_session')).find((s) => s.external_id === open.body.checkout_session)!;
@@ -104,7 +106,12 @@ t.test('a Stripe that cannot be reached: checkout and upgrade answer 502, the su
       s.close(() => resolve(p));
     });
   });
-  const cp = await startTestControlPlane({ defaultPlan: 'free', paymentProcessor: 'stripe', stripeSecretKey: 'sk_test_unreachable0000', stripeApiBase: `http://127.0.0.1:${port}` });
+  const cp = await startTestControlPlane({
+    defaultPlan: 'free',
+    paymentProcessor: 'stripe',
+    stripeSecretKey: 'sk_test_unreachable0000',
+    stripeApiBase: `http://127.0.0.1:${port}`,
+  });
   t.teardown(() => cp.stop());
   const admin = await cp.token({});
   const summary = await cp.call('GET', '/organizations/current/billing', { token: admin });

@@ -18,14 +18,28 @@ t.test('twin-hours: per started hour, from the upgrade or the twin’s first sta
   t.same(twinHourStarts([{ startedAt: s, endedAt: s + 10 * 60_000 }], since, since + 5 * H), [s], 'ten minutes is one started hour');
   // Stopped and started again within the same hour: still one hour; a crash-restart too.
   t.same(
-    twinHourStarts([{ startedAt: s, endedAt: s + 0.2 * H }, { startedAt: s + 0.5 * H, endedAt: s + 0.9 * H }], since, since + 5 * H),
+    twinHourStarts(
+      [
+        { startedAt: s, endedAt: s + 0.2 * H },
+        { startedAt: s + 0.5 * H, endedAt: s + 0.9 * H },
+      ],
+      since,
+      since + 5 * H,
+    ),
     [s],
   );
   // A run ending exactly on an hour boundary does not start the next hour.
   t.same(twinHourStarts([{ startedAt: s, endedAt: s + 2 * H }], since, since + 5 * H), [s, s + H]);
   // A gap: hours 0 and 3 of the twin's own clock.
   t.same(
-    twinHourStarts([{ startedAt: s, endedAt: s + 0.5 * H }, { startedAt: s + 3.2 * H, endedAt: s + 3.4 * H }], since, since + 9 * H),
+    twinHourStarts(
+      [
+        { startedAt: s, endedAt: s + 0.5 * H },
+        { startedAt: s + 3.2 * H, endedAt: s + 3.4 * H },
+      ],
+      since,
+      since + 9 * H,
+    ),
     [s, s + 3 * H],
   );
   // None before a lower bound (the processor refuses old events); the hours keep their anchor.
@@ -36,7 +50,15 @@ t.test('twin-hours: per started hour, from the upgrade or the twin’s first sta
 
 t.test('units travel in one meter event per quantity, dated at the latest unit', async (t) => {
   const hour = Date.parse('2026-03-01T10:00:00Z');
-  const unit = (twin: string, kind: UsageUnit['kind'], at: number, id: string): UsageUnit => ({ identifier: id, kind, twin, twinId: kind === 'twin_hours' ? id : null, sourceId: kind === 'twin_hours' ? null : id, at, quantity: 1 });
+  const unit = (twin: string, kind: UsageUnit['kind'], at: number, id: string): UsageUnit => ({
+    identifier: id,
+    kind,
+    twin,
+    twinId: kind === 'twin_hours' ? id : null,
+    sourceId: kind === 'twin_hours' ? null : id,
+    at,
+    quantity: 1,
+  });
   const batches = batchesOf('org', [
     unit('stripe', 'twin_hours', hour + 60_000, 'a'),
     unit('stripe', 'twin_hours', hour + 1_800_000, 'b'),

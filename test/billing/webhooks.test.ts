@@ -14,9 +14,18 @@ t.test('webhooks: the signature is checked against the exact bytes', async (t) =
   const house = cp.services.billing.house!;
   await waitFor('webhook endpoint', async () => house.webhookSecret(), 60_000);
   const secret = house.webhookSecret()!;
-  const payload = JSON.stringify({ id: 'evt_1', object: 'event', type: 'invoice.paid', data: { object: { object: 'invoice', id: 'in_1', customer: 'cus_nobody' } } });
+  const payload = JSON.stringify({
+    id: 'evt_1',
+    object: 'event',
+    type: 'invoice.paid',
+    data: { object: { object: 'invoice', id: 'in_1', customer: 'cus_nobody' } },
+  });
   const post = (body: string, signature?: string) =>
-    fetch(cp.url + WEBHOOK_PATH, { method: 'POST', headers: { 'content-type': 'application/json', ...(signature ? { 'stripe-signature': signature } : {}) }, body });
+    fetch(cp.url + WEBHOOK_PATH, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(signature ? { 'stripe-signature': signature } : {}) },
+      body,
+    });
   const good = Stripe.webhooks.generateTestHeaderString({ payload, secret });
   const ok = await post(payload, good);
   t.equal(ok.status, 200, 'a signed event (for nobody we bill) is taken');
@@ -42,10 +51,14 @@ t.test('a subscription canceled at the processor returns the organization to its
   const state = JSON.parse(readFileSync(cp.services.billing.house!.stateFile, 'utf8')) as { url: string; api_key: string };
   const stripe = new Stripe(state.api_key, { host: '127.0.0.1', port: Number(new URL(state.url).port), protocol: 'http', maxNetworkRetries: 0 });
   await stripe.subscriptions.cancel(first);
-  const ended = await waitFor('back on free', async () => {
-    const b = (await cp.call('GET', '/organizations/current/billing', { token: admin })).body;
-    return b.plan === 'free' ? b : undefined;
-  }, 30_000);
+  const ended = await waitFor(
+    'back on free',
+    async () => {
+      const b = (await cp.call('GET', '/organizations/current/billing', { token: admin })).body;
+      return b.plan === 'free' ? b : undefined;
+    },
+    30_000,
+  );
   t.match(ended, { max_parallel_twins: 3, past_due: false, invoice: null, notice: /Pay as you go ended .*is canceled/ });
   const again = await upgradeWithCard(cp, admin);
   t.match(again, { plan: 'paygo', notice: null });

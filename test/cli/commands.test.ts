@@ -75,7 +75,12 @@ t.test('the core loop from the command line', async (t) => {
   await stripe.customers.retrieve('cus_missing').catch(() => undefined);
 
   await both(t, ['logs', environment.id], (p) => t.equal(p.total, 2), /POST +\/v1\/customers +200/);
-  await both(t, ['logs', environment.id, '--status', '404'], (p) => t.same(p.items.map((r: any) => r.path), ['/v1/customers/cus_missing']));
+  await both(t, ['logs', environment.id, '--status', '404'], (p) =>
+    t.same(
+      p.items.map((r: any) => r.path),
+      ['/v1/customers/cus_missing'],
+    ),
+  );
   await both(t, ['logs', environment.id, '--twin', githubTwin.id], (p) => t.equal(p.total, 0), /no requests logged yet/);
 
   // --follow prints what is there, then what comes, until stopped.
@@ -94,8 +99,15 @@ t.test('the core loop from the command line', async (t) => {
   await stripe.customers.list({ limit: 1 });
   const followed = await Promise.race([following, new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`follow saw only: ${seen}`)), 20_000))]);
   t.equal(followed.code, 0);
-  const lines = followed.stdout.trim().split('\n').map((l) => JSON.parse(l));
-  t.same(lines.map((l) => `${l.method} ${l.path}`), ['POST /v1/customers', 'GET /v1/customers/cus_missing', 'GET /v1/customers'], 'oldest first, one JSON object per line');
+  const lines = followed.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  t.same(
+    lines.map((l) => `${l.method} ${l.path}`),
+    ['POST /v1/customers', 'GET /v1/customers/cus_missing', 'GET /v1/customers'],
+    'oldest first, one JSON object per line',
+  );
 
   const recordsArgs = [environment.id, stripeTwin.id, 'customer'];
   await both(t, ['records', 'list', ...recordsArgs], (rs) => t.ok(rs.some((r: any) => r.external_id === customer.id)), new RegExp(customer.id));
@@ -103,15 +115,23 @@ t.test('the core loop from the command line', async (t) => {
   const record = (await cli(['records', 'get', ...recordsArgs, customer.id, '--json'], { env })).stdout;
   const replaced = { ...JSON.parse(record).body, email: 'grace@example.com' };
   await both(t, ['records', 'put', ...recordsArgs, customer.id, '--fields', JSON.stringify(replaced)], (r) => t.equal(r.body.email, 'grace@example.com'));
-  t.equal((await stripe.customers.retrieve(customer.id) as Stripe.Customer).email, 'grace@example.com', 'the SDK reads the replaced record');
+  t.equal(((await stripe.customers.retrieve(customer.id)) as Stripe.Customer).email, 'grace@example.com', 'the SDK reads the replaced record');
   const file = join(scratch, 'record.json');
   writeFileSync(file, JSON.stringify({ ...replaced, email: 'file@example.com' }));
   t.equal(JSON.parse((await cli(['records', 'put', ...recordsArgs, customer.id, '--file', file, '--json'], { env })).stdout).body.email, 'file@example.com');
-  const fromStdin = await cli(['records', 'put', ...recordsArgs, customer.id, '--file', '-', '--json'], { env, stdin: JSON.stringify({ ...replaced, email: 'stdin@example.com' }) });
+  const fromStdin = await cli(['records', 'put', ...recordsArgs, customer.id, '--file', '-', '--json'], {
+    env,
+    stdin: JSON.stringify({ ...replaced, email: 'stdin@example.com' }),
+  });
   t.equal(JSON.parse(fromStdin.stdout).body.email, 'stdin@example.com');
 
   const later = new Date(Date.parse(environment.clock) + 86_400_000).toISOString();
-  await both(t, ['advance', stripeTwin.id, '--at', later], (a) => t.same(a, { twin_id: stripeTwin.id, advanced_to: later }), /advanced the environment of twin/);
+  await both(
+    t,
+    ['advance', stripeTwin.id, '--at', later],
+    (a) => t.same(a, { twin_id: stripeTwin.id, advanced_to: later }),
+    /advanced the environment of twin/,
+  );
   t.equal(JSON.parse((await cli(['env', 'get', environment.id, '--json'], { env })).stdout).clock, later, 'the environment clock moved');
   const back = await cli(['advance', stripeTwin.id, '--at', environment.clock], { env });
   t.equal(back.code, 1);
@@ -120,8 +140,15 @@ t.test('the core loop from the command line', async (t) => {
   // tests: explicit assertions from a file, an outcome in words; run passes (exit 0) or fails (exit 1).
   const assertions = join(scratch, 'assertions.json');
   writeFileSync(assertions, JSON.stringify([{ says: 'created a customer', count: { at_least: 1 }, match: { method: 'POST', path: '/v1/customers' } }]));
-  const test = await both(t, ['tests', 'create', '--name', 'made a customer', '--twin', 'stripe', '--assertions', assertions], (x) => t.equal(x.status, 'ready'), /made a customer/);
-  const worded = JSON.parse((await cli(['tests', 'create', '--name', 'no deletes', '--twin', 'stripe', '--outcome', 'never deleted a customer', '--json'], { env })).stdout);
+  const test = await both(
+    t,
+    ['tests', 'create', '--name', 'made a customer', '--twin', 'stripe', '--assertions', assertions],
+    (x) => t.equal(x.status, 'ready'),
+    /made a customer/,
+  );
+  const worded = JSON.parse(
+    (await cli(['tests', 'create', '--name', 'no deletes', '--twin', 'stripe', '--outcome', 'never deleted a customer', '--json'], { env })).stdout,
+  );
   t.equal(worded.status, 'ready');
   await both(t, ['tests', 'list'], (p) => t.ok(p.items.length >= 2), /made a customer/);
   await both(t, ['tests', 'get', test.id], (x) => t.equal(x.id, test.id), /created a customer/);
@@ -130,7 +157,12 @@ t.test('the core loop from the command line', async (t) => {
   t.match(passed.stdout, /^passed: attempt [0-9a-f-]{36}.*\n {2}pass {2}created a customer/);
   t.equal(JSON.parse((await cli(['tests', 'run', test.id, '--env', environment.id, '--json'], { env })).stdout).passed, true);
   const failing = JSON.parse(
-    (await cli(['tests', 'create', '--name', 'refunded', '--twin', 'stripe', '--assertions', '-', '--json'], { env, stdin: JSON.stringify([{ says: 'refunded once', count: { exactly: 1 }, match: { method: 'POST', path: '/v1/refunds' } }]) })).stdout,
+    (
+      await cli(['tests', 'create', '--name', 'refunded', '--twin', 'stripe', '--assertions', '-', '--json'], {
+        env,
+        stdin: JSON.stringify([{ says: 'refunded once', count: { exactly: 1 }, match: { method: 'POST', path: '/v1/refunds' } }]),
+      })
+    ).stdout,
   );
   const failed = await cli(['tests', 'run', failing.id, '--env', environment.id], { env });
   t.equal(failed.code, 1, 'a failing attempt exits 1');
@@ -158,7 +190,12 @@ t.test('the core loop from the command line', async (t) => {
 
 t.test('seeds', async (t) => {
   await both(t, ['seeds', 'suggestions', '--twin', 'stripe'], (s) => t.ok(s.length >= 5 && s.every((x: any) => x.twin === 'stripe')), /^stripe {2}/);
-  const seed = await both(t, ['seeds', 'create', '--name', 'three customers', '--twin', 'stripe', '--prompt', 'A Stripe account with 3 customers', '--wait'], (s) => t.equal(s.status, 'ready', s.failure ?? ''), /three customers +stripe +ready/);
+  const seed = await both(
+    t,
+    ['seeds', 'create', '--name', 'three customers', '--twin', 'stripe', '--prompt', 'A Stripe account with 3 customers', '--wait'],
+    (s) => t.equal(s.status, 'ready', s.failure ?? ''),
+    /three customers +stripe +ready/,
+  );
   await both(t, ['seeds', 'list', '--twin', 'stripe'], (s) => t.ok(s.some((x: any) => x.id === seed.id)), /three customers/);
   await both(t, ['seeds', 'get', seed.id], (s) => t.equal(s.id, seed.id), /prompt: A Stripe account with 3 customers/);
   const withSeed = await cli(['env', 'create', '--name', 'seeded', '--twin', `stripe@${seed.id}`, '--wait', '--json'], { env });
@@ -191,7 +228,14 @@ t.test('runtime errors exit 1 with the API sentence', async (t) => {
   t.same(badToken, { code: 1, stdout: '', stderr: 'twins catalog: Invalid or expired access token.\n' });
   const badTwin = await cli(['env', 'create', '--name', 'x', '--twin', 'paypal'], { env });
   t.equal(badTwin.code, 1);
-  t.ok(badTwin.stderr.startsWith(`twins env create: body.twins.0.twin: Input should be ${TWIN_SLUGS.slice(0, -1).map((s) => `'${s}'`).join(', ')} or '${TWIN_SLUGS.at(-1)}'`), badTwin.stderr);
+  t.ok(
+    badTwin.stderr.startsWith(
+      `twins env create: body.twins.0.twin: Input should be ${TWIN_SLUGS.slice(0, -1)
+        .map((s) => `'${s}'`)
+        .join(', ')} or '${TWIN_SLUGS.at(-1)}'`,
+    ),
+    badTwin.stderr,
+  );
   // A loopback port that was free a moment ago: nothing listens there.
   const port = await freePort();
   const down = await cli(['catalog', '--url', `http://127.0.0.1:${port}`], { env });

@@ -20,8 +20,11 @@ t.test('bash completion runs `twins __complete`', { skip: hasBash ? false : 'bas
   chmodSync(join(bin, 'twins'), 0o755);
   const script = `source <(twins completion bash); COMP_WORDS=(twins env cr); COMP_CWORD=2; _twins; echo "\${COMPREPLY[*]}"; COMP_WORDS=(twins twin s); COMP_CWORD=2; _twins; echo "\${COMPREPLY[*]}"`;
   const out = await new Promise<string>((resolve, reject) =>
-    execFile('bash', ['-c', script], { env: { ...process.env, PATH: `${bin}:${process.env.PATH}` }, cwd: join(import.meta.dirname, '../..'), timeout: 90_000 }, (err, stdout, stderr) =>
-      err ? reject(new Error(stderr)) : resolve(stdout),
+    execFile(
+      'bash',
+      ['-c', script],
+      { env: { ...process.env, PATH: `${bin}:${process.env.PATH}` }, cwd: join(import.meta.dirname, '../..'), timeout: 90_000 },
+      (err, stdout, stderr) => (err ? reject(new Error(stderr)) : resolve(stdout)),
     ),
   );
   // The slugs starting with `s`, in the catalog's order (stripe, slack, sendgrid today).

@@ -48,16 +48,28 @@ export async function cli(argv: string[], o: RunOptions = {}): Promise<Ran> {
 /** The real process (`node --import=tsx control-plane/cli/index.ts …`), to its exit. */
 export function cliProcess(argv: string[], env: NodeJS.ProcessEnv = {}, timeout = 90_000): Promise<Ran> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import=tsx', CLI_SOURCE, ...argv], { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8', timeout }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as { code?: number }).code ?? -1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      ['--import=tsx', CLI_SOURCE, ...argv],
+      { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8', timeout },
+      (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? -1) : 0, stdout, stderr }),
     );
   });
 }
 
 /** A long-running `twins` process; resolves with it once `ready` matches its stdout. */
-export function startProcess(argv: string[], env: NodeJS.ProcessEnv, ready: RegExp, timeout = 90_000): Promise<{ child: ChildProcess; stdout: () => string; match: RegExpExecArray }> {
+export function startProcess(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  ready: RegExp,
+  timeout = 90_000,
+): Promise<{ child: ChildProcess; stdout: () => string; match: RegExpExecArray }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import=tsx', CLI_SOURCE, ...argv], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import=tsx', CLI_SOURCE, ...argv], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error(`no ${ready} within ${timeout} ms: ${out} ${err}`))), timeout);

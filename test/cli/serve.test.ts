@@ -38,8 +38,15 @@ t.test('twins serve: a note for the other commands, one server per directory, SI
   // A browser at / gets the web console (503 with a note where it is not built), never a redirect.
   t.ok([200, 503].includes(root.status), `console page or its note, got ${root.status}`);
   t.equal(root.headers.get('location'), null);
-  const lines = server.stdout().trim().split('\n').map((l) => JSON.parse(l));
-  t.ok(lines.some((l) => l.route === '/twins/catalog' && l.status === 200 && l.msg === 'GET /twins/catalog 200 ' + l.ms.toFixed(1) + 'ms'), 'one JSON log line per API request');
+  const lines = server
+    .stdout()
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  t.ok(
+    lines.some((l) => l.route === '/twins/catalog' && l.status === 200 && l.msg === 'GET /twins/catalog 200 ' + l.ms.toFixed(1) + 'ms'),
+    'one JSON log line per API request',
+  );
   t.equal(await stopProcess(server.child), 0);
   t.notOk(existsSync(join(data, 'server.json')), 'the note is removed at shutdown');
 });

@@ -39,7 +39,11 @@ t.test('help and version at every level', async (t) => {
 t.test('every usage error names the argument and exits 2', async (t) => {
   const env = { TWINS_URL: 'http://127.0.0.1:9', TWINS_TOKEN: 'x' };
   const cases: [string[], string, RegExp][] = [
-    [[], 'twins', /^missing command \(one of: serve, token, console, ca, twin, env, logs, records, advance, catalog, seeds, tests, mcp, completion, help, version\)$/],
+    [
+      [],
+      'twins',
+      /^missing command \(one of: serve, token, console, ca, twin, env, logs, records, advance, catalog, seeds, tests, mcp, completion, help, version\)$/,
+    ],
     [['bogus'], 'twins', /^unknown command 'bogus' \(commands: serve, /],
     [['--bogus'], 'twins', /^unknown option '--bogus'$/],
     [['env'], 'twins env', /^missing command \(one of: create, list, get, wait, reset, delete\)$/],
@@ -127,7 +131,24 @@ t.test('completion', async (t) => {
     t.match(script.stdout, /twins __complete/);
   }
   const complete = async (...words: string[]) => (await cli(['__complete', ...words])).stdout.trim().split('\n');
-  t.same(await complete('en'), ['serve', 'token', 'console', 'ca', 'twin', 'env', 'logs', 'records', 'advance', 'catalog', 'seeds', 'tests', 'mcp', 'completion', 'help', 'version']);
+  t.same(await complete('en'), [
+    'serve',
+    'token',
+    'console',
+    'ca',
+    'twin',
+    'env',
+    'logs',
+    'records',
+    'advance',
+    'catalog',
+    'seeds',
+    'tests',
+    'mcp',
+    'completion',
+    'help',
+    'version',
+  ]);
   t.same(await complete('env', ''), ['create', 'list', 'get', 'wait', 'reset', 'delete']);
   t.ok((await complete('env', 'create', '--')).includes('--twin'));
   t.same(await complete('env', 'create', '--twin', ''), [...TWIN_SLUGS]);

@@ -167,7 +167,14 @@ t.test('sign-in tickets: one use, then refused; never an access token themselves
   t.same(options.body, { mode: 'local', authorization_endpoint: null, client_id: null, scope: null, audience: null, detail: null });
 
   const keys = cp.services.localKeys!;
-  const ticket = await mintSignInTicket(keys, { email: 'grace@example.com', org: 'acme', role: 'member', firstName: 'Grace', lastName: 'Hopper', sessionSeconds: 600 });
+  const ticket = await mintSignInTicket(keys, {
+    email: 'grace@example.com',
+    org: 'acme',
+    role: 'member',
+    firstName: 'Grace',
+    lastName: 'Hopper',
+    sessionSeconds: 600,
+  });
   t.equal((await cp.call('GET', '/users/me', { token: ticket })).status, 401, 'a ticket is not an access token');
 
   const first = await cp.call('POST', '/auth/token', { body: { grant_type: 'sign_in_ticket', ticket } });
@@ -197,7 +204,11 @@ t.test('sign-in tickets: one use, then refused; never an access token themselves
     .setJti(randomUUID())
     .setExpirationTime('2m')
     .sign(new TextEncoder().encode('a secret the server never held, 32 bytes long!'));
-  t.equal((await cp.call('POST', '/auth/token', { body: { grant_type: 'sign_in_ticket', ticket: foreign } })).status, 401, 'a ticket not signed by the local key');
+  t.equal(
+    (await cp.call('POST', '/auth/token', { body: { grant_type: 'sign_in_ticket', ticket: foreign } })).status,
+    401,
+    'a ticket not signed by the local key',
+  );
 
   const missing = await cp.call('POST', '/auth/token', { body: { grant_type: 'sign_in_ticket' } });
   t.equal(missing.status, 422);
@@ -206,7 +217,9 @@ t.test('sign-in tickets: one use, then refused; never an access token themselves
   t.equal(unknown.status, 422);
   t.match(unknown.body.detail, [{ loc: ['body', 'grant_type'] }]);
   t.equal((await cp.call('POST', '/auth/token', { body: { grant_type: 'sign_in_ticket', ticket: 'x', extra: 1 } })).status, 422, 'unknown fields are refused');
-  const code = await cp.call('POST', '/auth/token', { body: { grant_type: 'authorization_code', code: 'c', code_verifier: 'v'.repeat(43), redirect_uri: `${cp.url}/` } });
+  const code = await cp.call('POST', '/auth/token', {
+    body: { grant_type: 'authorization_code', code: 'c', code_verifier: 'v'.repeat(43), redirect_uri: `${cp.url}/` },
+  });
   t.equal(code.status, 409, 'no authorization codes under the embedded identity provider');
 });
 
@@ -265,7 +278,11 @@ t.test('the live request log', async (t) => {
   t.equal(first.event, 'request');
   const entry = JSON.parse(first.data);
   t.match(entry, { environment_id: env.id, environment_twin_id: env.twins[0].id, method: 'POST', path: '/v1/customers', status_code: 200 });
-  t.same(Object.keys(entry).sort(), ['duration_ms', 'environment_id', 'environment_twin_id', 'id', 'method', 'occurred_at', 'path', 'query_string', 'status_code'], "the contract's request log entry, nothing more");
+  t.same(
+    Object.keys(entry).sort(),
+    ['duration_ms', 'environment_id', 'environment_twin_id', 'id', 'method', 'occurred_at', 'path', 'query_string', 'status_code'],
+    "the contract's request log entry, nothing more",
+  );
   t.ok(Number(first.id) > Number(start), 'each event carries its cursor as the event id');
   stream.close();
 
@@ -276,7 +293,11 @@ t.test('the live request log', async (t) => {
   t.equal((await resumed.next()).event, 'ready');
   const a = JSON.parse((await resumed.next()).data);
   const b = JSON.parse((await resumed.next()).data);
-  t.same([a.path, a.status_code, b.path, b.status_code], [`/v1/customers/${created.body.id}`, 200, '/v1/customers/cus_missing', 404], 'nothing missed, nothing repeated');
+  t.same(
+    [a.path, a.status_code, b.path, b.status_code],
+    [`/v1/customers/${created.body.id}`, 200, '/v1/customers/cus_missing', 404],
+    'nothing missed, nothing repeated',
+  );
   await t.rejects(resumed.next(400), /no event/, 'and nothing more');
   resumed.close();
 
@@ -287,7 +308,11 @@ t.test('the live request log', async (t) => {
 
   const tail = await openStream(`${path}?tail=2`, { token: admin });
   await tail.next();
-  t.same([JSON.parse((await tail.next()).data).id, JSON.parse((await tail.next()).data).id], [a.id, b.id], '`tail` sends the newest entries first, oldest first');
+  t.same(
+    [JSON.parse((await tail.next()).data).id, JSON.parse((await tail.next()).data).id],
+    [a.id, b.id],
+    '`tail` sends the newest entries first, oldest first',
+  );
   tail.close();
 
   // One entry in full.
@@ -342,14 +367,23 @@ t.test('streams per organization are bounded, and the server closes them', async
   void theirs.body?.cancel();
   open[0]!.close();
   await open[0]!.done;
-  await waitFor('a closed stream to be forgotten', async () => (await fetch(`${own.url}/environments/${env.id}/logs/stream`, { headers: { authorization: `Bearer ${token}` } }).then((r) => (r.status === 200 ? (void r.body?.cancel(), true) : false))));
+  await waitFor(
+    'a closed stream to be forgotten',
+    async () =>
+      await fetch(`${own.url}/environments/${env.id}/logs/stream`, { headers: { authorization: `Bearer ${token}` } }).then((r) =>
+        r.status === 200 ? (void r.body?.cancel(), true) : false,
+      ),
+  );
   // Closing the control plane ends the streams still open (it does not wait for them).
   const before = Date.now();
   await own.stop();
   stopped = true;
   t.ok(Date.now() - before < 10_000, 'stop is not held up by open streams');
   const ends = await Promise.all(open.slice(1).map((o) => o.done));
-  t.ok(ends.every((text) => typeof text === 'string'), 'every open stream ended');
+  t.ok(
+    ends.every((text) => typeof text === 'string'),
+    'every open stream ended',
+  );
   t.match(String(ends[0]), /event: end\ndata: \{"reason":"shutdown"/);
 });
 
@@ -371,6 +405,9 @@ t.test('the OpenAPI document describes the console routes', async (t) => {
     for (const s of statuses) t.ok(op.responses?.[s], `${operationId} documents ${s}`);
     if (path.startsWith('/auth/')) t.same(op.security, [], `${operationId} needs no credential`);
   }
-  t.ok(spec.paths['/environments/{environment_id}/logs/stream'].get.responses['200'].content['text/event-stream'], 'the stream is documented as text/event-stream');
+  t.ok(
+    spec.paths['/environments/{environment_id}/logs/stream'].get.responses['200'].content['text/event-stream'],
+    'the stream is documented as text/event-stream',
+  );
   t.notOk(spec.paths['/'], 'the console page is not an API operation');
 });

@@ -83,8 +83,14 @@ if ('skip' in chrome) {
       const dcl = performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd;
       return performance.getEntriesByType('resource').filter((r) => r.startTime < dcl).map((r) => new URL(r.name).pathname);
     })()`)) as string[];
-    t.ok(beforeDcl.some((p) => /^\/console\/app-\w+\.js$/.test(p)), `the first page ran the entry script (${beforeDcl.join(', ')})`);
-    t.notOk(beforeDcl.some((p) => /later-/.test(p)), 'the first page did not wait for the later pages\' chunk');
+    t.ok(
+      beforeDcl.some((p) => /^\/console\/app-\w+\.js$/.test(p)),
+      `the first page ran the entry script (${beforeDcl.join(', ')})`,
+    );
+    t.notOk(
+      beforeDcl.some((p) => /later-/.test(p)),
+      "the first page did not wait for the later pages' chunk",
+    );
     await check(t, page, 'environments-empty');
 
     // The same link again, in a new tab: refused.
@@ -122,7 +128,11 @@ if ('skip' in chrome) {
     await page.getByText('Copied').first().waitFor();
     key = (await page.evaluate('navigator.clipboard.readText()')) as string;
     t.match(key, /^sk_test_/, 'the clipboard holds a Stripe key');
-    const cred = (await cp.call('POST', `/twins/${(await cp.call('GET', `/environments/${environmentId}`, { token: await cp.token({}) })).body.twins[0].id}/credential`, { token: await cp.token({}) })).body;
+    const cred = (
+      await cp.call('POST', `/twins/${(await cp.call('GET', `/environments/${environmentId}`, { token: await cp.token({}) })).body.twins[0].id}/credential`, {
+        token: await cp.token({}),
+      })
+    ).body;
     t.equal(key, cred.api_key, 'the copied key is the twin key');
     await page.getByText('SDK snippet (JavaScript)').click();
     const snippet = await page.getByLabel('stripe SDK snippet').innerText();
@@ -212,8 +222,15 @@ if ('skip' in chrome) {
     const after = (await cp.call('GET', `/environments/${environmentId}`, { token })).body.clock as string;
     const b = new Date(before);
     const a = new Date(after);
-    t.equal((a.getUTCFullYear() * 12 + a.getUTCMonth()) - (b.getUTCFullYear() * 12 + b.getUTCMonth()), 1, `one calendar month: ${before} → ${after}`);
-    await page.getByText(`Environment clock: ${a.toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, ' UTC')}`).waitFor();
+    t.equal(a.getUTCFullYear() * 12 + a.getUTCMonth() - (b.getUTCFullYear() * 12 + b.getUTCMonth()), 1, `one calendar month: ${before} → ${after}`);
+    await page
+      .getByText(
+        `Environment clock: ${a
+          .toISOString()
+          .replace('T', ' ')
+          .replace(/\.\d{3}Z$/, ' UTC')}`,
+      )
+      .waitFor();
     await check(t, page, 'time');
   });
 
@@ -221,9 +238,13 @@ if ('skip' in chrome) {
     await page.getByRole('link', { name: 'Tests', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'Tests' }).waitFor();
     await page.getByLabel('Name', { exact: true }).fill('created Grace');
-    const assertions = [{ says: 'created a customer named Grace', match: { twin: 'stripe', method: 'POST', path: '/v1/customers', body: { '/name': { eq: 'Grace' } } } }];
+    const assertions = [
+      { says: 'created a customer named Grace', match: { twin: 'stripe', method: 'POST', path: '/v1/customers', body: { '/name': { eq: 'Grace' } } } },
+    ];
     // An invalid assertion first: the API's 422 entries show at the field.
-    await page.getByRole('textbox', { name: 'Assertions' }).fill(JSON.stringify([{ says: 'nonsense', match: { method: 'POST', path: '/v1/customers' }, count: { exactly: -1 } }]));
+    await page
+      .getByRole('textbox', { name: 'Assertions' })
+      .fill(JSON.stringify([{ says: 'nonsense', match: { method: 'POST', path: '/v1/customers' }, count: { exactly: -1 } }]));
     await page.getByRole('button', { name: 'Create test' }).click();
     await page.locator('#test-assertions-error').waitFor();
     t.match(await page.locator('#test-assertions-error').innerText(), /assertions\.0/, 'the failing assertion is named');
@@ -242,7 +263,12 @@ if ('skip' in chrome) {
     t.match(text, 'Ada', 'with what the request had');
     t.match(text, '✗ no');
     t.match(text, '✓ yes', 'and the checks that held');
-    t.ok(await page.getByText(/\d of \d checks held/).first().isVisible());
+    t.ok(
+      await page
+        .getByText(/\d of \d checks held/)
+        .first()
+        .isVisible(),
+    );
     await check(t, page, 'attempt');
     // The near miss links to the request it names.
     await page.locator('.near-miss a').first().click();
@@ -296,9 +322,15 @@ if ('skip' in chrome) {
 
     await page.getByRole('link', { name: 'Catalog' }).click();
     await page.getByRole('heading', { level: 2, name: /Stripe/ }).waitFor();
-    await page.getByText(/Records: customer, /).first().waitFor();
+    await page
+      .getByText(/Records: customer, /)
+      .first()
+      .waitFor();
     await page.getByText("Coverage of the provider's API").first().click();
-    await page.getByText(/does not report coverage|operations$/).first().waitFor();
+    await page
+      .getByText(/does not report coverage|operations$/)
+      .first()
+      .waitFor();
     await check(t, page, 'catalog');
   });
 
@@ -379,13 +411,20 @@ if ('skip' in chrome) {
     const foreign = requested.filter((u) => !u.startsWith(`${origin}/`) && !u.startsWith('data:'));
     t.same(foreign, [], 'every request went to the control plane');
     const scripts = [...consoleFiles].filter(([f]) => f.endsWith('.js'));
-    t.ok(scripts.some(([f]) => /^later-/.test(f)), `the later pages came in their own chunk (${scripts.map(([f]) => f).join(', ')})`);
+    t.ok(
+      scripts.some(([f]) => /^later-/.test(f)),
+      `the later pages came in their own chunk (${scripts.map(([f]) => f).join(', ')})`,
+    );
     t.same(
       scripts.filter(([, [status, type]]) => status !== 200 || !type.startsWith('text/javascript')),
       [],
       'every chunk was served as JavaScript',
     );
-    t.same(consoleErrors.filter((e) => !/status of 4(02|04|09|22)/.test(e)), [], 'no script errors in the page');
+    t.same(
+      consoleErrors.filter((e) => !/status of 4(02|04|09|22)/.test(e)),
+      [],
+      'no script errors in the page',
+    );
     t.end();
   });
 }

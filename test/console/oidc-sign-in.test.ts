@@ -32,12 +32,18 @@ async function startIdp(): Promise<FakeIdp> {
     const url = new URL(req.url ?? '/', idp.base);
     const json = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     if (url.pathname === '/.well-known/openid-configuration') {
-      return json(200, { issuer: idp.base, authorization_endpoint: `${idp.base}/authorize`, token_endpoint: `${idp.base}/token`, jwks_uri: `${idp.base}/.well-known/jwks.json` });
+      return json(200, {
+        issuer: idp.base,
+        authorization_endpoint: `${idp.base}/authorize`,
+        token_endpoint: `${idp.base}/token`,
+        jwks_uri: `${idp.base}/.well-known/jwks.json`,
+      });
     }
     if (url.pathname === '/.well-known/jwks.json') return json(200, { keys: [jwk] });
     if (url.pathname === '/authorize') {
       const q = url.searchParams;
-      if (q.get('response_type') !== 'code' || q.get('code_challenge_method') !== 'S256' || !q.get('code_challenge')) return json(400, { error: 'invalid_request' });
+      if (q.get('response_type') !== 'code' || q.get('code_challenge_method') !== 'S256' || !q.get('code_challenge'))
+        return json(400, { error: 'invalid_request' });
       const code = b64url(randomBytes(16));
       codes.set(code, { challenge: q.get('code_challenge')!, redirectUri: q.get('redirect_uri')!, clientId: q.get('client_id')! });
       const back = new URL(q.get('redirect_uri')!);
@@ -52,7 +58,11 @@ async function startIdp(): Promise<FakeIdp> {
       idp.tokenRequests.push(form);
       const grant = codes.get(form.code ?? '');
       codes.delete(form.code ?? '');
-      const verified = grant && createHash('sha256').update(form.code_verifier ?? '').digest('base64url') === grant.challenge;
+      const verified =
+        grant &&
+        createHash('sha256')
+          .update(form.code_verifier ?? '')
+          .digest('base64url') === grant.challenge;
       if (form.grant_type !== 'authorization_code' || !grant || !verified || grant.redirectUri !== form.redirect_uri || grant.clientId !== form.client_id) {
         return json(400, { error: 'invalid_grant', error_description: 'The code is unknown, used, or its verifier does not match' });
       }
@@ -102,7 +112,14 @@ async function authorize(verifier: string): Promise<string> {
 t.test('sign-in options name the issuer and the console client', async (t) => {
   const res = await cp.call('GET', '/auth/sign-in');
   t.equal(res.status, 200);
-  t.same(res.body, { mode: 'oidc', authorization_endpoint: `${idp.base}/authorize`, client_id: 'twins-console', scope: 'openid profile email', audience: 'twins-api', detail: null });
+  t.same(res.body, {
+    mode: 'oidc',
+    authorization_endpoint: `${idp.base}/authorize`,
+    client_id: 'twins-console',
+    scope: 'openid profile email',
+    audience: 'twins-api',
+    detail: null,
+  });
 });
 
 t.test('an authorization code and its verifier become an access token once', async (t) => {
@@ -113,17 +130,29 @@ t.test('an authorization code and its verifier become an access token once', asy
   t.match(res.body, { token_type: 'Bearer', expires_in: 600 });
   t.equal(res.headers.get('cache-control'), 'no-store');
   const sent = idp.tokenRequests.at(-1)!;
-  t.match(sent, { grant_type: 'authorization_code', code, code_verifier: verifier, client_id: 'twins-console', redirect_uri: `${cp.url}/` }, 'the issuer got the code, the verifier and the client');
+  t.match(
+    sent,
+    { grant_type: 'authorization_code', code, code_verifier: verifier, client_id: 'twins-console', redirect_uri: `${cp.url}/` },
+    'the issuer got the code, the verifier and the client',
+  );
   const me = await cp.call('GET', '/users/me', { token: res.body.access_token });
   t.equal(me.status, 200);
   t.match(me.body, { email: 'lin@example.com', role: 'admin' });
 
-  const reused = await cp.call('POST', '/auth/token', { body: { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: `${cp.url}/` } });
+  const reused = await cp.call('POST', '/auth/token', {
+    body: { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: `${cp.url}/` },
+  });
   t.equal(reused.status, 401, 'a used code is refused');
   t.match(reused.body.detail, /refused the sign-in/);
-  const wrong = await cp.call('POST', '/auth/token', { body: { grant_type: 'authorization_code', code: await authorize(verifier), code_verifier: b64url(randomBytes(48)), redirect_uri: `${cp.url}/` } });
+  const wrong = await cp.call('POST', '/auth/token', {
+    body: { grant_type: 'authorization_code', code: await authorize(verifier), code_verifier: b64url(randomBytes(48)), redirect_uri: `${cp.url}/` },
+  });
   t.equal(wrong.status, 401, 'another verifier is refused');
-  t.equal((await cp.call('POST', '/auth/token', { body: { grant_type: 'authorization_code', code: 'x' } })).status, 422, 'the verifier and redirect URI are required');
+  t.equal(
+    (await cp.call('POST', '/auth/token', { body: { grant_type: 'authorization_code', code: 'x' } })).status,
+    422,
+    'the verifier and redirect URI are required',
+  );
   t.equal((await cp.call('POST', '/auth/token', { body: { grant_type: 'sign_in_ticket', ticket: 'x' } })).status, 409, 'no sign-in tickets under oidc');
 });
 
@@ -133,7 +162,9 @@ t.test('a token this service would not accept is not handed out', async (t) => {
     idp.audience = 'twins-api';
   });
   const verifier = b64url(randomBytes(48));
-  const res = await cp.call('POST', '/auth/token', { body: { grant_type: 'authorization_code', code: await authorize(verifier), code_verifier: verifier, redirect_uri: `${cp.url}/` } });
+  const res = await cp.call('POST', '/auth/token', {
+    body: { grant_type: 'authorization_code', code: await authorize(verifier), code_verifier: verifier, redirect_uri: `${cp.url}/` },
+  });
   t.equal(res.status, 401);
   t.match(res.body.detail, /not one this service accepts/);
   t.notOk(res.body.access_token);
@@ -176,5 +207,8 @@ t.test('the redirect in Chromium', { skip: 'skip' in chrome ? `Chromium cannot r
   t.ok(await page.getByText('lin@example.com · admin').isVisible());
   const foreign = requested.filter((u) => !u.startsWith(`${cp.url}/`) && !u.startsWith('data:'));
   t.ok(foreign.length > 0 && foreign.every((u) => u.startsWith(`${idp.base}/authorize?`)), 'the only other host is the issuer, visited by the redirect');
-  t.notOk(requested.some((u) => u.startsWith(`${idp.base}/token`)), 'the code exchange went through the control plane');
+  t.notOk(
+    requested.some((u) => u.startsWith(`${idp.base}/token`)),
+    'the code exchange went through the control plane',
+  );
 });

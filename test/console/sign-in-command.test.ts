@@ -74,7 +74,9 @@ t.test('the twins command', async (t) => {
   // The CLI from source (bin/twins.js runs the same file compiled).
   const cli = ['--import=tsx', join(process.cwd(), 'control-plane', 'cli', 'index.ts')];
   const env = { ...process.env, TWINS_DATA_DIR: cp.dataDir, PORT: new URL(cp.url).port, HOST: '127.0.0.1', DISPLAY: '', WAYLAND_DISPLAY: '', BROWSER: '' };
-  const { stdout, stderr } = await run(process.execPath, [...cli, 'console', '--email', 'bob@example.com', '--org', 'acme', '--role', 'member', '--no-open'], { env });
+  const { stdout, stderr } = await run(process.execPath, [...cli, 'console', '--email', 'bob@example.com', '--org', 'acme', '--role', 'member', '--no-open'], {
+    env,
+  });
   const url = stdout.trim();
   t.match(url, new RegExp(`^${cp.url}/#ticket=`));
   t.match(stderr, /bob@example.com \(member of acme\)/);

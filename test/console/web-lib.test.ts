@@ -9,7 +9,12 @@ import { KEY_PLACEHOLDER, sdkSnippet } from '../../control-plane/console/web/lib
 t.test('event stream parsing across chunks', async (t) => {
   const events: StreamEvent[] = [];
   let retry = 0;
-  const feed = (s: string, rest: string) => parseEvents(rest + s, (e) => events.push(e), (ms) => (retry = ms));
+  const feed = (s: string, rest: string) =>
+    parseEvents(
+      rest + s,
+      (e) => events.push(e),
+      (ms) => (retry = ms),
+    );
   let rest = feed('retry: 1000\n\nevent: ready\ndata: {"cursor":"0"}\n\nid: 7\nevent: req', '');
   t.equal(retry, 1000);
   t.same(events, [{ event: 'ready', data: '{"cursor":"0"}', id: undefined }]);

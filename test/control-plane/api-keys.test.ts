@@ -25,7 +25,10 @@ t.test('create, list without token, use, revoke → next request 401', async (t)
   t.equal(Date.parse(explicitNull.body.expires_at) - Date.parse(explicitNull.body.created_at), 90 * 86_400_000, 'null means the default');
   t.equal((await cp.call('DELETE', `${KEYS}/${explicitNull.body.id}`, { token: admin })).status, 204);
 
-  const stored = cp.services.db.prepare('SELECT token_sha256, prefix FROM api_keys WHERE id = ?').get(created.body.id) as { token_sha256: string; prefix: string };
+  const stored = cp.services.db.prepare('SELECT token_sha256, prefix FROM api_keys WHERE id = ?').get(created.body.id) as {
+    token_sha256: string;
+    prefix: string;
+  };
   t.not(stored.token_sha256, created.body.token, 'only a hash is stored');
   t.equal(stored.token_sha256.length, 64);
   t.ok(created.body.token.startsWith(stored.prefix));
@@ -124,9 +127,16 @@ t.test('pagination: defaults, bounds, oldest first, past the end', async (t) => 
   for (let i = 0; i < 5; i++) ids.push((await cp.call('POST', KEYS, { token: admin, body: { name: `k${i}` } })).body.id);
   const all = await cp.call('GET', KEYS, { token: admin });
   t.same({ total: all.body.total, page: all.body.page, size: all.body.size, pages: all.body.pages }, { total: 5, page: 1, size: 50, pages: 1 });
-  t.same(all.body.items.map((k: { id: string }) => k.id), ids, 'oldest first');
+  t.same(
+    all.body.items.map((k: { id: string }) => k.id),
+    ids,
+    'oldest first',
+  );
   const p2 = await cp.call('GET', `${KEYS}?page=2&size=2`, { token: admin });
-  t.same(p2.body.items.map((k: { name: string }) => k.name), ['k2', 'k3']);
+  t.same(
+    p2.body.items.map((k: { name: string }) => k.name),
+    ['k2', 'k3'],
+  );
   t.equal(p2.body.pages, 3);
   const past = await cp.call('GET', `${KEYS}?page=9&size=2`, { token: admin });
   t.same(past.body.items, []);

@@ -16,7 +16,9 @@ t.test('the checked-in client types match the served document', async (t) => {
   const doc = (await cp.call('GET', '/openapi.json')).body;
   const fresh = await renderSchema(doc);
   t.ok(fresh === readFileSync(SCHEMA_FILE, 'utf8'), 'control-plane/client/schema.ts is stale: run `npm run generate-client`');
-  const ids = Object.values(doc.paths as Record<string, Record<string, { operationId?: string }>>).flatMap((ops) => Object.values(ops).map((op) => op.operationId));
+  const ids = Object.values(doc.paths as Record<string, Record<string, { operationId?: string }>>).flatMap((ops) =>
+    Object.values(ops).map((op) => op.operationId),
+  );
   t.ok(ids.length >= 50);
   t.equal(ids.filter((id) => !id).length, 0, 'every operation has an operationId');
   t.equal(new Set(ids).size, ids.length, 'operationIds are unique');
@@ -39,7 +41,9 @@ t.test('the client answers data or the API sentence', async (t) => {
   const withKey = createTwinsClient({ url: cp.url, token: key.token });
   t.equal((await ok(withKey.GET('/users/me'))).email, 'ada@example.com');
 
-  const missing = await ok(twins.GET('/environments/{environment_id}', { params: { path: { environment_id: '7b0f0a9e-4a1f-4d59-9b8c-0a1d2e3f4a5b' } } })).catch((e: unknown) => e);
+  const missing = await ok(twins.GET('/environments/{environment_id}', { params: { path: { environment_id: '7b0f0a9e-4a1f-4d59-9b8c-0a1d2e3f4a5b' } } })).catch(
+    (e: unknown) => e,
+  );
   t.ok(missing instanceof TwinsApiError);
   t.equal((missing as TwinsApiError).status, 404);
   t.equal((missing as TwinsApiError).message, 'Environment 7b0f0a9e-4a1f-4d59-9b8c-0a1d2e3f4a5b not found.');

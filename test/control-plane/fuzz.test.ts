@@ -28,16 +28,65 @@ const ROUTES: [string, string][] = [
 ];
 
 const RAW_BODIES = [
-  '', '{', '}', '[', 'null', 'true', '0', '-1e999', '"x"', '[]', '[{}]', '{"a":', '{"email":}', '{"email":"a@b.co","role":"admin"',
-  '{"name":"\\ud800"}', '\u0000', '{"name": NaN}', '{"__proto__": {"admin": true}}', '{"constructor": {"prototype": {}}}',
-  `{"name":"${'x'.repeat(5000)}"}`, '{"expires_at": 1e308}', '{"expires_at": -62135596801}', '{"expires_at": "9999-12-31T23:59:59Z"}',
-  '{"expires_at": "2030-02-30"}', '{"expires_at": "2030-01-01T24:00:00"}', '{"email": ["a@b.co"], "role": ["admin"]}',
-  '{"email": "a@[127.0.0.1]", "role": "member"}', '{"email": "\\"q\\"@example.com", "role": "member"}', '{"email": "ü@exämple.com", "role": "member"}',
-  '{"checkout_session": {"$ne": null}}', '{"name": {"toString": 1}}',
+  '',
+  '{',
+  '}',
+  '[',
+  'null',
+  'true',
+  '0',
+  '-1e999',
+  '"x"',
+  '[]',
+  '[{}]',
+  '{"a":',
+  '{"email":}',
+  '{"email":"a@b.co","role":"admin"',
+  '{"name":"\\ud800"}',
+  '\u0000',
+  '{"name": NaN}',
+  '{"__proto__": {"admin": true}}',
+  '{"constructor": {"prototype": {}}}',
+  `{"name":"${'x'.repeat(5000)}"}`,
+  '{"expires_at": 1e308}',
+  '{"expires_at": -62135596801}',
+  '{"expires_at": "9999-12-31T23:59:59Z"}',
+  '{"expires_at": "2030-02-30"}',
+  '{"expires_at": "2030-01-01T24:00:00"}',
+  '{"email": ["a@b.co"], "role": ["admin"]}',
+  '{"email": "a@[127.0.0.1]", "role": "member"}',
+  '{"email": "\\"q\\"@example.com", "role": "member"}',
+  '{"email": "ü@exämple.com", "role": "member"}',
+  '{"checkout_session": {"$ne": null}}',
+  '{"name": {"toString": 1}}',
 ];
 
-const PATH_PARAMS = ['%00', '%ZZ', '..', '%2e%2e', 'x'.repeat(3000), '😀', '{00000000-0000-0000-0000-000000000000}', 'urn:uuid:00000000-0000-0000-0000-000000000000', '00000000000000000000000000000000', "'; DROP TABLE api_keys; --"];
-const QUERIES = ['', '?page=', '?page=-1', '?page=1e3', '?page=99999999999999999999', '?size=%00', '?page=1&page=2', '?size[]=1', '?page[a]=1', '?size=0x10', '?page= 2 ', '?page=1_0'];
+const PATH_PARAMS = [
+  '%00',
+  '%ZZ',
+  '..',
+  '%2e%2e',
+  'x'.repeat(3000),
+  '😀',
+  '{00000000-0000-0000-0000-000000000000}',
+  'urn:uuid:00000000-0000-0000-0000-000000000000',
+  '00000000000000000000000000000000',
+  "'; DROP TABLE api_keys; --",
+];
+const QUERIES = [
+  '',
+  '?page=',
+  '?page=-1',
+  '?page=1e3',
+  '?page=99999999999999999999',
+  '?size=%00',
+  '?page=1&page=2',
+  '?size[]=1',
+  '?page[a]=1',
+  '?size=0x10',
+  '?page= 2 ',
+  '?page=1_0',
+];
 
 t.test('no route answers 500 to malformed input', async (t) => {
   const cp = await startTestControlPlane();
@@ -62,8 +111,10 @@ t.test('no route answers 500 to malformed input', async (t) => {
       failures.push(`${method} ${path}: ${(e as Error).message}`);
       return;
     }
-    if (r.status >= 500 && r.status !== 502) failures.push(`${method} ${path} ${JSON.stringify(opts?.rawBody ?? '').slice(0, 80)} → ${r.status} ${r.text.slice(0, 200)}`);
-    if (r.status >= 400 && r.status !== 422 && !(r.body && typeof r.body.detail === 'string')) failures.push(`${method} ${path} → ${r.status} without {"detail": "…"}: ${r.text.slice(0, 120)}`);
+    if (r.status >= 500 && r.status !== 502)
+      failures.push(`${method} ${path} ${JSON.stringify(opts?.rawBody ?? '').slice(0, 80)} → ${r.status} ${r.text.slice(0, 200)}`);
+    if (r.status >= 400 && r.status !== 422 && !(r.body && typeof r.body.detail === 'string'))
+      failures.push(`${method} ${path} → ${r.status} without {"detail": "…"}: ${r.text.slice(0, 120)}`);
     if (r.status === 422 && !Array.isArray(r.body?.detail)) failures.push(`${method} ${path} → 422 without detail array`);
   };
 
@@ -76,11 +127,13 @@ t.test('no route answers 500 to malformed input', async (t) => {
       await check(method, template.replace('{id}', '1'), { token: admin, rawBody: 'a=b', headers: { 'content-type': ct } });
     }
     for (const q of QUERIES) await check(method, template.replace('{id}', pick(PATH_PARAMS)) + q, { token: pick(creds) });
-    for (const p of PATH_PARAMS) await check(method, template.replace('{id}', p), { token: pick(creds), body: { email: 'x@example.com', role: 'member', name: 'n' } });
+    for (const p of PATH_PARAMS)
+      await check(method, template.replace('{id}', p), { token: pick(creds), body: { email: 'x@example.com', role: 'member', name: 'n' } });
     for (let i = 0; i < 6; i++) {
       const body: Record<string, unknown> = {};
       for (const k of ['email', 'role', 'name', 'expires_at', 'checkout_session', 'x']) {
-        if (random() < 0.6) body[k] = pick<unknown>([null, 0, -1, 1.5, true, '', ' ', 'admin', 'a@b', {}, [], ['x'], { a: 1 }, 'x'.repeat(200), '2999-01-01T00:00:00Z', 1e21]);
+        if (random() < 0.6)
+          body[k] = pick<unknown>([null, 0, -1, 1.5, true, '', ' ', 'admin', 'a@b', {}, [], ['x'], { a: 1 }, 'x'.repeat(200), '2999-01-01T00:00:00Z', 1e21]);
       }
       await check(method, template.replace('{id}', crypto.randomUUID()), { token: pick(creds), body });
     }

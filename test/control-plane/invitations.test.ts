@@ -31,7 +31,11 @@ t.test('local adapter: the Errors table and the invitation lifecycle', async (t)
   const other = await startTestControlPlane();
   const foreign = await other.token({ email: 'ada@example.com', org: 'acme', role: 'admin' });
   await other.stop();
-  t.equal((await cp.call('POST', INVITE, { token: foreign, body: { email: 'd@example.com', role: 'member' } })).status, 401, 'a token signed by another key is not trusted');
+  t.equal(
+    (await cp.call('POST', INVITE, { token: foreign, body: { email: 'd@example.com', role: 'member' } })).status,
+    401,
+    'a token signed by another key is not trusted',
+  );
 
   // 403: not an admin; an API key (even an admin's).
   const forbidden = await cp.call('POST', INVITE, { token: member, body: { email: 'd@example.com', role: 'member' } });
@@ -57,7 +61,10 @@ t.test('local adapter: the Errors table and the invitation lifecycle', async (t)
   await cp.call('POST', INVITE, { token: admin, body: { email: 'dan@example.com', role: 'admin' } });
   const list = await cp.call('GET', INVITE, { token: member });
   t.equal(list.status, 200);
-  t.same(list.body.items.map((i: { email: string }) => i.email), ['dan@example.com', 'Carol@example.com']);
+  t.same(
+    list.body.items.map((i: { email: string }) => i.email),
+    ['dan@example.com', 'Carol@example.com'],
+  );
   t.equal((await cp.call('GET', `${INVITE}?size=1&page=2`, { token: key })).body.items[0].email, 'Carol@example.com');
 
   // Revoke: admin session only; unknown → 404; revoked ones leave the list and can be re-sent.
@@ -108,7 +115,8 @@ t.test('workos adapter against a fake WorkOS API', async (t) => {
   let n = 0;
   const fake = await fakeWorkos((req) => {
     if (req.url.endsWith('/revoke')) return { status: 200, body: { object: 'invitation', id: req.url.split('/')[3], state: 'revoked' } };
-    if (mode === 'already-member') return { status: 400, body: { code: 'user_already_organization_member', message: 'The user is already a member of the organization.' } };
+    if (mode === 'already-member')
+      return { status: 400, body: { code: 'user_already_organization_member', message: 'The user is already a member of the organization.' } };
     if (mode === 'already-invited') return { status: 400, body: { code: 'invite_exists', message: 'An invitation has already been sent to this email.' } };
     if (mode === 'down') return { status: 500, body: { message: 'Internal Server Error' } };
     n += 1;
@@ -150,9 +158,19 @@ t.test('workos adapter against a fake WorkOS API', async (t) => {
   t.equal(fake.seen[0]!.method, 'POST');
   t.equal(fake.seen[0]!.url, '/user_management/invitations');
   t.equal(fake.seen[0]!.authorization, 'Bearer sk_test_fake');
-  t.same(fake.seen[0]!.body, { email: 'carol@example.com', organization_id: 'org_01WORKOS', role_slug: 'member', expires_in_days: 7, inviter_user_id: 'user_01ADA' });
+  t.same(fake.seen[0]!.body, {
+    email: 'carol@example.com',
+    organization_id: 'org_01WORKOS',
+    role_slug: 'member',
+    expires_in_days: 7,
+    inviter_user_id: 'user_01ADA',
+  });
 
-  t.equal((await cp.call('POST', INVITE, { token: admin, body: { email: 'carol@example.com', role: 'member' } })).status, 409, 'pending locally: WorkOS not asked');
+  t.equal(
+    (await cp.call('POST', INVITE, { token: admin, body: { email: 'carol@example.com', role: 'member' } })).status,
+    409,
+    'pending locally: WorkOS not asked',
+  );
   t.equal(fake.seen.length, 1);
 
   mode = 'already-member';

@@ -33,7 +33,10 @@ t.test('the removed-member sequence', async (t) => {
   t.equal(removed.status, 204, 'any UUID form names the member');
   t.equal((await cp.call('DELETE', path(bobId), { token: ada })).status, 404, 'already removed');
   const members = (await cp.call('GET', '/organizations/current/members', { token: ada })).body;
-  t.same(members.items.map((m: { email: string }) => m.email), ['ada@example.com']);
+  t.same(
+    members.items.map((m: { email: string }) => m.email),
+    ['ada@example.com'],
+  );
 
   const old = await cp.call('GET', '/users/me', { token: bob });
   t.equal(old.status, 401, 'a token issued before the removal answers 401');

@@ -13,7 +13,9 @@ t.test('documented statuses cover the answers', async (t) => {
   t.teardown(() => cp.stop());
   const token = await cp.token({ role: 'admin' });
   const doc = (await cp.call('GET', '/openapi.json')).body as { paths: Record<string, Record<string, Op>> };
-  const ops = Object.entries(doc.paths).flatMap(([path, byMethod]) => Object.entries(byMethod).map(([method, op]) => ({ path, method: method.toUpperCase(), op })));
+  const ops = Object.entries(doc.paths).flatMap(([path, byMethod]) =>
+    Object.entries(byMethod).map(([method, op]) => ({ path, method: method.toUpperCase(), op })),
+  );
   t.ok(ops.length >= 50, `${ops.length} operations documented`);
 
   const fill = (path: string, value: () => string) => path.replace(/\{[^}]+\}/g, value);
@@ -35,7 +37,12 @@ t.test('documented statuses cover the answers', async (t) => {
       continue;
     }
     await check('unknown ids', known, { token, body });
-    if (path.includes('{')) await check('malformed ids', fill(path, () => 'not-a-uuid'), { token, body });
+    if (path.includes('{'))
+      await check(
+        'malformed ids',
+        fill(path, () => 'not-a-uuid'),
+        { token, body },
+      );
     if (op.requestBody) {
       await check('another media type', known, { token, rawBody: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
       await check('malformed JSON', known, { token, rawBody: '{"name":' });

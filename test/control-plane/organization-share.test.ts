@@ -10,7 +10,10 @@ import { startTestControlPlane } from '../helpers/control-plane.js';
 t.test('the bucket: burst at once, then the rate, in arrival order, and a bounded backlog', async (t) => {
   const share = new OrganizationShare({ rate: 50, burst: 3, maxWaiting: 4 });
   const first = [1, 2, 3].map(() => share.admit('b'));
-  t.ok(first.every((a) => a.admitted && a.wait === undefined), 'the burst is admitted without waiting');
+  t.ok(
+    first.every((a) => a.admitted && a.wait === undefined),
+    'the burst is admitted without waiting',
+  );
   const started = performance.now();
   const order: number[] = [];
   const waits: Promise<void>[] = [];

@@ -29,10 +29,16 @@ t.test('users/me, organizations/current, members (paged, newest first)', async (
   const members = await cp.call('GET', '/organizations/current/members?size=3', { token: ada });
   t.equal(members.body.total, 4);
   t.equal(members.body.pages, 2);
-  t.same(members.body.items.map((m: { email: string }) => m.email), ['d@example.com', 'c@example.com', 'b@example.com']);
+  t.same(
+    members.body.items.map((m: { email: string }) => m.email),
+    ['d@example.com', 'c@example.com', 'b@example.com'],
+  );
   t.same(Object.keys(members.body.items[0]).sort(), ['email', 'first_name', 'joined_at', 'last_name', 'role', 'user_id']);
   const page2 = await cp.call('GET', '/organizations/current/members?size=3&page=2', { token: ada });
-  t.same(page2.body.items.map((m: { email: string }) => m.email), ['ada@example.com']);
+  t.same(
+    page2.body.items.map((m: { email: string }) => m.email),
+    ['ada@example.com'],
+  );
 
   // The same user in another organization sees only that one.
   const elsewhere = await cp.token({ email: 'ada@example.com', org: 'globex', role: 'member' });

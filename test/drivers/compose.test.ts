@@ -38,7 +38,11 @@ t.test('compose.yaml describes a control plane that drives Docker twins', async 
   t.equal(service.image, `twins-control-plane:${TAG}`);
   t.equal(service.network_mode, 'host');
   t.match(service.environment, { TWINS_DRIVER: 'docker', TWINS_IMAGE: `twins-runtime:${TAG}`, TWINS_DATA_DIR: data });
-  t.same(service.volumes[1], { type: 'bind', source: data, target: data, bind: { create_host_path: true } }, 'the data folder has the same path inside and out');
+  t.same(
+    service.volumes[1],
+    { type: 'bind', source: data, target: data, bind: { create_host_path: true } },
+    'the data folder has the same path inside and out',
+  );
   t.equal(interpolate('${TWINS_COMPOSE_DATA:-${PWD}/.data-compose}', { PWD: '/src' }), '/src/.data-compose');
 
   t.test('run on a real engine', { skip: reachable ? false : 'no Docker engine reachable on this machine' }, async (t) => {
@@ -63,36 +67,54 @@ t.test('compose.yaml describes a control plane that drives Docker twins', async 
       // Twin containers the control plane left behind if the test stopped half-way.
       if (!environmentId) return;
       const left = await docker.listContainers({ all: true, filters: { label: [`${MANAGED_LABEL}=true`, `twins.environment-id=${environmentId}`] } });
-      for (const c of left) await docker.getContainer(c.Id).remove({ force: true }).catch(() => {});
+      for (const c of left)
+        await docker
+          .getContainer(c.Id)
+          .remove({ force: true })
+          .catch(() => {});
     });
     await container.start();
     const url = `http://127.0.0.1:${port}`;
     await waitFor('control plane ready', async () => (await fetch(`${url}/health/ready`).catch(() => undefined))?.ok, 120_000);
 
     // `twins token` inside the container, from the same data directory.
-    const exec = await container.exec({ Cmd: ['node', '/app/bin/twins.js', 'token', '--email', 'ada@example.com', '--org', 'compose', '--role', 'admin'], AttachStdout: true, AttachStderr: true });
+    const exec = await container.exec({
+      Cmd: ['node', '/app/bin/twins.js', 'token', '--email', 'ada@example.com', '--org', 'compose', '--role', 'admin'],
+      AttachStdout: true,
+      AttachStderr: true,
+    });
     const stream = await exec.start({});
     const chunks: Buffer[] = [];
     await new Promise<void>((resolve) => stream.on('data', (c: Buffer) => chunks.push(c)).on('end', () => resolve()));
     const token = /([\w-]+\.[\w-]+\.[\w-]+)/.exec(Buffer.concat(chunks).toString('latin1'))?.[1];
     t.ok(token, 'a token from inside the container');
     const call = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(url + path, { method, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+      const res = await fetch(url + path, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
       return { status: res.status, body: res.status === 204 ? undefined : ((await res.json()) as any) };
     };
     const created = await call('POST', '/environments', { name: 'compose', twins: [{ twin: 'stripe' }] });
     t.equal(created.status, 201);
     environmentId = created.body.id;
-    const ready = await waitFor('twin ready', async () => {
-      const e = await call('GET', `/environments/${created.body.id}`);
-      return e.body.status === 'ready' && e.body;
-    }, 120_000);
+    const ready = await waitFor(
+      'twin ready',
+      async () => {
+        const e = await call('GET', `/environments/${created.body.id}`);
+        return e.body.status === 'ready' && e.body;
+      },
+      120_000,
+    );
     const twin = ready.twins[0];
     const twinContainers = await docker.listContainers({ filters: { label: [`twins.twin-id=${twin.id}`] } });
     t.equal(twinContainers.length, 1, 'the twin runs as a sibling container');
     const key = (await call('POST', `/twins/${twin.id}/credential`)).body.api_key;
     const u = new URL(twin.url);
-    const customer = await new Stripe(key, { host: u.hostname, port: Number(u.port), protocol: 'http', maxNetworkRetries: 0 }).customers.create({ email: 'compose@example.com' });
+    const customer = await new Stripe(key, { host: u.hostname, port: Number(u.port), protocol: 'http', maxNetworkRetries: 0 }).customers.create({
+      email: 'compose@example.com',
+    });
     t.match(customer.id, /^cus_/);
     const logs = await waitFor('logged', async () => {
       const l = await call('GET', `/environments/${created.body.id}/logs`);
@@ -100,6 +122,10 @@ t.test('compose.yaml describes a control plane that drives Docker twins', async 
     });
     t.match(logs.items[0], { method: 'POST', path: '/v1/customers', status_code: 200 });
     t.equal((await call('DELETE', `/environments/${created.body.id}`)).status, 204);
-    t.same(await docker.listContainers({ all: true, filters: { label: [`twins.twin-id=${twin.id}`] } }), [], 'deleting the environment removes the twin container');
+    t.same(
+      await docker.listContainers({ all: true, filters: { label: [`twins.twin-id=${twin.id}`] } }),
+      [],
+      'deleting the environment removes the twin container',
+    );
   });
 });

@@ -17,92 +17,95 @@ const IMAGE = 'twins-control-plane:test';
 // Image builds take minutes on a busy machine (tap's default is 120 s).
 t.setTimeout(900_000);
 const reachable = await engineReachable();
-t.test('control-plane image: serve → token → environment → SDK through the gateway → logs → restart keeps it', { skip: reachable ? false : 'no Docker engine reachable on this machine' }, async (t) => {
-  buildImage(IMAGE, 'control-plane');
+t.test(
+  'control-plane image: serve → token → environment → SDK through the gateway → logs → restart keeps it',
+  { skip: reachable ? false : 'no Docker engine reachable on this machine' },
+  async (t) => {
+    buildImage(IMAGE, 'control-plane');
 
-  // The image runs as uid 10001; the volume must be its to write.
-  const data = mkdtempSync(join(tmpdir(), 'twins-cp-image-'));
-  t.teardown(() => rmSync(data, { recursive: true, force: true }));
-  try {
-    chownSync(data, 10001, 10001);
-  } catch {
-    chmodSync(data, 0o777);
-  }
-  const port = await freePort();
-  const docker = new Docker();
-  const name = `twins-cp-test-${process.pid}`;
-  const container = await docker.createContainer({
-    name,
-    Image: IMAGE,
-    Cmd: ['serve'],
-    Env: [`PORT=${port}`, 'HOST=127.0.0.1'],
-    HostConfig: { NetworkMode: 'host', Binds: [`${data}:/data`] },
-  });
-  t.teardown(() => container.remove({ force: true }).catch(() => undefined));
-  await container.start();
-
-  const base = `http://127.0.0.1:${port}`;
-  const ready = async () =>
-    waitFor('the control plane to be ready', async () => (await fetch(`${base}/health/ready`).catch(() => undefined))?.ok, 30_000);
-  await ready();
-
-  // `twins token` inside the container signs with the key the server keeps in /data.
-  const exec = await container.exec({
-    Cmd: ['node', '/app/bin/twins.js', 'token', '--email', 'ada@example.com', '--org', 'acme', '--role', 'admin'],
-    AttachStdout: true,
-    AttachStderr: true,
-  });
-  const stream = await exec.start({ hijack: true, stdin: false });
-  const out = await new Promise<string>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    stream.on('data', (c: Buffer) => chunks.push(c));
-    stream.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    stream.on('error', reject);
-  });
-  const token = out.match(/eyJ[\w-]+\.[\w-]+\.[\w-]+/)?.[0];
-  t.ok(token, 'a token from the container');
-
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(base + path, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
+    // The image runs as uid 10001; the volume must be its to write.
+    const data = mkdtempSync(join(tmpdir(), 'twins-cp-image-'));
+    t.teardown(() => rmSync(data, { recursive: true, force: true }));
+    try {
+      chownSync(data, 10001, 10001);
+    } catch {
+      chmodSync(data, 0o777);
+    }
+    const port = await freePort();
+    const docker = new Docker();
+    const name = `twins-cp-test-${process.pid}`;
+    const container = await docker.createContainer({
+      name,
+      Image: IMAGE,
+      Cmd: ['serve'],
+      Env: [`PORT=${port}`, 'HOST=127.0.0.1'],
+      HostConfig: { NetworkMode: 'host', Binds: [`${data}:/data`] },
     });
-    return { status: res.status, body: (await res.json()) as any };
-  };
-  t.equal((await call('GET', '/users/me')).status, 200);
+    t.teardown(() => container.remove({ force: true }).catch(() => undefined));
+    await container.start();
 
-  const created = await call('POST', '/environments', { name: 'in-image', twins: [{ twin: 'stripe' }] });
-  t.equal(created.status, 201);
-  const envId = created.body.id as string;
-  const env = await waitFor(
-    'the environment to be ready',
-    async () => {
-      const got = await call('GET', `/environments/${envId}`);
-      if (got.body.status === 'failed') throw new Error(JSON.stringify(got.body));
-      return got.body.status === 'ready' ? got.body : undefined;
-    },
-    30_000,
-  );
-  const twin = env.twins[0];
-  const url = new URL(twin.url);
-  // A twin's key is issued per start, so it is asked for again after the restart.
-  const sdk = async () => {
-    const key = (await call('POST', `/twins/${twin.id}/credential`)).body.api_key as string;
-    return new Stripe(key, { host: url.hostname, port: Number(url.port), protocol: 'http', maxNetworkRetries: 0 });
-  };
-  const customer = await (await sdk()).customers.create({ email: 'ada@example.com' });
-  t.match(customer.id, /^cus_/);
+    const base = `http://127.0.0.1:${port}`;
+    const ready = async () => waitFor('the control plane to be ready', async () => (await fetch(`${base}/health/ready`).catch(() => undefined))?.ok, 30_000);
+    await ready();
 
-  const logged = await waitFor('the call in the log', async () => {
-    const logs = await call('GET', `/environments/${envId}/logs`);
-    return logs.body.items?.find((l: any) => l.path === '/v1/customers') ? logs.body : undefined;
-  });
-  t.ok(logged.items.length >= 1, 'the gateway logged the SDK call');
+    // `twins token` inside the container signs with the key the server keeps in /data.
+    const exec = await container.exec({
+      Cmd: ['node', '/app/bin/twins.js', 'token', '--email', 'ada@example.com', '--org', 'acme', '--role', 'admin'],
+      AttachStdout: true,
+      AttachStderr: true,
+    });
+    const stream = await exec.start({ hijack: true, stdin: false });
+    const out = await new Promise<string>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      stream.on('error', reject);
+    });
+    const token = out.match(/eyJ[\w-]+\.[\w-]+\.[\w-]+/)?.[0];
+    t.ok(token, 'a token from the container');
 
-  await container.restart({ t: 5 });
-  await ready();
-  await waitFor('the environment ready again', async () => (await call('GET', `/environments/${envId}`)).body.status === 'ready', 30_000);
-  const again = await (await sdk()).customers.retrieve(customer.id);
-  t.equal((again as Stripe.Customer).email, 'ada@example.com', 'the twin kept its records across the restart');
-});
+    const call = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(base + path, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    t.equal((await call('GET', '/users/me')).status, 200);
+
+    const created = await call('POST', '/environments', { name: 'in-image', twins: [{ twin: 'stripe' }] });
+    t.equal(created.status, 201);
+    const envId = created.body.id as string;
+    const env = await waitFor(
+      'the environment to be ready',
+      async () => {
+        const got = await call('GET', `/environments/${envId}`);
+        if (got.body.status === 'failed') throw new Error(JSON.stringify(got.body));
+        return got.body.status === 'ready' ? got.body : undefined;
+      },
+      30_000,
+    );
+    const twin = env.twins[0];
+    const url = new URL(twin.url);
+    // A twin's key is issued per start, so it is asked for again after the restart.
+    const sdk = async () => {
+      const key = (await call('POST', `/twins/${twin.id}/credential`)).body.api_key as string;
+      return new Stripe(key, { host: url.hostname, port: Number(url.port), protocol: 'http', maxNetworkRetries: 0 });
+    };
+    const customer = await (await sdk()).customers.create({ email: 'ada@example.com' });
+    t.match(customer.id, /^cus_/);
+
+    const logged = await waitFor('the call in the log', async () => {
+      const logs = await call('GET', `/environments/${envId}/logs`);
+      return logs.body.items?.find((l: any) => l.path === '/v1/customers') ? logs.body : undefined;
+    });
+    t.ok(logged.items.length >= 1, 'the gateway logged the SDK call');
+
+    await container.restart({ t: 5 });
+    await ready();
+    await waitFor('the environment ready again', async () => (await call('GET', `/environments/${envId}`)).body.status === 'ready', 30_000);
+    const again = await (await sdk()).customers.retrieve(customer.id);
+    t.equal((again as Stripe.Customer).email, 'ada@example.com', 'the twin kept its records across the restart');
+  },
+);

@@ -6,7 +6,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 
-type Obj = { metadata: { name: string; namespace?: string; uid?: string; labels?: Record<string, string>; ownerReferences?: { uid: string }[]; resourceVersion?: string }; status?: any; spec?: any; [k: string]: any };
+type Obj = {
+  metadata: { name: string; namespace?: string; uid?: string; labels?: Record<string, string>; ownerReferences?: { uid: string }[]; resourceVersion?: string };
+  status?: any;
+  spec?: any;
+  [k: string]: any;
+};
 type Kind = 'pods' | 'services' | 'persistentvolumeclaims';
 
 export class FakeKubeApiServer {
@@ -88,7 +93,11 @@ export class FakeKubeApiServer {
         // The pretend kubelet: the Pod runs and passes its readiness probe shortly after.
         setTimeout(() => {
           if (!store.has(obj.metadata.name)) return;
-          obj.status = { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }], containerStatuses: [{ name: 'twin', restartCount: 0, ready: true }] };
+          obj.status = {
+            phase: 'Running',
+            conditions: [{ type: 'Ready', status: 'True' }],
+            containerStatuses: [{ name: 'twin', restartCount: 0, ready: true }],
+          };
           this.emit('MODIFIED', obj);
         }, 30);
       }

@@ -49,7 +49,13 @@ t.test('a twin becomes a ready Pod with an owned Service; crashes and deletions 
   const api = new FakeKubeApiServer();
   const url = await api.start();
   t.teardown(() => api.stop());
-  const driver = new KubernetesDriver({ image: 'twins-runtime:1', namespace: 'twins', dataVolume: 'emptyDir', kubeConfig: kubeConfigFor(url), startTimeoutMs: 5_000 });
+  const driver = new KubernetesDriver({
+    image: 'twins-runtime:1',
+    namespace: 'twins',
+    dataVolume: 'emptyDir',
+    kubeConfig: kubeConfigFor(url),
+    startTimeoutMs: 5_000,
+  });
   t.teardown(() => driver.close());
 
   t.equal(await driver.check(), undefined, 'API reachable');
@@ -71,11 +77,17 @@ t.test('a twin becomes a ready Pod with an owned Service; crashes and deletions 
   t.equal(pod.spec.securityContext.runAsNonRoot, true);
 
   const svc: any = api.objects.services.get(podName(id))!;
-  t.same(svc.metadata.ownerReferences.map((r: { uid: string; kind: string }) => [r.kind, r.uid]), [['Pod', pod.metadata.uid]]);
+  t.same(
+    svc.metadata.ownerReferences.map((r: { uid: string; kind: string }) => [r.kind, r.uid]),
+    [['Pod', pod.metadata.uid]],
+  );
   t.same(svc.spec.selector, { 'twins.twin-id': id });
 
   t.equal((await driver.inspect(id)).state, 'running');
-  t.same((await driver.list({ 'twins.environment-id': 'env-1' })).map((w) => w.twinId), [id]);
+  t.same(
+    (await driver.list({ 'twins.environment-id': 'env-1' })).map((w) => w.twinId),
+    [id],
+  );
   t.same(await driver.list({ 'twins.environment-id': 'other' }), []);
 
   const exited = nextEvent(driver, 'exited');
@@ -97,7 +109,13 @@ t.test('PVC data volumes and refusing seeded twins', async (t) => {
   const api = new FakeKubeApiServer();
   const url = await api.start();
   t.teardown(() => api.stop());
-  const driver = new KubernetesDriver({ image: 'twins-runtime:1', namespace: 'twins', dataVolume: 'pvc', storageClassName: 'fast', kubeConfig: kubeConfigFor(url) });
+  const driver = new KubernetesDriver({
+    image: 'twins-runtime:1',
+    namespace: 'twins',
+    dataVolume: 'pvc',
+    storageClassName: 'fast',
+    kubeConfig: kubeConfigFor(url),
+  });
   t.teardown(() => driver.close());
   const id = 'a1b2c3d4-0000-4000-8000-000000000002';
   await driver.start(spec(id));

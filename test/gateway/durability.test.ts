@@ -112,6 +112,14 @@ t.test('SIGTERM drains: requests taken in are answered and logged, none is cut',
   t.same(exit, { code: 0, signal: null }, 'a clean exit');
   const logged = loggedNumbers(dataDir, envId);
   t.ok(answered.size >= 1000, `${answered.size} answered; ${failed.size} refused once the gateway stopped taking connections`);
-  t.same([...answered].filter((n) => !logged.has(n)), [], 'every answered request is logged');
-  t.same([...logged].filter((n) => !answered.has(n)), [], 'every request the gateway took in was answered: none cut');
+  t.same(
+    [...answered].filter((n) => !logged.has(n)),
+    [],
+    'every answered request is logged',
+  );
+  t.same(
+    [...logged].filter((n) => !answered.has(n)),
+    [],
+    'every request the gateway took in was answered: none cut',
+  );
 });

@@ -96,5 +96,12 @@ t.test('a gateway thread: URLs, counters, restart after a crash, drain', async (
   const unanswered = await draining;
   t.equal(unanswered, 0);
   t.equal((await slow).status, 200, 'the request in flight was answered');
-  t.equal(await get().then(() => 'answered', () => 'refused'), 'refused', 'new connections are refused after the drain');
+  t.equal(
+    await get().then(
+      () => 'answered',
+      () => 'refused',
+    ),
+    'refused',
+    'new connections are refused after the drain',
+  );
 });

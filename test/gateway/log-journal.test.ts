@@ -10,7 +10,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GatewayHost } from '../../control-plane/gateway/host.js';
 import { STAT } from '../../control-plane/gateway/protocol.js';
-import { decodeEntries, entryParts, journalDirFor, listSegments, LogJournal, SEGMENT_BYTES, segmentPath, unpackPosition, packPosition } from '../../control-plane/gateway/log-journal.js';
+import {
+  decodeEntries,
+  entryParts,
+  journalDirFor,
+  listSegments,
+  LogJournal,
+  SEGMENT_BYTES,
+  segmentPath,
+  unpackPosition,
+  packPosition,
+} from '../../control-plane/gateway/log-journal.js';
 import { openLogDatabase, RequestLogStore, type RequestLogRow } from '../../control-plane/store/request-logs.js';
 import type { CapturedRow } from '../../control-plane/gateway/recording.js';
 
@@ -64,12 +74,19 @@ t.test('entries: fields as JSON, headers and bodies as bytes; a torn tail, older
   // An earlier version's lines, then entries, in one segment.
   const older = Buffer.from(JSON.stringify(row('env-e', 4)) + '\n{"damaged\n');
   const mixed = decodeEntries(Buffer.concat([older, bytes]));
-  t.same(mixed.rows.map((r) => r.id), [row('env-e', 4).id, a.id, b.id, c.id], 'a damaged line is skipped');
+  t.same(
+    mixed.rows.map((r) => r.id),
+    [row('env-e', 4).id, a.id, b.id, c.id],
+    'a damaged line is skipped',
+  );
 
   // Damaged fields: the entry is skipped, the ones after it still read.
   const damaged = Buffer.from(bytes);
   damaged[17] = 0x21; // the first entry's JSON no longer parses
-  t.same(decodeEntries(damaged).rows.map((r) => r.id), [b.id, c.id]);
+  t.same(
+    decodeEntries(damaged).rows.map((r) => r.id),
+    [b.id, c.id],
+  );
 
   // The previous version's entries (fields as one JSON object, headers inside), before these.
   const previous = (r: CapturedRow): Buffer => {
@@ -85,7 +102,11 @@ t.test('entries: fields as JSON, headers and bodies as bytes; a torn tail, older
     return Buffer.concat([head, json, ...(req ? [req] : []), ...(res ? [res] : [])]);
   };
   const upgraded = decodeEntries(Buffer.concat([previous(a), previous(b), bytes]));
-  t.same(upgraded.rows.map(asText), [a, { ...b, response_body: '{"id":"cus_2"}' }, a, { ...b, response_body: '{"id":"cus_2"}' }, { ...c, request_body: '' }], 'previous entries read');
+  t.same(
+    upgraded.rows.map(asText),
+    [a, { ...b, response_body: '{"id":"cus_2"}' }, a, { ...b, response_body: '{"id":"cus_2"}' }, { ...c, request_body: '' }],
+    'previous entries read',
+  );
 
   // Rows that give body_bytes keep it; entryParts is what the journal writes (no copy of the bodies).
   const counted = { ...b, body_bytes: 14 };
@@ -134,7 +155,12 @@ t.test('a crash between the answer and SQLite: the next start replays the journa
   let published: bigint = 0n;
   // journalDirFor makes the directory; here it is made by hand to keep the test off /dev/shm.
   mkdirSync(journalDir, { recursive: true });
-  const journal = new LogJournal(journalDir, () => next++, () => 0, (end) => (published = packPosition(end)));
+  const journal = new LogJournal(
+    journalDir,
+    () => next++,
+    () => 0,
+    (end) => (published = packPosition(end)),
+  );
   // Enough rows for two segments (~2.5 KB each).
   const big = 'x'.repeat(2000);
   const rows = Array.from({ length: Math.ceil((SEGMENT_BYTES * 1.3) / 2600) }, (_, i) => row('env-j', i, big));
@@ -178,7 +204,10 @@ t.test('a crash between the answer and SQLite: the next start replays the journa
   await host.awaitLogged();
   t.equal(store.count('env-j'), rows.length + 1, 'the new entry follows the replayed ones');
   t.equal(store.page('env-j', 1, 0)[0]!.status_code, 503);
-  t.ok(listSegments(journalDir).every((s) => s > segments.at(-1)!), 'the replayed segments are gone');
+  t.ok(
+    listSegments(journalDir).every((s) => s > segments.at(-1)!),
+    'the replayed segments are gone',
+  );
   await host.closeAll();
   db.close();
   t.notOk(existsSync(journalDir), 'a clean stop leaves no journal behind');

@@ -15,7 +15,11 @@ t.test('a body past the cap is cut on a character boundary, kept as bytes', asyn
   t.same(capBody(undefined), { bytes: null, truncated: 0 });
   const small = Buffer.from('{"a":1}');
   t.equal(capBody(small).bytes, small, 'under the cap: the same bytes, not a copy');
-  for (const [char, width] of [['é', 2], ['€', 3], ['😀', 4]] as const) {
+  for (const [char, width] of [
+    ['é', 2],
+    ['€', 3],
+    ['😀', 4],
+  ] as const) {
     for (let shift = 0; shift < width; shift++) {
       // A run of one character placed so the cap falls at each of its byte positions.
       const body = Buffer.from('x'.repeat(shift) + char.repeat(Math.ceil(BODY_CAP_BYTES / width) + 2));
@@ -143,8 +147,11 @@ t.test('provider credentials in query strings and bodies are redacted before sto
   const writer = new RequestLogWriter(logs);
   const gateway = new TwinGateway({ host: '127.0.0.1', writer });
   t.teardown(() => gateway.closeAll());
-  const slackUrl = (await gateway.open({ twinId: 's', environmentId: 'env-r', organizationId: 'o', slug: 'slack', redact: (await loadTwin('slack')).redact })).url;
-  const githubUrl = (await gateway.open({ twinId: 'g', environmentId: 'env-r', organizationId: 'o', slug: 'github', redact: (await loadTwin('github')).redact })).url;
+  const slackUrl = (await gateway.open({ twinId: 's', environmentId: 'env-r', organizationId: 'o', slug: 'slack', redact: (await loadTwin('slack')).redact }))
+    .url;
+  const githubUrl = (
+    await gateway.open({ twinId: 'g', environmentId: 'env-r', organizationId: 'o', slug: 'github', redact: (await loadTwin('github')).redact })
+  ).url;
   gateway.setTarget('s', slack.url);
   gateway.setTarget('g', github.url);
 
@@ -205,7 +212,10 @@ t.test('when the log cannot be written, requests are refused before they reach t
   const customers = () => twin.server.store.count('customer');
 
   // A full disk, as SQLite would refuse it: every write to the log file fails.
-  for (const [name, table] of [['full', 'request_logs'], ['full_probe', 'request_log_meta']]) {
+  for (const [name, table] of [
+    ['full', 'request_logs'],
+    ['full_probe', 'request_log_meta'],
+  ]) {
     db.exec(`CREATE TEMP TRIGGER ${name} BEFORE INSERT ON ${table} BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`);
   }
   const first = await create('first@example.com');

@@ -58,7 +58,9 @@ t.test('bodies handed over as bytes are stored as the same text, counted in byte
   t.equal(typeof stored!.response_body, 'string', 'read back as text');
   t.equal(stored!.response_body, text);
   t.equal(stored!.request_body, 'name=Zo%C3%AB');
-  const typed = store.db.prepare("SELECT typeof(response_body) AS t, length(response_body) AS n, body_bytes FROM request_logs WHERE environment_id = 'bytes'").get() as { t: string; n: number; body_bytes: number };
+  const typed = store.db
+    .prepare("SELECT typeof(response_body) AS t, length(response_body) AS n, body_bytes FROM request_logs WHERE environment_id = 'bytes'")
+    .get() as { t: string; n: number; body_bytes: number };
   t.equal(typed.t, 'text', 'stored as TEXT, not BLOB');
   t.equal(typed.n, [...text].length, 'SQLite sees characters, not bytes');
   t.equal(typed.body_bytes, Buffer.byteLength(text) + Buffer.byteLength('name=Zo%C3%AB'));
@@ -93,7 +95,17 @@ t.test('pages are index ranges: newest first, total and pages from the counters'
   t.equal(first.total, 250);
   t.same(first.items.map((r) => r.query_string).slice(0, 2), ['n=249', 'n=248']);
   t.equal(first.items.length, 100);
-  t.same(Object.keys(first.items[0]!).sort(), ['duration_ms', 'environment_id', 'environment_twin_id', 'id', 'method', 'occurred_at', 'path', 'query_string', 'status_code']);
+  t.same(Object.keys(first.items[0]!).sort(), [
+    'duration_ms',
+    'environment_id',
+    'environment_twin_id',
+    'id',
+    'method',
+    'occurred_at',
+    'path',
+    'query_string',
+    'status_code',
+  ]);
   const last = store.listPage('a', 3, 100);
   t.equal(last.items.length, 50);
   t.equal(last.items.at(-1)!.query_string, 'n=0');
@@ -185,7 +197,7 @@ t.test('the writer answers only after commit and reports a failed commit', async
     order.push(`queued:${writer.queueDepth}:${store.count('w')}`);
   });
   t.same(order, ['queued:1:0', 'done:true:1'], 'the callback runs once the row is committed');
-  db.exec('CREATE TEMP TRIGGER refuse BEFORE INSERT ON request_logs BEGIN SELECT RAISE(ABORT, \'disk full\'); END');
+  db.exec("CREATE TEMP TRIGGER refuse BEFORE INSERT ON request_logs BEGIN SELECT RAISE(ABORT, 'disk full'); END");
   const outcome = await new Promise<boolean>((resolve) => writer.write(rows('w', 1)[0]!, resolve));
   t.equal(outcome, false, 'a failed commit is reported to the waiting answer');
   t.equal(writer.writable, false);

@@ -73,11 +73,15 @@ t.test('answers from node:http: status, headers as sent, whole body; one connect
   t.ok(chunked.rawHeaders.includes('Request-Id'));
 
   const body = Buffer.from('email=a%40example.com');
-  const posted = await ask(client, requestHead('POST', '/v1/customers', ['Content-Type', 'application/x-www-form-urlencoded', 'Host', 'gw:1'], client.host, body.length), body);
+  const posted = await ask(
+    client,
+    requestHead('POST', '/v1/customers', ['Content-Type', 'application/x-www-form-urlencoded', 'Host', 'gw:1'], client.host, body.length),
+    body,
+  );
   t.equal(posted.statusCode, 201);
   t.equal(seen.at(-1)!.body, 'email=a%40example.com', 'the body reaches the twin');
   t.equal(seen.at(-1)!.headers['x-forwarded-host'], 'gw:1');
-  t.equal(seen.at(-1)!.headers.host, client.host, "the twin sees its own address as Host");
+  t.equal(seen.at(-1)!.headers.host, client.host, 'the twin sees its own address as Host');
   t.equal(connections, 1, 'requests in turn share one keep-alive connection');
   t.equal(client.connections, 1);
 });
@@ -86,7 +90,26 @@ t.test('the request head: hop-by-hop headers dropped, Host replaced, the body le
   const head = requestHead(
     'POST',
     '/v1/charges?expand[]=customer',
-    ['Host', 'gw.example:443', 'Connection', 'keep-alive, X-Foo', 'Expect', '100-continue', 'Transfer-Encoding', 'chunked', 'X-Twin-Admin-Secret', 'nope', 'Authorization', 'Bearer sk', 'Accept', 'a', 'Accept', 'b', 'Content-Length', '99'],
+    [
+      'Host',
+      'gw.example:443',
+      'Connection',
+      'keep-alive, X-Foo',
+      'Expect',
+      '100-continue',
+      'Transfer-Encoding',
+      'chunked',
+      'X-Twin-Admin-Secret',
+      'nope',
+      'Authorization',
+      'Bearer sk',
+      'Accept',
+      'a',
+      'Accept',
+      'b',
+      'Content-Length',
+      '99',
+    ],
     '127.0.0.1:4010',
     3,
   );
@@ -179,7 +202,11 @@ t.test('at most `connections` at once, the rest wait their turn; close() answers
   }, 2);
   t.teardown(() => clearInterval(counting));
   const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => ask(client, GET(`/r${i}`))));
-  t.same(answers.map((a) => a.body.toString()), ['/r0', '/r1', '/r2', '/r3', '/r4', '/r5'], 'each request gets its own answer');
+  t.same(
+    answers.map((a) => a.body.toString()),
+    ['/r0', '/r1', '/r2', '/r3', '/r4', '/r5'],
+    'each request gets its own answer',
+  );
   t.ok(twin.connections() <= 2, `connections opened: ${twin.connections()}`);
   t.ok(most <= 2);
 
@@ -203,24 +230,28 @@ t.test("an idle connection closes before the twin's Keep-Alive timeout", async (
   t.equal(twin.connections(), 2);
 });
 
-t.test('a child-process twin is reached on its local socket', { skip: process.platform === 'linux' ? false : 'abstract Unix sockets are Linux only' }, async (t) => {
-  const viaLocal: boolean[] = [];
-  const server = createHttpServer((req, res) => {
-    viaLocal.push(req.socket.remoteAddress === undefined);
-    res.end('hi');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const local = await listenLocalSocket(address, (socket) => server.emit('connection', socket));
-  t.teardown(async () => {
-    await local?.close();
-    server.close();
-  });
-  const client = new TwinClient(address, { localSocket: true });
-  t.equal((await ask(client, GET())).body.toString(), 'hi');
-  const tcp = new TwinClient(address);
-  t.equal((await ask(tcp, GET())).body.toString(), 'hi');
-  t.same(viaLocal, [true, false], 'the local socket first; TCP without the option');
-  await client.close();
-  await tcp.close();
-});
+t.test(
+  'a child-process twin is reached on its local socket',
+  { skip: process.platform === 'linux' ? false : 'abstract Unix sockets are Linux only' },
+  async (t) => {
+    const viaLocal: boolean[] = [];
+    const server = createHttpServer((req, res) => {
+      viaLocal.push(req.socket.remoteAddress === undefined);
+      res.end('hi');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const local = await listenLocalSocket(address, (socket) => server.emit('connection', socket));
+    t.teardown(async () => {
+      await local?.close();
+      server.close();
+    });
+    const client = new TwinClient(address, { localSocket: true });
+    t.equal((await ask(client, GET())).body.toString(), 'hi');
+    const tcp = new TwinClient(address);
+    t.equal((await ask(tcp, GET())).body.toString(), 'hi');
+    t.same(viaLocal, [true, false], 'the local socket first; TCP without the option');
+    await client.close();
+    await tcp.close();
+  },
+);

@@ -34,8 +34,15 @@ for (const slug of Object.keys(SOURCES)) {
 t.test('github: every operation carries its documentation page (what documentation_url answers)', async (t) => {
   const a = new SpecArtefacts(specDir('github'));
   t.ok(a.operations.length > 1000, `${a.operations.length} operations`);
-  t.same(a.operations.filter((o) => !o.docs).map((o) => o.id), [], 'no operation without a page');
-  t.equal(a.operations.find((o) => o.method === 'GET' && o.path === '/repos/{owner}/{repo}/issues')?.docs, 'https://docs.github.com/rest/issues/issues#list-repository-issues');
+  t.same(
+    a.operations.filter((o) => !o.docs).map((o) => o.id),
+    [],
+    'no operation without a page',
+  );
+  t.equal(
+    a.operations.find((o) => o.method === 'GET' && o.path === '/repos/{owner}/{repo}/issues')?.docs,
+    'https://docs.github.com/rest/issues/issues#list-repository-issues',
+  );
 });
 
 t.test('a twin reads spec pieces lazily: starting and serving a few generic calls reads a small part', async (t) => {
@@ -71,7 +78,7 @@ t.test('a built twin (dist/) reads the artefacts beside its sources when dist ho
   t.equal(found.dir, join(root, 'twins', 'x', 'spec'));
 });
 
-t.test("stripe: spec/api-versions.json is what the bundled SDK says (run npm run gen:spec if not)", async (t) => {
+t.test('stripe: spec/api-versions.json is what the bundled SDK says (run npm run gen:spec if not)', async (t) => {
   const { API_VERSIONS_FILE, apiVersionsJson } = await import('../../scripts/gen/stripe-api-versions.js');
   const current = JSON.parse(readFileSync(API_VERSIONS_FILE, 'utf8')) as { latest: string; release_names: string[] };
   t.ok(current.release_names.length > 0, 'release names are listed');

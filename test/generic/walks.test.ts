@@ -26,7 +26,9 @@ for (const slug of ['stripe', 'github', 'slack']) {
     const twin = await startTwin(slug);
     t.teardown(() => twin.close());
     const walk = await schemaWalk(twin, slug, await prepareFixtures(twin, slug));
-    t.comment(`${slug}: ${walk.walked} generic operations walked, ${walk.reached} answered 2xx with a body, ${walk.valid} valid, ${walk.noBody} without a body or schema, ${walk.refused.length} refused by their preconditions`);
+    t.comment(
+      `${slug}: ${walk.walked} generic operations walked, ${walk.reached} answered 2xx with a body, ${walk.valid} valid, ${walk.noBody} without a body or schema, ${walk.refused.length} refused by their preconditions`,
+    );
     // At least a third of what is walked: as operations become modelled, fewer are left generic
     // (Slack: 114 generic methods, 42 reachable by a scripted walk).
     t.ok(walk.reached >= 30 && walk.reached >= walk.walked / 3, `${walk.reached} of ${walk.walked} answers checked`);

@@ -23,12 +23,23 @@ export interface ControlPlaneProcess {
 export async function startControlPlaneProcess(dataDir: string, env: Record<string, string> = {}): Promise<ControlPlaneProcess> {
   ensureBuilt();
   const child = spawn(process.execPath, [CLI, 'serve'], {
-    env: { ...process.env, TWINS_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', TWINS_DEFAULT_PLAN: 'paygo', TWINS_PAYMENT_PROCESSOR: 'none', ...env },
+    env: {
+      ...process.env,
+      TWINS_DATA_DIR: dataDir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      TWINS_DEFAULT_PLAN: 'paygo',
+      TWINS_PAYMENT_PROCESSOR: 'none',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
   child.stderr!.on('data', (c) => (stderr = (stderr + c).slice(-4000)));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the control plane did not start: ${stderr}`)), 120_000);
     createInterface({ input: child.stdout! }).on('line', (line) => {

@@ -12,14 +12,21 @@ export interface TestControlPlane extends RunningControlPlane {
   dataDir: string;
   token(req: Partial<TokenRequest> & { email?: string }): Promise<string>;
   /** fetch against the control plane with an optional bearer token and JSON body. */
-  call(method: string, path: string, opts?: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> }): Promise<{ status: number; headers: Headers; body: any; text: string }>;
+  call(
+    method: string,
+    path: string,
+    opts?: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> },
+  ): Promise<{ status: number; headers: Headers; body: any; text: string }>;
   stop(opts?: { keepData?: boolean }): Promise<void>;
 }
 
 export async function startTestControlPlane(overrides: Partial<Config> = {}, env: NodeJS.ProcessEnv = {}): Promise<TestControlPlane> {
   const dataDir = overrides.dataDir ?? mkdtempSync(join(tmpdir(), 'twins-cp-'));
   // No payment processor unless the test asks for one (the house Stripe twin is a child process).
-  const config = loadConfig({ ...env }, { port: 0, host: '127.0.0.1', dataDir, logLevel: 'silent', ...(env.TWINS_PAYMENT_PROCESSOR ? {} : { paymentProcessor: 'none' as const }), ...overrides });
+  const config = loadConfig(
+    { ...env },
+    { port: 0, host: '127.0.0.1', dataDir, logLevel: 'silent', ...(env.TWINS_PAYMENT_PROCESSOR ? {} : { paymentProcessor: 'none' as const }), ...overrides },
+  );
   const cp = await startControlPlane(config);
   return {
     ...cp,

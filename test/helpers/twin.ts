@@ -16,10 +16,7 @@ export interface RunningTwin {
   close(): Promise<void>;
 }
 
-export async function startTwin(
-  slug: string,
-  opts: { clockStart?: Date; seedFile?: string; dataDir?: string; publicUrl?: string } = {},
-): Promise<RunningTwin> {
+export async function startTwin(slug: string, opts: { clockStart?: Date; seedFile?: string; dataDir?: string; publicUrl?: string } = {}): Promise<RunningTwin> {
   const dir = opts.dataDir ?? mkdtempSync(join(tmpdir(), `twin-${slug}-`));
   const dataFile = join(dir, `${slug}.sqlite`);
   const server = new TwinServer(await loadTwin(slug), {

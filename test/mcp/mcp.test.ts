@@ -102,11 +102,19 @@ async function coreLoop(t: Test, client: Client, label: string): Promise<void> {
   t.match(await refused(t, client, 'advance_time', { twin_id: twin.id, at: environment.clock }), /^The environment clock is at .*; it cannot move back to /);
 
   t.same(await call(t, client, 'delete_environment', { environment_id: environment.id }), { deleted: environment.id });
-  t.equal(await refused(t, client, 'get_environment', { environment_id: environment.id }), `Environment ${environment.id} not found.`, 'a tool error carries the API sentence');
+  t.equal(
+    await refused(t, client, 'get_environment', { environment_id: environment.id }),
+    `Environment ${environment.id} not found.`,
+    'a tool error carries the API sentence',
+  );
 }
 
 t.test('streamable HTTP at /mcp', async (t) => {
-  const anonymous = await fetch(`${cp.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+  const anonymous = await fetch(`${cp.url}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: '{}',
+  });
   t.equal(anonymous.status, 401, 'same authorization as REST');
   t.equal(anonymous.headers.get('www-authenticate'), 'Bearer');
   const get = await fetch(`${cp.url}/mcp`, { headers: { authorization: `Bearer ${apiKey}`, accept: 'text/event-stream' } });
@@ -126,7 +134,9 @@ t.test('streamable HTTP at /mcp', async (t) => {
   const twin = environment.twins[0];
   const cred = await call(t, client, 'get_twin_credentials', { twin_id: twin.id });
   const url = new URL(cred.url);
-  await new Stripe(cred.api_key, { host: url.hostname, port: Number(url.port), protocol: 'http', maxNetworkRetries: 0 }).customers.create({ email: 'x@example.com' });
+  await new Stripe(cred.api_key, { host: url.hostname, port: Number(url.port), protocol: 'http', maxNetworkRetries: 0 }).customers.create({
+    email: 'x@example.com',
+  });
   const { test } = await call(t, client, 'create_test', {
     name: 'refund and customer',
     twins: ['stripe'],
@@ -149,7 +159,14 @@ t.test('streamable HTTP at /mcp', async (t) => {
   const { seed } = await call(t, client, 'create_seed', { name: 'suggested', twin: 'stripe', prompt: suggestions[0].prompt });
   t.equal(seed.status, 'ready', 'create_seed waits until generated');
   const refusal = await refused(t, client, 'create_seed', { name: 'x', twin: 'paypal', prompt: 'y' });
-  t.ok(String(refusal).startsWith(`body.twin: Input should be ${TWIN_SLUGS.slice(0, -1).map((s) => `'${s}'`).join(', ')} or '${TWIN_SLUGS.at(-1)}'`), String(refusal));
+  t.ok(
+    String(refusal).startsWith(
+      `body.twin: Input should be ${TWIN_SLUGS.slice(0, -1)
+        .map((s) => `'${s}'`)
+        .join(', ')} or '${TWIN_SLUGS.at(-1)}'`,
+    ),
+    String(refusal),
+  );
   await call(t, client, 'delete_environment', { environment_id: environment.id });
 });
 

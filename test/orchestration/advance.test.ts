@@ -21,7 +21,8 @@ t.test('a three-year advance of a daily subscription runs as a job', async (t) =
   const twin = env.twins.find((x: { twin_slug: string }) => x.twin_slug === 'stripe');
   const key = (await cp.call('POST', `/twins/${twin.id}/credential`, { token })).body.api_key as string;
   const product = (await stripe(twin.url, key, 'POST', '/v1/products', { name: 'Daily' })).body;
-  const price = (await stripe(twin.url, key, 'POST', '/v1/prices', { product: product.id, unit_amount: '100', currency: 'usd', 'recurring[interval]': 'day' })).body;
+  const price = (await stripe(twin.url, key, 'POST', '/v1/prices', { product: product.id, unit_amount: '100', currency: 'usd', 'recurring[interval]': 'day' }))
+    .body;
   const customer = (await stripe(twin.url, key, 'POST', '/v1/customers', { email: 'daily@example.com' })).body;
   const pm = (await stripe(twin.url, key, 'POST', '/v1/payment_methods/pm_card_visa/attach', { customer: customer.id })).body;
   const sub = await stripe(twin.url, key, 'POST', '/v1/subscriptions', { customer: customer.id, 'items[0][price]': price.id, default_payment_method: pm.id });
@@ -87,5 +88,5 @@ t.test('a three-year advance of a daily subscription runs as a job', async (t) =
   t.same(await twinClocks(env.id), [soon, soon]);
   t.equal((await cp.call('GET', `/environments/${env.id}/advances/00000000-0000-4000-8000-000000000000`, { token })).status, 404);
   const other = await cp.token({ org: 'someone-else' });
-  t.equal((await cp.call('GET', location, { token: other })).status, 404, "another organization cannot see the advance");
+  t.equal((await cp.call('GET', location, { token: other })).status, 404, 'another organization cannot see the advance');
 });

@@ -7,7 +7,7 @@ t.test('bad input to the environments, twins, catalog and sandboxes areas is a c
   const token = await cp.token({ org: 'bad-input' });
   const unknown = '2b0f4c55-2a8b-4d6b-9d37-1a1d3f0b8f11';
   const cases: [string, string, unknown, number][] = [
-    ['POST', '/environments', { name: '' , twins: [{ twin: 'stripe' }] }, 422],
+    ['POST', '/environments', { name: '', twins: [{ twin: 'stripe' }] }, 422],
     ['POST', '/environments', { name: 'x', twins: 'stripe' }, 422],
     ['POST', '/environments', { name: 'x', twins: [{ twin: 'stripe' }], ttl_seconds: 0 }, 422],
     ['POST', '/environments', { name: 'x', twins: [{ twin: 'stripe', seed_id: 'nope' }] }, 404],

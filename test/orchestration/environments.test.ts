@@ -38,7 +38,7 @@ t.test('an environment with a Stripe twin: ready, credential, gateway, records, 
   const sdk = new Stripe(key, { host: gateway.hostname, port: Number(gateway.port), protocol: 'http', maxNetworkRetries: 0 });
   const viaSdk = await sdk.customers.create({ email: 'sdk@example.com', name: 'Via SDK' });
   t.match(viaSdk.id, /^cus_/);
-  t.equal((await sdk.customers.retrieve(viaSdk.id) as Stripe.Customer).email, 'sdk@example.com');
+  t.equal(((await sdk.customers.retrieve(viaSdk.id)) as Stripe.Customer).email, 'sdk@example.com');
   await sdk.customers.del(viaSdk.id);
 
   // The admin API is never reachable through the gateway, with or without the secret.
@@ -51,7 +51,11 @@ t.test('an environment with a Stripe twin: ready, credential, gateway, records, 
   // Records: list, PUT seen at once by the twin's own API, unknown kinds 404, delete.
   const records = await cp.call('GET', `/environments/${envId}/twins/${twin.id}/records/customer`, { token: a });
   t.equal(records.status, 200);
-  t.same(records.body.map((r: any) => r.external_id), [made.body.id, viaSdk.id], 'insertion order (a deleted customer is kept, as Stripe does)');
+  t.same(
+    records.body.map((r: any) => r.external_id),
+    [made.body.id, viaSdk.id],
+    'insertion order (a deleted customer is kept, as Stripe does)',
+  );
   const replaced = await cp.call('PUT', `/environments/${envId}/twins/${twin.id}/records/customer/${made.body.id}`, {
     token: a,
     body: { fields: { ...got.body, email: 'changed@example.com', name: 'Changed' } },
@@ -71,7 +75,15 @@ t.test('an environment with a Stripe twin: ready, credential, gateway, records, 
   t.equal(logs.body.items.at(-1).method, 'POST');
   t.equal(logs.body.items.at(-1).status_code, 200);
   t.same(Object.keys(logs.body.items[0]).sort(), [
-    'duration_ms', 'environment_id', 'environment_twin_id', 'id', 'method', 'occurred_at', 'path', 'query_string', 'status_code',
+    'duration_ms',
+    'environment_id',
+    'environment_twin_id',
+    'id',
+    'method',
+    'occurred_at',
+    'path',
+    'query_string',
+    'status_code',
   ]);
   const stored = cp.services.orchestration.requestLogs.page(envId, 100, 0).at(-1)!;
   t.equal(stored.actor, 'agent');

@@ -23,7 +23,13 @@ function raw(method: string, path: string, body?: unknown, headers: Record<strin
   const u = new URL(cp.url);
   return new Promise((resolve, reject) => {
     const req = httpRequest(
-      { host: u.hostname, port: u.port, method, path, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}), ...headers } },
+      {
+        host: u.hostname,
+        port: u.port,
+        method,
+        path,
+        headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
+      },
       (res) => {
         let text = '';
         res.on('data', (c) => (text += c));

@@ -17,8 +17,15 @@ t.test('process driver: warm standby starts, crash events, stop with data remova
   });
   t.equal(await driver.check(), undefined, 'usable once built');
   const spec = (id: string): TwinWorkloadSpec => ({
-    twinId: id, environmentId: 'env', orgId: 'org', slug: 'stripe', dataFile: join(dir, `${id}.sqlite`),
-    clockStart: new Date('2030-01-01T00:00:00Z'), adminSecret: `secret-${id}`, publicUrl: 'http://127.0.0.1:9', labels: { 'twins.twin-id': id },
+    twinId: id,
+    environmentId: 'env',
+    orgId: 'org',
+    slug: 'stripe',
+    dataFile: join(dir, `${id}.sqlite`),
+    clockStart: new Date('2030-01-01T00:00:00Z'),
+    adminSecret: `secret-${id}`,
+    publicUrl: 'http://127.0.0.1:9',
+    labels: { 'twins.twin-id': id },
   });
   const health = async (address: string, secret: string) =>
     (await fetch(address + '/_twin/health', { headers: { 'x-twin-admin-secret': secret } })).json() as Promise<{ clock: string }>;
@@ -33,7 +40,10 @@ t.test('process driver: warm standby starts, crash events, stop with data remova
   t.match(readFileSync(`/proc/${pid}/cmdline`, 'utf8'), /--standby/, 'the second start took the warm standby');
   t.equal((await health(second.address, 'secret-b')).clock, '2030-01-01T00:00:00.000Z', 'the standby got its spec over stdin');
   t.equal((await fetch(second.address + '/_twin/health', { headers: { 'x-twin-admin-secret': 'secret-a' } })).status, 401, "another twin's secret is refused");
-  t.same((await driver.list({ 'twins.twin-id': 'b' })).map((w) => [w.twinId, w.state]), [['b', 'running']]);
+  t.same(
+    (await driver.list({ 'twins.twin-id': 'b' })).map((w) => [w.twinId, w.state]),
+    [['b', 'running']],
+  );
 
   const events: DriverEvent[] = [];
   driver.events.on('event', (e: DriverEvent) => events.push(e));

@@ -70,15 +70,26 @@ t.test('orphans of a crashed control plane are found and stopped at start', asyn
   const earlier = new ProcessDriver({ stateDir: join(dir, 'workloads') });
   const labels = { 'twins.managed-by': 'twins-control-plane', 'twins.twin-id': 'orphan-1' };
   const { address } = await earlier.start({
-    twinId: 'orphan-1', environmentId: 'e', orgId: 'o', slug: 'stripe', dataFile: join(dir, 'orphan.sqlite'),
-    clockStart: new Date(), adminSecret: 's', publicUrl: 'http://127.0.0.1:1', labels,
+    twinId: 'orphan-1',
+    environmentId: 'e',
+    orgId: 'o',
+    slug: 'stripe',
+    dataFile: join(dir, 'orphan.sqlite'),
+    clockStart: new Date(),
+    adminSecret: 's',
+    publicUrl: 'http://127.0.0.1:1',
+    labels,
   });
   const pid = earlier.pidOf('orphan-1')!;
   t.equal((await fetch(address + '/_twin/health', { headers: { 'x-twin-admin-secret': 's' } })).status, 200);
 
   const later = new ProcessDriver({ stateDir: join(dir, 'workloads') });
   const found = await later.list({ 'twins.managed-by': 'twins-control-plane' });
-  t.same(found.map((w) => [w.twinId, w.state]), [['orphan-1', 'running']], 'a later driver finds it by label');
+  t.same(
+    found.map((w) => [w.twinId, w.state]),
+    [['orphan-1', 'running']],
+    'a later driver finds it by label',
+  );
   await later.stop('orphan-1');
   await waitFor('orphan gone', async () => {
     try {
@@ -102,9 +113,7 @@ t.test('1,000 requests through the gateway give 1,000 log entries', async (t) =>
   const key = (await cp.call('POST', `/twins/${twin.id}/credential`, { token })).body.api_key;
   const statuses: number[] = [];
   for (let batch = 0; batch < 20; batch++) {
-    const results = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => stripe(twin.url, key, 'GET', `/v1/customers?limit=${(batch * 50 + i) % 10 + 1}`)),
-    );
+    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => stripe(twin.url, key, 'GET', `/v1/customers?limit=${((batch * 50 + i) % 10) + 1}`)));
     statuses.push(...results.map((r) => r.status));
   }
   t.equal(statuses.filter((s) => s === 200).length, 1000);
@@ -134,7 +143,10 @@ t.test('plan limits, expiry, add and remove twins, reset, scenarios, catalog, va
   t.equal((await cp.call('POST', '/environments', { token, body: { name: 'x', twins: [{ twin: 'paypal' }] } })).status, 422);
   const noScenario = await cp.call('POST', '/environments', { token, body: { name: 'x', scenario_id: '2b0f4c55-2a8b-4d6b-9d37-1a1d3f0b8f11' } });
   t.equal(noScenario.status, 404, 'unknown scenario');
-  const noSeed = await cp.call('POST', '/environments', { token, body: { name: 'x', twins: [{ twin: 'stripe', seed_id: '2b0f4c55-2a8b-4d6b-9d37-1a1d3f0b8f11' }] } });
+  const noSeed = await cp.call('POST', '/environments', {
+    token,
+    body: { name: 'x', twins: [{ twin: 'stripe', seed_id: '2b0f4c55-2a8b-4d6b-9d37-1a1d3f0b8f11' }] },
+  });
   t.equal(noSeed.status, 404, 'unknown seed');
   t.equal((await cp.call('GET', '/environments/not-a-uuid', { token })).status, 422);
   t.equal((await cp.call('GET', '/environments/2b0f4c55-2a8b-4d6b-9d37-1a1d3f0b8f11', { token })).status, 404);

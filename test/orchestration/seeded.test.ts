@@ -25,8 +25,13 @@ t.test('a twin created from a seed starts with its records and clock; reset goes
   copyFileSync(source.dataFile, file);
   rmSync(dirname(source.dataFile), { recursive: true, force: true });
   seeds.markReady(seed.id, {
-    planner: 'test', plan: {}, twinVersion: source.server.twin.version, storageVersion: source.server.twin.storageVersion,
-    sizeBytes: 1, recordCount: 1, clock: seedClock.toISOString(),
+    planner: 'test',
+    plan: {},
+    twinVersion: source.server.twin.version,
+    storageVersion: source.server.twin.storageVersion,
+    sizeBytes: 1,
+    recordCount: 1,
+    clock: seedClock.toISOString(),
   });
 
   const wrongTwin = await cp.call('POST', '/environments', { token, body: { name: 'x', twins: [{ twin: 'github', seed_id: seed.id }] } });
@@ -47,5 +52,9 @@ t.test('a twin created from a seed starts with its records and clock; reset goes
   const reset = await cp.call('POST', `/environments/${env.id}/reset`, { token });
   t.equal(reset.status, 200);
   const after = (await stripe(twin.url, key, 'GET', '/v1/customers')).body.data;
-  t.same(after.map((c: any) => c.id), [seeded.body.id], 'reset goes back to the seed');
+  t.same(
+    after.map((c: any) => c.id),
+    [seeded.body.id],
+    'reset goes back to the seed',
+  );
 });

@@ -31,7 +31,16 @@ t.test('parseJson drops what reaches a prototype and refuses deep nesting', asyn
 
   const deep = '['.repeat(INPUT_LIMITS.maxJsonDepth + 1) + ']'.repeat(INPUT_LIMITS.maxJsonDepth + 1);
   t.throws(() => parseJson(deep), InputRefusal);
-  t.match((() => { try { parseJson(deep); } catch (e) { return e; } })(), { reason: 'nesting_too_deep', offset: INPUT_LIMITS.maxJsonDepth });
+  t.match(
+    (() => {
+      try {
+        parseJson(deep);
+      } catch (e) {
+        return e;
+      }
+    })(),
+    { reason: 'nesting_too_deep', offset: INPUT_LIMITS.maxJsonDepth },
+  );
   t.ok(parseJson('['.repeat(INPUT_LIMITS.maxJsonDepth) + ']'.repeat(INPUT_LIMITS.maxJsonDepth)), 'the deepest allowed nesting parses');
   t.equal(offsetPastJsonDepth('{"a":"[[[[[[[[[[\\\\","b":[[1]]}', 2), 25, 'brackets inside strings do not count');
   t.equal(offsetPastJsonDepth('{"a":"[[[[[[[[[[\\\\\\"[[[","b":[[1]]}', 2), 30, 'nor after an escaped quote');
@@ -75,7 +84,12 @@ const manyInQuery = Array.from({ length: INPUT_LIMITS.maxParameters + 1 }, (_, i
 const HOSTILE: { name: string; query?: string; contentType?: string; body?: string; param?: RegExp; size?: number }[] = [
   { name: `${INPUT_LIMITS.maxParameters + 1} query parameters`, query: manyInQuery },
   { name: '10,000 form parameters', contentType: 'application/x-www-form-urlencoded', body: many },
-  { name: 'a name 100 levels deep', contentType: 'application/x-www-form-urlencoded', body: 'metadata' + '[a]'.repeat(100) + '=x', param: /^metadata\[a\]\[a\]/ },
+  {
+    name: 'a name 100 levels deep',
+    contentType: 'application/x-www-form-urlencoded',
+    body: 'metadata' + '[a]'.repeat(100) + '=x',
+    param: /^metadata\[a\]\[a\]/,
+  },
   { name: 'index 10^9', contentType: 'application/x-www-form-urlencoded', body: 'items[1000000000][price]=p', param: /^items\[1000000000\]$/ },
   { name: 'index 10^9 in the query', query: 'expand[1000000000]=x', param: /^expand\[1000000000\]$/ },
   { name: 'a 100,000-character name', contentType: 'application/x-www-form-urlencoded', body: 'k'.repeat(100_000) + '=x', param: /^k+…$/ },
@@ -139,7 +153,10 @@ for (const slug of TWIN_SLUGS) {
     const refusedFirst = (await anonymous.json()) as any;
     t.ok(anonymous.status < 500 && anonymous.status !== 401 && refusedFirst.error !== 'not_authed', 'refused for its input, not for its missing key');
     t.equal((await fetch(`${twin.url}${path}?${many}`, { method: 'POST' })).status, 431, "10,000 pairs do not fit in Node's request head");
-    t.ok((await fetch(`${twin.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${twin.apiKey}` } })).status < 500, 'a normal request after them');
+    t.ok(
+      (await fetch(`${twin.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${twin.apiKey}` } })).status < 500,
+      'a normal request after them',
+    );
     t.ok(prototypesIntact());
   });
 }
@@ -147,7 +164,11 @@ for (const slug of TWIN_SLUGS) {
 t.test('the runtime refuses oversized admin bodies with {detail}', async (t) => {
   const twin = await startTwin('stripe');
   t.teardown(() => twin.close());
-  const res = await fetch(`${twin.url}/_twin/advance`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '['.repeat(100) + ']'.repeat(100) });
+  const res = await fetch(`${twin.url}/_twin/advance`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '['.repeat(100) + ']'.repeat(100),
+  });
   t.equal(res.status, 400);
   t.match(await res.json(), { detail: /nests too deeply/ });
   const health = await (await fetch(`${twin.url}/_twin/health`)).json();
@@ -161,7 +182,11 @@ t.test('the control plane refuses in the contract shape', async (t) => {
 
   const deep = await cp.call('POST', '/organizations/current/api-keys', { token, rawBody: '{"name":' + '['.repeat(100) + ']'.repeat(100) + '}' });
   t.equal(deep.status, 422);
-  t.match(deep.body, { detail: [{ type: 'json_invalid', loc: ['body', 8 + INPUT_LIMITS.maxJsonDepth - 1], msg: 'JSON decode error', ctx: { error: 'Maximum nesting depth exceeded' } }] });
+  t.match(deep.body, {
+    detail: [
+      { type: 'json_invalid', loc: ['body', 8 + INPUT_LIMITS.maxJsonDepth - 1], msg: 'JSON decode error', ctx: { error: 'Maximum nesting depth exceeded' } },
+    ],
+  });
 
   const big = await cp.call('POST', '/organizations/current/api-keys', { token, rawBody: JSON.stringify({ name: 'x'.repeat(1024 * 1024) }) });
   t.same([big.status, big.body], [413, { detail: 'Request body too large.' }]);

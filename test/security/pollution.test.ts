@@ -40,9 +40,32 @@ const FORM_KEY_PAYLOADS = [
 
 /** Values that name a prototype member, for parameters a twin looks up in a table (events, states, sorts, settings). */
 const INHERITED_NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__'];
-const LOOKED_UP = ['event', 'state', 'sort', 'direction', 'type', 'status', 'setting', 'filter', 'permission', 'role', 'visibility', 'affiliation', 'merge_method', 'content', 'interval', 'collection_method', 'mode', 'reason', 'types', 'method'];
+const LOOKED_UP = [
+  'event',
+  'state',
+  'sort',
+  'direction',
+  'type',
+  'status',
+  'setting',
+  'filter',
+  'permission',
+  'role',
+  'visibility',
+  'affiliation',
+  'merge_method',
+  'content',
+  'interval',
+  'collection_method',
+  'mode',
+  'reason',
+  'types',
+  'method',
+];
 const lookups = (form: boolean) =>
-  LOOKED_UP.map((name, i) => [name, INHERITED_NAMES[i % INHERITED_NAMES.length]!] as const).map(([k, v]) => (form ? `${k}=${v}` : `"${k}":"${v}"`)).join(form ? '&' : ',');
+  LOOKED_UP.map((name, i) => [name, INHERITED_NAMES[i % INHERITED_NAMES.length]!] as const)
+    .map(([k, v]) => (form ? `${k}=${v}` : `"${k}":"${v}"`))
+    .join(form ? '&' : ',');
 
 /** Arguments whose values are JSON text (Slack's blocks, attachments, metadata) or name a prototype member. */
 const FORM_VALUE_PAYLOADS = [
@@ -82,7 +105,14 @@ function send(url: string, method: string, headers: Record<string, string>, body
     const u = new URL(url);
     if (u.hostname !== '127.0.0.1') throw new Error(`not a loopback address: ${url}`);
     const req = httpRequest(
-      { host: u.hostname, port: u.port, path: u.pathname + u.search, method, agent, headers: { ...headers, ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }) } },
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname + u.search,
+        method,
+        agent,
+        headers: { ...headers, ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }) },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -122,9 +152,11 @@ function inWaves(routes: TwinRoute[]): TwinRoute[][] {
 /** Run `fn` over `items`, `width` at a time. */
 async function inParallel<T>(items: T[], width: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
 }
 
 const cp = await startOrchestratedControlPlane({ defaultPlan: 'paygo' });
@@ -146,7 +178,7 @@ t.test('pollution payloads to every twin route and the control plane leave every
   let stripeAuth: Record<string, string> = {};
 
   for (const twin of env.twins as { id: string; twin_slug: string; url: string }[]) {
-      const key = (await cp.call('POST', `/twins/${twin.id}/credential`, { token })).body.api_key as string;
+    const key = (await cp.call('POST', `/twins/${twin.id}/credential`, { token })).body.api_key as string;
     const auth = { authorization: `Bearer ${key}` };
     if (twin.twin_slug === 'stripe') [stripeUrl, stripeAuth] = [twin.url, auth];
     const values = await realIds(twin.twin_slug, twin.url, auth);
@@ -165,7 +197,12 @@ t.test('pollution payloads to every twin route and the control plane leave every
 
   // A body past the twins' limit (and past it by far): the gateway holds only what the twin needs
   // to see that, and the twin refuses it in its own shape.
-  const huge = await send(`${stripeUrl}/v1/customers`, 'POST', { ...stripeAuth, 'content-type': 'application/x-www-form-urlencoded' }, 'a=' + 'x'.repeat(INPUT_LIMITS.maxBodyBytes + 4 * 1024 * 1024));
+  const huge = await send(
+    `${stripeUrl}/v1/customers`,
+    'POST',
+    { ...stripeAuth, 'content-type': 'application/x-www-form-urlencoded' },
+    'a=' + 'x'.repeat(INPUT_LIMITS.maxBodyBytes + 4 * 1024 * 1024),
+  );
   t.equal(huge.status, 413, 'an oversized body through the gateway is refused');
   t.equal(JSON.parse(huge.text).error.type, 'invalid_request_error');
 
@@ -199,7 +236,10 @@ t.test('pollution payloads to every twin route and the control plane leave every
 
   // Evaluate a test whose matchers read the polluted names over all of that traffic.
   t.equal((await cp.call('GET', `/environments/${env.id}/logs`, { token })).status, 200, 'logs flushed');
-  const logged = cp.services.db.prepare('SELECT COUNT(*) AS n, SUM(status_code >= 500) AS errors FROM request_logs WHERE environment_id = ?').get(env.id) as { n: number; errors: number };
+  const logged = cp.services.db.prepare('SELECT COUNT(*) AS n, SUM(status_code >= 500) AS errors FROM request_logs WHERE environment_id = ?').get(env.id) as {
+    n: number;
+    errors: number;
+  };
   t.ok(logged.n > 1000, `the gateway logged the corpus (${logged.n} requests)`);
   const attempt = await cp.call('POST', `/tests/${testId}/attempts`, { token, body: { environment_id: env.id } });
   t.equal(attempt.status, 201, 'the attempt is evaluated');
@@ -209,7 +249,10 @@ t.test('pollution payloads to every twin route and the control plane leave every
   t.equal(logged.errors ?? 0, 0, 'no logged request answered 5xx');
 
   for (const twin of env.twins as { id: string; twin_slug: string }[]) {
-    const row = cp.services.db.prepare('SELECT address, admin_secret FROM environment_twins WHERE id = ?').get(twin.id) as { address: string; admin_secret: string };
+    const row = cp.services.db.prepare('SELECT address, admin_secret FROM environment_twins WHERE id = ?').get(twin.id) as {
+      address: string;
+      admin_secret: string;
+    };
     const health = JSON.parse((await send(`${row.address}/_twin/health`, 'GET', { [ADMIN_SECRET_HEADER]: row.admin_secret })).text);
     t.equal(health.prototype_intact, true, `the ${twin.twin_slug} twin's prototypes are intact`);
   }

@@ -80,7 +80,10 @@ t.test('seeds API', async (t) => {
 
   await t.test('list, filter by twin, and 404 across organizations', async (t) => {
     const list = await cp.call('GET', '/seeds', { token });
-    t.same(list.body.map((s: any) => s.id), [seedId]);
+    t.same(
+      list.body.map((s: any) => s.id),
+      [seedId],
+    );
     t.same((await cp.call('GET', '/seeds?twin=github', { token })).body, []);
     t.equal((await cp.call('GET', '/seeds?twin=stripe', { token })).body.length, 1);
     const other = await paygo(cp, 'globex');
@@ -124,7 +127,10 @@ t.test('seeds API', async (t) => {
       body: { name: 'Billing', description: 'Stripe with the demo seed', twins: [{ twin: 'stripe', seed_id: seedId }, { twin: 'slack' }] },
     });
     t.equal(created.status, 201);
-    t.same(created.body.twins, [{ twin: 'stripe', seed_id: seedId }, { twin: 'slack', seed_id: null }]);
+    t.same(created.body.twins, [
+      { twin: 'stripe', seed_id: seedId },
+      { twin: 'slack', seed_id: null },
+    ]);
     t.equal(created.body.description, 'Stripe with the demo seed');
     const id = created.body.id;
 

@@ -60,7 +60,9 @@ t.test('review queue: private repository, 6 open pull requests, 2 drafts, 10 clo
     const pulls = await o.paginate(o.rest.pulls.list, { owner, repo: 'payments-api', state: 'open', per_page: 100 });
     t.equal(pulls.length, 6);
     t.equal(pulls.filter((p) => p.draft).length, 2);
-    const closed = (await o.paginate(o.rest.issues.listForRepo, { owner, repo: 'payments-api', state: 'closed', per_page: 100 })).filter((i) => !i.pull_request);
+    const closed = (await o.paginate(o.rest.issues.listForRepo, { owner, repo: 'payments-api', state: 'closed', per_page: 100 })).filter(
+      (i) => !i.pull_request,
+    );
     t.equal(closed.length, 10);
   });
 });

@@ -33,8 +33,12 @@ async function askOpenAI(twin: RunningTwin, t: Test) {
   const client = openai(twin);
   const seen = { text: 0, tool: 0, errors: [] as number[] };
   for (const s of scripts(twin)) {
-    const tools = [{ type: 'function' as const, function: { name: s.response.tool_calls?.[0]?.name ?? 'noop', parameters: { type: 'object', properties: {} } } }];
-    const res = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: `Please: ${s.match.contains}` }], tools }).catch((e: unknown) => e);
+    const tools = [
+      { type: 'function' as const, function: { name: s.response.tool_calls?.[0]?.name ?? 'noop', parameters: { type: 'object', properties: {} } } },
+    ];
+    const res = await client.chat.completions
+      .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: `Please: ${s.match.contains}` }], tools })
+      .catch((e: unknown) => e);
     if (res instanceof OpenAI.APIError) seen.errors.push(res.status!);
     else {
       const c = (res as OpenAI.ChatCompletion).choices[0]!;
@@ -54,7 +58,9 @@ async function askClaude(twin: RunningTwin, t: Test) {
   const client = anthropic(twin);
   const seen = { text: 0, tool: 0, errors: [] as number[] };
   for (const s of scripts(twin)) {
-    const res = await client.messages.create({ model: 'claude-haiku-4-5', max_tokens: 256, messages: [{ role: 'user', content: `Please: ${s.match.contains}` }] }).catch((e: unknown) => e);
+    const res = await client.messages
+      .create({ model: 'claude-haiku-4-5', max_tokens: 256, messages: [{ role: 'user', content: `Please: ${s.match.contains}` }] })
+      .catch((e: unknown) => e);
     if (res instanceof Anthropic.APIError) seen.errors.push(res.status!);
     else {
       const block = (res as Anthropic.Message).content[0]!;

@@ -26,7 +26,8 @@ async function dataSource(client: Client, title: string): Promise<string> {
 }
 
 async function count(client: Client, id: string, filter?: object, inTrash = false): Promise<number> {
-  return (await client.dataSources.query({ data_source_id: id, page_size: 100, in_trash: inTrash, ...(filter ? { filter: filter as any } : {}) } as any)).results.length;
+  return (await client.dataSources.query({ data_source_id: id, page_size: 100, in_trash: inTrash, ...(filter ? { filter: filter as any } : {}) } as any))
+    .results.length;
 }
 
 t.ok(twin.suggestions.length >= 5, 'at least five Notion suggestions');

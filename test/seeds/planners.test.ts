@@ -14,7 +14,11 @@ import type { TwinSeeding } from '../../seeds/vocabulary.js';
 const stripe = (await loadTwin('stripe')).seeding as TwinSeeding;
 
 t.test('built-in: the issue example becomes explicit groups', async (t) => {
-  const r = planFromPrompt('stripe', 'A Stripe account with forty customers, twelve on the Pro monthly plan, 3 of them past due, and a customer named Ana Lima with two charges of $42, one a duplicate', stripe.vocabulary);
+  const r = planFromPrompt(
+    'stripe',
+    'A Stripe account with forty customers, twelve on the Pro monthly plan, 3 of them past due, and a customer named Ana Lima with two charges of $42, one a duplicate',
+    stripe.vocabulary,
+  );
   if (!r.ok) return t.fail(r.failure);
   const g = r.plan.groups.map((x) => [x.resource, x.count, x.within, x.owner, x.state, Object.fromEntries(x.attributes.map((a) => [a.name, a.value]))]);
   t.same(g, [
@@ -30,15 +34,24 @@ t.test('built-in: the issue example becomes explicit groups', async (t) => {
   t.equal(entities.length, 41);
   t.same(entities[0]!.states, ['past_due'], 'the first members of a group take its narrowings');
   t.same(entities[39]!.states, []);
-  t.same(entities.slice(0, 12).map((e) => e.attributes.plan), Array(12).fill('Pro monthly'));
+  t.same(
+    entities.slice(0, 12).map((e) => e.attributes.plan),
+    Array(12).fill('Pro monthly'),
+  );
   t.equal(entities.slice(0, 12).filter((e) => e.states.includes('past_due')).length, 3);
-  t.same(entities[40]!.children.map((c) => c.states), [['duplicate'], []]);
+  t.same(
+    entities[40]!.children.map((c) => c.states),
+    [['duplicate'], []],
+  );
 });
 
 t.test('built-in: sibling "of them" clauses, dates', async (t) => {
   const r = planFromPrompt('stripe', '30 customers on the Team monthly plan, 5 of them past due and 4 of them canceled, as of 2026-03-01', stripe.vocabulary);
   if (!r.ok) return t.fail(r.failure);
-  t.same(r.plan.groups.map((g) => g.within), [null, 'g1', 'g1']);
+  t.same(
+    r.plan.groups.map((g) => g.within),
+    [null, 'g1', 'g1'],
+  );
   t.equal(r.plan.clock_start, '2026-03-01T00:00:00.000Z');
 });
 
@@ -120,7 +133,11 @@ t.test('LLM planner: used when the built-in planner cannot read the prompt; its 
 
 t.test('LLM planner: an invalid plan or a failing endpoint becomes a failure sentence', async (t) => {
   const bad = await fakeLlm(() => ({
-    content: { clock_start: null, groups: [{ id: 'a', resource: 'invoice', count: 2, within: null, owner: 'zz', state: 'exploded', attributes: [] }], pools: [] },
+    content: {
+      clock_start: null,
+      groups: [{ id: 'a', resource: 'invoice', count: 2, within: null, owner: 'zz', state: 'exploded', attributes: [] }],
+      pools: [],
+    },
   }));
   t.teardown(() => bad.close());
   const out = await planSeed({ twin: 'stripe', prompt: PROMPT, seeding: stripe }, { url: bad.url, model: 'm' });

@@ -38,7 +38,11 @@ t.test('transactional templates: 4 dynamic and 2 legacy, each with an active ver
     const legacy = (await get(client, '/v3/templates', { generations: 'legacy', page_size: 50 })).result;
     t.equal(dynamic.length, 4);
     t.equal(legacy.length, 2);
-    for (const tpl of [...dynamic, ...legacy]) t.same(tpl.versions.map((v: any) => v.active), [1]);
+    for (const tpl of [...dynamic, ...legacy])
+      t.same(
+        tpl.versions.map((v: any) => v.active),
+        [1],
+      );
     t.ok(dynamic.every((x: any) => /^d-[0-9a-f]{32}$/.test(x.id)));
   });
 });
@@ -60,7 +64,10 @@ t.test('engaged newsletter: 8 emails, 4 opened, 2 clicked', async (t) => {
     t.equal(all.filter((m: any) => m.clicks_count > 0).length, 2);
     const clicked = all.find((m: any) => m.clicks_count > 0);
     const detail = await get(client, `/v3/messages/${encodeURIComponent(clicked.msg_id)}`);
-    t.same(detail.events.map((e: any) => e.event_name), ['processed', 'delivered', 'clicked']);
+    t.same(
+      detail.events.map((e: any) => e.event_name),
+      ['processed', 'delivered', 'clicked'],
+    );
   });
 });
 

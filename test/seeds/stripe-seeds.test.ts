@@ -57,7 +57,10 @@ t.test('the issue example: 40 customers, 12 on Pro monthly, 3 past due, Ana Lima
     t.equal(prices[0]!.recurring?.interval, 'month');
     const product = await stripe.products.retrieve(prices[0]!.product as string);
     t.equal(product.name, 'Pro');
-    t.ok(subs.every((s) => s.items.data[0]!.price.id === prices[0]!.id), 'all on the Pro monthly price');
+    t.ok(
+      subs.every((s) => s.items.data[0]!.price.id === prices[0]!.id),
+      'all on the Pro monthly price',
+    );
     t.equal(subs.filter((s) => s.status === 'past_due').length, 3, 'three past due');
     t.equal(subs.filter((s) => s.status === 'active').length, 9, 'the others active');
     // A past-due subscription has its failed renewal: an open invoice whose charge failed.
@@ -70,7 +73,10 @@ t.test('the issue example: 40 customers, 12 on Pro monthly, 3 past due, Ana Lima
     t.equal(ana.length, 1, 'exactly one Ana Lima');
     const charges = await all((p) => stripe.charges.list(p), { customer: ana[0]!.id });
     t.equal(charges.length, 2, 'two charges');
-    t.ok(charges.every((c) => c.amount === 4200 && c.currency === 'usd' && c.status === 'succeeded'), 'both $42, succeeded');
+    t.ok(
+      charges.every((c) => c.amount === 4200 && c.currency === 'usd' && c.status === 'succeeded'),
+      'both $42, succeeded',
+    );
     t.equal(charges[0]!.description, charges[1]!.description, 'the duplicate repeats the original');
   });
 });
@@ -111,7 +117,10 @@ t.test('refunds: Marco Rossi with one of three $19.99 charges refunded', async (
     t.equal(others.length, 8);
     for (const c of others.slice(0, 2)) {
       const cs = await all((p) => stripe.charges.list(p), { customer: c.id });
-      t.same(cs.map((x) => x.amount), [12000, 12000]);
+      t.same(
+        cs.map((x) => x.amount),
+        [12000, 12000],
+      );
     }
   });
 });
@@ -164,8 +173,14 @@ t.test('the same prompt twice gives byte-identical records; one more customer ch
   const c = rows(await seedFrom('41 customers', 'forty-one'));
   const d = rows(await seedFrom('40 customers', 'forty'));
   const names = (rs: { resource: string; body: string }[]) =>
-    rs.filter((r) => r.resource === 'customer').map((r) => (JSON.parse(r.body) as { name: string; email: string }));
-  t.same(names(c).slice(0, 40).map((x) => [x.name, x.email]), names(d).map((x) => [x.name, x.email]), 'the first 40 keep their values');
+    rs.filter((r) => r.resource === 'customer').map((r) => JSON.parse(r.body) as { name: string; email: string });
+  t.same(
+    names(c)
+      .slice(0, 40)
+      .map((x) => [x.name, x.email]),
+    names(d).map((x) => [x.name, x.email]),
+    'the first 40 keep their values',
+  );
 });
 
 t.test('a loaded twin resets to its seed', async (t) => {

@@ -34,7 +34,10 @@ t.test('outbound texts: 20 messages, 3 undelivered, 2 failed, the rest delivered
   await withTwilio(await seedFrom(twin.suggestions[0]!.prompt, 'texts'), async (client) => {
     const messages = await client.messages.list();
     t.equal(messages.length, 20);
-    t.same(countBy(messages, (m) => m.status), { delivered: 15, undelivered: 3, failed: 2 });
+    t.same(
+      countBy(messages, (m) => m.status),
+      { delivered: 15, undelivered: 3, failed: 2 },
+    );
     t.ok(messages.filter((m) => m.status === 'undelivered').every((m) => m.errorCode === 30003));
   });
 });
@@ -50,7 +53,10 @@ t.test('two numbers each with 6 messages', async (t) => {
 t.test('inbound conversation: 8 received, 5 sent', async (t) => {
   await withTwilio(await seedFrom(twin.suggestions[2]!.prompt, 'inbound'), async (client) => {
     const messages = await client.messages.list();
-    t.same(countBy(messages, (m) => m.direction), { inbound: 8, 'outbound-api': 5 });
+    t.same(
+      countBy(messages, (m) => m.direction),
+      { inbound: 8, 'outbound-api': 5 },
+    );
     t.ok(messages.filter((m) => m.direction === 'inbound').every((m) => m.status === 'received' && m.to === '+15017122661'));
   });
 });
@@ -59,7 +65,10 @@ t.test('call log: 12 calls, 3 busy, 2 unanswered, 7 completed', async (t) => {
   await withTwilio(await seedFrom(twin.suggestions[3]!.prompt, 'calls'), async (client) => {
     const calls = await client.calls.list();
     t.equal(calls.length, 12);
-    t.same(countBy(calls, (c) => c.status), { completed: 7, busy: 3, 'no-answer': 2 });
+    t.same(
+      countBy(calls, (c) => c.status),
+      { completed: 7, busy: 3, 'no-answer': 2 },
+    );
   });
 });
 
@@ -71,6 +80,9 @@ t.test('verification backlog: a service with 6 verifications, 4 approved', async
     const records = (await (await fetch(`${url}/_twin/records/verification`)).json()) as { body: { sid: string } }[];
     t.equal(records.length, 6);
     const fetched = await Promise.all(records.map((r) => client.verify.v2.services(services[0]!.sid).verifications(r.body.sid).fetch()));
-    t.same(countBy(fetched, (v) => v.status), { approved: 4, pending: 2 });
+    t.same(
+      countBy(fetched, (v) => v.status),
+      { approved: 4, pending: 2 },
+    );
   });
 });

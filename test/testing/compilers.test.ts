@@ -31,31 +31,64 @@ t.test('phrasebook: one sentence per twin operation, with modifiers', async (tt)
   ]);
 
   const refund = compilePhrasebook('refunded $42', ['stripe']);
-  tt.match(refund, { ok: true, assertions: [{ match: { response: { status: '2xx', body: { '/amount': 4200 } } } }] }, 'amounts in minor units, read from the refund');
+  tt.match(
+    refund,
+    { ok: true, assertions: [{ match: { response: { status: '2xx', body: { '/amount': 4200 } } } }] },
+    'amounts in minor units, read from the refund',
+  );
 
   const slack = compilePhrasebook('posted a message to #general containing "deploy done"', ['slack']);
   tt.match(slack, {
     ok: true,
-    assertions: [{ match: { twin: 'slack', path: '/api/chat.postMessage', body: { '/channel': { one_of: ['#general', 'general'] }, '/text': { contains: 'deploy done' } }, response: { body: { '/ok': true } } } }],
+    assertions: [
+      {
+        match: {
+          twin: 'slack',
+          path: '/api/chat.postMessage',
+          body: { '/channel': { one_of: ['#general', 'general'] }, '/text': { contains: 'deploy done' } },
+          response: { body: { '/ok': true } },
+        },
+      },
+    ],
   });
 
   const linear = compilePhrasebook('created an issue titled "Login broken"', ['linear']);
   tt.match(linear, {
     ok: true,
-    assertions: [{ match: { twin: 'linear', path: '/graphql', body: { '/query': { contains: 'issueCreate' }, '/variables/input/title': 'Login broken' }, response: { body: { '/data/issueCreate/success': true } } } }],
+    assertions: [
+      {
+        match: {
+          twin: 'linear',
+          path: '/graphql',
+          body: { '/query': { contains: 'issueCreate' }, '/variables/input/title': 'Login broken' },
+          response: { body: { '/data/issueCreate/success': true } },
+        },
+      },
+    ],
   });
   const jira = compilePhrasebook('commented on an issue', ['jira']);
   tt.match(jira, { ok: true, assertions: [{ match: { twin: 'jira', method: 'POST', path: '/rest/api/3/issue/{issueIdOrKey}/comment' } }] });
   const twilio = compilePhrasebook('sent an SMS containing "shipped"', ['twilio']);
-  tt.match(twilio, { ok: true, assertions: [{ match: { twin: 'twilio', method: 'POST', path: '/2010-04-01/Accounts/{AccountSid}/Messages.json', body: { '/Body': { contains: 'shipped' } } } }] });
+  tt.match(twilio, {
+    ok: true,
+    assertions: [
+      { match: { twin: 'twilio', method: 'POST', path: '/2010-04-01/Accounts/{AccountSid}/Messages.json', body: { '/Body': { contains: 'shipped' } } } },
+    ],
+  });
   const notion = compilePhrasebook('commented on a page containing "LGTM"', ['notion']);
-  tt.match(notion, { ok: true, assertions: [{ match: { twin: 'notion', method: 'POST', path: '/v1/comments', body: { '/rich_text/0/text/content': { contains: 'LGTM' } } } }] });
+  tt.match(notion, {
+    ok: true,
+    assertions: [{ match: { twin: 'notion', method: 'POST', path: '/v1/comments', body: { '/rich_text/0/text/content': { contains: 'LGTM' } } } }],
+  });
 
   const github = compilePhrasebook('opened an issue labelled bug in acme/web. Never deleted a repository', ['github']);
   tt.match(github, {
     ok: true,
     assertions: [
-      { count: { at_least: 1 }, match: { method: 'POST', path: '/repos/{owner}/{repo}/issues', params: { owner: 'acme', repo: 'web' }, body: { '/labels': { includes: 'bug' } } } },
+      {
+        count: { at_least: 1 },
+        match: { method: 'POST', path: '/repos/{owner}/{repo}/issues', params: { owner: 'acme', repo: 'web' }, body: { '/labels': { includes: 'bug' } } },
+      },
       { says: 'Never deleted a repository', never: { twin: 'github', method: 'DELETE', path: '/repos/{owner}/{repo}' } },
     ],
   });
@@ -87,7 +120,21 @@ t.test('phrasebook: counts and order words', async (tt) => {
     ],
   });
   const after = compilePhrasebook('closed that issue after opening an issue', ['github']);
-  tt.match(after, { ok: true, assertions: [{ sequence: [{ says: 'opening an issue', capture: { issue_1: 'response.body/number' } }, { says: 'closed that issue', match: { params: { issue_number: { var: 'issue_1' } } } }] }] }, '"A after B" puts B first');
+  tt.match(
+    after,
+    {
+      ok: true,
+      assertions: [
+        {
+          sequence: [
+            { says: 'opening an issue', capture: { issue_1: 'response.body/number' } },
+            { says: 'closed that issue', match: { params: { issue_number: { var: 'issue_1' } } } },
+          ],
+        },
+      ],
+    },
+    '"A after B" puts B first',
+  );
   const before = compilePhrasebook('opened an issue before closing issue #3', ['github']);
   tt.match(before, { ok: true, assertions: [{ sequence: [{ match: { method: 'POST' } }, { match: { method: 'PATCH', params: { issue_number: '3' } } }] }] });
 });
@@ -95,17 +142,28 @@ t.test('phrasebook: counts and order words', async (tt) => {
 t.test('phrasebook: what it cannot compile fails with a sentence', async (tt) => {
   tt.same(compilePhrasebook('refunded the duplicate $42 charge and touched no other charge', ['stripe']), {
     ok: false,
-    failure: 'Could not compile "refunded the duplicate $42 charge": the words "duplicate" are not part of any phrase for refund a charge or payment; see docs/matchers.md.',
+    failure:
+      'Could not compile "refunded the duplicate $42 charge": the words "duplicate" are not part of any phrase for refund a charge or payment; see docs/matchers.md.',
   });
-  tt.match(compilePhrasebook('posted a message to #general', ['stripe']), { ok: false, failure: /"post a message" is a slack operation, but this test's twins are stripe/ });
+  tt.match(compilePhrasebook('posted a message to #general', ['stripe']), {
+    ok: false,
+    failure: /"post a message" is a slack operation, but this test's twins are stripe/,
+  });
   tt.match(compilePhrasebook('danced a jig', ['stripe']), { ok: false, failure: /no phrase of the phrasebook starts "danced a jig"/ });
   tt.match(compilePhrasebook('created a customer labelled bug', ['stripe']), { ok: false, failure: /"label bug" does not apply to create a customer/ });
-  tt.match(compilePhrasebook('created a customer twice, then deleted that customer', ['stripe']), { ok: false, failure: /counts and "never" cannot be part of an ordered sequence/ });
+  tt.match(compilePhrasebook('created a customer twice, then deleted that customer', ['stripe']), {
+    ok: false,
+    failure: /counts and "never" cannot be part of an ordered sequence/,
+  });
   tt.match(compilePhrasebook('   ', ['stripe']), { ok: false, failure: /The outcome is empty/ });
 });
 
 t.test('compile-time checks against the twin routes and documented fields', async (tt) => {
-  const check = async (raw: unknown[], twins: string[]) => checkAssertions(assertionsSchema.parse(raw).map((a) => normalizeAssertion(a, twins)), twins);
+  const check = async (raw: unknown[], twins: string[]) =>
+    checkAssertions(
+      assertionsSchema.parse(raw).map((a) => normalizeAssertion(a, twins)),
+      twins,
+    );
   tt.same(await check([{ says: 'ok', match: { method: 'POST', path: '/api/chat.postMessage', body: { '/channel': 'C1' } } }], ['slack']), []);
   tt.match(await check([{ says: 'x', match: { method: 'POST', path: '/api/chat.postMesage' } }], ['slack']), [
     { index: 0, at: 'match', message: 'POST /api/chat.postMesage is not an operation the slack twin serves.' },
@@ -113,12 +171,18 @@ t.test('compile-time checks against the twin routes and documented fields', asyn
   tt.match(await check([{ says: 'x', match: { method: 'POST', path: '/v1/refunds', body: { '/amountt': 1 } } }], ['stripe']), [
     { message: /^Body field 'amountt' is not a parameter of POST \/v1\/refunds; it takes amount, charge/ },
   ]);
-  tt.match(await check([{ says: 'x', match: { twin: 'github', path: '/v1/customers' } }], ['stripe']), [{ message: /github twin, which is not among this test's twins/ }]);
-  tt.match(await check([{ says: 'x', match: { path: '/v1/customers', body: { '/email': { matches: '(a)\\1' } } } }], ['stripe']), [{ message: /Backreferences are not supported/ }]);
+  tt.match(await check([{ says: 'x', match: { twin: 'github', path: '/v1/customers' } }], ['stripe']), [
+    { message: /github twin, which is not among this test's twins/ },
+  ]);
+  tt.match(await check([{ says: 'x', match: { path: '/v1/customers', body: { '/email': { matches: '(a)\\1' } } } }], ['stripe']), [
+    { message: /Backreferences are not supported/ },
+  ]);
   tt.match(await check([{ says: 'x', sequence: [{ match: { path: '/v1/refunds', body: { '/charge': { var: 'ch' } } } }] }], ['stripe']), [
     { at: 'sequence.0.match', message: /uses variable 'ch' before any earlier step captures it/ },
   ]);
-  tt.match(await check([{ says: 'x', sequence: [{ match: { path: '/v1/charges' }, capture: { ch: 'response.id' } }] }], ['stripe']), [{ message: /not a capture source/ }]);
+  tt.match(await check([{ says: 'x', sequence: [{ match: { path: '/v1/charges' }, capture: { ch: 'response.id' } }] }], ['stripe']), [
+    { message: /not a capture source/ },
+  ]);
   tt.match(await check([{ says: 'x', match: { path: '/v1/customers', response: { status: 'ok' } } }], ['stripe']), [{ message: /is not a status code/ }]);
   tt.match(await check([{ says: 'x', match: { path: { starts: '/v1' } } }], ['stripe']), [{ message: /path must be a path or template/ }]);
 });
@@ -150,15 +214,29 @@ function fakeLlm(answer: (body: any) => { status?: number; content: unknown }): 
       requests.push({ path: req.url, auth: req.headers.authorization, body });
       const a = answer(body);
       res.writeHead(a.status ?? 200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: typeof a.content === 'string' ? a.content : JSON.stringify(a.content) }, finish_reason: 'stop' }] }));
+      res.end(
+        JSON.stringify({
+          id: 'chatcmpl-1',
+          object: 'chat.completion',
+          choices: [
+            { index: 0, message: { role: 'assistant', content: typeof a.content === 'string' ? a.content : JSON.stringify(a.content) }, finish_reason: 'stop' },
+          ],
+        }),
+      );
     });
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, server, requests })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, server, requests })),
+  );
 }
 
 t.test('LLM compiler against a local OpenAI-compatible endpoint', async (tt) => {
   const good = [
-    { says: 'refunded the duplicate $42 charge', count: { exactly: 1 }, match: { twin: 'stripe', method: 'POST', path: '/v1/refunds', response: { status: '2xx', body: { '/amount': 4200 } } } },
+    {
+      says: 'refunded the duplicate $42 charge',
+      count: { exactly: 1 },
+      match: { twin: 'stripe', method: 'POST', path: '/v1/refunds', response: { status: '2xx', body: { '/amount': 4200 } } },
+    },
     { says: 'touched no other charge', never: { twin: 'stripe', method: 'POST', path: '/v1/refunds', body: { '/charge': { ne: 'ch_dup' } } } },
   ];
   let reply: unknown = { assertions_json: JSON.stringify(good), failure: null };
@@ -181,10 +259,16 @@ t.test('LLM compiler against a local OpenAI-compatible endpoint', async (tt) => 
   tt.match(await compileOutcome('refunded the duplicate charge', ['stripe'], undefined), { ok: false, failure: /No language model is configured/ });
 
   reply = { assertions_json: '[]', failure: 'Whether the agent was polite cannot be seen in HTTP traffic.' };
-  tt.same(await compileWithLlm(config, 'was polite', ['stripe']), { ok: false, failure: 'The language model could not compile the outcome: Whether the agent was polite cannot be seen in HTTP traffic.' });
+  tt.same(await compileWithLlm(config, 'was polite', ['stripe']), {
+    ok: false,
+    failure: 'The language model could not compile the outcome: Whether the agent was polite cannot be seen in HTTP traffic.',
+  });
 
   reply = { assertions_json: JSON.stringify([{ says: 'x', match: { method: 'POST', path: '/v1/refundz' } }]), failure: null };
-  tt.match(await compileWithLlm(config, 'x', ['stripe']), { ok: false, failure: /assertion 1, "x"\): POST \/v1\/refundz is not an operation the stripe twin serves/ });
+  tt.match(await compileWithLlm(config, 'x', ['stripe']), {
+    ok: false,
+    failure: /assertion 1, "x"\): POST \/v1\/refundz is not an operation the stripe twin serves/,
+  });
 
   reply = { assertions_json: JSON.stringify([{ says: 'x', count: { sometimes: 1 }, match: {} }]), failure: null };
   tt.match(await compileWithLlm(config, 'x', ['stripe']), { ok: false, failure: /do not fit the matcher language/ });

@@ -20,8 +20,19 @@ const [seedCustomer, customer, badRefund, refund, deleteCustomer, issue, close, 
     form: { email: 'ada@example.com', name: 'Ada Lovelace', 'metadata[tier]': 'gold', 'preferred_locales[0]': 'en', 'preferred_locales[1]': 'fr' },
     response: { id: 'cus_ada', object: 'customer', email: 'ada@example.com', created: 1767225600 },
   },
-  { method: 'POST', path: '/v1/refunds', form: { charge: 'ch_dup', amount: '5000' }, status: 400, response: { error: { type: 'invalid_request_error', code: 'amount_too_large' } } },
-  { method: 'POST', path: '/v1/refunds', form: { charge: 'ch_dup', amount: '4200' }, response: { id: 're_1', object: 'refund', amount: 4200, charge: 'ch_dup', status: 'succeeded' } },
+  {
+    method: 'POST',
+    path: '/v1/refunds',
+    form: { charge: 'ch_dup', amount: '5000' },
+    status: 400,
+    response: { error: { type: 'invalid_request_error', code: 'amount_too_large' } },
+  },
+  {
+    method: 'POST',
+    path: '/v1/refunds',
+    form: { charge: 'ch_dup', amount: '4200' },
+    response: { id: 're_1', object: 'refund', amount: 4200, charge: 'ch_dup', status: 'succeeded' },
+  },
   { method: 'DELETE', path: '/v1/customers/cus_old', status: 200, response: { id: 'cus_old', deleted: true } },
   {
     twin: 'github',
@@ -33,7 +44,13 @@ const [seedCustomer, customer, badRefund, refund, deleteCustomer, issue, close, 
     response: { id: 9001, number: 12, title: 'Crash on start', state: 'open' },
   },
   { twin: 'github', method: 'PATCH', path: '/repos/acme/web/issues/12', json: { state: 'closed' }, response: { number: 12, state: 'closed' } },
-  { twin: 'slack', method: 'POST', path: '/api/chat.postMessage', form: { channel: '#general', text: 'Deploy finished :rocket:' }, response: { ok: true, channel: 'C0123456789', ts: '1767225601.000100' } },
+  {
+    twin: 'slack',
+    method: 'POST',
+    path: '/api/chat.postMessage',
+    form: { channel: '#general', text: 'Deploy finished :rocket:' },
+    response: { ok: true, channel: 'C0123456789', ts: '1767225601.000100' },
+  },
 );
 
 function judge(raw: unknown[]): ReturnType<typeof evaluate> {
@@ -131,11 +148,21 @@ t.test('count assertions and their reasons', async (tt) => {
     first!.fields.find((f) => f.field === 'response.status'),
     { field: 'response.status', expected: '2xx', actual: 400, ok: false },
   );
-  tt.same(first!.fields.find((f) => f.field === 'body/amount'), { field: 'body/amount', expected: '= 5000', actual: '5000', ok: true }, 'body values are extracted');
+  tt.same(
+    first!.fields.find((f) => f.field === 'body/amount'),
+    { field: 'body/amount', expected: '= 5000', actual: '5000', ok: true },
+    'body values are extracted',
+  );
   tt.equal(second!.log_id, refund);
-  tt.same(second!.fields.find((f) => f.field === 'body/amount'), { field: 'body/amount', expected: '= 5000', actual: '4200', ok: false });
+  tt.same(
+    second!.fields.find((f) => f.field === 'body/amount'),
+    { field: 'body/amount', expected: '= 5000', actual: '4200', ok: false },
+  );
   tt.match(missing!.reason, /Expected at least 1 matching request, observed 0\. The nearest miss is log .*: response\.status was 400, expected 2xx/);
-  tt.notOk(missing!.near_misses!.some((m) => m.twin !== 'stripe'), 'requests to another twin are not near misses');
+  tt.notOk(
+    missing!.near_misses!.some((m) => m.twin !== 'stripe'),
+    'requests to another twin are not near misses',
+  );
 
   // A matcher without a status still shows the status in the table.
   const noStatus = judge([{ says: 'x', match: { path: '/v1/refunds', body: { '/amount': 1 } } }]).results[0]!;
@@ -159,8 +186,19 @@ t.test('sequence: captures, gaps, binding, and where it stopped', async (tt) => 
     {
       says: 'opened an issue, then closed that issue',
       sequence: [
-        { match: { twin: 'github', method: 'POST', path: '/repos/{owner}/{repo}/issues', response: { status: 201 } }, capture: { number: 'response.body/number', repo: 'params.repo' } },
-        { match: { twin: 'github', method: 'PATCH', path: '/repos/{owner}/{repo}/issues/{n}', params: { n: { var: 'number' }, repo: { var: 'repo' } }, body: { '/state': 'closed' } } },
+        {
+          match: { twin: 'github', method: 'POST', path: '/repos/{owner}/{repo}/issues', response: { status: 201 } },
+          capture: { number: 'response.body/number', repo: 'params.repo' },
+        },
+        {
+          match: {
+            twin: 'github',
+            method: 'PATCH',
+            path: '/repos/{owner}/{repo}/issues/{n}',
+            params: { n: { var: 'number' }, repo: { var: 'repo' } },
+            body: { '/state': 'closed' },
+          },
+        },
       ],
     },
   ]).results[0]!;
@@ -177,7 +215,10 @@ t.test('sequence: captures, gaps, binding, and where it stopped', async (tt) => 
     },
   ]).results[0]!;
   tt.match(wrongOrder, { passed: false, stopped_at: 1, observed: 1, matching_log_ids: [message] });
-  tt.same(wrongOrder.steps!.map((s) => s.bound_log_id), [message, null]);
+  tt.same(
+    wrongOrder.steps!.map((s) => s.bound_log_id),
+    [message, null],
+  );
   tt.match(wrongOrder.reason, new RegExp(`Step 2 of 2 \\(created a customer\\) matched no request after step 1 bound log ${message}`));
   tt.same(wrongOrder.near_misses, [], 'nothing after the bound step comes near');
 
@@ -193,7 +234,10 @@ t.test('sequence: captures, gaps, binding, and where it stopped', async (tt) => 
   tt.match(wrongValue, { passed: false, stopped_at: 1 });
   tt.equal(wrongValue.steps![0]!.bound_log_id, customer, 'the earliest matching request binds (the seed request is not the agent’s)');
   tt.notOk(wrongValue.steps!.some((s) => s.bound_log_id === seedCustomer));
-  tt.same(wrongValue.near_misses![0]!.fields.find((f) => f.field === 'body/charge'), { field: 'body/charge', expected: '= {cus}', actual: 'ch_dup', ok: false });
+  tt.same(
+    wrongValue.near_misses![0]!.fields.find((f) => f.field === 'body/charge'),
+    { field: 'body/charge', expected: '= {cus}', actual: 'ch_dup', ok: false },
+  );
 });
 
 t.test('the same traffic gives the same result', async (tt) => {
@@ -219,7 +263,27 @@ t.test('form bodies: a value read by pointer equals the value in the decoded tre
     'a[b]=1&a=2&toString=1&__proto__[x]=1&constructor[prototype][y]=2&metadata[__proto__][z]=3',
     '',
   ];
-  const pointers = ['/email', '/name', '/metadata/tier', '/metadata', '/amount', '/items/0/price', '/items', '/expand/0', '/a', '/a/b', '/text', '/channel', '/flag', '/missing', '/toString', '/__proto__/x', '/constructor/prototype/y', '/metadata/__proto__/z', ''];
+  const pointers = [
+    '/email',
+    '/name',
+    '/metadata/tier',
+    '/metadata',
+    '/amount',
+    '/items/0/price',
+    '/items',
+    '/expand/0',
+    '/a',
+    '/a/b',
+    '/text',
+    '/channel',
+    '/flag',
+    '/missing',
+    '/toString',
+    '/__proto__/x',
+    '/constructor/prototype/y',
+    '/metadata/__proto__/z',
+    '',
+  ];
   for (const body of bodies) {
     const tree = parseBracketForm(body);
     for (const pointer of pointers) {

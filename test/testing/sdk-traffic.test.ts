@@ -85,7 +85,11 @@ t.test('a compiled outcome judged on SDK traffic', async (tt) => {
   tt.equal(attempt.status, 201);
   const [sequence, once, posted, never] = attempt.body.results;
   tt.match(sequence, { kind: 'sequence', passed: true, stopped_at: null, observed: 3 });
-  tt.same(sequence.steps.map((s: any) => Object.values(s.captured)), [[ada.id], [pi.id], []], 'captured ids come from the responses');
+  tt.same(
+    sequence.steps.map((s: any) => Object.values(s.captured)),
+    [[ada.id], [pi.id], []],
+    'captured ids come from the responses',
+  );
   tt.match(once, { passed: true, observed: 1, expected: 'exactly 1' });
   tt.match(posted, { passed: true, observed: 1 });
   tt.match(never, { passed: false, offending: [{ method: 'DELETE', path: `/v1/customers/${stray.id}`, status: 200 }] });
@@ -99,7 +103,10 @@ t.test('explicit assertions on SDK traffic: form bodies, near misses', async (tt
       name: 'explicit',
       twins: ['stripe'],
       assertions: [
-        { says: 'a $42 payment intent in usd', match: { method: 'POST', path: '/v1/payment_intents', body: { '/amount': { eq: 4200 }, '/currency': 'usd', '/customer': { matches: '^cus_' } } } },
+        {
+          says: 'a $42 payment intent in usd',
+          match: { method: 'POST', path: '/v1/payment_intents', body: { '/amount': { eq: 4200 }, '/currency': 'usd', '/customer': { matches: '^cus_' } } },
+        },
         { says: 'a gold customer', match: { method: 'POST', path: '/v1/customers', body: { '/metadata/tier': 'gold', '/name': { contains: 'Ada' } } } },
         { says: 'a partial refund of $10', match: { method: 'POST', path: '/v1/refunds', body: { '/amount': 1000 }, response: { status: '2xx' } } },
       ],
@@ -114,17 +121,31 @@ t.test('explicit assertions on SDK traffic: form bodies, near misses', async (tt
   // Nearest: the full refund (no amount sent; 5 of 6 fields hold), then the refused one (4 of 6).
   const [full, oversized] = partial.near_misses;
   tt.match(full, { method: 'POST', path: '/v1/refunds', status: 200, matched_fields: 5, total_fields: 6 });
-  tt.same(full.fields.find((f: any) => f.field === 'body/amount'), { field: 'body/amount', expected: '= 1000', ok: false }, 'a missing field has no actual value');
+  tt.same(
+    full.fields.find((f: any) => f.field === 'body/amount'),
+    { field: 'body/amount', expected: '= 1000', ok: false },
+    'a missing field has no actual value',
+  );
   tt.match(oversized, { method: 'POST', path: '/v1/refunds', status: 400, matched_fields: 4 });
-  tt.same(oversized.fields.find((f: any) => f.field === 'body/amount'), { field: 'body/amount', expected: '= 1000', actual: '999999', ok: false });
-  tt.same(oversized.fields.find((f: any) => f.field === 'response.status'), { field: 'response.status', expected: '2xx', actual: 400, ok: false });
+  tt.same(
+    oversized.fields.find((f: any) => f.field === 'body/amount'),
+    { field: 'body/amount', expected: '= 1000', actual: '999999', ok: false },
+  );
+  tt.same(
+    oversized.fields.find((f: any) => f.field === 'response.status'),
+    { field: 'response.status', expected: '2xx', actual: 400, ok: false },
+  );
   tt.match(partial.reason, /The nearest miss is log .*: body\/amount was missing, expected = 1000\./);
 });
 
 t.test('GitHub JSON bodies from Octokit: a compiled sequence with a captured issue number', async (tt) => {
   const created = await cp.call('POST', '/tests', {
     token,
-    body: { name: 'triage', twins: ['github'], outcome: 'opened an issue labelled bug titled "Crash on start", then closed that issue. Never deleted a repository.' },
+    body: {
+      name: 'triage',
+      twins: ['github'],
+      outcome: 'opened an issue labelled bug titled "Crash on start", then closed that issue. Never deleted a repository.',
+    },
   });
   tt.equal(created.body.status, 'ready', created.body.failure ?? 'compiled');
   const attempt = await cp.call('POST', `/tests/${created.body.id}/attempts`, { token, body: { environment_id: envId } });
@@ -137,5 +158,8 @@ t.test('GitHub JSON bodies from Octokit: a compiled sequence with a captured iss
   const failed = await cp.call('POST', `/tests/${wrongLabel.body.id}/attempts`, { token, body: { environment_id: envId } });
   const [result] = failed.body.results;
   tt.match(result, { passed: false, observed: 0, near_misses: [{ method: 'POST', path: '/repos/' + repo.data.owner.login + '/web/issues', status: 201 }] });
-  tt.same(result.near_misses[0].fields.find((f: any) => f.field === 'body/labels'), { field: 'body/labels', expected: 'includes an item = "wontfix"', actual: ['bug'], ok: false });
+  tt.same(
+    result.near_misses[0].fields.find((f: any) => f.field === 'body/labels'),
+    { field: 'body/labels', expected: 'includes an item = "wontfix"', actual: ['bug'], ok: false },
+  );
 });

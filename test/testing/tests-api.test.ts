@@ -61,7 +61,11 @@ t.test('explicit assertions: stored in the versioned form, not gated', async (tt
   const token = await free.token({ org: 'freeorg' });
   const res = await free.call('POST', '/tests', {
     token,
-    body: { name: 'no deletes', twins: ['stripe'], assertions: [{ says: 'never deleted a customer', never: { method: 'DELETE', path: '/v1/customers/{customer}' } }] },
+    body: {
+      name: 'no deletes',
+      twins: ['stripe'],
+      assertions: [{ says: 'never deleted a customer', never: { method: 'DELETE', path: '/v1/customers/{customer}' } }],
+    },
   });
   tt.equal(res.status, 201);
   tt.match(res.body, {
@@ -84,7 +88,9 @@ t.test('bad input answers 422 with Pydantic entries', async (tt) => {
     body: { name: 'x', twins: ['stripe'], assertions: [{ says: 'x', match: { method: 'POST', path: '/v1/refundz' } }] },
   });
   tt.equal(wrongPath.status, 422);
-  tt.match(wrongPath.body.detail, [{ type: 'value_error', loc: ['body', 'assertions', 0, 'match'], msg: 'Value error, POST /v1/refundz is not an operation the stripe twin serves.' }]);
+  tt.match(wrongPath.body.detail, [
+    { type: 'value_error', loc: ['body', 'assertions', 0, 'match'], msg: 'Value error, POST /v1/refundz is not an operation the stripe twin serves.' },
+  ]);
   const badShape = await cp.call('POST', '/tests', {
     token: admin,
     body: { name: 'x', twins: ['stripe'], assertions: [{ says: 'x', count: { at_least: -1 }, match: {}, extra: 1 }] },
@@ -128,11 +134,17 @@ t.test('compiled outcome, attempts, reasons, repeatability', async (tt) => {
     body: { name: 'refund', twins: ['stripe'], outcome: 'The agent refunded charge ch_dup exactly once and never deleted a customer.' },
   });
   tt.equal(created.status, 201);
-  tt.match(created.body, { status: 'ready', outcome: 'The agent refunded charge ch_dup exactly once and never deleted a customer.', assertions: [{ count: { exactly: 1 } }, { never: {} }] });
+  tt.match(created.body, {
+    status: 'ready',
+    outcome: 'The agent refunded charge ch_dup exactly once and never deleted a customer.',
+    assertions: [{ count: { exactly: 1 } }, { never: {} }],
+  });
   const testId = created.body.id;
 
   const env = environment('acme');
-  const refusal = log(env, '2026-01-01T00:00:01.000Z', 'POST', '/v1/refunds', { charge: 'ch_dup', amount: '99999' }, 400, { error: { type: 'invalid_request_error' } });
+  const refusal = log(env, '2026-01-01T00:00:01.000Z', 'POST', '/v1/refunds', { charge: 'ch_dup', amount: '99999' }, 400, {
+    error: { type: 'invalid_request_error' },
+  });
   const refund = log(env, '2026-01-01T00:00:02.000Z', 'POST', '/v1/refunds', { charge: 'ch_dup' }, 200, { id: 're_1', object: 'refund', amount: 4200 });
   const deletion = log(env, '2026-01-01T00:00:03.000Z', 'DELETE', '/v1/customers/cus_1', {}, 200, { id: 'cus_1', deleted: true });
 
@@ -142,7 +154,10 @@ t.test('compiled outcome, attempts, reasons, repeatability', async (tt) => {
   const [refunded, noDelete] = attempt.body.results;
   tt.match(refunded, { passed: true, observed: 1, matching_log_ids: [refund] });
   tt.match(noDelete, { passed: false, kind: 'never', offending: [{ log_id: deletion, method: 'DELETE', path: '/v1/customers/cus_1' }] });
-  tt.notOk(attempt.body.results.some((r: any) => r.matching_log_ids.includes(refusal)), 'the refused refund (400) is not a refund');
+  tt.notOk(
+    attempt.body.results.some((r: any) => r.matching_log_ids.includes(refusal)),
+    'the refused refund (400) is not a refund',
+  );
 
   // A window that ends before the deletion passes; the same window again gives the same results.
   const early = { environment_id: env, from: '2026-01-01T00:00:00Z', to: '2026-01-01T00:00:02.500Z' };
@@ -154,12 +169,19 @@ t.test('compiled outcome, attempts, reasons, repeatability', async (tt) => {
 
   const listed = await cp.call('GET', `/tests/${testId}/attempts?size=2`, { token: admin });
   tt.match(listed.body, { total: 3, page: 1, size: 2, pages: 2 });
-  tt.same(listed.body.items.map((a: any) => a.id), [a2.body.id, a1.body.id], 'newest first');
+  tt.same(
+    listed.body.items.map((a: any) => a.id),
+    [a2.body.id, a1.body.id],
+    'newest first',
+  );
   const one = await cp.call('GET', `/tests/${testId}/attempts/${attempt.body.id}`, { token: admin });
   tt.same(one.body, attempt.body);
   tt.equal((await cp.call('GET', `/tests/${testId}/attempts/${randomUUID()}`, { token: admin })).status, 404);
 
-  const backwards = await cp.call('POST', `/tests/${testId}/attempts`, { token: admin, body: { environment_id: env, from: '2026-01-02T00:00:00Z', to: '2026-01-01T00:00:00Z' } });
+  const backwards = await cp.call('POST', `/tests/${testId}/attempts`, {
+    token: admin,
+    body: { environment_id: env, from: '2026-01-02T00:00:00Z', to: '2026-01-01T00:00:00Z' },
+  });
   tt.match(backwards, { status: 422, body: { detail: [{ loc: ['body', 'to'] }] } });
 
   // Another organization: neither its test nor its environment is visible.
@@ -179,7 +201,10 @@ t.test('an outcome the phrasebook cannot read is stored as a failed test', async
 });
 
 t.test('list, read, delete', async (tt) => {
-  const a = await cp.call('POST', '/tests', { token: other, body: { name: 'first', twins: ['slack'], assertions: [{ says: 'posted', match: { method: 'POST', path: '/api/chat.postMessage' } }] } });
+  const a = await cp.call('POST', '/tests', {
+    token: other,
+    body: { name: 'first', twins: ['slack'], assertions: [{ says: 'posted', match: { method: 'POST', path: '/api/chat.postMessage' } }] },
+  });
   const b = await cp.call('POST', '/tests', { token: other, body: { name: 'second', twins: ['github'], outcome: 'opened an issue labelled bug' } });
   tt.equal(b.body.status, 'ready');
   const page = await cp.call('GET', '/tests?page=1&size=1', { token: other });

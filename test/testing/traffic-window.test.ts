@@ -109,9 +109,18 @@ t.test('near misses ranked by SQLite equal those ranked in JavaScript', async (t
   // `matches` cannot be said in SQL, so the second matcher is ranked in JavaScript; both mean the same.
   const bySql = { twin: 'stripe', method: 'POST', path: '/v1/refunds', body: { '/amount': 600 } };
   const byJs = { ...bySql, twin: { matches: '^stripe$' } };
-  const [sql, js] = evaluate(normalize([{ says: 'sql', match: bySql }, { says: 'js', match: byJs }]), log.window()).results;
+  const [sql, js] = evaluate(
+    normalize([
+      { says: 'sql', match: bySql },
+      { says: 'js', match: byJs },
+    ]),
+    log.window(),
+  ).results;
   tt.equal(sql!.near_misses!.length, 3);
-  tt.same(sql!.near_misses!.map((m) => m.log_id), js!.near_misses!.map((m) => m.log_id));
+  tt.same(
+    sql!.near_misses!.map((m) => m.log_id),
+    js!.near_misses!.map((m) => m.log_id),
+  );
   tt.equal(sql!.near_misses![0]!.path, '/v1/refunds', 'the same operation comes first');
 });
 
@@ -123,10 +132,23 @@ t.test('a near-miss pool filled by candidates equals the ranked one', async (tt)
   many.log({ actor: 'seed', method: 'POST', path: '/v1/refunds', form: { amount: '42' } });
   const bySql = { twin: 'stripe', method: 'POST', path: '/v1/refunds', body: { '/amount': 42 } };
   const byJs = { ...bySql, twin: { matches: '^stripe$' } };
-  const [sql, js] = evaluate(normalize([{ says: 'sql', match: bySql }, { says: 'js', match: byJs }]), many.window()).results;
+  const [sql, js] = evaluate(
+    normalize([
+      { says: 'sql', match: bySql },
+      { says: 'js', match: byJs },
+    ]),
+    many.window(),
+  ).results;
   tt.equal(sql!.observed, 0);
-  tt.same(sql!.near_misses!.map((m) => m.log_id), js!.near_misses!.map((m) => m.log_id));
-  tt.same(sql!.near_misses!.map((m) => m.fields.find((f) => f.field === 'body/amount')!.actual), ['100', '101', '102'], 'the earliest of equally near misses');
+  tt.same(
+    sql!.near_misses!.map((m) => m.log_id),
+    js!.near_misses!.map((m) => m.log_id),
+  );
+  tt.same(
+    sql!.near_misses!.map((m) => m.fields.find((f) => f.field === 'body/amount')!.actual),
+    ['100', '101', '102'],
+    'the earliest of equally near misses',
+  );
 });
 
 t.test('matchers too large for SQLite are judged in JavaScript', async (tt) => {

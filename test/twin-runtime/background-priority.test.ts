@@ -6,17 +6,24 @@ import { atBatchPriority, BATCH_NICE_STEP } from '../../twin-runtime/background-
 
 const privileged = process.platform === 'linux' && process.getuid?.() === 0;
 
-t.test('lowered while the work runs, restored after, also when it throws', { skip: privileged ? false : 'raising a priority back needs CAP_SYS_NICE (root on Linux)' }, async (t) => {
-  const own = getPriority(0);
-  t.ok(own <= 19 - BATCH_NICE_STEP, `room to lower from ${own}`);
-  const during = await atBatchPriority(async () => getPriority(0));
-  t.equal(during, own + BATCH_NICE_STEP, 'lower while running');
-  t.equal(getPriority(0), own, 'back afterwards');
-  await t.rejects(atBatchPriority(async () => {
-    throw new Error('lifecycle failed');
-  }), /lifecycle failed/);
-  t.equal(getPriority(0), own, 'back after a failure too');
-});
+t.test(
+  'lowered while the work runs, restored after, also when it throws',
+  { skip: privileged ? false : 'raising a priority back needs CAP_SYS_NICE (root on Linux)' },
+  async (t) => {
+    const own = getPriority(0);
+    t.ok(own <= 19 - BATCH_NICE_STEP, `room to lower from ${own}`);
+    const during = await atBatchPriority(async () => getPriority(0));
+    t.equal(during, own + BATCH_NICE_STEP, 'lower while running');
+    t.equal(getPriority(0), own, 'back afterwards');
+    await t.rejects(
+      atBatchPriority(async () => {
+        throw new Error('lifecycle failed');
+      }),
+      /lifecycle failed/,
+    );
+    t.equal(getPriority(0), own, 'back after a failure too');
+  },
+);
 
 t.test('the work runs and answers whether or not the priority can be changed', async (t) => {
   t.equal(await atBatchPriority(async () => 42), 42);

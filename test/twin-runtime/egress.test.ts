@@ -80,7 +80,8 @@ t.test('the guard: any allows everything; public allows public addresses except 
   const any = new EgressGuard('any');
   for (const ip of ['127.0.0.1', '10.0.0.1', '169.254.169.254', '8.8.8.8']) t.ok(any.allows(ip), `any: ${ip}`);
   const pub = new EgressGuard('public', '203.0.114.7, 2606:4700::/32,not-an-ip');
-  for (const ip of ['127.0.0.1', '::1', '10.0.0.1', '169.254.169.254', '::ffff:127.0.0.1', '100.64.1.1', '0.0.0.0']) t.notOk(pub.allows(ip), `public refuses ${ip}`);
+  for (const ip of ['127.0.0.1', '::1', '10.0.0.1', '169.254.169.254', '::ffff:127.0.0.1', '100.64.1.1', '0.0.0.0'])
+    t.notOk(pub.allows(ip), `public refuses ${ip}`);
   for (const ip of ['203.0.114.7', '2606:4700:4700::1111', '::ffff:203.0.114.7']) t.notOk(pub.allows(ip), `public refuses the control plane's own ${ip}`);
   for (const ip of ['8.8.8.8', '203.0.114.8', '2a00:1450:4001:80b::200e']) t.ok(pub.allows(ip), `public allows ${ip}`);
   t.equal(await pub.check('ftp://example.com/x'), 'only http and https URLs are delivered to');
@@ -95,7 +96,8 @@ t.test('the guard: any allows everything; public allows public addresses except 
 t.test('the guard: loopback allows loopback addresses only (what `make test` runs under)', async (t) => {
   const loop = new EgressGuard('loopback');
   for (const ip of ['127.0.0.1', '127.8.9.10', '::1', '::ffff:127.0.0.1']) t.ok(loop.allows(ip), `loopback allows ${ip}`);
-  for (const ip of ['8.8.8.8', '10.0.0.1', '192.168.1.1', '169.254.169.254', '0.0.0.0', '::', 'fd00::1', '2606:4700:4700::1111']) t.notOk(loop.allows(ip), `loopback refuses ${ip}`);
+  for (const ip of ['8.8.8.8', '10.0.0.1', '192.168.1.1', '169.254.169.254', '0.0.0.0', '::', 'fd00::1', '2606:4700:4700::1111'])
+    t.notOk(loop.allows(ip), `loopback refuses ${ip}`);
   // Judged without connecting: IP literals before any connection, `localhost` through the resolver only.
   t.equal(await loop.check('http://127.0.0.1:1/x'), undefined);
   t.equal(await loop.check('http://[::1]:1/x'), undefined);
@@ -126,7 +128,10 @@ t.test('TWINS_EGRESS=public: Stripe, GitHub and Slack deliveries to loopback are
     await new Promise<void>((resolve) => listener.close(() => resolve()));
   });
   const token = await cp.token({});
-  const created = await cp.call('POST', '/environments', { token, body: { name: 'egress', twins: [{ twin: 'stripe' }, { twin: 'github' }, { twin: 'slack' }] } });
+  const created = await cp.call('POST', '/environments', {
+    token,
+    body: { name: 'egress', twins: [{ twin: 'stripe' }, { twin: 'github' }, { twin: 'slack' }] },
+  });
   t.equal(created.status, 201);
   const env = await waitReady(cp, token, created.body.id, 30_000);
   const twin = (slug: string) => env.twins.find((x: { twin_slug: string }) => x.twin_slug === slug);
@@ -157,7 +162,8 @@ t.test('TWINS_EGRESS=public: Stripe, GitHub and Slack deliveries to loopback are
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   const repo = (await (await gh('POST', '/user/repos', { name: 'egress' })).json()) as { full_name: string };
-  for (const url of targets) t.equal((await gh('POST', `/repos/${repo.full_name}/hooks`, { config: { url, content_type: 'json' }, events: ['issues'] })).status, 201);
+  for (const url of targets)
+    t.equal((await gh('POST', `/repos/${repo.full_name}/hooks`, { config: { url, content_type: 'json' }, events: ['issues'] })).status, 201);
   await gh('POST', `/repos/${repo.full_name}/issues`, { title: 'refused?' });
   // Slack: the Events API request URL, then a message (one URL at a time).
   const slackKey = await key('slack');
@@ -185,7 +191,11 @@ t.test('TWINS_EGRESS=public: Stripe, GitHub and Slack deliveries to loopback are
       const mine = list.filter((d) => d.body.url.includes(`:${port}/`));
       return mine.length >= 2 && mine.every((d) => d.body.status !== 'pending') ? mine : undefined;
     });
-    for (const host of ['127.0.0.1', 'localhost']) t.ok(records.some((d) => d.body.url.includes(`//${host}:`)), `${slug}: a delivery to ${host}`);
+    for (const host of ['127.0.0.1', 'localhost'])
+      t.ok(
+        records.some((d) => d.body.url.includes(`//${host}:`)),
+        `${slug}: a delivery to ${host}`,
+      );
     for (const d of records) {
       t.equal(d.body.status, 'failed', `${slug} → ${d.body.url}: failed`);
       t.equal(d.body.attempts.length, 1, 'one attempt, no retries of a refused address');

@@ -48,7 +48,10 @@ t.test('pipeline: one transaction for a burst, a savepoint per request, exclusiv
   t.equal(counts.BEGIN, 1, 'one BEGIN for the burst');
   t.equal(counts.COMMIT, 1, 'one COMMIT for the burst');
   t.equal(results.filter((r) => r.status === 'rejected').length, 4);
-  t.ok(results.every((r) => r.status === 'rejected' || r.value === true), 'requests run inside the transaction');
+  t.ok(
+    results.every((r) => r.status === 'rejected' || r.value === true),
+    'requests run inside the transaction',
+  );
   const keys = (db.prepare('SELECT k FROM kv ORDER BY k').all() as { k: string }[]).map((r) => r.k);
   t.equal(keys.length, 16, 'a refused request rolls back only its own write');
   t.notOk(keys.includes('k5'));
@@ -138,7 +141,10 @@ t.test('host: provider requests through the pipeline and the error hook', async 
   t.same((await host.handle(request('GET', '/nope'))).body, { error: 'no route for GET /nope' });
   t.equal((await host.handle(request('GET', '/things/a', false))).status, 401);
   t.same((await host.handle(request('GET', '/things/%E0%A4%A'))).body, { error: 'malformed_url' });
-  t.same((await host.refuse(request('POST', '/things/a'), { kind: 'input_refused', message: 'big', refusal: new InputRefusal('body_too_large', 'body', 10) })).body, { error: 'input_refused' });
+  t.same(
+    (await host.refuse(request('POST', '/things/a'), { kind: 'input_refused', message: 'big', refusal: new InputRefusal('body_too_large', 'body', 10) })).body,
+    { error: 'input_refused' },
+  );
 });
 
 t.test('host: generic routes answer where no hand-written route does', async (t) => {
@@ -173,21 +179,39 @@ t.test('host operations: advance, reset, records', async (t) => {
     { dataFile: file(), clockStart: start },
   );
   t.teardown(() => host.close());
-  t.same(host.health(), { status: 'ok', twin: 'test', version: '0.0.1', storage_version: 1, clock: start.toISOString(), advance: null, prototype_intact: true });
+  t.same(host.health(), {
+    status: 'ok',
+    twin: 'test',
+    version: '0.0.1',
+    storage_version: 1,
+    clock: start.toISOString(),
+    advance: null,
+    prototype_intact: true,
+  });
   t.same(host.credential(), { api_key: 'key_1' });
   t.same(await host.advance(new Date('2026-01-02T00:00:00Z')), { clock: '2026-01-02T00:00:00.000Z' });
   t.same(advanced, ['2026-01-01T00:00:00.000Z → 2026-01-02T00:00:00.000Z']);
-  await t.rejects(host.advance(new Date('2025-12-31T00:00:00Z')), new HostError(409, 'Cannot move the clock back from 2026-01-02T00:00:00.000Z to 2025-12-31T00:00:00.000Z.'));
+  await t.rejects(
+    host.advance(new Date('2025-12-31T00:00:00Z')),
+    new HostError(409, 'Cannot move the clock back from 2026-01-02T00:00:00.000Z to 2025-12-31T00:00:00.000Z.'),
+  );
   await t.rejects(host.advance(new Date('nonsense')), new HostError(400, '`to` must be a date-time.'));
 
   await host.handle(request('POST', '/things/x'));
   await host.putRecord('thing', 'edited', { id: 'edited' });
-  t.same(host.listRecords('thing').map((r) => r.external_id), ['seed', 'x', 'edited']);
+  t.same(
+    host.listRecords('thing').map((r) => r.external_id),
+    ['seed', 'x', 'edited'],
+  );
   t.equal(await host.deleteRecord('thing', 'x'), true);
   t.equal(await host.deleteRecord('thing', 'x'), false);
   t.throws(() => host.listRecords('nothing'), new HostError(404, "The test twin keeps no records of kind 'nothing'."));
   t.ok(host.keeps('delivery'), 'deliveries are records of every twin');
 
   t.same(await host.reset(), { clock: start.toISOString() });
-  t.same(host.listRecords('thing').map((r) => r.external_id), ['seed'], 'reset: empty, then the starting state again');
+  t.same(
+    host.listRecords('thing').map((r) => r.external_id),
+    ['seed'],
+    'reset: empty, then the starting state again',
+  );
 });

@@ -17,9 +17,16 @@ t.test('slack and github start with their documented workspace', async (t) => {
 
   const github = await startTwin('github');
   t.teardown(() => github.close());
-  t.ok((await records(github.url, 'user')).some((r) => r.external_id === 'octocat'), 'github: the key owner exists before any call');
+  t.ok(
+    (await records(github.url, 'user')).some((r) => r.external_id === 'octocat'),
+    'github: the key owner exists before any call',
+  );
 
   const reset = await fetch(`${slack.url}/_twin/reset`, { method: 'POST' });
   t.equal(reset.status, 200);
-  t.same((await records(slack.url, 'channel')).map((c) => c.external_id), channels.map((c) => c.external_id), 'reset brings the same workspace back');
+  t.same(
+    (await records(slack.url, 'channel')).map((c) => c.external_id),
+    channels.map((c) => c.external_id),
+    'reset brings the same workspace back',
+  );
 });

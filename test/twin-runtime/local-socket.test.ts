@@ -23,25 +23,29 @@ t.test('the name of a twin address local socket', async (t) => {
   t.equal(localSocketFor('not a url', 'linux'), undefined);
 });
 
-t.test('the gateway connector uses the local socket, and TCP where nothing listens on it', { skip: process.platform === 'linux' ? false : 'abstract Unix sockets are Linux only' }, async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'twins-local-socket-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const twin = await loadTwin('stripe');
-  for (const localSocket of [true, false]) {
-    const server = new TwinServer(twin, { dataFile: join(dir, `stripe-${localSocket}.sqlite`), localSocket });
-    const url = await server.listen(0, '127.0.0.1');
-    const connect = localSocketFirst(url);
-    t.ok(connect, 'a loopback address has a local socket');
-    const pool = new Pool(url, { connect: connect! });
-    for (let i = 0; i < 3; i++) {
-      const res = await pool.request({ path: '/v1/customers', method: 'GET', headers: { authorization: `Bearer ${server.apiKey}` } });
-      t.equal(res.statusCode, 200);
-      const body = (await res.body.json()) as { object: string };
-      t.equal(body.object, 'list');
+t.test(
+  'the gateway connector uses the local socket, and TCP where nothing listens on it',
+  { skip: process.platform === 'linux' ? false : 'abstract Unix sockets are Linux only' },
+  async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'twins-local-socket-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    const twin = await loadTwin('stripe');
+    for (const localSocket of [true, false]) {
+      const server = new TwinServer(twin, { dataFile: join(dir, `stripe-${localSocket}.sqlite`), localSocket });
+      const url = await server.listen(0, '127.0.0.1');
+      const connect = localSocketFirst(url);
+      t.ok(connect, 'a loopback address has a local socket');
+      const pool = new Pool(url, { connect: connect! });
+      for (let i = 0; i < 3; i++) {
+        const res = await pool.request({ path: '/v1/customers', method: 'GET', headers: { authorization: `Bearer ${server.apiKey}` } });
+        t.equal(res.statusCode, 200);
+        const body = (await res.body.json()) as { object: string };
+        t.equal(body.object, 'list');
+      }
+      if (localSocket) t.ok(server.localSocketConnections > 0, `its requests came over the local socket (${server.localSocketConnections} connections)`);
+      else t.equal(server.localSocketConnections, 0, 'no local socket: over TCP');
+      await pool.close();
+      await server.close();
     }
-    if (localSocket) t.ok(server.localSocketConnections > 0, `its requests came over the local socket (${server.localSocketConnections} connections)`);
-    else t.equal(server.localSocketConnections, 0, 'no local socket: over TCP');
-    await pool.close();
-    await server.close();
-  }
-});
+  },
+);

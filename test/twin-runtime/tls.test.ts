@@ -62,6 +62,8 @@ t.test('a start that finds its files does not load node-forge', async (t) => {
   t.same(JSON.parse(out), [], 'no node-forge module in the require cache');
   // The opposite case proves the probe sees forge when it is loaded.
   const fresh = join(root, 'd');
-  const made = execFileSync(process.execPath, ['--import=tsx', '--input-type=module', '-e', script.replaceAll(JSON.stringify(dir), JSON.stringify(fresh))], { encoding: 'utf8' });
+  const made = execFileSync(process.execPath, ['--import=tsx', '--input-type=module', '-e', script.replaceAll(JSON.stringify(dir), JSON.stringify(fresh))], {
+    encoding: 'utf8',
+  });
   t.ok((JSON.parse(made) as string[]).length > 0, 'making the files does load it');
 });

@@ -12,17 +12,7 @@ import { indexOperations } from './classify.js';
 import { templateShape } from '../path-template.js';
 import { SchemaResolver, isPlainObject, mergeInput, synthesize, typeOf, UNSAFE_KEYS, type Schema } from './schema.js';
 import type { OperationEntry } from './spec-types.js';
-import type {
-  Action,
-  GenericAdapter,
-  GenericCall,
-  GenericOperation,
-  GenericRoute,
-  GenericSurface,
-  ListWindow,
-  OperationStatus,
-  Outcome,
-} from './types.js';
+import type { Action, GenericAdapter, GenericCall, GenericOperation, GenericRoute, GenericSurface, ListWindow, OperationStatus, Outcome } from './types.js';
 import { RequestValidator } from './validate.js';
 
 /** The storage key of a singleton (`get-one`/`set-one`) below its scope. */
@@ -189,7 +179,8 @@ export class GenericEngine implements GenericSurface {
   /** Schema of the record an operation's own answer holds (its item, for a list). */
   answerSchema(op: GenericOperation): Schema | undefined {
     const piece = this.artefacts.operation(op.entry.id);
-    let s: Schema | undefined = (piece.response as Schema | undefined) ?? (op.entry.response.ref ? { $ref: `#/components/schemas/${op.entry.response.ref}` } : undefined);
+    let s: Schema | undefined =
+      (piece.response as Schema | undefined) ?? (op.entry.response.ref ? { $ref: `#/components/schemas/${op.entry.response.ref}` } : undefined);
     if (!s) return undefined;
     const kind = op.entry.response.kind;
     if (op.field) {
@@ -247,9 +238,7 @@ export class GenericEngine implements GenericSurface {
   }
 
   private build(call: GenericCall, schema: Schema | undefined): Record<string, unknown> {
-    const v = schema
-      ? synthesize(this.resolver, schema, { optional: this.adapter.optionalFields, fill: (f) => this.adapter.fill(call, f) })
-      : {};
+    const v = schema ? synthesize(this.resolver, schema, { optional: this.adapter.optionalFields, fill: (f) => this.adapter.fill(call, f) }) : {};
     return isPlainObject(v) ? v : {};
   }
 
@@ -286,7 +275,12 @@ export class GenericEngine implements GenericSurface {
       const { scope, equals } = this.where(call);
       const typed = this.typedKey(this.recordSchema(call.op), call.op.keyField, key);
       const hit = call.ctx.store.page<Record<string, unknown>>({
-        resource, scope, equals: { ...equals, [call.op.keyField]: typed as string | number }, order: 'seq', descending: false, limit: 1,
+        resource,
+        scope,
+        equals: { ...equals, [call.op.keyField]: typed as string | number },
+        order: 'seq',
+        descending: false,
+        limit: 1,
       }).items[0];
       if (hit) {
         record = hit.body;
@@ -415,8 +409,13 @@ export class GenericEngine implements GenericSurface {
     const equals: Record<string, string | number | boolean | null> = { ...scopeEquals };
     // Query parameters that name a top-level field of the records filter by it (`active=true`).
     const item = this.recordSchema(op);
-    const props = item ? this.resolver.objectSchema(item)?.properties ?? {} : {};
-    const declared = new Set(this.artefacts.operation(op.entry.id).request.params.filter((p) => p.in === 'query').map((p) => p.name));
+    const props = item ? (this.resolver.objectSchema(item)?.properties ?? {}) : {};
+    const declared = new Set(
+      this.artefacts
+        .operation(op.entry.id)
+        .request.params.filter((p) => p.in === 'query')
+        .map((p) => p.name),
+    );
     for (const [k, v] of Object.entries(call.query)) {
       if (!declared.has(k) || this.adapter.pagingParams.has(k) || !(k in props)) continue;
       if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') equals[k] = v;

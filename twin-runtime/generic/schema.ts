@@ -162,7 +162,7 @@ export function sampleForPattern(pattern: string): string | undefined {
       if (end === -1) return undefined;
       const cls = body.slice(i + 1, end);
       if (cls.startsWith('^')) return undefined;
-      atom = cls[0] === '\\' ? cls[1] ?? '' : cls[0] ?? '';
+      atom = cls[0] === '\\' ? (cls[1] ?? '') : (cls[0] ?? '');
       i = end + 1;
     } else if (c === '\\') {
       const e = body[i + 1] ?? '';

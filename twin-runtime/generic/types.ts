@@ -25,8 +25,19 @@ import type { InputProblem } from './validate.js';
  *   answer      no state: a schema-shaped answer (previews, renderings, dispatches)
  */
 export type Action =
-  | 'create' | 'upsert' | 'retrieve' | 'check' | 'update' | 'delete' | 'act' | 'list' | 'search'
-  | 'get-one' | 'set-one' | 'delete-one' | 'answer';
+  | 'create'
+  | 'upsert'
+  | 'retrieve'
+  | 'check'
+  | 'update'
+  | 'delete'
+  | 'act'
+  | 'list'
+  | 'search'
+  | 'get-one'
+  | 'set-one'
+  | 'delete-one'
+  | 'answer';
 
 export interface Classification {
   action: Action;

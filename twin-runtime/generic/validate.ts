@@ -61,7 +61,14 @@ export class RequestValidator {
       const formatsModule = require('ajv-formats');
       const addFormats = formatsModule.default ?? formatsModule;
       const make = (coerce: boolean) => {
-        const ajv = new Ajv({ strict: false, allErrors: false, coerceTypes: coerce ? 'array' : false, removeAdditional: true, validateSchema: false, unicodeRegExp: true });
+        const ajv = new Ajv({
+          strict: false,
+          allErrors: false,
+          coerceTypes: coerce ? 'array' : false,
+          removeAdditional: true,
+          validateSchema: false,
+          unicodeRegExp: true,
+        });
         addFormats(ajv);
         for (const f of this.artefacts.table.formats) if (!ajv.formats[f]) ajv.addFormat(f, true);
         return ajv;

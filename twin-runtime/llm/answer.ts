@@ -65,8 +65,7 @@ export function answerTurn(store: RecordStore, turn: TurnRequest): TurnAnswer {
   const rng = new DeterministicSource(turn.digest).fork(`choice:${turn.choice ?? 0}`);
   const choice = turn.toolChoice;
   const callable = choice.mode === 'named' ? turn.tools.filter((t) => t.name === choice.name) : turn.tools;
-  const wantsTool =
-    callable.length > 0 && (choice.mode === 'required' || choice.mode === 'named' || (choice.mode === 'auto' && turn.userTurn));
+  const wantsTool = callable.length > 0 && (choice.mode === 'required' || choice.mode === 'named' || (choice.mode === 'auto' && turn.userTurn));
   if (wantsTool) {
     const tool = rng.pick(callable);
     return { kind: 'tool_calls', calls: [{ name: tool.name, arguments: JSON.stringify(schemaInstance(tool.parameters, rng)) }] };

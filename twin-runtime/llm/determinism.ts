@@ -31,7 +31,10 @@ export class DeterministicSource {
 
   uint32(): number {
     if (this.offset + 4 > this.block.length) {
-      this.block = createHash('sha256').update(this.seed).update(String(this.counter++)).digest();
+      this.block = createHash('sha256')
+        .update(this.seed)
+        .update(String(this.counter++))
+        .digest();
       this.offset = 0;
     }
     const v = this.block.readUInt32BE(this.offset);
@@ -59,12 +62,74 @@ export class DeterministicSource {
 }
 
 const WORDS = [
-  'the', 'request', 'twin', 'answer', 'model', 'data', 'result', 'value', 'system', 'user', 'record', 'update',
-  'status', 'account', 'order', 'message', 'summary', 'detail', 'context', 'step', 'plan', 'report', 'change',
-  'check', 'list', 'item', 'note', 'task', 'review', 'draft', 'ticket', 'customer', 'team', 'project', 'issue',
-  'reply', 'state', 'time', 'example', 'option', 'reason', 'source', 'field', 'event', 'signal', 'metric',
-  'clear', 'simple', 'stable', 'final', 'current', 'next', 'useful', 'quick', 'careful', 'complete', 'short',
-  'is', 'shows', 'needs', 'keeps', 'follows', 'uses', 'gives', 'covers', 'matches', 'confirms', 'describes',
+  'the',
+  'request',
+  'twin',
+  'answer',
+  'model',
+  'data',
+  'result',
+  'value',
+  'system',
+  'user',
+  'record',
+  'update',
+  'status',
+  'account',
+  'order',
+  'message',
+  'summary',
+  'detail',
+  'context',
+  'step',
+  'plan',
+  'report',
+  'change',
+  'check',
+  'list',
+  'item',
+  'note',
+  'task',
+  'review',
+  'draft',
+  'ticket',
+  'customer',
+  'team',
+  'project',
+  'issue',
+  'reply',
+  'state',
+  'time',
+  'example',
+  'option',
+  'reason',
+  'source',
+  'field',
+  'event',
+  'signal',
+  'metric',
+  'clear',
+  'simple',
+  'stable',
+  'final',
+  'current',
+  'next',
+  'useful',
+  'quick',
+  'careful',
+  'complete',
+  'short',
+  'is',
+  'shows',
+  'needs',
+  'keeps',
+  'follows',
+  'uses',
+  'gives',
+  'covers',
+  'matches',
+  'confirms',
+  'describes',
 ];
 
 function sentence(rng: DeterministicSource): string {

@@ -191,7 +191,11 @@ export function addScripted(store: RecordStore, id: string, fields: unknown): Sc
  * adds one (refused with the twin's own 400), `GET` lists them. `tag` is the field naming the
  * object's kind in that provider's style (`object` for OpenAI, `type` for Anthropic).
  */
-export function scriptedResponseRoutes(readBody: (req: TwinRequest) => Record<string, unknown>, refuse: (message: string) => Error, tag: 'object' | 'type'): TwinRoute[] {
+export function scriptedResponseRoutes(
+  readBody: (req: TwinRequest) => Record<string, unknown>,
+  refuse: (message: string) => Error,
+  tag: 'object' | 'type',
+): TwinRoute[] {
   return [
     {
       method: 'POST',

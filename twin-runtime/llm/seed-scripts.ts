@@ -19,7 +19,10 @@ export function scriptedFields(values: SeedValues, e: SeedEntity, errors: Record
   if (error) return { match: { contains }, response: { error } };
   if (e.states.includes('tool_call')) {
     const tool = TOOLS[values.number(e.key, 'script.tool') % TOOLS.length]!;
-    return { match: { contains }, response: { tool_calls: [{ name: tool.name, arguments: { [tool.argument]: values.pick(e.key, 'script.argument', words) } }] } };
+    return {
+      match: { contains },
+      response: { tool_calls: [{ name: tool.name, arguments: { [tool.argument]: values.pick(e.key, 'script.argument', words) } }] },
+    };
   }
   return { match: { contains }, response: { text: values.pick(e.key, 'script.text', values.builtInPool('sentence')) } };
 }

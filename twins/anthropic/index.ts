@@ -16,10 +16,12 @@ import { seeding, suggestions } from './vocabulary/seeds.js';
 export { seeding, suggestions };
 
 /** A batch request answered by POST /v1/messages itself, in-process (same validation, same answers). */
-const runBatchRequest = (ctx: TwinContext): BatchRequestRunner => (params) => {
-  const route = routes.find((r) => r.method === 'POST' && r.path === '/v1/messages')!;
-  return answerInProcess(route, { ...(params as Record<string, unknown>), stream: false }, ctx, renderAnthropicError);
-};
+const runBatchRequest =
+  (ctx: TwinContext): BatchRequestRunner =>
+  (params) => {
+    const route = routes.find((r) => r.method === 'POST' && r.path === '/v1/messages')!;
+    return answerInProcess(route, { ...(params as Record<string, unknown>), stream: false }, ctx, renderAnthropicError);
+  };
 
 /** Console keys: `sk-ant-api03-`, 93 base62 characters and `AA`. */
 function mintKey(randomBase62: (length: number) => string): string {
@@ -44,7 +46,8 @@ const anthropic: TwinDefinition = {
     routeMiss: (req) => anthropicErrorResponse(new AnthropicError(404, `Not found: ${req.method} ${req.path}`, 'not_found_error')),
     parseFailure(req, _ctx, problem) {
       if (problem.kind === 'malformed_url') return anthropicErrorResponse(new AnthropicError(404, `Not found: ${req.method} ${req.path}`, 'not_found_error'));
-      if (problem.refusal.reason === 'body_too_large') return anthropicErrorResponse(new AnthropicError(413, 'Request exceeds the maximum allowed number of bytes.', 'request_too_large'));
+      if (problem.refusal.reason === 'body_too_large')
+        return anthropicErrorResponse(new AnthropicError(413, 'Request exceeds the maximum allowed number of bytes.', 'request_too_large'));
       return anthropicErrorResponse(invalid(problem.message));
     },
   },

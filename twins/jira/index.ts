@@ -20,7 +20,11 @@ function presented(req: TwinRequest): { email?: string; token: string } | undefi
   return cred && { email: cred.user, token: cred.secret };
 }
 
-const UNAUTHORIZED = { status: 401, headers: { 'content-type': 'text/plain;charset=UTF-8', 'www-authenticate': 'Basic realm="protected-area"' }, body: 'Client must be authenticated to access this resource.' };
+const UNAUTHORIZED = {
+  status: 401,
+  headers: { 'content-type': 'text/plain;charset=UTF-8', 'www-authenticate': 'Basic realm="protected-area"' },
+  body: 'Client must be authenticated to access this resource.',
+};
 
 const jira: TwinDefinition = {
   slug: 'jira',

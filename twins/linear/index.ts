@@ -53,10 +53,17 @@ const linear: TwinDefinition = {
   },
   errors: {
     render: () => undefined,
-    routeMiss: () => ({ status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'Cannot find the requested resource. Linear\'s API is at POST /graphql.' }),
+    routeMiss: () => ({
+      status: 404,
+      headers: { 'content-type': 'text/plain; charset=utf-8' },
+      body: "Cannot find the requested resource. Linear's API is at POST /graphql.",
+    }),
     parseFailure: (_req, _ctx, problem) =>
       graphqlFailure(problem.kind === 'input_refused' && problem.refusal.reason === 'body_too_large' ? 413 : 400, [
-        { message: problem.message, extensions: { type: 'graphql error', code: 'BAD_REQUEST', statusCode: 400, userError: true, userPresentableMessage: problem.message } },
+        {
+          message: problem.message,
+          extensions: { type: 'graphql error', code: 'BAD_REQUEST', statusCode: 400, userError: true, userPresentableMessage: problem.message },
+        },
       ]),
   },
   initialize: ensureWorkspace,

@@ -19,7 +19,8 @@ export { seeding, suggestions };
 const notion: TwinDefinition = {
   slug: 'notion',
   name: 'Notion',
-  description: 'Notion API (users, pages, databases and data sources, property values, blocks, queries with filters and sorts, search, comments) with signed webhooks.',
+  description:
+    'Notion API (users, pages, databases and data sources, property values, blocks, queries with filters and sorts, search, comments) with signed webhooks.',
   version: '1.0.0',
   storageVersion: 1,
   defaultPort: 12181,
@@ -37,12 +38,17 @@ const notion: TwinDefinition = {
     routeMiss: (req, ctx) => errorResponse(new NotionError(400, 'invalid_request_url', 'Invalid request URL.'), requestId(req, ctx)),
     parseFailure(req, ctx, problem) {
       if (problem.kind === 'malformed_url') return errorResponse(new NotionError(400, 'invalid_request_url', 'Invalid request URL.'), requestId(req, ctx));
-      if (problem.refusal.reason === 'body_too_large') return errorResponse(new NotionError(413, 'validation_error', 'Request body too large.'), requestId(req, ctx));
+      if (problem.refusal.reason === 'body_too_large')
+        return errorResponse(new NotionError(413, 'validation_error', 'Request body too large.'), requestId(req, ctx));
       if (problem.refusal.part === 'body') return errorResponse(new NotionError(400, 'invalid_json', 'Error parsing JSON body.'), requestId(req, ctx));
       return errorResponse(new NotionError(400, 'validation_error', problem.message), requestId(req, ctx));
     },
   },
-  unavailable: () => ({ status: 503, headers: { 'content-type': 'application/json; charset=utf-8' }, body: { object: 'error', status: 503, code: 'service_unavailable', message: 'Notion is unavailable, please try again later.' } }),
+  unavailable: () => ({
+    status: 503,
+    headers: { 'content-type': 'application/json; charset=utf-8' },
+    body: { object: 'error', status: 503, code: 'service_unavailable', message: 'Notion is unavailable, please try again later.' },
+  }),
   initialize: (ctx) => ensureWorkspace(ctx, createStartingPages),
   signDelivery,
   stampDelivery,

@@ -19,11 +19,13 @@ import { seeding, suggestions } from './vocabulary/seeds.js';
 export { seeding, suggestions };
 
 /** A batch line answered by the endpoint's own route, in-process (same validation, same answers). */
-const runBatchLine = (ctx: TwinContext): BatchLineRunner => async (endpoint, body) => {
-  const route = routes.find((r) => r.method === 'POST' && r.path === endpoint)!;
-  const requestId = ctx.ids.nextIn('request', 'req_', 32);
-  return { ...(await answerInProcess(route, body as Record<string, unknown>, ctx, renderOpenAIError)), requestId };
-};
+const runBatchLine =
+  (ctx: TwinContext): BatchLineRunner =>
+  async (endpoint, body) => {
+    const route = routes.find((r) => r.method === 'POST' && r.path === endpoint)!;
+    const requestId = ctx.ids.nextIn('request', 'req_', 32);
+    return { ...(await answerInProcess(route, body as Record<string, unknown>, ctx, renderOpenAIError)), requestId };
+  };
 
 /** Project keys: `sk-proj-` and base62 around OpenAI's `T3BlbkFJ` marker. */
 function mintKey(randomBase62: (length: number) => string): string {
@@ -49,7 +51,8 @@ const openai: TwinDefinition = {
     routeMiss: (req) => errorResponse(new OpenAIError(404, `Invalid URL (${req.method} ${req.path})`, 'invalid_request_error', null, null)),
     parseFailure(req, _ctx, problem) {
       if (problem.kind === 'malformed_url') return errorResponse(new OpenAIError(404, `Invalid URL (${req.method} ${req.path})`));
-      if (problem.refusal.reason === 'body_too_large') return errorResponse(new OpenAIError(413, problem.message, 'invalid_request_error', null, 'request_too_large'));
+      if (problem.refusal.reason === 'body_too_large')
+        return errorResponse(new OpenAIError(413, problem.message, 'invalid_request_error', null, 'request_too_large'));
       return errorResponse(problem.refusal.part === 'body' ? invalidRequest(UNPARSABLE_JSON) : invalidRequest(problem.message));
     },
   },

@@ -26,7 +26,8 @@ function bearer(req: TwinRequest): string | undefined {
 const sendgrid: TwinDefinition = {
   slug: 'sendgrid',
   name: 'SendGrid',
-  description: 'SendGrid v3 Mail Send (personalizations, dynamic templates, attachments) with a readable mailbox, signed Event Webhook (processed, delivered, open, click, bounce) and the v3 long tail from the spec.',
+  description:
+    'SendGrid v3 Mail Send (personalizations, dynamic templates, attachments) with a readable mailbox, signed Event Webhook (processed, delivered, open, click, bounce) and the v3 long tail from the spec.',
   version: '1.0.0',
   storageVersion: 1,
   defaultPort: 12201,
@@ -44,7 +45,11 @@ const sendgrid: TwinDefinition = {
     render: (e) => (e instanceof SendGridError ? sendgridBody(e) : undefined),
     routeMiss: () => sendgridBody(plainError(404, 'resource not found')),
     parseFailure: (_req, _ctx, problem) =>
-      sendgridBody(problem.kind === 'input_refused' && problem.refusal.reason === 'body_too_large' ? plainError(413, 'Payload Too Large') : new SendGridError(400, [{ field: null, message: 'Bad Request', help: null }])),
+      sendgridBody(
+        problem.kind === 'input_refused' && problem.refusal.reason === 'body_too_large'
+          ? plainError(413, 'Payload Too Large')
+          : new SendGridError(400, [{ field: null, message: 'Bad Request', help: null }]),
+      ),
   },
   // The Event Webhook's OAuth client secret (settings PATCH and the test POST).
   redact: { body: ['oauth_client_secret'] },

@@ -25,7 +25,11 @@ export { seeding, suggestions };
 function refusalCode(refusal: InputRefusal, req: TwinRequest): string {
   if (refusal.reason === 'key_too_long') return 'invalid_arg_name';
   if (refusal.reason === 'index_too_large' || (refusal.reason === 'nesting_too_deep' && refusal.param !== undefined)) return 'invalid_array_arg';
-  const json = refusal.part === 'body' && String(req.headers['content-type'] ?? '').toLowerCase().includes('json');
+  const json =
+    refusal.part === 'body' &&
+    String(req.headers['content-type'] ?? '')
+      .toLowerCase()
+      .includes('json');
   return json ? 'invalid_json' : 'invalid_form_data';
 }
 
@@ -39,8 +43,7 @@ function mintKey(randomBase62: (length: number) => string): string {
 const slack: TwinDefinition = {
   slug: 'slack',
   name: 'Slack',
-  description:
-    'Slack Web API (conversations, chat, threads, reactions, users, scheduled messages) with signed Events API callbacks.',
+  description: 'Slack Web API (conversations, chat, threads, reactions, users, scheduled messages) with signed Events API callbacks.',
   version: '1.0.0',
   storageVersion: 1,
   defaultPort: 12131,

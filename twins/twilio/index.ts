@@ -24,7 +24,8 @@ function mintKey(randomBase62: (length: number) => string): string {
 const twilio: TwinDefinition = {
   slug: 'twilio',
   name: 'Twilio',
-  description: 'Twilio REST API 2010-04-01 (Messages with status lifecycle and signed status callbacks, Calls, phone numbers with inbound webhooks) and Verify v2.',
+  description:
+    'Twilio REST API 2010-04-01 (Messages with status lifecycle and signed status callbacks, Calls, phone numbers with inbound webhooks) and Verify v2.',
   version: '1.0.0',
   storageVersion: 1,
   defaultPort: 12191,
@@ -43,7 +44,11 @@ const twilio: TwinDefinition = {
     render: (e) => (e instanceof TwilioError ? twilioBody(e) : undefined),
     routeMiss: (req) => twilioBody(notFound(req.path)),
     parseFailure: (req, _ctx, problem) =>
-      twilioBody(problem.kind === 'input_refused' && problem.refusal.reason === 'body_too_large' ? new TwilioError(413, 20001, problem.message) : new TwilioError(400, 20001, problem.message)),
+      twilioBody(
+        problem.kind === 'input_refused' && problem.refusal.reason === 'body_too_large'
+          ? new TwilioError(413, 20001, problem.message)
+          : new TwilioError(400, 20001, problem.message),
+      ),
   },
   initialize: (ctx) => void ensureAccount(ctx),
   advance: advanceLifecycles,

@@ -102,7 +102,7 @@ export class KubernetesDriver implements TwinDriver {
       this.seen.delete(twinId);
       if (!this.stopping.has(twinId)) event = { twinId, kind: 'removed', message: 'pod deleted' };
     } else if (now.restarts > before.restarts || pod.status?.phase === 'Failed') {
-      event = { twinId, kind: 'exited', message: pod.status?.phase === 'Failed' ? pod.status?.reason ?? 'pod failed' : 'container restarted' };
+      event = { twinId, kind: 'exited', message: pod.status?.phase === 'Failed' ? (pod.status?.reason ?? 'pod failed') : 'container restarted' };
     } else if (now.ready && !before.ready) event = { twinId, kind: 'healthy' };
     else if (!now.ready && before.ready) event = { twinId, kind: 'unhealthy' };
     if (event) this.events.emit('event', event);
@@ -112,9 +112,7 @@ export class KubernetesDriver implements TwinDriver {
   podManifest(spec: TwinWorkloadSpec): V1Pod {
     const name = podName(spec.twinId);
     const volume: V1Volume =
-      this.options.dataVolume === 'pvc'
-        ? { name: 'data', persistentVolumeClaim: { claimName: `${name}-data` } }
-        : { name: 'data', emptyDir: {} };
+      this.options.dataVolume === 'pvc' ? { name: 'data', persistentVolumeClaim: { claimName: `${name}-data` } } : { name: 'data', emptyDir: {} };
     const args = ['--twin', spec.slug, '--data', '/data/twin.sqlite', '--port', String(PORT), '--host', '0.0.0.0'];
     args.push('--clock', spec.clockStart.toISOString(), '--public-url', spec.publicUrl);
     const labels = { ...spec.labels, [MANAGED]: 'true', [TWIN_LABEL]: spec.twinId, 'twins.slug': spec.slug };

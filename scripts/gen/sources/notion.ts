@@ -18,7 +18,7 @@ function template(raw: string): string {
 /** Operations listed but deliberately not served, and why. */
 function excluded(path: string): string | undefined {
   if (/^\/v1\/(?:agents|sessions|threads|external_agent_stub)(?:\/|$)/.test(path)) return 'Notion AI agents API (beta): not modelled';
-  if (path.startsWith('/v1/oauth/')) return 'public-integration OAuth: the twin\'s credential is an internal integration token';
+  if (path.startsWith('/v1/oauth/')) return "public-integration OAuth: the twin's credential is an internal integration token";
   if (path.startsWith('/v1/blocks/meeting_notes')) return 'AI meeting notes: not modelled';
   return undefined;
 }
@@ -27,7 +27,9 @@ export function notionSource(): ProviderSource {
   const dir = join(packageRoot('@notionhq/client'), 'build', 'src', 'api-endpoints');
   const hash = createHash('sha256');
   const seen = new Map<string, SourceOperation>();
-  for (const name of readdirSync(dir).filter((f) => f.endsWith('.js')).sort()) {
+  for (const name of readdirSync(dir)
+    .filter((f) => f.endsWith('.js'))
+    .sort()) {
     const text = readFileSync(join(dir, name), 'utf8');
     hash.update(name).update(text);
     for (const m of text.matchAll(ENTRY)) {
@@ -35,7 +37,15 @@ export function notionSource(): ProviderSource {
       const path = `/v1/${template(m[2]!)}`;
       const shape = shapeOf(method, path);
       if (seen.has(shape)) continue;
-      const entry: OperationEntry = { id: `${method} ${path}`, method, path, docs: `https://developers.notion.com/reference/${name.replace(/\.js$/, '')}`, origin: 'sdk', status: 200, response: { kind: 'object' } };
+      const entry: OperationEntry = {
+        id: `${method} ${path}`,
+        method,
+        path,
+        docs: `https://developers.notion.com/reference/${name.replace(/\.js$/, '')}`,
+        origin: 'sdk',
+        status: 200,
+        response: { kind: 'object' },
+      };
       if (method !== 'GET' && method !== 'DELETE') entry.body = 'json';
       const why = excluded(path);
       if (why) entry.excluded = why;
@@ -45,7 +55,15 @@ export function notionSource(): ProviderSource {
   const operations = [...seen.values()].sort((a, b) => a.entry.path.localeCompare(b.entry.path) || a.entry.method.localeCompare(b.entry.method));
   return {
     provider: 'notion',
-    source: [{ role: 'sdk', package: '@notionhq/client', version: packageVersion('@notionhq/client'), file: 'build/src/api-endpoints/*.js', sha256: hash.digest('hex') }],
+    source: [
+      {
+        role: 'sdk',
+        package: '@notionhq/client',
+        version: packageVersion('@notionhq/client'),
+        file: 'build/src/api-endpoints/*.js',
+        sha256: hash.digest('hex'),
+      },
+    ],
     operations,
     components: {},
     formats: new Set(),

@@ -23,12 +23,10 @@ function* jsFiles(dir: string): Generator<string> {
 
 /** `${completionID}` → `{completion_id}`, `${encodeURIComponent(x)}` → `{x}`. */
 function template(raw: string): string {
-  return raw
-    .split('?')[0]!
-    .replace(/\$\{([^}]*)\}/g, (_, expr: string) => {
-      const name = (/([A-Za-z_][A-Za-z0-9_]*)\s*\)?\s*$/.exec(expr)?.[1] ?? 'id').replace(/ID$/, 'Id');
-      return `{${name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase()}}`;
-    });
+  return raw.split('?')[0]!.replace(/\$\{([^}]*)\}/g, (_, expr: string) => {
+    const name = (/([A-Za-z_][A-Za-z0-9_]*)\s*\)?\s*$/.exec(expr)?.[1] ?? 'id').replace(/ID$/, 'Id');
+    return `{${name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase()}}`;
+  });
 }
 
 export interface SdkSurface {
@@ -58,7 +56,15 @@ export function sdkSurface(
       const path = prefix + template(m[2] ?? m[3]!);
       const shape = shapeOf(method, path);
       if (seen.has(shape)) continue;
-      const entry: OperationEntry = { id: `${method} ${path}`, method, path, docs: docs(method, path), origin: 'sdk', status: 200, response: { kind: 'object' } };
+      const entry: OperationEntry = {
+        id: `${method} ${path}`,
+        method,
+        path,
+        docs: docs(method, path),
+        origin: 'sdk',
+        status: 200,
+        response: { kind: 'object' },
+      };
       if (method !== 'GET' && method !== 'DELETE') entry.body = 'json';
       const why = exclude(path);
       if (why) entry.excluded = why;

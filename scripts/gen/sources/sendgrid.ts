@@ -43,7 +43,13 @@ export function sendgridSource(): ProviderSource {
       const res = successResponse(doc, op, { formats });
       const request = requestPiece(doc, item, op, { formats });
       const entry: OperationEntry = {
-        id: String(op.operationId ?? `${method}_${path.replace(/^\//, '').replace(/[/{}]+/g, '-').replace(/-$/, '')}`),
+        id: String(
+          op.operationId ??
+            `${method}_${path
+              .replace(/^\//, '')
+              .replace(/[/{}]+/g, '-')
+              .replace(/-$/, '')}`,
+        ),
         method,
         path: SENDGRID_PREFIX + path,
         origin: 'spec',

@@ -8,7 +8,17 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { OperationEntry, ResponseFacts } from '../../../twin-runtime/generic/spec-types.js';
 import { deref, refName, requestPiece, resolveComponent, successResponse, type Json } from '../openapi.js';
-import { compactComponents, HTTP_METHODS, packageFile, packageRoot, packageVersion, shapeOf, singular, type ProviderSource, type SourceOperation } from './common.js';
+import {
+  compactComponents,
+  HTTP_METHODS,
+  packageFile,
+  packageRoot,
+  packageVersion,
+  shapeOf,
+  singular,
+  type ProviderSource,
+  type SourceOperation,
+} from './common.js';
 
 interface SdkOperation {
   method: string;
@@ -49,7 +59,11 @@ const pascal = (s: string) => s.replace(/(^|[_.\-/])(\w)/g, (_m, _p, c: string) 
 
 /** Stripe's operation id convention: `GetBillingAlertsId`, `PostCouponsCoupon`. */
 function stripeOperationId(method: string, path: string): string {
-  const segs = path.replace(/^\/v1\//, '').replace(/^\//, '').split('/').map((s) => pascal(s.replace(/[{}]/g, '')));
+  const segs = path
+    .replace(/^\/v1\//, '')
+    .replace(/^\//, '')
+    .split('/')
+    .map((s) => pascal(s.replace(/[{}]/g, '')));
   return pascal(method.toLowerCase()) + segs.join('');
 }
 
@@ -80,7 +94,10 @@ function responseFacts(schemas: Record<string, Json>, schema: Json | undefined, 
 
 /** The schema of a resource named by the path (`/v1/billing/alerts` → `billing.alert`), if the spec has it. */
 function resourceSchemaFor(schemas: Record<string, Json>, path: string): string | undefined {
-  const statics = path.replace(/^\/v1\//, '').split('/').filter((s) => !s.startsWith('{'));
+  const statics = path
+    .replace(/^\/v1\//, '')
+    .split('/')
+    .filter((s) => !s.startsWith('{'));
   for (let i = statics.length - 1; i >= 0; i--) {
     const word = singular(statics[i]!);
     const ns = statics.slice(0, i).filter((s) => s !== 'test_helpers');
@@ -169,12 +186,24 @@ export function stripeSource(): ProviderSource {
     void lastIsParam;
     const responseSchema = ref
       ? response.kind === 'list' || response.kind === 'search'
-        ? { type: 'object', properties: { object: { type: 'string', enum: [response.kind === 'list' ? 'list' : 'search_result'] }, data: { type: 'array', items: { $ref: `#/components/schemas/${ref}` } }, has_more: { type: 'boolean' }, url: { type: 'string' } }, required: ['object', 'data', 'has_more', 'url'] }
+        ? {
+            type: 'object',
+            properties: {
+              object: { type: 'string', enum: [response.kind === 'list' ? 'list' : 'search_result'] },
+              data: { type: 'array', items: { $ref: `#/components/schemas/${ref}` } },
+              has_more: { type: 'boolean' },
+              url: { type: 'string' },
+            },
+            required: ['object', 'data', 'has_more', 'url'],
+          }
         : { $ref: `#/components/schemas/${response.ref}` }
       : undefined;
     operations.push({
       entry,
-      piece: { request: { params, ...(method === 'POST' ? { body: { media: 'form' as const } } : {}) }, ...(responseSchema ? { response: responseSchema } : {}) },
+      piece: {
+        request: { params, ...(method === 'POST' ? { body: { media: 'form' as const } } : {}) },
+        ...(responseSchema ? { response: responseSchema } : {}),
+      },
     });
   }
 

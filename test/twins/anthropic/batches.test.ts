@@ -34,14 +34,24 @@ t.test('a batch ends on advance with the Messages answers', async (t) => {
 
   const results: Anthropic.Messages.MessageBatchIndividualResponse[] = [];
   for await (const r of await client.messages.batches.results(batch.id)) results.push(r);
-  t.same(results.map((r) => [r.custom_id, r.result.type]), [['first', 'succeeded'], ['second', 'succeeded'], ['broken', 'errored']]);
+  t.same(
+    results.map((r) => [r.custom_id, r.result.type]),
+    [
+      ['first', 'succeeded'],
+      ['second', 'succeeded'],
+      ['broken', 'errored'],
+    ],
+  );
   const direct = await client.messages.create(params('Summarise the changelog'));
   const first = results[0]!.result as Anthropic.Messages.MessageBatchSucceededResult;
   t.same(first.message.content, direct.content, 'the same answer as asked directly');
   t.match((results[2]!.result as Anthropic.Messages.MessageBatchErroredResult).error, { type: 'error', error: { type: 'not_found_error' } });
 
   const listed = await client.messages.batches.list();
-  t.same(listed.data.map((b) => b.id), [batch.id]);
+  t.same(
+    listed.data.map((b) => b.id),
+    [batch.id],
+  );
   t.equal((await client.messages.batches.delete(batch.id)).type, 'message_batch_deleted');
 });
 

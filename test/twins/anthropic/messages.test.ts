@@ -29,7 +29,10 @@ const weather: Anthropic.Tool = {
 };
 
 t.test('scripted tool use round trip', async (t) => {
-  await script({ match: { contains: 'weather in Oslo', tool: 'get_weather' }, response: { tool_calls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] } });
+  await script({
+    match: { contains: 'weather in Oslo', tool: 'get_weather' },
+    response: { tool_calls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] },
+  });
   await script({ match: { matches: '"temp":\\s*-?\\d+' }, response: { text: 'It is 3°C in Oslo.' } });
   const messages: Anthropic.MessageParam[] = [{ role: 'user', content: 'What is the weather in Oslo?' }];
   const first = await client.messages.create({ model: MODEL, max_tokens: 1024, system: 'You are a weather bot.', tools: [weather], messages });
@@ -40,7 +43,10 @@ t.test('scripted tool use round trip', async (t) => {
   t.same(use.input, { city: 'Oslo' });
   t.match(use.id, /^toolu_01/);
   t.match(first.id, /^msg_01/);
-  messages.push({ role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: '{"temp": 3}' }] });
+  messages.push(
+    { role: 'assistant', content: first.content },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: '{"temp": 3}' }] },
+  );
   const second = await client.messages.create({ model: MODEL, max_tokens: 1024, system: 'You are a weather bot.', tools: [weather], messages });
   t.equal(second.stop_reason, 'end_turn');
   t.same(second.content, [{ type: 'text', text: 'It is 3°C in Oslo.', citations: null }]);
@@ -59,7 +65,12 @@ t.test('a tool_result without its tool_use is refused as Anthropic does', async 
 });
 
 t.test('streamed deltas join to the plain answer; the SDK assembles the final message', async (t) => {
-  const request = { model: MODEL, max_tokens: 512, system: 'Answer briefly.', messages: [{ role: 'user' as const, content: 'Summarise our onboarding guide' }] };
+  const request = {
+    model: MODEL,
+    max_tokens: 512,
+    system: 'Answer briefly.',
+    messages: [{ role: 'user' as const, content: 'Summarise our onboarding guide' }],
+  };
   const plain = await client.messages.create(request);
   const stream = await client.messages.create({ ...request, stream: true });
   const events: string[] = [];
@@ -86,7 +97,9 @@ t.test('streamed deltas join to the plain answer; the SDK assembles the final me
   t.same(final.usage.output_tokens, plain.usage.output_tokens);
   t.equal(final.stop_reason, 'end_turn');
 
-  const tools = await client.messages.stream({ model: MODEL, max_tokens: 512, tools: [weather], tool_choice: { type: 'any' }, messages: [{ role: 'user', content: 'Check Bergen' }] }).finalMessage();
+  const tools = await client.messages
+    .stream({ model: MODEL, max_tokens: 512, tools: [weather], tool_choice: { type: 'any' }, messages: [{ role: 'user', content: 'Check Bergen' }] })
+    .finalMessage();
   const use = tools.content[0] as Anthropic.ToolUseBlock;
   t.equal(use.type, 'tool_use');
   t.type((use.input as { city: unknown }).city, 'string', 'streamed input_json_delta assembles the arguments');
@@ -102,15 +115,30 @@ t.test('count_tokens matches the usage of the same request', async (t) => {
 
 t.test('stop sequences, max_tokens and structured output', async (t) => {
   await script({ match: { contains: 'list the steps' }, response: { text: 'Step one. STOP Step two.' } });
-  const stopped = await client.messages.create({ model: MODEL, max_tokens: 100, stop_sequences: ['STOP'], messages: [{ role: 'user', content: 'list the steps' }] });
+  const stopped = await client.messages.create({
+    model: MODEL,
+    max_tokens: 100,
+    stop_sequences: ['STOP'],
+    messages: [{ role: 'user', content: 'list the steps' }],
+  });
   t.equal(stopped.stop_reason, 'stop_sequence');
   t.equal(stopped.stop_sequence, 'STOP');
   t.equal((stopped.content[0] as Anthropic.TextBlock).text, 'Step one. ');
   const short = await client.messages.create({ model: MODEL, max_tokens: 3, messages: [{ role: 'user', content: 'Write a long essay' }] });
   t.equal(short.stop_reason, 'max_tokens');
   t.equal(short.usage.output_tokens, 3);
-  const schema = { type: 'object', properties: { answer: { type: 'string' }, confidence: { type: 'number', minimum: 0, maximum: 1 } }, required: ['answer', 'confidence'], additionalProperties: false };
-  const structured = await client.messages.create({ model: MODEL, max_tokens: 200, messages: [{ role: 'user', content: 'Is the sky blue?' }], output_config: { format: { type: 'json_schema', schema } } } as Anthropic.MessageCreateParamsNonStreaming);
+  const schema = {
+    type: 'object',
+    properties: { answer: { type: 'string' }, confidence: { type: 'number', minimum: 0, maximum: 1 } },
+    required: ['answer', 'confidence'],
+    additionalProperties: false,
+  };
+  const structured = await client.messages.create({
+    model: MODEL,
+    max_tokens: 200,
+    messages: [{ role: 'user', content: 'Is the sky blue?' }],
+    output_config: { format: { type: 'json_schema', schema } },
+  } as Anthropic.MessageCreateParamsNonStreaming);
   t.ok(new Ajv().validate(schema, JSON.parse((structured.content[0] as Anthropic.TextBlock).text)));
 });
 
@@ -131,14 +159,18 @@ t.test('errors and headers', async (t) => {
   const e404 = await client.messages.create({ model: 'claude-0', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
   t.ok(e404 instanceof Anthropic.NotFoundError);
   t.match((e404 as InstanceType<typeof Anthropic.NotFoundError>).error, { type: 'error', error: { type: 'not_found_error' } });
-  const tooMany = await client.messages.create({ model: 'claude-3-haiku-20240307', max_tokens: 10_000, messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+  const tooMany = await client.messages
+    .create({ model: 'claude-3-haiku-20240307', max_tokens: 10_000, messages: [{ role: 'user', content: 'hi' }] })
+    .catch((e: unknown) => e);
   t.ok(tooMany instanceof Anthropic.BadRequestError);
   const long = 'lorem ipsum dolor sit amet '.repeat(45_000);
   const tooLong = await client.messages.create({ model: MODEL, max_tokens: 10, messages: [{ role: 'user', content: long }] }).catch((e: unknown) => e);
   t.ok(tooLong instanceof Anthropic.BadRequestError);
   t.match((tooLong as Error).message, /prompt is too long: \d+ tokens > 200000 maximum/);
   await script({ match: { contains: 'peak hour' }, response: { error: { status: 529 } } });
-  const overloaded = await client.messages.create({ model: MODEL, max_tokens: 10, messages: [{ role: 'user', content: 'peak hour request' }] }).catch((e: unknown) => e);
+  const overloaded = await client.messages
+    .create({ model: MODEL, max_tokens: 10, messages: [{ role: 'user', content: 'peak hour request' }] })
+    .catch((e: unknown) => e);
   t.ok(overloaded instanceof Anthropic.APIError);
   t.equal((overloaded as InstanceType<typeof Anthropic.APIError>).status, 529);
   t.match((overloaded as InstanceType<typeof Anthropic.APIError>).error, { error: { type: 'overloaded_error' } });
@@ -160,7 +192,12 @@ t.test('two fresh environments answer the same unscripted request alike', async 
     const env = await startTwinBehindGateway('anthropic');
     try {
       const c = new Anthropic({ apiKey: env.apiKey, baseURL: env.url, maxRetries: 0 });
-      const tool = await c.messages.create({ model: MODEL, max_tokens: 256, tools: [weather], messages: [{ role: 'user', content: 'Weather for my trip to Rome?' }] });
+      const tool = await c.messages.create({
+        model: MODEL,
+        max_tokens: 256,
+        tools: [weather],
+        messages: [{ role: 'user', content: 'Weather for my trip to Rome?' }],
+      });
       const text = await c.messages.create({ model: MODEL, max_tokens: 256, system: 'Be brief.', messages: [{ role: 'user', content: 'Tell me about Rome' }] });
       answers.push({ tool: tool.content, toolUsage: tool.usage, text: text.content, usage: text.usage });
     } finally {

@@ -53,7 +53,10 @@ t.test('GET /user is the fixed viewer octocat; other accounts and the starting o
   t.equal((await failure(octokit.orgs.get({ org: 'missing-org' }))).status, 404);
 
   const orgs = await octokit.orgs.listForAuthenticatedUser();
-  t.same(orgs.data.map((o) => o.login), ['octo-org']);
+  t.same(
+    orgs.data.map((o) => o.login),
+    ['octo-org'],
+  );
 
   const updated = await octokit.users.updateAuthenticated({ name: 'Mona', location: 'Lisbon' });
   t.equal(updated.data.name, 'Mona');
@@ -64,7 +67,10 @@ t.test('org members and memberships', async (t) => {
   const members = await octokit.orgs.listMembers({ org: 'octo-org' });
   t.same(members.data.map((m) => m.login).sort(), ['hubot', 'octocat']);
   const admins = await octokit.orgs.listMembers({ org: 'octo-org', role: 'admin' });
-  t.same(admins.data.map((m) => m.login), ['octocat']);
+  t.same(
+    admins.data.map((m) => m.login),
+    ['octocat'],
+  );
 
   const check = await octokit.orgs.checkMembershipForUser({ org: 'octo-org', username: 'hubot' });
   t.equal(check.status, 204);

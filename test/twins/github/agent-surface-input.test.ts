@@ -13,7 +13,9 @@ await octokit.issues.create({ owner: org, repo: 'target', title: 'An issue' });
 
 async function send(method: string, path: string, body?: string): Promise<{ status: number; json: any }> {
   const res = await fetch(`${twin.url}${path}`, {
-    method, body, headers: { authorization: `token ${twin.apiKey}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    method,
+    body,
+    headers: { authorization: `token ${twin.apiKey}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
   });
   const text = await res.text();
   return { status: res.status, json: text ? JSON.parse(text) : undefined };
@@ -48,7 +50,7 @@ const cases: [string, string, string | undefined, number][] = [
   ['GET', '/repositories/99999999999999999999/issues', undefined, 404],
 ];
 
-t.test('malformed input gets a 4xx with GitHub\'s body', async (t) => {
+t.test("malformed input gets a 4xx with GitHub's body", async (t) => {
   t.ok(cases.length > 0);
   for (const [method, path, body, status] of cases) {
     const res = await send(method, path, body);

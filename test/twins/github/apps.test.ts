@@ -13,20 +13,29 @@ const gh = await startGitHub();
 t.teardown(() => gh.close());
 const { octokit, twin } = gh;
 await octokit.repos.createInOrg({ org: 'octo-org', name: 'service' });
-const pair = () => generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
+const pair = () =>
+  generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
 const { publicKey, privateKey } = pair();
 const org = await octokit.orgs.get({ org: 'octo-org' });
 await gh.record('app', '4242', { id: 4242, slug: 'twin-bot', name: 'Twin Bot', public_key: publicKey, permissions: { issues: 'write', metadata: 'read' } });
-await gh.record('installation', '77', { id: 77, app_id: 4242, account: { login: 'octo-org', id: org.data.id, type: 'Organization' }, repository_selection: 'all' });
+await gh.record('installation', '77', {
+  id: 77,
+  app_id: 4242,
+  account: { login: 'octo-org', id: org.data.id, type: 'Organization' },
+  repository_selection: 'all',
+});
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 
 t.test('@octokit/auth-app: JWT → installations → installation token → API calls', async (t) => {
   const asApp = new Octokit({ baseUrl: twin.url, authStrategy: createAppAuth, auth: { appId: 4242, privateKey }, log: quiet });
   const me = await asApp.apps.getAuthenticated();
   t.equal(me.data!.slug, 'twin-bot');
-  t.notOk('public_key' in me.data!, 'the public key is the twin\'s, never answered');
+  t.notOk('public_key' in me.data!, "the public key is the twin's, never answered");
   const installations = await asApp.apps.listInstallations();
-  t.same(installations.data.map((i) => [i.id, i.account && 'login' in i.account ? i.account.login : null]), [[77, 'octo-org']]);
+  t.same(
+    installations.data.map((i) => [i.id, i.account && 'login' in i.account ? i.account.login : null]),
+    [[77, 'octo-org']],
+  );
   const repoInstall = await asApp.apps.getRepoInstallation({ owner: 'octo-org', repo: 'service' });
   t.equal(repoInstall.data.id, 77);
 
@@ -34,12 +43,18 @@ t.test('@octokit/auth-app: JWT → installations → installation token → API 
   const issue = await asInstallation.issues.create({ owner: 'octo-org', repo: 'service', title: 'Filed by the app' });
   t.equal(issue.status, 201);
   const repos = await asInstallation.apps.listReposAccessibleToInstallation();
-  t.same(repos.data.repositories.map((r) => r.full_name), ['octo-org/service']);
+  t.same(
+    repos.data.repositories.map((r) => r.full_name),
+    ['octo-org/service'],
+  );
 
   const auth = createAppAuth({ appId: 4242, privateKey, installationId: 77, request: asApp.request });
   const { token } = await auth({ type: 'installation' });
   t.match(token, /^ghs_[A-Za-z0-9]{36}$/);
-  const viaGraphql: any = await graphql('{ repository(owner: "octo-org", name: "service") { issues(first: 5) { totalCount } } }', { baseUrl: twin.url, headers: { authorization: `token ${token}` } });
+  const viaGraphql: any = await graphql('{ repository(owner: "octo-org", name: "service") { issues(first: 5) { totalCount } } }', {
+    baseUrl: twin.url,
+    headers: { authorization: `token ${token}` },
+  });
   t.equal(viaGraphql.repository.issues.totalCount, 1);
 
   await twin.advance(new Date(Date.parse('2026-01-05T10:00:00Z') + 2 * 3600_000));

@@ -28,15 +28,19 @@ const me = (await octokit.users.getAuthenticated()).data.login;
 const org = 'octo-org';
 await octokit.repos.createInOrg({ org, name: 'upstream', auto_init: true, description: 'the parent' });
 await octokit.git.createRef({
-  owner: org, repo: 'upstream', ref: 'refs/heads/side',
+  owner: org,
+  repo: 'upstream',
+  ref: 'refs/heads/side',
   sha: (await octokit.git.getRef({ owner: org, repo: 'upstream', ref: 'heads/main' })).data.object.sha,
 });
 await octokit.git.createRef({
-  owner: org, repo: 'upstream', ref: 'refs/tags/v1',
+  owner: org,
+  repo: 'upstream',
+  ref: 'refs/tags/v1',
   sha: (await octokit.git.getRef({ owner: org, repo: 'upstream', ref: 'heads/main' })).data.object.sha,
 });
 
-t.test('a fork shares the parent\'s objects and branches and names its parent and source', async (t) => {
+t.test("a fork shares the parent's objects and branches and names its parent and source", async (t) => {
   const parentHead = (await octokit.git.getRef({ owner: org, repo: 'upstream', ref: 'heads/main' })).data.object.sha;
   const res = await octokit.repos.createFork({ owner: org, repo: 'upstream' });
   t.equal(res.status, 202);
@@ -59,7 +63,7 @@ t.test('a fork shares the parent\'s objects and branches and names its parent an
   t.equal(main.object.sha, parentHead);
   t.equal(main.url, `${gw.url}/repos/${me}/upstream/git/refs/heads/main`);
   const commit = await octokit.git.getCommit({ owner: me, repo: 'upstream', commit_sha: parentHead });
-  t.equal(commit.data.url, `${gw.url}/repos/${me}/upstream/git/commits/${parentHead}`, 'shared objects carry the fork\'s URLs');
+  t.equal(commit.data.url, `${gw.url}/repos/${me}/upstream/git/commits/${parentHead}`, "shared objects carry the fork's URLs");
   const readme = await octokit.repos.getContent({ owner: me, repo: 'upstream', path: 'README.md' });
   t.equal(Buffer.from((readme.data as { content: string }).content, 'base64').toString(), '# upstream\n\nthe parent\n');
 
@@ -68,12 +72,21 @@ t.test('a fork shares the parent\'s objects and branches and names its parent an
   const parent = await octokit.repos.get({ owner: org, repo: 'upstream' });
   t.equal(parent.data.forks_count, 1);
   const forks = await octokit.repos.listForks({ owner: org, repo: 'upstream' });
-  t.same(forks.data.map((f) => f.full_name), [`${me}/upstream`]);
+  t.same(
+    forks.data.map((f) => f.full_name),
+    [`${me}/upstream`],
+  );
 
   const named = await octokit.repos.createFork({ owner: org, repo: 'upstream', organization: org, name: 'upstream-mirror', default_branch_only: true });
   t.equal(named.data.full_name, `${org}/upstream-mirror`);
-  t.same((await refsOf(org, 'upstream-mirror')).map((r) => r.ref), ['refs/heads/main']);
-  t.same((await octokit.repos.listForks({ owner: org, repo: 'upstream', sort: 'oldest' })).data.map((f) => f.name), ['upstream', 'upstream-mirror']);
+  t.same(
+    (await refsOf(org, 'upstream-mirror')).map((r) => r.ref),
+    ['refs/heads/main'],
+  );
+  t.same(
+    (await octokit.repos.listForks({ owner: org, repo: 'upstream', sort: 'oldest' })).data.map((f) => f.name),
+    ['upstream', 'upstream-mirror'],
+  );
   t.equal((await octokit.repos.get({ owner: org, repo: 'upstream' })).data.forks_count, 2);
 
   t.equal((await failure(octokit.repos.createFork({ owner: org, repo: 'nope' }))).status, 404);
@@ -81,7 +94,7 @@ t.test('a fork shares the parent\'s objects and branches and names its parent an
 });
 
 const have = ensureGit();
-t.test('a pull request from a fork, synchronized by a push and merged with the fork\'s commits', { skip: have.ok ? false : have.reason }, async (t) => {
+t.test("a pull request from a fork, synchronized by a push and merged with the fork's commits", { skip: have.ok ? false : have.reason }, async (t) => {
   const auth = gw.url.replace('http://', `http://x-access-token:${gw.apiKey}@`);
   const clone = join(work, 'fork');
   await gitOk(['clone', `${auth}/${me}/upstream.git`, clone]);
@@ -105,9 +118,15 @@ t.test('a pull request from a fork, synchronized by a push and merged with the f
   t.equal(pr.data.changed_files, 1);
   t.equal(pr.data.mergeable, true);
   const files = await octokit.pulls.listFiles({ owner: org, repo: 'upstream', pull_number: pr.data.number });
-  t.same(files.data.map((f) => f.filename), ['feature.txt']);
+  t.same(
+    files.data.map((f) => f.filename),
+    ['feature.txt'],
+  );
   const listed = await octokit.pulls.list({ owner: org, repo: 'upstream', head: `${me}:feature` });
-  t.same(listed.data.map((p) => p.number), [pr.data.number]);
+  t.same(
+    listed.data.map((p) => p.number),
+    [pr.data.number],
+  );
   const dup = await failure(octokit.pulls.create({ owner: org, repo: 'upstream', title: 'again', head: `${me}:feature`, base: 'main' }));
   t.equal(dup.body.errors[0].message, `A pull request already exists for ${me}:feature.`);
 
@@ -116,19 +135,22 @@ t.test('a pull request from a fork, synchronized by a push and merged with the f
   await gitOk(['push', 'origin', 'feature'], { cwd: clone });
   const second = (await gitOk(['rev-parse', 'HEAD'], { cwd: clone })).trim();
   const synced = await octokit.pulls.get({ owner: org, repo: 'upstream', pull_number: pr.data.number });
-  t.equal(synced.data.head.sha, second, 'a push to the fork moves the pull request\'s head');
+  t.equal(synced.data.head.sha, second, "a push to the fork moves the pull request's head");
   t.equal(synced.data.commits, 2);
   const commits = await octokit.pulls.listCommits({ owner: org, repo: 'upstream', pull_number: pr.data.number });
-  t.same(commits.data.map((c) => c.sha), [first, second]);
+  t.same(
+    commits.data.map((c) => c.sha),
+    [first, second],
+  );
 
   const merged = await octokit.pulls.merge({ owner: org, repo: 'upstream', pull_number: pr.data.number });
   t.equal(merged.data.merged, true);
   const tip = await octokit.repos.getCommit({ owner: org, repo: 'upstream', ref: 'main' });
   t.equal(tip.data.sha, merged.data.sha);
-  t.same(tip.data.parents.map((p) => p.sha)[1], second, 'the merge commit\'s second parent is the fork\'s commit');
+  t.same(tip.data.parents.map((p) => p.sha)[1], second, "the merge commit's second parent is the fork's commit");
   t.match(tip.data.commit.message, new RegExp(`^Merge pull request #${pr.data.number} from ${me}/feature`));
   const history = (await octokit.repos.listCommits({ owner: org, repo: 'upstream' })).data.map((c) => c.sha);
-  t.ok(history.includes(first) && history.includes(second), 'the fork\'s commits are in the base repository\'s history');
+  t.ok(history.includes(first) && history.includes(second), "the fork's commits are in the base repository's history");
 
   const upstream = join(work, 'upstream');
   await gitOk(['clone', `${auth}/${org}/upstream.git`, upstream]);
@@ -136,7 +158,7 @@ t.test('a pull request from a fork, synchronized by a push and merged with the f
   t.equal(readFileSync(join(upstream, 'feature.txt'), 'utf8'), 'from the fork\nand more\n');
   t.equal((await gitOk(['fsck', '--strict'], { cwd: upstream })).trim(), '', 'git fsck finds the merged history whole');
   await gitOk(['pull', `${auth}/${org}/upstream.git`, 'main'], { cwd: clone });
-  t.equal((await gitOk(['rev-parse', 'HEAD'], { cwd: clone })).trim(), merged.data.sha, 'the fork\'s clone pulls the merge');
+  t.equal((await gitOk(['rev-parse', 'HEAD'], { cwd: clone })).trim(), merged.data.sha, "the fork's clone pulls the merge");
 });
 
 t.test('a fork made through the contents API keeps its own history', async (t) => {
@@ -145,7 +167,7 @@ t.test('a fork made through the contents API keeps its own history', async (t) =
   t.equal(parentFiles.status, 404, 'a commit on the fork does not appear in the parent');
 });
 
-t.test('merge-upstream syncs a fork\'s branch: none, fast-forward, merge, conflict', async (t) => {
+t.test("merge-upstream syncs a fork's branch: none, fast-forward, merge, conflict", async (t) => {
   await octokit.repos.createInOrg({ org, name: 'lib', auto_init: true });
   const fork = (await octokit.repos.createFork({ owner: org, repo: 'lib' })).data;
   const none = await octokit.repos.mergeUpstream({ owner: me, repo: 'lib', branch: 'main' });
@@ -154,7 +176,11 @@ t.test('merge-upstream syncs a fork\'s branch: none, fast-forward, merge, confli
   const up = await octokit.repos.createOrUpdateFileContents({ owner: org, repo: 'lib', path: 'up.txt', message: 'Upstream change', content: b64('up\n') });
   const ff = await octokit.repos.mergeUpstream({ owner: me, repo: 'lib', branch: 'main' });
   t.equal(ff.data.merge_type, 'fast-forward');
-  t.equal((await octokit.git.getRef({ owner: me, repo: 'lib', ref: 'heads/main' })).data.object.sha, up.data.commit.sha, 'the fork\'s branch is the upstream commit');
+  t.equal(
+    (await octokit.git.getRef({ owner: me, repo: 'lib', ref: 'heads/main' })).data.object.sha,
+    up.data.commit.sha,
+    "the fork's branch is the upstream commit",
+  );
 
   await octokit.repos.createOrUpdateFileContents({ owner: me, repo: 'lib', path: 'mine.txt', message: 'Fork change', content: b64('mine\n') });
   await octokit.repos.createOrUpdateFileContents({ owner: org, repo: 'lib', path: 'up2.txt', message: 'Upstream again', content: b64('up2\n') });
@@ -162,12 +188,30 @@ t.test('merge-upstream syncs a fork\'s branch: none, fast-forward, merge, confli
   t.equal(merged.data.merge_type, 'merge');
   const tip = await octokit.repos.getCommit({ owner: me, repo: 'lib', ref: 'main' });
   t.equal(tip.data.parents.length, 2);
-  t.same(tip.data.files?.map((f) => f.filename), ['up2.txt'], 'the merge brings the upstream file');
+  t.same(
+    tip.data.files?.map((f) => f.filename),
+    ['up2.txt'],
+    'the merge brings the upstream file',
+  );
 
   const mineFile = await octokit.repos.getContent({ owner: me, repo: 'lib', path: 'up.txt' });
-  await octokit.repos.createOrUpdateFileContents({ owner: me, repo: 'lib', path: 'up.txt', message: 'Fork edit', content: b64('fork\n'), sha: (mineFile.data as { sha: string }).sha });
+  await octokit.repos.createOrUpdateFileContents({
+    owner: me,
+    repo: 'lib',
+    path: 'up.txt',
+    message: 'Fork edit',
+    content: b64('fork\n'),
+    sha: (mineFile.data as { sha: string }).sha,
+  });
   const upFile = await octokit.repos.getContent({ owner: org, repo: 'lib', path: 'up.txt' });
-  await octokit.repos.createOrUpdateFileContents({ owner: org, repo: 'lib', path: 'up.txt', message: 'Upstream edit', content: b64('upstream\n'), sha: (upFile.data as { sha: string }).sha });
+  await octokit.repos.createOrUpdateFileContents({
+    owner: org,
+    repo: 'lib',
+    path: 'up.txt',
+    message: 'Upstream edit',
+    content: b64('upstream\n'),
+    sha: (upFile.data as { sha: string }).sha,
+  });
   t.equal((await failure(octokit.repos.mergeUpstream({ owner: me, repo: 'lib', branch: 'main' }))).status, 409);
   t.equal((await failure(octokit.repos.mergeUpstream({ owner: me, repo: 'lib', branch: 'nope' }))).status, 422);
   t.equal((await failure(octokit.repos.mergeUpstream({ owner: org, repo: 'lib', branch: 'main' }))).status, 422, 'not a fork');

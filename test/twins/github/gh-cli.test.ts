@@ -53,7 +53,11 @@ if (missing) {
     t.match(view.stdout, /assignees:\s+octocat/);
     t.match(view.stdout, /comments:\s+1/);
     const rest = await octokit.issues.get({ owner, repo, issue_number: 1 });
-    t.same(rest.data.labels.map((l) => (typeof l === 'string' ? l : l.name)), ['bug'], 'the GraphQL writes are the REST records');
+    t.same(
+      rest.data.labels.map((l) => (typeof l === 'string' ? l : l.name)),
+      ['bug'],
+      'the GraphQL writes are the REST records',
+    );
     t.equal(rest.data.comments, 1);
     t.equal((await h.run(['issue', 'close', '1', '-R', R])).code, 0);
     t.equal((await octokit.issues.get({ owner, repo, issue_number: 1 })).data.state, 'closed');
@@ -63,13 +67,29 @@ if (missing) {
 
   t.test('gh pr create → failing run → gh pr checks → fix → passing run → gh pr merge closes the issue', async (t) => {
     await octokit.repos.createOrUpdateFileContents({
-      owner, repo, path: '.github/workflows/ci.yml', message: 'Add CI',
-      content: b64('name: CI\non:\n  push:\n    branches: [main]\n  pull_request:\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n      - name: Unit tests\n        run: npm test\n'),
+      owner,
+      repo,
+      path: '.github/workflows/ci.yml',
+      message: 'Add CI',
+      content: b64(
+        'name: CI\non:\n  push:\n    branches: [main]\n  pull_request:\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n      - name: Unit tests\n        run: npm test\n',
+      ),
     });
-    await h.gh.record('actions_outcome', 'octocat/app:ci.yml', { conclusion: 'failure', step: 'Unit tests', log: 'FAIL src/login.test.ts\n  expected 200, got 500' });
+    await h.gh.record('actions_outcome', 'octocat/app:ci.yml', {
+      conclusion: 'failure',
+      step: 'Unit tests',
+      log: 'FAIL src/login.test.ts\n  expected 200, got 500',
+    });
     const main = await octokit.git.getRef({ owner, repo, ref: 'heads/main' });
     await octokit.git.createRef({ owner, repo, ref: 'refs/heads/fix-login', sha: main.data.object.sha });
-    await octokit.repos.createOrUpdateFileContents({ owner, repo, path: 'src/login.ts', branch: 'fix-login', message: 'Fix login', content: b64('export const ok = false;\n') });
+    await octokit.repos.createOrUpdateFileContents({
+      owner,
+      repo,
+      path: 'src/login.ts',
+      branch: 'fix-login',
+      message: 'Fix login',
+      content: b64('export const ok = false;\n'),
+    });
 
     const created = await h.run(['pr', 'create', '-R', R, '--head', 'fix-login', '--base', 'main', '--title', 'Fix login', '--body', 'Fixes #1', '--draft']);
     t.equal(created.code, 0, created.stderr);
@@ -93,7 +113,13 @@ if (missing) {
     await h.gh.record('actions_outcome', 'octocat/app:ci.yml', { conclusion: 'success' });
     const file = await octokit.repos.getContent({ owner, repo, path: 'src/login.ts', ref: 'fix-login' });
     await octokit.repos.createOrUpdateFileContents({
-      owner, repo, path: 'src/login.ts', branch: 'fix-login', message: 'Really fix login', content: b64('export const ok = true;\n'), sha: (file.data as { sha: string }).sha,
+      owner,
+      repo,
+      path: 'src/login.ts',
+      branch: 'fix-login',
+      message: 'Really fix login',
+      content: b64('export const ok = true;\n'),
+      sha: (file.data as { sha: string }).sha,
     });
     const passing = await h.run(['pr', 'checks', '2', '-R', R]);
     t.equal(passing.code, 0, passing.stderr);
@@ -115,7 +141,10 @@ if (missing) {
     const view = await h.run(['pr', 'view', '2', '-R', R]);
     t.match(view.stdout, /state:\s+MERGED/);
     const mainRuns = await octokit.actions.listWorkflowRunsForRepo({ owner, repo, branch: 'main', event: 'push' });
-    t.ok(mainRuns.data.workflow_runs.some((r) => r.head_sha === pr.data.merge_commit_sha), 'the merge pushed to main and started CI there');
+    t.ok(
+      mainRuns.data.workflow_runs.some((r) => r.head_sha === pr.data.merge_commit_sha),
+      'the merge pushed to main and started CI there',
+    );
   });
 
   t.test('every gh request went through the gateway and was recorded', async (t) => {

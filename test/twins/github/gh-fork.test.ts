@@ -28,7 +28,14 @@ if (missing) {
 
     const main = await octokit.git.getRef({ owner: me, repo: 'lib', ref: 'heads/main' });
     await octokit.git.createRef({ owner: me, repo: 'lib', ref: 'refs/heads/docs', sha: main.data.object.sha });
-    const commit = await octokit.repos.createOrUpdateFileContents({ owner: me, repo: 'lib', path: 'DOCS.md', branch: 'docs', message: 'Add docs', content: b64('# Docs\n') });
+    const commit = await octokit.repos.createOrUpdateFileContents({
+      owner: me,
+      repo: 'lib',
+      path: 'DOCS.md',
+      branch: 'docs',
+      message: 'Add docs',
+      content: b64('# Docs\n'),
+    });
 
     const R = `${h.host}/${org}/lib`;
     const created = await h.run(['pr', 'create', '-R', R, '--head', `${me}:docs`, '--base', 'main', '--title', 'Add docs', '--body', 'From my fork']);
@@ -50,12 +57,12 @@ if (missing) {
     const docs = await octokit.repos.getContent({ owner: org, repo: 'lib', path: 'DOCS.md' });
     t.equal(Buffer.from((docs.data as { content: string }).content, 'base64').toString(), '# Docs\n');
     const history = (await octokit.repos.listCommits({ owner: org, repo: 'lib' })).data.map((c) => c.sha);
-    t.ok(history.includes(commit.data.commit.sha!), 'the fork\'s commit is in the parent\'s history');
+    t.ok(history.includes(commit.data.commit.sha!), "the fork's commit is in the parent's history");
 
     // The merge commit exists only upstream: `gh repo sync` brings it to the fork (merge-upstream).
     const upstreamMain = (await octokit.git.getRef({ owner: org, repo: 'lib', ref: 'heads/main' })).data.object.sha;
     const synced = await h.run(['repo', 'sync', `${h.host}/${me}/lib`, '--branch', 'main']);
     t.equal(synced.code, 0, synced.stderr);
-    t.equal((await octokit.git.getRef({ owner: me, repo: 'lib', ref: 'heads/main' })).data.object.sha, upstreamMain, 'the fork\'s main is the upstream merge');
+    t.equal((await octokit.git.getRef({ owner: me, repo: 'lib', ref: 'heads/main' })).data.object.sha, upstreamMain, "the fork's main is the upstream merge");
   });
 }

@@ -132,18 +132,44 @@ async function main(): Promise<void> {
     t.same(c.files!.map((f) => f.filename).sort(), ['app.js', 'run.sh', 'src/lib/util.js']);
     const tree = await octokit.git.getTree({ owner: me, repo: 'demo', tree_sha: c.commit.tree.sha });
     t.equal(tree.data.tree.find((e) => e.path === 'run.sh')?.mode, '100755', 'the executable bit is kept');
-    t.same(tree.data.tree.find((e) => e.path === 'src'), { path: 'src', mode: '040000', type: 'tree', sha: (await gitOk(['rev-parse', 'HEAD:src'], { cwd: d })).trim(), url: `${gw.url}/repos/${me}/demo/git/trees/${(await gitOk(['rev-parse', 'HEAD:src'], { cwd: d })).trim()}` });
+    t.same(
+      tree.data.tree.find((e) => e.path === 'src'),
+      {
+        path: 'src',
+        mode: '040000',
+        type: 'tree',
+        sha: (await gitOk(['rev-parse', 'HEAD:src'], { cwd: d })).trim(),
+        url: `${gw.url}/repos/${me}/demo/git/trees/${(await gitOk(['rev-parse', 'HEAD:src'], { cwd: d })).trim()}`,
+      },
+    );
     const deep = await octokit.git.getTree({ owner: me, repo: 'demo', tree_sha: first, recursive: '1' });
-    t.same(deep.data.tree.map((e) => `${e.type} ${e.path}`), ['blob README.md', 'blob app.js', 'blob run.sh', 'tree src', 'tree src/lib', 'blob src/lib/util.js']);
+    t.same(
+      deep.data.tree.map((e) => `${e.type} ${e.path}`),
+      ['blob README.md', 'blob app.js', 'blob run.sh', 'tree src', 'tree src/lib', 'blob src/lib/util.js'],
+    );
     t.equal(deep.data.tree.at(-1)!.sha, (await gitOk(['rev-parse', 'HEAD:src/lib/util.js'], { cwd: d })).trim());
     const listing = await octokit.repos.getContent({ owner: me, repo: 'demo', path: 'src/lib', ref: 'feature' });
-    t.same((listing.data as { name: string }[]).map((e) => e.name), ['util.js']);
-    const src = (await octokit.repos.getContent({ owner: me, repo: 'demo', path: 'src', ref: 'feature' })).data as { name: string; type: string; sha: string }[];
-    t.same(src.map((e) => [e.name, e.type, e.sha]), [['lib', 'dir', (await gitOk(['rev-parse', 'HEAD:src/lib'], { cwd: d })).trim()]], 'a directory entry carries its tree SHA');
+    t.same(
+      (listing.data as { name: string }[]).map((e) => e.name),
+      ['util.js'],
+    );
+    const src = (await octokit.repos.getContent({ owner: me, repo: 'demo', path: 'src', ref: 'feature' })).data as {
+      name: string;
+      type: string;
+      sha: string;
+    }[];
+    t.same(
+      src.map((e) => [e.name, e.type, e.sha]),
+      [['lib', 'dir', (await gitOk(['rev-parse', 'HEAD:src/lib'], { cwd: d })).trim()]],
+      'a directory entry carries its tree SHA',
+    );
     const created = await deliveries((d) => d.event === 'push' && d.body.ref === 'refs/heads/feature', 'push of feature');
     t.equal(created.body.created, true);
     t.equal(created.body.after, first);
-    t.same(created.body.commits.map((x: any) => x.id), [first]);
+    t.same(
+      created.body.commits.map((x: any) => x.id),
+      [first],
+    );
 
     const { data: issue } = await octokit.issues.create({ owner: me, repo: 'demo', title: 'Crash on start' });
     const { data: pr } = await octokit.pulls.create({ owner: me, repo: 'demo', title: 'App', head: 'feature', base: 'main' });
@@ -160,13 +186,20 @@ async function main(): Promise<void> {
     const ff = await git(['push', 'origin', 'HEAD:main'], { cwd: d });
     t.equal(ff.code, 0, ff.stderr);
     const { data: log } = await octokit.repos.listCommits({ owner: me, repo: 'demo' });
-    t.same(log.map((x) => x.sha), (await gitOk(['log', '--format=%H'], { cwd: d })).trim().split('\n'), 'GET /commits lists git log');
+    t.same(
+      log.map((x) => x.sha),
+      (await gitOk(['log', '--format=%H'], { cwd: d })).trim().split('\n'),
+      'GET /commits lists git log',
+    );
     const closed = await octokit.issues.get({ owner: me, repo: 'demo', issue_number: issue.number });
     t.equal(closed.data.state, 'closed', 'the closing keyword acted on the default branch');
     t.equal(closed.data.state_reason, 'completed');
     const main = await deliveries((x) => x.event === 'push' && x.body.ref === 'refs/heads/main', 'push of main');
     t.equal(main.body.forced, false);
-    t.same(main.body.commits.map((x: any) => x.id), [first, second]);
+    t.same(
+      main.body.commits.map((x: any) => x.id),
+      [first, second],
+    );
     t.ok(pushed.includes('refs/heads/main') && pushed.includes('refs/heads/feature'), 'onPush listeners ran');
   });
 
@@ -223,14 +256,11 @@ async function main(): Promise<void> {
     for (const host of ['127.0.0.1', 'localhost']) {
       const port = new URL(gw.httpsUrl).port;
       const body = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-        const req = httpsRequest(
-          { host, port, path: '/user', ca: readFileSync(gw.caFile), headers: { authorization: `Bearer ${gw.apiKey}` } },
-          (res) => {
-            const chunks: Buffer[] = [];
-            res.on('data', (c) => chunks.push(c));
-            res.on('end', () => resolve({ status: res.statusCode!, text: Buffer.concat(chunks).toString() }));
-          },
-        );
+        const req = httpsRequest({ host, port, path: '/user', ca: readFileSync(gw.caFile), headers: { authorization: `Bearer ${gw.apiKey}` } }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode!, text: Buffer.concat(chunks).toString() }));
+        });
         req.on('error', reject);
         req.end();
       });
@@ -272,7 +302,11 @@ async function main(): Promise<void> {
     t.ok(before.size > 0);
 
     // Malformed pkt-lines: git's own "remote error" packet.
-    for (const [service, body] of [['git-upload-pack', 'zzzzwant'], ['git-receive-pack', '00'], ['git-upload-pack', '0032want 123\n']] as const) {
+    for (const [service, body] of [
+      ['git-upload-pack', 'zzzzwant'],
+      ['git-receive-pack', '00'],
+      ['git-upload-pack', '0032want 123\n'],
+    ] as const) {
       const res = await fetch(`${gw.url}/${me}/demo.git/${service}`, {
         method: 'POST',
         headers: { ...auth, 'content-type': `application/x-${service}-request` },

@@ -25,7 +25,8 @@ async function graphqlFailure(p: Promise<unknown>): Promise<any> {
 }
 
 t.test('viewer, user, organization, repository: node ids are the REST node_ids', async (t) => {
-  const res: any = await api(`query($owner: String!, $name: String!) {
+  const res: any = await api(
+    `query($owner: String!, $name: String!) {
     viewer { login id databaseId }
     user(login: "hubot") { login id }
     organization(login: "octo-org") { login id viewerIsAMember }
@@ -35,7 +36,9 @@ t.test('viewer, user, organization, repository: node ids are the REST node_ids',
       defaultBranchRef { name target { __typename oid ... on Commit { messageHeadline history(first: 5) { totalCount } } } }
       object(expression: "main:README.md") { __typename ... on Blob { text byteSize } }
     }
-  }`, { owner, name: repo });
+  }`,
+    { owner, name: repo },
+  );
   const restRepo = (await octokit.repos.get({ owner, repo })).data;
   const me = (await octokit.users.getAuthenticated()).data;
   t.equal(res.viewer.login, 'octocat');
@@ -62,9 +65,12 @@ t.test('issue mutations: create, comment, label, assign, close, reopen; queries 
   const ids: any = await api(`{ repository(owner: "octocat", name: "app") { id labels(first: 20) { nodes { id name } } } user(login: "octocat") { id } }`);
   const bug = ids.repository.labels.nodes.find((l: any) => l.name === 'bug');
   t.ok(bug, 'the default labels are listed');
-  const created: any = await api(`mutation($input: CreateIssueInput!) { createIssue(input: $input) { issue { id number title state url labels(first: 5) { nodes { name } } assignees(first: 5) { nodes { login } } } } }`, {
-    input: { repositoryId: ids.repository.id, title: 'Crash on start', body: 'Stack trace…', labelIds: [bug.id], assigneeIds: [ids.user.id] },
-  });
+  const created: any = await api(
+    `mutation($input: CreateIssueInput!) { createIssue(input: $input) { issue { id number title state url labels(first: 5) { nodes { name } } assignees(first: 5) { nodes { login } } } } }`,
+    {
+      input: { repositoryId: ids.repository.id, title: 'Crash on start', body: 'Stack trace…', labelIds: [bug.id], assigneeIds: [ids.user.id] },
+    },
+  );
   const issue = created.createIssue.issue;
   t.equal(issue.number, 1);
   t.equal(issue.state, 'OPEN');
@@ -75,16 +81,26 @@ t.test('issue mutations: create, comment, label, assign, close, reopen; queries 
   t.equal(issue.url, `${twin.url}/octocat/app/issues/1`, 'URLs point at the twin');
 
   await api('mutation($id: ID!) { addComment(input: { subjectId: $id, body: "Same here" }) { commentEdge { node { body } } } }', { id: issue.id });
-  const closed: any = await api('mutation($id: ID!) { closeIssue(input: { issueId: $id, stateReason: NOT_PLANNED }) { issue { state stateReason } } }', { id: issue.id });
+  const closed: any = await api('mutation($id: ID!) { closeIssue(input: { issueId: $id, stateReason: NOT_PLANNED }) { issue { state stateReason } } }', {
+    id: issue.id,
+  });
   t.same(closed.closeIssue.issue, { state: 'CLOSED', stateReason: 'NOT_PLANNED' });
   t.equal((await octokit.issues.get({ owner, repo, issue_number: 1 })).data.state_reason, 'not_planned');
   const reopened: any = await api('mutation($id: ID!) { reopenIssue(input: { issueId: $id }) { issue { state } } }', { id: issue.id });
   t.equal(reopened.reopenIssue.issue.state, 'OPEN');
-  await api('mutation($id: ID!, $l: [ID!]!) { removeLabelsFromLabelable(input: { labelableId: $id, labelIds: $l }) { clientMutationId } }', { id: issue.id, l: [bug.id] });
-  const edited: any = await api('mutation($id: ID!) { updateIssue(input: { id: $id, title: "Crash on start (macOS)" }) { issue { title labels(first: 5) { totalCount } } } }', { id: issue.id });
+  await api('mutation($id: ID!, $l: [ID!]!) { removeLabelsFromLabelable(input: { labelableId: $id, labelIds: $l }) { clientMutationId } }', {
+    id: issue.id,
+    l: [bug.id],
+  });
+  const edited: any = await api(
+    'mutation($id: ID!) { updateIssue(input: { id: $id, title: "Crash on start (macOS)" }) { issue { title labels(first: 5) { totalCount } } } }',
+    { id: issue.id },
+  );
   t.same(edited.updateIssue.issue, { title: 'Crash on start (macOS)', labels: { totalCount: 0 } });
 
-  const list: any = await api(`{ repository(owner: "octocat", name: "app") { issues(first: 10, states: OPEN, orderBy: { field: CREATED_AT, direction: DESC }) { totalCount nodes { number title comments(first: 5) { totalCount nodes { body author { login } } } } } } }`);
+  const list: any = await api(
+    `{ repository(owner: "octocat", name: "app") { issues(first: 10, states: OPEN, orderBy: { field: CREATED_AT, direction: DESC }) { totalCount nodes { number title comments(first: 5) { totalCount nodes { body author { login } } } } } } }`,
+  );
   t.equal(list.repository.issues.totalCount, 1);
   t.same(list.repository.issues.nodes[0].comments.nodes, [{ body: 'Same here', author: { login: 'octocat' } }]);
   const found: any = await api('{ search(query: "repo:octocat/app is:issue macOS", type: ISSUE, first: 5) { issueCount nodes { ... on Issue { number } } } }');
@@ -97,9 +113,12 @@ t.test('pull requests: create, commits, files, reviews, statusCheckRollup, merge
   await octokit.git.createRef({ owner, repo, ref: 'refs/heads/feature', sha: main.data.object.sha });
   await octokit.repos.createOrUpdateFileContents({ owner, repo, path: 'src/a.ts', branch: 'feature', message: 'Add a', content: b64('a\nb\n') });
   const repoId = ((await api('{ repository(owner: "octocat", name: "app") { id } }')) as any).repository.id;
-  const created: any = await api(`mutation($input: CreatePullRequestInput!) { createPullRequest(input: $input) { pullRequest { id number state isDraft headRefName baseRefName } } }`, {
-    input: { repositoryId: repoId, headRefName: 'feature', baseRefName: 'main', title: 'Add a', body: 'Closes #1' },
-  });
+  const created: any = await api(
+    `mutation($input: CreatePullRequestInput!) { createPullRequest(input: $input) { pullRequest { id number state isDraft headRefName baseRefName } } }`,
+    {
+      input: { repositoryId: repoId, headRefName: 'feature', baseRefName: 'main', title: 'Add a', body: 'Closes #1' },
+    },
+  );
   const pr = created.createPullRequest.pullRequest;
   t.same({ ...pr, id: undefined }, { id: undefined, number: 2, state: 'OPEN', isDraft: false, headRefName: 'feature', baseRefName: 'main' });
   t.equal(pr.id, (await octokit.pulls.get({ owner, repo, pull_number: 2 })).data.node_id);
@@ -128,14 +147,19 @@ t.test('pull requests: create, commits, files, reviews, statusCheckRollup, merge
 
   const run = (await octokit.checks.listForRef({ owner, repo, ref: head })).data.check_runs[0]!;
   await octokit.checks.update({ owner, repo, check_run_id: run.id, conclusion: 'success' });
-  await api('mutation($id: ID!) { addPullRequestReview(input: { pullRequestId: $id, event: APPROVE, body: "Ship it" }) { pullRequestReview { state } } }', { id: pr.id });
+  await api('mutation($id: ID!) { addPullRequestReview(input: { pullRequestId: $id, event: APPROVE, body: "Ship it" }) { pullRequestReview { state } } }', {
+    id: pr.id,
+  });
   got = await api(q);
   p = got.repository.pullRequest;
   t.equal(p.commits.nodes[0].commit.statusCheckRollup.state, 'SUCCESS');
   t.same(p.reviews.nodes, [{ state: 'APPROVED', body: 'Ship it', author: { login: 'octocat' } }]);
   t.equal(p.reviewDecision, 'APPROVED');
 
-  const merged: any = await api('mutation($id: ID!) { mergePullRequest(input: { pullRequestId: $id, mergeMethod: SQUASH }) { pullRequest { state merged mergeCommit { oid messageHeadline } } } }', { id: pr.id });
+  const merged: any = await api(
+    'mutation($id: ID!) { mergePullRequest(input: { pullRequestId: $id, mergeMethod: SQUASH }) { pullRequest { state merged mergeCommit { oid messageHeadline } } } }',
+    { id: pr.id },
+  );
   t.equal(merged.mergePullRequest.pullRequest.state, 'MERGED');
   t.equal(merged.mergePullRequest.pullRequest.mergeCommit.messageHeadline, 'Add a (#2)');
   t.equal((await octokit.git.getRef({ owner, repo, ref: 'heads/main' })).data.object.sha, merged.mergePullRequest.pullRequest.mergeCommit.oid);
@@ -155,14 +179,24 @@ t.test('errors: unsupported field named, validation, not found, failed mutation 
   const invalid = await graphqlFailure(api('{ viewer { loginn } }'));
   t.match(invalid.errors[0].message, /Cannot query field "loginn" on type "User"/);
   const missing = await graphqlFailure(api('{ repository(owner: "octocat", name: "nope") { id } }'));
-  t.same(missing.errors[0], { type: 'NOT_FOUND', path: ['repository'], locations: [{ line: 1, column: 3 }], message: "Could not resolve to a Repository with the name 'octocat/nope'." });
+  t.same(missing.errors[0], {
+    type: 'NOT_FOUND',
+    path: ['repository'],
+    locations: [{ line: 1, column: 3 }],
+    message: "Could not resolve to a Repository with the name 'octocat/nope'.",
+  });
 
   const before = (await octokit.issues.listForRepo({ owner, repo, state: 'all' })).data.length;
   const repoId = ((await api('{ repository(owner: "octocat", name: "app") { id } }')) as any).repository.id;
-  const failed = await graphqlFailure(api(`mutation($r: ID!) {
+  const failed = await graphqlFailure(
+    api(
+      `mutation($r: ID!) {
     a: createIssue(input: { repositoryId: $r, title: "written then rolled back" }) { issue { number } }
     b: closeIssue(input: { issueId: "MDU6SXNzdWU5OTk5" }) { issue { number } }
-  }`, { r: repoId }));
+  }`,
+      { r: repoId },
+    ),
+  );
   t.equal(failed.errors[0].type, 'NOT_FOUND');
   t.equal((await octokit.issues.listForRepo({ owner, repo, state: 'all' })).data.length, before, 'the first mutation was rolled back with the failed one');
 
@@ -170,9 +204,17 @@ t.test('errors: unsupported field named, validation, not found, failed mutation 
   const tooDeep = await graphqlFailure(api(deep));
   t.match(tooDeep.errors[0].message, /depth/);
 
-  const noAuth = await fetch(`${twin.url}/graphql`, { method: 'POST', body: '{"query":"{ viewer { login } }"}', headers: { 'content-type': 'application/json' } });
+  const noAuth = await fetch(`${twin.url}/graphql`, {
+    method: 'POST',
+    body: '{"query":"{ viewer { login } }"}',
+    headers: { 'content-type': 'application/json' },
+  });
   t.equal(noAuth.status, 401);
-  const badJson = await fetch(`${twin.url}/graphql`, { method: 'POST', body: '{"query":', headers: { 'content-type': 'application/json', authorization: `token ${twin.apiKey}` } });
+  const badJson = await fetch(`${twin.url}/graphql`, {
+    method: 'POST',
+    body: '{"query":',
+    headers: { 'content-type': 'application/json', authorization: `token ${twin.apiKey}` },
+  });
   t.ok(badJson.status >= 400 && badJson.status < 500, 'unreadable JSON is a 4xx');
 });
 
@@ -186,11 +228,17 @@ t.test('GitHub Enterprise paths: /api/graphql and /api/v3', async (t) => {
   t.equal(root.status, 200);
   t.equal(((await root.json()) as any).current_user_url, `${twin.url}/user`);
   const release = await fetch(`${twin.url}/api/v3/repos/octocat/app/releases`, {
-    method: 'POST', headers: { authorization: `token ${twin.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ tag_name: 'v1.0.0', name: 'One' }),
+    method: 'POST',
+    headers: { authorization: `token ${twin.apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ tag_name: 'v1.0.0', name: 'One' }),
   });
   t.equal(release.status, 201, 'the generic layer answers under /api/v3 too');
   const releases = await octokit.repos.listReleases({ owner: 'octocat', repo: 'app' });
-  t.same(releases.data.map((r) => r.tag_name), ['v1.0.0'], 'one collection with or without the prefix');
+  t.same(
+    releases.data.map((r) => r.tag_name),
+    ['v1.0.0'],
+    'one collection with or without the prefix',
+  );
   const miss = await fetch(`${twin.url}/api/v3/nope`, { headers: { authorization: `token ${twin.apiKey}` } });
   t.equal(miss.status, 404);
   const top = await fetch(`${twin.url}/`, { headers: { authorization: `token ${twin.apiKey}` } });

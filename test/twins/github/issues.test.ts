@@ -15,16 +15,29 @@ t.test('create, get and update an issue', async (t) => {
   const ms = await octokit.issues.createMilestone({ owner, repo, title: 'v1' });
   t.equal(ms.data.number, 1);
   const created = await octokit.issues.create({
-    owner, repo, title: 'Login fails', body: 'Steps…', labels: ['bug', 'triage'], assignees: ['hubot'], milestone: ms.data.number,
+    owner,
+    repo,
+    title: 'Login fails',
+    body: 'Steps…',
+    labels: ['bug', 'triage'],
+    assignees: ['hubot'],
+    milestone: ms.data.number,
   });
   t.equal(created.status, 201);
   const i = created.data;
   t.equal(i.number, 1);
   t.equal(i.state, 'open');
   t.equal(i.user!.login, 'octocat');
-  t.same(i.labels.map((l: any) => l.name), ['bug', 'triage'], 'unknown label created on the fly');
+  t.same(
+    i.labels.map((l: any) => l.name),
+    ['bug', 'triage'],
+    'unknown label created on the fly',
+  );
   t.equal((i.labels[1] as any).color, 'ededed');
-  t.same(i.assignees!.map((a) => a.login), ['hubot']);
+  t.same(
+    i.assignees!.map((a) => a.login),
+    ['hubot'],
+  );
   t.equal(i.assignee!.login, 'hubot');
   t.equal(i.milestone!.title, 'v1');
   t.equal(i.milestone!.open_issues, 1);
@@ -49,7 +62,10 @@ t.test('create, get and update an issue', async (t) => {
   t.equal(reopened.data.closed_at, null);
 
   const relabeled = await octokit.issues.update({ owner, repo, issue_number: 1, labels: ['enhancement'], assignees: [], milestone: null });
-  t.same(relabeled.data.labels.map((l: any) => l.name), ['enhancement']);
+  t.same(
+    relabeled.data.labels.map((l: any) => l.name),
+    ['enhancement'],
+  );
   t.same(relabeled.data.assignees, []);
   t.equal(relabeled.data.milestone, null);
 
@@ -73,21 +89,41 @@ t.test('list filters and sorting', async (t) => {
   await octokit.issues.update({ owner, repo, issue_number: third.data.number, state: 'closed' });
 
   const open = await octokit.issues.listForRepo({ owner, repo });
-  t.same(open.data.map((i) => i.title), ['Second', 'Login fails on Safari'], 'open, newest first');
+  t.same(
+    open.data.map((i) => i.title),
+    ['Second', 'Login fails on Safari'],
+    'open, newest first',
+  );
   const all = await octokit.issues.listForRepo({ owner, repo, state: 'all', direction: 'asc' });
-  t.same(all.data.map((i) => i.number), [1, 2, 3]);
+  t.same(
+    all.data.map((i) => i.number),
+    [1, 2, 3],
+  );
   const closed = await octokit.issues.listForRepo({ owner, repo, state: 'closed' });
-  t.same(closed.data.map((i) => i.title), ['Third']);
+  t.same(
+    closed.data.map((i) => i.title),
+    ['Third'],
+  );
   const bugs = await octokit.issues.listForRepo({ owner, repo, state: 'all', labels: 'bug,docs' });
-  t.same(bugs.data.map((i) => i.title), ['Third'], 'every label must match');
+  t.same(
+    bugs.data.map((i) => i.title),
+    ['Third'],
+    'every label must match',
+  );
   const mine = await octokit.issues.listForRepo({ owner, repo, assignee: 'octocat' });
-  t.same(mine.data.map((i) => i.title), ['Second']);
+  t.same(
+    mine.data.map((i) => i.title),
+    ['Second'],
+  );
   const unassigned = await octokit.issues.listForRepo({ owner, repo, state: 'all', assignee: 'none' });
   t.same(unassigned.data.map((i) => i.number).sort(), [1, 3]);
   const byCreator = await octokit.issues.listForRepo({ owner, repo, state: 'all', creator: 'hubot' });
   t.same(byCreator.data, []);
   const since = await octokit.issues.listForRepo({ owner, repo, state: 'all', since: '2026-01-06T12:00:00Z' });
-  t.same(since.data.map((i) => i.title), ['Third']);
+  t.same(
+    since.data.map((i) => i.title),
+    ['Third'],
+  );
   const paged = await octokit.paginate(octokit.issues.listForRepo, { owner, repo, state: 'all', per_page: 1 });
   t.equal(paged.length, 3);
   t.equal((await octokit.repos.get({ owner, repo })).data.open_issues_count, 2, 'open issues counted on the repository');
@@ -104,7 +140,10 @@ t.test('comments CRUD', async (t) => {
   t.equal(edited.data.body, 'Fixed upstream');
   await octokit.issues.createComment({ owner, repo, issue_number: 2, body: 'Other' });
   const onOne = await octokit.issues.listComments({ owner, repo, issue_number: 1 });
-  t.same(onOne.data.map((x) => x.body), ['Fixed upstream']);
+  t.same(
+    onOne.data.map((x) => x.body),
+    ['Fixed upstream'],
+  );
   const inRepo = await octokit.issues.listCommentsForRepo({ owner, repo });
   t.equal(inRepo.data.length, 2);
   t.equal((await octokit.issues.getComment({ owner, repo, comment_id: c.data.id })).data.id, c.data.id);
@@ -127,16 +166,32 @@ t.test('labels CRUD and add/remove on issues', async (t) => {
   t.equal(badColor.status, 422);
 
   const added = await octokit.issues.addLabels({ owner, repo, issue_number: 2, labels: ['area/api'] });
-  t.same(added.data.map((l) => l.name), ['bug', 'area/api']);
+  t.same(
+    added.data.map((l) => l.name),
+    ['bug', 'area/api'],
+  );
   const renamed = await octokit.issues.updateLabel({ owner, repo, name: 'area/api', new_name: 'api', color: 'ff0000' });
   t.equal(renamed.data.name, 'api');
   const onIssue = await octokit.issues.listLabelsOnIssue({ owner, repo, issue_number: 2 });
-  t.same(onIssue.data.map((l) => [l.name, l.color]), [['bug', 'd73a4a'], ['api', 'ff0000']], 'rename reaches the issue');
+  t.same(
+    onIssue.data.map((l) => [l.name, l.color]),
+    [
+      ['bug', 'd73a4a'],
+      ['api', 'ff0000'],
+    ],
+    'rename reaches the issue',
+  );
   const removed = await octokit.issues.removeLabel({ owner, repo, issue_number: 2, name: 'bug' });
-  t.same(removed.data.map((l) => l.name), ['api']);
+  t.same(
+    removed.data.map((l) => l.name),
+    ['api'],
+  );
   t.equal((await failure(octokit.issues.removeLabel({ owner, repo, issue_number: 2, name: 'bug' }))).status, 404);
   const set = await octokit.issues.setLabels({ owner, repo, issue_number: 2, labels: ['question'] });
-  t.same(set.data.map((l) => l.name), ['question']);
+  t.same(
+    set.data.map((l) => l.name),
+    ['question'],
+  );
   await octokit.issues.deleteLabel({ owner, repo, name: 'question' });
   t.same((await octokit.issues.get({ owner, repo, issue_number: 2 })).data.labels, []);
   t.equal((await failure(octokit.issues.getLabel({ owner, repo, name: 'question' }))).status, 404);
@@ -159,11 +214,17 @@ t.test('search issues with qualifiers', async (t) => {
   t.equal(inRepo.data.incomplete_results, false);
   t.ok(inRepo.data.items.every((i) => i.repository_url === `${twin.url}/repos/${owner}/${repo}`));
   const closed = await octokit.search.issuesAndPullRequests({ q: `repo:${owner}/${repo} is:closed` });
-  t.same(closed.data.items.map((i) => i.title), ['Third']);
+  t.same(
+    closed.data.items.map((i) => i.title),
+    ['Third'],
+  );
   const labeled = await octokit.search.issuesAndPullRequests({ q: 'label:bug' });
   t.same(labeled.data.items.map((i) => i.title).sort(), ['Third', 'Unrelated bug']);
   const quoted = await octokit.search.issuesAndPullRequests({ q: 'is:open "Unrelated"' });
-  t.same(quoted.data.items.map((i) => i.title), ['Unrelated bug']);
+  t.same(
+    quoted.data.items.map((i) => i.title),
+    ['Unrelated bug'],
+  );
   const byAuthor = await octokit.search.issuesAndPullRequests({ q: 'author:hubot' });
   t.equal(byAuthor.data.total_count, 0);
   const everyIssue = await octokit.paginate(octokit.search.issuesAndPullRequests, { q: 'is:issue', per_page: 2 });
@@ -187,7 +248,7 @@ t.test('410 when issues are disabled', async (t) => {
 });
 
 t.test('a record PUT changes what the API answers', async (t) => {
-  const recs = await (await fetch(`${twin.url}/_twin/records/issue`)).json() as any[];
+  const recs = (await (await fetch(`${twin.url}/_twin/records/issue`)).json()) as any[];
   const rec = recs.find((r) => r.body.title === 'Second');
   await gh.record('issue', rec.external_id, { ...rec.body, title: 'Edited by operator' });
   t.equal((await octokit.issues.get({ owner, repo, issue_number: rec.body.number })).data.title, 'Edited by operator');

@@ -18,7 +18,15 @@ await octokit.repos.createOrUpdateFileContents({ owner, repo, path: 'src/a.txt',
 const base = (await octokit.git.getRef({ owner, repo, ref: 'heads/main' })).data.object.sha;
 await octokit.git.createRef({ owner, repo, ref: 'refs/heads/change', sha: base });
 const a = await octokit.repos.getContent({ owner, repo, path: 'src/a.txt', ref: 'change' });
-await octokit.repos.createOrUpdateFileContents({ owner, repo, path: 'src/a.txt', branch: 'change', message: 'Change two\n\nBecause two was wrong.', content: b64('one\nTWO\nthree\n'), sha: (a.data as { sha: string }).sha });
+await octokit.repos.createOrUpdateFileContents({
+  owner,
+  repo,
+  path: 'src/a.txt',
+  branch: 'change',
+  message: 'Change two\n\nBecause two was wrong.',
+  content: b64('one\nTWO\nthree\n'),
+  sha: (a.data as { sha: string }).sha,
+});
 await octokit.repos.createOrUpdateFileContents({ owner, repo, path: 'src/b.txt', branch: 'change', message: 'Add b', content: b64('bee\n') });
 const pr = await octokit.pulls.create({ owner, repo, head: 'change', base: 'main', title: 'Change' });
 
@@ -41,7 +49,10 @@ t.test('a pull request as a diff git applies, and as patches', async (t) => {
   t.equal(execFileSync('cat', [join(dir, 'src/b.txt')]).toString(), 'bee\n');
 
   const patch = String((await octokit.pulls.get({ owner, repo, pull_number: pr.data.number, mediaType: { format: 'patch' } })).data);
-  t.match(patch, /^From [0-9a-f]{40} Mon Sep 17 00:00:00 2001\nFrom: The Octocat <.*>\nDate: .*\nSubject: \[PATCH 1\/2\] Change two\n\nBecause two was wrong\.\n/);
+  t.match(
+    patch,
+    /^From [0-9a-f]{40} Mon Sep 17 00:00:00 2001\nFrom: The Octocat <.*>\nDate: .*\nSubject: \[PATCH 1\/2\] Change two\n\nBecause two was wrong\.\n/,
+  );
   t.match(patch, /Subject: \[PATCH 2\/2\] Add b/);
   const json = await octokit.pulls.get({ owner, repo, pull_number: pr.data.number });
   t.equal(json.data.number, pr.data.number, 'without the media type: JSON');
@@ -50,8 +61,13 @@ t.test('a pull request as a diff git applies, and as patches', async (t) => {
 t.test('a commit as diff, patch and sha; a comparison as diff; a file raw', async (t) => {
   const head = pr.data.head.sha;
   const diff = String((await octokit.repos.getCommit({ owner, repo, ref: head, mediaType: { format: 'diff' } })).data);
-  t.match(diff, /^diff --git a\/src\/b\.txt b\/src\/b\.txt\nnew file mode 100644\nindex 0000000\.\.[0-9a-f]{7}\n--- \/dev\/null\n\+\+\+ b\/src\/b\.txt\n@@ -0,0 \+1,1 @@\n\+bee\n$/);
-  const sha = await fetch(`${twin.url}/repos/${owner}/${repo}/commits/change`, { headers: { authorization: `token ${twin.apiKey}`, accept: 'application/vnd.github.sha' } });
+  t.match(
+    diff,
+    /^diff --git a\/src\/b\.txt b\/src\/b\.txt\nnew file mode 100644\nindex 0000000\.\.[0-9a-f]{7}\n--- \/dev\/null\n\+\+\+ b\/src\/b\.txt\n@@ -0,0 \+1,1 @@\n\+bee\n$/,
+  );
+  const sha = await fetch(`${twin.url}/repos/${owner}/${repo}/commits/change`, {
+    headers: { authorization: `token ${twin.apiKey}`, accept: 'application/vnd.github.sha' },
+  });
   t.equal(await sha.text(), head);
   const cmp = String((await octokit.repos.compareCommitsWithBasehead({ owner, repo, basehead: `main...change`, mediaType: { format: 'diff' } })).data);
   t.match(cmp, /src\/a\.txt[\s\S]*src\/b\.txt/);

@@ -30,9 +30,11 @@ function nullableToJsonSchema(node: any): any {
   if (Array.isArray(node)) return node.map(nullableToJsonSchema);
   if (!node || typeof node !== 'object') return node;
   const out: any = {};
-  for (const [k, v] of Object.entries(node)) out[k] = k === 'properties' || k === 'schemas' || k === 'patternProperties'
-    ? Object.fromEntries(Object.entries(v as object).map(([pk, pv]) => [pk, nullableToJsonSchema(pv)]))
-    : nullableToJsonSchema(v);
+  for (const [k, v] of Object.entries(node))
+    out[k] =
+      k === 'properties' || k === 'schemas' || k === 'patternProperties'
+        ? Object.fromEntries(Object.entries(v as object).map(([pk, pv]) => [pk, nullableToJsonSchema(pv)]))
+        : nullableToJsonSchema(v);
   // A nullable enum admits null too (OpenAPI 3.0.3 clarification); GitHub sends `state_reason: null`.
   if (out.nullable === true && Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
   if ('nullable' in out && out.type === undefined) {
@@ -105,7 +107,12 @@ t.test('pull requests', async (t) => {
   check(t, 'diff-entry', (await octokit.pulls.listFiles({ owner, repo, pull_number: pr.data.number })).data[0]);
   check(t, 'commit', (await octokit.pulls.listCommits({ owner, repo, pull_number: pr.data.number })).data[0]);
   check(t, 'pull-request-review', (await octokit.pulls.createReview({ owner, repo, pull_number: pr.data.number, event: 'APPROVE' })).data);
-  check(t, 'pull-request-review-comment', (await octokit.pulls.createReviewComment({ owner, repo, pull_number: pr.data.number, body: 'n', path: 'c.txt', line: 1, commit_id: pr.data.head.sha })).data);
+  check(
+    t,
+    'pull-request-review-comment',
+    (await octokit.pulls.createReviewComment({ owner, repo, pull_number: pr.data.number, body: 'n', path: 'c.txt', line: 1, commit_id: pr.data.head.sha }))
+      .data,
+  );
   check(t, 'commit-comparison', (await octokit.repos.compareCommitsWithBasehead({ owner, repo, basehead: 'main...feat' })).data);
   check(t, 'pull-request-merge-result', (await octokit.pulls.merge({ owner, repo, pull_number: pr.data.number, merge_method: 'squash' })).data);
   check(t, 'pull-request', (await octokit.pulls.get({ owner, repo, pull_number: pr.data.number })).data);

@@ -25,7 +25,10 @@ t.test('sideband frames several buffers as one stream, views not copies, each pa
     t.equal(rest.length, 0, `max ${max}: nothing left over`);
     t.ok(packets.length > 0, `max ${max}: packets written`);
     const bodies = packets.map((p) => (p.kind === 'data' ? p.data : Buffer.alloc(0)));
-    t.ok(bodies.every((b) => b[0] === 1 && b.length - 1 <= max && b.length > 1), `max ${max}: band 1, 1..max bytes each`);
+    t.ok(
+      bodies.every((b) => b[0] === 1 && b.length - 1 <= max && b.length > 1),
+      `max ${max}: band 1, 1..max bytes each`,
+    );
     t.ok(Buffer.concat(bodies.map((b) => b.subarray(1))).equals(whole), `max ${max}: the stream reads back whole`);
   }
   t.same(sideband(2, Buffer.alloc(0)), [], 'nothing to send: no packet');

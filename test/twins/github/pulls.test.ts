@@ -56,33 +56,67 @@ t.test('create, get, list and update a pull request', async (t) => {
   const got = await octokit.pulls.get({ owner, repo, pull_number: 2 });
   t.equal(got.data.title, 'Add app');
   const list = await octokit.pulls.list({ owner, repo });
-  t.same(list.data.map((p) => p.number), [2]);
+  t.same(
+    list.data.map((p) => p.number),
+    [2],
+  );
   t.same((await octokit.pulls.list({ owner, repo, state: 'closed' })).data, []);
-  t.same((await octokit.pulls.list({ owner, repo, head: 'octocat:feature' })).data.map((p) => p.number), [2]);
+  t.same(
+    (await octokit.pulls.list({ owner, repo, head: 'octocat:feature' })).data.map((p) => p.number),
+    [2],
+  );
 
   const updated = await octokit.pulls.update({ owner, repo, pull_number: 2, title: 'Add the app', body: `Closes #${issue.data.number}` });
   t.equal(updated.data.title, 'Add the app');
   t.equal((await octokit.issues.get({ owner, repo, issue_number: 2 })).data.title, 'Add the app');
 
   const labeled = await octokit.issues.addLabels({ owner, repo, issue_number: 2, labels: ['enhancement'] });
-  t.same(labeled.data.map((l) => l.name), ['enhancement']);
-  t.same((await octokit.pulls.get({ owner, repo, pull_number: 2 })).data.labels.map((l) => l.name), ['enhancement']);
+  t.same(
+    labeled.data.map((l) => l.name),
+    ['enhancement'],
+  );
+  t.same(
+    (await octokit.pulls.get({ owner, repo, pull_number: 2 })).data.labels.map((l) => l.name),
+    ['enhancement'],
+  );
 
   // A new commit on the head branch moves the pull request.
-  const next = await octokit.repos.createOrUpdateFileContents({ owner, repo, path: 'src/util.ts', branch: 'feature', message: 'Add util', content: b64('export {}\n') });
+  const next = await octokit.repos.createOrUpdateFileContents({
+    owner,
+    repo,
+    path: 'src/util.ts',
+    branch: 'feature',
+    message: 'Add util',
+    content: b64('export {}\n'),
+  });
   const moved = await octokit.pulls.get({ owner, repo, pull_number: 2 });
   t.equal(moved.data.head.sha, next.data.commit.sha);
   t.equal(moved.data.commits, 2);
 
   const commits = await octokit.pulls.listCommits({ owner, repo, pull_number: 2 });
-  t.same(commits.data.map((c) => c.commit.message), ['Change src/app.ts', 'Add util']);
+  t.same(
+    commits.data.map((c) => c.commit.message),
+    ['Change src/app.ts', 'Add util'],
+  );
   const files = await octokit.pulls.listFiles({ owner, repo, pull_number: 2 });
-  t.same(files.data.map((f) => [f.filename, f.status, f.additions]), [['src/app.ts', 'added', 2], ['src/util.ts', 'added', 1]]);
+  t.same(
+    files.data.map((f) => [f.filename, f.status, f.additions]),
+    [
+      ['src/app.ts', 'added', 2],
+      ['src/util.ts', 'added', 1],
+    ],
+  );
   t.match(files.data[0]!.patch, /^@@ -0,0 \+1,2 @@\n\+line 1\n\+line 2$/);
 });
 
 t.test('reviews and review comments', async (t) => {
-  const pending = await octokit.pulls.createReview({ owner, repo, pull_number: 2, body: 'Some notes', comments: [{ path: 'src/app.ts', line: 1, body: 'Name this better' }] });
+  const pending = await octokit.pulls.createReview({
+    owner,
+    repo,
+    pull_number: 2,
+    body: 'Some notes',
+    comments: [{ path: 'src/app.ts', line: 1, body: 'Name this better' }],
+  });
   t.equal(pending.data.state, 'PENDING');
   t.equal(pending.data.user!.login, 'octocat');
   const submitted = await octokit.pulls.submitReview({ owner, repo, pull_number: 2, review_id: pending.data.id, event: 'COMMENT' });
@@ -96,19 +130,35 @@ t.test('reviews and review comments', async (t) => {
   const needBody = await failure(octokit.pulls.createReview({ owner, repo, pull_number: 2, event: 'REQUEST_CHANGES' }));
   t.equal(needBody.status, 422);
   const reviews = await octokit.pulls.listReviews({ owner, repo, pull_number: 2 });
-  t.same(reviews.data.map((r) => r.state), ['COMMENTED', 'APPROVED']);
+  t.same(
+    reviews.data.map((r) => r.state),
+    ['COMMENTED', 'APPROVED'],
+  );
   t.equal((await octokit.pulls.getReview({ owner, repo, pull_number: 2, review_id: approve.data.id })).data.id, approve.data.id);
 
   const fromReview = await octokit.pulls.listReviewComments({ owner, repo, pull_number: 2 });
-  t.same(fromReview.data.map((c) => [c.path, c.line, c.body, c.pull_request_review_id]), [['src/app.ts', 1, 'Name this better', pending.data.id]]);
+  t.same(
+    fromReview.data.map((c) => [c.path, c.line, c.body, c.pull_request_review_id]),
+    [['src/app.ts', 1, 'Name this better', pending.data.id]],
+  );
 
-  const lone = await octokit.pulls.createReviewComment({ owner, repo, pull_number: 2, body: 'Nit', path: 'src/util.ts', line: 1, commit_id: (await octokit.pulls.get({ owner, repo, pull_number: 2 })).data.head.sha });
+  const lone = await octokit.pulls.createReviewComment({
+    owner,
+    repo,
+    pull_number: 2,
+    body: 'Nit',
+    path: 'src/util.ts',
+    line: 1,
+    commit_id: (await octokit.pulls.get({ owner, repo, pull_number: 2 })).data.head.sha,
+  });
   t.equal(lone.status, 201);
   t.equal(lone.data.path, 'src/util.ts');
   const reply = await octokit.pulls.createReplyForReviewComment({ owner, repo, pull_number: 2, comment_id: lone.data.id, body: 'Done' });
   t.equal(reply.data.in_reply_to_id, lone.data.id);
   t.equal(reply.data.path, 'src/util.ts');
-  const badPath = await failure(octokit.pulls.createReviewComment({ owner, repo, pull_number: 2, body: 'x', path: 'nope.ts', line: 1, commit_id: lone.data.commit_id }));
+  const badPath = await failure(
+    octokit.pulls.createReviewComment({ owner, repo, pull_number: 2, body: 'x', path: 'nope.ts', line: 1, commit_id: lone.data.commit_id }),
+  );
   t.equal(badPath.status, 422);
   const edited = await octokit.pulls.updateReviewComment({ owner, repo, comment_id: lone.data.id, body: 'Nit (edited)' });
   t.equal(edited.data.body, 'Nit (edited)');
@@ -125,7 +175,10 @@ t.test('merge commit closes the issues the description names', async (t) => {
   t.equal(merged.data.merged, true);
   t.equal(merged.data.message, 'Pull Request successfully merged');
   const commit = await octokit.git.getCommit({ owner, repo, commit_sha: merged.data.sha });
-  t.same(commit.data.parents.map((p) => p.sha), [before.data.object.sha, (await octokit.pulls.get({ owner, repo, pull_number: 2 })).data.head.sha]);
+  t.same(
+    commit.data.parents.map((p) => p.sha),
+    [before.data.object.sha, (await octokit.pulls.get({ owner, repo, pull_number: 2 })).data.head.sha],
+  );
   t.match(commit.data.message, /^Merge pull request #2 from octocat\/feature/);
   t.equal((await octokit.git.getRef({ owner, repo, ref: 'heads/main' })).data.object.sha, merged.data.sha);
 
@@ -154,7 +207,11 @@ t.test('squash and rebase', async (t) => {
   const before = (await octokit.git.getRef({ owner, repo, ref: 'heads/main' })).data.object.sha;
   const res = await octokit.pulls.merge({ owner, repo, pull_number: sq.data.number, merge_method: 'squash' });
   const c = await octokit.git.getCommit({ owner, repo, commit_sha: res.data.sha });
-  t.same(c.data.parents.map((p) => p.sha), [before], 'one commit, one parent');
+  t.same(
+    c.data.parents.map((p) => p.sha),
+    [before],
+    'one commit, one parent',
+  );
   t.match(c.data.message, new RegExp(`^Docs \\(#${sq.data.number}\\)`));
 
   await branchWith('rebaseme', 'r1.txt', '1\n', 'First');
@@ -164,7 +221,10 @@ t.test('squash and rebase', async (t) => {
   const rb = await octokit.pulls.create({ owner, repo, title: 'Rebase', head: 'rebaseme', base: 'main' });
   await octokit.pulls.merge({ owner, repo, pull_number: rb.data.number, merge_method: 'rebase' });
   const log = await octokit.repos.listCommits({ owner, repo, per_page: 3 });
-  t.same(log.data.map((x) => x.commit.message), ['Second', 'First', 'Meanwhile']);
+  t.same(
+    log.data.map((x) => x.commit.message),
+    ['Second', 'First', 'Meanwhile'],
+  );
   t.equal(log.data[0]!.parents.length, 1);
 });
 
@@ -176,7 +236,11 @@ t.test('405 when not mergeable (conflict), closing without merge', async (t) => 
   t.equal(pr.data.mergeable_state, 'dirty');
   const refused = await failure(octokit.pulls.merge({ owner, repo, pull_number: pr.data.number }));
   t.equal(refused.status, 405);
-  t.same(refused.body, { message: 'Pull Request is not mergeable', documentation_url: 'https://docs.github.com/rest/pulls/pulls#merge-a-pull-request', status: '405' });
+  t.same(refused.body, {
+    message: 'Pull Request is not mergeable',
+    documentation_url: 'https://docs.github.com/rest/pulls/pulls#merge-a-pull-request',
+    status: '405',
+  });
   const closed = await octokit.pulls.update({ owner, repo, pull_number: pr.data.number, state: 'closed' });
   t.equal(closed.data.state, 'closed');
   t.equal(closed.data.merged, false);
@@ -195,9 +259,15 @@ t.test('requested reviewers (org repository: members can review)', async (t) => 
   const pr = await octokit.pulls.create({ owner: o, repo: r, title: 'Review me', head: 'change', base: 'main' });
   const requested = await octokit.pulls.requestReviewers({ owner: o, repo: r, pull_number: pr.data.number, reviewers: ['hubot'] });
   t.equal(requested.status, 201);
-  t.same(requested.data.requested_reviewers!.map((u) => u.login), ['hubot']);
+  t.same(
+    requested.data.requested_reviewers!.map((u) => u.login),
+    ['hubot'],
+  );
   const listed = await octokit.pulls.listRequestedReviewers({ owner: o, repo: r, pull_number: pr.data.number });
-  t.same(listed.data.users.map((u) => u.login), ['hubot']);
+  t.same(
+    listed.data.users.map((u) => u.login),
+    ['hubot'],
+  );
   const self = await failure(octokit.pulls.requestReviewers({ owner: o, repo: r, pull_number: pr.data.number, reviewers: ['octocat'] }));
   t.equal(self.status, 422);
   t.equal(self.body.message, 'Review cannot be requested from pull request author.');

@@ -27,7 +27,7 @@ t.test('the old name redirects to the repository by id; clients follow', async (
   const raw = await fetch(`${gw.url}/repos/${owner}/before`, { headers, redirect: 'manual' });
   t.equal(raw.status, 301);
   t.equal(raw.headers.get('location'), `${gw.url}/repositories/${repo.id}`);
-  const body = await raw.json() as { message: string; url: string };
+  const body = (await raw.json()) as { message: string; url: string };
   t.equal(body.message, 'Moved Permanently');
   t.equal(body.url, `${gw.url}/repositories/${repo.id}`);
 
@@ -38,21 +38,27 @@ t.test('the old name redirects to the repository by id; clients follow', async (
   t.equal(enterprise.status, 301);
   t.equal(enterprise.headers.get('location'), `${gw.url}/api/v3/repositories/${repo.id}/pulls`);
   const write = await fetch(`${gw.url}/repos/${owner}/before/issues`, {
-    method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ title: 'x' }), redirect: 'manual',
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ title: 'x' }),
+    redirect: 'manual',
   });
   t.equal(write.status, 307, 'a write is redirected with 307 (method and body kept)');
 
   const got = await octokit.repos.get({ owner, repo: 'before' });
   t.equal(got.data.full_name, `${owner}/after`, 'Octokit follows the redirect');
   const issues = await octokit.issues.listForRepo({ owner, repo: 'before', state: 'all' });
-  t.same(issues.data.map((i) => i.title), ['First']);
+  t.same(
+    issues.data.map((i) => i.title),
+    ['First'],
+  );
   const created = await octokit.issues.create({ owner, repo: 'before', title: 'Through the old name' });
   t.equal(created.status, 201);
   t.equal(created.data.repository_url, `${gw.url}/repos/${owner}/after`);
 
   const byId = await fetch(`${gw.url}/repositories/${repo.id}/issues/1`, { headers });
   t.equal(byId.status, 200);
-  t.equal((await byId.json() as { title: string }).title, 'First');
+  t.equal(((await byId.json()) as { title: string }).title, 'First');
   t.equal((await fetch(`${gw.url}/repositories/999999/issues`, { headers })).status, 404);
   t.equal((await fetch(`${gw.url}/repositories/${repo.id}`, { headers })).status, 200);
 

@@ -68,13 +68,23 @@ t.test('org repositories and the three lists', async (t) => {
   await octokit.repos.createForAuthenticatedUser({ name: 'beta', private: true });
 
   const orgList = await octokit.repos.listForOrg({ org: 'octo-org' });
-  t.same(orgList.data.map((x) => x.name), ['platform']);
+  t.same(
+    orgList.data.map((x) => x.name),
+    ['platform'],
+  );
   const userList = await octokit.repos.listForUser({ username: 'octocat' });
-  t.same(userList.data.map((x) => x.name), ['alpha', 'beta'], 'full_name order');
+  t.same(
+    userList.data.map((x) => x.name),
+    ['alpha', 'beta'],
+    'full_name order',
+  );
   const mine = await octokit.repos.listForAuthenticatedUser();
   t.same(mine.data.map((x) => x.full_name).sort(), ['octo-org/platform', 'octocat/alpha', 'octocat/beta']);
   const privateOnly = await octokit.repos.listForAuthenticatedUser({ visibility: 'private' });
-  t.same(privateOnly.data.map((x) => x.name), ['beta']);
+  t.same(
+    privateOnly.data.map((x) => x.name),
+    ['beta'],
+  );
 });
 
 t.test('pagination: per_page/page with a Link header that octokit.paginate follows', async (t) => {
@@ -115,31 +125,60 @@ t.test('contents, commits, branches and refs', async (t) => {
   t.equal(Buffer.from(file.content, 'base64').toString(), '# code\n');
 
   const created = await octokit.repos.createOrUpdateFileContents({
-    owner: 'octocat', repo: 'code', path: 'src/lib/index.ts', message: 'Add index', content: b64('export const x = 1;\n'),
+    owner: 'octocat',
+    repo: 'code',
+    path: 'src/lib/index.ts',
+    message: 'Add index',
+    content: b64('export const x = 1;\n'),
   });
   t.equal(created.status, 201);
   t.equal(created.data.content!.path, 'src/lib/index.ts');
   t.equal(created.data.commit.message, 'Add index');
 
-  const noSha = await failure(octokit.repos.createOrUpdateFileContents({ owner: 'octocat', repo: 'code', path: 'src/lib/index.ts', message: 'again', content: b64('y') }));
+  const noSha = await failure(
+    octokit.repos.createOrUpdateFileContents({ owner: 'octocat', repo: 'code', path: 'src/lib/index.ts', message: 'again', content: b64('y') }),
+  );
   t.equal(noSha.status, 422);
-  const wrongSha = await failure(octokit.repos.createOrUpdateFileContents({ owner: 'octocat', repo: 'code', path: 'src/lib/index.ts', message: 'again', content: b64('y'), sha: 'a'.repeat(40) }));
+  const wrongSha = await failure(
+    octokit.repos.createOrUpdateFileContents({
+      owner: 'octocat',
+      repo: 'code',
+      path: 'src/lib/index.ts',
+      message: 'again',
+      content: b64('y'),
+      sha: 'a'.repeat(40),
+    }),
+  );
   t.equal(wrongSha.status, 409);
 
   const updated = await octokit.repos.createOrUpdateFileContents({
-    owner: 'octocat', repo: 'code', path: 'src/lib/index.ts', message: 'Bump x', content: b64('export const x = 2;\n'), sha: created.data.content!.sha!,
+    owner: 'octocat',
+    repo: 'code',
+    path: 'src/lib/index.ts',
+    message: 'Bump x',
+    content: b64('export const x = 2;\n'),
+    sha: created.data.content!.sha!,
   });
   t.equal(updated.status, 200);
 
   const dir = await octokit.repos.getContent({ owner: 'octocat', repo: 'code', path: 'src' });
-  t.same((dir.data as any[]).map((e) => [e.name, e.type]), [['lib', 'dir']]);
+  t.same(
+    (dir.data as any[]).map((e) => [e.name, e.type]),
+    [['lib', 'dir']],
+  );
 
   const commits = await octokit.repos.listCommits({ owner: 'octocat', repo: 'code' });
-  t.same(commits.data.map((c) => c.commit.message), ['Bump x', 'Add index', 'Initial commit']);
+  t.same(
+    commits.data.map((c) => c.commit.message),
+    ['Bump x', 'Add index', 'Initial commit'],
+  );
   t.equal(commits.data[0]!.author!.login, 'octocat');
   t.equal(commits.data[0]!.parents[0]!.sha, commits.data[1]!.sha);
   const one = await octokit.repos.getCommit({ owner: 'octocat', repo: 'code', ref: commits.data[0]!.sha });
-  t.same(one.data.files!.map((f) => [f.filename, f.status, f.additions, f.deletions]), [['src/lib/index.ts', 'modified', 1, 1]]);
+  t.same(
+    one.data.files!.map((f) => [f.filename, f.status, f.additions, f.deletions]),
+    [['src/lib/index.ts', 'modified', 1, 1]],
+  );
 
   const main = await octokit.git.getRef({ owner: 'octocat', repo: 'code', ref: 'heads/main' });
   t.equal(main.data.object.sha, commits.data[0]!.sha);
@@ -151,7 +190,10 @@ t.test('contents, commits, branches and refs', async (t) => {
   t.equal(again.body.message, 'Validation Failed');
 
   const branches = await octokit.repos.listBranches({ owner: 'octocat', repo: 'code' });
-  t.same(branches.data.map((b) => b.name), ['feature/x', 'main']);
+  t.same(
+    branches.data.map((b) => b.name),
+    ['feature/x', 'main'],
+  );
   const branch = await octokit.repos.getBranch({ owner: 'octocat', repo: 'code', branch: 'feature/x' });
   t.equal(branch.data.commit.sha, commits.data[1]!.sha);
 
@@ -162,7 +204,13 @@ t.test('contents, commits, branches and refs', async (t) => {
   t.equal((await octokit.git.deleteRef({ owner: 'octocat', repo: 'code', ref: 'heads/feature/x' })).status, 204);
   t.equal((await failure(octokit.git.getRef({ owner: 'octocat', repo: 'code', ref: 'heads/feature/x' }))).status, 404);
 
-  const removed = await octokit.repos.deleteFile({ owner: 'octocat', repo: 'code', path: 'src/lib/index.ts', message: 'Remove', sha: updated.data.content!.sha! });
+  const removed = await octokit.repos.deleteFile({
+    owner: 'octocat',
+    repo: 'code',
+    path: 'src/lib/index.ts',
+    message: 'Remove',
+    sha: updated.data.content!.sha!,
+  });
   t.equal(removed.data.content, null);
   t.equal((await failure(octokit.repos.getContent({ owner: 'octocat', repo: 'code', path: 'src/lib/index.ts' }))).status, 404);
 });
@@ -175,8 +223,14 @@ t.test('compare two refs', async (t) => {
   t.equal(cmp.data.status, 'ahead');
   t.equal(cmp.data.ahead_by, 1);
   t.equal(cmp.data.behind_by, 0);
-  t.same(cmp.data.commits.map((c) => c.commit.message), ['Add n']);
-  t.same(cmp.data.files!.map((f) => [f.filename, f.status]), [['n.txt', 'added']]);
+  t.same(
+    cmp.data.commits.map((c) => c.commit.message),
+    ['Add n'],
+  );
+  t.same(
+    cmp.data.files!.map((f) => [f.filename, f.status]),
+    [['n.txt', 'added']],
+  );
   t.equal((await octokit.repos.compareCommitsWithBasehead({ owner: 'octocat', repo: 'code', basehead: 'cmp...main' })).data.status, 'behind');
   t.equal((await failure(octokit.repos.compareCommitsWithBasehead({ owner: 'octocat', repo: 'code', basehead: 'main...nope' }))).status, 404);
 });

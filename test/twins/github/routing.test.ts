@@ -28,7 +28,10 @@ t.test('operations a greedy route used to answer reach their own operation (the 
   const calls: [string, () => Promise<{ status: number; headers: Record<string, unknown> }>][] = [
     ['GET /repos/{owner}/{repo}/commits/{ref}/status', () => octokit.repos.getCombinedStatusForRef({ owner: 'octocat', repo: 'r', ref: 'main' })],
     ['GET /repos/{owner}/{repo}/commits/{ref}/check-runs', () => octokit.checks.listForRef({ owner: 'octocat', repo: 'r', ref: 'main' })],
-    ['GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls', () => octokit.repos.listPullRequestsAssociatedWithCommit({ owner: 'octocat', repo: 'r', commit_sha: 'abc' })],
+    [
+      'GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls',
+      () => octokit.repos.listPullRequestsAssociatedWithCommit({ owner: 'octocat', repo: 'r', commit_sha: 'abc' }),
+    ],
     ['GET /repos/{owner}/{repo}/branches/{branch}/protection', () => octokit.repos.getBranchProtection({ owner: 'octocat', repo: 'r', branch: 'main' })],
     ['GET …/protection/required_status_checks/contexts', () => octokit.repos.getAllStatusCheckContexts({ owner: 'octocat', repo: 'r', branch: 'main' })],
   ];

@@ -9,7 +9,10 @@ import { startGitHub, failure, b64 } from './setup.js';
 
 process.env.TWIN_DELIVERY_BACKOFF_MS = '50,50';
 
-interface Received { headers: IncomingHttpHeaders; body: string }
+interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+}
 const received: Received[] = [];
 const waiters: (() => void)[] = [];
 const receiver = createServer((req, res) => {
@@ -50,7 +53,12 @@ const secret = 'it-is-a-secret';
 const webhooks = new Webhooks({ secret });
 
 t.test('hooks CRUD', async (t) => {
-  const created = await octokit.repos.createWebhook({ owner, repo, config: { url: hookUrl, content_type: 'json', secret }, events: ['issues', 'issue_comment', 'pull_request', 'push'] });
+  const created = await octokit.repos.createWebhook({
+    owner,
+    repo,
+    config: { url: hookUrl, content_type: 'json', secret },
+    events: ['issues', 'issue_comment', 'pull_request', 'push'],
+  });
   t.equal(created.status, 201);
   t.equal(created.data.name, 'web');
   t.equal(created.data.active, true);
@@ -60,7 +68,10 @@ t.test('hooks CRUD', async (t) => {
   t.equal(created.data.url, `${twin.url}/repos/${owner}/${repo}/hooks/${created.data.id}`);
 
   const list = await octokit.repos.listWebhooks({ owner, repo });
-  t.same(list.data.map((h) => h.id), [created.data.id]);
+  t.same(
+    list.data.map((h) => h.id),
+    [created.data.id],
+  );
   const got = await octokit.repos.getWebhook({ owner, repo, hook_id: created.data.id });
   t.equal(got.data.config.content_type, 'json');
   const other = await octokit.repos.createWebhook({ owner, repo, config: { url: hookUrl }, events: ['push'] });
@@ -76,7 +87,10 @@ t.test('hooks CRUD', async (t) => {
 t.test('deliveries are signed and verifiable, with GitHub headers', async (t) => {
   // The first hook got a ping on creation, the second too (and nothing after it was disabled).
   const pings = await until(2);
-  t.same(pings.map((d) => d.headers['x-github-event']), ['ping', 'ping']);
+  t.same(
+    pings.map((d) => d.headers['x-github-event']),
+    ['ping', 'ping'],
+  );
   received.length = 0;
 
   const issue = await octokit.issues.create({ owner, repo, title: 'Hooked issue' });
@@ -118,7 +132,10 @@ t.test('deliveries are signed and verifiable, with GitHub headers', async (t) =>
   t.equal(comment.comment.body, 'A comment');
   const push = JSON.parse(all[4]!.body);
   t.equal(push.after, commit.data.commit.sha);
-  t.same(push.commits.map((c: any) => [c.message, c.added]), [['Add x', ['x.txt']]]);
+  t.same(
+    push.commits.map((c: any) => [c.message, c.added]),
+    [['Add x', ['x.txt']]],
+  );
   t.equal(push.head_commit.id, commit.data.commit.sha);
   const closedPr = JSON.parse(all[6]!.body);
   t.equal(closedPr.pull_request.merged, true);

@@ -22,21 +22,39 @@ t.test('credential carries the email; myself, projects, issue types', async (t) 
   const me = await client.myself.getCurrentUser();
   t.equal(me.emailAddress, 'ada@example.com');
   const projects = await client.projects.searchProjects();
-  t.same(projects.values.map((p) => p.key), ['DEMO']);
+  t.same(
+    projects.values.map((p) => p.key),
+    ['DEMO'],
+  );
   const types = await client.issueTypes.getIssueAllTypes();
   t.same(types.map((x) => x.name).sort(), ['Bug', 'Epic', 'Story', 'Subtask', 'Task']);
 });
 
 t.test('issues: create with ADF, transition, assign, comment, edit, sub-task', async (t) => {
   const me = await client.myself.getCurrentUser();
-  const created = await client.issues.createIssue({ fields: { project: { key: 'DEMO' }, issuetype: { name: 'Bug' }, summary: 'Login broken on Safari', description: adf('Safari 17 fails') as any, labels: ['web'] } as any });
+  const created = await client.issues.createIssue({
+    fields: {
+      project: { key: 'DEMO' },
+      issuetype: { name: 'Bug' },
+      summary: 'Login broken on Safari',
+      description: adf('Safari 17 fails') as any,
+      labels: ['web'],
+    } as any,
+  });
   t.match(created.key, /^DEMO-\d+$/);
   const transitions = await client.issues.getTransitions({ issueIdOrKey: created.key });
-  t.same(transitions.transitions!.map((x) => x.name), ['In Progress', 'Done']);
+  t.same(
+    transitions.transitions!.map((x) => x.name),
+    ['In Progress', 'Done'],
+  );
   await client.issues.doTransition({ issueIdOrKey: created.key, transition: { id: '21' } });
   await client.issues.assignIssue({ issueIdOrKey: created.key, accountId: me.accountId! });
   await client.issueComments.addComment({ issueIdOrKey: created.key, comment: adf('Reproduced') as any });
-  await client.issues.editIssue({ issueIdOrKey: created.key, fields: { summary: 'Login broken on Safari 17' }, update: { labels: [{ add: 'regression' }] } as any });
+  await client.issues.editIssue({
+    issueIdOrKey: created.key,
+    fields: { summary: 'Login broken on Safari 17' },
+    update: { labels: [{ add: 'regression' }] } as any,
+  });
   const issue = await client.issues.getIssue({ issueIdOrKey: created.key });
   t.equal(issue.fields.status.name, 'In Progress');
   t.equal(issue.fields.status.statusCategory!.key, 'indeterminate');
@@ -46,30 +64,73 @@ t.test('issues: create with ADF, transition, assign, comment, edit, sub-task', a
   t.same((issue.fields.description as any).content[0].content[0].text, 'Safari 17 fails');
   const comments = await client.issueComments.getComments({ issueIdOrKey: created.key });
   t.equal(comments.total, 1);
-  const sub = await client.issues.createIssue({ fields: { project: { key: 'DEMO' }, issuetype: { name: 'Subtask' }, parent: { key: created.key }, summary: 'Check WebKit' } as any });
+  const sub = await client.issues.createIssue({
+    fields: { project: { key: 'DEMO' }, issuetype: { name: 'Subtask' }, parent: { key: created.key }, summary: 'Check WebKit' } as any,
+  });
   const parent = await client.issues.getIssue({ issueIdOrKey: created.key });
-  t.same(parent.fields.subtasks!.map((s) => s.key), [sub.key]);
+  t.same(
+    parent.fields.subtasks!.map((s) => s.key),
+    [sub.key],
+  );
   await client.issues.doTransition({ issueIdOrKey: created.key, transition: { id: '31' } });
   t.ok((await client.issues.getIssue({ issueIdOrKey: created.key })).fields.resolutiondate, 'resolved when done');
 });
 
 t.test('JQL search: operators, currentUser(), ORDER BY, pagination', async (t) => {
   for (let i = 0; i < 6; i++) {
-    await client.issues.createIssue({ fields: { project: { key: 'DEMO' }, issuetype: { name: 'Task' }, summary: `Paged task ${i}`, labels: i % 2 ? ['odd'] : ['even'], priority: { id: i < 2 ? '1' : '3' } } as any });
+    await client.issues.createIssue({
+      fields: {
+        project: { key: 'DEMO' },
+        issuetype: { name: 'Task' },
+        summary: `Paged task ${i}`,
+        labels: i % 2 ? ['odd'] : ['even'],
+        priority: { id: i < 2 ? '1' : '3' },
+      } as any,
+    });
   }
-  const mine = await client.issueSearch.searchForIssuesUsingJqlEnhancedSearch({ jql: 'assignee = currentUser() AND statusCategory = Done', fields: ['summary'] });
-  t.same(mine.issues!.map((i) => i.fields.summary), ['Login broken on Safari 17']);
-  const text = await client.issueSearch.searchForIssuesUsingJqlEnhancedSearch({ jql: 'summary ~ "paged task" AND labels IN (odd) ORDER BY key ASC', fields: ['summary'] });
-  t.same(text.issues!.map((i) => i.fields.summary), ['Paged task 1', 'Paged task 3', 'Paged task 5']);
-  const notEven = await client.issueSearch.searchForIssuesUsingJqlEnhancedSearch({ jql: 'project = DEMO AND labels != even AND labels NOT IN (web) AND issuetype = Task', fields: ['summary'] });
+  const mine = await client.issueSearch.searchForIssuesUsingJqlEnhancedSearch({
+    jql: 'assignee = currentUser() AND statusCategory = Done',
+    fields: ['summary'],
+  });
+  t.same(
+    mine.issues!.map((i) => i.fields.summary),
+    ['Login broken on Safari 17'],
+  );
+  const text = await client.issueSearch.searchForIssuesUsingJqlEnhancedSearch({
+    jql: 'summary ~ "paged task" AND labels IN (odd) ORDER BY key ASC',
+    fields: ['summary'],
+  });
+  t.same(
+    text.issues!.map((i) => i.fields.summary),
+    ['Paged task 1', 'Paged task 3', 'Paged task 5'],
+  );
+  const notEven = await client.issueSearch.searchForIssuesUsingJqlEnhancedSearch({
+    jql: 'project = DEMO AND labels != even AND labels NOT IN (web) AND issuetype = Task',
+    fields: ['summary'],
+  });
   t.equal(notEven.issues!.length, 3);
-  const either = await client.issueSearch.searchForIssuesUsingJqlEnhancedSearch({ jql: '(priority = Highest OR summary ~ "WebKit") AND assignee IS EMPTY ORDER BY created ASC', fields: ['summary'] });
-  t.same(either.issues!.map((i) => i.fields.summary), ['Check WebKit', 'Paged task 0', 'Paged task 1']);
-  const page1 = await client.issueSearch.searchForIssuesUsingJqlEnhancedSearch({ jql: 'summary ~ paged ORDER BY key DESC', maxResults: 4, fields: ['summary'] });
+  const either = await client.issueSearch.searchForIssuesUsingJqlEnhancedSearch({
+    jql: '(priority = Highest OR summary ~ "WebKit") AND assignee IS EMPTY ORDER BY created ASC',
+    fields: ['summary'],
+  });
+  t.same(
+    either.issues!.map((i) => i.fields.summary),
+    ['Check WebKit', 'Paged task 0', 'Paged task 1'],
+  );
+  const page1 = await client.issueSearch.searchForIssuesUsingJqlEnhancedSearch({
+    jql: 'summary ~ paged ORDER BY key DESC',
+    maxResults: 4,
+    fields: ['summary'],
+  });
   t.equal(page1.issues!.length, 4);
   t.equal((page1 as { isLast?: boolean }).isLast, false);
   t.ok(page1.nextPageToken, 'a token for the next page');
-  const page2 = await client.issueSearch.searchForIssuesUsingJqlEnhancedSearch({ jql: 'summary ~ paged ORDER BY key DESC', maxResults: 4, nextPageToken: page1.nextPageToken, fields: ['summary'] });
+  const page2 = await client.issueSearch.searchForIssuesUsingJqlEnhancedSearch({
+    jql: 'summary ~ paged ORDER BY key DESC',
+    maxResults: 4,
+    nextPageToken: page1.nextPageToken,
+    fields: ['summary'],
+  });
   t.equal(page2.issues!.length, 2);
   t.equal((page2 as { isLast?: boolean }).isLast, true);
   t.equal(page2.nextPageToken, undefined, 'no token after the last page');
@@ -81,7 +142,9 @@ t.test('JQL search: operators, currentUser(), ORDER BY, pagination', async (t) =
 t.test('errors as Jira answers them', async (t) => {
   const missing = await client.issues.getIssue({ issueIdOrKey: 'DEMO-999' }).catch((e) => e);
   t.equal(missing.status, 404);
-  const plain = await client.issues.createIssue({ fields: { project: { key: 'DEMO' }, issuetype: { name: 'Task' }, summary: 'x', description: { type: 'paragraph', content: [] } } as any }).catch((e) => e);
+  const plain = await client.issues
+    .createIssue({ fields: { project: { key: 'DEMO' }, issuetype: { name: 'Task' }, summary: 'x', description: { type: 'paragraph', content: [] } } as any })
+    .catch((e) => e);
   t.equal(plain.status, 400, 'a description that is not an ADF document is refused');
   t.match(JSON.stringify(plain.response ?? plain.cause ?? plain.message), /Atlassian Document/);
   const badJql = await client.issueSearch.searchForIssuesUsingJqlEnhancedSearch({ jql: 'project = ' }).catch((e) => e);
@@ -110,11 +173,19 @@ t.test('webhook with a secret: X-Hub-Signature verified, JQL filter applied', as
   const reg = await fetch(`${gw.url}/rest/webhooks/1.0/webhook`, {
     method: 'POST',
     headers: { authorization: `Basic ${Buffer.from(`${credential.email}:${credential.api_key}`).toString('base64')}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'ci', url, events: ['jira:issue_created'], filters: { 'issue-related-events-section': 'labels = hooked' }, secret: 'jira-secret' }),
+    body: JSON.stringify({
+      name: 'ci',
+      url,
+      events: ['jira:issue_created'],
+      filters: { 'issue-related-events-section': 'labels = hooked' },
+      secret: 'jira-secret',
+    }),
   });
   t.equal(reg.status, 201);
   await client.issues.createIssue({ fields: { project: { key: 'DEMO' }, issuetype: { name: 'Task' }, summary: 'Not hooked' } as any });
-  const hooked = await client.issues.createIssue({ fields: { project: { key: 'DEMO' }, issuetype: { name: 'Task' }, summary: 'Hooked', labels: ['hooked'] } as any });
+  const hooked = await client.issues.createIssue({
+    fields: { project: { key: 'DEMO' }, issuetype: { name: 'Task' }, summary: 'Hooked', labels: ['hooked'] } as any,
+  });
   for (let i = 0; i < 100 && received.length < 1; i++) await new Promise((r) => setTimeout(r, 20));
   await new Promise((r) => setTimeout(r, 100));
   t.equal(received.length, 1, 'only the issue the JQL filter matches');

@@ -25,18 +25,29 @@ const me = await client.viewer;
 
 t.test('the schema derived from @linear/sdk is a valid GraphQL schema', async (t) => {
   const errors = validateSchema(buildSchema(linearSdl()));
-  t.same(errors.map((e) => e.message), []);
+  t.same(
+    errors.map((e) => e.message),
+    [],
+  );
   t.ok(linearSchema().getQueryType()!.getFields().issues, 'Query.issues is there');
 });
 
 t.test('starting workspace: viewer, team ENG, default workflow, people, labels', async (t) => {
   t.equal(me.email, 'ada@example.com');
   t.equal(me.isMe, true);
-  t.same(teams.nodes.map((tm) => tm.key), ['ENG']);
   t.same(
-    states.map((s) => `${s.name}:${s.type}`).sort(),
-    ['Backlog:backlog', 'Canceled:canceled', 'Done:completed', 'Duplicate:canceled', 'In Progress:started', 'In Review:started', 'Todo:unstarted'],
+    teams.nodes.map((tm) => tm.key),
+    ['ENG'],
   );
+  t.same(states.map((s) => `${s.name}:${s.type}`).sort(), [
+    'Backlog:backlog',
+    'Canceled:canceled',
+    'Done:completed',
+    'Duplicate:canceled',
+    'In Progress:started',
+    'In Review:started',
+    'Todo:unstarted',
+  ]);
   const users = await client.users();
   t.equal(users.nodes.length, 4);
   const labels = await client.issueLabels();
@@ -48,7 +59,14 @@ t.test('starting workspace: viewer, team ENG, default workflow, people, labels',
 t.test('issue lifecycle: create, assign, label, estimate, move through states, sub-issues, comments', async (t) => {
   const bug = (await client.issueLabels({ filter: { name: { eq: 'Bug' } } })).nodes[0]!;
   t.ok(bug, 'Bug label found by filter');
-  const created = await client.createIssue({ teamId: eng.id, title: 'Checkout fails on Safari', description: 'Steps…', priority: 1, estimate: 3, labelIds: [bug.id] });
+  const created = await client.createIssue({
+    teamId: eng.id,
+    title: 'Checkout fails on Safari',
+    description: 'Steps…',
+    priority: 1,
+    estimate: 3,
+    labelIds: [bug.id],
+  });
   t.equal(created.success, true);
   const issue = (await created.issue)!;
   t.match(issue.identifier, /^ENG-\d+$/);
@@ -56,7 +74,10 @@ t.test('issue lifecycle: create, assign, label, estimate, move through states, s
   t.equal(issue.priorityLabel, 'Urgent');
   t.equal(issue.estimate, 3);
   t.equal((await issue.state)!.name, 'Backlog', 'new issues start in the team default state');
-  t.same((await issue.labels()).nodes.map((l) => l.name), ['Bug']);
+  t.same(
+    (await issue.labels()).nodes.map((l) => l.name),
+    ['Bug'],
+  );
   t.equal((await issue.team)!.key, 'ENG');
   t.equal((await issue.creator)!.id, me.id);
 
@@ -71,13 +92,19 @@ t.test('issue lifecycle: create, assign, label, estimate, move through states, s
 
   const child = (await (await client.createIssue({ teamId: eng.id, title: 'Reproduce on iOS', parentId: issue.id })).issue)!;
   t.equal((await child.parent)!.id, issue.id);
-  t.same((await fresh.children()).nodes.map((c) => c.id), [child.id]);
+  t.same(
+    (await fresh.children()).nodes.map((c) => c.id),
+    [child.id],
+  );
   const cyclic = await client.updateIssue(issue.id, { parentId: child.id }).catch((e) => e);
   t.equal(cyclic.type, LinearErrorType.InvalidInput, 'a parent cycle is refused');
 
   await client.createComment({ issueId: issue.id, body: 'Reproduced on 17.2' });
   const comments = (await fresh.comments()).nodes;
-  t.same(comments.map((c) => c.body), ['Reproduced on 17.2']);
+  t.same(
+    comments.map((c) => c.body),
+    ['Reproduced on 17.2'],
+  );
   t.equal((await comments[0]!.user)!.id, me.id);
 
   await client.issueAddLabel(issue.id, (await client.issueLabels({ filter: { name: { eq: 'Feature' } } })).nodes[0]!.id);
@@ -105,7 +132,10 @@ t.test('filters and Relay pagination', async (t) => {
   const either = await client.issues({ filter: { or: [{ priority: { eq: 1 } }, { title: { eq: 'Paged issue 3' } }] } });
   t.same(either.nodes.map((n) => n.title).sort(), ['Checkout fails on Safari', 'Paged issue 3']);
   const labelled = await client.issues({ filter: { labels: { some: { name: { eq: 'Bug' } } } } });
-  t.same(labelled.nodes.map((n) => n.title), ['Checkout fails on Safari']);
+  t.same(
+    labelled.nodes.map((n) => n.title),
+    ['Checkout fails on Safari'],
+  );
   const tooMany = await client.issues({ first: 251 }).catch((e) => e);
   t.equal(tooMany.type, LinearErrorType.InvalidInput);
 });
@@ -117,11 +147,18 @@ t.test('projects and cycles; unfinished issues roll over when a cycle ends', asy
   const unknownField = await client.createProject({ name: 'x', teamIds: [eng.id], state: 'started' } as any).catch((e) => e);
   t.equal(unknownField.type, LinearErrorType.GraphqlError, 'an input field the schema lacks is refused');
   const inProject = (await (await client.createIssue({ teamId: eng.id, title: 'New payment form', projectId: project.id })).issue)!;
-  t.same((await project.issues()).nodes.map((i) => i.id), [inProject.id]);
+  t.same(
+    (await project.issues()).nodes.map((i) => i.id),
+    [inProject.id],
+  );
 
   const day = 86_400_000;
-  const c1 = (await (await client.createCycle({ teamId: eng.id, startsAt: new Date(CLOCK_START.getTime() - day), endsAt: new Date(CLOCK_START.getTime() + 13 * day) })).cycle)!;
-  const c2 = (await (await client.createCycle({ teamId: eng.id, startsAt: new Date(CLOCK_START.getTime() + 13 * day), endsAt: new Date(CLOCK_START.getTime() + 27 * day) })).cycle)!;
+  const c1 = (await (
+    await client.createCycle({ teamId: eng.id, startsAt: new Date(CLOCK_START.getTime() - day), endsAt: new Date(CLOCK_START.getTime() + 13 * day) })
+  ).cycle)!;
+  const c2 = (await (
+    await client.createCycle({ teamId: eng.id, startsAt: new Date(CLOCK_START.getTime() + 13 * day), endsAt: new Date(CLOCK_START.getTime() + 27 * day) })
+  ).cycle)!;
   t.same([c1.number, c2.number], [1, 2]);
   const open = (await (await client.createIssue({ teamId: eng.id, title: 'Carry me over', cycleId: c1.id })).issue)!;
   const done = (await (await client.createIssue({ teamId: eng.id, title: 'Finished', cycleId: c1.id, stateId: stateNamed('Done').id })).issue)!;
@@ -183,7 +220,10 @@ t.test('webhook: signed, verified by the SDK LinearWebhookClient', async (t) => 
   t.equal(update.action, 'update');
   t.equal(update.updatedFrom.priority, 0);
   t.equal(received[0]!.headers['linear-event'], 'Issue');
-  t.throws(() => new LinearWebhookClient('another-secret').parseData(received[0]!.body, String(received[0]!.headers['linear-signature'])), 'another secret fails verification');
+  t.throws(
+    () => new LinearWebhookClient('another-secret').parseData(received[0]!.body, String(received[0]!.headers['linear-signature'])),
+    'another secret fails verification',
+  );
 });
 
 t.test('the gateway logged the SDK traffic', async (t) => {

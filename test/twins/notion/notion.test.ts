@@ -25,7 +25,10 @@ t.test('users: list, me (the bot), retrieve', async (t) => {
   const users = await notion.users.list({});
   t.equal(users.object, 'list');
   t.equal(users.type, 'user');
-  t.same(users.results.map((u) => u.name), ['Ada Lovelace', 'Grace Hopper', 'Alan Turing', 'Twins integration']);
+  t.same(
+    users.results.map((u) => u.name),
+    ['Ada Lovelace', 'Grace Hopper', 'Alan Turing', 'Twins integration'],
+  );
   const me = await notion.users.me({});
   t.equal(me.type, 'bot');
   t.equal((me as any).bot.workspace_name, 'Twin Works');
@@ -36,7 +39,10 @@ t.test('users: list, me (the bot), retrieve', async (t) => {
   t.equal(paged.has_more, true);
   t.equal(paged.next_cursor, users.results[2]!.id);
   const rest = await notion.users.list({ page_size: 2, start_cursor: paged.next_cursor! });
-  t.same(rest.results.map((u) => u.name), ['Alan Turing', 'Twins integration']);
+  t.same(
+    rest.results.map((u) => u.name),
+    ['Alan Turing', 'Twins integration'],
+  );
   t.equal(rest.has_more, false);
   t.equal(rest.next_cursor, null);
 });
@@ -50,9 +56,15 @@ t.test('starting workspace: database with one data source, schema of every type'
   const full = await notion.dataSources.retrieve({ data_source_id: ds.id });
   t.same(Object.keys(full.properties).sort(), ['Assignee', 'Done', 'Due', 'Estimate', 'Name', 'Status', 'Tags']);
   t.equal((full.properties.Name as any).id, 'title');
-  t.same(((full.properties.Status as any).status.options as any[]).map((o) => o.name), ['Not started', 'In progress', 'Done']);
+  t.same(
+    ((full.properties.Status as any).status.options as any[]).map((o) => o.name),
+    ['Not started', 'In progress', 'Done'],
+  );
   const home = await notion.blocks.children.list({ block_id: (db as any).parent.page_id });
-  t.same(home.results.map((b: any) => b.type), ['paragraph', 'child_database']);
+  t.same(
+    home.results.map((b: any) => b.type),
+    ['paragraph', 'child_database'],
+  );
 });
 
 t.test('pages in a data source: every property type, update, formula, retrieve property', async (t) => {
@@ -62,9 +74,16 @@ t.test('pages in a data source: every property type, update, formula, retrieve p
   await notion.dataSources.update({
     data_source_id: ds.id,
     properties: {
-      Link: { url: {} }, Mail: { email: {} }, Phone: { phone_number: {} }, Notes: { rich_text: {} }, Kind: { select: { options: [{ name: 'Feature', color: 'green' }] } },
-      Score: { formula: { expression: 'prop("Estimate") * 2' } }, Label: { formula: { expression: 'concat(prop("Name"), " / ", prop("Status"))' } },
-      Created: { created_time: {} }, Edited: { last_edited_time: {} }, Related: { relation: { data_source_id: ds.id, single_property: {} } },
+      Link: { url: {} },
+      Mail: { email: {} },
+      Phone: { phone_number: {} },
+      Notes: { rich_text: {} },
+      Kind: { select: { options: [{ name: 'Feature', color: 'green' }] } },
+      Score: { formula: { expression: 'prop("Estimate") * 2' } },
+      Label: { formula: { expression: 'concat(prop("Name"), " / ", prop("Status"))' } },
+      Created: { created_time: {} },
+      Edited: { last_edited_time: {} },
+      Related: { relation: { data_source_id: ds.id, single_property: {} } },
     } as any,
   });
   const first = await notion.pages.create({ parent: { data_source_id: ds.id }, properties: { Name: { title: text('Write docs') } } });
@@ -93,7 +112,10 @@ t.test('pages in a data source: every property type, update, formula, retrieve p
   t.equal(p.Name.title[0].plain_text, 'Ship twin');
   t.same(p.Name.title[0].annotations, { bold: false, italic: false, strikethrough: false, underline: false, code: false, color: 'default' });
   t.equal(p.Status.status.name, 'In progress');
-  t.same(p.Tags.multi_select.map((o: any) => o.name), ['backend', 'new-tag']);
+  t.same(
+    p.Tags.multi_select.map((o: any) => o.name),
+    ['backend', 'new-tag'],
+  );
   t.equal(p.Assignee.people[0].name, 'Ada Lovelace');
   t.same(p.Due.date, { start: '2026-03-10', end: null, time_zone: null });
   t.equal(p.Estimate.number, 3);
@@ -104,7 +126,10 @@ t.test('pages in a data source: every property type, update, formula, retrieve p
   t.same(p.Related.relation, [{ id: first.id }]);
   t.equal(p.Related.has_more, false);
   const schema = await notion.dataSources.retrieve({ data_source_id: ds.id });
-  t.ok(((schema.properties.Tags as any).multi_select.options as any[]).some((o) => o.name === 'new-tag'), 'a new option joins the schema');
+  t.ok(
+    ((schema.properties.Tags as any).multi_select.options as any[]).some((o) => o.name === 'new-tag'),
+    'a new option joins the schema',
+  );
 
   await gw.twin.advance(new Date('2026-03-02T10:00:00Z'));
   const updated = await notion.pages.update({ page_id: page.id, properties: { Status: { status: { name: 'Done' } }, Estimate: { number: 5 } } as any });
@@ -131,23 +156,63 @@ t.test('data source queries: compound filters, sorts, pagination', async (t) => 
   for (let i = 0; i < 6; i++) {
     await notion.pages.create({
       parent: { data_source_id: ds.id },
-      properties: { Name: { title: text(`Query item ${i}`) }, Estimate: { number: i }, Done: { checkbox: i % 2 === 0 }, Tags: { multi_select: [{ name: i < 3 ? 'design' : 'urgent' }] }, Status: { status: { name: i < 2 ? 'Done' : 'Not started' } } } as any,
+      properties: {
+        Name: { title: text(`Query item ${i}`) },
+        Estimate: { number: i },
+        Done: { checkbox: i % 2 === 0 },
+        Tags: { multi_select: [{ name: i < 3 ? 'design' : 'urgent' }] },
+        Status: { status: { name: i < 2 ? 'Done' : 'Not started' } },
+      } as any,
     });
   }
-  const done = await notion.dataSources.query({ data_source_id: ds.id, filter: { and: [{ property: 'Name', title: { starts_with: 'Query item' } }, { property: 'Done', checkbox: { equals: true } }] } as any });
+  const done = await notion.dataSources.query({
+    data_source_id: ds.id,
+    filter: {
+      and: [
+        { property: 'Name', title: { starts_with: 'Query item' } },
+        { property: 'Done', checkbox: { equals: true } },
+      ],
+    } as any,
+  });
   t.equal(done.type, 'page_or_data_source');
   t.same(done.results.map((p: any) => p.properties.Name.title[0].plain_text).sort(), ['Query item 0', 'Query item 2', 'Query item 4']);
   const either = await notion.dataSources.query({
     data_source_id: ds.id,
-    filter: { and: [{ property: 'Name', title: { starts_with: 'Query item' } }, { or: [{ property: 'Estimate', number: { greater_than_or_equal_to: 4 } }, { and: [{ property: 'Tags', multi_select: { contains: 'design' } }, { property: 'Status', status: { equals: 'Done' } }] }] }] } as any,
+    filter: {
+      and: [
+        { property: 'Name', title: { starts_with: 'Query item' } },
+        {
+          or: [
+            { property: 'Estimate', number: { greater_than_or_equal_to: 4 } },
+            {
+              and: [
+                { property: 'Tags', multi_select: { contains: 'design' } },
+                { property: 'Status', status: { equals: 'Done' } },
+              ],
+            },
+          ],
+        },
+      ],
+    } as any,
     sorts: [{ property: 'Estimate', direction: 'descending' }],
   });
-  t.same(either.results.map((p: any) => p.properties.Estimate.number), [5, 4, 1, 0]);
+  t.same(
+    either.results.map((p: any) => p.properties.Estimate.number),
+    [5, 4, 1, 0],
+  );
   const pages: string[] = [];
-  for await (const p of iteratePaginatedAPI(notion.dataSources.query, { data_source_id: ds.id, page_size: 2, filter: { property: 'Name', rich_text: { contains: 'query item' } } as any, sorts: [{ property: 'Name', direction: 'ascending' }] })) {
+  for await (const p of iteratePaginatedAPI(notion.dataSources.query, {
+    data_source_id: ds.id,
+    page_size: 2,
+    filter: { property: 'Name', rich_text: { contains: 'query item' } } as any,
+    sorts: [{ property: 'Name', direction: 'ascending' }],
+  })) {
     pages.push((p as any).properties.Name.title[0].plain_text);
   }
-  t.same(pages, [0, 1, 2, 3, 4, 5].map((i) => `Query item ${i}`));
+  t.same(
+    pages,
+    [0, 1, 2, 3, 4, 5].map((i) => `Query item ${i}`),
+  );
   const bad = await notion.dataSources.query({ data_source_id: ds.id, filter: { property: 'Nope', checkbox: { equals: true } } as any }).catch((e) => e);
   t.equal(bad.code, 'validation_error');
   t.equal(bad.status, 400);
@@ -155,19 +220,25 @@ t.test('data source queries: compound filters, sorts, pagination', async (t) => 
 
 t.test('pages under a page, blocks and children', async (t) => {
   const ds = await tasks();
-  const homeId = (await notion.databases.retrieve({ database_id: ds.parent.database_id }) as any).parent.page_id;
+  const homeId = ((await notion.databases.retrieve({ database_id: ds.parent.database_id })) as any).parent.page_id;
   const page = await notion.pages.create({
     parent: { page_id: homeId },
     properties: { title: { title: text('Runbook') } },
     children: [{ heading_1: { rich_text: text('Steps') } }, { to_do: { rich_text: text('Deploy'), checked: false } }],
   } as any);
   t.same(Object.keys((page as any).properties), ['title']);
-  const appended = await notion.blocks.children.append({ block_id: page.id, children: [{ toggle: { rich_text: text('More'), children: [{ paragraph: { rich_text: text('Hidden') } }] } }] as any });
+  const appended = await notion.blocks.children.append({
+    block_id: page.id,
+    children: [{ toggle: { rich_text: text('More'), children: [{ paragraph: { rich_text: text('Hidden') } }] } }] as any,
+  });
   t.equal(appended.results.length, 1);
   const toggle = appended.results[0] as any;
   t.equal(toggle.has_children, true);
   const listed = await notion.blocks.children.list({ block_id: page.id });
-  t.same(listed.results.map((b: any) => b.type), ['heading_1', 'to_do', 'toggle']);
+  t.same(
+    listed.results.map((b: any) => b.type),
+    ['heading_1', 'to_do', 'toggle'],
+  );
   const todo = listed.results[1] as any;
   const checked = await notion.blocks.update({ block_id: todo.id, to_do: { checked: true } } as any);
   t.equal((checked as any).to_do.checked, true);
@@ -175,8 +246,11 @@ t.test('pages under a page, blocks and children', async (t) => {
   const inner = await notion.blocks.children.list({ block_id: toggle.id });
   t.equal((inner.results[0] as any).paragraph.rich_text[0].plain_text, 'Hidden');
   await notion.blocks.delete({ block_id: todo.id });
-  t.equal((await notion.blocks.retrieve({ block_id: todo.id }) as any).in_trash, true);
-  t.same((await notion.blocks.children.list({ block_id: page.id })).results.map((b: any) => b.type), ['heading_1', 'toggle']);
+  t.equal(((await notion.blocks.retrieve({ block_id: todo.id })) as any).in_trash, true);
+  t.same(
+    (await notion.blocks.children.list({ block_id: page.id })).results.map((b: any) => b.type),
+    ['heading_1', 'toggle'],
+  );
   const asBlock = await notion.blocks.retrieve({ block_id: page.id });
   t.equal((asBlock as any).type, 'child_page');
   t.equal((asBlock as any).child_page.title, 'Runbook');
@@ -194,7 +268,10 @@ t.test('search, comments', async (t) => {
   await notion.comments.create({ discussion_id: (c1 as any).discussion_id, rich_text: text('Agreed') });
   const comments = await notion.comments.list({ block_id: page.id });
   t.equal(comments.type, 'comment');
-  t.same(comments.results.map((c: any) => c.rich_text[0].plain_text), ['Looks good', 'Agreed']);
+  t.same(
+    comments.results.map((c: any) => c.rich_text[0].plain_text),
+    ['Looks good', 'Agreed'],
+  );
   t.equal((comments.results[1] as any).discussion_id, (c1 as any).discussion_id);
 });
 
@@ -219,11 +296,18 @@ t.test('errors: unknown ids, bad auth, missing Notion-Version, bad body', async 
   const unknown = await fetch(`${gw.url}/v1/nowhere`, { headers: { authorization: `Bearer ${gw.apiKey}`, 'notion-version': '2025-09-03' } });
   t.equal(unknown.status, 400);
   t.equal((await unknown.json()).code, 'invalid_request_url');
-  const badJson = await fetch(`${gw.url}/v1/search`, { method: 'POST', headers: { authorization: `Bearer ${gw.apiKey}`, 'notion-version': '2025-09-03', 'content-type': 'application/json' }, body: '{"query":' });
+  const badJson = await fetch(`${gw.url}/v1/search`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${gw.apiKey}`, 'notion-version': '2025-09-03', 'content-type': 'application/json' },
+    body: '{"query":',
+  });
   t.equal(badJson.status, 400);
   t.equal((await badJson.json()).code, 'invalid_json');
   const logged = await gw.logged();
-  t.ok(logged.some((l) => l.status_code === 404 && l.path.startsWith('/v1/pages/')), 'the gateway recorded the 404');
+  t.ok(
+    logged.some((l) => l.status_code === 404 && l.path.startsWith('/v1/pages/')),
+    'the gateway recorded the 404',
+  );
 });
 
 t.test('the 2022-06-28 model: database properties, databases query, database parent', async (t) => {
@@ -234,7 +318,11 @@ t.test('the 2022-06-28 model: database properties, databases query, database par
   t.ok(db.properties.Status, 'a database shows its schema before 2025-09-03');
   const page = await old.pages.create({ parent: { database_id: db.id }, properties: { Name: { title: text('Old style') } } } as any);
   t.same((page as any).parent, { type: 'database_id', database_id: db.id });
-  const res = await old.request<any>({ path: `databases/${db.id}/query`, method: 'post', body: { filter: { property: 'Name', title: { equals: 'Old style' } } } });
+  const res = await old.request<any>({
+    path: `databases/${db.id}/query`,
+    method: 'post',
+    body: { filter: { property: 'Name', title: { equals: 'Old style' } } },
+  });
   t.equal(res.type, 'page_or_database');
   t.equal(res.results.length, 1);
 });
@@ -253,7 +341,13 @@ t.test('webhook: verification token, then X-Notion-Signature verified with the S
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   t.teardown(() => server.close());
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/notion`;
-  const sub = await (await fetch(`${gw.url}/v1/twin/webhooks`, { method: 'POST', headers: { authorization: `Bearer ${gw.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ url, event_types: ['page.created', 'page.properties_updated', 'comment.created'] }) })).json();
+  const sub = await (
+    await fetch(`${gw.url}/v1/twin/webhooks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gw.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url, event_types: ['page.created', 'page.properties_updated', 'comment.created'] }),
+    })
+  ).json();
   const wait = async (n: number) => {
     for (let i = 0; i < 150 && received.length < n; i++) await new Promise((r) => setTimeout(r, 20));
   };
@@ -267,7 +361,10 @@ t.test('webhook: verification token, then X-Notion-Signature verified with the S
   t.equal(received.length, 4);
   const events = received.slice(1).map((r) => ({ ...r, payload: JSON.parse(r.body) }));
   for (const e of events) {
-    t.ok(await verifyWebhookSignature({ body: e.body, signature: e.signature, verificationToken: sub.verification_token }), `${e.payload.type} signature verifies`);
+    t.ok(
+      await verifyWebhookSignature({ body: e.body, signature: e.signature, verificationToken: sub.verification_token }),
+      `${e.payload.type} signature verifies`,
+    );
   }
   t.notOk(await verifyWebhookSignature({ body: events[0]!.body, signature: events[0]!.signature, verificationToken: 'secret_wrong' }));
   t.same(events.map((e) => e.payload.type).sort(), ['comment.created', 'page.created', 'page.properties_updated']);
@@ -281,11 +378,15 @@ t.test('webhook: verification token, then X-Notion-Signature verified with the S
 
 t.test('markdown, move, comment edits, custom emojis', async (t) => {
   const ds = await tasks();
-  const homeId = (await notion.databases.retrieve({ database_id: ds.parent.database_id }) as any).parent.page_id;
+  const homeId = ((await notion.databases.retrieve({ database_id: ds.parent.database_id })) as any).parent.page_id;
   const page = await notion.pages.create({
     parent: { page_id: homeId },
     properties: { title: { title: text('Notes') } },
-    children: [{ heading_2: { rich_text: text('Plan') } }, { bulleted_list_item: { rich_text: [{ text: { content: 'fast' }, annotations: { bold: true } }] } }, { to_do: { rich_text: text('ship'), checked: true } }],
+    children: [
+      { heading_2: { rich_text: text('Plan') } },
+      { bulleted_list_item: { rich_text: [{ text: { content: 'fast' }, annotations: { bold: true } }] } },
+      { to_do: { rich_text: text('ship'), checked: true } },
+    ],
   } as any);
   const md = await notion.pages.retrieveMarkdown({ page_id: page.id });
   t.equal(md.object, 'page_markdown');
@@ -293,9 +394,16 @@ t.test('markdown, move, comment edits, custom emojis', async (t) => {
   const inserted = await notion.pages.updateMarkdown({ page_id: page.id, type: 'insert_content', insert_content: { content: '> quoted `code`' } });
   t.equal(inserted.markdown, '## Plan\n- **fast**\n- [x] ship\n> quoted `code`');
   const blocks = (await notion.blocks.children.list({ block_id: page.id })).results as any[];
-  t.same(blocks.map((b) => b.type), ['heading_2', 'bulleted_list_item', 'to_do', 'quote']);
+  t.same(
+    blocks.map((b) => b.type),
+    ['heading_2', 'bulleted_list_item', 'to_do', 'quote'],
+  );
   t.equal(blocks[3].quote.rich_text[1].annotations.code, true);
-  const edited = await notion.pages.updateMarkdown({ page_id: page.id, type: 'update_content', update_content: { content_updates: [{ old_str: 'Plan', new_str: 'Roadmap' }] } });
+  const edited = await notion.pages.updateMarkdown({
+    page_id: page.id,
+    type: 'update_content',
+    update_content: { content_updates: [{ old_str: 'Plan', new_str: 'Roadmap' }] },
+  });
   t.match(edited.markdown, /^## Roadmap\n/);
 
   const target = await notion.pages.create({ parent: { page_id: homeId }, properties: { title: { title: text('Archive') } } });
@@ -329,7 +437,10 @@ t.test('file uploads: single part, attach to an image block and a files property
   await notion.dataSources.update({ data_source_id: ds.id, properties: { Attachments: { files: {} } } as any });
   const page = await notion.pages.create({
     parent: { data_source_id: ds.id },
-    properties: { Name: { title: text('With files') }, Attachments: { files: [{ type: 'file_upload', file_upload: { id: upload.id }, name: 'chart.png' }] } } as any,
+    properties: {
+      Name: { title: text('With files') },
+      Attachments: { files: [{ type: 'file_upload', file_upload: { id: upload.id }, name: 'chart.png' }] },
+    } as any,
     children: [{ image: { type: 'file_upload', file_upload: { id: upload.id } } }] as any,
   });
   const files = (page as any).properties.Attachments.files;
@@ -355,7 +466,13 @@ t.test('views: default table view, create with filter and sorts, run a view quer
   const listed = await notion.views.list({ data_source_id: ds.id });
   t.equal(listed.type, 'view');
   t.ok(listed.results.length >= 1, 'a database opens with a view');
-  const view = await notion.views.create({ data_source_id: ds.id, name: 'Query items', type: 'board', filter: { property: 'Name', title: { starts_with: 'Query item' } }, sorts: [{ property: 'Estimate', direction: 'descending' }] } as any);
+  const view = await notion.views.create({
+    data_source_id: ds.id,
+    name: 'Query items',
+    type: 'board',
+    filter: { property: 'Name', title: { starts_with: 'Query item' } },
+    sorts: [{ property: 'Estimate', direction: 'descending' }],
+  } as any);
   t.equal((view as any).name, 'Query items');
   t.equal((view as any).parent.database_id, ds.parent.database_id);
   const q = await notion.views.queries.create({ view_id: view.id, page_size: 4 });
@@ -364,7 +481,9 @@ t.test('views: default table view, create with filter and sorts, run a view quer
   t.equal(q.has_more, true);
   const rest = await notion.views.queries.results({ view_id: view.id, query_id: q.id, start_cursor: q.next_cursor! });
   t.equal(rest.results.length, 2);
-  const estimates = await Promise.all([...q.results, ...rest.results].map(async (r) => ((await notion.pages.retrieve({ page_id: r.id })) as any).properties.Estimate.number));
+  const estimates = await Promise.all(
+    [...q.results, ...rest.results].map(async (r) => ((await notion.pages.retrieve({ page_id: r.id })) as any).properties.Estimate.number),
+  );
   t.same(estimates, [5, 4, 3, 2, 1, 0]);
   const renamed = await notion.views.update({ view_id: view.id, name: 'Renamed' });
   t.equal((renamed as any).name, 'Renamed');
@@ -380,7 +499,12 @@ t.test('views: default table view, create with filter and sorts, run a view quer
 });
 
 t.test('rate limit: 429 rate_limited with Retry-After once a window is spent, lifted as the clock moves', async (t) => {
-  const set = (body: object) => fetch(`${gw.url}/v1/twin/rate_limit`, { method: 'POST', headers: { authorization: `Bearer ${gw.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const set = (body: object) =>
+    fetch(`${gw.url}/v1/twin/rate_limit`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gw.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
   t.equal((await set({ requests: 2, per_seconds: 60 })).status, 200);
   await notion.users.me({});
   await notion.users.me({});
@@ -406,9 +530,13 @@ t.test('webhook: page.content_updated for nested blocks, comment.updated, page.m
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   t.teardown(() => server.close());
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/content`;
-  await fetch(`${gw.url}/v1/twin/webhooks`, { method: 'POST', headers: { authorization: `Bearer ${gw.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ url, event_types: ['page.content_updated', 'comment.updated', 'page.moved'] }) });
+  await fetch(`${gw.url}/v1/twin/webhooks`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${gw.apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ url, event_types: ['page.content_updated', 'comment.updated', 'page.moved'] }),
+  });
   const ds = await tasks();
-  const homeId = (await notion.databases.retrieve({ database_id: ds.parent.database_id }) as any).parent.page_id;
+  const homeId = ((await notion.databases.retrieve({ database_id: ds.parent.database_id })) as any).parent.page_id;
   const page = await notion.pages.create({ parent: { page_id: homeId }, properties: { title: { title: text('Hooked content') } } });
   const toggle = (await notion.blocks.children.append({ block_id: page.id, children: [{ toggle: { rich_text: text('t') } }] as any })).results[0]!;
   await notion.blocks.children.append({ block_id: toggle.id, children: [{ paragraph: { rich_text: text('inside') } }] as any });
@@ -418,6 +546,9 @@ t.test('webhook: page.content_updated for nested blocks, comment.updated, page.m
   for (let i = 0; i < 150 && received.length < 5; i++) await new Promise((r) => setTimeout(r, 20));
   const events = received.slice(1).map((b) => JSON.parse(b));
   t.same(events.map((e) => e.type).sort(), ['comment.updated', 'page.content_updated', 'page.content_updated', 'page.moved']);
-  t.ok(events.filter((e) => e.type === 'page.content_updated').every((e) => e.entity.id === page.id), 'nested blocks report their page');
+  t.ok(
+    events.filter((e) => e.type === 'page.content_updated').every((e) => e.entity.id === page.id),
+    'nested blocks report their page',
+  );
   t.equal(events.find((e) => e.type === 'page.moved').data.parent.data_source_id, ds.id);
 });

@@ -24,7 +24,12 @@ t.test('a batch completes on advance with the endpoint answers', async (t) => {
     { custom_id: 'c', method: 'POST', url: '/v1/chat/completions', body: ask('explode please') },
   ];
   const input = await client.files.create({ file: await toFile(Buffer.from(lines.map((l) => JSON.stringify(l)).join('\n')), 'batch.jsonl'), purpose: 'batch' });
-  const batch = await client.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h', metadata: { job: 'nightly' } });
+  const batch = await client.batches.create({
+    input_file_id: input.id,
+    endpoint: '/v1/chat/completions',
+    completion_window: '24h',
+    metadata: { job: 'nightly' },
+  });
   t.equal(batch.status, 'validating');
   t.equal(batch.request_counts!.total, 3);
 
@@ -36,23 +41,37 @@ t.test('a batch completes on advance with the endpoint answers', async (t) => {
   t.same(done.request_counts, { total: 3, completed: 2, failed: 1 });
   t.equal(done.completed_at, Math.floor(start.getTime() / 1000) + 60, 'completed at its own instant on the clock');
 
-  const output = (await (await client.files.content(done.output_file_id!)).text()).trim().split('\n').map((l) => JSON.parse(l));
-  t.same(output.map((o) => o.custom_id), ['a', 'b']);
+  const output = (await (await client.files.content(done.output_file_id!)).text())
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  t.same(
+    output.map((o) => o.custom_id),
+    ['a', 'b'],
+  );
   const direct = await client.chat.completions.create(ask('Translate hello to French'));
   t.equal(output[0].response.status_code, 200);
   t.equal(output[0].response.body.choices[0].message.content, direct.choices[0]!.message.content, 'the same answer as asked directly');
-  const errors = (await (await client.files.content(done.error_file_id!)).text()).trim().split('\n').map((l) => JSON.parse(l));
+  const errors = (await (await client.files.content(done.error_file_id!)).text())
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   t.equal(errors.length, 1);
   t.equal(errors[0].custom_id, 'c');
   t.equal(errors[0].response.status_code, 500);
 
   const listed = await client.batches.list();
-  t.same(listed.data.map((b) => b.id), [batch.id]);
+  t.same(
+    listed.data.map((b) => b.id),
+    [batch.id],
+  );
 });
 
 t.test('batch refusals and cancel', async (t) => {
   const notBatch = await client.files.create({ file: await toFile(Buffer.from('# notes'), 'notes.md'), purpose: 'assistants' });
-  const refused = await client.batches.create({ input_file_id: notBatch.id, endpoint: '/v1/chat/completions', completion_window: '24h' }).catch((e: unknown) => e);
+  const refused = await client.batches
+    .create({ input_file_id: notBatch.id, endpoint: '/v1/chat/completions', completion_window: '24h' })
+    .catch((e: unknown) => e);
   t.ok(refused instanceof OpenAI.BadRequestError);
   const line = JSON.stringify({ custom_id: 'x', method: 'POST', url: '/v1/embeddings', body: { model: 'text-embedding-3-small', input: 'hi' } });
   const input = await client.files.create({ file: await toFile(Buffer.from(line), 'e.jsonl'), purpose: 'batch' });

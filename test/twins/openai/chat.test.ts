@@ -31,7 +31,10 @@ const weatherTool = {
 };
 
 t.test('scripted tool call round trip', async (t) => {
-  await script({ match: { contains: 'weather in Paris', tool: 'get_weather' }, response: { tool_calls: [{ name: 'get_weather', arguments: { city: 'Paris' } }] } });
+  await script({
+    match: { contains: 'weather in Paris', tool: 'get_weather' },
+    response: { tool_calls: [{ name: 'get_weather', arguments: { city: 'Paris' } }] },
+  });
   await script({ match: { contains: '18°C' }, response: { text: 'It is 18°C and sunny in Paris.' } });
   const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [{ role: 'user', content: "What's the weather in Paris?" }];
   const first = await client.chat.completions.create({ model: 'gpt-4o-mini', messages, tools: [weatherTool] });
@@ -58,14 +61,26 @@ t.test('scripted tool call round trip', async (t) => {
 
 t.test('a tool message without the assistant tool call is refused as OpenAI does', async (t) => {
   const err = await client.chat.completions
-    .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }, { role: 'tool', tool_call_id: 'call_x', content: 'x' }] })
+    .create({
+      model: 'gpt-4o-mini',
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'tool', tool_call_id: 'call_x', content: 'x' },
+      ],
+    })
     .catch((e: unknown) => e);
   t.ok(err instanceof OpenAI.BadRequestError);
   t.match((err as InstanceType<typeof OpenAI.BadRequestError>).message, /must be a response to a preceeding message with 'tool_calls'/);
 });
 
 t.test('streamed chunks join to the plain answer; usage chunk when asked', async (t) => {
-  const request = { model: 'gpt-4o', messages: [{ role: 'system' as const, content: 'Be brief.' }, { role: 'user' as const, content: 'Summarise the quarterly report.' }] };
+  const request = {
+    model: 'gpt-4o',
+    messages: [
+      { role: 'system' as const, content: 'Be brief.' },
+      { role: 'user' as const, content: 'Summarise the quarterly report.' },
+    ],
+  };
   const plain = await client.chat.completions.create(request);
   const stream = await client.chat.completions.create({ ...request, stream: true, stream_options: { include_usage: true } });
   const pieces: string[] = [];
@@ -96,7 +111,12 @@ t.test('scripted stream_chunks are the deltas', async (t) => {
 });
 
 t.test('streamed tool call: the SDK helper assembles the arguments', async (t) => {
-  const runner = client.chat.completions.stream({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Weather in Lisbon please' }], tools: [weatherTool], tool_choice: 'required' });
+  const runner = client.chat.completions.stream({
+    model: 'gpt-4o-mini',
+    messages: [{ role: 'user', content: 'Weather in Lisbon please' }],
+    tools: [weatherTool],
+    tool_choice: 'required',
+  });
   const final = await runner.finalChatCompletion();
   const call = final.choices[0]!.message.tool_calls![0]! as OpenAI.Chat.ChatCompletionMessageFunctionToolCall;
   t.equal(call.function.name, 'get_weather');
@@ -118,7 +138,14 @@ t.test('structured outputs: the answer is valid against the schema', async (t) =
     },
     required: ['title', 'priority', 'estimate', 'tags', 'due', 'owner'],
     additionalProperties: false,
-    $defs: { person: { type: 'object', properties: { name: { type: 'string' }, email: { type: 'string', format: 'email' } }, required: ['name', 'email'], additionalProperties: false } },
+    $defs: {
+      person: {
+        type: 'object',
+        properties: { name: { type: 'string' }, email: { type: 'string', format: 'email' } },
+        required: ['name', 'email'],
+        additionalProperties: false,
+      },
+    },
   };
   const completion = await client.chat.completions.create({
     model: 'gpt-4o-2024-08-06',
@@ -132,9 +159,15 @@ t.test('structured outputs: the answer is valid against the schema', async (t) =
   t.ok(valid, `valid against the schema: ${JSON.stringify(ajv.errors)}`);
   t.ok(Object.keys(answer).length === 6);
 
-  const json = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Reply in JSON' }], response_format: { type: 'json_object' } });
+  const json = await client.chat.completions.create({
+    model: 'gpt-4o-mini',
+    messages: [{ role: 'user', content: 'Reply in JSON' }],
+    response_format: { type: 'json_object' },
+  });
   t.type(JSON.parse(json.choices[0]!.message.content!), 'object');
-  const refused = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Reply' }], response_format: { type: 'json_object' } }).catch((e: unknown) => e);
+  const refused = await client.chat.completions
+    .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Reply' }], response_format: { type: 'json_object' } })
+    .catch((e: unknown) => e);
   t.ok(refused instanceof OpenAI.BadRequestError, "json_object needs the word 'json' in the messages");
 });
 
@@ -169,13 +202,22 @@ t.test('errors: 401, 404 model, 400 context length, scripted 429 with rate-limit
 });
 
 t.test('max_tokens cuts the answer (finish_reason length)', async (t) => {
-  const c = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Write a long essay' }], max_completion_tokens: 5 });
+  const c = await client.chat.completions.create({
+    model: 'gpt-4o-mini',
+    messages: [{ role: 'user', content: 'Write a long essay' }],
+    max_completion_tokens: 5,
+  });
   t.equal(c.choices[0]!.finish_reason, 'length');
   t.equal(c.usage!.completion_tokens, 5);
 });
 
 t.test('stored chat completions: list, retrieve, update, messages, delete', async (t) => {
-  const made = await client.chat.completions.create({ model: 'gpt-4o-mini', store: true, metadata: { topic: 'billing' }, messages: [{ role: 'user', content: 'Why was I charged twice?' }] });
+  const made = await client.chat.completions.create({
+    model: 'gpt-4o-mini',
+    store: true,
+    metadata: { topic: 'billing' },
+    messages: [{ role: 'user', content: 'Why was I charged twice?' }],
+  });
   const page = await client.chat.completions.list({ metadata: { topic: 'billing' } });
   t.ok(page.data.length >= 1);
   t.equal(page.data[0]!.id, made.id);

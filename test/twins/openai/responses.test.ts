@@ -71,13 +71,25 @@ t.test('responses: streamed events join to the plain answer', async (t) => {
 });
 
 t.test('responses: structured output valid against text.format', async (t) => {
-  const schema = { type: 'object', properties: { sentiment: { type: 'string', enum: ['positive', 'neutral', 'negative'] }, score: { type: 'number', minimum: 0, maximum: 1 } }, required: ['sentiment', 'score'], additionalProperties: false };
-  const r = await client.responses.create({ model: 'gpt-4o-mini', input: 'Great service, thanks!', text: { format: { type: 'json_schema', name: 'sentiment', schema, strict: true } } });
+  const schema = {
+    type: 'object',
+    properties: { sentiment: { type: 'string', enum: ['positive', 'neutral', 'negative'] }, score: { type: 'number', minimum: 0, maximum: 1 } },
+    required: ['sentiment', 'score'],
+    additionalProperties: false,
+  };
+  const r = await client.responses.create({
+    model: 'gpt-4o-mini',
+    input: 'Great service, thanks!',
+    text: { format: { type: 'json_schema', name: 'sentiment', schema, strict: true } },
+  });
   t.ok(new Ajv().validate(schema, JSON.parse(r.output_text)));
 });
 
 t.test('embeddings: unit vectors of the model dimension, deterministic, base64 default of the SDK', async (t) => {
-  const e = await client.embeddings.create({ model: 'text-embedding-3-small', input: ['refund policy for orders', 'refund policy for returns', 'weather in Paris'] });
+  const e = await client.embeddings.create({
+    model: 'text-embedding-3-small',
+    input: ['refund policy for orders', 'refund policy for returns', 'weather in Paris'],
+  });
   t.equal(e.data.length, 3);
   for (const d of e.data) {
     t.equal(d.embedding.length, 1536);
@@ -117,12 +129,17 @@ t.test('files: upload, list, content, delete', async (t) => {
   for await (const x of client.files.list()) listed.push(x.id);
   t.same(listed, [notes.id, f.id], 'newest first');
   const onlyTuning = await client.files.list({ purpose: 'fine-tune' });
-  t.same(onlyTuning.data.map((x) => x.id), [f.id]);
+  t.same(
+    onlyTuning.data.map((x) => x.id),
+    [f.id],
+  );
   t.equal(await (await client.files.content(f.id)).text(), jsonl);
   t.equal((await client.files.delete(f.id)).deleted, true);
   const gone = await client.files.retrieve(f.id).catch((e: unknown) => e);
   t.ok(gone instanceof OpenAI.NotFoundError);
-  const wrongPurpose = await client.files.create({ file: await toFile(Buffer.from('x'), 'x.txt'), purpose: 'nonsense' as 'assistants' }).catch((e: unknown) => e);
+  const wrongPurpose = await client.files
+    .create({ file: await toFile(Buffer.from('x'), 'x.txt'), purpose: 'nonsense' as 'assistants' })
+    .catch((e: unknown) => e);
   t.ok(wrongPurpose instanceof OpenAI.BadRequestError);
 });
 
@@ -130,7 +147,19 @@ t.test('two fresh environments answer the same unscripted request alike', async 
   const request = {
     model: 'gpt-4o-mini',
     messages: [{ role: 'user' as const, content: 'Plan my trip to Rome and check the weather' }],
-    tools: [{ type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer', minimum: 1, maximum: 7 } }, required: ['city', 'days'] } } }],
+    tools: [
+      {
+        type: 'function' as const,
+        function: {
+          name: 'get_weather',
+          parameters: {
+            type: 'object',
+            properties: { city: { type: 'string' }, days: { type: 'integer', minimum: 1, maximum: 7 } },
+            required: ['city', 'days'],
+          },
+        },
+      },
+    ],
   };
   const answers = [];
   for (let i = 0; i < 2; i++) {
@@ -140,7 +169,14 @@ t.test('two fresh environments answer the same unscripted request alike', async 
       const chat = await c.chat.completions.create(request);
       const text = await c.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say something about Rome' }] });
       const resp = await c.responses.create({ model: 'gpt-4o-mini', input: 'Say something about Rome' });
-      answers.push({ calls: chat.choices[0]!.message.tool_calls, usage: chat.usage, text: text.choices[0]!.message.content, textUsage: text.usage, resp: resp.output_text, respUsage: resp.usage });
+      answers.push({
+        calls: chat.choices[0]!.message.tool_calls,
+        usage: chat.usage,
+        text: text.choices[0]!.message.content,
+        textUsage: text.usage,
+        resp: resp.output_text,
+        respUsage: resp.usage,
+      });
     } finally {
       await env.close();
     }

@@ -47,15 +47,42 @@ t.test('prototype keys in custom args, headers and template data are not kept', 
 });
 
 t.test('non-string custom args and bad types name their fields', async (t) => {
-  const r = await call('POST', '/v3/mail/send', { ...base, personalizations: [{ to: [{ email: 'p@example.com' }], send_at: 'soon' }], custom_args: { n: 1 }, categories: 'x', reply_to: { email: 'r@example.com' }, reply_to_list: [] });
+  const r = await call('POST', '/v3/mail/send', {
+    ...base,
+    personalizations: [{ to: [{ email: 'p@example.com' }], send_at: 'soon' }],
+    custom_args: { n: 1 },
+    categories: 'x',
+    reply_to: { email: 'r@example.com' },
+    reply_to_list: [],
+  });
   t.equal(r.status, 400);
-  t.same(r.body.errors.map((e: any) => e.field), ['personalizations.0.send_at', 'reply_to', 'categories', 'custom_args.n']);
-  const late = await call('POST', '/v3/mail/send', { ...base, personalizations: [{ to: [{ email: 'p@example.com' }] }], send_at: Math.floor(Date.parse('2026-03-02T09:00:00Z') / 1000) + 73 * 3600 });
+  t.same(
+    r.body.errors.map((e: any) => e.field),
+    ['personalizations.0.send_at', 'reply_to', 'categories', 'custom_args.n'],
+  );
+  const late = await call('POST', '/v3/mail/send', {
+    ...base,
+    personalizations: [{ to: [{ email: 'p@example.com' }] }],
+    send_at: Math.floor(Date.parse('2026-03-02T09:00:00Z') / 1000) + 73 * 3600,
+  });
   t.match(late.body.errors[0], { field: 'send_at', message: /72 hours/ });
-  const recipients = await call('POST', '/v3/mail/send', { ...base, personalizations: Array.from({ length: 3 }, (_, i) => ({ to: Array.from({ length: 400 }, (_, j) => ({ email: `r${i}-${j}@example.com` })) })) });
+  const recipients = await call('POST', '/v3/mail/send', {
+    ...base,
+    personalizations: Array.from({ length: 3 }, (_, i) => ({ to: Array.from({ length: 400 }, (_, j) => ({ email: `r${i}-${j}@example.com` })) })),
+  });
   t.match(recipients.body.errors, [{ field: 'personalizations', message: /limit of 1000 total recipients/ }]);
-  const inline = await call('POST', '/v3/mail/send', { ...base, personalizations: [{ to: [{ email: 'p@example.com' }] }], attachments: [{ content: 'aGk=', filename: 'x.png', disposition: 'inline' }, { content: 'aGk=', filename: 'y', disposition: 'sideways' }] });
-  t.same(inline.body.errors.map((e: any) => e.field), ['attachments.0.content_id', 'attachments.1.disposition']);
+  const inline = await call('POST', '/v3/mail/send', {
+    ...base,
+    personalizations: [{ to: [{ email: 'p@example.com' }] }],
+    attachments: [
+      { content: 'aGk=', filename: 'x.png', disposition: 'inline' },
+      { content: 'aGk=', filename: 'y', disposition: 'sideways' },
+    ],
+  });
+  t.same(
+    inline.body.errors.map((e: any) => e.field),
+    ['attachments.0.content_id', 'attachments.1.disposition'],
+  );
 });
 
 t.test('handlebars: no prototype access; broken templates refused on save', async (t) => {
@@ -63,10 +90,18 @@ t.test('handlebars: no prototype access; broken templates refused on save', asyn
   const broken = await call('POST', `/v3/templates/${tpl.id}/versions`, { name: 'v1', subject: 'x', html_content: '{{#if a}}open' });
   t.equal(broken.status, 400);
   t.equal(broken.body.errors[0].field, 'html_content');
-  const v = await call('POST', `/v3/templates/${tpl.id}/versions`, { name: 'v1', subject: '{{constructor.name}}!', html_content: '<p>{{__proto__}}{{constructor.constructor}}{{name.constructor}}[{{name}}]</p>' });
+  const v = await call('POST', `/v3/templates/${tpl.id}/versions`, {
+    name: 'v1',
+    subject: '{{constructor.name}}!',
+    html_content: '<p>{{__proto__}}{{constructor.constructor}}{{name.constructor}}[{{name}}]</p>',
+  });
   t.equal(v.status, 201);
   t.equal(v.body.active, 1, 'the first version is active');
-  const r = await call('POST', '/v3/mail/send', { from: { email: 'a@example.com' }, template_id: tpl.id, personalizations: [{ to: [{ email: 'h@example.com' }], dynamic_template_data: { name: 'Ann', __proto__: { evil: true } } }] });
+  const r = await call('POST', '/v3/mail/send', {
+    from: { email: 'a@example.com' },
+    template_id: tpl.id,
+    personalizations: [{ to: [{ email: 'h@example.com' }], dynamic_template_data: { name: 'Ann', __proto__: { evil: true } } }],
+  });
   t.equal(r.status, 202);
   const m = (await mailbox()).find((x) => x.template_id === tpl.id);
   t.equal(m.subject, '!');
@@ -77,14 +112,31 @@ t.test('legacy template: <%subject%> and <%body%> wrap the message, substitution
   const tpl = (await call('POST', '/v3/templates', { name: 'Letterhead' })).body;
   t.equal(tpl.generation, 'legacy');
   t.match(tpl.id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-  const v1 = (await call('POST', `/v3/templates/${tpl.id}/versions`, { name: 'v1', subject: '[Acme] <%subject%>', html_content: '<header>Acme</header><%body%>', plain_content: 'ACME\n<%body%>' })).body;
-  const v2 = (await call('POST', `/v3/templates/${tpl.id}/versions`, { name: 'v2', subject: '[Acme v2] <%subject%>', html_content: '<%body%>', plain_content: '<%body%>' })).body;
+  const v1 = (
+    await call('POST', `/v3/templates/${tpl.id}/versions`, {
+      name: 'v1',
+      subject: '[Acme] <%subject%>',
+      html_content: '<header>Acme</header><%body%>',
+      plain_content: 'ACME\n<%body%>',
+    })
+  ).body;
+  const v2 = (
+    await call('POST', `/v3/templates/${tpl.id}/versions`, {
+      name: 'v2',
+      subject: '[Acme v2] <%subject%>',
+      html_content: '<%body%>',
+      plain_content: '<%body%>',
+    })
+  ).body;
   t.equal(v2.active, 0, 'a later version is inactive unless asked');
   const r = await call('POST', '/v3/mail/send', {
     from: { email: 'a@example.com' },
     template_id: tpl.id,
     subject: 'Invoice for :name',
-    content: [{ type: 'text/plain', value: 'Dear :name' }, { type: 'text/html', value: '<p>Dear :name</p>' }],
+    content: [
+      { type: 'text/plain', value: 'Dear :name' },
+      { type: 'text/html', value: '<p>Dear :name</p>' },
+    ],
     personalizations: [{ to: [{ email: 'l@example.com' }], substitutions: { ':name': 'Lin' } }],
   });
   t.equal(r.status, 202);
@@ -96,10 +148,22 @@ t.test('legacy template: <%subject%> and <%body%> wrap the message, substitution
   const copy = await call('POST', `/v3/templates/${tpl.id}`, { name: 'Letterhead copy' });
   t.equal(copy.status, 201);
   t.not(copy.body.id, tpl.id);
-  t.same(copy.body.versions.map((v: any) => [v.name, v.active, v.subject]), [['v1', 1, '[Acme] <%subject%>'], ['v2', 0, '[Acme v2] <%subject%>']]);
+  t.same(
+    copy.body.versions.map((v: any) => [v.name, v.active, v.subject]),
+    [
+      ['v1', 1, '[Acme] <%subject%>'],
+      ['v2', 0, '[Acme v2] <%subject%>'],
+    ],
+  );
   const activated = await call('POST', `/v3/templates/${tpl.id}/versions/${v2.id}/activate`);
   t.equal(activated.body.active, 1);
-  t.same((await call('GET', `/v3/templates/${tpl.id}`)).body.versions.map((v: any) => [v.name, v.active]), [['v1', 0], ['v2', 1]]);
+  t.same(
+    (await call('GET', `/v3/templates/${tpl.id}`)).body.versions.map((v: any) => [v.name, v.active]),
+    [
+      ['v1', 0],
+      ['v2', 1],
+    ],
+  );
   t.equal((await call('DELETE', `/v3/templates/${tpl.id}`)).status, 204);
   t.equal((await call('GET', `/v3/templates/${tpl.id}`)).status, 404);
 });
@@ -115,7 +179,11 @@ t.test('event webhook settings refuse what SendGrid refuses', async (t) => {
 });
 
 t.test('a message record edited into another shape is skipped, not a 500', async (t) => {
-  const put = await fetch(`${twin.url}/_twin/records/message/edited`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ fields: { sg_message_id: 'edited', pending: 'soon', to: null } }) });
+  const put = await fetch(`${twin.url}/_twin/records/message/edited`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ fields: { sg_message_id: 'edited', pending: 'soon', to: null } }),
+  });
   t.ok(put.status < 300, `records API accepted the edit (${put.status})`);
   await twin.advance(new Date('2026-03-02T12:00:00Z'));
   const activity = await call('GET', '/v3/messages?limit=100');
@@ -126,10 +194,20 @@ t.test('a message record edited into another shape is skipped, not a 500', async
 });
 
 t.test('a personalization may send from its own address', async (t) => {
-  const r = await call('POST', '/v3/mail/send', { ...base, subject: 'own from', personalizations: [{ to: [{ email: 'o@example.com' }], from: { email: 'sales@example.com', name: 'Sales' } }, { to: [{ email: 'q@example.com' }] }] });
+  const r = await call('POST', '/v3/mail/send', {
+    ...base,
+    subject: 'own from',
+    personalizations: [{ to: [{ email: 'o@example.com' }], from: { email: 'sales@example.com', name: 'Sales' } }, { to: [{ email: 'q@example.com' }] }],
+  });
   t.equal(r.status, 202);
   const sent = (await mailbox()).filter((m) => m.subject === 'own from').sort((a, b) => a.personalization_index - b.personalization_index);
-  t.same(sent.map((m) => m.from.email), ['sales@example.com', 'a@example.com']);
+  t.same(
+    sent.map((m) => m.from.email),
+    ['sales@example.com', 'a@example.com'],
+  );
   const bad = await call('POST', '/v3/mail/send', { ...base, personalizations: [{ to: [{ email: 'o@example.com' }], from: { email: 'nope' } }] });
-  t.same(bad.body.errors.map((e: any) => e.field), ['personalizations.0.from.email']);
+  t.same(
+    bad.body.errors.map((e: any) => e.field),
+    ['personalizations.0.from.email'],
+  );
 });

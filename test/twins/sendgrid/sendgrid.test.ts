@@ -80,7 +80,13 @@ t.test('credential: an SG. key; a wrong key or none is 401 with SendGrid errors'
 t.test('mail send: 202, X-Message-Id, no body; the mailbox holds one message per personalization', async (t) => {
   const [res, body] = await sgMail.send({
     personalizations: [
-      { to: [{ email: 'ada@example.com', name: 'Ada' }], cc: [{ email: 'cc@example.com' }], subject: 'Your receipt, Ada', substitutions: { name: 'Ada' }, customArgs: { order: '1001' } },
+      {
+        to: [{ email: 'ada@example.com', name: 'Ada' }],
+        cc: [{ email: 'cc@example.com' }],
+        subject: 'Your receipt, Ada',
+        substitutions: { name: 'Ada' },
+        customArgs: { order: '1001' },
+      },
       { to: [{ email: 'bob@example.com' }], bcc: [{ email: 'audit@example.com' }], substitutions: { name: 'Bob' } },
     ],
     from: { email: 'billing@shop.example', name: 'Shop' },
@@ -131,7 +137,15 @@ t.test('400: every problem at once, each naming its field', async (t) => {
   );
   t.equal(e.code, 400);
   const fields = e.body.errors.map((x: any) => x.field);
-  t.same(fields, ['personalizations.0.to', 'personalizations.1.to.0.email', 'personalizations.1', 'from.email', 'subject', 'content.0.value', 'attachments.0.content']);
+  t.same(fields, [
+    'personalizations.0.to',
+    'personalizations.1.to.0.email',
+    'personalizations.1',
+    'from.email',
+    'subject',
+    'content.0.value',
+    'attachments.0.content',
+  ]);
   t.same(e.body.errors[0], {
     message: 'The to array is required for all personalization objects, and must have at least one email object with a valid email address.',
     field: 'personalizations.0.to',
@@ -141,18 +155,42 @@ t.test('400: every problem at once, each naming its field', async (t) => {
   t.equal(e.body.errors[5].message, 'The content value must be a string at least one character in length.');
 
   const many = await sdkError(
-    sgClient.request({ method: 'POST', url: '/v3/mail/send', body: { personalizations: Array.from({ length: 1001 }, (_, i) => ({ to: [{ email: `r${i}@example.com` }] })), from: { email: 'a@example.com' }, subject: 's', content: [{ type: 'text/plain', value: 'x' }] } }),
+    sgClient.request({
+      method: 'POST',
+      url: '/v3/mail/send',
+      body: {
+        personalizations: Array.from({ length: 1001 }, (_, i) => ({ to: [{ email: `r${i}@example.com` }] })),
+        from: { email: 'a@example.com' },
+        subject: 's',
+        content: [{ type: 'text/plain', value: 'x' }],
+      },
+    }),
   );
   t.equal(many.code, 400);
   t.match(many.body.errors[0], { field: 'personalizations', message: /limited to 1000 personalizations per API request\. You have provided 1001/ });
-  const none = await sdkError(sgClient.request({ method: 'POST', url: '/v3/mail/send', body: { from: { email: 'a@example.com' }, subject: 's', content: [{ type: 'text/plain', value: 'x' }] } }));
-  t.same(none.body.errors.map((x: any) => x.field), ['personalizations']);
+  const none = await sdkError(
+    sgClient.request({
+      method: 'POST',
+      url: '/v3/mail/send',
+      body: { from: { email: 'a@example.com' }, subject: 's', content: [{ type: 'text/plain', value: 'x' }] },
+    }),
+  );
+  t.same(
+    none.body.errors.map((x: any) => x.field),
+    ['personalizations'],
+  );
   const before = (await mailbox()).length;
   t.equal(before, 2, 'refused sends leave the mailbox alone');
 });
 
 t.test('sandbox mode: checked, answered 200, nothing sent', async (t) => {
-  const [res] = await sgMail.send({ to: 'sandbox@example.com', from: 'a@example.com', subject: 'Sandboxed', text: 'x', mailSettings: { sandboxMode: { enable: true } } });
+  const [res] = await sgMail.send({
+    to: 'sandbox@example.com',
+    from: 'a@example.com',
+    subject: 'Sandboxed',
+    text: 'x',
+    mailSettings: { sandboxMode: { enable: true } },
+  });
   t.equal(res.statusCode, 200);
   const m = (await mailbox()).find((x) => x.subject === 'Sandboxed');
   t.equal(m.status, 'sandbox');
@@ -166,12 +204,21 @@ t.test('dynamic template: created through the API, rendered per personalization'
   const [vres, version] = await sgClient.request({
     method: 'POST',
     url: `/v3/templates/${template.id}/versions`,
-    body: { name: 'v1', subject: 'Welcome, {{first_name}}!', html_content: '<h1>Hi {{first_name}}</h1>{{#if premium}}<p>Premium plan</p>{{/if}}<ul>{{#each items}}<li>{{this}}</li>{{/each}}</ul><p>{{{signature}}}</p>', active: 1 },
+    body: {
+      name: 'v1',
+      subject: 'Welcome, {{first_name}}!',
+      html_content:
+        '<h1>Hi {{first_name}}</h1>{{#if premium}}<p>Premium plan</p>{{/if}}<ul>{{#each items}}<li>{{this}}</li>{{/each}}</ul><p>{{{signature}}}</p>',
+      active: 1,
+    },
   });
   t.equal(vres.statusCode, 201);
   t.equal(version.active, 1);
   const [, list] = await sgClient.request({ method: 'GET', url: '/v3/templates', qs: { generations: 'dynamic', page_size: 10 } });
-  t.same(list.result.map((x: any) => x.id), [template.id]);
+  t.same(
+    list.result.map((x: any) => x.id),
+    [template.id],
+  );
   t.equal(list.result[0].versions.length, 1);
 
   const [res] = await sgMail.send({
@@ -197,7 +244,11 @@ t.test('dynamic template: created through the API, rendered per personalization'
 });
 
 t.test('signed event webhook: processed at once, delivered and bounce on advance, open and click', async (t) => {
-  const [, settings] = await sgClient.request({ method: 'PATCH', url: '/v3/user/webhooks/event/settings', body: { enabled: true, url: hookUrl, processed: true, delivered: true, bounce: true, open: true, click: true } });
+  const [, settings] = await sgClient.request({
+    method: 'PATCH',
+    url: '/v3/user/webhooks/event/settings',
+    body: { enabled: true, url: hookUrl, processed: true, delivered: true, bounce: true, open: true, click: true },
+  });
   t.match(settings, { enabled: true, url: hookUrl, processed: true, delivered: true, bounce: true, open: true, click: true, dropped: false });
   const [, signed] = await sgClient.request({ method: 'PATCH', url: '/v3/user/webhooks/event/settings/signed', body: { enabled: true } });
   t.match(signed.public_key, /^MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE/);
@@ -218,13 +269,32 @@ t.test('signed event webhook: processed at once, delivered and bounce on advance
   const ew = new EventWebhook();
   const key = ew.convertPublicKeyToECDSA(signed.public_key);
   const verify = (r: { headers: IncomingHttpHeaders; body: string }) =>
-    ew.verifySignature(key, r.body, r.headers[EventWebhookHeader.SIGNATURE().toLowerCase()] as string, r.headers[EventWebhookHeader.TIMESTAMP().toLowerCase()] as string);
+    ew.verifySignature(
+      key,
+      r.body,
+      r.headers[EventWebhookHeader.SIGNATURE().toLowerCase()] as string,
+      r.headers[EventWebhookHeader.TIMESTAMP().toLowerCase()] as string,
+    );
 
   t.equal(received.length, 1, 'one batch: processed');
   t.ok(verify(received[0]!), 'signature verifies with @sendgrid/eventwebhook');
-  t.notOk(ew.verifySignature(key, received[0]!.body.replace('carol', 'carl'), received[0]!.headers['x-twilio-email-event-webhook-signature'] as string, received[0]!.headers['x-twilio-email-event-webhook-timestamp'] as string), 'a changed payload does not verify');
+  t.notOk(
+    ew.verifySignature(
+      key,
+      received[0]!.body.replace('carol', 'carl'),
+      received[0]!.headers['x-twilio-email-event-webhook-signature'] as string,
+      received[0]!.headers['x-twilio-email-event-webhook-timestamp'] as string,
+    ),
+    'a changed payload does not verify',
+  );
   const processed = JSON.parse(received[0]!.body);
-  t.same(processed.map((e: any) => [e.event, e.email]), [['processed', 'carol@example.com'], ['processed', 'bounce@example.com']]);
+  t.same(
+    processed.map((e: any) => [e.event, e.email]),
+    [
+      ['processed', 'carol@example.com'],
+      ['processed', 'bounce@example.com'],
+    ],
+  );
   t.match(processed[0], { user_id: '42', category: ['newsletter'], timestamp: Math.floor(clock / 1000), sg_message_id: new RegExp(`^${xid}\\.`) });
   t.match(processed[0].sg_event_id, /^[A-Za-z0-9]{22}$/);
 
@@ -233,12 +303,22 @@ t.test('signed event webhook: processed at once, delivered and bounce on advance
   t.ok(verify(received[1]!));
   // Earlier sends are answered in the same batch; this send's two recipients are in it.
   const outcome = JSON.parse(received[1]!.body).filter((e: any) => e.sg_message_id.startsWith(`${xid}.`));
-  t.same(outcome.map((e: any) => [e.event, e.email]), [['delivered', 'carol@example.com'], ['bounce', 'bounce@example.com']]);
+  t.same(
+    outcome.map((e: any) => [e.event, e.email]),
+    [
+      ['delivered', 'carol@example.com'],
+      ['bounce', 'bounce@example.com'],
+    ],
+  );
   t.match(outcome[1], { type: 'bounce', status: '5.1.1', user_id: '42' });
 
   const msg = (await mailbox()).find((m) => m.x_message_id === xid);
   t.equal(msg.status, 'bounced');
-  const open = await fetch(`${gw.url}/v3/twin/messages/${encodeURIComponent(msg.sg_message_id)}/events`, { method: 'POST', headers: { authorization: `Bearer ${gw.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ event: 'click', email: 'carol@example.com', url: 'https://shop.example/sale' }) });
+  const open = await fetch(`${gw.url}/v3/twin/messages/${encodeURIComponent(msg.sg_message_id)}/events`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${gw.apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ event: 'click', email: 'carol@example.com', url: 'https://shop.example/sale' }),
+  });
   t.equal(open.status, 200);
   await idle();
   t.equal(received.length, 3);
@@ -264,7 +344,10 @@ t.test('a bounced address is on the bounce list; later mail to it is dropped unt
   received.length = 0;
   await sgMail.send({ to: ['bounce@example.com', 'frank@example.com'], from: 'news@shop.example', subject: 'Again', text: 'x' });
   await idle();
-  t.match(JSON.parse(received[0]!.body), [{ event: 'processed', email: 'frank@example.com' }, { event: 'dropped', email: 'bounce@example.com', reason: 'Bounced Address', status: '5.0.0' }]);
+  t.match(JSON.parse(received[0]!.body), [
+    { event: 'processed', email: 'frank@example.com' },
+    { event: 'dropped', email: 'bounce@example.com', reason: 'Bounced Address', status: '5.0.0' },
+  ]);
   const [del] = await sgClient.request({ method: 'DELETE', url: '/v3/suppression/bounces/bounce@example.com' });
   t.equal(del.statusCode, 204);
   const [, after] = await sgClient.request({ method: 'GET', url: '/v3/suppression/bounces/bounce@example.com' });
@@ -277,12 +360,23 @@ t.test('a bounced address is on the bounce list; later mail to it is dropped unt
 });
 
 t.test('delivered at once when the twin is told so', async (t) => {
-  await fetch(`${gw.url}/v3/twin/settings`, { method: 'PATCH', headers: { authorization: `Bearer ${gw.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ delivery_delay_ms: 0 }) });
+  await fetch(`${gw.url}/v3/twin/settings`, {
+    method: 'PATCH',
+    headers: { authorization: `Bearer ${gw.apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ delivery_delay_ms: 0 }),
+  });
   received.length = 0;
   await sgMail.send({ to: 'dave@example.com', from: 'a@example.com', subject: 'Now', text: 'x' });
   await idle();
-  t.same(received.flatMap((r) => JSON.parse(r.body).map((e: any) => e.event)), ['processed', 'delivered']);
-  await fetch(`${gw.url}/v3/twin/settings`, { method: 'PATCH', headers: { authorization: `Bearer ${gw.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ delivery_delay_ms: 3000 }) });
+  t.same(
+    received.flatMap((r) => JSON.parse(r.body).map((e: any) => e.event)),
+    ['processed', 'delivered'],
+  );
+  await fetch(`${gw.url}/v3/twin/settings`, {
+    method: 'PATCH',
+    headers: { authorization: `Bearer ${gw.apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ delivery_delay_ms: 3000 }),
+  });
 });
 
 t.test('scheduled send_at: processed when the clock reaches it', async (t) => {
@@ -292,14 +386,35 @@ t.test('scheduled send_at: processed when the clock reaches it', async (t) => {
   await idle();
   t.equal(received.length, 0, 'nothing before send_at');
   await advance(3600_000 + 5000);
-  t.same(received.flatMap((r) => JSON.parse(r.body).map((e: any) => [e.event, e.timestamp])), [['processed', sendAt], ['delivered', sendAt + 3]]);
+  t.same(
+    received.flatMap((r) => JSON.parse(r.body).map((e: any) => [e.event, e.timestamp])),
+    [
+      ['processed', sendAt],
+      ['delivered', sendAt + 3],
+    ],
+  );
 });
 
 t.test('verified senders (generic layer) turn on the 403 Sender Identity rule', async (t) => {
-  const [created, sender] = await sgClient.request({ method: 'POST', url: '/v3/verified_senders', body: { nickname: 'Shop', from_email: 'billing@shop.example', from_name: 'Shop', reply_to: 'billing@shop.example', address: '1 Main St', city: 'Denver', country: 'USA' } });
+  const [created, sender] = await sgClient.request({
+    method: 'POST',
+    url: '/v3/verified_senders',
+    body: {
+      nickname: 'Shop',
+      from_email: 'billing@shop.example',
+      from_name: 'Shop',
+      reply_to: 'billing@shop.example',
+      address: '1 Main St',
+      city: 'Denver',
+      country: 'USA',
+    },
+  });
   t.equal(created.statusCode, 201);
   const [, list] = await sgClient.request({ method: 'GET', url: '/v3/verified_senders' });
-  t.same(list.results.map((s: any) => s.from_email), ['billing@shop.example']);
+  t.same(
+    list.results.map((s: any) => s.from_email),
+    ['billing@shop.example'],
+  );
   const [ok] = await sgMail.send({ to: 'f@example.com', from: 'billing@shop.example', subject: 'ok', text: 'x' });
   t.equal(ok.statusCode, 202);
   const e = await sdkError(sgMail.send({ to: 'f@example.com', from: 'someone@elsewhere.example', subject: 'no', text: 'x' }));
@@ -309,7 +424,11 @@ t.test('verified senders (generic layer) turn on the 403 Sender Identity rule', 
 });
 
 t.test('the long tail answers from the spec; unknown paths are 404 resource not found', async (t) => {
-  const [res, group] = await sgClient.request({ method: 'POST', url: '/v3/asm/groups', body: { name: 'Weekly', description: 'Weekly digest', is_default: false } });
+  const [res, group] = await sgClient.request({
+    method: 'POST',
+    url: '/v3/asm/groups',
+    body: { name: 'Weekly', description: 'Weekly digest', is_default: false },
+  });
   t.equal(res.statusCode, 201);
   const [, groups] = await sgClient.request({ method: 'GET', url: '/v3/asm/groups' });
   t.ok(groups.some((g: any) => g.name === 'Weekly'));

@@ -16,9 +16,13 @@ t.test('views and streams', async (t) => {
   t.equal(await slackError(client.apiCall('views.open', { trigger_id: '1.2.3', view: '{bad json' })), 'invalid_arguments');
   t.equal(await slackError(client.apiCall('views.open', { trigger_id: '1.2.3' })), 'invalid_arguments');
   const ada = (await client.users.lookupByEmail({ email: 'ada@example.com' })).user!.id!;
-  t.equal(await slackError(client.views.publish({ user_id: ada, view: { type: 'modal', title: { type: 'plain_text', text: 'x' }, blocks: [] } as never })), 'invalid_arguments');
+  t.equal(
+    await slackError(client.views.publish({ user_id: ada, view: { type: 'modal', title: { type: 'plain_text', text: 'x' }, blocks: [] } as never })),
+    'invalid_arguments',
+  );
   t.equal(await slackError(client.views.publish({ user_id: 'U0NOPE', view: { type: 'home', blocks: [] } })), 'user_not_found');
-  const home = (await client.views.publish({ user_id: ada, view: { type: 'home', blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'hi' } }] } })).view!;
+  const home = (await client.views.publish({ user_id: ada, view: { type: 'home', blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'hi' } }] } }))
+    .view!;
   t.equal(await slackError(client.views.publish({ user_id: ada, hash: 'stale', view: { type: 'home', blocks: [] } })), 'hash_conflict');
   t.ok(home.hash);
   const general = (await client.conversations.list()).channels!.find((c) => c.name === 'general')!.id!;
@@ -47,7 +51,10 @@ t.test('response, upload and OAuth endpoints', async (t) => {
 
 t.test('Socket Mode: no ticket, garbage frames', async (t) => {
   const refused = new WebSocket(`${base.replace('http', 'ws')}/link/?ticket=nope`);
-  t.equal(await new Promise<number>((resolve) => refused.on('unexpected-response', (_q, res) => resolve(res.statusCode ?? 0)).on('error', () => resolve(-1))), 401);
+  t.equal(
+    await new Promise<number>((resolve) => refused.on('unexpected-response', (_q, res) => resolve(res.statusCode ?? 0)).on('error', () => resolve(-1))),
+    401,
+  );
   const opened = (await slack.clientWith(cred.app_token).apps.connections.open()) as { url: string };
   const ws = new WebSocket(opened.url);
   const hello = await new Promise<Record<string, unknown>>((resolve) => ws.once('message', (d) => resolve(JSON.parse(d.toString()))));

@@ -31,7 +31,13 @@ app.assistant(
       const m = message as { channel: string; thread_ts: string; text: string; user: string };
       await setStatus('is thinking...');
       statuses.push('thinking');
-      const streamer = c.chatStream({ channel: m.channel, thread_ts: m.thread_ts, recipient_team_id: context.teamId, recipient_user_id: m.user, buffer_size: 1 });
+      const streamer = c.chatStream({
+        channel: m.channel,
+        thread_ts: m.thread_ts,
+        recipient_team_id: context.teamId,
+        recipient_user_id: m.user,
+        buffer_size: 1,
+      });
       for (const part of ['You said: ', m.text, '.']) await streamer.append({ markdown_text: part });
       await streamer.stop();
     },
@@ -48,7 +54,10 @@ t.test('assistant thread: started, prompts, title, status, streamed reply', asyn
   const started = await call('twin.assistant.start', { user: ada });
   t.match(started.channel, /^D/);
   const thread = await eventually(async () => {
-    const th = slack.server.store.get<{ title: string; suggested_prompts: unknown[]; prompts_title: string }>('assistant_thread', `${started.channel}:${started.thread_ts}`);
+    const th = slack.server.store.get<{ title: string; suggested_prompts: unknown[]; prompts_title: string }>(
+      'assistant_thread',
+      `${started.channel}:${started.thread_ts}`,
+    );
     return th && th.title === 'Incident helper' ? th : undefined;
   });
   t.same(thread.suggested_prompts, [{ title: 'Summarise', message: 'Summarise the incident' }]);

@@ -95,7 +95,9 @@ t.test('event callbacks are signed so Slack verification accepts them', async (t
 
   const posted = await client.chat.postMessage({ channel: general, text: 'hello events' });
   const ada = (await client.users.lookupByEmail({ email: 'ada@example.com' })).user!.id!;
-  const human = (await client.apiCall('twin.messages.postAsUser', { user: ada, channel: general, text: 'hi bot', thread_ts: posted.ts })) as unknown as { ts: string };
+  const human = (await client.apiCall('twin.messages.postAsUser', { user: ada, channel: general, text: 'hi bot', thread_ts: posted.ts })) as unknown as {
+    ts: string;
+  };
   await client.reactions.add({ channel: general, timestamp: posted.ts!, name: 'eyes' });
   const created = (await client.conversations.create({ name: 'launch' })).channel!;
   await client.conversations.join({ channel: random });
@@ -140,7 +142,15 @@ t.test('event callbacks are signed so Slack verification accepts them', async (t
   t.equal(first.token, set.value.verification_token);
   t.match(first.event_id, /^Ev[0-9A-Z]{10}$/);
   t.same((first.authorizations as { user_id: string }[])[0]!.user_id, auth.user_id);
-  t.match(first.event, { type: 'message', channel: general, channel_type: 'channel', text: 'hello events', ts: posted.ts, event_ts: posted.ts, bot_id: auth.bot_id });
+  t.match(first.event, {
+    type: 'message',
+    channel: general,
+    channel_type: 'channel',
+    text: 'hello events',
+    ts: posted.ts,
+    event_ts: posted.ts,
+    bot_id: auth.bot_id,
+  });
 
   const types = all.map((e) => `${e.event.type}${e.event.subtype ? ':' + e.event.subtype : ''}`);
   t.same(types, [
@@ -178,12 +188,25 @@ t.test('mentioning the bot sends app_mention after the message event', async (t)
     text: `<@${auth.user_id}> what is the status?`,
   })) as unknown as { ts: string };
   const got = (await waitFor(2)).map(envelope);
-  t.same(got.map((e) => e.event.type), ['message', 'app_mention']);
-  t.match(got[1]!.event, { type: 'app_mention', user: ada, channel: general, ts: posted.ts, event_ts: posted.ts, text: `<@${auth.user_id}> what is the status?` });
+  t.same(
+    got.map((e) => e.event.type),
+    ['message', 'app_mention'],
+  );
+  t.match(got[1]!.event, {
+    type: 'app_mention',
+    user: ada,
+    channel: general,
+    ts: posted.ts,
+    event_ts: posted.ts,
+    text: `<@${auth.user_id}> what is the status?`,
+  });
   // The bot's own mention of itself is no app_mention.
   received.length = 0;
   await client.chat.postMessage({ channel: general, text: `I am <@${auth.user_id}>` });
-  t.same((await waitFor(1)).map((r) => envelope(r).event.type), ['message']);
+  t.same(
+    (await waitFor(1)).map((r) => envelope(r).event.type),
+    ['message'],
+  );
 });
 
 t.test('a refused callback is retried with Slack retry headers', async (t) => {

@@ -31,7 +31,13 @@ t.teardown(async () => {
 
 t.test('files.uploadV2 shares a file in a channel', async (t) => {
   await eventually(() => slack.link().connectionCount === 1);
-  const res = (await client.filesUploadV2({ channel_id: general, filename: 'postmortem.md', content: '# What happened\n', title: 'Postmortem', initial_comment: 'Here it is' })) as unknown as {
+  const res = (await client.filesUploadV2({
+    channel_id: general,
+    filename: 'postmortem.md',
+    content: '# What happened\n',
+    title: 'Postmortem',
+    initial_comment: 'Here it is',
+  })) as unknown as {
     files: { files: { id: string; title: string }[] }[];
   };
   const id = res.files[0]!.files[0]!.id;

@@ -96,8 +96,8 @@ t.test('OAuth install through InstallProvider on the twin authorize page', async
   t.match(inst.user.token, /^xoxp-/);
   t.same(inst.user.scopes, ['search:read']);
   // The code is single-use.
-  const reused = await new WebClient(undefined, { slackApiUrl: slack.apiUrl })
-    .oauth.v2.access({ client_id: credential.client_id, client_secret: credential.client_secret, code: callback.searchParams.get('code')! })
+  const reused = await new WebClient(undefined, { slackApiUrl: slack.apiUrl }).oauth.v2
+    .access({ client_id: credential.client_id, client_secret: credential.client_secret, code: callback.searchParams.get('code')! })
     .catch((e) => e.data?.error);
   t.equal(reused, 'code_already_used');
 
@@ -134,6 +134,8 @@ t.test('HTTP mode: url_verification, events, a command answered in the body, res
     blocks: [{ type: 'actions', elements: [{ type: 'button', action_id: 'approve', text: { type: 'plain_text', text: 'Approve' } }] }],
   });
   await call('twin.actions.click', { user: ada, channel: general, message_ts: posted.ts, action_id: 'approve' });
-  const replaced = await eventually(async () => (await client.conversations.history({ channel: general })).messages!.find((m) => m.ts === posted.ts && m.text === 'Approved over HTTP'));
+  const replaced = await eventually(async () =>
+    (await client.conversations.history({ channel: general })).messages!.find((m) => m.ts === posted.ts && m.text === 'Approved over HTTP'),
+  );
   t.ok(replaced.edited, 'respond() replaced the original over HTTP');
 });

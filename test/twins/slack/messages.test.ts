@@ -33,7 +33,10 @@ t.test('chat.postMessage: ts from the clock, unique and ordered; blocks kept as 
   t.equal(third.ts, `${startSeconds + 60}.000001`);
 
   const history = await client.conversations.history({ channel: general });
-  t.same(history.messages!.slice(0, 3).map((m) => m.text), ['a minute later', 'second', 'Deploy finished']);
+  t.same(
+    history.messages!.slice(0, 3).map((m) => m.text),
+    ['a minute later', 'second', 'Deploy finished'],
+  );
   t.same(history.messages![2]!.blocks, blocks);
 });
 
@@ -41,10 +44,7 @@ t.test('chat.postMessage errors', async (t) => {
   t.equal(await slackError(client.chat.postMessage({ channel: random, text: 'hi' })), 'not_in_channel');
   t.equal(await slackError(client.chat.postMessage({ channel: 'C0NOPE00000', text: 'hi' })), 'channel_not_found');
   t.equal(await slackError(client.chat.postMessage({ channel: general, text: '' })), 'no_text');
-  t.equal(
-    await slackError(client.chat.postMessage({ channel: general, text: 'x', blocks: [{ text: 'no type' }] as never })),
-    'invalid_blocks',
-  );
+  t.equal(await slackError(client.chat.postMessage({ channel: general, text: 'x', blocks: [{ text: 'no type' }] as never })), 'invalid_blocks');
   t.equal(await slackError(client.chat.postMessage({ channel: general, text: 'x'.repeat(40_001) })), 'msg_too_long');
 });
 
@@ -58,7 +58,10 @@ t.test('threads: replies, reply counts, broadcast, replies pagination', async (t
   t.equal(r2.message!.subtype, 'thread_broadcast');
 
   const thread = await client.conversations.replies({ channel: general, ts: parent.ts! });
-  t.same(thread.messages!.map((m) => m.text), ['Incident: API errors', 'Looking', 'Fixed']);
+  t.same(
+    thread.messages!.map((m) => m.text),
+    ['Incident: API errors', 'Looking', 'Fixed'],
+  );
   const root = thread.messages![0]!;
   t.equal(root.reply_count, 2);
   t.equal(root.latest_reply, r2.ts);
@@ -66,7 +69,11 @@ t.test('threads: replies, reply counts, broadcast, replies pagination', async (t
   t.equal(root.thread_ts, parent.ts);
 
   const top = (await client.conversations.history({ channel: general, limit: 3 })).messages!;
-  t.same(top.map((m) => m.text), ['Fixed', 'Incident: API errors', 'a minute later'], 'plain replies stay out of history; broadcasts show');
+  t.same(
+    top.map((m) => m.text),
+    ['Fixed', 'Incident: API errors', 'a minute later'],
+    'plain replies stay out of history; broadcasts show',
+  );
 
   const paged: string[] = [];
   for await (const page of client.paginate('conversations.replies', { channel: general, ts: parent.ts!, limit: 1 })) {
@@ -86,7 +93,10 @@ t.test('history: limit, cursor pagination, oldest/latest/inclusive', async (t) =
   for (let i = 0; i < 7; i++) posted.push((await client.chat.postMessage({ channel: room, text: `m${i}` })).ts!);
   const firstPage = await client.conversations.history({ channel: room, limit: 3 });
   t.equal(firstPage.has_more, true);
-  t.same(firstPage.messages!.map((m) => m.text), ['m6', 'm5', 'm4']);
+  t.same(
+    firstPage.messages!.map((m) => m.text),
+    ['m6', 'm5', 'm4'],
+  );
   t.ok(firstPage.response_metadata!.next_cursor);
 
   const texts: string[] = [];
@@ -96,9 +106,15 @@ t.test('history: limit, cursor pagination, oldest/latest/inclusive', async (t) =
   t.same(texts, ['m6', 'm5', 'm4', 'm3', 'm2', 'm1', 'm0']);
 
   const window = await client.conversations.history({ channel: room, oldest: posted[2]!, latest: posted[5]! });
-  t.same(window.messages!.map((m) => m.text), ['m4', 'm3']);
+  t.same(
+    window.messages!.map((m) => m.text),
+    ['m4', 'm3'],
+  );
   const inclusive = await client.conversations.history({ channel: room, oldest: posted[2]!, latest: posted[5]!, inclusive: true });
-  t.same(inclusive.messages!.map((m) => m.text), ['m5', 'm4', 'm3', 'm2']);
+  t.same(
+    inclusive.messages!.map((m) => m.text),
+    ['m5', 'm4', 'm3', 'm2'],
+  );
   t.equal(await slackError(client.conversations.history({ channel: room, latest: 'yesterday' })), 'invalid_ts_latest');
 });
 
@@ -175,7 +191,10 @@ t.test('reactions add, get, remove', async (t) => {
   await client.reactions.remove({ channel: general, timestamp: m.ts!, name: 'thumbsup' });
   t.equal(await slackError(client.reactions.remove({ channel: general, timestamp: m.ts!, name: 'thumbsup' })), 'no_reaction');
   const after = await client.reactions.get({ channel: general, timestamp: m.ts! });
-  t.same(after.message!.reactions!.map((r) => r.name), ['tada']);
+  t.same(
+    after.message!.reactions!.map((r) => r.name),
+    ['tada'],
+  );
 });
 
 t.test('scheduled messages post when the clock passes them', async (t) => {
@@ -190,7 +209,10 @@ t.test('scheduled messages post when the clock passes them', async (t) => {
   t.equal(await slackError(client.chat.scheduleMessage({ channel: general, text: 'x', post_at: now + 121 * 86400 })), 'time_too_far');
 
   const listed = await client.chat.scheduledMessages.list({ channel: general });
-  t.same(listed.scheduled_messages!.map((s) => s.text), ['in one hour', 'never', 'in two hours']);
+  t.same(
+    listed.scheduled_messages!.map((s) => s.text),
+    ['in one hour', 'never', 'in two hours'],
+  );
   t.same(Object.keys(listed.scheduled_messages![0]!).sort(), ['channel_id', 'date_created', 'id', 'post_at', 'text']);
   await client.chat.deleteScheduledMessage({ channel: general, scheduled_message_id: cancelled.scheduled_message_id! });
   t.equal(
@@ -202,7 +224,10 @@ t.test('scheduled messages post when the clock passes them', async (t) => {
   let top = (await client.conversations.history({ channel: general, limit: 1 })).messages![0]!;
   t.equal(top.text, 'in one hour');
   t.equal(top.ts, `${now + 3600}.000001`, 'posted at its own instant');
-  t.same((await client.chat.scheduledMessages.list()).scheduled_messages!.map((s) => s.text), ['in two hours']);
+  t.same(
+    (await client.chat.scheduledMessages.list()).scheduled_messages!.map((s) => s.text),
+    ['in two hours'],
+  );
 
   await slack.twin.advance(new Date((now + 10_000) * 1000));
   top = (await client.conversations.history({ channel: general, limit: 1 })).messages![0]!;
@@ -215,7 +240,7 @@ t.test('scheduled messages post when the clock passes them', async (t) => {
 t.test('records: a PUT of a message record changes what the API answers', async (t) => {
   const m = await client.chat.postMessage({ channel: general, text: 'original' });
   const key = `${general}:${m.ts}`;
-  const rec = await (await fetch(`${slack.twin.url}/_twin/records/message/${encodeURIComponent(key)}`)).json() as { body: Record<string, unknown> };
+  const rec = (await (await fetch(`${slack.twin.url}/_twin/records/message/${encodeURIComponent(key)}`)).json()) as { body: Record<string, unknown> };
   t.equal(rec.body.text, 'original');
   const put = await fetch(`${slack.twin.url}/_twin/records/message/${encodeURIComponent(key)}`, {
     method: 'PUT',

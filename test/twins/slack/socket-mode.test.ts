@@ -122,7 +122,9 @@ t.test('slash command → modal → submission → message', async (t) => {
   });
   t.equal(closed.open, false, 'an empty ack closes the view');
   // The trigger was spent by views.open.
-  const again = await client.views.open({ trigger_id: run.trigger_id, view: { type: 'modal', title: { type: 'plain_text', text: 'x' }, blocks: [] } }).catch((e) => e.data?.error);
+  const again = await client.views
+    .open({ trigger_id: run.trigger_id, view: { type: 'modal', title: { type: 'plain_text', text: 'x' }, blocks: [] } })
+    .catch((e) => e.data?.error);
   t.equal(again, 'exchanged_trigger_id');
 });
 
@@ -130,7 +132,13 @@ t.test('button click → respond() replaces the original', async (t) => {
   const posted = await client.chat.postMessage({
     channel: general,
     text: 'Deploy?',
-    blocks: [{ type: 'actions', block_id: 'deploy', elements: [{ type: 'button', action_id: 'approve', text: { type: 'plain_text', text: 'Approve' }, value: 'v42' }] }],
+    blocks: [
+      {
+        type: 'actions',
+        block_id: 'deploy',
+        elements: [{ type: 'button', action_id: 'approve', text: { type: 'plain_text', text: 'Approve' }, value: 'v42' }],
+      },
+    ],
   });
   const clicked = await call('twin.actions.click', { user: ada, channel: general, message_ts: posted.ts, action_id: 'approve' });
   t.match(clicked.response_url, new RegExp(`^${slack.url}/actions/T`));
@@ -190,6 +198,8 @@ t.test('an envelope not acknowledged is sent again with retry_attempt', async (t
   ws.close();
   // A used ticket cannot connect again.
   const again = new WebSocket(opened.url);
-  const status = await new Promise<number>((resolve) => again.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)).on('error', () => resolve(-1)));
+  const status = await new Promise<number>((resolve) =>
+    again.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)).on('error', () => resolve(-1)),
+  );
   t.equal(status, 401);
 });

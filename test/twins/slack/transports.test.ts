@@ -41,7 +41,9 @@ function normalise(envelope: Record<string, any>): Record<string, any> {
 }
 
 t.test('one event, both transports', async (t) => {
-  const opened = (await (await fetch(`${slack.apiUrl}apps.connections.open`, { method: 'POST', headers: { authorization: `Bearer ${credential.app_token}` } })).json()) as { url: string };
+  const opened = (await (
+    await fetch(`${slack.apiUrl}apps.connections.open`, { method: 'POST', headers: { authorization: `Bearer ${credential.app_token}` } })
+  ).json()) as { url: string };
   const ws = new WebSocket(opened.url);
   const frames: Record<string, any>[] = [];
   ws.on('message', (d) => {

@@ -108,7 +108,10 @@ t.test('private channels are invisible to non-members; list filters by type', as
   const secret = (await client.conversations.create({ name: 'secret-plans', is_private: true })).channel!;
   t.equal(secret.is_private, true);
   const publicOnly = await client.conversations.list();
-  t.notOk(publicOnly.channels!.some((c) => c.id === secret.id), 'default types are public only');
+  t.notOk(
+    publicOnly.channels!.some((c) => c.id === secret.id),
+    'default types are public only',
+  );
   const privateToo = await client.conversations.list({ types: 'public_channel,private_channel' });
   t.ok(privateToo.channels!.some((c) => c.id === secret.id));
   t.equal(await slackError(client.conversations.join({ channel: secret.id! })), 'method_not_supported_for_channel_type');
@@ -221,7 +224,10 @@ t.test('conversations.open: IMs and group DMs, reopened when they exist', async 
   const ims = await client.conversations.list({ types: 'im,mpim' });
   t.same(ims.channels!.map((c) => c.id).sort(), [im.channel!.id, mpim.channel!.id].sort());
   const mine = await client.users.conversations({ types: 'im' });
-  t.same(mine.channels!.map((c) => c.id), [im.channel!.id]);
+  t.same(
+    mine.channels!.map((c) => c.id),
+    [im.channel!.id],
+  );
   const graces = await client.users.conversations({ user: grace, types: 'public_channel' });
   t.same(graces.channels!.map((c) => c.name).sort(), ['general', 'random']);
 });
@@ -232,7 +238,10 @@ t.test('conversations.list pages with the SDK paginator', async (t) => {
   for await (const page of client.paginate('conversations.list', { limit: 2 })) {
     seen.push(...(page as unknown as { channels: { id: string }[] }).channels.map((c) => c.id));
   }
-  t.same(seen, all.channels!.map((c) => c.id));
+  t.same(
+    seen,
+    all.channels!.map((c) => c.id),
+  );
   t.ok(seen.length > 2);
   t.equal(await slackError(client.conversations.list({ cursor: 'bm9wZQ==' })), 'invalid_cursor');
 });

@@ -55,7 +55,13 @@ t.teardown(async () => {
 });
 
 async function paidCharge(amount = 5000): Promise<Stripe.PaymentIntent> {
-  return stripe.paymentIntents.create({ amount, currency: 'usd', payment_method: 'pm_card_visa', confirm: true, automatic_payment_methods: { enabled: true, allow_redirects: 'never' } });
+  return stripe.paymentIntents.create({
+    amount,
+    currency: 'usd',
+    payment_method: 'pm_card_visa',
+    confirm: true,
+    automatic_payment_methods: { enabled: true, allow_redirects: 'never' },
+  });
 }
 
 t.test('a charge embeds its refunds only for versions before 2022-11-15', async (t) => {
@@ -70,14 +76,22 @@ t.test('a charge embeds its refunds only for versions before 2022-11-15', async 
 
   const pinned = (await old.charges.retrieve(chargeId)) as any;
   t.equal(pinned.refunds.object, 'list');
-  t.same(pinned.refunds.data.map((r: Stripe.Refund) => r.id), [second.id, first.id], 'newest first, from the twin’s refunds');
+  t.same(
+    pinned.refunds.data.map((r: Stripe.Refund) => r.id),
+    [second.id, first.id],
+    'newest first, from the twin’s refunds',
+  );
   t.equal(pinned.refunds.total_count, 2);
   t.equal(pinned.refunds.has_more, false);
   t.equal(pinned.refunds.url, `/v1/charges/${chargeId}/refunds`);
   t.equal(pinned.refunds.data[0].amount, 1500);
 
   const expanded = await stripe.charges.retrieve(chargeId, { expand: ['refunds'] });
-  t.same(expanded.refunds!.data.map((r) => r.id), [second.id, first.id], 'expand[]=refunds on the default version');
+  t.same(
+    expanded.refunds!.data.map((r) => r.id),
+    [second.id, first.id],
+    'expand[]=refunds on the default version',
+  );
   const listed = await stripe.charges.list({ payment_intent: pi.id, expand: ['data.refunds'] });
   t.equal(listed.data.length, 1);
   t.equal((listed.data[0]!.refunds as any).total_count, 2, 'expand[]=data.refunds on a list');
@@ -113,7 +127,8 @@ t.test('a paid invoice names its charge and payment intent only before basil', a
 
   const current = await stripe.invoices.retrieve(invoiceId);
   t.equal(current.status, 'paid');
-  for (const gone of ['charge', 'payment_intent', 'paid', 'paid_out_of_band', 'subscription', 'total_tax_amounts']) t.notOk(gone in current, `no ${gone} on the default version`);
+  for (const gone of ['charge', 'payment_intent', 'paid', 'paid_out_of_band', 'subscription', 'total_tax_amounts'])
+    t.notOk(gone in current, `no ${gone} on the default version`);
   t.equal(current.parent?.subscription_details?.subscription, sub.id);
   t.same(undeclaredFields(current as any, 'Invoices', 'Invoice'), [], 'the default invoice carries only fields the SDK declares');
   const line = current.lines.data[0]!;

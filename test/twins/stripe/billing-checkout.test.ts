@@ -63,7 +63,10 @@ t.test('payment mode: create, line items, complete with a card, payment intent s
   const again = await complete(session.id);
   t.equal(again.status, 400);
   const byPi = await stripe.checkout.sessions.list({ payment_intent: pi.id });
-  t.same(byPi.data.map((s) => s.id), [session.id]);
+  t.same(
+    byPi.data.map((s) => s.id),
+    [session.id],
+  );
 });
 
 t.test('subscription mode creates the customer, the subscription and its paid invoice', async (t) => {
@@ -87,9 +90,14 @@ t.test('subscription mode creates the customer, the subscription and its paid in
   t.equal(inv.status, 'paid');
   t.equal(inv.amount_paid, 1200);
   const bySub = await stripe.checkout.sessions.list({ subscription: sub.id });
-  t.same(bySub.data.map((x) => x.id), [session.id]);
+  t.same(
+    bySub.data.map((x) => x.id),
+    [session.id],
+  );
 
-  const bad = await stripe.checkout.sessions.create({ mode: 'payment', line_items: [{ price: price.id, quantity: 1 }], success_url: 'https://example.com' }).catch((e) => e);
+  const bad = await stripe.checkout.sessions
+    .create({ mode: 'payment', line_items: [{ price: price.id, quantity: 1 }], success_url: 'https://example.com' })
+    .catch((e) => e);
   t.equal(bad.statusCode, 400);
   t.match(bad.message, /recurring price/);
   const none = await stripe.checkout.sessions.create({ mode: 'subscription', success_url: 'https://example.com' }).catch((e) => e);
@@ -178,7 +186,10 @@ t.test('test clocks keep their own time and drive renewals of their customers', 
   t.ok(types.includes('test_helpers.test_clock.advancing'));
   t.ok(types.includes('test_helpers.test_clock.ready'));
   const list = await stripe.testHelpers.testClocks.list();
-  t.same(list.data.map((c) => c.id), [clock.id]);
+  t.same(
+    list.data.map((c) => c.id),
+    [clock.id],
+  );
   const del = await stripe.testHelpers.testClocks.del(clock.id);
   t.equal(del.deleted, true);
   t.equal((await stripe.subscriptions.retrieve(sub.id)).status, 'canceled', "the clock's subscriptions end");

@@ -41,7 +41,11 @@ t.test('metered usage: preview, event summaries, rolled into the renewal invoice
   const meteredItem = sub.items.data.find((i) => i.price.id === perCall.id)!;
   t.equal(meteredItem.quantity, undefined, 'metered items carry no quantity');
 
-  const ev = await stripe.billing.meterEvents.create({ event_name: 'api_requests', payload: { stripe_customer_id: customer.id, value: '120' }, identifier: 'req-1' });
+  const ev = await stripe.billing.meterEvents.create({
+    event_name: 'api_requests',
+    payload: { stripe_customer_id: customer.id, value: '120' },
+    identifier: 'req-1',
+  });
   t.equal(ev.object, 'billing.meter_event');
   t.equal(ev.identifier, 'req-1');
   t.equal(ev.timestamp, now);
@@ -92,7 +96,10 @@ t.test('metered usage: preview, event summaries, rolled into the renewal invoice
   t.equal(deactivated.status, 'inactive');
   t.ok(deactivated.status_transitions.deactivated_at);
   const listed = await stripe.billing.meters.list({ status: 'inactive' });
-  t.same(listed.data.map((m) => m.id), [meter.id]);
+  t.same(
+    listed.data.map((m) => m.id),
+    [meter.id],
+  );
 });
 
 t.test('preview for a subscription that does not exist yet', async (t) => {
@@ -134,7 +141,11 @@ t.test("a preview's lines beyond the embedded first ten are listed by the previe
     prices.map((p) => 2 * p.unit_amount!),
     'in invoice order, each line billing its usage',
   );
-  t.equal(preview.total, lines.reduce((s, l) => s + l.amount, 0), 'the lines add up to the preview total');
+  t.equal(
+    preview.total,
+    lines.reduce((s, l) => s + l.amount, 0),
+    'the lines add up to the preview total',
+  );
   const missing = await stripe.invoices.listLineItems('upcoming_in_nosuchpreview').catch((e) => e);
   t.equal(missing.statusCode, 404);
 });

@@ -10,11 +10,15 @@ import { customerWithCard, monthlyPrice } from './billing-helpers.js';
 import { hookedBillingTwin } from './hooked-twin.js';
 import { checkSchema } from './spec-schema.js';
 
-
 const twin = hookedBillingTwin(t);
 
 function post(url: string, form: Record<string, string>): Promise<Response> {
-  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString(), redirect: 'manual' });
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(form).toString(),
+    redirect: 'manual',
+  });
 }
 
 t.test('a session without a configuration gets the default one; cancel on the page sets cancel_at_period_end', async (t) => {
@@ -81,7 +85,12 @@ t.test('configurations: create, retrieve, update, list; switching price and upda
     business_profile: { headline: 'Acme billing' },
     features: {
       subscription_cancel: { enabled: true, mode: 'immediately', cancellation_reason: { enabled: true, options: ['too_expensive', 'unused'] } },
-      subscription_update: { enabled: true, default_allowed_updates: ['price'], products: [{ product: basic.product as string, prices: [basic.id, premium.id] }], proration_behavior: 'none' },
+      subscription_update: {
+        enabled: true,
+        default_allowed_updates: ['price'],
+        products: [{ product: basic.product as string, prices: [basic.id, premium.id] }],
+        proration_behavior: 'none',
+      },
       payment_method_update: { enabled: true },
       invoice_history: { enabled: true },
     },
@@ -90,13 +99,18 @@ t.test('configurations: create, retrieve, update, list; switching price and upda
   t.equal(config.is_default, false);
   t.equal(config.features.subscription_update.products?.[0]?.prices.length, 2);
   await twin.hooks.waitFor('billing_portal.configuration.created', (c) => c.id === config.id);
-  const renamed = await twin.stripe.billingPortal.configurations.update(config.id, { metadata: { team: 'billing' }, default_return_url: 'https://example.com/back' });
+  const renamed = await twin.stripe.billingPortal.configurations.update(config.id, {
+    metadata: { team: 'billing' },
+    default_return_url: 'https://example.com/back',
+  });
   t.equal(renamed.metadata?.team, 'billing');
   t.equal(renamed.default_return_url, 'https://example.com/back');
   await twin.hooks.waitFor('billing_portal.configuration.updated', (c) => c.id === config.id);
   const listed = await twin.stripe.billingPortal.configurations.list({ is_default: false });
   t.ok(listed.data.length > 0 && listed.data.some((c) => c.id === config.id));
-  const bad = await twin.stripe.billingPortal.configurations.create({ features: { subscription_update: { enabled: true, default_allowed_updates: ['price'] } } }).catch((e) => e);
+  const bad = await twin.stripe.billingPortal.configurations
+    .create({ features: { subscription_update: { enabled: true, default_allowed_updates: ['price'] } } })
+    .catch((e) => e);
   t.equal(bad.statusCode, 400);
   t.equal(bad.param, 'features[subscription_update][products]');
   const missing = await twin.stripe.billingPortal.configurations.retrieve('bpc_missing').catch((e) => e);
@@ -122,10 +136,16 @@ t.test('configurations: create, retrieve, update, list; switching price and upda
 
   const declined = await post(session.url, { action: 'update_card', card_number: '4000 0000 0000 0002', card_expiry: '12 / 34', card_cvc: '123' });
   t.equal(declined.status, 402);
-  const card = await post(session.url, { action: 'update_card', card_number: '5555 5555 5555 4444', card_expiry: '12 / 34', card_cvc: '123', name: 'Jenny Rosen' });
+  const card = await post(session.url, {
+    action: 'update_card',
+    card_number: '5555 5555 5555 4444',
+    card_expiry: '12 / 34',
+    card_cvc: '123',
+    name: 'Jenny Rosen',
+  });
   t.equal(card.status, 200);
   t.match(await card.text(), /mastercard •••• 4444/);
-  const cust = await twin.stripe.customers.retrieve(customer.id) as Stripe.Customer;
+  const cust = (await twin.stripe.customers.retrieve(customer.id)) as Stripe.Customer;
   const pm = await twin.stripe.paymentMethods.retrieve(cust.invoice_settings.default_payment_method as string);
   t.equal(pm.card?.last4, '4444');
   t.equal(pm.customer, customer.id);
@@ -148,7 +168,11 @@ t.test('a subscription_cancel flow redirects after completion', async (t) => {
   const session = await twin.stripe.billingPortal.sessions.create({
     customer: customer.id,
     return_url: 'https://example.com/account',
-    flow_data: { type: 'subscription_cancel', subscription_cancel: { subscription: sub.id }, after_completion: { type: 'redirect', redirect: { return_url: 'https://example.com/bye' } } },
+    flow_data: {
+      type: 'subscription_cancel',
+      subscription_cancel: { subscription: sub.id },
+      after_completion: { type: 'redirect', redirect: { return_url: 'https://example.com/bye' } },
+    },
   });
   t.equal(session.flow?.type, 'subscription_cancel');
   checkSchema(t, 'billing_portal.session', session);
@@ -157,7 +181,9 @@ t.test('a subscription_cancel flow redirects after completion', async (t) => {
   t.equal(res.status, 303);
   t.equal(res.headers.get('location'), 'https://example.com/bye');
   t.equal((await twin.stripe.subscriptions.retrieve(sub.id)).cancel_at_period_end, true);
-  const missingSub = await twin.stripe.billingPortal.sessions.create({ customer: customer.id, return_url: 'https://example.com', flow_data: { type: 'subscription_cancel' } as any }).catch((e) => e);
+  const missingSub = await twin.stripe.billingPortal.sessions
+    .create({ customer: customer.id, return_url: 'https://example.com', flow_data: { type: 'subscription_cancel' } as any })
+    .catch((e) => e);
   t.equal(missingSub.statusCode, 400);
   const noCustomer = await twin.stripe.billingPortal.sessions.create({ customer: 'cus_missing', return_url: 'https://example.com' }).catch((e) => e);
   t.equal(noCustomer.statusCode, 404);

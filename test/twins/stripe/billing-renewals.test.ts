@@ -111,13 +111,18 @@ t.test('a year of renewals with a card that starts declining after six months', 
       return o.id === sub.id || o.parent?.subscription_details?.subscription === sub.id;
     });
   const created = mine.map((e) => e.created);
-  t.same(created, [...created].sort((a, b) => a - b), 'events in time order');
+  t.same(
+    created,
+    [...created].sort((a, b) => a - b),
+    'events in time order',
+  );
   t.same(
     mine.map((e) => e.type),
     [...Array(7).fill('invoice.paid'), ...Array(4).fill('invoice.payment_failed'), 'customer.subscription.deleted'],
   );
   const toPastDue = events.find(
-    (e) => e.type === 'customer.subscription.updated' && (e.data.object as any).status === 'past_due' && (e.data as any).previous_attributes?.status === 'active',
+    (e) =>
+      e.type === 'customer.subscription.updated' && (e.data.object as any).status === 'past_due' && (e.data as any).previous_attributes?.status === 'active',
   );
   t.ok(toPastDue, 'customer.subscription.updated active → past_due');
   t.equal(toPastDue!.created, monthsLater(7) + 3600);

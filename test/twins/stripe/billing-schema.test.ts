@@ -45,7 +45,11 @@ t.test('subscription, invoice, line item, checkout session and test clock valida
   t.equal(preview.object, 'invoice');
   check(t, 'invoice', { ...preview, id: undefined });
 
-  const session = await stripe.checkout.sessions.create({ mode: 'subscription', line_items: [{ price: price.id, quantity: 1 }], success_url: 'https://example.com' });
+  const session = await stripe.checkout.sessions.create({
+    mode: 'subscription',
+    line_items: [{ price: price.id, quantity: 1 }],
+    success_url: 'https://example.com',
+  });
   check(t, 'checkout.session', await raw('GET', `/v1/checkout/sessions/${session.id}`));
   const items = await raw('GET', `/v1/checkout/sessions/${session.id}/line_items`);
   check(t, 'item', items.data[0]);
@@ -55,8 +59,26 @@ t.test('subscription, invoice, line item, checkout session and test clock valida
 });
 
 t.test('billing.meter carries every field the SDK types declare', async (t) => {
-  const meter: Stripe.Billing.Meter = await stripe.billing.meters.create({ display_name: 'Calls', event_name: 'calls', default_aggregation: { formula: 'count' } });
-  const declared = ['id', 'object', 'created', 'customer_mapping', 'default_aggregation', 'display_name', 'event_name', 'event_time_window', 'livemode', 'status', 'status_transitions', 'updated', 'value_settings'];
+  const meter: Stripe.Billing.Meter = await stripe.billing.meters.create({
+    display_name: 'Calls',
+    event_name: 'calls',
+    default_aggregation: { formula: 'count' },
+  });
+  const declared = [
+    'id',
+    'object',
+    'created',
+    'customer_mapping',
+    'default_aggregation',
+    'display_name',
+    'event_name',
+    'event_time_window',
+    'livemode',
+    'status',
+    'status_transitions',
+    'updated',
+    'value_settings',
+  ];
   t.same(Object.keys(meter).sort(), [...declared].sort());
   t.equal(meter.object, 'billing.meter');
   t.same(meter.default_aggregation, { formula: 'count' });
@@ -73,7 +95,11 @@ t.test('coupon, promotion code, discount, tax rate, balance transaction and a di
   const txn = await raw('POST', `/v1/customers/${customer.id}/balance_transactions`, 'amount=-300&currency=usd');
   check(t, 'customer_balance_transaction', txn);
   const price = await monthlyPrice(stripe, 2000, 'Schema');
-  const sub = await raw('POST', '/v1/subscriptions', `customer=${customer.id}&items[0][price]=${price.id}&discounts[0][promotion_code]=${promo.id}&default_tax_rates[0]=${rate.id}&expand[0]=discounts&expand[1]=latest_invoice`);
+  const sub = await raw(
+    'POST',
+    '/v1/subscriptions',
+    `customer=${customer.id}&items[0][price]=${price.id}&discounts[0][promotion_code]=${promo.id}&default_tax_rates[0]=${rate.id}&expand[0]=discounts&expand[1]=latest_invoice`,
+  );
   t.equal(sub.discounts.length, 1);
   check(t, 'discount', sub.discounts[0]);
   check(t, 'invoice', sub.latest_invoice);

@@ -59,7 +59,15 @@ t.test('create with a working card: active, first invoice paid by its payment in
   const pinned = await stripe.charges.retrieve(charge.id, {}, { apiVersion: '2024-06-20' });
   t.equal((pinned as any).invoice, inv.id, 'a version before basil names the invoice');
   const types: string[] = (await stripe.events.list({ limit: 20 })).data.map((e) => e.type);
-  for (const ty of ['customer.subscription.created', 'invoice.created', 'invoice.finalized', 'invoice.paid', 'invoice.payment_succeeded', 'payment_intent.succeeded', 'charge.succeeded']) {
+  for (const ty of [
+    'customer.subscription.created',
+    'invoice.created',
+    'invoice.finalized',
+    'invoice.paid',
+    'invoice.payment_succeeded',
+    'payment_intent.succeeded',
+    'charge.succeeded',
+  ]) {
     t.ok(types.includes(ty), `event ${ty}`);
   }
 });
@@ -174,13 +182,23 @@ t.test('update quantity and price without prorations, cancel at period end, canc
   t.equal(again.statusCode, 400);
 
   const listed = await stripe.subscriptions.list({ customer: customer.id });
-  t.same(listed.data.map((s) => s.id), [sub.id], 'canceled ones are left out by default');
+  t.same(
+    listed.data.map((s) => s.id),
+    [sub.id],
+    'canceled ones are left out by default',
+  );
   const all = await stripe.subscriptions.list({ customer: customer.id, status: 'all' });
   t.equal(all.data.length, 2);
   const byPrice = await stripe.subscriptions.list({ price: bigger.id });
-  t.same(byPrice.data.map((s) => s.id), [sub.id]);
+  t.same(
+    byPrice.data.map((s) => s.id),
+    [sub.id],
+  );
   const byStatus = await stripe.subscriptions.list({ customer: customer.id, status: 'canceled' });
-  t.same(byStatus.data.map((s) => s.id), [other.id]);
+  t.same(
+    byStatus.data.map((s) => s.id),
+    [other.id],
+  );
 
   // At period end the subscription ends instead of renewing.
   await bt.twin.advance(new Date((ending.items.data[0]!.current_period_end + 60) * 1000));
@@ -218,7 +236,10 @@ t.test('one-off invoice: create, add lines, finalize, pay, void another', async 
   t.equal(lines.data.length, 1);
   t.equal(lines.data[0]!.amount, 1500);
   const list = await stripe.invoices.list({ customer: customer.id, status: 'void' });
-  t.same(list.data.map((i) => i.id), [other.id]);
+  t.same(
+    list.data.map((i) => i.id),
+    [other.id],
+  );
 });
 
 t.test('ending a trial now bills at once; search; the hosted invoice page', async (t) => {
@@ -233,9 +254,15 @@ t.test('ending a trial now bills at once; search; the hosted invoice page', asyn
   t.not(inv.id, sub.latest_invoice);
 
   const found = await stripe.subscriptions.search({ query: "metadata['tier']:'gold'" });
-  t.same(found.data.map((s) => s.id), [sub.id]);
+  t.same(
+    found.data.map((s) => s.id),
+    [sub.id],
+  );
   const invs = await stripe.invoices.search({ query: `subscription:'${sub.id}' AND total>0` });
-  t.same(invs.data.map((i) => i.id), [inv.id]);
+  t.same(
+    invs.data.map((i) => i.id),
+    [inv.id],
+  );
 
   const page = await fetch(inv.hosted_invoice_url!);
   t.equal(page.status, 200);
@@ -338,7 +365,11 @@ t.test('prorations: pending on the next invoice by default, billed at once with 
   t.equal(up.items.data[0]!.quantity, 3);
   const preview = await s2.invoices.createPreview({ customer: customer.id, subscription: sub.id });
   const prorated = preview.lines.data.filter((l) => l.parent?.subscription_item_details?.proration);
-  t.same(prorated.map((l) => l.amount), [-1550, 4650], 'credit half of 1 seat, charge half of 3 seats');
+  t.same(
+    prorated.map((l) => l.amount),
+    [-1550, 4650],
+    'credit half of 1 seat, charge half of 3 seats',
+  );
   t.match(prorated[0]!.description, /^Unused time on 1 × Seat after 31 Jan 2026$/);
   t.match(prorated[1]!.description, /^Remaining time on 3 × Seat after 31 Jan 2026$/);
   t.equal(preview.amount_due, -1550 + 4650 + 9300);

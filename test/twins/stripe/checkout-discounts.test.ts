@@ -10,13 +10,17 @@ import { monthlyPrice } from './billing-helpers.js';
 import { hookedBillingTwin } from './hooked-twin.js';
 import { checkSchema } from './spec-schema.js';
 
-
 const twin = hookedBillingTwin(t);
 
 const CARD = { card_number: '4242 4242 4242 4242', card_expiry: '12 / 34', card_cvc: '123', email: 'buyer@example.com' };
 
 function submit(url: string, form: Record<string, string>): Promise<Response> {
-  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString(), redirect: 'manual' });
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(form).toString(),
+    redirect: 'manual',
+  });
 }
 
 async function oneTimePrice(amount: number): Promise<Stripe.Price> {
@@ -52,10 +56,20 @@ t.test('a coupon in discounts lowers the total and the amount charged', async (t
   const hook = await twin.hooks.waitFor('checkout.session.completed', (s) => s.id === session.id);
   t.equal((hook.data.object as Stripe.Checkout.Session).amount_total, 4000);
 
-  const both = await twin.stripe.checkout.sessions.create({ mode: 'payment', line_items: [{ price: price.id, quantity: 1 }], discounts: [{ coupon: coupon.id }], allow_promotion_codes: true, success_url: 'https://example.com' }).catch((e) => e);
+  const both = await twin.stripe.checkout.sessions
+    .create({
+      mode: 'payment',
+      line_items: [{ price: price.id, quantity: 1 }],
+      discounts: [{ coupon: coupon.id }],
+      allow_promotion_codes: true,
+      success_url: 'https://example.com',
+    })
+    .catch((e) => e);
   t.equal(both.statusCode, 400);
   t.equal(both.param, 'discounts');
-  const missing = await twin.stripe.checkout.sessions.create({ mode: 'payment', line_items: [{ price: price.id, quantity: 1 }], discounts: [{ coupon: 'NOPE' }], success_url: 'https://example.com' }).catch((e) => e);
+  const missing = await twin.stripe.checkout.sessions
+    .create({ mode: 'payment', line_items: [{ price: price.id, quantity: 1 }], discounts: [{ coupon: 'NOPE' }], success_url: 'https://example.com' })
+    .catch((e) => e);
   t.equal(missing.statusCode, 404);
 });
 
@@ -63,7 +77,12 @@ t.test('a promotion code typed on the hosted page of an allow_promotion_codes se
   const price = await oneTimePrice(3000);
   const coupon = await twin.stripe.coupons.create({ amount_off: 500, currency: 'usd', duration: 'once' });
   const promo = await twin.stripe.promotionCodes.create({ promotion: { type: 'coupon', coupon: coupon.id }, code: 'SPRING5' } as any);
-  const session = await twin.stripe.checkout.sessions.create({ mode: 'payment', line_items: [{ price: price.id, quantity: 1 }], allow_promotion_codes: true, success_url: 'https://example.com/ok' });
+  const session = await twin.stripe.checkout.sessions.create({
+    mode: 'payment',
+    line_items: [{ price: price.id, quantity: 1 }],
+    allow_promotion_codes: true,
+    success_url: 'https://example.com/ok',
+  });
   t.equal(session.allow_promotion_codes, true);
   t.equal(session.amount_total, 3000);
   const page = await (await fetch(session.url!)).text();
@@ -87,7 +106,12 @@ t.test('a promotion code typed on the hosted page of an allow_promotion_codes se
 t.test('a subscription-mode session carries its discount to the subscription and first invoice', async (t) => {
   const price = await monthlyPrice(twin.stripe, 5000);
   const coupon = await twin.stripe.coupons.create({ percent_off: 20, duration: 'repeating', duration_in_months: 3 });
-  const session = await twin.stripe.checkout.sessions.create({ mode: 'subscription', line_items: [{ price: price.id, quantity: 1 }], discounts: [{ coupon: coupon.id }], success_url: 'https://example.com/ok' });
+  const session = await twin.stripe.checkout.sessions.create({
+    mode: 'subscription',
+    line_items: [{ price: price.id, quantity: 1 }],
+    discounts: [{ coupon: coupon.id }],
+    success_url: 'https://example.com/ok',
+  });
   t.equal(session.amount_total, 4000);
   t.equal((await submit(session.url!, CARD)).status, 303);
   const done = await twin.stripe.checkout.sessions.retrieve(session.id);

@@ -24,7 +24,12 @@ t.teardown(async () => {
 });
 
 function post(to: string, form: Record<string, string>): Promise<Response> {
-  return fetch(to, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString(), redirect: 'manual' });
+  return fetch(to, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(form).toString(),
+    redirect: 'manual',
+  });
 }
 
 async function raw(path: string, account?: string): Promise<any> {
@@ -33,19 +38,39 @@ async function raw(path: string, account?: string): Promise<any> {
   return (await fetch(`${gw.url}${path}`, { headers })).json();
 }
 
-const ONBOARDING = { business_type: 'company', business_name: 'Rocket Rides', url: 'https://rocketrides.example', email: 'owner@rocketrides.example', tos: 'accepted' };
+const ONBOARDING = {
+  business_type: 'company',
+  business_name: 'Rocket Rides',
+  url: 'https://rocketrides.example',
+  email: 'owner@rocketrides.example',
+  tos: 'accepted',
+};
 
 /** An Express account onboarded through its account link's page. */
 async function onboarded(): Promise<Stripe.Account> {
-  const account = await stripe.accounts.create({ type: 'express', country: 'US', capabilities: { card_payments: { requested: true }, transfers: { requested: true } } });
-  const link = await stripe.accountLinks.create({ account: account.id, type: 'account_onboarding', refresh_url: 'https://platform.example/reauth', return_url: 'https://platform.example/return' });
+  const account = await stripe.accounts.create({
+    type: 'express',
+    country: 'US',
+    capabilities: { card_payments: { requested: true }, transfers: { requested: true } },
+  });
+  const link = await stripe.accountLinks.create({
+    account: account.id,
+    type: 'account_onboarding',
+    refresh_url: 'https://platform.example/reauth',
+    return_url: 'https://platform.example/return',
+  });
   const res = await post(link.url, ONBOARDING);
   if (res.status !== 303) throw new Error(`onboarding answered ${res.status}`);
   return stripe.accounts.retrieve(account.id);
 }
 
 t.test('an Express account is onboarded through its account link page', async (t) => {
-  const account = await stripe.accounts.create({ type: 'express', country: 'US', email: 'owner@rocketrides.example', capabilities: { card_payments: { requested: true }, transfers: { requested: true } } });
+  const account = await stripe.accounts.create({
+    type: 'express',
+    country: 'US',
+    email: 'owner@rocketrides.example',
+    capabilities: { card_payments: { requested: true }, transfers: { requested: true } },
+  });
   t.match(account.id, /^acct_/);
   t.equal(account.type, 'express');
   t.equal(account.charges_enabled, false);
@@ -54,10 +79,22 @@ t.test('an Express account is onboarded through its account link page', async (t
   t.same(account.capabilities, { card_payments: 'inactive', transfers: 'inactive' });
   t.ok(account.requirements!.currently_due!.length > 0, 'onboarding requirements are due');
   t.equal(account.requirements!.disabled_reason, 'requirements.past_due');
-  t.same(account.controller, { fees: { payer: 'application_express' }, is_controller: true, losses: { payments: 'application' }, requirement_collection: 'stripe', stripe_dashboard: { type: 'express' }, type: 'application' });
+  t.same(account.controller, {
+    fees: { payer: 'application_express' },
+    is_controller: true,
+    losses: { payments: 'application' },
+    requirement_collection: 'stripe',
+    stripe_dashboard: { type: 'express' },
+    type: 'application',
+  });
   checkSchema(t, 'account', await raw(`/v1/accounts/${account.id}`));
 
-  const link = await stripe.accountLinks.create({ account: account.id, type: 'account_onboarding', refresh_url: 'https://platform.example/reauth', return_url: 'https://platform.example/return' });
+  const link = await stripe.accountLinks.create({
+    account: account.id,
+    type: 'account_onboarding',
+    refresh_url: 'https://platform.example/reauth',
+    return_url: 'https://platform.example/return',
+  });
   t.equal(link.object, 'account_link');
   t.equal(link.expires_at - link.created, 300);
   t.ok(link.url.startsWith(gw.url), 'the link opens a page the twin serves, through the gateway');
@@ -110,17 +147,41 @@ t.test('accounts: types, controller properties, update, list, delete, the platfo
   const custom = await stripe.accounts.create({ type: 'custom', country: 'DE', capabilities: { transfers: { requested: true } } });
   t.equal(custom.default_currency, 'eur');
   t.same(custom.capabilities, { transfers: 'inactive' });
-  const controlled = await stripe.accounts.create({ controller: { fees: { payer: 'application' }, losses: { payments: 'application' }, stripe_dashboard: { type: 'none' }, requirement_collection: 'application' } });
+  const controlled = await stripe.accounts.create({
+    controller: {
+      fees: { payer: 'application' },
+      losses: { payments: 'application' },
+      stripe_dashboard: { type: 'none' },
+      requirement_collection: 'application',
+    },
+  });
   t.equal(controlled.type, 'none');
   t.equal((controlled.controller as any).requirement_collection, 'application');
 
-  await t.rejects(stripe.accounts.create({ type: 'express', controller: { fees: { payer: 'application' } } }), { type: 'StripeInvalidRequestError', code: undefined, param: 'controller' });
-  await t.rejects(stripe.accountLinks.create({ account: standard.id, type: 'account_update' }), { type: 'StripeInvalidRequestError', code: undefined, param: 'type' });
-  const updateLink = await stripe.accountLinks.create({ account: custom.id, type: 'account_update', refresh_url: 'https://p.example/r', return_url: 'https://p.example/ok' });
+  await t.rejects(stripe.accounts.create({ type: 'express', controller: { fees: { payer: 'application' } } }), {
+    type: 'StripeInvalidRequestError',
+    code: undefined,
+    param: 'controller',
+  });
+  await t.rejects(stripe.accountLinks.create({ account: standard.id, type: 'account_update' }), {
+    type: 'StripeInvalidRequestError',
+    code: undefined,
+    param: 'type',
+  });
+  const updateLink = await stripe.accountLinks.create({
+    account: custom.id,
+    type: 'account_update',
+    refresh_url: 'https://p.example/r',
+    return_url: 'https://p.example/ok',
+  });
   t.match(updateLink.url, /\/setup\/e\//);
 
   await t.rejects(stripe.accounts.createLoginLink(custom.id), { statusCode: 400, message: /Express Dashboard/ });
-  const updated = await stripe.accounts.update(custom.id, { email: 'ops@custom.example', metadata: { tier: 'gold' }, business_profile: { name: 'Custom GmbH' } });
+  const updated = await stripe.accounts.update(custom.id, {
+    email: 'ops@custom.example',
+    metadata: { tier: 'gold' },
+    business_profile: { name: 'Custom GmbH' },
+  });
   t.equal(updated.email, 'ops@custom.example');
   t.same(updated.metadata, { tier: 'gold' });
   t.equal(updated.business_profile!.name, 'Custom GmbH');
@@ -130,14 +191,21 @@ t.test('accounts: types, controller properties, update, list, delete, the platfo
   const page1 = await stripe.accounts.list({ limit: 2 });
   t.equal(page1.data.length, 2);
   t.equal(page1.has_more, true);
-  t.same(page1.data.map((a) => a.id), [controlled.id, custom.id], 'newest first');
+  t.same(
+    page1.data.map((a) => a.id),
+    [controlled.id, custom.id],
+    'newest first',
+  );
   const page2 = await stripe.accounts.list({ limit: 2, starting_after: custom.id });
   t.ok(page2.data.length > 0);
   t.equal(page2.data[0]!.id, standard.id);
 
   // Capabilities as their own objects, from the account's state.
   const caps = await stripe.accounts.listCapabilities(custom.id);
-  t.same(caps.data.map((c) => [c.id, c.status, c.requested]), [['transfers', 'inactive', true]]);
+  t.same(
+    caps.data.map((c) => [c.id, c.status, c.requested]),
+    [['transfers', 'inactive', true]],
+  );
   checkSchema(t, 'capability', caps.data[0]);
   const card = await stripe.accounts.updateCapability(custom.id, 'card_payments', { requested: true });
   t.equal(card.status, 'inactive');
@@ -158,7 +226,10 @@ t.test('accounts: types, controller properties, update, list, delete, the platfo
   const platform = await stripe.accounts.retrieve(null);
   t.match(platform.id, /^acct_/);
   t.equal(platform.charges_enabled, true);
-  t.notOk((await stripe.accounts.list({ limit: 100 })).data.some((a) => a.id === platform.id), 'the platform is not one of its connected accounts');
+  t.notOk(
+    (await stripe.accounts.list({ limit: 100 })).data.some((a) => a.id === platform.id),
+    'the platform is not one of its connected accounts',
+  );
   const asSelf = await stripe.customers.create({ email: 'self@platform.example' }, { stripeAccount: platform.id });
   t.equal((await stripe.customers.retrieve(asSelf.id)).id, asSelf.id, "the platform's own id in Stripe-Account is the platform");
   const asConnected = await stripe.accounts.retrieve(null, {}, { stripeAccount: custom.id });
@@ -195,7 +266,7 @@ t.test('a destination charge with an application fee: transfer, payment on the a
   t.match(transfer.destination_payment, /^py_/);
   checkSchema(t, 'transfer', await raw(`/v1/transfers/${transfer.id}`));
   const created = await hooks.waitFor('transfer.created', (o) => o.id === transfer.id);
-  t.notOk(created.account, 'a transfer is the platform\'s own event');
+  t.notOk(created.account, "a transfer is the platform's own event");
 
   const fee = await stripe.applicationFees.retrieve(charge.application_fee as string);
   t.equal(fee.amount, 1_230);
@@ -228,7 +299,7 @@ t.test('a destination charge with an application fee: transfer, payment on the a
   t.equal(paymentTxn.net, 8_770);
   t.equal(paymentTxn.fee_details[0]!.type, 'application_fee');
   const balance = await stripe.balance.retrieve({}, { stripeAccount: account.id });
-  t.equal(balance.pending.find((b) => b.currency === 'usd')!.amount, 8_770, 'the account\'s own balance');
+  t.equal(balance.pending.find((b) => b.currency === 'usd')!.amount, 8_770, "the account's own balance");
   await t.rejects(stripe.charges.retrieve(payment.id), { statusCode: 404, code: 'resource_missing' }, 'the payment is invisible to the platform');
 
   // Two days on, the account's funds are available (the lifecycle moves every account's money).
@@ -266,29 +337,51 @@ t.test('a destination charge with an application fee: transfer, payment on the a
   t.match(feeRefund.id, /^fr_/);
   t.equal(feeRefund.amount, 615, 'the rest of the fee');
   checkSchema(t, 'fee_refund', feeRefund);
-  t.same((await stripe.applicationFees.listRefunds(fee.id)).data.map((r) => r.amount), [615, 615]);
+  t.same(
+    (await stripe.applicationFees.listRefunds(fee.id)).data.map((r) => r.amount),
+    [615, 615],
+  );
   t.equal((await stripe.applicationFees.retrieveRefund(fee.id, feeRefund.id)).id, feeRefund.id);
   t.equal((await stripe.applicationFees.retrieve(fee.id)).refunded, true);
-  await t.rejects(stripe.applicationFees.createRefund(fee.id, { amount: 1 }), { statusCode: 400, message: /greater than the amount remaining/, param: 'amount' });
+  await t.rejects(stripe.applicationFees.createRefund(fee.id, { amount: 1 }), {
+    statusCode: 400,
+    message: /greater than the amount remaining/,
+    param: 'amount',
+  });
   // The account (8,770 less its 1,000 payout) gave back its share and got the fee back.
   const afterRefund = await stripe.balance.retrieve({}, { stripeAccount: account.id });
   t.equal(afterRefund.available.find((b) => b.currency === 'usd')!.amount, 7_770 - 5_000 + 1_230);
 
   // on_behalf_of names the settlement merchant on the intent and its charge.
   const obo = await stripe.paymentIntents.create({
-    amount: 1_500, currency: 'usd', payment_method: 'pm_card_visa', confirm: true, automatic_payment_methods: { enabled: true, allow_redirects: 'never' },
-    on_behalf_of: account.id, transfer_data: { destination: account.id },
+    amount: 1_500,
+    currency: 'usd',
+    payment_method: 'pm_card_visa',
+    confirm: true,
+    automatic_payment_methods: { enabled: true, allow_redirects: 'never' },
+    on_behalf_of: account.id,
+    transfer_data: { destination: account.id },
   });
   t.equal(obo.on_behalf_of, account.id);
   t.equal((await stripe.charges.retrieve(obo.latest_charge as string)).on_behalf_of, account.id);
-  await t.rejects(stripe.paymentIntents.create({ amount: 1_000, currency: 'usd', on_behalf_of: 'acct_1NoSuchAccount00' }), { statusCode: 404, code: 'resource_missing', param: 'on_behalf_of' });
+  await t.rejects(stripe.paymentIntents.create({ amount: 1_000, currency: 'usd', on_behalf_of: 'acct_1NoSuchAccount00' }), {
+    statusCode: 404,
+    code: 'resource_missing',
+    param: 'on_behalf_of',
+  });
 
   // Errors as Stripe has them.
-  await t.rejects(
-    stripe.paymentIntents.create({ amount: 1_000, currency: 'usd', transfer_data: { destination: 'acct_1NoSuchAccount00' } }),
-    { statusCode: 404, code: 'resource_missing', param: 'transfer_data[destination]', message: "No such destination: 'acct_1NoSuchAccount00'" },
-  );
-  await t.rejects(stripe.paymentIntents.create({ amount: 1_000, currency: 'usd', application_fee_amount: 100 }), { statusCode: 400, message: /application_fee_amount/, param: 'application_fee_amount' });
+  await t.rejects(stripe.paymentIntents.create({ amount: 1_000, currency: 'usd', transfer_data: { destination: 'acct_1NoSuchAccount00' } }), {
+    statusCode: 404,
+    code: 'resource_missing',
+    param: 'transfer_data[destination]',
+    message: "No such destination: 'acct_1NoSuchAccount00'",
+  });
+  await t.rejects(stripe.paymentIntents.create({ amount: 1_000, currency: 'usd', application_fee_amount: 100 }), {
+    statusCode: 400,
+    message: /application_fee_amount/,
+    param: 'application_fee_amount',
+  });
   const fresh = await stripe.accounts.create({ type: 'express', capabilities: { transfers: { requested: true } } });
   await t.rejects(
     stripe.paymentIntents.create({ amount: 1_000, currency: 'usd', transfer_data: { destination: fresh.id } }),
@@ -299,10 +392,26 @@ t.test('a destination charge with an application fee: transfer, payment on the a
 
 t.test('transfers: balance_insufficient, source_transaction, list, update, reversals', async (t) => {
   const account = await onboarded();
-  await t.rejects(stripe.transfers.create({ amount: 1_000_000_000, currency: 'usd', destination: account.id }), { statusCode: 400, code: 'balance_insufficient' });
+  await t.rejects(stripe.transfers.create({ amount: 1_000_000_000, currency: 'usd', destination: account.id }), {
+    statusCode: 400,
+    code: 'balance_insufficient',
+  });
 
-  const pi = await stripe.paymentIntents.create({ amount: 5_000, currency: 'usd', payment_method: 'pm_card_visa', confirm: true, automatic_payment_methods: { enabled: true, allow_redirects: 'never' } });
-  const tr = await stripe.transfers.create({ amount: 3_000, currency: 'usd', destination: account.id, source_transaction: pi.latest_charge as string, transfer_group: 'ORDER_7', metadata: { order: '7' } });
+  const pi = await stripe.paymentIntents.create({
+    amount: 5_000,
+    currency: 'usd',
+    payment_method: 'pm_card_visa',
+    confirm: true,
+    automatic_payment_methods: { enabled: true, allow_redirects: 'never' },
+  });
+  const tr = await stripe.transfers.create({
+    amount: 3_000,
+    currency: 'usd',
+    destination: account.id,
+    source_transaction: pi.latest_charge as string,
+    transfer_group: 'ORDER_7',
+    metadata: { order: '7' },
+  });
   t.equal(tr.amount, 3_000);
   t.equal(tr.transfer_group, 'ORDER_7');
   t.same(tr.metadata, { order: '7' });
@@ -316,8 +425,14 @@ t.test('transfers: balance_insufficient, source_transaction, list, update, rever
     'the charge holds 2,000 after the first transfer',
   );
   const listed = await stripe.transfers.list({ destination: account.id });
-  t.same(listed.data.map((x) => x.id), [tr.id]);
-  t.same((await stripe.transfers.list({ transfer_group: 'ORDER_7' })).data.map((x) => x.id), [tr.id]);
+  t.same(
+    listed.data.map((x) => x.id),
+    [tr.id],
+  );
+  t.same(
+    (await stripe.transfers.list({ transfer_group: 'ORDER_7' })).data.map((x) => x.id),
+    [tr.id],
+  );
 
   const updated = await stripe.transfers.update(tr.id, { description: 'Order 7 payout' });
   t.equal(updated.description, 'Order 7 payout');
@@ -330,9 +445,16 @@ t.test('transfers: balance_insufficient, source_transaction, list, update, rever
   const afterReversal = await stripe.transfers.retrieve(tr.id);
   t.equal(afterReversal.amount_reversed, 1_000);
   t.equal(afterReversal.reversed, false);
-  t.same((await stripe.transfers.listReversals(tr.id)).data.map((r) => r.id), [reversal.id]);
+  t.same(
+    (await stripe.transfers.listReversals(tr.id)).data.map((r) => r.id),
+    [reversal.id],
+  );
   t.equal((await stripe.transfers.retrieveReversal(tr.id, reversal.id)).amount, 1_000);
-  await t.rejects(stripe.transfers.createReversal(tr.id, { amount: 5_000 }), { statusCode: 400, message: /greater than the amount remaining/, param: 'amount' });
+  await t.rejects(stripe.transfers.createReversal(tr.id, { amount: 5_000 }), {
+    statusCode: 400,
+    message: /greater than the amount remaining/,
+    param: 'amount',
+  });
   await stripe.transfers.createReversal(tr.id);
   t.equal((await stripe.transfers.retrieve(tr.id)).reversed, true);
   await hooks.waitFor('transfer.reversed', (o) => o.id === tr.id && o.reversed === true);
@@ -346,26 +468,51 @@ t.test('Stripe-Account scopes every request to the connected account', async (t)
 
   t.equal((await stripe.customers.retrieve(onA.id, {}, { stripeAccount: a.id })).id, onA.id);
   await t.rejects(stripe.customers.retrieve(onA.id), { statusCode: 404, code: 'resource_missing' }, 'invisible to the platform');
-  await t.rejects(stripe.customers.retrieve(onA.id, {}, { stripeAccount: b.id }), { statusCode: 404, code: 'resource_missing' }, 'invisible to another account');
-  await t.rejects(stripe.customers.retrieve(onPlatform.id, {}, { stripeAccount: a.id }), { statusCode: 404, code: 'resource_missing' }, 'the platform\'s objects are invisible to the account');
+  await t.rejects(
+    stripe.customers.retrieve(onA.id, {}, { stripeAccount: b.id }),
+    { statusCode: 404, code: 'resource_missing' },
+    'invisible to another account',
+  );
+  await t.rejects(
+    stripe.customers.retrieve(onPlatform.id, {}, { stripeAccount: a.id }),
+    { statusCode: 404, code: 'resource_missing' },
+    "the platform's objects are invisible to the account",
+  );
 
   const listA = await stripe.customers.list({ limit: 100 }, { stripeAccount: a.id });
-  t.same(listA.data.map((c) => c.id), [onA.id]);
+  t.same(
+    listA.data.map((c) => c.id),
+    [onA.id],
+  );
   const listPlatform = await stripe.customers.list({ limit: 100 });
   t.ok(listPlatform.data.length > 0);
   t.notOk(listPlatform.data.some((c) => c.id === onA.id));
 
   // A direct charge on the account, with its events on the account (Connect events carry `account`).
   const pi = await stripe.paymentIntents.create(
-    { amount: 2_000, currency: 'usd', customer: onA.id, payment_method: 'pm_card_visa', confirm: true, automatic_payment_methods: { enabled: true, allow_redirects: 'never' }, application_fee_amount: 200 },
+    {
+      amount: 2_000,
+      currency: 'usd',
+      customer: onA.id,
+      payment_method: 'pm_card_visa',
+      confirm: true,
+      automatic_payment_methods: { enabled: true, allow_redirects: 'never' },
+      application_fee_amount: 200,
+    },
     { stripeAccount: a.id },
   );
   t.equal(pi.status, 'succeeded');
   await t.rejects(stripe.paymentIntents.retrieve(pi.id), { statusCode: 404, code: 'resource_missing' });
   const direct = await stripe.charges.retrieve(pi.latest_charge as string, { expand: ['balance_transaction'] }, { stripeAccount: a.id });
-  t.match(direct.application_fee, /^fee_/, 'a direct charge\'s application fee');
+  t.match(direct.application_fee, /^fee_/, "a direct charge's application fee");
   const directTxn = direct.balance_transaction as Stripe.BalanceTransaction;
-  t.same(directTxn.fee_details.map((f) => [f.type, f.amount]), [['stripe_fee', 88], ['application_fee', 200]]);
+  t.same(
+    directTxn.fee_details.map((f) => [f.type, f.amount]),
+    [
+      ['stripe_fee', 88],
+      ['application_fee', 200],
+    ],
+  );
   t.equal(directTxn.net, 2_000 - 88 - 200);
   const directFee = await stripe.applicationFees.retrieve(direct.application_fee as string);
   t.equal(directFee.account, a.id);
@@ -375,7 +522,10 @@ t.test('Stripe-Account scopes every request to the connected account', async (t)
   t.equal(succeeded.account, a.id);
   const eventsOnA = await stripe.events.list({ type: 'payment_intent.succeeded' }, { stripeAccount: a.id });
   t.ok(eventsOnA.data.some((e) => e.id === succeeded.id));
-  t.notOk((await stripe.events.list({ type: 'payment_intent.succeeded', limit: 100 })).data.some((e) => e.id === succeeded.id), "the account's events are not the platform's");
+  t.notOk(
+    (await stripe.events.list({ type: 'payment_intent.succeeded', limit: 100 })).data.some((e) => e.id === succeeded.id),
+    "the account's events are not the platform's",
+  );
   const platformEvent = await hooks.waitFor('customer.created', (o) => o.id === onPlatform.id);
   t.notOk('account' in platformEvent, "the platform's own events carry no account");
 
@@ -392,7 +542,10 @@ t.test('Stripe-Account scopes every request to the connected account', async (t)
   t.not(first.id, second.id);
 
   // Unknown or deleted accounts are refused as Stripe refuses them.
-  const err = await stripe.customers.list({}, { stripeAccount: 'acct_1NoSuchAccount00' }).then(() => undefined, (e) => e);
+  const err = await stripe.customers.list({}, { stripeAccount: 'acct_1NoSuchAccount00' }).then(
+    () => undefined,
+    (e) => e,
+  );
   t.equal(err?.statusCode, 403);
   t.equal(err?.code, 'account_invalid');
   t.match(err?.message, /does not have access to account 'acct_1NoSuchAccount00' \(or that account does not exist\)/);
@@ -443,7 +596,12 @@ t.test('a subscription billed for a connected account: each invoice a destinatio
   const account = await onboarded();
   const price = await monthlyPrice(stripe, 2_000);
   const { customer } = await customerWithCard(stripe);
-  const sub = await stripe.subscriptions.create({ customer: customer.id, items: [{ price: price.id }], transfer_data: { destination: account.id }, application_fee_percent: 10 });
+  const sub = await stripe.subscriptions.create({
+    customer: customer.id,
+    items: [{ price: price.id }],
+    transfer_data: { destination: account.id },
+    application_fee_percent: 10,
+  });
   t.equal(sub.status, 'active');
   t.same(sub.transfer_data, { amount_percent: null, destination: account.id });
   t.equal(sub.application_fee_percent, 10);
@@ -458,8 +616,9 @@ t.test('a subscription billed for a connected account: each invoice a destinatio
   t.equal((await stripe.transfers.retrieve(charge.transfer as string)).destination, account.id);
   t.equal((await stripe.applicationFees.retrieve(charge.application_fee as string)).amount, 200);
 
-  await t.rejects(
-    stripe.subscriptions.create({ customer: customer.id, items: [{ price: price.id }], application_fee_percent: 10 }),
-    { statusCode: 400, message: /application_fee_percent/, param: 'application_fee_percent' },
-  );
+  await t.rejects(stripe.subscriptions.create({ customer: customer.id, items: [{ price: price.id }], application_fee_percent: 10 }), {
+    statusCode: 400,
+    message: /application_fee_percent/,
+    param: 'application_fee_percent',
+  });
 });

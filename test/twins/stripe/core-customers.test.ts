@@ -60,7 +60,10 @@ t.test('list pagination and auto-pagination, newest first', async (t) => {
   const second = await stripe.customers.list({ limit: 10, starting_after: first.data[9]!.id });
   t.equal(second.data[0]!.id, ids[14]);
   const back = await stripe.customers.list({ limit: 5, ending_before: second.data[0]!.id });
-  t.same(back.data.map((c) => c.id), first.data.slice(5).map((c) => c.id));
+  t.same(
+    back.data.map((c) => c.id),
+    first.data.slice(5).map((c) => c.id),
+  );
   t.equal(back.has_more, true);
 
   const seen: string[] = [];
@@ -69,7 +72,10 @@ t.test('list pagination and auto-pagination, newest first', async (t) => {
   t.equal(new Set(seen).size, seen.length, 'no duplicates across pages');
 
   const byEmail = await stripe.customers.list({ email: 'page3@example.com' });
-  t.same(byEmail.data.map((c) => c.id), [ids[3]]);
+  t.same(
+    byEmail.data.map((c) => c.id),
+    [ids[3]],
+  );
 
   t.match(await stripe.customers.list({ limit: 101 }).catch((e) => e), { statusCode: 400, param: 'limit' });
   t.match(await stripe.customers.list({ starting_after: 'cus_missing' }).catch((e) => e), { code: 'resource_missing', param: 'starting_after' });
@@ -80,11 +86,20 @@ t.test('search', async (t) => {
   const b = await stripe.customers.create({ email: 'yan@search.io', name: 'Yan Beta', metadata: { tier: 'silver' } });
   const byEmail = await stripe.customers.search({ query: "email:'zed@search.io'" });
   t.equal(byEmail.object, 'search_result');
-  t.same(byEmail.data.map((c) => c.id), [a.id]);
+  t.same(
+    byEmail.data.map((c) => c.id),
+    [a.id],
+  );
   const byName = await stripe.customers.search({ query: "name~'beta'" });
-  t.same(byName.data.map((c) => c.id), [b.id]);
+  t.same(
+    byName.data.map((c) => c.id),
+    [b.id],
+  );
   const byMeta = await stripe.customers.search({ query: "metadata['tier']:'gold' AND email~'search.io'" });
-  t.same(byMeta.data.map((c) => c.id), [a.id]);
+  t.same(
+    byMeta.data.map((c) => c.id),
+    [a.id],
+  );
   const either = await stripe.customers.search({ query: "metadata['tier']:'gold' OR metadata['tier']:'silver'", limit: 1 });
   t.equal(either.data.length, 1);
   t.equal(either.has_more, true);
@@ -208,5 +223,8 @@ t.test('records are the API objects: the records endpoint lists them and a PUT c
   t.equal(after.name, 'After');
   t.equal(after.balance, -500);
   const events = (await (await fetch(`${twin.url}/_twin/records/event`)).json()) as { body: any }[];
-  t.ok(events.some((e) => e.body.type === 'customer.created' && e.body.data.object.id === c.id), 'events are records too');
+  t.ok(
+    events.some((e) => e.body.type === 'customer.created' && e.body.data.object.id === c.id),
+    'events are records too',
+  );
 });

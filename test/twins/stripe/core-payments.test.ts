@@ -41,12 +41,18 @@ t.test('products and prices', async (t) => {
   const recurring = await stripe.prices.list({ type: 'recurring' });
   t.ok(recurring.data.every((p) => p.type === 'recurring'));
   const byKey = await stripe.prices.list({ lookup_keys: ['setup_fee'] });
-  t.same(byKey.data.map((p) => p.id), [once.id]);
+  t.same(
+    byKey.data.map((p) => p.id),
+    [once.id],
+  );
   const activeProducts = await stripe.products.list({ active: true });
   t.ok(activeProducts.data.some((p) => p.id === prod.id));
   t.notOk(activeProducts.data.some((p) => p.id === other.id));
   const inactive = await stripe.products.list({ active: false });
-  t.same(inactive.data.map((p) => p.id), [other.id]);
+  t.same(
+    inactive.data.map((p) => p.id),
+    [other.id],
+  );
 
   const deactivated = await stripe.prices.update(once.id, { active: false });
   t.equal(deactivated.active, false);
@@ -59,7 +65,9 @@ t.test('products and prices', async (t) => {
 
   const noAmount = await stripe.prices.create({ product: prod.id, currency: 'usd' }).catch((e) => e);
   t.equal(noAmount.code, 'parameter_missing');
-  const badInterval = await stripe.prices.create({ product: prod.id, currency: 'usd', unit_amount: 1, recurring: { interval: 'fortnight' as any } }).catch((e) => e);
+  const badInterval = await stripe.prices
+    .create({ product: prod.id, currency: 'usd', unit_amount: 1, recurring: { interval: 'fortnight' as any } })
+    .catch((e) => e);
   t.equal(badInterval.param, 'recurring[interval]');
   const meteredNoMeter = await stripe.prices
     .create({ product: prod.id, currency: 'usd', unit_amount: 1, recurring: { interval: 'month', usage_type: 'metered' } })
@@ -74,7 +82,10 @@ t.test('products and prices', async (t) => {
     currency: 'usd',
     billing_scheme: 'tiered',
     tiers_mode: 'graduated',
-    tiers: [{ up_to: 10, unit_amount: 100 }, { up_to: 'inf', unit_amount: 50 }],
+    tiers: [
+      { up_to: 10, unit_amount: 100 },
+      { up_to: 'inf', unit_amount: 50 },
+    ],
     recurring: { interval: 'month' },
   });
   t.equal(tiered.billing_scheme, 'tiered');
@@ -183,7 +194,11 @@ t.test('payment intent: decline is a 402 card_error and the failed attempt stays
   t.equal(retry.status, 'succeeded', 'a second attempt with another card succeeds');
   t.equal(retry.last_payment_error, null);
   const charges = await stripe.charges.list({ payment_intent: pi.id });
-  t.same(charges.data.map((c) => c.status), ['succeeded', 'failed'], 'a charge per attempt');
+  t.same(
+    charges.data.map((c) => c.status),
+    ['succeeded', 'failed'],
+    'a charge per attempt',
+  );
   const failedEvents = await stripe.events.list({ type: 'payment_intent.payment_failed' });
   t.equal((failedEvents.data[0]!.data.object as Stripe.PaymentIntent).id, pi.id);
 });
@@ -203,7 +218,13 @@ t.test('manual capture and cancel', async (t) => {
   t.equal(ch.captured, true);
   t.equal(ch.amount_captured, 2500);
 
-  const toCancel = await stripe.paymentIntents.create({ amount: 1000, currency: 'usd', capture_method: 'manual', payment_method: 'pm_card_visa', confirm: true });
+  const toCancel = await stripe.paymentIntents.create({
+    amount: 1000,
+    currency: 'usd',
+    capture_method: 'manual',
+    payment_method: 'pm_card_visa',
+    confirm: true,
+  });
   const canceled = await stripe.paymentIntents.cancel(toCancel.id, { cancellation_reason: 'requested_by_customer' });
   t.equal(canceled.status, 'canceled');
   t.equal(canceled.cancellation_reason, 'requested_by_customer');
@@ -258,7 +279,10 @@ t.test('refunds: full, partial, over-refund', async (t) => {
   const done = await stripe.refunds.create({ charge: ch.id }).catch((e) => e);
   t.equal(done.code, 'charge_already_refunded');
   const listed = await stripe.refunds.list({ charge: ch.id });
-  t.same(listed.data.map((r) => r.amount), [7500, 2500]);
+  t.same(
+    listed.data.map((r) => r.amount),
+    [7500, 2500],
+  );
   const types = (await stripe.events.list({ limit: 5 })).data.map((e) => e.type);
   t.same(types.slice(0, 2), ['charge.refunded', 'refund.created']);
 });
@@ -266,7 +290,14 @@ t.test('refunds: full, partial, over-refund', async (t) => {
 t.test('a record PUT switches a saved card to declining', async (t) => {
   const cus = await stripe.customers.create({ email: 'switch@example.com' });
   const pm = await stripe.paymentMethods.attach('pm_card_visa', { customer: cus.id });
-  const first = await stripe.paymentIntents.create({ amount: 1000, currency: 'usd', customer: cus.id, payment_method: pm.id, confirm: true, off_session: true });
+  const first = await stripe.paymentIntents.create({
+    amount: 1000,
+    currency: 'usd',
+    customer: cus.id,
+    payment_method: pm.id,
+    confirm: true,
+    off_session: true,
+  });
   t.equal(first.status, 'succeeded');
   const rec = await (await fetch(`${twin.url}/_twin/records/payment_method/${pm.id}`)).json();
   rec.body.card.last4 = '0341';
@@ -363,6 +394,13 @@ t.test('3D Secure cards: requires_action, the authentication page, off-session f
   t.equal(off.statusCode, 402);
   t.equal(off.code, 'authentication_required');
   const saved = await stripe.paymentMethods.attach('pm_card_authenticationRequiredOnSetup', { customer: cus.id });
-  const offOk = await stripe.paymentIntents.create({ amount: 4000, currency: 'usd', customer: cus.id, payment_method: saved.id, confirm: true, off_session: true });
+  const offOk = await stripe.paymentIntents.create({
+    amount: 4000,
+    currency: 'usd',
+    customer: cus.id,
+    payment_method: saved.id,
+    confirm: true,
+    off_session: true,
+  });
   t.equal(offOk.status, 'succeeded', 'a card set up for off-session use needs no new authentication');
 });

@@ -69,7 +69,9 @@ t.test('main objects', async (t) => {
   const pi = await stripe.paymentIntents.create({ amount: 1200, currency: 'usd', customer: cus.id, payment_method: pm.id, confirm: true });
   t.ok(...matchesSchema('payment_intent', await raw(`/v1/payment_intents/${pi.id}`)));
   t.ok(...matchesSchema('charge', await raw(`/v1/charges/${pi.latest_charge}`)));
-  const declined = await stripe.paymentIntents.create({ amount: 1200, currency: 'usd', payment_method: 'pm_card_chargeDeclined', confirm: true }).catch((e) => e);
+  const declined = await stripe.paymentIntents
+    .create({ amount: 1200, currency: 'usd', payment_method: 'pm_card_chargeDeclined', confirm: true })
+    .catch((e) => e);
   t.ok(...matchesSchema('error', declined.raw ? { error: JSON.parse(JSON.stringify(declined.raw)) } : declined));
   t.ok(...matchesSchema('payment_intent', await raw(`/v1/payment_intents/${declined.raw.payment_intent.id}`)));
   t.ok(...matchesSchema('charge', await raw(`/v1/charges/${declined.raw.charge}`)));

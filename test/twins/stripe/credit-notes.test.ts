@@ -9,7 +9,6 @@ import { customerWithCard } from './billing-helpers.js';
 import { hookedBillingTwin } from './hooked-twin.js';
 import { SPEC_API_VERSION, checkSchema } from './spec-schema.js';
 
-
 const twin = hookedBillingTwin(t);
 
 async function openInvoice(customer: string, amount: number): Promise<Stripe.Invoice> {
@@ -29,7 +28,12 @@ t.test('a pre-payment credit note lowers what is due; voiding it restores it', a
   t.equal(preview.total, 2500);
   t.equal((await twin.stripe.creditNotes.list({ invoice: inv.id })).data.length, 0, 'a preview stores nothing');
 
-  const note = await twin.stripe.creditNotes.create({ invoice: inv.id, lines: [{ type: 'invoice_line_item', invoice_line_item: line.id, amount: 2500 }], reason: 'order_change', memo: 'Scope cut' });
+  const note = await twin.stripe.creditNotes.create({
+    invoice: inv.id,
+    lines: [{ type: 'invoice_line_item', invoice_line_item: line.id, amount: 2500 }],
+    reason: 'order_change',
+    memo: 'Scope cut',
+  });
   t.match(note.id, /^cn_/);
   t.equal(note.type, 'pre_payment');
   t.equal(note.status, 'issued');

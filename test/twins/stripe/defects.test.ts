@@ -83,8 +83,15 @@ t.test("a customer's credit balance pays invoices and is recorded", async (t) =>
   const ledger = await stripe.customers.listBalanceTransactions(customer.id);
   t.ok(ledger.data.length >= 3);
   t.same(
-    ledger.data.map((x) => [x.type, x.amount]).reverse().slice(0, 3),
-    [['adjustment', -1500], ['applied_to_invoice', 1000], ['applied_to_invoice', 500]],
+    ledger.data
+      .map((x) => [x.type, x.amount])
+      .reverse()
+      .slice(0, 3),
+    [
+      ['adjustment', -1500],
+      ['applied_to_invoice', 1000],
+      ['applied_to_invoice', 500],
+    ],
   );
   t.equal(ledger.data.find((x) => x.invoice === first.id)?.amount, 1000);
   const one = await stripe.customers.retrieveBalanceTransaction(customer.id, credit.id);
@@ -102,7 +109,12 @@ t.test('test clocks accept any frozen_time and keep their own time', async (t) =
   const past = envNow - 400 * DAY;
   const clock = await stripe.testHelpers.testClocks.create({ frozen_time: past, name: 'past' });
   t.equal(clock.frozen_time, past);
-  const customer = await stripe.customers.create({ email: 'past@example.com', test_clock: clock.id, payment_method: 'pm_card_visa', invoice_settings: { default_payment_method: undefined } });
+  const customer = await stripe.customers.create({
+    email: 'past@example.com',
+    test_clock: clock.id,
+    payment_method: 'pm_card_visa',
+    invoice_settings: { default_payment_method: undefined },
+  });
   const pm = (await stripe.customers.listPaymentMethods(customer.id)).data[0]!;
   t.ok(pm, 'payment_method attached at create');
   const price = await monthlyPrice(stripe, 700, 'Clock plan');

@@ -28,7 +28,12 @@ t.test('a 20% coupon for 3 months: three discounted invoices, the 4th at full pr
   t.equal(coupon.valid, true);
   const { customer } = await customerWithCard(stripe);
   const price = await monthlyPrice(stripe, 5000, 'Team');
-  const sub = await stripe.subscriptions.create({ customer: customer.id, items: [{ price: price.id }], discounts: [{ coupon: coupon.id }], expand: ['latest_invoice', 'discounts'] });
+  const sub = await stripe.subscriptions.create({
+    customer: customer.id,
+    items: [{ price: price.id }],
+    discounts: [{ coupon: coupon.id }],
+    expand: ['latest_invoice', 'discounts'],
+  });
   t.equal(sub.discounts.length, 1);
   const discount = sub.discounts[0] as Stripe.Discount;
   t.match(discount.id, /^di_/);
@@ -66,7 +71,12 @@ t.test('a 20% coupon for 3 months: three discounted invoices, the 4th at full pr
 
 t.test('promotion codes: lookup by code, restrictions, redemption limits', async (t) => {
   const coupon = await stripe.coupons.create({ amount_off: 500, currency: 'usd', duration: 'once' });
-  const promo = await stripe.promotionCodes.create({ promotion: { type: 'coupon', coupon: coupon.id }, code: 'WELCOME5', max_redemptions: 1, restrictions: { minimum_amount: 1000, minimum_amount_currency: 'usd' } });
+  const promo = await stripe.promotionCodes.create({
+    promotion: { type: 'coupon', coupon: coupon.id },
+    code: 'WELCOME5',
+    max_redemptions: 1,
+    restrictions: { minimum_amount: 1000, minimum_amount_currency: 'usd' },
+  });
   t.match(promo.id, /^promo_/);
   t.equal(promo.promotion.coupon, coupon.id);
   const found = await stripe.promotionCodes.list({ code: 'welcome5' });
@@ -77,7 +87,12 @@ t.test('promotion codes: lookup by code, restrictions, redemption limits', async
 
   const { customer } = await customerWithCard(stripe);
   const price = await monthlyPrice(stripe, 2000, 'Solo');
-  const sub = await stripe.subscriptions.create({ customer: customer.id, items: [{ price: price.id }], discounts: [{ promotion_code: promo.id }], expand: ['latest_invoice'] });
+  const sub = await stripe.subscriptions.create({
+    customer: customer.id,
+    items: [{ price: price.id }],
+    discounts: [{ promotion_code: promo.id }],
+    expand: ['latest_invoice'],
+  });
   const inv = sub.latest_invoice as Stripe.Invoice;
   t.equal(inv.total, 1500);
   t.equal((await stripe.promotionCodes.retrieve(promo.id)).times_redeemed, 1);
@@ -85,7 +100,9 @@ t.test('promotion codes: lookup by code, restrictions, redemption limits', async
   t.same((await stripe.subscriptions.retrieve(sub.id)).discounts, []);
 
   const other = await customerWithCard(stripe);
-  const spent = await stripe.subscriptions.create({ customer: other.customer.id, items: [{ price: price.id }], discounts: [{ promotion_code: promo.id }] }).catch((e) => e);
+  const spent = await stripe.subscriptions
+    .create({ customer: other.customer.id, items: [{ price: price.id }], discounts: [{ promotion_code: promo.id }] })
+    .catch((e) => e);
   t.equal(spent.statusCode, 400);
   t.equal(spent.param, 'discounts[0][promotion_code]');
 

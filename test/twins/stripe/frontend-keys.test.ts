@@ -37,7 +37,10 @@ t.test('Stripe.js calls work with the publishable key and the client_secret', as
   t.match(pm.id, /^pm_/);
   const seen = await browser.paymentIntents.retrieve(pi.id, { client_secret: pi.client_secret! });
   t.equal(seen.status, 'requires_payment_method');
-  const confirmed = await browser.paymentIntents.confirm(pi.id, { payment_method: pm.id, client_secret: pi.client_secret! } as Stripe.PaymentIntentConfirmParams);
+  const confirmed = await browser.paymentIntents.confirm(pi.id, {
+    payment_method: pm.id,
+    client_secret: pi.client_secret!,
+  } as Stripe.PaymentIntentConfirmParams);
   t.equal(confirmed.status, 'succeeded');
   const hook = await hooks.waitFor('payment_intent.succeeded', (o) => o.id === pi.id);
   t.equal((hook.data.object as Stripe.PaymentIntent).amount_received, 2_500);
@@ -45,7 +48,10 @@ t.test('Stripe.js calls work with the publishable key and the client_secret', as
   const seti = await stripe.setupIntents.create({ automatic_payment_methods: { enabled: true, allow_redirects: 'never' } });
   const setupSeen = await browser.setupIntents.retrieve(seti.id, { client_secret: seti.client_secret! });
   t.equal(setupSeen.id, seti.id);
-  const setupDone = await browser.setupIntents.confirm(seti.id, { payment_method: 'pm_card_visa', client_secret: seti.client_secret! } as Stripe.SetupIntentConfirmParams);
+  const setupDone = await browser.setupIntents.confirm(seti.id, {
+    payment_method: 'pm_card_visa',
+    client_secret: seti.client_secret!,
+  } as Stripe.SetupIntentConfirmParams);
   t.equal(setupDone.status, 'succeeded');
 });
 
@@ -62,7 +68,9 @@ t.test('the publishable key is refused elsewhere and without the right client_se
   t.equal(noSecret.statusCode, 400);
   t.equal(noSecret.param, 'client_secret');
   const other = await stripe.paymentIntents.create({ amount: 1_000, currency: 'usd', automatic_payment_methods: { enabled: true, allow_redirects: 'never' } });
-  const wrong = await browser.paymentIntents.confirm(pi.id, { payment_method: 'pm_card_visa', client_secret: other.client_secret! } as Stripe.PaymentIntentConfirmParams).catch((e) => e);
+  const wrong = await browser.paymentIntents
+    .confirm(pi.id, { payment_method: 'pm_card_visa', client_secret: other.client_secret! } as Stripe.PaymentIntentConfirmParams)
+    .catch((e) => e);
   t.equal(wrong.statusCode, 400);
   t.match(wrong.message, /does not match the client_secret associated with the PaymentIntent/);
   t.equal((await stripe.paymentIntents.retrieve(pi.id)).status, 'requires_payment_method', 'nothing was confirmed');

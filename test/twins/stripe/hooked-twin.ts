@@ -27,7 +27,9 @@ export function hookedBillingTwin(t: Lifecycle): HookedTwin {
     h.stripe = h.bt.stripe;
     h.hooks = await startWebhookReceiver(h.stripe);
     h.raw = async (path, version) =>
-      (await fetch(`${h.bt.twin.url}${path}`, { headers: { authorization: `Bearer ${h.bt.twin.apiKey}`, ...(version ? { 'stripe-version': version } : {}) } })).json();
+      (
+        await fetch(`${h.bt.twin.url}${path}`, { headers: { authorization: `Bearer ${h.bt.twin.apiKey}`, ...(version ? { 'stripe-version': version } : {}) } })
+      ).json();
   });
   t.teardown(async () => {
     await h.hooks?.close();

@@ -27,10 +27,21 @@ async function setupSession() {
 }
 
 function submit(url: string, fields: Record<string, string>) {
-  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString(), redirect: 'manual' });
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields).toString(),
+    redirect: 'manual',
+  });
 }
 
-const card = (number: string, extra: Record<string, string> = {}) => ({ card_number: number, card_expiry: '12 / 34', card_cvc: '123', name: 'Ada Lovelace', ...extra });
+const card = (number: string, extra: Record<string, string> = {}) => ({
+  card_number: number,
+  card_expiry: '12 / 34',
+  card_cvc: '123',
+  name: 'Ada Lovelace',
+  ...extra,
+});
 
 t.test('the page is a form with the card fields', async (t) => {
   const { session } = await setupSession();
@@ -83,7 +94,9 @@ t.test('4000 0000 0000 0341 is saved, then declines when charged', async (t) => 
   t.equal((await submit(session.url!, card('4000000000000341'))).status, 303);
   const done = await stripe.checkout.sessions.retrieve(session.id, { expand: ['setup_intent'] });
   const pm = (done.setup_intent as any).payment_method as string;
-  const charge = await stripe.paymentIntents.create({ amount: 1000, currency: 'usd', customer: customer.id, payment_method: pm, confirm: true, off_session: true }).catch((e) => e);
+  const charge = await stripe.paymentIntents
+    .create({ amount: 1000, currency: 'usd', customer: customer.id, payment_method: pm, confirm: true, off_session: true })
+    .catch((e) => e);
   t.equal(charge.type, 'StripeCardError');
   t.equal(charge.code, 'card_declined');
 });

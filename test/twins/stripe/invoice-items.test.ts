@@ -9,7 +9,6 @@ import { DAY, START, customerWithCard, monthlyPrice } from './billing-helpers.js
 import { hookedBillingTwin } from './hooked-twin.js';
 import { checkSchema } from './spec-schema.js';
 
-
 const twin = hookedBillingTwin(t);
 
 t.test('items on a draft and pending items picked up by the next manual invoice', async (t) => {

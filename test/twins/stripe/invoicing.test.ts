@@ -22,7 +22,12 @@ t.teardown(async () => {
 });
 
 function pay(url: string, card: Record<string, string>): Promise<Response> {
-  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(card).toString(), redirect: 'manual' });
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(card).toString(),
+    redirect: 'manual',
+  });
 }
 
 t.test('a send_invoice invoice is sent and paid on its hosted page', async (t) => {
@@ -42,12 +47,22 @@ t.test('a send_invoice invoice is sent and paid on its hosted page', async (t) =
   t.match(text, /Consulting/);
   t.match(text, /<form method="post">/);
 
-  const declined = await pay(sent.hosted_invoice_url!, { card_number: '4000 0000 0000 0002', card_expiry: '12 / 34', card_cvc: '123', email: 'billing@example.com' });
+  const declined = await pay(sent.hosted_invoice_url!, {
+    card_number: '4000 0000 0000 0002',
+    card_expiry: '12 / 34',
+    card_cvc: '123',
+    email: 'billing@example.com',
+  });
   t.equal(declined.status, 402);
   t.match(await declined.text(), /declined/);
   t.equal((await stripe.invoices.retrieve(draft.id)).status, 'open');
 
-  const paid = await pay(sent.hosted_invoice_url!, { card_number: '4242 4242 4242 4242', card_expiry: '12 / 34', card_cvc: '123', email: 'billing@example.com' });
+  const paid = await pay(sent.hosted_invoice_url!, {
+    card_number: '4242 4242 4242 4242',
+    card_expiry: '12 / 34',
+    card_cvc: '123',
+    email: 'billing@example.com',
+  });
   t.equal(paid.status, 200);
   t.match(await paid.text(), /This invoice is paid/);
   const after = await stripe.invoices.retrieve(draft.id);
@@ -78,14 +93,28 @@ t.test('tax rates: exclusive on a subscription, inclusive on an invoice', async 
 
   const { customer } = await customerWithCard(stripe);
   const price = await monthlyPrice(stripe, 1000, 'Taxed');
-  const sub = await stripe.subscriptions.create({ customer: customer.id, items: [{ price: price.id }], default_tax_rates: [vat.id], expand: ['latest_invoice'] });
+  const sub = await stripe.subscriptions.create({
+    customer: customer.id,
+    items: [{ price: price.id }],
+    default_tax_rates: [vat.id],
+    expand: ['latest_invoice'],
+  });
   t.equal(sub.default_tax_rates![0]!.id, vat.id);
   const inv = sub.latest_invoice as Stripe.Invoice;
   t.equal(inv.subtotal, 1000);
   t.equal(inv.total, 1200);
   t.equal(inv.total_excluding_tax, 1000);
   t.equal(inv.amount_paid, 1200);
-  t.same(inv.total_taxes, [{ amount: 200, tax_behavior: 'exclusive', tax_rate_details: { tax_rate: vat.id }, taxability_reason: 'standard_rated', taxable_amount: 1000, type: 'tax_rate_details' }]);
+  t.same(inv.total_taxes, [
+    {
+      amount: 200,
+      tax_behavior: 'exclusive',
+      tax_rate_details: { tax_rate: vat.id },
+      taxability_reason: 'standard_rated',
+      taxable_amount: 1000,
+      type: 'tax_rate_details',
+    },
+  ]);
   t.equal(inv.lines.data[0]!.taxes![0]!.amount, 200);
 
   const one = await stripe.invoices.create({ customer: customer.id, default_tax_rates: [gst.id] });

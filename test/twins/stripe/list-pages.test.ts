@@ -79,7 +79,10 @@ t.test('coupons leave deleted ones out; tax rates and payment methods filter by 
   const gone = await stripe.coupons.create({ percent_off: 20, duration: 'once' });
   const newest = await stripe.coupons.create({ amount_off: 500, currency: 'usd', duration: 'once' });
   await stripe.coupons.del(gone.id);
-  t.same(ids(await stripe.coupons.list({ limit: 10 })).filter((id) => [kept.id, gone.id, newest.id].includes(id)), [newest.id, kept.id]);
+  t.same(
+    ids(await stripe.coupons.list({ limit: 10 })).filter((id) => [kept.id, gone.id, newest.id].includes(id)),
+    [newest.id, kept.id],
+  );
   t.same(ids(await stripe.coupons.list({ limit: 1, starting_after: newest.id })), [kept.id]);
 
   const vat = await stripe.taxRates.create({ display_name: 'VAT', percentage: 20, inclusive: true });
@@ -121,16 +124,22 @@ t.test('webhook endpoints, test clocks and meters page like every Stripe list', 
   t.ok(ids(await stripe.billing.meters.list({ status: 'active' })).includes(m2.id));
   const again = await stripe.billing.meters.create({ display_name: 'A again', event_name: 'list_a', default_aggregation: { formula: 'sum' } });
   t.ok(again.id, 'an inactive meter does not hold its event name');
-  const dup = await stripe.billing.meters.create({ display_name: 'B twice', event_name: 'list_b', default_aggregation: { formula: 'sum' } }).catch((e: Stripe.errors.StripeError) => e);
+  const dup = await stripe.billing.meters
+    .create({ display_name: 'B twice', event_name: 'list_b', default_aggregation: { formula: 'sum' } })
+    .catch((e: Stripe.errors.StripeError) => e);
   t.match((dup as Stripe.errors.StripeError).message, /An active meter with event_name `list_b` already exists/);
 });
 
 t.test('filters the index cannot answer fill the page a batch at a time, past a hundred non-matching records', async (t) => {
   const wanted = await stripe.coupons.create({ percent_off: 15, duration: 'once' });
   const codes: string[] = [];
-  for (let i = 0; i < 3; i++) codes.push((await stripe.promotionCodes.create({ promotion: { type: 'coupon', coupon: wanted.id }, code: `KEEP${i}` } as Stripe.PromotionCodeCreateParams)).id);
+  for (let i = 0; i < 3; i++)
+    codes.push(
+      (await stripe.promotionCodes.create({ promotion: { type: 'coupon', coupon: wanted.id }, code: `KEEP${i}` } as Stripe.PromotionCodeCreateParams)).id,
+    );
   const filler = await stripe.coupons.create({ percent_off: 5, duration: 'once' });
-  for (let i = 0; i < 130; i++) await stripe.promotionCodes.create({ promotion: { type: 'coupon', coupon: filler.id }, code: `FILL${i}` } as Stripe.PromotionCodeCreateParams);
+  for (let i = 0; i < 130; i++)
+    await stripe.promotionCodes.create({ promotion: { type: 'coupon', coupon: filler.id }, code: `FILL${i}` } as Stripe.PromotionCodeCreateParams);
 
   // `coupon` looks inside `promotion`: the three wanted codes are older than 130 others.
   const first = await stripe.promotionCodes.list({ coupon: wanted.id, limit: 2 });
@@ -164,8 +173,20 @@ t.test('products by ids[] and prices by lookup_keys[] or recurring read pages th
   for (let i = 0; i < 3; i++) made.push((await stripe.products.create({ name: `Listed ${i}` })).id);
   t.same(ids(await stripe.products.list({ ids: [made[0]!, made[2]!] })), [made[2], made[0]], 'ids[] newest first');
   t.same(ids(await stripe.products.list({ ids: [made[0]!, made[2]!], limit: 1, starting_after: made[2] })), [made[0]]);
-  const monthly = await stripe.prices.create({ product: made[0]!, unit_amount: 700, currency: 'usd', recurring: { interval: 'month' }, lookup_key: 'list_monthly' });
-  const yearly = await stripe.prices.create({ product: made[0]!, unit_amount: 7000, currency: 'usd', recurring: { interval: 'year' }, lookup_key: 'list_yearly' });
+  const monthly = await stripe.prices.create({
+    product: made[0]!,
+    unit_amount: 700,
+    currency: 'usd',
+    recurring: { interval: 'month' },
+    lookup_key: 'list_monthly',
+  });
+  const yearly = await stripe.prices.create({
+    product: made[0]!,
+    unit_amount: 7000,
+    currency: 'usd',
+    recurring: { interval: 'year' },
+    lookup_key: 'list_yearly',
+  });
   const once = await stripe.prices.create({ product: made[0]!, unit_amount: 70, currency: 'usd', lookup_key: 'list_once' });
   t.same(ids(await stripe.prices.list({ lookup_keys: ['list_once', 'list_yearly'] })), [once.id, yearly.id]);
   t.same(ids(await stripe.prices.list({ product: made[0]!, recurring: { interval: 'year' } })), [yearly.id]);

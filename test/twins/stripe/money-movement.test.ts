@@ -32,7 +32,13 @@ async function usd(): Promise<{ available: number; pending: number }> {
 }
 
 async function paid(amount: number, payment_method = 'pm_card_visa'): Promise<Stripe.Charge> {
-  const pi = await stripe.paymentIntents.create({ amount, currency: 'usd', payment_method, confirm: true, automatic_payment_methods: { enabled: true, allow_redirects: 'never' } });
+  const pi = await stripe.paymentIntents.create({
+    amount,
+    currency: 'usd',
+    payment_method,
+    confirm: true,
+    automatic_payment_methods: { enabled: true, allow_redirects: 'never' },
+  });
   t.equal(pi.status, 'succeeded');
   return stripe.charges.retrieve(pi.latest_charge as string);
 }
@@ -63,7 +69,14 @@ t.test('a captured charge and a refund each have a balance transaction; funds be
   t.same(await usd(), { available: -2_000, pending: 9_680 });
 
   // A manual capture gets its balance transaction when it is captured, on the captured amount.
-  const auth = await stripe.paymentIntents.create({ amount: 1_000, currency: 'usd', capture_method: 'manual', payment_method: 'pm_card_visa', confirm: true, automatic_payment_methods: { enabled: true, allow_redirects: 'never' } });
+  const auth = await stripe.paymentIntents.create({
+    amount: 1_000,
+    currency: 'usd',
+    capture_method: 'manual',
+    payment_method: 'pm_card_visa',
+    confirm: true,
+    automatic_payment_methods: { enabled: true, allow_redirects: 'never' },
+  });
   t.equal((await stripe.charges.retrieve(auth.latest_charge as string)).balance_transaction, null, 'an authorization moves no money');
   await stripe.paymentIntents.capture(auth.id, { amount_to_capture: 800 });
   const captured = await stripe.charges.retrieve(auth.latest_charge as string, { expand: ['balance_transaction'] });
@@ -76,7 +89,10 @@ t.test('a captured charge and a refund each have a balance transaction; funds be
   t.equal(charges.data.length, 2);
   t.ok(charges.data.every((b) => b.type === 'charge'));
   const bySource = await stripe.balanceTransactions.list({ source: refund.id });
-  t.same(bySource.data.map((b) => b.id), [refundTxn.id]);
+  t.same(
+    bySource.data.map((b) => b.id),
+    [refundTxn.id],
+  );
 
   await advance(2 * DAY + 60_000);
   t.equal((await stripe.balanceTransactions.retrieve(txn.id)).status, 'available');
@@ -119,7 +135,10 @@ t.test('manual payouts: insufficient funds, paid on advance, cancel', async (t) 
   const paidHook = await hooks.waitFor('payout.paid', (p) => p.id === payout.id);
   t.equal((paidHook.data.object as Stripe.Payout).status, 'paid');
   const list = await stripe.payouts.list({ status: 'paid' });
-  t.same(list.data.map((p) => p.id), [payout.id]);
+  t.same(
+    list.data.map((p) => p.id),
+    [payout.id],
+  );
 });
 
 t.test('a dispute lost after advance moves the balance', async (t) => {
@@ -199,7 +218,10 @@ t.test('winning evidence reinstates the funds; close accepts; an unanswered disp
   t.equal((await stripe.disputes.retrieve(inquiry!.id)).status, 'warning_closed');
 
   const logged = await gw.logged();
-  t.ok(logged.some((l) => l.path.startsWith('/v1/disputes') && l.status_code === 200), 'the gateway recorded the dispute calls');
+  t.ok(
+    logged.some((l) => l.path.startsWith('/v1/disputes') && l.status_code === 200),
+    'the gateway recorded the dispute calls',
+  );
   t.same(hooks.rejected, [], 'every webhook verified');
 });
 
@@ -219,8 +241,15 @@ t.test('automatic payouts follow the balance settings schedule on advance', asyn
   }
   t.ok(carrying, "the charge's funds were paid out automatically");
   const paidOut = await stripe.balanceTransactions.list({ payout: carrying!.id, limit: 100 });
-  t.ok(paidOut.data.some((b) => b.id === carrying!.balance_transaction), "the payout's own transaction is listed");
-  t.equal(paidOut.data.reduce((sum, b) => sum + b.net, 0), 0, 'what it paid out nets to zero with the payout');
+  t.ok(
+    paidOut.data.some((b) => b.id === carrying!.balance_transaction),
+    "the payout's own transaction is listed",
+  );
+  t.equal(
+    paidOut.data.reduce((sum, b) => sum + b.net, 0),
+    0,
+    'what it paid out nets to zero with the payout',
+  );
   t.equal((await usd()).available, 0, 'the available balance was swept');
   await stripe.balanceSettings.update({ payments: { payouts: { schedule: { interval: 'manual' } } } });
   await advance(DAY + 60_000);

@@ -23,7 +23,13 @@ async function raw(method: 'GET' | 'POST' | 'DELETE', path: string, form = '', h
 
 t.test('balance, balance transactions, payout, dispute and ephemeral key validate', async (t) => {
   check(t, 'balance', await raw('GET', '/v1/balance'));
-  const pi = await stripe.paymentIntents.create({ amount: 10_000, currency: 'usd', payment_method: 'pm_card_createDispute', confirm: true, automatic_payment_methods: { enabled: true, allow_redirects: 'never' } });
+  const pi = await stripe.paymentIntents.create({
+    amount: 10_000,
+    currency: 'usd',
+    payment_method: 'pm_card_createDispute',
+    confirm: true,
+    automatic_payment_methods: { enabled: true, allow_redirects: 'never' },
+  });
   const charge = await raw('GET', `/v1/charges/${pi.latest_charge}`);
   check(t, 'charge', charge);
   check(t, 'balance_transaction', await raw('GET', `/v1/balance_transactions/${charge.balance_transaction}`));

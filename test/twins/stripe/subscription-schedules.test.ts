@@ -75,12 +75,19 @@ t.test('a schedule starting later creates its subscription when the clock gets t
   const price = await monthlyPrice(twin.stripe, 1500, 'Later');
   const { customer } = await customerWithCard(twin.stripe);
   const start = Math.floor(now / 1000) + 5 * DAY;
-  const sched = await twin.stripe.subscriptionSchedules.create({ customer: customer.id, start_date: start, phases: [{ items: [{ price: price.id }], duration: { interval: 'month', interval_count: 3 } }] });
+  const sched = await twin.stripe.subscriptionSchedules.create({
+    customer: customer.id,
+    start_date: start,
+    phases: [{ items: [{ price: price.id }], duration: { interval: 'month', interval_count: 3 } }],
+  });
   t.equal(sched.status, 'not_started');
   t.equal(sched.subscription, null);
   t.equal(sched.current_phase, null);
   const scheduled = await twin.stripe.subscriptionSchedules.list({ customer: customer.id, scheduled: true });
-  t.same(scheduled.data.map((s) => s.id), [sched.id]);
+  t.same(
+    scheduled.data.map((s) => s.id),
+    [sched.id],
+  );
   await advanceDays(6);
   const started = await twin.stripe.subscriptionSchedules.retrieve(sched.id);
   t.equal(started.status, 'active');
@@ -136,7 +143,10 @@ t.test('from_subscription, update and cancel', async (t) => {
 t.test('canceling the subscription itself cancels its schedule', async (t) => {
   const price = await monthlyPrice(twin.stripe, 1200, 'Direct');
   const { customer } = await customerWithCard(twin.stripe);
-  const sched = await twin.stripe.subscriptionSchedules.create({ customer: customer.id, phases: [{ items: [{ price: price.id }], duration: { interval: 'month', interval_count: 2 } }] });
+  const sched = await twin.stripe.subscriptionSchedules.create({
+    customer: customer.id,
+    phases: [{ items: [{ price: price.id }], duration: { interval: 'month', interval_count: 2 } }],
+  });
   await twin.stripe.subscriptions.cancel(sched.subscription as string);
   const after = await twin.stripe.subscriptionSchedules.retrieve(sched.id);
   t.equal(after.status, 'canceled');

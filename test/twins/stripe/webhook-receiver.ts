@@ -44,7 +44,11 @@ export async function startWebhookReceiver(stripe: Stripe, opts: { connect?: boo
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
-  const endpoint = await stripe.webhookEndpoints.create({ url, enabled_events: ['*'], ...(opts.apiVersion ? { api_version: opts.apiVersion as Stripe.WebhookEndpointCreateParams.ApiVersion } : {}) });
+  const endpoint = await stripe.webhookEndpoints.create({
+    url,
+    enabled_events: ['*'],
+    ...(opts.apiVersion ? { api_version: opts.apiVersion as Stripe.WebhookEndpointCreateParams.ApiVersion } : {}),
+  });
   secrets.push(endpoint.secret!);
   if (opts.connect) secrets.push((await stripe.webhookEndpoints.create({ url, enabled_events: ['*'], connect: true })).secret!);
   return {

@@ -20,11 +20,21 @@ const auth = { authorization: 'Basic ' + Buffer.from(`${accountSid}:${authToken}
 t.test('every published operation is answered: modelled or generic', async (t) => {
   const rows = coverageOf(gw.twin.server.twin);
   t.ok(rows.length > 200, `${rows.length} operations`);
-  t.same(rows.filter((r) => r.status === 'not_served'), []);
+  t.same(
+    rows.filter((r) => r.status === 'not_served'),
+    [],
+  );
 });
 
 t.test('addresses: create, fetch, update, list, delete with the SDK', async (t) => {
-  const a = await client.addresses.create({ customerName: 'Ada Lovelace', street: '1 Main St', city: 'San Francisco', region: 'CA', postalCode: '94105', isoCountry: 'US' });
+  const a = await client.addresses.create({
+    customerName: 'Ada Lovelace',
+    street: '1 Main St',
+    city: 'San Francisco',
+    region: 'CA',
+    postalCode: '94105',
+    isoCountry: 'US',
+  });
   t.match(a.sid, /^AD[0-9a-f]{32}$/);
   t.equal(a.accountSid, accountSid);
   t.equal(a.customerName, 'Ada Lovelace');
@@ -36,17 +46,32 @@ t.test('addresses: create, fetch, update, list, delete with the SDK', async (t) 
   const page = await client.addresses.page({ pageSize: 3 });
   t.equal(page.instances.length, 3);
   const next = await page.nextPage();
-  t.same(next!.instances.map((x) => x.customerName), ['C2']);
+  t.same(
+    next!.instances.map((x) => x.customerName),
+    ['C2'],
+  );
   t.equal(await client.addresses(a.sid).remove(), true);
-  const gone = await client.addresses(a.sid).fetch().catch((e) => e);
+  const gone = await client
+    .addresses(a.sid)
+    .fetch()
+    .catch((e) => e);
   t.equal(gone.status, 404);
   t.equal(gone.code, 20404);
 });
 
-t.test('refusals in Twilio\'s body: a missing required parameter, another account', async (t) => {
-  const res = await fetch(`${gw.url}/2010-04-01/Accounts/${accountSid}/Addresses.json`, { method: 'POST', headers: { ...auth, 'content-type': 'application/x-www-form-urlencoded' }, body: 'CustomerName=x' });
+t.test("refusals in Twilio's body: a missing required parameter, another account", async (t) => {
+  const res = await fetch(`${gw.url}/2010-04-01/Accounts/${accountSid}/Addresses.json`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'CustomerName=x',
+  });
   t.equal(res.status, 400);
-  t.same(await res.json(), { code: 20001, message: 'Missing required parameter Street in the post body', more_info: 'https://www.twilio.com/docs/errors/20001', status: 400 });
+  t.same(await res.json(), {
+    code: 20001,
+    message: 'Missing required parameter Street in the post body',
+    more_info: 'https://www.twilio.com/docs/errors/20001',
+    status: 400,
+  });
   const other = await fetch(`${gw.url}/2010-04-01/Accounts/AC${'1'.repeat(32)}/Queues.json`, { headers: auth });
   t.equal(other.status, 404);
 });
@@ -54,7 +79,10 @@ t.test('refusals in Twilio\'s body: a missing required parameter, another accoun
 t.test('queues and applications; Verify entities (v2 envelope)', async (t) => {
   const q = await client.queues.create({ friendlyName: 'support' });
   t.match(q.sid, /^QU[0-9a-f]{32}$/);
-  t.same((await client.queues.list()).map((x) => x.friendlyName), ['support']);
+  t.same(
+    (await client.queues.list()).map((x) => x.friendlyName),
+    ['support'],
+  );
   const app = await client.applications.create({ friendlyName: 'ivr', voiceUrl: 'https://example.com/voice' });
   t.equal((await client.applications(app.sid).fetch()).voiceUrl, 'https://example.com/voice');
   const service = await client.verify.v2.services.create({ friendlyName: 'Acme' });
@@ -62,11 +90,16 @@ t.test('queues and applications; Verify entities (v2 envelope)', async (t) => {
   t.equal(entity.identity, 'user-1');
   t.equal(entity.serviceSid, service.sid);
   const listed = await client.verify.v2.services(service.sid).entities.list();
-  t.same(listed.map((e) => e.identity), ['user-1']);
+  t.same(
+    listed.map((e) => e.identity),
+    ['user-1'],
+  );
 });
 
 t.test('every list operation of the spec answers its paging envelope', async (t) => {
-  const table = JSON.parse(readFileSync(new URL('../../../twins/twilio/spec/operations.json', import.meta.url), 'utf8')) as { operations: { id: string; method: string; path: string; response: { kind: string; lists?: string[] } }[] };
+  const table = JSON.parse(readFileSync(new URL('../../../twins/twilio/spec/operations.json', import.meta.url), 'utf8')) as {
+    operations: { id: string; method: string; path: string; response: { kind: string; lists?: string[] } }[];
+  };
   // Path parameters as the spec's patterns want them (`^CA[0-9a-fA-F]{32}$` → a CA SID): an
   // owner that names no record still lists nothing, as Twilio lists an empty page.
   const pieces = new Map<string, { request: { params: { name: string; in: string; schema: { pattern?: string } }[] } }>();
@@ -88,7 +121,9 @@ t.test('every list operation of the spec answers its paging envelope', async (t)
     const res = await fetch(`${gw.url}${path}?PageSize=5`, { headers: auth });
     const body = (await res.json()) as Record<string, unknown>;
     const key = op.response.lists![0]!;
-    const paged = path.startsWith('/2010-04-01') ? body.page_size === 5 && 'next_page_uri' in body : (body.meta as { page_size?: number } | undefined)?.page_size === 5;
+    const paged = path.startsWith('/2010-04-01')
+      ? body.page_size === 5 && 'next_page_uri' in body
+      : (body.meta as { page_size?: number } | undefined)?.page_size === 5;
     if (res.status !== 200 || !Array.isArray(body[key]) || !paged) wrong.push(`${op.path} → ${res.status} ${JSON.stringify(body).slice(0, 120)}`);
   }
   t.same(wrong, []);

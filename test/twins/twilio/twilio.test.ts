@@ -41,7 +41,11 @@ const receiver = createServer((req, res) => {
   const chunks: Buffer[] = [];
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', () => {
-    received.push({ url: `${base}${req.url}`, params: Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString())), signature: String(req.headers['x-twilio-signature']) });
+    received.push({
+      url: `${base}${req.url}`,
+      params: Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString())),
+      signature: String(req.headers['x-twilio-signature']),
+    });
     res.writeHead(200, { 'content-type': 'text/xml' }).end('<Response/>');
   });
 });
@@ -61,11 +65,19 @@ t.test('credential: account_sid and auth token; the account', async (t) => {
   t.equal(account.sid, accountSid);
   t.equal(account.status, 'active');
   const numbers = await client.incomingPhoneNumbers.list();
-  t.same(numbers.map((n) => n.phoneNumber), ['+15017122661']);
+  t.same(
+    numbers.map((n) => n.phoneNumber),
+    ['+15017122661'],
+  );
 });
 
 t.test('messages: create, lifecycle on advance, signed status callbacks', async (t) => {
-  const created = await client.messages.create({ to: '+14155550100', from: '+15017122661', body: 'Your order shipped', statusCallback: `${base}/status?order=42` });
+  const created = await client.messages.create({
+    to: '+14155550100',
+    from: '+15017122661',
+    body: 'Your order shipped',
+    statusCallback: `${base}/status?order=42`,
+  });
   t.match(created.sid, /^SM[0-9a-f]{32}$/);
   t.equal(created.status, 'queued');
   t.equal(created.direction, 'outbound-api');
@@ -78,7 +90,10 @@ t.test('messages: create, lifecycle on advance, signed status callbacks', async 
   t.ok(fetched.dateSent, 'date_sent set');
   t.equal(fetched.price, '-0.00790');
   const callbacks = await waitFor(3, (r) => r.params.MessageSid === created.sid);
-  t.same(callbacks.map((c) => c.params.MessageStatus), ['sending', 'sent', 'delivered']);
+  t.same(
+    callbacks.map((c) => c.params.MessageStatus),
+    ['sending', 'sent', 'delivered'],
+  );
   for (const c of callbacks) {
     t.ok(twilio.validateRequest(authToken, c.signature, c.url, c.params), `signature of ${c.params.MessageStatus} validates`);
     t.equal(c.params.AccountSid, accountSid);
@@ -117,35 +132,60 @@ t.test('errors as Twilio answers them (test numbers, missing params, 404, 401)',
     t.equal(e.code, code);
     t.equal(e.moreInfo, `https://www.twilio.com/docs/errors/${code}`);
   }
-  const missing = await client.messages('SM00000000000000000000000000000000').fetch().catch((x) => x);
+  const missing = await client
+    .messages('SM00000000000000000000000000000000')
+    .fetch()
+    .catch((x) => x);
   t.equal(missing.status, 404);
   t.equal(missing.code, 20404);
   const stranger = clientFor(accountSid, 'f'.repeat(32));
   const denied = await stranger.messages.list().catch((x) => x);
   t.equal(denied.status, 401);
   t.equal(denied.code, 20003);
-  const raw = await fetch(`${gw.url}/2010-04-01/Accounts/${accountSid}/Messages.json`, { headers: { authorization: 'Basic ' + Buffer.from(`${accountSid}:nope`).toString('base64') } });
+  const raw = await fetch(`${gw.url}/2010-04-01/Accounts/${accountSid}/Messages.json`, {
+    headers: { authorization: 'Basic ' + Buffer.from(`${accountSid}:nope`).toString('base64') },
+  });
   t.equal(raw.status, 401);
   t.same(Object.keys(await raw.json()).sort(), ['code', 'detail', 'message', 'more_info', 'status']);
-  const noTo = await fetch(`${gw.url}/2010-04-01/Accounts/${accountSid}/Messages.json`, { method: 'POST', headers: { authorization: 'Basic ' + Buffer.from(`${accountSid}:${authToken}`).toString('base64'), 'content-type': 'application/x-www-form-urlencoded' }, body: 'From=%2B15005550006&Body=x' });
+  const noTo = await fetch(`${gw.url}/2010-04-01/Accounts/${accountSid}/Messages.json`, {
+    method: 'POST',
+    headers: { authorization: 'Basic ' + Buffer.from(`${accountSid}:${authToken}`).toString('base64'), 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'From=%2B15005550006&Body=x',
+  });
   t.equal(noTo.status, 400);
   t.match(await noTo.json(), { code: 21604, message: "A 'To' phone number is required.", more_info: 'https://www.twilio.com/docs/errors/21604', status: 400 });
-  const other = await fetch(`${gw.url}/2010-04-01/Accounts/AC${'0'.repeat(32)}/Messages.json`, { headers: { authorization: 'Basic ' + Buffer.from(`${accountSid}:${authToken}`).toString('base64') } });
+  const other = await fetch(`${gw.url}/2010-04-01/Accounts/AC${'0'.repeat(32)}/Messages.json`, {
+    headers: { authorization: 'Basic ' + Buffer.from(`${accountSid}:${authToken}`).toString('base64') },
+  });
   t.equal(other.status, 404, "another account's path is not found");
 });
 
 t.test('list: filters and the paging envelope', async (t) => {
   for (let i = 0; i < 5; i++) await client.messages.create({ to: '+14155550177', from: '+15017122661', body: `paged ${i}` });
   const all = await client.messages.list({ to: '+14155550177' });
-  t.same(all.map((m) => m.body), ['paged 4', 'paged 3', 'paged 2', 'paged 1', 'paged 0'], 'newest first');
+  t.same(
+    all.map((m) => m.body),
+    ['paged 4', 'paged 3', 'paged 2', 'paged 1', 'paged 0'],
+    'newest first',
+  );
   const page = await client.messages.page({ to: '+14155550177', pageSize: 2 });
   t.equal(page.instances.length, 2);
   const next = await page.nextPage();
-  t.same(next!.instances.map((m) => m.body), ['paged 2', 'paged 1']);
+  t.same(
+    next!.instances.map((m) => m.body),
+    ['paged 2', 'paged 1'],
+  );
   const last = await next!.nextPage();
-  t.same(last!.instances.map((m) => m.body), ['paged 0']);
+  t.same(
+    last!.instances.map((m) => m.body),
+    ['paged 0'],
+  );
   t.equal(await last!.nextPage(), undefined);
-  const raw = (await (await fetch(`${gw.url}/2010-04-01/Accounts/${accountSid}/Messages.json?To=%2B14155550177&PageSize=2`, { headers: { authorization: 'Basic ' + Buffer.from(`${accountSid}:${authToken}`).toString('base64') } })).json()) as Record<string, unknown>;
+  const raw = (await (
+    await fetch(`${gw.url}/2010-04-01/Accounts/${accountSid}/Messages.json?To=%2B14155550177&PageSize=2`, {
+      headers: { authorization: 'Basic ' + Buffer.from(`${accountSid}:${authToken}`).toString('base64') },
+    })
+  ).json()) as Record<string, unknown>;
   t.same(Object.keys(raw).sort(), ['end', 'first_page_uri', 'messages', 'next_page_uri', 'page', 'page_size', 'previous_page_uri', 'start', 'uri']);
   t.match(raw.next_page_uri, /^\/2010-04-01\/Accounts\/AC[0-9a-f]{32}\/Messages\.json\?To=%2B14155550177&PageSize=2&Page=1&PageToken=PASM/);
   const limited = await client.messages.list({ limit: 3, pageSize: 2 });
@@ -154,13 +194,24 @@ t.test('list: filters and the paging envelope', async (t) => {
 
 t.test('redact, delete; a messaging service picks the sender', async (t) => {
   const m = await client.messages.create({ to: '+14155550188', from: '+15017122661', body: 'secret code 1234' });
-  const early = await client.messages(m.sid).update({ body: '' }).catch((x) => x);
+  const early = await client
+    .messages(m.sid)
+    .update({ body: '' })
+    .catch((x) => x);
   t.equal(early.status, 400, 'cannot redact a queued message');
   await advance(10);
   const redacted = await client.messages(m.sid).update({ body: '' });
   t.equal(redacted.body, '');
   t.equal(await client.messages(m.sid).remove(), true);
-  t.equal((await client.messages(m.sid).fetch().catch((x) => x)).status, 404);
+  t.equal(
+    (
+      await client
+        .messages(m.sid)
+        .fetch()
+        .catch((x) => x)
+    ).status,
+    404,
+  );
   const service = (await gw.twin.server.host.ctx.store.list<{ sid: string }>('messaging_service'))[0]!;
   const viaService = await client.messages.create({ to: '+14155550199', messagingServiceSid: service.sid, body: 'hello' });
   t.equal(viaService.status, 'accepted');
@@ -197,7 +248,13 @@ t.test('inbound helper: a text to the number is posted to its SmsUrl, signed', a
 });
 
 t.test('calls: created, lifecycle and status callbacks on advance', async (t) => {
-  const call = await client.calls.create({ to: '+14155550123', from: '+15017122661', twiml: '<Response><Say>Hi</Say></Response>', statusCallback: `${base}/call`, statusCallbackEvent: ['initiated', 'ringing', 'answered', 'completed'] });
+  const call = await client.calls.create({
+    to: '+14155550123',
+    from: '+15017122661',
+    twiml: '<Response><Say>Hi</Say></Response>',
+    statusCallback: `${base}/call`,
+    statusCallbackEvent: ['initiated', 'ringing', 'answered', 'completed'],
+  });
   t.match(call.sid, /^CA[0-9a-f]{32}$/);
   t.equal(call.status, 'queued');
   await advance(60);
@@ -205,8 +262,14 @@ t.test('calls: created, lifecycle and status callbacks on advance', async (t) =>
   t.equal(done.status, 'completed');
   t.equal(done.duration, '30');
   const events = await waitFor(4, (r) => r.params.CallSid === call.sid);
-  t.same(events.map((e) => e.params.CallStatus), ['initiated', 'ringing', 'in-progress', 'completed']);
-  t.same(events.map((e) => e.params.SequenceNumber), ['0', '1', '2', '3']);
+  t.same(
+    events.map((e) => e.params.CallStatus),
+    ['initiated', 'ringing', 'in-progress', 'completed'],
+  );
+  t.same(
+    events.map((e) => e.params.SequenceNumber),
+    ['0', '1', '2', '3'],
+  );
   t.equal(events[3]!.params.CallDuration, '30');
   for (const e of events) t.ok(twilio.validateRequest(authToken, e.signature, e.url, e.params));
   const busy = await client.calls.create({ to: '+15005550010', from: '+15017122661', url: 'https://example.com/twiml' });
@@ -218,7 +281,10 @@ t.test('calls: created, lifecycle and status callbacks on advance', async (t) =>
   const canceled = await client.calls(ringing.sid).update({ status: 'canceled' });
   t.equal(canceled.status, 'canceled');
   const listed = await client.calls.list({ status: 'completed' });
-  t.same(listed.map((c) => c.sid), [call.sid]);
+  t.same(
+    listed.map((c) => c.sid),
+    [call.sid],
+  );
 });
 
 t.test('verify: send a code, read it through the records API, check it', async (t) => {
@@ -236,16 +302,25 @@ t.test('verify: send a code, read it through the records API, check it', async (
   const right = await client.verify.v2.services(service.sid).verificationChecks.create({ to: '+14155550142', code });
   t.equal(right.status, 'approved');
   t.equal(right.valid, true);
-  const again = await client.verify.v2.services(service.sid).verificationChecks.create({ to: '+14155550142', code }).catch((x) => x);
+  const again = await client.verify.v2
+    .services(service.sid)
+    .verificationChecks.create({ to: '+14155550142', code })
+    .catch((x) => x);
   t.equal(again.status, 404, 'no pending verification left');
   t.equal(again.code, 20404);
-  const bad = await client.verify.v2.services(service.sid).verifications.create({ to: '555', channel: 'sms' }).catch((x) => x);
+  const bad = await client.verify.v2
+    .services(service.sid)
+    .verifications.create({ to: '555', channel: 'sms' })
+    .catch((x) => x);
   t.equal(bad.code, 60200);
   const expiring = await client.verify.v2.services(service.sid).verifications.create({ to: '+14155550143', channel: 'sms' });
   await advance(11 * 60);
   t.equal((await client.verify.v2.services(service.sid).verifications(expiring.sid).fetch()).status, 'expired');
   const services = await client.verify.v2.services.list();
-  t.same(services.map((s) => s.friendlyName), ['Acme login']);
+  t.same(
+    services.map((s) => s.friendlyName),
+    ['Acme login'],
+  );
 });
 
 t.test('API keys authenticate as SK…:secret', async (t) => {
@@ -259,7 +334,11 @@ t.test('API keys authenticate as SK…:secret', async (t) => {
 
 t.test('twin setting Lifecycle=immediate: the final status and its callbacks at create', async (t) => {
   const set = (mode: string) =>
-    fetch(`${gw.url}/twin/settings`, { method: 'POST', headers: { authorization: 'Basic ' + Buffer.from(`${accountSid}:${authToken}`).toString('base64'), 'content-type': 'application/x-www-form-urlencoded' }, body: `Lifecycle=${mode}` });
+    fetch(`${gw.url}/twin/settings`, {
+      method: 'POST',
+      headers: { authorization: 'Basic ' + Buffer.from(`${accountSid}:${authToken}`).toString('base64'), 'content-type': 'application/x-www-form-urlencoded' },
+      body: `Lifecycle=${mode}`,
+    });
   t.equal((await set('now')).status, 400);
   t.equal((await set('immediate')).status, 200);
   const m = await client.messages.create({ to: '+15005550010', from: '+15017122661', body: 'at once', statusCallback: `${base}/immediate` });
@@ -268,7 +347,10 @@ t.test('twin setting Lifecycle=immediate: the final status and its callbacks at 
   t.equal(fetched.status, 'undelivered');
   t.equal(fetched.errorCode, 30003);
   const hooks = await waitFor(3, (r) => r.params.MessageSid === m.sid);
-  t.same(hooks.map((h) => h.params.MessageStatus), ['sending', 'sent', 'undelivered']);
+  t.same(
+    hooks.map((h) => h.params.MessageStatus),
+    ['sending', 'sent', 'undelivered'],
+  );
   t.equal(new Date(fetched.dateUpdated).getTime(), now, 'the clock did not move');
   t.equal((await set('advance')).status, 200);
   const later = await client.messages.create({ to: '+14155550100', from: '+15017122661', body: 'waits' });

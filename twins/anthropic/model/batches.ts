@@ -73,7 +73,10 @@ export function retrieveBatch(ctx: TwinContext, id: string): MessageBatch {
 }
 
 export function listBatches(ctx: TwinContext): MessageBatch[] {
-  return ctx.store.list<StoredBatch>(MESSAGE_BATCH).map((s) => s.batch).reverse();
+  return ctx.store
+    .list<StoredBatch>(MESSAGE_BATCH)
+    .map((s) => s.batch)
+    .reverse();
 }
 
 export function cancelBatch(ctx: TwinContext, id: string): MessageBatch {

@@ -139,7 +139,14 @@ export async function createMessage(ctx: TwinContext, req: MessageRequest): Prom
     schema: req.schema,
   });
   if (answer.kind === 'error') throw scriptedAnthropicError(answer.error);
-  const base = { id: ctx.ids.nextIn('msg', 'msg_01', 22), type: 'message' as const, role: 'assistant' as const, model: model.id, container: null, stop_details: null };
+  const base = {
+    id: ctx.ids.nextIn('msg', 'msg_01', 22),
+    type: 'message' as const,
+    role: 'assistant' as const,
+    model: model.id,
+    container: null,
+    stop_details: null,
+  };
   const usage = (output: number) => ({
     input_tokens: input,
     cache_creation_input_tokens: 0,
@@ -149,7 +156,12 @@ export async function createMessage(ctx: TwinContext, req: MessageRequest): Prom
     service_tier: 'standard' as const,
   });
   if (answer.kind === 'tool_calls') {
-    const content: OutputBlock[] = answer.calls.map((c) => ({ type: 'tool_use', id: c.id ?? ctx.ids.nextIn('toolu', 'toolu_01', 22), name: c.name, input: JSON.parse(c.arguments) }));
+    const content: OutputBlock[] = answer.calls.map((c) => ({
+      type: 'tool_use',
+      id: c.id ?? ctx.ids.nextIn('toolu', 'toolu_01', 22),
+      name: c.name,
+      input: JSON.parse(c.arguments),
+    }));
     const output = answer.calls.reduce((n, c) => n + 3 + enc.countTokens(c.name) + enc.countTokens(c.arguments), 0);
     return { message: { ...base, content, stop_reason: 'tool_use', stop_sequence: null, usage: usage(output) } };
   }
@@ -157,7 +169,10 @@ export async function createMessage(ctx: TwinContext, req: MessageRequest): Prom
   let stopReason: MessageObject['stop_reason'] = 'end_turn';
   let stopSequence: string | null = null;
   let chunks = answer.chunks;
-  const stops = req.stopSequences.map((s) => ({ s, at: text.indexOf(s) })).filter((x) => x.at !== -1).sort((a, b) => a.at - b.at);
+  const stops = req.stopSequences
+    .map((s) => ({ s, at: text.indexOf(s) }))
+    .filter((x) => x.at !== -1)
+    .sort((a, b) => a.at - b.at);
   if (stops.length > 0) {
     text = text.slice(0, stops[0]!.at);
     stopReason = 'stop_sequence';
@@ -172,5 +187,8 @@ export async function createMessage(ctx: TwinContext, req: MessageRequest): Prom
     chunks = undefined;
   }
   const output = cut.cut ? req.maxTokens : Math.max(1, enc.countTokens(text));
-  return { message: { ...base, content: [{ type: 'text', text, citations: null }], stop_reason: stopReason, stop_sequence: stopSequence, usage: usage(output) }, chunks };
+  return {
+    message: { ...base, content: [{ type: 'text', text, citations: null }], stop_reason: stopReason, stop_sequence: stopSequence, usage: usage(output) },
+    chunks,
+  };
 }

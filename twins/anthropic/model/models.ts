@@ -30,7 +30,12 @@ export function listModels(page: { limit: number; afterId?: string; beforeId?: s
     start = Math.max(start, end - page.limit);
   }
   const data = all.slice(start, Math.min(end, start + page.limit)).map(info);
-  return { data, has_more: page.beforeId !== undefined ? start > 0 : start + page.limit < end, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null };
+  return {
+    data,
+    has_more: page.beforeId !== undefined ? start > 0 : start + page.limit < end,
+    first_id: data[0]?.id ?? null,
+    last_id: data[data.length - 1]?.id ?? null,
+  };
 }
 
 export function retrieveModel(id: string) {

@@ -18,7 +18,8 @@ export const batchRoutes: TwinRoute[] = [
       const requests = raw.map((r, i) => {
         const customId = ownValue(r, 'custom_id');
         const params = ownValue(r, 'params');
-        if (typeof customId !== 'string' || !CUSTOM_ID.test(customId)) throw invalid(`requests.${i}.custom_id: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'`);
+        if (typeof customId !== 'string' || !CUSTOM_ID.test(customId))
+          throw invalid(`requests.${i}.custom_id: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'`);
         if (!params || typeof params !== 'object' || Array.isArray(params)) throw invalid(`requests.${i}.params: Field required`);
         return { custom_id: customId, params };
       });
@@ -34,10 +35,22 @@ export const batchRoutes: TwinRoute[] = [
       let start = 0;
       if (page.afterId) start = all.findIndex((b) => b.id === page.afterId) + 1;
       let end = all.length;
-      if (page.beforeId) end = Math.max(0, all.findIndex((b) => b.id === page.beforeId));
+      if (page.beforeId)
+        end = Math.max(
+          0,
+          all.findIndex((b) => b.id === page.beforeId),
+        );
       if (page.beforeId) start = Math.max(start, end - page.limit);
       const data = all.slice(start, Math.min(end, start + page.limit));
-      return { status: 200, body: { data, has_more: page.beforeId ? start > 0 : start + page.limit < end, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null } };
+      return {
+        status: 200,
+        body: {
+          data,
+          has_more: page.beforeId ? start > 0 : start + page.limit < end,
+          first_id: data[0]?.id ?? null,
+          last_id: data[data.length - 1]?.id ?? null,
+        },
+      };
     },
   },
   { method: 'GET', path: '/v1/messages/batches/{batch_id}', handler: (req, ctx) => ({ status: 200, body: retrieveBatch(ctx, req.params.batch_id!) }) },

@@ -35,7 +35,12 @@ function readBlock(b: unknown, path: string): InputBlock {
   if (type === 'tool_result') {
     const id = ownValue(b, 'tool_use_id');
     if (typeof id !== 'string') throw invalid(`${path}.tool_use_id: Field required`);
-    return { type: 'tool_result', tool_use_id: id, text: textOf(ownValue(b, 'content'), `${path}.content`), ...(ownValue(b, 'is_error') === true ? { is_error: true } : {}) };
+    return {
+      type: 'tool_result',
+      tool_use_id: id,
+      text: textOf(ownValue(b, 'content'), `${path}.content`),
+      ...(ownValue(b, 'is_error') === true ? { is_error: true } : {}),
+    };
   }
   if (typeof type !== 'string') throw invalid(`${path}.type: Field required`);
   return { type: 'other', kind: type };
@@ -81,7 +86,8 @@ function readToolChoice(body: Body, tools: OfferedTool[]): ToolChoice {
   if (type === 'any') return { mode: 'required' };
   if (type === 'tool') {
     const name = ownValue(choice, 'name');
-    if (typeof name !== 'string' || !tools.some((t) => t.name === name)) throw invalid(`tool_choice.tool.name: Tool '${String(name)}' not found in provided tools`);
+    if (typeof name !== 'string' || !tools.some((t) => t.name === name))
+      throw invalid(`tool_choice.tool.name: Tool '${String(name)}' not found in provided tools`);
     return { mode: 'named', name };
   }
   throw invalid("tool_choice.type: Input should be 'auto', 'any', 'tool' or 'none'");
@@ -140,7 +146,10 @@ export const messageRoutes: TwinRoute[] = [
     async handler(req) {
       const body = jsonBody(req);
       const { raw } = readTools(body);
-      return { status: 200, body: await countTokens({ model: reqString(body, 'model'), system: readSystem(body), messages: readMessages(body), rawTools: raw }) };
+      return {
+        status: 200,
+        body: await countTokens({ model: reqString(body, 'model'), system: readSystem(body), messages: readMessages(body), rawTools: raw }),
+      };
     },
   },
 ];

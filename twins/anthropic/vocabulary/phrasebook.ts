@@ -6,7 +6,9 @@ export const ANTHROPIC_OPERATIONS: Operation[] = [
   {
     twin: 'anthropic',
     label: 'ask Claude',
-    phrase: op(`${v('ask', 'asked')}\\s+${A}(?:claude|anthropic)|${v('create')}\\s+${A}(?:claude\\s+)?messages?\\s+(?:to|with|for)\\s+claude|${v('prompt')}\\s+${A}claude`),
+    phrase: op(
+      `${v('ask', 'asked')}\\s+${A}(?:claude|anthropic)|${v('create')}\\s+${A}(?:claude\\s+)?messages?\\s+(?:to|with|for)\\s+claude|${v('prompt')}\\s+${A}claude`,
+    ),
     method: 'POST',
     path: '/v1/messages',
     modifiers: { name: bodyEq('/model') },

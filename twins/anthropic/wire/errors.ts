@@ -18,7 +18,8 @@ export const ERROR_TYPES: Record<number, string> = {
 };
 
 const DEFAULT_MESSAGES: Record<string, string> = {
-  rate_limit_error: 'Number of request tokens has exceeded your per-minute rate limit (https://docs.anthropic.com/en/api/rate-limits); see the response headers for current usage. Please reduce the prompt length or the maximum tokens requested, or try again later. You may also contact sales at https://www.anthropic.com/contact-sales to discuss your options for a rate limit increase.',
+  rate_limit_error:
+    'Number of request tokens has exceeded your per-minute rate limit (https://docs.anthropic.com/en/api/rate-limits); see the response headers for current usage. Please reduce the prompt length or the maximum tokens requested, or try again later. You may also contact sales at https://www.anthropic.com/contact-sales to discuss your options for a rate limit increase.',
   overloaded_error: 'Overloaded',
   api_error: 'Internal server error',
   authentication_error: 'invalid x-api-key',

@@ -9,7 +9,8 @@ export type Body = Record<string, unknown>;
 
 export function jsonBody(req: TwinRequest): Body {
   if (req.rawBody.length === 0) throw invalid('Request body is empty; expected a JSON object.');
-  if (req.bodyKind !== 'json' || Array.isArray(req.body)) throw invalid('There was an error parsing the body of your request. Please check that it is valid JSON.');
+  if (req.bodyKind !== 'json' || Array.isArray(req.body))
+    throw invalid('There was an error parsing the body of your request. Please check that it is valid JSON.');
   return req.body;
 }
 
@@ -55,7 +56,8 @@ export function pageQuery(req: TwinRequest): { limit: number; afterId?: string; 
   let limit = 20;
   if (raw !== undefined) {
     limit = Number(raw);
-    if (typeof raw !== 'string' || !/^\d+$/.test(raw) || limit < 1 || limit > 1000) throw invalid('limit: Input should be greater than or equal to 1 and less than or equal to 1000');
+    if (typeof raw !== 'string' || !/^\d+$/.test(raw) || limit < 1 || limit > 1000)
+      throw invalid('limit: Input should be greater than or equal to 1 and less than or equal to 1000');
   }
   const after = ownValue(req.query, 'after_id');
   const before = ownValue(req.query, 'before_id');

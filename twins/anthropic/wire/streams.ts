@@ -22,7 +22,8 @@ export function messageStream({ message, chunks }: MessageOutcome): string {
     } else {
       emit('content_block_start', { index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } });
       if (index === 0) emit('ping', {});
-      for (const partial_json of fragments(JSON.stringify(block.input))) emit('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json } });
+      for (const partial_json of fragments(JSON.stringify(block.input)))
+        emit('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json } });
     }
     emit('content_block_stop', { index });
   });

@@ -4,7 +4,10 @@
 import type { TwinResponse } from '../../../twin-runtime/contract.js';
 
 export class GraphQLFailure extends Error {
-  constructor(message: string, readonly type: string) {
+  constructor(
+    message: string,
+    readonly type: string,
+  ) {
     super(message);
   }
 }

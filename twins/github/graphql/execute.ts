@@ -4,8 +4,18 @@
 // error naming it, never a silent null.
 
 import {
-  GraphQLError, Kind, OverlappingFieldsCanBeMergedRule, execute, parse, specifiedRules, validate, type DocumentNode, type ExecutionResult, type GraphQLFieldResolver,
-  type GraphQLTypeResolver, type SelectionSetNode,
+  GraphQLError,
+  Kind,
+  OverlappingFieldsCanBeMergedRule,
+  execute,
+  parse,
+  specifiedRules,
+  validate,
+  type DocumentNode,
+  type ExecutionResult,
+  type GraphQLFieldResolver,
+  type GraphQLTypeResolver,
+  type SelectionSetNode,
 } from 'graphql';
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { GitHubError } from '../wire/errors.js';
@@ -104,7 +114,14 @@ function root(ctx: TwinContext): Source {
     search: (a: Record<string, unknown>) => search(ctx, a),
     rateLimit: () => {
       const w = currentWindow(ctx);
-      return { limit: w.limit, remaining: w.remaining, used: w.used, cost: 1, nodeCount: 0, resetAt: new Date(w.reset * 1000).toISOString().replace('.000Z', 'Z') };
+      return {
+        limit: w.limit,
+        remaining: w.remaining,
+        used: w.used,
+        cost: 1,
+        nodeCount: 0,
+        resetAt: new Date(w.reset * 1000).toISOString().replace('.000Z', 'Z'),
+      };
     },
   };
 }
@@ -131,7 +148,7 @@ function formatError(e: GraphQLError): Record<string, unknown> {
   let message = e.message;
   const o = e.originalError;
   if (o instanceof GitHubError && o.extra.errors?.length) {
-    message = o.extra.errors.map((x) => (typeof x === 'string' ? x : x.message ?? `${x.resource} ${x.field ?? ''} ${x.code}`.trim())).join(', ');
+    message = o.extra.errors.map((x) => (typeof x === 'string' ? x : (x.message ?? `${x.resource} ${x.field ?? ''} ${x.code}`.trim()))).join(', ');
   }
   out.message = message;
   return out;

@@ -90,12 +90,23 @@ function react(ctx: TwinContext, input: Input, add: boolean): Source {
     reaction = listReactions(ctx, repo, target).find((r) => r.content === content && r.user.login === viewer(ctx).login);
     removeViewerReaction(ctx, repo, target, content);
   }
-  const subject: Source = found.type === 'IssueComment'
-    ? { __typename: 'IssueComment', id: found.body.node_id, ...reactionFields(ctx, repo, target, (): Source => subject) } as Source
-    : subjectOf(ctx, repo, found.body.number);
+  const subject: Source =
+    found.type === 'IssueComment'
+      ? ({ __typename: 'IssueComment', id: found.body.node_id, ...reactionFields(ctx, repo, target, (): Source => subject) } as Source)
+      : subjectOf(ctx, repo, found.body.number);
   const groups = (subject.reactionGroups as () => Source[])();
   return withId(input, {
-    reaction: reaction ? { __typename: 'Reaction', id: reaction.node_id, databaseId: reaction.id, content: input.content, createdAt: reaction.created_at, user: null, reactable: subject } : null,
+    reaction: reaction
+      ? {
+          __typename: 'Reaction',
+          id: reaction.node_id,
+          databaseId: reaction.id,
+          content: input.content,
+          createdAt: reaction.created_at,
+          user: null,
+          reactable: subject,
+        }
+      : null,
     subject,
     reactionGroups: groups,
   });
@@ -162,12 +173,16 @@ export const mutations: Record<string, (ctx: TwinContext, input: Input) => Sourc
     const found = need(ctx, input.labelableId, 'Issue', 'PullRequest');
     const { issue: i } = issueHalf(ctx, found);
     const drop = new Set((labelNames(ctx, input.labelIds) ?? []).map((n) => n.toLowerCase()));
-    return withId(input, { labelable: patchSubject(ctx, found, { labels: i.labels.map((l: Json) => l.name).filter((n: string) => !drop.has(n.toLowerCase())) }) });
+    return withId(input, {
+      labelable: patchSubject(ctx, found, { labels: i.labels.map((l: Json) => l.name).filter((n: string) => !drop.has(n.toLowerCase())) }),
+    });
   },
   addAssigneesToAssignable(ctx, input) {
     const found = need(ctx, input.assignableId, 'Issue', 'PullRequest');
     const { issue: i } = issueHalf(ctx, found);
-    return withId(input, { assignable: patchSubject(ctx, found, { assignees: [...i.assignees.map((a: Json) => a.login), ...(logins(ctx, input.assigneeIds) ?? [])] }) });
+    return withId(input, {
+      assignable: patchSubject(ctx, found, { assignees: [...i.assignees.map((a: Json) => a.login), ...(logins(ctx, input.assigneeIds) ?? [])] }),
+    });
   },
   removeAssigneesFromAssignable(ctx, input) {
     const found = need(ctx, input.assignableId, 'Issue', 'PullRequest');
@@ -198,7 +213,11 @@ export const mutations: Record<string, (ctx: TwinContext, input: Input) => Sourc
     });
     const found = need(ctx, input.pullRequestId, 'PullRequest');
     if (input.assigneeIds || input.labelIds || input.milestoneId !== undefined) {
-      patchSubject(ctx, found, { assignees: logins(ctx, input.assigneeIds), labels: labelNames(ctx, input.labelIds), milestone: milestoneNumber(ctx, input.milestoneId) });
+      patchSubject(ctx, found, {
+        assignees: logins(ctx, input.assigneeIds),
+        labels: labelNames(ctx, input.labelIds),
+        milestone: milestoneNumber(ctx, input.milestoneId),
+      });
     }
     return withId(input, { pullRequest: pullRequest(ctx, repo, getPull(ctx, repo, pr.number)!) });
   },
@@ -230,7 +249,8 @@ export const mutations: Record<string, (ctx: TwinContext, input: Input) => Sourc
       });
       afterPush(ctx, repo, push);
     } catch (e) {
-      if (e instanceof GitHubError) throw new GraphQLFailure(e.message === 'Pull Request is not mergeable' ? 'Pull request is not mergeable' : e.message, 'UNPROCESSABLE');
+      if (e instanceof GitHubError)
+        throw new GraphQLFailure(e.message === 'Pull Request is not mergeable' ? 'Pull request is not mergeable' : e.message, 'UNPROCESSABLE');
       throw e;
     }
     return withId(input, { pullRequest: pullRequest(ctx, repo, getPull(ctx, repo, pr.number)!) });

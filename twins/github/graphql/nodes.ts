@@ -120,7 +120,10 @@ export function account(ctx: TwinContext, acc: Json): Source {
       return r ? repository(ctx, r) : null;
     },
     repositories: (args: Args) => {
-      let list = full.login === me() ? ctx.store.list<Json>('repository').filter((r) => r.owner.login === me() || (args.ownerAffiliations ?? ['OWNER']).includes('ORGANIZATION_MEMBER')) : repositoriesOwnedBy(ctx, full.login);
+      let list =
+        full.login === me()
+          ? ctx.store.list<Json>('repository').filter((r) => r.owner.login === me() || (args.ownerAffiliations ?? ['OWNER']).includes('ORGANIZATION_MEMBER'))
+          : repositoriesOwnedBy(ctx, full.login);
       if (args.privacy) list = list.filter((r) => (args.privacy === 'PRIVATE') === r.private);
       if (args.isFork !== undefined && args.isFork !== null) list = list.filter((r) => !!r.fork === args.isFork);
       list = ordered(list, args.orderBy, { CREATED_AT: 'created_at', UPDATED_AT: 'updated_at', PUSHED_AT: 'pushed_at', NAME: 'name' });
@@ -223,7 +226,8 @@ export function repository(ctx: TwinContext, repo: Json): Source {
     pullRequestTemplates: [],
     latestRelease: null,
     languages: (args: Args) => empty(args),
-    repositoryTopics: (args: Args) => connection(repo.topics ?? [], args, (t: string) => ({ __typename: 'RepositoryTopic', topic: { name: t }, url: `${WEB}/topics/${t}` })),
+    repositoryTopics: (args: Args) =>
+      connection(repo.topics ?? [], args, (t: string) => ({ __typename: 'RepositoryTopic', topic: { name: t }, url: `${WEB}/topics/${t}` })),
     projects: (args: Args) => empty(args),
     projectsV2: (args: Args) => empty(args),
     discussions: (args: Args) => empty(args),
@@ -258,7 +262,18 @@ export function repository(ctx: TwinContext, repo: Json): Source {
       const blobSha = commitFiles(ctx, repo, sha).get(path);
       if (!blobSha) return null;
       const bytes = readBlob(ctx, repo, blobSha);
-      return { __typename: 'Blob', id: Buffer.from(`04:Blob${blobSha}`).toString('base64'), oid: blobSha, abbreviatedOid: blobSha.slice(0, 7), byteSize: bytes.length, isBinary: bytes.includes(0), isTruncated: false, text: bytes.includes(0) ? null : bytes.toString('utf8'), commitUrl: `${WEB}/${repo.full_name}/commit/${sha}`, repository: () => repository(ctx, repo) };
+      return {
+        __typename: 'Blob',
+        id: Buffer.from(`04:Blob${blobSha}`).toString('base64'),
+        oid: blobSha,
+        abbreviatedOid: blobSha.slice(0, 7),
+        byteSize: bytes.length,
+        isBinary: bytes.includes(0),
+        isTruncated: false,
+        text: bytes.includes(0) ? null : bytes.toString('utf8'),
+        commitUrl: `${WEB}/${repo.full_name}/commit/${sha}`,
+        repository: () => repository(ctx, repo),
+      };
     },
     issues: (args: Args) => connection(issueList(ctx, repo, args, false), args, (i) => issue(ctx, repo, i)),
     issue: (args: Args) => {
@@ -305,9 +320,14 @@ export function repository(ctx: TwinContext, repo: Json): Source {
 
 /** Who may be assigned: the owner, or the members of the owning organization. */
 function collaborators(ctx: TwinContext, repo: Json, query?: string): Json[] {
-  const list = repo.owner.type === 'Organization'
-    ? ctx.store.list<Json>('membership').filter((m) => m.organization?.login === repo.owner.login).map((m) => getUser(ctx, m.user.login)).filter((u): u is Json => !!u)
-    : [getUser(ctx, repo.owner.login)].filter((u): u is Json => !!u);
+  const list =
+    repo.owner.type === 'Organization'
+      ? ctx.store
+          .list<Json>('membership')
+          .filter((m) => m.organization?.login === repo.owner.login)
+          .map((m) => getUser(ctx, m.user.login))
+          .filter((u): u is Json => !!u)
+      : [getUser(ctx, repo.owner.login)].filter((u): u is Json => !!u);
   const q = query?.toLowerCase();
   return q ? list.filter((u) => u.login.toLowerCase().includes(q) || (u.name ?? '').toLowerCase().includes(q)) : list;
 }
@@ -359,7 +379,13 @@ export function ref(ctx: TwinContext, repo: Json, name: string, sha: string): So
 
 function signature(ctx: TwinContext, s: Json): Source {
   const login = /^(?:\d+\+)?([A-Za-z0-9-]+)@users\.noreply\.github\.com$/.exec(s.email)?.[1];
-  return { name: s.name, email: s.email, date: s.date, user: () => accountByLogin(ctx, login ?? ctx.store.list<Json>('user').find((u) => u.email && u.email === s.email)?.login), avatarUrl: () => '' };
+  return {
+    name: s.name,
+    email: s.email,
+    date: s.date,
+    user: () => accountByLogin(ctx, login ?? ctx.store.list<Json>('user').find((u) => u.email && u.email === s.email)?.login),
+    avatarUrl: () => '',
+  };
 }
 
 export function commit(ctx: TwinContext, repo: Json, sha: string): Source {
@@ -390,15 +416,38 @@ export function commit(ctx: TwinContext, repo: Json, sha: string): Source {
     signature: null,
     statusCheckRollup: () => statusCheckRollup(ctx, repo, sha),
     status: () => legacyStatus(ctx, repo, sha),
-    checkSuites: (args: Args) => connection(ctx.store.listByPrefix<Json>('check_suite', `${repo.id}:suite:`).map((r) => r.body).filter((s) => s.head_sha === sha), args, (s) => checkSuite(ctx, repo, s)),
-    associatedPullRequests: (args: Args) => connection(listPulls(ctx, repo).filter((p) => p.head.sha === sha || p.merge_commit_sha === sha), args, (p) => pullRequest(ctx, repo, p)),
+    checkSuites: (args: Args) =>
+      connection(
+        ctx.store
+          .listByPrefix<Json>('check_suite', `${repo.id}:suite:`)
+          .map((r) => r.body)
+          .filter((s) => s.head_sha === sha),
+        args,
+        (s) => checkSuite(ctx, repo, s),
+      ),
+    associatedPullRequests: (args: Args) =>
+      connection(
+        listPulls(ctx, repo).filter((p) => p.head.sha === sha || p.merge_commit_sha === sha),
+        args,
+        (p) => pullRequest(ctx, repo, p),
+      ),
   };
 }
 
 function legacyStatus(ctx: TwinContext, repo: Json, sha: string): Source | null {
   const r = rollup(ctx, repo, sha);
   if (!r || !r.statuses.length) return null;
-  return { __typename: 'Status', id: Buffer.from(`06:Status${sha}`).toString('base64'), state: r.statuses.some((s) => s.state === 'failure' || s.state === 'error') ? 'FAILURE' : r.statuses.some((s) => s.state === 'pending') ? 'PENDING' : 'SUCCESS', contexts: r.statuses.map((s) => statusContext(ctx, repo, s, sha)), commit: () => commit(ctx, repo, sha) };
+  return {
+    __typename: 'Status',
+    id: Buffer.from(`06:Status${sha}`).toString('base64'),
+    state: r.statuses.some((s) => s.state === 'failure' || s.state === 'error')
+      ? 'FAILURE'
+      : r.statuses.some((s) => s.state === 'pending')
+        ? 'PENDING'
+        : 'SUCCESS',
+    contexts: r.statuses.map((s) => statusContext(ctx, repo, s, sha)),
+    commit: () => commit(ctx, repo, sha),
+  };
 }
 
 function statusCheckRollup(ctx: TwinContext, repo: Json, sha: string): Source | null {
@@ -416,7 +465,9 @@ function statusCheckRollup(ctx: TwinContext, repo: Json, sha: string): Source | 
         ...conn,
         checkRunCount: r.checkRuns.length,
         statusContextCount: r.statuses.length,
-        checkRunCountsByState: Object.entries(groupBy(r.checkRuns.map((c) => (c.status === 'completed' ? c.conclusion : c.status).toUpperCase()))).map(([state, count]) => ({ state, count })),
+        checkRunCountsByState: Object.entries(groupBy(r.checkRuns.map((c) => (c.status === 'completed' ? c.conclusion : c.status).toUpperCase()))).map(
+          ([state, count]) => ({ state, count }),
+        ),
         statusContextCountsByState: Object.entries(groupBy(r.statuses.map((s) => s.state.toUpperCase()))).map(([state, count]) => ({ state, count })),
       };
     },
@@ -464,10 +515,15 @@ export function checkRun(ctx: TwinContext, repo: Json, c: Json): Source {
     summary: c.output?.summary ?? null,
     text: c.output?.text ?? null,
     isRequired: () => false,
-    annotations: (args: Args) => connection(c.annotations ?? [], args, (a: Json) => ({
-      path: a.path, message: a.message, title: a.title, rawDetails: a.raw_details, annotationLevel: a.annotation_level.toUpperCase(),
-      location: { start: { line: a.start_line, column: a.start_column }, end: { line: a.end_line, column: a.end_column } },
-    })),
+    annotations: (args: Args) =>
+      connection(c.annotations ?? [], args, (a: Json) => ({
+        path: a.path,
+        message: a.message,
+        title: a.title,
+        rawDetails: a.raw_details,
+        annotationLevel: a.annotation_level.toUpperCase(),
+        location: { start: { line: a.start_line, column: a.start_column }, end: { line: a.end_line, column: a.end_column } },
+      })),
     checkSuite: () => {
       const s = getSuite(ctx, repo, c.check_suite.id);
       return s ? checkSuite(ctx, repo, s) : null;
@@ -489,7 +545,15 @@ function checkSuite(ctx: TwinContext, repo: Json, s: Json): Source {
     app: { __typename: 'App', id: s.app.node_id, databaseId: s.app.id, name: s.app.name, slug: s.app.slug, url: s.app.html_url, logoUrl: () => '' },
     commit: () => commit(ctx, repo, s.head_sha),
     repository: () => repository(ctx, repo),
-    checkRuns: (args: Args) => connection(ctx.store.listByPrefix<Json>('check_run', `${repo.id}:run:`).map((r) => r.body).filter((r) => r.check_suite.id === s.id), args, (r) => checkRun(ctx, repo, r)),
+    checkRuns: (args: Args) =>
+      connection(
+        ctx.store
+          .listByPrefix<Json>('check_run', `${repo.id}:run:`)
+          .map((r) => r.body)
+          .filter((r) => r.check_suite.id === s.id),
+        args,
+        (r) => checkRun(ctx, repo, r),
+      ),
     workflowRun: () => {
       const run = runOfSuite(ctx, repo, s.id);
       if (!run) return null;
@@ -504,7 +568,19 @@ function checkSuite(ctx: TwinContext, repo: Json, s: Json): Source {
         resourcePath: new URL(run.html_url).pathname,
         createdAt: run.created_at,
         updatedAt: run.updated_at,
-        workflow: wf ? { __typename: 'Workflow', id: wf.node_id, databaseId: wf.id, name: wf.name, url: wf.html_url, resourcePath: new URL(wf.html_url).pathname, state: 'ACTIVE', createdAt: wf.created_at, updatedAt: wf.updated_at } : null,
+        workflow: wf
+          ? {
+              __typename: 'Workflow',
+              id: wf.node_id,
+              databaseId: wf.id,
+              name: wf.name,
+              url: wf.html_url,
+              resourcePath: new URL(wf.html_url).pathname,
+              state: 'ACTIVE',
+              createdAt: wf.created_at,
+              updatedAt: wf.updated_at,
+            }
+          : null,
         checkSuite: () => checkSuite(ctx, repo, s),
       };
     },
@@ -547,7 +623,8 @@ export function milestone(ctx: TwinContext, repo: Json, m: Json): Source {
     resourcePath: `/${repo.full_name}/milestone/${m.number}`,
     progressPercentage: total ? (m.closed_issues / total) * 100 : 0,
     repository: () => repository(ctx, repo),
-    issues: (args: Args) => connection(issueList(ctx, repo, { ...args, filterBy: { milestoneNumber: String(m.number) } }, false), args, (i) => issue(ctx, repo, i)),
+    issues: (args: Args) =>
+      connection(issueList(ctx, repo, { ...args, filterBy: { milestoneNumber: String(m.number) } }, false), args, (i) => issue(ctx, repo, i)),
   };
 }
 
@@ -575,7 +652,14 @@ function teamNode(ctx: TwinContext, team: Json): Source {
 
 /** REST reaction content → GraphQL `ReactionContent`. */
 const REACTION_ENUM: Record<ReactionContent, string> = {
-  '+1': 'THUMBS_UP', '-1': 'THUMBS_DOWN', laugh: 'LAUGH', hooray: 'HOORAY', confused: 'CONFUSED', heart: 'HEART', rocket: 'ROCKET', eyes: 'EYES',
+  '+1': 'THUMBS_UP',
+  '-1': 'THUMBS_DOWN',
+  laugh: 'LAUGH',
+  hooray: 'HOORAY',
+  confused: 'CONFUSED',
+  heart: 'HEART',
+  rocket: 'ROCKET',
+  eyes: 'EYES',
 };
 
 export function reactionContentOf(value: unknown): ReactionContent | undefined {
@@ -718,10 +802,22 @@ function screamingSnake(typename: string): string {
 
 /** GraphQL type names of the REST timeline's events. */
 const TIMELINE_TYPES: Record<string, string> = {
-  labeled: 'LabeledEvent', unlabeled: 'UnlabeledEvent', assigned: 'AssignedEvent', unassigned: 'UnassignedEvent',
-  closed: 'ClosedEvent', reopened: 'ReopenedEvent', renamed: 'RenamedTitleEvent', locked: 'LockedEvent', unlocked: 'UnlockedEvent',
-  milestoned: 'MilestonedEvent', demilestoned: 'DemilestonedEvent', referenced: 'ReferencedEvent', 'cross-referenced': 'CrossReferencedEvent',
-  merged: 'MergedEvent', review_requested: 'ReviewRequestedEvent', review_request_removed: 'ReviewRequestRemovedEvent',
+  labeled: 'LabeledEvent',
+  unlabeled: 'UnlabeledEvent',
+  assigned: 'AssignedEvent',
+  unassigned: 'UnassignedEvent',
+  closed: 'ClosedEvent',
+  reopened: 'ReopenedEvent',
+  renamed: 'RenamedTitleEvent',
+  locked: 'LockedEvent',
+  unlocked: 'UnlockedEvent',
+  milestoned: 'MilestonedEvent',
+  demilestoned: 'DemilestonedEvent',
+  referenced: 'ReferencedEvent',
+  'cross-referenced': 'CrossReferencedEvent',
+  merged: 'MergedEvent',
+  review_requested: 'ReviewRequestedEvent',
+  review_request_removed: 'ReviewRequestRemovedEvent',
 };
 
 /** One REST timeline entry (model/timeline.ts) as its GraphQL node; undefined for kinds not mapped. */
@@ -729,7 +825,14 @@ function timelineNode(ctx: TwinContext, repo: Json, e: Json, subject: () => Sour
   if (e.event === 'commented') return comment(ctx, repo, e, subject);
   if (e.event === 'reviewed') return reviewNode(ctx, repo, { ...e, state: String(e.state).toUpperCase() }, subject);
   if (e.event === 'committed') {
-    return { __typename: 'PullRequestCommit', id: nodeIdOf('PullRequestCommit', e.sha), commit: () => commit(ctx, repo, e.sha), url: e.html_url, resourcePath: new URL(e.html_url).pathname, pullRequest: subject };
+    return {
+      __typename: 'PullRequestCommit',
+      id: nodeIdOf('PullRequestCommit', e.sha),
+      commit: () => commit(ctx, repo, e.sha),
+      url: e.html_url,
+      resourcePath: new URL(e.html_url).pathname,
+      pullRequest: subject,
+    };
   }
   const typename = Object.prototype.hasOwnProperty.call(TIMELINE_TYPES, e.event) ? TIMELINE_TYPES[e.event] : undefined;
   if (!typename) return undefined;
@@ -744,14 +847,33 @@ function timelineNode(ctx: TwinContext, repo: Json, e: Json, subject: () => Sour
   switch (e.event) {
     case 'labeled':
     case 'unlabeled': {
-      const full = ctx.store.listByPrefix<Json>('label', `${repo.id}:`).map((r) => r.body).find((l) => l.name === e.label?.name);
-      return { ...base, ...subjectFields, label: () => label(ctx, repo, full ?? { ...e.label, id: 0, node_id: '', description: null, default: false, url: '' }) };
+      const full = ctx.store
+        .listByPrefix<Json>('label', `${repo.id}:`)
+        .map((r) => r.body)
+        .find((l) => l.name === e.label?.name);
+      return {
+        ...base,
+        ...subjectFields,
+        label: () => label(ctx, repo, full ?? { ...e.label, id: 0, node_id: '', description: null, default: false, url: '' }),
+      };
     }
     case 'assigned':
     case 'unassigned':
-      return { ...base, ...subjectFields, assignee: () => (e.assignee ? account(ctx, e.assignee) : null), user: () => (e.assignee ? account(ctx, e.assignee) : null) };
+      return {
+        ...base,
+        ...subjectFields,
+        assignee: () => (e.assignee ? account(ctx, e.assignee) : null),
+        user: () => (e.assignee ? account(ctx, e.assignee) : null),
+      };
     case 'closed':
-      return { ...base, ...subjectFields, closer: null, stateReason: e.state_reason ? String(e.state_reason).toUpperCase() : null, url: e.url, resourcePath: new URL(e.url).pathname };
+      return {
+        ...base,
+        ...subjectFields,
+        closer: null,
+        stateReason: e.state_reason ? String(e.state_reason).toUpperCase() : null,
+        url: e.url,
+        resourcePath: new URL(e.url).pathname,
+      };
     case 'reopened':
       return { ...base, ...subjectFields, stateReason: 'REOPENED' };
     case 'renamed':
@@ -765,14 +887,24 @@ function timelineNode(ctx: TwinContext, repo: Json, e: Json, subject: () => Sour
       return { ...base, ...subjectFields, commit: commitOf, commitRepository: () => repository(ctx, repo), isCrossRepository: false, isDirectReference: true };
     case 'cross-referenced':
       return {
-        ...base, target: subject, source: () => subjectOf(ctx, repo, e.source.issue.number), isCrossRepository: false, willCloseTarget: false,
-        referencedAt: e.created_at, url: e.source.issue.html_url, resourcePath: new URL(e.source.issue.html_url).pathname,
+        ...base,
+        target: subject,
+        source: () => subjectOf(ctx, repo, e.source.issue.number),
+        isCrossRepository: false,
+        willCloseTarget: false,
+        referencedAt: e.created_at,
+        url: e.source.issue.html_url,
+        resourcePath: new URL(e.source.issue.html_url).pathname,
       };
     case 'merged':
       return { ...base, ...subjectFields, commit: commitOf, mergeRefName: '', url: e.url, resourcePath: new URL(e.url).pathname };
     case 'review_requested':
     case 'review_request_removed':
-      return { ...base, ...subjectFields, requestedReviewer: () => (e.requested_team ? teamNode(ctx, e.requested_team) : e.requested_reviewer ? account(ctx, e.requested_reviewer) : null) };
+      return {
+        ...base,
+        ...subjectFields,
+        requestedReviewer: () => (e.requested_team ? teamNode(ctx, e.requested_team) : e.requested_reviewer ? account(ctx, e.requested_reviewer) : null),
+      };
     default:
       return { ...base, ...subjectFields };
   }
@@ -795,7 +927,10 @@ export function issue(ctx: TwinContext, repo: Json, i: Json): Source {
     parent: null,
     closedByPullRequestsReferences: (args: Args) => empty(args),
   };
-  Object.assign(self, issueFields(ctx, repo, i, () => self));
+  Object.assign(
+    self,
+    issueFields(ctx, repo, i, () => self),
+  );
   return self;
 }
 
@@ -887,22 +1022,24 @@ export function pullRequest(ctx: TwinContext, repo: Json, p: Json): Source {
       if (latest.some((r) => r.state === 'APPROVED')) return 'APPROVED';
       return null;
     },
-    commits: (args: Args) => connection(pullCommits(ctx, repo, p), args, (c) => ({
-      __typename: 'PullRequestCommit',
-      id: Buffer.from(`017:PullRequestCommit${p.id}:${c.sha}`).toString('base64'),
-      commit: commit(ctx, repo, c.sha),
-      url: `${p.html_url}/commits/${c.sha}`,
-      resourcePath: `${new URL(p.html_url).pathname}/commits/${c.sha}`,
-      pullRequest: () => self,
-    })),
-    files: (args: Args) => connection(pullFiles(ctx, repo, p), args, (f) => ({
-      __typename: 'PullRequestChangedFile',
-      path: f.filename,
-      additions: f.additions,
-      deletions: f.deletions,
-      changeType: f.status === 'added' ? 'ADDED' : f.status === 'removed' ? 'DELETED' : f.status === 'renamed' ? 'RENAMED' : 'MODIFIED',
-      viewerViewedState: 'UNVIEWED',
-    })),
+    commits: (args: Args) =>
+      connection(pullCommits(ctx, repo, p), args, (c) => ({
+        __typename: 'PullRequestCommit',
+        id: Buffer.from(`017:PullRequestCommit${p.id}:${c.sha}`).toString('base64'),
+        commit: commit(ctx, repo, c.sha),
+        url: `${p.html_url}/commits/${c.sha}`,
+        resourcePath: `${new URL(p.html_url).pathname}/commits/${c.sha}`,
+        pullRequest: () => self,
+      })),
+    files: (args: Args) =>
+      connection(pullFiles(ctx, repo, p), args, (f) => ({
+        __typename: 'PullRequestChangedFile',
+        path: f.filename,
+        additions: f.additions,
+        deletions: f.deletions,
+        changeType: f.status === 'added' ? 'ADDED' : f.status === 'removed' ? 'DELETED' : f.status === 'renamed' ? 'RENAMED' : 'MODIFIED',
+        viewerViewedState: 'UNVIEWED',
+      })),
     reviews: (args: Args) => {
       let list = reviews();
       if (args.states?.length) list = list.filter((r) => args.states.includes(r.state));
@@ -910,13 +1047,26 @@ export function pullRequest(ctx: TwinContext, repo: Json, p: Json): Source {
       return connection(list, args, (r) => reviewNode(ctx, repo, r, () => self));
     },
     latestReviews: (args: Args) => connection(latestReviews(), args, (r) => reviewNode(ctx, repo, r, () => self)),
-    latestOpinionatedReviews: (args: Args) => connection(latestReviews().filter((r) => r.state !== 'COMMENTED'), args, (r) => reviewNode(ctx, repo, r, () => self)),
-    reviewRequests: (args: Args) => connection([
-      ...(p.requested_reviewers ?? []).map((u: Json) => ({ key: `${u.id}`, reviewer: () => account(ctx, u) })),
-      ...(p.requested_teams ?? []).map((tm: Json) => ({ key: `team${tm.id}`, reviewer: () => teamNode(ctx, tm) })),
-    ], args, (r: { key: string; reviewer: () => Source }) => ({
-      __typename: 'ReviewRequest', id: Buffer.from(`013:ReviewRequest${p.id}:${r.key}`).toString('base64'), asCodeOwner: false, requestedReviewer: r.reviewer,
-    })),
+    latestOpinionatedReviews: (args: Args) =>
+      connection(
+        latestReviews().filter((r) => r.state !== 'COMMENTED'),
+        args,
+        (r) => reviewNode(ctx, repo, r, () => self),
+      ),
+    reviewRequests: (args: Args) =>
+      connection(
+        [
+          ...(p.requested_reviewers ?? []).map((u: Json) => ({ key: `${u.id}`, reviewer: () => account(ctx, u) })),
+          ...(p.requested_teams ?? []).map((tm: Json) => ({ key: `team${tm.id}`, reviewer: () => teamNode(ctx, tm) })),
+        ],
+        args,
+        (r: { key: string; reviewer: () => Source }) => ({
+          __typename: 'ReviewRequest',
+          id: Buffer.from(`013:ReviewRequest${p.id}:${r.key}`).toString('base64'),
+          asCodeOwner: false,
+          requestedReviewer: r.reviewer,
+        }),
+      ),
     reviewThreads: (args: Args) => empty(args),
     closingIssuesReferences: (args: Args) => empty(args),
     statusCheckRollup: () => statusCheckRollup(ctx, repo, p.head.sha),
@@ -925,7 +1075,10 @@ export function pullRequest(ctx: TwinContext, repo: Json, p: Json): Source {
     checksResourcePath: `${new URL(p.html_url).pathname}/checks`,
     checksUrl: `${p.html_url}/checks`,
   };
-  Object.assign(self, issueFields(ctx, repo, { ...i, html_url: p.html_url, node_id: p.node_id }, () => self));
+  Object.assign(
+    self,
+    issueFields(ctx, repo, { ...i, html_url: p.html_url, node_id: p.node_id }, () => self),
+  );
   return self;
 }
 
@@ -996,13 +1149,17 @@ export function search(ctx: TwinContext, args: Args): Source {
     });
     issueCount = items.length;
   } else if (type === 'REPOSITORY') {
-    const words = String(args.query ?? '').split(/\s+/).filter(Boolean);
-    const list = ctx.store.list<Json>('repository').filter((r) => words.every((w) => {
-      const m = /^(user|org|repo):(.+)$/.exec(w);
-      if (m) return m[1] === 'repo' ? r.full_name.toLowerCase() === m[2]!.toLowerCase() : r.owner.login.toLowerCase() === m[2]!.toLowerCase();
-      if (/^\w+:/.test(w)) return true;
-      return `${r.name} ${r.description ?? ''}`.toLowerCase().includes(w.toLowerCase());
-    }));
+    const words = String(args.query ?? '')
+      .split(/\s+/)
+      .filter(Boolean);
+    const list = ctx.store.list<Json>('repository').filter((r) =>
+      words.every((w) => {
+        const m = /^(user|org|repo):(.+)$/.exec(w);
+        if (m) return m[1] === 'repo' ? r.full_name.toLowerCase() === m[2]!.toLowerCase() : r.owner.login.toLowerCase() === m[2]!.toLowerCase();
+        if (/^\w+:/.test(w)) return true;
+        return `${r.name} ${r.description ?? ''}`.toLowerCase().includes(w.toLowerCase());
+      }),
+    );
     items = list.map((r) => repository(ctx, r));
     repositoryCount = items.length;
   } else if (type === 'USER') {

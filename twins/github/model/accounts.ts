@@ -157,9 +157,25 @@ export function viewer(ctx: TwinContext): Json {
 }
 
 const SIMPLE_FIELDS = [
-  'login', 'id', 'node_id', 'avatar_url', 'gravatar_id', 'url', 'html_url', 'followers_url',
-  'following_url', 'gists_url', 'starred_url', 'subscriptions_url', 'organizations_url', 'repos_url',
-  'events_url', 'received_events_url', 'type', 'user_view_type', 'site_admin',
+  'login',
+  'id',
+  'node_id',
+  'avatar_url',
+  'gravatar_id',
+  'url',
+  'html_url',
+  'followers_url',
+  'following_url',
+  'gists_url',
+  'starred_url',
+  'subscriptions_url',
+  'organizations_url',
+  'repos_url',
+  'events_url',
+  'received_events_url',
+  'type',
+  'user_view_type',
+  'site_admin',
 ] as const;
 
 /** The `simple-user` shape GitHub embeds (owner, user, assignee…), for a user or an org. */
@@ -196,7 +212,10 @@ export function privateProfile(ctx: TwinContext, user: Json): Json {
 
 /** `GET /users/{u}` shape for a user or an org account (orgs answer there too on GitHub). */
 export function publicProfile(ctx: TwinContext, account: Json): Json {
-  const owned = ctx.store.listByPrefix<Json>('repository', `${userKey(account.login)}/`).map((r) => r.body).filter((r) => !r.private);
+  const owned = ctx.store
+    .listByPrefix<Json>('repository', `${userKey(account.login)}/`)
+    .map((r) => r.body)
+    .filter((r) => !r.private);
   if (account.type === 'Organization') {
     return {
       ...simpleAccount(account),
@@ -252,7 +271,7 @@ export function orgMembers(ctx: TwinContext, orgLogin: string, role?: string): J
   const prefix = `${orgLogin.toLowerCase()}:`;
   return ctx.store
     .listByPrefix<Json>('membership', prefix)
-    .filter((r) => (!role || role === 'all' || r.body.role === role))
+    .filter((r) => !role || role === 'all' || r.body.role === role)
     .map((r) => r.body);
 }
 
@@ -269,7 +288,20 @@ export function orgsOf(ctx: TwinContext, login: string): Json[] {
 /** The `organization-simple` shape. */
 export function orgSummary(org: Json): Json {
   const out: Json = {};
-  for (const f of ['login', 'id', 'node_id', 'url', 'repos_url', 'events_url', 'hooks_url', 'issues_url', 'members_url', 'public_members_url', 'avatar_url', 'description']) {
+  for (const f of [
+    'login',
+    'id',
+    'node_id',
+    'url',
+    'repos_url',
+    'events_url',
+    'hooks_url',
+    'issues_url',
+    'members_url',
+    'public_members_url',
+    'avatar_url',
+    'description',
+  ]) {
     out[f] = org[f] ?? null;
   }
   return out;

@@ -129,7 +129,10 @@ function workflowRecord(ctx: TwinContext, repo: Json, path: string, parsed: Pars
 /** Workflows of the default branch (plus every one the twin has seen run), oldest first. */
 export function listWorkflows(ctx: TwinContext, repo: Json): Json[] {
   for (const [path, parsed] of workflowFiles(ctx, repo, branchHead(ctx, repo, repo.default_branch))) workflowRecord(ctx, repo, path, parsed);
-  return ctx.store.listByPrefix<Json>('workflow', childKey(repo, 'workflow:')).map((r) => r.body).sort((a, b) => a.id - b.id);
+  return ctx.store
+    .listByPrefix<Json>('workflow', childKey(repo, 'workflow:'))
+    .map((r) => r.body)
+    .sort((a, b) => a.id - b.id);
 }
 
 /** A workflow by numeric id or by file name (`ci.yml`), as the REST API accepts either. */
@@ -221,7 +224,10 @@ export function requireRun(ctx: TwinContext, repo: Json, id: number): Json {
 
 /** Runs of the repository, newest first. */
 export function listRuns(ctx: TwinContext, repo: Json): Json[] {
-  return ctx.store.listByPrefix<Json>('workflow_run', childKey(repo, 'workflow_run:')).map((r) => r.body).reverse();
+  return ctx.store
+    .listByPrefix<Json>('workflow_run', childKey(repo, 'workflow_run:'))
+    .map((r) => r.body)
+    .reverse();
 }
 
 export function jobsOf(ctx: TwinContext, repo: Json, run: Json, attempt?: number): Json[] {
@@ -267,9 +273,7 @@ function runAttempt(ctx: TwinContext, repo: Json, run: Json, parsed: ParsedWorkf
     const conclusion = failing ? outcome.conclusion : 'success';
     conclusions.push(conclusion);
     const names = ['Set up job', ...spec.steps, 'Complete job'];
-    const failAt = failing
-      ? Math.max(1, outcome.step ? names.findIndex((n) => n === outcome.step) : names.length - 2)
-      : -1;
+    const failAt = failing ? Math.max(1, outcome.step ? names.findIndex((n) => n === outcome.step) : names.length - 2) : -1;
     const steps = names.map((name, i) => {
       const skipped = failAt >= 1 && i > failAt && i < names.length - 1;
       const stepConclusion = i === failAt ? conclusion : skipped ? 'skipped' : 'success';
@@ -293,9 +297,10 @@ function runAttempt(ctx: TwinContext, repo: Json, run: Json, parsed: ParsedWorkf
       details_url: `${WEB}/${repo.full_name}/actions/runs/${run.id}/job/0`,
       suite,
       app: ACTIONS_APP,
-      output: conclusion === 'success'
-        ? { title: null, summary: null as never, text: null }
-        : { title: `${spec.name}`, summary: outcome.log?.split('\n')[0] ?? 'Process completed with exit code 1.', text: null },
+      output:
+        conclusion === 'success'
+          ? { title: null, summary: null as never, text: null }
+          : { title: `${spec.name}`, summary: outcome.log?.split('\n')[0] ?? 'Process completed with exit code 1.', text: null },
     });
     const id = check.id as number; // GitHub gives a job the id of its check run
     check.details_url = `${WEB}/${repo.full_name}/actions/runs/${run.id}/job/${id}`;
@@ -382,12 +387,34 @@ function createRun(ctx: TwinContext, repo: Json, path: string, parsed: ParsedWor
     workflow_url: wf.url,
     head_commit: commit
       ? {
-          id: commit.sha, tree_id: commit.tree.sha, message: commit.message, timestamp: commit.committer.date,
-          author: { name: commit.author.name, email: commit.author.email }, committer: { name: commit.committer.name, email: commit.committer.email },
+          id: commit.sha,
+          tree_id: commit.tree.sha,
+          message: commit.message,
+          timestamp: commit.committer.date,
+          author: { name: commit.author.name, email: commit.author.email },
+          committer: { name: commit.committer.name, email: commit.committer.email },
         }
       : null,
-    repository: { id: repo.id, node_id: repo.node_id, name: repo.name, full_name: repo.full_name, private: repo.private, owner: repo.owner, html_url: repo.html_url, url: repo.url },
-    head_repository: { id: repo.id, node_id: repo.node_id, name: repo.name, full_name: repo.full_name, private: repo.private, owner: repo.owner, html_url: repo.html_url, url: repo.url },
+    repository: {
+      id: repo.id,
+      node_id: repo.node_id,
+      name: repo.name,
+      full_name: repo.full_name,
+      private: repo.private,
+      owner: repo.owner,
+      html_url: repo.html_url,
+      url: repo.url,
+    },
+    head_repository: {
+      id: repo.id,
+      node_id: repo.node_id,
+      name: repo.name,
+      full_name: repo.full_name,
+      private: repo.private,
+      owner: repo.owner,
+      html_url: repo.html_url,
+      url: repo.url,
+    },
   };
   ctx.store.put('workflow_run', runKey(repo, id), run);
   emitEvent(ctx, repo, 'workflow_run', { action: 'requested', workflow_run: run, workflow: wf });
@@ -429,7 +456,10 @@ export function triggerActions(ctx: TwinContext, repo: Json, event: string, payl
       if (types.length ? !types.includes(String(payload.action)) : false) continue;
       if (!passes(filter, 'branches', pr.base.ref)) continue;
       createRun(ctx, repo, path, parsed, {
-        event: 'pull_request', sha, branch: pr.head.ref, title: pr.title,
+        event: 'pull_request',
+        sha,
+        branch: pr.head.ref,
+        title: pr.title,
         pullRequests: [{ url: pr.url, id: pr.id, number: pr.number, head: { ref: pr.head.ref, sha }, base: { ref: pr.base.ref, sha: pr.base.sha } }],
       });
     }

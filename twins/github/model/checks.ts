@@ -59,7 +59,12 @@ export function requireSha(ctx: TwinContext, repo: Json, ref: string): string {
 
 // ---- commit statuses ---------------------------------------------------------------------
 
-export function createStatus(ctx: TwinContext, repo: Json, sha: string, input: { state: StatusState; target_url?: string | null; description?: string | null; context?: string }): Json {
+export function createStatus(
+  ctx: TwinContext,
+  repo: Json,
+  sha: string,
+  input: { state: StatusState; target_url?: string | null; description?: string | null; context?: string },
+): Json {
   if (!getCommit(ctx, repo, sha)) throw new GitHubError(422, `No commit found for SHA: ${sha}`);
   const id = nextId(ctx, 'status');
   const at = now(ctx);
@@ -78,8 +83,16 @@ export function createStatus(ctx: TwinContext, repo: Json, sha: string, input: {
   };
   ctx.store.put('status', childKey(repo, `${sha}:${String(id).padStart(12, '0')}`), status);
   emitEvent(ctx, repo, 'status', {
-    id, sha, name: repo.full_name, target_url: status.target_url, context: status.context,
-    description: status.description, state: status.state, branches: [], created_at: at, updated_at: at,
+    id,
+    sha,
+    name: repo.full_name,
+    target_url: status.target_url,
+    context: status.context,
+    description: status.description,
+    state: status.state,
+    branches: [],
+    created_at: at,
+    updated_at: at,
     commit: { sha, url: `${API}/repos/${repo.full_name}/commits/${sha}`, html_url: `${WEB}/${repo.full_name}/commit/${sha}` },
   });
   return status;
@@ -87,7 +100,10 @@ export function createStatus(ctx: TwinContext, repo: Json, sha: string, input: {
 
 /** Every status of a commit, newest first (as `GET …/commits/{ref}/statuses` lists them). */
 export function listStatuses(ctx: TwinContext, repo: Json, sha: string): Json[] {
-  return ctx.store.listByPrefix<Json>('status', childKey(repo, `${sha}:`)).map((r) => r.body).reverse();
+  return ctx.store
+    .listByPrefix<Json>('status', childKey(repo, `${sha}:`))
+    .map((r) => r.body)
+    .reverse();
 }
 
 /** The latest status of each context (newest first), which is what combined views count. */
@@ -136,7 +152,9 @@ function pullsAt(ctx: TwinContext, repo: Json, sha: string): Json[] {
   return listPulls(ctx, repo)
     .filter((p) => p.state === 'open' && p.head.sha === sha)
     .map((p) => ({
-      url: p.url, id: p.id, number: p.number,
+      url: p.url,
+      id: p.id,
+      number: p.number,
       head: { ref: p.head.ref, sha: p.head.sha, repo: { id: repo.id, url: repo.url, name: repo.name } },
       base: { ref: p.base.ref, sha: p.base.sha, repo: { id: repo.id, url: repo.url, name: repo.name } },
     }));
@@ -159,7 +177,10 @@ export function requireSuite(ctx: TwinContext, repo: Json, id: number): Json {
 }
 
 export function listSuites(ctx: TwinContext, repo: Json): Json[] {
-  return ctx.store.listByPrefix<Json>('check_suite', childKey(repo, 'suite:')).map((r) => r.body).sort((a, b) => a.id - b.id);
+  return ctx.store
+    .listByPrefix<Json>('check_suite', childKey(repo, 'suite:'))
+    .map((r) => r.body)
+    .sort((a, b) => a.id - b.id);
 }
 
 /** The suite of `app` for `sha` (GitHub keeps one per app and commit unless an app asks for more). */
@@ -203,8 +224,12 @@ function headCommit(ctx: TwinContext, repo: Json, sha: string): Json | null {
   const c = getCommit(ctx, repo, sha);
   if (!c) return null;
   return {
-    id: c.sha, tree_id: c.tree.sha, message: c.message, timestamp: c.committer.date,
-    author: { name: c.author.name, email: c.author.email }, committer: { name: c.committer.name, email: c.committer.email },
+    id: c.sha,
+    tree_id: c.tree.sha,
+    message: c.message,
+    timestamp: c.committer.date,
+    author: { name: c.author.name, email: c.author.email },
+    committer: { name: c.committer.name, email: c.committer.email },
   };
 }
 
@@ -272,7 +297,9 @@ export function listCheckRuns(ctx: TwinContext, repo: Json): Json[] {
 
 /** The runs of a commit, latest per name and app first (what `filter=latest` answers). */
 export function checkRunsFor(ctx: TwinContext, repo: Json, sha: string, filter: 'latest' | 'all' = 'latest'): Json[] {
-  const all = listCheckRuns(ctx, repo).filter((r) => r.head_sha === sha).reverse();
+  const all = listCheckRuns(ctx, repo)
+    .filter((r) => r.head_sha === sha)
+    .reverse();
   if (filter === 'all') return all;
   const seen = new Set<string>();
   return all.filter((r) => {
@@ -283,19 +310,30 @@ export function checkRunsFor(ctx: TwinContext, repo: Json, sha: string, filter: 
 
 function validateAnnotations(list: Json[] | undefined): Json[] {
   if (!list) return [];
-  if (list.length > 50) throw validationFailed({ resource: 'CheckRun', field: 'annotations', code: 'invalid', message: 'Only 50 annotations are allowed per request' } as never);
+  if (list.length > 50)
+    throw validationFailed({ resource: 'CheckRun', field: 'annotations', code: 'invalid', message: 'Only 50 annotations are allowed per request' } as never);
   return list.map((a) => {
     for (const f of ['path', 'annotation_level', 'message']) {
       if (typeof a[f] !== 'string') throw new GitHubError(422, `Invalid request.\n\n"${f}" wasn't supplied.`);
     }
-    if (typeof a.start_line !== 'number' || typeof a.end_line !== 'number') throw new GitHubError(422, 'Invalid request.\n\n"start_line" and "end_line" are required integers.');
+    if (typeof a.start_line !== 'number' || typeof a.end_line !== 'number')
+      throw new GitHubError(422, 'Invalid request.\n\n"start_line" and "end_line" are required integers.');
     if (!['notice', 'warning', 'failure'].includes(a.annotation_level)) {
-      throw new GitHubError(422, `Invalid request.\n\nFor 'properties/annotation_level', ${JSON.stringify(a.annotation_level)} is not one of ["notice","warning","failure"].`);
+      throw new GitHubError(
+        422,
+        `Invalid request.\n\nFor 'properties/annotation_level', ${JSON.stringify(a.annotation_level)} is not one of ["notice","warning","failure"].`,
+      );
     }
     return {
-      path: a.path, start_line: a.start_line, end_line: a.end_line,
-      start_column: a.start_column ?? null, end_column: a.end_column ?? null,
-      annotation_level: a.annotation_level, title: a.title ?? null, message: a.message, raw_details: a.raw_details ?? null,
+      path: a.path,
+      start_line: a.start_line,
+      end_line: a.end_line,
+      start_column: a.start_column ?? null,
+      end_column: a.end_column ?? null,
+      annotation_level: a.annotation_level,
+      title: a.title ?? null,
+      message: a.message,
+      raw_details: a.raw_details ?? null,
     };
   });
 }
@@ -309,7 +347,12 @@ function applyState(run: Json, input: Pick<CheckRunInput, 'status' | 'conclusion
     if (input.status !== 'completed') run.conclusion = null;
   }
   if (run.status === 'completed' && !run.conclusion) {
-    throw validationFailed({ resource: 'CheckRun', field: 'conclusion', code: 'missing_field', message: 'conclusion is required when status is completed' } as never);
+    throw validationFailed({
+      resource: 'CheckRun',
+      field: 'conclusion',
+      code: 'missing_field',
+      message: 'conclusion is required when status is completed',
+    } as never);
   }
   if (input.started_at !== undefined) run.started_at = input.started_at;
   if (input.completed_at !== undefined) run.completed_at = input.completed_at;
@@ -318,7 +361,8 @@ function applyState(run: Json, input: Pick<CheckRunInput, 'status' | 'conclusion
 
 export function createCheckRun(ctx: TwinContext, repo: Json, input: CheckRunInput): Json {
   if (!input.name.trim()) throw validationFailed({ resource: 'CheckRun', field: 'name', code: 'missing_field' });
-  if (!getCommit(ctx, repo, input.head_sha)) throw validationFailed({ resource: 'CheckRun', field: 'head_sha', code: 'invalid', message: 'No commit found for SHA: ' + input.head_sha } as never);
+  if (!getCommit(ctx, repo, input.head_sha))
+    throw validationFailed({ resource: 'CheckRun', field: 'head_sha', code: 'invalid', message: 'No commit found for SHA: ' + input.head_sha } as never);
   const app = input.app ?? TWIN_APP;
   const suite = input.suite ?? suiteFor(ctx, repo, input.head_sha, app);
   const id = nextId(ctx, 'check_run');

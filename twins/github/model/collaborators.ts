@@ -168,7 +168,8 @@ export function addCollaborator(ctx: TwinContext, repo: Json, login: string, rol
     const before = directRole(ctx, repo, user.login);
     setDirectRole(ctx, repo, user, role);
     if (!before) emitEvent(ctx, repo, 'member', { action: 'added', member: simpleAccount(user), changes: { permission: { to: role } } });
-    else if (before !== role) emitEvent(ctx, repo, 'member', { action: 'edited', member: simpleAccount(user), changes: { permission: { from: before, to: role } } });
+    else if (before !== role)
+      emitEvent(ctx, repo, 'member', { action: 'edited', member: simpleAccount(user), changes: { permission: { from: before, to: role } } });
     return {};
   }
   const at = now(ctx);

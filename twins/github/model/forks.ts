@@ -12,7 +12,18 @@ import { childKey, createRepository, findRepository, repositoriesOwnedBy, saveRe
 import { createDefaultLabels } from './labels.js';
 import { GIT_OBJECT } from './git-objects.js';
 import {
-  type Push, ancestors, branchHead, commitFiles, commitModes, commitsBetween, createCommit, listRefs, mergeBase, mergeFiles, putTree, setRef,
+  type Push,
+  ancestors,
+  branchHead,
+  commitFiles,
+  commitModes,
+  commitsBetween,
+  createCommit,
+  listRefs,
+  mergeBase,
+  mergeFiles,
+  putTree,
+  setRef,
 } from './git.js';
 
 /** Record kinds holding git objects, keyed `<repository id>:<sha>`. */
@@ -45,10 +56,14 @@ export function shareGitObjects(ctx: TwinContext, from: Json, to: Json): void {
   }
   const prefix = `${from.id}:`;
   stmt.run({
-    to: `${to.id}:`, cut: prefix.length + 1,
-    fromApi: `${API}/repos/${from.full_name}/`, toApi: `${API}/repos/${to.full_name}/`,
-    fromWeb: `${WEB}/${from.full_name}/`, toWeb: `${WEB}/${to.full_name}/`,
-    lo: prefix, hi: `${prefix}\u{10ffff}`,
+    to: `${to.id}:`,
+    cut: prefix.length + 1,
+    fromApi: `${API}/repos/${from.full_name}/`,
+    toApi: `${API}/repos/${to.full_name}/`,
+    fromWeb: `${WEB}/${from.full_name}/`,
+    toWeb: `${WEB}/${to.full_name}/`,
+    lo: prefix,
+    hi: `${prefix}\u{10ffff}`,
   });
 }
 
@@ -106,7 +121,9 @@ export interface ForkInput {
 export function forkRepository(ctx: TwinContext, parent: Json, input: ForkInput): { repo: Json; created: boolean } {
   if (parent.allow_forking === false) throw new GitHubError(403, 'Forking is disabled for this repository.');
   if (parent.owner.login.toLowerCase() === input.owner.login.toLowerCase() && !input.name) {
-    throw new GitHubError(422, 'Validation Failed', { errors: [{ resource: 'Repository', code: 'custom', message: 'A repository cannot be forked to its own owner.' }] });
+    throw new GitHubError(422, 'Validation Failed', {
+      errors: [{ resource: 'Repository', code: 'custom', message: 'A repository cannot be forked to its own owner.' }],
+    });
   }
   const existing = repositoryInNetwork(ctx, input.owner.login, parent);
   if (existing && existing.id !== parent.id) return { repo: existing, created: false };
@@ -185,7 +202,11 @@ export function mergeUpstream(ctx: TwinContext, fork: Json, branch: string): { r
   }
   setRef(ctx, fork, `refs/heads/${branch}`, tip);
   return {
-    result: { message: `Successfully fetched and ${mergeType === 'merge' ? 'merged' : 'fast-forwarded'} from upstream ${baseBranch}.`, merge_type: mergeType, base_branch: baseBranch },
+    result: {
+      message: `Successfully fetched and ${mergeType === 'merge' ? 'merged' : 'fast-forwarded'} from upstream ${baseBranch}.`,
+      merge_type: mergeType,
+      base_branch: baseBranch,
+    },
     push: { ref: `refs/heads/${branch}`, before: ours, after: tip, commits: created },
   };
 }

@@ -52,9 +52,7 @@ function entryOrder(a: TreeEntry, b: TreeEntry): number {
 
 export function serializeTree(entries: TreeEntry[]): Buffer {
   const sorted = [...entries].sort(entryOrder);
-  return Buffer.concat(
-    sorted.flatMap((e) => [Buffer.from(`${TREE_MODES[e.mode]!.raw} ${e.name}\0`), Buffer.from(e.sha, 'hex')]),
-  );
+  return Buffer.concat(sorted.flatMap((e) => [Buffer.from(`${TREE_MODES[e.mode]!.raw} ${e.name}\0`), Buffer.from(e.sha, 'hex')]));
 }
 
 export class BadObject extends Error {}
@@ -232,7 +230,9 @@ export function putRawObject(ctx: TwinContext, repo: Json, type: 'commit' | 'tag
 
 /** The content of any object the repository holds (undefined: it has none by that name). */
 export function readObject(ctx: TwinContext, repo: Json, sha: string, hint?: ObjectType): { type: ObjectType; content: Buffer } | undefined {
-  const order: ObjectType[] = hint ? [hint, ...(['blob', 'tree', 'commit', 'tag'] as ObjectType[]).filter((t) => t !== hint)] : ['commit', 'tree', 'blob', 'tag'];
+  const order: ObjectType[] = hint
+    ? [hint, ...(['blob', 'tree', 'commit', 'tag'] as ObjectType[]).filter((t) => t !== hint)]
+    : ['commit', 'tree', 'blob', 'tag'];
   const key = childKey(repo, sha);
   for (const type of order) {
     if (type === 'blob') {

@@ -12,7 +12,18 @@ import type { TwinContext } from '../../../twin-runtime/contract.js';
 import type { Json } from './accounts.js';
 import { now } from './identity.js';
 import {
-  BadObject, type ObjectType, hasObject, objectName, parseCommit, parseTag, parseTree, putRawObject, readObject, storeTree, treeEntries, wrapObject,
+  BadObject,
+  type ObjectType,
+  hasObject,
+  objectName,
+  parseCommit,
+  parseTag,
+  parseTree,
+  putRawObject,
+  readObject,
+  storeTree,
+  treeEntries,
+  wrapObject,
 } from './git-objects.js';
 import { ancestors, commitsBetween, deleteRef, getCommit, getBlob, getRef, listRefs, putBlob, setRef, storeCommit, type Push } from './git.js';
 import { childKey, findRepository, saveRepository } from './repositories.js';
@@ -349,7 +360,8 @@ function connected(ctx: TwinContext, repo: Json, incoming: Map<string, Incoming>
     reached.add(sha);
     if (o.type === 'commit') {
       const text = o.content.toString('utf8', 0, Math.min(o.content.length, 64 * 1024));
-      for (const m of text.slice(0, text.indexOf('\n\n') < 0 ? undefined : text.indexOf('\n\n')).matchAll(/^(?:tree|parent) ([0-9a-f]{40})$/gm)) stack.push(m[1]!);
+      for (const m of text.slice(0, text.indexOf('\n\n') < 0 ? undefined : text.indexOf('\n\n')).matchAll(/^(?:tree|parent) ([0-9a-f]{40})$/gm))
+        stack.push(m[1]!);
     } else if (o.type === 'tree') {
       for (const e of parseTree(o.content)) if (e.mode !== '160000') stack.push(e.sha);
     } else if (o.type === 'tag') stack.push(parseTag(o.content).object);
@@ -411,7 +423,13 @@ function treeDepth(trees: Map<string, string[]>): number {
 function fsck(incoming: Map<string, Incoming>): void {
   const trees = new Map<string, string[]>();
   for (const [sha, o] of incoming) {
-    if (o.type === 'tree') trees.set(sha, parseTree(o.content).filter((e) => e.mode === '040000').map((e) => e.sha));
+    if (o.type === 'tree')
+      trees.set(
+        sha,
+        parseTree(o.content)
+          .filter((e) => e.mode === '040000')
+          .map((e) => e.sha),
+      );
   }
   if (treeDepth(trees) > MAX_TREE_DEPTH) throw new BadObject(`trees nested deeper than ${MAX_TREE_DEPTH} levels`);
   for (const [, o] of incoming) {
@@ -502,7 +520,9 @@ export async function receivePush(ctx: TwinContext, repo: Json, commands: RefCom
 }
 
 function otherBranchTips(ctx: TwinContext, repo: Json, except: string): string[] {
-  return listRefs(ctx, repo, 'refs/heads/').filter((r) => r.ref !== except).map((r) => r.object.sha);
+  return listRefs(ctx, repo, 'refs/heads/')
+    .filter((r) => r.ref !== except)
+    .map((r) => r.object.sha);
 }
 
 /** Commits reachable from `tip` but from none of `bases`, oldest first. */

@@ -61,7 +61,10 @@ export type ModeMap = Map<string, string>;
  * SHA. `modes` gives paths whose mode is not 100644.
  */
 export function putTree(ctx: TwinContext, repo: Json, files: FileMap, modes?: ModeMap): string {
-  interface Dir { files: TreeEntry[]; dirs: Map<string, Dir> }
+  interface Dir {
+    files: TreeEntry[];
+    dirs: Map<string, Dir>;
+  }
   const root: Dir = { files: [], dirs: new Map() };
   for (const [path, sha] of files) {
     const parts = path.split('/');
@@ -182,7 +185,9 @@ export function createCommit(
   const at = now(ctx);
   const author = { ...signatureOf(input.by, at), ...(input.author ?? {}) };
   if (!author.date || Number.isNaN(Date.parse(author.date))) author.date = at;
-  const committer = input.committer ? { ...input.committer, date: input.committer.date && !Number.isNaN(Date.parse(input.committer.date)) ? input.committer.date : at } : { ...author, date: at };
+  const committer = input.committer
+    ? { ...input.committer, date: input.committer.date && !Number.isNaN(Date.parse(input.committer.date)) ? input.committer.date : at }
+    : { ...author, date: at };
   const raw = commitBytes({ tree: input.tree, parents: input.parents, author, committer, message: input.message });
   return storeCommit(ctx, repo, raw);
 }
@@ -448,7 +453,12 @@ export function branchShape(ctx: TwinContext, repo: Json, name: string, sha: str
 
 export function validateNewRef(ref: unknown): string {
   if (typeof ref !== 'string' || !ref.startsWith('refs/') || ref.split('/').length < 3) {
-    throw validationFailed({ resource: 'Reference', field: 'ref', code: 'invalid', message: 'Reference name must start with refs/ and have at least two slashes.' } as never);
+    throw validationFailed({
+      resource: 'Reference',
+      field: 'ref',
+      code: 'invalid',
+      message: 'Reference name must start with refs/ and have at least two slashes.',
+    } as never);
   }
   return ref;
 }
@@ -541,4 +551,3 @@ export function initialCommit(ctx: TwinContext, repo: Json, by: Json): Json {
   const readme = Buffer.from(`# ${repo.name}\n${repo.description ? `\n${repo.description}\n` : ''}`);
   return commitFileChange(ctx, repo, { path: 'README.md', content: readme, message: 'Initial commit', by }).commit;
 }
-

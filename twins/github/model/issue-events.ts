@@ -35,7 +35,10 @@ export function recordIssueEvent(ctx: TwinContext, repo: Json, issueNumber: numb
 
 /** GraphQL type names behind the events' node ids (LabeledEvent, ClosedEvent…). */
 function eventNodeType(event: string): string {
-  const camel = event.split(/[-_]/).map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+  const camel = event
+    .split(/[-_]/)
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join('');
   return `${camel}Event`;
 }
 
@@ -47,7 +50,8 @@ function present(e: Json): Json {
 
 /** `GET …/issues/{n}/events`, oldest first. */
 export function eventsOfIssue(ctx: TwinContext, repo: Json, issueNumber: number, withTimelineOnly = false): Json[] {
-  return ctx.store.listByPrefix<Json>(ISSUE_EVENT, childKey(repo, `${issueNumber}:`))
+  return ctx.store
+    .listByPrefix<Json>(ISSUE_EVENT, childKey(repo, `${issueNumber}:`))
     .map((r) => r.body)
     .filter((e) => withTimelineOnly || !TIMELINE_ONLY.has(e.event))
     .map(withTimelineOnly ? (e) => e : present);
@@ -55,7 +59,8 @@ export function eventsOfIssue(ctx: TwinContext, repo: Json, issueNumber: number,
 
 /** `GET …/issues/events` (each with its `issue_number` for the caller to embed the issue), oldest first. */
 export function eventsOfRepository(ctx: TwinContext, repo: Json): Json[] {
-  return ctx.store.listByPrefix<Json>(ISSUE_EVENT, childKey(repo, ''))
+  return ctx.store
+    .listByPrefix<Json>(ISSUE_EVENT, childKey(repo, ''))
     .map((r) => r.body)
     .filter((e) => !TIMELINE_ONLY.has(e.event))
     .sort((a, b) => a.id - b.id);
@@ -75,7 +80,13 @@ export function mentionedIssueNumbers(text: string | null | undefined): number[]
 }
 
 /** Another issue or pull request mentioned these: each gets a `cross-referenced` timeline entry. */
-export function recordCrossReferences(ctx: TwinContext, repo: Json, sourceNumber: number, text: string | null | undefined, exists: (n: number) => boolean): void {
+export function recordCrossReferences(
+  ctx: TwinContext,
+  repo: Json,
+  sourceNumber: number,
+  text: string | null | undefined,
+  exists: (n: number) => boolean,
+): void {
   for (const n of mentionedIssueNumbers(text)) {
     if (n === sourceNumber || !exists(n)) continue;
     recordIssueEvent(ctx, repo, n, 'cross-referenced', { source_issue_number: sourceNumber });

@@ -269,10 +269,10 @@ export function setLock(ctx: TwinContext, repo: Json, issue: Json, locked: boole
     throw validationFailed({ resource: 'Issue', field: 'lock_reason', code: 'invalid', value: reason });
   }
   issue.locked = locked;
-  issue.active_lock_reason = locked ? reason ?? null : null;
+  issue.active_lock_reason = locked ? (reason ?? null) : null;
   issue.updated_at = now(ctx);
   saveIssue(ctx, repo, issue);
-  recordIssueEvent(ctx, repo, issue.number, locked ? 'locked' : 'unlocked', { lock_reason: locked ? reason ?? null : null });
+  recordIssueEvent(ctx, repo, issue.number, locked ? 'locked' : 'unlocked', { lock_reason: locked ? (reason ?? null) : null });
   if (!issue.pull_request) emitEvent(ctx, repo, 'issues', { action: locked ? 'locked' : 'unlocked', issue: presentIssue(ctx, repo, issue) });
 }
 
@@ -295,8 +295,7 @@ export interface IssueFilter {
 
 export function sortIssues(list: Json[], sort = 'created', direction?: string): Json[] {
   const dir = direction === 'asc' ? 1 : -1;
-  const keyOf = (i: Json): number | string =>
-    sort === 'updated' ? i.updated_at : sort === 'comments' ? i.comments : i.created_at;
+  const keyOf = (i: Json): number | string => (sort === 'updated' ? i.updated_at : sort === 'comments' ? i.comments : i.created_at);
   return [...list].sort((a, b) => {
     const ka = keyOf(a);
     const kb = keyOf(b);
@@ -309,7 +308,12 @@ export function sortIssues(list: Json[], sort = 'created', direction?: string): 
 /** `GET /repos/{o}/{r}/issues` filters, GitHub's defaults (open, created, desc). */
 export function filterIssues(list: Json[], f: IssueFilter): Json[] {
   const state = f.state ?? 'open';
-  const labels = f.labels ? f.labels.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean) : [];
+  const labels = f.labels
+    ? f.labels
+        .split(',')
+        .map((s) => s.trim().toLowerCase())
+        .filter(Boolean)
+    : [];
   const since = f.since ? Date.parse(f.since) : undefined;
   const out = list.filter((i) => {
     if (state !== 'all' && i.state !== state) return false;
@@ -411,7 +415,7 @@ export function listComments(ctx: TwinContext, repo: Json, issue?: Json): Json[]
   const prefix = childKey(repo, '');
   return ctx.store
     .listByPrefix<Json>('issue_comment', prefix)
-    .filter((r) => (!issue || r.body.issue_url === issue.url))
+    .filter((r) => !issue || r.body.issue_url === issue.url)
     .map((r) => r.body);
 }
 

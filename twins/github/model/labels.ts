@@ -84,14 +84,21 @@ export function labelsByName(ctx: TwinContext, repo: Json, names: string[]): Jso
 }
 
 /** Rename/recolour a label, and keep the copies embedded in issues and pull requests current. */
-export function updateLabel(ctx: TwinContext, repo: Json, name: string, patch: { new_name?: string; name?: string; color?: unknown; description?: string | null }): Json {
+export function updateLabel(
+  ctx: TwinContext,
+  repo: Json,
+  name: string,
+  patch: { new_name?: string; name?: string; color?: unknown; description?: string | null },
+): Json {
   const label = requireLabel(ctx, repo, name);
   const newName = patch.new_name ?? patch.name ?? label.name;
   if (newName.toLowerCase() !== label.name.toLowerCase() && getLabel(ctx, repo, newName)) {
     throw validationFailed({ resource: 'Label', field: 'name', code: 'already_exists' });
   }
   const updated = labelShape(
-    repo, label.id, newName,
+    repo,
+    label.id,
+    newName,
     patch.color === undefined ? label.color : normaliseColor(patch.color),
     patch.description === undefined ? label.description : patch.description,
     label.default,
@@ -144,7 +151,12 @@ export function listMilestones(ctx: TwinContext, repo: Json): Json[] {
   return ctx.store.listByPrefix<Json>('milestone', prefix).map((r) => r.body);
 }
 
-export function createMilestone(ctx: TwinContext, repo: Json, by: Json, input: { title: string; state?: string; description?: string | null; due_on?: string | null }): Json {
+export function createMilestone(
+  ctx: TwinContext,
+  repo: Json,
+  by: Json,
+  input: { title: string; state?: string; description?: string | null; due_on?: string | null },
+): Json {
   if (listMilestones(ctx, repo).some((m) => m.title === input.title)) {
     throw validationFailed({ resource: 'Milestone', field: 'title', code: 'already_exists' });
   }

@@ -8,8 +8,19 @@ import { GitHubError, notFound, validationFailed } from '../wire/errors.js';
 import { type Json, getUser, simpleAccount, viewer } from './accounts.js';
 import { adjustOpenIssues, childKey, findRepository } from './repositories.js';
 import {
-  type Push, branchHead, commitFiles, commitsBetween, createCommit, diffFiles, getCommit, mergeBase,
-  mergeFiles, putTree, setRef, treeFiles, commitModes,
+  type Push,
+  branchHead,
+  commitFiles,
+  commitsBetween,
+  createCommit,
+  diffFiles,
+  getCommit,
+  mergeBase,
+  mergeFiles,
+  putTree,
+  setRef,
+  treeFiles,
+  commitModes,
 } from './git.js';
 import { authorAssociation, createIssue, emptyReactions, getIssue, isAssignable, saveIssue, updateIssue, type IssuePatch } from './issues.js';
 import { emitEvent } from './webhooks.js';
@@ -48,7 +59,21 @@ function side(ctx: TwinContext, repo: Json, branch: string, sha: string): Json {
 
 /** The `pull-request-simple` fields (list answers) of a full pull request. */
 export function simplePull(pr: Json): Json {
-  const { merged, mergeable, rebaseable, mergeable_state, merged_by, comments, review_comments, maintainer_can_modify, commits, additions, deletions, changed_files, ...rest } = pr;
+  const {
+    merged,
+    mergeable,
+    rebaseable,
+    mergeable_state,
+    merged_by,
+    comments,
+    review_comments,
+    maintainer_can_modify,
+    commits,
+    additions,
+    deletions,
+    changed_files,
+    ...rest
+  } = pr;
   return rest;
 }
 
@@ -64,7 +89,7 @@ export function refreshPull(ctx: TwinContext, repo: Json, pr: Json): void {
     if (base) pr.base = side(ctx, repo, pr.base.ref, base);
   }
   const headSha = pr.head.sha;
-  const baseSha = pr.merged ? pr.base_sha_at_merge ?? pr.base.sha : pr.base.sha;
+  const baseSha = pr.merged ? (pr.base_sha_at_merge ?? pr.base.sha) : pr.base.sha;
   const mb = mergeBase(ctx, repo, baseSha, headSha);
   const commits = commitsBetween(ctx, repo, mb ?? baseSha, headSha);
   const files = diffFiles(ctx, repo, commitFiles(ctx, repo, mb), commitFiles(ctx, repo, headSha));
@@ -121,9 +146,18 @@ export function createPull(ctx: TwinContext, repo: Json, input: PullInput): Json
   }
   const url = (n: number) => `${API}/repos/${repo.full_name}/pulls/${n}`;
   // The issue half takes the next number; its pull_request links are filled in once it is known.
-  const issue = createIssue(ctx, repo, { title: input.title, body: input.body ?? null }, {
-    url: '', html_url: '', diff_url: '', patch_url: '', merged_at: null,
-  });
+  const issue = createIssue(
+    ctx,
+    repo,
+    { title: input.title, body: input.body ?? null },
+    {
+      url: '',
+      html_url: '',
+      diff_url: '',
+      patch_url: '',
+      merged_at: null,
+    },
+  );
   const number = issue.number as number;
   issue.pull_request = {
     url: url(number),
@@ -203,7 +237,20 @@ export function createPull(ctx: TwinContext, repo: Json, input: PullInput): Json
 
 /** Copy the fields a pull request shares with its issue half. */
 function syncFromIssue(pr: Json, issue: Json): void {
-  for (const f of ['title', 'body', 'state', 'locked', 'active_lock_reason', 'labels', 'assignee', 'assignees', 'milestone', 'comments', 'updated_at', 'closed_at']) {
+  for (const f of [
+    'title',
+    'body',
+    'state',
+    'locked',
+    'active_lock_reason',
+    'labels',
+    'assignee',
+    'assignees',
+    'milestone',
+    'comments',
+    'updated_at',
+    'closed_at',
+  ]) {
     pr[f] = issue[f];
   }
 }
@@ -219,9 +266,19 @@ export function syncPullFromIssue(ctx: TwinContext, repo: Json, issue: Json, eve
   for (const e of events) emitEvent(ctx, repo, 'pull_request', { action: e.action, number: pr.number, pull_request: pr, ...e.extra });
 }
 
-export function updatePull(ctx: TwinContext, repo: Json, pr: Json, patch: { title?: string; body?: string | null; state?: 'open' | 'closed'; base?: string; maintainer_can_modify?: boolean }): Json {
+export function updatePull(
+  ctx: TwinContext,
+  repo: Json,
+  pr: Json,
+  patch: { title?: string; body?: string | null; state?: 'open' | 'closed'; base?: string; maintainer_can_modify?: boolean },
+): Json {
   if (pr.merged && patch.state === 'open') {
-    throw validationFailed({ resource: 'PullRequest', field: 'state', code: 'custom', message: 'state cannot be changed. The pull request has been merged.' } as never);
+    throw validationFailed({
+      resource: 'PullRequest',
+      field: 'state',
+      code: 'custom',
+      message: 'state cannot be changed. The pull request has been merged.',
+    } as never);
   }
   const issue = getIssue(ctx, repo, pr.number)!;
   const issuePatch: IssuePatch = { title: patch.title, body: patch.body, state: patch.state };
@@ -327,7 +384,12 @@ export function mergePull(ctx: TwinContext, repo: Json, pr: Json, input: MergeIn
   } else if (method === 'squash') {
     const title = input.commit_title ?? `${pr.title} (#${pr.number})`;
     const detail = input.commit_message ?? commits.map((c) => `* ${c.message}`).join('\n\n');
-    const c = createCommit(ctx, repo, { message: detail ? `${title}\n\n${detail}` : title, tree: putTree(ctx, repo, merged, modes), parents: [baseSha], by: me });
+    const c = createCommit(ctx, repo, {
+      message: detail ? `${title}\n\n${detail}` : title,
+      tree: putTree(ctx, repo, merged, modes),
+      parents: [baseSha],
+      by: me,
+    });
     created.push(c);
     tip = c.sha;
   } else {
@@ -388,7 +450,10 @@ export function requestReviewers(ctx: TwinContext, repo: Json, pr: Json, logins:
     // A team reviews when it has a role on the repository (GitHub's "not a collaborator" otherwise).
     const team = repo.owner.type === 'Organization' ? findTeam(ctx, repo.owner.login, slug) : undefined;
     if (!team || !teamRepositoryRole(ctx, team, repo)) {
-      throw new GitHubError(422, `Reviews may only be requested from collaborators. One or more of the users or teams you specified is not a collaborator of the ${repo.full_name} repository.`);
+      throw new GitHubError(
+        422,
+        `Reviews may only be requested from collaborators. One or more of the users or teams you specified is not a collaborator of the ${repo.full_name} repository.`,
+      );
     }
     pr.requested_teams = pr.requested_teams ?? [];
     if (!pr.requested_teams.some((t: Json) => t.id === team.id)) {
@@ -403,7 +468,10 @@ export function requestReviewers(ctx: TwinContext, repo: Json, pr: Json, logins:
     }
     const user = getUser(ctx, login);
     if (!user || !isAssignable(ctx, repo, login)) {
-      throw new GitHubError(422, `Reviews may only be requested from collaborators. One or more of the users or teams you specified is not a collaborator of the ${repo.full_name} repository.`);
+      throw new GitHubError(
+        422,
+        `Reviews may only be requested from collaborators. One or more of the users or teams you specified is not a collaborator of the ${repo.full_name} repository.`,
+      );
     }
     if (!pr.requested_reviewers.some((r: Json) => r.id === user.id)) {
       const simple = simpleAccount(user);
@@ -436,7 +504,8 @@ export function removeRequestedReviewers(ctx: TwinContext, repo: Json, pr: Json,
     recordIssueEvent(ctx, repo, pr.number, 'review_request_removed', { review_requester: requester, requested_team: team });
     emitEvent(ctx, repo, 'pull_request', { action: 'review_request_removed', number: pr.number, pull_request: pr, requested_team: team });
   }
-  for (const r of removed) emitEvent(ctx, repo, 'pull_request', { action: 'review_request_removed', number: pr.number, pull_request: pr, requested_reviewer: r });
+  for (const r of removed)
+    emitEvent(ctx, repo, 'pull_request', { action: 'review_request_removed', number: pr.number, pull_request: pr, requested_reviewer: r });
   return pr;
 }
 
@@ -466,7 +535,9 @@ export function requireReview(ctx: TwinContext, repo: Json, pr: Json, id: number
 
 function checkReviewBody(event: string | undefined, body: string | undefined | null): void {
   if ((event === 'REQUEST_CHANGES' || event === 'COMMENT') && !body) {
-    throw new GitHubError(422, 'Unprocessable Entity', { errors: [`Review body is required for ${event === 'COMMENT' ? 'comment' : 'request changes'} reviews`] });
+    throw new GitHubError(422, 'Unprocessable Entity', {
+      errors: [`Review body is required for ${event === 'COMMENT' ? 'comment' : 'request changes'} reviews`],
+    });
   }
 }
 
@@ -482,7 +553,12 @@ export interface ReviewCommentInput {
   commit_id?: string;
 }
 
-export function createReview(ctx: TwinContext, repo: Json, pr: Json, input: { event?: string; body?: string | null; commit_id?: string; comments?: ReviewCommentInput[] }): Json {
+export function createReview(
+  ctx: TwinContext,
+  repo: Json,
+  pr: Json,
+  input: { event?: string; body?: string | null; commit_id?: string; comments?: ReviewCommentInput[] },
+): Json {
   const me = viewer(ctx);
   if (input.event !== undefined && !reviewState(input.event)) {
     throw validationFailed({ resource: 'PullRequestReview', field: 'event', code: 'invalid', value: input.event });
@@ -546,7 +622,7 @@ export function listReviewComments(ctx: TwinContext, repo: Json, pr?: Json): Jso
   const prefix = childKey(repo, '');
   return ctx.store
     .listByPrefix<Json>('review_comment', prefix)
-    .filter((r) => (!pr || r.body.pull_request_url === pr.url))
+    .filter((r) => !pr || r.body.pull_request_url === pr.url)
     .map((r) => r.body);
 }
 
@@ -565,16 +641,29 @@ export function createReviewComment(ctx: TwinContext, repo: Json, pr: Json, inpu
   const path = parent?.path ?? input.path;
   const file = pullFiles(ctx, repo, pr).find((f) => f.filename === path);
   if (!file) {
-    throw validationFailed({ resource: 'PullRequestReviewComment', code: 'custom', field: 'pull_request_review_thread.path', message: 'could not be resolved' } as never);
+    throw validationFailed({
+      resource: 'PullRequestReviewComment',
+      code: 'custom',
+      field: 'pull_request_review_thread.path',
+      message: 'could not be resolved',
+    } as never);
   }
   if (!review) {
     // A lone comment is a one-comment COMMENTED review, as GitHub records it.
     const rid = nextId(ctx, 'review');
     const html = `${pr.html_url}#pullrequestreview-${rid}`;
     review = {
-      id: rid, node_id: nodeId('PullRequestReview', rid), user: simpleAccount(me), body: '', state: 'COMMENTED',
-      html_url: html, pull_request_url: pr.url, author_association: authorAssociation(ctx, repo, me),
-      _links: { html: { href: html }, pull_request: { href: pr.url } }, submitted_at: now(ctx), commit_id: input.commit_id ?? pr.head.sha,
+      id: rid,
+      node_id: nodeId('PullRequestReview', rid),
+      user: simpleAccount(me),
+      body: '',
+      state: 'COMMENTED',
+      html_url: html,
+      pull_request_url: pr.url,
+      author_association: authorAssociation(ctx, repo, me),
+      _links: { html: { href: html }, pull_request: { href: pr.url } },
+      submitted_at: now(ctx),
+      commit_id: input.commit_id ?? pr.head.sha,
     };
     ctx.store.put('review', childKey(repo, rid), review);
   }
@@ -606,7 +695,7 @@ export function createReviewComment(ctx: TwinContext, repo: Json, pr: Json, inpu
     reactions: emptyReactions(`${url}/reactions`),
     start_line: input.start_line ?? null,
     original_start_line: input.start_line ?? null,
-    start_side: input.start_line ? input.start_side ?? 'RIGHT' : null,
+    start_side: input.start_line ? (input.start_side ?? 'RIGHT') : null,
     line,
     original_line: line,
     side: input.side ?? 'RIGHT',
@@ -639,4 +728,3 @@ export function deleteReviewComment(ctx: TwinContext, repo: Json, id: number): v
     savePull(ctx, repo, pr);
   }
 }
-

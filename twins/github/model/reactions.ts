@@ -36,7 +36,8 @@ function subjectBody(ctx: TwinContext, repo: Json, s: Reactable): Json {
 
 export function listReactions(ctx: TwinContext, repo: Json, s: Reactable, content?: ReactionContent): Json[] {
   subjectBody(ctx, repo, s);
-  return ctx.store.listByPrefix<Json>('reaction', subjectKey(repo, s))
+  return ctx.store
+    .listByPrefix<Json>('reaction', subjectKey(repo, s))
     .map((r) => r.body)
     .filter((r) => !content || r.content === content);
 }

@@ -12,9 +12,29 @@ export function repoKey(owner: string, name: string): string {
 
 /** Every record kind keyed `<repository id>:<…>`, removed with its repository. */
 export const REPOSITORY_CHILDREN = [
-  'issue', 'issue_comment', 'label', 'milestone', 'pull_request', 'review', 'review_comment',
-  'hook', 'ref', 'commit', 'tree', 'blob', 'git_object', 'status', 'check_suite', 'check_run', 'workflow', 'workflow_run', 'workflow_job',
-  'collaborator', 'repository_invitation', 'reaction', 'issue_event',
+  'issue',
+  'issue_comment',
+  'label',
+  'milestone',
+  'pull_request',
+  'review',
+  'review_comment',
+  'hook',
+  'ref',
+  'commit',
+  'tree',
+  'blob',
+  'git_object',
+  'status',
+  'check_suite',
+  'check_run',
+  'workflow',
+  'workflow_run',
+  'workflow_job',
+  'collaborator',
+  'repository_invitation',
+  'reaction',
+  'issue_event',
 ] as const;
 
 export function childKey(repo: Json, rest: string | number): string {
@@ -195,9 +215,22 @@ export function ownerAccount(ctx: TwinContext, login: string): Json | undefined 
 }
 
 const UPDATABLE = [
-  'description', 'homepage', 'has_issues', 'has_projects', 'has_wiki', 'has_discussions', 'is_template',
-  'archived', 'allow_squash_merge', 'allow_merge_commit', 'allow_rebase_merge', 'allow_auto_merge',
-  'delete_branch_on_merge', 'allow_update_branch', 'allow_forking', 'web_commit_signoff_required',
+  'description',
+  'homepage',
+  'has_issues',
+  'has_projects',
+  'has_wiki',
+  'has_discussions',
+  'is_template',
+  'archived',
+  'allow_squash_merge',
+  'allow_merge_commit',
+  'allow_rebase_merge',
+  'allow_auto_merge',
+  'delete_branch_on_merge',
+  'allow_update_branch',
+  'allow_forking',
+  'web_commit_signoff_required',
 ] as const;
 
 export function updateRepository(ctx: TwinContext, repo: Json, patch: Json, branchExists: (b: string) => boolean): Json {
@@ -214,7 +247,9 @@ export function updateRepository(ctx: TwinContext, repo: Json, patch: Json, bran
   if (patch.default_branch !== undefined && patch.default_branch !== repo.default_branch) {
     if (!branchExists(patch.default_branch)) {
       throw validationFailed({
-        resource: 'Repository', field: 'default_branch', code: 'invalid',
+        resource: 'Repository',
+        field: 'default_branch',
+        code: 'invalid',
         message: `The branch ${patch.default_branch} was not found. Please push that ref first or create it via the Git Data API.`,
       });
     }
@@ -283,20 +318,24 @@ export function repositoriesOwnedBy(ctx: TwinContext, login: string): Json[] {
 export function repositoriesOfViewer(ctx: TwinContext): Json[] {
   const me = viewer(ctx);
   // Direct collaborations are keyed `<repository id>:<login>` (model/collaborators.ts).
-  const collaborating = new Set(ctx.store.listRecords<Json>('collaborator')
-    .filter((r) => r.body.login.toLowerCase() === me.login.toLowerCase())
-    .map((r) => Number(r.external_id.split(':')[0])));
-  return ctx.store.list<Json>('repository').filter(
-    (r) => r.owner.login === me.login || collaborating.has(r.id)
-      || (r.owner.type === 'Organization' && !!getMembership(ctx, r.owner.login, me.login)),
+  const collaborating = new Set(
+    ctx.store
+      .listRecords<Json>('collaborator')
+      .filter((r) => r.body.login.toLowerCase() === me.login.toLowerCase())
+      .map((r) => Number(r.external_id.split(':')[0])),
   );
+  return ctx.store
+    .list<Json>('repository')
+    .filter((r) => r.owner.login === me.login || collaborating.has(r.id) || (r.owner.type === 'Organization' && !!getMembership(ctx, r.owner.login, me.login)));
 }
 
 export function replaceTopics(ctx: TwinContext, repo: Json, names: string[]): string[] {
   const bad = names.find((n) => !/^[a-z0-9][a-z0-9-]{0,49}$/.test(n));
   if (bad !== undefined) {
     throw validationFailed({
-      resource: 'Repository', field: 'topics', code: 'invalid',
+      resource: 'Repository',
+      field: 'topics',
+      code: 'invalid',
       message: `Topics must start with a lowercase letter or number, consist of 50 characters or less, and can include hyphens.`,
       value: bad,
     });
@@ -336,4 +375,3 @@ export function adjustOpenIssues(ctx: TwinContext, repo: Json, delta: number): v
   repo.open_issues_count = repo.open_issues = open;
   saveRepository(ctx, fresh);
 }
-

@@ -18,7 +18,13 @@ const TEAM_REPO = 'team_repo';
 const teamKey = (org: string, slug: string): string => `${org}:${slug}`.toLowerCase();
 
 export function slugOf(name: string): string {
-  return name.toLowerCase().normalize('NFKD').replace(/[^a-z0-9_]+/g, '-').replace(/^-+|-+$/g, '') || 'team';
+  return (
+    name
+      .toLowerCase()
+      .normalize('NFKD')
+      .replace(/[^a-z0-9_]+/g, '-')
+      .replace(/^-+|-+$/g, '') || 'team'
+  );
 }
 
 /** The `team` shape lists and embeds use. */
@@ -172,7 +178,8 @@ export function removeTeamMembership(ctx: TwinContext, team: Json, login: string
 }
 
 export function teamMembers(ctx: TwinContext, team: Json, role: 'member' | 'maintainer' | 'all' = 'all'): Json[] {
-  return ctx.store.listByPrefix<Json>(TEAM_MEMBERSHIP, `${teamKey(team.organization.login, team.slug)}:`)
+  return ctx.store
+    .listByPrefix<Json>(TEAM_MEMBERSHIP, `${teamKey(team.organization.login, team.slug)}:`)
     .map((r) => r.body)
     .filter((m) => role === 'all' || m.role === role)
     .map((m) => getUser(ctx, m.login))
@@ -183,7 +190,10 @@ export function teamMembers(ctx: TwinContext, team: Json, role: 'member' | 'main
 /** The teams `login` belongs to, across organizations (`GET /user/teams`). */
 export function teamsOf(ctx: TwinContext, login: string): Json[] {
   const suffix = `:${login.toLowerCase()}`;
-  const keys = ctx.store.listRecords(TEAM_MEMBERSHIP).map((r) => r.external_id).filter((k) => k.endsWith(suffix));
+  const keys = ctx.store
+    .listRecords(TEAM_MEMBERSHIP)
+    .map((r) => r.external_id)
+    .filter((k) => k.endsWith(suffix));
   return keys.map((k) => ctx.store.get<Json>(TEAM, k.slice(0, -suffix.length))).filter((t): t is Json => !!t);
 }
 
@@ -191,7 +201,9 @@ export function teamsOf(ctx: TwinContext, login: string): Json[] {
 
 export function setTeamRepository(ctx: TwinContext, team: Json, repo: Json, role: Role): void {
   if (repo.owner.login.toLowerCase() !== String(team.organization.login).toLowerCase()) {
-    throw new GitHubError(422, 'Validation Failed', { errors: [{ resource: 'Team', code: 'custom', field: 'repository', message: 'The repository must belong to the team\'s organization.' }] });
+    throw new GitHubError(422, 'Validation Failed', {
+      errors: [{ resource: 'Team', code: 'custom', field: 'repository', message: "The repository must belong to the team's organization." }],
+    });
   }
   ctx.store.put(TEAM_REPO, `${teamKey(team.organization.login, team.slug)}:${repo.id}`, { repository_id: repo.id, role });
 }
@@ -205,7 +217,8 @@ export function removeTeamRepository(ctx: TwinContext, team: Json, repo: Json): 
 }
 
 export function teamRepositories(ctx: TwinContext, team: Json): { repo: Json; role: Role }[] {
-  return ctx.store.listByPrefix<Json>(TEAM_REPO, `${teamKey(team.organization.login, team.slug)}:`)
+  return ctx.store
+    .listByPrefix<Json>(TEAM_REPO, `${teamKey(team.organization.login, team.slug)}:`)
     .map((r) => ({ repo: findRepositoryById(ctx, r.body.repository_id), role: r.body.role as Role }))
     .filter((x): x is { repo: Json; role: Role } => !!x.repo);
 }
@@ -225,5 +238,7 @@ export function teamsOfRepository(ctx: TwinContext, repo: Json): { team: Json; r
 
 /** The roles `login` holds on `repo` through its teams. */
 export function teamRolesOf(ctx: TwinContext, repo: Json, login: string): Role[] {
-  return teamsOfRepository(ctx, repo).filter(({ team }) => !!teamMembership(ctx, team, login)).map(({ role }) => role);
+  return teamsOfRepository(ctx, repo)
+    .filter(({ team }) => !!teamMembership(ctx, team, login))
+    .map(({ role }) => role);
 }

@@ -40,8 +40,17 @@ export function timelineOf(ctx: TwinContext, repo: Json, issue: Json): Json[] {
   if (pr) {
     for (const c of pullCommits(ctx, repo, pr)) {
       add(c.committer.date, seq('commit', c.sha), {
-        sha: c.sha, node_id: c.node_id, url: c.url, html_url: c.html_url, author: c.author, committer: c.committer,
-        tree: c.tree, message: c.message, parents: c.parents, verification: c.verification, event: 'committed',
+        sha: c.sha,
+        node_id: c.node_id,
+        url: c.url,
+        html_url: c.html_url,
+        author: c.author,
+        committer: c.committer,
+        tree: c.tree,
+        message: c.message,
+        parents: c.parents,
+        verification: c.verification,
+        event: 'committed',
       });
     }
     for (const r of listReviews(ctx, repo, pr)) {

@@ -133,11 +133,17 @@ export function emitEvent(ctx: TwinContext, repo: Json, event: string, payload: 
 
 /** `POST /repos/{o}/{r}/hooks/{id}/pings` and the ping GitHub sends when a hook is created. */
 export function ping(ctx: TwinContext, repo: Json, hook: Json): void {
-  deliver(ctx, repo, hook, 'ping', envelope(ctx, repo, {
-    zen: 'Keep it logically awesome.',
-    hook_id: hook.id,
-    hook: presentHook(hook),
-  }));
+  deliver(
+    ctx,
+    repo,
+    hook,
+    'ping',
+    envelope(ctx, repo, {
+      zen: 'Keep it logically awesome.',
+      hook_id: hook.id,
+      hook: presentHook(hook),
+    }),
+  );
 }
 
 /** X-Hub-Signature-256 (and the legacy SHA-1 header) over the exact bytes sent. */

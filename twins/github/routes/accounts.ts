@@ -3,8 +3,21 @@
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { GitHubError, notFound } from '../wire/errors.js';
 import {
-  getMembership, getOrg, getUser, orgMembers, orgSummary, orgsOf, privateProfile, publicProfile,
-  putMembership, removeMembership, requireOrg, requireUser, simpleAccount, viewer, userKey,
+  getMembership,
+  getOrg,
+  getUser,
+  orgMembers,
+  orgSummary,
+  orgsOf,
+  privateProfile,
+  publicProfile,
+  putMembership,
+  removeMembership,
+  requireOrg,
+  requireUser,
+  simpleAccount,
+  viewer,
+  userKey,
 } from '../model/accounts.js';
 import type { Json } from '../model/accounts.js';
 import { jsonBody, optBool, optEnum, optString, page, queryString, routes } from '../wire/http.js';
@@ -45,7 +58,14 @@ export const accountRoutes: TwinRoute[] = [
   ...routes('GET', '/orgs/{org}', (req, ctx) => {
     const org = requireOrg(ctx, req.params.org!);
     const repos = ctx.store.listByPrefix<Json>('repository', `${userKey(org.login)}/`).map((r) => r.body);
-    return { body: { ...org, public_repos: repos.filter((r) => !r.private).length, total_private_repos: repos.filter((r) => r.private).length, owned_private_repos: repos.filter((r) => r.private).length } };
+    return {
+      body: {
+        ...org,
+        public_repos: repos.filter((r) => !r.private).length,
+        total_private_repos: repos.filter((r) => r.private).length,
+        owned_private_repos: repos.filter((r) => r.private).length,
+      },
+    };
   }),
   ...routes('PATCH', '/orgs/{org}', (req, ctx) => {
     const org = requireOrg(ctx, req.params.org!);
@@ -62,7 +82,11 @@ export const accountRoutes: TwinRoute[] = [
   ...routes('GET', '/orgs/{org}/members', (req, ctx) => {
     const org = requireOrg(ctx, req.params.org!);
     const role = queryString(req, 'role');
-    return page(req, ctx, orgMembers(ctx, org.login, role).map((m) => m.user));
+    return page(
+      req,
+      ctx,
+      orgMembers(ctx, org.login, role).map((m) => m.user),
+    );
   }),
   ...routes('GET', '/orgs/{org}/members/{username}', (req, ctx) => {
     const org = requireOrg(ctx, req.params.org!);
@@ -84,7 +108,8 @@ export const accountRoutes: TwinRoute[] = [
   ...routes('PUT', '/orgs/{org}/memberships/{username}', (req, ctx) => {
     const org = requireOrg(ctx, req.params.org!);
     const me = viewer(ctx);
-    if (getMembership(ctx, org.login, me.login)?.role !== 'admin') throw new GitHubError(403, 'You must be an admin to add or update an organization membership.');
+    if (getMembership(ctx, org.login, me.login)?.role !== 'admin')
+      throw new GitHubError(403, 'You must be an admin to add or update an organization membership.');
     const role = optEnum(jsonBody(req), 'role', ['admin', 'member'] as const) ?? 'member';
     return { body: putMembership(ctx, org.login, req.params.username!, role) };
   }),

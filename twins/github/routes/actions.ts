@@ -7,7 +7,16 @@ import { GitHubError, notFound } from '../wire/errors.js';
 import type { Json } from '../model/accounts.js';
 import { requireRepository } from '../model/repositories.js';
 import {
-  dispatchWorkflow, jobsOf, listRuns, listWorkflows, presentJob, requireJob, requireRun, requireWorkflow, rerun, runLogFiles,
+  dispatchWorkflow,
+  jobsOf,
+  listRuns,
+  listWorkflows,
+  presentJob,
+  requireJob,
+  requireRun,
+  requireWorkflow,
+  rerun,
+  runLogFiles,
 } from '../model/actions.js';
 import { jsonBody, numberParam, page, queryString, repoOf, requiredString, routes } from '../wire/http.js';
 import { loadOnce } from '../../../twin-runtime/load-once.js';
@@ -72,8 +81,9 @@ export const actionRoutes: TwinRoute[] = [
     const list = listWorkflows(ctx, repoOf(req, ctx));
     return page(req, ctx, list, (workflows) => ({ total_count: list.length, workflows }));
   }),
-  ...routes('GET', '/repos/{owner}/{repo}/actions/workflows/{workflow_id}', (req, ctx) =>
-    ({ body: requireWorkflow(ctx, repoOf(req, ctx), req.params.workflow_id!) })),
+  ...routes('GET', '/repos/{owner}/{repo}/actions/workflows/{workflow_id}', (req, ctx) => ({
+    body: requireWorkflow(ctx, repoOf(req, ctx), req.params.workflow_id!),
+  })),
   ...routes('POST', '/repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches', (req, ctx) => {
     const repo = repoOf(req, ctx);
     const wf = requireWorkflow(ctx, repo, req.params.workflow_id!);
@@ -83,7 +93,10 @@ export const actionRoutes: TwinRoute[] = [
   ...routes('GET', '/repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs', (req, ctx) => {
     const repo = repoOf(req, ctx);
     const wf = requireWorkflow(ctx, repo, req.params.workflow_id!);
-    const list = filterRuns(req, listRuns(ctx, repo).filter((r) => r.workflow_id === wf.id));
+    const list = filterRuns(
+      req,
+      listRuns(ctx, repo).filter((r) => r.workflow_id === wf.id),
+    );
     return page(req, ctx, list, (workflow_runs) => ({ total_count: list.length, workflow_runs }));
   }),
   ...routes('GET', '/repos/{owner}/{repo}/actions/runs', (req, ctx) => {

@@ -8,7 +8,14 @@ import { GitHubError, notFound } from '../wire/errors.js';
 import type { Json } from '../model/accounts.js';
 import { repositoriesOwnedBy, requireRepository } from '../model/repositories.js';
 import {
-  appOfJwt, installationOfToken, installationsOf, looksLikeJwt, mintInstallationToken, presentApp, presentInstallation, requireInstallation,
+  appOfJwt,
+  installationOfToken,
+  installationsOf,
+  looksLikeJwt,
+  mintInstallationToken,
+  presentApp,
+  presentInstallation,
+  requireInstallation,
 } from '../model/apps.js';
 import { bearer, numberParam, page, routes } from '../wire/http.js';
 
@@ -32,12 +39,19 @@ export const appRoutes: TwinRoute[] = [
   ...routes('GET', '/app', (req, ctx) => ({ body: presentApp(ctx, appOf(req, ctx)) })),
   ...routes('GET', '/app/installations', (req, ctx) => {
     const app = appOf(req, ctx);
-    return page(req, ctx, installationsOf(ctx, app.id).map((i) => presentInstallation(app, i)));
+    return page(
+      req,
+      ctx,
+      installationsOf(ctx, app.id).map((i) => presentInstallation(app, i)),
+    );
   }),
-  ...routes('GET', '/app/installations/{installation_id}', (req, ctx) =>
-    ({ body: requireInstallation(ctx, appOf(req, ctx), numberParam(req, 'installation_id')) })),
-  ...routes('POST', '/app/installations/{installation_id}/access_tokens', (req, ctx) =>
-    ({ status: 201, body: mintInstallationToken(ctx, appOf(req, ctx), numberParam(req, 'installation_id'), () => randomBase62(36)) })),
+  ...routes('GET', '/app/installations/{installation_id}', (req, ctx) => ({
+    body: requireInstallation(ctx, appOf(req, ctx), numberParam(req, 'installation_id')),
+  })),
+  ...routes('POST', '/app/installations/{installation_id}/access_tokens', (req, ctx) => ({
+    status: 201,
+    body: mintInstallationToken(ctx, appOf(req, ctx), numberParam(req, 'installation_id'), () => randomBase62(36)),
+  })),
   ...routes('GET', '/repos/{owner}/{repo}/installation', (req, ctx) => {
     const repo = requireRepository(ctx, req.params.owner!, req.params.repo!);
     return { body: installationFor(req, ctx, repo.owner.login) };

@@ -4,18 +4,37 @@ import type { TwinRequest, TwinRoute } from '../../../twin-runtime/contract.js';
 import { GitHubError } from '../wire/errors.js';
 import type { Json } from '../model/accounts.js';
 import {
-  CHECK_CONCLUSIONS, CHECK_STATUSES, STATUS_STATES, annotationsOf, checkRunsFor, combinedStatus, createCheckRun, createStatus,
-  listCheckRuns, listStatuses, listSuites, presentCheckRun, presentSuite, requireCheckRun, requireSha, requireSuite,
-  suiteFor, TWIN_APP, updateCheckRun, type CheckRunInput,
+  CHECK_CONCLUSIONS,
+  CHECK_STATUSES,
+  STATUS_STATES,
+  annotationsOf,
+  checkRunsFor,
+  combinedStatus,
+  createCheckRun,
+  createStatus,
+  listCheckRuns,
+  listStatuses,
+  listSuites,
+  presentCheckRun,
+  presentSuite,
+  requireCheckRun,
+  requireSha,
+  requireSuite,
+  suiteFor,
+  TWIN_APP,
+  updateCheckRun,
+  type CheckRunInput,
 } from '../model/checks.js';
 import { jsonBody, numberParam, optEnum, optString, page, queryString, repoOf, requiredString, routes } from '../wire/http.js';
 
 function output(b: Json): CheckRunInput['output'] {
   const o = b.output;
   if (o === undefined || o === null) return undefined;
-  if (typeof o !== 'object' || Array.isArray(o)) throw new GitHubError(422, `Invalid request.\n\nFor 'properties/output', ${JSON.stringify(o)} is not an object.`);
+  if (typeof o !== 'object' || Array.isArray(o))
+    throw new GitHubError(422, `Invalid request.\n\nFor 'properties/output', ${JSON.stringify(o)} is not an object.`);
   const annotations = (o as Json).annotations;
-  if (annotations !== undefined && !Array.isArray(annotations)) throw new GitHubError(422, `Invalid request.\n\nFor 'properties/annotations', ${JSON.stringify(annotations)} is not an array.`);
+  if (annotations !== undefined && !Array.isArray(annotations))
+    throw new GitHubError(422, `Invalid request.\n\nFor 'properties/annotations', ${JSON.stringify(annotations)} is not an array.`);
   return {
     title: optString(o as Json, 'title'),
     summary: optString(o as Json, 'summary', false) ?? undefined,
@@ -48,7 +67,10 @@ export const checkRoutes: TwinRoute[] = [
     const state = optEnum(b, 'state', STATUS_STATES);
     if (!state) throw new GitHubError(422, 'Invalid request.\n\n"state" wasn\'t supplied.');
     const status = createStatus(ctx, repo, req.params.sha!, {
-      state, target_url: optString(b, 'target_url'), description: optString(b, 'description'), context: optString(b, 'context', false) ?? undefined,
+      state,
+      target_url: optString(b, 'target_url'),
+      description: optString(b, 'description'),
+      context: optString(b, 'context', false) ?? undefined,
     });
     return { status: 201, body: status };
   }),
@@ -111,13 +133,18 @@ export const checkRoutes: TwinRoute[] = [
   ...routes('GET', '/repos/{owner}/{repo}/check-suites/{check_suite_id}/check-runs', (req, ctx) => {
     const repo = repoOf(req, ctx);
     const suite = requireSuite(ctx, repo, numberParam(req, 'check_suite_id'));
-    const list = listCheckRuns(ctx, repo).filter((r) => r.check_suite.id === suite.id).reverse().map((r) => presentCheckRun(ctx, repo, r));
+    const list = listCheckRuns(ctx, repo)
+      .filter((r) => r.check_suite.id === suite.id)
+      .reverse()
+      .map((r) => presentCheckRun(ctx, repo, r));
     return page(req, ctx, list, (check_runs) => ({ total_count: list.length, check_runs }));
   }),
   ...routes('GET', '/repos/{owner}/{repo}/commits/{ref}/check-suites', (req, ctx) => {
     const repo = repoOf(req, ctx);
     const sha = requireSha(ctx, repo, req.params.ref!);
-    const list = listSuites(ctx, repo).filter((s) => s.head_sha === sha).map(presentSuite);
+    const list = listSuites(ctx, repo)
+      .filter((s) => s.head_sha === sha)
+      .map(presentSuite);
     return page(req, ctx, list, (check_suites) => ({ total_count: list.length, check_suites }));
   }),
 ];

@@ -4,8 +4,21 @@
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { GitHubError, invalidRequest } from '../wire/errors.js';
 import {
-  type Affiliation, type Role, PERMISSION_PARAMETERS, ROLES, acceptInvitation, addCollaborator, declineInvitation, deleteInvitation,
-  invitationsOfViewer, isCollaborator, listCollaborators, listInvitations, permissionOf, removeCollaborator, roleOfParameter,
+  type Affiliation,
+  type Role,
+  PERMISSION_PARAMETERS,
+  ROLES,
+  acceptInvitation,
+  addCollaborator,
+  declineInvitation,
+  deleteInvitation,
+  invitationsOfViewer,
+  isCollaborator,
+  listCollaborators,
+  listInvitations,
+  permissionOf,
+  removeCollaborator,
+  roleOfParameter,
   updateInvitation,
 } from '../model/collaborators.js';
 import { requireAdmin } from './repositories.js';
@@ -15,8 +28,7 @@ import { jsonBody, numberParam, optEnum, page, queryString, repoOf, routes } fro
 export function permissionParameter(value: unknown): Role {
   if (value === undefined || value === null) return 'write';
   // The old names (pull, push) and the role names (read, write…) are both accepted.
-  const role = typeof value !== 'string' ? undefined
-    : roleOfParameter(value) ?? ((ROLES as readonly string[]).includes(value) ? (value as Role) : undefined);
+  const role = typeof value !== 'string' ? undefined : (roleOfParameter(value) ?? ((ROLES as readonly string[]).includes(value) ? (value as Role) : undefined));
   if (!role) throw invalidRequest(`For 'properties/permission', ${JSON.stringify(value)} is not one of ${JSON.stringify(PERMISSION_PARAMETERS)}.`);
   return role;
 }
@@ -44,8 +56,9 @@ export const collaboratorRoutes: TwinRoute[] = [
     removeCollaborator(ctx, repo, req.params.username!);
     return { status: 204 };
   }),
-  ...routes('GET', '/repos/{owner}/{repo}/collaborators/{username}/permission', (req, ctx) =>
-    ({ body: permissionOf(ctx, repoOf(req, ctx), req.params.username!) })),
+  ...routes('GET', '/repos/{owner}/{repo}/collaborators/{username}/permission', (req, ctx) => ({
+    body: permissionOf(ctx, repoOf(req, ctx), req.params.username!),
+  })),
 
   ...routes('GET', '/repos/{owner}/{repo}/invitations', (req, ctx) => {
     const repo = repoOf(req, ctx);

@@ -12,8 +12,7 @@ import type { Json } from '../model/accounts.js';
 const SORTS = ['newest', 'oldest', 'stargazers', 'watchers'] as const;
 
 function sortForks(list: Json[], sort: string): Json[] {
-  const key = (r: Json): number =>
-    sort === 'stargazers' ? r.stargazers_count : sort === 'watchers' ? r.watchers_count : Date.parse(r.created_at);
+  const key = (r: Json): number => (sort === 'stargazers' ? r.stargazers_count : sort === 'watchers' ? r.watchers_count : Date.parse(r.created_at));
   const sign = sort === 'oldest' ? 1 : -1;
   return [...list].sort((a, b) => (key(a) - key(b)) * sign || (a.id - b.id) * sign);
 }
@@ -39,8 +38,9 @@ export const forkRoutes: TwinRoute[] = [
     const repo = repoOf(req, ctx);
     const sort = optEnum({ sort: queryString(req, 'sort') }, 'sort', SORTS) ?? 'newest';
     const me = viewer(ctx).login;
-    const visible = listForks(ctx, repo).filter((r) => !r.private || r.owner.login === me
-      || (r.owner.type === 'Organization' && !!getMembership(ctx, r.owner.login, me)));
+    const visible = listForks(ctx, repo).filter(
+      (r) => !r.private || r.owner.login === me || (r.owner.type === 'Organization' && !!getMembership(ctx, r.owner.login, me)),
+    );
     return page(req, ctx, sortForks(visible, sort));
   }),
   ...routes('POST', '/repos/{owner}/{repo}/merge-upstream', (req, ctx) => {

@@ -10,9 +10,7 @@ import { gunzipSync } from 'node:zlib';
 import type { TwinContext, TwinRequest, TwinResponse, TwinRoute } from '../../../twin-runtime/contract.js';
 import type { Json } from '../model/accounts.js';
 import { findRepository, movedRepository } from '../model/repositories.js';
-import {
-  advertisedRefs, commonCommits, missingWant, objectsFor, packOf, receivePush, shallowBoundary, type RefCommand,
-} from '../model/git-transfer.js';
+import { advertisedRefs, commonCommits, missingWant, objectsFor, packOf, receivePush, shallowBoundary, type RefCommand } from '../model/git-transfer.js';
 import { ZERO } from '../model/pushes.js';
 import { MAX_GIT_BODY_BYTES } from '../../../twin-runtime/body-limits.js';
 import { DELIM, FLUSH, ProtocolError, line, pkt, readPackets, sideband, type Packet } from '../wire/pkt-line.js';
@@ -22,8 +20,14 @@ const AGENT = 'agent=git/github-twin';
 const MAX_INFLATED_BYTES = MAX_GIT_BODY_BYTES;
 
 const UPLOAD_CAPS_V0 = [
-  'side-band', 'side-band-64k', 'no-progress', 'include-tag', 'allow-tip-sha1-in-want', 'allow-reachable-sha1-in-want',
-  'object-format=sha1', AGENT,
+  'side-band',
+  'side-band-64k',
+  'no-progress',
+  'include-tag',
+  'allow-tip-sha1-in-want',
+  'allow-reachable-sha1-in-want',
+  'object-format=sha1',
+  AGENT,
 ];
 const RECEIVE_CAPS = ['report-status', 'delete-refs', 'side-band-64k', 'quiet', 'atomic', 'ofs-delta', 'object-format=sha1', AGENT];
 
@@ -131,9 +135,7 @@ function advertise(req: TwinRequest, ctx: TwinContext): TwinResponse {
     return { status: 200, headers, body: Buffer.concat([...caps.map((c) => pkt(`${c}\n`)), FLUSH]) };
   }
   const { head, refs } = advertisedRefs(ctx, repo);
-  const caps = service === 'git-upload-pack'
-    ? [...UPLOAD_CAPS_V0, ...(head ? [`symref=HEAD:${head}`] : [])]
-    : RECEIVE_CAPS;
+  const caps = service === 'git-upload-pack' ? [...UPLOAD_CAPS_V0, ...(head ? [`symref=HEAD:${head}`] : [])] : RECEIVE_CAPS;
   const lines: string[] = [];
   const headSha = head ? refs.find((r) => r.name === head)!.sha : undefined;
   if (service === 'git-upload-pack' && headSha) lines.push(`${headSha} HEAD`);
@@ -179,7 +181,12 @@ function readFetchLines(lines: string[], caps: Set<string>): FetchRequest {
       if (!Number.isInteger(n) || n < 1) throw new ProtocolError(`protocol error: bad deepen '${l.slice(7, 30)}'`);
       out.depth = n;
     } else if (l.startsWith('shallow ')) oidArg(l, 'shallow');
-    else if (!['thin-pack', 'no-progress', 'include-tag', 'ofs-delta', 'deepen-relative', 'wait-for-done', 'sideband-all'].includes(l) && !l.startsWith('filter ') && !l.startsWith('deepen-') && !l.startsWith('want-ref ')) {
+    else if (
+      !['thin-pack', 'no-progress', 'include-tag', 'ofs-delta', 'deepen-relative', 'wait-for-done', 'sideband-all'].includes(l) &&
+      !l.startsWith('filter ') &&
+      !l.startsWith('deepen-') &&
+      !l.startsWith('want-ref ')
+    ) {
       throw new ProtocolError(`protocol error: unexpected '${l.slice(0, 60)}'`);
     }
   }
@@ -306,7 +313,13 @@ async function receivePack(req: TwinRequest, ctx: TwinContext): Promise<TwinResp
       let l = p.data.toString('utf8').replace(/\n$/, '');
       const nul = l.indexOf('\0');
       if (nul >= 0) {
-        if (commands.length === 0) caps = new Set(l.slice(nul + 1).split(' ').filter(Boolean));
+        if (commands.length === 0)
+          caps = new Set(
+            l
+              .slice(nul + 1)
+              .split(' ')
+              .filter(Boolean),
+          );
         l = l.slice(0, nul);
       }
       if (l.startsWith('shallow ')) continue;

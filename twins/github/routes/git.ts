@@ -4,9 +4,26 @@ import type { TwinContext, TwinRequest, TwinRoute } from '../../../twin-runtime/
 import { GitHubError, notFound, validationFailed } from '../wire/errors.js';
 import { type Json, viewer } from '../model/accounts.js';
 import {
-  branchHead, branchShape, commitFileChange, commitFiles, commitsBetween, contentShape, deleteRef, directoryAt,
-  diffFiles, getBlob, getCommit, getRef, history, listRefs, mergeBase, resolveCommitish, restCommit,
-  setRef, validateNewRef, type Signature,
+  branchHead,
+  branchShape,
+  commitFileChange,
+  commitFiles,
+  commitsBetween,
+  contentShape,
+  deleteRef,
+  directoryAt,
+  diffFiles,
+  getBlob,
+  getCommit,
+  getRef,
+  history,
+  listRefs,
+  mergeBase,
+  resolveCommitish,
+  restCommit,
+  setRef,
+  validateNewRef,
+  type Signature,
 } from '../model/git.js';
 import { API, WEB } from '../model/identity.js';
 import { afterPush, ZERO } from '../model/pushes.js';
@@ -166,10 +183,13 @@ export const gitRoutes: TwinRoute[] = [
     if (!getCommit(ctx, repo, sha)) throw validationFailed({ resource: 'Reference', field: 'sha', code: 'custom', message: 'Object does not exist' } as never);
     const before = current.object.sha;
     const fastForward = history(ctx, repo, sha).some((c) => c.sha === before);
-    if (!force && !fastForward) throw validationFailed({ resource: 'Reference', field: 'sha', code: 'custom', message: 'Update is not a fast forward' } as never);
+    if (!force && !fastForward)
+      throw validationFailed({ resource: 'Reference', field: 'sha', code: 'custom', message: 'Update is not a fast forward' } as never);
     const updated = setRef(ctx, repo, ref, sha);
     if (ref.startsWith('refs/heads/')) {
-      const commits = history(ctx, repo, sha).filter((c) => !history(ctx, repo, before).some((x) => x.sha === c.sha)).reverse();
+      const commits = history(ctx, repo, sha)
+        .filter((c) => !history(ctx, repo, before).some((x) => x.sha === c.sha))
+        .reverse();
       afterPush(ctx, repo, { ref, before, after: sha, commits });
     }
     return { body: updated };
@@ -228,7 +248,11 @@ export const gitRoutes: TwinRoute[] = [
     if (path) {
       list = list.filter((c) => commitFiles(ctx, repo, c.sha).get(path) !== commitFiles(ctx, repo, c.parents[0]?.sha).get(path));
     }
-    return page(req, ctx, list.map((c) => restCommit(ctx, repo, c)));
+    return page(
+      req,
+      ctx,
+      list.map((c) => restCommit(ctx, repo, c)),
+    );
   }),
   ...routes('GET', '/repos/{owner}/{repo}/commits/{ref}', (req, ctx) => {
     const repo = repoOf(req, ctx);
@@ -263,4 +287,3 @@ export const gitRoutes: TwinRoute[] = [
   ...routes('PUT', '/repos/{owner}/{repo}/contents/{+path}', (req, ctx) => writeContents(req, ctx, false)),
   ...routes('DELETE', '/repos/{owner}/{repo}/contents/{+path}', (req, ctx) => writeContents(req, ctx, true)),
 ];
-

@@ -33,9 +33,11 @@ function readRequest(req: TwinRequest): GraphQLRequest | string {
 async function answer(req: TwinRequest, ctx: TwinContext): Promise<TwinResponse> {
   const request = readRequest(req);
   if (typeof request === 'string') {
-    return json(ctx, request === 'Problems parsing JSON' ? 400 : 200, request === 'Problems parsing JSON'
-      ? { message: request, documentation_url: 'https://docs.github.com/graphql' }
-      : { errors: [{ message: request }] });
+    return json(
+      ctx,
+      request === 'Problems parsing JSON' ? 400 : 200,
+      request === 'Problems parsing JSON' ? { message: request, documentation_url: 'https://docs.github.com/graphql' } : { errors: [{ message: request }] },
+    );
   }
   const { runGraphQL } = await loadExecutor();
   const result = await runGraphQL(ctx, request);

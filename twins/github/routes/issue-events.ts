@@ -17,7 +17,11 @@ function withIssue(ctx: TwinContext, repo: Json, e: Json): Json {
 export const issueEventRoutes: TwinRoute[] = [
   ...routes('GET', '/repos/{owner}/{repo}/issues/events', (req, ctx) => {
     const repo = repoOf(req, ctx);
-    return page(req, ctx, eventsOfRepository(ctx, repo).map((e) => withIssue(ctx, repo, e)));
+    return page(
+      req,
+      ctx,
+      eventsOfRepository(ctx, repo).map((e) => withIssue(ctx, repo, e)),
+    );
   }),
   ...routes('GET', '/repos/{owner}/{repo}/issues/events/{event_id}', (req, ctx) => {
     const repo = repoOf(req, ctx);

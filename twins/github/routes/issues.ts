@@ -4,14 +4,24 @@ import type { TwinContext, TwinRequest, TwinRoute } from '../../../twin-runtime/
 import { GitHubError, validationFailed } from '../wire/errors.js';
 import type { Json } from '../model/accounts.js';
 import {
-  createComment, createIssue, deleteComment, filterIssues, listComments, presentIssue, repoIssues,
-  requireComment, requireIssue, requireIssuesEnabled, searchIssues, setLock, updateComment, updateIssue,
+  createComment,
+  createIssue,
+  deleteComment,
+  filterIssues,
+  listComments,
+  presentIssue,
+  repoIssues,
+  requireComment,
+  requireIssue,
+  requireIssuesEnabled,
+  searchIssues,
+  setLock,
+  updateComment,
+  updateIssue,
   type IssuePatch,
 } from '../model/issues.js';
 import { syncPullFromIssue } from '../model/pulls.js';
-import {
-  jsonBody, numberParam, optEnum, optString, optStringArray, page, queryString, repoOf, requiredString, routes,
-} from '../wire/http.js';
+import { jsonBody, numberParam, optEnum, optString, optStringArray, page, queryString, repoOf, requiredString, routes } from '../wire/http.js';
 
 function issueOf(req: TwinRequest, ctx: TwinContext): { repo: Json; issue: Json } {
   const repo = repoOf(req, ctx);
@@ -46,8 +56,9 @@ export const issueRoutes: TwinRoute[] = [
     list = [...list].sort((a, b) => (a[sort] < b[sort] ? -dir : a[sort] > b[sort] ? dir : (a.id - b.id) * dir));
     return page(req, ctx, list);
   }),
-  ...routes('GET', '/repos/{owner}/{repo}/issues/comments/{comment_id}', (req, ctx) =>
-    ({ body: requireComment(ctx, repoOf(req, ctx), numberParam(req, 'comment_id')) })),
+  ...routes('GET', '/repos/{owner}/{repo}/issues/comments/{comment_id}', (req, ctx) => ({
+    body: requireComment(ctx, repoOf(req, ctx), numberParam(req, 'comment_id')),
+  })),
   ...routes('PATCH', '/repos/{owner}/{repo}/issues/comments/{comment_id}', (req, ctx) => {
     const repo = repoOf(req, ctx);
     return { body: updateComment(ctx, repo, numberParam(req, 'comment_id'), requiredString(jsonBody(req), 'body')) };
@@ -78,7 +89,8 @@ export const issueRoutes: TwinRoute[] = [
     const b = jsonBody(req);
     const title = b.title;
     if (title === undefined || title === null) throw new GitHubError(422, 'Invalid request.\n\n"title" wasn\'t supplied.');
-    if (typeof title !== 'string' && typeof title !== 'number') throw new GitHubError(422, `Invalid request.\n\nFor 'properties/title', ${JSON.stringify(title)} is not a string or integer.`);
+    if (typeof title !== 'string' && typeof title !== 'number')
+      throw new GitHubError(422, `Invalid request.\n\nFor 'properties/title', ${JSON.stringify(title)} is not a string or integer.`);
     if (String(title).trim() === '') throw validationFailed({ resource: 'Issue', field: 'title', code: 'missing_field' });
     const issue = createIssue(ctx, repo, {
       title: String(title),
@@ -202,4 +214,3 @@ function labelNames(req: TwinRequest): string[] {
   if (names === undefined) throw new GitHubError(422, 'Invalid request.\n\n"labels" wasn\'t supplied.');
   return names;
 }
-

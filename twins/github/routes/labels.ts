@@ -4,8 +4,16 @@ import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { validationFailed } from '../wire/errors.js';
 import { type Json, viewer } from '../model/accounts.js';
 import {
-  createLabel, createMilestone, deleteLabel, deleteMilestone, listLabels, listMilestones,
-  requireLabel, requireMilestone, updateLabel, updateMilestone,
+  createLabel,
+  createMilestone,
+  deleteLabel,
+  deleteMilestone,
+  listLabels,
+  listMilestones,
+  requireLabel,
+  requireMilestone,
+  updateLabel,
+  updateMilestone,
 } from '../model/labels.js';
 import { jsonBody, numberParam, optEnum, optString, page, queryString, repoOf, requiredString, routes } from '../wire/http.js';
 
@@ -54,8 +62,9 @@ export const labelRoutes: TwinRoute[] = [
       }),
     };
   }),
-  ...routes('GET', '/repos/{owner}/{repo}/milestones/{milestone_number}', (req, ctx) =>
-    ({ body: requireMilestone(ctx, repoOf(req, ctx), numberParam(req, 'milestone_number')) })),
+  ...routes('GET', '/repos/{owner}/{repo}/milestones/{milestone_number}', (req, ctx) => ({
+    body: requireMilestone(ctx, repoOf(req, ctx), numberParam(req, 'milestone_number')),
+  })),
   ...routes('PATCH', '/repos/{owner}/{repo}/milestones/{milestone_number}', (req, ctx) => {
     const b = jsonBody(req);
     const patch = {

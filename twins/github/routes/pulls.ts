@@ -5,14 +5,30 @@ import { GitHubError, notFound, validationFailed } from '../wire/errors.js';
 import type { Json } from '../model/accounts.js';
 import { restCommit } from '../model/git.js';
 import {
-  createPull, createReview, createReviewComment, deletePendingReview, deleteReviewComment, listPulls,
-  listReviewComments, listReviews, mergePull, pullCommits, pullFiles, removeRequestedReviewers, requestReviewers, requirePull, requireReview,
-  requireReviewComment, simplePull, submitReview, updatePull, updateReviewComment, type ReviewCommentInput,
+  createPull,
+  createReview,
+  createReviewComment,
+  deletePendingReview,
+  deleteReviewComment,
+  listPulls,
+  listReviewComments,
+  listReviews,
+  mergePull,
+  pullCommits,
+  pullFiles,
+  removeRequestedReviewers,
+  requestReviewers,
+  requirePull,
+  requireReview,
+  requireReviewComment,
+  simplePull,
+  submitReview,
+  updatePull,
+  updateReviewComment,
+  type ReviewCommentInput,
 } from '../model/pulls.js';
 import { afterPush } from '../model/pushes.js';
-import {
-  jsonBody, numberParam, optBool, optEnum, optString, optStringArray, page, queryString, repoOf, requiredString, routes,
-} from '../wire/http.js';
+import { jsonBody, numberParam, optBool, optEnum, optString, optStringArray, page, queryString, repoOf, requiredString, routes } from '../wire/http.js';
 
 function pullOf(req: TwinRequest, ctx: TwinContext): { repo: Json; pr: Json } {
   const repo = repoOf(req, ctx);
@@ -22,7 +38,8 @@ function pullOf(req: TwinRequest, ctx: TwinContext): { repo: Json; pr: Json } {
 function optInt(b: Json, field: string): number | undefined {
   const v = b[field];
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'number' || !Number.isInteger(v)) throw new GitHubError(422, `Invalid request.\n\nFor 'properties/${field}', ${JSON.stringify(v)} is not an integer.`);
+  if (typeof v !== 'number' || !Number.isInteger(v))
+    throw new GitHubError(422, `Invalid request.\n\nFor 'properties/${field}', ${JSON.stringify(v)} is not an integer.`);
   return v;
 }
 
@@ -42,10 +59,12 @@ function reviewCommentInput(b: Json): ReviewCommentInput {
 
 export const pullRoutes: TwinRoute[] = [
   ...routes('GET', '/repos/{owner}/{repo}/pulls/comments', (req, ctx) => page(req, ctx, listReviewComments(ctx, repoOf(req, ctx)))),
-  ...routes('GET', '/repos/{owner}/{repo}/pulls/comments/{comment_id}', (req, ctx) =>
-    ({ body: requireReviewComment(ctx, repoOf(req, ctx), numberParam(req, 'comment_id')) })),
-  ...routes('PATCH', '/repos/{owner}/{repo}/pulls/comments/{comment_id}', (req, ctx) =>
-    ({ body: updateReviewComment(ctx, repoOf(req, ctx), numberParam(req, 'comment_id'), requiredString(jsonBody(req), 'body')) })),
+  ...routes('GET', '/repos/{owner}/{repo}/pulls/comments/{comment_id}', (req, ctx) => ({
+    body: requireReviewComment(ctx, repoOf(req, ctx), numberParam(req, 'comment_id')),
+  })),
+  ...routes('PATCH', '/repos/{owner}/{repo}/pulls/comments/{comment_id}', (req, ctx) => ({
+    body: updateReviewComment(ctx, repoOf(req, ctx), numberParam(req, 'comment_id'), requiredString(jsonBody(req), 'body')),
+  })),
   ...routes('DELETE', '/repos/{owner}/{repo}/pulls/comments/{comment_id}', (req, ctx) => {
     deleteReviewComment(ctx, repoOf(req, ctx), numberParam(req, 'comment_id'));
     return { status: 204 };
@@ -57,9 +76,12 @@ export const pullRoutes: TwinRoute[] = [
     const base = queryString(req, 'base');
     const sort = queryString(req, 'sort') ?? 'created';
     const direction = queryString(req, 'direction') ?? (sort === 'created' ? 'desc' : 'asc');
-    let list = listPulls(ctx, repo).filter((p) => (state === 'all' || p.state === state)
-      && (!head || p.head.label.toLowerCase() === head.toLowerCase() || p.head.ref === head)
-      && (!base || p.base.ref === base));
+    let list = listPulls(ctx, repo).filter(
+      (p) =>
+        (state === 'all' || p.state === state) &&
+        (!head || p.head.label.toLowerCase() === head.toLowerCase() || p.head.ref === head) &&
+        (!base || p.base.ref === base),
+    );
     const key = (p: Json): string => (sort === 'updated' ? p.updated_at : p.created_at);
     const sign = direction === 'asc' ? 1 : -1;
     list = [...list].sort((a, b) => (key(a) < key(b) ? -sign : key(a) > key(b) ? sign : (a.number - b.number) * sign));
@@ -73,7 +95,14 @@ export const pullRoutes: TwinRoute[] = [
     const base = requiredString(b, 'base');
     const title = optString(b, 'title');
     if (!title) throw validationFailed({ resource: 'PullRequest', field: 'title', code: 'missing_field' });
-    const pr = createPull(ctx, repo, { title, head, base, body: optString(b, 'body'), draft: optBool(b, 'draft'), maintainer_can_modify: optBool(b, 'maintainer_can_modify') });
+    const pr = createPull(ctx, repo, {
+      title,
+      head,
+      base,
+      body: optString(b, 'body'),
+      draft: optBool(b, 'draft'),
+      maintainer_can_modify: optBool(b, 'maintainer_can_modify'),
+    });
     return { status: 201, body: pr };
   }),
   ...routes('GET', '/repos/{owner}/{repo}/pulls/{pull_number}', (req, ctx) => ({ body: pullOf(req, ctx).pr })),
@@ -92,7 +121,11 @@ export const pullRoutes: TwinRoute[] = [
   }),
   ...routes('GET', '/repos/{owner}/{repo}/pulls/{pull_number}/commits', (req, ctx) => {
     const { repo, pr } = pullOf(req, ctx);
-    return page(req, ctx, pullCommits(ctx, repo, pr).map((c) => restCommit(ctx, repo, c)));
+    return page(
+      req,
+      ctx,
+      pullCommits(ctx, repo, pr).map((c) => restCommit(ctx, repo, c)),
+    );
   }),
   ...routes('GET', '/repos/{owner}/{repo}/pulls/{pull_number}/files', (req, ctx) => {
     const { repo, pr } = pullOf(req, ctx);
@@ -165,7 +198,11 @@ export const pullRoutes: TwinRoute[] = [
   ...routes('GET', '/repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/comments', (req, ctx) => {
     const { repo, pr } = pullOf(req, ctx);
     const review = requireReview(ctx, repo, pr, numberParam(req, 'review_id'));
-    return page(req, ctx, listReviewComments(ctx, repo, pr).filter((c) => c.pull_request_review_id === review.id));
+    return page(
+      req,
+      ctx,
+      listReviewComments(ctx, repo, pr).filter((c) => c.pull_request_review_id === review.id),
+    );
   }),
   ...routes('GET', '/repos/{owner}/{repo}/pulls/{pull_number}/comments', (req, ctx) => {
     const { repo, pr } = pullOf(req, ctx);
@@ -183,4 +220,3 @@ export const pullRoutes: TwinRoute[] = [
     return { status: 201, body: createReviewComment(ctx, repo, pr, { path: '', body, in_reply_to: numberParam(req, 'comment_id') }) };
   }),
 ];
-

@@ -4,6 +4,4 @@ import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { rateLimitOverview } from '../model/rate-limit.js';
 import { routes } from '../wire/http.js';
 
-export const rateLimitRoutes: TwinRoute[] = [
-  ...routes('GET', '/rate_limit', (_req, ctx) => ({ body: rateLimitOverview(ctx) }), true),
-];
+export const rateLimitRoutes: TwinRoute[] = [...routes('GET', '/rate_limit', (_req, ctx) => ({ body: rateLimitOverview(ctx) }), true)];

@@ -4,8 +4,13 @@ import type { TwinContext, TwinRequest, TwinRoute } from '../../../twin-runtime/
 import { GitHubError } from '../wire/errors.js';
 import { type Json, getMembership, requireOrg, requireUser, viewer } from '../model/accounts.js';
 import {
-  createRepository, deleteRepository, replaceTopics, repositoriesOfViewer,
-  repositoriesOwnedBy, updateRepository, type RepositoryInput,
+  createRepository,
+  deleteRepository,
+  replaceTopics,
+  repositoriesOfViewer,
+  repositoriesOwnedBy,
+  updateRepository,
+  type RepositoryInput,
 } from '../model/repositories.js';
 import { branchHead, initialCommit } from '../model/git.js';
 import { createDefaultLabels } from '../model/labels.js';
@@ -46,7 +51,8 @@ function create(ctx: TwinContext, owner: Json, input: RepositoryInput): Json {
 function sortRepos(list: Json[], sort: string | undefined, direction: string | undefined, defaultSort: string): Json[] {
   const s = sort ?? defaultSort;
   const dir = direction ?? (s === 'full_name' ? 'asc' : 'desc');
-  const key = (r: Json): string => (s === 'full_name' ? r.full_name.toLowerCase() : s === 'updated' ? r.updated_at : s === 'pushed' ? r.pushed_at ?? '' : r.created_at);
+  const key = (r: Json): string =>
+    s === 'full_name' ? r.full_name.toLowerCase() : s === 'updated' ? r.updated_at : s === 'pushed' ? (r.pushed_at ?? '') : r.created_at;
   const sign = dir === 'asc' ? 1 : -1;
   return [...list].sort((a, b) => (key(a) < key(b) ? -sign : key(a) > key(b) ? sign : (a.id - b.id) * sign));
 }
@@ -72,7 +78,17 @@ export const repositoryRoutes: TwinRoute[] = [
     return { status: 201, body: create(ctx, org, input) };
   }),
   ...routes('GET', '/user/repos', (req, ctx) =>
-    page(req, ctx, sortRepos(byVisibility(repositoriesOfViewer(ctx), queryString(req, 'visibility') ?? queryString(req, 'type')), queryString(req, 'sort'), queryString(req, 'direction'), 'full_name'))),
+    page(
+      req,
+      ctx,
+      sortRepos(
+        byVisibility(repositoriesOfViewer(ctx), queryString(req, 'visibility') ?? queryString(req, 'type')),
+        queryString(req, 'sort'),
+        queryString(req, 'direction'),
+        'full_name',
+      ),
+    ),
+  ),
   ...routes('GET', '/users/{username}/repos', (req, ctx) => {
     const u = requireUser(ctx, req.params.username!);
     const mine = u.login === viewer(ctx).login;
@@ -82,7 +98,10 @@ export const repositoryRoutes: TwinRoute[] = [
   ...routes('GET', '/orgs/{org}/repos', (req, ctx) => {
     const org = requireOrg(ctx, req.params.org!);
     const member = !!getMembership(ctx, org.login, viewer(ctx).login);
-    const list = byVisibility(repositoriesOwnedBy(ctx, org.login).filter((r) => member || !r.private), queryString(req, 'type'));
+    const list = byVisibility(
+      repositoriesOwnedBy(ctx, org.login).filter((r) => member || !r.private),
+      queryString(req, 'type'),
+    );
     return page(req, ctx, sortRepos(list, queryString(req, 'sort'), queryString(req, 'direction'), 'created'));
   }),
   ...routes('GET', '/repos/{owner}/{repo}', (req, ctx) => ({ body: repoOf(req, ctx) })),
@@ -95,9 +114,23 @@ export const repositoryRoutes: TwinRoute[] = [
       const v = f === 'name' || f === 'default_branch' ? optString(b, f, false) : optString(b, f);
       if (v !== undefined) patch[f] = v;
     }
-    for (const f of ['private', 'has_issues', 'has_projects', 'has_wiki', 'has_discussions', 'is_template', 'archived',
-      'allow_squash_merge', 'allow_merge_commit', 'allow_rebase_merge', 'allow_auto_merge', 'delete_branch_on_merge',
-      'allow_update_branch', 'allow_forking', 'web_commit_signoff_required'] as const) {
+    for (const f of [
+      'private',
+      'has_issues',
+      'has_projects',
+      'has_wiki',
+      'has_discussions',
+      'is_template',
+      'archived',
+      'allow_squash_merge',
+      'allow_merge_commit',
+      'allow_rebase_merge',
+      'allow_auto_merge',
+      'delete_branch_on_merge',
+      'allow_update_branch',
+      'allow_forking',
+      'web_commit_signoff_required',
+    ] as const) {
       const v = optBool(b, f);
       if (v !== undefined) patch[f] = v;
     }

@@ -6,8 +6,23 @@ import { GitHubError, invalidRequest, validationFailed } from '../wire/errors.js
 import { type Json, getMembership, requireOrg, viewer } from '../model/accounts.js';
 import { permissionsOfRole } from '../model/collaborators.js';
 import {
-  createTeam, deleteTeam, fullTeam, listTeams, removeTeamMembership, removeTeamRepository, requireTeam, setTeamMembership,
-  setTeamRepository, simpleTeam, teamMembers, teamMembership, teamRepositories, teamRepositoryRole, teamsOf, teamsOfRepository, updateTeam,
+  createTeam,
+  deleteTeam,
+  fullTeam,
+  listTeams,
+  removeTeamMembership,
+  removeTeamRepository,
+  requireTeam,
+  setTeamMembership,
+  setTeamRepository,
+  simpleTeam,
+  teamMembers,
+  teamMembership,
+  teamRepositories,
+  teamRepositoryRole,
+  teamsOf,
+  teamsOfRepository,
+  updateTeam,
 } from '../model/teams.js';
 import { requireRepository } from '../model/repositories.js';
 import { permissionParameter } from './collaborators.js';
@@ -41,13 +56,18 @@ export const teamRoutes: TwinRoute[] = [
     }
     const name = requiredString(b, 'name');
     if (!name.trim()) throw validationFailed({ resource: 'Team', field: 'name', code: 'missing_field' });
-    const team = createTeam(ctx, org.login, {
-      name,
-      description: optString(b, 'description'),
-      privacy: optEnum(b, 'privacy', ['secret', 'closed'] as const),
-      maintainers: optStringArray(b, 'maintainers'),
-      parent_team_id: parent ?? null,
-    }, viewer(ctx));
+    const team = createTeam(
+      ctx,
+      org.login,
+      {
+        name,
+        description: optString(b, 'description'),
+        privacy: optEnum(b, 'privacy', ['secret', 'closed'] as const),
+        maintainers: optStringArray(b, 'maintainers'),
+        parent_team_id: parent ?? null,
+      },
+      viewer(ctx),
+    );
     for (const name of optStringArray(b, 'repo_names') ?? []) {
       setTeamRepository(ctx, team, requireRepository(ctx, org.login, name.includes('/') ? name.split('/')[1]! : name), 'read');
     }
@@ -59,7 +79,12 @@ export const teamRoutes: TwinRoute[] = [
     requireTeamAdmin(ctx, team, team.organization.login);
     const b = jsonBody(req);
     const name = optString(b, 'name', false) ?? undefined;
-    return { body: fullTeam(ctx, updateTeam(ctx, team, { name, description: optString(b, 'description'), privacy: optEnum(b, 'privacy', ['secret', 'closed'] as const) })) };
+    return {
+      body: fullTeam(
+        ctx,
+        updateTeam(ctx, team, { name, description: optString(b, 'description'), privacy: optEnum(b, 'privacy', ['secret', 'closed'] as const) }),
+      ),
+    };
   }),
   ...routes('DELETE', '/orgs/{org}/teams/{team_slug}', (req, ctx) => {
     const team = teamOf(req, ctx);
@@ -119,8 +144,17 @@ export const teamRoutes: TwinRoute[] = [
   }),
 
   ...routes('GET', '/repos/{owner}/{repo}/teams', (req, ctx) => {
-    const list = teamsOfRepository(ctx, repoOf(req, ctx)).map(({ team, role }) => ({ ...simpleTeam(team), permission: role === 'read' ? 'pull' : role === 'write' ? 'push' : role }));
+    const list = teamsOfRepository(ctx, repoOf(req, ctx)).map(({ team, role }) => ({
+      ...simpleTeam(team),
+      permission: role === 'read' ? 'pull' : role === 'write' ? 'push' : role,
+    }));
     return page(req, ctx, list);
   }),
-  ...routes('GET', '/user/teams', (req, ctx) => page(req, ctx, teamsOf(ctx, viewer(ctx).login).map((t) => fullTeam(ctx, t)))),
+  ...routes('GET', '/user/teams', (req, ctx) =>
+    page(
+      req,
+      ctx,
+      teamsOf(ctx, viewer(ctx).login).map((t) => fullTeam(ctx, t)),
+    ),
+  ),
 ];

@@ -37,7 +37,9 @@ export const webhookRoutes: TwinRoute[] = [
     deleteHook(ctx, repoOf(req, ctx), numberParam(req, 'hook_id'));
     return { status: 204 };
   }),
-  ...routes('GET', '/repos/{owner}/{repo}/hooks/{hook_id}/config', (req, ctx) => ({ body: presentHook(getHook(ctx, repoOf(req, ctx), numberParam(req, 'hook_id'))).config })),
+  ...routes('GET', '/repos/{owner}/{repo}/hooks/{hook_id}/config', (req, ctx) => ({
+    body: presentHook(getHook(ctx, repoOf(req, ctx), numberParam(req, 'hook_id'))).config,
+  })),
   ...routes('PATCH', '/repos/{owner}/{repo}/hooks/{hook_id}/config', (req, ctx) => {
     const repo = repoOf(req, ctx);
     return { body: presentHook(updateHook(ctx, repo, numberParam(req, 'hook_id'), { config: jsonBody(req) })).config };

@@ -2,7 +2,18 @@
 // each one, the route it compiles to and the modifiers it understands (docs/matchers.md lists the
 // sentences; keep the two in step).
 
-import { A, bodyContains, bodyEq, bodyIncludes, op, param, paramVar, v, type ModifierRule, type Operation } from '../../../control-plane/testing/phrasebook-rules.js';
+import {
+  A,
+  bodyContains,
+  bodyEq,
+  bodyIncludes,
+  op,
+  param,
+  paramVar,
+  v,
+  type ModifierRule,
+  type Operation,
+} from '../../../control-plane/testing/phrasebook-rules.js';
 
 const repoParams: ModifierRule = (m, value) => {
   const [owner, repo] = value.split('/');
@@ -31,7 +42,9 @@ export const GITHUB_OPERATIONS: Operation[] = [
   {
     twin: 'github',
     label: 'comment on an issue',
-    phrase: op(`${v('comment')}\\s+on\\s+${A}(?:issues?|pull\\s+requests?|prs?)|${v('add')}\\s+${A}comments?(?:\\s+(?:on|to)\\s+${A}(?:issues?|pull\\s+requests?))?`),
+    phrase: op(
+      `${v('comment')}\\s+on\\s+${A}(?:issues?|pull\\s+requests?|prs?)|${v('add')}\\s+${A}comments?(?:\\s+(?:on|to)\\s+${A}(?:issues?|pull\\s+requests?))?`,
+    ),
     method: 'POST',
     path: '/repos/{owner}/{repo}/issues/{issue_number}/comments',
     modifiers: { number: param('issue_number'), repo: repoParams, text: bodyContains('/body') },

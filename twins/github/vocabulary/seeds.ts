@@ -13,8 +13,7 @@ import { SeedExpansionError } from '../../../seeds/seed-api.js';
 export const suggestions: SeedSuggestion[] = [
   {
     name: 'Busy web repository',
-    prompt:
-      'A repository named acme-web with 12 open issues, 4 of them labeled bug, 5 closed issues and 3 pull requests, 1 of them merged',
+    prompt: 'A repository named acme-web with 12 open issues, 4 of them labeled bug, 5 closed issues and 3 pull requests, 1 of them merged',
   },
   {
     name: 'Several services',

@@ -154,7 +154,12 @@ export const githubGenericAdapter: GenericAdapter = {
       const named = simpleUserByLogin(call.ctx, call.params.username);
       if (named) return named;
     }
-    if ((top || field.name === 'repository') && /^(full-|minimal-|simple-|nullable-|nullable-minimal-)?repository$/.test(field.ref ?? '') && call.params.owner && call.params.repo) {
+    if (
+      (top || field.name === 'repository') &&
+      /^(full-|minimal-|simple-|nullable-|nullable-minimal-)?repository$/.test(field.ref ?? '') &&
+      call.params.owner &&
+      call.params.repo
+    ) {
       return requireRepository(call.ctx, call.params.owner, call.params.repo);
     }
     if (field.ref === 'simple-user' || (field.ref === 'nullable-simple-user' && ACTOR_FIELDS.has(field.name))) {

@@ -43,9 +43,10 @@ export function reply(handler: Handler): TwinRoute['handler'] {
   return (req, ctx) => {
     const out = handler(req, ctx);
     const status = out.status ?? 200;
-    const created: Record<string, string> = status === 201 && typeof (out.body as Json | undefined)?.url === 'string'
-      ? { location: toTwinUrls({ url: (out.body as Json).url as string }, ctx.baseUrl).url }
-      : {};
+    const created: Record<string, string> =
+      status === 201 && typeof (out.body as Json | undefined)?.url === 'string'
+        ? { location: toTwinUrls({ url: (out.body as Json).url as string }, ctx.baseUrl).url }
+        : {};
     return render(ctx, status, out.body, { ...created, ...(out.headers ?? {}) });
   };
 }
@@ -74,11 +75,16 @@ function withHeaders(res: TwinResponse, window: RateWindow | undefined): TwinRes
 
 function rateLimited(ctx: TwinContext): TwinResponse {
   const me = viewer(ctx);
-  return render(ctx, 403, {
-    message: `API rate limit exceeded for user ID ${me.id}. If you reach out to GitHub Support for help, please include the request ID and timestamp your request was made.`,
-    documentation_url: 'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api',
-    status: '403',
-  }, {});
+  return render(
+    ctx,
+    403,
+    {
+      message: `API rate limit exceeded for user ID ${me.id}. If you reach out to GitHub Support for help, please include the request ID and timestamp your request was made.`,
+      documentation_url: 'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api',
+      status: '403',
+    },
+    {},
+  );
 }
 
 /** GitHub's weak validator of a body: `W/"<sha-256 hex>"`. */
@@ -231,7 +237,9 @@ export function jsonBody(req: TwinRequest): Json {
       try {
         const v = parseJson(req.rawBody.toString('utf8')) as Json;
         if (v && typeof v === 'object' && !Array.isArray(v)) return v;
-      } catch { /* fall through */ }
+      } catch {
+        /* fall through */
+      }
     }
     throw new GitHubError(400, 'Problems parsing JSON');
   }
@@ -312,15 +320,17 @@ const REPO_PREFIX = '/repos/{owner}/{repo}';
 export function alsoUnderRepositoryId(list: TwinRoute[]): TwinRoute[] {
   const byId = list
     .filter((r) => r.path === REPO_PREFIX || r.path.startsWith(`${REPO_PREFIX}/`))
-    .map((r): TwinRoute => ({
-      ...r,
-      path: `/repositories/{repository_id}${r.path.slice(REPO_PREFIX.length)}`,
-      handler: (req, ctx) => {
-        const repo = findRepositoryById(ctx, numberParam(req, 'repository_id'));
-        if (!repo) throw new GitHubError(404, 'Not Found');
-        return r.handler({ ...req, params: { ...req.params, owner: repo.owner.login, repo: repo.name } }, ctx);
-      },
-    }));
+    .map(
+      (r): TwinRoute => ({
+        ...r,
+        path: `/repositories/{repository_id}${r.path.slice(REPO_PREFIX.length)}`,
+        handler: (req, ctx) => {
+          const repo = findRepositoryById(ctx, numberParam(req, 'repository_id'));
+          if (!repo) throw new GitHubError(404, 'Not Found');
+          return r.handler({ ...req, params: { ...req.params, owner: repo.owner.login, repo: repo.name } }, ctx);
+        },
+      }),
+    );
   return [...list, ...byId];
 }
 
@@ -336,7 +346,13 @@ function pageParams(req: TwinRequest): { page: number; perPage: number } {
  * The Link header of page `page` of `last`; `last` undefined when the count is not known (a keyset
  * read only knows whether another page follows: `more`), which leaves out rel="last".
  */
-export function linkHeader(req: TwinRequest, ctx: TwinContext, page: number, last: number | undefined, more = last !== undefined && page < last): string | undefined {
+export function linkHeader(
+  req: TwinRequest,
+  ctx: TwinContext,
+  page: number,
+  last: number | undefined,
+  more = last !== undefined && page < last,
+): string | undefined {
   if (!more && page <= 1) return undefined;
   const url = (p: number) => {
     const params = new URLSearchParams(req.queryString);

@@ -45,22 +45,24 @@ function rfc2822(iso: string): string {
 
 /** `git format-patch` text of commits, oldest first. */
 function formatPatch(ctx: TwinContext, repo: Json, commits: Json[]): string {
-  return commits.map((c, i) => {
-    const [subject, ...body] = String(c.message).split('\n');
-    const n = commits.length > 1 ? `[PATCH ${i + 1}/${commits.length}]` : '[PATCH]';
-    const diff = unifiedDiff(ctx, repo, commitFiles(ctx, repo, c.parents[0]?.sha), commitFiles(ctx, repo, c.sha));
-    const text = body.join('\n').replace(/^\n+/, '');
-    return [
-      `From ${c.sha} Mon Sep 17 00:00:00 2001`,
-      `From: ${c.author.name} <${c.author.email}>`,
-      `Date: ${rfc2822(c.author.date)}`,
-      `Subject: ${n} ${subject}`,
-      '',
-      ...(text ? [text, ''] : []),
-      '---',
-      diff,
-    ].join('\n');
-  }).join('\n');
+  return commits
+    .map((c, i) => {
+      const [subject, ...body] = String(c.message).split('\n');
+      const n = commits.length > 1 ? `[PATCH ${i + 1}/${commits.length}]` : '[PATCH]';
+      const diff = unifiedDiff(ctx, repo, commitFiles(ctx, repo, c.parents[0]?.sha), commitFiles(ctx, repo, c.sha));
+      const text = body.join('\n').replace(/^\n+/, '');
+      return [
+        `From ${c.sha} Mon Sep 17 00:00:00 2001`,
+        `From: ${c.author.name} <${c.author.email}>`,
+        `Date: ${rfc2822(c.author.date)}`,
+        `Subject: ${n} ${subject}`,
+        '',
+        ...(text ? [text, ''] : []),
+        '---',
+        diff,
+      ].join('\n');
+    })
+    .join('\n');
 }
 
 function text(media: Media, body: string | Buffer): TwinResponse {

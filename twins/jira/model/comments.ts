@@ -11,14 +11,26 @@ import { viewer } from './workspace.js';
 
 function notify(ctx: TwinContext, name: string, comment: Comment): void {
   const issue = requireIssue(ctx, comment.issueId);
-  emitEvent(ctx, name, { comment: commentView(ctx, comment), issue: issueView(ctx, issue, ['summary', 'status', 'issuetype', 'project', 'assignee', 'priority']) }, () => true);
+  emitEvent(
+    ctx,
+    name,
+    { comment: commentView(ctx, comment), issue: issueView(ctx, issue, ['summary', 'status', 'issuetype', 'project', 'assignee', 'priority']) },
+    () => true,
+  );
 }
 
 export function addComment(ctx: TwinContext, issueIdOrKey: string, body: unknown): Comment {
   const issue = requireIssue(ctx, issueIdOrKey);
   const doc = requireAdf('comment', body);
   const now = jiraTime(ctx);
-  const comment: Comment = { id: String(10000 + ctx.ids.sequence('id:comment') - 1), issueId: issue.id, authorId: viewer(ctx).accountId, body: doc, created: now, updated: now };
+  const comment: Comment = {
+    id: String(10000 + ctx.ids.sequence('id:comment') - 1),
+    issueId: issue.id,
+    authorId: viewer(ctx).accountId,
+    body: doc,
+    created: now,
+    updated: now,
+  };
   ctx.store.put('comment', comment.id, comment);
   notify(ctx, 'comment_created', comment);
   return comment;

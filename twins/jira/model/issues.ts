@@ -59,7 +59,9 @@ interface Fields {
 
 function issueTypeOf(ctx: TwinContext, project: Project, value: unknown): IssueType {
   const ref = (value ?? {}) as { id?: unknown; name?: unknown };
-  const t = ctx.store.list<IssueType>('issue_type').find((x) => x.id === ref.id || (typeof ref.name === 'string' && x.name.toLowerCase() === ref.name.toLowerCase()));
+  const t = ctx.store
+    .list<IssueType>('issue_type')
+    .find((x) => x.id === ref.id || (typeof ref.name === 'string' && x.name.toLowerCase() === ref.name.toLowerCase()));
   if (!t || !project.issueTypeIds.includes(t.id)) throw fieldError('issuetype', 'Specify an issue type');
   return t;
 }
@@ -72,7 +74,8 @@ function priorityOf(value: unknown): string {
 }
 
 function labelsOf(value: unknown): string[] {
-  if (!Array.isArray(value) || value.some((l) => typeof l !== 'string' || /\s/.test(l) || l === '')) throw fieldError('labels', 'The label contains spaces or is not a string.');
+  if (!Array.isArray(value) || value.some((l) => typeof l !== 'string' || /\s/.test(l) || l === ''))
+    throw fieldError('labels', 'The label contains spaces or is not a string.');
   return [...new Set(value as string[])];
 }
 
@@ -114,7 +117,7 @@ export function createIssue(ctx: TwinContext, fields: Fields): Issue {
     summary: fields.summary,
     description: fields.description === undefined || fields.description === null ? null : requireAdf('description', fields.description),
     assigneeId: fields.assignee === undefined ? null : userRef(ctx, 'assignee', fields.assignee),
-    reporterId: fields.reporter === undefined ? me.accountId : userRef(ctx, 'reporter', fields.reporter) ?? me.accountId,
+    reporterId: fields.reporter === undefined ? me.accountId : (userRef(ctx, 'reporter', fields.reporter) ?? me.accountId),
     creatorId: me.accountId,
     labels: fields.labels === undefined ? [] : labelsOf(fields.labels),
     priorityId: fields.priority === undefined ? '3' : priorityOf(fields.priority),
@@ -137,12 +140,16 @@ function changed(ctx: TwinContext, issue: Issue, items: ChangeItem[]): void {
   issue.updated = jiraTime(ctx);
   ctx.store.put('issue', issue.id, issue);
   event(ctx, 'jira:issue_updated', issue, {
-    issue_event_type_name: items.some((i) => i.field === 'status') ? 'issue_generic' : items.some((i) => i.field === 'assignee') ? 'issue_assigned' : 'issue_updated',
+    issue_event_type_name: items.some((i) => i.field === 'status')
+      ? 'issue_generic'
+      : items.some((i) => i.field === 'assignee')
+        ? 'issue_assigned'
+        : 'issue_updated',
     changelog: { id: String(10000 + ctx.ids.sequence('id:changelog')), items },
   });
 }
 
-const nameOf = (ctx: TwinContext, id: string | null) => (id ? ctx.store.get<User>('user', id)?.displayName ?? null : null);
+const nameOf = (ctx: TwinContext, id: string | null) => (id ? (ctx.store.get<User>('user', id)?.displayName ?? null) : null);
 
 export function editIssue(ctx: TwinContext, idOrKey: string, fields: Fields, update: Fields = {}): Issue {
   const issue = requireIssue(ctx, idOrKey);
@@ -228,7 +235,12 @@ export function transitionIssue(ctx: TwinContext, idOrKey: string, transitionId:
   if (from.category !== target.category) issue.statuscategorychangedate = now;
   issue.resolutiondate = target.category === 'done' ? now : null;
   if (Object.keys(fields).length > 0) editIssue(ctx, issue.id, fields);
-  const fresh = { ...(ctx.store.get<Issue>('issue', issue.id) ?? issue), statusId: issue.statusId, statuscategorychangedate: issue.statuscategorychangedate, resolutiondate: issue.resolutiondate };
+  const fresh = {
+    ...(ctx.store.get<Issue>('issue', issue.id) ?? issue),
+    statusId: issue.statusId,
+    statuscategorychangedate: issue.statuscategorychangedate,
+    resolutiondate: issue.resolutiondate,
+  };
   changed(ctx, fresh, [{ field: 'status', fieldtype: 'jira', from: from.id, fromString: from.name, to: target.id, toString: target.name }]);
   return fresh;
 }
@@ -255,33 +267,64 @@ export function subject(ctx: TwinContext, issue: Issue): JqlSubject {
   };
   const time = (v: string | null) => (v ? [Date.parse(v.replace('+0000', 'Z'))] : []);
   const parent = issue.parentId ? ctx.store.get<Issue>('issue', issue.parentId) : undefined;
-  const comments = () => ctx.store.list<Comment>('comment').filter((c) => c.issueId === issue.id).map((c) => adfText(c.body));
+  const comments = () =>
+    ctx.store
+      .list<Comment>('comment')
+      .filter((c) => c.issueId === issue.id)
+      .map((c) => adfText(c.body));
   const categoryName = { new: 'To Do', indeterminate: 'In Progress', done: 'Done' }[status.category];
   return {
     viewerAccountId: viewer(ctx).accountId,
     now: ctx.clock.nowMs(),
     values(field) {
       switch (field) {
-        case 'project': return { values: [project.key, project.id, project.name], kind: 'id' };
-        case 'key': case 'issuekey': case 'id': return { values: [issue.key, issue.id], kind: 'id' };
-        case 'summary': return { values: [issue.summary], kind: 'text' };
-        case 'description': return { values: issue.description ? [adfText(issue.description)] : [], kind: 'text' };
-        case 'comment': return { values: comments(), kind: 'text' };
-        case 'text': return { values: [issue.summary, adfText(issue.description), ...comments()], kind: 'text' };
-        case 'status': return { values: [status.name, status.id], kind: 'id' };
-        case 'statuscategory': return { values: [categoryName, status.category], kind: 'id' };
-        case 'assignee': return { values: person(issue.assigneeId), kind: 'id' };
-        case 'reporter': return { values: person(issue.reporterId), kind: 'id' };
-        case 'creator': return { values: person(issue.creatorId), kind: 'id' };
-        case 'labels': return { values: issue.labels, kind: 'id' };
-        case 'priority': return { values: [priority.name, priority.id], kind: 'id' };
-        case 'type': case 'issuetype': return { values: [type.name, type.id], kind: 'id' };
-        case 'parent': return { values: parent ? [parent.key, parent.id] : [], kind: 'id' };
-        case 'created': case 'createddate': return { values: time(issue.created), kind: 'date' };
-        case 'updated': case 'updateddate': return { values: time(issue.updated), kind: 'date' };
-        case 'resolved': case 'resolutiondate': return { values: time(issue.resolutiondate), kind: 'date' };
-        case 'duedate': case 'due': return { values: issue.duedate ? [Date.parse(`${issue.duedate}T00:00:00Z`)] : [], kind: 'date' };
-        default: return undefined;
+        case 'project':
+          return { values: [project.key, project.id, project.name], kind: 'id' };
+        case 'key':
+        case 'issuekey':
+        case 'id':
+          return { values: [issue.key, issue.id], kind: 'id' };
+        case 'summary':
+          return { values: [issue.summary], kind: 'text' };
+        case 'description':
+          return { values: issue.description ? [adfText(issue.description)] : [], kind: 'text' };
+        case 'comment':
+          return { values: comments(), kind: 'text' };
+        case 'text':
+          return { values: [issue.summary, adfText(issue.description), ...comments()], kind: 'text' };
+        case 'status':
+          return { values: [status.name, status.id], kind: 'id' };
+        case 'statuscategory':
+          return { values: [categoryName, status.category], kind: 'id' };
+        case 'assignee':
+          return { values: person(issue.assigneeId), kind: 'id' };
+        case 'reporter':
+          return { values: person(issue.reporterId), kind: 'id' };
+        case 'creator':
+          return { values: person(issue.creatorId), kind: 'id' };
+        case 'labels':
+          return { values: issue.labels, kind: 'id' };
+        case 'priority':
+          return { values: [priority.name, priority.id], kind: 'id' };
+        case 'type':
+        case 'issuetype':
+          return { values: [type.name, type.id], kind: 'id' };
+        case 'parent':
+          return { values: parent ? [parent.key, parent.id] : [], kind: 'id' };
+        case 'created':
+        case 'createddate':
+          return { values: time(issue.created), kind: 'date' };
+        case 'updated':
+        case 'updateddate':
+          return { values: time(issue.updated), kind: 'date' };
+        case 'resolved':
+        case 'resolutiondate':
+          return { values: time(issue.resolutiondate), kind: 'date' };
+        case 'duedate':
+        case 'due':
+          return { values: issue.duedate ? [Date.parse(`${issue.duedate}T00:00:00Z`)] : [], kind: 'date' };
+        default:
+          return undefined;
       }
     },
   };
@@ -289,14 +332,26 @@ export function subject(ctx: TwinContext, issue: Issue): JqlSubject {
 
 function sortKey(ctx: TwinContext, issue: Issue, field: string): string | number {
   switch (field) {
-    case 'key': case 'issuekey': { const [p, n] = issue.key.split('-'); return `${p}-${String(n).padStart(10, '0')}`; }
-    case 'priority': return Number(issue.priorityId);
-    case 'summary': return issue.summary.toLowerCase();
-    case 'status': return ctx.store.get<Status>('status', issue.statusId)!.name;
-    case 'updated': return issue.updated;
-    case 'duedate': return issue.duedate ?? '9999';
-    case 'assignee': return nameOf(ctx, issue.assigneeId) ?? '~';
-    case 'created': default: return issue.created;
+    case 'key':
+    case 'issuekey': {
+      const [p, n] = issue.key.split('-');
+      return `${p}-${String(n).padStart(10, '0')}`;
+    }
+    case 'priority':
+      return Number(issue.priorityId);
+    case 'summary':
+      return issue.summary.toLowerCase();
+    case 'status':
+      return ctx.store.get<Status>('status', issue.statusId)!.name;
+    case 'updated':
+      return issue.updated;
+    case 'duedate':
+      return issue.duedate ?? '9999';
+    case 'assignee':
+      return nameOf(ctx, issue.assigneeId) ?? '~';
+    case 'created':
+    default:
+      return issue.created;
   }
 }
 
@@ -305,7 +360,9 @@ const SORTABLE = new Set(['key', 'issuekey', 'priority', 'summary', 'status', 'u
 /** Every issue matching a JQL query, in its ORDER BY (default: created DESC, then key DESC). */
 export function searchIssues(ctx: TwinContext, jqlText: string): Issue[] {
   const jql: Jql = parseJql(jqlText);
-  for (const o of jql.orderBy) if (!SORTABLE.has(o.field)) throw new JiraError(400, [`Error in the JQL Query: Field '${o.field}' does not exist or you do not have permission to view it.`]);
+  for (const o of jql.orderBy)
+    if (!SORTABLE.has(o.field))
+      throw new JiraError(400, [`Error in the JQL Query: Field '${o.field}' does not exist or you do not have permission to view it.`]);
   const order = jql.orderBy.length > 0 ? jql.orderBy : [{ field: 'created', direction: 'DESC' as const }];
   const all = ctx.store.list<Issue>('issue');
   const hits = jql.where ? all.filter((i) => evaluate(jql.where!, subject(ctx, i))) : all;

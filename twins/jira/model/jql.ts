@@ -9,10 +9,7 @@ type Token = { kind: 'word' | 'string' | 'op' | 'punct'; text: string; pos: numb
 
 export type Operand = { kind: 'value'; text: string; quoted: boolean } | { kind: 'function'; name: string; args: string[] } | { kind: 'empty' };
 
-export type Expr =
-  | { kind: 'and' | 'or'; parts: Expr[] }
-  | { kind: 'not'; expr: Expr }
-  | { kind: 'clause'; field: string; op: string; values: Operand[] };
+export type Expr = { kind: 'and' | 'or'; parts: Expr[] } | { kind: 'not'; expr: Expr } | { kind: 'clause'; field: string; op: string; values: Operand[] };
 
 export interface Jql {
   where: Expr | null;
@@ -32,12 +29,19 @@ function tokenize(text: string): Token[] {
   let i = 0;
   while (i < text.length) {
     const ch = text[i]!;
-    if (/\s/.test(ch)) { i++; continue; }
+    if (/\s/.test(ch)) {
+      i++;
+      continue;
+    }
     if (ch === '"' || ch === "'") {
       let j = i + 1;
       let out = '';
       while (j < text.length && text[j] !== ch) {
-        if (text[j] === '\\' && j + 1 < text.length) { out += text[j + 1]; j += 2; continue; }
+        if (text[j] === '\\' && j + 1 < text.length) {
+          out += text[j + 1];
+          j += 2;
+          continue;
+        }
         out += text[j++];
       }
       if (j >= text.length) throw jqlError(`The quoted string starting at character ${i + 1} is not closed.`);
@@ -46,8 +50,16 @@ function tokenize(text: string): Token[] {
       continue;
     }
     const op = /^(!=|!~|>=|<=|=|~|>|<)/.exec(text.slice(i));
-    if (op) { tokens.push({ kind: 'op', text: op[1]!, pos: i }); i += op[1]!.length; continue; }
-    if ('(),'.includes(ch)) { tokens.push({ kind: 'punct', text: ch, pos: i }); i++; continue; }
+    if (op) {
+      tokens.push({ kind: 'op', text: op[1]!, pos: i });
+      i += op[1]!.length;
+      continue;
+    }
+    if ('(),'.includes(ch)) {
+      tokens.push({ kind: 'punct', text: ch, pos: i });
+      i++;
+      continue;
+    }
     const word = /^[^\s()=!~<>,"']+/.exec(text.slice(i));
     if (!word) throw jqlError(`The character '${ch}' at position ${i + 1} is not expected.`);
     tokens.push({ kind: 'word', text: word[0], pos: i });
@@ -97,19 +109,28 @@ class Parser {
 
   private or(depth: number): Expr {
     const parts = [this.and(depth)];
-    while (this.isWord(this.peek(), 'OR')) { this.i++; parts.push(this.and(depth)); }
+    while (this.isWord(this.peek(), 'OR')) {
+      this.i++;
+      parts.push(this.and(depth));
+    }
     return parts.length === 1 ? parts[0]! : { kind: 'or', parts };
   }
 
   private and(depth: number): Expr {
     const parts = [this.not(depth)];
-    while (this.isWord(this.peek(), 'AND')) { this.i++; parts.push(this.not(depth)); }
+    while (this.isWord(this.peek(), 'AND')) {
+      this.i++;
+      parts.push(this.not(depth));
+    }
     return parts.length === 1 ? parts[0]! : { kind: 'and', parts };
   }
 
   private not(depth: number): Expr {
     if (depth > MAX_DEPTH) throw jqlError('The query nests too deeply.');
-    if (this.isWord(this.peek(), 'NOT')) { this.i++; return { kind: 'not', expr: this.not(depth + 1) }; }
+    if (this.isWord(this.peek(), 'NOT')) {
+      this.i++;
+      return { kind: 'not', expr: this.not(depth + 1) };
+    }
     if (this.peek()?.kind === 'punct' && this.peek()!.text === '(') {
       this.i++;
       const inner = this.or(depth + 1);
@@ -127,12 +148,22 @@ class Parser {
     const field = f.text.toLowerCase();
     const t = this.peek();
     let op: string;
-    if (t?.kind === 'op') { op = t.text; this.i++; }
-    else if (this.isWord(t, 'IN')) { op = 'in'; this.i++; }
-    else if (this.isWord(t, 'NOT') && this.isWord(this.peek(1), 'IN')) { op = 'not in'; this.i += 2; }
-    else if (this.isWord(t, 'IS') && this.isWord(this.peek(1), 'NOT')) { op = 'is not'; this.i += 2; }
-    else if (this.isWord(t, 'IS')) { op = 'is'; this.i++; }
-    else this.expect("an operator ('=', '!=', '~', 'IN', 'IS'…)");
+    if (t?.kind === 'op') {
+      op = t.text;
+      this.i++;
+    } else if (this.isWord(t, 'IN')) {
+      op = 'in';
+      this.i++;
+    } else if (this.isWord(t, 'NOT') && this.isWord(this.peek(1), 'IN')) {
+      op = 'not in';
+      this.i += 2;
+    } else if (this.isWord(t, 'IS') && this.isWord(this.peek(1), 'NOT')) {
+      op = 'is not';
+      this.i += 2;
+    } else if (this.isWord(t, 'IS')) {
+      op = 'is';
+      this.i++;
+    } else this.expect("an operator ('=', '!=', '~', 'IN', 'IS'…)");
     if (op === 'in' || op === 'not in') {
       if (!(this.peek()?.kind === 'punct' && this.peek()!.text === '(')) this.expect("'('");
       this.i++;
@@ -151,7 +182,10 @@ class Parser {
   private operand(): Operand {
     const t = this.peek();
     if (!t) this.expect('a value');
-    if (t.kind === 'string') { this.i++; return { kind: 'value', text: t.text, quoted: true }; }
+    if (t.kind === 'string') {
+      this.i++;
+      return { kind: 'value', text: t.text, quoted: true };
+    }
     if (t.kind !== 'word') this.expect('a value');
     this.i++;
     if (t.text.toUpperCase() === 'EMPTY' || t.text.toUpperCase() === 'NULL') return { kind: 'empty' };
@@ -191,17 +225,26 @@ function operandValue(o: Operand, s: JqlSubject, kind: 'text' | 'id' | 'date'): 
   if (o.kind === 'empty') return null;
   if (o.kind === 'function') {
     switch (o.name) {
-      case 'currentuser': return s.viewerAccountId;
-      case 'now': return s.now;
-      case 'startofday': return Date.UTC(new Date(s.now).getUTCFullYear(), new Date(s.now).getUTCMonth(), new Date(s.now).getUTCDate());
-      default: throw jqlError(`Unable to find JQL function '${o.name}()'.`);
+      case 'currentuser':
+        return s.viewerAccountId;
+      case 'now':
+        return s.now;
+      case 'startofday':
+        return Date.UTC(new Date(s.now).getUTCFullYear(), new Date(s.now).getUTCMonth(), new Date(s.now).getUTCDate());
+      default:
+        throw jqlError(`Unable to find JQL function '${o.name}()'.`);
     }
   }
   if (kind === 'date') {
     const rel = RELATIVE.exec(o.text);
     if (rel) return s.now + (rel[1] === '-' ? -1 : 1) * Number(rel[2]) * UNIT_MS[rel[3]!.toLowerCase()]!;
-    const t = Date.parse(o.text.replace(/^(\d{4})[/-](\d{2})[/-](\d{2})(?: (\d{2}):(\d{2}))?$/, (_m, y, mo, d, h, mi) => `${y}-${mo}-${d}T${h ?? '00'}:${mi ?? '00'}:00Z`));
-    if (!Number.isFinite(t)) throw jqlError(`Date value '${o.text}' is invalid. Valid formats include: 'yyyy/MM/dd HH:mm', 'yyyy-MM-dd HH:mm', 'yyyy/MM/dd', 'yyyy-MM-dd', or a period format e.g. '-5d', '4w 2d'.`);
+    const t = Date.parse(
+      o.text.replace(/^(\d{4})[/-](\d{2})[/-](\d{2})(?: (\d{2}):(\d{2}))?$/, (_m, y, mo, d, h, mi) => `${y}-${mo}-${d}T${h ?? '00'}:${mi ?? '00'}:00Z`),
+    );
+    if (!Number.isFinite(t))
+      throw jqlError(
+        `Date value '${o.text}' is invalid. Valid formats include: 'yyyy/MM/dd HH:mm', 'yyyy-MM-dd HH:mm', 'yyyy/MM/dd', 'yyyy-MM-dd', or a period format e.g. '-5d', '4w 2d'.`,
+      );
     return t;
   }
   return o.text;
@@ -214,7 +257,12 @@ function same(a: string | number, b: string | number | null): boolean {
 
 function containsWords(values: (string | number)[], phrase: string): boolean {
   const hay = values.join(' ').toLowerCase();
-  return phrase.toLowerCase().replace(/[*?]/g, '').split(/\s+/).filter(Boolean).every((w) => hay.includes(w));
+  return phrase
+    .toLowerCase()
+    .replace(/[*?]/g, '')
+    .split(/\s+/)
+    .filter(Boolean)
+    .every((w) => hay.includes(w));
 }
 
 export function evaluate(expr: Expr, s: JqlSubject): boolean {
@@ -226,19 +274,35 @@ export function evaluate(expr: Expr, s: JqlSubject): boolean {
   const wanted = expr.values.map((o) => operandValue(o, s, kind));
   const empty = values.length === 0;
   switch (expr.op) {
-    case '=': return wanted[0] === null ? empty : values.some((v) => same(v, wanted[0]!));
-    case '!=': return wanted[0] === null ? !empty : !empty && !values.some((v) => same(v, wanted[0]!));
-    case 'in': return values.some((v) => wanted.some((w) => same(v, w))) || (empty && wanted.includes(null));
-    case 'not in': return !empty && !values.some((v) => wanted.some((w) => same(v, w)));
-    case 'is': if (wanted[0] !== null) throw jqlError("The operator 'is' only supports EMPTY or NULL."); return empty;
-    case 'is not': if (wanted[0] !== null) throw jqlError("The operator 'is not' only supports EMPTY or NULL."); return !empty;
-    case '~': if (kind !== 'text') throw jqlError(`The operator '~' is not supported by the '${expr.field}' field.`); return containsWords(values, String(wanted[0] ?? ''));
-    case '!~': if (kind !== 'text') throw jqlError(`The operator '!~' is not supported by the '${expr.field}' field.`); return !containsWords(values, String(wanted[0] ?? ''));
-    case '>': case '>=': case '<': case '<=': {
+    case '=':
+      return wanted[0] === null ? empty : values.some((v) => same(v, wanted[0]!));
+    case '!=':
+      return wanted[0] === null ? !empty : !empty && !values.some((v) => same(v, wanted[0]!));
+    case 'in':
+      return values.some((v) => wanted.some((w) => same(v, w))) || (empty && wanted.includes(null));
+    case 'not in':
+      return !empty && !values.some((v) => wanted.some((w) => same(v, w)));
+    case 'is':
+      if (wanted[0] !== null) throw jqlError("The operator 'is' only supports EMPTY or NULL.");
+      return empty;
+    case 'is not':
+      if (wanted[0] !== null) throw jqlError("The operator 'is not' only supports EMPTY or NULL.");
+      return !empty;
+    case '~':
+      if (kind !== 'text') throw jqlError(`The operator '~' is not supported by the '${expr.field}' field.`);
+      return containsWords(values, String(wanted[0] ?? ''));
+    case '!~':
+      if (kind !== 'text') throw jqlError(`The operator '!~' is not supported by the '${expr.field}' field.`);
+      return !containsWords(values, String(wanted[0] ?? ''));
+    case '>':
+    case '>=':
+    case '<':
+    case '<=': {
       const w = wanted[0];
       if (w === null || w === undefined) return false;
       return values.some((v) => (expr.op === '>' ? v > w : expr.op === '>=' ? v >= w : expr.op === '<' ? v < w : v <= w));
     }
-    default: throw jqlError(`The operator '${expr.op}' is not supported.`);
+    default:
+      throw jqlError(`The operator '${expr.op}' is not supported.`);
   }
 }

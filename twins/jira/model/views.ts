@@ -27,12 +27,28 @@ export function userView(ctx: TwinContext, u: User): Record<string, unknown> {
 }
 
 export function issueTypeView(ctx: TwinContext, t: IssueType): Record<string, unknown> {
-  return { self: `${api(ctx)}/issuetype/${t.id}`, id: t.id, description: t.description, iconUrl: `${ctx.baseUrl}/images/icons/issuetypes/${t.name.toLowerCase()}.svg`, name: t.name, untranslatedName: t.name, subtask: t.subtask, hierarchyLevel: t.hierarchyLevel };
+  return {
+    self: `${api(ctx)}/issuetype/${t.id}`,
+    id: t.id,
+    description: t.description,
+    iconUrl: `${ctx.baseUrl}/images/icons/issuetypes/${t.name.toLowerCase()}.svg`,
+    name: t.name,
+    untranslatedName: t.name,
+    subtask: t.subtask,
+    hierarchyLevel: t.hierarchyLevel,
+  };
 }
 
 export function statusView(ctx: TwinContext, s: Status): Record<string, unknown> {
   const c = CATEGORY[s.category];
-  return { self: `${api(ctx)}/status/${s.id}`, description: '', iconUrl: `${ctx.baseUrl}/`, name: s.name, id: s.id, statusCategory: { self: `${api(ctx)}/statuscategory/${c.id}`, ...c } };
+  return {
+    self: `${api(ctx)}/status/${s.id}`,
+    description: '',
+    iconUrl: `${ctx.baseUrl}/`,
+    name: s.name,
+    id: s.id,
+    statusCategory: { self: `${api(ctx)}/statuscategory/${c.id}`, ...c },
+  };
 }
 
 export function projectRef(ctx: TwinContext, p: Project): Record<string, unknown> {
@@ -46,7 +62,10 @@ export function projectView(ctx: TwinContext, p: Project): Record<string, unknow
     ...projectRef(ctx, p),
     description: p.description,
     lead: lead ? userView(ctx, lead) : null,
-    issueTypes: p.issueTypeIds.map((id) => ctx.store.get<IssueType>('issue_type', id)).filter((t): t is IssueType => !!t).map((t) => issueTypeView(ctx, t)),
+    issueTypes: p.issueTypeIds
+      .map((id) => ctx.store.get<IssueType>('issue_type', id))
+      .filter((t): t is IssueType => !!t)
+      .map((t) => issueTypeView(ctx, t)),
     assigneeType: 'UNASSIGNED',
     style: 'classic',
     isPrivate: false,
@@ -57,7 +76,16 @@ export function projectView(ctx: TwinContext, p: Project): Record<string, unknow
 export function commentView(ctx: TwinContext, c: Comment): Record<string, unknown> {
   const author = ctx.store.get<User>('user', c.authorId);
   const a = author ? userView(ctx, author) : null;
-  return { self: `${api(ctx)}/issue/${c.issueId}/comment/${c.id}`, id: c.id, author: a, body: c.body, updateAuthor: a, created: c.created, updated: c.updated, jsdPublic: true };
+  return {
+    self: `${api(ctx)}/issue/${c.issueId}/comment/${c.id}`,
+    id: c.id,
+    author: a,
+    body: c.body,
+    updateAuthor: a,
+    created: c.created,
+    updated: c.updated,
+    jsdPublic: true,
+  };
 }
 
 function issueRef(ctx: TwinContext, i: Issue): Record<string, unknown> {
@@ -68,7 +96,12 @@ function issueRef(ctx: TwinContext, i: Issue): Record<string, unknown> {
     id: i.id,
     key: i.key,
     self: `${api(ctx)}/issue/${i.id}`,
-    fields: { summary: i.summary, status: statusView(ctx, status), priority: { self: `${api(ctx)}/priority/${priority.id}`, ...priority }, issuetype: issueTypeView(ctx, type) },
+    fields: {
+      summary: i.summary,
+      status: statusView(ctx, status),
+      priority: { self: `${api(ctx)}/priority/${priority.id}`, ...priority },
+      issuetype: issueTypeView(ctx, type),
+    },
   };
 }
 
@@ -92,7 +125,11 @@ export function issueFields(ctx: TwinContext, i: Issue): Record<string, unknown>
     project: projectRef(ctx, project),
     status: statusView(ctx, status),
     statuscategorychangedate: i.statuscategorychangedate,
-    priority: { self: `${api(ctx)}/priority/${priority.id}`, iconUrl: `${ctx.baseUrl}/images/icons/priorities/${priority.name.toLowerCase()}.svg`, ...priority },
+    priority: {
+      self: `${api(ctx)}/priority/${priority.id}`,
+      iconUrl: `${ctx.baseUrl}/images/icons/priorities/${priority.name.toLowerCase()}.svg`,
+      ...priority,
+    },
     assignee: user(i.assigneeId),
     reporter: user(i.reporterId),
     creator: user(i.creatorId),
@@ -100,11 +137,20 @@ export function issueFields(ctx: TwinContext, i: Issue): Record<string, unknown>
     created: i.created,
     updated: i.updated,
     duedate: i.duedate,
-    resolution: status.category === 'done' ? { self: `${api(ctx)}/resolution/10000`, id: '10000', description: 'Work has been completed on this issue.', name: 'Done' } : null,
+    resolution:
+      status.category === 'done'
+        ? { self: `${api(ctx)}/resolution/10000`, id: '10000', description: 'Work has been completed on this issue.', name: 'Done' }
+        : null,
     resolutiondate: i.resolutiondate,
     ...(parent ? { parent: issueRef(ctx, parent) } : {}),
     subtasks: subtasks.map((s) => issueRef(ctx, s)),
-    comment: { comments: comments.map((c) => commentView(ctx, c)), self: `${api(ctx)}/issue/${i.id}/comment`, maxResults: comments.length, total: comments.length, startAt: 0 },
+    comment: {
+      comments: comments.map((c) => commentView(ctx, c)),
+      self: `${api(ctx)}/issue/${i.id}/comment`,
+      maxResults: comments.length,
+      total: comments.length,
+      startAt: 0,
+    },
     watches: { self: `${api(ctx)}/issue/${i.key}/watchers`, watchCount: 1, isWatching: true },
     votes: { self: `${api(ctx)}/issue/${i.key}/votes`, votes: 0, hasVoted: false },
     issuelinks: [],
@@ -123,12 +169,21 @@ export function issueView(ctx: TwinContext, i: Issue, fields: string[] = ['*all'
   let keep = new Set<string>();
   for (const f of fields) {
     if (f === '*all') Object.keys(all).forEach((k) => keep.add(k));
-    else if (f === '*navigable') Object.keys(all).filter((k) => !NOT_NAVIGABLE.has(k)).forEach((k) => keep.add(k));
+    else if (f === '*navigable')
+      Object.keys(all)
+        .filter((k) => !NOT_NAVIGABLE.has(k))
+        .forEach((k) => keep.add(k));
     else if (f.startsWith('-')) keep.delete(f.slice(1));
     else if (f !== 'id' && f !== 'key') keep.add(f);
   }
   if (fields.length === 0) keep = new Set(Object.keys(all));
   const picked: Record<string, unknown> = {};
   for (const k of keep) if (Object.prototype.hasOwnProperty.call(all, k)) picked[k] = all[k];
-  return { expand: 'renderedFields,names,schema,operations,editmeta,changelog,versionedRepresentations', id: i.id, self: `${api(ctx)}/issue/${i.id}`, key: i.key, fields: picked };
+  return {
+    expand: 'renderedFields,names,schema,operations,editmeta,changelog,versionedRepresentations',
+    id: i.id,
+    self: `${api(ctx)}/issue/${i.id}`,
+    key: i.key,
+    fields: picked,
+  };
 }

@@ -11,7 +11,10 @@ import { jiraTime, numericId, type Webhook } from './records.js';
 
 export const WEBHOOK_EVENTS = ['jira:issue_created', 'jira:issue_updated', 'jira:issue_deleted', 'comment_created', 'comment_updated', 'comment_deleted'];
 
-export function createWebhook(ctx: TwinContext, input: { name?: unknown; url?: unknown; events?: unknown; filters?: unknown; secret?: unknown; enabled?: unknown }): Webhook {
+export function createWebhook(
+  ctx: TwinContext,
+  input: { name?: unknown; url?: unknown; events?: unknown; filters?: unknown; secret?: unknown; enabled?: unknown },
+): Webhook {
   if (typeof input.name !== 'string' || input.name === '') throw new JiraError(400, ['Webhook name must be provided.']);
   let url: URL;
   try {

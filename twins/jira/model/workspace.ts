@@ -17,7 +17,7 @@ export const ISSUE_TYPES: IssueType[] = [
   { id: '10001', name: 'Story', description: 'Functionality or a feature expressed as a user goal.', subtask: false, hierarchyLevel: 0 },
   { id: '10002', name: 'Task', description: 'A small, distinct piece of work.', subtask: false, hierarchyLevel: 0 },
   { id: '10003', name: 'Bug', description: 'A problem or error.', subtask: false, hierarchyLevel: 0 },
-  { id: '10004', name: 'Subtask', description: 'A small piece of work that\'s part of a larger task.', subtask: true, hierarchyLevel: -1 },
+  { id: '10004', name: 'Subtask', description: "A small piece of work that's part of a larger task.", subtask: true, hierarchyLevel: -1 },
 ];
 
 export const STATUSES: Status[] = [
@@ -57,10 +57,17 @@ export function createProjectRecord(ctx: TwinContext, input: { key: string; name
 export function ensureSite(ctx: TwinContext): void {
   if (ctx.store.count('user') > 0) return;
   for (const p of PEOPLE) {
-    const user: User = { accountId: accountId(p.email), emailAddress: p.email, displayName: p.displayName, active: true, timeZone: 'UTC', ...(p.viewer ? { viewer: true } : {}) };
+    const user: User = {
+      accountId: accountId(p.email),
+      emailAddress: p.email,
+      displayName: p.displayName,
+      active: true,
+      timeZone: 'UTC',
+      ...(p.viewer ? { viewer: true } : {}),
+    };
     ctx.store.put('user', user.accountId, user);
   }
   for (const t of ISSUE_TYPES) ctx.store.put('issue_type', t.id, t);
   for (const s of STATUSES) ctx.store.put('status', s.id, s);
-  createProjectRecord(ctx, { key: 'DEMO', name: 'Demo project', description: 'The twin\'s starting project', leadAccountId: viewer(ctx).accountId });
+  createProjectRecord(ctx, { key: 'DEMO', name: 'Demo project', description: "The twin's starting project", leadAccountId: viewer(ctx).accountId });
 }

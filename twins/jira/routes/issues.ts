@@ -37,7 +37,13 @@ function search(req: TwinRequest, ctx: TwinContext, enhanced: boolean): TwinResp
     });
   }
   const page = offsetPage(hits, intParam(req, 'startAt', 0), maxResults);
-  return json(200, { expand: 'schema,names', startAt: page.startAt, maxResults: page.maxResults, total: page.total, issues: page.values.map((i) => issueView(ctx, i, fields)) });
+  return json(200, {
+    expand: 'schema,names',
+    startAt: page.startAt,
+    maxResults: page.maxResults,
+    total: page.total,
+    issues: page.values.map((i) => issueView(ctx, i, fields)),
+  });
 }
 
 const P = '/rest/api/3';
@@ -54,7 +60,11 @@ export const issueRoutes: TwinRoute[] = [
       return json(201, { issues: issues.map((i) => ({ id: i.id, key: i.key, self: `${ctx.baseUrl}${P}/issue/${i.id}` })), errors: [] });
     },
   },
-  { method: 'GET', path: `${P}/issue/{issueIdOrKey}`, handler: (req, ctx) => json(200, issueView(ctx, requireIssue(ctx, req.params.issueIdOrKey!), listParam(req, 'fields') ?? ['*all'])) },
+  {
+    method: 'GET',
+    path: `${P}/issue/{issueIdOrKey}`,
+    handler: (req, ctx) => json(200, issueView(ctx, requireIssue(ctx, req.params.issueIdOrKey!), listParam(req, 'fields') ?? ['*all'])),
+  },
   {
     method: 'PUT',
     path: `${P}/issue/{issueIdOrKey}`,
@@ -79,7 +89,17 @@ export const issueRoutes: TwinRoute[] = [
       const issue = requireIssue(ctx, req.params.issueIdOrKey!);
       return json(200, {
         expand: 'transitions',
-        transitions: availableTransitions(ctx, issue).map((s) => ({ id: s.transitionId, name: s.transitionName, to: statusView(ctx, s), hasScreen: false, isGlobal: true, isInitial: false, isAvailable: true, isConditional: false, isLooped: false })),
+        transitions: availableTransitions(ctx, issue).map((s) => ({
+          id: s.transitionId,
+          name: s.transitionName,
+          to: statusView(ctx, s),
+          hasScreen: false,
+          isGlobal: true,
+          isInitial: false,
+          isAvailable: true,
+          isConditional: false,
+          isLooped: false,
+        })),
       });
     },
   },
@@ -111,9 +131,21 @@ export const issueRoutes: TwinRoute[] = [
       return json(200, { comments: page.values.map((c) => commentView(ctx, c)), maxResults: page.maxResults, total: page.total, startAt: page.startAt });
     },
   },
-  { method: 'POST', path: `${P}/issue/{issueIdOrKey}/comment`, handler: (req, ctx) => json(201, commentView(ctx, addComment(ctx, req.params.issueIdOrKey!, req.body.body))) },
-  { method: 'GET', path: `${P}/issue/{issueIdOrKey}/comment/{id}`, handler: (req, ctx) => json(200, commentView(ctx, findComment(ctx, req.params.issueIdOrKey!, req.params.id!))) },
-  { method: 'PUT', path: `${P}/issue/{issueIdOrKey}/comment/{id}`, handler: (req, ctx) => json(200, commentView(ctx, updateComment(ctx, req.params.issueIdOrKey!, req.params.id!, req.body.body))) },
+  {
+    method: 'POST',
+    path: `${P}/issue/{issueIdOrKey}/comment`,
+    handler: (req, ctx) => json(201, commentView(ctx, addComment(ctx, req.params.issueIdOrKey!, req.body.body))),
+  },
+  {
+    method: 'GET',
+    path: `${P}/issue/{issueIdOrKey}/comment/{id}`,
+    handler: (req, ctx) => json(200, commentView(ctx, findComment(ctx, req.params.issueIdOrKey!, req.params.id!))),
+  },
+  {
+    method: 'PUT',
+    path: `${P}/issue/{issueIdOrKey}/comment/{id}`,
+    handler: (req, ctx) => json(200, commentView(ctx, updateComment(ctx, req.params.issueIdOrKey!, req.params.id!, req.body.body))),
+  },
   {
     method: 'DELETE',
     path: `${P}/issue/{issueIdOrKey}/comment/{id}`,
@@ -127,4 +159,3 @@ export const issueRoutes: TwinRoute[] = [
   { method: 'GET', path: `${P}/search`, handler: (req, ctx) => search(req, ctx, false) },
   { method: 'POST', path: `${P}/search`, handler: (req, ctx) => search(req, ctx, false) },
 ];
-

@@ -16,11 +16,20 @@ const P = '/rest/api/3';
 function userSearch(req: TwinRequest, users: User[]): User[] {
   const q = String(param(req, 'query') ?? param(req, 'username') ?? '').toLowerCase();
   const accountId = param(req, 'accountId');
-  return users.filter((u) => (typeof accountId === 'string' ? u.accountId === accountId : q === '' || u.displayName.toLowerCase().includes(q) || u.emailAddress.toLowerCase().startsWith(q)));
+  return users.filter((u) =>
+    typeof accountId === 'string'
+      ? u.accountId === accountId
+      : q === '' || u.displayName.toLowerCase().includes(q) || u.emailAddress.toLowerCase().startsWith(q),
+  );
 }
 
 export const workspaceRoutes: TwinRoute[] = [
-  { method: 'GET', path: `${P}/myself`, handler: (_req, ctx) => json(200, { ...userView(ctx, viewer(ctx)), locale: 'en_US', groups: { size: 1, items: [] }, applicationRoles: { size: 1, items: [] } }) },
+  {
+    method: 'GET',
+    path: `${P}/myself`,
+    handler: (_req, ctx) =>
+      json(200, { ...userView(ctx, viewer(ctx)), locale: 'en_US', groups: { size: 1, items: [] }, applicationRoles: { size: 1, items: [] } }),
+  },
   {
     method: 'GET',
     path: `${P}/user`,
@@ -30,9 +39,35 @@ export const workspaceRoutes: TwinRoute[] = [
       return json(200, userView(ctx, u));
     },
   },
-  { method: 'GET', path: `${P}/user/search`, handler: (req, ctx) => json(200, userSearch(req, ctx.store.list<User>('user')).slice(intParam(req, 'startAt', 0), intParam(req, 'startAt', 0) + intParam(req, 'maxResults', 50, 1000)).map((u) => userView(ctx, u))) },
-  { method: 'GET', path: `${P}/user/assignable/search`, handler: (req, ctx) => json(200, userSearch(req, ctx.store.list<User>('user')).map((u) => userView(ctx, u))) },
-  { method: 'GET', path: `${P}/users/search`, handler: (req, ctx) => json(200, ctx.store.list<User>('user').map((u) => userView(ctx, u))) },
+  {
+    method: 'GET',
+    path: `${P}/user/search`,
+    handler: (req, ctx) =>
+      json(
+        200,
+        userSearch(req, ctx.store.list<User>('user'))
+          .slice(intParam(req, 'startAt', 0), intParam(req, 'startAt', 0) + intParam(req, 'maxResults', 50, 1000))
+          .map((u) => userView(ctx, u)),
+      ),
+  },
+  {
+    method: 'GET',
+    path: `${P}/user/assignable/search`,
+    handler: (req, ctx) =>
+      json(
+        200,
+        userSearch(req, ctx.store.list<User>('user')).map((u) => userView(ctx, u)),
+      ),
+  },
+  {
+    method: 'GET',
+    path: `${P}/users/search`,
+    handler: (req, ctx) =>
+      json(
+        200,
+        ctx.store.list<User>('user').map((u) => userView(ctx, u)),
+      ),
+  },
   {
     method: 'GET',
     path: `${P}/project/search`,
@@ -40,10 +75,25 @@ export const workspaceRoutes: TwinRoute[] = [
       const q = String(param(req, 'query') ?? '').toLowerCase();
       const all = ctx.store.list<Project>('project').filter((p) => q === '' || p.key.toLowerCase().includes(q) || p.name.toLowerCase().includes(q));
       const page = offsetPage(all, intParam(req, 'startAt', 0), intParam(req, 'maxResults', 50, 100) || 50);
-      return json(200, { self: `${ctx.baseUrl}${P}/project/search`, maxResults: page.maxResults, startAt: page.startAt, total: page.total, isLast: page.isLast, values: page.values.map((p) => projectView(ctx, p)) });
+      return json(200, {
+        self: `${ctx.baseUrl}${P}/project/search`,
+        maxResults: page.maxResults,
+        startAt: page.startAt,
+        total: page.total,
+        isLast: page.isLast,
+        values: page.values.map((p) => projectView(ctx, p)),
+      });
     },
   },
-  { method: 'GET', path: `${P}/project`, handler: (_req, ctx) => json(200, ctx.store.list<Project>('project').map((p) => projectView(ctx, p))) },
+  {
+    method: 'GET',
+    path: `${P}/project`,
+    handler: (_req, ctx) =>
+      json(
+        200,
+        ctx.store.list<Project>('project').map((p) => projectView(ctx, p)),
+      ),
+  },
   {
     method: 'GET',
     path: `${P}/project/{projectIdOrKey}`,
@@ -59,7 +109,10 @@ export const workspaceRoutes: TwinRoute[] = [
     handler: (req, ctx) => {
       const key = String(req.body.key ?? '');
       const name = String(req.body.name ?? '');
-      if (!/^[A-Z][A-Z0-9]{1,9}$/.test(key)) throw new JiraError(400, [], { projectKey: 'Project keys must start with an uppercase letter, followed by one or more uppercase alphanumeric characters.' });
+      if (!/^[A-Z][A-Z0-9]{1,9}$/.test(key))
+        throw new JiraError(400, [], {
+          projectKey: 'Project keys must start with an uppercase letter, followed by one or more uppercase alphanumeric characters.',
+        });
       if (name.trim() === '') throw new JiraError(400, [], { projectName: 'You must specify a valid project name.' });
       if (findProject(ctx, key)) throw new JiraError(400, [], { projectKey: `Project '${findProject(ctx, key)!.name}' uses this project key.` });
       const lead = typeof req.body.leadAccountId === 'string' && ctx.store.has('user', req.body.leadAccountId) ? req.body.leadAccountId : viewer(ctx).accountId;
@@ -67,19 +120,54 @@ export const workspaceRoutes: TwinRoute[] = [
       return json(201, { self: `${ctx.baseUrl}${P}/project/${p.id}`, id: Number(p.id), key: p.key });
     },
   },
-  { method: 'GET', path: `${P}/issuetype`, handler: (_req, ctx) => json(200, ctx.store.list<IssueType>('issue_type').map((t) => issueTypeView(ctx, t))) },
+  {
+    method: 'GET',
+    path: `${P}/issuetype`,
+    handler: (_req, ctx) =>
+      json(
+        200,
+        ctx.store.list<IssueType>('issue_type').map((t) => issueTypeView(ctx, t)),
+      ),
+  },
   {
     method: 'GET',
     path: `${P}/issuetype/project`,
     handler: (req, ctx) => {
       const p = findProject(ctx, String(param(req, 'projectId') ?? ''));
       if (!p) throw new JiraError(404, ['No project could be found.']);
-      return json(200, p.issueTypeIds.map((id) => ctx.store.get<IssueType>('issue_type', id)!).map((t) => issueTypeView(ctx, t)));
+      return json(
+        200,
+        p.issueTypeIds.map((id) => ctx.store.get<IssueType>('issue_type', id)!).map((t) => issueTypeView(ctx, t)),
+      );
     },
   },
-  { method: 'GET', path: `${P}/status`, handler: (_req, ctx) => json(200, ctx.store.list<Status>('status').map((s) => statusView(ctx, s))) },
-  { method: 'GET', path: `${P}/priority`, handler: (_req, ctx) => json(200, PRIORITIES.map((p) => ({ self: `${ctx.baseUrl}${P}/priority/${p.id}`, ...p }))) },
-  { method: 'GET', path: '/rest/webhooks/1.0/webhook', handler: (_req, ctx) => json(200, ctx.store.list<Webhook>('webhook').map((h) => webhookView(ctx, h))) },
+  {
+    method: 'GET',
+    path: `${P}/status`,
+    handler: (_req, ctx) =>
+      json(
+        200,
+        ctx.store.list<Status>('status').map((s) => statusView(ctx, s)),
+      ),
+  },
+  {
+    method: 'GET',
+    path: `${P}/priority`,
+    handler: (_req, ctx) =>
+      json(
+        200,
+        PRIORITIES.map((p) => ({ self: `${ctx.baseUrl}${P}/priority/${p.id}`, ...p })),
+      ),
+  },
+  {
+    method: 'GET',
+    path: '/rest/webhooks/1.0/webhook',
+    handler: (_req, ctx) =>
+      json(
+        200,
+        ctx.store.list<Webhook>('webhook').map((h) => webhookView(ctx, h)),
+      ),
+  },
   { method: 'POST', path: '/rest/webhooks/1.0/webhook', handler: (req, ctx) => json(201, webhookView(ctx, createWebhook(ctx, req.body))) },
   {
     method: 'DELETE',

@@ -55,7 +55,11 @@ class JiraSeedSession {
   async project(e: SeedEntity): Promise<string> {
     const v = this.ctx.values;
     const name = e.attributes.name ?? `${v.pick(e.key, 'project.name', v.builtInPool('word'))} project`;
-    let key = name.replace(/[^A-Za-z]/g, '').slice(0, 4).toUpperCase() || 'PRJ';
+    let key =
+      name
+        .replace(/[^A-Za-z]/g, '')
+        .slice(0, 4)
+        .toUpperCase() || 'PRJ';
     for (let i = 2; this.projects.has(key); i++) key = `${key.slice(0, 4)}${i}`;
     await this.ctx.api.call('POST', '/rest/api/3/project', { key, name, projectTypeKey: 'software' });
     this.projects.add(key);
@@ -77,7 +81,8 @@ class JiraSeedSession {
       priority: { id: e.states.includes('highest') ? '1' : e.states.includes('high') ? '2' : String(v.int(e.key, 'priority', 2, 5)) },
     };
     if (parent) fields.parent = { key: parent };
-    if (!e.states.includes('unassigned') && this.people.length > 0) fields.assignee = { accountId: this.people[v.number(e.key, 'assignee') % this.people.length] };
+    if (!e.states.includes('unassigned') && this.people.length > 0)
+      fields.assignee = { accountId: this.people[v.number(e.key, 'assignee') % this.people.length] };
     if (e.attributes.label) fields.labels = [e.attributes.label.replace(/\s+/g, '-')];
     const created = (await this.ctx.api.call('POST', '/rest/api/3/issue', { fields })).body as { key: string };
     const state = e.states.find((s) => TRANSITION[s]);
@@ -86,7 +91,9 @@ class JiraSeedSession {
       if (c.resource === 'comment') {
         await this.ctx.api.advanceBy(v.int(c.key, 'delay', 60, 1800) * 1000);
         const body = v.pick(c.key, 'comment.body', v.builtInPool('sentence'));
-        await this.ctx.api.call('POST', `/rest/api/3/issue/${created.key}/comment`, { body: { type: 'doc', version: 1, content: [{ type: 'paragraph', content: [{ type: 'text', text: body }] }] } });
+        await this.ctx.api.call('POST', `/rest/api/3/issue/${created.key}/comment`, {
+          body: { type: 'doc', version: 1, content: [{ type: 'paragraph', content: [{ type: 'text', text: body }] }] },
+        });
       } else if (c.resource === 'subtask') await this.issue(project, c, created.key);
       else throw new SeedExpansionError(`A Jira issue holds sub-tasks and comments, not ${c.resource} records.`);
     }
@@ -98,7 +105,8 @@ async function expand(entities: SeedEntity[], ctx: SeedExpansionContext): Promis
   await session.start();
   for (const e of entities) {
     if (e.resource === 'project') await session.project(e);
-    else if (e.resource === 'comment' || e.resource === 'subtask') throw new SeedExpansionError(`Jira ${e.resource} records belong to an issue ("a story with 3 subtasks").`);
+    else if (e.resource === 'comment' || e.resource === 'subtask')
+      throw new SeedExpansionError(`Jira ${e.resource} records belong to an issue ("a story with 3 subtasks").`);
     else await session.issue('DEMO', e);
   }
 }

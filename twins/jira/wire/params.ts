@@ -30,7 +30,11 @@ export function boolParam(req: TwinRequest, name: string): boolean {
   return v === true || v === 'true';
 }
 
-export function offsetPage<T>(items: T[], startAt: number, maxResults: number): { values: T[]; startAt: number; maxResults: number; total: number; isLast: boolean } {
+export function offsetPage<T>(
+  items: T[],
+  startAt: number,
+  maxResults: number,
+): { values: T[]; startAt: number; maxResults: number; total: number; isLast: boolean } {
   const values = items.slice(startAt, startAt + maxResults);
   return { values, startAt, maxResults, total: items.length, isLast: startAt + values.length >= items.length };
 }

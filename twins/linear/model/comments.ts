@@ -16,7 +16,11 @@ export function commentUrl(ctx: TwinContext, comment: Comment): string {
 
 function notify(ctx: TwinContext, comment: Comment, action: WebhookAction, actor: User, updatedFrom?: Record<string, unknown>): void {
   const issue = ctx.store.get<Issue>('issue', comment.issueId);
-  const data = { ...comment, ...(issue ? { issue: { id: issue.id, identifier: issue.identifier, title: issue.title, teamId: issue.teamId } } : {}), user: { id: actor.id, name: actor.name } };
+  const data = {
+    ...comment,
+    ...(issue ? { issue: { id: issue.id, identifier: issue.identifier, title: issue.title, teamId: issue.teamId } } : {}),
+    user: { id: actor.id, name: actor.name },
+  };
   emitWebhook(ctx, { type: 'Comment', action, data, url: commentUrl(ctx, comment), teamIds: issue ? [issue.teamId] : [], actor, updatedFrom });
 }
 
@@ -28,7 +32,15 @@ export function createComment(ctx: TwinContext, actor: User, input: { issueId?: 
     const parent = ctx.store.get<Comment>('comment', input.parentId);
     if (!parent || parent.issueId !== issue.id) throw notFound('Comment');
   }
-  const comment: Comment = { id: uuid(ctx), ...stamps(ctx), body: input.body, issueId: issue.id, userId: actor.id, parentId: input.parentId ?? null, editedAt: null };
+  const comment: Comment = {
+    id: uuid(ctx),
+    ...stamps(ctx),
+    body: input.body,
+    issueId: issue.id,
+    userId: actor.id,
+    parentId: input.parentId ?? null,
+    editedAt: null,
+  };
   ctx.store.put('comment', comment.id, comment);
   notify(ctx, comment, 'create', actor);
   return comment;

@@ -31,7 +31,10 @@ export interface IssueInput {
 }
 
 export function teamStates(ctx: TwinContext, teamId: string): WorkflowState[] {
-  return ctx.store.list<WorkflowState>('workflow_state').filter((s) => s.teamId === teamId).sort((a, b) => a.position - b.position);
+  return ctx.store
+    .list<WorkflowState>('workflow_state')
+    .filter((s) => s.teamId === teamId)
+    .sort((a, b) => a.position - b.position);
 }
 
 /** The state new issues of a team start in: its first backlog state (else its first unstarted one). */
@@ -59,7 +62,11 @@ export function requireIssue(ctx: TwinContext, id: string): Issue {
 }
 
 export function issueUrl(ctx: TwinContext, issue: Issue): string {
-  const slug = issue.title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60);
+  const slug = issue.title
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '')
+    .slice(0, 60);
   return `https://linear.app/${organization(ctx).urlKey}/issue/${issue.identifier.toLowerCase()}/${slug}`;
 }
 
@@ -71,13 +78,13 @@ function check(ctx: TwinContext, issue: Issue, input: IssueInput): void {
   if (input.stateId) {
     const state = ctx.store.get<WorkflowState>('workflow_state', input.stateId);
     if (!state) throw notFound('WorkflowState');
-    if (state.teamId !== issue.teamId) throw invalidInput('Workflow state does not belong to the issue\'s team');
+    if (state.teamId !== issue.teamId) throw invalidInput("Workflow state does not belong to the issue's team");
   }
   if (input.assigneeId && !ctx.store.has('user', input.assigneeId)) throw notFound('User');
   for (const id of [...(input.labelIds ?? []), ...(input.addedLabelIds ?? [])]) {
     const label = ctx.store.get<IssueLabel>('issue_label', id);
     if (!label) throw notFound('IssueLabel');
-    if (label.teamId !== null && label.teamId !== issue.teamId) throw invalidInput('Label does not belong to the issue\'s team');
+    if (label.teamId !== null && label.teamId !== issue.teamId) throw invalidInput("Label does not belong to the issue's team");
   }
   if (input.parentId) {
     const parent = findIssue(ctx, input.parentId);
@@ -93,15 +100,15 @@ function check(ctx: TwinContext, issue: Issue, input: IssueInput): void {
   if (input.cycleId) {
     const cycle = ctx.store.get<Cycle>('cycle', input.cycleId);
     if (!cycle) throw notFound('Cycle');
-    if (cycle.teamId !== issue.teamId) throw invalidInput('Cycle does not belong to the issue\'s team');
+    if (cycle.teamId !== issue.teamId) throw invalidInput("Cycle does not belong to the issue's team");
   }
 }
 
 /** Stamp the state-change times of moving into `state`. */
 function enterState(issue: Issue, state: WorkflowState, now: string): void {
   if (state.type === 'started' && !issue.startedAt) issue.startedAt = now;
-  issue.completedAt = state.type === 'completed' ? issue.completedAt ?? now : null;
-  issue.canceledAt = state.type === 'canceled' ? issue.canceledAt ?? now : null;
+  issue.completedAt = state.type === 'completed' ? (issue.completedAt ?? now) : null;
+  issue.canceledAt = state.type === 'canceled' ? (issue.canceledAt ?? now) : null;
   if (state.type === 'backlog' || state.type === 'unstarted' || state.type === 'triage') issue.startedAt = null;
 }
 
@@ -239,5 +246,12 @@ export function moveToCycle(ctx: TwinContext, issue: Issue, cycleId: string | nu
   issue.cycleId = cycleId;
   issue.updatedAt = ctx.clock.now().toISOString();
   ctx.store.put('issue', issue.id, issue);
-  emitWebhook(ctx, { type: 'Issue', action: 'update', data: issueWebhookData(ctx, issue), url: issueUrl(ctx, issue), teamIds: [issue.teamId], updatedFrom: { cycleId: from } });
+  emitWebhook(ctx, {
+    type: 'Issue',
+    action: 'update',
+    data: issueWebhookData(ctx, issue),
+    url: issueUrl(ctx, issue),
+    teamIds: [issue.teamId],
+    updatedFrom: { cycleId: from },
+  });
 }

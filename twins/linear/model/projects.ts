@@ -27,7 +27,10 @@ export interface ProjectInput {
 }
 
 export function projectUrl(ctx: TwinContext, p: Project): string {
-  return `https://linear.app/${organization(ctx).urlKey}/project/${p.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')}-${p.id.slice(-12)}`;
+  return `https://linear.app/${organization(ctx).urlKey}/project/${p.name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '')}-${p.id.slice(-12)}`;
 }
 
 function checkProject(ctx: TwinContext, input: ProjectInput): void {
@@ -38,8 +41,8 @@ function checkProject(ctx: TwinContext, input: ProjectInput): void {
 
 function stateTimes(p: Project, now: string): void {
   if (p.state === 'started' && !p.startedAt) p.startedAt = now;
-  p.completedAt = p.state === 'completed' ? p.completedAt ?? now : null;
-  p.canceledAt = p.state === 'canceled' ? p.canceledAt ?? now : null;
+  p.completedAt = p.state === 'completed' ? (p.completedAt ?? now) : null;
+  p.canceledAt = p.state === 'canceled' ? (p.canceledAt ?? now) : null;
 }
 
 export function createProject(ctx: TwinContext, actor: User, input: ProjectInput): Project {
@@ -84,12 +87,17 @@ export function updateProject(ctx: TwinContext, actor: User, id: string, input: 
   p.updatedAt = now;
   ctx.store.put('project', p.id, p);
   const updatedFrom: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(p)) if (JSON.stringify((before as Record<string, unknown>)[k]) !== JSON.stringify(v)) updatedFrom[k] = (before as Record<string, unknown>)[k];
+  for (const [k, v] of Object.entries(p))
+    if (JSON.stringify((before as Record<string, unknown>)[k]) !== JSON.stringify(v)) updatedFrom[k] = (before as Record<string, unknown>)[k];
   emitWebhook(ctx, { type: 'Project', action: 'update', data: { ...p }, url: projectUrl(ctx, p), teamIds: p.teamIds, actor, updatedFrom });
   return p;
 }
 
-export function createCycle(ctx: TwinContext, actor: User, input: { teamId?: string; name?: string | null; description?: string | null; startsAt?: string; endsAt?: string }): Cycle {
+export function createCycle(
+  ctx: TwinContext,
+  actor: User,
+  input: { teamId?: string; name?: string | null; description?: string | null; startsAt?: string; endsAt?: string },
+): Cycle {
   if (!input.teamId || !ctx.store.has('team', input.teamId)) throw notFound('Team');
   const starts = Date.parse(input.startsAt ?? '');
   const ends = Date.parse(input.endsAt ?? '');

@@ -72,11 +72,19 @@ export type WebhookAction = 'create' | 'update' | 'remove';
 /** Queue the webhook deliveries for one change. `teamIds` scopes it (empty: organization-wide). */
 export function emitWebhook(
   ctx: TwinContext,
-  change: { type: string; action: WebhookAction; data: Record<string, unknown>; url: string; teamIds: string[]; actor?: User; updatedFrom?: Record<string, unknown> },
+  change: {
+    type: string;
+    action: WebhookAction;
+    data: Record<string, unknown>;
+    url: string;
+    teamIds: string[];
+    actor?: User;
+    updatedFrom?: Record<string, unknown>;
+  },
 ): void {
-  const hooks = ctx.store.list<Webhook>('webhook').filter(
-    (h) => h.enabled && h.resourceTypes.includes(change.type) && (h.allPublicTeams || (h.teamId !== null && change.teamIds.includes(h.teamId))),
-  );
+  const hooks = ctx.store
+    .list<Webhook>('webhook')
+    .filter((h) => h.enabled && h.resourceTypes.includes(change.type) && (h.allPublicTeams || (h.teamId !== null && change.teamIds.includes(h.teamId))));
   if (hooks.length === 0) return;
   const org = organization(ctx);
   for (const hook of hooks) {

@@ -33,7 +33,7 @@ export function byId<T extends Rec>(ctx: TwinContext, resource: string, typeName
 }
 
 export function related<T extends Rec>(ctx: TwinContext, resource: string, id: unknown): T | null {
-  return typeof id === 'string' ? ctx.store.get<T>(resource, id) ?? null : null;
+  return typeof id === 'string' ? (ctx.store.get<T>(resource, id) ?? null) : null;
 }
 
 export function all(ctx: TwinContext, resource: string): Rec[] {

@@ -11,6 +11,4 @@ import { workspaceModels } from './workspace.js';
 
 export const linearGraphQL = new LinearGraphQL(mergeModels(workspaceModels, issueModels, commentModels, projectModels, webhookModels));
 
-export const routes: TwinRoute[] = [
-  { method: 'POST', path: '/graphql', handler: (req, ctx) => linearGraphQL.run(req, ctx) },
-];
+export const routes: TwinRoute[] = [{ method: 'POST', path: '/graphql', handler: (req, ctx) => linearGraphQL.run(req, ctx) }];

@@ -14,7 +14,11 @@ const issue = (r: Rec) => r as unknown as Issue;
 
 function branchName(ctx: TwinContext, i: Issue): string {
   const who = i.assigneeId ? String(ctx.store.get<Rec>('user', i.assigneeId)?.displayName ?? 'user') : 'user';
-  const slug = i.title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40);
+  const slug = i.title
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '')
+    .slice(0, 40);
   return `${who}/${i.identifier.toLowerCase()}-${slug}`;
 }
 
@@ -24,7 +28,7 @@ const issueModel: TypeModel = {
     priorityLabel: (r) => PRIORITY_LABELS[issue(r).priority] ?? 'No priority',
     branchName: (r, _a, ctx) => branchName(ctx, issue(r)),
     boardOrder: (r) => issue(r).sortOrder,
-    trashed: (r) => r.trashed === true ? true : null,
+    trashed: (r) => (r.trashed === true ? true : null),
   },
   one: {
     team: (r, ctx) => related(ctx, 'team', r.teamId),
@@ -38,14 +42,21 @@ const issueModel: TypeModel = {
   many: {
     children: (r, ctx) => all(ctx, 'issue').filter((i) => i.parentId === r.id),
     comments: (r, ctx) => all(ctx, 'comment').filter((c) => c.issueId === r.id),
-    labels: (r, ctx) => (issue(r).labelIds).map((id) => ctx.store.get<Rec>('issue_label', id)).filter((l): l is Rec => !!l),
+    labels: (r, ctx) =>
+      issue(r)
+        .labelIds.map((id) => ctx.store.get<Rec>('issue_label', id))
+        .filter((l): l is Rec => !!l),
   },
 };
 
 /** Linear's full-text search over identifiers, titles and descriptions (case-insensitive words). */
 function searchMatches(i: Rec, term: string): boolean {
   const hay = `${String(i.identifier)} ${String(i.title)} ${String(i.description ?? '')}`.toLowerCase();
-  return term.toLowerCase().split(/\s+/).filter(Boolean).every((w) => hay.includes(w));
+  return term
+    .toLowerCase()
+    .split(/\s+/)
+    .filter(Boolean)
+    .every((w) => hay.includes(w));
 }
 
 export const issueModels: TypeModels = {

@@ -15,7 +15,13 @@ function findTeam(ctx: TwinContext, idOrKey: string): Team {
   return team;
 }
 
-const initials = (name: string) => name.split(/\s+/).map((w) => w[0] ?? '').join('').slice(0, 2).toUpperCase();
+const initials = (name: string) =>
+  name
+    .split(/\s+/)
+    .map((w) => w[0] ?? '')
+    .join('')
+    .slice(0, 2)
+    .toUpperCase();
 
 export const workspaceModels: TypeModels = {
   Query: {
@@ -77,7 +83,9 @@ export const workspaceModels: TypeModels = {
       defaultIssueState: (t, ctx) => defaultState(ctx, String(t.id)) as unknown as Rec,
       activeCycle: (t, ctx) => {
         const now = ctx.clock.nowMs();
-        const c = ctx.store.list<Cycle>('cycle').find((c) => c.teamId === t.id && !c.completedAt && Date.parse(c.startsAt) <= now && now < Date.parse(c.endsAt));
+        const c = ctx.store
+          .list<Cycle>('cycle')
+          .find((c) => c.teamId === t.id && !c.completedAt && Date.parse(c.startsAt) <= now && now < Date.parse(c.endsAt));
         return (c as unknown as Rec) ?? null;
       },
     },

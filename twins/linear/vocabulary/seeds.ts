@@ -49,15 +49,18 @@ const vocabulary: TwinSeeding['vocabulary'] = {
     unassigned: ['issue', 'sub_issue'],
     assigned: ['issue', 'sub_issue'],
   },
-  phrases: [
-    { pattern: /\b(?:labell?ed|tagged)\s+([a-z0-9][a-z0-9 _.-]*?)(?=,|$|\s+(?:and|with|each)\b)/, attribute: 'label', value: (g) => g[1]!.trim() },
-  ],
+  phrases: [{ pattern: /\b(?:labell?ed|tagged)\s+([a-z0-9][a-z0-9 _.-]*?)(?=,|$|\s+(?:and|with|each)\b)/, attribute: 'label', value: (g) => g[1]!.trim() }],
   ownedBy: { issue: 'team', sub_issue: 'issue', comment: 'issue' },
   fillers: ['linear', 'each', 'are', 'is', 'an', 'of'],
 };
 
 const STATE_NAMES: Record<string, string> = {
-  backlog: 'Backlog', todo: 'Todo', in_progress: 'In Progress', in_review: 'In Review', done: 'Done', canceled: 'Canceled',
+  backlog: 'Backlog',
+  todo: 'Todo',
+  in_progress: 'In Progress',
+  in_review: 'In Review',
+  done: 'Done',
+  canceled: 'Canceled',
 };
 
 interface TeamInfo {
@@ -75,7 +78,8 @@ class LinearSeedSession {
 
   private async gql(query: string, variables: Record<string, unknown> = {}): Promise<any> {
     const res = await this.ctx.api.call('POST', '/graphql', { query, variables }, { encoding: 'json' });
-    if (res.body?.errors) throw new SeedExpansionError(`The Linear twin refused: ${res.body.errors[0]?.extensions?.userPresentableMessage ?? res.body.errors[0]?.message}.`);
+    if (res.body?.errors)
+      throw new SeedExpansionError(`The Linear twin refused: ${res.body.errors[0]?.extensions?.userPresentableMessage ?? res.body.errors[0]?.message}.`);
     return res.body.data;
   }
 
@@ -97,7 +101,11 @@ class LinearSeedSession {
     const name = e.attributes.name ?? `${v.pick(e.key, 'team.name', v.builtInPool('word'))} team`;
     let info = this.teams.get(name.toLowerCase());
     if (!info) {
-      const key = (name.replace(/[^A-Za-z]/g, '').slice(0, 3).toUpperCase() || 'TM') + (this.teams.size > 0 ? String(this.teams.size) : '');
+      const key =
+        (name
+          .replace(/[^A-Za-z]/g, '')
+          .slice(0, 3)
+          .toUpperCase() || 'TM') + (this.teams.size > 0 ? String(this.teams.size) : '');
       const data = await this.gql('mutation($input: TeamCreateInput!) { teamCreate(input: $input) { team { id } } }', { input: { name, key } });
       info = await this.teamInfo(data.teamCreate.team.id as string);
       this.teams.set(name.toLowerCase(), info);
@@ -108,7 +116,9 @@ class LinearSeedSession {
   private async label(name: string, team: TeamInfo): Promise<string> {
     const known = this.labels.get(name.toLowerCase());
     if (known) return known;
-    const data = await this.gql('mutation($input: IssueLabelCreateInput!) { issueLabelCreate(input: $input) { issueLabel { id } } }', { input: { name, teamId: team.id } });
+    const data = await this.gql('mutation($input: IssueLabelCreateInput!) { issueLabelCreate(input: $input) { issueLabel { id } } }', {
+      input: { name, teamId: team.id },
+    });
     this.labels.set(name.toLowerCase(), data.issueLabelCreate.issueLabel.id as string);
     return data.issueLabelCreate.issueLabel.id as string;
   }
@@ -147,7 +157,9 @@ class LinearSeedSession {
 
   async project(e: SeedEntity): Promise<void> {
     const v = this.ctx.values;
-    const name = e.attributes.name ?? `${v.pick(e.key, 'project.name', v.builtInPool('word'))} ${v.pick(e.key, 'project.suffix', ['launch', 'migration', 'revamp', 'beta', 'cleanup'])}`;
+    const name =
+      e.attributes.name ??
+      `${v.pick(e.key, 'project.name', v.builtInPool('word'))} ${v.pick(e.key, 'project.suffix', ['launch', 'migration', 'revamp', 'beta', 'cleanup'])}`;
     const data = await this.gql('mutation($input: ProjectCreateInput!) { projectCreate(input: $input) { project { id } } }', {
       input: { name, teamIds: [this.defaultTeam.id], leadId: this.people[v.number(e.key, 'lead') % Math.max(1, this.people.length)] },
     });

@@ -27,7 +27,10 @@ export function connection(records: Rec[], args: Args): Connection {
   const key = args.orderBy === 'updatedAt' ? 'updatedAt' : 'createdAt';
   let all = args.includeArchived === true ? records : records.filter((r) => !r.archivedAt);
   // Newest first; insertion order breaks ties (records of one instant: the later one first).
-  all = all.map((r, i) => ({ r, i })).sort((a, b) => String(b.r[key]).localeCompare(String(a.r[key])) || b.i - a.i).map((x) => x.r);
+  all = all
+    .map((r, i) => ({ r, i }))
+    .sort((a, b) => String(b.r[key]).localeCompare(String(a.r[key])) || b.i - a.i)
+    .map((x) => x.r);
   const first = count(args.first, 'first');
   const last = count(args.last, 'last');
   let start = 0;

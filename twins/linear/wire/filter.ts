@@ -43,28 +43,69 @@ export function compare(comparator: Rec, value: unknown, now: number): boolean {
     const b = comparable(raw, now);
     let ok: boolean;
     switch (op) {
-      case 'eq': ok = a === b || (value === null && raw === null); break;
-      case 'neq': ok = a !== b; break;
-      case 'in': ok = Array.isArray(raw) && raw.some((x) => comparable(x, now) === a); break;
-      case 'nin': ok = Array.isArray(raw) && !raw.some((x) => comparable(x, now) === a); break;
-      case 'lt': ok = value !== null && (a as number) < (b as number); break;
-      case 'lte': ok = value !== null && (a as number) <= (b as number); break;
-      case 'gt': ok = value !== null && (a as number) > (b as number); break;
-      case 'gte': ok = value !== null && (a as number) >= (b as number); break;
-      case 'null': ok = raw ? value === null || value === undefined : value !== null && value !== undefined; break;
-      case 'eqIgnoreCase': ok = lower(value) === lower(raw); break;
-      case 'neqIgnoreCase': ok = lower(value) !== lower(raw); break;
-      case 'contains': ok = String(value ?? '').includes(String(raw)); break;
+      case 'eq':
+        ok = a === b || (value === null && raw === null);
+        break;
+      case 'neq':
+        ok = a !== b;
+        break;
+      case 'in':
+        ok = Array.isArray(raw) && raw.some((x) => comparable(x, now) === a);
+        break;
+      case 'nin':
+        ok = Array.isArray(raw) && !raw.some((x) => comparable(x, now) === a);
+        break;
+      case 'lt':
+        ok = value !== null && (a as number) < (b as number);
+        break;
+      case 'lte':
+        ok = value !== null && (a as number) <= (b as number);
+        break;
+      case 'gt':
+        ok = value !== null && (a as number) > (b as number);
+        break;
+      case 'gte':
+        ok = value !== null && (a as number) >= (b as number);
+        break;
+      case 'null':
+        ok = raw ? value === null || value === undefined : value !== null && value !== undefined;
+        break;
+      case 'eqIgnoreCase':
+        ok = lower(value) === lower(raw);
+        break;
+      case 'neqIgnoreCase':
+        ok = lower(value) !== lower(raw);
+        break;
+      case 'contains':
+        ok = String(value ?? '').includes(String(raw));
+        break;
       case 'containsIgnoreCase':
-      case 'containsIgnoreCaseAndAccent': ok = lower(value).includes(lower(raw)); break;
-      case 'notContains': ok = !String(value ?? '').includes(String(raw)); break;
-      case 'notContainsIgnoreCase': ok = !lower(value).includes(lower(raw)); break;
-      case 'startsWith': ok = String(value ?? '').startsWith(String(raw)); break;
-      case 'startsWithIgnoreCase': ok = lower(value).startsWith(lower(raw)); break;
-      case 'notStartsWith': ok = !String(value ?? '').startsWith(String(raw)); break;
-      case 'endsWith': ok = String(value ?? '').endsWith(String(raw)); break;
-      case 'notEndsWith': ok = !String(value ?? '').endsWith(String(raw)); break;
-      default: throw invalidInput(`Unsupported comparator ${op}`);
+      case 'containsIgnoreCaseAndAccent':
+        ok = lower(value).includes(lower(raw));
+        break;
+      case 'notContains':
+        ok = !String(value ?? '').includes(String(raw));
+        break;
+      case 'notContainsIgnoreCase':
+        ok = !lower(value).includes(lower(raw));
+        break;
+      case 'startsWith':
+        ok = String(value ?? '').startsWith(String(raw));
+        break;
+      case 'startsWithIgnoreCase':
+        ok = lower(value).startsWith(lower(raw));
+        break;
+      case 'notStartsWith':
+        ok = !String(value ?? '').startsWith(String(raw));
+        break;
+      case 'endsWith':
+        ok = String(value ?? '').endsWith(String(raw));
+        break;
+      case 'notEndsWith':
+        ok = !String(value ?? '').endsWith(String(raw));
+        break;
+      default:
+        throw invalidInput(`Unsupported comparator ${op}`);
     }
     if (!ok) return false;
   }
@@ -100,10 +141,13 @@ export function matches(filter: Rec, rec: Rec, typeName: string, reader: FieldRe
       const items = (value as Rec[]) ?? [];
       for (const [op, v] of Object.entries(f)) {
         if (v === undefined || v === null) continue;
-        if (op === 'some') { if (!items.some((i) => matches(v as Rec, i, field.target, reader, depth + 1))) return false; }
-        else if (op === 'every') { if (!items.every((i) => matches(v as Rec, i, field.target, reader, depth + 1))) return false; }
-        else if (op === 'length') { if (!compare(v as Rec, items.length, reader.now())) return false; }
-        else if (!items.some((i) => matches({ [op]: v }, i, field.target, reader, depth + 1))) return false;
+        if (op === 'some') {
+          if (!items.some((i) => matches(v as Rec, i, field.target, reader, depth + 1))) return false;
+        } else if (op === 'every') {
+          if (!items.every((i) => matches(v as Rec, i, field.target, reader, depth + 1))) return false;
+        } else if (op === 'length') {
+          if (!compare(v as Rec, items.length, reader.now())) return false;
+        } else if (!items.some((i) => matches({ [op]: v }, i, field.target, reader, depth + 1))) return false;
       }
     }
   }

@@ -49,14 +49,20 @@ function emptyValue(type: GraphQLOutputType, source: Rec, schema: GraphQLSchema)
   // An abstract type needs a concrete one to resolve to: its first possible type.
   if (isInterfaceType(inner) || isUnionType(inner)) return { __typename: schema.getPossibleTypes(inner)[0]?.name };
   switch (inner.name) {
-    case 'Boolean': return false;
+    case 'Boolean':
+      return false;
     case 'Int':
-    case 'Float': return 0;
-    case 'DateTime': return source.createdAt ?? new Date(0).toISOString();
-    case 'TimelessDate': return String(source.createdAt ?? '1970-01-01').slice(0, 10);
+    case 'Float':
+      return 0;
+    case 'DateTime':
+      return source.createdAt ?? new Date(0).toISOString();
+    case 'TimelessDate':
+      return String(source.createdAt ?? '1970-01-01').slice(0, 10);
     case 'JSON':
-    case 'JSONObject': return {};
-    default: return '';
+    case 'JSONObject':
+      return {};
+    default:
+      return '';
   }
 }
 
@@ -175,7 +181,11 @@ export class LinearGraphQL {
       return graphqlFailure(400, [graphqlError('Variables must be an object.')]);
     }
     const doc = this.document(query);
-    if (!('kind' in doc)) return graphqlFailure(400, doc.map((e) => graphqlError(e.message, e.locations)));
+    if (!('kind' in doc))
+      return graphqlFailure(
+        400,
+        doc.map((e) => graphqlError(e.message, e.locations)),
+      );
     const result = await execute({
       schema: this.schema,
       document: doc,

@@ -14,12 +14,35 @@ import { plainText, richText } from './rich-text.js';
 import { emitEvent } from './webhooks.js';
 import { me } from './workspace.js';
 
-const TEXT_BLOCKS = ['paragraph', 'heading_1', 'heading_2', 'heading_3', 'bulleted_list_item', 'numbered_list_item', 'to_do', 'toggle', 'quote', 'callout', 'code'];
+const TEXT_BLOCKS = [
+  'paragraph',
+  'heading_1',
+  'heading_2',
+  'heading_3',
+  'bulleted_list_item',
+  'numbered_list_item',
+  'to_do',
+  'toggle',
+  'quote',
+  'callout',
+  'code',
+];
 const FILE_BLOCKS = ['image', 'file', 'pdf', 'video', 'audio'];
 const OTHER_BLOCKS = ['divider', 'bookmark', 'equation', 'embed', ...FILE_BLOCKS, 'table_of_contents', 'breadcrumb'];
 export const BLOCK_TYPES = [...TEXT_BLOCKS, ...OTHER_BLOCKS];
 /** Blocks that may hold children of their own. */
-const NESTING = new Set(['paragraph', 'bulleted_list_item', 'numbered_list_item', 'to_do', 'toggle', 'quote', 'callout', 'heading_1', 'heading_2', 'heading_3']);
+const NESTING = new Set([
+  'paragraph',
+  'bulleted_list_item',
+  'numbered_list_item',
+  'to_do',
+  'toggle',
+  'quote',
+  'callout',
+  'heading_1',
+  'heading_2',
+  'heading_3',
+]);
 
 /** The content of one block type from a request (`{rich_text, color, checked…}`), defaults filled. */
 function content(ctx: TwinContext, type: string, raw: unknown, path: string, previous?: Record<string, unknown>): Record<string, unknown> {
@@ -45,7 +68,8 @@ function content(ctx: TwinContext, type: string, raw: unknown, path: string, pre
       const url = field(raw, 'url');
       if (typeof url !== 'string' && !previous) throw bodyInvalid(`${path}.url`, 'should be defined', url);
       if (typeof url === 'string') out.url = url;
-      if (type === 'bookmark') out.caption = field(raw, 'caption') !== undefined ? richText(field(raw, 'caption'), `${path}.caption`, refs(ctx)) : (out.caption ?? []);
+      if (type === 'bookmark')
+        out.caption = field(raw, 'caption') !== undefined ? richText(field(raw, 'caption'), `${path}.caption`, refs(ctx)) : (out.caption ?? []);
       return out;
     }
     case 'equation': {
@@ -126,7 +150,11 @@ function contentUpdated(ctx: TwinContext, parent: Parent, blockIds: string[]): v
     p = b.parent;
   }
   if (p.type !== 'page_id') return;
-  emitEvent(ctx, { type: 'page.content_updated', entity: { id: p.page_id, type: 'page' }, data: { parent: { id: p.page_id, type: 'page' }, updated_blocks: blockIds.map((id) => ({ id, type: 'block' })) } });
+  emitEvent(ctx, {
+    type: 'page.content_updated',
+    entity: { id: p.page_id, type: 'page' },
+    data: { parent: { id: p.page_id, type: 'page' }, updated_blocks: blockIds.map((id) => ({ id, type: 'block' })) },
+  });
 }
 
 function parentFor(ctx: TwinContext, containerId: string): Parent {
@@ -174,7 +202,9 @@ function parentView(p: Parent, api: ApiVersion): Record<string, unknown> {
     case 'block_id':
       return { type: 'block_id', block_id: p.block_id };
     case 'data_source_id':
-      return api.dataSources ? { type: 'data_source_id', data_source_id: p.data_source_id, database_id: p.database_id } : { type: 'database_id', database_id: p.database_id };
+      return api.dataSources
+        ? { type: 'data_source_id', data_source_id: p.data_source_id, database_id: p.database_id }
+        : { type: 'database_id', database_id: p.database_id };
   }
 }
 
@@ -242,7 +272,8 @@ export function updateBlock(ctx: TwinContext, id: string, body: Record<string, u
     return findBlock(ctx, id);
   }
   const block = node.block;
-  if (trashed(ctx, block.parent, block) && trashFlag !== false) throw validation("Can't edit block that is archived. You must unarchive the block before editing.");
+  if (trashed(ctx, block.parent, block) && trashFlag !== false)
+    throw validation("Can't edit block that is archived. You must unarchive the block before editing.");
   const update = field(body, block.type);
   const other = BLOCK_TYPES.find((t) => t !== block.type && field(body, t) !== undefined);
   if (other) throw validation(`Block type ${other} does not match existing block type ${block.type}.`);

@@ -34,14 +34,27 @@ export function createComment(ctx: TwinContext, body: Record<string, unknown>): 
     discussion = newId(ctx);
   } else throw bodyInvalid('parent', 'should be defined', parent);
   const now = notionTime(ctx);
-  const comment: Comment = { id: newId(ctx), page_id: pageId, block_id: blockId, discussion_id: discussion, rich_text: rt, created_time: now, last_edited_time: now, created_by: me(ctx).id };
+  const comment: Comment = {
+    id: newId(ctx),
+    page_id: pageId,
+    block_id: blockId,
+    discussion_id: discussion,
+    rich_text: rt,
+    created_time: now,
+    last_edited_time: now,
+    created_by: me(ctx).id,
+  };
   ctx.store.put('comment', comment.id, comment);
   commentEvent(ctx, 'comment.created', comment);
   return comment;
 }
 
 function commentEvent(ctx: TwinContext, type: string, c: Comment): void {
-  emitEvent(ctx, { type, entity: { id: c.id, type: 'comment' }, data: { page_id: c.page_id ?? c.block_id, parent: c.page_id ? { id: c.page_id, type: 'page' } : { id: c.block_id, type: 'block' } } });
+  emitEvent(ctx, {
+    type,
+    entity: { id: c.id, type: 'comment' },
+    data: { page_id: c.page_id ?? c.block_id, parent: c.page_id ? { id: c.page_id, type: 'page' } : { id: c.block_id, type: 'block' } },
+  });
 }
 
 export function commentsOn(ctx: TwinContext, id: string): Comment[] {
@@ -51,10 +64,15 @@ export function commentsOn(ctx: TwinContext, id: string): Comment[] {
 
 export function commentView(c: Comment): Record<string, unknown> {
   return {
-    object: 'comment', id: c.id,
+    object: 'comment',
+    id: c.id,
     parent: c.page_id ? { type: 'page_id', page_id: c.page_id } : { type: 'block_id', block_id: c.block_id },
-    discussion_id: c.discussion_id, created_time: c.created_time, last_edited_time: c.last_edited_time,
-    created_by: userRef(c.created_by), rich_text: c.rich_text, display_name: { type: 'integration', resolved_name: null },
+    discussion_id: c.discussion_id,
+    created_time: c.created_time,
+    last_edited_time: c.last_edited_time,
+    created_by: userRef(c.created_by),
+    rich_text: c.rich_text,
+    display_name: { type: 'integration', resolved_name: null },
   };
 }
 
@@ -73,7 +91,10 @@ export function updateComment(ctx: TwinContext, id: string, body: Record<string,
   const c = getComment(ctx, id);
   own(ctx, c);
   const markdown = field(body, 'markdown');
-  const rt = typeof markdown === 'string' ? richText([{ text: { content: markdown } }], 'markdown', refs(ctx)) : richText(field(body, 'rich_text'), 'rich_text', refs(ctx));
+  const rt =
+    typeof markdown === 'string'
+      ? richText([{ text: { content: markdown } }], 'markdown', refs(ctx))
+      : richText(field(body, 'rich_text'), 'rich_text', refs(ctx));
   if (rt.length === 0) throw bodyInvalid('rich_text', 'should be defined', field(body, 'rich_text'));
   c.rich_text = rt;
   c.last_edited_time = notionTime(ctx);

@@ -42,8 +42,16 @@ export function createDatabase(ctx: TwinContext, body: Record<string, unknown>, 
   const title = titleOf(ctx, field(body, 'title'), 'title');
   const inline = field(body, 'is_inline');
   const db: Database = {
-    id: newId(ctx), parent, title, description: titleOf(ctx, field(body, 'description'), 'description'), icon: field(body, 'icon') ?? null, cover: field(body, 'cover') ?? null,
-    is_inline: inline === true, is_locked: false, data_source_ids: [], ...stamps(ctx, me(ctx).id),
+    id: newId(ctx),
+    parent,
+    title,
+    description: titleOf(ctx, field(body, 'description'), 'description'),
+    icon: field(body, 'icon') ?? null,
+    cover: field(body, 'cover') ?? null,
+    is_inline: inline === true,
+    is_locked: false,
+    data_source_ids: [],
+    ...stamps(ctx, me(ctx).id),
   };
   ctx.store.put('database', db.id, db);
   const ds = createDataSourceRecord(ctx, db, title, properties, 'initial_data_source.properties');
@@ -67,10 +75,23 @@ export function createDataSource(ctx: TwinContext, body: Record<string, unknown>
 export function databaseView(ctx: TwinContext, db: Database, api: ApiVersion): Record<string, unknown> {
   const inTrash = trashed(ctx, db.parent, db);
   const base: Record<string, unknown> = {
-    object: 'database', id: db.id, title: db.title, description: db.description, parent: parentView(db.parent, api), is_inline: db.is_inline,
-    in_trash: inTrash, archived: inTrash, is_locked: db.is_locked, created_time: db.created_time, last_edited_time: db.last_edited_time,
-    created_by: userRef(db.created_by), last_edited_by: userRef(db.last_edited_by),
-    icon: db.icon, cover: db.cover, url: notionUrl('', db.id), public_url: null,
+    object: 'database',
+    id: db.id,
+    title: db.title,
+    description: db.description,
+    parent: parentView(db.parent, api),
+    is_inline: db.is_inline,
+    in_trash: inTrash,
+    archived: inTrash,
+    is_locked: db.is_locked,
+    created_time: db.created_time,
+    last_edited_time: db.last_edited_time,
+    created_by: userRef(db.created_by),
+    last_edited_by: userRef(db.last_edited_by),
+    icon: db.icon,
+    cover: db.cover,
+    url: notionUrl('', db.id),
+    public_url: null,
   };
   if (api.dataSources) {
     base.data_sources = db.data_source_ids.map((id) => ({ id, name: plainText(getDataSource(ctx, id).title) }));
@@ -85,12 +106,24 @@ export function dataSourceView(ctx: TwinContext, ds: DataSource): Record<string,
   const db = getDatabase(ctx, ds.database_id);
   const inTrash = ds.in_trash || trashed(ctx, db.parent, db);
   return {
-    object: 'data_source', id: ds.id, created_time: ds.created_time, last_edited_time: ds.last_edited_time,
-    created_by: userRef(ds.created_by), last_edited_by: userRef(ds.last_edited_by),
+    object: 'data_source',
+    id: ds.id,
+    created_time: ds.created_time,
+    last_edited_time: ds.last_edited_time,
+    created_by: userRef(ds.created_by),
+    last_edited_by: userRef(ds.last_edited_by),
     properties: Object.fromEntries(ds.properties.map((p) => [p.name, schemaView(p)])),
-    parent: { type: 'database_id', database_id: db.id }, database_parent: parentView(db.parent, { version: '', dataSources: true }),
-    title: ds.title, description: ds.description, icon: ds.icon, cover: null, archived: inTrash, in_trash: inTrash, is_inline: db.is_inline,
-    url: notionUrl('', ds.id), public_url: null,
+    parent: { type: 'database_id', database_id: db.id },
+    database_parent: parentView(db.parent, { version: '', dataSources: true }),
+    title: ds.title,
+    description: ds.description,
+    icon: ds.icon,
+    cover: null,
+    archived: inTrash,
+    in_trash: inTrash,
+    is_inline: db.is_inline,
+    url: notionUrl('', ds.id),
+    public_url: null,
   };
 }
 

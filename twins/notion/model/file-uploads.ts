@@ -40,18 +40,30 @@ export function createFileUpload(ctx: TwinContext, body: Record<string, unknown>
   if (mode !== 'single_part' && mode !== 'multi_part') throw bodyInvalid('mode', 'should be `"single_part"`, `"multi_part"` or `"external_url"`', mode);
   const filename = field(body, 'filename');
   const contentType = field(body, 'content_type');
-  if (filename !== undefined && (typeof filename !== 'string' || filename.length > 900)) throw bodyInvalid('filename', 'should be a string of at most 900 characters', filename);
+  if (filename !== undefined && (typeof filename !== 'string' || filename.length > 900))
+    throw bodyInvalid('filename', 'should be a string of at most 900 characters', filename);
   let total: number | null = null;
   if (mode === 'multi_part') {
     const n = field(body, 'number_of_parts');
-    if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > MAX_PARTS) throw bodyInvalid('number_of_parts', `should be a number between 1 and ${MAX_PARTS}`, n);
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > MAX_PARTS)
+      throw bodyInvalid('number_of_parts', `should be a number between 1 and ${MAX_PARTS}`, n);
     if (typeof filename !== 'string') throw bodyInvalid('filename', 'should be defined', filename);
     total = n;
   }
   const now = notionTime(ctx);
   const f: FileUpload = {
-    id: newId(ctx), mode, filename: typeof filename === 'string' ? filename : null, content_type: typeof contentType === 'string' ? contentType : null,
-    status: 'pending', parts_total: total, parts: {}, created_time: now, last_edited_time: now, created_by: me(ctx).id, created_ms: ctx.clock.nowMs(), in_trash: false,
+    id: newId(ctx),
+    mode,
+    filename: typeof filename === 'string' ? filename : null,
+    content_type: typeof contentType === 'string' ? contentType : null,
+    status: 'pending',
+    parts_total: total,
+    parts: {},
+    created_time: now,
+    last_edited_time: now,
+    created_by: me(ctx).id,
+    created_ms: ctx.clock.nowMs(),
+    in_trash: false,
   };
   ctx.store.put(FILE_UPLOAD, f.id, f);
   return f;
@@ -68,7 +80,12 @@ function requirePending(ctx: TwinContext, f: FileUpload): void {
   if (s !== 'pending') throw validation(`File upload ${f.id} is ${s}; only a pending upload accepts data.`);
 }
 
-export function sendPart(ctx: TwinContext, id: string, file: { filename: string; content: Buffer; type: string } | undefined, partNumber: string | undefined): FileUpload {
+export function sendPart(
+  ctx: TwinContext,
+  id: string,
+  file: { filename: string; content: Buffer; type: string } | undefined,
+  partNumber: string | undefined,
+): FileUpload {
   const f = getFileUpload(ctx, id);
   requirePending(ctx, f);
   if (!file) throw validation('body failed validation: body.file should be defined, instead was `undefined`.');
@@ -78,7 +95,10 @@ export function sendPart(ctx: TwinContext, id: string, file: { filename: string;
     f.status = 'uploaded';
   } else {
     const n = Number(partNumber);
-    if (!Number.isInteger(n) || n < 1 || n > f.parts_total!) throw validation(`body failed validation: body.part_number should be a number between 1 and ${f.parts_total}, instead was \`${JSON.stringify(partNumber ?? null)}\`.`);
+    if (!Number.isInteger(n) || n < 1 || n > f.parts_total!)
+      throw validation(
+        `body failed validation: body.part_number should be a number between 1 and ${f.parts_total}, instead was \`${JSON.stringify(partNumber ?? null)}\`.`,
+      );
     f.parts[String(n)] = file.content.toString('base64');
   }
   f.filename = f.filename ?? file.filename;
@@ -101,17 +121,28 @@ export function completeUpload(ctx: TwinContext, id: string): FileUpload {
 }
 
 export function contentOf(f: FileUpload): Buffer {
-  return Buffer.concat(Object.keys(f.parts).sort((a, b) => Number(a) - Number(b)).map((k) => Buffer.from(f.parts[k]!, 'base64')));
+  return Buffer.concat(
+    Object.keys(f.parts)
+      .sort((a, b) => Number(a) - Number(b))
+      .map((k) => Buffer.from(f.parts[k]!, 'base64')),
+  );
 }
 
 export function fileUploadView(ctx: TwinContext, f: FileUpload): Record<string, unknown> {
   const s = status(ctx, f);
   return {
-    object: 'file_upload', id: f.id, created_time: f.created_time, last_edited_time: f.last_edited_time,
+    object: 'file_upload',
+    id: f.id,
+    created_time: f.created_time,
+    last_edited_time: f.last_edited_time,
     expiry_time: s === 'pending' || s === 'expired' ? new Date(f.created_ms + HOUR).toISOString() : null,
     upload_url: s === 'pending' ? `${ctx.baseUrl}/v1/file_uploads/${f.id}/send` : undefined,
     complete_url: s === 'pending' && f.mode === 'multi_part' ? `${ctx.baseUrl}/v1/file_uploads/${f.id}/complete` : undefined,
-    archived: f.in_trash, in_trash: f.in_trash, status: s, filename: f.filename, content_type: f.content_type,
+    archived: f.in_trash,
+    in_trash: f.in_trash,
+    status: s,
+    filename: f.filename,
+    content_type: f.content_type,
     content_length: s === 'uploaded' ? contentOf(f).length : null,
     ...(f.mode === 'multi_part' ? { number_of_parts: { total: f.parts_total, sent: Object.keys(f.parts).length } } : {}),
     created_by: { id: f.created_by, type: 'bot' },
@@ -121,7 +152,10 @@ export function fileUploadView(ctx: TwinContext, f: FileUpload): Record<string, 
 export function listFileUploads(ctx: TwinContext, wanted: unknown): FileUpload[] {
   const all = ctx.store.list<FileUpload>(FILE_UPLOAD).reverse();
   if (wanted === undefined) return all;
-  if (!['pending', 'uploaded', 'expired', 'failed'].includes(String(wanted))) throw validation(`query failed validation: query.status should be one of "pending", "uploaded", "expired", "failed", instead was \`${JSON.stringify(wanted)}\`.`);
+  if (!['pending', 'uploaded', 'expired', 'failed'].includes(String(wanted)))
+    throw validation(
+      `query failed validation: query.status should be one of "pending", "uploaded", "expired", "failed", instead was \`${JSON.stringify(wanted)}\`.`,
+    );
   return all.filter((f) => status(ctx, f) === wanted);
 }
 

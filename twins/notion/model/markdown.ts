@@ -49,21 +49,66 @@ function render(ctx: TwinContext, containerId: string, indent: string, out: stri
     number = b.type === 'numbered_list_item' ? number + 1 : 0;
     const nested = () => render(ctx, b.id, `${indent}\t`, out, unknown);
     switch (b.type) {
-      case 'paragraph': out.push(`${indent}${text}`); nested(); break;
-      case 'heading_1': out.push(`${indent}# ${text}`); break;
-      case 'heading_2': out.push(`${indent}## ${text}`); break;
-      case 'heading_3': out.push(`${indent}### ${text}`); break;
-      case 'bulleted_list_item': out.push(`${indent}- ${text}`); nested(); break;
-      case 'numbered_list_item': out.push(`${indent}${number}. ${text}`); nested(); break;
-      case 'to_do': out.push(`${indent}- [${c.checked ? 'x' : ' '}] ${text}`); nested(); break;
-      case 'quote': out.push(`${indent}> ${text}`); nested(); break;
-      case 'code': out.push(`${indent}\`\`\`${c.language === 'plain text' ? '' : String(c.language)}`, ...plainText(c.rich_text as RichText[]).split('\n').map((l) => `${indent}${l}`), `${indent}\`\`\``); break;
-      case 'divider': out.push(`${indent}---`); break;
-      case 'toggle': out.push(`${indent}<details>`, `${indent}<summary>${text}</summary>`); nested(); out.push(`${indent}</details>`); break;
-      case 'callout': out.push(`${indent}<callout>`, `${indent}\t${text}`); nested(); out.push(`${indent}</callout>`); break;
-      case 'equation': out.push(`${indent}$$${String(c.expression)}$$`); break;
-      case 'bookmark': case 'embed': out.push(`${indent}<${b.type} url="${String(c.url)}"/>`); break;
-      default: unknown.push(b.id);
+      case 'paragraph':
+        out.push(`${indent}${text}`);
+        nested();
+        break;
+      case 'heading_1':
+        out.push(`${indent}# ${text}`);
+        break;
+      case 'heading_2':
+        out.push(`${indent}## ${text}`);
+        break;
+      case 'heading_3':
+        out.push(`${indent}### ${text}`);
+        break;
+      case 'bulleted_list_item':
+        out.push(`${indent}- ${text}`);
+        nested();
+        break;
+      case 'numbered_list_item':
+        out.push(`${indent}${number}. ${text}`);
+        nested();
+        break;
+      case 'to_do':
+        out.push(`${indent}- [${c.checked ? 'x' : ' '}] ${text}`);
+        nested();
+        break;
+      case 'quote':
+        out.push(`${indent}> ${text}`);
+        nested();
+        break;
+      case 'code':
+        out.push(
+          `${indent}\`\`\`${c.language === 'plain text' ? '' : String(c.language)}`,
+          ...plainText(c.rich_text as RichText[])
+            .split('\n')
+            .map((l) => `${indent}${l}`),
+          `${indent}\`\`\``,
+        );
+        break;
+      case 'divider':
+        out.push(`${indent}---`);
+        break;
+      case 'toggle':
+        out.push(`${indent}<details>`, `${indent}<summary>${text}</summary>`);
+        nested();
+        out.push(`${indent}</details>`);
+        break;
+      case 'callout':
+        out.push(`${indent}<callout>`, `${indent}\t${text}`);
+        nested();
+        out.push(`${indent}</callout>`);
+        break;
+      case 'equation':
+        out.push(`${indent}$$${String(c.expression)}$$`);
+        break;
+      case 'bookmark':
+      case 'embed':
+        out.push(`${indent}<${b.type} url="${String(c.url)}"/>`);
+        break;
+      default:
+        unknown.push(b.id);
     }
   }
 }
@@ -74,7 +119,13 @@ export function pageMarkdown(ctx: TwinContext, pageId: string): Record<string, u
   const unknown: string[] = [];
   render(ctx, pageId, '', out, unknown);
   const markdown = out.join('\n');
-  return { object: 'page_markdown', id: pageId, markdown: markdown.slice(0, MAX_MARKDOWN), truncated: markdown.length > MAX_MARKDOWN, unknown_block_ids: unknown };
+  return {
+    object: 'page_markdown',
+    id: pageId,
+    markdown: markdown.slice(0, MAX_MARKDOWN),
+    truncated: markdown.length > MAX_MARKDOWN,
+    unknown_block_ids: unknown,
+  };
 }
 
 /** Inline markdown → rich text request items (bold, italic, code, strikethrough, links). */
@@ -83,7 +134,8 @@ function inlineItems(s: string): unknown[] {
   const re = /\*\*([^*]+)\*\*|~~([^~]+)~~|`([^`]+)`|\[([^\]]+)\]\(([^)\s]+)\)|\*([^*]+)\*/g;
   let last = 0;
   const text = (content: string, annotations: Record<string, boolean> = {}, url?: string) => {
-    for (let i = 0; i < content.length; i += 2000) items.push({ type: 'text', text: { content: content.slice(i, i + 2000), link: url ? { url } : null }, annotations });
+    for (let i = 0; i < content.length; i += 2000)
+      items.push({ type: 'text', text: { content: content.slice(i, i + 2000), link: url ? { url } : null }, annotations });
   };
   for (const m of s.matchAll(re)) {
     if (m.index! > last) text(s.slice(last, m.index));
@@ -175,7 +227,8 @@ export function updatePageMarkdown(ctx: TwinContext, pageId: string, body: Recor
     }
     case 'update_content': {
       const updates = field(args, 'content_updates');
-      if (!Array.isArray(updates) || updates.length === 0 || updates.length > 100) throw bodyInvalid('update_content.content_updates', 'should be a list of 1 to 100 updates', updates);
+      if (!Array.isArray(updates) || updates.length === 0 || updates.length > 100)
+        throw bodyInvalid('update_content.content_updates', 'should be a list of 1 to 100 updates', updates);
       next = current;
       updates.forEach((u, i) => {
         const oldStr = requireString(field(u, 'old_str'), `update_content.content_updates[${i}].old_str`);
@@ -200,7 +253,12 @@ export function updatePageMarkdown(ctx: TwinContext, pageId: string, body: Recor
   }
   // Child pages and databases stay; the text content is replaced by the new markdown's blocks.
   setChildren(ctx, pageId, keep);
-  const blocks = markdownBlocks(next.split('\n').filter((l) => !/^\s*<(?:page|database) url=/.test(l)).join('\n'));
+  const blocks = markdownBlocks(
+    next
+      .split('\n')
+      .filter((l) => !/^\s*<(?:page|database) url=/.test(l))
+      .join('\n'),
+  );
   for (let i = 0; i < blocks.length; i += 100) appendChildren(ctx, pageId, blocks.slice(i, i + 100), undefined);
   return pageMarkdown(ctx, pageId);
 }

@@ -6,7 +6,20 @@ import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { bodyInvalid, NotionError, validation } from '../wire/errors.js';
 import { bodyId, field, isObject, paginate, type PageRequest } from '../wire/params.js';
 import type { ApiVersion } from '../wire/version.js';
-import { childrenOf, getDataSource, getDatabase, getPage, insertChildren, notionUrl, peopleView, refs, savePage, setChildren, trashed, userRef } from './access.js';
+import {
+  childrenOf,
+  getDataSource,
+  getDatabase,
+  getPage,
+  insertChildren,
+  notionUrl,
+  peopleView,
+  refs,
+  savePage,
+  setChildren,
+  trashed,
+  userRef,
+} from './access.js';
 import { createPageChildren, parentView } from './blocks.js';
 import { findProperty, PAGE_TITLE_SCHEMA, pageTitle, propertiesView, valueView, writeValues } from './properties.js';
 import { newId, stamps, touch, type DataSource, type Page, type Parent, type PropertySchema } from './records.js';
@@ -28,7 +41,11 @@ function resolveParent(ctx: TwinContext, raw: unknown, api: ApiVersion): { paren
   if (field(raw, 'database_id') !== undefined) {
     const db = getDatabase(ctx, bodyId(field(raw, 'database_id'), 'parent.database_id'));
     if (db.data_source_ids.length !== 1) {
-      throw validation(api.dataSources ? 'Databases with multiple data sources cannot be used as a parent: use a data_source_id parent.' : 'Databases with multiple data sources are not supported in this API version.');
+      throw validation(
+        api.dataSources
+          ? 'Databases with multiple data sources cannot be used as a parent: use a data_source_id parent.'
+          : 'Databases with multiple data sources are not supported in this API version.',
+      );
     }
     const ds = getDataSource(ctx, db.data_source_ids[0]!);
     return { parent: { type: 'data_source_id', data_source_id: ds.id, database_id: db.id }, dataSource: ds };
@@ -54,7 +71,15 @@ export function createPage(ctx: TwinContext, body: Record<string, unknown>, api:
   const { parent, dataSource } = resolveParent(ctx, field(body, 'parent'), api);
   if (dataSource?.in_trash) throw validation("Can't edit block that is archived. You must unarchive the block before editing.");
   const by = me(ctx).id;
-  const page: Page = { id: newId(ctx), parent, icon: field(body, 'icon') ?? null, cover: field(body, 'cover') ?? null, values: {}, is_locked: false, ...stamps(ctx, by) };
+  const page: Page = {
+    id: newId(ctx),
+    parent,
+    icon: field(body, 'icon') ?? null,
+    cover: field(body, 'cover') ?? null,
+    values: {},
+    is_locked: false,
+    ...stamps(ctx, by),
+  };
   const schema = dataSource ? dataSource.properties : PAGE_TITLE_SCHEMA;
   let props = field(body, 'properties');
   // Under a page, `{title: […]}` is accepted as well as `{title: {title: […]}}`.
@@ -75,7 +100,8 @@ export function updatePage(ctx: TwinContext, id: string, body: Record<string, un
   const wasTrashed = trashed(ctx, page.parent, page);
   const edits = ['properties', 'icon', 'cover', 'is_locked'].some((k) => field(body, k) !== undefined);
   if (wasTrashed && edits && trashFlag !== false) throw validation("Can't edit block that is archived. You must unarchive the block before editing.");
-  if (page.is_locked && field(body, 'properties') !== undefined && field(body, 'is_locked') !== false) throw new NotionError(400, 'validation_error', 'Page is locked and cannot be edited.');
+  if (page.is_locked && field(body, 'properties') !== undefined && field(body, 'is_locked') !== false)
+    throw new NotionError(400, 'validation_error', 'Page is locked and cannot be edited.');
   if (typeof trashFlag === 'boolean') page.in_trash = trashFlag;
   const { schema, dataSource } = schemaOf(ctx, page);
   const written = writeValues(ctx, page, schema, field(body, 'properties'), refs(ctx), dataSource?.id ?? null);
@@ -85,8 +111,14 @@ export function updatePage(ctx: TwinContext, id: string, body: Record<string, un
   if (typeof field(body, 'is_locked') === 'boolean') page.is_locked = field(body, 'is_locked') as boolean;
   touch(ctx, page, me(ctx).id);
   savePage(ctx, page);
-  if (written.length) emitEvent(ctx, { type: 'page.properties_updated', entity: { id: page.id, type: 'page' }, data: { parent: eventParent(page), updated_properties: written } });
-  if (typeof trashFlag === 'boolean' && trashFlag !== wasTrashed) emitEvent(ctx, { type: trashFlag ? 'page.deleted' : 'page.undeleted', entity: { id: page.id, type: 'page' }, data: { parent: eventParent(page) } });
+  if (written.length)
+    emitEvent(ctx, {
+      type: 'page.properties_updated',
+      entity: { id: page.id, type: 'page' },
+      data: { parent: eventParent(page), updated_properties: written },
+    });
+  if (typeof trashFlag === 'boolean' && trashFlag !== wasTrashed)
+    emitEvent(ctx, { type: trashFlag ? 'page.deleted' : 'page.undeleted', entity: { id: page.id, type: 'page' }, data: { parent: eventParent(page) } });
   return page;
 }
 
@@ -124,7 +156,13 @@ export function propertyItem(ctx: TwinContext, page: Page, propertyId: string, p
   const value = valueView(page, prop, peopleView(ctx), schema);
   if (!PAGINATED.has(prop.type)) return { object: 'property_item', ...value };
   const items = (prop.type === 'relation' ? (value.relation as unknown[]) : (value[prop.type] as unknown[])).map((v, i) => ({ i, v }));
-  const list = paginate(items, pageReq, (x) => String(x.i), (x) => ({ object: 'property_item', id: prop.id, type: prop.type, [prop.type]: x.v }), 'property_item');
+  const list = paginate(
+    items,
+    pageReq,
+    (x) => String(x.i),
+    (x) => ({ object: 'property_item', id: prop.id, type: prop.type, [prop.type]: x.v }),
+    'property_item',
+  );
   return { ...list, property_item: { id: prop.id, next_url: null, type: prop.type, [prop.type]: {} } };
 }
 
@@ -132,7 +170,8 @@ export function propertyItem(ctx: TwinContext, page: Page, propertyId: string, p
 export function movePage(ctx: TwinContext, id: string, body: Record<string, unknown>, api: ApiVersion): Page {
   const page = getPage(ctx, id);
   const raw = field(body, 'parent');
-  if (!isObject(raw) || (field(raw, 'page_id') === undefined && field(raw, 'data_source_id') === undefined)) throw bodyInvalid('parent', 'should be a `page_id` or `data_source_id` parent', raw);
+  if (!isObject(raw) || (field(raw, 'page_id') === undefined && field(raw, 'data_source_id') === undefined))
+    throw bodyInvalid('parent', 'should be a `page_id` or `data_source_id` parent', raw);
   const { parent, dataSource } = resolveParent(ctx, raw, api);
   if (parent.type === 'page_id') {
     for (let p: Page | undefined = getPage(ctx, parent.page_id), d = 0; p && d < 64; d++) {
@@ -140,7 +179,12 @@ export function movePage(ctx: TwinContext, id: string, body: Record<string, unkn
       p = p.parent.type === 'page_id' ? ctx.store.get<Page>('page', p.parent.page_id) : undefined;
     }
   }
-  if (page.parent.type === 'page_id') setChildren(ctx, page.parent.page_id, childrenOf(ctx, page.parent.page_id).filter((c) => c !== page.id));
+  if (page.parent.type === 'page_id')
+    setChildren(
+      ctx,
+      page.parent.page_id,
+      childrenOf(ctx, page.parent.page_id).filter((c) => c !== page.id),
+    );
   const title = page.values.title ?? Object.entries(page.values).find(([k]) => schemaOf(ctx, page).schema.find((p) => p.id === k)?.type === 'title')?.[1];
   const keep = new Set((dataSource ? dataSource.properties : PAGE_TITLE_SCHEMA).map((p) => p.id));
   page.values = Object.fromEntries(Object.entries(page.values).filter(([k]) => keep.has(k)));

@@ -13,15 +13,34 @@ import type { DataSource, Page, PropertySchema, SelectOption } from './records.j
 import { COLORS, plainText, richText, type MentionNames, type RichText } from './rich-text.js';
 
 export const PROPERTY_TYPES = [
-  'title', 'rich_text', 'number', 'select', 'multi_select', 'status', 'date', 'people', 'checkbox', 'url', 'email', 'phone_number',
-  'relation', 'formula', 'created_time', 'last_edited_time', 'created_by', 'last_edited_by', 'files',
+  'title',
+  'rich_text',
+  'number',
+  'select',
+  'multi_select',
+  'status',
+  'date',
+  'people',
+  'checkbox',
+  'url',
+  'email',
+  'phone_number',
+  'relation',
+  'formula',
+  'created_time',
+  'last_edited_time',
+  'created_by',
+  'last_edited_by',
+  'files',
 ] as const;
 const READ_ONLY = new Set(['formula', 'created_time', 'last_edited_time', 'created_by', 'last_edited_by']);
 const NUMBER_FORMATS = ['number', 'number_with_commas', 'percent', 'dollar', 'euro', 'pound', 'yen', 'rupee', 'won', 'yuan'];
 
 /** Notion's short property ids (`%3AUPp`-like): four URL-safe characters from the name and a counter. */
 function propertyId(ctx: TwinContext, name: string): string {
-  const h = createHash('sha256').update(`${name}:${ctx.ids.sequence('property-id')}`).digest('base64url');
+  const h = createHash('sha256')
+    .update(`${name}:${ctx.ids.sequence('property-id')}`)
+    .digest('base64url');
   return encodeURIComponent(h.slice(0, 4));
 }
 
@@ -35,7 +54,8 @@ function options(ctx: TwinContext, raw: unknown, path: string): SelectOption[] {
   const seen = new Set<string>();
   return raw.map((o, i) => {
     const name = field(o, 'name');
-    if (typeof name !== 'string' || name === '' || name.includes(',')) throw bodyInvalid(`${path}[${i}].name`, 'should be a non-empty string without commas', name);
+    if (typeof name !== 'string' || name === '' || name.includes(','))
+      throw bodyInvalid(`${path}[${i}].name`, 'should be a non-empty string without commas', name);
     if (seen.has(name)) throw validation(`Duplicate option name: ${name}`);
     seen.add(name);
     const color = field(o, 'color');
@@ -54,7 +74,8 @@ function config(ctx: TwinContext, type: string, raw: unknown, path: string, reso
   switch (type) {
     case 'number': {
       const format = field(raw, 'format') ?? 'number';
-      if (typeof format !== 'string' || !NUMBER_FORMATS.includes(format)) throw bodyInvalid(`${path}.number.format`, `should be one of ${NUMBER_FORMATS.map((f) => `"${f}"`).join(', ')}`, format);
+      if (typeof format !== 'string' || !NUMBER_FORMATS.includes(format))
+        throw bodyInvalid(`${path}.number.format`, `should be one of ${NUMBER_FORMATS.map((f) => `"${f}"`).join(', ')}`, format);
       return { format };
     }
     case 'select':
@@ -102,7 +123,13 @@ function typeOf(raw: Record<string, unknown>, path: string): string {
  * Apply a properties request to a schema: new names add properties, `null` removes one, `{name}`
  * renames, a type key changes the type. The first title wins the id `title`; a schema has exactly one.
  */
-export function applySchema(ctx: TwinContext, current: PropertySchema[], raw: unknown, resolveDataSource: (id: string) => DataSource, creating: boolean): PropertySchema[] {
+export function applySchema(
+  ctx: TwinContext,
+  current: PropertySchema[],
+  raw: unknown,
+  resolveDataSource: (id: string) => DataSource,
+  creating: boolean,
+): PropertySchema[] {
   if (raw === undefined) return current;
   if (!isObject(raw)) throw bodyInvalid('properties', 'should be an object', raw);
   const next = current.map((p) => ({ ...p }));
@@ -127,7 +154,13 @@ export function applySchema(ctx: TwinContext, current: PropertySchema[], raw: un
       const type = typeOf(value, path);
       if (type === 'title' && next.some((p) => p.type === 'title')) throw validation('Databases can only have one title property.');
       const name = typeof rename === 'string' && rename !== '' ? rename : key;
-      next.push({ id: type === 'title' ? 'title' : propertyId(ctx, name), name, type, description: typeof description === 'string' ? description : null, config: config(ctx, type, field(value, type), path, resolveDataSource) });
+      next.push({
+        id: type === 'title' ? 'title' : propertyId(ctx, name),
+        name,
+        type,
+        description: typeof description === 'string' ? description : null,
+        config: config(ctx, type, field(value, type), path, resolveDataSource),
+      });
       continue;
     }
     const prop = next[idx]!;
@@ -188,7 +221,12 @@ function option(ctx: TwinContext, prop: PropertySchema, raw: unknown, path: stri
   }
   if (name.includes(',')) throw validation(`Option names cannot contain commas: ${name}`);
   const color = field(raw, 'color');
-  const made: SelectOption = { id: optionId(ctx), name, color: typeof color === 'string' && COLORS.includes(color) ? color : COLORS[(opts.length % (COLORS.length - 1)) + 1]!, description: null };
+  const made: SelectOption = {
+    id: optionId(ctx),
+    name,
+    color: typeof color === 'string' && COLORS.includes(color) ? color : COLORS[(opts.length % (COLORS.length - 1)) + 1]!,
+    description: null,
+  };
   opts.push(made);
   return made.id;
 }
@@ -204,7 +242,8 @@ function dateValue(raw: unknown, path: string): Record<string, unknown> | null {
   const start = field(raw, 'start');
   if (typeof start !== 'string' || Number.isNaN(Date.parse(start))) throw bodyInvalid(`${path}.start`, 'should be a valid ISO 8601 date string', start);
   const end = field(raw, 'end');
-  if (end !== undefined && end !== null && (typeof end !== 'string' || Number.isNaN(Date.parse(end)))) throw bodyInvalid(`${path}.end`, 'should be a valid ISO 8601 date string', end);
+  if (end !== undefined && end !== null && (typeof end !== 'string' || Number.isNaN(Date.parse(end))))
+    throw bodyInvalid(`${path}.end`, 'should be a valid ISO 8601 date string', end);
   const tz = field(raw, 'time_zone');
   return { start, end: typeof end === 'string' ? end : null, time_zone: typeof tz === 'string' ? tz : null };
 }
@@ -301,7 +340,22 @@ export function writeValues(ctx: TwinContext, page: Page, schema: PropertySchema
   return written;
 }
 
-const EMPTY: Record<string, unknown> = { title: [], rich_text: [], number: null, select: null, multi_select: [], status: null, date: null, people: [], checkbox: false, url: null, email: null, phone_number: null, relation: [], files: [] };
+const EMPTY: Record<string, unknown> = {
+  title: [],
+  rich_text: [],
+  number: null,
+  select: null,
+  multi_select: [],
+  status: null,
+  date: null,
+  people: [],
+  checkbox: false,
+  url: null,
+  email: null,
+  phone_number: null,
+  relation: [],
+  files: [],
+};
 
 function optionView(prop: PropertySchema, id: unknown): Record<string, unknown> | null {
   const o = (prop.config.options as SelectOption[] | undefined)?.find((x) => x.id === id);
@@ -353,7 +407,12 @@ function formulaInput(page: Page, schema: PropertySchema[], name: string, people
 }
 
 /** `{id, type, <type>: value}` for one property of a page. */
-export function valueView(page: Page, prop: PropertySchema, people: (id: string) => Record<string, unknown>, schema: PropertySchema[]): Record<string, unknown> {
+export function valueView(
+  page: Page,
+  prop: PropertySchema,
+  people: (id: string) => Record<string, unknown>,
+  schema: PropertySchema[],
+): Record<string, unknown> {
   const v = rawValue(page, prop, people, schema);
   const base = { id: prop.id, type: prop.type };
   switch (prop.type) {
@@ -375,9 +434,16 @@ export function valueView(page: Page, prop: PropertySchema, people: (id: string)
 }
 
 /** The properties object of a page: every property of its schema, keyed by name. */
-export function propertiesView(page: Page, schema: PropertySchema[], people: (id: string) => Record<string, unknown>, only?: Set<string>): Record<string, unknown> {
+export function propertiesView(
+  page: Page,
+  schema: PropertySchema[],
+  people: (id: string) => Record<string, unknown>,
+  only?: Set<string>,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const p of schema) if (!only || only.has(p.id)) Object.defineProperty(out, p.name, { value: valueView(page, p, people, schema), enumerable: true, writable: true, configurable: true });
+  for (const p of schema)
+    if (!only || only.has(p.id))
+      Object.defineProperty(out, p.name, { value: valueView(page, p, people, schema), enumerable: true, writable: true, configurable: true });
   return out;
 }
 

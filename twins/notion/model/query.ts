@@ -22,14 +22,22 @@ function textCond(get: (p: Page) => string, cond: Record<string, unknown>): Pred
   const [op, arg] = single(cond);
   const s = String(arg ?? '');
   switch (op) {
-    case 'equals': return (p) => get(p) === s;
-    case 'does_not_equal': return (p) => get(p) !== s;
-    case 'contains': return (p) => get(p).toLowerCase().includes(s.toLowerCase());
-    case 'does_not_contain': return (p) => !get(p).toLowerCase().includes(s.toLowerCase());
-    case 'starts_with': return (p) => get(p).toLowerCase().startsWith(s.toLowerCase());
-    case 'ends_with': return (p) => get(p).toLowerCase().endsWith(s.toLowerCase());
-    case 'is_empty': return (p) => get(p) === '';
-    case 'is_not_empty': return (p) => get(p) !== '';
+    case 'equals':
+      return (p) => get(p) === s;
+    case 'does_not_equal':
+      return (p) => get(p) !== s;
+    case 'contains':
+      return (p) => get(p).toLowerCase().includes(s.toLowerCase());
+    case 'does_not_contain':
+      return (p) => !get(p).toLowerCase().includes(s.toLowerCase());
+    case 'starts_with':
+      return (p) => get(p).toLowerCase().startsWith(s.toLowerCase());
+    case 'ends_with':
+      return (p) => get(p).toLowerCase().endsWith(s.toLowerCase());
+    case 'is_empty':
+      return (p) => get(p) === '';
+    case 'is_not_empty':
+      return (p) => get(p) !== '';
   }
   throw unknownCondition(op);
 }
@@ -40,8 +48,12 @@ function numberCond(get: (p: Page) => number | null, cond: Record<string, unknow
   if (op === 'is_not_empty') return (p) => get(p) !== null;
   if (typeof arg !== 'number') throw bodyInvalid(`filter.number.${op}`, 'should be a number', arg);
   const cmp: Record<string, (a: number) => boolean> = {
-    equals: (a) => a === arg, does_not_equal: (a) => a !== arg, greater_than: (a) => a > arg, less_than: (a) => a < arg,
-    greater_than_or_equal_to: (a) => a >= arg, less_than_or_equal_to: (a) => a <= arg,
+    equals: (a) => a === arg,
+    does_not_equal: (a) => a !== arg,
+    greater_than: (a) => a > arg,
+    less_than: (a) => a < arg,
+    greater_than_or_equal_to: (a) => a >= arg,
+    less_than_or_equal_to: (a) => a <= arg,
   };
   const f = cmp[op];
   if (!f) throw unknownCondition(op);
@@ -57,16 +69,22 @@ function dateCond(ctx: TwinContext, get: (p: Page) => string | null, cond: Recor
   if (op === 'is_not_empty') return (p) => get(p) !== null;
   const now = ctx.clock.nowMs();
   const range: Record<string, [number, number]> = {
-    past_week: [now - 7 * DAY, now], past_month: [now - 30 * DAY, now], past_year: [now - 365 * DAY, now],
-    next_week: [now, now + 7 * DAY], next_month: [now, now + 30 * DAY], next_year: [now, now + 365 * DAY], this_week: [now - 7 * DAY, now + 7 * DAY],
+    past_week: [now - 7 * DAY, now],
+    past_month: [now - 30 * DAY, now],
+    past_year: [now - 365 * DAY, now],
+    next_week: [now, now + 7 * DAY],
+    next_month: [now, now + 30 * DAY],
+    next_year: [now, now + 365 * DAY],
+    this_week: [now - 7 * DAY, now + 7 * DAY],
   };
   const r = range[op];
-  if (r) return (p) => {
-    const v = get(p);
-    if (v === null) return false;
-    const t = Date.parse(v);
-    return t >= r[0] && t <= r[1];
-  };
+  if (r)
+    return (p) => {
+      const v = get(p);
+      if (v === null) return false;
+      const t = Date.parse(v);
+      return t >= r[0] && t <= r[1];
+    };
   if (typeof arg !== 'string' || Number.isNaN(Date.parse(arg))) throw bodyInvalid(`filter.date.${op}`, 'should be a valid ISO 8601 date string', arg);
   const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(arg);
   const t = Date.parse(arg);
@@ -117,11 +135,19 @@ function propertyFilter(ctx: TwinContext, schema: PropertySchema[], f: Record<st
   const condKey = Object.keys(f).find((k) => k !== 'property' && k !== 'type');
   const cond = condKey ? f[condKey] : undefined;
   if (!condKey || !isObject(cond)) throw bodyInvalid('filter', 'should have a condition', f);
-  const compatible = condKey === prop.type || (TEXT.has(condKey) && TEXT.has(prop.type)) || (condKey === 'date' && (prop.type === 'created_time' || prop.type === 'last_edited_time')) || (condKey === 'people' && (prop.type === 'created_by' || prop.type === 'last_edited_by'));
+  const compatible =
+    condKey === prop.type ||
+    (TEXT.has(condKey) && TEXT.has(prop.type)) ||
+    (condKey === 'date' && (prop.type === 'created_time' || prop.type === 'last_edited_time')) ||
+    (condKey === 'people' && (prop.type === 'created_by' || prop.type === 'last_edited_by'));
   if (!compatible) throw validation(`database property ${prop.type} does not match filter ${condKey}`);
   const raw = (p: Page) => rawValue(p, prop, peopleView(ctx), schema);
   switch (prop.type) {
-    case 'title': case 'rich_text': case 'url': case 'email': case 'phone_number':
+    case 'title':
+    case 'rich_text':
+    case 'url':
+    case 'email':
+    case 'phone_number':
       return textCond((p) => text(p, prop, schema, ctx), cond);
     case 'number':
       return numberCond((p) => raw(p) as number | null, cond);
@@ -132,7 +158,8 @@ function propertyFilter(ctx: TwinContext, schema: PropertySchema[], f: Record<st
       if (op === 'does_not_equal') return (p) => raw(p) !== arg;
       throw unknownCondition(op);
     }
-    case 'select': case 'status': {
+    case 'select':
+    case 'status': {
       const [op, arg] = single(cond);
       if (op === 'is_empty') return (p) => raw(p) === null;
       if (op === 'is_not_empty') return (p) => raw(p) !== null;
@@ -142,14 +169,21 @@ function propertyFilter(ctx: TwinContext, schema: PropertySchema[], f: Record<st
       throw unknownCondition(op);
     }
     case 'multi_select':
-      return listCond((p) => raw(p) as string[], cond, (n) => optionByName(prop, n));
-    case 'people': case 'relation':
+      return listCond(
+        (p) => raw(p) as string[],
+        cond,
+        (n) => optionByName(prop, n),
+      );
+    case 'people':
+    case 'relation':
       return listCond((p) => raw(p) as string[], cond, canonicalId);
-    case 'created_by': case 'last_edited_by':
+    case 'created_by':
+    case 'last_edited_by':
       return listCond((p) => [String(raw(p))], cond, canonicalId);
     case 'date':
-      return dateCond(ctx, (p) => ((raw(p) as { start: string } | null)?.start ?? null), cond);
-    case 'created_time': case 'last_edited_time':
+      return dateCond(ctx, (p) => (raw(p) as { start: string } | null)?.start ?? null, cond);
+    case 'created_time':
+    case 'last_edited_time':
       return dateCond(ctx, (p) => String(raw(p)), cond);
     case 'formula': {
       const sub = Object.keys(cond)[0];
@@ -159,7 +193,7 @@ function propertyFilter(ctx: TwinContext, schema: PropertySchema[], f: Record<st
       if (sub === 'string') return textCond((p) => String(result(p).string ?? ''), inner);
       if (sub === 'number') return numberCond((p) => (result(p).number as number | null | undefined) ?? null, inner);
       if (sub === 'checkbox') return (p) => result(p).boolean === field(inner, 'equals');
-      if (sub === 'date') return dateCond(ctx, (p) => ((result(p).date as { start: string } | undefined)?.start ?? null), inner);
+      if (sub === 'date') return dateCond(ctx, (p) => (result(p).date as { start: string } | undefined)?.start ?? null, inner);
       throw unknownCondition(String(sub));
     }
   }
@@ -193,20 +227,27 @@ type Cmp = (a: Page, b: Page) => number;
 function sortKey(ctx: TwinContext, schema: PropertySchema[], prop: PropertySchema, p: Page): string | number | null {
   const v = rawValue(p, prop, peopleView(ctx), schema);
   switch (prop.type) {
-    case 'title': case 'rich_text': return plainText(v as RichText[]) || null;
-    case 'number': return v as number | null;
-    case 'checkbox': return v ? 1 : 0;
-    case 'select': case 'status': {
+    case 'title':
+    case 'rich_text':
+      return plainText(v as RichText[]) || null;
+    case 'number':
+      return v as number | null;
+    case 'checkbox':
+      return v ? 1 : 0;
+    case 'select':
+    case 'status': {
       const idx = (prop.config.options as SelectOption[]).findIndex((o) => o.id === v);
       return idx === -1 ? null : idx;
     }
-    case 'date': return (v as { start: string } | null)?.start ?? null;
+    case 'date':
+      return (v as { start: string } | null)?.start ?? null;
     case 'formula': {
       const r = v as Record<string, unknown>;
       const x = r[String(r.type)];
       return typeof x === 'number' || typeof x === 'string' ? x : null;
     }
-    default: return typeof v === 'string' || typeof v === 'number' ? v : Array.isArray(v) ? v.length : null;
+    default:
+      return typeof v === 'string' || typeof v === 'number' ? v : Array.isArray(v) ? v.length : null;
   }
 }
 

@@ -4,7 +4,20 @@
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import type { RichText } from './rich-text.js';
 
-export const RESOURCES = ['workspace', 'user', 'page', 'database', 'data_source', 'block', 'children', 'comment', 'webhook_subscription', 'file_upload', 'view', 'view_query'] as const;
+export const RESOURCES = [
+  'workspace',
+  'user',
+  'page',
+  'database',
+  'data_source',
+  'block',
+  'children',
+  'comment',
+  'webhook_subscription',
+  'file_upload',
+  'view',
+  'view_query',
+] as const;
 
 export interface User {
   id: string;

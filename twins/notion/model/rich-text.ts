@@ -47,7 +47,9 @@ function one(raw: unknown, path: string, names: MentionNames): RichText {
   if (!isObject(raw)) throw bodyInvalid(path, 'should be an object', raw);
   const ann = annotations(field(raw, 'annotations'));
   const text = field(raw, 'text');
-  const type = field(raw, 'type') ?? (text !== undefined ? 'text' : field(raw, 'mention') !== undefined ? 'mention' : field(raw, 'equation') !== undefined ? 'equation' : undefined);
+  const type =
+    field(raw, 'type') ??
+    (text !== undefined ? 'text' : field(raw, 'mention') !== undefined ? 'mention' : field(raw, 'equation') !== undefined ? 'equation' : undefined);
   if (type === 'text') {
     const content = field(text, 'content');
     if (typeof content !== 'string') throw bodyInvalid(`${path}.text.content`, 'should be defined', content);
@@ -64,15 +66,42 @@ function one(raw: unknown, path: string, names: MentionNames): RichText {
   if (type === 'mention') {
     const m = field(raw, 'mention');
     const userId = canonicalId(field(field(m, 'user'), 'id'));
-    if (userId) return { type: 'mention', mention: { type: 'user', user: { object: 'user', id: userId } }, annotations: ann, plain_text: `@${names.user(userId) ?? 'Anonymous'}`, href: null };
+    if (userId)
+      return {
+        type: 'mention',
+        mention: { type: 'user', user: { object: 'user', id: userId } },
+        annotations: ann,
+        plain_text: `@${names.user(userId) ?? 'Anonymous'}`,
+        href: null,
+      };
     const pageId = canonicalId(field(field(m, 'page'), 'id'));
-    if (pageId) return { type: 'mention', mention: { type: 'page', page: { id: pageId } }, annotations: ann, plain_text: names.page(pageId) ?? 'Untitled', href: `https://www.notion.so/${pageId.replace(/-/g, '')}` };
+    if (pageId)
+      return {
+        type: 'mention',
+        mention: { type: 'page', page: { id: pageId } },
+        annotations: ann,
+        plain_text: names.page(pageId) ?? 'Untitled',
+        href: `https://www.notion.so/${pageId.replace(/-/g, '')}`,
+      };
     const dbId = canonicalId(field(field(m, 'database'), 'id'));
-    if (dbId) return { type: 'mention', mention: { type: 'database', database: { id: dbId } }, annotations: ann, plain_text: names.page(dbId) ?? 'Untitled', href: `https://www.notion.so/${dbId.replace(/-/g, '')}` };
+    if (dbId)
+      return {
+        type: 'mention',
+        mention: { type: 'database', database: { id: dbId } },
+        annotations: ann,
+        plain_text: names.page(dbId) ?? 'Untitled',
+        href: `https://www.notion.so/${dbId.replace(/-/g, '')}`,
+      };
     const start = field(field(m, 'date'), 'start');
     if (typeof start === 'string') {
       const end = field(field(m, 'date'), 'end');
-      return { type: 'mention', mention: { type: 'date', date: { start, end: typeof end === 'string' ? end : null, time_zone: null } }, annotations: ann, plain_text: typeof end === 'string' ? `${start} → ${end}` : start, href: null };
+      return {
+        type: 'mention',
+        mention: { type: 'date', date: { start, end: typeof end === 'string' ? end : null, time_zone: null } },
+        annotations: ann,
+        plain_text: typeof end === 'string' ? `${start} → ${end}` : start,
+        href: null,
+      };
     }
     throw bodyInvalid(`${path}.mention`, 'should be a user, page, database or date mention', m);
   }

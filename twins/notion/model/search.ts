@@ -10,7 +10,10 @@ import { pageTitle } from './properties.js';
 import type { DataSource, Database, Page } from './records.js';
 import { plainText } from './rich-text.js';
 
-export type Hit = { kind: 'page'; page: Page; order: number } | { kind: 'data_source'; ds: DataSource; order: number } | { kind: 'database'; db: Database; order: number };
+export type Hit =
+  | { kind: 'page'; page: Page; order: number }
+  | { kind: 'data_source'; ds: DataSource; order: number }
+  | { kind: 'database'; db: Database; order: number };
 
 export function search(ctx: TwinContext, body: Record<string, unknown>, api: ApiVersion): Hit[] {
   const query = field(body, 'query');

@@ -11,7 +11,15 @@ const API = { version: LATEST_VERSION, dataSources: true };
 export const TASKS_SCHEMA = {
   Name: { title: {} },
   Status: { status: {} },
-  Tags: { multi_select: { options: [{ name: 'design', color: 'purple' }, { name: 'backend', color: 'blue' }, { name: 'urgent', color: 'red' }] } },
+  Tags: {
+    multi_select: {
+      options: [
+        { name: 'design', color: 'purple' },
+        { name: 'backend', color: 'blue' },
+        { name: 'urgent', color: 'red' },
+      ],
+    },
+  },
   Assignee: { people: {} },
   Due: { date: {} },
   Done: { checkbox: {} },

@@ -55,14 +55,29 @@ export function createView(ctx: TwinContext, body: Record<string, unknown>): Vie
   if (typeof name !== 'string' || name === '') throw bodyInvalid('name', 'should be a non-empty string', name);
   if (typeof type !== 'string' || !VIEW_TYPES.includes(type)) throw bodyInvalid('type', `should be one of ${VIEW_TYPES.map((t) => `"${t}"`).join(', ')}`, type);
   check(ctx, ds.id, field(body, 'filter'), field(body, 'sorts'));
-  const view: View = { id: newId(ctx), database_id: ds.database_id, data_source_id: ds.id, name, type, filter: field(body, 'filter') ?? null, sorts: field(body, 'sorts') ?? null, configuration: configuration(field(body, 'configuration')), ...stamps(ctx, me(ctx).id) };
+  const view: View = {
+    id: newId(ctx),
+    database_id: ds.database_id,
+    data_source_id: ds.id,
+    name,
+    type,
+    filter: field(body, 'filter') ?? null,
+    sorts: field(body, 'sorts') ?? null,
+    configuration: configuration(field(body, 'configuration')),
+    ...stamps(ctx, me(ctx).id),
+  };
   ctx.store.put(VIEW, view.id, view);
   return view;
 }
 
 export function getView(ctx: TwinContext, id: string): View {
   const v = ctx.store.get<View>(VIEW, id);
-  if (!v || v.in_trash) throw new NotionError(404, 'object_not_found', `Could not find view with ID: ${id}. Make sure the relevant pages and databases are shared with your integration.`);
+  if (!v || v.in_trash)
+    throw new NotionError(
+      404,
+      'object_not_found',
+      `Could not find view with ID: ${id}. Make sure the relevant pages and databases are shared with your integration.`,
+    );
   return v;
 }
 
@@ -94,7 +109,8 @@ export function deleteView(ctx: TwinContext, id: string): View {
 export function listViews(ctx: TwinContext, query: Record<string, unknown>): View[] {
   const dbId = field(query, 'database_id');
   const dsId = field(query, 'data_source_id');
-  if (dbId === undefined && dsId === undefined) throw validation('query failed validation: one of query.database_id or query.data_source_id should be defined.');
+  if (dbId === undefined && dsId === undefined)
+    throw validation('query failed validation: one of query.database_id or query.data_source_id should be defined.');
   const db = dbId !== undefined ? getDatabase(ctx, bodyId(dbId, 'database_id')).id : undefined;
   const ds = dsId !== undefined ? getDataSource(ctx, bodyId(dsId, 'data_source_id')).id : undefined;
   return ctx.store.list<View>(VIEW).filter((v) => !v.in_trash && (db === undefined || v.database_id === db) && (ds === undefined || v.data_source_id === ds));
@@ -102,10 +118,21 @@ export function listViews(ctx: TwinContext, query: Record<string, unknown>): Vie
 
 export function viewView(v: View): Record<string, unknown> {
   return {
-    object: 'view', id: v.id, parent: { type: 'database_id', database_id: v.database_id }, name: v.name, type: v.type,
-    created_time: v.created_time, last_edited_time: v.last_edited_time, url: `${notionUrl('', v.database_id)}?v=${v.id.replace(/-/g, '')}`,
-    data_source_id: v.data_source_id, created_by: userRef(v.created_by), last_edited_by: userRef(v.last_edited_by),
-    filter: v.filter, sorts: v.sorts, quick_filters: null, configuration: v.configuration,
+    object: 'view',
+    id: v.id,
+    parent: { type: 'database_id', database_id: v.database_id },
+    name: v.name,
+    type: v.type,
+    created_time: v.created_time,
+    last_edited_time: v.last_edited_time,
+    url: `${notionUrl('', v.database_id)}?v=${v.id.replace(/-/g, '')}`,
+    data_source_id: v.data_source_id,
+    created_by: userRef(v.created_by),
+    last_edited_by: userRef(v.last_edited_by),
+    filter: v.filter,
+    sorts: v.sorts,
+    quick_filters: null,
+    configuration: v.configuration,
   };
 }
 
@@ -137,4 +164,3 @@ export function deleteViewQuery(ctx: TwinContext, viewId: string, queryId: strin
 export function expiresAt(q: ViewQuery): string {
   return new Date(q.expires_ms).toISOString();
 }
-

@@ -13,7 +13,17 @@ import { field } from '../wire/params.js';
 import { newId, type WebhookSubscription } from './records.js';
 import { me, workspace } from './workspace.js';
 
-export const EVENT_TYPES = ['page.created', 'page.properties_updated', 'page.content_updated', 'page.moved', 'page.deleted', 'page.undeleted', 'comment.created', 'comment.updated', 'comment.deleted'];
+export const EVENT_TYPES = [
+  'page.created',
+  'page.properties_updated',
+  'page.content_updated',
+  'page.moved',
+  'page.deleted',
+  'page.undeleted',
+  'comment.created',
+  'comment.updated',
+  'comment.deleted',
+];
 
 export function createSubscription(ctx: TwinContext, body: Record<string, unknown>): WebhookSubscription {
   const rawUrl = field(body, 'url');
@@ -28,10 +38,23 @@ export function createSubscription(ctx: TwinContext, body: Record<string, unknow
   const eventTypes = types === undefined ? EVENT_TYPES : Array.isArray(types) ? types.map(String) : [];
   const unknown = eventTypes.find((t) => !EVENT_TYPES.includes(t));
   if (eventTypes.length === 0 || unknown) throw bodyInvalid('event_types', `should be a list of ${EVENT_TYPES.join(', ')}`, types);
-  const sub: WebhookSubscription = { id: newId(ctx), url: url.toString(), event_types: eventTypes, verification_token: `secret_${ctx.ids.token(43)}`, created_time: ctx.clock.now().toISOString() };
+  const sub: WebhookSubscription = {
+    id: newId(ctx),
+    url: url.toString(),
+    event_types: eventTypes,
+    verification_token: `secret_${ctx.ids.token(43)}`,
+    created_time: ctx.clock.now().toISOString(),
+  };
   ctx.store.put('webhook_subscription', sub.id, sub);
   // The one-time verification request (unsigned: the token is what signs everything later).
-  ctx.deliveries.send({ event: 'verification', source_id: `verification:${sub.id}`, endpoint_id: sub.id, url: sub.url, payload: JSON.stringify({ verification_token: sub.verification_token }), signing_secret: null });
+  ctx.deliveries.send({
+    event: 'verification',
+    source_id: `verification:${sub.id}`,
+    endpoint_id: sub.id,
+    url: sub.url,
+    payload: JSON.stringify({ verification_token: sub.verification_token }),
+    signing_secret: null,
+  });
   return sub;
 }
 
@@ -61,7 +84,15 @@ export function emitEvent(ctx: TwinContext, event: WebhookEvent): void {
       type: event.type,
       data: event.data,
     };
-    ctx.deliveries.send({ event: event.type, source_id: payload.id, endpoint_id: sub.id, url: sub.url, payload: JSON.stringify(payload), headers: { 'user-agent': 'notion-api' }, signing_secret: sub.verification_token });
+    ctx.deliveries.send({
+      event: event.type,
+      source_id: payload.id,
+      endpoint_id: sub.id,
+      url: sub.url,
+      payload: JSON.stringify(payload),
+      headers: { 'user-agent': 'notion-api' },
+      signing_secret: sub.verification_token,
+    });
   }
 }
 

@@ -32,7 +32,10 @@ export function findUser(ctx: TwinContext, id: string): User {
 export function userView(ctx: TwinContext, u: User): Record<string, unknown> {
   const base = { object: 'user', id: u.id, name: u.name, avatar_url: u.avatar_url, type: u.type };
   if (u.type === 'person') return { ...base, person: { email: u.email } };
-  return { ...base, bot: { owner: { type: 'workspace', workspace: true }, workspace_name: workspace(ctx).name, workspace_limits: { max_file_upload_size_in_bytes: 5_242_880 } } };
+  return {
+    ...base,
+    bot: { owner: { type: 'workspace', workspace: true }, workspace_name: workspace(ctx).name, workspace_limits: { max_file_upload_size_in_bytes: 5_242_880 } },
+  };
 }
 
 /** Users in the order Notion lists them: people first, then bots. */

@@ -15,13 +15,37 @@ function query(req: TwinRequest, ctx: TwinContext, ds: DataSource) {
   const raw = req.query.filter_properties;
   const only = raw === undefined ? undefined : (Array.isArray(raw) ? raw : [raw]).map(String);
   const type = api.dataSources ? 'page_or_data_source' : 'page_or_database';
-  return { status: 200, body: paginate(queryPages(ctx, ds, jsonBody(req)), pageRequest(req), (p) => p.id, (p) => pageView(ctx, p, api, only), type) };
+  return {
+    status: 200,
+    body: paginate(
+      queryPages(ctx, ds, jsonBody(req)),
+      pageRequest(req),
+      (p) => p.id,
+      (p) => pageView(ctx, p, api, only),
+      type,
+    ),
+  };
 }
 
 export const databaseRoutes: TwinRoute[] = [
-  { method: 'POST', path: '/v1/databases', handler: (req, ctx) => ({ status: 200, body: databaseView(ctx, createDatabase(ctx, jsonBody(req), apiVersion(req)), apiVersion(req)) }) },
-  { method: 'GET', path: '/v1/databases/{database_id}', handler: (req, ctx) => ({ status: 200, body: databaseView(ctx, getDatabase(ctx, pathId(req, 'database_id')), apiVersion(req)) }) },
-  { method: 'PATCH', path: '/v1/databases/{database_id}', handler: (req, ctx) => ({ status: 200, body: databaseView(ctx, updateDatabase(ctx, pathId(req, 'database_id'), jsonBody(req), apiVersion(req)), apiVersion(req)) }) },
+  {
+    method: 'POST',
+    path: '/v1/databases',
+    handler: (req, ctx) => ({ status: 200, body: databaseView(ctx, createDatabase(ctx, jsonBody(req), apiVersion(req)), apiVersion(req)) }),
+  },
+  {
+    method: 'GET',
+    path: '/v1/databases/{database_id}',
+    handler: (req, ctx) => ({ status: 200, body: databaseView(ctx, getDatabase(ctx, pathId(req, 'database_id')), apiVersion(req)) }),
+  },
+  {
+    method: 'PATCH',
+    path: '/v1/databases/{database_id}',
+    handler: (req, ctx) => ({
+      status: 200,
+      body: databaseView(ctx, updateDatabase(ctx, pathId(req, 'database_id'), jsonBody(req), apiVersion(req)), apiVersion(req)),
+    }),
+  },
   {
     method: 'POST',
     path: '/v1/databases/{database_id}/query',
@@ -32,13 +56,24 @@ export const databaseRoutes: TwinRoute[] = [
     },
   },
   { method: 'POST', path: '/v1/data_sources', handler: (req, ctx) => ({ status: 200, body: dataSourceView(ctx, createDataSource(ctx, jsonBody(req))) }) },
-  { method: 'GET', path: '/v1/data_sources/{data_source_id}', handler: (req, ctx) => ({ status: 200, body: dataSourceView(ctx, getDataSource(ctx, pathId(req, 'data_source_id'))) }) },
+  {
+    method: 'GET',
+    path: '/v1/data_sources/{data_source_id}',
+    handler: (req, ctx) => ({ status: 200, body: dataSourceView(ctx, getDataSource(ctx, pathId(req, 'data_source_id'))) }),
+  },
   {
     method: 'PATCH',
     path: '/v1/data_sources/{data_source_id}',
-    handler: (req, ctx) => ({ status: 200, body: dataSourceView(ctx, updateDataSource(ctx, getDataSource(ctx, pathId(req, 'data_source_id')), jsonBody(req))) }),
+    handler: (req, ctx) => ({
+      status: 200,
+      body: dataSourceView(ctx, updateDataSource(ctx, getDataSource(ctx, pathId(req, 'data_source_id')), jsonBody(req))),
+    }),
   },
-  { method: 'POST', path: '/v1/data_sources/{data_source_id}/query', handler: (req, ctx) => query(req, ctx, getDataSource(ctx, pathId(req, 'data_source_id'))) },
+  {
+    method: 'POST',
+    path: '/v1/data_sources/{data_source_id}/query',
+    handler: (req, ctx) => query(req, ctx, getDataSource(ctx, pathId(req, 'data_source_id'))),
+  },
   {
     method: 'GET',
     path: '/v1/data_sources/{data_source_id}/templates',

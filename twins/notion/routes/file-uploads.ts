@@ -12,9 +12,22 @@ export const fileUploadRoutes: TwinRoute[] = [
   {
     method: 'GET',
     path: '/v1/file_uploads',
-    handler: (req, ctx) => ({ status: 200, body: paginate(listFileUploads(ctx, req.query.status), pageRequest(req), (f) => f.id, (f) => fileUploadView(ctx, f), 'file_upload') }),
+    handler: (req, ctx) => ({
+      status: 200,
+      body: paginate(
+        listFileUploads(ctx, req.query.status),
+        pageRequest(req),
+        (f) => f.id,
+        (f) => fileUploadView(ctx, f),
+        'file_upload',
+      ),
+    }),
   },
-  { method: 'GET', path: '/v1/file_uploads/{file_upload_id}', handler: (req, ctx) => ({ status: 200, body: fileUploadView(ctx, getFileUpload(ctx, pathId(req, 'file_upload_id'))) }) },
+  {
+    method: 'GET',
+    path: '/v1/file_uploads/{file_upload_id}',
+    handler: (req, ctx) => ({ status: 200, body: fileUploadView(ctx, getFileUpload(ctx, pathId(req, 'file_upload_id'))) }),
+  },
   {
     method: 'POST',
     path: '/v1/file_uploads/{file_upload_id}/send',
@@ -23,7 +36,11 @@ export const fileUploadRoutes: TwinRoute[] = [
       return { status: 200, body: fileUploadView(ctx, sendPart(ctx, pathId(req, 'file_upload_id'), form.files.get('file'), form.fields.get('part_number'))) };
     },
   },
-  { method: 'POST', path: '/v1/file_uploads/{file_upload_id}/complete', handler: (req, ctx) => ({ status: 200, body: fileUploadView(ctx, completeUpload(ctx, pathId(req, 'file_upload_id'))) }) },
+  {
+    method: 'POST',
+    path: '/v1/file_uploads/{file_upload_id}/complete',
+    handler: (req, ctx) => ({ status: 200, body: fileUploadView(ctx, completeUpload(ctx, pathId(req, 'file_upload_id'))) }),
+  },
   {
     method: 'GET',
     path: '/v1/twin/file_uploads/{file_upload_id}/content',

@@ -10,4 +10,13 @@ import { twinRoutes } from './twin.js';
 import { userRoutes } from './users.js';
 import { viewRoutes } from './views.js';
 
-export const routes: TwinRoute[] = [...userRoutes, ...pageRoutes, ...databaseRoutes, ...blockRoutes, ...searchRoutes, ...fileUploadRoutes, ...viewRoutes, ...twinRoutes];
+export const routes: TwinRoute[] = [
+  ...userRoutes,
+  ...pageRoutes,
+  ...databaseRoutes,
+  ...blockRoutes,
+  ...searchRoutes,
+  ...fileUploadRoutes,
+  ...viewRoutes,
+  ...twinRoutes,
+];

@@ -15,12 +15,32 @@ function filterProperties(req: TwinRequest): string[] | undefined {
 }
 
 export const pageRoutes: TwinRoute[] = [
-  { method: 'POST', path: '/v1/pages', handler: (req, ctx) => ({ status: 200, body: pageView(ctx, createPage(ctx, jsonBody(req), apiVersion(req)), apiVersion(req)) }) },
-  { method: 'GET', path: '/v1/pages/{page_id}', handler: (req, ctx) => ({ status: 200, body: pageView(ctx, getPage(ctx, pathId(req, 'page_id')), apiVersion(req), filterProperties(req)) }) },
-  { method: 'PATCH', path: '/v1/pages/{page_id}', handler: (req, ctx) => ({ status: 200, body: pageView(ctx, updatePage(ctx, pathId(req, 'page_id'), jsonBody(req)), apiVersion(req)) }) },
-  { method: 'POST', path: '/v1/pages/{page_id}/move', handler: (req, ctx) => ({ status: 200, body: pageView(ctx, movePage(ctx, pathId(req, 'page_id'), jsonBody(req), apiVersion(req)), apiVersion(req)) }) },
+  {
+    method: 'POST',
+    path: '/v1/pages',
+    handler: (req, ctx) => ({ status: 200, body: pageView(ctx, createPage(ctx, jsonBody(req), apiVersion(req)), apiVersion(req)) }),
+  },
+  {
+    method: 'GET',
+    path: '/v1/pages/{page_id}',
+    handler: (req, ctx) => ({ status: 200, body: pageView(ctx, getPage(ctx, pathId(req, 'page_id')), apiVersion(req), filterProperties(req)) }),
+  },
+  {
+    method: 'PATCH',
+    path: '/v1/pages/{page_id}',
+    handler: (req, ctx) => ({ status: 200, body: pageView(ctx, updatePage(ctx, pathId(req, 'page_id'), jsonBody(req)), apiVersion(req)) }),
+  },
+  {
+    method: 'POST',
+    path: '/v1/pages/{page_id}/move',
+    handler: (req, ctx) => ({ status: 200, body: pageView(ctx, movePage(ctx, pathId(req, 'page_id'), jsonBody(req), apiVersion(req)), apiVersion(req)) }),
+  },
   { method: 'GET', path: '/v1/pages/{page_id}/markdown', handler: (req, ctx) => ({ status: 200, body: pageMarkdown(ctx, pathId(req, 'page_id')) }) },
-  { method: 'PATCH', path: '/v1/pages/{page_id}/markdown', handler: (req, ctx) => ({ status: 200, body: updatePageMarkdown(ctx, pathId(req, 'page_id'), jsonBody(req)) }) },
+  {
+    method: 'PATCH',
+    path: '/v1/pages/{page_id}/markdown',
+    handler: (req, ctx) => ({ status: 200, body: updatePageMarkdown(ctx, pathId(req, 'page_id'), jsonBody(req)) }),
+  },
   {
     method: 'GET',
     path: '/v1/pages/{page_id}/properties/{property_id}',

@@ -16,7 +16,8 @@ export const searchRoutes: TwinRoute[] = [
     handler: (req, ctx) => {
       const api = apiVersion(req);
       const type = api.dataSources ? 'page_or_data_source' : 'page_or_database';
-      const view = (h: ReturnType<typeof search>[number]) => (h.kind === 'page' ? pageView(ctx, h.page, api) : h.kind === 'data_source' ? dataSourceView(ctx, h.ds) : databaseView(ctx, h.db, api));
+      const view = (h: ReturnType<typeof search>[number]) =>
+        h.kind === 'page' ? pageView(ctx, h.page, api) : h.kind === 'data_source' ? dataSourceView(ctx, h.ds) : databaseView(ctx, h.db, api);
       return { status: 200, body: paginate(search(ctx, jsonBody(req), api), pageRequest(req), hitId, view, type) };
     },
   },
@@ -36,8 +37,16 @@ export const searchRoutes: TwinRoute[] = [
     path: '/v1/comments/{comment_id}',
     handler: (req, ctx) => ({ status: 200, body: commentView(getComment(ctx, pathId(req, 'comment_id'))) }),
   },
-  { method: 'PATCH', path: '/v1/comments/{comment_id}', handler: (req, ctx) => ({ status: 200, body: commentView(updateComment(ctx, pathId(req, 'comment_id'), jsonBody(req))) }) },
-  { method: 'DELETE', path: '/v1/comments/{comment_id}', handler: (req, ctx) => ({ status: 200, body: commentView(deleteComment(ctx, pathId(req, 'comment_id'))) }) },
+  {
+    method: 'PATCH',
+    path: '/v1/comments/{comment_id}',
+    handler: (req, ctx) => ({ status: 200, body: commentView(updateComment(ctx, pathId(req, 'comment_id'), jsonBody(req))) }),
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/comments/{comment_id}',
+    handler: (req, ctx) => ({ status: 200, body: commentView(deleteComment(ctx, pathId(req, 'comment_id'))) }),
+  },
   // Every request is answered synchronously (`allow_async` never defers), so no async task exists.
   {
     method: 'GET',
@@ -47,5 +56,9 @@ export const searchRoutes: TwinRoute[] = [
     },
   },
   // The workspace has no custom emojis; the list answers Notion's empty page.
-  { method: 'GET', path: '/v1/custom_emojis', handler: () => ({ status: 200, body: { object: 'list', type: 'custom_emoji', results: [], has_more: false, next_cursor: null } }) },
+  {
+    method: 'GET',
+    path: '/v1/custom_emojis',
+    handler: () => ({ status: 200, body: { object: 'list', type: 'custom_emoji', results: [], has_more: false, next_cursor: null } }),
+  },
 ];

@@ -9,7 +9,25 @@ import { createSubscription } from '../model/webhooks.js';
 import type { WebhookSubscription } from '../model/records.js';
 
 export const twinRoutes: TwinRoute[] = [
-  { method: 'POST', path: '/v1/twin/webhooks', unmetered: true, handler: (req, ctx) => ({ status: 200, body: { object: 'webhook_subscription', ...createSubscription(ctx, jsonBody(req)) } }) },
-  { method: 'GET', path: '/v1/twin/webhooks', unmetered: true, handler: (_req, ctx) => ({ status: 200, body: { object: 'list', results: ctx.store.list<WebhookSubscription>('webhook_subscription').map((s) => ({ object: 'webhook_subscription', ...s })) } }) },
-  { method: 'POST', path: '/v1/twin/rate_limit', unmetered: true, handler: (req, ctx) => ({ status: 200, body: { object: 'rate_limit', limit: setRateLimit(ctx, jsonBody(req)) } }) },
+  {
+    method: 'POST',
+    path: '/v1/twin/webhooks',
+    unmetered: true,
+    handler: (req, ctx) => ({ status: 200, body: { object: 'webhook_subscription', ...createSubscription(ctx, jsonBody(req)) } }),
+  },
+  {
+    method: 'GET',
+    path: '/v1/twin/webhooks',
+    unmetered: true,
+    handler: (_req, ctx) => ({
+      status: 200,
+      body: { object: 'list', results: ctx.store.list<WebhookSubscription>('webhook_subscription').map((s) => ({ object: 'webhook_subscription', ...s })) },
+    }),
+  },
+  {
+    method: 'POST',
+    path: '/v1/twin/rate_limit',
+    unmetered: true,
+    handler: (req, ctx) => ({ status: 200, body: { object: 'rate_limit', limit: setRateLimit(ctx, jsonBody(req)) } }),
+  },
 ];

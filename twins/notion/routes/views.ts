@@ -7,10 +7,27 @@ import { createView, deleteView, deleteViewQuery, expiresAt, getView, getViewQue
 const ref = (id: string) => ({ object: 'page', id });
 
 export const viewRoutes: TwinRoute[] = [
-  { method: 'GET', path: '/v1/views', handler: (req, ctx) => ({ status: 200, body: paginate(listViews(ctx, req.query), pageRequest(req), (v) => v.id, (v) => ({ object: 'view', id: v.id }), 'view') }) },
+  {
+    method: 'GET',
+    path: '/v1/views',
+    handler: (req, ctx) => ({
+      status: 200,
+      body: paginate(
+        listViews(ctx, req.query),
+        pageRequest(req),
+        (v) => v.id,
+        (v) => ({ object: 'view', id: v.id }),
+        'view',
+      ),
+    }),
+  },
   { method: 'POST', path: '/v1/views', handler: (req, ctx) => ({ status: 200, body: viewView(createView(ctx, jsonBody(req))) }) },
   { method: 'GET', path: '/v1/views/{view_id}', handler: (req, ctx) => ({ status: 200, body: viewView(getView(ctx, pathId(req, 'view_id'))) }) },
-  { method: 'PATCH', path: '/v1/views/{view_id}', handler: (req, ctx) => ({ status: 200, body: viewView(updateView(ctx, pathId(req, 'view_id'), jsonBody(req))) }) },
+  {
+    method: 'PATCH',
+    path: '/v1/views/{view_id}',
+    handler: (req, ctx) => ({ status: 200, body: viewView(updateView(ctx, pathId(req, 'view_id'), jsonBody(req))) }),
+  },
   {
     method: 'DELETE',
     path: '/v1/views/{view_id}',
@@ -25,13 +42,32 @@ export const viewRoutes: TwinRoute[] = [
     handler: (req, ctx) => {
       const q = runViewQuery(ctx, pathId(req, 'view_id'));
       const first = paginate(q.page_ids, pageRequest(req), (id) => id, ref, 'page');
-      return { status: 200, body: { object: 'view_query', id: q.id, view_id: q.view_id, expires_at: expiresAt(q), total_count: q.page_ids.length, results: first.results, next_cursor: first.next_cursor, has_more: first.has_more } };
+      return {
+        status: 200,
+        body: {
+          object: 'view_query',
+          id: q.id,
+          view_id: q.view_id,
+          expires_at: expiresAt(q),
+          total_count: q.page_ids.length,
+          results: first.results,
+          next_cursor: first.next_cursor,
+          has_more: first.has_more,
+        },
+      };
     },
   },
   {
     method: 'GET',
     path: '/v1/views/{view_id}/queries/{query_id}',
-    handler: (req, ctx) => ({ status: 200, body: paginate(getViewQuery(ctx, pathId(req, 'view_id'), pathId(req, 'query_id')).page_ids, pageRequest(req), (id) => id, ref, 'page') }),
+    handler: (req, ctx) => ({
+      status: 200,
+      body: paginate(getViewQuery(ctx, pathId(req, 'view_id'), pathId(req, 'query_id')).page_ids, pageRequest(req), (id) => id, ref, 'page'),
+    }),
   },
-  { method: 'DELETE', path: '/v1/views/{view_id}/queries/{query_id}', handler: (req, ctx) => ({ status: 200, body: deleteViewQuery(ctx, pathId(req, 'view_id'), pathId(req, 'query_id')) }) },
+  {
+    method: 'DELETE',
+    path: '/v1/views/{view_id}/queries/{query_id}',
+    handler: (req, ctx) => ({ status: 200, body: deleteViewQuery(ctx, pathId(req, 'view_id'), pathId(req, 'query_id')) }),
+  },
 ];

@@ -62,7 +62,13 @@ class NotionSeedSession {
   async database(e: SeedEntity): Promise<void> {
     const v = this.ctx.values;
     const name = e.attributes.name ?? `${v.pick(e.key, 'database.name', v.builtInPool('word'))} tracker`;
-    const db = (await this.call('POST', '/v1/databases', { parent: { type: 'page_id', page_id: this.homeId }, title: [{ text: { content: name } }], initial_data_source: { properties: TASKS_SCHEMA } })).body;
+    const db = (
+      await this.call('POST', '/v1/databases', {
+        parent: { type: 'page_id', page_id: this.homeId },
+        title: [{ text: { content: name } }],
+        initial_data_source: { properties: TASKS_SCHEMA },
+      })
+    ).body;
     const ds = db.data_sources[0].id as string;
     for (const c of e.children) await this.page(ds, c);
   }
@@ -80,16 +86,22 @@ class NotionSeedSession {
     };
     if (state === 'done') properties.Done = { checkbox: true };
     if (e.attributes.tag) properties.Tags = { multi_select: [{ name: e.attributes.tag.replace(/,/g, ' ') }] };
-    if (!e.states.includes('unassigned') && this.people.length) properties.Assignee = { people: [{ id: this.people[v.number(e.key, 'assignee') % this.people.length] }] };
+    if (!e.states.includes('unassigned') && this.people.length)
+      properties.Assignee = { people: [{ id: this.people[v.number(e.key, 'assignee') % this.people.length] }] };
     const page = (await this.call('POST', '/v1/pages', { parent: { type: 'data_source_id', data_source_id: dataSource }, properties })).body as { id: string };
     const paragraphs = e.children.filter((c) => c.resource === 'paragraph');
     if (paragraphs.length) {
-      await this.call('PATCH', `/v1/blocks/${page.id}/children`, { children: paragraphs.map((c) => ({ paragraph: { rich_text: [{ text: { content: v.pick(c.key, 'paragraph.text', v.builtInPool('sentence')) } }] } })) });
+      await this.call('PATCH', `/v1/blocks/${page.id}/children`, {
+        children: paragraphs.map((c) => ({ paragraph: { rich_text: [{ text: { content: v.pick(c.key, 'paragraph.text', v.builtInPool('sentence')) } }] } })),
+      });
     }
     for (const c of e.children) {
       if (c.resource === 'comment') {
         await this.ctx.api.advanceBy(v.int(c.key, 'delay', 60, 1800) * 1000);
-        await this.call('POST', '/v1/comments', { parent: { page_id: page.id }, rich_text: [{ text: { content: v.pick(c.key, 'comment.body', v.builtInPool('sentence')) } }] });
+        await this.call('POST', '/v1/comments', {
+          parent: { page_id: page.id },
+          rich_text: [{ text: { content: v.pick(c.key, 'comment.body', v.builtInPool('sentence')) } }],
+        });
       } else if (c.resource !== 'paragraph') throw new SeedExpansionError(`A Notion page holds paragraphs and comments, not ${c.resource} records.`);
     }
     if (e.states.includes('archived')) await this.call('PATCH', `/v1/pages/${page.id}`, { in_trash: true });

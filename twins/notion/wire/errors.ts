@@ -37,9 +37,17 @@ export function bodyInvalid(path: string, expectation: string, got: unknown): No
 
 export function notFound(kind: 'page' | 'block' | 'database' | 'data_source' | 'user' | 'comment', id: string): NotionError {
   const noun = kind === 'data_source' ? 'data source' : kind;
-  return new NotionError(404, 'object_not_found', `Could not find ${noun} with ID: ${id}. Make sure the relevant pages and databases are shared with your integration.`);
+  return new NotionError(
+    404,
+    'object_not_found',
+    `Could not find ${noun} with ID: ${id}. Make sure the relevant pages and databases are shared with your integration.`,
+  );
 }
 
 export function errorResponse(e: NotionError, requestId: string): TwinResponse {
-  return { status: e.status, headers: { 'content-type': 'application/json; charset=utf-8' }, body: { object: 'error', status: e.status, code: e.code, message: e.message, request_id: requestId } };
+  return {
+    status: e.status,
+    headers: { 'content-type': 'application/json; charset=utf-8' },
+    body: { object: 'error', status: e.status, code: e.code, message: e.message, request_id: requestId },
+  };
 }

@@ -67,7 +67,8 @@ export function pageRequest(req: TwinRequest): PageRequest {
   }
   const rawCursor = field(from, 'start_cursor');
   if (rawCursor === undefined || rawCursor === null || rawCursor === '') return { cursor: undefined, size };
-  if (typeof rawCursor !== 'string') throw validation(`${where} failed validation: ${where}.start_cursor should be a string, instead was \`${JSON.stringify(rawCursor)}\`.`);
+  if (typeof rawCursor !== 'string')
+    throw validation(`${where} failed validation: ${where}.start_cursor should be a string, instead was \`${JSON.stringify(rawCursor)}\`.`);
   return { cursor: rawCursor, size };
 }
 

@@ -41,7 +41,10 @@ export function authenticateNotion(req: TwinRequest, ctx: TwinContext): TwinResp
 function finish(res: TwinResponse, req: TwinRequest, ctx: TwinContext): TwinResponse {
   const id = requestId(req, ctx);
   const body = res.body;
-  const withId = body && typeof body === 'object' && !Array.isArray(body) && !Buffer.isBuffer(body) && !('request_id' in body) ? { ...(body as Record<string, unknown>), request_id: id } : body;
+  const withId =
+    body && typeof body === 'object' && !Array.isArray(body) && !Buffer.isBuffer(body) && !('request_id' in body)
+      ? { ...(body as Record<string, unknown>), request_id: id }
+      : body;
   return { ...res, headers: { 'content-type': 'application/json; charset=utf-8', ...(res.headers ?? {}), 'x-notion-request-id': id }, body: withId };
 }
 
@@ -49,7 +52,8 @@ export async function aroundNotion(call: RouteCall, run: RunRoute): Promise<Twin
   const { req, ctx } = call;
   // A body that is not JSON (or not a JSON object) is refused before any route reads it.
   const multipart = /^multipart\/form-data\b/i.test(String(req.headers['content-type'] ?? ''));
-  if (req.rawBody.length > 0 && req.bodyKind !== 'json' && !multipart) return finish(errorResponse(new NotionError(400, 'invalid_json', 'Error parsing JSON body.'), requestId(req, ctx)), req, ctx);
+  if (req.rawBody.length > 0 && req.bodyKind !== 'json' && !multipart)
+    return finish(errorResponse(new NotionError(400, 'invalid_json', 'Error parsing JSON body.'), requestId(req, ctx)), req, ctx);
   if (req.bodyKind === 'json' && !req.rawBody.toString('utf8').trimStart().startsWith('{')) {
     return finish(errorResponse(new NotionError(400, 'validation_error', 'body failed validation: body should be an object.'), requestId(req, ctx)), req, ctx);
   }

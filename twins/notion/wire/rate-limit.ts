@@ -28,8 +28,10 @@ export function setRateLimit(ctx: TwinContext, body: Record<string, unknown>): L
     return null;
   }
   const per = field(body, 'per_seconds') ?? 1;
-  if (typeof requests !== 'number' || !Number.isInteger(requests) || requests < 1 || requests > 1e9) throw bodyInvalid('requests', 'should be a whole number from 1 (or null to lift the limit)', requests);
-  if (typeof per !== 'number' || !Number.isInteger(per) || per < 1 || per > 86_400) throw bodyInvalid('per_seconds', 'should be a whole number of seconds from 1 to 86400', per);
+  if (typeof requests !== 'number' || !Number.isInteger(requests) || requests < 1 || requests > 1e9)
+    throw bodyInvalid('requests', 'should be a whole number from 1 (or null to lift the limit)', requests);
+  if (typeof per !== 'number' || !Number.isInteger(per) || per < 1 || per > 86_400)
+    throw bodyInvalid('per_seconds', 'should be a whole number of seconds from 1 to 86400', per);
   const limit = { requests, per_seconds: per };
   ctx.store.setMeta(LIMIT_KEY, JSON.stringify(limit));
   ctx.store.setMeta(WINDOW_KEY, '');

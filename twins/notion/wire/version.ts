@@ -22,7 +22,9 @@ export function apiVersion(req: TwinRequest): ApiVersion {
     throw new NotionError(400, 'missing_version', 'Notion-Version header failed validation: Notion-Version header should be defined, instead was `undefined`.');
   }
   if (!(NOTION_VERSIONS as readonly string[]).includes(value)) {
-    throw validation(`Notion-Version header failed validation: Notion-Version header should be one of ${NOTION_VERSIONS.map((v) => `"${v}"`).join(', ')}, instead was \`"${value}"\`.`);
+    throw validation(
+      `Notion-Version header failed validation: Notion-Version header should be one of ${NOTION_VERSIONS.map((v) => `"${v}"`).join(', ')}, instead was \`"${value}"\`.`,
+    );
   }
   return { version: value, dataSources: value >= '2025-09-03' };
 }

@@ -74,11 +74,13 @@ function readLines(ctx: TwinContext, fileId: string, endpoint: BatchEndpoint): B
 
 export function createBatch(ctx: TwinContext, input: { inputFileId: string; endpoint: BatchEndpoint; metadata?: Record<string, string> }): Batch {
   const file = retrieveFile(ctx, input.inputFileId);
-  if (file.purpose !== 'batch') throw invalidRequest(`The file ${file.id} has purpose '${file.purpose}'; a batch needs a file with purpose 'batch'.`, 'input_file_id', 'invalid_value');
+  if (file.purpose !== 'batch')
+    throw invalidRequest(`The file ${file.id} has purpose '${file.purpose}'; a batch needs a file with purpose 'batch'.`, 'input_file_id', 'invalid_value');
   const lines = readLines(ctx, file.id, input.endpoint);
   const ids = new Set<string>();
   for (const l of lines) {
-    if (ids.has(l.custom_id)) throw invalidRequest(`The custom_id '${l.custom_id}' appears twice; each request needs its own.`, 'input_file_id', 'duplicate_custom_id');
+    if (ids.has(l.custom_id))
+      throw invalidRequest(`The custom_id '${l.custom_id}' appears twice; each request needs its own.`, 'input_file_id', 'duplicate_custom_id');
     ids.add(l.custom_id);
   }
   const now = ctx.clock.nowSeconds();
@@ -143,8 +145,10 @@ async function complete(ctx: TwinContext, b: Batch, run: BatchLineRunner): Promi
     (res.status < 400 ? out : failed).push(entry);
   }
   b.finalizing_at = ctx.clock.nowSeconds();
-  if (out.length > 0) b.output_file_id = createFile(ctx, { filename: `${b.id}_output.jsonl`, purpose: 'batch_output', content: Buffer.from(out.join('\n') + '\n') }).id;
-  if (failed.length > 0) b.error_file_id = createFile(ctx, { filename: `${b.id}_error.jsonl`, purpose: 'batch_output', content: Buffer.from(failed.join('\n') + '\n') }).id;
+  if (out.length > 0)
+    b.output_file_id = createFile(ctx, { filename: `${b.id}_output.jsonl`, purpose: 'batch_output', content: Buffer.from(out.join('\n') + '\n') }).id;
+  if (failed.length > 0)
+    b.error_file_id = createFile(ctx, { filename: `${b.id}_error.jsonl`, purpose: 'batch_output', content: Buffer.from(failed.join('\n') + '\n') }).id;
   b.request_counts = { total: out.length + failed.length, completed: out.length, failed: failed.length };
   b.status = 'completed';
   b.completed_at = ctx.clock.nowSeconds();

@@ -135,7 +135,9 @@ export async function createChatCompletion(ctx: TwinContext, req: ChatRequest): 
         content: a.text,
         refusal: null,
         annotations: [],
-        ...(a.toolCalls.length > 0 ? { tool_calls: a.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })) } : {}),
+        ...(a.toolCalls.length > 0
+          ? { tool_calls: a.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })) }
+          : {}),
       },
       logprobs: null,
       finish_reason: a.finish,

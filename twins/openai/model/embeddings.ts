@@ -50,7 +50,11 @@ export async function createEmbeddings(ctx: TwinContext, req: EmbeddingInput) {
   if (req.dimensions !== undefined) {
     if (!m.embedding.shortenable) throw invalidRequest('This model does not support specifying dimensions.', 'dimensions', null);
     if (req.dimensions < 1 || req.dimensions > m.embedding.dimensions) {
-      throw invalidRequest(`Invalid value for 'dimensions' = ${req.dimensions}. Must be between 1 and ${m.embedding.dimensions}.`, 'dimensions', 'invalid_value');
+      throw invalidRequest(
+        `Invalid value for 'dimensions' = ${req.dimensions}. Must be between 1 and ${m.embedding.dimensions}.`,
+        'dimensions',
+        'invalid_value',
+      );
     }
     dims = req.dimensions;
   }

@@ -55,7 +55,10 @@ function stored(ctx: TwinContext, id: string): StoredFile {
 }
 
 export function listFiles(ctx: TwinContext, purpose?: string): FileObject[] {
-  return ctx.store.list<StoredFile>(FILE).map((s) => s.file).filter((f) => purpose === undefined || f.purpose === purpose);
+  return ctx.store
+    .list<StoredFile>(FILE)
+    .map((s) => s.file)
+    .filter((f) => purpose === undefined || f.purpose === purpose);
 }
 
 export function retrieveFile(ctx: TwinContext, id: string): FileObject {

@@ -31,7 +31,13 @@ export function generationModel(id: string, endpoint: 'chat_completions' | 'resp
   if (!m) throw modelNotFound(id);
   if (!m.endpoints.includes(endpoint)) {
     if (endpoint === 'chat_completions') {
-      throw new OpenAIError(404, 'This is not a chat model and thus not supported in the v1/chat/completions endpoint. Did you mean to use v1/completions?', 'invalid_request_error', 'model', null);
+      throw new OpenAIError(
+        404,
+        'This is not a chat model and thus not supported in the v1/chat/completions endpoint. Did you mean to use v1/completions?',
+        'invalid_request_error',
+        'model',
+        null,
+      );
     }
     throw new OpenAIError(400, `The requested model '${id}' is not supported with the Responses API.`, 'invalid_request_error', 'model', 'model_not_supported');
   }

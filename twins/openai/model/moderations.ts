@@ -9,8 +9,19 @@ import { findScripted } from '../../../twin-runtime/llm/scripted.js';
 import { invalidRequest, modelNotFound } from '../wire/errors.js';
 
 export const MODERATION_CATEGORIES = [
-  'harassment', 'harassment/threatening', 'hate', 'hate/threatening', 'illicit', 'illicit/violent', 'self-harm',
-  'self-harm/intent', 'self-harm/instructions', 'sexual', 'sexual/minors', 'violence', 'violence/graphic',
+  'harassment',
+  'harassment/threatening',
+  'hate',
+  'hate/threatening',
+  'illicit',
+  'illicit/violent',
+  'self-harm',
+  'self-harm/intent',
+  'self-harm/instructions',
+  'sexual',
+  'sexual/minors',
+  'violence',
+  'violence/graphic',
 ] as const;
 
 const MODELS: Record<string, string> = {

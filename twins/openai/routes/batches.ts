@@ -14,7 +14,11 @@ export const batchRoutes: TwinRoute[] = [
       const body = jsonBody(req);
       const endpoint = reqString(body, 'endpoint');
       if (!isBatchEndpoint(endpoint)) {
-        throw invalidRequest(`Invalid value: '${endpoint}'. Supported values are: ${BATCH_ENDPOINTS.map((e) => `'${e}'`).join(', ')}.`, 'endpoint', 'invalid_value');
+        throw invalidRequest(
+          `Invalid value: '${endpoint}'. Supported values are: ${BATCH_ENDPOINTS.map((e) => `'${e}'`).join(', ')}.`,
+          'endpoint',
+          'invalid_value',
+        );
       }
       const window = reqString(body, 'completion_window');
       if (window !== '24h') throw invalidRequest(`Invalid value: '${window}'. Supported values are: '24h'.`, 'completion_window', 'invalid_value');

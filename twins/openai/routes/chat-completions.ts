@@ -24,17 +24,35 @@ const MAX_MESSAGES = 2048;
 function readMessages(body: Body): ChatMessage[] {
   const raw = optArray(body, 'messages');
   if (raw === undefined) throw invalidRequest("Missing required parameter: 'messages'.", 'messages', 'missing_required_parameter');
-  if (raw.length === 0) throw invalidRequest("Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.", 'messages', 'empty_array');
-  if (raw.length > MAX_MESSAGES) throw invalidRequest(`Invalid 'messages': array too long. Expected an array with maximum length ${MAX_MESSAGES}, but got an array with length ${raw.length} instead.`, 'messages', 'array_above_max_length');
+  if (raw.length === 0)
+    throw invalidRequest(
+      "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.",
+      'messages',
+      'empty_array',
+    );
+  if (raw.length > MAX_MESSAGES)
+    throw invalidRequest(
+      `Invalid 'messages': array too long. Expected an array with maximum length ${MAX_MESSAGES}, but got an array with length ${raw.length} instead.`,
+      'messages',
+      'array_above_max_length',
+    );
   const messages = raw.map((m, i): ChatMessage => {
     const role = ownValue(m, 'role');
-    if (typeof role !== 'string') throw invalidRequest(`Missing required parameter: 'messages[${i}].role'.`, `messages[${i}].role`, 'missing_required_parameter');
+    if (typeof role !== 'string')
+      throw invalidRequest(`Missing required parameter: 'messages[${i}].role'.`, `messages[${i}].role`, 'missing_required_parameter');
     if (!(ROLES as readonly string[]).includes(role)) {
-      throw invalidRequest(`Invalid value: '${role}'. Supported values are: 'system', 'assistant', 'user', 'function', 'tool', and 'developer'.`, `messages[${i}].role`, 'invalid_value');
+      throw invalidRequest(
+        `Invalid value: '${role}'. Supported values are: 'system', 'assistant', 'user', 'function', 'tool', and 'developer'.`,
+        `messages[${i}].role`,
+        'invalid_value',
+      );
     }
     const content = ownValue(m, 'content');
     const calls = ownValue(m, 'tool_calls');
-    const msg: ChatMessage = { role: role as ChatMessage['role'], content: content === null || content === undefined ? null : contentText(content, `messages[${i}].content`) };
+    const msg: ChatMessage = {
+      role: role as ChatMessage['role'],
+      content: content === null || content === undefined ? null : contentText(content, `messages[${i}].content`),
+    };
     if (msg.content === null && !(role === 'assistant' && Array.isArray(calls))) {
       throw invalidRequest(`Missing required parameter: 'messages[${i}].content'.`, `messages[${i}].content`, 'missing_required_parameter');
     }
@@ -47,14 +65,19 @@ function readMessages(body: Body): ChatMessage[] {
         const fname = ownValue(fn, 'name');
         const args = ownValue(fn, 'arguments');
         if (typeof id !== 'string' || typeof fname !== 'string' || typeof args !== 'string') {
-          throw invalidRequest(`Missing required parameter: 'messages[${i}].tool_calls[${j}]'.`, `messages[${i}].tool_calls[${j}]`, 'missing_required_parameter');
+          throw invalidRequest(
+            `Missing required parameter: 'messages[${i}].tool_calls[${j}]'.`,
+            `messages[${i}].tool_calls[${j}]`,
+            'missing_required_parameter',
+          );
         }
         return { id, type: 'function' as const, function: { name: fname, arguments: args } };
       });
     }
     if (role === 'tool') {
       const callId = ownValue(m, 'tool_call_id');
-      if (typeof callId !== 'string') throw invalidRequest(`Missing required parameter: 'messages[${i}].tool_call_id'.`, `messages[${i}].tool_call_id`, 'missing_required_parameter');
+      if (typeof callId !== 'string')
+        throw invalidRequest(`Missing required parameter: 'messages[${i}].tool_call_id'.`, `messages[${i}].tool_call_id`, 'missing_required_parameter');
       msg.tool_call_id = callId;
     }
     return msg;
@@ -71,7 +94,11 @@ function checkToolTurns(messages: ChatMessage[]): void {
       while (j >= 0 && messages[j]!.role === 'tool') j--;
       const caller = messages[j];
       if (!caller || caller.role !== 'assistant' || !caller.tool_calls?.some((c) => c.id === m.tool_call_id)) {
-        throw invalidRequest("Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.", `messages.[${i}].role`, null);
+        throw invalidRequest(
+          "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
+          `messages.[${i}].role`,
+          null,
+        );
       }
     }
     if (m.role === 'assistant' && m.tool_calls) {
@@ -101,7 +128,11 @@ function readResponseFormat(body: Body, messages: ChatMessage[]): ChatRequest['r
     return { type: 'json_object' };
   }
   if (type === 'json_schema') return { type: 'json_schema', schema: jsonSchemaOf(ownValue(rf, 'json_schema'), 'response_format.json_schema').schema };
-  throw invalidRequest(`Invalid value: '${String(type)}'. Supported values are: 'text', 'json_object', and 'json_schema'.`, 'response_format.type', 'invalid_value');
+  throw invalidRequest(
+    `Invalid value: '${String(type)}'. Supported values are: 'text', 'json_object', and 'json_schema'.`,
+    'response_format.type',
+    'invalid_value',
+  );
 }
 
 export const chatCompletionRoutes: TwinRoute[] = [
@@ -150,7 +181,11 @@ export const chatCompletionRoutes: TwinRoute[] = [
       return { status: 200, body: cursorPage(listChatCompletions(ctx, { model: typeof model === 'string' ? model : undefined, metadata: filter }), q) };
     },
   },
-  { method: 'GET', path: '/v1/chat/completions/{completion_id}', handler: (req, ctx) => ({ status: 200, body: retrieveChatCompletion(ctx, req.params.completion_id!) }) },
+  {
+    method: 'GET',
+    path: '/v1/chat/completions/{completion_id}',
+    handler: (req, ctx) => ({ status: 200, body: retrieveChatCompletion(ctx, req.params.completion_id!) }),
+  },
   {
     method: 'POST',
     path: '/v1/chat/completions/{completion_id}',
@@ -160,7 +195,11 @@ export const chatCompletionRoutes: TwinRoute[] = [
       return { status: 200, body: updateChatCompletion(ctx, req.params.completion_id!, metadata) };
     },
   },
-  { method: 'DELETE', path: '/v1/chat/completions/{completion_id}', handler: (req, ctx) => ({ status: 200, body: deleteChatCompletion(ctx, req.params.completion_id!) }) },
+  {
+    method: 'DELETE',
+    path: '/v1/chat/completions/{completion_id}',
+    handler: (req, ctx) => ({ status: 200, body: deleteChatCompletion(ctx, req.params.completion_id!) }),
+  },
   {
     method: 'GET',
     path: '/v1/chat/completions/{completion_id}/messages',

@@ -29,7 +29,10 @@ export const embeddingRoutes: TwinRoute[] = [
       if (encoding !== 'float' && encoding !== 'base64') {
         throw invalidRequest(`Invalid value: '${encoding}'. Supported values are: 'float' and 'base64'.`, 'encoding_format', 'invalid_value');
       }
-      return { status: 200, body: await createEmbeddings(ctx, { model, input: readInput(get(body, 'input')), dimensions: optInt(body, 'dimensions', 1, 1_000_000), encoding }) };
+      return {
+        status: 200,
+        body: await createEmbeddings(ctx, { model, input: readInput(get(body, 'input')), dimensions: optInt(body, 'dimensions', 1, 1_000_000), encoding }),
+      };
     },
   },
 ];

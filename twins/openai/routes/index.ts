@@ -10,4 +10,13 @@ import { modelRoutes } from './models.js';
 import { responseRoutes } from './responses.js';
 import { twinRoutes } from './twin.js';
 
-export const routes: TwinRoute[] = [...chatCompletionRoutes, ...responseRoutes, ...embeddingRoutes, ...moderationRoutes, ...modelRoutes, ...fileRoutes, ...batchRoutes, ...twinRoutes];
+export const routes: TwinRoute[] = [
+  ...chatCompletionRoutes,
+  ...responseRoutes,
+  ...embeddingRoutes,
+  ...moderationRoutes,
+  ...modelRoutes,
+  ...fileRoutes,
+  ...batchRoutes,
+  ...twinRoutes,
+];

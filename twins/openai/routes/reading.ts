@@ -20,7 +20,8 @@ export function asked(body: Body): Record<string, unknown> {
 export function contentText(content: unknown, param: string): string {
   if (content === undefined || content === null) return '';
   if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) throw invalidRequest(`Invalid type for '${param}': expected one of a string or array of objects, but got an object instead.`, param, 'invalid_type');
+  if (!Array.isArray(content))
+    throw invalidRequest(`Invalid type for '${param}': expected one of a string or array of objects, but got an object instead.`, param, 'invalid_type');
   return content
     .map((part) => {
       const text = ownValue(part, 'text');
@@ -32,7 +33,11 @@ export function contentText(content: unknown, param: string): string {
 function toolName(name: unknown, param: string): string {
   if (typeof name !== 'string') throw invalidRequest(`Missing required parameter: '${param}'.`, param, 'missing_required_parameter');
   if (!TOOL_NAME.test(name)) {
-    throw invalidRequest(`Invalid '${param}': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`, param, 'invalid_value');
+    throw invalidRequest(
+      `Invalid '${param}': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`,
+      param,
+      'invalid_value',
+    );
   }
   return name;
 }
@@ -42,7 +47,11 @@ export function chatTools(raw: unknown[] | undefined): OfferedTool[] {
   return (raw ?? []).map((t, i) => {
     const fn = ownValue(t, 'function');
     if (ownValue(t, 'type') !== 'function' && ownValue(t, 'type') !== 'custom') {
-      throw invalidRequest(`Invalid value: '${String(ownValue(t, 'type'))}'. Supported values are: 'function' and 'custom'.`, `tools[${i}].type`, 'invalid_value');
+      throw invalidRequest(
+        `Invalid value: '${String(ownValue(t, 'type'))}'. Supported values are: 'function' and 'custom'.`,
+        `tools[${i}].type`,
+        'invalid_value',
+      );
     }
     return { name: toolName(ownValue(fn, 'name'), `tools[${i}].function.name`), parameters: ownValue(fn, 'parameters') ?? { type: 'object', properties: {} } };
   });
@@ -61,12 +70,14 @@ export function responseTools(raw: unknown[] | undefined): OfferedTool[] {
 export function toolChoice(raw: unknown, tools: OfferedTool[]): ToolChoice {
   if (raw === undefined || raw === null) return { mode: 'auto' };
   if (raw === 'none' || raw === 'auto' || raw === 'required') {
-    if (raw === 'required' && tools.length === 0) throw invalidRequest("Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.", 'tool_choice', null);
+    if (raw === 'required' && tools.length === 0)
+      throw invalidRequest("Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.", 'tool_choice', null);
     return { mode: raw };
   }
   const name = ownValue(ownValue(raw, 'function'), 'name') ?? ownValue(raw, 'name');
   if (typeof name !== 'string') throw invalidRequest(`Invalid value for 'tool_choice'.`, 'tool_choice', 'invalid_value');
-  if (!tools.some((t) => t.name === name)) throw invalidRequest(`Invalid value for 'tool_choice': tool '${name}' is not in 'tools'.`, 'tool_choice', 'invalid_value');
+  if (!tools.some((t) => t.name === name))
+    throw invalidRequest(`Invalid value for 'tool_choice': tool '${name}' is not in 'tools'.`, 'tool_choice', 'invalid_value');
   return { mode: 'named', name };
 }
 

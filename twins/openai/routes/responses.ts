@@ -15,13 +15,18 @@ function readInput(body: Body): InputItem[] {
   const input = get(body, 'input');
   if (input === undefined) return [];
   if (typeof input === 'string') return [{ type: 'message', role: 'user', content: input, text: input }];
-  if (!Array.isArray(input)) throw invalidRequest("Invalid type for 'input': expected one of a string or array of input items, but got an object instead.", 'input', 'invalid_type');
+  if (!Array.isArray(input))
+    throw invalidRequest("Invalid type for 'input': expected one of a string or array of input items, but got an object instead.", 'input', 'invalid_type');
   return input.flatMap((item, i): InputItem[] => {
     const type = ownValue(item, 'type') ?? 'message';
     if (type === 'message') {
       const role = ownValue(item, 'role');
       if (!(MESSAGE_ROLES as readonly unknown[]).includes(role)) {
-        throw invalidRequest(`Invalid value: '${String(role)}'. Supported values are: 'assistant', 'system', 'developer', and 'user'.`, `input[${i}].role`, 'invalid_value');
+        throw invalidRequest(
+          `Invalid value: '${String(role)}'. Supported values are: 'assistant', 'system', 'developer', and 'user'.`,
+          `input[${i}].role`,
+          'invalid_value',
+        );
       }
       const content = ownValue(item, 'content');
       return [{ type: 'message', role: role as (typeof MESSAGE_ROLES)[number], content, text: contentText(content, `input[${i}].content`) }];
@@ -38,7 +43,8 @@ function readInput(body: Body): InputItem[] {
     if (type === 'function_call_output') {
       const call_id = ownValue(item, 'call_id');
       const output = ownValue(item, 'output');
-      if (typeof call_id !== 'string') throw invalidRequest(`Missing required parameter: 'input[${i}].call_id'.`, `input[${i}].call_id`, 'missing_required_parameter');
+      if (typeof call_id !== 'string')
+        throw invalidRequest(`Missing required parameter: 'input[${i}].call_id'.`, `input[${i}].call_id`, 'missing_required_parameter');
       return [{ type: 'function_call_output', call_id, output: typeof output === 'string' ? output : contentText(output, `input[${i}].output`) }];
     }
     // Reasoning items and other kinds a client echoes back carry nothing the twin answers from.
@@ -59,7 +65,11 @@ function readFormat(body: Body): ResponseRequest['format'] {
     const description = ownValue(format, 'description');
     return { type: 'json_schema', ...s, ...(typeof description === 'string' ? { description } : {}) };
   }
-  throw invalidRequest(`Invalid value: '${String(type)}'. Supported values are: 'text', 'json_object', and 'json_schema'.`, 'text.format.type', 'invalid_value');
+  throw invalidRequest(
+    `Invalid value: '${String(type)}'. Supported values are: 'text', 'json_object', and 'json_schema'.`,
+    'text.format.type',
+    'invalid_value',
+  );
 }
 
 export const responseRoutes: TwinRoute[] = [

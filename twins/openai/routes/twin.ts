@@ -20,7 +20,10 @@ export const twinRoutes: TwinRoute[] = [
       const purpose = reqString(body, 'purpose');
       if (!isPurpose(purpose)) throw invalidRequest(`'${purpose}' is not a file purpose.`, 'purpose', 'invalid_value');
       const content = ownValue(body, 'content');
-      return { status: 200, body: createFile(ctx, { filename: reqString(body, 'filename'), purpose, content: Buffer.from(typeof content === 'string' ? content : '') }) };
+      return {
+        status: 200,
+        body: createFile(ctx, { filename: reqString(body, 'filename'), purpose, content: Buffer.from(typeof content === 'string' ? content : '') }),
+      };
     },
   },
   {
@@ -30,7 +33,10 @@ export const twinRoutes: TwinRoute[] = [
     handler(req, ctx) {
       const body = jsonBody(req);
       const current = limits(ctx);
-      const next = { requests: optInt(body, 'requests_per_minute', 1, 1e9) ?? current.requests, tokens: optInt(body, 'tokens_per_minute', 1, 1e12) ?? current.tokens };
+      const next = {
+        requests: optInt(body, 'requests_per_minute', 1, 1e9) ?? current.requests,
+        tokens: optInt(body, 'tokens_per_minute', 1, 1e12) ?? current.tokens,
+      };
       setLimits(ctx, next);
       return { status: 200, body: { requests_per_minute: next.requests, tokens_per_minute: next.tokens } };
     },

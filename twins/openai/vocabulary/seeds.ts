@@ -60,13 +60,25 @@ async function file(ctx: SeedExpansionContext, e: SeedEntity): Promise<void> {
       const question = v.pick(`${e.key}/${i}`, 'file.question', v.builtInPool('sentence'));
       const answer = v.pick(`${e.key}/${i}`, 'file.answer', v.builtInPool('sentence'));
       return purpose === 'batch'
-        ? JSON.stringify({ custom_id: `request-${i + 1}`, method: 'POST', url: '/v1/chat/completions', body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: question }] } })
-        : JSON.stringify({ messages: [{ role: 'user', content: question }, { role: 'assistant', content: answer }] });
+        ? JSON.stringify({
+            custom_id: `request-${i + 1}`,
+            method: 'POST',
+            url: '/v1/chat/completions',
+            body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: question }] },
+          })
+        : JSON.stringify({
+            messages: [
+              { role: 'user', content: question },
+              { role: 'assistant', content: answer },
+            ],
+          });
     });
     content = lines.join('\n') + '\n';
   } else {
     filename = /\.\w+$/.test(stem) ? stem : `${stem}.md`;
-    content = Array.from({ length: v.int(e.key, 'file.paragraphs', 2, 5) }, (_, i) => v.pick(`${e.key}/${i}`, 'file.text', v.builtInPool('sentence'))).join('\n\n') + '\n';
+    content =
+      Array.from({ length: v.int(e.key, 'file.paragraphs', 2, 5) }, (_, i) => v.pick(`${e.key}/${i}`, 'file.text', v.builtInPool('sentence'))).join('\n\n') +
+      '\n';
   }
   await ctx.api.advanceBy(v.int(e.key, 'delay', 30, 900) * 1000);
   await ctx.api.call('POST', '/v1/twin/files', { filename, purpose, content });
@@ -92,7 +104,11 @@ async function expand(entities: SeedEntity[], ctx: SeedExpansionContext): Promis
     if (e.resource === 'file') await file(ctx, e);
     else if (e.resource === 'chat_completion') await chatCompletion(ctx, e);
     else if (e.resource === 'scripted_response') {
-      await ctx.api.call('POST', '/v1/twin/scripted_responses', scriptedFields(ctx.values, e, { rate_limited: { status: 429 }, server_error: { status: 500 } }));
+      await ctx.api.call(
+        'POST',
+        '/v1/twin/scripted_responses',
+        scriptedFields(ctx.values, e, { rate_limited: { status: 429 }, server_error: { status: 500 } }),
+      );
     } else throw new SeedExpansionError(`The OpenAI twin cannot seed ${e.resource} records.`);
   }
 }

@@ -63,6 +63,7 @@ export function scriptedError(e: { status: number; type?: string; code?: string;
     503: ['service_unavailable', null, 'The engine is currently overloaded, please try again later.'],
   };
   const [type, code, message] = defaults[e.status] ?? ['server_error', null, 'The server had an error while processing your request. Sorry about that!'];
-  const headers: Record<string, string> = e.status === 429 ? { 'retry-after': '1', 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': '120ms' } : {};
+  const headers: Record<string, string> =
+    e.status === 429 ? { 'retry-after': '1', 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': '120ms' } : {};
   return new OpenAIError(e.status, e.message ?? message, e.type ?? type, e.param ?? null, e.code ?? code, headers);
 }

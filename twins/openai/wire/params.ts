@@ -56,8 +56,10 @@ export function optInt(body: Body, key: string, min: number, max: number): numbe
   const v = get(body, key);
   if (v === undefined) return undefined;
   if (typeof v !== 'number' || !Number.isInteger(v)) throw wrongType(key, 'an integer', v);
-  if (v < min) throw invalidRequest(`Invalid '${key}': integer below minimum value. Expected a value >= ${min}, but got ${v} instead.`, key, 'integer_below_min_value');
-  if (v > max) throw invalidRequest(`Invalid '${key}': integer above maximum value. Expected a value <= ${max}, but got ${v} instead.`, key, 'integer_above_max_value');
+  if (v < min)
+    throw invalidRequest(`Invalid '${key}': integer below minimum value. Expected a value >= ${min}, but got ${v} instead.`, key, 'integer_below_min_value');
+  if (v > max)
+    throw invalidRequest(`Invalid '${key}': integer above maximum value. Expected a value <= ${max}, but got ${v} instead.`, key, 'integer_above_max_value');
   return v;
 }
 
@@ -65,8 +67,10 @@ export function optNumber(body: Body, key: string, min: number, max: number): nu
   const v = get(body, key);
   if (v === undefined) return undefined;
   if (typeof v !== 'number' || !Number.isFinite(v)) throw wrongType(key, 'a decimal', v);
-  if (v < min) throw invalidRequest(`Invalid '${key}': decimal below minimum value. Expected a value >= ${min}, but got ${v} instead.`, key, 'decimal_below_min_value');
-  if (v > max) throw invalidRequest(`Invalid '${key}': decimal above maximum value. Expected a value <= ${max}, but got ${v} instead.`, key, 'decimal_above_max_value');
+  if (v < min)
+    throw invalidRequest(`Invalid '${key}': decimal below minimum value. Expected a value >= ${min}, but got ${v} instead.`, key, 'decimal_below_min_value');
+  if (v > max)
+    throw invalidRequest(`Invalid '${key}': decimal above maximum value. Expected a value <= ${max}, but got ${v} instead.`, key, 'decimal_above_max_value');
   return v;
 }
 
@@ -90,7 +94,12 @@ export function optMetadata(body: Body): Record<string, string> | undefined {
   if (m === undefined) return undefined;
   const out: Record<string, string> = {};
   const keys = Object.keys(m);
-  if (keys.length > 16) throw invalidRequest(`Invalid 'metadata': too many properties. Expected an object with at most 16 properties, but got an object with ${keys.length} properties instead.`, 'metadata', 'object_above_max_properties');
+  if (keys.length > 16)
+    throw invalidRequest(
+      `Invalid 'metadata': too many properties. Expected an object with at most 16 properties, but got an object with ${keys.length} properties instead.`,
+      'metadata',
+      'object_above_max_properties',
+    );
   for (const k of keys) {
     const v = m[k];
     if (typeof v !== 'string') throw wrongType(`metadata.${k}`, 'a string', v);
@@ -108,10 +117,12 @@ export function listQuery(req: TwinRequest, max: number, defaultLimit: number, d
   if (rawLimit !== undefined) {
     limit = Number(rawLimit);
     if (typeof rawLimit !== 'string' || !/^\d+$/.test(rawLimit)) throw invalidRequest(`Invalid 'limit': expected an integer.`, 'limit', 'invalid_type');
-    if (limit < 1 || limit > max) throw invalidRequest(`Invalid 'limit': expected a value between 1 and ${max}, but got ${limit} instead.`, 'limit', 'invalid_value');
+    if (limit < 1 || limit > max)
+      throw invalidRequest(`Invalid 'limit': expected a value between 1 and ${max}, but got ${limit} instead.`, 'limit', 'invalid_value');
   }
   const order = ownValue(q, 'order') ?? defaultOrder;
-  if (order !== 'asc' && order !== 'desc') throw invalidRequest(`Invalid value: '${String(order)}'. Supported values are: 'asc' and 'desc'.`, 'order', 'invalid_value');
+  if (order !== 'asc' && order !== 'desc')
+    throw invalidRequest(`Invalid value: '${String(order)}'. Supported values are: 'asc' and 'desc'.`, 'order', 'invalid_value');
   const after = ownValue(q, 'after');
   return { limit, order: order as 'asc' | 'desc', after: typeof after === 'string' && after !== '' ? after : undefined };
 }

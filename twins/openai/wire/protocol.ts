@@ -8,7 +8,7 @@ import { admitRequest, rateLimitHeaders } from './rate-limit.js';
 
 const NO_KEY =
   "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth " +
-  '(i.e. Authorization: Bearer YOUR_KEY), or as the password field (with blank username) if you\'re accessing the API ' +
+  "(i.e. Authorization: Bearer YOUR_KEY), or as the password field (with blank username) if you're accessing the API " +
   'from your browser and are prompted for a username and password. You can obtain an API key from https://platform.openai.com/account/api-keys.';
 
 function redact(key: string): string {
@@ -21,7 +21,13 @@ export function authenticateOpenAI(req: TwinRequest, ctx: TwinContext): TwinResp
   if (!m || m[1] === '') return errorResponse(new OpenAIError(401, NO_KEY));
   if (m[1] !== ctx.apiKey) {
     return errorResponse(
-      new OpenAIError(401, `Incorrect API key provided: ${redact(m[1]!)}. You can find your API key at https://platform.openai.com/account/api-keys.`, 'invalid_request_error', null, 'invalid_api_key'),
+      new OpenAIError(
+        401,
+        `Incorrect API key provided: ${redact(m[1]!)}. You can find your API key at https://platform.openai.com/account/api-keys.`,
+        'invalid_request_error',
+        null,
+        'invalid_api_key',
+      ),
     );
   }
   return undefined;

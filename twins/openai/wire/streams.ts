@@ -16,7 +16,14 @@ export function sse(body: string): TwinResponse {
 
 export function chatCompletionStream(outcome: ChatOutcome, includeUsage: boolean): string {
   const c = outcome.completion;
-  const base = { id: c.id, object: 'chat.completion.chunk', created: c.created, model: c.model, service_tier: c.service_tier, system_fingerprint: c.system_fingerprint };
+  const base = {
+    id: c.id,
+    object: 'chat.completion.chunk',
+    created: c.created,
+    model: c.model,
+    service_tier: c.service_tier,
+    system_fingerprint: c.system_fingerprint,
+  };
   const out: string[] = [];
   const chunk = (index: number, delta: Record<string, unknown>, finish: string | null) =>
     out.push(sseEvent({ ...base, choices: [{ index, delta, logprobs: null, finish_reason: finish }], ...(includeUsage ? { usage: null } : {}) }));

@@ -40,7 +40,8 @@ export function parseActivityQuery(query: string): { field: Field; value: string
   const out: { field: Field; value: string }[] = [];
   for (const clause of text.split(/\s+AND\s+/i)) {
     const m = /^\(?\s*([a-z_]+)\s*=\s*"((?:[^"\\]|\\.)*)"\s*\)?$/.exec(clause.trim());
-    if (!m || !(FIELDS as readonly string[]).includes(m[1]!)) throw new SendGridError(400, [{ field: 'query', message: `invalid query: ${clause.trim().slice(0, 100)}`, help: null }]);
+    if (!m || !(FIELDS as readonly string[]).includes(m[1]!))
+      throw new SendGridError(400, [{ field: 'query', message: `invalid query: ${clause.trim().slice(0, 100)}`, help: null }]);
     out.push({ field: m[1] as Field, value: m[2]!.replace(/\\(.)/g, '$1') });
   }
   return out;
@@ -55,7 +56,9 @@ export function listActivity(ctx: TwinContext, query: string, limit: number): Re
     if (!m) continue;
     const r = row(m);
     const recipients = [...m.to, ...m.cc, ...m.bcc].map((a) => a.email.toLowerCase());
-    const ok = conds.every((c) => (c.field === 'to_email' ? recipients.includes(c.value.toLowerCase()) : String(r[c.field]).toLowerCase() === c.value.toLowerCase()));
+    const ok = conds.every((c) =>
+      c.field === 'to_email' ? recipients.includes(c.value.toLowerCase()) : String(r[c.field]).toLowerCase() === c.value.toLowerCase(),
+    );
     if (!ok) continue;
     rows.push(r);
     if (rows.length >= limit) break;
@@ -78,6 +81,10 @@ export function activityDetail(ctx: TwinContext, msgId: string): Record<string, 
     unique_args: m.custom_args,
     outbound_ip: '149.72.0.1',
     outbound_ip_type: 'shared',
-    events: m.events.map((e) => ({ event_name: e.event === 'open' ? 'opened' : e.event === 'click' ? 'clicked' : e.event === 'bounce' ? 'bounced' : e.event, processed: new Date(e.timestamp * 1000).toISOString(), email: e.email })),
+    events: m.events.map((e) => ({
+      event_name: e.event === 'open' ? 'opened' : e.event === 'click' ? 'clicked' : e.event === 'bounce' ? 'bounced' : e.event,
+      processed: new Date(e.timestamp * 1000).toISOString(),
+      email: e.email,
+    })),
   };
 }

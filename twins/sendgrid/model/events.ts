@@ -11,7 +11,19 @@ import { SendGridError } from '../wire/errors.js';
 import { own, type Json } from '../wire/params.js';
 import type { MessageRecord } from './records.js';
 
-export const EVENT_TYPES = ['bounce', 'click', 'deferred', 'delivered', 'dropped', 'group_resubscribe', 'group_unsubscribe', 'open', 'processed', 'spam_report', 'unsubscribe'] as const;
+export const EVENT_TYPES = [
+  'bounce',
+  'click',
+  'deferred',
+  'delivered',
+  'dropped',
+  'group_resubscribe',
+  'group_unsubscribe',
+  'open',
+  'processed',
+  'spam_report',
+  'unsubscribe',
+] as const;
 
 export interface EventWebhookSettings {
   enabled: boolean;
@@ -124,11 +136,23 @@ export function eventExtra(event: string, opts: { url?: string } = {}): Json | u
     case 'delivered':
       return { response: '250 OK', ip: '149.72.0.1', tls: 1 };
     case 'bounce':
-      return { type: 'bounce', status: '5.1.1', reason: "550 5.1.1 The email account that you tried to reach does not exist.", bounce_classification: 'Invalid Address', ip: '149.72.0.1', tls: 1 };
+      return {
+        type: 'bounce',
+        status: '5.1.1',
+        reason: '550 5.1.1 The email account that you tried to reach does not exist.',
+        bounce_classification: 'Invalid Address',
+        ip: '149.72.0.1',
+        tls: 1,
+      };
     case 'open':
       return { useragent: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64)', ip: '203.0.113.7', sg_machine_open: false };
     case 'click':
-      return { url: opts.url ?? 'https://example.com/', url_offset: { index: 0, type: 'html' }, useragent: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64)', ip: '203.0.113.7' };
+      return {
+        url: opts.url ?? 'https://example.com/',
+        url_offset: { index: 0, type: 'html' },
+        useragent: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64)',
+        ip: '203.0.113.7',
+      };
     default:
       return undefined;
   }
@@ -165,8 +189,26 @@ export function sendTestEvent(ctx: TwinContext, url: unknown): void {
   const target = checkUrl(url ?? webhookSettings(ctx).url);
   if (!target) throw new SendGridError(400, [{ field: 'url', message: 'url is required', help: null }]);
   const s = webhookSettings(ctx);
-  const payload = [{ email: 'example@test.com', timestamp: ctx.clock.nowSeconds(), 'smtp-id': '<14c5d75ce93.dfd.64b469@ismtpd-555>', event: 'processed', category: 'cat facts', sg_event_id: ctx.ids.nextIn('sg_event_id', '', 22), sg_message_id: '14c5d75ce93.dfd.64b469.filter0001.16648.5515E0B88.0' }];
-  ctx.deliveries.send({ event: 'event_webhook.test', source_id: `test:${ctx.ids.sequence('event-batch')}`, endpoint_id: 'event_webhook', url: target, payload: JSON.stringify(payload), headers: { 'user-agent': 'SendGrid Event API' }, signing_secret: s.signed ? s.private_key : null });
+  const payload = [
+    {
+      email: 'example@test.com',
+      timestamp: ctx.clock.nowSeconds(),
+      'smtp-id': '<14c5d75ce93.dfd.64b469@ismtpd-555>',
+      event: 'processed',
+      category: 'cat facts',
+      sg_event_id: ctx.ids.nextIn('sg_event_id', '', 22),
+      sg_message_id: '14c5d75ce93.dfd.64b469.filter0001.16648.5515E0B88.0',
+    },
+  ];
+  ctx.deliveries.send({
+    event: 'event_webhook.test',
+    source_id: `test:${ctx.ids.sequence('event-batch')}`,
+    endpoint_id: 'event_webhook',
+    url: target,
+    payload: JSON.stringify(payload),
+    headers: { 'user-agent': 'SendGrid Event API' },
+    signing_secret: s.signed ? s.private_key : null,
+  });
 }
 
 /** Headers of one attempt: the ECDSA signature over timestamp + payload, when signing is on. */

@@ -75,7 +75,13 @@ function stringMap(value: unknown, field: string, errors: SendGridErrorItem[], a
   return out;
 }
 
-function address(value: unknown, field: string, errors: SendGridErrorItem[], anchor: string, invalid = 'Does not contain a valid address.'): Address | undefined {
+function address(
+  value: unknown,
+  field: string,
+  errors: SendGridErrorItem[],
+  anchor: string,
+  invalid = 'Does not contain a valid address.',
+): Address | undefined {
   if (!isObject(value)) {
     errors.push(mailError(field, invalid, anchor));
     return undefined;
@@ -125,9 +131,17 @@ export function checkMailSend(ctx: TwinContext, body: Json): Checked {
   const rawP = own(body, 'personalizations');
   const personalizations: Personalization[] = [];
   if (!Array.isArray(rawP) || rawP.length === 0) {
-    errors.push(mailError('personalizations', 'The personalizations field is required and must have at least one personalization.', '-Personalizations-Errors'));
+    errors.push(
+      mailError('personalizations', 'The personalizations field is required and must have at least one personalization.', '-Personalizations-Errors'),
+    );
   } else if (rawP.length > MAX_PERSONALIZATIONS) {
-    errors.push(mailError('personalizations', `The personalization block is limited to ${MAX_PERSONALIZATIONS} personalizations per API request. You have provided ${rawP.length} personalizations. Please consider splitting this into multiple requests and resending your request.`, '-Personalizations-Errors'));
+    errors.push(
+      mailError(
+        'personalizations',
+        `The personalization block is limited to ${MAX_PERSONALIZATIONS} personalizations per API request. You have provided ${rawP.length} personalizations. Please consider splitting this into multiple requests and resending your request.`,
+        '-Personalizations-Errors',
+      ),
+    );
   } else {
     let recipients = 0;
     rawP.forEach((p, i) => {
@@ -138,28 +152,57 @@ export function checkMailSend(ctx: TwinContext, body: Json): Checked {
       }
       const rawTo = own(p, 'to');
       if (!Array.isArray(rawTo) || rawTo.length === 0) {
-        errors.push(mailError(`${f}.to`, 'The to array is required for all personalization objects, and must have at least one email object with a valid email address.', 'message.personalizations.to'));
+        errors.push(
+          mailError(
+            `${f}.to`,
+            'The to array is required for all personalization objects, and must have at least one email object with a valid email address.',
+            'message.personalizations.to',
+          ),
+        );
       }
       const to = addressList(rawTo, `${f}.to`, errors, 'message.personalizations.to');
       const cc = addressList(own(p, 'cc'), `${f}.cc`, errors, 'message.personalizations.cc');
       const bcc = addressList(own(p, 'bcc'), `${f}.bcc`, errors, 'message.personalizations.bcc');
       recipients += to.length + cc.length + bcc.length;
       const seen = new Set<string>();
-      for (const [list, name] of [[to, 'to'], [cc, 'cc'], [bcc, 'bcc']] as const) {
+      for (const [list, name] of [
+        [to, 'to'],
+        [cc, 'cc'],
+        [bcc, 'bcc'],
+      ] as const) {
         for (const a of list) {
           const key = a.email.toLowerCase();
           if (seen.has(key)) {
-            errors.push(mailError(f, `Each email address in the personalization block should be unique between to, cc, and bcc. We found the first duplicate instance of [${a.email}] in the ${f}.${name} field.`, 'message.recipient_errors'));
+            errors.push(
+              mailError(
+                f,
+                `Each email address in the personalization block should be unique between to, cc, and bcc. We found the first duplicate instance of [${a.email}] in the ${f}.${name} field.`,
+                'message.recipient_errors',
+              ),
+            );
             break;
           }
           seen.add(key);
         }
       }
-      const pFrom = own(p, 'from') === undefined ? undefined : address(own(p, 'from'), `${f}.from`, errors, 'message.personalizations.from', 'The from email does not contain a valid address.');
+      const pFrom =
+        own(p, 'from') === undefined
+          ? undefined
+          : address(own(p, 'from'), `${f}.from`, errors, 'message.personalizations.from', 'The from email does not contain a valid address.');
       const subject = own(p, 'subject');
-      if (subject !== undefined && (typeof subject !== 'string' || subject === '')) errors.push(mailError(`${f}.subject`, 'The subject of your personalization must be a string at least one character in length.', 'message.personalizations.subject'));
+      if (subject !== undefined && (typeof subject !== 'string' || subject === ''))
+        errors.push(
+          mailError(
+            `${f}.subject`,
+            'The subject of your personalization must be a string at least one character in length.',
+            'message.personalizations.subject',
+          ),
+        );
       const data = own(p, 'dynamic_template_data');
-      if (data !== undefined && !isObject(data)) errors.push(mailError(`${f}.dynamic_template_data`, 'The dynamic_template_data parameter must be an object.', 'message.personalizations.dynamic_template_data'));
+      if (data !== undefined && !isObject(data))
+        errors.push(
+          mailError(`${f}.dynamic_template_data`, 'The dynamic_template_data parameter must be an object.', 'message.personalizations.dynamic_template_data'),
+        );
       personalizations.push({
         from: pFrom,
         to,
@@ -173,19 +216,34 @@ export function checkMailSend(ctx: TwinContext, body: Json): Checked {
         send_at: sendAt(own(p, 'send_at'), `${f}.send_at`, now, errors),
       });
     });
-    if (recipients > MAX_RECIPIENTS) errors.push(mailError('personalizations', `There is a limit of ${MAX_RECIPIENTS} total recipients (to + cc + bcc) per request. You have provided ${recipients} recipients.`, '-Personalizations-Errors'));
+    if (recipients > MAX_RECIPIENTS)
+      errors.push(
+        mailError(
+          'personalizations',
+          `There is a limit of ${MAX_RECIPIENTS} total recipients (to + cc + bcc) per request. You have provided ${recipients} recipients.`,
+          '-Personalizations-Errors',
+        ),
+      );
   }
 
   // from, reply_to
   const rawFrom = own(body, 'from');
   let from: Address | undefined;
   if (!isObject(rawFrom)) {
-    errors.push(mailError('from', 'The from object must be provided for every email send. It is an object that requires the email parameter, but may also contain a name parameter.', 'message.from'));
+    errors.push(
+      mailError(
+        'from',
+        'The from object must be provided for every email send. It is an object that requires the email parameter, but may also contain a name parameter.',
+        'message.from',
+      ),
+    );
   } else from = address(rawFrom, 'from', errors, 'message.from', 'The from email does not contain a valid address.');
   const rawReply = own(body, 'reply_to');
   const rawReplyList = own(body, 'reply_to_list');
-  if (rawReply !== undefined && rawReplyList !== undefined) errors.push(mailError('reply_to', 'The reply_to parameter is mutually exclusive with reply_to_list.', 'message.reply_to'));
-  const reply_to = rawReply === undefined ? null : address(rawReply, 'reply_to', errors, 'message.reply_to', 'The reply_to email does not contain a valid address.') ?? null;
+  if (rawReply !== undefined && rawReplyList !== undefined)
+    errors.push(mailError('reply_to', 'The reply_to parameter is mutually exclusive with reply_to_list.', 'message.reply_to'));
+  const reply_to =
+    rawReply === undefined ? null : (address(rawReply, 'reply_to', errors, 'message.reply_to', 'The reply_to email does not contain a valid address.') ?? null);
   const reply_to_list = addressList(rawReplyList, 'reply_to_list', errors, 'message.reply_to_list');
 
   // template
@@ -205,29 +263,52 @@ export function checkMailSend(ctx: TwinContext, body: Json): Checked {
   const subject = typeof rawSubject === 'string' && rawSubject !== '' ? rawSubject : undefined;
   const templateSubject = template_id ? activeVersion(ctx, template_id)?.subject : undefined;
   if (!subject && !templateSubject && rawTemplate === undefined && personalizations.some((p) => !p.subject)) {
-    errors.push(mailError('subject', 'The subject is required. You can get around this requirement if you use a template with a subject defined or if every personalization has a subject defined.', 'message.subject'));
+    errors.push(
+      mailError(
+        'subject',
+        'The subject is required. You can get around this requirement if you use a template with a subject defined or if every personalization has a subject defined.',
+        'message.subject',
+      ),
+    );
   }
 
   // content
   const rawContent = own(body, 'content');
   const content: { type: string; value: string }[] = [];
-  if (rawContent !== undefined && !Array.isArray(rawContent)) errors.push(mailError('content', 'The content parameter must be an array of content objects.', 'message.content'));
+  if (rawContent !== undefined && !Array.isArray(rawContent))
+    errors.push(mailError('content', 'The content parameter must be an array of content objects.', 'message.content'));
   else if (Array.isArray(rawContent)) {
     rawContent.forEach((c, i) => {
       const type = own(c, 'type');
       const value = own(c, 'value');
-      if (typeof type !== 'string' || type === '') errors.push(mailError(`content.${i}.type`, 'The content type must be provided and must be a string at least one character in length.', 'message.content.type'));
-      if (typeof value !== 'string' || value === '') errors.push(mailError(`content.${i}.value`, 'The content value must be a string at least one character in length.', 'message.content.value'));
+      if (typeof type !== 'string' || type === '')
+        errors.push(
+          mailError(`content.${i}.type`, 'The content type must be provided and must be a string at least one character in length.', 'message.content.type'),
+        );
+      if (typeof value !== 'string' || value === '')
+        errors.push(mailError(`content.${i}.value`, 'The content value must be a string at least one character in length.', 'message.content.value'));
       if (typeof type === 'string' && typeof value === 'string' && value !== '') content.push({ type, value });
     });
     const plain = content.findIndex((c) => c.type === 'text/plain');
     const html = content.findIndex((c) => c.type === 'text/html');
-    if ((plain > 0) || (html >= 0 && html !== (plain === 0 ? 1 : 0))) {
-      errors.push(mailError('content', 'If present, text/plain and text/html may only be provided in that order and must be the first content blocks.', 'message.content'));
+    if (plain > 0 || (html >= 0 && html !== (plain === 0 ? 1 : 0))) {
+      errors.push(
+        mailError(
+          'content',
+          'If present, text/plain and text/html may only be provided in that order and must be the first content blocks.',
+          'message.content',
+        ),
+      );
     }
   }
   if (rawTemplate === undefined && (!Array.isArray(rawContent) || rawContent.length === 0)) {
-    errors.push(mailError('content', 'Unless a valid template_id is provided, the content parameter is required. There must be at least one defined content block. We typically suggest both text/plain and text/html blocks are included, but only one block is required.', 'message.content'));
+    errors.push(
+      mailError(
+        'content',
+        'Unless a valid template_id is provided, the content parameter is required. There must be at least one defined content block. We typically suggest both text/plain and text/html blocks are included, but only one block is required.',
+        'message.content',
+      ),
+    );
   }
 
   // attachments
@@ -243,11 +324,20 @@ export function checkMailSend(ctx: TwinContext, body: Json): Checked {
         const type = own(a, 'type');
         const disposition = own(a, 'disposition') ?? 'attachment';
         const contentId = own(a, 'content_id');
-        if (typeof contentB64 !== 'string' || contentB64 === '') errors.push(mailError(`${f}.content`, 'The attachment content is required.', 'message.attachments.content'));
-        else if (!/^[A-Za-z0-9+/\r\n]*={0,2}$/.test(contentB64)) errors.push(mailError(`${f}.content`, 'The attachment content must be base64 encoded.', 'message.attachments.content'));
-        if (typeof filename !== 'string' || filename === '') errors.push(mailError(`${f}.filename`, 'The attachment filename parameter is required.', 'message.attachments.filename'));
-        if (disposition !== 'attachment' && disposition !== 'inline') errors.push(mailError(`${f}.disposition`, 'The disposition of your attachment can be either "inline" or "attachment".', 'message.attachments.disposition'));
-        if (disposition === 'inline' && (typeof contentId !== 'string' || contentId === '')) errors.push(mailError(`${f}.content_id`, 'The content_id parameter is required if your content disposition is "inline".', 'message.attachments.content_id'));
+        if (typeof contentB64 !== 'string' || contentB64 === '')
+          errors.push(mailError(`${f}.content`, 'The attachment content is required.', 'message.attachments.content'));
+        else if (!/^[A-Za-z0-9+/\r\n]*={0,2}$/.test(contentB64))
+          errors.push(mailError(`${f}.content`, 'The attachment content must be base64 encoded.', 'message.attachments.content'));
+        if (typeof filename !== 'string' || filename === '')
+          errors.push(mailError(`${f}.filename`, 'The attachment filename parameter is required.', 'message.attachments.filename'));
+        if (disposition !== 'attachment' && disposition !== 'inline')
+          errors.push(
+            mailError(`${f}.disposition`, 'The disposition of your attachment can be either "inline" or "attachment".', 'message.attachments.disposition'),
+          );
+        if (disposition === 'inline' && (typeof contentId !== 'string' || contentId === ''))
+          errors.push(
+            mailError(`${f}.content_id`, 'The content_id parameter is required if your content disposition is "inline".', 'message.attachments.content_id'),
+          );
         if (typeof contentB64 === 'string' && typeof filename === 'string' && filename !== '' && (disposition === 'attachment' || disposition === 'inline')) {
           attachments.push({
             filename,
@@ -265,11 +355,14 @@ export function checkMailSend(ctx: TwinContext, body: Json): Checked {
   const categories: string[] = [];
   if (rawCategories !== undefined) {
     if (!Array.isArray(rawCategories)) errors.push(mailError('categories', 'The categories parameter must be an array of strings.', 'message.categories'));
-    else if (rawCategories.length > MAX_CATEGORIES) errors.push(mailError('categories', `Too many categories. There is a maximum of ${MAX_CATEGORIES} categories per email.`, 'message.categories'));
+    else if (rawCategories.length > MAX_CATEGORIES)
+      errors.push(mailError('categories', `Too many categories. There is a maximum of ${MAX_CATEGORIES} categories per email.`, 'message.categories'));
     else
       rawCategories.forEach((c, i) => {
-        if (typeof c !== 'string' || c === '' || c.length > 255) errors.push(mailError(`categories.${i}`, 'A category must be a string of 1 to 255 characters.', 'message.categories'));
-        else if (categories.includes(c)) errors.push(mailError(`categories.${i}`, 'The categories parameter may not contain duplicates.', 'message.categories'));
+        if (typeof c !== 'string' || c === '' || c.length > 255)
+          errors.push(mailError(`categories.${i}`, 'A category must be a string of 1 to 255 characters.', 'message.categories'));
+        else if (categories.includes(c))
+          errors.push(mailError(`categories.${i}`, 'The categories parameter may not contain duplicates.', 'message.categories'));
         else categories.push(c);
       });
   }
@@ -346,7 +439,12 @@ function render(ctx: TwinContext, m: Checked, p: Personalization): { subject: st
     html = version.html_content ? version.html_content.split('<%body%>').join(html0 ?? '') : html0;
     text = version.plain_content ? version.plain_content.split('<%body%>').join(text0 ?? '') : text0;
   }
-  return { subject: substitute(subject, subs), text: text === null ? null : substitute(text, subs), html: html === null ? null : substitute(html, subs), version: version?.id ?? null };
+  return {
+    subject: substitute(subject, subs),
+    text: text === null ? null : substitute(text, subs),
+    html: html === null ? null : substitute(html, subs),
+    version: version?.id ?? null,
+  };
 }
 
 /** Accept a checked send: one mailbox record per personalization, `processed` now or at send_at. */
@@ -367,7 +465,10 @@ type Happening = { message: MessageRecord; event: string; email: string };
 
 function emitHappenings(ctx: TwinContext, items: Happening[]): void {
   for (const x of items) settle(ctx, x.message, x.event, x.email);
-  emitEvents(ctx, items.map((x) => ({ message: x.message, event: { event: x.event, email: x.email, extra: x.event === 'dropped' ? DROPPED : eventExtra(x.event) } })));
+  emitEvents(
+    ctx,
+    items.map((x) => ({ message: x.message, event: { event: x.event, email: x.email, extra: x.event === 'dropped' ? DROPPED : eventExtra(x.event) } })),
+  );
 }
 
 const DROPPED = { reason: 'Bounced Address', status: '5.0.0' };
@@ -391,7 +492,10 @@ export function acceptMail(ctx: TwinContext, m: Checked): { xMessageId: string; 
     const live = recipients.filter((e) => !isBounced(ctx, e));
     const suppressed = recipients.filter((e) => isBounced(ctx, e));
     // The first event of each recipient (processed, or dropped), then the receiving server's answer.
-    const first: { event: PendingEvent['event']; email: string }[] = [...live.map((email) => ({ event: 'processed' as const, email })), ...suppressed.map((email) => ({ event: 'dropped' as const, email }))];
+    const first: { event: PendingEvent['event']; email: string }[] = [
+      ...live.map((email) => ({ event: 'processed' as const, email })),
+      ...suppressed.map((email) => ({ event: 'dropped' as const, email })),
+    ];
     const outcome = live.map((email) => ({ event: bounces(email) ? ('bounce' as const) : ('delivered' as const), email }));
     const later = startMs > nowMs;
     const pending: PendingEvent[] = [];
@@ -457,7 +561,10 @@ export function runDueEvents(ctx: TwinContext, to: Date): void {
     while (i < due.length && due[i]!.at === at) batch.push(due[i++]!);
     if (at > ctx.clock.nowMs()) ctx.clock.advanceTo(at);
     for (const b of batch) b.message.pending = b.message.pending.filter((e) => e !== b.event);
-    emitHappenings(ctx, batch.map((b) => ({ message: b.message, event: b.event.event, email: b.event.email })));
+    emitHappenings(
+      ctx,
+      batch.map((b) => ({ message: b.message, event: b.event.event, email: b.event.email })),
+    );
   }
 }
 
@@ -469,9 +576,11 @@ export function engage(ctx: TwinContext, sgMessageId: string, body: Json): Messa
   if (event !== 'open' && event !== 'click') throw new SendGridError(400, [{ field: 'event', message: "event must be 'open' or 'click'", help: null }]);
   const recipients = [...m.to, ...m.cc, ...m.bcc].map((a) => a.email);
   const email = own(body, 'email') ?? recipients[0];
-  if (typeof email !== 'string' || !recipients.includes(email)) throw new SendGridError(400, [{ field: 'email', message: 'email must be a recipient of the message', help: null }]);
+  if (typeof email !== 'string' || !recipients.includes(email))
+    throw new SendGridError(400, [{ field: 'email', message: 'email must be a recipient of the message', help: null }]);
   const url = own(body, 'url');
-  if (event === 'click' && (typeof url !== 'string' || url === '')) throw new SendGridError(400, [{ field: 'url', message: 'url is required for a click', help: null }]);
+  if (event === 'click' && (typeof url !== 'string' || url === ''))
+    throw new SendGridError(400, [{ field: 'url', message: 'url is required for a click', help: null }]);
   emitEvents(ctx, [{ message: m, event: { event, email, extra: eventExtra(event, { url: url as string | undefined }) } }]);
   return m;
 }
@@ -482,7 +591,9 @@ export function deliveryDelayMs(ctx: TwinContext): number {
 
 export function setDeliveryDelayMs(ctx: TwinContext, ms: unknown): number {
   if (typeof ms !== 'number' || !Number.isInteger(ms) || ms < 0 || ms > 7 * 86_400_000) {
-    throw new SendGridError(400, [{ field: 'delivery_delay_ms', message: 'delivery_delay_ms must be a whole number of milliseconds from 0 to 604800000', help: null }]);
+    throw new SendGridError(400, [
+      { field: 'delivery_delay_ms', message: 'delivery_delay_ms must be a whole number of milliseconds from 0 to 604800000', help: null },
+    ]);
   }
   ctx.store.put('twin_settings', '@', { delivery_delay_ms: ms });
   return ms;

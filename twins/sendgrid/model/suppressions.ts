@@ -24,7 +24,9 @@ export function isBounced(ctx: TwinContext, email: string): boolean {
 }
 
 export function listBounces(ctx: TwinContext, startTime?: number, endTime?: number): BounceRecord[] {
-  return ctx.store.list<BounceRecord>('bounce').filter((b) => (startTime === undefined || b.created >= startTime) && (endTime === undefined || b.created <= endTime));
+  return ctx.store
+    .list<BounceRecord>('bounce')
+    .filter((b) => (startTime === undefined || b.created >= startTime) && (endTime === undefined || b.created <= endTime));
 }
 
 export function getBounce(ctx: TwinContext, email: string): BounceRecord | undefined {
@@ -39,7 +41,8 @@ export function deleteBounce(ctx: TwinContext, email: string): boolean {
 export function deleteBounces(ctx: TwinContext, body: Json): void {
   const all = own(body, 'delete_all');
   const emails = own(body, 'emails');
-  if (all === true && emails !== undefined) throw new SendGridError(400, [{ field: null, message: 'delete_all and emails are mutually exclusive', help: null }]);
+  if (all === true && emails !== undefined)
+    throw new SendGridError(400, [{ field: null, message: 'delete_all and emails are mutually exclusive', help: null }]);
   if (all === true) {
     for (const b of ctx.store.list<BounceRecord>('bounce')) deleteBounce(ctx, b.email);
     return;

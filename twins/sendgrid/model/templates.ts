@@ -174,7 +174,12 @@ export function updateVersion(ctx: TwinContext, templateId: string, versionId: s
 
 export function activateVersion(ctx: TwinContext, templateId: string, versionId: string): TemplateVersionRecord {
   const { template, version } = requireVersion(ctx, templateId, versionId);
-  activate(ctx, template, version, versionsOf(ctx, templateId).filter((o) => o.id !== versionId));
+  activate(
+    ctx,
+    template,
+    version,
+    versionsOf(ctx, templateId).filter((o) => o.id !== versionId),
+  );
   version.updated_at = sgTime(ctx);
   ctx.store.put('template_version', `${templateId}/${versionId}`, version);
   return version;
@@ -224,4 +229,3 @@ export function versionView(v: TemplateVersionRecord): Json {
 export function templateView(ctx: TwinContext, t: TemplateRecord): Json {
   return { id: t.id, name: t.name, generation: t.generation, updated_at: t.updated_at, versions: versionsOf(ctx, t.id).map(versionView) };
 }
-

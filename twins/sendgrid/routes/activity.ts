@@ -11,7 +11,8 @@ export const activityRoutes: TwinRoute[] = [
     path: '/v3/messages',
     handler(req, ctx) {
       const limit = Number(queryParam(req, 'limit') ?? 10);
-      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new SendGridError(400, [{ field: 'limit', message: 'limit must be an integer from 1 to 1000', help: null }]);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+        throw new SendGridError(400, [{ field: 'limit', message: 'limit must be an integer from 1 to 1000', help: null }]);
       return { status: 200, body: { messages: listActivity(ctx, queryParam(req, 'query') ?? '', limit) } };
     },
   },

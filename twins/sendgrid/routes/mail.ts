@@ -23,7 +23,10 @@ export const mailRoutes: TwinRoute[] = [
       const checked = checkMailSend(ctx, jsonBody(req));
       const senders = [checked.from, ...checked.personalizations.map((p) => p.from)].filter((a) => a !== undefined);
       if (!senders.every((a) => senderAllowed(ctx, a.email))) {
-        throw plainError(403, 'The from address does not match a verified Sender Identity. Mail cannot be sent until this error is resolved. Visit https://sendgrid.com/docs/for-developers/sending-email/sender-identity/ to see the Sender Identity requirements');
+        throw plainError(
+          403,
+          'The from address does not match a verified Sender Identity. Mail cannot be sent until this error is resolved. Visit https://sendgrid.com/docs/for-developers/sending-email/sender-identity/ to see the Sender Identity requirements',
+        );
       }
       const { xMessageId } = acceptMail(ctx, checked);
       return { status: checked.sandbox ? 200 : 202, headers: { 'x-message-id': xMessageId } };

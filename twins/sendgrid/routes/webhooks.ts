@@ -10,7 +10,11 @@ const S = '/v3/user/webhooks/event/settings';
 export const webhookRoutes: TwinRoute[] = [
   { method: 'GET', path: S, handler: (_req, ctx) => ({ status: 200, body: settingsView(webhookSettings(ctx)) }) },
   { method: 'PATCH', path: S, handler: (req, ctx) => ({ status: 200, body: settingsView(updateSettings(ctx, jsonBody(req))) }) },
-  { method: 'GET', path: `${S}/signed`, handler: (_req, ctx) => ({ status: 200, body: { public_key: webhookSettings(ctx).signed ? webhookSettings(ctx).public_key : '' } }) },
+  {
+    method: 'GET',
+    path: `${S}/signed`,
+    handler: (_req, ctx) => ({ status: 200, body: { public_key: webhookSettings(ctx).signed ? webhookSettings(ctx).public_key : '' } }),
+  },
   {
     method: 'PATCH',
     path: `${S}/signed`,

@@ -51,15 +51,23 @@ async function template(ctx: SeedExpansionContext, e: SeedEntity): Promise<void>
   await ctx.api.advanceBy(v.int(e.key, 'delay', 60, 3600) * 1000);
   const t = (await ctx.api.call('POST', '/v3/templates', { name: name.slice(0, 100), generation: dynamic ? 'dynamic' : 'legacy' })).body as { id: string };
   const line = v.pick(e.key, 'template.body', v.builtInPool('sentence'));
-  await ctx.api.call('POST', `/v3/templates/${t.id}/versions`, dynamic
-    ? { name: 'v1', subject: `${name}: {{subject_line}}`, html_content: `<p>Hello {{first_name}},</p><p>${line}</p>`, active: 1 }
-    : { name: 'v1', subject: `<%subject%>`, html_content: `<div><%body%></div><p>${line}</p>`, active: 1 });
+  await ctx.api.call(
+    'POST',
+    `/v3/templates/${t.id}/versions`,
+    dynamic
+      ? { name: 'v1', subject: `${name}: {{subject_line}}`, html_content: `<p>Hello {{first_name}},</p><p>${line}</p>`, active: 1 }
+      : { name: 'v1', subject: `<%subject%>`, html_content: `<div><%body%></div><p>${line}</p>`, active: 1 },
+  );
 }
 
 async function message(ctx: SeedExpansionContext, e: SeedEntity): Promise<void> {
   const v = ctx.values;
   await ctx.api.advanceBy(v.int(e.key, 'delay', 60, 1800) * 1000);
-  const word = v.pick(e.key, 'message.who', v.builtInPool('word')).toLowerCase().replace(/[^a-z0-9]/g, '') || 'customer';
+  const word =
+    v
+      .pick(e.key, 'message.who', v.builtInPool('word'))
+      .toLowerCase()
+      .replace(/[^a-z0-9]/g, '') || 'customer';
   const to = e.states.includes('bounced') ? `bounce+${word}${v.int(e.key, 'n', 1, 999)}@example.com` : `${word}${v.int(e.key, 'n', 1, 999)}@example.com`;
   const subject = e.attributes.name ?? v.pick(e.key, 'message.subject', v.builtInPool('sentence')).replace(/\.$/, '');
   const send = await ctx.api.call('POST', '/v3/mail/send', {
@@ -80,14 +88,23 @@ async function message(ctx: SeedExpansionContext, e: SeedEntity): Promise<void> 
   if (!msgId) throw new SeedExpansionError('A seeded email is not in the mailbox.');
   // A click is its own engagement (images off, no open pixel): "4 opened and 2 clicked" are six emails.
   if (e.states.includes('opened')) await ctx.api.call('POST', `/v3/twin/messages/${encodeURIComponent(msgId)}/events`, { event: 'open', email: to });
-  if (e.states.includes('clicked')) await ctx.api.call('POST', `/v3/twin/messages/${encodeURIComponent(msgId)}/events`, { event: 'click', email: to, url: 'https://example.com/offer' });
+  if (e.states.includes('clicked'))
+    await ctx.api.call('POST', `/v3/twin/messages/${encodeURIComponent(msgId)}/events`, { event: 'click', email: to, url: 'https://example.com/offer' });
 }
 
 async function verifiedSender(ctx: SeedExpansionContext, e: SeedEntity, i: number): Promise<void> {
   const v = ctx.values;
   const nickname = e.attributes.name ?? `${v.pick(e.key, 'sender.name', v.builtInPool('word'))} sender`;
   // The first verified sender is the seeded mail's own `from`, so sending keeps working.
-  const email = i === 0 ? FROM : `${nickname.toLowerCase().replace(/[^a-z0-9]+/g, '.').replace(/^\.|\.$/g, '') || 'sender'}${i}@example.com`;
+  const email =
+    i === 0
+      ? FROM
+      : `${
+          nickname
+            .toLowerCase()
+            .replace(/[^a-z0-9]+/g, '.')
+            .replace(/^\.|\.$/g, '') || 'sender'
+        }${i}@example.com`;
   await ctx.api.call('POST', '/v3/verified_senders', {
     nickname,
     from_email: email,
@@ -104,7 +121,11 @@ async function verifiedSender(ctx: SeedExpansionContext, e: SeedEntity, i: numbe
 async function unsubscribeGroup(ctx: SeedExpansionContext, e: SeedEntity, i: number): Promise<void> {
   const v = ctx.values;
   const name = (e.attributes.name ?? `${v.pick(e.key, 'group.name', v.builtInPool('word'))} updates ${i + 1}`).slice(0, 30);
-  await ctx.api.call('POST', '/v3/asm/groups', { name, description: v.pick(e.key, 'group.description', v.builtInPool('sentence')).slice(0, 100), is_default: false });
+  await ctx.api.call('POST', '/v3/asm/groups', {
+    name,
+    description: v.pick(e.key, 'group.description', v.builtInPool('sentence')).slice(0, 100),
+    is_default: false,
+  });
 }
 
 async function expand(entities: SeedEntity[], ctx: SeedExpansionContext): Promise<void> {

@@ -106,7 +106,8 @@ export const sendgridGenericAdapter: GenericAdapter = {
   newKey(call, record) {
     const field = call.op.keyField ?? 'id';
     // An optional id the spec leaves out of the built record is still the record's id.
-    if (field === 'id' && (record.id === undefined || record.id === null || record.id === '')) record.id = call.ctx.ids.sequence(`sendgrid:${call.op.resource}`);
+    if (field === 'id' && (record.id === undefined || record.id === null || record.id === ''))
+      record.id = call.ctx.ids.sequence(`sendgrid:${call.op.resource}`);
     const v = record[field];
     if (v === undefined || v === null || v === '') throw new SendGridError(400, [{ field, message: `${field} is required`, help: null }]);
     return String(v);

@@ -31,7 +31,11 @@ export function startThread(ctx: TwinContext, user: User, contextChannel: string
   const bot = botUser(ctx);
   const im = imWith(ctx, bot, user.id);
   const team = currentTeam(ctx);
-  const root = postMessage(ctx, im, bot, { text: '', subtype: 'assistant_app_thread', extra: { assistant_app_thread: { title: '', title_blocks: [], artifacts: [], context: {} } } });
+  const root = postMessage(ctx, im, bot, {
+    text: '',
+    subtype: 'assistant_app_thread',
+    extra: { assistant_app_thread: { title: '', title_blocks: [], artifacts: [], context: {} } },
+  });
   const context: Record<string, unknown> = { team_id: team.id, enterprise_id: null };
   if (contextChannel) context.channel_id = contextChannel;
   const thread: AssistantThread = {
@@ -46,7 +50,11 @@ export function startThread(ctx: TwinContext, user: User, contextChannel: string
     prompts_title: '',
   };
   ctx.store.put('assistant_thread', key(im.id, root.ts), thread);
-  emitEvent(ctx, { type: 'assistant_thread_started', assistant_thread: { user_id: user.id, context, channel_id: im.id, thread_ts: root.ts } }, { channel: im.id });
+  emitEvent(
+    ctx,
+    { type: 'assistant_thread_started', assistant_thread: { user_id: user.id, context, channel_id: im.id, thread_ts: root.ts } },
+    { channel: im.id },
+  );
   return thread;
 }
 
@@ -102,9 +110,20 @@ export function appendStream(ctx: TwinContext, actor: User, c: Conversation, ts:
   if (text !== '') updateMessage(ctx, c, ts, actor, { text: so + text });
 }
 
-export function stopStream(ctx: TwinContext, actor: User, c: Conversation, ts: string | undefined, text: string, extra: { blocks?: unknown; metadata?: unknown }): Record<string, unknown> {
+export function stopStream(
+  ctx: TwinContext,
+  actor: User,
+  c: Conversation,
+  ts: string | undefined,
+  text: string,
+  extra: { blocks?: unknown; metadata?: unknown },
+): Record<string, unknown> {
   const so = streaming(ctx, c, ts);
   ctx.store.setMeta(STREAM_META(c.id, ts!), 'stopped');
-  const m = updateMessage(ctx, c, ts, actor, { text: so + text, ...(extra.blocks !== undefined ? { blocks: extra.blocks } : {}), ...(extra.metadata !== undefined ? { metadata: extra.metadata } : {}) });
+  const m = updateMessage(ctx, c, ts, actor, {
+    text: so + text,
+    ...(extra.blocks !== undefined ? { blocks: extra.blocks } : {}),
+    ...(extra.metadata !== undefined ? { metadata: extra.metadata } : {}),
+  });
   return m;
 }

@@ -56,12 +56,7 @@ export function resolveMemberConversation(ctx: TwinContext, arg: string | undefi
 }
 
 /** The conversation object as the API shows it to `actor`. */
-export function conversationView(
-  ctx: TwinContext,
-  c: Conversation,
-  actor: string,
-  opts: { numMembers?: boolean } = {},
-): Record<string, unknown> {
+export function conversationView(ctx: TwinContext, c: Conversation, actor: string, opts: { numMembers?: boolean } = {}): Record<string, unknown> {
   const out: Record<string, unknown> = { ...c };
   if (!c.is_im) out.is_member = isMember(ctx, c.id, actor);
   if (c.is_im && c.user) out.is_user_deleted = getUser(ctx, c.user)?.deleted ?? false;
@@ -84,9 +79,7 @@ export function nameError(name: string | undefined): string | undefined {
 }
 
 function nameTaken(ctx: TwinContext, name: string, except?: string): boolean {
-  return findWhere<Conversation>(ctx.store, 'channel', 'name', name).some(
-    (c) => c.id !== except && !c.is_im && !c.is_mpim,
-  );
+  return findWhere<Conversation>(ctx.store, 'channel', 'name', name).some((c) => c.id !== except && !c.is_im && !c.is_mpim);
 }
 
 function requireChannel(c: Conversation): void {
@@ -132,7 +125,15 @@ export function createChannel(ctx: TwinContext, actor: User, name: string | unde
     if (!isPrivate) {
       emitEvent(ctx, {
         type: 'channel_created',
-        channel: { id: c.id, name: c.name, created: c.created, creator: c.creator, is_channel: true, context_team_id: c.context_team_id, name_normalized: c.name },
+        channel: {
+          id: c.id,
+          name: c.name,
+          created: c.created,
+          creator: c.creator,
+          is_channel: true,
+          context_team_id: c.context_team_id,
+          name_normalized: c.name,
+        },
       });
     } else {
       emitEvent(ctx, { type: 'group_created', channel: { id: c.id, name: c.name, created: c.created, creator: c.creator } });
@@ -231,27 +232,22 @@ export function renameChannel(ctx: TwinContext, actor: User, c: Conversation, na
     c.name = name!;
     c.name_normalized = name!;
     save(ctx, c);
-    emitEvent(ctx, { type: c.is_private ? 'group_rename' : 'channel_rename', channel: { id: c.id, name: c.name, name_normalized: c.name, created: c.created, is_channel: !c.is_private, is_mpim: false } });
+    emitEvent(ctx, {
+      type: c.is_private ? 'group_rename' : 'channel_rename',
+      channel: { id: c.id, name: c.name, name_normalized: c.name, created: c.created, is_channel: !c.is_private, is_mpim: false },
+    });
     systemMessage(ctx, c, actor, 'channel_name', `<@${actor.id}> renamed the channel from "${old}" to "${name}"`, { old_name: old, name });
   });
 }
 
-export function setTopicOrPurpose(
-  ctx: TwinContext,
-  actor: User,
-  c: Conversation,
-  which: 'topic' | 'purpose',
-  value: string,
-): void {
+export function setTopicOrPurpose(ctx: TwinContext, actor: User, c: Conversation, which: 'topic' | 'purpose', value: string): void {
   requireNotArchived(c);
   if (!isMember(ctx, c.id, actor.id)) throw new SlackError('not_in_channel');
   if (value.length > MAX_TOPIC) throw new SlackError('too_long');
   ctx.store.transaction(() => {
     c[which] = { value, creator: actor.id, last_set: ctx.clock.nowSeconds() };
     save(ctx, c);
-    const text = value === ''
-      ? `<@${actor.id}> cleared the channel ${which}`
-      : `<@${actor.id}> set the channel ${which}: ${value}`;
+    const text = value === '' ? `<@${actor.id}> cleared the channel ${which}` : `<@${actor.id}> set the channel ${which}: ${value}`;
     systemMessage(ctx, c, actor, `channel_${which}`, text, { [which]: value });
   });
 }
@@ -273,9 +269,7 @@ export function openConversation(ctx: TwinContext, actor: User, userIds: string[
   const now = ctx.clock.nowSeconds();
   if (users.length === 1) {
     const other = users[0]!;
-    const existing = findWhere<Conversation>(ctx.store, 'channel', 'user', other.id).find(
-      (c) => c.is_im && isMember(ctx, c.id, actor.id),
-    );
+    const existing = findWhere<Conversation>(ctx.store, 'channel', 'user', other.id).find((c) => c.is_im && isMember(ctx, c.id, actor.id));
     if (existing) return { conversation: existing, existed: true };
     return ctx.store.transaction(() => {
       const im: Conversation = {
@@ -324,12 +318,7 @@ export function imWith(ctx: TwinContext, actor: User, userId: string): Conversat
 }
 
 /** Conversations `actor` can list, filtered by type and archive state, in creation order. */
-export function listConversations(
-  ctx: TwinContext,
-  actor: string,
-  types: ConversationType[],
-  excludeArchived: boolean,
-): Conversation[] {
+export function listConversations(ctx: TwinContext, actor: string, types: ConversationType[], excludeArchived: boolean): Conversation[] {
   return ctx.store
     .list<Conversation>('channel')
     .filter((c) => types.includes(conversationType(c)))
@@ -338,13 +327,7 @@ export function listConversations(
 }
 
 /** Conversations `user` is a member of that `actor` may see (users.conversations). */
-export function userConversations(
-  ctx: TwinContext,
-  actor: string,
-  user: string,
-  types: ConversationType[],
-  excludeArchived: boolean,
-): Conversation[] {
+export function userConversations(ctx: TwinContext, actor: string, user: string, types: ConversationType[], excludeArchived: boolean): Conversation[] {
   const ids = new Set(findWhere<Membership>(ctx.store, 'member', 'user', user).map((m) => m.channel));
   return listConversations(ctx, actor, types, excludeArchived).filter((c) => ids.has(c.id));
 }

@@ -46,9 +46,7 @@ export function emitEvent(ctx: TwinContext, event: SlackEvent, opts: { channel?:
     type: 'event_callback',
     event_id: eventId,
     event_time: now,
-    authorizations: [
-      { enterprise_id: null, team_id: team.id, user_id: bot.id, is_bot: true, is_enterprise_install: false },
-    ],
+    authorizations: [{ enterprise_id: null, team_id: team.id, user_id: bot.id, is_bot: true, is_enterprise_install: false }],
     is_ext_shared_channel: false,
     event_context: `4-${Buffer.from(JSON.stringify({ t: team.id, c: opts.channel ?? null, e: event.type })).toString('base64url')}`,
   };

@@ -143,8 +143,16 @@ export function completeUploads(
   const shared = recs.map((r) => {
     const shares = (r.file.shares as Record<string, Record<string, unknown[]>>) ?? {};
     const byScope = { ...(shares[scope] ?? {}) };
-    byScope[c.id] = [...(byScope[c.id] ?? []), { reply_users: [], reply_users_count: 0, reply_count: 0, ts: m.ts, channel_name: c.name ?? c.id, team_id: currentTeam(ctx).id, share_user_id: actor.id }];
-    const file: Record<string, unknown> = { ...r.file, shares: { ...shares, [scope]: byScope }, [list]: [...new Set([...((r.file[list] as string[]) ?? []), c.id])], is_public: r.file.is_public === true || scope === 'public' };
+    byScope[c.id] = [
+      ...(byScope[c.id] ?? []),
+      { reply_users: [], reply_users_count: 0, reply_count: 0, ts: m.ts, channel_name: c.name ?? c.id, team_id: currentTeam(ctx).id, share_user_id: actor.id },
+    ];
+    const file: Record<string, unknown> = {
+      ...r.file,
+      shares: { ...shares, [scope]: byScope },
+      [list]: [...new Set([...((r.file[list] as string[]) ?? []), c.id])],
+      is_public: r.file.is_public === true || scope === 'public',
+    };
     ctx.store.put('file', String(file.id), { ...r, file });
     return file;
   });
@@ -160,7 +168,11 @@ export function deleteFile(ctx: TwinContext, actor: User, id: string | undefined
   const rec = getFile(ctx, id);
   if (rec.file.user !== actor.id) throw new SlackError('cant_delete_file');
   ctx.store.put('file', id!, { ...rec, deleted: true, content_b64: null });
-  emitEvent(ctx, { type: 'file_deleted', file_id: id, channel_ids: [...((rec.file.channels as string[]) ?? []), ...((rec.file.groups as string[]) ?? []), ...((rec.file.ims as string[]) ?? [])] });
+  emitEvent(ctx, {
+    type: 'file_deleted',
+    file_id: id,
+    channel_ids: [...((rec.file.channels as string[]) ?? []), ...((rec.file.groups as string[]) ?? []), ...((rec.file.ims as string[]) ?? [])],
+  });
 }
 
 export function sharePublicUrl(ctx: TwinContext, actor: User, id: string | undefined): Record<string, unknown> {

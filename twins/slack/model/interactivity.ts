@@ -13,17 +13,7 @@ import { contentError, deleteMessage, getMessage, messageView, postMessage, upda
 import type { Conversation, Message, User } from './records.js';
 import { getSetting } from './settings.js';
 import { nextTs } from './slack-ids.js';
-import {
-  blockElements,
-  closeModal,
-  getView,
-  homeView,
-  pushOnto,
-  setErrors,
-  setState,
-  updateView,
-  type ViewRecord,
-} from './views.js';
+import { blockElements, closeModal, getView, homeView, pushOnto, setErrors, setState, updateView, type ViewRecord } from './views.js';
 import { botUser, currentTeam } from './workspace.js';
 
 // ---- trigger ids ---------------------------------------------------------------------------
@@ -36,7 +26,10 @@ interface TriggerRecord {
 }
 
 function digits(ctx: TwinContext, n: number): string {
-  return [...ctx.ids.bytes(n)].map((b) => String(b % 10)).join('').replace(/^0/, '1');
+  return [...ctx.ids.bytes(n)]
+    .map((b) => String(b % 10))
+    .join('')
+    .replace(/^0/, '1');
 }
 
 export function issueTrigger(ctx: TwinContext, user: string): string {
@@ -161,18 +154,27 @@ function httpTarget(ctx: TwinContext, command?: string): string | undefined {
   const app = getSetting(ctx, 'app');
   const events = getSetting(ctx, 'events');
   const url = (command ? app.commands[command] : app.interactivity_url) ?? events.request_url;
-  if (!url) throw new SlackError('app_unreachable', { response_metadata: { messages: ['[ERROR] the app has neither Socket Mode nor a request URL for this'] } });
+  if (!url)
+    throw new SlackError('app_unreachable', { response_metadata: { messages: ['[ERROR] the app has neither Socket Mode nor a request URL for this'] } });
   return url;
 }
 
-function send(ctx: TwinContext, type: EnvelopeType, payload: Record<string, unknown>, onAnswer?: (ctx: TwinContext, a: AppAnswer) => void, command?: string): void {
+function send(
+  ctx: TwinContext,
+  type: EnvelopeType,
+  payload: Record<string, unknown>,
+  onAnswer?: (ctx: TwinContext, a: AppAnswer) => void,
+  command?: string,
+): void {
   if (socketMode(ctx)) {
     appLink(ctx).stage({ type, payload, onAnswer });
     return;
   }
   const url = httpTarget(ctx, command);
   const form: Record<string, string> =
-    type === 'slash_commands' ? (Object.fromEntries(Object.entries(payload).map(([k, v]) => [k, String(v)])) as Record<string, string>) : { payload: JSON.stringify(payload) };
+    type === 'slash_commands'
+      ? (Object.fromEntries(Object.entries(payload).map(([k, v]) => [k, String(v)])) as Record<string, string>)
+      : { payload: JSON.stringify(payload) };
   appLink(ctx).stage({ type, payload, onAnswer, http: { url: url!, form } });
 }
 
@@ -290,7 +292,13 @@ export interface ClickTarget {
   view?: ViewRecord;
 }
 
-export function click(ctx: TwinContext, user: User, target: ClickTarget, actionId: string, value: unknown): { trigger_id: string; response_url: string | null } {
+export function click(
+  ctx: TwinContext,
+  user: User,
+  target: ClickTarget,
+  actionId: string,
+  value: unknown,
+): { trigger_id: string; response_url: string | null } {
   const blocks = target.message ? target.message.message.blocks : target.view!.view.blocks;
   const { block, element } = findElement(blocks, actionId);
   const trigger = issueTrigger(ctx, user.id);

@@ -209,7 +209,16 @@ export function updateMessage(ctx: TwinContext, c: Conversation, ts: string | un
     ctx.store.put('message', messageKey(c.id, m.ts), m);
     emitEvent(
       ctx,
-      { type: 'message', subtype: 'message_changed', hidden: true, channel: c.id, channel_type: eventChannelType(c), ts: (m.edited as { ts: string }).ts, message: messageView(m), previous_message: previous },
+      {
+        type: 'message',
+        subtype: 'message_changed',
+        hidden: true,
+        channel: c.id,
+        channel_type: eventChannelType(c),
+        ts: (m.edited as { ts: string }).ts,
+        message: messageView(m),
+        previous_message: previous,
+      },
       { channel: c.id },
     );
     return m;
@@ -247,7 +256,16 @@ export function deleteMessage(ctx: TwinContext, c: Conversation, ts: string | un
     }
     emitEvent(
       ctx,
-      { type: 'message', subtype: 'message_deleted', hidden: true, channel: c.id, channel_type: eventChannelType(c), ts: nextTs(ctx), deleted_ts: m.ts, previous_message: previous },
+      {
+        type: 'message',
+        subtype: 'message_deleted',
+        hidden: true,
+        channel: c.id,
+        channel_type: eventChannelType(c),
+        ts: nextTs(ctx),
+        deleted_ts: m.ts,
+        previous_message: previous,
+      },
       { channel: c.id },
     );
   });

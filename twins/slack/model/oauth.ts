@@ -59,7 +59,10 @@ export function approve(ctx: TwinContext, user: User, r: AuthorizeRequest): stri
   return code;
 }
 
-export function exchange(ctx: TwinContext, args: { client_id?: string; client_secret?: string; code?: string; redirect_uri?: string }): Record<string, unknown> {
+export function exchange(
+  ctx: TwinContext,
+  args: { client_id?: string; client_secret?: string; code?: string; redirect_uri?: string },
+): Record<string, unknown> {
   const creds = clientCredentials(ctx);
   if (!args.client_id || args.client_id !== creds.client_id) throw new SlackError('invalid_client_id');
   if (args.client_secret !== creds.client_secret) throw new SlackError('bad_client_secret');

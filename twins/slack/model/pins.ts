@@ -38,7 +38,11 @@ export function unpin(ctx: TwinContext, actor: User, c: Conversation, ts: string
   if (!p) throw new SlackError('no_pin');
   const item = pinItem(ctx, p);
   ctx.store.delete('pin', `${c.id}:${ts}`);
-  emitEvent(ctx, { type: 'pin_removed', user: actor.id, channel_id: c.id, item, pin_count: listPins(ctx, c).length, has_pins: listPins(ctx, c).length > 0 }, { channel: c.id });
+  emitEvent(
+    ctx,
+    { type: 'pin_removed', user: actor.id, channel_id: c.id, item, pin_count: listPins(ctx, c).length, has_pins: listPins(ctx, c).length > 0 },
+    { channel: c.id },
+  );
 }
 
 export function listPins(ctx: TwinContext, c: Conversation): Record<string, unknown>[] {

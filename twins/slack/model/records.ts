@@ -144,10 +144,9 @@ function prepared(store: RecordStore, sql: string): Database.Statement {
 /** Records of a kind whose top-level `field` equals `value`, in insertion order. */
 export function findWhere<T>(store: RecordStore, resource: string, field: string, value: string): T[] {
   if (!/^[a-z_]+$/.test(field)) throw new Error(`bad field name ${field}`);
-  const rows = prepared(
-    store,
-    `SELECT body FROM records WHERE resource = ? AND json_extract(body, '$.${field}') = ? ORDER BY seq`,
-  ).all(resource, value) as { body: string }[];
+  const rows = prepared(store, `SELECT body FROM records WHERE resource = ? AND json_extract(body, '$.${field}') = ? ORDER BY seq`).all(resource, value) as {
+    body: string;
+  }[];
   return rows.map((r) => JSON.parse(r.body) as T);
 }
 

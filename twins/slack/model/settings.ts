@@ -145,11 +145,7 @@ function invalidField(name: SettingName, key: string, value: unknown): string | 
 }
 
 /** Merge `changes` into a setting; answers the error sentence when a field is invalid. */
-export function updateSetting(
-  ctx: TwinContext,
-  name: SettingName,
-  changes: Record<string, unknown>,
-): { value: AnySetting } | { error: string } {
+export function updateSetting(ctx: TwinContext, name: SettingName, changes: Record<string, unknown>): { value: AnySetting } | { error: string } {
   for (const [k, v] of Object.entries(changes)) {
     const bad = invalidField(name, k, v);
     if (bad) return { error: bad };

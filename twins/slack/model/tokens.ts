@@ -11,13 +11,43 @@ import { botUser, getUser } from './workspace.js';
 
 /** Every bot scope the twin knows (what the minted bot token has until an OAuth install narrows it). */
 export const BOT_SCOPES = [
-  'app_mentions:read', 'assistant:write', 'bookmarks:read', 'bookmarks:write',
-  'channels:history', 'channels:join', 'channels:manage', 'channels:read',
-  'chat:write', 'chat:write.public', 'commands', 'emoji:read', 'files:read', 'files:write',
-  'groups:history', 'groups:read', 'groups:write',
-  'im:history', 'im:read', 'im:write', 'links:write', 'mpim:history', 'mpim:read', 'mpim:write',
-  'pins:read', 'pins:write', 'reactions:read', 'reactions:write', 'reminders:read', 'reminders:write',
-  'team:read', 'usergroups:read', 'usergroups:write', 'users.profile:read', 'users:read', 'users:read.email', 'users:write',
+  'app_mentions:read',
+  'assistant:write',
+  'bookmarks:read',
+  'bookmarks:write',
+  'channels:history',
+  'channels:join',
+  'channels:manage',
+  'channels:read',
+  'chat:write',
+  'chat:write.public',
+  'commands',
+  'emoji:read',
+  'files:read',
+  'files:write',
+  'groups:history',
+  'groups:read',
+  'groups:write',
+  'im:history',
+  'im:read',
+  'im:write',
+  'links:write',
+  'mpim:history',
+  'mpim:read',
+  'mpim:write',
+  'pins:read',
+  'pins:write',
+  'reactions:read',
+  'reactions:write',
+  'reminders:read',
+  'reminders:write',
+  'team:read',
+  'usergroups:read',
+  'usergroups:write',
+  'users.profile:read',
+  'users:read',
+  'users:read.email',
+  'users:write',
 ];
 
 /** A stored OAuth-minted token; external id is the token itself. */
@@ -40,7 +70,11 @@ function derived(ctx: TwinContext, purpose: string): string {
 }
 
 function digitsOf(hex: string, n: number): string {
-  return [...hex].slice(0, n).map((c) => String(parseInt(c, 16) % 10)).join('').replace(/^0/, '1');
+  return [...hex]
+    .slice(0, n)
+    .map((c) => String(parseInt(c, 16) % 10))
+    .join('')
+    .replace(/^0/, '1');
 }
 
 /** The app-level token: `xapp-1-<app id>-<13 digits>-<64 hex>`. */
@@ -74,7 +108,11 @@ export function identify(ctx: TwinContext, token: string): Identity | undefined 
 
 /** A new user token for `user` with `scopes`. */
 export function mintUserToken(ctx: TwinContext, user: string, scopes: string[]): TokenRecord {
-  const digits = (n: number) => [...ctx.ids.bytes(n)].map((b) => String(b % 10)).join('').replace(/^0/, '1');
+  const digits = (n: number) =>
+    [...ctx.ids.bytes(n)]
+      .map((b) => String(b % 10))
+      .join('')
+      .replace(/^0/, '1');
   const token = `xoxp-${digits(12)}-${digits(12)}-${digits(13)}-${ctx.ids.bytes(16).toString('hex')}`;
   const rec: TokenRecord = { token, kind: 'user', user, scopes, revoked: false, created: ctx.clock.nowSeconds() };
   ctx.store.put('token', token, rec);

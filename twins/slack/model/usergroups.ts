@@ -49,7 +49,12 @@ export function getUsergroup(ctx: TwinContext, id: string | undefined): Usergrou
 }
 
 export function createUsergroup(ctx: TwinContext, actor: User, input: { name: string; handle?: string; description?: string; channels: string[] }): Usergroup {
-  const handle = input.handle ?? input.name.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').slice(0, 21);
+  const handle =
+    input.handle ??
+    input.name
+      .toLowerCase()
+      .replace(/[^a-z0-9._-]+/g, '-')
+      .slice(0, 21);
   checkUnique(ctx, input.name, handle);
   const now = ctx.clock.nowSeconds();
   const g: Usergroup = {
@@ -77,7 +82,12 @@ export function createUsergroup(ctx: TwinContext, actor: User, input: { name: st
   return g;
 }
 
-export function changeUsergroup(ctx: TwinContext, actor: User, g: Usergroup, changes: { name?: string; handle?: string; description?: string; channels?: string[]; enabled?: boolean }): Usergroup {
+export function changeUsergroup(
+  ctx: TwinContext,
+  actor: User,
+  g: Usergroup,
+  changes: { name?: string; handle?: string; description?: string; channels?: string[]; enabled?: boolean },
+): Usergroup {
   checkUnique(ctx, changes.name, changes.handle, g.id);
   if (changes.enabled === false && g.date_delete !== 0) throw new SlackError('already_disabled');
   if (changes.enabled === true && g.date_delete === 0) throw new SlackError('already_enabled');

@@ -151,9 +151,7 @@ export function newChannel(
     shared_team_ids: [team.id],
     pending_connected_team_ids: [],
     topic: { value: '', creator: '', last_set: 0 },
-    purpose: fields.purpose
-      ? { value: fields.purpose, creator: fields.creator, last_set: now }
-      : { value: '', creator: '', last_set: 0 },
+    purpose: fields.purpose ? { value: fields.purpose, creator: fields.creator, last_set: now } : { value: '', creator: '', last_set: 0 },
     previous_names: [],
   };
 }
@@ -180,7 +178,16 @@ export function ensureWorkspace(ctx: TwinContext): void {
       url: `https://${WORKSPACE_DOMAIN}.slack.com/`,
       domain: WORKSPACE_DOMAIN,
       email_domain: EMAIL_DOMAIN,
-      icon: { image_default: true, image_34: `${DEFAULT_AVATAR}-34.png`, image_44: `${DEFAULT_AVATAR}-44.png`, image_68: `${DEFAULT_AVATAR}-68.png`, image_88: `${DEFAULT_AVATAR}-88.png`, image_102: `${DEFAULT_AVATAR}-102.png`, image_132: `${DEFAULT_AVATAR}-132.png`, image_230: `${DEFAULT_AVATAR}-230.png` },
+      icon: {
+        image_default: true,
+        image_34: `${DEFAULT_AVATAR}-34.png`,
+        image_44: `${DEFAULT_AVATAR}-44.png`,
+        image_68: `${DEFAULT_AVATAR}-68.png`,
+        image_88: `${DEFAULT_AVATAR}-88.png`,
+        image_102: `${DEFAULT_AVATAR}-102.png`,
+        image_132: `${DEFAULT_AVATAR}-132.png`,
+        image_230: `${DEFAULT_AVATAR}-230.png`,
+      },
       avatar_base_url: 'https://ca.slack-edge.com/',
       is_verified: false,
     };

@@ -33,9 +33,13 @@ export const assistantMethods: MethodTable = {
     const prompts = args.json('prompts');
     if (!Array.isArray(prompts) || prompts.length === 0 || prompts.length > 4) throw invalidArguments('prompts must be a list of 1 to 4 {title, message}');
     for (const p of prompts) {
-      if (!p || typeof p !== 'object' || typeof p.title !== 'string' || typeof p.message !== 'string') throw invalidArguments('each prompt needs a title and a message');
+      if (!p || typeof p !== 'object' || typeof p.title !== 'string' || typeof p.message !== 'string')
+        throw invalidArguments('each prompt needs a title and a message');
     }
-    changeThread(ctx, t, { suggested_prompts: prompts.map((p: { title: string; message: string }) => ({ title: p.title, message: p.message })), prompts_title: args.string('title') ?? '' });
+    changeThread(ctx, t, {
+      suggested_prompts: prompts.map((p: { title: string; message: string }) => ({ title: p.title, message: p.message })),
+      prompts_title: args.string('title') ?? '',
+    });
     return {};
   },
 
@@ -67,7 +71,10 @@ export const assistantMethods: MethodTable = {
     const c = resolveMemberConversation(ctx, args.string('channel'), actor.id);
     const ts = args.string('ts');
     const text = streamText(args.string('markdown_text'), args.json('chunks', 'invalid_chunks'));
-    const m = stopStream(ctx, actor, c, ts, text, { blocks: args.json('blocks', 'invalid_blocks_format'), metadata: args.json('metadata', 'invalid_metadata_format') });
+    const m = stopStream(ctx, actor, c, ts, text, {
+      blocks: args.json('blocks', 'invalid_blocks_format'),
+      metadata: args.json('metadata', 'invalid_metadata_format'),
+    });
     return { channel: c.id, ts, message: messageView(m as Message) };
   },
 };

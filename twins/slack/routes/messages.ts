@@ -2,16 +2,7 @@
 
 import { imWith, isMember, resolveConversation, resolveMemberConversation } from '../model/conversations.js';
 import { SlackError } from '../wire/errors.js';
-import {
-  contentError,
-  deleteMessage,
-  getMessage,
-  messageView,
-  postMessage,
-  updateMessage,
-  type MessageContent,
-  type PostInput,
-} from '../model/messages.js';
+import { contentError, deleteMessage, getMessage, messageView, postMessage, updateMessage, type MessageContent, type PostInput } from '../model/messages.js';
 import type { Conversation, User } from '../model/records.js';
 import { isTs, nextTs } from '../model/slack-ids.js';
 import { currentTeam, getUser } from '../model/workspace.js';

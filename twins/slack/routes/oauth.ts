@@ -12,7 +12,11 @@ import { currentTeam, getUser } from '../model/workspace.js';
 import type { User } from '../model/records.js';
 
 function html(status: number, body: string): TwinResponse {
-  return { status, headers: { 'content-type': 'text/html; charset=utf-8' }, body: `<!doctype html><html><head><meta charset="utf-8"><title>Twin Workspace · Install</title></head><body>${body}</body></html>` };
+  return {
+    status,
+    headers: { 'content-type': 'text/html; charset=utf-8' },
+    body: `<!doctype html><html><head><meta charset="utf-8"><title>Twin Workspace · Install</title></head><body>${body}</body></html>`,
+  };
 }
 
 function esc(s: string): string {
@@ -41,8 +45,11 @@ function authorizePage(req: TwinRequest, ctx: TwinContext): TwinResponse {
     `<h1>Install to ${esc(currentTeam(ctx).name)}</h1>` +
       `<p>Bot scopes: <code id="scope">${esc(r.scopes.join(','))}</code></p><p>User scopes: <code id="user_scope">${esc(r.user_scopes.join(','))}</code></p>` +
       `<form method="post" action="/oauth/v2/authorize">` +
-      hidden('client_id', r.client_id) + hidden('scope', r.scopes.join(',')) + hidden('user_scope', r.user_scopes.join(',')) +
-      hidden('redirect_uri', r.redirect_uri ?? '') + hidden('state', r.state) +
+      hidden('client_id', r.client_id) +
+      hidden('scope', r.scopes.join(',')) +
+      hidden('user_scope', r.user_scopes.join(',')) +
+      hidden('redirect_uri', r.redirect_uri ?? '') +
+      hidden('state', r.state) +
       `<label>Install as <select name="user">${people.map((p) => `<option value="${p.id}">${esc(p.real_name)}</option>`).join('')}</select></label>` +
       `<button name="decision" value="allow">Allow</button><button name="decision" value="deny">Cancel</button></form>`,
   );

@@ -24,7 +24,14 @@ export const pinMethods: MethodTable = {
 
   'bookmarks.add': (call) => {
     const { args } = call;
-    return { bookmark: addBookmark(call.ctx, call.actor, inChannel(call, 'channel_id'), { title: args.string('title'), type: args.string('type'), link: args.string('link'), emoji: args.string('emoji') }) };
+    return {
+      bookmark: addBookmark(call.ctx, call.actor, inChannel(call, 'channel_id'), {
+        title: args.string('title'),
+        type: args.string('type'),
+        link: args.string('link'),
+        emoji: args.string('emoji'),
+      }),
+    };
   },
   'bookmarks.edit': (call) => {
     const { args, ctx } = call;

@@ -12,7 +12,10 @@ export const searchMethods: MethodTable = {
   'search.messages': ({ ctx, args, actor }) => {
     const query = args.string('query');
     if (!query) throw new SlackError('no_query');
-    const words = query.toLowerCase().split(/\s+/).filter((w) => w !== '');
+    const words = query
+      .toLowerCase()
+      .split(/\s+/)
+      .filter((w) => w !== '');
     const count = Math.min(Math.max(args.int('count') ?? 20, 1), 100);
     const page = Math.max(args.int('page') ?? 1, 1);
     const readable = new Map<string, Conversation | undefined>();
@@ -35,7 +38,14 @@ export const searchMethods: MethodTable = {
       query,
       messages: {
         total: hits.length,
-        pagination: { total_count: hits.length, page, per_page: count, page_count: pages, first: (page - 1) * count + 1, last: (page - 1) * count + slice.length },
+        pagination: {
+          total_count: hits.length,
+          page,
+          per_page: count,
+          page_count: pages,
+          first: (page - 1) * count + 1,
+          last: (page - 1) * count + slice.length,
+        },
         paging: { count, total: hits.length, page, pages },
         matches: slice.map((m) => {
           const c = canRead(m.channel)!;

@@ -26,8 +26,12 @@ export const usergroupMethods: MethodTable = {
     });
     return { usergroup: shown(changed, true, args.bool('include_count')) };
   },
-  'usergroups.disable': ({ ctx, args, actor }) => ({ usergroup: shown(changeUsergroup(ctx, actor, getUsergroup(ctx, args.string('usergroup')), { enabled: false }), true, args.bool('include_count')) }),
-  'usergroups.enable': ({ ctx, args, actor }) => ({ usergroup: shown(changeUsergroup(ctx, actor, getUsergroup(ctx, args.string('usergroup')), { enabled: true }), true, args.bool('include_count')) }),
+  'usergroups.disable': ({ ctx, args, actor }) => ({
+    usergroup: shown(changeUsergroup(ctx, actor, getUsergroup(ctx, args.string('usergroup')), { enabled: false }), true, args.bool('include_count')),
+  }),
+  'usergroups.enable': ({ ctx, args, actor }) => ({
+    usergroup: shown(changeUsergroup(ctx, actor, getUsergroup(ctx, args.string('usergroup')), { enabled: true }), true, args.bool('include_count')),
+  }),
   'usergroups.list': ({ ctx, args }) => ({
     usergroups: listUsergroups(ctx, args.bool('include_disabled')).map((g) => shown(g, args.bool('include_users'), args.bool('include_count'))),
   }),

@@ -10,7 +10,20 @@ import type { MethodTable } from '../wire/method.js';
 import { emitEvent } from '../model/events.js';
 
 /** Profile fields users.profile.set accepts. */
-const EDITABLE_PROFILE_FIELDS = new Set(['display_name', 'real_name', 'first_name', 'last_name', 'title', 'phone', 'pronouns', 'status_text', 'status_emoji', 'status_expiration', 'fields', 'email']);
+const EDITABLE_PROFILE_FIELDS = new Set([
+  'display_name',
+  'real_name',
+  'first_name',
+  'last_name',
+  'title',
+  'phone',
+  'pronouns',
+  'status_text',
+  'status_emoji',
+  'status_expiration',
+  'fields',
+  'email',
+]);
 
 function withLocale(u: User, includeLocale: boolean): User {
   return includeLocale ? { ...u, locale: 'en-US' } : u;
@@ -109,8 +122,30 @@ export const workspaceMethods: MethodTable = {
   'team.profile.get': () => ({
     profile: {
       fields: [
-        { id: 'Xf01PAGER', ordering: 0, field_name: null, label: 'Pager', hint: 'Who pages you', type: 'text', possible_values: null, options: null, is_hidden: false, section_id: 'S01CONTACT' },
-        { id: 'Xf01TEAM', ordering: 1, field_name: null, label: 'Team', hint: 'Your team', type: 'text', possible_values: null, options: null, is_hidden: false, section_id: 'S01CONTACT' },
+        {
+          id: 'Xf01PAGER',
+          ordering: 0,
+          field_name: null,
+          label: 'Pager',
+          hint: 'Who pages you',
+          type: 'text',
+          possible_values: null,
+          options: null,
+          is_hidden: false,
+          section_id: 'S01CONTACT',
+        },
+        {
+          id: 'Xf01TEAM',
+          ordering: 1,
+          field_name: null,
+          label: 'Team',
+          hint: 'Your team',
+          type: 'text',
+          possible_values: null,
+          options: null,
+          is_hidden: false,
+          section_id: 'S01CONTACT',
+        },
       ],
       sections: [{ id: 'S01CONTACT', team_id: null, section_type: 'contact', label: 'Contact information', order: 1, is_hidden: false }],
     },
@@ -128,9 +163,7 @@ export const workspaceMethods: MethodTable = {
 
   'users.lookupByEmail': ({ ctx, args }) => {
     const email = args.string('email')?.toLowerCase();
-    const u = email
-      ? ctx.store.list<User>('user').find((x) => !x.deleted && x.profile.email?.toLowerCase() === email)
-      : undefined;
+    const u = email ? ctx.store.list<User>('user').find((x) => !x.deleted && x.profile.email?.toLowerCase() === email) : undefined;
     if (!u) throw new SlackError('users_not_found');
     return { user: u };
   },

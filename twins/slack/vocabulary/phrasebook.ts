@@ -58,7 +58,10 @@ export const SLACK_OPERATIONS: Operation[] = [
     phrase: op(`${v('create')}\\s+${A}channels?`),
     method: 'POST',
     path: '/api/conversations.create',
-    modifiers: { name: (m, value) => void (m.body = { ...(m.body ?? {}), '/name': value.replace(/^#/, '') }), channel: (m, value) => void (m.body = { ...(m.body ?? {}), '/name': value.replace(/^#/, '') }) },
+    modifiers: {
+      name: (m, value) => void (m.body = { ...(m.body ?? {}), '/name': value.replace(/^#/, '') }),
+      channel: (m, value) => void (m.body = { ...(m.body ?? {}), '/name': value.replace(/^#/, '') }),
+    },
     produces: { noun: 'channel', capture: 'response.body/channel/id' },
     successBody: { '/ok': true },
   },

@@ -89,7 +89,11 @@ class SlackSeedSession {
   private channelName(e: SeedEntity): { name: string; existing: boolean } {
     const v = this.ctx.values;
     if (e.attributes.name) {
-      const name = e.attributes.name.replace(/^#/, '').toLowerCase().replace(/[^a-z0-9_-]+/g, '-').slice(0, 80);
+      const name = e.attributes.name
+        .replace(/^#/, '')
+        .toLowerCase()
+        .replace(/[^a-z0-9_-]+/g, '-')
+        .slice(0, 80);
       return { name, existing: this.usedNames.has(name) };
     }
     const words = v.builtInPool('word');
@@ -131,9 +135,7 @@ class SlackSeedSession {
     const author = this.author(key);
     const args: Record<string, unknown> = { channel, text };
     if (threadTs) args.thread_ts = threadTs;
-    const res = author
-      ? await this.call('twin.messages.postAsUser', { ...args, user: author.id })
-      : await this.call('chat.postMessage', args);
+    const res = author ? await this.call('twin.messages.postAsUser', { ...args, user: author.id }) : await this.call('chat.postMessage', args);
     return (res.ts ?? res.message?.ts) as string;
   }
 
@@ -154,7 +156,8 @@ async function expand(entities: SeedEntity[], ctx: SeedExpansionContext): Promis
   const session = new SlackSeedSession(ctx);
   await session.start();
   for (const e of entities) {
-    if (e.resource !== 'channel') throw new SeedExpansionError(`Slack ${e.resource} records belong in a channel; name one ("a channel named #support with …").`);
+    if (e.resource !== 'channel')
+      throw new SeedExpansionError(`Slack ${e.resource} records belong in a channel; name one ("a channel named #support with …").`);
     await session.channel(e);
   }
 }

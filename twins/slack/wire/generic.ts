@@ -140,9 +140,11 @@ export const slackGenericAdapter: GenericAdapter = {
     if ((!makes || handModelled) && !FAMILIES[family] && action !== 'answer') action = 'answer';
     const noun = singular(family.split('.').pop()!);
     const field =
-      action === 'list' ? rule.list ?? entry.response.lists?.[0] ?? family.split('.').pop()
-      : action === 'delete' ? undefined
-      : rule.record ?? entry.response.objects?.[0] ?? (action === 'answer' || entry.origin !== 'sdk' ? undefined : noun);
+      action === 'list'
+        ? (rule.list ?? entry.response.lists?.[0] ?? family.split('.').pop())
+        : action === 'delete'
+          ? undefined
+          : (rule.record ?? entry.response.objects?.[0] ?? (action === 'answer' || entry.origin !== 'sdk' ? undefined : noun));
     const keyParams = rule.key ?? [`${noun}_id`];
     return {
       action,
@@ -174,7 +176,10 @@ export const slackGenericAdapter: GenericAdapter = {
   refuse(_call, problem: InputProblem) {
     const field = problem.field.join('.');
     if (problem.kind === 'missing') return invalidArguments(`missing required field: ${field}`);
-    if (problem.kind === 'type') return invalidArguments(`must provide ${problem.expected === 'integer' ? 'an integer' : `a ${problem.expected}`} [json-pointer:/${problem.field.join('/')}]`);
+    if (problem.kind === 'type')
+      return invalidArguments(
+        `must provide ${problem.expected === 'integer' ? 'an integer' : `a ${problem.expected}`} [json-pointer:/${problem.field.join('/')}]`,
+      );
     if (problem.kind === 'enum') return invalidArguments(`must be one of ${(problem.allowed ?? []).join(', ')} [json-pointer:/${problem.field.join('/')}]`);
     return invalidArguments(`invalid value [json-pointer:/${problem.field.join('/')}]`);
   },
@@ -283,7 +288,8 @@ export const slackGenericAdapter: GenericAdapter = {
         // Cursor metadata, unless the method's documented answer has no room for it.
         const answer = generic.artefacts.operation(call.op.entry.id).response;
         const schema = answer ? generic.resolver.objectSchema(answer as Record<string, unknown>) : undefined;
-        if (!schema || schema.properties?.response_metadata || schema.additionalProperties !== false) body.response_metadata = { next_cursor: outcome.hasMore && last !== undefined ? encodeCursor('seq', String(last)) : '' };
+        if (!schema || schema.properties?.response_metadata || schema.additionalProperties !== false)
+          body.response_metadata = { next_cursor: outcome.hasMore && last !== undefined ? encodeCursor('seq', String(last)) : '' };
         return { status: 200, body };
       }
       case 'answer': {

@@ -25,13 +25,7 @@ export function pageSize(limit: number | undefined, fallback: number, max: numbe
 }
 
 /** One page of `items` (already in answer order), starting at the item the cursor names. */
-export function paginate<T>(
-  items: T[],
-  keyOf: (item: T) => string,
-  kind: string,
-  cursor: string | undefined,
-  limit: number,
-): Page<T> {
+export function paginate<T>(items: T[], keyOf: (item: T) => string, kind: string, cursor: string | undefined, limit: number): Page<T> {
   let start = 0;
   if (cursor) {
     const key = decodeCursor(kind, cursor);

@@ -88,7 +88,16 @@ const NEEDED: Record<string, string> = {
 /** Methods only an app-level token may call. */
 const APP_TOKEN_METHODS = new Set(['apps.connections.open']);
 /** Methods only a user token may call. */
-const USER_TOKEN_METHODS = new Set(['search.messages', 'files.sharedPublicURL', 'users.profile.set', 'reminders.add', 'reminders.list', 'reminders.info', 'reminders.complete', 'reminders.delete']);
+const USER_TOKEN_METHODS = new Set([
+  'search.messages',
+  'files.sharedPublicURL',
+  'users.profile.set',
+  'reminders.add',
+  'reminders.list',
+  'reminders.info',
+  'reminders.complete',
+  'reminders.delete',
+]);
 /** Methods any kind of token may call. */
 const ANY_TOKEN = new Set(['auth.test', 'auth.revoke']);
 

@@ -90,7 +90,12 @@ export function visitLink(ctx: TwinContext, accountId: string, token: string): L
 }
 
 /** The person submitted the page: onboarding completes and the link is spent. */
-export function submitLink(ctx: TwinContext, accountId: string, token: string, submission: OnboardingSubmission): { kind: 'done'; returnUrl: string | null; account: Account } | Exclude<LinkVisit, { kind: 'form' }> {
+export function submitLink(
+  ctx: TwinContext,
+  accountId: string,
+  token: string,
+  submission: OnboardingSubmission,
+): { kind: 'done'; returnUrl: string | null; account: Account } | Exclude<LinkVisit, { kind: 'form' }> {
   const visit = visitLink(ctx, accountId, token);
   if (visit.kind !== 'form') return visit;
   const link = linkOf(ctx, accountId, token)!;

@@ -57,13 +57,32 @@ export interface AccountCreate extends AccountFields {
 }
 
 /** What onboarding asks of every fresh account before charges and payouts are enabled. */
-const ONBOARDING_REQUIREMENTS = ['business_profile.mcc', 'business_profile.url', 'business_type', 'external_account', 'tos_acceptance.date', 'tos_acceptance.ip'];
+const ONBOARDING_REQUIREMENTS = [
+  'business_profile.mcc',
+  'business_profile.url',
+  'business_type',
+  'external_account',
+  'tos_acceptance.date',
+  'tos_acceptance.ip',
+];
 
 /** Capabilities a connected account gets when the request names none. */
 const DEFAULT_CAPABILITIES = ['card_payments', 'transfers'];
 
 /** Currencies by the countries the twin knows (others settle in usd). */
-const CURRENCY_OF: Record<string, string> = { US: 'usd', GB: 'gbp', CA: 'cad', AU: 'aud', JP: 'jpy', CH: 'chf', SE: 'sek', NO: 'nok', DK: 'dkk', MX: 'mxn', IN: 'inr' };
+const CURRENCY_OF: Record<string, string> = {
+  US: 'usd',
+  GB: 'gbp',
+  CA: 'cad',
+  AU: 'aud',
+  JP: 'jpy',
+  CH: 'chf',
+  SE: 'sek',
+  NO: 'nok',
+  DK: 'dkk',
+  MX: 'mxn',
+  IN: 'inr',
+};
 const EURO = ['AT', 'BE', 'DE', 'ES', 'FI', 'FR', 'IE', 'IT', 'LU', 'NL', 'PT'];
 
 function currencyOf(country: string): string {
@@ -141,7 +160,12 @@ function settings(): Record<string, unknown> {
     bacs_debit_payments: {},
     branding: { icon: null, logo: null, primary_color: null, secondary_color: null },
     card_issuing: { tos_acceptance: { date: null, ip: null } },
-    card_payments: { decline_on: { avs_failure: false, cvc_failure: false }, statement_descriptor_prefix: null, statement_descriptor_prefix_kana: null, statement_descriptor_prefix_kanji: null },
+    card_payments: {
+      decline_on: { avs_failure: false, cvc_failure: false },
+      statement_descriptor_prefix: null,
+      statement_descriptor_prefix_kana: null,
+      statement_descriptor_prefix_kanji: null,
+    },
     dashboard: { display_name: null, timezone: 'Etc/UTC' },
     invoices: { default_account_tax_ids: null, hosted_payment_method_save: 'offer' },
     payments: { statement_descriptor: null, statement_descriptor_kana: null, statement_descriptor_kanji: null },
@@ -233,7 +257,11 @@ export function updateAccount(ctx: TwinContext, id: string, input: AccountFields
   if (input.metadata !== undefined) account.metadata = applyMetadata(account.metadata, input.metadata);
   if (input.tosAcceptance) {
     const t = input.tosAcceptance;
-    account.tos_acceptance = { date: t.date ?? account.tos_acceptance.date, ip: t.ip ?? account.tos_acceptance.ip, user_agent: t.userAgent ?? account.tos_acceptance.user_agent };
+    account.tos_acceptance = {
+      date: t.date ?? account.tos_acceptance.date,
+      ip: t.ip ?? account.tos_acceptance.ip,
+      user_agent: t.userAgent ?? account.tos_acceptance.user_agent,
+    };
   }
   return saveAccount(ctx, before, account);
 }
@@ -300,7 +328,6 @@ export function deleteAccount(ctx: TwinContext, id: string): StripeObject {
   return { id: account.id, object: 'account', deleted: true };
 }
 
-
 /** The platform's own account (made on first read: a fully onboarded standard account). */
 export function platformAccount(ctx: TwinContext): Account {
   const platform = platformContext(ctx);
@@ -356,7 +383,9 @@ function capabilityObject(account: Account, name: string): StripeObject {
 
 export function listCapabilities(ctx: TwinContext, accountId: string): StripeObject[] {
   const account = getAccount(ctx, accountId);
-  return Object.keys(account.capabilities).sort().map((name) => capabilityObject(account, name));
+  return Object.keys(account.capabilities)
+    .sort()
+    .map((name) => capabilityObject(account, name));
 }
 
 export function getCapability(ctx: TwinContext, accountId: string, name: string): StripeObject {

@@ -14,7 +14,18 @@ import { accountOf, scopedResource } from '../wire/connect-scope.js';
 export type BalanceTransaction = StripeObject & { object: 'balance_transaction' };
 
 export const BALANCE_TRANSACTION_TYPES = [
-  'charge', 'refund', 'adjustment', 'payout', 'payout_cancel', 'payment', 'payment_refund', 'stripe_fee', 'transfer', 'transfer_refund', 'application_fee', 'application_fee_refund',
+  'charge',
+  'refund',
+  'adjustment',
+  'payout',
+  'payout_cancel',
+  'payment',
+  'payment_refund',
+  'stripe_fee',
+  'transfer',
+  'transfer_refund',
+  'application_fee',
+  'application_fee_refund',
 ] as const;
 
 /** Card funds settle two days after capture (Stripe's standard US schedule in test mode). */
@@ -62,7 +73,15 @@ export function recordMovement(ctx: TwinContext, m: Movement): BalanceTransactio
     exchange_rate: null,
     fee,
     fee_details: m.fee
-      ? [{ amount: fee, application: m.fee.application ?? null, currency: m.currency, description: m.fee.description, type: m.fee.application ? 'application_fee' : 'stripe_fee' }]
+      ? [
+          {
+            amount: fee,
+            application: m.fee.application ?? null,
+            currency: m.currency,
+            description: m.fee.description,
+            type: m.fee.application ? 'application_fee' : 'stripe_fee',
+          },
+        ]
       : [],
     net: m.amount - fee,
     reporting_category: m.reportingCategory,

@@ -104,7 +104,11 @@ function applyFeatures(ctx: TwinContext, f: Record<string, any>, input: PortalFe
     if (cancel.mode) f.subscription_cancel.mode = cancel.mode;
     if (cancel.prorationBehavior) f.subscription_cancel.proration_behavior = cancel.prorationBehavior;
     if (cancel.cancellationReason) {
-      f.subscription_cancel.cancellation_reason = { enabled: cancel.cancellationReason.enabled, feedback_options: null, options: cancel.cancellationReason.options };
+      f.subscription_cancel.cancellation_reason = {
+        enabled: cancel.cancellationReason.enabled,
+        feedback_options: null,
+        options: cancel.cancellationReason.options,
+      };
     }
   }
   if (input.subscriptionPause?.enabled !== undefined) f.subscription_pause.enabled = input.subscriptionPause.enabled;
@@ -124,7 +128,10 @@ function applyFeatures(ctx: TwinContext, f: Record<string, any>, input: PortalFe
   }
   const su = f.subscription_update;
   if (su.enabled && su.default_allowed_updates.length === 0) {
-    throw invalidRequest('You must specify at least one value in `default_allowed_updates` to enable subscription updates.', 'features[subscription_update][default_allowed_updates]');
+    throw invalidRequest(
+      'You must specify at least one value in `default_allowed_updates` to enable subscription updates.',
+      'features[subscription_update][default_allowed_updates]',
+    );
   }
   if (su.enabled && su.default_allowed_updates.includes('price') && su.products.length === 0) {
     throw invalidRequest('You must specify `products` when `default_allowed_updates` includes `price`.', 'features[subscription_update][products]');
@@ -157,7 +164,11 @@ function defaultConfiguration(ctx: TwinContext): StripeObject | undefined {
   return ctx.store.list<StripeObject>('billing_portal_configuration').find((c) => c.is_default);
 }
 
-export function createPortalConfiguration(ctx: TwinContext, input: PortalConfigurationFields & { features: PortalFeaturesInput }, opts: { isDefault?: boolean } = {}): StripeObject {
+export function createPortalConfiguration(
+  ctx: TwinContext,
+  input: PortalConfigurationFields & { features: PortalFeaturesInput },
+  opts: { isDefault?: boolean } = {},
+): StripeObject {
   const now = ctx.clock.nowSeconds();
   const config: StripeObject = {
     id: newId(ctx, 'billing_portal_configuration'),
@@ -232,13 +243,22 @@ function flowObject(ctx: TwinContext, customer: string, config: StripeObject, fl
     if (sub.customer !== customer) throw invalidRequest(`The subscription ${sub.id} does not belong to customer ${customer}.`, param);
     if (sub.status === 'canceled') throw invalidRequest('You cannot create a portal session flow for a canceled subscription.', param);
   }
-  const feature = { payment_method_update: 'payment_method_update', subscription_cancel: 'subscription_cancel', subscription_update: 'subscription_update', subscription_update_confirm: 'subscription_update' }[flow.type];
+  const feature = {
+    payment_method_update: 'payment_method_update',
+    subscription_cancel: 'subscription_cancel',
+    subscription_update: 'subscription_update',
+    subscription_update_confirm: 'subscription_update',
+  }[flow.type];
   if (flow.type !== 'subscription_update_confirm' && !config.features[feature].enabled) {
     throw invalidRequest(`The \`${flow.type}\` flow requires the \`${feature}\` feature to be enabled in the configuration.`, 'flow_data[type]');
   }
   const after = flow.afterCompletion ?? { type: 'portal_homepage' as const };
   if (after.type === 'redirect' && !after.redirectReturnUrl) {
-    throw invalidRequest('Missing required param: flow_data[after_completion][redirect][return_url].', 'flow_data[after_completion][redirect][return_url]', 'parameter_missing');
+    throw invalidRequest(
+      'Missing required param: flow_data[after_completion][redirect][return_url].',
+      'flow_data[after_completion][redirect][return_url]',
+      'parameter_missing',
+    );
   }
   return {
     after_completion: {
@@ -264,7 +284,9 @@ export function createPortalSession(ctx: TwinContext, input: PortalSessionCreate
       defaultConfiguration(ctx) ??
       createPortalConfiguration(
         ctx,
-        { features: { subscriptionCancel: { enabled: true, mode: 'at_period_end' }, paymentMethodUpdate: { enabled: true }, invoiceHistory: { enabled: true } } },
+        {
+          features: { subscriptionCancel: { enabled: true, mode: 'at_period_end' }, paymentMethodUpdate: { enabled: true }, invoiceHistory: { enabled: true } },
+        },
         { isDefault: true },
       );
   }
@@ -316,7 +338,12 @@ function ownSubscription(ctx: TwinContext, session: StripeObject, id: string): S
 }
 
 /** Cancel as the configuration says: at period end (`customer.subscription.updated`) or now (`…deleted`). */
-export function portalCancel(ctx: TwinContext, session: StripeObject, config: StripeObject, input: { subscription: string; feedback?: string; comment?: string }): StripeObject {
+export function portalCancel(
+  ctx: TwinContext,
+  session: StripeObject,
+  config: StripeObject,
+  input: { subscription: string; feedback?: string; comment?: string },
+): StripeObject {
   const cancel = config.features.subscription_cancel;
   if (!cancel.enabled) throw invalidRequest('Cancelling subscriptions is not enabled in this portal.', 'subscription');
   const sub = ownSubscription(ctx, session, input.subscription);

@@ -63,8 +63,7 @@ function riskScore(id: string): number {
 }
 
 export function chargePaymentMethod(ctx: TwinContext, input: ChargeInput): { charge: Charge; failure?: ChargeFailure } {
-  const pm =
-    typeof input.paymentMethod === 'string' ? find(ctx, 'payment_method', input.paymentMethod) : input.paymentMethod;
+  const pm = typeof input.paymentMethod === 'string' ? find(ctx, 'payment_method', input.paymentMethod) : input.paymentMethod;
   if (!pm) throw new Error(`payment method ${String(input.paymentMethod)} vanished`);
   const card = (pm.card ?? {}) as Record<string, any>;
   const decline = declineFor(card.last4);
@@ -172,7 +171,5 @@ export function chargePaymentMethod(ctx: TwinContext, input: ChargeInput): { cha
   save(ctx, 'charge', charge);
   emitEvent(ctx, failed ? 'charge.failed' : 'charge.succeeded', charge);
   disputeIfTestCard(ctx, charge);
-  return failed
-    ? { charge, failure: { code: decline.code, decline_code: decline.decline_code, message: decline.message } }
-    : { charge };
+  return failed ? { charge, failure: { code: decline.code, decline_code: decline.decline_code, message: decline.message } } : { charge };
 }

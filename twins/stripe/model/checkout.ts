@@ -184,13 +184,28 @@ export function createSession(ctx: TwinContext, input: SessionCreate): StripeObj
     customer: customerId,
     customer_account: null,
     customer_creation: customer ? null : (input.customerCreation ?? (mode === 'payment' ? 'if_required' : 'always')),
-    customer_details: customer ? { address: customer.address ?? null, email: customer.email ?? null, name: customer.name ?? null, phone: customer.phone ?? null, tax_exempt: customer.tax_exempt ?? 'none', tax_ids: [] } : null,
+    customer_details: customer
+      ? {
+          address: customer.address ?? null,
+          email: customer.email ?? null,
+          name: customer.name ?? null,
+          phone: customer.phone ?? null,
+          tax_exempt: customer.tax_exempt ?? 'none',
+          tax_ids: [],
+        }
+      : null,
     customer_email: customerEmail,
     discounts: [],
     expires_at: expiresAt,
     integration_identifier: null,
     invoice: null,
-    invoice_creation: mode === 'payment' ? { enabled: false, invoice_data: { account_tax_ids: null, custom_fields: null, description: null, footer: null, issuer: null, metadata: {}, rendering_options: null } } : null,
+    invoice_creation:
+      mode === 'payment'
+        ? {
+            enabled: false,
+            invoice_data: { account_tax_ids: null, custom_fields: null, description: null, footer: null, issuer: null, metadata: {}, rendering_options: null },
+          }
+        : null,
     livemode: false,
     locale: input.locale ?? null,
     metadata: input.metadata === undefined ? {} : applyMetadata({}, input.metadata),
@@ -238,7 +253,12 @@ export function createSession(ctx: TwinContext, input: SessionCreate): StripeObj
   const pid = input.paymentIntentData;
   if (mode === 'payment' && pid) {
     underParam('payment_intent_data', () =>
-      checkConnectFunds(ctx, { amount: session.amount_total, transferData: pid.transferData, applicationFeeAmount: pid.applicationFeeAmount, onBehalfOf: pid.onBehalfOf }),
+      checkConnectFunds(ctx, {
+        amount: session.amount_total,
+        transferData: pid.transferData,
+        applicationFeeAmount: pid.applicationFeeAmount,
+        onBehalfOf: pid.onBehalfOf,
+      }),
     );
   }
   // Remember the creation options completion needs (not part of the Stripe object).
@@ -311,7 +331,10 @@ export function updateSession(ctx: TwinContext, id: string, patch: MetadataPatch
 export function expireSession(ctx: TwinContext, id: string): StripeObject {
   const before = loadSession(ctx, id);
   if (before.status !== 'open') {
-    throw invalidRequest(`Only Checkout Sessions with a status in ["open"] can be expired. This Checkout Session has a status of "${before.status}".`, 'session');
+    throw invalidRequest(
+      `Only Checkout Sessions with a status in ["open"] can be expired. This Checkout Session has a status of "${before.status}".`,
+      'session',
+    );
   }
   const session = clone(before);
   session.status = 'expired';

@@ -29,7 +29,10 @@ export function createCustomerSession(ctx: TwinContext, input: CustomerSessionCr
   const components: Record<string, unknown> = {};
   for (const name of CUSTOMER_SESSION_COMPONENTS) {
     const asked = input.components[name];
-    components[name] = name === 'buy_button' || name === 'pricing_table' ? { enabled: asked?.enabled ?? false } : { enabled: asked?.enabled ?? false, features: asked?.enabled ? (asked.features ?? {}) : null };
+    components[name] =
+      name === 'buy_button' || name === 'pricing_table'
+        ? { enabled: asked?.enabled ?? false }
+        : { enabled: asked?.enabled ?? false, features: asked?.enabled ? (asked.features ?? {}) : null };
   }
   const clientSecret = `cuss_secret_${ctx.ids.token(58)}`;
   const session: StripeObject = {

@@ -42,7 +42,11 @@ export interface CreditNoteCreate {
 function creditableInvoice(ctx: TwinContext, id: string): Invoice {
   const inv = loadInvoice(ctx, id, 'invoice');
   if (inv.status !== 'open' && inv.status !== 'paid') {
-    throw invalidRequest(`You can only create a credit note for an open or paid invoice. This invoice's status is \`${inv.status}\`.`, 'invoice', 'invoice_not_editable' as string);
+    throw invalidRequest(
+      `You can only create a credit note for an open or paid invoice. This invoice's status is \`${inv.status}\`.`,
+      'invoice',
+      'invoice_not_editable' as string,
+    );
   }
   return inv;
 }
@@ -113,7 +117,10 @@ function buildCreditNote(ctx: TwinContext, input: CreditNoteCreate): { note: Str
   const prePayment = inv.status === 'open';
   const creditable = prePayment ? inv.amount_remaining : inv.amount_paid - inv.post_payment_credit_notes_amount;
   if (total > creditable) {
-    throw invalidRequest(`The credit note total (${total}) exceeds the amount that can be credited on this invoice (${creditable}).`, input.amount !== undefined ? 'amount' : 'lines');
+    throw invalidRequest(
+      `The credit note total (${total}) exceeds the amount that can be credited on this invoice (${creditable}).`,
+      input.amount !== undefined ? 'amount' : 'lines',
+    );
   }
   let refund = 0;
   let credit = 0;
@@ -124,11 +131,17 @@ function buildCreditNote(ctx: TwinContext, input: CreditNoteCreate): { note: Str
     outOfBand = input.outOfBandAmount ?? 0;
     credit = input.creditAmount ?? (named ? 0 : total);
     if (refund + credit + outOfBand !== total) {
-      throw invalidRequest(`The sum of refund_amount, credit_amount and out_of_band_amount (${refund + credit + outOfBand}) must equal the credit note total (${total}).`, 'refund_amount');
+      throw invalidRequest(
+        `The sum of refund_amount, credit_amount and out_of_band_amount (${refund + credit + outOfBand}) must equal the credit note total (${total}).`,
+        'refund_amount',
+      );
     }
     if (refund > 0 && !inv.payment_intent) throw invalidRequest('This invoice was not paid with a charge that can be refunded.', 'refund_amount');
   } else if (input.refundAmount || input.creditAmount || input.outOfBandAmount) {
-    throw invalidRequest('`refund_amount`, `credit_amount` and `out_of_band_amount` apply only to paid invoices.', input.refundAmount ? 'refund_amount' : input.creditAmount ? 'credit_amount' : 'out_of_band_amount');
+    throw invalidRequest(
+      '`refund_amount`, `credit_amount` and `out_of_band_amount` apply only to paid invoices.',
+      input.refundAmount ? 'refund_amount' : input.creditAmount ? 'credit_amount' : 'out_of_band_amount',
+    );
   }
   const sequence = ctx.store.countWhere({ resource: 'credit_note', equals: { invoice: inv.id } }) + 1;
   const note: StripeObject = {
@@ -242,7 +255,8 @@ export function voidCreditNote(ctx: TwinContext, id: string): StripeObject {
   note.voided_at = ctx.clock.nowSeconds();
   if (note.customer_balance_transaction) {
     const credited = find(ctx, 'customer_balance_transaction', note.customer_balance_transaction);
-    if (credited) changeBalance(ctx, note.customer, { amount: -credited.amount, currency: note.currency, type: 'credit_note', creditNote: note.id, invoice: note.invoice });
+    if (credited)
+      changeBalance(ctx, note.customer, { amount: -credited.amount, currency: note.currency, type: 'credit_note', creditNote: note.id, invoice: note.invoice });
   }
   save(ctx, 'credit_note', note);
   applyToInvoice(ctx, note.invoice, note, -1);

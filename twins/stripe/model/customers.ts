@@ -61,7 +61,10 @@ export function defaultPaymentMethod(ctx: TwinContext, customer: Customer): Stri
 }
 
 function invoicePrefix(ctx: TwinContext): string {
-  return ctx.ids.token(8).toUpperCase().replace(/[^A-Z0-9]/g, 'X');
+  return ctx.ids
+    .token(8)
+    .toUpperCase()
+    .replace(/[^A-Z0-9]/g, 'X');
 }
 
 /** Apply the fields create and update share onto `c`. */

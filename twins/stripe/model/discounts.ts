@@ -43,12 +43,15 @@ export function createCoupon(ctx: TwinContext, input: CouponCreate): StripeObjec
   if (amountOff !== undefined && amountOff < 1) throw invalidRequest('Invalid amount_off: must be a positive integer.', 'amount_off');
   if (amountOff !== undefined && !input.currency) throw invalidRequest('You must specify a `currency` when creating an `amount_off` coupon.', 'currency');
   const duration = input.duration ?? 'once';
-  if (duration === 'repeating' && input.durationInMonths === undefined) throw invalidRequest('Missing required param: duration_in_months.', 'duration_in_months', 'parameter_missing');
+  if (duration === 'repeating' && input.durationInMonths === undefined)
+    throw invalidRequest('Missing required param: duration_in_months.', 'duration_in_months', 'parameter_missing');
   if (duration !== 'repeating' && input.durationInMonths !== undefined) {
     throw invalidRequest('You can only pass `duration_in_months` when `duration` is `repeating`.', 'duration_in_months');
   }
-  if (input.durationInMonths !== undefined && input.durationInMonths < 1) throw invalidRequest('Invalid duration_in_months: must be a positive integer.', 'duration_in_months');
-  if (input.maxRedemptions !== undefined && input.maxRedemptions < 1) throw invalidRequest('Invalid max_redemptions: must be a positive integer.', 'max_redemptions');
+  if (input.durationInMonths !== undefined && input.durationInMonths < 1)
+    throw invalidRequest('Invalid duration_in_months: must be a positive integer.', 'duration_in_months');
+  if (input.maxRedemptions !== undefined && input.maxRedemptions < 1)
+    throw invalidRequest('Invalid max_redemptions: must be a positive integer.', 'max_redemptions');
   if (input.redeemBy !== undefined && input.redeemBy <= ctx.clock.nowSeconds()) throw invalidRequest('Invalid redeem_by: must be in the future.', 'redeem_by');
   const id = input.id ?? ctx.ids.token(8);
   if (!COUPON_ID.test(id)) throw invalidRequest('Invalid coupon id: use letters, digits, `_` and `-` only.', 'id');
@@ -136,7 +139,12 @@ function activeCodeTaken(ctx: TwinContext, code: string, except?: string): boole
 
 export function createPromotionCode(ctx: TwinContext, input: PromotionCodeCreate): StripeObject {
   const coupon = getCoupon(ctx, input.coupon, 'promotion[coupon]');
-  const code = input.code ?? ctx.ids.token(8).toUpperCase().replace(/[^A-Z0-9]/g, 'X');
+  const code =
+    input.code ??
+    ctx.ids
+      .token(8)
+      .toUpperCase()
+      .replace(/[^A-Z0-9]/g, 'X');
   if (!CODE.test(code)) throw invalidRequest('Invalid code: use only letters and digits.', 'code');
   const active = input.active ?? true;
   if (active && activeCodeTaken(ctx, code)) throw invalidRequest(`An active promotion code with \`code: ${code}\` already exists.`, 'code');
@@ -193,7 +201,11 @@ export function updatePromotionCode(ctx: TwinContext, id: string, input: { activ
 }
 
 /** One page of promotion codes, newest first; `code` matches case-insensitively and `coupon` looks inside `promotion`. */
-export function listPromotionCodes(ctx: TwinContext, f: { active?: boolean; code?: string; coupon?: string; customer?: string }, window: ListWindow): ListPage<StripeObject> {
+export function listPromotionCodes(
+  ctx: TwinContext,
+  f: { active?: boolean; code?: string; coupon?: string; customer?: string },
+  window: ListWindow,
+): ListPage<StripeObject> {
   const equals: FieldEquals = {};
   if (f.active !== undefined) equals.active = f.active;
   if (f.customer !== undefined) equals.customer = f.customer;
@@ -236,7 +248,13 @@ function redeemable(ctx: TwinContext, coupon: StripeObject, param: string): void
 }
 
 /** A promotion code's own rules for this customer (and, once known, amount). */
-export function checkPromotionCode(ctx: TwinContext, promo: StripeObject, target: DiscountTarget, param: string, amount?: { value: number; currency: string }): void {
+export function checkPromotionCode(
+  ctx: TwinContext,
+  promo: StripeObject,
+  target: DiscountTarget,
+  param: string,
+  amount?: { value: number; currency: string },
+): void {
   const now = ctx.clock.nowSeconds();
   const code = promo.code as string;
   if (!promo.active) throw invalidRequest(`This promotion code is not active: ${code}.`, param);

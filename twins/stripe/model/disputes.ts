@@ -34,12 +34,33 @@ const DISPUTE_CARDS: Record<string, TestDispute> = {
 };
 
 export const EVIDENCE_FIELDS = [
-  'access_activity_log', 'billing_address', 'cancellation_policy', 'cancellation_policy_disclosure', 'cancellation_rebuttal',
-  'customer_communication', 'customer_email_address', 'customer_name', 'customer_purchase_ip', 'customer_signature',
-  'duplicate_charge_documentation', 'duplicate_charge_explanation', 'duplicate_charge_id', 'product_description', 'receipt',
-  'refund_policy', 'refund_policy_disclosure', 'refund_refusal_explanation', 'service_date', 'service_documentation',
-  'shipping_address', 'shipping_carrier', 'shipping_date', 'shipping_documentation', 'shipping_tracking_number',
-  'uncategorized_file', 'uncategorized_text',
+  'access_activity_log',
+  'billing_address',
+  'cancellation_policy',
+  'cancellation_policy_disclosure',
+  'cancellation_rebuttal',
+  'customer_communication',
+  'customer_email_address',
+  'customer_name',
+  'customer_purchase_ip',
+  'customer_signature',
+  'duplicate_charge_documentation',
+  'duplicate_charge_explanation',
+  'duplicate_charge_id',
+  'product_description',
+  'receipt',
+  'refund_policy',
+  'refund_policy_disclosure',
+  'refund_refusal_explanation',
+  'service_date',
+  'service_documentation',
+  'shipping_address',
+  'shipping_carrier',
+  'shipping_date',
+  'shipping_documentation',
+  'shipping_tracking_number',
+  'uncategorized_file',
+  'uncategorized_text',
 ] as const;
 export type EvidenceField = (typeof EVIDENCE_FIELDS)[number];
 export type Evidence = Partial<Record<EvidenceField, string | null>>;
@@ -90,7 +111,14 @@ function openTestDispute(ctx: TwinContext, charge: StripeObject, kind: TestDispu
     metadata: {},
     network_reason_code: kind.reason === 'fraudulent' ? '10.4' : '13.1',
     payment_intent: charge.payment_intent ?? null,
-    payment_method_details: { card: { brand: charge.payment_method_details?.card?.brand ?? 'visa', case_type: kind.inquiry ? 'inquiry' : 'chargeback', network_reason_code: kind.reason === 'fraudulent' ? '10.4' : '13.1' }, type: 'card' },
+    payment_method_details: {
+      card: {
+        brand: charge.payment_method_details?.card?.brand ?? 'visa',
+        case_type: kind.inquiry ? 'inquiry' : 'chargeback',
+        network_reason_code: kind.reason === 'fraudulent' ? '10.4' : '13.1',
+      },
+      type: 'card',
+    },
     reason: kind.reason,
     status: kind.inquiry ? 'warning_needs_response' : 'needs_response',
   };

@@ -43,17 +43,16 @@ function listens(endpoint: EndpointLike, type: string): boolean {
  * Record `type` for `object` and deliver it to every endpoint listening. The event is written at
  * once, so it keeps `object` as it is now; each endpoint's payload is a copy rendered in its version.
  */
-export function emitEvent(
-  ctx: TwinContext,
-  type: string,
-  object: StripeObject,
-  previousAttributes?: Record<string, unknown>,
-): void {
+export function emitEvent(ctx: TwinContext, type: string, object: StripeObject, previousAttributes?: Record<string, unknown>): void {
   // A connected account's event goes to its own endpoints and to the platform's Connect endpoints;
   // the platform's own events to its endpoints that are not Connect endpoints.
   const account = accountOf(ctx);
   const own = ctx.store.list<EndpointLike>('webhook_endpoint').filter((e) => !e.connect);
-  const connect = account ? platformContext(ctx).store.list<EndpointLike>('webhook_endpoint').filter((e) => e.connect) : [];
+  const connect = account
+    ? platformContext(ctx)
+        .store.list<EndpointLike>('webhook_endpoint')
+        .filter((e) => e.connect)
+    : [];
   const endpoints = [...own, ...connect].filter((e) => listens(e, type));
   const req = currentRequest();
   const event: StripeEvent = {

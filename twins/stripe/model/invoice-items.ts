@@ -37,7 +37,8 @@ export interface InvoiceItemCreate extends InvoiceItemFields {
 
 function editableInvoice(ctx: TwinContext, id: string, param: string): Invoice {
   const inv = loadInvoice(ctx, id, param);
-  if (inv.status !== 'draft') throw invalidRequest(`Invoice ${id} is not a draft; invoice items can only be added to or changed on draft invoices.`, param, 'invoice_not_editable');
+  if (inv.status !== 'draft')
+    throw invalidRequest(`Invoice ${id} is not a draft; invoice items can only be added to or changed on draft invoices.`, param, 'invoice_not_editable');
   return inv;
 }
 
@@ -47,7 +48,8 @@ function pricing(ctx: TwinContext, item: StripeObject, input: InvoiceItemFields)
   if (quantity < 1) throw invalidRequest('Invalid quantity: must be at least 1.', 'quantity');
   if (input.price !== undefined) {
     const price = load(ctx, 'price', input.price, 'pricing[price]');
-    if (price.currency !== item.currency) throw invalidRequest(`The price's currency (${price.currency}) must match the invoice item's currency (${item.currency}).`, 'pricing[price]');
+    if (price.currency !== item.currency)
+      throw invalidRequest(`The price's currency (${price.currency}) must match the invoice item's currency (${item.currency}).`, 'pricing[price]');
     item.price = clone(price);
   } else if (input.unitAmountDecimal !== undefined || input.amount !== undefined) {
     item.price = null;
@@ -85,7 +87,14 @@ function applyFields(ctx: TwinContext, item: StripeObject, input: InvoiceItemFie
 
 /** The invoice line an item becomes. */
 export function itemLine(ctx: TwinContext, item: StripeObject): LineSpec {
-  const price = item.price ?? { id: '', object: 'price', currency: item.currency, unit_amount: item.unit_amount, unit_amount_decimal: item.unit_amount_decimal, product: null };
+  const price = item.price ?? {
+    id: '',
+    object: 'price',
+    currency: item.currency,
+    unit_amount: item.unit_amount,
+    unit_amount_decimal: item.unit_amount_decimal,
+    product: null,
+  };
   return {
     amount: item.amount,
     quantity: item.quantity,
@@ -171,7 +180,11 @@ function editable(ctx: TwinContext, item: StripeObject, verb: string): void {
   if (!item.invoice) return;
   const inv = find(ctx, 'invoice', item.invoice);
   if (inv && inv.status !== 'draft') {
-    throw invalidRequest(`You cannot ${verb} an invoice item that is attached to an invoice that is no longer editable. Invoice ${inv.id} has status \`${inv.status}\`.`, undefined, 'invoice_not_editable');
+    throw invalidRequest(
+      `You cannot ${verb} an invoice item that is attached to an invoice that is no longer editable. Invoice ${inv.id} has status \`${inv.status}\`.`,
+      undefined,
+      'invoice_not_editable',
+    );
   }
 }
 
@@ -206,7 +219,13 @@ export function listInvoiceItems(ctx: TwinContext, f: { customer?: string; invoi
 /** The customer's pending items a new invoice takes: of no subscription, or of `subscription`. */
 function pendingItemsFor(ctx: TwinContext, customerId: string, opts: { subscription?: string | null; currency: string }): StripeObject[] {
   // Filtered in SQL: every invoice a subscription makes asks, so this must not parse every item ever made.
-  const pending = ctx.store.page<StripeObject>({ resource: 'invoiceitem', equals: { customer: customerId, invoice: null }, order: 'seq', descending: false, limit: 10_000 });
+  const pending = ctx.store.page<StripeObject>({
+    resource: 'invoiceitem',
+    equals: { customer: customerId, invoice: null },
+    order: 'seq',
+    descending: false,
+    limit: 10_000,
+  });
   return pending.items.map((r) => r.body).filter((item) => item.currency === opts.currency && (!item.subscription || item.subscription === opts.subscription));
 }
 
@@ -216,7 +235,12 @@ export function pendingItemLines(ctx: TwinContext, customerId: string, opts: { s
 }
 
 /** The customer's pending items as lines of the invoice `invoiceId` (being built), now attached to it. */
-export function takePendingItems(ctx: TwinContext, customerId: string, invoiceId: string, opts: { subscription?: string | null; currency: string }): LineSpec[] {
+export function takePendingItems(
+  ctx: TwinContext,
+  customerId: string,
+  invoiceId: string,
+  opts: { subscription?: string | null; currency: string },
+): LineSpec[] {
   return pendingItemsFor(ctx, customerId, opts).map((item) => {
     save(ctx, 'invoiceitem', { ...item, invoice: invoiceId });
     return itemLine(ctx, item);

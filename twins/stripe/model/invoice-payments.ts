@@ -43,7 +43,6 @@ export const HARD_DECLINES = new Set([
   'fraudulent',
 ]);
 
-
 // ---------------------------------------------------------------------------------------------
 // Payments through the core PaymentIntent / SetupIntent model
 
@@ -127,7 +126,6 @@ export function confirmSetup(
   return intent.id;
 }
 
-
 export interface CollectionFailure {
   code: string;
   decline_code: string | null;
@@ -166,7 +164,17 @@ export function collectInvoice(
   }
   const result = opts.paymentMethod
     ? payInvoiceAmount(ctx, inv, opts.paymentMethod, { offSession: opts.offSession })
-    : { failure: { code: 'invoice_no_payment_method', decline_code: null, message: 'The customer has no payment method available to pay this invoice.', charge: null, payment_intent: inv.payment_intent ?? null } as CollectionFailure, paymentIntent: inv.payment_intent ?? null, charge: null };
+    : {
+        failure: {
+          code: 'invoice_no_payment_method',
+          decline_code: null,
+          message: 'The customer has no payment method available to pay this invoice.',
+          charge: null,
+          payment_intent: inv.payment_intent ?? null,
+        } as CollectionFailure,
+        paymentIntent: inv.payment_intent ?? null,
+        charge: null,
+      };
   if (!result.failure) {
     const paid = markPaid(ctx, id, { outOfBand: false, charge: result.charge, paymentIntent: result.paymentIntent });
     return { invoice: paid };
@@ -179,8 +187,7 @@ export function collectInvoice(
   if (result.paymentIntent) failed.payment_intent = result.paymentIntent;
   const sub = failed.subscription ? find(ctx, 'subscription', failed.subscription) : undefined;
   const firstOfIncomplete = sub?.status === 'incomplete' && failed.billing_reason === 'subscription_create';
-  const retryable =
-    opts.automatic && !firstOfIncomplete && opts.paymentMethod !== null && !HARD_DECLINES.has(result.failure.decline_code ?? '');
+  const retryable = opts.automatic && !firstOfIncomplete && opts.paymentMethod !== null && !HARD_DECLINES.has(result.failure.decline_code ?? '');
   const settings = retrySettings(ctx);
   // attempt_count 1 is the first charge; retries follow settings.retry_days[0], [1], …
   const delayDays = retryable ? settings.retry_days[failed.attempt_count - 1] : undefined;
@@ -194,7 +201,6 @@ export function collectInvoice(
   }
   return { invoice: loadInvoice(ctx, id), failure: { ...result.failure, charge: result.charge, payment_intent: result.paymentIntent } };
 }
-
 
 /**
  * Draft → open, then, for an automatically collected invoice, the first charge (renewals, billed
@@ -277,7 +283,6 @@ export function payInvoice(ctx: TwinContext, id: string, input: InvoicePayment):
   const outcome = collectInvoice(ctx, id, { paymentMethod: pm, offSession: input.offSession ?? true, automatic: false, updateSubscription: true });
   return outcome.failure ? { invoice: outcome.invoice, decline: outcome.failure } : { invoice: outcome.invoice };
 }
-
 
 /** Called when an invoice's PaymentIntent succeeds outside the invoice flow (client confirmation). */
 export function onInvoicePaymentIntentSucceeded(ctx: TwinContext, invoiceId: string, paymentIntent: StripeObject): void {

@@ -145,7 +145,6 @@ function addOnePeriodFrom(price: StripeObject, from: number, anchor = from): num
   return nextBoundary(anchor, recurrenceOf(price), from);
 }
 
-
 function previewItemChanges(ctx: TwinContext, sub: StripeObject, itemsIn: PreviewItem[]): void {
   const items = subscriptionItems(sub);
   itemsIn.forEach((it, i) => {

@@ -183,7 +183,6 @@ export function emitInvoice(ctx: TwinContext, type: string, inv: Invoice, before
   emitEvent(ctx, type, presentInvoice(inv), prev);
 }
 
-
 /** A subscription's draft invoice (`invoice.created`). */
 export function createSubscriptionInvoice(
   ctx: TwinContext,
@@ -201,7 +200,7 @@ export function createSubscriptionInvoice(
   const period =
     billingReason === 'subscription_create'
       ? { start: sub.current_period_start, end: sub.current_period_start }
-      : opts.usage ?? { start: sub.current_period_start, end: sub.current_period_start };
+      : (opts.usage ?? { start: sub.current_period_start, end: sub.current_period_start });
   const inv = invoiceObject(ctx, id, {
     customer,
     currency: sub.currency,
@@ -292,10 +291,7 @@ export function createInvoice(ctx: TwinContext, input: InvoiceCreate): Invoice {
   const daysUntilDue = input.daysUntilDue ?? null;
   const dueDate = input.dueDate ?? null;
   if (collection === 'send_invoice' && daysUntilDue === null && dueDate === null) {
-    throw invalidRequest(
-      'Invoices with `collection_method=send_invoice` must have either `days_until_due` or `due_date` set.',
-      'days_until_due',
-    );
+    throw invalidRequest('Invoices with `collection_method=send_invoice` must have either `days_until_due` or `due_date` set.', 'days_until_due');
   }
   const dpm = input.defaultPaymentMethod || null;
   if (dpm) load(ctx, 'payment_method', dpm, 'default_payment_method');
@@ -319,9 +315,7 @@ export function createInvoice(ctx: TwinContext, input: InvoiceCreate): Invoice {
   });
   if (input.defaultTaxRates) inv.default_tax_rates = loadTaxRates(ctx, input.defaultTaxRates, 'default_tax_rates');
   inv.discounts =
-    input.discounts === undefined
-      ? takeInvoiceDiscounts(ctx, { customer })
-      : redeemAll(ctx, input.discounts ?? [], { customer: customer.id, invoice: inv.id });
+    input.discounts === undefined ? takeInvoiceDiscounts(ctx, { customer }) : redeemAll(ctx, input.discounts ?? [], { customer: customer.id, invoice: inv.id });
   priceInvoice(ctx, inv);
   if (collection === 'send_invoice') inv.due_date = dueDate ?? now + (daysUntilDue ?? 0) * DAY;
   // Stripe finalizes an auto-advancing draft about an hour after creation.
@@ -458,7 +452,13 @@ export function priceInvoice(ctx: TwinContext, inv: Invoice): void {
     type: 'tax_rate_details',
   }));
   // Pre-2025 API versions read `total_tax_amounts`.
-  inv.total_tax_amounts = [...perRate].map(([rate, t]) => ({ amount: t.amount, inclusive: t.inclusive, tax_rate: rate, taxability_reason: 'standard_rated', taxable_amount: t.taxable }));
+  inv.total_tax_amounts = [...perRate].map(([rate, t]) => ({
+    amount: t.amount,
+    inclusive: t.inclusive,
+    tax_rate: rate,
+    taxability_reason: 'standard_rated',
+    taxable_amount: t.taxable,
+  }));
   inv.lines.total_count = data.length;
   inv.subtotal = subtotal;
   inv.subtotal_excluding_tax = subtotal - inclusiveTax;
@@ -482,11 +482,23 @@ export function deleteDraftInvoice(ctx: TwinContext, id: string): StripeObject {
   return { id, object: 'invoice', deleted: true };
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // Finalize, collect, void, mark uncollectible
 
-const MINIMUM_CHARGE: Record<string, number> = { usd: 50, eur: 50, gbp: 30, cad: 50, aud: 50, chf: 50, jpy: 50, inr: 50, sek: 300, nok: 300, dkk: 250, mxn: 1000 };
+const MINIMUM_CHARGE: Record<string, number> = {
+  usd: 50,
+  eur: 50,
+  gbp: 30,
+  cad: 50,
+  aud: 50,
+  chf: 50,
+  jpy: 50,
+  inr: 50,
+  sek: 300,
+  nok: 300,
+  dkk: 250,
+  mxn: 1000,
+};
 
 export function minimumChargeable(currency: string): number {
   return MINIMUM_CHARGE[currency] ?? 50;
@@ -516,7 +528,11 @@ export function invoicePaymentIntent(ctx: TwinContext, inv: Invoice): StripeObje
     if (existing) return existing;
   }
   const description =
-    inv.billing_reason === 'subscription_create' ? 'Subscription creation' : inv.billing_reason === 'subscription_cycle' ? 'Subscription update' : inv.description ?? null;
+    inv.billing_reason === 'subscription_create'
+      ? 'Subscription creation'
+      : inv.billing_reason === 'subscription_cycle'
+        ? 'Subscription update'
+        : (inv.description ?? null);
   const { intent } = createPaymentIntent(ctx, {
     amount: inv.amount_remaining,
     currency: inv.currency,
@@ -630,7 +646,6 @@ export function markPaid(ctx: TwinContext, id: string, opts: { outOfBand: boolea
   return inv;
 }
 
-
 /**
  * `POST /v1/invoices/{id}/send`: a `send_invoice` invoice is finalized if still a draft and sent
  * to the customer (`invoice.sent`); the customer pays it on its hosted page.
@@ -701,7 +716,6 @@ export function closeInvoicesOf(ctx: TwinContext, subscriptionId: string): void 
     }
   }
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // List and preview

@@ -95,7 +95,12 @@ function dueSteps(ctx: TwinContext, until: number, testClock: string | null): Du
         },
         run: () => void finalizeAndCollect(ctx, inv.id),
       });
-    } else if (inv.status === 'open' && inv.next_payment_attempt != null && inv.next_payment_attempt <= until && inv.collection_method === 'charge_automatically') {
+    } else if (
+      inv.status === 'open' &&
+      inv.next_payment_attempt != null &&
+      inv.next_payment_attempt <= until &&
+      inv.collection_method === 'charge_automatically'
+    ) {
       const at = inv.next_payment_attempt;
       steps.push({
         at,
@@ -197,15 +202,33 @@ function dueSteps(ctx: TwinContext, until: number, testClock: string | null): Du
 function moneySteps(ctx: TwinContext, until: number, steps: DueStep[]): void {
   for (const txn of withStatus<StripeObject>(ctx, 'balance_transaction', ['pending'])) {
     if (txn.available_on > until) continue;
-    steps.push({ at: txn.available_on, rank: 8, id: txn.id, valid: () => fresh(ctx, 'balance_transaction', txn.id)?.status === 'pending', run: () => settleDue(ctx, txn.id) });
+    steps.push({
+      at: txn.available_on,
+      rank: 8,
+      id: txn.id,
+      valid: () => fresh(ctx, 'balance_transaction', txn.id)?.status === 'pending',
+      run: () => settleDue(ctx, txn.id),
+    });
   }
   for (const po of withStatus<StripeObject>(ctx, 'payout', ['pending', 'in_transit'])) {
     if (po.arrival_date > until) continue;
-    steps.push({ at: po.arrival_date, rank: 9, id: po.id, valid: () => ['pending', 'in_transit'].includes(fresh(ctx, 'payout', po.id)?.status), run: () => markPayoutPaid(ctx, po.id) });
+    steps.push({
+      at: po.arrival_date,
+      rank: 9,
+      id: po.id,
+      valid: () => ['pending', 'in_transit'].includes(fresh(ctx, 'payout', po.id)?.status),
+      run: () => markPayoutPaid(ctx, po.id),
+    });
   }
   const payoutAt = nextAutomaticPayoutAt(ctx);
   if (payoutAt !== undefined && payoutAt <= until) {
-    steps.push({ at: payoutAt, rank: 11, id: 'automatic_payout', valid: () => nextAutomaticPayoutAt(ctx) === payoutAt, run: () => runAutomaticPayouts(ctx, payoutAt) });
+    steps.push({
+      at: payoutAt,
+      rank: 11,
+      id: 'automatic_payout',
+      valid: () => nextAutomaticPayoutAt(ctx) === payoutAt,
+      run: () => runAutomaticPayouts(ctx, payoutAt),
+    });
   }
   for (const d of withStatus<Dispute>(ctx, 'dispute', ['needs_response', 'under_review', 'warning_needs_response', 'warning_under_review'])) {
     const decision = dueDecision(ctx, d);

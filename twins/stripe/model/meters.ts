@@ -114,7 +114,8 @@ export function createMeterEvent(ctx: TwinContext, input: MeterEventCreate): Str
   if (meter) {
     const customerKey = meter.customer_mapping.event_payload_key as string;
     const valueKey = meter.value_settings.event_payload_key as string;
-    if (payload[customerKey] === undefined) throw invalidRequest(`Missing required param: payload[${customerKey}].`, `payload[${customerKey}]`, 'parameter_missing');
+    if (payload[customerKey] === undefined)
+      throw invalidRequest(`Missing required param: payload[${customerKey}].`, `payload[${customerKey}]`, 'parameter_missing');
     if (meter.default_aggregation.formula !== 'count') {
       const v = payload[valueKey];
       if (v === undefined) throw invalidRequest(`Missing required param: payload[${valueKey}].`, `payload[${valueKey}]`, 'parameter_missing');
@@ -179,11 +180,7 @@ export function meteredUsage(ctx: TwinContext, price: StripeObject, customer: st
 }
 
 /** `GET /v1/billing/meters/{id}/event_summaries`: one summary for the window, or one per day/hour. */
-export function eventSummaries(
-  ctx: TwinContext,
-  id: string,
-  q: { customer: string; start?: number; end?: number; window?: 'day' | 'hour' },
-): StripeObject[] {
+export function eventSummaries(ctx: TwinContext, id: string, q: { customer: string; start?: number; end?: number; window?: 'day' | 'hour' }): StripeObject[] {
   const meter = loadMeter(ctx, id);
   const { customer, start, end, window } = q;
   if (start === undefined) throw missingParam('start_time');

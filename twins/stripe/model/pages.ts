@@ -50,7 +50,13 @@ export interface MoreConditions {
 const KEEP_BATCH = 100;
 
 /** One page of the `resource` records whose fields equal `equals`, read through the store's index. */
-export function readPage<T extends StripeObject>(ctx: TwinContext, resource: string, equals: FieldEquals, window: ListWindow, more: MoreConditions = {}): ListPage<T> {
+export function readPage<T extends StripeObject>(
+  ctx: TwinContext,
+  resource: string,
+  equals: FieldEquals,
+  window: ListWindow,
+  more: MoreConditions = {},
+): ListPage<T> {
   const ranges = [...(window.created ?? []), ...(more.ranges ?? [])];
   const base = { resource, equals, oneOf: more.oneOf, noneOf: more.noneOf, present: more.present, ranges, order: 'created' as const };
   const cursor = (id: string, param: string) => {

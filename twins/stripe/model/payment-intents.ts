@@ -13,13 +13,7 @@ import { getCustomer } from './customers.js';
 import { emitEvent } from './events.js';
 import { applyMetadata, clone, find, newId, save, type MetadataPatch, type StripeObject } from './objects.js';
 import { readPage, type ListPage, type ListWindow } from './pages.js';
-import {
-  attachPaymentMethod,
-  paymentMethodFromData,
-  resolvePaymentMethod,
-  type PaymentMethod,
-  type PaymentMethodCreate,
-} from './payment-methods.js';
+import { attachPaymentMethod, paymentMethodFromData, resolvePaymentMethod, type PaymentMethod, type PaymentMethodCreate } from './payment-methods.js';
 import { formatMoney } from './refunds.js';
 import { authenticationFor } from './test-cards.js';
 
@@ -204,7 +198,9 @@ export function createPaymentIntent(ctx: TwinContext, input: PaymentIntentCreate
     statement_descriptor: input.statementDescriptor ?? null,
     statement_descriptor_suffix: input.statementDescriptorSuffix ?? null,
     status: 'requires_payment_method',
-    transfer_data: input.transferData ? { ...(input.transferData.amount !== undefined ? { amount: input.transferData.amount } : {}), destination: input.transferData.destination } : null,
+    transfer_data: input.transferData
+      ? { ...(input.transferData.amount !== undefined ? { amount: input.transferData.amount } : {}), destination: input.transferData.destination }
+      : null,
     transfer_group: input.transferGroup ?? null,
   };
   applyCommon(ctx, pi, input);
@@ -241,11 +237,7 @@ export function updatePaymentIntent(ctx: TwinContext, id: string, input: Payment
 }
 
 /** The error body of a declined attempt (also what `last_payment_error` holds). */
-function declineError(
-  failure: { code: string; decline_code: string; message: string },
-  chargeId: string,
-  pm: PaymentMethod,
-): StripeErrorFields {
+function declineError(failure: { code: string; decline_code: string; message: string }, chargeId: string, pm: PaymentMethod): StripeErrorFields {
   return {
     type: 'card_error',
     code: failure.code,
@@ -259,12 +251,7 @@ function declineError(
  * Confirm: charge the payment method once. Success → succeeded (or requires_capture for manual
  * capture); decline → requires_payment_method with `last_payment_error`, answered with 402.
  */
-export function confirmPaymentIntent(
-  ctx: TwinContext,
-  id: string,
-  input: PaymentIntentConfirm,
-  alreadyApplied = false,
-): PaymentOutcome {
+export function confirmPaymentIntent(ctx: TwinContext, id: string, input: PaymentIntentConfirm, alreadyApplied = false): PaymentOutcome {
   const pi = clone(getPaymentIntent(ctx, id));
   if (!['requires_payment_method', 'requires_confirmation', 'requires_action'].includes(pi.status)) {
     throw invalidRequest(
@@ -283,10 +270,7 @@ export function confirmPaymentIntent(
   }
   const pm = resolvePaymentMethod(ctx, pi.payment_method, 'payment_method');
   if (pm.customer && pi.customer && pm.customer !== pi.customer) {
-    throw invalidRequest(
-      `The provided PaymentMethod (${pm.id}) is attached to another customer. It can only be used with that customer.`,
-      'payment_method',
-    );
+    throw invalidRequest(`The provided PaymentMethod (${pm.id}) is attached to another customer. It can only be used with that customer.`, 'payment_method');
   }
   if (pm.customer && !pi.customer) {
     throw invalidRequest(
@@ -347,7 +331,11 @@ function failAuthenticationOffSession(ctx: TwinContext, pi: PaymentIntent, pm: P
 export function completeAuthentication(ctx: TwinContext, id: string, outcome: 'succeed' | 'fail'): PaymentIntent {
   const pi = clone(getPaymentIntent(ctx, id));
   if (pi.status !== 'requires_action') {
-    throw invalidRequest(`This PaymentIntent has a status of ${pi.status}; there is no authentication to complete.`, undefined, 'payment_intent_unexpected_state');
+    throw invalidRequest(
+      `This PaymentIntent has a status of ${pi.status}; there is no authentication to complete.`,
+      undefined,
+      'payment_intent_unexpected_state',
+    );
   }
   const pm = resolvePaymentMethod(ctx, pi.payment_method as string, 'payment_method');
   pi.next_action = null;

@@ -164,8 +164,7 @@ export function createPaymentMethod(ctx: TwinContext, input: PaymentMethodCreate
   const fullYear = expYear !== undefined && expYear < 100 ? 2000 + expYear : expYear;
   if (fullYear !== undefined) {
     const now = ctx.clock.now();
-    const expired =
-      fullYear < now.getUTCFullYear() || (fullYear === now.getUTCFullYear() && (expMonth ?? 12) < now.getUTCMonth() + 1);
+    const expired = fullYear < now.getUTCFullYear() || (fullYear === now.getUTCFullYear() && (expMonth ?? 12) < now.getUTCMonth() + 1);
     if (expired || fullYear > now.getUTCFullYear() + 50) {
       throw cardError('invalid_expiry_year', "Your card's expiration year is invalid.", 'card[exp_year]');
     }

@@ -199,7 +199,8 @@ export function updateBalanceSettings(ctx: TwinContext, input: Partial<PayoutSch
   if (next.interval !== 'weekly') delete next.weekly_payout_days;
   if (next.interval !== 'monthly') delete next.monthly_payout_days;
   for (const d of next.monthly_payout_days ?? []) {
-    if (!Number.isInteger(d) || d < 1 || d > 31) throw invalidRequest('Monthly payout days must be between 1 and 31.', 'payments[payouts][schedule][monthly_payout_days]');
+    if (!Number.isInteger(d) || d < 1 || d > 31)
+      throw invalidRequest('Monthly payout days must be between 1 and 31.', 'payments[payouts][schedule][monthly_payout_days]');
   }
   ctx.store.setMeta(SCHEDULE_KEY, JSON.stringify(next));
   // Automatic payouts start from the next midnight, not from the past.

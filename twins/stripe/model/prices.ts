@@ -193,8 +193,7 @@ export function createPrice(ctx: TwinContext, input: PriceCreate, prefix?: strin
     transform_quantity: null,
     type: recurring ? 'recurring' : 'one_time',
     unit_amount: billingScheme === 'tiered' ? null : (unitAmount ?? null),
-    unit_amount_decimal:
-      billingScheme === 'tiered' ? null : unitAmount !== undefined ? String(unitAmount) : (unitAmountDecimal ?? null),
+    unit_amount_decimal: billingScheme === 'tiered' ? null : unitAmount !== undefined ? String(unitAmount) : (unitAmountDecimal ?? null),
   };
   if (tiers) price.tiers = tiers;
   const tq = input.transformQuantity;

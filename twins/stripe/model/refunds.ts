@@ -52,11 +52,7 @@ function chargeToRefund(ctx: TwinContext, input: RefundCreate): Charge {
   const pi = find(ctx, 'payment_intent', piId);
   if (!pi) throw resourceMissing('payment_intent', piId, 'payment_intent');
   if (pi.status !== 'succeeded' || !pi.latest_charge) {
-    throw invalidRequest(
-      `This PaymentIntent (${piId}) does not have a successful charge to refund.`,
-      'payment_intent',
-      'charge_not_refundable',
-    );
+    throw invalidRequest(`This PaymentIntent (${piId}) does not have a successful charge to refund.`, 'payment_intent', 'charge_not_refundable');
   }
   return getCharge(ctx, pi.latest_charge as string, 'payment_intent');
 }

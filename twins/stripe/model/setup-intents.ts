@@ -8,13 +8,7 @@ import { getCustomer } from './customers.js';
 import { emitEvent } from './events.js';
 import { applyMetadata, clone, find, newId, save, type MetadataPatch, type StripeObject } from './objects.js';
 import { readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
-import {
-  attachPaymentMethod,
-  checkCardOnAttach,
-  paymentMethodFromData,
-  resolvePaymentMethod,
-  type PaymentMethodCreate,
-} from './payment-methods.js';
+import { attachPaymentMethod, checkCardOnAttach, paymentMethodFromData, resolvePaymentMethod, type PaymentMethodCreate } from './payment-methods.js';
 
 export type SetupIntent = StripeObject & { object: 'setup_intent' };
 

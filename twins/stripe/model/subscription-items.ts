@@ -20,10 +20,7 @@ export function isMetered(price: StripeObject): boolean {
 export function loadRecurringPrice(ctx: TwinContext, id: string, param: string): StripeObject {
   const price = load(ctx, 'price', id, param);
   if (price.type !== 'recurring' || !price.recurring) {
-    throw invalidRequest(
-      `The price specified is set to \`type=one_time\` but this field only accepts prices with \`type=recurring\`.`,
-      param,
-    );
+    throw invalidRequest(`The price specified is set to \`type=one_time\` but this field only accepts prices with \`type=recurring\`.`, param);
   }
   if (price.active === false) {
     throw invalidRequest(`The price specified is inactive. This field only accepts active prices.`, param);

@@ -15,7 +15,15 @@ import { readPage, type FieldEquals, type ListPage, type ListWindow, type MoreCo
 import { getCustomer } from './customers.js';
 import { addCycles, type Interval } from './billing-cycle.js';
 import { loadRecurringPrice, planOf, recurrenceOf, subscriptionItems } from './subscription-items.js';
-import { PRORATION_BEHAVIORS, cancelSubscriptionNow, createSubscription, loadSubscription, updateAndEmit, updateSubscription, type SubscriptionItemChange } from './subscriptions.js';
+import {
+  PRORATION_BEHAVIORS,
+  cancelSubscriptionNow,
+  createSubscription,
+  loadSubscription,
+  updateAndEmit,
+  updateSubscription,
+  type SubscriptionItemChange,
+} from './subscriptions.js';
 
 export const END_BEHAVIORS = ['cancel', 'release'] as const;
 
@@ -59,7 +67,8 @@ function phaseObject(ctx: TwinContext, input: PhaseInput, start: number, i: numb
   } else if (input.duration) {
     end = addCycles(start, { interval: input.duration.interval, interval_count: input.duration.intervalCount ?? 1 }, 1);
   } else {
-    if (input.iterations === undefined && !last) throw invalidRequest(`Phase ${i} needs an \`end_date\`, \`duration\` or \`iterations\`: only the last phase may leave it out.`, `${at}[end_date]`);
+    if (input.iterations === undefined && !last)
+      throw invalidRequest(`Phase ${i} needs an \`end_date\`, \`duration\` or \`iterations\`: only the last phase may leave it out.`, `${at}[end_date]`);
     end = addCycles(start, recurrenceOf(prices[0]!), input.iterations ?? 1);
   }
   return {
@@ -136,7 +145,12 @@ function startSubscription(ctx: TwinContext, sched: StripeObject): void {
   setSubscriptionSchedule(ctx, sub.id, sched.id);
 }
 
-function newSchedule(ctx: TwinContext, customer: StripeObject, phases: Phase[], opts: { endBehavior?: (typeof END_BEHAVIORS)[number]; metadata?: MetadataPatch }): StripeObject {
+function newSchedule(
+  ctx: TwinContext,
+  customer: StripeObject,
+  phases: Phase[],
+  opts: { endBehavior?: (typeof END_BEHAVIORS)[number]; metadata?: MetadataPatch },
+): StripeObject {
   return {
     id: newId(ctx, 'subscription_schedule'),
     object: 'subscription_schedule',
@@ -199,7 +213,8 @@ export function createSchedule(ctx: TwinContext, input: ScheduleCreate): StripeO
 function scheduleFromSubscription(ctx: TwinContext, subId: string, metadata: MetadataPatch | undefined): StripeObject {
   const sub = loadSubscription(ctx, subId, 'from_subscription');
   if (sub.schedule) throw invalidRequest(`The subscription ${sub.id} is already managed by the subscription schedule ${sub.schedule}.`, 'from_subscription');
-  if (sub.status === 'canceled' || sub.status === 'incomplete_expired') throw invalidRequest('You cannot create a schedule from a canceled subscription.', 'from_subscription');
+  if (sub.status === 'canceled' || sub.status === 'incomplete_expired')
+    throw invalidRequest('You cannot create a schedule from a canceled subscription.', 'from_subscription');
   ctx = contextForCustomer(ctx, sub.customer);
   const now = ctx.clock.nowSeconds();
   const items = subscriptionItems(sub).map((it) => ({ price: it.price.id as string, quantity: (it.quantity ?? 1) as number }));
@@ -273,7 +288,12 @@ export function updateSchedule(ctx: TwinContext, id: string, input: ScheduleUpda
  * End the schedule (`subscription_schedule.<status>`) and do `subscription` to its subscription:
  * cancel it, release it (it keeps running, no longer scheduled), or leave it (already ended).
  */
-function endSchedule(ctx: TwinContext, id: string, status: 'released' | 'canceled' | 'completed', opts: { subscription: 'cancel' | 'release' | 'leave'; invoiceNow?: boolean }): StripeObject {
+function endSchedule(
+  ctx: TwinContext,
+  id: string,
+  status: 'released' | 'canceled' | 'completed',
+  opts: { subscription: 'cancel' | 'release' | 'leave'; invoiceNow?: boolean },
+): StripeObject {
   const before = getSchedule(ctx, id, 'schedule');
   if (before.status !== 'active' && before.status !== 'not_started') {
     throw invalidRequest(`You cannot ${status === 'released' ? 'release' : 'cancel'} a subscription schedule that is \`${before.status}\`.`, 'schedule');

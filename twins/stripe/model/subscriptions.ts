@@ -21,16 +21,7 @@ import { scheduledSubscriptionCanceled } from './subscription-schedules.js';
 import { checkDestination } from './transfers.js';
 import { accountOf, isConnectedAccount } from '../wire/connect-scope.js';
 
-export const SUBSCRIPTION_STATUSES = [
-  'active',
-  'canceled',
-  'incomplete',
-  'incomplete_expired',
-  'past_due',
-  'paused',
-  'trialing',
-  'unpaid',
-] as const;
+export const SUBSCRIPTION_STATUSES = ['active', 'canceled', 'incomplete', 'incomplete_expired', 'past_due', 'paused', 'trialing', 'unpaid'] as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 
 /** Statuses whose subscriptions keep billing (renewals happen, cancel_at applies). */
@@ -265,10 +256,7 @@ function readTrialEnd(input: SubscriptionCreate, now: number, prices: StripeObje
 export function checkPaymentMethodFor(ctx: TwinContext, pmId: string, customerId: string, param: string): void {
   const pm = load(ctx, 'payment_method', pmId, param);
   if (pm.customer !== customerId) {
-    throw invalidRequest(
-      `The customer does not have a payment method with the ID ${pmId}. The payment method must be attached to the customer.`,
-      param,
-    );
+    throw invalidRequest(`The customer does not have a payment method with the ID ${pmId}. The payment method must be attached to the customer.`, param);
   }
 }
 
@@ -296,7 +284,10 @@ function cardErrorOf(failure: CollectionFailure): StripeApiError {
 function checkConnectBilling(ctx: TwinContext, input: SubscriptionCreate): void {
   if (input.transferData) checkDestination(ctx, input.transferData.destination, 'transfer_data[destination]');
   if (input.onBehalfOf !== undefined && !isConnectedAccount(ctx, input.onBehalfOf)) throw resourceMissing('account', input.onBehalfOf, 'on_behalf_of');
-  for (const [value, param] of [[input.applicationFeePercent, 'application_fee_percent'], [input.transferData?.amountPercent, 'transfer_data[amount_percent]']] as const) {
+  for (const [value, param] of [
+    [input.applicationFeePercent, 'application_fee_percent'],
+    [input.transferData?.amountPercent, 'transfer_data[amount_percent]'],
+  ] as const) {
     if (value !== undefined && !(value >= 0 && value <= 100)) throw invalidRequest(`Invalid ${param}: must be between 0 and 100.`, param);
   }
   if (input.applicationFeePercent !== undefined && !input.transferData && !accountOf(ctx)) {
@@ -323,10 +314,7 @@ export function createSubscription(ctx: TwinContext, input: SubscriptionCreate):
     throw invalidRequest('Missing required param: days_until_due.', 'days_until_due', 'parameter_missing');
   }
   if (collection === 'charge_automatically' && daysUntilDue !== undefined) {
-    throw invalidRequest(
-      'The `days_until_due` parameter can only be set when `collection_method` is `send_invoice`.',
-      'days_until_due',
-    );
+    throw invalidRequest('The `days_until_due` parameter can only be set when `collection_method` is `send_invoice`.', 'days_until_due');
   }
   const defaultPm = input.defaultPaymentMethod || null;
   if (defaultPm) checkPaymentMethodFor(ctx, defaultPm, customerId, 'default_payment_method');
@@ -502,7 +490,8 @@ export function updateSubscription(ctx: TwinContext, id: string, input: Subscrip
   if (input.daysUntilDue !== undefined) sub.days_until_due = input.daysUntilDue;
   if (input.pauseCollection !== undefined) {
     const pc = input.pauseCollection;
-    if (pc?.resumesAt !== undefined && pc.resumesAt <= now) throw invalidRequest('Invalid timestamp: must be an integer Unix timestamp in the future.', 'pause_collection[resumes_at]');
+    if (pc?.resumesAt !== undefined && pc.resumesAt <= now)
+      throw invalidRequest('Invalid timestamp: must be an integer Unix timestamp in the future.', 'pause_collection[resumes_at]');
     sub.pause_collection = pc === null ? null : { behavior: pc.behavior, resumes_at: pc.resumesAt ?? null };
   }
   if (input.defaultTaxRates !== undefined) sub.default_tax_rates = loadTaxRates(ctx, input.defaultTaxRates, 'default_tax_rates');
@@ -585,7 +574,10 @@ function applyItemChanges(ctx: TwinContext, sub: StripeObject, itemsIn: Subscrip
       if (priceId && priceId !== item.price.id) {
         const price = loadRecurringPrice(ctx, priceId, `${prefix}[price]`);
         if (price.currency !== sub.currency) {
-          throw invalidRequest(`The price specified (${price.id}) has a currency (${price.currency}) that does not match the subscription's currency (${sub.currency}).`, `${prefix}[price]`);
+          throw invalidRequest(
+            `The price specified (${price.id}) has a currency (${price.currency}) that does not match the subscription's currency (${sub.currency}).`,
+            `${prefix}[price]`,
+          );
         }
         item.price = clone(price);
         item.plan = planOf(price);
@@ -619,12 +611,7 @@ function applyItemChanges(ctx: TwinContext, sub: StripeObject, itemsIn: Subscrip
  * advance and the closing period's metered usage in arrears on a draft invoice that finalizes an
  * hour later (as Stripe does), or at once when `collectNow`.
  */
-export function startNewPeriod(
-  ctx: TwinContext,
-  id: string,
-  at: number,
-  opts: { collectNow?: boolean; prevForEvent?: StripeObject } = {},
-): StripeObject {
+export function startNewPeriod(ctx: TwinContext, id: string, at: number, opts: { collectNow?: boolean; prevForEvent?: StripeObject } = {}): StripeObject {
   const sub = loadSubscription(ctx, id);
   const before = opts.prevForEvent ?? clone(sub);
   const closing = { start: sub.current_period_start, end: at };
@@ -755,11 +742,7 @@ export function cancelSubscriptionNow(ctx: TwinContext, id: string, opts: Cancel
 }
 
 /** `DELETE /v1/subscriptions/{id}`: cancel at once (a subscription already ended is Stripe's 404). */
-export function cancelSubscription(
-  ctx: TwinContext,
-  id: string,
-  input: { invoiceNow?: boolean; comment?: string; feedback?: string },
-): StripeObject {
+export function cancelSubscription(ctx: TwinContext, id: string, input: { invoiceNow?: boolean; comment?: string; feedback?: string }): StripeObject {
   const sub = loadSubscription(ctx, id);
   if (sub.status === 'canceled' || sub.status === 'incomplete_expired') {
     throw invalidRequest(`No such subscription: '${id}'`, 'id', 'resource_missing');
@@ -824,9 +807,18 @@ onInvoiceOutcome({
 /** `current_period_*` filters as record-store range conditions. */
 function rangeConditions(field: string, range: TimeRange | undefined): CreatedRange[] {
   if (range === undefined) return [];
-  if (typeof range === 'number') return [{ field, op: '>=', value: range }, { field, op: '<=', value: range }];
+  if (typeof range === 'number')
+    return [
+      { field, op: '>=', value: range },
+      { field, op: '<=', value: range },
+    ];
   const out: CreatedRange[] = [];
-  for (const [k, op] of [['gt', '>'], ['gte', '>='], ['lt', '<'], ['lte', '<=']] as const) {
+  for (const [k, op] of [
+    ['gt', '>'],
+    ['gte', '>='],
+    ['lt', '<'],
+    ['lte', '<='],
+  ] as const) {
     const v = range[k];
     if (v !== undefined) out.push({ field, op, value: v });
   }
@@ -853,4 +845,3 @@ export function listSubscriptions(ctx: TwinContext, f: SubscriptionFilter, windo
   if (price) more.keep = (s) => subscriptionItems(s).some((i) => i.price?.id === price);
   return readPage<StripeObject>(ctx, 'subscription', equals, window, more);
 }
-

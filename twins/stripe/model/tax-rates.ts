@@ -8,7 +8,22 @@ import { emitEvent } from './events.js';
 import { applyMetadata, clone, find, newId, previousAttributes, save, type MetadataPatch, type StripeObject } from './objects.js';
 import { readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
 
-export const TAX_TYPES = ['amusement_tax', 'communications_tax', 'gst', 'hst', 'igst', 'jct', 'lease_tax', 'pst', 'qst', 'retail_delivery_fee', 'rst', 'sales_tax', 'service_tax', 'vat'] as const;
+export const TAX_TYPES = [
+  'amusement_tax',
+  'communications_tax',
+  'gst',
+  'hst',
+  'igst',
+  'jct',
+  'lease_tax',
+  'pst',
+  'qst',
+  'retail_delivery_fee',
+  'rst',
+  'sales_tax',
+  'service_tax',
+  'vat',
+] as const;
 
 export interface TaxRateFields {
   active?: boolean;

@@ -133,7 +133,13 @@ function makeTransfer(ctx: TwinContext, input: TransferCreate, opts: TransferOpt
     source_type: 'card',
     transfer_group: input.transferGroup ?? null,
   };
-  transfer.balance_transaction = recordMovement(platform, { amount: -input.amount, currency: input.currency, type: 'transfer', reportingCategory: 'transfer', source: id }).id;
+  transfer.balance_transaction = recordMovement(platform, {
+    amount: -input.amount,
+    currency: input.currency,
+    type: 'transfer',
+    reportingCategory: 'transfer',
+    source: id,
+  }).id;
   const fee = opts.applicationFee ? { amount: opts.applicationFee, application: platformApplication(platform) } : null;
   transfer.destination_payment = landPayment(platform, transfer, fee, opts.availableOn ?? platform.clock.nowSeconds());
   platform.store.put('transfer', id, transfer);
@@ -151,7 +157,10 @@ export function createTransfer(ctx: TwinContext, input: TransferCreate): Transfe
     const charge = find(platform, 'charge', input.sourceTransaction);
     if (!charge) throw resourceMissing('charge', input.sourceTransaction, 'source_transaction');
     if (charge.currency !== input.currency) {
-      throw invalidRequest(`The currency of source_transaction's balance transaction (${charge.currency}) must be the same as the transfer currency (${input.currency})`, 'currency');
+      throw invalidRequest(
+        `The currency of source_transaction's balance transaction (${charge.currency}) must be the same as the transfer currency (${input.currency})`,
+        'currency',
+      );
     }
     // What the charge still holds: captured, less refunds and the transfers already made from it.
     let transferred = 0;
@@ -210,7 +219,11 @@ function prepended(list: { data: StripeObject[]; total_count: number }, entry: S
 }
 
 /** Reverse (part of) a transfer: the funds leave the connected account and return to the platform. */
-export function reverseTransfer(ctx: TwinContext, id: string, input: { amount?: number; description?: string; metadata?: MetadataPatch; sourceRefund?: string }): StripeObject {
+export function reverseTransfer(
+  ctx: TwinContext,
+  id: string,
+  input: { amount?: number; description?: string; metadata?: MetadataPatch; sourceRefund?: string },
+): StripeObject {
   const platform = platformContext(ctx);
   const before = getTransfer(platform, id);
   const amount = partOf(input.amount, before.amount - before.amount_reversed, 'transfer');
@@ -218,7 +231,13 @@ export function reverseTransfer(ctx: TwinContext, id: string, input: { amount?: 
   const account = contextFor(platform, before.destination);
   const refundId = platform.ids.next('pyr_', 24);
   recordMovement(account, { amount: -amount, currency: before.currency, type: 'payment_refund', reportingCategory: 'refund', source: refundId });
-  const txn = recordMovement(platform, { amount, currency: before.currency, type: 'transfer_refund', reportingCategory: 'transfer_reversal', source: reversalId });
+  const txn = recordMovement(platform, {
+    amount,
+    currency: before.currency,
+    type: 'transfer_refund',
+    reportingCategory: 'transfer_reversal',
+    source: reversalId,
+  });
   const reversal: StripeObject = {
     id: reversalId,
     object: 'transfer_reversal',
@@ -252,7 +271,13 @@ export function settleDestinationCharge(ctx: TwinContext, charge: StripeObject):
   const feeAmount: number | null = charge.transfer_data.amount == null ? (charge.application_fee_amount ?? null) : null;
   const transfer = makeTransfer(
     platform,
-    { amount, currency: charge.currency, destination, sourceTransaction: charge.id, transferGroup: charge.transfer_group ?? `group_${charge.payment_intent ?? charge.id}` },
+    {
+      amount,
+      currency: charge.currency,
+      destination,
+      sourceTransaction: charge.id,
+      transferGroup: charge.transfer_group ?? `group_${charge.payment_intent ?? charge.id}`,
+    },
     { applicationFee: feeAmount ?? undefined, availableOn: charge.created + SETTLEMENT_SECONDS },
   );
   if (!feeAmount) return { transfer: transfer.id, applicationFee: null };
@@ -283,7 +308,14 @@ function recordApplicationFee(ctx: TwinContext, f: FeeInput): ApplicationFee {
   const platform = platformContext(ctx);
   const id = platform.ids.next('fee_', 24);
   const { currency } = f;
-  const txn = recordMovement(platform, { amount: f.amount, currency, type: 'application_fee', reportingCategory: 'platform_earning', source: id, availableOn: f.availableOn });
+  const txn = recordMovement(platform, {
+    amount: f.amount,
+    currency,
+    type: 'application_fee',
+    reportingCategory: 'platform_earning',
+    source: id,
+    availableOn: f.availableOn,
+  });
   const fee: ApplicationFee = {
     id,
     object: 'application_fee',
@@ -347,8 +379,20 @@ export function refundApplicationFee(ctx: TwinContext, id: string, input: { amou
   const before = getApplicationFee(platform, id);
   const amount = partOf(input.amount, before.amount - before.amount_refunded, 'application fee');
   const refundId = platform.ids.next('fr_', 24);
-  const txn = recordMovement(platform, { amount: -amount, currency: before.currency, type: 'application_fee_refund', reportingCategory: 'platform_earning_refund', source: refundId });
-  recordMovement(contextFor(platform, before.account), { amount, currency: before.currency, type: 'application_fee_refund', reportingCategory: 'fee', source: refundId });
+  const txn = recordMovement(platform, {
+    amount: -amount,
+    currency: before.currency,
+    type: 'application_fee_refund',
+    reportingCategory: 'platform_earning_refund',
+    source: refundId,
+  });
+  recordMovement(contextFor(platform, before.account), {
+    amount,
+    currency: before.currency,
+    type: 'application_fee_refund',
+    reportingCategory: 'fee',
+    source: refundId,
+  });
   const refund: StripeObject = {
     id: refundId,
     object: 'fee_refund',
@@ -373,7 +417,12 @@ export function refundApplicationFee(ctx: TwinContext, id: string, input: { amou
  * `reverse_transfer` the destination's share (in proportion to the refund), with
  * `refund_application_fee` the application fee (likewise). Answers the reversal's id, if any.
  */
-export function unwindConnectCharge(ctx: TwinContext, charge: StripeObject, refund: { id: string; amount: number }, opts: { reverseTransfer?: boolean; refundApplicationFee?: boolean }): string | null {
+export function unwindConnectCharge(
+  ctx: TwinContext,
+  charge: StripeObject,
+  refund: { id: string; amount: number },
+  opts: { reverseTransfer?: boolean; refundApplicationFee?: boolean },
+): string | null {
   const share = (whole: number) => Math.round((whole * refund.amount) / charge.amount_captured);
   let reversal: string | null = null;
   if (opts.reverseTransfer && charge.transfer) {

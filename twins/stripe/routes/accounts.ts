@@ -4,7 +4,22 @@
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { listEnvelope, readListWindow } from '../wire/list.js';
-import { LIST_PARAMS, ADDRESS_SPEC, bool, currency, emptyableStr, int, obj, oneOf, readMetadata, readParams, requiredStr, str, type Params, type ParamSpec } from '../wire/params.js';
+import {
+  LIST_PARAMS,
+  ADDRESS_SPEC,
+  bool,
+  currency,
+  emptyableStr,
+  int,
+  obj,
+  oneOf,
+  readMetadata,
+  readParams,
+  requiredStr,
+  str,
+  type Params,
+  type ParamSpec,
+} from '../wire/params.js';
 import { ok } from '../wire/pipeline.js';
 import { missingParam } from '../wire/errors.js';
 import { accountOf } from '../wire/connect-scope.js';
@@ -105,7 +120,11 @@ function readFields(p: Params): AccountFields {
     defaultCurrency: currency(p, 'default_currency'),
     capabilities: readCapabilities(p),
     metadata: readMetadata(p),
-    tosAcceptance: tos && { date: int(tos, 'date', 'tos_acceptance'), ip: str(tos, 'ip', 'tos_acceptance'), userAgent: str(tos, 'user_agent', 'tos_acceptance') },
+    tosAcceptance: tos && {
+      date: int(tos, 'date', 'tos_acceptance'),
+      ip: str(tos, 'ip', 'tos_acceptance'),
+      userAgent: str(tos, 'user_agent', 'tos_acceptance'),
+    },
   };
 }
 
@@ -204,7 +223,14 @@ export const accountRoutes: TwinRoute[] = [
     method: 'POST',
     path: '/v1/account_links',
     handler: (req, ctx) => {
-      const p = readParams(req, { account: true, type: true, refresh_url: true, return_url: true, collect: true, collection_options: { fields: true, future_requirements: true } });
+      const p = readParams(req, {
+        account: true,
+        type: true,
+        refresh_url: true,
+        return_url: true,
+        collect: true,
+        collection_options: { fields: true, future_requirements: true },
+      });
       const account = requiredStr(p, 'account');
       const type = oneOf(p, 'type', ACCOUNT_LINK_TYPES);
       if (!type) throw missingParam('type');

@@ -4,7 +4,21 @@
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../wire/pipeline.js';
 import { listEnvelope, readListWindow } from '../wire/list.js';
-import { LIST_PARAMS, bool, emptyableStr, obj, oneOf, readMetadata, readParams, requiredStr, str, strArray, objArray, type Params, type ParamSpec } from '../wire/params.js';
+import {
+  LIST_PARAMS,
+  bool,
+  emptyableStr,
+  obj,
+  oneOf,
+  readMetadata,
+  readParams,
+  requiredStr,
+  str,
+  strArray,
+  objArray,
+  type Params,
+  type ParamSpec,
+} from '../wire/params.js';
 import { invalidRequest, missingParam } from '../wire/errors.js';
 import { FEEDBACK, PRORATION_BEHAVIORS } from '../model/subscriptions.js';
 import {
@@ -29,8 +43,12 @@ const FEATURES_SPEC: ParamSpec = {
   subscription_cancel: { enabled: true, mode: true, proration_behavior: true, cancellation_reason: { enabled: true, options: true, feedback_options: true } },
   subscription_pause: { enabled: true, duration: true },
   subscription_update: {
-    enabled: true, default_allowed_updates: true, proration_behavior: true, billing_cycle_anchor: true,
-    schedule_at_period_end: true, trial_update_behavior: true,
+    enabled: true,
+    default_allowed_updates: true,
+    proration_behavior: true,
+    billing_cycle_anchor: true,
+    schedule_at_period_end: true,
+    trial_update_behavior: true,
     products: { product: true, prices: true, adjustable_quantity: true },
   },
 };
@@ -64,7 +82,11 @@ function readFeatures(p: Params): PortalFeaturesInput | undefined {
   const at = (k: string) => `features[${k}]`;
   const out: PortalFeaturesInput = {};
   const cu = obj(f, 'customer_update', 'features');
-  if (cu) out.customerUpdate = { enabled: enabled(cu, at('customer_update')), allowedUpdates: allOf(strArray(cu, 'allowed_updates', at('customer_update')), ALLOWED_CUSTOMER_UPDATES, `${at('customer_update')}[allowed_updates]`) };
+  if (cu)
+    out.customerUpdate = {
+      enabled: enabled(cu, at('customer_update')),
+      allowedUpdates: allOf(strArray(cu, 'allowed_updates', at('customer_update')), ALLOWED_CUSTOMER_UPDATES, `${at('customer_update')}[allowed_updates]`),
+    };
   const ih = obj(f, 'invoice_history', 'features');
   if (ih) out.invoiceHistory = { enabled: enabled(ih, at('invoice_history')) };
   const pmu = obj(f, 'payment_method_update', 'features');
@@ -77,7 +99,10 @@ function readFeatures(p: Params): PortalFeaturesInput | undefined {
       enabled: enabled(sc, at('subscription_cancel')),
       mode: oneOf(sc, 'mode', CANCEL_MODES, at('subscription_cancel')),
       prorationBehavior: oneOf(sc, 'proration_behavior', PRORATION_BEHAVIORS, at('subscription_cancel')),
-      cancellationReason: reason && { enabled: enabled(reason, reasonAt), options: allOf(strArray(reason, 'options', reasonAt), FEEDBACK, `${reasonAt}[options]`) ?? [] },
+      cancellationReason: reason && {
+        enabled: enabled(reason, reasonAt),
+        options: allOf(strArray(reason, 'options', reasonAt), FEEDBACK, `${reasonAt}[options]`) ?? [],
+      },
     };
   }
   const sp = obj(f, 'subscription_pause', 'features');
@@ -89,11 +114,12 @@ function readFeatures(p: Params): PortalFeaturesInput | undefined {
       enabled: enabled(su, suAt),
       defaultAllowedUpdates: allOf(strArray(su, 'default_allowed_updates', suAt), ALLOWED_SUBSCRIPTION_UPDATES, `${suAt}[default_allowed_updates]`),
       products:
-        su.products === '' ? null
-        : objArray(su, 'products', suAt)?.map((x, i) => ({
-            product: requiredStr(x, 'product', `${suAt}[products][${i}]`),
-            prices: strArray(x, 'prices', `${suAt}[products][${i}]`) ?? [],
-          })),
+        su.products === ''
+          ? null
+          : objArray(su, 'products', suAt)?.map((x, i) => ({
+              product: requiredStr(x, 'product', `${suAt}[products][${i}]`),
+              prices: strArray(x, 'prices', `${suAt}[products][${i}]`) ?? [],
+            })),
       prorationBehavior: oneOf(su, 'proration_behavior', PRORATION_BEHAVIORS, suAt),
     };
   }
@@ -132,7 +158,11 @@ function readFlow(p: Params): PortalFlowInput | undefined {
       ? {
           type: afterType,
           redirectReturnUrl: str(obj(after!, 'redirect', 'flow_data[after_completion]') ?? {}, 'return_url', 'flow_data[after_completion][redirect]'),
-          customMessage: str(obj(after!, 'hosted_confirmation', 'flow_data[after_completion]') ?? {}, 'custom_message', 'flow_data[after_completion][hosted_confirmation]'),
+          customMessage: str(
+            obj(after!, 'hosted_confirmation', 'flow_data[after_completion]') ?? {},
+            'custom_message',
+            'flow_data[after_completion][hosted_confirmation]',
+          ),
         }
       : undefined,
   };
@@ -154,7 +184,12 @@ export const billingPortalRoutes: TwinRoute[] = [
     path: '/v1/billing_portal/configurations',
     handler: (req, ctx) => {
       const p = readParams(req, { ...LIST_PARAMS, active: true, is_default: true });
-      return ok(listEnvelope(listPortalConfigurations(ctx, { active: bool(p, 'active'), isDefault: bool(p, 'is_default') }, readListWindow(p)), '/v1/billing_portal/configurations'));
+      return ok(
+        listEnvelope(
+          listPortalConfigurations(ctx, { active: bool(p, 'active'), isDefault: bool(p, 'is_default') }, readListWindow(p)),
+          '/v1/billing_portal/configurations',
+        ),
+      );
     },
   },
   {
@@ -175,7 +210,12 @@ export const billingPortalRoutes: TwinRoute[] = [
     path: '/v1/billing_portal/sessions',
     handler: (req, ctx) => {
       const p = readParams(req, {
-        customer: true, customer_account: true, return_url: true, configuration: true, locale: true, on_behalf_of: true,
+        customer: true,
+        customer_account: true,
+        return_url: true,
+        configuration: true,
+        locale: true,
+        on_behalf_of: true,
         flow_data: {
           type: true,
           after_completion: { type: true, redirect: { return_url: true }, hosted_confirmation: { custom_message: true } },

@@ -14,7 +14,11 @@ const SETTINGS_PARAMS: ParamSpec = { retry_days: true, subscription_after_final_
  * (`cancel` | `unpaid` | `past_due`) and `invoice_after_final_failure` (`past_due` | `uncollectible`).
  */
 export const billingSettingsRoutes: TwinRoute[] = [
-  { method: 'GET', path: '/v1/test_helpers/billing_settings', handler: (req, ctx) => (readParams(req, {}), ok({ object: 'twin.billing_settings', ...retrySettings(ctx) })) },
+  {
+    method: 'GET',
+    path: '/v1/test_helpers/billing_settings',
+    handler: (req, ctx) => (readParams(req, {}), ok({ object: 'twin.billing_settings', ...retrySettings(ctx) })),
+  },
   {
     method: 'POST',
     path: '/v1/test_helpers/billing_settings',
@@ -31,12 +35,14 @@ export const billingSettingsRoutes: TwinRoute[] = [
       }
       const sub = str(p, 'subscription_after_final_failure');
       if (sub !== undefined) {
-        if (!['cancel', 'unpaid', 'past_due'].includes(sub)) throw invalidRequest('Invalid subscription_after_final_failure: must be one of cancel, unpaid, or past_due', 'subscription_after_final_failure');
+        if (!['cancel', 'unpaid', 'past_due'].includes(sub))
+          throw invalidRequest('Invalid subscription_after_final_failure: must be one of cancel, unpaid, or past_due', 'subscription_after_final_failure');
         s.subscription_after_final_failure = sub as RetrySettings['subscription_after_final_failure'];
       }
       const inv = str(p, 'invoice_after_final_failure');
       if (inv !== undefined) {
-        if (!['past_due', 'uncollectible'].includes(inv)) throw invalidRequest('Invalid invoice_after_final_failure: must be one of past_due, or uncollectible', 'invoice_after_final_failure');
+        if (!['past_due', 'uncollectible'].includes(inv))
+          throw invalidRequest('Invalid invoice_after_final_failure: must be one of past_due, or uncollectible', 'invoice_after_final_failure');
         s.invoice_after_final_failure = inv as RetrySettings['invoice_after_final_failure'];
       }
       saveRetrySettings(ctx, s);

@@ -18,14 +18,7 @@ import {
   type ParamSpec,
 } from '../wire/params.js';
 import { ok } from '../wire/pipeline.js';
-import {
-  CHARGE_SEARCH_FIELDS,
-  captureCharge,
-  createLegacyCharge,
-  getCharge,
-  listCharges,
-  updateCharge,
-} from '../model/charges.js';
+import { CHARGE_SEARCH_FIELDS, captureCharge, createLegacyCharge, getCharge, listCharges, updateCharge } from '../model/charges.js';
 
 const CHARGE_UPDATE_SPEC: ParamSpec = {
   customer: true,

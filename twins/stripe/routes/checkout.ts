@@ -171,13 +171,21 @@ export const checkoutRoutes: TwinRoute[] = [
       return ok(listEnvelope(listSessions(ctx, filter, readListWindow(p)), '/v1/checkout/sessions'));
     },
   },
-  { method: 'GET', path: '/v1/checkout/sessions/{id}', handler: (req, ctx) => (readParams(req, {}), ok(presentSession(loadSession(ctx, req.params.id!), expandOf(req)))) },
+  {
+    method: 'GET',
+    path: '/v1/checkout/sessions/{id}',
+    handler: (req, ctx) => (readParams(req, {}), ok(presentSession(loadSession(ctx, req.params.id!), expandOf(req)))),
+  },
   {
     method: 'POST',
     path: '/v1/checkout/sessions/{id}',
     handler: (req, ctx) => ok(presentSession(updateSession(ctx, req.params.id!, readMetadata(readParams(req, { metadata: true }))), expandOf(req))),
   },
-  { method: 'POST', path: '/v1/checkout/sessions/{id}/expire', handler: (req, ctx) => (readParams(req, {}), ok(presentSession(expireSession(ctx, req.params.id!), expandOf(req)))) },
+  {
+    method: 'POST',
+    path: '/v1/checkout/sessions/{id}/expire',
+    handler: (req, ctx) => (readParams(req, {}), ok(presentSession(expireSession(ctx, req.params.id!), expandOf(req)))),
+  },
   {
     method: 'GET',
     path: '/v1/checkout/sessions/{id}/line_items',

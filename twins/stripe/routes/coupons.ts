@@ -3,7 +3,23 @@
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../wire/pipeline.js';
 import { listEnvelope, readListWindow } from '../wire/list.js';
-import { LIST_PARAMS, bool, currency, decimal, emptyableStr, int, obj, objArray, oneOf, readMetadata, readParams, requiredStr, str, strArray, type Params } from '../wire/params.js';
+import {
+  LIST_PARAMS,
+  bool,
+  currency,
+  decimal,
+  emptyableStr,
+  int,
+  obj,
+  objArray,
+  oneOf,
+  readMetadata,
+  readParams,
+  requiredStr,
+  str,
+  strArray,
+  type Params,
+} from '../wire/params.js';
 import {
   COUPON_DURATIONS,
   createCoupon,
@@ -46,8 +62,18 @@ export const couponRoutes: TwinRoute[] = [
     path: '/v1/coupons',
     handler: (req, ctx) => {
       const p = readParams(req, {
-        id: true, percent_off: true, amount_off: true, currency: true, duration: true, duration_in_months: true,
-        max_redemptions: true, redeem_by: true, name: true, metadata: true, applies_to: { products: true }, currency_options: true,
+        id: true,
+        percent_off: true,
+        amount_off: true,
+        currency: true,
+        duration: true,
+        duration_in_months: true,
+        max_redemptions: true,
+        redeem_by: true,
+        name: true,
+        metadata: true,
+        applies_to: { products: true },
+        currency_options: true,
       });
       const percent = decimal(p, 'percent_off');
       const percentOff = percent === undefined ? undefined : Number(percent);
@@ -68,7 +94,11 @@ export const couponRoutes: TwinRoute[] = [
       );
     },
   },
-  { method: 'GET', path: '/v1/coupons', handler: (req, ctx) => ok(listEnvelope(listCoupons(ctx, readListWindow(readParams(req, LIST_PARAMS))), '/v1/coupons')) },
+  {
+    method: 'GET',
+    path: '/v1/coupons',
+    handler: (req, ctx) => ok(listEnvelope(listCoupons(ctx, readListWindow(readParams(req, LIST_PARAMS))), '/v1/coupons')),
+  },
   { method: 'GET', path: '/v1/coupons/{coupon}', handler: (req, ctx) => (readParams(req, {}), ok(getCoupon(ctx, req.params.coupon!, 'id'))) },
   {
     method: 'POST',
@@ -84,8 +114,15 @@ export const couponRoutes: TwinRoute[] = [
     path: '/v1/promotion_codes',
     handler: (req, ctx) => {
       const p = readParams(req, {
-        promotion: { coupon: true, type: true }, coupon: true, code: true, active: true, customer: true, customer_account: true,
-        expires_at: true, max_redemptions: true, metadata: true,
+        promotion: { coupon: true, type: true },
+        coupon: true,
+        code: true,
+        active: true,
+        customer: true,
+        customer_account: true,
+        expires_at: true,
+        max_redemptions: true,
+        metadata: true,
         restrictions: { first_time_transaction: true, minimum_amount: true, minimum_amount_currency: true, currency_options: true },
       });
       const promotion = obj(p, 'promotion');

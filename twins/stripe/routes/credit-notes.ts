@@ -3,7 +3,20 @@
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../wire/pipeline.js';
 import { listBody, listEnvelope, readListWindow } from '../wire/list.js';
-import { LIST_PARAMS, emptyableStr, int, objArray, oneOf, paramsOf, readMetadata, readParams, requiredStr, str, type Params, type ParamSpec } from '../wire/params.js';
+import {
+  LIST_PARAMS,
+  emptyableStr,
+  int,
+  objArray,
+  oneOf,
+  paramsOf,
+  readMetadata,
+  readParams,
+  requiredStr,
+  str,
+  type Params,
+  type ParamSpec,
+} from '../wire/params.js';
 import { missingParam } from '../wire/errors.js';
 import {
   CREDIT_NOTE_REASONS,
@@ -30,7 +43,18 @@ const CREATE_SPEC: ParamSpec = {
   refund: true,
   refunds: true,
   shipping_cost: true,
-  lines: { type: true, invoice_line_item: true, amount: true, quantity: true, unit_amount: true, unit_amount_decimal: true, description: true, tax_rates: true, tax_amounts: true, metadata: true },
+  lines: {
+    type: true,
+    invoice_line_item: true,
+    amount: true,
+    quantity: true,
+    unit_amount: true,
+    unit_amount_decimal: true,
+    description: true,
+    tax_rates: true,
+    tax_amounts: true,
+    metadata: true,
+  },
 };
 
 function readCreate(p: Params): CreditNoteCreate {

@@ -5,12 +5,7 @@ import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../wire/pipeline.js';
 import { listEnvelope, readListWindow } from '../wire/list.js';
 import { LIST_PARAMS, emptyableStr, readMetadata, readParams, requiredCurrency, requiredInt, str } from '../wire/params.js';
-import {
-  createBalanceTransaction,
-  getBalanceTransaction,
-  listBalanceTransactions,
-  updateBalanceTransaction,
-} from '../model/customer-balance.js';
+import { createBalanceTransaction, getBalanceTransaction, listBalanceTransactions, updateBalanceTransaction } from '../model/customer-balance.js';
 
 const BASE = '/v1/customers/{customer}/balance_transactions';
 

@@ -53,7 +53,13 @@ const CUSTOMER_SPEC: ParamSpec = {
   promotion_code: true,
 };
 
-const CUSTOMER_CREATE_SPEC: ParamSpec = { ...CUSTOMER_SPEC, payment_method: true, test_clock: true, tax: { ip_address: true, validate_location: true }, validate: true };
+const CUSTOMER_CREATE_SPEC: ParamSpec = {
+  ...CUSTOMER_SPEC,
+  payment_method: true,
+  test_clock: true,
+  tax: { ip_address: true, validate_location: true },
+  validate: true,
+};
 const CUSTOMER_UPDATE_SPEC: ParamSpec = { ...CUSTOMER_SPEC, tax: { ip_address: true, validate_location: true }, validate: true };
 
 /** A whole address (fields left out are null), or null for an empty `address=`. */

@@ -12,7 +12,14 @@ import { find } from '../model/objects.js';
 
 function typeMatcher(pattern: string): (t: string) => boolean {
   if (!pattern.includes('*')) return (t) => t === pattern;
-  const re = new RegExp('^' + pattern.split('*').map((s) => s.replace(/[.]/g, '\\.')).join('[^.]*') + '$');
+  const re = new RegExp(
+    '^' +
+      pattern
+        .split('*')
+        .map((s) => s.replace(/[.]/g, '\\.'))
+        .join('[^.]*') +
+      '$',
+  );
   return (t) => re.test(t);
 }
 
@@ -46,7 +53,8 @@ export const eventRoutes: TwinRoute[] = [
       const delivered = deliverySuccess === undefined ? undefined : deliveryOutcomes(ctx);
       if (matchers.length || delivered) {
         more.keep = (e) =>
-          (matchers.length === 0 || matchers.some((m) => m(String(e.type)))) && (!delivered || (delivered.has(e.id) && delivered.get(e.id) === deliverySuccess));
+          (matchers.length === 0 || matchers.some((m) => m(String(e.type)))) &&
+          (!delivered || (delivered.has(e.id) && delivered.get(e.id) === deliverySuccess));
       }
       const equals: FieldEquals = exact && patterns.length === 1 ? { type: patterns[0]! } : {};
       return ok(listEnvelope(readPage(ctx, 'event', equals, readListWindow(p), more), '/v1/events'));

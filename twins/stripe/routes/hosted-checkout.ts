@@ -42,7 +42,9 @@ function page(session: StripeObject, error?: string, status = 200): TwinResponse
     status,
     `<!doctype html><html lang="en"><meta charset="utf-8"><title>Checkout</title>` +
       `<h1>Twin checkout (${esc(session.mode)})</h1><ul>${lines}</ul>` +
-      (session.amount_total !== null ? `<p class="total">Total: ${esc(formatAmount(session.amount_total, session.currency))}${session.total_details?.amount_discount ? ` (discount −${esc(formatAmount(session.total_details.amount_discount, session.currency))})` : ''}</p>` : '') +
+      (session.amount_total !== null
+        ? `<p class="total">Total: ${esc(formatAmount(session.amount_total, session.currency))}${session.total_details?.amount_discount ? ` (discount −${esc(formatAmount(session.total_details.amount_discount, session.currency))})` : ''}</p>`
+        : '') +
       `${form}</html>`,
   );
 }
@@ -73,8 +75,13 @@ export function cardFromForm(req: TwinRequest, ctx: TwinContext): string | undef
     throw new StripeApiError(402, { type: 'card_error', code: 'invalid_expiry_year', message: "Your card's expiration year is in the past." });
   }
   const cvc = formValue(req, 'card_cvc') ?? '';
-  if (!/^\d{3,4}$/.test(cvc)) throw new StripeApiError(402, { type: 'card_error', code: 'incomplete_cvc', message: "Your card's security code is incomplete." });
-  return newCardPaymentMethod(ctx, number, { expMonth: expiry.month, expYear: expiry.year, billing: { ...(email ? { email } : {}), ...(name ? { name } : {}) } }).id;
+  if (!/^\d{3,4}$/.test(cvc))
+    throw new StripeApiError(402, { type: 'card_error', code: 'incomplete_cvc', message: "Your card's security code is incomplete." });
+  return newCardPaymentMethod(ctx, number, {
+    expMonth: expiry.month,
+    expYear: expiry.year,
+    billing: { ...(email ? { email } : {}), ...(name ? { name } : {}) },
+  }).id;
 }
 
 /** The card fields of a hosted payment form. */

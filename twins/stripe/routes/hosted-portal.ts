@@ -28,7 +28,10 @@ function priceLabel(ctx: TwinContext, price: StripeObject): string {
 function subscriptionSection(ctx: TwinContext, config: StripeObject, sub: StripeObject): string {
   const item = subscriptionItems(sub)[0];
   const f = config.features;
-  const parts = [`<section class="subscription" data-id="${esc(sub.id)}"><h2>${item ? esc(priceLabel(ctx, item.price)) : 'Subscription'}</h2>`, `<p>Status: ${esc(sub.status)}</p>`];
+  const parts = [
+    `<section class="subscription" data-id="${esc(sub.id)}"><h2>${item ? esc(priceLabel(ctx, item.price)) : 'Subscription'}</h2>`,
+    `<p>Status: ${esc(sub.status)}</p>`,
+  ];
   const scheduled = sub.cancel_at_period_end || sub.cancel_at;
   if (scheduled) parts.push(`<p class="cancels">Cancels on ${esc(day(sub.cancel_at ?? sub.current_period_end))}</p>`);
   else parts.push(`<p>Renews on ${esc(day(sub.current_period_end))}</p>`);
@@ -38,15 +41,24 @@ function subscriptionSection(ctx: TwinContext, config: StripeObject, sub: Stripe
       ? `<label>Reason <select name="feedback"><option value=""></option>${(reason.options as string[]).map((o) => `<option value="${esc(o)}">${esc(o.replace(/_/g, ' '))}</option>`).join('')}</select></label>` +
         `<label>Comment <input name="comment"></label>`
       : '';
-    parts.push(`<form method="post" class="cancel">${hidden('action', 'cancel')}${hidden('subscription', sub.id)}${reasons}<button type="submit">Cancel plan</button></form>`);
+    parts.push(
+      `<form method="post" class="cancel">${hidden('action', 'cancel')}${hidden('subscription', sub.id)}${reasons}<button type="submit">Cancel plan</button></form>`,
+    );
   }
   if (scheduled && f.subscription_cancel.enabled) {
-    parts.push(`<form method="post" class="renew">${hidden('action', 'renew')}${hidden('subscription', sub.id)}<button type="submit">Renew plan</button></form>`);
+    parts.push(
+      `<form method="post" class="renew">${hidden('action', 'renew')}${hidden('subscription', sub.id)}<button type="submit">Renew plan</button></form>`,
+    );
   }
-  const prices = switchablePrices(config).filter((id) => id !== item?.price.id).map((id) => find(ctx, 'price', id)).filter((p): p is StripeObject => !!p && p.active !== false);
+  const prices = switchablePrices(config)
+    .filter((id) => id !== item?.price.id)
+    .map((id) => find(ctx, 'price', id))
+    .filter((p): p is StripeObject => !!p && p.active !== false);
   if (prices.length > 0 && !scheduled) {
     const options = prices.map((p) => `<option value="${esc(p.id)}">${esc(priceLabel(ctx, p))}</option>`).join('');
-    parts.push(`<form method="post" class="switch">${hidden('action', 'switch_price')}${hidden('subscription', sub.id)}<label>New plan <select name="price">${options}</select></label><button type="submit">Update plan</button></form>`);
+    parts.push(
+      `<form method="post" class="switch">${hidden('action', 'switch_price')}${hidden('subscription', sub.id)}<label>New plan <select name="price">${options}</select></label><button type="submit">Update plan</button></form>`,
+    );
   }
   parts.push('</section>');
   return parts.join('');
@@ -72,16 +84,27 @@ function page(ctx: TwinContext, session: StripeObject, config: StripeObject, not
       ? `<section class="invoices"><h2>Invoice history</h2><ul>${ctx.store
           .list<StripeObject>('invoice')
           .filter((i) => i.customer === session.customer && i.status !== 'draft')
-          .map((i) => `<li><a href="${esc(i.hosted_invoice_url)}">${esc(i.number)}</a> ${esc(formatAmount(i.total, i.currency))} ${esc(i.status)} ${esc(day(i.created))}</li>`)
+          .map(
+            (i) =>
+              `<li><a href="${esc(i.hosted_invoice_url)}">${esc(i.number)}</a> ${esc(formatAmount(i.total, i.currency))} ${esc(i.status)} ${esc(day(i.created))}</li>`,
+          )
           .join('')}</ul></section>`
       : '';
-  const msg = notice?.error ? `<p role="alert" class="error">${esc(notice.error)}</p>` : notice?.done ? `<p role="status" class="done">${esc(notice.done)}</p>` : '';
-  const back = session.return_url ? `<p><a class="return" href="${esc(session.return_url)}">Return to ${esc(config.business_profile.headline ?? 'the site')}</a></p>` : '';
+  const msg = notice?.error
+    ? `<p role="alert" class="error">${esc(notice.error)}</p>`
+    : notice?.done
+      ? `<p role="status" class="done">${esc(notice.done)}</p>`
+      : '';
+  const back = session.return_url
+    ? `<p><a class="return" href="${esc(session.return_url)}">Return to ${esc(config.business_profile.headline ?? 'the site')}</a></p>`
+    : '';
   return html(
     status,
     `<!doctype html><html lang="en"><meta charset="utf-8"><title>Customer portal</title>` +
       `<h1>Twin customer portal</h1><p class="customer">${esc(customer?.name ?? '')} ${esc(customer?.email ?? '')}</p>${msg}` +
-      (showSubs ? `<section class="subscriptions"><h2>Current plan</h2>${subs.map((s) => subscriptionSection(ctx, config, s)).join('') || '<p>No active subscriptions.</p>'}</section>` : '') +
+      (showSubs
+        ? `<section class="subscriptions"><h2>Current plan</h2>${subs.map((s) => subscriptionSection(ctx, config, s)).join('') || '<p>No active subscriptions.</p>'}</section>`
+        : '') +
       `${cardForm}${invoices}${back}</html>`,
   );
 }
@@ -107,7 +130,12 @@ function submit(req: TwinRequest, ctx: TwinContext): TwinResponse {
   try {
     // A refused change (a declined card, a price not offered) leaves nothing behind (savepoint).
     ctx.store.db.transaction(() => {
-      if (action === 'cancel') portalCancel(ctx, session, config, { subscription, feedback: formValue(req, 'feedback') || undefined, comment: formValue(req, 'comment') || undefined });
+      if (action === 'cancel')
+        portalCancel(ctx, session, config, {
+          subscription,
+          feedback: formValue(req, 'feedback') || undefined,
+          comment: formValue(req, 'comment') || undefined,
+        });
       else if (action === 'renew') portalRenew(ctx, session, { subscription });
       else if (action === 'switch_price') portalSwitchPrice(ctx, session, config, { subscription, price: formValue(req, 'price') ?? '' });
       else portalUpdateCard(ctx, session, config, cardFromForm(req, ctx) ?? 'pm_card_visa');
@@ -119,7 +147,10 @@ function submit(req: TwinRequest, ctx: TwinContext): TwinResponse {
   const after = session.flow?.after_completion;
   if (after?.type === 'redirect') return { status: 303, headers: { location: after.redirect.return_url } };
   if (after?.type === 'hosted_confirmation') {
-    return html(200, `<!doctype html><html lang="en"><meta charset="utf-8"><title>Customer portal</title><p role="status" class="done">${esc(after.hosted_confirmation.custom_message ?? DONE[action])}</p>${session.return_url ? `<a class="return" href="${esc(session.return_url)}">Return</a>` : ''}</html>`);
+    return html(
+      200,
+      `<!doctype html><html lang="en"><meta charset="utf-8"><title>Customer portal</title><p role="status" class="done">${esc(after.hosted_confirmation.custom_message ?? DONE[action])}</p>${session.return_url ? `<a class="return" href="${esc(session.return_url)}">Return</a>` : ''}</html>`,
+    );
   }
   return page(ctx, session, config, { done: DONE[action] });
 }

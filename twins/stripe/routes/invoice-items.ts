@@ -3,7 +3,23 @@
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../wire/pipeline.js';
 import { listEnvelope, readListWindow } from '../wire/list.js';
-import { LIST_PARAMS, bool, currency, decimal, emptyableStr, int, obj, readMetadata, readParams, requiredInt, requiredStr, str, strArray, type Params, type ParamSpec } from '../wire/params.js';
+import {
+  LIST_PARAMS,
+  bool,
+  currency,
+  decimal,
+  emptyableStr,
+  int,
+  obj,
+  readMetadata,
+  readParams,
+  requiredInt,
+  requiredStr,
+  str,
+  strArray,
+  type Params,
+  type ParamSpec,
+} from '../wire/params.js';
 import { createInvoiceItem, deleteInvoiceItem, getInvoiceItem, listInvoiceItems, updateInvoiceItem, type InvoiceItemFields } from '../model/invoice-items.js';
 
 const FIELDS_SPEC: ParamSpec = {
@@ -71,5 +87,9 @@ export const invoiceItemRoutes: TwinRoute[] = [
     path: '/v1/invoiceitems/{invoiceitem}',
     handler: (req, ctx) => ok(updateInvoiceItem(ctx, req.params.invoiceitem!, readFields(readParams(req, FIELDS_SPEC)))),
   },
-  { method: 'DELETE', path: '/v1/invoiceitems/{invoiceitem}', handler: (req, ctx) => (readParams(req, {}), ok(deleteInvoiceItem(ctx, req.params.invoiceitem!))) },
+  {
+    method: 'DELETE',
+    path: '/v1/invoiceitems/{invoiceitem}',
+    handler: (req, ctx) => (readParams(req, {}), ok(deleteInvoiceItem(ctx, req.params.invoiceitem!))),
+  },
 ];

@@ -175,7 +175,14 @@ export const invoiceRoutes: TwinRoute[] = [
     path: '/v1/invoices/search',
     handler: (req, ctx) => {
       readParams(req, SEARCH_PARAMS);
-      return searchResponse(req, ctx, { resource: 'invoice', present: (i: StripeObject) => presentInvoice(i as any) as StripeObject }, '/v1/invoices/search', INVOICE_SEARCH_FIELDS, 'invoices');
+      return searchResponse(
+        req,
+        ctx,
+        { resource: 'invoice', present: (i: StripeObject) => presentInvoice(i as any) as StripeObject },
+        '/v1/invoices/search',
+        INVOICE_SEARCH_FIELDS,
+        'invoices',
+      );
     },
   },
   {
@@ -226,7 +233,11 @@ export const invoiceRoutes: TwinRoute[] = [
       return ok(presentInvoice(loadInvoice(ctx, req.params.id!)));
     },
   },
-  { method: 'POST', path: '/v1/invoices/{id}', handler: (req, ctx) => ok(presentInvoice(updateInvoice(ctx, req.params.id!, readUpdate(readParams(req, INVOICE_UPDATE_PARAMS))))) },
+  {
+    method: 'POST',
+    path: '/v1/invoices/{id}',
+    handler: (req, ctx) => ok(presentInvoice(updateInvoice(ctx, req.params.id!, readUpdate(readParams(req, INVOICE_UPDATE_PARAMS))))),
+  },
   { method: 'DELETE', path: '/v1/invoices/{id}', handler: (req, ctx) => (readParams(req, {}), ok(deleteDraftInvoice(ctx, req.params.id!))) },
   {
     method: 'GET',

@@ -5,16 +5,7 @@ import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../wire/pipeline.js';
 import { listBody, listEnvelope, readListWindow } from '../wire/list.js';
 import { LIST_PARAMS, int, obj, oneOf, readParams, requiredStr, str, type ParamSpec } from '../wire/params.js';
-import {
-  FORMULAS,
-  createMeter,
-  createMeterEvent,
-  eventSummaries,
-  listMeters,
-  loadMeter,
-  setMeterActive,
-  updateMeter,
-} from '../model/meters.js';
+import { FORMULAS, createMeter, createMeterEvent, eventSummaries, listMeters, loadMeter, setMeterActive, updateMeter } from '../model/meters.js';
 
 const METER_CREATE_PARAMS: ParamSpec = {
   display_name: true,
@@ -25,7 +16,15 @@ const METER_CREATE_PARAMS: ParamSpec = {
   event_time_window: true,
 };
 const METER_EVENT_PARAMS: ParamSpec = { event_name: true, payload: true, identifier: true, timestamp: true };
-const SUMMARY_PARAMS: ParamSpec = { customer: true, start_time: true, end_time: true, value_grouping_window: true, limit: true, starting_after: true, ending_before: true };
+const SUMMARY_PARAMS: ParamSpec = {
+  customer: true,
+  start_time: true,
+  end_time: true,
+  value_grouping_window: true,
+  limit: true,
+  starting_after: true,
+  ending_before: true,
+};
 
 export const meterRoutes: TwinRoute[] = [
   {

@@ -54,7 +54,8 @@ export const payoutRoutes: TwinRoute[] = [
       const schedule = obj(payouts, 'schedule', 'payments[payouts]') ?? {};
       const weekly = strArray(schedule, 'weekly_payout_days', SCHEDULE);
       for (const d of weekly ?? []) {
-        if (!(WEEKDAYS as readonly string[]).includes(d)) throw invalidRequest(`Invalid ${SCHEDULE}[weekly_payout_days]: ${d}`, `${SCHEDULE}[weekly_payout_days]`);
+        if (!(WEEKDAYS as readonly string[]).includes(d))
+          throw invalidRequest(`Invalid ${SCHEDULE}[weekly_payout_days]: ${d}`, `${SCHEDULE}[weekly_payout_days]`);
       }
       const monthly = strArray(schedule, 'monthly_payout_days', SCHEDULE)?.map(Number);
       return ok(

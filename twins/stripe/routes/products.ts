@@ -19,15 +19,7 @@ import {
 } from '../wire/params.js';
 import { ok } from '../wire/pipeline.js';
 import { readPriceCreate } from './prices.js';
-import {
-  PRODUCT_SEARCH_FIELDS,
-  createProduct,
-  type ProductFields,
-  deleteProduct,
-  getProduct,
-  listProducts,
-  updateProduct,
-} from '../model/products.js';
+import { PRODUCT_SEARCH_FIELDS, createProduct, type ProductFields, deleteProduct, getProduct, listProducts, updateProduct } from '../model/products.js';
 
 const PRODUCT_FIELDS: ParamSpec = {
   active: true,

@@ -99,7 +99,9 @@ export const setupIntentRoutes: TwinRoute[] = [
     path: '/v1/setup_intents',
     handler: (req, ctx) => {
       const p = readParams(req, { ...LIST_PARAMS, customer: true, payment_method: true, attach_to_self: true });
-      return ok(listEnvelope(listSetupIntents(ctx, { customer: str(p, 'customer'), paymentMethod: str(p, 'payment_method') }, readListWindow(p)), '/v1/setup_intents'));
+      return ok(
+        listEnvelope(listSetupIntents(ctx, { customer: str(p, 'customer'), paymentMethod: str(p, 'payment_method') }, readListWindow(p)), '/v1/setup_intents'),
+      );
     },
   },
   {
@@ -128,7 +130,8 @@ export const setupIntentRoutes: TwinRoute[] = [
   {
     method: 'POST',
     path: '/v1/setup_intents/{intent}/confirm',
-    handler: (req, ctx) => setupAnswer(confirmSetupIntent(ctx, req.params.intent!, readSetupFields(readParams(req, { ...CONFIRM_FIELDS, client_secret: true })))),
+    handler: (req, ctx) =>
+      setupAnswer(confirmSetupIntent(ctx, req.params.intent!, readSetupFields(readParams(req, { ...CONFIRM_FIELDS, client_secret: true })))),
   },
   {
     method: 'POST',

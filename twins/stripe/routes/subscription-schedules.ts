@@ -7,7 +7,16 @@ import { listEnvelope, readListWindow } from '../wire/list.js';
 import { LIST_PARAMS, bool, int, obj, objArray, oneOf, readMetadata, readParams, requiredStr, str, type Params, type ParamSpec } from '../wire/params.js';
 import { invalidRequest } from '../wire/errors.js';
 import { PRORATION_BEHAVIORS } from '../model/subscriptions.js';
-import { END_BEHAVIORS, cancelSchedule, createSchedule, getSchedule, listSchedules, releaseSchedule, updateSchedule, type PhaseInput } from '../model/subscription-schedules.js';
+import {
+  END_BEHAVIORS,
+  cancelSchedule,
+  createSchedule,
+  getSchedule,
+  listSchedules,
+  releaseSchedule,
+  updateSchedule,
+  type PhaseInput,
+} from '../model/subscription-schedules.js';
 
 const PHASE_SPEC: ParamSpec = {
   items: { price: true, quantity: true, metadata: true, tax_rates: true, discounts: true, billing_thresholds: true, price_data: true },
@@ -44,7 +53,10 @@ function readPhases(p: Params): PhaseInput[] | undefined {
     const interval = duration && oneOf(duration, 'interval', INTERVALS, `${at}[duration]`);
     const end = ph.end_date === 'now' ? undefined : int(ph, 'end_date', at);
     return {
-      items: (objArray(ph, 'items', at) ?? []).map((it, j) => ({ price: requiredStr(it, 'price', `${at}[items][${j}]`), quantity: int(it, 'quantity', `${at}[items][${j}]`) })),
+      items: (objArray(ph, 'items', at) ?? []).map((it, j) => ({
+        price: requiredStr(it, 'price', `${at}[items][${j}]`),
+        quantity: int(it, 'quantity', `${at}[items][${j}]`),
+      })),
       endDate: end,
       iterations: int(ph, 'iterations', at),
       duration: interval ? { interval, intervalCount: int(duration!, 'interval_count', `${at}[duration]`) } : undefined,
@@ -66,8 +78,15 @@ export const subscriptionScheduleRoutes: TwinRoute[] = [
     path: '/v1/subscription_schedules',
     handler: (req, ctx) => {
       const p = readParams(req, {
-        customer: true, customer_account: true, from_subscription: true, start_date: true, end_behavior: true, metadata: true,
-        phases: PHASE_SPEC, default_settings: true, billing_mode: true,
+        customer: true,
+        customer_account: true,
+        from_subscription: true,
+        start_date: true,
+        end_behavior: true,
+        metadata: true,
+        phases: PHASE_SPEC,
+        default_settings: true,
+        billing_mode: true,
       });
       return ok(
         createSchedule(ctx, {
@@ -85,8 +104,18 @@ export const subscriptionScheduleRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/subscription_schedules',
     handler: (req, ctx) => {
-      const p = readParams(req, { ...LIST_PARAMS, customer: true, customer_account: true, scheduled: true, canceled_at: true, completed_at: true, released_at: true });
-      return ok(listEnvelope(listSchedules(ctx, { customer: str(p, 'customer'), scheduled: bool(p, 'scheduled') }, readListWindow(p)), '/v1/subscription_schedules'));
+      const p = readParams(req, {
+        ...LIST_PARAMS,
+        customer: true,
+        customer_account: true,
+        scheduled: true,
+        canceled_at: true,
+        completed_at: true,
+        released_at: true,
+      });
+      return ok(
+        listEnvelope(listSchedules(ctx, { customer: str(p, 'customer'), scheduled: bool(p, 'scheduled') }, readListWindow(p)), '/v1/subscription_schedules'),
+      );
     },
   },
   { method: 'GET', path: '/v1/subscription_schedules/{schedule}', handler: (req, ctx) => (readParams(req, {}), ok(getSchedule(ctx, req.params.schedule!))) },

@@ -137,7 +137,12 @@ export function readSubscriptionCreate(p: Params): SubscriptionCreate {
   const td = obj(p, 'transfer_data');
   const items = objArray(p, 'items')?.map((it, i) => {
     const prefix = `items[${i}]`;
-    return { price: requiredStr(it, 'price', prefix), quantity: int(it, 'quantity', prefix), metadata: readMetadata(it), taxRates: strArray(it, 'tax_rates', prefix) };
+    return {
+      price: requiredStr(it, 'price', prefix),
+      quantity: int(it, 'quantity', prefix),
+      metadata: readMetadata(it),
+      taxRates: strArray(it, 'tax_rates', prefix),
+    };
   });
   const input: SubscriptionCreate = {
     customer,
@@ -286,14 +291,20 @@ export const subscriptionRoutes: TwinRoute[] = [
   {
     method: 'POST',
     path: '/v1/subscriptions/{id}/resume',
-    handler: (req, ctx) => (readParams(req, { billing_cycle_anchor: true, proration_behavior: true, proration_date: true }), ok(resumeSubscription(ctx, req.params.id!))),
+    handler: (req, ctx) => (
+      readParams(req, { billing_cycle_anchor: true, proration_behavior: true, proration_date: true }), ok(resumeSubscription(ctx, req.params.id!))
+    ),
   },
   {
     method: 'DELETE',
     path: '/v1/subscriptions/{id}/discount',
     handler: (req, ctx) => (readParams(req, {}), ok(removeSubscriptionDiscount(ctx, req.params.id!))),
   },
-  { method: 'POST', path: '/v1/subscriptions/{id}', handler: (req, ctx) => ok(updateSubscription(ctx, req.params.id!, readUpdate(readParams(req, UPDATE_PARAMS)))) },
+  {
+    method: 'POST',
+    path: '/v1/subscriptions/{id}',
+    handler: (req, ctx) => ok(updateSubscription(ctx, req.params.id!, readUpdate(readParams(req, UPDATE_PARAMS)))),
+  },
   {
     method: 'DELETE',
     path: '/v1/subscriptions/{id}',

@@ -7,7 +7,16 @@ import { LIST_PARAMS, bool, decimal, emptyableStr, oneOf, readMetadata, readPara
 import { missingParam } from '../wire/errors.js';
 import { TAX_TYPES, createTaxRate, getTaxRate, listTaxRates, updateTaxRate, type TaxRateFields } from '../model/tax-rates.js';
 
-const FIELDS: ParamSpec = { active: true, country: true, description: true, display_name: true, jurisdiction: true, metadata: true, state: true, tax_type: true };
+const FIELDS: ParamSpec = {
+  active: true,
+  country: true,
+  description: true,
+  display_name: true,
+  jurisdiction: true,
+  metadata: true,
+  state: true,
+  tax_type: true,
+};
 
 function readFields(p: Params): TaxRateFields {
   return {
@@ -44,5 +53,9 @@ export const taxRateRoutes: TwinRoute[] = [
     },
   },
   { method: 'GET', path: '/v1/tax_rates/{tax_rate}', handler: (req, ctx) => (readParams(req, {}), ok(getTaxRate(ctx, req.params.tax_rate!, 'id'))) },
-  { method: 'POST', path: '/v1/tax_rates/{tax_rate}', handler: (req, ctx) => ok(updateTaxRate(ctx, req.params.tax_rate!, readFields(readParams(req, FIELDS)))) },
+  {
+    method: 'POST',
+    path: '/v1/tax_rates/{tax_rate}',
+    handler: (req, ctx) => ok(updateTaxRate(ctx, req.params.tax_rate!, readFields(readParams(req, FIELDS)))),
+  },
 ];

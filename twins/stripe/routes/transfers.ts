@@ -7,7 +7,16 @@ import { LIST_PARAMS, emptyableStr, int, readMetadata, readParams, requiredCurre
 import { ok } from '../wire/pipeline.js';
 import { resourceMissing } from '../wire/errors.js';
 import { pageOf } from '../model/pages.js';
-import { createTransfer, getApplicationFee, getTransfer, listApplicationFees, listTransfers, refundApplicationFee, reverseTransfer, updateTransfer } from '../model/transfers.js';
+import {
+  createTransfer,
+  getApplicationFee,
+  getTransfer,
+  listApplicationFees,
+  listTransfers,
+  refundApplicationFee,
+  reverseTransfer,
+  updateTransfer,
+} from '../model/transfers.js';
 import type { StripeObject } from '../model/objects.js';
 
 /** One entry of a list an object carries (a transfer's reversals, a fee's refunds). */
@@ -24,7 +33,16 @@ export const transferRoutes: TwinRoute[] = [
     method: 'POST',
     path: '/v1/transfers',
     handler: (req, ctx) => {
-      const p = readParams(req, { amount: true, currency: true, destination: true, description: true, metadata: true, source_transaction: true, source_type: true, transfer_group: true });
+      const p = readParams(req, {
+        amount: true,
+        currency: true,
+        destination: true,
+        description: true,
+        metadata: true,
+        source_transaction: true,
+        source_type: true,
+        transfer_group: true,
+      });
       return ok(
         createTransfer(ctx, {
           amount: requiredInt(p, 'amount'),
@@ -43,7 +61,9 @@ export const transferRoutes: TwinRoute[] = [
     path: '/v1/transfers',
     handler: (req, ctx) => {
       const p = readParams(req, { ...LIST_PARAMS, destination: true, transfer_group: true });
-      return ok(listEnvelope(listTransfers(ctx, { destination: str(p, 'destination'), transferGroup: str(p, 'transfer_group') }, readListWindow(p)), '/v1/transfers'));
+      return ok(
+        listEnvelope(listTransfers(ctx, { destination: str(p, 'destination'), transferGroup: str(p, 'transfer_group') }, readListWindow(p)), '/v1/transfers'),
+      );
     },
   },
   {

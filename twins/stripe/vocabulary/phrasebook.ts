@@ -10,7 +10,10 @@ const stripeIdRule =
   (m, value) => {
     const prefix = value.slice(0, value.indexOf('_') + 1);
     const rule = fields[prefix];
-    if (!rule) return `the id ${value} does not fit this operation (it takes ${Object.keys(fields).map((p) => p + '…').join(', ')})`;
+    if (!rule)
+      return `the id ${value} does not fit this operation (it takes ${Object.keys(fields)
+        .map((p) => p + '…')
+        .join(', ')})`;
     return rule(m, value);
   };
 const stripeCurrency: ModifierRule = (m, value) => {
@@ -51,7 +54,12 @@ export const STRIPE_OPERATIONS: Operation[] = [
     phrase: op(`(?:${v('create')}|${v('make', 'made')})\\s+${A}charges?|${v('charge')}(?:\\s+${A}customer)?`),
     method: 'POST',
     path: '/v1/charges',
-    modifiers: { amount: amountIn('body')('/amount'), currency: stripeCurrency, description: bodyEq('/description'), stripe_id: stripeIdRule({ cus_: bodyEq('/customer') }) },
+    modifiers: {
+      amount: amountIn('body')('/amount'),
+      currency: stripeCurrency,
+      description: bodyEq('/description'),
+      stripe_id: stripeIdRule({ cus_: bodyEq('/customer') }),
+    },
     produces: { noun: 'charge', capture: 'response.body/id' },
     refers: { customer: bodyVar('/customer') },
   },
@@ -62,7 +70,10 @@ export const STRIPE_OPERATIONS: Operation[] = [
     method: 'POST',
     path: '/v1/refunds',
     // The refund's own amount is in its response whether or not the request named one.
-    modifiers: { amount: amountIn('response')('/amount'), stripe_id: stripeIdRule({ ch_: bodyEq('/charge'), py_: bodyEq('/charge'), pi_: bodyEq('/payment_intent') }) },
+    modifiers: {
+      amount: amountIn('response')('/amount'),
+      stripe_id: stripeIdRule({ ch_: bodyEq('/charge'), py_: bodyEq('/charge'), pi_: bodyEq('/payment_intent') }),
+    },
     produces: { noun: 'refund', capture: 'response.body/id' },
     refers: { charge: bodyVar('/charge'), payment: bodyVar('/payment_intent'), 'payment intent': bodyVar('/payment_intent') },
   },
@@ -72,7 +83,12 @@ export const STRIPE_OPERATIONS: Operation[] = [
     phrase: op(`${v('create')}\\s+${A}payment\\s+intents?`),
     method: 'POST',
     path: '/v1/payment_intents',
-    modifiers: { amount: amountIn('body')('/amount'), currency: stripeCurrency, description: bodyEq('/description'), stripe_id: stripeIdRule({ cus_: bodyEq('/customer') }) },
+    modifiers: {
+      amount: amountIn('body')('/amount'),
+      currency: stripeCurrency,
+      description: bodyEq('/description'),
+      stripe_id: stripeIdRule({ cus_: bodyEq('/customer') }),
+    },
     produces: { noun: 'payment intent', capture: 'response.body/id' },
     refers: { customer: bodyVar('/customer') },
   },

@@ -86,13 +86,32 @@ const vocabulary: TwinSeeding['vocabulary'] = {
 
 type Interval = 'day' | 'week' | 'month' | 'year';
 const INTERVAL_WORDS: Record<string, Interval> = {
-  daily: 'day', day: 'day', weekly: 'week', week: 'week', monthly: 'month', month: 'month',
-  yearly: 'year', year: 'year', annual: 'year', annually: 'year',
+  daily: 'day',
+  day: 'day',
+  weekly: 'week',
+  week: 'week',
+  monthly: 'month',
+  month: 'month',
+  yearly: 'year',
+  year: 'year',
+  annual: 'year',
+  annually: 'year',
 };
 /** Monthly list prices (cents) of tier names people commonly use; other names get a derived price. */
 const TIER_PRICES: Record<string, number> = {
-  free: 0, hobby: 500, basic: 900, starter: 1900, standard: 2900, pro: 2900, plus: 3900, premium: 4900,
-  team: 4900, growth: 7900, business: 9900, scale: 19900, enterprise: 49900,
+  free: 0,
+  hobby: 500,
+  basic: 900,
+  starter: 1900,
+  standard: 2900,
+  pro: 2900,
+  plus: 3900,
+  premium: 4900,
+  team: 4900,
+  growth: 7900,
+  business: 9900,
+  scale: 19900,
+  enterprise: 49900,
 };
 
 interface PlanSpec {

@@ -61,9 +61,5 @@ export function stripeParseFailure(req: TwinRequest, ctx: TwinContext, problem: 
   if (problem.kind === 'malformed_url') return unrecognizedUrl(req, ctx);
   const { refusal } = problem;
   const status = refusal.reason === 'body_too_large' ? 413 : 400;
-  return withStripeHeaders(
-    stripeError(status, { type: 'invalid_request_error', message: refusal.message, param: refusal.param }),
-    newRequestId(),
-    req,
-  );
+  return withStripeHeaders(stripeError(status, { type: 'invalid_request_error', message: refusal.message, param: refusal.param }), newRequestId(), req);
 }

@@ -5,13 +5,7 @@
 
 import type { TwinResponse } from '../../../twin-runtime/contract.js';
 
-export type StripeErrorType =
-  | 'api_error'
-  | 'card_error'
-  | 'idempotency_error'
-  | 'invalid_request_error'
-  | 'authentication_error'
-  | 'rate_limit_error';
+export type StripeErrorType = 'api_error' | 'card_error' | 'idempotency_error' | 'invalid_request_error' | 'authentication_error' | 'rate_limit_error';
 
 export interface StripeErrorFields {
   type: StripeErrorType;

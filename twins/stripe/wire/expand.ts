@@ -69,10 +69,7 @@ export function expandObject<T>(ctx: TwinContext, object: T, paths: string[], re
   for (const path of paths) {
     const segments = path.split('.');
     if (segments.length > MAX_DEPTH) {
-      throw invalidRequest(
-        `You cannot expand more than ${MAX_DEPTH} levels of a property. Property: ${path}`,
-        'expand',
-      );
+      throw invalidRequest(`You cannot expand more than ${MAX_DEPTH} levels of a property. Property: ${path}`, 'expand');
     }
     if (path === 'total_count') continue; // search envelopes answer it themselves
     expandAt(ctx, copy, segments, path, render);

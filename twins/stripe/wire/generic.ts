@@ -23,30 +23,96 @@ import { KINDS, type StripeObject } from '../model/objects.js';
 
 /** Id prefixes of Stripe objects (what the API gives them); others get an abbreviation of the name. */
 const ID_PREFIX: Record<string, string> = {
-  account: 'acct_', application_fee: 'fee_', apple_pay_domain: 'apwc_', balance_transaction: 'txn_',
-  bank_account: 'ba_', 'billing.alert': 'alrt_', 'billing.credit_grant': 'credgr_', 'billing.meter': 'mtr_',
-  'billing_portal.configuration': 'bpc_', 'billing_portal.session': 'bps_', card: 'card_', 'checkout.session': 'cs_test_',
-  'climate.order': 'climorder_', confirmation_token: 'ctoken_', credit_note: 'cn_', customer_balance_transaction: 'cbtxn_',
-  customer_cash_balance_transaction: 'ccsbtxn_', dispute: 'dp_', 'entitlements.feature': 'feat_', ephemeral_key: 'ephkey_',
-  event: 'evt_', fee_refund: 'fr_', file: 'file_', file_link: 'link_', 'financial_connections.account': 'fca_',
-  'financial_connections.session': 'fcsess_', 'forwarding.request': 'fwdreq_', 'identity.verification_report': 'vr_',
-  'identity.verification_session': 'vs_', invoiceitem: 'ii_', invoice_payment: 'inpay_', invoice_rendering_template: 'inrtem_',
-  'issuing.authorization': 'iauth_', 'issuing.card': 'ic_', 'issuing.cardholder': 'ich_', 'issuing.dispute': 'idp_',
-  'issuing.transaction': 'ipi_', mandate: 'mandate_', payment_link: 'plink_', payment_method_configuration: 'pmc_',
-  payment_method_domain: 'pmd_', payout: 'po_', person: 'person_', plan: 'plan_', product_feature: 'prodft_',
-  promotion_code: 'promo_', quote: 'qt_', 'radar.early_fraud_warning': 'issfr_', 'radar.value_list': 'rsl_',
-  'radar.value_list_item': 'rsli_', 'reporting.report_run': 'frr_', review: 'prv_', setup_attempt: 'setatt_',
-  shipping_rate: 'shr_', source: 'src_', subscription_schedule: 'sub_sched_', 'tax.calculation': 'taxcalc_',
-  'tax.registration': 'taxreg_', 'tax.transaction': 'tax_', tax_code: 'txcd_', tax_id: 'txi_', tax_rate: 'txr_',
-  'terminal.configuration': 'tmc_', 'terminal.location': 'tml_', 'terminal.reader': 'tmr_', 'test_helpers.test_clock': 'clock_',
-  token: 'tok_', topup: 'tu_', transfer: 'tr_', transfer_reversal: 'trr_', 'treasury.financial_account': 'fa_',
-  'treasury.inbound_transfer': 'ibt_', 'treasury.outbound_payment': 'obp_', 'treasury.outbound_transfer': 'obt_',
-  'treasury.received_credit': 'rc_', 'treasury.received_debit': 'rd_', 'treasury.transaction': 'trxn_', webhook_endpoint: 'we_',
+  account: 'acct_',
+  application_fee: 'fee_',
+  apple_pay_domain: 'apwc_',
+  balance_transaction: 'txn_',
+  bank_account: 'ba_',
+  'billing.alert': 'alrt_',
+  'billing.credit_grant': 'credgr_',
+  'billing.meter': 'mtr_',
+  'billing_portal.configuration': 'bpc_',
+  'billing_portal.session': 'bps_',
+  card: 'card_',
+  'checkout.session': 'cs_test_',
+  'climate.order': 'climorder_',
+  confirmation_token: 'ctoken_',
+  credit_note: 'cn_',
+  customer_balance_transaction: 'cbtxn_',
+  customer_cash_balance_transaction: 'ccsbtxn_',
+  dispute: 'dp_',
+  'entitlements.feature': 'feat_',
+  ephemeral_key: 'ephkey_',
+  event: 'evt_',
+  fee_refund: 'fr_',
+  file: 'file_',
+  file_link: 'link_',
+  'financial_connections.account': 'fca_',
+  'financial_connections.session': 'fcsess_',
+  'forwarding.request': 'fwdreq_',
+  'identity.verification_report': 'vr_',
+  'identity.verification_session': 'vs_',
+  invoiceitem: 'ii_',
+  invoice_payment: 'inpay_',
+  invoice_rendering_template: 'inrtem_',
+  'issuing.authorization': 'iauth_',
+  'issuing.card': 'ic_',
+  'issuing.cardholder': 'ich_',
+  'issuing.dispute': 'idp_',
+  'issuing.transaction': 'ipi_',
+  mandate: 'mandate_',
+  payment_link: 'plink_',
+  payment_method_configuration: 'pmc_',
+  payment_method_domain: 'pmd_',
+  payout: 'po_',
+  person: 'person_',
+  plan: 'plan_',
+  product_feature: 'prodft_',
+  promotion_code: 'promo_',
+  quote: 'qt_',
+  'radar.early_fraud_warning': 'issfr_',
+  'radar.value_list': 'rsl_',
+  'radar.value_list_item': 'rsli_',
+  'reporting.report_run': 'frr_',
+  review: 'prv_',
+  setup_attempt: 'setatt_',
+  shipping_rate: 'shr_',
+  source: 'src_',
+  subscription_schedule: 'sub_sched_',
+  'tax.calculation': 'taxcalc_',
+  'tax.registration': 'taxreg_',
+  'tax.transaction': 'tax_',
+  tax_code: 'txcd_',
+  tax_id: 'txi_',
+  tax_rate: 'txr_',
+  'terminal.configuration': 'tmc_',
+  'terminal.location': 'tml_',
+  'terminal.reader': 'tmr_',
+  'test_helpers.test_clock': 'clock_',
+  token: 'tok_',
+  topup: 'tu_',
+  transfer: 'tr_',
+  transfer_reversal: 'trr_',
+  'treasury.financial_account': 'fa_',
+  'treasury.inbound_transfer': 'ibt_',
+  'treasury.outbound_payment': 'obp_',
+  'treasury.outbound_transfer': 'obt_',
+  'treasury.received_credit': 'rc_',
+  'treasury.received_debit': 'rd_',
+  'treasury.transaction': 'trxn_',
+  webhook_endpoint: 'we_',
 };
 
 function idFor(call: GenericCall, object: string): string {
   if (object === 'coupon') return call.ctx.ids.next('', 8).toUpperCase();
-  const prefix = ID_PREFIX[object] ?? object.split('.').pop()!.split('_').map((w) => w[0]).join('') + '_';
+  const prefix =
+    ID_PREFIX[object] ??
+    object
+      .split('.')
+      .pop()!
+      .split('_')
+      .map((w) => w[0])
+      .join('') + '_';
   return call.ctx.ids.next(prefix, 24);
 }
 
@@ -58,10 +124,15 @@ const noun = (object: string) => object.replace(/[._]/g, ' ');
  * static segments before the collection at the top), `/v1/customers/{customer}/cards` → `card`.
  */
 function objectFromPath(collection: string): string {
-  const segs = collection.replace(/^\/v1\//, '').replace(/^test_helpers\//, '').split('/');
+  const segs = collection
+    .replace(/^\/v1\//, '')
+    .replace(/^test_helpers\//, '')
+    .split('/');
   let i = segs.length - 1;
   while (i > 0 && segs[i]!.startsWith('{')) i--;
-  const word = segs[i]!.replace(/ies$/, 'y').replace(/(ss|x|ch|sh|us)es$/, '$1').replace(/([^s])s$/, '$1');
+  const word = segs[i]!.replace(/ies$/, 'y')
+    .replace(/(ss|x|ch|sh|us)es$/, '$1')
+    .replace(/([^s])s$/, '$1');
   const before = segs.slice(0, i);
   return before.length && !before.some((x) => x.startsWith('{')) ? `${before[before.length - 1]}.${word}` : word;
 }
@@ -79,9 +150,20 @@ function orList(values: unknown[]): string {
 /** Where an `act` verb leaves `status` (the enum value of the same stem: cancel → canceled). */
 function statusAfter(verb: string, statuses: string[]): string | undefined {
   const special: Record<string, string[]> = {
-    deactivate: ['inactive', 'deactivated'], unarchive: ['active'], reactivate: ['active'], approve: ['approved'], pay: ['paid'],
-    void: ['void', 'voided'], finalize: ['finalized', 'open'], expire: ['expired'], reject: ['rejected'], close: ['closed'],
-    mark_uncollectible: ['uncollectible'], cancel: ['canceled', 'cancelled'], archive: ['archived'], activate: ['active'],
+    deactivate: ['inactive', 'deactivated'],
+    unarchive: ['active'],
+    reactivate: ['active'],
+    approve: ['approved'],
+    pay: ['paid'],
+    void: ['void', 'voided'],
+    finalize: ['finalized', 'open'],
+    expire: ['expired'],
+    reject: ['rejected'],
+    close: ['closed'],
+    mark_uncollectible: ['uncollectible'],
+    cancel: ['canceled', 'cancelled'],
+    archive: ['archived'],
+    activate: ['active'],
   };
   for (const s of special[verb] ?? []) if (statuses.includes(s)) return s;
   const stem = verb.replace(/e$/, '');
@@ -92,7 +174,7 @@ function statusAfter(verb: string, statuses: string[]): string | undefined {
 function deletedStub(call: GenericCall, record: Record<string, unknown>): Record<string, unknown> {
   const stub: Record<string, unknown> = { id: record.id, object: record.object ?? call.op.resource, deleted: true };
   const answer = generic.artefacts.operation(call.op.entry.id).response as Schema | undefined;
-  const props = answer ? generic.resolver.objectSchema(answer)?.properties ?? {} : {};
+  const props = answer ? (generic.resolver.objectSchema(answer)?.properties ?? {}) : {};
   for (const k of Object.keys(props)) if (!(k in stub) && k in record) stub[k] = record[k];
   return stub;
 }
@@ -170,7 +252,7 @@ export const stripeGenericAdapter: GenericAdapter = {
       if (typeof id !== 'string' || id === '' || (p === 'id' && call.op.action === 'create')) continue;
       const kind = (KINDS as Record<string, { resource: string; noun: string }>)[p];
       const resource = kind?.resource ?? (generic.resources.includes(p) ? p : undefined);
-      if (!resource || resource === call.op.resource && p === 'id') continue;
+      if (!resource || (resource === call.op.resource && p === 'id')) continue;
       const found = call.ctx.store.get<StripeObject>(resource, id);
       if (!found || found.deleted) throw resourceMissing(kind?.noun ?? noun(p), id, p);
     }
@@ -263,7 +345,7 @@ export const stripeGenericAdapter: GenericAdapter = {
         const records = outcome.items.map((r) => r.body as StripeObject);
         if (call.op.action === 'search') {
           const s = generic.recordSchema(call.op);
-          const props = s ? generic.resolver.objectSchema(s)?.properties ?? {} : {};
+          const props = s ? (generic.resolver.objectSchema(s)?.properties ?? {}) : {};
           const fields: SearchFields = {};
           for (const k of Object.keys(props)) if (k !== 'metadata') fields[k] = (o) => o[k];
           return searchResponse(call.req, call.ctx, { records }, url, fields, `${call.op.resource}s`);
@@ -280,4 +362,3 @@ export const stripeGenericAdapter: GenericAdapter = {
 
 /** Stripe's generic surface over the generated table in twins/stripe/spec/. */
 export const generic = new GenericEngine(stripeGenericAdapter, loadArtefacts(import.meta.url));
-

@@ -70,14 +70,7 @@ export function lookupIdempotent(
   return { response: { status: saved.response.status, body: saved.response.body }, originalRequest: saved.original_request };
 }
 
-export function rememberIdempotent(
-  ctx: TwinContext,
-  key: string,
-  endpoint: string,
-  params: Params,
-  requestId: string,
-  response: TwinResponse,
-): void {
+export function rememberIdempotent(ctx: TwinContext, key: string, endpoint: string, params: Params, requestId: string, response: TwinResponse): void {
   const record: IdempotencyRecord = {
     id: key,
     object: 'idempotency_key',

@@ -46,14 +46,21 @@ export function createdRanges(p: Params, key = 'created'): CreatedRange[] {
   if (raw === undefined || raw === '') return [];
   if (typeof raw === 'string') {
     const exact = int(p, key)!;
-    return [{ field: key, op: '>=', value: exact }, { field: key, op: '<=', value: exact }];
+    return [
+      { field: key, op: '>=', value: exact },
+      { field: key, op: '<=', value: exact },
+    ];
   }
   const range = obj(p, key)!;
   const out: CreatedRange[] = [];
-  for (const [k, op] of [['gt', '>'], ['gte', '>='], ['lt', '<'], ['lte', '<=']] as const) {
+  for (const [k, op] of [
+    ['gt', '>'],
+    ['gte', '>='],
+    ['lt', '<'],
+    ['lte', '<='],
+  ] as const) {
     const v = int(range, k, key);
     if (v !== undefined) out.push({ field: key, op, value: v });
   }
   return out;
 }
-

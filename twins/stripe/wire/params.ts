@@ -156,7 +156,8 @@ export function currency(p: Params, key = 'currency', prefix?: string): string |
   const v = str(p, key, prefix);
   if (v === undefined) return undefined;
   const c = v.toLowerCase();
-  if (!/^[a-z]{3}$/.test(c)) throw invalidRequest(`Invalid currency: ${v}. Stripe currently supports these currencies: usd, eur, gbp, …`, paramName(prefix, key));
+  if (!/^[a-z]{3}$/.test(c))
+    throw invalidRequest(`Invalid currency: ${v}. Stripe currently supports these currencies: usd, eur, gbp, …`, paramName(prefix, key));
   return c;
 }
 
@@ -214,7 +215,14 @@ export function readMetadata(p: Params): MetadataPatch | undefined {
 export const ADDRESS_SPEC: ParamSpec = { city: true, country: true, line1: true, line2: true, postal_code: true, state: true };
 
 /** A price's `recurring` parameter shape (prices, product default_price_data, inline price_data). */
-export const RECURRING_SPEC: ParamSpec = { interval: true, interval_count: true, meter: true, usage_type: true, trial_period_days: true, aggregate_usage: true };
+export const RECURRING_SPEC: ParamSpec = {
+  interval: true,
+  interval_count: true,
+  meter: true,
+  usage_type: true,
+  trial_period_days: true,
+  aggregate_usage: true,
+};
 
 /** Spec entries every list endpoint accepts. */
 export const LIST_PARAMS: ParamSpec = {
@@ -226,4 +234,3 @@ export const LIST_PARAMS: ParamSpec = {
 
 /** Spec entries every search endpoint accepts. */
 export const SEARCH_PARAMS: ParamSpec = { query: true, limit: true, page: true };
-

@@ -34,8 +34,7 @@ const ALLOWED: Allowed[] = [
   { method: 'POST', path: /^\/v1\/setup_intents\/([^/]+)\/confirm$/, intent: 'setup_intent' },
 ];
 
-const refuse = (status: number, message: string, param?: string): TwinResponse =>
-  stripeError(status, { type: 'invalid_request_error', message, param });
+const refuse = (status: number, message: string, param?: string): TwinResponse => stripeError(status, { type: 'invalid_request_error', message, param });
 
 /**
  * The refusal for a request made with the publishable key, or undefined when Stripe.js could make

@@ -60,7 +60,7 @@ export function parseQuery(query: string): { clauses: Clause[]; joiner: 'AND' | 
 /** Refuse what no record could answer, before any is read (an empty store refuses it too). */
 function checkClause(c: Clause, fields: SearchFields, resourceName: string): void {
   if (c.field === 'metadata') {
-    if (c.key === undefined) throw invalidRequest('Metadata searches need a key: metadata[\'key\']:\'value\'.', 'query');
+    if (c.key === undefined) throw invalidRequest("Metadata searches need a key: metadata['key']:'value'.", 'query');
   } else if (!ownValue(fields, c.field)) {
     // Field names come from the query: only the resource's own searchable fields count.
     throw invalidRequest(

@@ -38,7 +38,13 @@ export const SPEC_API_VERSION = '2024-06-20';
 
 /** `{amount, tax_behavior, tax_rate_details: {tax_rate}, …}` (`taxes`) → the older `tax_amounts` entry. */
 function taxAmountOf(t: any): Record<string, unknown> {
-  return { amount: t.amount, inclusive: t.tax_behavior === 'inclusive', tax_rate: t.tax_rate_details?.tax_rate ?? null, taxability_reason: t.taxability_reason ?? null, taxable_amount: t.taxable_amount ?? null };
+  return {
+    amount: t.amount,
+    inclusive: t.tax_behavior === 'inclusive',
+    tax_rate: t.tax_rate_details?.tax_rate ?? null,
+    taxability_reason: t.taxability_reason ?? null,
+    taxable_amount: t.taxable_amount ?? null,
+  };
 }
 
 function setIfMissing(o: StripeObject, field: string, value: () => unknown): void {
@@ -231,7 +237,11 @@ function planFor(version: string): Plan {
  */
 function without(o: StripeObject, drop: Set<string>): StripeObject {
   let has = false;
-  for (const f of drop) if (f in o) { has = true; break; }
+  for (const f of drop)
+    if (f in o) {
+      has = true;
+      break;
+    }
   if (!has) return o;
   const copy = {} as StripeObject;
   for (const k in o) if (!drop.has(k)) copy[k] = o[k];

@@ -14,7 +14,13 @@ export function ensureAccount(ctx: TwinContext): Account {
   const account: Account = { sid: sid(ctx, 'AC'), friendly_name: 'My first Twilio account', created: ctx.clock.nowMs() };
   ctx.store.put('account', ACCOUNT_KEY, account);
   const number = createNumber(ctx, { phone_number: '+15017122661', friendly_name: '(501) 712-2661' });
-  const service: MessagingService = { sid: sid(ctx, 'MG'), friendly_name: 'Default messaging service', senders: [number.phone_number], status_callback: null, created: ctx.clock.nowMs() };
+  const service: MessagingService = {
+    sid: sid(ctx, 'MG'),
+    friendly_name: 'Default messaging service',
+    senders: [number.phone_number],
+    status_callback: null,
+    created: ctx.clock.nowMs(),
+  };
   ctx.store.put('messaging_service', service.sid, service);
   return account;
 }
@@ -34,7 +40,28 @@ export function accountView(ctx: TwinContext, a: Account): Record<string, unknow
     sid: a.sid,
     status: 'active',
     subresource_uris: Object.fromEntries(
-      ['addresses', 'conferences', 'signing_keys', 'transcriptions', 'connect_apps', 'sip', 'authorized_connect_apps', 'usage', 'keys', 'applications', 'recordings', 'short_codes', 'calls', 'notifications', 'incoming_phone_numbers', 'queues', 'messages', 'outgoing_caller_ids', 'available_phone_numbers', 'balance'].map((r) => [
+      [
+        'addresses',
+        'conferences',
+        'signing_keys',
+        'transcriptions',
+        'connect_apps',
+        'sip',
+        'authorized_connect_apps',
+        'usage',
+        'keys',
+        'applications',
+        'recordings',
+        'short_codes',
+        'calls',
+        'notifications',
+        'incoming_phone_numbers',
+        'queues',
+        'messages',
+        'outgoing_caller_ids',
+        'available_phone_numbers',
+        'balance',
+      ].map((r) => [
         r,
         `${base}/${r === 'incoming_phone_numbers' ? 'IncomingPhoneNumbers' : r === 'available_phone_numbers' ? 'AvailablePhoneNumbers' : r.replace(/(^|_)([a-z])/g, (_m, _u, c: string) => c.toUpperCase())}.json`,
       ]),
@@ -58,7 +85,14 @@ export function keyView(k: ApiKey, withSecret: boolean): Record<string, unknown>
 }
 
 export function messagingServiceView(ctx: TwinContext, s: MessagingService): Record<string, unknown> {
-  return { sid: s.sid, account_sid: account(ctx).sid, friendly_name: s.friendly_name, date_created: iso(s.created), date_updated: iso(s.created), status_callback: s.status_callback };
+  return {
+    sid: s.sid,
+    account_sid: account(ctx).sid,
+    friendly_name: s.friendly_name,
+    date_created: iso(s.created),
+    date_updated: iso(s.created),
+    status_callback: s.status_callback,
+  };
 }
 
 export type { IncomingPhoneNumber };

@@ -15,7 +15,7 @@ import { MAGIC_VALID_FROM } from './messages.js';
 
 const MAGIC_FROM: Record<string, [number, string]> = {
   '+15005550001': [21212, 'Invalid From Number (caller ID)'],
-  '+15005550007': [21210, "Phone number is not a verified caller ID or not associated with this account"],
+  '+15005550007': [21210, 'Phone number is not a verified caller ID or not associated with this account'],
 };
 const MAGIC_TO: Record<string, [number, string]> = {
   '+15005550001': [21217, 'Phone number does not appear to be valid'],
@@ -187,10 +187,17 @@ export function callView(accountSid: string, c: Call): Record<string, unknown> {
     start_time: c.start === null ? null : rfc2822(c.start),
     status: c.status,
     subresource_uris: {
-      feedback: sub('Feedback'), notifications: sub('Notifications'), recordings: sub('Recordings'), streams: sub('Streams'),
-      payments: sub('Payments'), user_defined_message_subscriptions: sub('UserDefinedMessageSubscriptions'), siprec: sub('Siprec'),
-      events: sub('Events'), feedback_summaries: `${API}/Accounts/${accountSid}/Calls/FeedbackSummary.json`,
-      user_defined_messages: sub('UserDefinedMessages'), transcriptions: sub('Transcriptions'),
+      feedback: sub('Feedback'),
+      notifications: sub('Notifications'),
+      recordings: sub('Recordings'),
+      streams: sub('Streams'),
+      payments: sub('Payments'),
+      user_defined_message_subscriptions: sub('UserDefinedMessageSubscriptions'),
+      siprec: sub('Siprec'),
+      events: sub('Events'),
+      feedback_summaries: `${API}/Accounts/${accountSid}/Calls/FeedbackSummary.json`,
+      user_defined_messages: sub('UserDefinedMessages'),
+      transcriptions: sub('Transcriptions'),
     },
     to: c.to,
     to_formatted: formatted(c.to),

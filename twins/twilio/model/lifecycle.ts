@@ -30,7 +30,13 @@ export function takeScheduled(ctx: TwinContext, kind: LifecycleEvent['kind'], si
 export async function runDue(ctx: TwinContext, to: Date, apply: (e: LifecycleEvent) => void): Promise<void> {
   const limit = to.getTime();
   for (;;) {
-    const next = ctx.store.page<LifecycleEvent>({ resource: KIND, order: 'created', descending: false, limit: 1, ranges: [{ field: 'created', op: '<=', value: limit }] }).items[0];
+    const next = ctx.store.page<LifecycleEvent>({
+      resource: KIND,
+      order: 'created',
+      descending: false,
+      limit: 1,
+      ranges: [{ field: 'created', op: '<=', value: limit }],
+    }).items[0];
     if (!next) return;
     ctx.store.delete(KIND, next.external_id);
     if (next.body.at > ctx.clock.nowMs()) ctx.clock.advanceTo(next.body.at);

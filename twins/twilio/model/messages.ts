@@ -75,7 +75,8 @@ export function createMessage(ctx: TwinContext, input: MessageInput): Message {
     const magic = MAGIC_FROM[from];
     if (magic) throw badParam(magic[0], magic[1](from));
     const alphanumericSender = /^(?=.*[A-Za-z])[A-Za-z0-9 ]{1,11}$/.test(from);
-    if (!alphanumericSender && !E164.test(from)) throw badParam(21212, `The 'From' number ${from} is not a valid phone number, shortcode, or alphanumeric sender ID.`);
+    if (!alphanumericSender && !E164.test(from))
+      throw badParam(21212, `The 'From' number ${from} is not a valid phone number, shortcode, or alphanumeric sender ID.`);
     if (E164.test(from) && from !== MAGIC_VALID_FROM && !findNumber(ctx, from))
       throw badParam(21606, `The From phone number ${from} is not a valid, SMS-capable inbound phone number or short code for your account.`);
   }
@@ -171,7 +172,8 @@ export function updateMessage(ctx: TwinContext, m: Message, input: { body?: stri
 }
 
 export function deleteMessage(ctx: TwinContext, m: Message): void {
-  if (['accepted', 'queued', 'sending', 'scheduled'].includes(m.status)) throw new TwilioError(409, 20009, 'Cannot delete message because delivery has not been completed.');
+  if (['accepted', 'queued', 'sending', 'scheduled'].includes(m.status))
+    throw new TwilioError(409, 20009, 'Cannot delete message because delivery has not been completed.');
   unschedule(ctx, 'message', m.sid);
   ctx.store.delete('message', m.sid);
 }

@@ -6,7 +6,17 @@ import type { TwinContext } from '../../../twin-runtime/contract.js';
 
 export const API = '/2010-04-01';
 
-export const RESOURCES = ['account', 'api_key', 'incoming_phone_number', 'messaging_service', 'message', 'call', 'verify_service', 'verification', 'lifecycle_event'] as const;
+export const RESOURCES = [
+  'account',
+  'api_key',
+  'incoming_phone_number',
+  'messaging_service',
+  'message',
+  'call',
+  'verify_service',
+  'verification',
+  'lifecycle_event',
+] as const;
 
 export function sid(ctx: TwinContext, prefix: string): string {
   return prefix + ctx.ids.bytes(16).toString('hex');
@@ -59,7 +69,19 @@ export interface MessagingService {
   created: number;
 }
 
-export type MessageStatus = 'accepted' | 'scheduled' | 'queued' | 'sending' | 'sent' | 'delivered' | 'undelivered' | 'failed' | 'receiving' | 'received' | 'canceled' | 'read';
+export type MessageStatus =
+  | 'accepted'
+  | 'scheduled'
+  | 'queued'
+  | 'sending'
+  | 'sent'
+  | 'delivered'
+  | 'undelivered'
+  | 'failed'
+  | 'receiving'
+  | 'received'
+  | 'canceled'
+  | 'read';
 
 export interface Message {
   sid: string;

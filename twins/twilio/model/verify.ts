@@ -15,7 +15,18 @@ const EXPIRY_MS = 10 * 60 * 1000;
 const MAX_CHECKS = 5;
 const MAX_SENDS = 5;
 
-export function createService(ctx: TwinContext, input: { friendly_name?: string; code_length?: number; lookup_enabled?: boolean; skip_sms_to_landlines?: boolean; dtmf_input_required?: boolean; do_not_share_warning_enabled?: boolean; custom_code_enabled?: boolean }): VerifyService {
+export function createService(
+  ctx: TwinContext,
+  input: {
+    friendly_name?: string;
+    code_length?: number;
+    lookup_enabled?: boolean;
+    skip_sms_to_landlines?: boolean;
+    dtmf_input_required?: boolean;
+    do_not_share_warning_enabled?: boolean;
+    custom_code_enabled?: boolean;
+  },
+): VerifyService {
   if (!input.friendly_name) throw badParam(20001, 'Missing required parameter FriendlyName in the post body');
   const codeLength = input.code_length ?? 6;
   if (!Number.isInteger(codeLength) || codeLength < 4 || codeLength > 10) throw badParam(60200, 'Invalid parameter: CodeLength');
@@ -103,7 +114,9 @@ export function startVerification(ctx: TwinContext, s: VerifyService, input: { t
 }
 
 export function getVerification(ctx: TwinContext, s: VerifyService, key: string, path: string): Verification {
-  const v = ctx.store.get<Verification>('verification', key) ?? ctx.store.list<Verification>('verification').find((x) => x.service_sid === s.sid && x.to === key && x.status === 'pending');
+  const v =
+    ctx.store.get<Verification>('verification', key) ??
+    ctx.store.list<Verification>('verification').find((x) => x.service_sid === s.sid && x.to === key && x.status === 'pending');
   if (!v || v.service_sid !== s.sid) throw notFound(path);
   return v;
 }
@@ -122,12 +135,15 @@ export function updateVerification(ctx: TwinContext, v: Verification, status: st
 }
 
 /** A check: approved on the right code; pending (valid false) on a wrong one; 429 after five. */
-export function checkVerification(ctx: TwinContext, s: VerifyService, input: { to?: string; verification_sid?: string; code?: string }, path: string): Verification {
+export function checkVerification(
+  ctx: TwinContext,
+  s: VerifyService,
+  input: { to?: string; verification_sid?: string; code?: string },
+  path: string,
+): Verification {
   if (!input.code) throw badParam(20001, 'Missing required parameter Code in the post body');
   if (!input.to && !input.verification_sid) throw badParam(60200, 'Either a `To` or `VerificationSid` must be specified');
-  const v = input.verification_sid
-    ? ctx.store.get<Verification>('verification', input.verification_sid)
-    : pendingFor(ctx, s.sid, input.to!);
+  const v = input.verification_sid ? ctx.store.get<Verification>('verification', input.verification_sid) : pendingFor(ctx, s.sid, input.to!);
   if (!v || v.service_sid !== s.sid || v.status !== 'pending') throw notFound(path);
   if (v.check_attempts >= MAX_CHECKS) {
     setVerificationStatus(ctx, v, 'max_attempts_reached');
@@ -163,7 +179,12 @@ export function serviceView(ctx: TwinContext, baseUrl: string, s: VerifyService)
     date_created: iso(s.created),
     date_updated: iso(s.updated),
     url,
-    links: Object.fromEntries(['verification_checks', 'verifications', 'rate_limits', 'messaging_configurations', 'entities', 'webhooks', 'access_tokens'].map((l) => [l, `${url}/${l === 'verification_checks' ? 'VerificationCheck' : l.replace(/(^|_)([a-z])/g, (_m, _u, c: string) => c.toUpperCase())}`])),
+    links: Object.fromEntries(
+      ['verification_checks', 'verifications', 'rate_limits', 'messaging_configurations', 'entities', 'webhooks', 'access_tokens'].map((l) => [
+        l,
+        `${url}/${l === 'verification_checks' ? 'VerificationCheck' : l.replace(/(^|_)([a-z])/g, (_m, _u, c: string) => c.toUpperCase())}`,
+      ]),
+    ),
   };
 }
 

@@ -29,15 +29,16 @@ function numberInput(req: TwinRequest): NumberInput {
   };
 }
 
-
-
 export const accountRoutes: TwinRoute[] = [
   {
     method: 'GET',
     path: `${API}/Accounts.json`,
     handler(req, ctx) {
       const a = account(ctx);
-      return json(200, envelope2010(`${API}/Accounts.json`, 'accounts', {}, pageOf(req, [a]), (x) => accountView(ctx, x)));
+      return json(
+        200,
+        envelope2010(`${API}/Accounts.json`, 'accounts', {}, pageOf(req, [a]), (x) => accountView(ctx, x)),
+      );
     },
   },
   { method: 'GET', path: `${API}/Accounts/{AccountSid}.json`, handler: (req, ctx) => (ownAccount(req, ctx), json(200, accountView(ctx, account(ctx)))) },
@@ -58,7 +59,10 @@ export const accountRoutes: TwinRoute[] = [
     path: KEYS,
     handler(req, ctx) {
       const acct = ownAccount(req, ctx);
-      return json(200, envelope2010(`${API}/Accounts/${acct}/Keys.json`, 'keys', {}, pageOf(req, ctx.store.list<ApiKey>('api_key')), (k) => keyView(k, false)));
+      return json(
+        200,
+        envelope2010(`${API}/Accounts/${acct}/Keys.json`, 'keys', {}, pageOf(req, ctx.store.list<ApiKey>('api_key')), (k) => keyView(k, false)),
+      );
     },
   },
   { method: 'GET', path: KEY, handler: (req, ctx) => (ownAccount(req, ctx), json(200, keyView(named<ApiKey>(req, ctx, 'api_key'), false))) },
@@ -73,7 +77,11 @@ export const accountRoutes: TwinRoute[] = [
       return json(200, keyView(next, false));
     },
   },
-  { method: 'DELETE', path: KEY, handler: (req, ctx) => (ownAccount(req, ctx), ctx.store.delete('api_key', named<ApiKey>(req, ctx, 'api_key').sid), { status: 204 }) },
+  {
+    method: 'DELETE',
+    path: KEY,
+    handler: (req, ctx) => (ownAccount(req, ctx), ctx.store.delete('api_key', named<ApiKey>(req, ctx, 'api_key').sid), { status: 204 }),
+  },
   { method: 'POST', path: NUMBERS, handler: (req, ctx) => json(201, numberView(ownAccount(req, ctx), createNumber(ctx, numberInput(req)))) },
   {
     method: 'GET',
@@ -83,11 +91,22 @@ export const accountRoutes: TwinRoute[] = [
       const filters = { PhoneNumber: str(req, 'PhoneNumber'), FriendlyName: str(req, 'FriendlyName') };
       const items = ctx.store
         .list<IncomingPhoneNumber>('incoming_phone_number')
-        .filter((n) => (filters.PhoneNumber === undefined || n.phone_number.includes(filters.PhoneNumber.replace(/\*/g, ''))) && (filters.FriendlyName === undefined || n.friendly_name === filters.FriendlyName));
-      return json(200, envelope2010(`${API}/Accounts/${acct}/IncomingPhoneNumbers.json`, 'incoming_phone_numbers', filters, pageOf(req, items), (n) => numberView(acct, n)));
+        .filter(
+          (n) =>
+            (filters.PhoneNumber === undefined || n.phone_number.includes(filters.PhoneNumber.replace(/\*/g, ''))) &&
+            (filters.FriendlyName === undefined || n.friendly_name === filters.FriendlyName),
+        );
+      return json(
+        200,
+        envelope2010(`${API}/Accounts/${acct}/IncomingPhoneNumbers.json`, 'incoming_phone_numbers', filters, pageOf(req, items), (n) => numberView(acct, n)),
+      );
     },
   },
-  { method: 'GET', path: NUMBER, handler: (req, ctx) => json(200, numberView(ownAccount(req, ctx), named<IncomingPhoneNumber>(req, ctx, 'incoming_phone_number'))) },
+  {
+    method: 'GET',
+    path: NUMBER,
+    handler: (req, ctx) => json(200, numberView(ownAccount(req, ctx), named<IncomingPhoneNumber>(req, ctx, 'incoming_phone_number'))),
+  },
   {
     method: 'POST',
     path: NUMBER,
@@ -96,5 +115,11 @@ export const accountRoutes: TwinRoute[] = [
       return json(200, numberView(acct, updateNumber(ctx, named<IncomingPhoneNumber>(req, ctx, 'incoming_phone_number'), numberInput(req))));
     },
   },
-  { method: 'DELETE', path: NUMBER, handler: (req, ctx) => (ownAccount(req, ctx), ctx.store.delete('incoming_phone_number', named<IncomingPhoneNumber>(req, ctx, 'incoming_phone_number').sid), { status: 204 }) },
+  {
+    method: 'DELETE',
+    path: NUMBER,
+    handler: (req, ctx) => (
+      ownAccount(req, ctx), ctx.store.delete('incoming_phone_number', named<IncomingPhoneNumber>(req, ctx, 'incoming_phone_number').sid), { status: 204 }
+    ),
+  },
 ];

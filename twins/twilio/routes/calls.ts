@@ -12,7 +12,6 @@ import { json, named } from './messages.js';
 const LIST = `${API}/Accounts/{AccountSid}/Calls.json`;
 const ONE = `${API}/Accounts/{AccountSid}/Calls/{Sid}.json`;
 
-
 export const callRoutes: TwinRoute[] = [
   {
     method: 'POST',
@@ -40,8 +39,17 @@ export const callRoutes: TwinRoute[] = [
     handler(req, ctx) {
       const acct = ownAccount(req, ctx);
       const filters = { To: str(req, 'To'), From: str(req, 'From'), Status: str(req, 'Status'), ParentCallSid: str(req, 'ParentCallSid') };
-      const items = newestFirst(ctx.store.list<Call>('call')).filter((c) => (filters.To === undefined || c.to === filters.To) && (filters.From === undefined || c.from === filters.From) && (filters.Status === undefined || c.status === filters.Status) && filters.ParentCallSid === undefined);
-      return json(200, envelope2010(`${API}/Accounts/${acct}/Calls.json`, 'calls', filters, pageOf(req, items), (c) => callView(acct, c)));
+      const items = newestFirst(ctx.store.list<Call>('call')).filter(
+        (c) =>
+          (filters.To === undefined || c.to === filters.To) &&
+          (filters.From === undefined || c.from === filters.From) &&
+          (filters.Status === undefined || c.status === filters.Status) &&
+          filters.ParentCallSid === undefined,
+      );
+      return json(
+        200,
+        envelope2010(`${API}/Accounts/${acct}/Calls.json`, 'calls', filters, pageOf(req, items), (c) => callView(acct, c)),
+      );
     },
   },
   { method: 'GET', path: ONE, handler: (req, ctx) => json(200, callView(ownAccount(req, ctx), named<Call>(req, ctx, 'call'))) },
@@ -50,7 +58,13 @@ export const callRoutes: TwinRoute[] = [
     path: ONE,
     handler(req, ctx) {
       const acct = ownAccount(req, ctx);
-      return json(200, callView(acct, updateCall(ctx, named<Call>(req, ctx, 'call'), { status: str(req, 'Status'), url: callbackUrl(req, 'Url', 21205), twiml: str(req, 'Twiml') })));
+      return json(
+        200,
+        callView(
+          acct,
+          updateCall(ctx, named<Call>(req, ctx, 'call'), { status: str(req, 'Status'), url: callbackUrl(req, 'Url', 21205), twiml: str(req, 'Twiml') }),
+        ),
+      );
     },
   },
   {

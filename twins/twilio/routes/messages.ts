@@ -76,7 +76,10 @@ export const messageRoutes: TwinRoute[] = [
     handler(req, ctx) {
       const acct = ownAccount(req, ctx);
       const { items, filters } = listMessages(req, ctx.store.list<Message>('message'));
-      return json(200, envelope2010(`${API}/Accounts/${acct}/Messages.json`, 'messages', filters, pageOf(req, items), (m) => messageView(acct, m)));
+      return json(
+        200,
+        envelope2010(`${API}/Accounts/${acct}/Messages.json`, 'messages', filters, pageOf(req, items), (m) => messageView(acct, m)),
+      );
     },
   },
   { method: 'GET', path: ONE, handler: (req, ctx) => json(200, messageView(ownAccount(req, ctx), named<Message>(req, ctx, 'message'))) },

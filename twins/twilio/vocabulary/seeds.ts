@@ -76,7 +76,9 @@ class TwilioSeedSession {
 
   async phoneNumber(e: SeedEntity): Promise<void> {
     const area = String(this.ctx.values.int(e.key, 'area', 201, 989));
-    const n = (await this.ctx.api.call('POST', `${this.api}/IncomingPhoneNumbers.json`, { AreaCode: area, SmsUrl: 'https://example.com/sms' }, FORM)).body as { phone_number: string };
+    const n = (await this.ctx.api.call('POST', `${this.api}/IncomingPhoneNumbers.json`, { AreaCode: area, SmsUrl: 'https://example.com/sms' }, FORM)).body as {
+      phone_number: string;
+    };
     for (const c of e.children) await this.owned(c, n.phone_number);
   }
 
@@ -105,7 +107,12 @@ class TwilioSeedSession {
 
   async call(e: SeedEntity, from = this.defaultNumber): Promise<void> {
     const state = e.states.find((s) => CALL_TO[s]);
-    await this.ctx.api.call('POST', `${this.api}/Calls.json`, { To: state ? CALL_TO[state] : this.phone(e, 'to'), From: from, Url: 'https://example.com/twiml' }, FORM);
+    await this.ctx.api.call(
+      'POST',
+      `${this.api}/Calls.json`,
+      { To: state ? CALL_TO[state] : this.phone(e, 'to'), From: from, Url: 'https://example.com/twiml' },
+      FORM,
+    );
     await this.ctx.api.advanceBy(this.ctx.values.int(e.key, 'delay', 60, 900) * 1000);
   }
 
@@ -115,7 +122,8 @@ class TwilioSeedSession {
     const service = (await this.ctx.api.call('POST', '/v2/Services', { FriendlyName: name }, FORM)).body as { sid: string };
     for (const c of e.children) {
       if (c.resource !== 'verification') throw new SeedExpansionError(`A Verify service holds verifications, not ${c.resource} records.`);
-      const started = (await this.ctx.api.call('POST', `/v2/Services/${service.sid}/Verifications`, { To: this.phone(c, 'to'), Channel: 'sms' }, FORM)).body as { sid: string };
+      const started = (await this.ctx.api.call('POST', `/v2/Services/${service.sid}/Verifications`, { To: this.phone(c, 'to'), Channel: 'sms' }, FORM))
+        .body as { sid: string };
       const status = c.states.includes('approved') ? 'approved' : c.states.includes('canceled') ? 'canceled' : undefined;
       if (status) await this.ctx.api.call('POST', `/v2/Services/${service.sid}/Verifications/${started.sid}`, { Status: status }, FORM);
       await this.ctx.api.advanceBy(v.int(c.key, 'delay', 5, 60) * 1000);
@@ -129,7 +137,8 @@ async function expand(entities: SeedEntity[], ctx: SeedExpansionContext): Promis
   for (const e of entities) {
     if (e.resource === 'phone_number') await session.phoneNumber(e);
     else if (e.resource === 'verify_service') await session.verifyService(e);
-    else if (e.resource === 'verification') throw new SeedExpansionError('Twilio verifications belong to a Verify service ("a verify service with 5 verifications").');
+    else if (e.resource === 'verification')
+      throw new SeedExpansionError('Twilio verifications belong to a Verify service ("a verify service with 5 verifications").');
     else if (e.resource === 'message') await session.message(e);
     else if (e.resource === 'inbound_message') await session.inbound(e);
     else if (e.resource === 'call') await session.call(e);

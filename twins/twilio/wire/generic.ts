@@ -22,7 +22,10 @@ import { int } from './params.js';
 
 /** `FriendlyName` → `friendly_name`, `SmsUrl` → `sms_url`. */
 export function snake(name: string): string {
-  return name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2').toLowerCase();
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
+    .toLowerCase();
 }
 
 /** The template without Twilio's `.json` suffix, so `{Sid}.json` reads as a key segment. */
@@ -151,7 +154,15 @@ export const twilioGenericAdapter: GenericAdapter = {
         const w = outcome.window;
         const key = call.op.field ?? 'items';
         const items = outcome.items.map((r) => ({ sid: String((r.body as { sid?: unknown }).sid ?? r.external_id), body: r.body }));
-        const window = { items, page: Math.floor((w.offset ?? 0) / w.limit), pageSize: w.limit, start: w.offset ?? 0, hasMore: outcome.hasMore, lastSid: items.at(-1)?.sid, firstSid: items[0]?.sid };
+        const window = {
+          items,
+          page: Math.floor((w.offset ?? 0) / w.limit),
+          pageSize: w.limit,
+          start: w.offset ?? 0,
+          hasMore: outcome.hasMore,
+          lastSid: items.at(-1)?.sid,
+          firstSid: items[0]?.sid,
+        };
         const body = isV2010(call.op.entry.path)
           ? envelope2010(call.req.path, key, {}, window, (x) => x.body)
           : envelopeV2(`${call.ctx.baseUrl}${call.req.path}`, key, window, (x) => x.body);
@@ -162,7 +173,6 @@ export const twilioGenericAdapter: GenericAdapter = {
     }
   },
 };
-
 
 /** Twilio's generic surface over the generated table in twins/twilio/spec/. */
 export const generic = new GenericEngine(twilioGenericAdapter, loadArtefacts(import.meta.url));

@@ -45,7 +45,13 @@ function query(filters: Record<string, string | undefined>, extra: Record<string
 }
 
 /** The 2010-04-01 envelope; `path` is the list's relative URI (`/2010-04-01/Accounts/AC…/Messages.json`). */
-export function envelope2010<T extends { sid: string }>(path: string, key: string, filters: Record<string, string | undefined>, w: PageWindow<T>, render: (x: T) => unknown): Record<string, unknown> {
+export function envelope2010<T extends { sid: string }>(
+  path: string,
+  key: string,
+  filters: Record<string, string | undefined>,
+  w: PageWindow<T>,
+  render: (x: T) => unknown,
+): Record<string, unknown> {
   const size = { PageSize: w.pageSize };
   return {
     end: w.items.length ? w.start + w.items.length - 1 : 0,

@@ -104,7 +104,16 @@ export function CopyButton({ text, label, class: cls }: { text: string; label: s
   }, [state]);
   return (
     <span class="copy">
-      <button type="button" class={cls ?? 'secondary small'} onClick={() => writeClipboard(text).then(() => setState('copied'), () => setState('failed'))}>
+      <button
+        type="button"
+        class={cls ?? 'secondary small'}
+        onClick={() =>
+          writeClipboard(text).then(
+            () => setState('copied'),
+            () => setState('failed'),
+          )
+        }
+      >
         {label}
       </button>
       <span role="status" class="copy-state">
@@ -115,7 +124,17 @@ export function CopyButton({ text, label, class: cls }: { text: string; label: s
 }
 
 /** A destructive action asked twice: the first press shows Confirm and Cancel. */
-export function ConfirmButton({ label, confirmLabel, onConfirm, disabled }: { label: string; confirmLabel: string; onConfirm: () => Promise<void> | void; disabled?: boolean }) {
+export function ConfirmButton({
+  label,
+  confirmLabel,
+  onConfirm,
+  disabled,
+}: {
+  label: string;
+  confirmLabel: string;
+  onConfirm: () => Promise<void> | void;
+  disabled?: boolean;
+}) {
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
   const confirmRef = useRef<HTMLButtonElement>(null);
@@ -192,7 +211,9 @@ export function TableWrap({ label, tall = false, children }: { label: string; ta
 }
 
 /** Run an action, keeping its error for display and a busy flag for the button. */
-export function useAction<A extends unknown[]>(fn: (...args: A) => Promise<void>): { run: (...args: A) => Promise<void>; busy: boolean; error: Error | undefined; clear(): void } {
+export function useAction<A extends unknown[]>(
+  fn: (...args: A) => Promise<void>,
+): { run: (...args: A) => Promise<void>; busy: boolean; error: Error | undefined; clear(): void } {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<Error | undefined>();
   const run = async (...args: A) => {

@@ -5,7 +5,10 @@ export function dateTime(iso: string | null | undefined): string {
   if (!iso) return '—';
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
-  return d.toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, ' UTC');
+  return d
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d{3}Z$/, ' UTC');
 }
 
 export function time(iso: string): string {
@@ -18,7 +21,14 @@ export function relative(iso: string | null | undefined, now = Date.now()): stri
   if (!iso) return 'never';
   const ms = new Date(iso).getTime() - now;
   const abs = Math.abs(ms);
-  const unit = abs < 60_000 ? [Math.round(abs / 1000), 's'] : abs < 3_600_000 ? [Math.round(abs / 60_000), 'min'] : abs < 172_800_000 ? [Math.round(abs / 3_600_000), 'h'] : [Math.round(abs / 86_400_000), 'days'];
+  const unit =
+    abs < 60_000
+      ? [Math.round(abs / 1000), 's']
+      : abs < 3_600_000
+        ? [Math.round(abs / 60_000), 'min']
+        : abs < 172_800_000
+          ? [Math.round(abs / 3_600_000), 'h']
+          : [Math.round(abs / 86_400_000), 'days'];
   return ms >= 0 ? `in ${unit[0]} ${unit[1]}` : `${unit[0]} ${unit[1]} ago`;
 }
 

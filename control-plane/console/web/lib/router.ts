@@ -27,7 +27,13 @@ export function parseHash(hash: string): Route {
 
 /** An address for links: href('environments', id, 'requests') → '#/environments/<id>/requests'. */
 export function href(...parts: (string | undefined)[]): string {
-  return '#/' + parts.filter((p): p is string => p !== undefined && p !== '').map(encodeURIComponent).join('/');
+  return (
+    '#/' +
+    parts
+      .filter((p): p is string => p !== undefined && p !== '')
+      .map(encodeURIComponent)
+      .join('/')
+  );
 }
 
 export function withQuery(base: string, query: Record<string, string | undefined>): string {

@@ -30,7 +30,9 @@ export function CatalogPage() {
       <PageHeader title="Catalog" />
       <ErrorNote error={catalog.error} />
       {!catalog.data && catalog.loading && <Loading what="the catalog" />}
-      {catalog.data?.map((t) => <CatalogTwinCard key={t.slug} twin={t} />)}
+      {catalog.data?.map((t) => (
+        <CatalogTwinCard key={t.slug} twin={t} />
+      ))}
     </section>
   );
 }
@@ -42,7 +44,10 @@ function CatalogTwinCard({ twin }: { twin: CatalogTwin }) {
   return (
     <article class="card" aria-labelledby={id}>
       <h2 id={id}>
-        {twin.name} <span class="muted small">{twin.slug} · {twin.version}</span>
+        {twin.name}{' '}
+        <span class="muted small">
+          {twin.slug} · {twin.version}
+        </span>
       </h2>
       <p>{twin.description}</p>
       <p class="muted">Records: {resources.data ? resources.data.join(', ') : '…'}</p>

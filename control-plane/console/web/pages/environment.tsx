@@ -134,7 +134,12 @@ function TwinCard({ twin }: { twin: Twin }) {
               <span class="muted" aria-hidden="true">
                 ••••••••••••
               </span>{' '}
-              <button type="button" class="secondary small" disabled={twin.state !== 'ready' || reveal.busy} onClick={() => (key ? setShown(true) : reveal.run())}>
+              <button
+                type="button"
+                class="secondary small"
+                disabled={twin.state !== 'ready' || reveal.busy}
+                onClick={() => (key ? setShown(true) : reveal.run())}
+              >
                 Show {twin.twin_slug} key
               </button>
             </>

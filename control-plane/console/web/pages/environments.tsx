@@ -82,7 +82,10 @@ function CreateEnvironment({ onCancel }: { onCancel: () => void }) {
   const [ttlMinutes, setTtlMinutes] = useState('');
   const create = useAction(async () => {
     const body: Record<string, unknown> = { name };
-    if (from === 'twins') body.twins = Object.keys(picked).filter((s) => picked[s]).map((twin) => ({ twin, seed_id: seedFor[twin] || null }));
+    if (from === 'twins')
+      body.twins = Object.keys(picked)
+        .filter((s) => picked[s])
+        .map((twin) => ({ twin, seed_id: seedFor[twin] || null }));
     else body.scenario_id = scenario;
     if (ttlMinutes) body.ttl_seconds = Math.round(Number(ttlMinutes) * 60);
     const env = await api<Environment>('POST', '/environments', body);

@@ -11,7 +11,12 @@ const PREVIEW_FIELDS = ['name', 'email', 'login', 'full_name', 'title', 'descrip
 
 function preview(body: Record<string, unknown>): string {
   const keys = PREVIEW_FIELDS.filter((k) => body[k] !== undefined && body[k] !== null && typeof body[k] !== 'object');
-  const picked = keys.length > 0 ? keys : Object.keys(body).filter((k) => k !== 'id' && k !== 'object' && typeof body[k] !== 'object').slice(0, 3);
+  const picked =
+    keys.length > 0
+      ? keys
+      : Object.keys(body)
+          .filter((k) => k !== 'id' && k !== 'object' && typeof body[k] !== 'object')
+          .slice(0, 3);
   return picked
     .slice(0, 4)
     .map((k) => `${k}: ${String(body[k])}`)
@@ -78,7 +83,10 @@ export function RecordsTab({ env, query }: { env: Environment; query: URLSearchP
                   {records.data.map((r) => (
                     <tr key={r.external_id} class={r.external_id === recordId ? 'selected' : undefined}>
                       <th scope="row">
-                        <a href={withQuery(base, { twin: twinId, resource, record: r.external_id })} aria-current={r.external_id === recordId ? 'true' : undefined}>
+                        <a
+                          href={withQuery(base, { twin: twinId, resource, record: r.external_id })}
+                          aria-current={r.external_id === recordId ? 'true' : undefined}
+                        >
                           {r.external_id}
                         </a>
                       </th>

@@ -107,7 +107,11 @@ function CreateScenario({ catalog, seeds, onCreated }: { catalog: CatalogTwin[];
               {picked[t.slug] && ready.length > 0 && (
                 <div class="field nested">
                   <label for={`scenario-seed-${t.slug}`}>Seed for {t.name}</label>
-                  <select id={`scenario-seed-${t.slug}`} value={seedFor[t.slug] ?? ''} onChange={(e) => setSeedFor({ ...seedFor, [t.slug]: e.currentTarget.value })}>
+                  <select
+                    id={`scenario-seed-${t.slug}`}
+                    value={seedFor[t.slug] ?? ''}
+                    onChange={(e) => setSeedFor({ ...seedFor, [t.slug]: e.currentTarget.value })}
+                  >
                     <option value="">Empty</option>
                     {ready.map((s) => (
                       <option key={s.id} value={s.id}>

@@ -96,7 +96,14 @@ export function SeedsPage() {
         </div>
         <div class="field">
           <label for="seed-prompt">Describe the starting state</label>
-          <textarea id="seed-prompt" required maxLength={4000} rows={4} value={draft.prompt} onInput={(e) => setDraft({ ...draft, prompt: e.currentTarget.value })} />
+          <textarea
+            id="seed-prompt"
+            required
+            maxLength={4000}
+            rows={4}
+            value={draft.prompt}
+            onInput={(e) => setDraft({ ...draft, prompt: e.currentTarget.value })}
+          />
         </div>
         <ErrorNote error={create.error} />
         <button type="submit" class="primary" disabled={create.busy}>

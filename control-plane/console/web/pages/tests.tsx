@@ -8,7 +8,13 @@ import { dateTime, statusClass } from '../lib/format.js';
 import { Badge, CodeBlock, ConfirmButton, ErrorNote, Loading, PageHeader, TableWrap, useAction, useLoad } from '../components/ui.js';
 
 const EXAMPLE = JSON.stringify(
-  [{ says: 'created exactly one customer', count: { exactly: 1 }, match: { twin: 'stripe', method: 'POST', path: '/v1/customers', response: { status: '2xx' } } }],
+  [
+    {
+      says: 'created exactly one customer',
+      count: { exactly: 1 },
+      match: { twin: 'stripe', method: 'POST', path: '/v1/customers', response: { status: '2xx' } },
+    },
+  ],
   null,
   2,
 );
@@ -19,7 +25,8 @@ export function TestsPage() {
     <section aria-labelledby="page-title">
       <PageHeader title="Tests" />
       <p class="muted">
-        A test states what an agent should (or should not) have done against its twins; an attempt judges an environment's logged traffic against it. See <a href="/docs">the API reference</a> for the matcher language.
+        A test states what an agent should (or should not) have done against its twins; an attempt judges an environment's logged traffic against it. See{' '}
+        <a href="/docs">the API reference</a> for the matcher language.
       </p>
       <ErrorNote error={tests.error} />
       {!tests.data && tests.loading && <Loading what="tests" />}
@@ -119,7 +126,15 @@ function CreateTest() {
       {mode === 'outcome' ? (
         <div class="field">
           <label for="test-outcome">Outcome</label>
-          <textarea id="test-outcome" required rows={3} maxLength={4000} value={outcome} onInput={(e) => setOutcome(e.currentTarget.value)} placeholder="exactly one refund of $10, and never deleted a customer" />
+          <textarea
+            id="test-outcome"
+            required
+            rows={3}
+            maxLength={4000}
+            value={outcome}
+            onInput={(e) => setOutcome(e.currentTarget.value)}
+            placeholder="exactly one refund of $10, and never deleted a customer"
+          />
         </div>
       ) : (
         <div class="field">
@@ -374,9 +389,7 @@ function NearMissTable({ miss, rank, environmentId }: { miss: NearMiss; rank: nu
       </p>
       <TableWrap label={`Near miss ${rank}: checks`}>
         <table class="near-miss-table">
-          <caption class="visually-hidden">
-            Checks of near miss {rank}: what the assertion expected and what the request had
-          </caption>
+          <caption class="visually-hidden">Checks of near miss {rank}: what the assertion expected and what the request had</caption>
           <thead>
             <tr>
               <th scope="col">Check</th>

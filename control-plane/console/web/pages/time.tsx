@@ -49,7 +49,9 @@ export function TimeTab({ env, reload }: { env: Environment; reload: () => void 
       <p class="clock">
         Environment clock: <strong>{dateTime(env.clock)}</strong>
       </p>
-      <p class="muted">The clock only moves when you advance it; every twin of the environment reads it, and due events (renewals, expiries) run in time order.</p>
+      <p class="muted">
+        The clock only moves when you advance it; every twin of the environment reads it, and due events (renewals, expiries) run in time order.
+      </p>
       <div class="actions">
         <button type="button" class="primary" disabled={advance.busy} onClick={() => advance.run(addDays(env.clock, 1))}>
           +1 day
@@ -67,7 +69,14 @@ export function TimeTab({ env, reload }: { env: Environment; reload: () => void 
       >
         <div class="field">
           <label for="advance-to">Advance to (UTC)</label>
-          <input id="advance-to" type="datetime-local" required value={target} min={localInput(new Date(env.clock))} onInput={(e) => setTarget(e.currentTarget.value)} />
+          <input
+            id="advance-to"
+            type="datetime-local"
+            required
+            value={target}
+            min={localInput(new Date(env.clock))}
+            onInput={(e) => setTarget(e.currentTarget.value)}
+          />
         </div>
         <button type="submit" class="secondary" disabled={advance.busy}>
           Advance
