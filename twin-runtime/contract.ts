@@ -10,8 +10,9 @@ import type { IdSource } from './ids.js';
 import type { Deliveries, DeliveryRecord } from './deliveries.js';
 import type { InputRefusal } from './safe-input.js';
 import type { GenericSurface } from './generic/types.js';
+import type { FidelityLevel } from './fidelity.js';
 
-export type { GenericSurface };
+export type { GenericSurface, FidelityLevel };
 
 /** A provider request as the runtime parsed it. */
 export interface TwinRequest {
@@ -42,6 +43,12 @@ export interface TwinResponse {
   status: number;
   headers?: Record<string, string | string[]>;
   body?: unknown;
+  /**
+   * How this answer was made, when it differs from its route's `fidelity` (a generic route that
+   * stored a record answers `stored`; an honest refusal is `unsupported`). The host sends it as the
+   * `Twin-Fidelity` header (twin-runtime/fidelity.ts).
+   */
+  fidelity?: FidelityLevel;
 }
 
 /**
@@ -89,6 +96,11 @@ export interface TwinRoute {
   public?: boolean;
   /** Not counted against the provider's rate limit (GitHub `GET /rate_limit`, Slack `twin.*`). */
   unmetered?: boolean;
+  /**
+   * How the route answers (twin-runtime/fidelity.ts): hand-written routes default to `modelled`;
+   * the generic layer sets the level it decided for the operation.
+   */
+  fidelity?: FidelityLevel;
 }
 
 /** A routed request as the twin's `around` sees it. */
@@ -128,6 +140,13 @@ export interface ProviderErrors {
    * headers, nothing parsed.
    */
   parseFailure?(req: TwinRequest, ctx: TwinContext, problem: RequestProblem): TwinResponse;
+  /**
+   * An operation the twin does not simulate (a thrown `NotSimulated`), in the provider's own error
+   * envelope with `sentence` as its message: 501 where the provider's official clients surface it
+   * as an error, otherwise the provider's nearest 4xx (decisions §15). Default: 501
+   * `{error: {type: 'api_error', message: sentence}}`.
+   */
+  unsupported?(req: TwinRequest, ctx: TwinContext, sentence: string): TwinResponse;
 }
 
 /** A described starting state shipped with a twin (the seeds area lists these). */

@@ -12,6 +12,7 @@ import { RequestPipeline } from './pipeline.js';
 import { AdvanceJobs, type AdvanceJobView } from './advance-job.js';
 import { prototypesIntact } from './safe-input.js';
 import { routeTwin, type RoutedTwin } from './router.js';
+import { FIDELITY_HEADER, NotSimulated, type FidelityLevel } from './fidelity.js';
 import type { RequestProblem, TwinContext, TwinDefinition, TwinRequest, TwinResponse, TwinRoute } from './contract.js';
 
 export interface TwinHostOptions {
@@ -146,26 +147,29 @@ export class TwinHost {
   private async answer(req: TwinRequest): Promise<TwinResponse> {
     if (PATH_ENCODING.test(req.path) || !wellEncoded(req.path)) {
       const hook = this.twin.errors.parseFailure;
-      if (hook) return hook(req, this.ctx, { kind: 'malformed_url', message: 'The URL path is not valid percent-encoding.' });
+      if (hook) return withFidelity(hook(req, this.ctx, { kind: 'malformed_url', message: 'The URL path is not valid percent-encoding.' }), 'modelled');
     }
     const found = this.match(req.method, req.path);
-    if (!found) return this.inSavepoint(req, () => this.twin.errors.routeMiss(req, this.ctx));
+    if (!found) return withFidelity(await this.inSavepoint(req, () => this.twin.errors.routeMiss(req, this.ctx)), 'modelled');
     req.params = found.params;
     req.template = found.template;
+    const level = found.route.fidelity ?? 'modelled';
     if (!found.route.public) {
       const refused = this.twin.authenticate(req, this.ctx);
-      if (refused) return refused;
+      if (refused) return withFidelity(refused, level);
     }
     const run = (finish?: (res: TwinResponse) => TwinResponse | Promise<TwinResponse>) =>
       this.inSavepoint(req, async () => {
         const res = await found.route.handler(req, this.ctx);
         return finish ? finish(res) : res;
       });
+    let out: TwinResponse;
     try {
-      return this.twin.around ? await this.twin.around({ req, ctx: this.ctx, route: found.route }, run) : await run();
+      out = this.twin.around ? await this.twin.around({ req, ctx: this.ctx, route: found.route }, run) : await run();
     } catch (e) {
-      return this.renderError(e, req);
+      out = this.renderError(e, req);
     }
+    return withFidelity(out, level);
   }
 
   /** Run `fn` in the request's savepoint; a throw is rolled back and answered as the provider does. */
@@ -178,6 +182,11 @@ export class TwinHost {
   }
 
   private renderError(e: unknown, req: TwinRequest): TwinResponse {
+    if (e instanceof NotSimulated) {
+      const hook = this.twin.errors.unsupported;
+      const refusal = hook ? hook(req, this.ctx, e.message) : { status: 501, body: { error: { type: 'api_error', message: e.message } } };
+      return { ...refusal, fidelity: 'unsupported' };
+    }
     const rendered = this.twin.errors.render(e, req, this.ctx);
     if (rendered) return rendered;
     return { status: 500, body: { error: { type: 'api_error', message: (e as Error)?.message ?? String(e) } } };
@@ -276,6 +285,12 @@ export class TwinHost {
     await this.deliveries.close();
     this.store.close();
   }
+}
+
+/** The answer with its `Twin-Fidelity` header: the level the answer names, else its route's. */
+function withFidelity(res: TwinResponse, routeLevel: FidelityLevel): TwinResponse {
+  const level = res.fidelity ?? routeLevel;
+  return { ...res, fidelity: level, headers: { ...res.headers, [FIDELITY_HEADER]: level } };
 }
 
 function wellEncoded(path: string): boolean {

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RequestPipeline } from '../../twin-runtime/pipeline.js';
 import { HostError, TwinHost } from '../../twin-runtime/host.js';
+import { FIDELITY_HEADER, NotSimulated, operationName } from '../../twin-runtime/fidelity.js';
 import type { TwinDefinition, TwinRequest, TwinResponse } from '../../twin-runtime/contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'twin-host-'));
@@ -126,11 +127,11 @@ t.test('host: provider requests through the pipeline and the error hook', async 
   const ok = await host.handle(request('POST', '/things/a'));
   t.equal(ok.status, 200);
   t.same(ok.body, { id: 'a', n: 1 });
-  t.same(ok.headers, { 'x-inside': 'yes', 'x-route': '/things/{id}' }, '`around` wraps the answer, `finish` runs inside');
+  t.same(ok.headers, { 'x-inside': 'yes', 'x-route': '/things/{id}', 'twin-fidelity': 'modelled' }, '`around` wraps the answer, `finish` runs inside');
 
   const refused = await host.handle(request('POST', '/things/bad'));
   t.same(refused.body, { error: 'no bad things', template: '/things/{id}' }, 'the twin renders its own errors');
-  t.same(refused.headers, { 'x-route': '/things/{id}' }, 'a rolled-back request still passes through `around`');
+  t.same(refused.headers, { 'x-route': '/things/{id}', 'twin-fidelity': 'modelled' }, 'a rolled-back request still passes through `around`');
   t.equal(host.getRecord('thing', 'bad'), undefined, 'the refused request left nothing');
   t.same((await host.handle(request('POST', '/things/b'))).body, { id: 'b', n: 2 }, 'and drew no id');
 
@@ -162,7 +163,7 @@ t.test('host: generic routes answer where no hand-written route does', async (t)
   t.equal((await host.handle(request('GET', '/things/a'))).status, 200, 'the hand-written GET wins');
   const del = await host.handle(request('DELETE', '/things/a'));
   t.equal(del.status, 204, 'the generic DELETE fills the gap');
-  t.same(del.headers, { 'x-inside': 'yes', 'x-route': '/things/{thing}' }, 'through the same pipeline');
+  t.same(del.headers, { 'x-inside': 'yes', 'x-route': '/things/{thing}', 'twin-fidelity': 'modelled' }, 'through the same pipeline');
   t.equal(host.routing.shadowedGeneric.length, 1);
 });
 
@@ -214,4 +215,44 @@ t.test('host operations: advance, reset, records', async (t) => {
     ['seed'],
     'reset: empty, then the starting state again',
   );
+});
+
+t.test('host: every answer says how it was made (Twin-Fidelity); NotSimulated is an honest refusal', async (t) => {
+  const routes: TwinDefinition['routes'] = [
+    {
+      method: 'POST',
+      path: '/things/{id}/refund',
+      handler: (req, ctx) => {
+        ctx.store.put('thing', req.params.id!, { id: req.params.id, refunded: true });
+        throw new NotSimulated(operationName(req), 'Refunds move no money here.');
+      },
+    },
+    { method: 'GET', path: '/stored/{id}', fidelity: 'stored', handler: () => ({ status: 200, body: { id: 'x' } }) },
+    { method: 'GET', path: '/inferred/{id}', fidelity: 'stored', handler: () => ({ status: 200, body: { id: 'y' }, fidelity: 'inferred' }) },
+  ];
+  const plain = new TwinHost(testTwin({ routes: [...testTwin().routes, ...routes] }), { dataFile: file() });
+  t.teardown(() => plain.close());
+  const refund = await plain.handle(request('POST', '/things/a/refund'));
+  t.equal(refund.status, 501, 'without a hook: 501');
+  t.same(refund.body, { error: { type: 'api_error', message: 'This twin does not simulate POST /things/{id}/refund. Refunds move no money here.' } });
+  t.equal(refund.headers?.[FIDELITY_HEADER], 'unsupported');
+  t.equal(plain.getRecord('thing', 'a'), undefined, 'the refused request left nothing');
+  t.equal((await plain.handle(request('GET', '/stored/a'))).headers?.[FIDELITY_HEADER], 'stored', "the route's level");
+  t.equal((await plain.handle(request('GET', '/inferred/a'))).headers?.[FIDELITY_HEADER], 'inferred', "the answer's own level wins");
+  t.equal((await plain.handle(request('GET', '/things/a'))).headers?.[FIDELITY_HEADER], 'modelled', 'hand-written routes default to modelled');
+  t.equal((await plain.handle(request('GET', '/things/a', false))).headers?.[FIDELITY_HEADER], 'modelled', 'an authentication refusal too');
+
+  const hooked = new TwinHost(
+    testTwin({
+      routes: [...testTwin().routes, ...routes],
+      errors: { ...testTwin().errors, unsupported: (req, _ctx, sentence) => ({ status: 400, body: { error: { message: sentence, path: req.path } } }) },
+    }),
+    { dataFile: file() },
+  );
+  t.teardown(() => hooked.close());
+  const own = await hooked.handle(request('POST', '/things/b/refund'));
+  t.equal(own.status, 400, "the twin's own envelope and status");
+  t.same(own.body, { error: { message: 'This twin does not simulate POST /things/{id}/refund. Refunds move no money here.', path: '/things/b/refund' } });
+  t.equal(own.headers?.[FIDELITY_HEADER], 'unsupported');
+  t.equal(own.headers?.['x-route'], '/things/{id}/refund', 'still through `around`');
 });
