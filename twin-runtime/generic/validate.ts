@@ -308,7 +308,12 @@ function problemOf(where: InputProblem['where'], errors: AjvError[], data: unkno
   let chosen = last;
   if (last && branchy(last)) {
     // Prefer a problem inside the value (a missing nested field) over "matches no branch".
-    const deeper = errors.filter((e) => !branchy(e) && e.instancePath.length > last.instancePath.length);
+    // An unknown or missing field inside a branch counts too (an object given where the branch
+    // wants an object): only a branch's type or enum mismatch at the same place says nothing.
+    const inside = (e: AjvError) =>
+      e.instancePath.length > last.instancePath.length ||
+      (e.instancePath === last.instancePath && (e.keyword === 'additionalProperties' || e.keyword === 'required'));
+    const deeper = errors.filter((e) => !branchy(e) && inside(e));
     deeper.sort((a, b) => b.instancePath.length - a.instancePath.length);
     if (deeper[0]) chosen = deeper[0];
   } else {
