@@ -220,27 +220,3 @@ export function readMetadata(p: Params): MetadataPatch | undefined {
   }
   return out;
 }
-
-/** Stripe's address parameter shape (customers, billing details, shipping). */
-export const ADDRESS_SPEC: ParamSpec = { city: true, country: true, line1: true, line2: true, postal_code: true, state: true };
-
-/** A price's `recurring` parameter shape (prices, product default_price_data, inline price_data). */
-export const RECURRING_SPEC: ParamSpec = {
-  interval: true,
-  interval_count: true,
-  meter: true,
-  usage_type: true,
-  trial_period_days: true,
-  aggregate_usage: true,
-};
-
-/** Spec entries every list endpoint accepts. */
-export const LIST_PARAMS: ParamSpec = {
-  limit: true,
-  starting_after: true,
-  ending_before: true,
-  created: { gt: true, gte: true, lt: true, lte: true },
-};
-
-/** Spec entries every search endpoint accepts. */
-export const SEARCH_PARAMS: ParamSpec = { query: true, limit: true, page: true };
