@@ -129,7 +129,7 @@ export class Deliveries {
 
   private async attempt(id: string): Promise<void> {
     const d = this.store.get<DeliveryRecord>(DELIVERY_RESOURCE, id);
-    if (!d || d.status !== 'pending') return;
+    if (d?.status !== 'pending') return;
     const started = Date.now();
     const body = this.stamper ? this.stamper(d, new Date(started)) : d.payload;
     const headers: Record<string, string> = {

@@ -10,7 +10,7 @@ import type Database from 'better-sqlite3';
 interface Job {
   exclusive: boolean;
   run: () => unknown;
-  resolve: (v: any) => void;
+  resolve: (v: unknown) => void;
   reject: (e: unknown) => void;
 }
 
@@ -80,7 +80,7 @@ export class RequestPipeline {
 
   private enqueue<T>(run: () => T | Promise<T>, exclusive: boolean): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.jobs.push({ exclusive, run, resolve, reject });
+      this.jobs.push({ exclusive, run, resolve: resolve as (v: unknown) => void, reject });
       this.schedule();
     });
   }

@@ -106,7 +106,7 @@ export class Reconciler {
     const running = new Set(workloads.filter((w) => w.state === 'running').map((w) => w.twinId));
     for (const id of wanted) {
       const row = this.store.twinById(id);
-      if (!row || row.state !== 'ready' || running.has(id)) continue;
+      if (row?.state !== 'ready' || running.has(id)) continue;
       this.gateway.setTarget(id, undefined);
       this.store.updateTwin(id, { state: 'starting', address: null, api_key: null, restarts: row.restarts + 1 });
       this.refreshEnvironment(row.environment_id);

@@ -49,7 +49,7 @@ export async function request<T>(method: string, path: string, body?: unknown): 
     throw new ApiError(0, 'The control plane could not be reached.');
   }
   const text = res.status === 204 ? '' : await res.text();
-  let parsed: unknown = undefined;
+  let parsed: unknown;
   if (text) {
     try {
       parsed = JSON.parse(text);

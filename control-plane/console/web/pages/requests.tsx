@@ -72,6 +72,7 @@ export function RequestsTab({ env, logId }: { env: Environment; logId?: string }
             {state.detail && state.state !== 'live' ? `: ${state.detail}` : ''} · {shown.length} of {entries.length} shown
           </p>
         </div>
+        {/* biome-ignore lint/a11y/useSemanticElements: role=search on the form is the long-supported equivalent of the newer <search> element */}
         <form class="filters" role="search" aria-label="Filter requests" onSubmit={(e) => e.preventDefault()}>
           <div class="field">
             <label for="f-twin">Twin</label>
