@@ -8,7 +8,7 @@
 import type { TwinContext, TwinRequest, TwinResponse } from '../../../twin-runtime/contract.js';
 import { ownValue } from '../../../twin-runtime/safe-input.js';
 import { invalidRequest, missingParam } from './errors.js';
-import { expandPaths, paramsOf, str } from './params.js';
+import { expandPaths, str } from './params.js';
 import { readLimit } from './list.js';
 import { readOperationParams } from './input.js';
 import { eachMatching, pageOf, readPage, type FieldEquals, type ListPage } from '../model/pages.js';
