@@ -87,6 +87,9 @@ export async function createOrchestration(config: Config, db: Db, log: Logger): 
     admin,
     log: log.child({ component: 'reconciler' }),
     tickMs: process.env.TWINS_RECONCILE_MS ? Number(process.env.TWINS_RECONCILE_MS) : undefined,
+    healthDeadlineMs: process.env.TWINS_TWIN_HEALTH_DEADLINE_MS ? Number(process.env.TWINS_TWIN_HEALTH_DEADLINE_MS) : undefined,
+    healthIntervalMs: process.env.TWINS_TWIN_HEALTH_INTERVAL_MS ? Number(process.env.TWINS_TWIN_HEALTH_INTERVAL_MS) : undefined,
+    restartGraceMs: process.env.TWINS_TWIN_RESTART_GRACE_MS ? Number(process.env.TWINS_TWIN_RESTART_GRACE_MS) : undefined,
     image: process.env.TWINS_IMAGE,
     twinEnv: twinEnvironment(config),
   });
