@@ -52,7 +52,8 @@ export async function createServices(config: Config, log?: Logger): Promise<Serv
   const invitationStore = new InvitationStore(db);
   // Twin releases (version, storageVersion) decide a seed's `usable`; read them once.
   await loadTwinReleases();
-  const billing = new BillingService({ db, config, log: logger.child({ component: 'billing' }) });
+  const storage = new StorageHealth(config.dataDir);
+  const billing = new BillingService({ db, config, log: logger.child({ component: 'billing' }), storage });
   // A new organization gets its customer at the payment processor right away.
   identity.onOrganizationCreated = () => billing.organizationCreated();
   return {
@@ -75,7 +76,7 @@ export async function createServices(config: Config, log?: Logger): Promise<Serv
       concurrency: seedConcurrencyFromEnv(),
       llm: llmConfigFromEnv(),
     }),
-    storage: new StorageHealth(config.dataDir),
+    storage,
     billing,
   };
 }
