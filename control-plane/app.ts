@@ -1,7 +1,7 @@
 // The control-plane HTTP app: one Fastify plugin per area, zod schemas, the 422 contract, the
 // `{"detail": …}` error body, OpenAPI at /openapi.json and a browsable reference at /docs.
 
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -133,7 +133,39 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   app.addHook('onRequest', refuseLongQueries);
   // An organization's requests beyond its rate wait; this many waiting, more are refused.
   const MAX_WAITING = 1000;
-  const share = new OrganizationShare({ rate: services.config.apiRate, burst: services.config.apiRate, maxWaiting: MAX_WAITING });
+  const share = new OrganizationShare({
+    rate: services.config.apiRate,
+    burst: services.config.apiRate,
+    maxWaiting: MAX_WAITING,
+    costMsPerSecond: services.config.apiThreadMsPerSecond,
+  });
+  // What a request costs the API thread, charged to its organization: its handler up to its first
+  // await (the listings' SQLite reads run there) and the serialization of its answer. Time spent
+  // waiting (a twin's answer, a timer) is no one's; other requests' work in between is theirs.
+  const chargeSince = (req: FastifyRequest, started: number) => {
+    if (req.principal) share.charge(req.principal.orgId, performance.now() - started);
+  };
+  app.addHook('onRoute', (route) => {
+    const handler = route.handler as (this: unknown, req: FastifyRequest, reply: FastifyReply) => unknown;
+    route.handler = function (this: unknown, req: FastifyRequest, reply: FastifyReply) {
+      const started = performance.now();
+      try {
+        return handler.call(this, req, reply);
+      } finally {
+        chargeSince(req, started);
+      }
+    } as typeof route.handler;
+  });
+  const SERIALIZING = Symbol('serializing since');
+  app.addHook('preSerialization', (req, _reply, payload, done) => {
+    (req as unknown as Record<symbol, number>)[SERIALIZING] = performance.now();
+    done(null, payload);
+  });
+  app.addHook('onSend', (req, _reply, payload, done) => {
+    const started = (req as unknown as Record<symbol, number | undefined>)[SERIALIZING];
+    if (started !== undefined) chargeSince(req, started);
+    done(null, payload);
+  });
   app.addHook('onRequest', async (req) => {
     // Unknown routes answer 404 whoever asks, as FastAPI does; /docs is public.
     const route = req.routeOptions.url;
@@ -144,7 +176,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     if (!admission.admitted) {
       throw new HttpError(
         429,
-        `This organization is sending requests faster than ${services.config.apiRate} a second and ${MAX_WAITING} are already waiting; retry after ${admission.retryAfterSeconds} s.`,
+        `This organization is sending requests faster than ${services.config.apiRate} a second (or more costly ones than ${services.config.apiThreadMsPerSecond} ms of work a second) and ${MAX_WAITING} are already waiting; retry after ${admission.retryAfterSeconds} s.`,
         { 'retry-after': String(admission.retryAfterSeconds) },
       );
     }
