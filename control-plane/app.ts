@@ -139,11 +139,15 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     maxWaiting: MAX_WAITING,
     costMsPerSecond: services.config.apiThreadMsPerSecond,
   });
-  // What a request costs the API thread, charged to its organization: its handler up to its first
-  // await (the listings' SQLite reads run there) and the serialization of its answer. Time spent
-  // waiting (a twin's answer, a timer) is no one's; other requests' work in between is theirs.
-  const chargeSince = (req: FastifyRequest, started: number) => {
-    if (req.principal) share.charge(req.principal.orgId, performance.now() - started);
+  // What a request costs the API thread, charged to its organization when it ends: its handler up
+  // to its first await (the listings' SQLite reads run there) and the serialization of its answer.
+  // Time spent waiting (a twin's answer, a timer) is no one's; other requests' work in between is theirs.
+  const COST = Symbol('API thread ms');
+  const SERIALIZING = Symbol('serializing since');
+  type Costed = { [COST]?: number; [SERIALIZING]?: number };
+  const addCost = (req: FastifyRequest, started: number) => {
+    const r = req as unknown as Costed;
+    if (r[COST] !== undefined) r[COST] += performance.now() - started;
   };
   app.addHook('onRoute', (route) => {
     const handler = route.handler as (this: unknown, req: FastifyRequest, reply: FastifyReply) => unknown;
@@ -152,21 +156,20 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       try {
         return handler.call(this, req, reply);
       } finally {
-        chargeSince(req, started);
+        addCost(req, started);
       }
     } as typeof route.handler;
   });
-  const SERIALIZING = Symbol('serializing since');
   app.addHook('preSerialization', (req, _reply, payload, done) => {
-    (req as unknown as Record<symbol, number>)[SERIALIZING] = performance.now();
+    (req as unknown as Costed)[SERIALIZING] = performance.now();
     done(null, payload);
   });
   app.addHook('onSend', (req, _reply, payload, done) => {
-    const started = (req as unknown as Record<symbol, number | undefined>)[SERIALIZING];
-    if (started !== undefined) chargeSince(req, started);
+    const started = (req as unknown as Costed)[SERIALIZING];
+    if (started !== undefined) addCost(req, started);
     done(null, payload);
   });
-  app.addHook('onRequest', async (req) => {
+  app.addHook('onRequest', async (req, reply) => {
     // Unknown routes answer 404 whoever asks, as FastAPI does; /docs is public.
     const route = req.routeOptions.url;
     if (route === undefined || route.startsWith('/docs')) return;
@@ -180,6 +183,10 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
         { 'retry-after': String(admission.retryAfterSeconds) },
       );
     }
+    // Finished when its connection is done with it, whatever happened (an answer, an abort).
+    const org = req.principal.orgId;
+    (req as unknown as Costed)[COST] = 0;
+    reply.raw.once('close', () => share.finish(org, (req as unknown as Costed)[COST] ?? 0));
     if (admission.wait) await admission.wait;
   });
   const authenticate = makeAuthenticate(services);

@@ -49,7 +49,7 @@ t.test('a twin that does not answer its health check in time is degraded, then r
   t.teardown(() => cp.stop());
   const token = await cp.token({ org: 'busy' });
   const created = await cp.call('POST', '/environments', { token, body: { name: 'busy', twins: [{ twin: 'stripe' }] } });
-  const env = await waitReady(cp, token, created.body.id);
+  const env = await waitReady(cp, token, created.body.id, 60_000);
   const twin = env.twins[0];
   const key = (await cp.call('POST', `/twins/${twin.id}/credential`, { token })).body.api_key;
   const made = await stripe(twin.url, key, 'POST', '/v1/customers', { email: 'committed@example.com' });
