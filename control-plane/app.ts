@@ -16,6 +16,7 @@ import { refuseLongQueries } from './http/query-limits.js';
 import { documentForRequest, openapiInfo, transformDocument, transformRoute } from './http/openapi.js';
 import { makeAuthenticate } from './auth/authenticate.js';
 import { OrganizationShare } from './http/organization-share.js';
+import { runCharged, type ThreadCost } from './http/thread-cost.js';
 import { isStorageFull, STORAGE_FULL_DETAIL } from './store/storage-health.js';
 import './auth/principal.js';
 import healthRoutes from './routes/health.js';
@@ -139,25 +140,16 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     maxWaiting: MAX_WAITING,
     costMsPerSecond: services.config.apiThreadMsPerSecond,
   });
-  // What a request costs the API thread, charged to its organization when it ends: its handler up
-  // to its first await (the listings' SQLite reads run there) and the serialization of its answer.
-  // Time spent waiting (a twin's answer, a timer) is no one's; other requests' work in between is theirs.
-  const COST = Symbol('API thread ms');
+  // What a request costs the API thread (http/thread-cost.ts), charged to its organization when it
+  // ends: its handler's synchronous part, its SQLite statements, and the serialization of its answer.
+  const COST = Symbol('API thread cost');
   const SERIALIZING = Symbol('serializing since');
-  type Costed = { [COST]?: number; [SERIALIZING]?: number };
-  const addCost = (req: FastifyRequest, started: number) => {
-    const r = req as unknown as Costed;
-    if (r[COST] !== undefined) r[COST] += performance.now() - started;
-  };
+  type Costed = { [COST]?: ThreadCost; [SERIALIZING]?: number };
   app.addHook('onRoute', (route) => {
     const handler = route.handler as (this: unknown, req: FastifyRequest, reply: FastifyReply) => unknown;
     route.handler = function (this: unknown, req: FastifyRequest, reply: FastifyReply) {
-      const started = performance.now();
-      try {
-        return handler.call(this, req, reply);
-      } finally {
-        addCost(req, started);
-      }
+      const cost = (req as unknown as Costed)[COST];
+      return cost ? runCharged(cost, () => handler.call(this, req, reply)) : handler.call(this, req, reply);
     } as typeof route.handler;
   });
   app.addHook('preSerialization', (req, _reply, payload, done) => {
@@ -165,8 +157,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     done(null, payload);
   });
   app.addHook('onSend', (req, _reply, payload, done) => {
-    const started = (req as unknown as Costed)[SERIALIZING];
-    if (started !== undefined) addCost(req, started);
+    const r = req as unknown as Costed;
+    if (r[SERIALIZING] !== undefined && r[COST]) r[COST].ms += performance.now() - r[SERIALIZING];
     done(null, payload);
   });
   app.addHook('onRequest', async (req, reply) => {
@@ -185,8 +177,9 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     }
     // Finished when its connection is done with it, whatever happened (an answer, an abort).
     const org = req.principal.orgId;
-    (req as unknown as Costed)[COST] = 0;
-    reply.raw.once('close', () => share.finish(org, (req as unknown as Costed)[COST] ?? 0));
+    const cost: ThreadCost = { ms: 0 };
+    (req as unknown as Costed)[COST] = cost;
+    reply.raw.once('close', () => share.finish(org, cost.ms));
     if (admission.wait) await admission.wait;
   });
   const authenticate = makeAuthenticate(services);

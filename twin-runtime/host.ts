@@ -69,7 +69,7 @@ export class TwinHost {
   readonly ctx: TwinContext;
   readonly routing: RoutedTwin;
   readonly pipeline: RequestPipeline;
-  /** A long advance runs as a job; provider requests get the provider's 503 meanwhile. */
+  /** A long advance runs as a job; provider requests are answered between its slices. */
   readonly advances: AdvanceJobs;
   private readonly startClock: Date;
 
