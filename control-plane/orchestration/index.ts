@@ -18,6 +18,7 @@ import { ensureTls } from '../../twin-runtime/tls.js';
 import type { TwinDriver } from './drivers/driver.js';
 import { createDriver } from './drivers/index.js';
 import { Reconciler } from './reconciler.js';
+import type { OrganizationJobs } from './organization-jobs.js';
 import { TwinAdminClient } from './twin-admin.js';
 import { EnvironmentService } from './environments.js';
 
@@ -57,7 +58,7 @@ export function twinEnvironment(config: Pick<Config, 'egress' | 'host'>): Record
   return { TWINS_EGRESS: 'public', TWINS_EGRESS_DENY: ownAddresses(config.host).join(',') };
 }
 
-export async function createOrchestration(config: Config, db: Db, log: Logger): Promise<Orchestration> {
+export async function createOrchestration(config: Config, db: Db, log: Logger, jobs?: OrganizationJobs): Promise<Orchestration> {
   const store = new EnvironmentStore(db);
   const requestLogs = new RequestLogStore(db);
   const driver = await createDriver(config);
@@ -102,6 +103,7 @@ export async function createOrchestration(config: Config, db: Db, log: Logger): 
     reconciler,
     admin,
     log: log.child({ component: 'environments' }),
+    jobs,
   });
   // Plans change (an upgrade keeps logs longer): each live environment's retention is refreshed.
   const refreshRetention = () => {
