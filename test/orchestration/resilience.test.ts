@@ -76,7 +76,7 @@ t.test('a twin that does not answer its health check in time is degraded, then r
   );
   t.equal(degraded.status, 'degraded', 'the environment says so');
   t.match(degraded.twins[0].failure, /did not answer \d+ health checks in a row within 2000 ms/, 'and why');
-  const back = await waitReady(cp, token, env.id, 60_000);
+  t.equal((await waitReady(cp, token, env.id, 60_000)).status, 'ready', 'ready again');
   t.not(driver.pidOf(twin.id), pid, 'restarted after the grace period: a new process');
   const newKey = (await cp.call('POST', `/twins/${twin.id}/credential`, { token })).body.api_key;
   const got = await stripe(twin.url, newKey, 'GET', `/v1/customers/${made.body.id}`);
