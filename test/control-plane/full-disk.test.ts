@@ -46,7 +46,16 @@ t.test(
         'serve',
       ],
       {
-        env: { ...process.env, TWINS_DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', TWINS_WARM_POOL: '0', TWINS_PAYMENT_PROCESSOR: 'none' },
+        env: {
+          ...process.env,
+          TWINS_DATA_DIR: dir,
+          PORT: '0',
+          HOST: '127.0.0.1',
+          LOG_LEVEL: 'info',
+          TWINS_WARM_POOL: '0',
+          TWINS_PAYMENT_PROCESSOR: 'none',
+          TWINS_TWIN_START_TIMEOUT_MS: process.env.TWINS_TWIN_START_TIMEOUT_MS ?? '60000',
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
