@@ -200,10 +200,11 @@ export interface TwinDefinition {
   /** The provider-error hook: thrown errors, route misses, unreadable requests. */
   errors: ProviderErrors;
   /**
-   * Provider-shaped 503 while the twin cannot serve (a long advance is running); the runtime adds
-   * `Retry-After`. A generic `{error: {message}}` body is used when absent.
+   * Provider-shaped 503 while the twin cannot serve (its disk is full: `sentence` says so, for a
+   * provider shape with a message); the runtime adds `Retry-After`. A generic `{error: {message}}`
+   * body is used when absent.
    */
-  unavailable?(req: TwinRequest, retryAfterSeconds: number): TwinResponse;
+  unavailable?(req: TwinRequest, retryAfterSeconds: number, sentence?: string): TwinResponse;
   /** Credentials in query strings and bodies the request log must not keep. */
   redact?: RedactionRules;
   /**

@@ -72,8 +72,11 @@ export class RequestPipeline {
       this.sql.release.run();
       return out;
     } catch (e) {
-      this.sql.rollbackTo.run();
-      this.sql.release.run();
+      // A full disk may have rolled the whole transaction back already (SQLITE_FULL).
+      if (this.db.inTransaction) {
+        this.sql.rollbackTo.run();
+        this.sql.release.run();
+      }
       throw e;
     }
   }
@@ -125,15 +128,18 @@ export class RequestPipeline {
   private async runBatch(batch: Job[]): Promise<void> {
     const done: [Job, unknown][] = [];
     try {
-      this.sql.begin.run();
       for (const job of batch) {
+        if (!this.db.inTransaction) this.sql.begin.run();
         try {
           done.push([job, await job.run()]);
         } catch (e) {
           job.reject(e);
+          // SQLite rolled the whole transaction back (a full disk): the jobs before lost their
+          // writes too, so they fail with it; the rest of the batch runs in a new transaction.
+          if (!this.db.inTransaction) for (const [lost] of done.splice(0)) lost.reject(e);
         }
       }
-      this.sql.commit.run();
+      if (this.db.inTransaction) this.sql.commit.run();
     } catch (e) {
       if (this.db.inTransaction) this.sql.rollback.run();
       for (const [job] of done) job.reject(e);

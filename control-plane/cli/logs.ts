@@ -17,7 +17,7 @@ export const logs: Handler = async (ctx) => {
     slugs.get(r.environment_twin_id) ?? r.environment_twin_id,
     r.method,
     r.path + (r.query_string ? `?${r.query_string}` : ''),
-    r.status_code,
+    r.status_code ?? 'unanswered',
     `${r.duration_ms} ms`,
   ];
   const header = ['TIME', 'TWIN', 'METHOD', 'PATH', 'STATUS', 'DURATION'];

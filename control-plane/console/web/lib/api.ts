@@ -137,7 +137,8 @@ export interface LogEntry {
   method: string;
   path: string;
   query_string: string;
-  status_code: number;
+  /** null: sent to the twin, no answer logged (in flight, or cut off by a crash). */
+  status_code: number | null;
   duration_ms: number;
   occurred_at: string;
 }

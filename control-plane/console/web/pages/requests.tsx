@@ -135,7 +135,7 @@ export function RequestsTab({ env, logId }: { env: Environment; logId?: string }
                       </a>
                     </td>
                     <td>
-                      <span class={`status ${statusClass(e.status_code)}`}>{e.status_code}</span>
+                      <span class={`status ${statusClass(e.status_code)}`}>{e.status_code ?? 'unanswered'}</span>
                     </td>
                     <td class="num">{e.duration_ms}</td>
                   </tr>
@@ -209,7 +209,7 @@ function RequestDetail({ env, logId }: { env: Environment; logId: string }) {
             {d.query_string ? `?${d.query_string}` : ''}
           </h3>
           <p class="facts">
-            <span class={`status ${statusClass(d.status_code)}`}>{d.status_code}</span>
+            <span class={`status ${statusClass(d.status_code)}`}>{d.status_code ?? 'unanswered'}</span>
             <span>{d.twin_slug}</span>
             <span>{d.duration_ms} ms</span>
             <span>{dateTime(d.occurred_at)}</span>
@@ -240,7 +240,12 @@ function RequestDetail({ env, logId }: { env: Environment; logId: string }) {
           </TableWrap>
           <p class="muted">Credentials (Authorization, cookies, signatures) are never logged.</p>
           <Body title="Request body" body={d.request.body} contentType={d.request.content_type} truncated={d.request.body_truncated} />
-          <Body title={`Response body (${d.status_code})`} body={d.response.body} contentType={d.response.content_type} truncated={d.response.body_truncated} />
+          <Body
+            title={`Response body (${d.status_code ?? 'unanswered'})`}
+            body={d.response.body}
+            contentType={d.response.content_type}
+            truncated={d.response.body_truncated}
+          />
         </>
       )}
     </section>
