@@ -59,6 +59,16 @@ interface AjvError {
   params: Record<string, unknown>;
 }
 
+/** The keywords of a JSON schema the checker and the spec-gap merge look at. */
+interface SchemaNode {
+  properties?: Record<string, unknown>;
+  anyOf?: unknown[];
+  $ref?: string;
+  /** A spec gap's property that replaces the spec's whole instead of adding to it. */
+  replace?: boolean;
+  [keyword: string]: unknown;
+}
+
 /** Ajv's errors for one input, or null when it is valid (and coerced in place). */
 type Checker = (data: unknown) => AjvError[] | null;
 
@@ -166,9 +176,9 @@ export class RequestValidator {
    * generate most of a megabyte of ajv code (Stripe's payment intent create: 740 kB, ~1 s of CPU),
    * while a request names a handful of its fields.
    */
-  private checker(ajv: any, schema: unknown): Checker | undefined {
+  private checker(ajv: Ajv, schema: unknown): Checker | undefined {
     if (!schema) return undefined;
-    const s = schema as Record<string, any>;
+    const s = schema as SchemaNode;
     const splittable =
       s.properties &&
       typeof s.properties === 'object' &&
@@ -218,10 +228,10 @@ export class RequestValidator {
     };
   }
 
-  private compileWhole(ajv: any, schema: unknown): Checker | undefined {
+  private compileWhole(ajv: Ajv, schema: unknown): Checker | undefined {
     let v: Validate;
     try {
-      v = ajv.compile(this.withComponents(schema));
+      v = ajv.compile(this.withComponents(schema)) as Validate;
     } catch {
       return undefined; // a schema ajv cannot compile is not checked rather than refusing every call
     }
@@ -247,20 +257,20 @@ export class RequestValidator {
  * nested properties to the schema's (deeply), else it joins at the top.
  */
 function withExtra(schema: unknown, extra: Record<string, unknown>): unknown {
-  const s = (schema ?? { type: 'object', properties: {} }) as Record<string, any>;
+  const s = (schema ?? { type: 'object', properties: {} }) as SchemaNode;
   if (s.$ref || !s.properties) return { allOf: [s], properties: extra };
   return addProperties(s, extra);
 }
 
-function addProperties(s: Record<string, any>, extra: Record<string, unknown>): Record<string, any> {
+function addProperties(s: SchemaNode, extra: Record<string, unknown>): SchemaNode {
   const properties: Record<string, unknown> = { ...s.properties };
   for (const [k, v] of Object.entries(extra)) {
-    const have = properties[k] as Record<string, any> | undefined;
-    const add = v as Record<string, any>;
-    const branch = have?.properties ? have : have?.anyOf?.find((b: any) => b?.properties);
-    if (branch && add?.properties && !add.replace) {
+    const have = properties[k] as SchemaNode | undefined;
+    const add = v as SchemaNode | undefined;
+    const branch = have?.properties ? have : (have?.anyOf?.find((b) => (b as SchemaNode | undefined)?.properties) as SchemaNode | undefined);
+    if (have && branch && add?.properties && !add.replace) {
       const merged = addProperties(branch, add.properties);
-      properties[k] = branch === have ? merged : { ...have, anyOf: have!.anyOf.map((b: unknown) => (b === branch ? merged : b)) };
+      properties[k] = branch === have ? merged : { ...have, anyOf: have.anyOf?.map((b) => (b === branch ? merged : b)) };
     } else {
       const { replace: _replace, ...plain } = add ?? {};
       properties[k] = plain;
