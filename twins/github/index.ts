@@ -14,6 +14,7 @@ import { reactionRoutes } from './routes/reactions.js';
 import { issueEventRoutes } from './routes/issue-events.js';
 import { teamRoutes } from './routes/teams.js';
 import { gitRoutes } from './routes/git.js';
+import { protectionRoutes } from './routes/protection.js';
 import { gitHttpRoutes } from './routes/git-http.js';
 import { issueRoutes } from './routes/issues.js';
 import { pullRoutes } from './routes/pulls.js';
@@ -76,6 +77,8 @@ const github: TwinDefinition = {
     'team',
     'team_membership',
     'team_repo',
+    'branch_protection',
+    'ruleset',
     ...generic.resources,
   ],
   mintKey: (randomBase62) => `ghp_${randomBase62(36)}`,
@@ -92,6 +95,7 @@ const github: TwinDefinition = {
           ...teamRoutes,
           ...webhookRoutes,
           ...gitRoutes,
+          ...protectionRoutes,
           ...issueRoutes,
           ...labelRoutes,
           ...pullRoutes,

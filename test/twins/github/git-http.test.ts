@@ -82,15 +82,20 @@ async function main(): Promise<void> {
     return out;
   }
 
-  t.test('credentials: none → 401 with WWW-Authenticate Basic; git reports the failure', async (t) => {
-    const res = await fetch(`${gw.url}/${me}/demo.git/info/refs?service=git-upload-pack`);
+  t.test('credentials: none → 401 with WWW-Authenticate Basic (a public repository reads without); git reports the failure', async (t) => {
+    await octokit.repos.createForAuthenticatedUser({ name: 'closed', private: true, auto_init: true });
+    const res = await fetch(`${gw.url}/${me}/closed.git/info/refs?service=git-upload-pack`);
     t.equal(res.status, 401);
     t.match(res.headers.get('www-authenticate'), /^Basic realm="GitHub"/);
+    const anonymous = await fetch(`${gw.url}/${me}/demo.git/info/refs?service=git-upload-pack`);
+    t.equal(anonymous.status, 200, 'a public repository is read anonymously, as on GitHub');
+    const pushAnon = await fetch(`${gw.url}/${me}/demo.git/info/refs?service=git-receive-pack`);
+    t.equal(pushAnon.status, 401, 'but not pushed to');
     const wrong = await fetch(`${gw.url}/${me}/demo.git/info/refs?service=git-upload-pack`, {
       headers: { authorization: `Basic ${Buffer.from('x-access-token:ghp_wrong').toString('base64')}` },
     });
-    t.equal(wrong.status, 401, 'a wrong key is refused too');
-    const r = await git(['ls-remote', `${gw.url}/${me}/demo.git`]);
+    t.equal(wrong.status, 401, 'a wrong key is refused, even for a public repository');
+    const r = await git(['ls-remote', `${gw.url}/${me}/closed.git`]);
     t.not(r.code, 0);
     t.match(r.stderr, /could not read Username|Authentication failed/);
     const missing = await git(['ls-remote', `${gw.url.replace('http://', `http://x-access-token:${gw.apiKey}@`)}/${me}/nope.git`]);

@@ -11,7 +11,8 @@ import { filterIssues, getIssue, listComments, repoIssues, searchIssues } from '
 import { roleOf } from '../model/collaborators.js';
 import { timelineOf } from '../model/timeline.js';
 import { type Reactable, type ReactionContent, REACTION_CONTENTS, listReactions } from '../model/reactions.js';
-import { getPull, headRepositoryOf, listPulls, listReviews, pullCommits, pullFiles } from '../model/pulls.js';
+import { getPull, headRepositoryOf, listPulls, listReviews, mergeableState, pullCommits, pullFiles } from '../model/pulls.js';
+import { mergeVerdict } from '../model/protection.js';
 import { branchHead, getCommit, history, listRefs, resolveCommitish, commitFiles, readBlob } from '../model/git.js';
 import { getSuite, rollup } from '../model/checks.js';
 import { runOfSuite, workflowOfRun } from '../model/actions.js';
@@ -984,7 +985,10 @@ export function pullRequest(ctx: TwinContext, repo: Json, p: Json): Source {
     mergedBy: () => accountByLogin(ctx, p.merged_by?.login),
     mergeCommit: () => (p.merge_commit_sha && getCommit(ctx, repo, p.merge_commit_sha) ? commit(ctx, repo, p.merge_commit_sha) : null),
     mergeable: p.mergeable === true ? 'MERGEABLE' : p.mergeable === false ? 'CONFLICTING' : 'UNKNOWN',
-    mergeStateStatus: p.mergeable_state === 'clean' ? 'CLEAN' : p.mergeable_state === 'dirty' ? 'DIRTY' : 'UNKNOWN',
+    mergeStateStatus: () => {
+      const state = mergeableState(ctx, repo, p);
+      return state === 'clean' ? 'CLEAN' : state === 'dirty' ? 'DIRTY' : state === 'blocked' ? 'BLOCKED' : 'UNKNOWN';
+    },
     canBeRebased: !!p.rebaseable,
     headRefName: p.head.ref,
     headRefOid: p.head.sha,
@@ -1019,6 +1023,8 @@ export function pullRequest(ctx: TwinContext, repo: Json, p: Json): Source {
     reviewDecision: () => {
       const latest = latestReviews();
       if (latest.some((r) => r.state === 'CHANGES_REQUESTED')) return 'CHANGES_REQUESTED';
+      // A branch rule asking for more approvals than the pull request has.
+      if (p.state === 'open' && mergeVerdict(ctx, repo, p, 'squash').refused.some((m) => /approving reviews? (is|are) required/.test(m))) return 'REVIEW_REQUIRED';
       if (latest.some((r) => r.state === 'APPROVED')) return 'APPROVED';
       return null;
     },
@@ -1070,7 +1076,8 @@ export function pullRequest(ctx: TwinContext, repo: Json, p: Json): Source {
     reviewThreads: (args: Args) => empty(args),
     closingIssuesReferences: (args: Args) => empty(args),
     statusCheckRollup: () => statusCheckRollup(ctx, repo, p.head.sha),
-    potentialMergeCommit: null,
+    // The test merge commit GitHub keeps at refs/pull/<n>/merge while the pull request is open.
+    potentialMergeCommit: () => (p.state === 'open' && p.merge_commit_sha && getCommit(ctx, repo, p.merge_commit_sha) ? commit(ctx, repo, p.merge_commit_sha) : null),
     suggestedReviewers: [],
     checksResourcePath: `${new URL(p.html_url).pathname}/checks`,
     checksUrl: `${p.html_url}/checks`,

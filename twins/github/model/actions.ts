@@ -14,6 +14,7 @@ import { type Json, simpleAccount, viewer } from './accounts.js';
 import { childKey } from './repositories.js';
 import { branchHead, commitFiles, getCommit, readBlob } from './git.js';
 import { ACTIONS_APP, createCheckRun, createSuite, getSuite } from './checks.js';
+import { globMatches } from './patterns.js';
 import { emitEvent } from './webhooks.js';
 import { loadOnce } from '../../../twin-runtime/load-once.js';
 
@@ -143,21 +144,6 @@ export function requireWorkflow(ctx: TwinContext, repo: Json, idOrFile: string):
 }
 
 // ---- filters -------------------------------------------------------------------------------
-
-/** GitHub's filter patterns: `*` within a segment, `**` across, `?`, a leading `!` negates. */
-function globMatches(pattern: string, value: string): boolean {
-  let re = '';
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i]!;
-    if (c === '*' && pattern[i + 1] === '*') {
-      re += '.*';
-      i++;
-    } else if (c === '*') re += '[^/]*';
-    else if (c === '?') re += '.';
-    else re += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
-  }
-  return new RegExp(`^${re}$`).test(value);
-}
 
 function passes(filter: Json | null, key: string, value: string): boolean {
   if (!filter) return true;

@@ -6,6 +6,7 @@
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { API, WEB } from './identity.js';
+import { refuseRefUpdate } from './protection.js';
 import { GitHubError } from '../wire/errors.js';
 import { type Json, viewer } from './accounts.js';
 import { childKey, createRepository, findRepository, repositoriesOwnedBy, saveRepository } from './repositories.js';
@@ -200,6 +201,7 @@ export function mergeUpstream(ctx: TwinContext, fork: Json, branch: string): { r
     mergeType = 'merge';
     created = [...created, commit];
   }
+  refuseRefUpdate(ctx, fork, { ref: `refs/heads/${branch}`, before: ours, after: tip }, 409);
   setRef(ctx, fork, `refs/heads/${branch}`, tip);
   return {
     result: {

@@ -129,11 +129,16 @@ export function parseSignature(line: string): GitSignature {
   return { name: m[1]!, email: m[2]!, date: isoSeconds(Number(m[3]) * 1000) };
 }
 
+/**
+ * `Name <email> <seconds> <zone>`: the zone of an ISO 8601 date with an offset
+ * (`2008-07-09T16:13:30+12:00` → `+1200`) is kept, as git keeps the committer's zone; UTC otherwise.
+ */
 export function formatSignature(s: { name: string; email: string; date: string }): string {
   const ms = Date.parse(s.date);
   const seconds = Number.isNaN(ms) ? 0 : Math.floor(ms / 1000);
   const clean = (v: string) => v.replace(/[<>\n]/g, '');
-  return `${clean(s.name)} <${clean(s.email)}> ${seconds} +0000`;
+  const zone = /T.*([+-])(\d{2}):?(\d{2})$/.exec(s.date.trim());
+  return `${clean(s.name)} <${clean(s.email)}> ${seconds} ${zone ? `${zone[1]}${zone[2]}${zone[3]}` : '+0000'}`;
 }
 
 export interface ParsedCommit {
@@ -188,8 +193,23 @@ export function parseCommit(raw: Buffer): ParsedCommit {
   };
 }
 
-/** The bytes of a commit the twin writes itself (contents API, merges). */
-export function commitBytes(c: { tree: string; parents: string[]; author: GitSignature; committer: GitSignature; message: string }): Buffer {
+/** A header whose value spans lines (a signature): continuation lines start with a space. */
+function multiLineHeader(name: string, value: string): string {
+  return `${name} ${value.replace(/\n$/, '').split('\n').join('\n ')}`;
+}
+
+/**
+ * The bytes of a commit the twin writes itself (contents API, merges, the Git Data API); a
+ * `signature` (an armored PGP or SSH signature, as the Git Data API takes it) is its `gpgsig` header.
+ */
+export function commitBytes(c: {
+  tree: string;
+  parents: string[];
+  author: GitSignature;
+  committer: GitSignature;
+  message: string;
+  signature?: string;
+}): Buffer {
   const message = c.message.endsWith('\n') ? c.message : `${c.message}\n`;
   return Buffer.from(
     [
@@ -197,6 +217,7 @@ export function commitBytes(c: { tree: string; parents: string[]; author: GitSig
       ...c.parents.map((p) => `parent ${p}`),
       `author ${formatSignature(c.author)}`,
       `committer ${formatSignature(c.committer)}`,
+      ...(c.signature ? [multiLineHeader('gpgsig', c.signature)] : []),
       '',
       message,
     ].join('\n'),
@@ -207,10 +228,15 @@ export interface ParsedTag {
   object: string;
   type: ObjectType;
   tag: string;
+  /** Absent in some old tags (git accepts them). */
+  tagger?: GitSignature;
+  /** The message as GitHub shows it (git's final newline kept, as the tags API returns it). */
+  message: string;
+  signed: boolean;
 }
 
 export function parseTag(raw: Buffer): ParsedTag {
-  const { headers } = splitHeaders(raw);
+  const { headers, message } = splitHeaders(raw);
   const get = (k: string) => headers.find(([h]) => h === k)?.[1];
   const object = get('object');
   const type = get('type');
@@ -218,7 +244,15 @@ export function parseTag(raw: Buffer): ParsedTag {
   if (!object || !HEX40.test(object) || !type || !['blob', 'tree', 'commit', 'tag'].includes(type) || !tag) {
     throw new BadObject('malformed tag');
   }
-  return { object, type: type as ObjectType, tag };
+  const tagger = get('tagger');
+  const signed = /-----BEGIN (PGP|SSH) SIGNATURE-----/.test(message);
+  return { object, type: type as ObjectType, tag, ...(tagger ? { tagger: parseSignature(tagger) } : {}), message, signed };
+}
+
+/** The bytes of an annotated tag the twin writes (`POST …/git/tags`). */
+export function tagBytes(t: { object: string; type: ObjectType; tag: string; tagger: GitSignature; message: string }): Buffer {
+  const message = t.message.endsWith('\n') ? t.message : `${t.message}\n`;
+  return Buffer.from([`object ${t.object}`, `type ${t.type}`, `tag ${t.tag}`, `tagger ${formatSignature(t.tagger)}`, '', message].join('\n'));
 }
 
 // ---- exact bytes -------------------------------------------------------------------------

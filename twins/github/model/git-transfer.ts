@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import type { Json } from './accounts.js';
-import { now } from './identity.js';
+import { WEB, now } from './identity.js';
 import {
   BadObject,
   type ObjectType,
@@ -26,8 +26,9 @@ import {
   wrapObject,
 } from './git-objects.js';
 import { ancestors, commitsBetween, deleteRef, getCommit, getBlob, getRef, listRefs, putBlob, setRef, storeCommit, type Push } from './git.js';
-import { childKey, findRepository, saveRepository } from './repositories.js';
+import { findRepository, saveRepository } from './repositories.js';
 import { afterPush, ZERO } from './pushes.js';
+import { type Verdict, checkRefUpdate, policiesFor } from './protection.js';
 import { loadOnce } from '../../../twin-runtime/load-once.js';
 
 /** isomorphic-git, loaded with the first pack written or read (not at the twin's start). */
@@ -313,6 +314,8 @@ export interface PushOutcome {
   /** `ok`, or why the pack was refused (then every ref is refused too and nothing was kept). */
   unpack: string;
   refs: { ref: string; error?: string }[];
+  /** Lines git shows as `remote: …` (protected branch refusals, bypassed rules). */
+  messages: string[];
 }
 
 interface Incoming {
@@ -457,7 +460,7 @@ export async function receivePush(ctx: TwinContext, repo: Json, commands: RefCom
     fsck(incoming);
   } catch (e) {
     const why = e instanceof BadObject ? e.message : `index-pack failed: ${(e as Error).message.split('\n')[0]}`;
-    return { unpack: why, refs: commands.map((c) => ({ ref: c.ref, error: 'unpacker error' })) };
+    return { unpack: why, refs: commands.map((c) => ({ ref: c.ref, error: 'unpacker error' })), messages: [] };
   }
   const refs: PushOutcome['refs'] = [];
   const reached = new Set<string>();
@@ -465,6 +468,7 @@ export async function receivePush(ctx: TwinContext, repo: Json, commands: RefCom
     const current = getRef(ctx, repo, c.ref)?.object.sha ?? ZERO;
     let error: string | undefined;
     if (!validRefName(c.ref)) error = 'funny refname';
+    else if (c.ref.startsWith('refs/pull/')) error = 'deny updating a hidden ref';
     else if (c.old !== current) error = 'failed to update ref';
     else if (c.new === ZERO) {
       if (c.ref === `refs/heads/${repo.default_branch}` && current !== ZERO) error = `refusing to delete the current branch: ${c.ref}`;
@@ -478,8 +482,15 @@ export async function receivePush(ctx: TwinContext, repo: Json, commands: RefCom
     }
     refs.push({ ref: c.ref, ...(error ? { error } : {}) });
   }
+  const messages = protectedRefs(ctx, repo, commands, refs, incoming);
   if (atomic && refs.some((r) => r.error)) {
-    return { unpack: 'ok', refs: refs.map((r) => ({ ref: r.ref, error: r.error ?? 'atomic push failed' })) };
+    return { unpack: 'ok', refs: refs.map((r) => ({ ref: r.ref, error: r.error ?? 'atomic push failed' })), messages };
+  }
+  // Only what the refs still accepted reach is kept.
+  reached.clear();
+  for (const [i, c] of commands.entries()) {
+    if (refs[i]!.error || c.new === ZERO) continue;
+    for (const o of connected(ctx, repo, incoming, c.new) ?? []) reached.add(o);
   }
   keep(ctx, repo, incoming, reached);
   const hadBranches = listRefs(ctx, repo, 'refs/heads/').length > 0;
@@ -489,13 +500,7 @@ export async function receivePush(ctx: TwinContext, repo: Json, commands: RefCom
     if (c.new === ZERO) {
       if (c.old !== ZERO) deleteRef(ctx, repo, c.ref);
     } else {
-      setRef(ctx, repo, c.ref, c.new);
-      const type = objectType(ctx, repo, c.new);
-      if (type && type !== 'commit') {
-        const r = getRef(ctx, repo, c.ref)!;
-        r.object = { ...r.object, type, url: String(r.object.url).replace(/\/git\/commits\//, `/git/${type}s/`) };
-        ctx.store.put('ref', childKey(repo, c.ref), r);
-      }
+      setRef(ctx, repo, c.ref, c.new, objectType(ctx, repo, c.new) ?? 'commit');
     }
     if (!c.ref.startsWith('refs/heads/') && !c.ref.startsWith('refs/tags/')) continue;
     const created = c.old === ZERO;
@@ -517,7 +522,55 @@ export async function receivePush(ctx: TwinContext, repo: Json, commands: RefCom
   repo.default_branch = fresh.default_branch;
   repo.pushed_at = fresh.pushed_at;
   for (const p of pushes) afterPush(ctx, fresh, p);
-  return { unpack: 'ok', refs };
+  return { unpack: 'ok', refs, messages };
+}
+
+/** Thrown to roll back the objects kept only to judge a push against its branch rules. */
+class JudgedOnly extends Error {}
+
+/**
+ * Branch protection and rulesets on the refs a push moves: refused refs get GitHub's reason
+ * (`protected branch hook declined`, or the ruleset one) and the lines git prints as `remote:`.
+ * The rules read commits from the store, so the received objects are kept for the judgement in a
+ * transaction rolled back after it.
+ */
+function protectedRefs(ctx: TwinContext, repo: Json, commands: RefCommand[], refs: PushOutcome['refs'], incoming: Map<string, Incoming>): string[] {
+  const judged = commands.map((c, i) => ({ c, i })).filter(({ c, i }) => !refs[i]!.error && policiesFor(ctx, repo, c.ref).length > 0);
+  if (!judged.length) return [];
+  const messages: string[] = [];
+  const verdicts = new Map<number, Verdict>();
+  try {
+    ctx.store.transaction(() => {
+      const all = new Set<string>();
+      for (const { c } of judged) if (c.new !== ZERO) for (const o of connected(ctx, repo, incoming, c.new) ?? []) all.add(o);
+      keep(ctx, repo, incoming, all);
+      for (const { c, i } of judged) {
+        verdicts.set(i, checkRefUpdate(ctx, repo, { ref: c.ref, before: c.old === ZERO ? null : c.old, after: c.new === ZERO ? null : c.new }));
+      }
+      throw new JudgedOnly();
+    });
+  } catch (e) {
+    if (!(e instanceof JudgedOnly)) throw e;
+  }
+  for (const [i, v] of verdicts) {
+    const ref = commands[i]!.ref;
+    if (v.refused.length && v.source === 'ruleset') {
+      refs[i] = { ref, error: 'push declined due to repository rule violations' };
+      messages.push(
+        `error: GH013: Repository rule violations found for ${ref}.`,
+        `Review all repository rules at ${WEB}/${repo.full_name}/rules?ref=${encodeURIComponent(ref)}`,
+        '',
+        ...v.refused.map((m) => `- ${m}`),
+        '',
+      );
+    } else if (v.refused.length) {
+      refs[i] = { ref, error: 'protected branch hook declined' };
+      messages.push(`error: GH006: Protected branch update failed for ${ref}.`, ...v.refused.map((m) => `error: ${m}`));
+    } else if (v.bypassed.length) {
+      messages.push(`Bypassed rule violations for ${ref}:`, '', ...v.bypassed.map((m) => `- ${m}`), '');
+    }
+  }
+  return messages;
 }
 
 function otherBranchTips(ctx: TwinContext, repo: Json, except: string): string[] {

@@ -8,6 +8,7 @@ import { type TreeEntry, commitBytes, objectName, parseCommit, putRawObject, sto
 import { GitHubError, notFound, validationFailed } from '../wire/errors.js';
 import { type Json, getUser, simpleAccount } from './accounts.js';
 import { childKey, saveRepository } from './repositories.js';
+import { branchProtectionSummary, refuseRefUpdate } from './protection.js';
 
 export type FileMap = Map<string, string>; // path → blob sha
 
@@ -180,7 +181,7 @@ export function storeCommit(ctx: TwinContext, repo: Json, raw: Buffer): Json {
 export function createCommit(
   ctx: TwinContext,
   repo: Json,
-  input: { message: string; tree: string; parents: string[]; author?: Signature; committer?: Signature; by: Json },
+  input: { message: string; tree: string; parents: string[]; author?: Signature; committer?: Signature; signature?: string; by: Json },
 ): Json {
   const at = now(ctx);
   const author = { ...signatureOf(input.by, at), ...(input.author ?? {}) };
@@ -188,7 +189,7 @@ export function createCommit(
   const committer = input.committer
     ? { ...input.committer, date: input.committer.date && !Number.isNaN(Date.parse(input.committer.date)) ? input.committer.date : at }
     : { ...author, date: at };
-  const raw = commitBytes({ tree: input.tree, parents: input.parents, author, committer, message: input.message });
+  const raw = commitBytes({ tree: input.tree, parents: input.parents, author, committer, message: input.message, signature: input.signature });
   return storeCommit(ctx, repo, raw);
 }
 
@@ -383,14 +384,28 @@ export function mergeFiles(base: FileMap, ours: FileMap, theirs: FileMap): FileM
   return out;
 }
 
+/**
+ * The tree of merging commit `theirs` into commit `ours` (three-way on paths from their merge base,
+ * modes kept), or undefined on a conflict.
+ */
+export function mergedTree(ctx: TwinContext, repo: Json, ours: string, theirs: string): string | undefined {
+  const mb = mergeBase(ctx, repo, ours, theirs);
+  const merged = mergeFiles(commitFiles(ctx, repo, mb), commitFiles(ctx, repo, ours), commitFiles(ctx, repo, theirs));
+  if (!merged) return undefined;
+  const modes = new Map([...commitModes(ctx, repo, ours), ...commitModes(ctx, repo, theirs)]);
+  return putTree(ctx, repo, merged, modes);
+}
+
 // ---- refs --------------------------------------------------------------------------------
 
-export function refObject(repo: Json, ref: string, sha: string): Json {
+export type RefTarget = 'commit' | 'tag' | 'tree' | 'blob';
+
+export function refObject(repo: Json, ref: string, sha: string, type: RefTarget = 'commit'): Json {
   return {
     ref,
     node_id: nodeId('Ref', parseInt(sha.slice(0, 8), 16)),
     url: `${API}/repos/${repo.full_name}/git/${ref}`,
-    object: { sha, type: 'commit', url: `${API}/repos/${repo.full_name}/git/commits/${sha}` },
+    object: { sha, type, url: `${API}/repos/${repo.full_name}/git/${type}s/${sha}` },
   };
 }
 
@@ -398,8 +413,8 @@ export function getRef(ctx: TwinContext, repo: Json, ref: string): Json | undefi
   return ctx.store.get<Json>('ref', childKey(repo, ref));
 }
 
-export function setRef(ctx: TwinContext, repo: Json, ref: string, sha: string): Json {
-  const r = refObject(repo, ref, sha);
+export function setRef(ctx: TwinContext, repo: Json, ref: string, sha: string, type: RefTarget = 'commit'): Json {
+  const r = refObject(repo, ref, sha, type);
   ctx.store.put('ref', childKey(repo, ref), r);
   return r;
 }
@@ -436,7 +451,8 @@ export function resolveCommitish(ctx: TwinContext, repo: Json, refish: string | 
 
 export function branchShape(ctx: TwinContext, repo: Json, name: string, sha: string, full: boolean): Json {
   const commitUrl = `${API}/repos/${repo.full_name}/commits/${sha}`;
-  if (!full) return { name, commit: { sha, url: commitUrl }, protected: false };
+  const summary = branchProtectionSummary(ctx, repo, name);
+  if (!full) return { name, commit: { sha, url: commitUrl }, protected: summary.protected };
   const c = getCommit(ctx, repo, sha);
   return {
     name,
@@ -445,8 +461,8 @@ export function branchShape(ctx: TwinContext, repo: Json, name: string, sha: str
       self: `${API}/repos/${repo.full_name}/branches/${name}`,
       html: `${WEB}/${repo.full_name}/tree/${name}`,
     },
-    protected: false,
-    protection: { enabled: false, required_status_checks: { enforcement_level: 'off', contexts: [], checks: [] } },
+    protected: summary.protected,
+    protection: summary.protection,
     protection_url: `${API}/repos/${repo.full_name}/branches/${name}/protection`,
   };
 }
@@ -534,6 +550,8 @@ export function commitFileChange(ctx: TwinContext, repo: Json, change: FileChang
     committer: change.committer,
     by: change.by,
   });
+  // A protected branch takes no direct commits where its rules forbid them (409, as GitHub answers).
+  refuseRefUpdate(ctx, repo, { ref: `refs/heads/${branch}`, before: head ?? null, after: commit.sha }, 409);
   setRef(ctx, repo, `refs/heads/${branch}`, commit.sha);
   repo.pushed_at = now(ctx);
   saveRepository(ctx, repo);

@@ -21,6 +21,9 @@ import {
   setRef,
   treeFiles,
   commitModes,
+  deleteRef,
+  getRef,
+  mergedTree,
 } from './git.js';
 import { authorAssociation, createIssue, emptyReactions, getIssue, isAssignable, saveIssue, updateIssue, type IssuePatch } from './issues.js';
 import { emitEvent } from './webhooks.js';
@@ -29,6 +32,8 @@ import { dropReactions } from './reactions.js';
 import { recordIssueEvent } from './issue-events.js';
 import { findTeam, simpleTeam, teamRepositoryRole } from './teams.js';
 import { forkAncestors, repositoryInNetwork, shareGitObjects } from './forks.js';
+import { mergeVerdict, refusal } from './protection.js';
+import { NotSimulated } from '../../../twin-runtime/fidelity.js';
 
 function pullKey(repo: Json, number: number): string {
   return childKey(repo, number);
@@ -101,13 +106,65 @@ export function refreshPull(ctx: TwinContext, repo: Json, pr: Json): void {
     const merged = mb ? mergeFiles(commitFiles(ctx, repo, mb), commitFiles(ctx, repo, baseSha), commitFiles(ctx, repo, headSha)) : undefined;
     pr.mergeable = !!merged;
     pr.rebaseable = !!merged;
-    pr.mergeable_state = merged ? 'clean' : 'dirty';
+    pr.mergeable_state = mergeableState(ctx, repo, pr);
   } else {
     pr.mergeable = null;
     pr.rebaseable = null;
     pr.mergeable_state = 'unknown';
   }
   delete pr.base_sha_at_merge;
+  syncPullRefs(ctx, repo, pr);
+}
+
+/**
+ * `mergeable_state` as of now: `dirty` on a conflict, `blocked` while the base branch's rules keep
+ * it from merging (also when the viewer could bypass them), `clean` otherwise; `unknown` once closed.
+ * Rules change without the pull request changing, so answers compute it when they are read.
+ */
+export function mergeableState(ctx: TwinContext, repo: Json, pr: Json): string {
+  if (pr.state !== 'open') return 'unknown';
+  if (pr.mergeable === false) return 'dirty';
+  const verdict = mergeVerdict(ctx, repo, pr, 'squash');
+  return verdict.refused.length || verdict.bypassed.length || verdict.unmodelled ? 'blocked' : 'clean';
+}
+
+/** A pull request as answered: its stored body with the live `mergeable_state`. */
+export function presentPull(ctx: TwinContext, repo: Json, pr: Json): Json {
+  return pr.state === 'open' ? { ...pr, mergeable_state: mergeableState(ctx, repo, pr) } : pr;
+}
+
+/**
+ * `refs/pull/<n>/head` (the head commit, kept after the pull request closes) and, while it is open
+ * and merges cleanly, `refs/pull/<n>/merge`: GitHub's test merge of the head into the base, whose
+ * SHA is the open pull request's `merge_commit_sha`. Both are served over git and refused to pushes.
+ */
+function syncPullRefs(ctx: TwinContext, repo: Json, pr: Json): void {
+  const headRef = `refs/pull/${pr.number}/head`;
+  if (getRef(ctx, repo, headRef)?.object.sha !== pr.head.sha && getCommit(ctx, repo, pr.head.sha)) setRef(ctx, repo, headRef, pr.head.sha);
+  const mergeRef = `refs/pull/${pr.number}/merge`;
+  const current = getRef(ctx, repo, mergeRef);
+  if (pr.state !== 'open' || !pr.mergeable) {
+    if (current) deleteRef(ctx, repo, mergeRef);
+    if (pr.state === 'open') pr.merge_commit_sha = null;
+    return;
+  }
+  const parents = current ? getCommit(ctx, repo, current.object.sha)?.parents.map((p: Json) => p.sha) : undefined;
+  if (parents?.[0] === pr.base.sha && parents[1] === pr.head.sha) {
+    pr.merge_commit_sha = current!.object.sha;
+    return;
+  }
+  const tree = mergedTree(ctx, repo, pr.base.sha, pr.head.sha);
+  if (!tree) return;
+  const author = getUser(ctx, pr.user.login) ?? pr.user;
+  const test = createCommit(ctx, repo, {
+    message: `Merge ${pr.head.sha} into ${pr.base.sha}`,
+    tree,
+    parents: [pr.base.sha, pr.head.sha],
+    committer: { name: 'GitHub', email: 'noreply@github.com' },
+    by: author,
+  });
+  setRef(ctx, repo, mergeRef, test.sha);
+  pr.merge_commit_sha = test.sha;
 }
 
 /** The repository a pull request's head branch lives in (a fork for a cross-repository one). */
@@ -367,6 +424,10 @@ export function mergePull(ctx: TwinContext, repo: Json, pr: Json, input: MergeIn
   const method = input.merge_method ?? 'merge';
   const allowed = method === 'merge' ? repo.allow_merge_commit : method === 'squash' ? repo.allow_squash_merge : repo.allow_rebase_merge;
   if (!allowed) throw new GitHubError(405, `${method[0]!.toUpperCase()}${method.slice(1)} merges are not allowed on this repository.`);
+  // The base branch's protection and rulesets (the viewer bypasses them as an admin where allowed).
+  const verdict = mergeVerdict(ctx, repo, pr, method);
+  if (verdict.unmodelled) throw new NotSimulated('PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge', verdict.unmodelled);
+  if (verdict.refused.length) throw refusal(verdict, 405);
   const baseSha = pr.base.sha;
   const headSha = pr.head.sha;
   const mb = mergeBase(ctx, repo, baseSha, headSha);
@@ -406,6 +467,7 @@ export function mergePull(ctx: TwinContext, repo: Json, pr: Json, input: MergeIn
   }
   const at = now(ctx);
   setRef(ctx, repo, `refs/heads/${pr.base.ref}`, tip);
+  deleteRef(ctx, repo, `refs/pull/${pr.number}/merge`);
   const issue = getIssue(ctx, repo, pr.number)!;
   issue.state = 'closed';
   issue.closed_at = at;

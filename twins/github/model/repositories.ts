@@ -35,6 +35,8 @@ export const REPOSITORY_CHILDREN = [
   'repository_invitation',
   'reaction',
   'issue_event',
+  'branch_protection',
+  'ruleset',
 ] as const;
 
 export function childKey(repo: Json, rest: string | number): string {

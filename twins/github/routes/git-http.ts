@@ -10,6 +10,7 @@ import { gunzipSync } from 'node:zlib';
 import type { TwinContext, TwinRequest, TwinResponse, TwinRoute } from '../../../twin-runtime/contract.js';
 import type { Json } from '../model/accounts.js';
 import { findRepository, movedRepository } from '../model/repositories.js';
+import { installationOfToken } from '../model/apps.js';
 import { advertisedRefs, commonCommits, missingWant, objectsFor, packOf, receivePush, shallowBoundary, type RefCommand } from '../model/git-transfer.js';
 import { ZERO } from '../model/pushes.js';
 import { MAX_GIT_BODY_BYTES } from '../../../twin-runtime/body-limits.js';
@@ -63,11 +64,16 @@ function repositoryOf(req: TwinRequest, ctx: TwinContext): Json | undefined {
   return findRepository(ctx, req.params.owner!, name);
 }
 
-/** Authenticate and find the repository; a response when either fails. */
-function open(req: TwinRequest, ctx: TwinContext): Json | TwinResponse {
+/**
+ * Authenticate and find the repository; a response when either fails. A public repository is read
+ * (clone, fetch) without credentials, as on GitHub; a wrong key is refused even there, and a
+ * private repository answers an anonymous reader as one it cannot see (401, so git asks for them).
+ */
+function open(req: TwinRequest, ctx: TwinContext, service: Service): Json | TwinResponse {
   const key = presentedKey(req);
-  if (key !== ctx.apiKey) return unauthorized();
+  if (key !== undefined && key !== ctx.apiKey && !installationOfToken(ctx, key)) return unauthorized();
   const repo = repositoryOf(req, ctx);
+  if (key === undefined && (service === 'git-receive-pack' || !repo || repo.private)) return unauthorized();
   if (!repo) return movedTo(req, ctx) ?? text(404, 'Repository not found.\n');
   return repo;
 }
@@ -127,7 +133,7 @@ function advertise(req: TwinRequest, ctx: TwinContext): TwinResponse {
   if (service !== 'git-upload-pack' && service !== 'git-receive-pack') {
     return text(403, 'Please upgrade your git client: this server speaks the smart HTTP protocol only.\n');
   }
-  const repo = open(req, ctx);
+  const repo = open(req, ctx, service);
   if (isResponse(repo)) return repo;
   const headers = { 'content-type': `application/x-${service}-advertisement`, 'cache-control': 'no-cache' };
   if (service === 'git-upload-pack' && protocolV2(req)) {
@@ -282,7 +288,7 @@ function fetchV2(ctx: TwinContext, repo: Json, args: string[]): Buffer[] {
 }
 
 async function uploadPack(req: TwinRequest, ctx: TwinContext): Promise<TwinResponse> {
-  const repo = open(req, ctx);
+  const repo = open(req, ctx, 'git-upload-pack');
   if (isResponse(repo)) return repo;
   try {
     const body = requestBody(req);
@@ -299,7 +305,7 @@ async function uploadPack(req: TwinRequest, ctx: TwinContext): Promise<TwinRespo
 // ---- receive-pack ------------------------------------------------------------------------
 
 async function receivePack(req: TwinRequest, ctx: TwinContext): Promise<TwinResponse> {
-  const repo = open(req, ctx);
+  const repo = open(req, ctx, 'git-receive-pack');
   if (isResponse(repo)) return repo;
   let commands: RefCommand[];
   let caps = new Set<string>();
@@ -332,13 +338,15 @@ async function receivePack(req: TwinRequest, ctx: TwinContext): Promise<TwinResp
     return errPacket('git-receive-pack', e);
   }
   const outcome = await receivePush(ctx, repo, commands, pack, caps.has('atomic'));
-  if (!caps.has('report-status')) return result('git-receive-pack', caps.has('side-band-64k') ? [FLUSH] : []);
+  // What git prints as `remote: …` (band 2), when the client reads side bands and has not asked for quiet.
+  const remote = caps.has('side-band-64k') && outcome.messages.length ? sideband(2, Buffer.from(outcome.messages.map((m) => `${m}\n`).join(''))) : [];
+  if (!caps.has('report-status')) return result('git-receive-pack', caps.has('side-band-64k') ? [...remote, FLUSH] : []);
   const report = Buffer.concat([
     pkt(outcome.unpack === 'ok' ? 'unpack ok\n' : `unpack ${outcome.unpack}\n`),
     ...outcome.refs.map((r) => pkt(r.error ? `ng ${r.ref} ${r.error}\n` : `ok ${r.ref}\n`)),
     FLUSH,
   ]);
-  return result('git-receive-pack', caps.has('side-band-64k') ? [...sideband(1, report), FLUSH] : [report]);
+  return result('git-receive-pack', caps.has('side-band-64k') ? [...remote, ...sideband(1, report), FLUSH] : [report]);
 }
 
 function gitRoute(method: 'GET' | 'POST', suffix: string, handler: TwinRoute['handler']): TwinRoute {

@@ -1,7 +1,7 @@
 // Branches, refs, commits, blobs/trees and the contents API (the way integrations write files).
 
 import type { TwinContext, TwinRequest, TwinRoute } from '../../../twin-runtime/contract.js';
-import { GitHubError, notFound, validationFailed } from '../wire/errors.js';
+import { GitHubError, invalidRequest, notFound, validationFailed } from '../wire/errors.js';
 import { type Json, viewer } from '../model/accounts.js';
 import {
   branchHead,
@@ -23,11 +23,17 @@ import {
   restCommit,
   setRef,
   validateNewRef,
+  ancestors,
+  type RefTarget,
   type Signature,
 } from '../model/git.js';
+import { readObject } from '../model/git-objects.js';
+import { type TreeEdit, createBlob, createGitCommit, createTag, createTree, getTag, normalizeMode } from '../model/git-data.js';
+import { validRefName } from '../model/git-transfer.js';
+import { refuseRefUpdate } from '../model/protection.js';
 import { API, WEB } from '../model/identity.js';
 import { afterPush, ZERO } from '../model/pushes.js';
-import { jsonBody, optBool, optString, page, queryString, repoOf, requiredString, routes, type Reply } from '../wire/http.js';
+import { jsonBody, optBool, optEnum, optString, optStringArray, page, queryString, repoOf, requiredString, routes, type Reply } from '../wire/http.js';
 
 function signature(v: unknown, field: string): Signature | undefined {
   if (v === undefined) return undefined;
@@ -40,6 +46,28 @@ function signature(v: unknown, field: string): Signature | undefined {
 
 function fullRef(ref: string): string {
   return ref.startsWith('refs/') ? ref : `refs/${ref}`;
+}
+
+/** What a new ref value names: a branch needs a commit; other refs any object the repository has. */
+function refTarget(ctx: TwinContext, repo: Json, ref: string, sha: string): RefTarget {
+  const o = /^[0-9a-f]{40}$/.test(sha) ? readObject(ctx, repo, sha, 'commit') : undefined;
+  if (!o || (ref.startsWith('refs/heads/') && o.type !== 'commit')) {
+    throw validationFailed({ resource: 'Reference', field: 'sha', code: 'custom', message: 'Object does not exist' } as never);
+  }
+  return o.type;
+}
+
+/** `refs/pull/…` are GitHub's own (hidden) refs: no API or push moves them. */
+function refuseHidden(ref: string): void {
+  if (ref.startsWith('refs/pull/')) throw new GitHubError(422, 'Reference update failed');
+}
+
+/** Commits a new branch brings that no other branch has (the `commits` of its push). */
+function newOnBranch(ctx: TwinContext, repo: Json, ref: string, sha: string): Json[] {
+  const others = listRefs(ctx, repo, 'refs/heads/').filter((r) => r.ref !== ref);
+  const known = new Set<string>();
+  for (const r of others) for (const a of ancestors(ctx, repo, r.object.sha)) known.add(a);
+  return commitsBetween(ctx, repo, undefined, sha).filter((c) => !known.has(c.sha));
 }
 
 function writeContents(req: TwinRequest, ctx: TwinContext, remove: boolean) {
@@ -133,7 +161,10 @@ function directoryListing(ctx: TwinContext, repo: Json, head: string, path: stri
 export const gitRoutes: TwinRoute[] = [
   ...routes('GET', '/repos/{owner}/{repo}/branches', (req, ctx) => {
     const repo = repoOf(req, ctx);
-    const list = listRefs(ctx, repo, 'refs/heads/').map((r) => branchShape(ctx, repo, r.ref.slice('refs/heads/'.length), r.object.sha, false));
+    const only = queryString(req, 'protected');
+    const list = listRefs(ctx, repo, 'refs/heads/')
+      .map((r) => branchShape(ctx, repo, r.ref.slice('refs/heads/'.length), r.object.sha, false))
+      .filter((b) => only === undefined || (only === 'true' ? b.protected : only === 'false' ? !b.protected : true));
     return page(req, ctx, list);
   }),
   ...routes('GET', '/repos/{owner}/{repo}/branches/{branch}', (req, ctx) => {
@@ -150,7 +181,12 @@ export const gitRoutes: TwinRoute[] = [
   ...routes('GET', '/repos/{owner}/{repo}/git/matching-refs/{+ref}', (req, ctx) => ({
     body: listRefs(ctx, repoOf(req, ctx), fullRef(req.params.ref!)),
   })),
-  ...routes('GET', '/repos/{owner}/{repo}/git/refs', (req, ctx) => page(req, ctx, listRefs(ctx, repoOf(req, ctx)))),
+  ...routes('GET', '/repos/{owner}/{repo}/git/refs', (req, ctx) => {
+    const repo = repoOf(req, ctx);
+    const refs = listRefs(ctx, repo);
+    if (!refs.length) throw new GitHubError(409, 'Git Repository is empty.');
+    return page(req, ctx, refs);
+  }),
   ...routes('GET', '/repos/{owner}/{repo}/git/refs/{+ref}', (req, ctx) => {
     const repo = repoOf(req, ctx);
     const ref = fullRef(req.params.ref!);
@@ -166,10 +202,13 @@ export const gitRoutes: TwinRoute[] = [
     const ref = validateNewRef(requiredString(b, 'ref'));
     const sha = requiredString(b, 'sha');
     if (getRef(ctx, repo, ref)) throw validationFailed({ resource: 'Reference', field: 'ref', code: 'custom', message: 'Reference already exists' } as never);
-    const commit = getCommit(ctx, repo, sha);
-    if (!commit) throw validationFailed({ resource: 'Reference', field: 'sha', code: 'custom', message: 'Object does not exist' } as never);
-    const created = setRef(ctx, repo, ref, sha);
-    if (ref.startsWith('refs/heads/')) afterPush(ctx, repo, { ref, before: null, after: sha, commits: [] });
+    const type = refTarget(ctx, repo, ref, sha);
+    refuseHidden(ref);
+    refuseRefUpdate(ctx, repo, { ref, before: null, after: sha }, 422);
+    const created = setRef(ctx, repo, ref, sha, type);
+    if (ref.startsWith('refs/heads/') || ref.startsWith('refs/tags/')) {
+      afterPush(ctx, repo, { ref, before: null, after: sha, commits: type === 'commit' && ref.startsWith('refs/heads/') ? newOnBranch(ctx, repo, ref, sha) : [] });
+    }
     return { status: 201, body: created };
   }),
   ...routes('PATCH', '/repos/{owner}/{repo}/git/refs/{+ref}', (req, ctx) => {
@@ -180,17 +219,17 @@ export const gitRoutes: TwinRoute[] = [
     const force = optBool(b, 'force') ?? false;
     const current = getRef(ctx, repo, ref);
     if (!current) throw validationFailed({ resource: 'Reference', field: 'ref', code: 'custom', message: 'Reference does not exist' } as never);
-    if (!getCommit(ctx, repo, sha)) throw validationFailed({ resource: 'Reference', field: 'sha', code: 'custom', message: 'Object does not exist' } as never);
+    refuseHidden(ref);
+    const type = refTarget(ctx, repo, ref, sha);
     const before = current.object.sha;
-    const fastForward = history(ctx, repo, sha).some((c) => c.sha === before);
+    const fastForward = type === 'commit' && ancestors(ctx, repo, sha).has(before);
     if (!force && !fastForward)
       throw validationFailed({ resource: 'Reference', field: 'sha', code: 'custom', message: 'Update is not a fast forward' } as never);
-    const updated = setRef(ctx, repo, ref, sha);
-    if (ref.startsWith('refs/heads/')) {
-      const commits = history(ctx, repo, sha)
-        .filter((c) => !history(ctx, repo, before).some((x) => x.sha === c.sha))
-        .reverse();
-      afterPush(ctx, repo, { ref, before, after: sha, commits });
+    refuseRefUpdate(ctx, repo, { ref, before, after: sha }, 422);
+    const updated = setRef(ctx, repo, ref, sha, type);
+    if (ref.startsWith('refs/heads/') || ref.startsWith('refs/tags/')) {
+      const commits = type === 'commit' ? commitsBetween(ctx, repo, before, sha) : [];
+      afterPush(ctx, repo, { ref, before, after: sha, commits, forced: !fastForward });
     }
     return { body: updated };
   }),
@@ -199,8 +238,10 @@ export const gitRoutes: TwinRoute[] = [
     const ref = fullRef(req.params.ref!);
     const current = getRef(ctx, repo, ref);
     if (!current) throw new GitHubError(422, 'Reference does not exist');
+    refuseHidden(ref);
+    refuseRefUpdate(ctx, repo, { ref, before: current.object.sha, after: null }, 422);
     deleteRef(ctx, repo, ref);
-    if (ref.startsWith('refs/heads/')) afterPush(ctx, repo, { ref, before: current.object.sha, after: ZERO, commits: [] });
+    if (ref.startsWith('refs/heads/') || ref.startsWith('refs/tags/')) afterPush(ctx, repo, { ref, before: current.object.sha, after: ZERO, commits: [] });
     return { status: 204 };
   }),
   ...routes('GET', '/repos/{owner}/{repo}/git/commits/{sha}', (req, ctx) => {
@@ -208,10 +249,71 @@ export const gitRoutes: TwinRoute[] = [
     if (!c) throw notFound();
     return { body: c };
   }),
+  ...routes('POST', '/repos/{owner}/{repo}/git/commits', (req, ctx) => {
+    const repo = repoOf(req, ctx);
+    const b = jsonBody(req);
+    const message = requiredString(b, 'message');
+    const tree = requiredString(b, 'tree');
+    const parents = optStringArray(b, 'parents') ?? [];
+    const commit = createGitCommit(ctx, repo, {
+      message,
+      tree,
+      parents,
+      author: signature(b.author, 'author'),
+      committer: signature(b.committer, 'committer'),
+      signature: optString(b, 'signature', false) ?? undefined,
+      by: viewer(ctx),
+    });
+    return { status: 201, body: commit };
+  }),
   ...routes('GET', '/repos/{owner}/{repo}/git/blobs/{sha}', (req, ctx) => {
     const b = getBlob(ctx, repoOf(req, ctx), req.params.sha!);
     if (!b) throw notFound();
     return { body: b };
+  }),
+  ...routes('POST', '/repos/{owner}/{repo}/git/blobs', (req, ctx) => {
+    const repo = repoOf(req, ctx);
+    const b = jsonBody(req);
+    const content = requiredString(b, 'content');
+    const encoding = optEnum(b, 'encoding', ['utf-8', 'utf8', 'base64'] as const) ?? 'utf-8';
+    return { status: 201, body: createBlob(ctx, repo, content, encoding === 'base64' ? 'base64' : 'utf-8') };
+  }),
+  ...routes('POST', '/repos/{owner}/{repo}/git/trees', (req, ctx) => {
+    const repo = repoOf(req, ctx);
+    const b = jsonBody(req);
+    if (!Array.isArray(b.tree)) {
+      if (b.tree === undefined) throw invalidRequest('"tree" wasn\'t supplied.');
+      throw invalidRequest(`For 'properties/tree', ${JSON.stringify(b.tree)} is not an array.`);
+    }
+    const edits: TreeEdit[] = (b.tree as Json[]).map((e) => {
+      if (!e || typeof e !== 'object' || Array.isArray(e)) throw invalidRequest(`For 'items', ${JSON.stringify(e)} is not an object.`);
+      return {
+        path: requiredString(e, 'path'),
+        mode: requiredString(e, 'mode'),
+        type: optEnum(e, 'type', ['blob', 'tree', 'commit'] as const) ?? (normalizeMode(String(e.mode)) === '040000' ? 'tree' : normalizeMode(String(e.mode)) === '160000' ? 'commit' : 'blob'),
+        sha: e.sha === null ? null : (optString(e, 'sha', false) ?? undefined),
+        content: optString(e, 'content', false) ?? undefined,
+      };
+    });
+    const sha = createTree(ctx, repo, edits, optString(b, 'base_tree', false) ?? undefined);
+    const tree = ctx.store.get<Json>('tree', `${repo.id}:${sha}`) ?? { sha, url: `${API}/repos/${repo.full_name}/git/trees/${sha}`, tree: [], truncated: false };
+    return { status: 201, body: tree };
+  }),
+  ...routes('POST', '/repos/{owner}/{repo}/git/tags', (req, ctx) => {
+    const repo = repoOf(req, ctx);
+    const b = jsonBody(req);
+    const tag = requiredString(b, 'tag');
+    const message = requiredString(b, 'message');
+    const object = requiredString(b, 'object');
+    const type = optEnum(b, 'type', ['commit', 'tree', 'blob'] as const);
+    if (!type) throw invalidRequest('"type" wasn\'t supplied.');
+    if (!validRefName(`refs/tags/${tag}`)) throw validationFailed({ resource: 'Tag', field: 'tag', code: 'invalid' });
+    return { status: 201, body: createTag(ctx, repo, { tag, message, object, type, tagger: signature(b.tagger, 'tagger'), by: viewer(ctx) }) };
+  }),
+  ...routes('GET', '/repos/{owner}/{repo}/git/tags/{tag_sha}', (req, ctx) => {
+    const t = getTag(ctx, repoOf(req, ctx), req.params.tag_sha!);
+    if (!t) throw notFound();
+    return { body: t };
   }),
   ...routes('GET', '/repos/{owner}/{repo}/git/trees/{sha}', (req, ctx) => {
     const repo = repoOf(req, ctx);

@@ -15,6 +15,7 @@ import {
   listReviews,
   mergePull,
   pullCommits,
+  presentPull,
   pullFiles,
   removeRequestedReviewers,
   requestReviewers,
@@ -105,7 +106,10 @@ export const pullRoutes: TwinRoute[] = [
     });
     return { status: 201, body: pr };
   }),
-  ...routes('GET', '/repos/{owner}/{repo}/pulls/{pull_number}', (req, ctx) => ({ body: pullOf(req, ctx).pr })),
+  ...routes('GET', '/repos/{owner}/{repo}/pulls/{pull_number}', (req, ctx) => {
+    const { repo, pr } = pullOf(req, ctx);
+    return { body: presentPull(ctx, repo, pr) };
+  }),
   ...routes('PATCH', '/repos/{owner}/{repo}/pulls/{pull_number}', (req, ctx) => {
     const { repo, pr } = pullOf(req, ctx);
     const b = jsonBody(req);
