@@ -9,6 +9,17 @@ export const MAX_GIT_BODY_BYTES = 128 * 1024 * 1024;
 
 const GIT_SERVICE = /\/git-(?:upload|receive)-pack$/;
 
+/** Largest file upload (a GitHub release asset: `…/releases/{id}/assets`). */
+export const MAX_UPLOAD_BYTES = 64 * 1024 * 1024;
+
+const UPLOAD = /\/releases\/\d+\/assets$/;
+
+/** A file upload: its bytes are the file (never parsed as JSON or a form, whatever its content type). */
+export function isUploadPath(path: string): boolean {
+  return UPLOAD.test(path);
+}
+
 export function maxBodyBytes(path: string): number {
-  return GIT_SERVICE.test(path) ? MAX_GIT_BODY_BYTES : INPUT_LIMITS.maxBodyBytes;
+  if (GIT_SERVICE.test(path)) return MAX_GIT_BODY_BYTES;
+  return UPLOAD.test(path) ? MAX_UPLOAD_BYTES : INPUT_LIMITS.maxBodyBytes;
 }

@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { listenDual, type DualListener } from './dual-listener.js';
 import { listenLocalSocket, type LocalSocketListener } from './local-socket.js';
-import { maxBodyBytes } from './body-limits.js';
+import { isUploadPath, maxBodyBytes } from './body-limits.js';
 import type { Duplex } from 'node:stream';
 import { parseBracketForm } from './form.js';
 import { INPUT_LIMITS, InputRefusal, parseJson } from './safe-input.js';
@@ -158,7 +158,7 @@ export class TwinServer {
         query: parseBracketForm(queryString, 'query'),
         headers: req.headers,
         rawBody: raw,
-        ...parseBody(raw, req.headers['content-type']),
+        ...(isUploadPath(path) ? { body: {}, bodyKind: 'none' as const } : parseBody(raw, req.headers['content-type'])),
       };
       send(res, await this.host.handle(twinReq));
     } catch (e) {

@@ -15,6 +15,7 @@ import { issueEventRoutes } from './routes/issue-events.js';
 import { teamRoutes } from './routes/teams.js';
 import { gitRoutes } from './routes/git.js';
 import { protectionRoutes } from './routes/protection.js';
+import { releaseDownloadRoutes, releaseRoutes } from './routes/releases.js';
 import { gitHttpRoutes } from './routes/git-http.js';
 import { issueRoutes } from './routes/issues.js';
 import { pullRoutes } from './routes/pulls.js';
@@ -79,6 +80,9 @@ const github: TwinDefinition = {
     'team_repo',
     'branch_protection',
     'ruleset',
+    'release',
+    'release_asset',
+    'release_asset_data',
     ...generic.resources,
   ],
   mintKey: (randomBase62) => `ghp_${randomBase62(36)}`,
@@ -96,6 +100,7 @@ const github: TwinDefinition = {
           ...webhookRoutes,
           ...gitRoutes,
           ...protectionRoutes,
+          ...releaseRoutes,
           ...issueRoutes,
           ...labelRoutes,
           ...pullRoutes,
@@ -110,6 +115,8 @@ const github: TwinDefinition = {
     ),
     // Git's smart HTTP lives at the host's root (`/{owner}/{repo}.git/…`), never under /api/v3.
     ...gitHttpRoutes,
+    // The uploads host (`/api/uploads`), release downloads and signed download URLs: not under /api/v3.
+    ...releaseDownloadRoutes,
   ],
   generic: genericAlsoUnderEnterprisePrefix(generic),
   routing: { ignoreTrailingSlash: true },

@@ -13,7 +13,9 @@ import { timelineOf } from '../model/timeline.js';
 import { type Reactable, type ReactionContent, REACTION_CONTENTS, listReactions } from '../model/reactions.js';
 import { getPull, headRepositoryOf, listPulls, listReviews, mergeableState, pullCommits, pullFiles } from '../model/pulls.js';
 import { mergeVerdict } from '../model/protection.js';
-import { branchHead, getCommit, history, listRefs, resolveCommitish, commitFiles, readBlob } from '../model/git.js';
+import { branchHead, getCommit, getRef, history, listRefs, resolveCommitish, commitFiles, readBlob, tagCommit } from '../model/git.js';
+import { parseTag, readObject } from '../model/git-objects.js';
+import { latestRelease, listReleases, releaseByTag, releaseShape } from '../model/releases.js';
 import { getSuite, rollup } from '../model/checks.js';
 import { runOfSuite, workflowOfRun } from '../model/actions.js';
 import { WEB } from '../model/identity.js';
@@ -225,14 +227,27 @@ export function repository(ctx: TwinContext, repo: Json): Source {
     fundingLinks: [],
     issueTemplates: [],
     pullRequestTemplates: [],
-    latestRelease: null,
+    latestRelease: () => {
+      const r = latestRelease(ctx, repo);
+      return r ? releaseNode(ctx, repo, r) : null;
+    },
+    release: (args: Args) => {
+      const r = releaseByTag(ctx, repo, String(args.tagName)) ?? listReleases(ctx, repo).find((x) => x.tag_name === args.tagName);
+      return r ? releaseNode(ctx, repo, r) : null;
+    },
     languages: (args: Args) => empty(args),
     repositoryTopics: (args: Args) =>
       connection(repo.topics ?? [], args, (t: string) => ({ __typename: 'RepositoryTopic', topic: { name: t }, url: `${WEB}/topics/${t}` })),
     projects: (args: Args) => empty(args),
     projectsV2: (args: Args) => empty(args),
     discussions: (args: Args) => empty(args),
-    releases: (args: Args) => empty(args),
+    releases: (args: Args) => {
+      let list = listReleases(ctx, repo);
+      if (args.orderBy?.field === 'NAME') list = [...list].sort((a, b) => String(a.name ?? a.tag_name).localeCompare(String(b.name ?? b.tag_name)));
+      else list = [...list].sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id - b.id));
+      if (args.orderBy?.direction !== 'ASC') list.reverse();
+      return connection(list, args, (r) => releaseNode(ctx, repo, r));
+    },
     deployments: (args: Args) => empty(args),
     environments: (args: Args) => empty(args),
     vulnerabilityAlerts: (args: Args) => empty(args),
@@ -362,7 +377,84 @@ function pullList(ctx: TwinContext, repo: Json, args: Args): Json[] {
   return ordered(list, args.orderBy, ISSUE_ORDER);
 }
 
+// ---- releases ------------------------------------------------------------------------------
+
+function releaseNode(ctx: TwinContext, repo: Json, r: Json): Source {
+  const shaped = releaseShape(ctx, repo, r);
+  const tagSha = () => getRef(ctx, repo, `refs/tags/${r.tag_name}`)?.object.sha as string | undefined;
+  const self: Source = {
+    __typename: 'Release',
+    id: r.node_id,
+    databaseId: r.id,
+    name: r.name,
+    tagName: r.tag_name,
+    description: r.body,
+    descriptionHTML: () => r.body ?? '',
+    shortDescriptionHTML: () => r.body ?? '',
+    isDraft: !!r.draft,
+    isPrerelease: !!r.prerelease,
+    isLatest: () => latestRelease(ctx, repo)?.id === r.id,
+    isImmutable: false,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    publishedAt: r.published_at,
+    url: shaped.html_url,
+    resourcePath: new URL(shaped.html_url).pathname,
+    tagCommit: () => {
+      const sha = tagCommit(ctx, repo, r.tag_name);
+      return sha ? commit(ctx, repo, sha) : null;
+    },
+    tag: () => {
+      const sha = tagSha();
+      return sha ? ref(ctx, repo, `refs/tags/${r.tag_name}`, sha) : null;
+    },
+    author: () => accountByLogin(ctx, r.author?.login),
+    repository: () => repository(ctx, repo),
+    releaseAssets: (args: Args) => {
+      let list = shaped.assets as Json[];
+      if (args.name) list = list.filter((a) => a.name === args.name);
+      return connection(list, args, (a) => ({
+        __typename: 'ReleaseAsset',
+        id: a.node_id,
+        name: a.name,
+        size: a.size,
+        contentType: a.content_type,
+        downloadCount: a.download_count,
+        downloadUrl: a.browser_download_url,
+        url: a.url,
+        digest: a.digest,
+        createdAt: a.created_at,
+        updatedAt: a.updated_at,
+        uploadedBy: () => accountByLogin(ctx, a.uploader?.login),
+        release: () => self,
+      }));
+    },
+    reactionGroups: [],
+    viewerCanReact: true,
+  };
+  return self;
+}
+
 // ---- refs and commits ----------------------------------------------------------------------
+
+/** What a ref points to: a commit, or an annotated tag object (with its target). */
+function refTarget(ctx: TwinContext, repo: Json, sha: string): Source {
+  const o = readObject(ctx, repo, sha, 'commit');
+  if (o?.type !== 'tag') return commit(ctx, repo, sha);
+  const t = parseTag(o.content);
+  return {
+    __typename: 'Tag',
+    id: Buffer.from(`03:Tag${repo.id}:${sha}`).toString('base64'),
+    oid: sha,
+    abbreviatedOid: sha.slice(0, 7),
+    name: t.tag,
+    message: t.message,
+    tagger: t.tagger ? () => signature(ctx, t.tagger as unknown as Json) : null,
+    target: () => refTarget(ctx, repo, t.object),
+    commitUrl: `${WEB}/${repo.full_name}/commit/${t.object}`,
+    repository: () => repository(ctx, repo),
+  };
+}
 
 export function ref(ctx: TwinContext, repo: Json, name: string, sha: string): Source {
   const short = name.replace(/^refs\/(heads|tags)\//, '');
@@ -371,7 +463,7 @@ export function ref(ctx: TwinContext, repo: Json, name: string, sha: string): So
     id: Buffer.from(`03:Ref${repo.id}:${name}`).toString('base64'),
     name: short,
     prefix: name.slice(0, name.length - short.length),
-    target: () => commit(ctx, repo, sha),
+    target: () => refTarget(ctx, repo, sha),
     repository: () => repository(ctx, repo),
     associatedPullRequests: (args: Args) => connection(pullList(ctx, repo, { ...args, headRefName: short }), args, (p) => pullRequest(ctx, repo, p)),
     branchProtectionRule: null,

@@ -4,7 +4,7 @@
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { API, WEB, nodeId, now } from './identity.js';
-import { type TreeEntry, commitBytes, objectName, parseCommit, putRawObject, storeTree, treeEntries } from './git-objects.js';
+import { type TreeEntry, commitBytes, objectName, parseCommit, parseTag, putRawObject, readObject, storeTree, treeEntries } from './git-objects.js';
 import { GitHubError, notFound, validationFailed } from '../wire/errors.js';
 import { type Json, getUser, simpleAccount } from './accounts.js';
 import { childKey, saveRepository } from './repositories.js';
@@ -435,11 +435,24 @@ export function branchHead(ctx: TwinContext, repo: Json, branch: string): string
   return getRef(ctx, repo, `refs/heads/${branch}`)?.object.sha;
 }
 
-/** Resolve a branch name, tag-less ref or commit SHA to a commit SHA. */
+/** The commit a tag names (annotated tags peeled), if the tag exists. */
+export function tagCommit(ctx: TwinContext, repo: Json, tag: string): string | undefined {
+  let sha = getRef(ctx, repo, `refs/tags/${tag}`)?.object.sha as string | undefined;
+  for (let i = 0; sha && i < 16; i++) {
+    const o = readObject(ctx, repo, sha, 'tag');
+    if (!o || o.type !== 'tag') break;
+    sha = parseTag(o.content).object;
+  }
+  return sha && getCommit(ctx, repo, sha) ? sha : undefined;
+}
+
+/** Resolve a branch name, a tag name (`v1`, `tags/v1`, `refs/tags/v1`) or a commit SHA to a commit SHA. */
 export function resolveCommitish(ctx: TwinContext, repo: Json, refish: string | undefined): string | undefined {
   const name = refish ?? repo.default_branch;
   const byBranch = branchHead(ctx, repo, name.replace(/^refs\/heads\//, '').replace(/^heads\//, ''));
   if (byBranch) return byBranch;
+  const byTag = tagCommit(ctx, repo, name.replace(/^(refs\/)?tags\//, ''));
+  if (byTag) return byTag;
   if (/^[0-9a-f]{40}$/.test(name) && getCommit(ctx, repo, name)) return name;
   if (/^[0-9a-f]{4,39}$/.test(name)) {
     const prefix = childKey(repo, name);

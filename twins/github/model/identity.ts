@@ -8,6 +8,8 @@ import type { TwinContext } from '../../../twin-runtime/contract.js';
 
 export const API = 'https://api.github.com';
 export const WEB = 'https://github.com';
+/** Release asset uploads (`upload_url`); GitHub Enterprise serves them at `<host>/api/uploads`. */
+export const UPLOADS = 'https://uploads.github.com';
 
 /** Next numeric id of one GitHub id space (accounts share one, as users and orgs do on GitHub). */
 export function nextId(ctx: TwinContext, space: string): number {

@@ -37,6 +37,9 @@ export const REPOSITORY_CHILDREN = [
   'issue_event',
   'branch_protection',
   'ruleset',
+  'release',
+  'release_asset',
+  'release_asset_data',
 ] as const;
 
 export function childKey(repo: Json, rest: string | number): string {

@@ -1,7 +1,6 @@
 // GitHub Actions: workflows, runs, jobs, logs (a 302 to a short-lived zip or text URL, as GitHub
 // serves them), dispatch and re-run.
 
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { TwinContext, TwinRequest, TwinRoute } from '../../../twin-runtime/contract.js';
 import { GitHubError, notFound } from '../wire/errors.js';
 import type { Json } from '../model/accounts.js';
@@ -19,28 +18,8 @@ import {
   runLogFiles,
 } from '../model/actions.js';
 import { jsonBody, numberParam, page, queryString, repoOf, requiredString, routes } from '../wire/http.js';
+import { checkSignature, signedUrl } from '../wire/signed-urls.js';
 import { loadOnce } from '../../../twin-runtime/load-once.js';
-
-/** How long a log download URL stays valid (GitHub's are valid for about a minute). */
-const LOG_URL_SECONDS = 60;
-
-function signature(ctx: TwinContext, path: string, expires: number): string {
-  return createHmac('sha256', ctx.apiKey).update(`${path}\n${expires}`).digest('hex');
-}
-
-/** A pre-signed URL of the twin for a log file (the redirect target; it needs no credentials). */
-function signedUrl(ctx: TwinContext, path: string): string {
-  const expires = Math.floor(Date.now() / 1000) + LOG_URL_SECONDS;
-  return `${ctx.baseUrl.replace(/\/$/, '')}${path}?expires=${expires}&sig=${signature(ctx, path, expires)}`;
-}
-
-function checkSignature(req: TwinRequest, ctx: TwinContext): void {
-  const expires = Number(queryString(req, 'expires'));
-  const sig = queryString(req, 'sig') ?? '';
-  const want = signature(ctx, req.path, expires);
-  const ok = Number.isFinite(expires) && expires >= Date.now() / 1000 && sig.length === want.length && timingSafeEqual(Buffer.from(sig), Buffer.from(want));
-  if (!ok) throw new GitHubError(403, 'Request has expired or its signature does not match');
-}
 
 /** archiver, loaded on the first log download (it is ~190 ms of a twin's start otherwise). */
 const loadArchiver = loadOnce(() => import('archiver'));

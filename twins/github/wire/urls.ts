@@ -2,7 +2,7 @@
 // twin. Only URL-valued fields are rewritten (`url`, `*_url`, `href`), never user text such as an
 // issue body that happens to contain a github.com link.
 
-import { API, WEB } from '../model/identity.js';
+import { API, UPLOADS, WEB } from '../model/identity.js';
 
 function isUrlKey(key: string): boolean {
   return key === 'url' || key === 'href' || key.endsWith('_url');
@@ -10,6 +10,8 @@ function isUrlKey(key: string): boolean {
 
 function rewrite(value: string, base: string): string {
   if (value.startsWith(API)) return base + value.slice(API.length);
+  // Uploads live at `/api/uploads` on the twin's one host, as on GitHub Enterprise Server.
+  if (value.startsWith(UPLOADS)) return `${base}/api/uploads${value.slice(UPLOADS.length)}`;
   if (value.startsWith(WEB)) return base + value.slice(WEB.length);
   return value;
 }
