@@ -190,8 +190,12 @@ export interface TwinDefinition {
    * `resources`.
    */
   generic?: GenericSurface;
-  /** `ignoreTrailingSlash`: `/x/` is routed as `/x` (GitHub does this; Stripe and Slack do not). */
-  routing?: { ignoreTrailingSlash?: boolean };
+  /**
+   * `ignoreTrailingSlash`: `/x/` is routed as `/x` (GitHub does this; Stripe and Slack do not).
+   * `headAsGet`: a HEAD without its own route is answered by the GET route (headers, no body), as
+   * GitHub answers HEAD on every GET.
+   */
+  routing?: { ignoreTrailingSlash?: boolean; headAsGet?: boolean };
   /**
    * Check the credential of a provider request. Return a provider-shaped error response to refuse,
    * or undefined to let the route run. Routes marked `public` skip this.

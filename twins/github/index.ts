@@ -16,6 +16,7 @@ import { teamRoutes } from './routes/teams.js';
 import { gitRoutes } from './routes/git.js';
 import { protectionRoutes } from './routes/protection.js';
 import { releaseDownloadRoutes, releaseRoutes } from './routes/releases.js';
+import { deploymentRoutes } from './routes/deployments.js';
 import { gitHttpRoutes } from './routes/git-http.js';
 import { issueRoutes } from './routes/issues.js';
 import { pullRoutes } from './routes/pulls.js';
@@ -83,6 +84,9 @@ const github: TwinDefinition = {
     'release',
     'release_asset',
     'release_asset_data',
+    'deployment',
+    'deployment_status',
+    'environment',
     ...generic.resources,
   ],
   mintKey: (randomBase62) => `ghp_${randomBase62(36)}`,
@@ -101,6 +105,7 @@ const github: TwinDefinition = {
           ...gitRoutes,
           ...protectionRoutes,
           ...releaseRoutes,
+          ...deploymentRoutes,
           ...issueRoutes,
           ...labelRoutes,
           ...pullRoutes,
@@ -119,7 +124,7 @@ const github: TwinDefinition = {
     ...releaseDownloadRoutes,
   ],
   generic: genericAlsoUnderEnterprisePrefix(generic),
-  routing: { ignoreTrailingSlash: true },
+  routing: { ignoreTrailingSlash: true, headAsGet: true },
   authenticate: authenticateGitHub,
   around: aroundGitHub,
   errors: { render: renderGitHubError, routeMiss: routeMissGitHub, parseFailure: parseFailureGitHub },

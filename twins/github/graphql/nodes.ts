@@ -11,11 +11,15 @@ import { filterIssues, getIssue, listComments, repoIssues, searchIssues } from '
 import { roleOf } from '../model/collaborators.js';
 import { timelineOf } from '../model/timeline.js';
 import { type Reactable, type ReactionContent, REACTION_CONTENTS, listReactions } from '../model/reactions.js';
-import { getPull, headRepositoryOf, listPulls, listReviews, mergeableState, pullCommits, pullFiles } from '../model/pulls.js';
-import { mergeVerdict } from '../model/protection.js';
+import { closingIssueNumbers, getPull, headRepositoryOf, listPulls, listReviewComments, listReviews, mergeableState, pullCommits, pullFiles } from '../model/pulls.js';
+import { getProtection, mergeVerdict } from '../model/protection.js';
+import { listForks } from '../model/forks.js';
+import { languagesOf } from '../model/languages.js';
+import { filesMatching, issueTemplates, pullRequestTemplates } from '../model/community.js';
 import { branchHead, getCommit, getRef, history, listRefs, resolveCommitish, commitFiles, readBlob, tagCommit } from '../model/git.js';
 import { parseTag, readObject } from '../model/git-objects.js';
 import { latestRelease, listReleases, releaseByTag, releaseShape } from '../model/releases.js';
+import { deploymentState, listDeploymentStatuses, listDeployments, listEnvironments } from '../model/deployments.js';
 import { getSuite, rollup } from '../model/checks.js';
 import { runOfSuite, workflowOfRun } from '../model/actions.js';
 import { WEB } from '../model/identity.js';
@@ -112,12 +116,12 @@ export function account(ctx: TwinContext, acc: Json): Source {
     viewerCanFollow: () => full.login !== me(),
     viewerIsAMember: () => (isOrg ? !!getMembership(ctx, full.login, me()) : false),
     viewerCanAdminister: () => (isOrg ? getMembership(ctx, full.login, me())?.role === 'admin' : full.login === me()),
+    // No API sets a user status here: none is truthful.
     status: null,
-    followers: (args: Args) => empty(args),
-    following: (args: Args) => empty(args),
-    starredRepositories: (args: Args) => empty(args),
+    // Pinned items have no API at all (GitHub's own UI pins them): none is truthful.
     pinnedItems: (args: Args) => empty(args),
-    gists: (args: Args) => empty(args),
+    // followers, following, starredRepositories and gists are left out: the generic layer keeps
+    // such records without this model reading them, so a GraphQL answer would be a guess.
     repository: (args: Args) => {
       const r = findRepository(ctx, full.login, args.name);
       return r ? repository(ctx, r) : null;
@@ -197,36 +201,43 @@ export function repository(ctx: TwinContext, repo: Json): Source {
     createdAt: repo.created_at,
     updatedAt: repo.updated_at,
     pushedAt: repo.pushed_at ?? null,
-    archivedAt: null,
+    archivedAt: repo.archived ? (repo.archived_at ?? repo.updated_at) : null,
     diskUsage: repo.size ?? 0,
     stargazerCount: repo.stargazers_count ?? 0,
     forkCount: repo.forks_count ?? 0,
-    stargazers: (args: Args) => empty(args),
-    watchers: (args: Args) => empty(args),
-    forks: (args: Args) => empty(args),
+    forks: (args: Args) => connection(ordered(listForks(ctx, repo), args.orderBy, { CREATED_AT: 'created_at', NAME: 'name', PUSHED_AT: 'pushed_at', UPDATED_AT: 'updated_at' }), args, (f) => repository(ctx, f)),
     viewerPermission: () => permissionOf(ctx, repo),
     viewerCanAdminister: () => permissionOf(ctx, repo) === 'ADMIN',
     viewerCanPush: () => permissionOf(ctx, repo) !== 'READ',
     viewerHasStarred: false,
     viewerSubscription: 'SUBSCRIBED',
     viewerDefaultMergeMethod: repo.allow_merge_commit ? 'MERGE' : repo.allow_squash_merge ? 'SQUASH' : 'REBASE',
-    viewerDefaultCommitEmail: null,
     parent: () => {
       const parent = repo.parent ? findRepository(ctx, repo.parent.owner.login, repo.parent.name) : undefined;
       return parent ? repository(ctx, parent) : null;
     },
+    // No API here makes a repository from a template or a mirror: none is truthful.
     templateRepository: null,
     mirrorUrl: null,
-    licenseInfo: null,
-    primaryLanguage: null,
-    securityPolicyUrl: null,
+    // Fields GitHub derives from community files: none when the file is absent, an honest refusal
+    // when it is there (the twin does not read licenses, codes of conduct, security policies).
+    licenseInfo: () => absentUnless(ctx, repo, /^(LICEN[CS]E|COPYING)(\.[^/]*)?$/i, 'licenseInfo', null),
+    securityPolicyUrl: () => absentUnless(ctx, repo, /^(\.github\/|docs\/)?SECURITY(\.[^/]*)?$/i, 'securityPolicyUrl', null),
+    primaryLanguage: async () => {
+      const [top] = await languagesOf(ctx, repo);
+      return top ? languageNode(top) : null;
+    },
     openGraphImageUrl: `https://opengraph.githubassets.com/1/${repo.full_name}`,
     usesCustomOpenGraphImage: false,
-    codeOfConduct: null,
-    contactLinks: [],
-    fundingLinks: [],
-    issueTemplates: [],
-    pullRequestTemplates: [],
+    codeOfConduct: () => absentUnless(ctx, repo, /^(\.github\/|docs\/)?CODE_OF_CONDUCT(\.[^/]*)?$/i, 'codeOfConduct', null),
+    contactLinks: () => absentUnless(ctx, repo, /^\.github\/ISSUE_TEMPLATE\/config\.ya?ml$/i, 'contactLinks', []),
+    fundingLinks: () => absentUnless(ctx, repo, /^\.github\/FUNDING\.ya?ml$/i, 'fundingLinks', []),
+    issueTemplates: () => {
+      // Issue forms (`.yml`) are not read: a repository with one gets a refusal, not a shorter list.
+      absentUnless(ctx, repo, /^\.github\/ISSUE_TEMPLATE\/[^/]+\.ya?ml$/i, 'issueTemplates', null, /config\.ya?ml$/i);
+      return issueTemplates(ctx, repo).map((tpl) => ({ __typename: 'IssueTemplate', ...tpl }));
+    },
+    pullRequestTemplates: () => pullRequestTemplates(ctx, repo).map((tpl) => ({ __typename: 'PullRequestTemplate', ...tpl, repository: () => repository(ctx, repo) })),
     latestRelease: () => {
       const r = latestRelease(ctx, repo);
       return r ? releaseNode(ctx, repo, r) : null;
@@ -235,10 +246,19 @@ export function repository(ctx: TwinContext, repo: Json): Source {
       const r = releaseByTag(ctx, repo, String(args.tagName)) ?? listReleases(ctx, repo).find((x) => x.tag_name === args.tagName);
       return r ? releaseNode(ctx, repo, r) : null;
     },
-    languages: (args: Args) => empty(args),
+    languages: async (args: Args) => {
+      let langs = await languagesOf(ctx, repo);
+      if (args.orderBy?.direction === 'ASC') langs = [...langs].reverse();
+      const out = connection(langs, args, languageNode);
+      // A LanguageEdge carries its language's bytes.
+      out.edges = (out.edges as { cursor: string; node: Source }[]).map((e) => ({ ...e, size: langs.find((l) => l.name === e.node.name)?.bytes ?? 0 }));
+      out.totalSize = langs.reduce((n, l) => n + l.bytes, 0);
+      return out;
+    },
     repositoryTopics: (args: Args) =>
       connection(repo.topics ?? [], args, (t: string) => ({ __typename: 'RepositoryTopic', topic: { name: t }, url: `${WEB}/topics/${t}` })),
-    projects: (args: Args) => empty(args),
+    // No API here makes a Projects (v2) project or a discussion: none is truthful. Classic projects
+    // (the generic layer keeps them) are left out.
     projectsV2: (args: Args) => empty(args),
     discussions: (args: Args) => empty(args),
     releases: (args: Args) => {
@@ -248,9 +268,22 @@ export function repository(ctx: TwinContext, repo: Json): Source {
       if (args.orderBy?.direction !== 'ASC') list.reverse();
       return connection(list, args, (r) => releaseNode(ctx, repo, r));
     },
-    deployments: (args: Args) => empty(args),
-    environments: (args: Args) => empty(args),
-    vulnerabilityAlerts: (args: Args) => empty(args),
+    deployments: (args: Args) => {
+      let list = listDeployments(ctx, repo);
+      if (args.environments?.length) list = list.filter((d) => args.environments.includes(d.environment));
+      if (args.orderBy?.direction !== 'DESC') list = [...list].reverse();
+      return connection(list, args, (d) => deploymentNode(ctx, repo, d));
+    },
+    environments: (args: Args) => {
+      let list = listEnvironments(ctx, repo);
+      if (args.names?.length) list = list.filter((e) => args.names.includes(e.name));
+      if (args.orderBy?.direction === 'DESC') list = [...list].reverse();
+      return connection(list, args, (e) => environmentNode(e));
+    },
+    environment: (args: Args) => {
+      const e = listEnvironments(ctx, repo).find((x) => x.name === args.name);
+      return e ? environmentNode(e) : null;
+    },
     defaultBranchRef: () => {
       const sha = defaultSha();
       return sha ? ref(ctx, repo, `refs/heads/${repo.default_branch}`, sha) : null;
@@ -377,6 +410,196 @@ function pullList(ctx: TwinContext, repo: Json, args: Args): Json[] {
   return ordered(list, args.orderBy, ISSUE_ORDER);
 }
 
+// ---- fields derived from files, protection, review threads, closers ------------------------
+
+/** `none` when no default-branch file matches `pattern` (minus `except`), else an honest refusal of `field`. */
+function absentUnless<T>(ctx: TwinContext, repo: Json, pattern: RegExp, field: string, none: T, except?: RegExp): T {
+  const files = filesMatching(ctx, repo, pattern).filter((f) => !except?.test(f));
+  if (!files.length) return none;
+  throw new GraphQLFailure(`The GitHub twin does not serve the field '${field}' of type 'Repository' (it does not read ${files[0]}).`, 'TWIN_UNSUPPORTED_FIELD');
+}
+
+function languageNode(l: { name: string; color: string | null }): Source {
+  return { __typename: 'Language', id: Buffer.from(`08:Language${l.name}`).toString('base64'), name: l.name, color: l.color };
+}
+
+/** The classic protection of a branch as GraphQL's BranchProtectionRule (pattern = the branch). */
+function branchProtectionRule(ctx: TwinContext, repo: Json, name: string): Source | null {
+  const p = getProtection(ctx, repo, name);
+  if (!p) return null;
+  const reviews = p.required_pull_request_reviews;
+  const checks = p.required_status_checks;
+  return {
+    __typename: 'BranchProtectionRule',
+    id: Buffer.from(`020:BranchProtectionRule${repo.id}:${name}`).toString('base64'),
+    pattern: name,
+    isAdminEnforced: p.enforce_admins,
+    requiresApprovingReviews: !!reviews,
+    requiredApprovingReviewCount: reviews?.required_approving_review_count ?? null,
+    dismissesStaleReviews: !!reviews?.dismiss_stale_reviews,
+    requiresCodeOwnerReviews: !!reviews?.require_code_owner_reviews,
+    requireLastPushApproval: !!reviews?.require_last_push_approval,
+    requiresStatusChecks: !!checks,
+    requiresStrictStatusChecks: !!checks?.strict,
+    requiredStatusCheckContexts: checks?.checks.map((c) => c.context) ?? [],
+    requiredStatusChecks: checks?.checks.map((c) => ({ context: c.context, app: null })) ?? [],
+    requiresLinearHistory: p.required_linear_history,
+    allowsForcePushes: p.allow_force_pushes,
+    allowsDeletions: p.allow_deletions,
+    blocksCreations: p.block_creations,
+    requiresCommitSignatures: p.required_signatures,
+    requiresConversationResolution: p.required_conversation_resolution,
+    lockBranch: p.lock_branch,
+    lockAllowsFetchAndMerge: p.allow_fork_syncing,
+    restrictsPushes: !!p.restrictions,
+    restrictsReviewDismissals: !!reviews?.dismissal_restrictions,
+    repository: () => repository(ctx, repo),
+  };
+}
+
+function reviewCommentNode(ctx: TwinContext, repo: Json, c: Json): Source {
+  return {
+    __typename: 'PullRequestReviewComment',
+    id: c.node_id,
+    databaseId: c.id,
+    body: c.body,
+    bodyText: c.body,
+    bodyHTML: c.body,
+    path: c.path,
+    line: c.line,
+    originalLine: c.original_line,
+    startLine: c.start_line,
+    diffHunk: c.diff_hunk,
+    author: () => accountByLogin(ctx, c.user?.login),
+    authorAssociation: c.author_association,
+    createdAt: c.created_at,
+    updatedAt: c.updated_at,
+    publishedAt: c.created_at,
+    url: c.html_url,
+    outdated: false,
+    state: 'SUBMITTED',
+    replyTo: () => {
+      const parent = c.in_reply_to_id ? listReviewComments(ctx, repo).find((x) => x.id === c.in_reply_to_id) : undefined;
+      return parent ? reviewCommentNode(ctx, repo, parent) : null;
+    },
+    commit: () => (getCommit(ctx, repo, c.commit_id) ? commit(ctx, repo, c.commit_id) : null),
+    originalCommit: () => (getCommit(ctx, repo, c.original_commit_id) ? commit(ctx, repo, c.original_commit_id) : null),
+    repository: () => repository(ctx, repo),
+    viewerDidAuthor: c.user?.login === viewer(ctx).login,
+    ...reactionFields(ctx, repo, { kind: 'review_comment', id: c.id }, () => reviewCommentNode(ctx, repo, c)),
+  };
+}
+
+/** A pull request's review threads: each first comment with its replies, oldest first. */
+function reviewThreads(ctx: TwinContext, repo: Json, p: Json): Json[][] {
+  const comments = listReviewComments(ctx, repo, p);
+  const rootOf = (c: Json): number => {
+    let at = c;
+    for (let i = 0; at.in_reply_to_id && i < 1000; i++) at = comments.find((x) => x.id === at.in_reply_to_id) ?? { id: at.in_reply_to_id };
+    return at.id;
+  };
+  const threads = new Map<number, Json[]>();
+  for (const c of comments) {
+    const root = rootOf(c);
+    threads.set(root, [...(threads.get(root) ?? []), c]);
+  }
+  return [...threads.values()];
+}
+
+function reviewThreadNode(ctx: TwinContext, repo: Json, p: Json, thread: Json[], pr: () => Source): Source {
+  const first = thread[0]!;
+  return {
+    __typename: 'PullRequestReviewThread',
+    id: Buffer.from(`023:PullRequestReviewThread${first.id}`).toString('base64'),
+    path: first.path,
+    line: first.line,
+    originalLine: first.original_line,
+    startLine: first.start_line,
+    diffSide: first.side ?? 'RIGHT',
+    // No API here resolves a thread (resolveReviewThread is not served): open is truthful.
+    isResolved: false,
+    resolvedBy: null,
+    isCollapsed: false,
+    isOutdated: first.commit_id !== p.head.sha,
+    viewerCanResolve: true,
+    viewerCanUnresolve: false,
+    viewerCanReply: true,
+    subjectType: 'LINE',
+    comments: (args: Args) => connection(thread, args, (c) => reviewCommentNode(ctx, repo, c)),
+    pullRequest: pr,
+    repository: () => repository(ctx, repo),
+  };
+}
+
+/** What closed an issue: the pull request whose merge did, or the commit that did. */
+function closerOf(ctx: TwinContext, repo: Json, e: Json): Source | null {
+  if (!e.commit_id) return null;
+  const byMerge = listPulls(ctx, repo).find((p) => p.merged && p.merge_commit_sha === e.commit_id);
+  if (byMerge) return pullRequest(ctx, repo, byMerge);
+  return getCommit(ctx, repo, e.commit_id) ? commit(ctx, repo, e.commit_id) : null;
+}
+
+// ---- deployments ---------------------------------------------------------------------------
+
+function environmentNode(e: Json): Source {
+  return {
+    __typename: 'Environment',
+    id: e.node_id,
+    databaseId: e.id,
+    name: e.name,
+    isPinned: false,
+    pinnedPosition: null,
+  };
+}
+
+function deploymentStatusNode(ctx: TwinContext, repo: Json, s: Json, d: () => Source): Source {
+  return {
+    __typename: 'DeploymentStatus',
+    id: s.node_id,
+    state: String(s.state).toUpperCase(),
+    description: s.description || null,
+    environment: s.environment,
+    environmentUrl: s.environment_url || null,
+    logUrl: s.log_url || null,
+    createdAt: s.created_at,
+    updatedAt: s.updated_at,
+    creator: () => accountByLogin(ctx, s.creator?.login),
+    deployment: d,
+  };
+}
+
+function deploymentNode(ctx: TwinContext, repo: Json, d: Json): Source {
+  const statuses = () => listDeploymentStatuses(ctx, repo, d);
+  const self: Source = {
+    __typename: 'Deployment',
+    id: d.node_id,
+    databaseId: d.id,
+    environment: d.environment,
+    originalEnvironment: d.original_environment,
+    state: () => deploymentState(ctx, repo, d),
+    task: d.task,
+    description: d.description,
+    payload: typeof d.payload === 'string' ? d.payload : JSON.stringify(d.payload),
+    commitOid: d.sha,
+    commit: () => commit(ctx, repo, d.sha),
+    ref: () => {
+      const sha = branchHead(ctx, repo, d.ref);
+      return sha ? ref(ctx, repo, `refs/heads/${d.ref}`, sha) : null;
+    },
+    createdAt: d.created_at,
+    updatedAt: d.updated_at,
+    creator: () => accountByLogin(ctx, d.creator?.login),
+    repository: () => repository(ctx, repo),
+    latestStatus: () => {
+      const s = statuses()[0];
+      return s ? deploymentStatusNode(ctx, repo, s, () => self) : null;
+    },
+    latestEnvironment: d.environment,
+    statuses: (args: Args) => connection(statuses(), args, (s) => deploymentStatusNode(ctx, repo, s, () => self)),
+  };
+  return self;
+}
+
 // ---- releases ------------------------------------------------------------------------------
 
 function releaseNode(ctx: TwinContext, repo: Json, r: Json): Source {
@@ -466,7 +689,7 @@ export function ref(ctx: TwinContext, repo: Json, name: string, sha: string): So
     target: () => refTarget(ctx, repo, sha),
     repository: () => repository(ctx, repo),
     associatedPullRequests: (args: Args) => connection(pullList(ctx, repo, { ...args, headRefName: short }), args, (p) => pullRequest(ctx, repo, p)),
-    branchProtectionRule: null,
+    branchProtectionRule: () => (name.startsWith('refs/heads/') ? branchProtectionRule(ctx, repo, short) : null),
   };
 }
 
@@ -506,7 +729,11 @@ export function commit(ctx: TwinContext, repo: Json, sha: string): Source {
     parents: (args: Args) => connection(c.parents, args, (p: Json) => commit(ctx, repo, p.sha)),
     history: (args: Args) => connection(history(ctx, repo, sha), args, (h) => commit(ctx, repo, h.sha)),
     repository: () => repository(ctx, repo),
-    signature: null,
+    // Unsigned commits have none; a signed one's signature is not verified by the twin.
+    signature: () => {
+      if (c.verification?.reason === 'unsigned') return null;
+      throw new GraphQLFailure("The GitHub twin does not serve the field 'signature' of type 'Commit' for signed commits (it verifies no signature).", 'TWIN_UNSUPPORTED_FIELD');
+    },
     statusCheckRollup: () => statusCheckRollup(ctx, repo, sha),
     status: () => legacyStatus(ctx, repo, sha),
     checkSuites: (args: Args) =>
@@ -634,7 +861,10 @@ function checkSuite(ctx: TwinContext, repo: Json, s: Json): Source {
     conclusion: upper(s.conclusion),
     createdAt: s.created_at,
     updatedAt: s.updated_at,
-    branch: null,
+    branch: () => {
+      const sha = s.head_branch ? branchHead(ctx, repo, s.head_branch) : undefined;
+      return sha ? ref(ctx, repo, `refs/heads/${s.head_branch}`, sha) : null;
+    },
     app: { __typename: 'App', id: s.app.node_id, databaseId: s.app.id, name: s.app.name, slug: s.app.slug, url: s.app.html_url, logoUrl: () => '' },
     commit: () => commit(ctx, repo, s.head_sha),
     repository: () => repository(ctx, repo),
@@ -824,7 +1054,11 @@ function comment(ctx: TwinContext, repo: Json, c: Json, parent: () => Source): S
     viewerCanDelete: true,
     ...reactionFields(ctx, repo, { kind: 'issue_comment', id: c.id }, () => comment(ctx, repo, c, parent)),
     issue: parent,
-    pullRequest: () => null,
+    pullRequest: () => {
+      const n = Number(String(c.issue_url).split('/').pop());
+      const p = getPull(ctx, repo, n);
+      return p ? pullRequest(ctx, repo, p) : null;
+    },
     repository: () => repository(ctx, repo),
   };
 }
@@ -870,7 +1104,8 @@ function issueFields(ctx: TwinContext, repo: Json, i: Json, self: () => Source):
     },
     participants: (args: Args) => connection([i.user], args, (u: Json) => account(ctx, u)),
     ...reactionFields(ctx, repo, { kind: 'issue', id: i.number }, self),
-    userContentEdits: (args: Args) => empty(args),
+    // Nothing here puts an issue on a project (classic or v2): none is truthful. (`gh issue view`
+    // asks for both.) Edit histories are not kept, so `userContentEdits` is left out.
     projectCards: (args: Args) => empty(args),
     projectItems: (args: Args) => empty(args),
     projectsV2: (args: Args) => empty(args),
@@ -962,7 +1197,7 @@ function timelineNode(ctx: TwinContext, repo: Json, e: Json, subject: () => Sour
       return {
         ...base,
         ...subjectFields,
-        closer: null,
+        closer: () => closerOf(ctx, repo, e),
         stateReason: e.state_reason ? String(e.state_reason).toUpperCase() : null,
         url: e.url,
         resourcePath: new URL(e.url).pathname,
@@ -1014,11 +1249,13 @@ export function issue(ctx: TwinContext, repo: Json, i: Json): Source {
     databaseId: i.id,
     state: i.state.toUpperCase(),
     stateReason: upper(i.state_reason),
-    trackedIssues: (args: Args) => empty(args),
-    trackedInIssues: (args: Args) => empty(args),
-    subIssues: (args: Args) => empty(args),
-    parent: null,
-    closedByPullRequestsReferences: (args: Args) => empty(args),
+    // Sub-issues and task-list tracking are not modelled: trackedIssues, trackedInIssues,
+    // subIssues and parent are left out.
+    closedByPullRequestsReferences: (args: Args) => {
+      let list = listPulls(ctx, repo).filter((p) => closingIssueNumbers(p.body).includes(i.number));
+      if (!args.includeClosedPrs) list = list.filter((p) => p.state === 'open' || p.merged);
+      return connection(list, args, (p) => pullRequest(ctx, repo, p));
+    },
   };
   Object.assign(
     self,
@@ -1050,7 +1287,13 @@ function reviewNode(ctx: TwinContext, repo: Json, r: Json, pr: () => Source): So
     includesCreatedEdit: false,
     url: r.html_url,
     commit: () => (r.commit_id && getCommit(ctx, repo, r.commit_id) ? commit(ctx, repo, r.commit_id) : null),
-    comments: (args: Args) => empty(args),
+    comments: (args: Args) =>
+      connection(
+        listReviewComments(ctx, repo).filter((x) => x.pull_request_review_id === r.id),
+        args,
+        (x) => reviewCommentNode(ctx, repo, x),
+      ),
+    // Reviews take no reactions here (no API reacts to one): none is truthful.
     reactionGroups: [],
     pullRequest: pr,
     repository: () => repository(ctx, repo),
@@ -1165,12 +1408,16 @@ export function pullRequest(ctx: TwinContext, repo: Json, p: Json): Source {
           requestedReviewer: r.reviewer,
         }),
       ),
-    reviewThreads: (args: Args) => empty(args),
-    closingIssuesReferences: (args: Args) => empty(args),
+    reviewThreads: (args: Args) => connection(reviewThreads(ctx, repo, p), args, (thread) => reviewThreadNode(ctx, repo, p, thread, () => self)),
+    closingIssuesReferences: (args: Args) => {
+      const list = closingIssueNumbers(p.body)
+        .map((n) => getIssue(ctx, repo, n))
+        .filter((x): x is Json => !!x && !x.pull_request);
+      return connection(list, args, (x) => issue(ctx, repo, x));
+    },
     statusCheckRollup: () => statusCheckRollup(ctx, repo, p.head.sha),
     // The test merge commit GitHub keeps at refs/pull/<n>/merge while the pull request is open.
     potentialMergeCommit: () => (p.state === 'open' && p.merge_commit_sha && getCommit(ctx, repo, p.merge_commit_sha) ? commit(ctx, repo, p.merge_commit_sha) : null),
-    suggestedReviewers: [],
     checksResourcePath: `${new URL(p.html_url).pathname}/checks`,
     checksUrl: `${p.html_url}/checks`,
   };

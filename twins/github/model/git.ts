@@ -492,6 +492,23 @@ export function validateNewRef(ref: unknown): string {
   return ref;
 }
 
+/** README names GitHub recognises (any extension), markdown first. */
+function readmeIn(entries: TreeEntry[]): TreeEntry | undefined {
+  const candidates = entries.filter((e) => e.mode !== '040000' && e.mode !== '160000' && /^readme(\.[^/]*)?$/i.test(e.name));
+  const rank = (n: string) => (/\.(md|markdown)$/i.test(n) ? 0 : /\.[^.]+$/.test(n) ? 2 : 1);
+  return candidates.sort((a, b) => rank(a.name) - rank(b.name) || (a.name < b.name ? -1 : 1))[0];
+}
+
+/** The README of directory `dir` of a commit; for the root GitHub looks in `.github/`, the root, then `docs/`. */
+export function readmeOf(ctx: TwinContext, repo: Json, commitSha: string, dir: string): { path: string; blob: Json } | undefined {
+  for (const place of dir ? [dir] : ['.github', '', 'docs']) {
+    const found = readmeIn(directoryAt(ctx, repo, commitSha, place) ?? []);
+    const blob = found && getBlob(ctx, repo, found.sha);
+    if (found && blob) return { path: place ? `${place}/${found.name}` : found.name, blob };
+  }
+  return undefined;
+}
+
 // ---- contents ----------------------------------------------------------------------------
 
 export function contentShape(repo: Json, path: string, blob: Json, ref?: string): Json {

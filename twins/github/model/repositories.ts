@@ -40,6 +40,9 @@ export const REPOSITORY_CHILDREN = [
   'release',
   'release_asset',
   'release_asset_data',
+  'deployment',
+  'deployment_status',
+  'environment',
 ] as const;
 
 export function childKey(repo: Json, rest: string | number): string {

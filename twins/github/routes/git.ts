@@ -19,6 +19,7 @@ import {
   history,
   listRefs,
   mergeBase,
+  readmeOf,
   resolveCommitish,
   restCommit,
   setRef,
@@ -31,6 +32,7 @@ import { readObject } from '../model/git-objects.js';
 import { type TreeEdit, createBlob, createGitCommit, createTag, createTree, getTag, normalizeMode } from '../model/git-data.js';
 import { validRefName } from '../model/git-transfer.js';
 import { refuseRefUpdate } from '../model/protection.js';
+import { mergeIntoBranch } from '../model/merges.js';
 import { API, WEB } from '../model/identity.js';
 import { afterPush, ZERO } from '../model/pushes.js';
 import { jsonBody, optBool, optEnum, optString, optStringArray, page, queryString, repoOf, requiredString, routes, type Reply } from '../wire/http.js';
@@ -156,6 +158,16 @@ function directoryListing(ctx: TwinContext, repo: Json, head: string, path: stri
     const blob = getBlob(ctx, repo, e.sha) ?? { sha: e.sha, size: 0 };
     return { ...contentShape(repo, full, blob, ref), ...(e.mode === '120000' ? { type: 'symlink' } : {}) };
   });
+}
+
+/** `GET …/readme[/{dir}]`: the README of a directory (for the root: `.github/`, the root, then `docs/`). */
+function readme(req: TwinRequest, ctx: TwinContext, dir: string): Reply {
+  const repo = repoOf(req, ctx);
+  const ref = queryString(req, 'ref');
+  const head = resolveCommitish(ctx, repo, ref);
+  const found = head ? readmeOf(ctx, repo, head, dir) : undefined;
+  if (!found) throw notFound();
+  return { body: { ...contentShape(repo, found.path, found.blob, ref), content: found.blob.content.replace(/(.{60})/g, '$1\n'), encoding: 'base64' } };
 }
 
 export const gitRoutes: TwinRoute[] = [
@@ -385,6 +397,19 @@ export const gitRoutes: TwinRoute[] = [
     const head = resolveCommitish(ctx, repo, ref);
     if (!head) throw new GitHubError(404, 'This repository is empty.');
     return { body: directoryListing(ctx, repo, head, '', ref) };
+  }),
+  ...routes('GET', '/repos/{owner}/{repo}/readme', (req, ctx) => readme(req, ctx, '')),
+  ...routes('GET', '/repos/{owner}/{repo}/readme/{+dir}', (req, ctx) => readme(req, ctx, req.params.dir!.replace(/\/$/, ''))),
+  ...routes('POST', '/repos/{owner}/{repo}/merges', (req, ctx) => {
+    const repo = repoOf(req, ctx);
+    const b = jsonBody(req);
+    const merge = mergeIntoBranch(ctx, repo, {
+      base: requiredString(b, 'base'),
+      head: requiredString(b, 'head'),
+      commit_message: optString(b, 'commit_message', false) ?? undefined,
+    });
+    if (!merge) return { status: 204 };
+    return { status: 201, body: restCommit(ctx, repo, merge, true) };
   }),
   ...routes('PUT', '/repos/{owner}/{repo}/contents/{+path}', (req, ctx) => writeContents(req, ctx, false)),
   ...routes('DELETE', '/repos/{owner}/{repo}/contents/{+path}', (req, ctx) => writeContents(req, ctx, true)),

@@ -29,6 +29,7 @@ import {
   type ReviewCommentInput,
 } from '../model/pulls.js';
 import { afterPush } from '../model/pushes.js';
+import { updatePullBranch } from '../model/merges.js';
 import { jsonBody, numberParam, optBool, optEnum, optString, optStringArray, page, queryString, repoOf, requiredString, routes } from '../wire/http.js';
 
 function pullOf(req: TwinRequest, ctx: TwinContext): { repo: Json; pr: Json } {
@@ -151,6 +152,12 @@ export const pullRoutes: TwinRoute[] = [
     });
     afterPush(ctx, repo, push);
     return { body: result };
+  }),
+  ...routes('PUT', '/repos/{owner}/{repo}/pulls/{pull_number}/update-branch', (req, ctx) => {
+    const { repo, pr } = pullOf(req, ctx);
+    const b = req.rawBody.length ? jsonBody(req) : {};
+    updatePullBranch(ctx, repo, pr, optString(b, 'expected_head_sha', false) ?? undefined);
+    return { status: 202, body: { message: 'Updating pull request branch.', url: pr.html_url } };
   }),
   ...routes('GET', '/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers', (req, ctx) => {
     const { pr } = pullOf(req, ctx);

@@ -15,7 +15,8 @@ import {
 import { branchHead, initialCommit } from '../model/git.js';
 import { createDefaultLabels } from '../model/labels.js';
 import { listCollaborators } from '../model/collaborators.js';
-import { jsonBody, optBool, optEnum, optString, optStringArray, page, queryString, repoOf, requiredString, routes } from '../wire/http.js';
+import { jsonBody, optBool, optEnum, optString, optStringArray, page, queryString, repoOf, reply, requiredString, routes } from '../wire/http.js';
+import { languagesOf } from '../model/languages.js';
 
 function repositoryInput(req: TwinRequest): RepositoryInput {
   const b = jsonBody(req);
@@ -151,10 +152,15 @@ export const repositoryRoutes: TwinRoute[] = [
     if (names === undefined) throw new GitHubError(422, 'Invalid request.\n\n"names" wasn\'t supplied.');
     return { body: { names: replaceTopics(ctx, repo, names) } };
   }),
-  ...routes('GET', '/repos/{owner}/{repo}/languages', (req, ctx) => {
-    repoOf(req, ctx);
-    return { body: {} };
-  }),
+  {
+    method: 'GET',
+    path: '/repos/{owner}/{repo}/languages',
+    // Linguist's data is loaded on the first request that needs it.
+    handler: async (req, ctx) => {
+      const langs = await languagesOf(ctx, repoOf(req, ctx));
+      return reply(() => ({ body: Object.fromEntries(langs.map((l) => [l.name, l.bytes])) }))(req, ctx);
+    },
+  },
   ...routes('GET', '/repos/{owner}/{repo}/assignees', (req, ctx) => {
     // Everyone with access can be assigned: the collaborators without their permissions.
     const users = listCollaborators(ctx, repoOf(req, ctx)).map(({ permissions: _p, role_name: _r, ...user }) => user);

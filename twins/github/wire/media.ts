@@ -5,7 +5,7 @@
 
 import type { TwinContext, TwinRequest, TwinResponse, TwinRoute } from '../../../twin-runtime/contract.js';
 import type { Json } from '../model/accounts.js';
-import { type FileMap, commitFiles, lineDiff, readBlob, resolveCommitish, getCommit, mergeBase, commitsBetween } from '../model/git.js';
+import { type FileMap, commitFiles, lineDiff, readBlob, readmeOf, resolveCommitish, getCommit, mergeBase, commitsBetween } from '../model/git.js';
 import { requirePull, pullCommits } from '../model/pulls.js';
 import { requireRepository } from '../model/repositories.js';
 import { GitHubError } from './errors.js';
@@ -117,7 +117,17 @@ const contents: Render = (req, ctx, media) => {
   return text(media, readBlob(ctx, repo, blob));
 };
 
+const readme: Render = (req, ctx, media) => {
+  if (media !== 'raw') return undefined;
+  const repo = requireRepository(ctx, req.params.owner!, req.params.repo!);
+  const sha = resolveCommitish(ctx, repo, typeof req.query.ref === 'string' ? req.query.ref : undefined);
+  const found = sha ? readmeOf(ctx, repo, sha, (req.params.dir ?? '').replace(/\/$/, '')) : undefined;
+  return found ? text(media, readBlob(ctx, repo, found.blob.sha)) : undefined;
+};
+
 const RENDERS: Record<string, Render> = {
+  'GET /repos/{owner}/{repo}/readme': readme,
+  'GET /repos/{owner}/{repo}/readme/{+dir}': readme,
   'GET /repos/{owner}/{repo}/pulls/{pull_number}': pull,
   'GET /repos/{owner}/{repo}/commits/{ref}': commit,
   'GET /repos/{owner}/{repo}/compare/{+basehead}': compare,
