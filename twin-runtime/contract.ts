@@ -197,6 +197,12 @@ export interface TwinDefinition {
    */
   routing?: { ignoreTrailingSlash?: boolean; headAsGet?: boolean };
   /**
+   * Clients of this provider match the service by host name without a port (`gh` inside a git
+   * clone): the gateway, and a standalone twin, also serve it at a loopback address of its own on
+   * the default HTTPS port (twin-runtime/tls.ts `loopbackHostFor`), where the process may bind it.
+   */
+  ownHost?: boolean;
+  /**
    * Check the credential of a provider request. Return a provider-shaped error response to refuse,
    * or undefined to let the route run. Routes marked `public` skip this.
    */

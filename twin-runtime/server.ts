@@ -93,6 +93,8 @@ export function send(res: ServerResponse, out: TwinResponse): void {
 export class TwinServer {
   readonly host: TwinHost;
   private server: DualListener | undefined;
+  /** More addresses answering the same requests (`alsoListen`). */
+  private readonly others: DualListener[] = [];
   private local: LocalSocketListener | undefined;
   /** Sockets handed to the twin's `upgrade` hook (WebSockets): closed with the server. */
   private readonly upgraded = new Set<Duplex>();
@@ -203,6 +205,18 @@ export class TwinServer {
     return url;
   }
 
+  /**
+   * Answer at one more address too (a twin's own loopback host on port 443, twin-runtime/tls.ts
+   * `loopbackHostFor`); its links keep naming the first URL. Rejects when the address cannot be bound.
+   */
+  async alsoListen(port: number, host: string, tls: { key: string; cert: string }): Promise<void> {
+    const listener = await listenDual((req, res) => void this.onRequest(req, res), { port, host, tls, keepAliveTimeout: 65_000 });
+    for (const server of [listener.http, listener.https]) {
+      server?.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.onUpgrade(req, socket, head));
+    }
+    this.others.push(listener);
+  }
+
   /** A WebSocket upgrade: the twin's hook takes it, or it is refused. */
   private onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     const hook = this.host.twin.upgrade;
@@ -229,6 +243,7 @@ export class TwinServer {
     this.upgraded.clear();
     if (this.local) await this.local.close();
     if (this.server) await this.server.close();
+    for (const other of this.others.splice(0)) await other.close();
     await this.host.close();
   }
 }

@@ -105,6 +105,48 @@ function makeServerCert(dir: string, names: string[]): void {
 }
 
 /**
+ * A certificate for one more name (a twin's own loopback address), signed by the data directory's
+ * CA with the server key, kept in `tls/hosts/` and made again near its end. `ensureTls` first.
+ */
+export function hostTls(dataDir: string, name: string): { key: string; cert: string } {
+  const dir = join(dataDir, 'tls');
+  const hosts = join(dir, 'hosts');
+  mkdirSync(hosts, { recursive: true, mode: 0o700 });
+  const file = join(hosts, `${name.replace(/[^A-Za-z0-9.-]/g, '_')}.pem`);
+  const key = readFileSync(join(dir, 'server-key.pem'), 'utf8');
+  const caPem = readFileSync(join(dir, 'ca.pem'), 'utf8');
+  if (existsSync(file)) {
+    const cert = new X509Certificate(readFileSync(file));
+    const ca = new X509Certificate(caPem);
+    if (Date.parse(cert.validTo) > Date.now() + 30 * DAY && cert.checkIssued(ca) && cert.verify(ca.publicKey))
+      return { key, cert: readFileSync(file, 'utf8') + caPem };
+  }
+  const forge = loadForge();
+  const ca = forge.pki.certificateFromPem(caPem);
+  const caKey = forge.pki.privateKeyFromPem(readFileSync(join(dir, 'ca-key.pem'), 'utf8'));
+  const priv = forge.pki.privateKeyFromPem(key) as forgeTypes.pki.rsa.PrivateKey;
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = forge.pki.setRsaPublicKey(priv.n, priv.e);
+  cert.serialNumber = serial();
+  cert.validity.notBefore = new Date(Date.now() - DAY);
+  cert.validity.notAfter = new Date(Date.now() + 825 * DAY);
+  cert.setSubject([{ name: 'commonName', value: name }]);
+  cert.setIssuer(ca.subject.attributes);
+  cert.setExtensions([
+    { name: 'basicConstraints', cA: false },
+    { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
+    { name: 'extKeyUsage', serverAuth: true },
+    { name: 'subjectAltName', altNames: [isIP(name) ? { type: 7, ip: name } : { type: 2, value: name }] },
+    { name: 'subjectKeyIdentifier' },
+    { name: 'authorityKeyIdentifier', keyIdentifier: ca.generateSubjectKeyIdentifier().getBytes() },
+  ]);
+  cert.sign(caKey, forge.md.sha256.create());
+  const pem = forge.pki.certificateToPem(cert);
+  writeFileSync(file, pem);
+  return { key, cert: pem + caPem };
+}
+
+/**
  * The CA and server certificate of a data directory, made when missing (the CA is never replaced;
  * the server certificate is made again when it nears its end or `extraNames` add a name).
  */

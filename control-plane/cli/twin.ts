@@ -20,7 +20,7 @@ export const standalone: Handler = async (ctx) => {
   const data = resolve(ctx.io.cwd, ctx.str('data') ?? join(dataDir, 'standalone', `${slug}.sqlite`));
   mkdirSync(dirname(data), { recursive: true });
   const host = ctx.str('host') ?? '127.0.0.1';
-  const { ensureTls } = await import('../../twin-runtime/tls.js');
+  const { ensureTls, hostTls } = await import('../../twin-runtime/tls.js');
   const tls = ensureTls(dataDir, [host]);
   const server = new TwinServer(def, { dataFile: data, keepKey: true, apiKey: ctx.str('key'), tls });
   const port = ctx.int('port') ?? def.defaultPort;
@@ -35,16 +35,31 @@ export const standalone: Handler = async (ctx) => {
     throw e;
   }
   const httpsUrl = url.replace(/^http:/, 'https:');
+  // `gh` inside a clone matches hosts without ports: the twin's own loopback address at 443 too.
+  let ghHost: string | undefined;
+  let ghHostProblem: string | undefined;
+  if (def.ownHost && (host === '127.0.0.1' || host === 'localhost')) {
+    const { loopbackHostFor } = await import('../../twin-runtime/own-host.js');
+    const address = loopbackHostFor(Number(new URL(url).port));
+    try {
+      await server.alsoListen(443, address, hostTls(dataDir, address));
+      ghHost = address;
+    } catch (e) {
+      ghHostProblem = `${address}:443 could not be bound (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}; it needs root or CAP_NET_BIND_SERVICE)`;
+    }
+  }
   // The credential's other halves (Jira's email, Slack's app token) are printed beside the key.
   const credential = server.host.credential();
   const extras = Object.entries(credential).filter(([k]) => k !== 'api_key');
   show(
     ctx,
-    { twin: slug, url, https_url: httpsUrl, ca_file: tls.caFile, ...credential, data },
+    { twin: slug, url, https_url: httpsUrl, ...(ghHost ? { gh_host: ghHost } : {}), ca_file: tls.caFile, ...credential, data },
     (t) =>
       `${def.name} twin listening on ${t.url} (and ${t.https_url})\napi key: ${t.api_key}\n` +
       `${extras.map(([k, v]) => `${k.replace('_', ' ')}: ${v}\n`).join('')}data: ${t.data} (records and key kept across restarts)\n` +
-      `CA: ${t.ca_file} (trust it for https: NODE_EXTRA_CA_CERTS, SSL_CERT_FILE, GIT_SSL_CAINFO)\n`,
+      `CA: ${t.ca_file} (trust it for https: NODE_EXTRA_CA_CERTS, SSL_CERT_FILE, GIT_SSL_CAINFO)\n` +
+      (ghHost ? `gh host: https://${ghHost} (GH_HOST=${ghHost} GH_ENTERPRISE_TOKEN=<api key> SSL_CERT_FILE=<CA> GIT_SSL_CAINFO=<CA>)\n` : '') +
+      (ghHostProblem ? `gh host: none, ${ghHostProblem}\n` : ''),
   );
   await ctx.io.stopped;
   await server.close();

@@ -2,6 +2,8 @@
 // tool `get_twin_credentials` and `twins twin credential` hand out. A twin not listed here gets the
 // generic advice; a new twin adds its entry.
 
+import { ghHostFor } from '../../twin-runtime/own-host.js';
+
 export interface SdkSnippet {
   /** npm package of the official SDK. */
   package: string;
@@ -38,7 +40,8 @@ const SNIPPETS: Record<string, Entry> = {
       `const octokit = new Octokit({ auth: ${q(key)}, baseUrl: ${q(base)} });`,
       'const { data: me } = await octokit.rest.users.getAuthenticated();',
     ].join('\n'),
-    env: { GITHUB_TOKEN: key, GITHUB_API_URL: base },
+    // `gh`: GH_HOST is the twin's own host (README "gh inside a clone"; trust the CA with SSL_CERT_FILE and GIT_SSL_CAINFO).
+    env: { GITHUB_TOKEN: key, GITHUB_API_URL: base, GH_HOST: ghHostFor(base), GH_ENTERPRISE_TOKEN: key },
   }),
   slack: (_url, key, base) => ({
     package: '@slack/web-api',

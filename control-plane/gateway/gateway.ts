@@ -15,6 +15,7 @@ import type { Duplex } from 'node:stream';
 import { tunnelUpgrade } from './upgrade.js';
 import { listenDual, type DualListener, type RequestHandler } from '../../twin-runtime/dual-listener.js';
 import { TwinClient, type TwinAnswer } from './twin-client.js';
+import { loopbackHostFor } from '../../twin-runtime/own-host.js';
 
 /** Where the gateway hands each log row; `done` runs once the row is durable. */
 export interface LogSink {
@@ -42,6 +43,11 @@ export interface GatewayOptions {
   tls?: { key: string; cert: string };
   /** The twins are child processes on this host: reach them on their local sockets (twin-runtime/local-socket.ts). */
   twinLocalSockets?: boolean;
+  /**
+   * The certificate for a twin's own loopback address (twin-runtime/tls.ts `hostTls`); without it
+   * no twin gets one. Locally only: in a cluster every twin has a host name already.
+   */
+  hostTls?: (address: string) => { key: string; cert: string };
 }
 
 export interface GatewayTwin {
@@ -53,6 +59,11 @@ export interface GatewayTwin {
   redact?: RedactionRules;
   /** Index of this twin's request counter (host.ts); none when not counted. */
   slot?: number;
+  /**
+   * Serve it also at its own loopback address on the default HTTPS port (`127.<port/256>.<port%256>.1:443`),
+   * for clients that match hosts without ports (the `gh` CLI inside a clone), where the process may bind it.
+   */
+  ownHost?: boolean;
 }
 
 interface Route extends GatewayTwin {
@@ -61,6 +72,9 @@ interface Route extends GatewayTwin {
   client?: TwinClient;
   server?: DualListener;
   port?: number;
+  /** The listener at the twin's own loopback address (port 443), when it has one. */
+  hostServer?: DualListener;
+  hostAddress?: string;
   redaction: CompiledRedaction;
 }
 
@@ -235,7 +249,7 @@ export class TwinGateway {
    * Give a twin its public URL. Locally this opens its own port, reusing `preferredPort` when it is
    * free so the URL survives a control-plane restart.
    */
-  async open(twin: GatewayTwin, preferredPort?: number | null): Promise<{ url: string; port: number | null }> {
+  async open(twin: GatewayTwin, preferredPort?: number | null): Promise<{ url: string; port: number | null; host?: string }> {
     let route = this.routes.get(twin.twinId);
     if (!route) {
       route = { ...twin, redaction: compileRedaction(twin.redact) };
@@ -261,7 +275,37 @@ export class TwinGateway {
       route.server = server;
       route.port = server.port();
     }
-    return { url: `http://${this.options.host}:${route.port}`, port: route.port ?? null };
+    if (twin.ownHost && !route.hostServer) await this.openOwnHost(route);
+    return { url: `http://${this.options.host}:${route.port}`, port: route.port ?? null, ...(route.hostAddress ? { host: route.hostAddress } : {}) };
+  }
+
+  /**
+   * The twin's own loopback address at port 443, with a certificate for it. Binding a port below
+   * 1024 needs root or CAP_NET_BIND_SERVICE (or a lowered net.ipv4.ip_unprivileged_port_start):
+   * where the process may not, the twin keeps only its port URL.
+   */
+  private async openOwnHost(route: Route): Promise<void> {
+    const makeTls = this.options.hostTls;
+    if (!makeTls || route.port === undefined || this.options.host !== '127.0.0.1') return;
+    const address = loopbackHostFor(route.port);
+    const r = route;
+    try {
+      const listener = await listenDual((req, res) => void this.forward(r, req, res), {
+        port: 443,
+        host: address,
+        tls: makeTls(address),
+        keepAliveTimeout: 65_000,
+      });
+      for (const server of [listener.http, listener.https]) {
+        server?.on('clientError', answerClientError);
+        server?.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(r, req, socket, head));
+      }
+      route.hostServer = listener;
+      route.hostAddress = address;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      this.options.onError?.(`twin ${route.twinId} has no address of its own (${address}:443: ${code ?? (err as Error).message})`, err);
+    }
   }
 
   /** Point the twin's URL at its running workload (undefined: it is restarting; answer 503). */
@@ -300,11 +344,17 @@ export class TwinGateway {
       route.server = undefined;
       await server.close();
     }
+    if (route.hostServer) {
+      const server = route.hostServer;
+      route.hostServer = undefined;
+      route.hostAddress = undefined;
+      await server.close();
+    }
     if (client) await client.close();
   }
 
   private servers(): DualListener[] {
-    const out = [...this.routes.values()].map((r) => r.server).filter((s): s is DualListener => s !== undefined);
+    const out = [...this.routes.values()].flatMap((r) => [r.server, r.hostServer]).filter((s): s is DualListener => s !== undefined);
     if (this.shared) out.push(this.shared);
     return out;
   }

@@ -28,7 +28,7 @@ import {
 /** What the reconciler needs of the gateway. */
 export interface GatewayControl {
   readonly hostRouting: boolean;
-  open(twin: GatewayTwin, preferredPort?: number | null): Promise<{ url: string; port: number | null }>;
+  open(twin: GatewayTwin, preferredPort?: number | null): Promise<{ url: string; port: number | null; host?: string }>;
   setTarget(twinId: string, address: string | undefined): void;
   targetOf(twinId: string): string | undefined;
   has(twinId: string): boolean;
@@ -43,7 +43,7 @@ export interface GatewayHostOptions extends Omit<GatewayWorkerData, 'stats' | 'j
   journalDir?: string;
   log?: Logger;
   /** Per twin: the credentials its log must not keep, and how long its environment keeps rows. */
-  describe?: (twin: GatewayTwin) => Promise<{ redact?: GatewayTwin['redact']; retentionDays?: number | null }>;
+  describe?: (twin: GatewayTwin) => Promise<{ redact?: GatewayTwin['redact']; retentionDays?: number | null; ownHost?: boolean }>;
   /** Milliseconds between checkpoints of the log's write-ahead log. */
   checkpointMs?: number;
 }
@@ -286,22 +286,22 @@ export class GatewayHost implements GatewayControl {
     this.worker?.postMessage(msg);
   }
 
-  async open(twin: GatewayTwin, preferredPort?: number | null): Promise<{ url: string; port: number | null }> {
+  async open(twin: GatewayTwin, preferredPort?: number | null): Promise<{ url: string; port: number | null; host?: string }> {
     await this.start();
     const extra = (await this.options.describe?.(twin)) ?? {};
     let mirror = this.routes.get(twin.twinId);
     if (!mirror) {
       const slot = this.freeSlots.pop() ?? (this.nextSlot < MAX_COUNTED_TWINS ? this.nextSlot++ : -1);
       if (slot >= 0) Atomics.store(this.counters, STAT.firstSlot + slot, 0n);
-      mirror = { twin: { ...twin, redact: extra.redact }, port: null, slot };
+      mirror = { twin: { ...twin, redact: extra.redact, ownHost: extra.ownHost }, port: null, slot };
       this.routes.set(twin.twinId, mirror);
     }
     const opened = (await this.call({
       op: 'open',
       id: 0,
-      twin: { ...twin, redact: extra.redact, slot: mirror.slot >= 0 ? mirror.slot : undefined },
+      twin: { ...twin, redact: extra.redact, ownHost: extra.ownHost, slot: mirror.slot >= 0 ? mirror.slot : undefined },
       preferredPort,
-    })) as { url: string; port: number | null };
+    })) as { url: string; port: number | null; host?: string };
     this.postWriter({
       op: 'retention',
       entries: [{ environmentId: twin.environmentId, organizationId: twin.organizationId, days: extra.retentionDays ?? null }],

@@ -12,6 +12,8 @@ export interface GatewayWorkerData {
   tls?: { key: string; cert: string };
   /** The twins are child processes on this host: reach them on their local sockets. */
   twinLocalSockets?: boolean;
+  /** The data directory whose CA signs the certificate of a twin's own loopback address (tls.ts `hostTls`). */
+  tlsDataDir?: string;
   /** Where the log's entries are journaled (log-journal.ts). */
   journalDir: string;
   /** SharedArrayBuffer of BigInt64 counters (STAT). */

@@ -8,6 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { LogJournal, packPosition } from './log-journal.js';
 import { TwinGateway, type GatewayTwin } from './gateway.js';
 import { STAT, type GatewayWorkerData, type ToWorker } from './protocol.js';
+import { hostTls } from '../../twin-runtime/tls.js';
 
 const data = workerData as GatewayWorkerData;
 const port = parentPort!;
@@ -63,6 +64,7 @@ const gateway = new TwinGateway({
   publicScheme: data.publicScheme,
   tls: data.tls,
   twinLocalSockets: data.twinLocalSockets,
+  hostTls: data.tlsDataDir ? (address) => hostTls(data.tlsDataDir!, address) : undefined,
   writer: sink,
   count: (slot, inFlight) => {
     if (slot !== undefined) Atomics.add(stats, STAT.firstSlot + slot, 1n);

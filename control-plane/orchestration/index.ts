@@ -72,12 +72,13 @@ export async function createOrchestration(config: Config, db: Db, log: Logger, j
     defaultRetentionDays: config.logRetentionDays ?? planNamed(config.defaultPlan).logRetentionDays,
     bodyCapBytes: config.logBodyCapBytes,
     log: log.child({ component: 'gateway' }),
-    describe: async (twin) => ({
-      redact: (await loadTwin(twin.slug).catch(() => undefined))?.redact,
-      retentionDays: retentionDaysFor(db, config, twin.organizationId),
-    }),
+    describe: async (twin) => {
+      const def = await loadTwin(twin.slug).catch(() => undefined);
+      return { redact: def?.redact, retentionDays: retentionDaysFor(db, config, twin.organizationId), ownHost: def?.ownHost };
+    },
     // Twin URLs answer https:// too, with a certificate from the data directory's local CA.
     tls: ensureTls(config.dataDir, [gatewayHost]),
+    tlsDataDir: config.dataDir,
     twinLocalSockets: driver.name === 'process',
   });
   const admin = new TwinAdminClient();

@@ -10,7 +10,8 @@ import { openDatabase } from '../../control-plane/store/database.js';
 import { RequestLogStore, type RequestLogRow } from '../../control-plane/store/request-logs.js';
 import { RequestLogWriter } from '../../control-plane/gateway/request-log-writer.js';
 import { TwinGateway } from '../../control-plane/gateway/gateway.js';
-import { ensureTls } from '../../twin-runtime/tls.js';
+import { ensureTls, hostTls } from '../../twin-runtime/tls.js';
+import { loadTwin } from '../../twin-runtime/registry.js';
 import { startTwin, type RunningTwin } from './twin.js';
 
 export interface GatewayTwin {
@@ -18,6 +19,11 @@ export interface GatewayTwin {
   /** The gateway URL (http); `httpsUrl` is the same host and port over TLS. */
   url: string;
   httpsUrl: string;
+  /**
+   * The twin's own loopback address served at port 443 (twins whose definition asks for one, where
+   * this process may bind it): what `gh` takes as GH_HOST inside a clone.
+   */
+  ownHost?: string;
   apiKey: string;
   /** PEM of the local CA that signed the gateway's certificate. */
   caFile: string;
@@ -37,18 +43,20 @@ export async function startTwinBehindGateway(slug: string, opts: { clockStart?: 
   const logs = new RequestLogStore(db);
   const writer = new RequestLogWriter(logs);
   const tls = ensureTls(dir);
-  const gateway = new TwinGateway({ host: '127.0.0.1', writer, tls });
+  const gateway = new TwinGateway({ host: '127.0.0.1', writer, tls, hostTls: (address) => hostTls(dir, address) });
   const n = ++started;
-  const route = { twinId: `twin-${slug}-${n}`, environmentId: `env-${n}`, organizationId: 'org-1', slug };
+  const ownHost = (await loadTwin(slug)).ownHost;
+  const route = { twinId: `twin-${slug}-${n}`, environmentId: `env-${n}`, organizationId: 'org-1', slug, ownHost };
   // The gateway first: the twin's own links (clone_url, response URLs, Socket Mode URLs) name it,
   // as for a twin of an environment.
-  const { url } = await gateway.open(route);
+  const { url, host } = await gateway.open(route);
   const twin = await startTwin(slug, { clockStart: opts.clockStart, seedFile: opts.seedFile, dataDir: dir, publicUrl: url });
   gateway.setTarget(route.twinId, twin.url);
   return {
     twin,
     url,
     httpsUrl: url.replace(/^http:/, 'https:'),
+    ...(host ? { ownHost: host } : {}),
     apiKey: twin.apiKey,
     caFile: tls.caFile,
     environmentId: route.environmentId,

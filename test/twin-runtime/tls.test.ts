@@ -8,7 +8,8 @@ import { X509Certificate } from 'node:crypto';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ensureTls } from '../../twin-runtime/tls.js';
+import { ensureTls, hostTls } from '../../twin-runtime/tls.js';
+import { ghHostFor, loopbackHostFor } from '../../twin-runtime/own-host.js';
 
 const root = mkdtempSync(join(tmpdir(), 'twins-tls-files-'));
 t.teardown(() => rmSync(root, { recursive: true, force: true }));
@@ -66,4 +67,22 @@ t.test('a start that finds its files does not load node-forge', async (t) => {
     encoding: 'utf8',
   });
   t.ok((JSON.parse(made) as string[]).length > 0, 'making the files does load it');
+});
+
+t.test("a twin's own loopback address: one per port, with a certificate for it from the same CA", async (t) => {
+  t.equal(loopbackHostFor(41234), '127.161.18.1');
+  t.equal(loopbackHostFor(443), '127.1.187.1');
+  t.not(loopbackHostFor(12000), loopbackHostFor(12001), 'neighbouring ports, different addresses');
+  t.equal(ghHostFor('http://127.0.0.1:41234'), '127.161.18.1', 'gh is given the address without a port');
+  t.equal(ghHostFor('https://github-x1.twins.example'), 'github-x1.twins.example', 'a host name of its own is kept');
+
+  const dir = join(root, 'e');
+  const { caFile } = ensureTls(dir);
+  const ca = new X509Certificate(readFileSync(caFile));
+  const first = hostTls(dir, '127.161.18.1');
+  const leaf = new X509Certificate(first.cert);
+  t.ok(leaf.checkIssued(ca) && leaf.verify(ca.publicKey), "signed by the directory's CA");
+  t.equal(leaf.subjectAltName, 'IP Address:127.161.18.1');
+  t.ok(first.cert.includes(readFileSync(caFile, 'utf8').trim()), 'the chain carries the CA');
+  t.equal(hostTls(dir, '127.161.18.1').cert, first.cert, 'kept and reused');
 });

@@ -125,6 +125,8 @@ const github: TwinDefinition = {
   ],
   generic: genericAlsoUnderEnterprisePrefix(generic),
   routing: { ignoreTrailingSlash: true, headAsGet: true },
+  // `gh` matches a clone's remote by host without its port: see the README, "gh inside a clone".
+  ownHost: true,
   authenticate: authenticateGitHub,
   around: aroundGitHub,
   errors: { render: renderGitHubError, routeMiss: routeMissGitHub, parseFailure: parseFailureGitHub },

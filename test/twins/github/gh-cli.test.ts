@@ -12,7 +12,7 @@ const missing = ensureGh();
 if (missing) {
   t.skip(`gh CLI unavailable: ${missing}`, () => {});
 } else {
-  const h = await startGhHarness();
+  const h = (await startGhHarness())!;
   t.teardown(() => h.close());
   const { octokit } = h.gh;
   const owner = 'octocat';

@@ -38,8 +38,12 @@ export function ensureGh(): string | undefined {
 
 export interface GhHarness {
   gh: GitHubTwin;
-  /** `127.0.0.1:<port>` of the HTTPS listener: gh's host. */
+  /** gh's host: `127.0.0.1:<port>` of the HTTPS listener, or the twin's own loopback address (`ownHost`). */
   host: string;
+  /** The variables gh runs with (what the README tells users to set, and a private HOME). */
+  env: NodeJS.ProcessEnv;
+  /** The local CA's PEM (trusted through SSL_CERT_FILE and GIT_SSL_CAINFO). */
+  caFile: string;
   /** Run gh with the twin as its only host; resolves with exit code and output (never rejects). */
   run(args: string[], opts?: { cwd?: string }): Promise<{ code: number; stdout: string; stderr: string }>;
   /** Rows the gateway recorded so far (after a flush). */
@@ -47,10 +51,18 @@ export interface GhHarness {
   close(): Promise<void>;
 }
 
-export async function startGhHarness(): Promise<GhHarness> {
+/**
+ * gh against a GitHub twin behind the gateway. `ownHost`: gh's host is the twin's own loopback
+ * address at port 443 (README "gh inside a clone"); undefined when this process may not bind it.
+ */
+export async function startGhHarness(opts: { ownHost?: boolean } = {}): Promise<GhHarness | undefined> {
   const gw = await startTwinBehindGateway('github', { clockStart: GITHUB_TEST_START });
+  if (opts.ownHost && !gw.ownHost) {
+    await gw.close();
+    return undefined;
+  }
   const gh = gitHubOn(gw.twin);
-  const host = new URL(gw.url).host;
+  const host = opts.ownHost ? gw.ownHost! : new URL(gw.url).host;
   const dir = dirname(gw.twin.dataFile);
   const config = join(dir, 'gh-config');
   writeFileSync(join(dir, 'README'), 'gh harness');
@@ -62,6 +74,8 @@ export async function startGhHarness(): Promise<GhHarness> {
     GH_ENTERPRISE_TOKEN: gh.twin.apiKey,
     // What the README tells users: trust the deployment's CA (Go reads SSL_CERT_FILE).
     SSL_CERT_FILE: gw.caFile,
+    // git (Debian's is built with GnuTLS, which does not read SSL_CERT_FILE) trusts it through this.
+    GIT_SSL_CAINFO: gw.caFile,
     GH_PROMPT_DISABLED: '1',
     GH_NO_UPDATE_NOTIFIER: '1',
     GH_PAGER: 'cat',
@@ -72,6 +86,8 @@ export async function startGhHarness(): Promise<GhHarness> {
   return {
     gh,
     host,
+    env,
+    caFile: gw.caFile,
     run(args, opts = {}) {
       return new Promise((resolve) => {
         execFile('gh', args, { env, cwd: opts.cwd ?? dir, timeout: 60_000 }, (err, stdout, stderr) => {

@@ -144,29 +144,48 @@ async function scenario(t: Test, via: 'standalone' | 'gateway'): Promise<void> {
     const empty = await failure(octokit.git.createBlob({ owner, repo: 'empty', content: 'x' }));
     t.equal(empty.status, 409);
     t.equal(empty.body.message, 'Git Repository is empty.');
-    const missing = await failure(
-      octokit.git.createTree({ owner, repo: 'data', tree: [{ path: 'a', mode: '100644', type: 'blob', sha: '1'.repeat(40) }] }),
-    );
+    const missing = await failure(octokit.git.createTree({ owner, repo: 'data', tree: [{ path: 'a', mode: '100644', type: 'blob', sha: '1'.repeat(40) }] }));
     t.equal(missing.status, 422);
     t.equal(missing.body.message, 'GitRPC::BadObjectState');
     const noTree = await failure(octokit.git.createCommit({ owner, repo: 'data', message: 'x', tree: '2'.repeat(40) }));
     t.equal(noTree.status, 422);
     t.equal(noTree.body.message, 'Tree SHA does not exist');
-    const notFf = await failure(octokit.git.updateRef({ owner, repo: 'data', ref: 'heads/main', sha: (await octokit.git.getCommit({ owner, repo: 'data', commit_sha: head })).data.parents[0]!.sha }));
+    const notFf = await failure(
+      octokit.git.updateRef({
+        owner,
+        repo: 'data',
+        ref: 'heads/main',
+        sha: (await octokit.git.getCommit({ owner, repo: 'data', commit_sha: head })).data.parents[0]!.sha,
+      }),
+    );
     t.equal(notFf.status, 422, 'a non-fast-forward ref update needs force');
   });
 
   await t.test('contents API writes are real commits: clone, commits and compare see them; a push is read by the API', async (t) => {
     const main = (await octokit.git.getRef({ owner, repo: 'data', ref: 'heads/main' })).data.object.sha;
     await octokit.git.createRef({ owner, repo: 'data', ref: 'refs/heads/feature', sha: main });
-    const put = await octokit.repos.createOrUpdateFileContents({ owner, repo: 'data', branch: 'feature', path: 'CHANGELOG.md', message: 'Changelog', content: b64('## 1.1\n') });
+    const put = await octokit.repos.createOrUpdateFileContents({
+      owner,
+      repo: 'data',
+      branch: 'feature',
+      path: 'CHANGELOG.md',
+      message: 'Changelog',
+      content: b64('## 1.1\n'),
+    });
     const notes = await octokit.repos.getContent({ owner, repo: 'data', path: 'docs/notes.md', ref: 'feature' });
-    const del = await octokit.repos.deleteFile({ owner, repo: 'data', branch: 'feature', path: 'docs/notes.md', message: 'Drop notes', sha: (notes.data as { sha: string }).sha });
+    const del = await octokit.repos.deleteFile({
+      owner,
+      repo: 'data',
+      branch: 'feature',
+      path: 'docs/notes.md',
+      message: 'Drop notes',
+      sha: (notes.data as { sha: string }).sha,
+    });
     const d = dir('data');
     await gitOk(['fetch', 'origin'], { cwd: d });
     t.equal((await gitOk(['rev-parse', 'origin/feature'], { cwd: d })).trim(), del.data.commit.sha);
     t.equal((await gitOk(['rev-parse', 'origin/feature~1'], { cwd: d })).trim(), put.data.commit.sha);
-    t.equal((await gitOk(['show', 'origin/feature:CHANGELOG.md'], { cwd: d })), '## 1.1\n');
+    t.equal(await gitOk(['show', 'origin/feature:CHANGELOG.md'], { cwd: d }), '## 1.1\n');
     t.not((await git(['cat-file', '-e', 'origin/feature:docs/notes.md'], { cwd: d })).code, 0, 'the deleted file is gone in git');
     const cmp = await octokit.repos.compareCommits({ owner, repo: 'data', base: 'main', head: 'feature' });
     t.equal(cmp.data.status, 'ahead');
@@ -191,7 +210,12 @@ async function scenario(t: Test, via: 'standalone' | 'gateway'): Promise<void> {
     const blob = await octokit.git.getBlob({ owner, repo: 'data', file_sha: (await gitOk(['rev-parse', 'HEAD:pushed.txt'], { cwd: d })).trim() });
     t.equal(Buffer.from(blob.data.content, 'base64').toString(), 'from git\n');
     // And the Git Data API builds on what git pushed.
-    const next = await octokit.git.createTree({ owner, repo: 'data', base_tree: c.data.tree.sha, tree: [{ path: 'pushed.txt', mode: '100644', type: 'blob', content: 'edited\n' }] });
+    const next = await octokit.git.createTree({
+      owner,
+      repo: 'data',
+      base_tree: c.data.tree.sha,
+      tree: [{ path: 'pushed.txt', mode: '100644', type: 'blob', content: 'edited\n' }],
+    });
     const nc = await octokit.git.createCommit({ owner, repo: 'data', message: 'Edit', tree: next.data.sha, parents: [sha] });
     await octokit.git.updateRef({ owner, repo: 'data', ref: 'heads/feature', sha: nc.data.sha });
     await gitOk(['pull', '--ff-only', 'origin', 'feature'], { cwd: d });

@@ -37,7 +37,9 @@ async function scenario(t: Test, via: 'standalone' | 'gateway'): Promise<void> {
     await octokit.repos.createOrUpdateFileContents({ owner, repo, path: 'docs/guide/readme.rst', message: 'Guide', content: b64('Guide\n=====\n') });
     const dir = await octokit.repos.getReadmeInDirectory({ owner, repo, dir: 'docs/guide' });
     t.equal(dir.data.path, 'docs/guide/readme.rst');
-    const raw = await fetch(`${target.url}/repos/${owner}/${repo}/readme`, { headers: { authorization: `token ${target.apiKey}`, accept: 'application/vnd.github.raw' } });
+    const raw = await fetch(`${target.url}/repos/${owner}/${repo}/readme`, {
+      headers: { authorization: `token ${target.apiKey}`, accept: 'application/vnd.github.raw' },
+    });
     t.equal(await raw.text(), '# site\n\nThe site\n');
     t.equal((await failure(octokit.repos.getReadmeInDirectory({ owner, repo, dir: 'src' }))).status, 404);
   });
@@ -109,7 +111,7 @@ async function scenario(t: Test, via: 'standalone' | 'gateway'): Promise<void> {
       asset_id: asset.data.id,
       headers: { accept: 'application/octet-stream' },
     });
-    t.same([...new Uint8Array(bytes.data as ArrayBuffer)], [1, 2, 3, 0, 255], 'the API download follows the signed redirect to the bytes');
+    t.same([...new Uint8Array(bytes.data as unknown as ArrayBuffer)], [1, 2, 3, 0, 255], 'the API download follows the signed redirect to the bytes');
     const web = await fetch((await octokit.repos.getReleaseAsset({ owner, repo, asset_id: asset.data.id })).data.browser_download_url);
     t.equal(web.status, 200, 'a public repository downloads without credentials');
     t.same([...new Uint8Array(await web.arrayBuffer())], [1, 2, 3, 0, 255]);
@@ -157,7 +159,12 @@ async function scenario(t: Test, via: 'standalone' | 'gateway'): Promise<void> {
     t.same(d1.payload, { region: 'eu' });
     await octokit.repos.createDeploymentStatus({ owner, repo, deployment_id: d1.id, state: 'success', environment_url: 'https://staging.example.com' });
 
-    await octokit.git.createRef({ owner, repo, ref: 'refs/heads/old', sha: (await octokit.git.getCommit({ owner, repo, commit_sha: main })).data.parents[0]!.sha });
+    await octokit.git.createRef({
+      owner,
+      repo,
+      ref: 'refs/heads/old',
+      sha: (await octokit.git.getCommit({ owner, repo, commit_sha: main })).data.parents[0]!.sha,
+    });
     const autoMerged = await octokit.repos.createDeployment({ owner, repo, ref: 'old', environment: 'staging', required_contexts: [] });
     t.equal(autoMerged.status, 202);
     t.same(autoMerged.data, { message: 'Auto-merged main into old on deployment.' });
@@ -184,7 +191,9 @@ async function scenario(t: Test, via: 'standalone' | 'gateway'): Promise<void> {
       envs.data.environments?.map((e) => e.name),
       ['staging'],
     );
-    const g: any = await gql(`query { repository(owner: "${owner}", name: "${repo}") { deployments(last: 1, environments: ["staging"]) { nodes { state commitOid environment latestStatus { state } } } environments(first: 5) { nodes { name } } } }`);
+    const g: any = await gql(
+      `query { repository(owner: "${owner}", name: "${repo}") { deployments(last: 1, environments: ["staging"]) { nodes { state commitOid environment latestStatus { state } } } environments(first: 5) { nodes { name } } } }`,
+    );
     t.same(g.repository.deployments.nodes, [{ state: 'ACTIVE', commitOid: d2.sha, environment: 'staging', latestStatus: { state: 'SUCCESS' } }]);
     t.same(g.repository.environments.nodes, [{ name: 'staging' }]);
   });
