@@ -11,7 +11,17 @@ import { filterIssues, getIssue, listComments, repoIssues, searchIssues } from '
 import { roleOf } from '../model/collaborators.js';
 import { timelineOf } from '../model/timeline.js';
 import { type Reactable, type ReactionContent, REACTION_CONTENTS, listReactions } from '../model/reactions.js';
-import { closingIssueNumbers, getPull, headRepositoryOf, listPulls, listReviewComments, listReviews, mergeableState, pullCommits, pullFiles } from '../model/pulls.js';
+import {
+  closingIssueNumbers,
+  getPull,
+  headRepositoryOf,
+  listPulls,
+  listReviewComments,
+  listReviews,
+  mergeableState,
+  pullCommits,
+  pullFiles,
+} from '../model/pulls.js';
 import { getProtection, mergeVerdict } from '../model/protection.js';
 import { listForks } from '../model/forks.js';
 import { languagesOf } from '../model/languages.js';
@@ -205,7 +215,12 @@ export function repository(ctx: TwinContext, repo: Json): Source {
     diskUsage: repo.size ?? 0,
     stargazerCount: repo.stargazers_count ?? 0,
     forkCount: repo.forks_count ?? 0,
-    forks: (args: Args) => connection(ordered(listForks(ctx, repo), args.orderBy, { CREATED_AT: 'created_at', NAME: 'name', PUSHED_AT: 'pushed_at', UPDATED_AT: 'updated_at' }), args, (f) => repository(ctx, f)),
+    forks: (args: Args) =>
+      connection(
+        ordered(listForks(ctx, repo), args.orderBy, { CREATED_AT: 'created_at', NAME: 'name', PUSHED_AT: 'pushed_at', UPDATED_AT: 'updated_at' }),
+        args,
+        (f) => repository(ctx, f),
+      ),
     viewerPermission: () => permissionOf(ctx, repo),
     viewerCanAdminister: () => permissionOf(ctx, repo) === 'ADMIN',
     viewerCanPush: () => permissionOf(ctx, repo) !== 'READ',
@@ -237,7 +252,8 @@ export function repository(ctx: TwinContext, repo: Json): Source {
       absentUnless(ctx, repo, /^\.github\/ISSUE_TEMPLATE\/[^/]+\.ya?ml$/i, 'issueTemplates', null, /config\.ya?ml$/i);
       return issueTemplates(ctx, repo).map((tpl) => ({ __typename: 'IssueTemplate', ...tpl }));
     },
-    pullRequestTemplates: () => pullRequestTemplates(ctx, repo).map((tpl) => ({ __typename: 'PullRequestTemplate', ...tpl, repository: () => repository(ctx, repo) })),
+    pullRequestTemplates: () =>
+      pullRequestTemplates(ctx, repo).map((tpl) => ({ __typename: 'PullRequestTemplate', ...tpl, repository: () => repository(ctx, repo) })),
     latestRelease: () => {
       const r = latestRelease(ctx, repo);
       return r ? releaseNode(ctx, repo, r) : null;
@@ -416,7 +432,10 @@ function pullList(ctx: TwinContext, repo: Json, args: Args): Json[] {
 function absentUnless<T>(ctx: TwinContext, repo: Json, pattern: RegExp, field: string, none: T, except?: RegExp): T {
   const files = filesMatching(ctx, repo, pattern).filter((f) => !except?.test(f));
   if (!files.length) return none;
-  throw new GraphQLFailure(`The GitHub twin does not serve the field '${field}' of type 'Repository' (it does not read ${files[0]}).`, 'TWIN_UNSUPPORTED_FIELD');
+  throw new GraphQLFailure(
+    `The GitHub twin does not serve the field '${field}' of type 'Repository' (it does not read ${files[0]}).`,
+    'TWIN_UNSUPPORTED_FIELD',
+  );
 }
 
 function languageNode(l: { name: string; color: string | null }): Source {
@@ -552,7 +571,7 @@ function environmentNode(e: Json): Source {
   };
 }
 
-function deploymentStatusNode(ctx: TwinContext, repo: Json, s: Json, d: () => Source): Source {
+function deploymentStatusNode(ctx: TwinContext, _repo: Json, s: Json, d: () => Source): Source {
   return {
     __typename: 'DeploymentStatus',
     id: s.node_id,
@@ -732,7 +751,10 @@ export function commit(ctx: TwinContext, repo: Json, sha: string): Source {
     // Unsigned commits have none; a signed one's signature is not verified by the twin.
     signature: () => {
       if (c.verification?.reason === 'unsigned') return null;
-      throw new GraphQLFailure("The GitHub twin does not serve the field 'signature' of type 'Commit' for signed commits (it verifies no signature).", 'TWIN_UNSUPPORTED_FIELD');
+      throw new GraphQLFailure(
+        "The GitHub twin does not serve the field 'signature' of type 'Commit' for signed commits (it verifies no signature).",
+        'TWIN_UNSUPPORTED_FIELD',
+      );
     },
     statusCheckRollup: () => statusCheckRollup(ctx, repo, sha),
     status: () => legacyStatus(ctx, repo, sha),
@@ -1359,7 +1381,8 @@ export function pullRequest(ctx: TwinContext, repo: Json, p: Json): Source {
       const latest = latestReviews();
       if (latest.some((r) => r.state === 'CHANGES_REQUESTED')) return 'CHANGES_REQUESTED';
       // A branch rule asking for more approvals than the pull request has.
-      if (p.state === 'open' && mergeVerdict(ctx, repo, p, 'squash').refused.some((m) => /approving reviews? (is|are) required/.test(m))) return 'REVIEW_REQUIRED';
+      if (p.state === 'open' && mergeVerdict(ctx, repo, p, 'squash').refused.some((m) => /approving reviews? (is|are) required/.test(m)))
+        return 'REVIEW_REQUIRED';
       if (latest.some((r) => r.state === 'APPROVED')) return 'APPROVED';
       return null;
     },
@@ -1417,7 +1440,8 @@ export function pullRequest(ctx: TwinContext, repo: Json, p: Json): Source {
     },
     statusCheckRollup: () => statusCheckRollup(ctx, repo, p.head.sha),
     // The test merge commit GitHub keeps at refs/pull/<n>/merge while the pull request is open.
-    potentialMergeCommit: () => (p.state === 'open' && p.merge_commit_sha && getCommit(ctx, repo, p.merge_commit_sha) ? commit(ctx, repo, p.merge_commit_sha) : null),
+    potentialMergeCommit: () =>
+      p.state === 'open' && p.merge_commit_sha && getCommit(ctx, repo, p.merge_commit_sha) ? commit(ctx, repo, p.merge_commit_sha) : null,
     checksResourcePath: `${new URL(p.html_url).pathname}/checks`,
     checksUrl: `${p.html_url}/checks`,
   };

@@ -102,7 +102,8 @@ export function putEnvironment(ctx: TwinContext, repo: Json, name: string, b: Js
     if (b.wait_timer > 0) rule('wait_timer', { wait_timer: b.wait_timer });
   }
   if (Array.isArray(b.reviewers) && b.reviewers.length) {
-    if (b.reviewers.length > 6) throw validationFailed({ resource: 'Environment', field: 'reviewers', code: 'invalid', message: 'At most 6 reviewers' } as never);
+    if (b.reviewers.length > 6)
+      throw validationFailed({ resource: 'Environment', field: 'reviewers', code: 'invalid', message: 'At most 6 reviewers' } as never);
     rule('required_reviewers', { prevent_self_review: !!b.prevent_self_review, reviewers: (b.reviewers as Json[]).map((r) => reviewerOf(ctx, repo, r)) });
   }
   let policy: Json | null = null;
@@ -197,7 +198,11 @@ export function createDeployment(ctx: TwinContext, repo: Json, input: Deployment
     const main = branchHead(ctx, repo, repo.default_branch);
     if (main && !ancestors(ctx, repo, sha).has(main)) {
       try {
-        mergeIntoBranch(ctx, repo, { base: branch, head: repo.default_branch, commit_message: `Auto-merged ${repo.default_branch} into ${branch} on deployment.` });
+        mergeIntoBranch(ctx, repo, {
+          base: branch,
+          head: repo.default_branch,
+          commit_message: `Auto-merged ${repo.default_branch} into ${branch} on deployment.`,
+        });
       } catch (e) {
         if (e instanceof GitHubError && e.status === 409) throw new GitHubError(409, `Conflict merging ${repo.default_branch} into ${branch}.`);
         throw e;
@@ -299,7 +304,12 @@ function addStatus(ctx: TwinContext, repo: Json, d: Json, input: DeploymentStatu
 /** `POST …/deployments/{id}/statuses` (a new `environment` moves the deployment there). */
 export function createDeploymentStatus(ctx: TwinContext, repo: Json, d: Json, input: DeploymentStatusInput): Json {
   if ((input.description ?? '').length > 140) {
-    throw validationFailed({ resource: 'DeploymentStatus', field: 'description', code: 'custom', message: 'description is too long (maximum is 140 characters)' } as never);
+    throw validationFailed({
+      resource: 'DeploymentStatus',
+      field: 'description',
+      code: 'custom',
+      message: 'description is too long (maximum is 140 characters)',
+    } as never);
   }
   if (input.environment && input.environment !== d.environment) {
     ensureEnvironment(ctx, repo, input.environment);

@@ -7,7 +7,19 @@ import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { API, nodeId } from './identity.js';
 import { GitHubError, invalidRequest, validationFailed } from '../wire/errors.js';
 import type { Json } from './accounts.js';
-import { type ObjectType, type TreeEntry, EMPTY_TREE, hasObject, objectName, parseTag, putRawObject, readObject, storeTree, tagBytes, treeEntries } from './git-objects.js';
+import {
+  type ObjectType,
+  type TreeEntry,
+  EMPTY_TREE,
+  hasObject,
+  objectName,
+  parseTag,
+  putRawObject,
+  readObject,
+  storeTree,
+  tagBytes,
+  treeEntries,
+} from './git-objects.js';
 import { type Signature, createCommit, getBlob, getCommit, listRefs, putBlob, signatureOf } from './git.js';
 import { now } from './identity.js';
 
@@ -82,7 +94,8 @@ export function createTree(ctx: TwinContext, repo: Json, edits: TreeEdit[], base
     const mode = normalizeMode(edit.mode);
     const kind = MODE_TYPES[mode];
     if (!kind) throw invalidRequest(`For 'properties/mode', ${JSON.stringify(edit.mode)} is not one of ["100644","100755","040000","160000","120000"].`);
-    if (kind !== edit.type) throw validationFailed({ resource: 'Tree', field: 'type', code: 'invalid', message: `mode ${edit.mode} is not a ${edit.type}` } as never);
+    if (kind !== edit.type)
+      throw validationFailed({ resource: 'Tree', field: 'type', code: 'invalid', message: `mode ${edit.mode} is not a ${edit.type}` } as never);
     const remove = edit.sha === null && edit.content === undefined;
     let sha: string | undefined;
     if (!remove) {

@@ -440,7 +440,7 @@ export function tagCommit(ctx: TwinContext, repo: Json, tag: string): string | u
   let sha = getRef(ctx, repo, `refs/tags/${tag}`)?.object.sha as string | undefined;
   for (let i = 0; sha && i < 16; i++) {
     const o = readObject(ctx, repo, sha, 'tag');
-    if (!o || o.type !== 'tag') break;
+    if (o?.type !== 'tag') break;
     sha = parseTag(o.content).object;
   }
   return sha && getCommit(ctx, repo, sha) ? sha : undefined;

@@ -17,7 +17,10 @@ interface Language {
 const VENDORED = /(^|\/)(node_modules|vendor|bower_components|third[_-]party|Pods|\.yarn)\/|(^|\/)docs?\/|(^|\/)dist\/|\.min\.(js|css)$/;
 
 const table = loadOnce(async () => {
-  const all = (await import('linguist-languages')) as unknown as Record<string, { name: string; type: string; color?: string; extensions?: string[]; filenames?: string[] }>;
+  const all = (await import('linguist-languages')) as unknown as Record<
+    string,
+    { name: string; type: string; color?: string; extensions?: string[]; filenames?: string[] }
+  >;
   const byExtension = new Map<string, Language>();
   const primary = new Map<string, Language>();
   const byName = new Map<string, Language>();

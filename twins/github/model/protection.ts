@@ -97,7 +97,8 @@ const asBool = (v: unknown, field: string): boolean => {
 
 const asStrings = (v: unknown, field: string): string[] => {
   if (v === undefined || v === null) return [];
-  if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) throw invalidRequest(`For 'properties/${field}', ${JSON.stringify(v)} is not an array of strings.`);
+  if (!Array.isArray(v) || v.some((x) => typeof x !== 'string'))
+    throw invalidRequest(`For 'properties/${field}', ${JSON.stringify(v)} is not an array of strings.`);
   return v as string[];
 };
 
@@ -110,7 +111,8 @@ export function readStatusChecks(v: unknown, field = 'required_status_checks', b
     if (!Array.isArray(b.checks)) throw invalidRequest(`For 'properties/${field}/checks', ${JSON.stringify(b.checks)} is not an array.`);
     checks = (b.checks as Json[]).map((c) => {
       if (!c || typeof c.context !== 'string') throw invalidRequest(`"context" wasn't supplied.`);
-      if (c.app_id !== undefined && c.app_id !== null && !Number.isInteger(c.app_id)) throw invalidRequest(`For 'properties/app_id', ${JSON.stringify(c.app_id)} is not an integer.`);
+      if (c.app_id !== undefined && c.app_id !== null && !Number.isInteger(c.app_id))
+        throw invalidRequest(`For 'properties/app_id', ${JSON.stringify(c.app_id)} is not an integer.`);
       return { context: c.context as string, app_id: (c.app_id as number | null | undefined) ?? null };
     });
   } else if (b.contexts !== undefined) checks = asStrings(b.contexts, `${field}/contexts`).map((context) => ({ context, app_id: null }));
@@ -127,15 +129,21 @@ export function readReviewRule(v: unknown, field = 'required_pull_request_review
     throw invalidRequest(`For 'properties/required_approving_review_count', ${JSON.stringify(count)} is not a number between 0 and 6.`);
   }
   const out: ReviewRule = {
-    dismiss_stale_reviews: b.dismiss_stale_reviews === undefined ? (base?.dismiss_stale_reviews ?? false) : asBool(b.dismiss_stale_reviews, 'dismiss_stale_reviews'),
+    dismiss_stale_reviews:
+      b.dismiss_stale_reviews === undefined ? (base?.dismiss_stale_reviews ?? false) : asBool(b.dismiss_stale_reviews, 'dismiss_stale_reviews'),
     require_code_owner_reviews:
-      b.require_code_owner_reviews === undefined ? (base?.require_code_owner_reviews ?? false) : asBool(b.require_code_owner_reviews, 'require_code_owner_reviews'),
+      b.require_code_owner_reviews === undefined
+        ? (base?.require_code_owner_reviews ?? false)
+        : asBool(b.require_code_owner_reviews, 'require_code_owner_reviews'),
     required_approving_review_count: count,
     require_last_push_approval:
-      b.require_last_push_approval === undefined ? (base?.require_last_push_approval ?? false) : asBool(b.require_last_push_approval, 'require_last_push_approval'),
+      b.require_last_push_approval === undefined
+        ? (base?.require_last_push_approval ?? false)
+        : asBool(b.require_last_push_approval, 'require_last_push_approval'),
   };
   const dr = b.dismissal_restrictions;
-  if (dr && typeof dr === 'object') out.dismissal_restrictions = { users: asStrings((dr as Json).users, 'users'), teams: asStrings((dr as Json).teams, 'teams') };
+  if (dr && typeof dr === 'object')
+    out.dismissal_restrictions = { users: asStrings((dr as Json).users, 'users'), teams: asStrings((dr as Json).teams, 'teams') };
   else if (base?.dismissal_restrictions && dr === undefined) out.dismissal_restrictions = base.dismissal_restrictions;
   return out;
 }
@@ -143,7 +151,13 @@ export function readReviewRule(v: unknown, field = 'required_pull_request_review
 export function readRestrictions(repo: Json, v: unknown): Protection['restrictions'] {
   if (v === null) return null;
   if (!v || typeof v !== 'object' || Array.isArray(v)) throw invalidRequest(`For 'properties/restrictions', ${JSON.stringify(v)} is not an object.`);
-  if (repo.owner.type !== 'Organization') throw validationFailed({ resource: 'Protection', field: 'restrictions', code: 'invalid', message: 'Only organization repositories can have users and team restrictions' } as never);
+  if (repo.owner.type !== 'Organization')
+    throw validationFailed({
+      resource: 'Protection',
+      field: 'restrictions',
+      code: 'invalid',
+      message: 'Only organization repositories can have users and team restrictions',
+    } as never);
   const b = v as Json;
   if (b.users === undefined) throw invalidRequest(`"users" wasn't supplied.`);
   if (b.teams === undefined) throw invalidRequest(`"teams" wasn't supplied.`);
@@ -190,17 +204,26 @@ export function statusChecksShape(repo: Json, p: Protection): Json {
 }
 
 function accounts(ctx: TwinContext, logins: string[]): Json[] {
-  return logins.map((l) => getUser(ctx, l)).filter((u): u is Json => !!u).map(simpleAccount);
+  return logins
+    .map((l) => getUser(ctx, l))
+    .filter((u): u is Json => !!u)
+    .map(simpleAccount);
 }
 
 function teams(ctx: TwinContext, repo: Json, slugs: string[]): Json[] {
   if (repo.owner.type !== 'Organization') return [];
-  return slugs.map((s) => findTeam(ctx, repo.owner.login, s)).filter((t): t is Json => !!t).map(simpleTeam);
+  return slugs
+    .map((s) => findTeam(ctx, repo.owner.login, s))
+    .filter((t): t is Json => !!t)
+    .map(simpleTeam);
 }
 
 function apps(ctx: TwinContext, slugs: string[]): Json[] {
   const all = ctx.store.list<Json>('app');
-  return slugs.map((s) => all.find((a) => a.slug === s)).filter((a): a is Json => !!a).map(({ public_key: _k, ...a }) => a);
+  return slugs
+    .map((s) => all.find((a) => a.slug === s))
+    .filter((a): a is Json => !!a)
+    .map(({ public_key: _k, ...a }) => a);
 }
 
 export function reviewsShape(ctx: TwinContext, repo: Json, p: Protection): Json {
@@ -329,7 +352,8 @@ function readRules(v: unknown): Json[] {
     const p = (rule.parameters ?? {}) as Json;
     if (rule.type === 'pull_request') {
       const count = p.required_approving_review_count ?? 0;
-      if (!Number.isInteger(count) || count < 0 || count > 10) throw invalidRequest(`For 'properties/required_approving_review_count', ${JSON.stringify(count)} is not a number between 0 and 10.`);
+      if (!Number.isInteger(count) || count < 0 || count > 10)
+        throw invalidRequest(`For 'properties/required_approving_review_count', ${JSON.stringify(count)} is not a number between 0 and 10.`);
       return {
         type: rule.type,
         parameters: {
@@ -356,7 +380,8 @@ function readRules(v: unknown): Json[] {
         },
       };
     }
-    if (rule.type === 'update') return { type: rule.type, parameters: { update_allows_fetch_and_merge: asBool(p.update_allows_fetch_and_merge, 'update_allows_fetch_and_merge') } };
+    if (rule.type === 'update')
+      return { type: rule.type, parameters: { update_allows_fetch_and_merge: asBool(p.update_allows_fetch_and_merge, 'update_allows_fetch_and_merge') } };
     return { type: rule.type };
   });
 }
@@ -368,13 +393,19 @@ function readBypassActors(v: unknown): Json[] {
   if (!Array.isArray(v)) throw invalidRequest(`For 'properties/bypass_actors', ${JSON.stringify(v)} is not an array.`);
   return (v as Json[]).map((a) => {
     const types = ['Integration', 'OrganizationAdmin', 'RepositoryRole', 'Team', 'DeployKey'];
-    if (!a || !types.includes(a.actor_type)) throw invalidRequest(`For 'properties/bypass_actors/items/properties/actor_type', ${JSON.stringify(a?.actor_type)} is not one of ${JSON.stringify(types)}.`);
+    if (!a || !types.includes(a.actor_type))
+      throw invalidRequest(
+        `For 'properties/bypass_actors/items/properties/actor_type', ${JSON.stringify(a?.actor_type)} is not one of ${JSON.stringify(types)}.`,
+      );
     return { actor_id: a.actor_id ?? null, actor_type: a.actor_type, bypass_mode: a.bypass_mode === 'pull_request' ? 'pull_request' : 'always' };
   });
 }
 
 function rulesetShape(repo: Json, r: Json): Json {
-  return { ...r, _links: { self: { href: `${API}/repos/${repo.full_name}/rulesets/${r.id}` }, html: { href: `https://github.com/${repo.full_name}/rules/${r.id}` } } };
+  return {
+    ...r,
+    _links: { self: { href: `${API}/repos/${repo.full_name}/rulesets/${r.id}` }, html: { href: `https://github.com/${repo.full_name}/rules/${r.id}` } },
+  };
 }
 
 /** A ruleset as `GET …/rulesets/{id}` answers it, with whether the viewer may bypass it. */
@@ -390,9 +421,11 @@ export function rulesetSummary(repo: Json, r: Json): Json {
 
 export function createRuleset(ctx: TwinContext, repo: Json, b: Json): Json {
   if (typeof b.name !== 'string' || !b.name) throw invalidRequest(`"name" wasn't supplied.`);
-  if (!ENFORCEMENTS.includes(b.enforcement)) throw invalidRequest(`For 'properties/enforcement', ${JSON.stringify(b.enforcement)} is not one of ${JSON.stringify(ENFORCEMENTS)}.`);
+  if (!ENFORCEMENTS.includes(b.enforcement))
+    throw invalidRequest(`For 'properties/enforcement', ${JSON.stringify(b.enforcement)} is not one of ${JSON.stringify(ENFORCEMENTS)}.`);
   const target = b.target ?? 'branch';
-  if (!['branch', 'tag', 'push'].includes(target)) throw invalidRequest(`For 'properties/target', ${JSON.stringify(target)} is not one of ["branch","tag","push"].`);
+  if (!['branch', 'tag', 'push'].includes(target))
+    throw invalidRequest(`For 'properties/target', ${JSON.stringify(target)} is not one of ["branch","tag","push"].`);
   if (listRulesets(ctx, repo).some((r) => r.name === b.name)) {
     throw validationFailed({ resource: 'Ruleset', field: 'name', code: 'already_exists', message: 'Name must be unique' } as never);
   }
@@ -420,11 +453,13 @@ export function updateRuleset(ctx: TwinContext, repo: Json, id: number, b: Json)
   const r = requireRuleset(ctx, repo, id);
   if (b.name !== undefined) {
     if (typeof b.name !== 'string' || !b.name) throw invalidRequest(`For 'properties/name', ${JSON.stringify(b.name)} is not a string.`);
-    if (listRulesets(ctx, repo).some((x) => x.name === b.name && x.id !== id)) throw validationFailed({ resource: 'Ruleset', field: 'name', code: 'already_exists', message: 'Name must be unique' } as never);
+    if (listRulesets(ctx, repo).some((x) => x.name === b.name && x.id !== id))
+      throw validationFailed({ resource: 'Ruleset', field: 'name', code: 'already_exists', message: 'Name must be unique' } as never);
     r.name = b.name;
   }
   if (b.enforcement !== undefined) {
-    if (!ENFORCEMENTS.includes(b.enforcement)) throw invalidRequest(`For 'properties/enforcement', ${JSON.stringify(b.enforcement)} is not one of ${JSON.stringify(ENFORCEMENTS)}.`);
+    if (!ENFORCEMENTS.includes(b.enforcement))
+      throw invalidRequest(`For 'properties/enforcement', ${JSON.stringify(b.enforcement)} is not one of ${JSON.stringify(ENFORCEMENTS)}.`);
     r.enforcement = b.enforcement;
   }
   if (b.target !== undefined) r.target = b.target;
@@ -448,7 +483,9 @@ function isAdmin(ctx: TwinContext, repo: Json): boolean {
 function canBypassRuleset(ctx: TwinContext, repo: Json, r: Json): boolean {
   if (!isAdmin(ctx, repo)) return false;
   return (r.bypass_actors as Json[]).some(
-    (a) => (a.actor_type === 'RepositoryRole' && (a.actor_id === 5 || a.actor_id === null)) || (a.actor_type === 'OrganizationAdmin' && repo.owner.type === 'Organization'),
+    (a) =>
+      (a.actor_type === 'RepositoryRole' && (a.actor_id === 5 || a.actor_id === null)) ||
+      (a.actor_type === 'OrganizationAdmin' && repo.owner.type === 'Organization'),
   );
 }
 
@@ -457,7 +494,9 @@ function rulesetApplies(repo: Json, r: Json, ref: string): boolean {
   const target = r.target === 'tag' ? 'refs/tags/' : 'refs/heads/';
   if (!ref.startsWith(target)) return false;
   const matches = (pattern: string) =>
-    pattern === '~ALL' || (pattern === '~DEFAULT_BRANCH' && ref === `refs/heads/${repo.default_branch}`) || globMatches(pattern.startsWith('refs/') ? pattern : `${target}${pattern}`, ref);
+    pattern === '~ALL' ||
+    (pattern === '~DEFAULT_BRANCH' && ref === `refs/heads/${repo.default_branch}`) ||
+    globMatches(pattern.startsWith('refs/') ? pattern : `${target}${pattern}`, ref);
   const { include, exclude } = r.conditions?.ref_name ?? { include: [], exclude: [] };
   return include.some(matches) && !exclude.some(matches);
 }
@@ -504,9 +543,7 @@ export function policiesFor(ctx: TwinContext, repo: Json, ref: string): Policy[]
               },
             }
           : {}),
-        ...(p.required_status_checks && p.required_status_checks.checks.length
-          ? { checks: { contexts: p.required_status_checks.checks, strict: p.required_status_checks.strict } }
-          : {}),
+        ...(p.required_status_checks?.checks.length ? { checks: { contexts: p.required_status_checks.checks, strict: p.required_status_checks.strict } } : {}),
         linear: p.required_linear_history,
         forcePush: p.allow_force_pushes ? 'allow' : 'deny',
         deletion: p.allow_deletions ? 'allow' : 'deny',
@@ -534,7 +571,7 @@ export function policiesFor(ctx: TwinContext, repo: Json, ref: string): Policy[]
             },
           }
         : {}),
-      ...(sc && sc.parameters.required_status_checks.length
+      ...(sc?.parameters.required_status_checks.length
         ? {
             checks: {
               contexts: (sc.parameters.required_status_checks as Json[]).map((c) => ({ context: c.context, app_id: c.integration_id ?? null })),
@@ -554,7 +591,12 @@ export function policiesFor(ctx: TwinContext, repo: Json, ref: string): Policy[]
 }
 
 /** The state of a required check on a commit: the latest status of that context or check run of that name. */
-function checkState(ctx: TwinContext, repo: Json, sha: string, check: { context: string; app_id: number | null }): 'success' | 'pending' | 'failure' | 'missing' {
+function checkState(
+  ctx: TwinContext,
+  repo: Json,
+  sha: string,
+  check: { context: string; app_id: number | null },
+): 'success' | 'pending' | 'failure' | 'missing' {
   const run = checkRunsFor(ctx, repo, sha).find((r) => r.name === check.context && (check.app_id === null || r.app?.id === check.app_id));
   if (run) {
     if (run.status !== 'completed') return 'pending';

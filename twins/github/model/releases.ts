@@ -332,7 +332,9 @@ export function generateNotes(
   if (previous !== undefined && !tagCommit(ctx, repo, previous)) throw new GitHubError(404, 'Not Found');
   if (previous === undefined) {
     const reachable = ancestors(ctx, repo, head);
-    previous = listReleases(ctx, repo).find((r) => !r.draft && r.tag_name !== input.tag_name && reachable.has(tagCommit(ctx, repo, r.tag_name) ?? ''))?.tag_name;
+    previous = listReleases(ctx, repo).find(
+      (r) => !r.draft && r.tag_name !== input.tag_name && reachable.has(tagCommit(ctx, repo, r.tag_name) ?? ''),
+    )?.tag_name;
   }
   const included = ancestors(ctx, repo, head);
   const before = previous ? ancestors(ctx, repo, tagCommit(ctx, repo, previous)) : new Set<string>();

@@ -2,7 +2,7 @@
 // serves them), dispatch and re-run.
 
 import type { TwinContext, TwinRequest, TwinRoute } from '../../../twin-runtime/contract.js';
-import { GitHubError, notFound } from '../wire/errors.js';
+import { notFound } from '../wire/errors.js';
 import type { Json } from '../model/accounts.js';
 import { requireRepository } from '../model/repositories.js';
 import {

@@ -219,7 +219,12 @@ export const gitRoutes: TwinRoute[] = [
     refuseRefUpdate(ctx, repo, { ref, before: null, after: sha }, 422);
     const created = setRef(ctx, repo, ref, sha, type);
     if (ref.startsWith('refs/heads/') || ref.startsWith('refs/tags/')) {
-      afterPush(ctx, repo, { ref, before: null, after: sha, commits: type === 'commit' && ref.startsWith('refs/heads/') ? newOnBranch(ctx, repo, ref, sha) : [] });
+      afterPush(ctx, repo, {
+        ref,
+        before: null,
+        after: sha,
+        commits: type === 'commit' && ref.startsWith('refs/heads/') ? newOnBranch(ctx, repo, ref, sha) : [],
+      });
     }
     return { status: 201, body: created };
   }),
@@ -302,13 +307,20 @@ export const gitRoutes: TwinRoute[] = [
       return {
         path: requiredString(e, 'path'),
         mode: requiredString(e, 'mode'),
-        type: optEnum(e, 'type', ['blob', 'tree', 'commit'] as const) ?? (normalizeMode(String(e.mode)) === '040000' ? 'tree' : normalizeMode(String(e.mode)) === '160000' ? 'commit' : 'blob'),
+        type:
+          optEnum(e, 'type', ['blob', 'tree', 'commit'] as const) ??
+          (normalizeMode(String(e.mode)) === '040000' ? 'tree' : normalizeMode(String(e.mode)) === '160000' ? 'commit' : 'blob'),
         sha: e.sha === null ? null : (optString(e, 'sha', false) ?? undefined),
         content: optString(e, 'content', false) ?? undefined,
       };
     });
     const sha = createTree(ctx, repo, edits, optString(b, 'base_tree', false) ?? undefined);
-    const tree = ctx.store.get<Json>('tree', `${repo.id}:${sha}`) ?? { sha, url: `${API}/repos/${repo.full_name}/git/trees/${sha}`, tree: [], truncated: false };
+    const tree = ctx.store.get<Json>('tree', `${repo.id}:${sha}`) ?? {
+      sha,
+      url: `${API}/repos/${repo.full_name}/git/trees/${sha}`,
+      tree: [],
+      truncated: false,
+    };
     return { status: 201, body: tree };
   }),
   ...routes('POST', '/repos/{owner}/{repo}/git/tags', (req, ctx) => {

@@ -59,7 +59,14 @@ function edit(req: TwinRequest, ctx: TwinContext, change: (p: Protection, repo: 
 }
 
 /** `…/contexts`, `…/restrictions/users|teams|apps`: add (POST), replace (PUT), remove (DELETE), read (GET). */
-function listRoutes(path: string, field: string, get: (p: Protection) => string[] | undefined, set: (p: Protection, v: string[]) => void, shape: (ctx: TwinContext, repo: Json, p: Protection) => unknown, missing: string): TwinRoute[] {
+function listRoutes(
+  path: string,
+  field: string,
+  get: (p: Protection) => string[] | undefined,
+  set: (p: Protection, v: string[]) => void,
+  shape: (ctx: TwinContext, repo: Json, p: Protection) => unknown,
+  missing: string,
+): TwinRoute[] {
   const current = (p: Protection) => part(get(p), missing);
   return [
     ...routes('GET', path, (req, ctx) => {

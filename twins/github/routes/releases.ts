@@ -68,7 +68,10 @@ const upload: TwinRoute['handler'] = reply((req, ctx) => {
   const { repo, release } = releaseOf(req, ctx);
   const name = queryString(req, 'name');
   if (!name) throw new GitHubError(422, 'Validation Failed', { errors: [{ resource: 'ReleaseAsset', code: 'missing_field', field: 'name' }] });
-  if (req.rawBody.length === 0) throw new GitHubError(422, 'Validation Failed', { errors: [{ resource: 'ReleaseAsset', code: 'custom', field: 'size', message: 'size must be greater than or equal to 1' }] });
+  if (req.rawBody.length === 0)
+    throw new GitHubError(422, 'Validation Failed', {
+      errors: [{ resource: 'ReleaseAsset', code: 'custom', field: 'size', message: 'size must be greater than or equal to 1' }],
+    });
   const asset = uploadAsset(ctx, repo, release, {
     name,
     label: queryString(req, 'label'),
@@ -152,7 +155,9 @@ export const releaseRoutes: TwinRoute[] = [
     const repo = repoOf(req, ctx);
     const b = jsonBody(req);
     const asset = requireAsset(ctx, repo, numberParam(req, 'asset_id'));
-    return { body: assetShape(updateAsset(ctx, repo, asset, { name: optString(b, 'name', false) ?? undefined, label: optString(b, 'label', false) ?? undefined })) };
+    return {
+      body: assetShape(updateAsset(ctx, repo, asset, { name: optString(b, 'name', false) ?? undefined, label: optString(b, 'label', false) ?? undefined })),
+    };
   }),
   ...routes('DELETE', '/repos/{owner}/{repo}/releases/assets/{asset_id}', (req, ctx) => {
     const repo = repoOf(req, ctx);
