@@ -44,9 +44,14 @@ export function coverageOf(def: TwinDefinition): CoverageRow[] {
       reason = undefined;
     } else {
       const reached = router.find(e.method, samplePath(e.path));
+      // Removed by the provider (no route): answered as the provider now answers that URL.
+      const removed = s.unrouted ? `${s.reason}; ` : '';
       if (reached && reached.value.source === 'modelled') {
         level = reached.value.route.fidelity ?? 'modelled';
-        reason = `Answered by the hand-written route ${e.method} ${reached.template}.`;
+        reason = `${removed}${removed ? 'a' : 'A'}nswered by the hand-written route ${e.method} ${reached.template}.`;
+      } else if (!reached && s.unrouted) {
+        level = 'modelled';
+        reason = `${removed}answered as the provider answers an unknown URL.`;
       }
     }
     rows.push({ method: e.method, path: e.path, operation_id: e.id, level, status: level, ...(reason ? { reason } : {}) });

@@ -167,6 +167,7 @@ export class GenericEngine implements GenericSurface, LevelSource {
     }
     // The rest of the provider's published surface is refused honestly, never a route miss.
     for (const { entry, reason } of this.refused) {
+      if (this.adapter.unrouted?.(entry)) continue;
       for (const method of this.adapter.methods?.(entry) ?? [entry.method]) add(method, entry, refusal(reason), () => 'unsupported');
     }
     return out;
@@ -182,7 +183,13 @@ export class GenericEngine implements GenericSurface, LevelSource {
   operations(): OperationStatus[] {
     this.decided();
     return [
-      ...this.refused.map(({ entry, reason }) => ({ entry, served: false, level: 'unsupported' as const, reason })),
+      ...this.refused.map(({ entry, reason }) => ({
+        entry,
+        served: false,
+        level: 'unsupported' as const,
+        reason,
+        ...(this.adapter.unrouted?.(entry) ? { unrouted: true as const } : {}),
+      })),
       ...this.ops.map((op) => ({
         entry: op.entry,
         served: this.levelOf(op) !== 'unsupported',

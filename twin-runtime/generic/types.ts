@@ -175,6 +175,12 @@ export interface GenericAdapter {
    */
   unsupported?(op: GenericOperation): string | undefined;
   /**
+   * Excluded operations the provider no longer answers at the SDK's API version (Stripe's
+   * `GET /v1/invoices/upcoming`): no route is made for them, so the twin answers such a URL as the
+   * provider now does (another route's answer, or its unknown-URL error), not with a refusal.
+   */
+  unrouted?(entry: OperationEntry): boolean;
+  /**
    * Record kinds the twin's hand-written model keeps in the engine's own shape and keys (Stripe's
    * objects): generic operations may read them though no generic operation creates them.
    */
@@ -246,6 +252,8 @@ export interface OperationStatus {
   level: EngineLevel;
   /** Why it is unsupported (or what is inferred). */
   reason?: string;
+  /** No route is made for it (`GenericAdapter.unrouted`): the URL is answered as the provider now answers it. */
+  unrouted?: true;
   action?: Action;
   resource?: string;
 }
