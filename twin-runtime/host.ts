@@ -13,7 +13,7 @@ import { AdvanceJobs, type AdvanceJobView } from './advance-job.js';
 import { prototypesIntact } from './safe-input.js';
 import { isStorageFull, STORAGE_FULL_RETRY_SECONDS, STORAGE_FULL_SENTENCE } from './storage-full.js';
 import { routeTwin, type RoutedTwin } from './router.js';
-import { FIDELITY_HEADER, NotSimulated, type FidelityLevel } from './fidelity.js';
+import { FIDELITY_HEADER, NotSimulated, type FidelityLevel, type FidelityMode } from './fidelity.js';
 import type { RequestProblem, TwinContext, TwinDefinition, TwinRequest, TwinResponse, TwinRoute } from './contract.js';
 
 export interface TwinHostOptions {
@@ -31,6 +31,8 @@ export interface TwinHostOptions {
   keepKey?: boolean;
   /** The key to accept (implies keeping it); default: the kept one, or a freshly minted one. */
   apiKey?: string;
+  /** What the twin answers for operations it does not simulate (`TwinContext.fidelity`); default `strict`. */
+  fidelity?: FidelityMode;
 }
 
 /** Meta key under which a standalone twin keeps its provider key. */
@@ -98,6 +100,7 @@ export class TwinHost {
       apiKey: this.apiKey,
       baseUrl: options.publicUrl ?? '',
       deliveries: this.deliveries,
+      fidelity: options.fidelity ?? 'strict',
     };
     this.pipeline = new RequestPipeline(this.store.db);
     this.advances = new AdvanceJobs({ twin, ctx: this.ctx, exclusive: (fn) => this.pipeline.exclusive(fn) });
