@@ -20,6 +20,8 @@ import { loadTwinReleases } from './seeds/twin-releases.js';
 import { llmConfigFromEnv } from '../seeds/llm-client.js';
 import { StorageHealth } from './store/storage-health.js';
 import { BillingService } from './billing/service.js';
+import { Judges } from './testing/judges.js';
+import { LOG_FILE_NAME } from './store/request-logs.js';
 
 export interface Services {
   config: Config;
@@ -42,6 +44,8 @@ export interface Services {
   storage: StorageHealth;
   /** Payment processor, checkout, upgrade, metering, webhooks (started by server.ts). */
   billing: BillingService;
+  /** Test attempts judged and patterns compiled off the API's thread, within a budget. */
+  judges: Judges;
 }
 
 export async function createServices(config: Config, log?: Logger): Promise<Services> {
@@ -77,12 +81,19 @@ export async function createServices(config: Config, log?: Logger): Promise<Serv
     }),
     storage: new StorageHealth(config.dataDir),
     billing,
+    judges: new Judges({
+      logFile: join(config.dataDir, LOG_FILE_NAME),
+      threads: config.judges.threads,
+      limits: config.judges.limits,
+      log: logger.child({ component: 'judges' }),
+    }),
   };
 }
 
 export async function closeServices(s: Services): Promise<void> {
   // Twins stop and buffered request logs are written before the database closes.
   await s.seedWorker.close();
+  await s.judges.close();
   await s.orchestration.close();
   await s.billing.close();
   s.db.close();
