@@ -1133,6 +1133,7 @@ export interface components {
             upgrade_available: boolean;
         };
         BillingUpgrade: {
+            /** @description the id of a completed checkout session (`cs_…`) of this organization */
             checkout_session: string;
         };
         CatalogTwin: {
