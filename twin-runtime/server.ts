@@ -78,8 +78,28 @@ function parseBody(raw: Buffer, contentType: string | undefined): Pick<TwinReque
   return { body: {}, bodyKind: 'none' };
 }
 
+/**
+ * What every HTML page a twin serves (Stripe's hosted checkout, invoice and portal pages, Slack's
+ * install page) carries unless its route says otherwise: nothing loads from anywhere, no other site
+ * may frame it (clickjacking a card form), and no browser guesses another type. No page has
+ * scripts; forms post to their own page, then redirect (form-action is left open for that).
+ */
+export const HTML_PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; frame-ancestors 'none'",
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+});
+
+function headerOf(headers: Record<string, string | string[]>, name: string): string | string[] | undefined {
+  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name) return v;
+  return undefined;
+}
+
 export function send(res: ServerResponse, out: TwinResponse): void {
   const headers: Record<string, string | string[]> = { ...(out.headers ?? {}) };
+  if (/^\s*text\/html/i.test(String(headerOf(headers, 'content-type') ?? ''))) {
+    for (const [name, value] of Object.entries(HTML_PAGE_HEADERS)) if (headerOf(headers, name) === undefined) headers[name] = value;
+  }
   let payload: string | Buffer | undefined;
   if (out.body === undefined || out.status === 204 || out.status === 304) payload = undefined;
   else if (typeof out.body === 'string' || Buffer.isBuffer(out.body)) payload = out.body;
