@@ -70,10 +70,17 @@ export interface Config {
    * testing/judges.ts's defaults.
    */
   judges: { threads: number; limits: Partial<JudgeLimits> };
+  /**
+   * Milliseconds of the API thread's work each organization may use per second (TWINS_API_THREAD_MS):
+   * beyond it, its requests wait their turn (cost-based, where TWINS_API_RATE counts requests).
+   */
+  apiThreadMsPerSecond: number;
 }
 
 /** API requests per second per organization unless TWINS_API_RATE says otherwise. */
 export const DEFAULT_API_RATE = 200;
+/** Milliseconds of API-thread work per second per organization unless TWINS_API_THREAD_MS says otherwise. */
+export const DEFAULT_API_THREAD_MS = 200;
 
 function positive(name: string, value: string | undefined): number | undefined {
   if (value === undefined || value === '') return undefined;
@@ -135,6 +142,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
         }).filter(([, v]) => v !== undefined),
       ),
     },
+    apiThreadMsPerSecond: positive('TWINS_API_THREAD_MS', env.TWINS_API_THREAD_MS) ?? DEFAULT_API_THREAD_MS,
     logFormat: oneOf('TWINS_LOG_FORMAT', env.TWINS_LOG_FORMAT, ['pretty', 'json'] as const, process.stdout.isTTY ? 'pretty' : 'json'),
     paymentProcessor: oneOf(
       'TWINS_PAYMENT_PROCESSOR',

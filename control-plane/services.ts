@@ -22,6 +22,7 @@ import { StorageHealth } from './store/storage-health.js';
 import { BillingService } from './billing/service.js';
 import { Judges } from './testing/judges.js';
 import { LOG_FILE_NAME } from './store/request-logs.js';
+import { OrganizationJobs } from './orchestration/organization-jobs.js';
 
 export interface Services {
   config: Config;
@@ -46,6 +47,8 @@ export interface Services {
   billing: BillingService;
   /** Test attempts judged and patterns compiled off the API's thread, within a budget. */
   judges: Judges;
+  /** Heavy work per organization (advances, seed generations): each waits its organization's turn. */
+  jobs: OrganizationJobs;
 }
 
 export async function createServices(config: Config, log?: Logger): Promise<Services> {
@@ -56,7 +59,9 @@ export async function createServices(config: Config, log?: Logger): Promise<Serv
   const invitationStore = new InvitationStore(db);
   // Twin releases (version, storageVersion) decide a seed's `usable`; read them once.
   await loadTwinReleases();
-  const billing = new BillingService({ db, config, log: logger.child({ component: 'billing' }) });
+  const storage = new StorageHealth(config.dataDir);
+  const jobs = new OrganizationJobs();
+  const billing = new BillingService({ db, config, log: logger.child({ component: 'billing' }), storage });
   // A new organization gets its customer at the payment processor right away.
   identity.onOrganizationCreated = () => billing.organizationCreated();
   return {
@@ -69,7 +74,7 @@ export async function createServices(config: Config, log?: Logger): Promise<Serv
     apiKeys: new ApiKeyStore(db),
     invitationStore,
     invitations: new InvitationService(identity, invitationStore, createInvitationProvider(config)),
-    orchestration: await createOrchestration(config, db, logger),
+    orchestration: await createOrchestration(config, db, logger, jobs),
     seeds: new SeedStore(db),
     scenarios: new ScenarioStore(db),
     seedWorker: new SeedWorker({
@@ -78,8 +83,9 @@ export async function createServices(config: Config, log?: Logger): Promise<Serv
       log: logger.child({ component: 'seeds' }),
       concurrency: seedConcurrencyFromEnv(),
       llm: llmConfigFromEnv(),
+      jobs,
     }),
-    storage: new StorageHealth(config.dataDir),
+    storage,
     billing,
     judges: new Judges({
       logFile: join(config.dataDir, LOG_FILE_NAME),
@@ -87,6 +93,7 @@ export async function createServices(config: Config, log?: Logger): Promise<Serv
       limits: config.judges.limits,
       log: logger.child({ component: 'judges' }),
     }),
+    jobs,
   };
 }
 

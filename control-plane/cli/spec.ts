@@ -4,6 +4,7 @@
 
 import type { CommandContext } from './context.js';
 
+// biome-ignore lint/suspicious/noConfusingVoidType: most commands answer nothing (exit 0); some answer an exit status
 export type Handler = (ctx: CommandContext) => Promise<number | void>;
 
 export interface OptionSpec {
@@ -555,6 +556,7 @@ export const ROOT: CommandSpec = {
       name: 'completion',
       summary: 'print a shell completion script (bash or zsh)',
       args: [{ name: 'SHELL', help: 'bash or zsh' }],
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: zsh's own ${fpath[1]}, printed for the user to run
       examples: ['source <(twins completion bash)', 'twins completion zsh > "${fpath[1]}/_twins"'],
       load: load(
         () => import('./completion.js'),
