@@ -13,7 +13,7 @@ import { templateShape } from '../path-template.js';
 import { SchemaResolver, isPlainObject, mergeInput, synthesize, typeOf, UNSAFE_KEYS, type Schema } from './schema.js';
 import type { OperationEntry } from './spec-types.js';
 import type { GenericAdapter, GenericCall, GenericOperation, GenericRoute, GenericSurface, ListWindow, OperationStatus, Outcome } from './types.js';
-import { RequestValidator } from './validate.js';
+import { OperationInput } from './input.js';
 
 /** The storage key of a singleton (`get-one`/`set-one`) below its scope. */
 const SINGLETON = '@';
@@ -24,7 +24,8 @@ const isSingleton = (op: GenericOperation) =>
 export class GenericEngine implements GenericSurface {
   readonly resources: string[];
   readonly resolver: SchemaResolver;
-  private readonly validator: RequestValidator;
+  /** The input path hand-written routes share (same table, validator and policy). */
+  readonly input: OperationInput;
   private readonly statuses: OperationStatus[] = [];
   private readonly routeList: GenericRoute[] = [];
   private readonly shapeSource = new Map<GenericOperation, GenericOperation>();
@@ -34,7 +35,7 @@ export class GenericEngine implements GenericSurface {
     readonly artefacts: SpecArtefacts,
   ) {
     this.resolver = new SchemaResolver(artefacts);
-    this.validator = new RequestValidator(artefacts);
+    this.input = new OperationInput(artefacts, adapter.inputPolicy);
     const index = indexOperations(artefacts.operations);
     const served: GenericOperation[] = [];
     for (const entry of artefacts.operations) {
@@ -118,8 +119,7 @@ export class GenericEngine implements GenericSurface {
   execute(op: GenericOperation, req: TwinRequest, ctx: TwinContext): TwinResponse {
     const input = this.adapter.input(req);
     const call: GenericCall = { op, req, ctx, params: { ...req.params }, query: input.query, body: input.body };
-    const piece = this.artefacts.operation(op.entry.id);
-    const problem = this.validator.check(op.entry.id, piece, {
+    const problem = this.input.check(op.entry, {
       path: { ...call.params },
       query: call.query,
       body: call.body,

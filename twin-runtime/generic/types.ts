@@ -6,7 +6,7 @@ import type { TwinContext, TwinHandler, TwinRequest, TwinResponse, TwinRoute } f
 import type { StoredRecord } from '../record-store.js';
 import type { FillField, Schema } from './schema.js';
 import type { HttpMethod, OperationEntry } from './spec-types.js';
-import type { InputProblem } from './validate.js';
+import type { InputPolicy, InputProblem } from './validate.js';
 
 /**
  * What an operation does to the records of its resource:
@@ -113,6 +113,8 @@ export interface GenericAdapter {
    * for what the twin's hand-written handlers do themselves (GitHub renders bodies, Slack adds `ok`).
    */
   pipeline?(op: GenericOperation, run: (req: TwinRequest, ctx: TwinContext) => TwinResponse): TwinHandler;
+  /** Unknown parameters and parameters the spec lacks (validate.ts `InputPolicy`); default: unknown ones dropped. */
+  inputPolicy?: InputPolicy;
   /** Query and body as the provider reads them. */
   input(req: TwinRequest): { query: Record<string, unknown>; body: Record<string, unknown>; coerceBody: boolean };
   /** The provider's refusal of bad input (thrown by the engine). */

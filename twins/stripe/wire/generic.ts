@@ -13,7 +13,8 @@ import { typeOf, type FillField, type Schema } from '../../../twin-runtime/gener
 import type { OperationEntry } from '../../../twin-runtime/generic/spec-types.js';
 import type { GenericAdapter, GenericCall, Outcome } from '../../../twin-runtime/generic/types.js';
 import type { InputProblem } from '../../../twin-runtime/generic/validate.js';
-import { invalidRequest, missingParam, resourceMissing } from './errors.js';
+import { invalidRequest, resourceMissing } from './errors.js';
+import { STRIPE_INPUT_POLICY, inputRefusal } from './input.js';
 import { createdRanges, readLimit } from './list.js';
 import { paramsOf, str } from './params.js';
 import { ok } from './pipeline.js';
@@ -137,16 +138,6 @@ function objectFromPath(collection: string): string {
   return before.length && !before.some((x) => x.startsWith('{')) ? `${before[before.length - 1]}.${word}` : word;
 }
 
-/** A parameter name as Stripe writes it in `param`: `a[b][0]`. */
-function paramPath(field: string[]): string {
-  return field.map((f, i) => (i === 0 ? f : `[${f}]`)).join('');
-}
-
-function orList(values: unknown[]): string {
-  const v = values.filter((x) => x !== null && x !== '').map(String);
-  return v.length <= 1 ? v.join('') : `${v.slice(0, -1).join(', ')}, or ${v[v.length - 1]}`;
-}
-
 /** Where an `act` verb leaves `status` (the enum value of the same stem: cancel → canceled). */
 function statusAfter(verb: string, statuses: string[]): string | undefined {
   const special: Record<string, string[]> = {
@@ -211,28 +202,11 @@ export const stripeGenericAdapter: GenericAdapter = {
     return req.method === 'GET' ? { query: params, body: {}, coerceBody: true } : { query: {}, body: params, coerceBody: true };
   },
 
+  // One Stripe policy for both kinds of route (wire/input.ts): unknown parameters refused.
+  inputPolicy: STRIPE_INPUT_POLICY,
+
   refuse(_call, problem: InputProblem) {
-    if (problem.where === 'path') return resourceMissing('object', String(problem.value ?? ''), problem.field[0] ?? 'id');
-    const param = paramPath(problem.field);
-    const v = problem.value;
-    switch (problem.kind) {
-      case 'missing':
-        return missingParam(param);
-      case 'type':
-        if (problem.expected === 'integer') return invalidRequest(`Invalid integer: ${String(v)}`, param, 'parameter_invalid_integer');
-        if (problem.expected === 'boolean') return invalidRequest(`Invalid boolean: ${String(v)}`, param);
-        if (problem.expected === 'number') return invalidRequest(`Invalid decimal: ${String(v)}`, param);
-        if (problem.expected === 'string') return invalidRequest(`Invalid string: ${JSON.stringify(v)}`, param, 'parameter_invalid_string');
-        return invalidRequest(`Invalid ${problem.expected === 'array' ? 'array' : 'object'}`, param);
-      case 'enum':
-        return invalidRequest(`Invalid ${param}: must be one of ${orList(problem.allowed ?? [])}`, param);
-      case 'length':
-        return invalidRequest(`Invalid ${param}: the value is too long or too short`, param);
-      case 'range':
-        return invalidRequest(`Invalid ${param}: ${String(v)} is out of range`, param);
-      default:
-        return invalidRequest(`Invalid ${param}${v === undefined ? '' : `: ${JSON.stringify(v)}`}`, param);
-    }
+    return inputRefusal(problem);
   },
 
   missing(call, key, param) {
