@@ -97,7 +97,7 @@ function argumentValue(node: ValueNode | undefined, variables: Record<string, un
   if (!node) return undefined;
   switch (node.kind) {
     case Kind.VARIABLE:
-      return Object.prototype.hasOwnProperty.call(variables, node.name.value) ? variables[node.name.value] : undefined;
+      return Object.hasOwn(variables, node.name.value) ? variables[node.name.value] : undefined;
     case Kind.INT:
     case Kind.FLOAT:
       return Number(node.value);

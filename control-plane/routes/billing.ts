@@ -19,12 +19,7 @@ const CHECKOUT_SESSION_ID = /^cs_[A-Za-z0-9_]+$/;
 
 const upgradeBody = z
   .object({
-    checkout_session: z
-      .string()
-      .min(1)
-      .max(255)
-      .regex(CHECKOUT_SESSION_ID)
-      .describe('the id of a completed checkout session (`cs_…`) of this organization'),
+    checkout_session: z.string().min(1).max(255).regex(CHECKOUT_SESSION_ID).describe('the id of a completed checkout session (`cs_…`) of this organization'),
   })
   .strict()
   .meta({ id: 'BillingUpgrade' });

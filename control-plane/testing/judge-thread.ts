@@ -76,7 +76,9 @@ port.on('message', (msg: ToJudge) => {
     if (msg.op === 'evaluate') {
       const window = new TrafficWindow(logs(), msg.environmentId, msg.from, msg.to);
       if (window.holdsMoreThan(msg.maxRows)) {
-        msg.assertions.forEach((a, i) => post({ op: 'result', id: msg.id, result: incompleteResult(a, i, windowTooLarge(msg.maxRows)) }));
+        msg.assertions.forEach((a, i) => {
+          post({ op: 'result', id: msg.id, result: incompleteResult(a, i, windowTooLarge(msg.maxRows)) });
+        });
       } else {
         evaluate(msg.assertions, window, { budget: new CpuBudget(msg.cpuMs), onResult: (result) => post({ op: 'result', id: msg.id, result }) });
       }

@@ -154,7 +154,10 @@ export class Judges {
   }
 
   private submit(job: Job): void {
-    if (this.closed) return job.finish('exited');
+    if (this.closed) {
+      job.finish('exited');
+      return;
+    }
     this.queue.push(job);
     this.pump();
   }

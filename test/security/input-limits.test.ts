@@ -66,7 +66,11 @@ t.test('parseJson refuses a body past its keys, having read no further than the 
         return e;
       }
     })(),
-    { reason: 'too_many_keys', limit: INPUT_LIMITS.maxJsonKeys, message: `The request body has too many keys; at most ${INPUT_LIMITS.maxJsonKeys} are accepted.` },
+    {
+      reason: 'too_many_keys',
+      limit: INPUT_LIMITS.maxJsonKeys,
+      message: `The request body has too many keys; at most ${INPUT_LIMITS.maxJsonKeys} are accepted.`,
+    },
   );
 });
 
