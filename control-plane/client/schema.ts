@@ -829,7 +829,7 @@ export interface paths {
         put?: never;
         /**
          * Evaluate the test over a window of an environment's traffic
-         * @description Evaluates the test's assertions at once over the environment's request log between `from` (default: the environment's creation) and `to` (default: now); each result says why it failed.
+         * @description Evaluates the test's assertions at once over the environment's request log between `from` (default: the environment's creation) and `to` (default: now); each result says why it failed. Judging has a budget (CPU time, requests in the window): assertions past it come back `incomplete` with the reason, and the attempt does not pass.
          */
         post: operations["createAttempt"];
         delete?: never;
@@ -1133,6 +1133,7 @@ export interface components {
             upgrade_available: boolean;
         };
         BillingUpgrade: {
+            /** @description the id of a completed checkout session (`cs_…`) of this organization */
             checkout_session: string;
         };
         CatalogTwin: {

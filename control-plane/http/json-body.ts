@@ -1,7 +1,7 @@
 // JSON bodies: malformed JSON answers 422 `json_invalid` with the character offset, as FastAPI does.
 // Bodies are read as all request data is (twin-runtime/safe-input.ts): `__proto__` and
-// `constructor.prototype` keys are dropped at any depth, and nesting past the limit is json_invalid
-// at the offset where it passed it.
+// `constructor.prototype` keys are dropped at any depth, and nesting or keys past the limits are
+// json_invalid at the offset where the body passed them (nothing past it is read).
 
 import type { FastifyRequest } from 'fastify';
 import { InputRefusal, parseJson } from '../../twin-runtime/safe-input.js';
@@ -20,7 +20,13 @@ export function parseJsonBody(_req: FastifyRequest, body: string | Buffer, done:
       const offset = e.offset ?? 0;
       done(
         new RequestValidationError([
-          { type: 'json_invalid', loc: ['body', offset], msg: 'JSON decode error', input: {}, ctx: { error: 'Maximum nesting depth exceeded' } },
+          {
+            type: 'json_invalid',
+            loc: ['body', offset],
+            msg: 'JSON decode error',
+            input: {},
+            ctx: { error: e.reason === 'too_many_keys' ? `More than ${e.limit} keys` : 'Maximum nesting depth exceeded' },
+          },
         ]),
       );
       return;

@@ -76,6 +76,10 @@ export function toEntry(issue: z.core.$ZodIssue, location: string, root: unknown
         const reason = 'reason' in r ? r.reason : 'The email address is not valid.';
         return { type: 'value_error', loc, msg: `value is not a valid email address: ${reason}`, input, ctx: { reason } };
       }
+      if (typeof input === 'string' && issue.format === 'regex' && 'pattern' in issue) {
+        const pattern = String(issue.pattern);
+        return { type: 'string_pattern_mismatch', loc, msg: `String should match pattern '${pattern}'`, input, ctx: { pattern } };
+      }
       if (typeof input === 'string' && issue.format === 'datetime') {
         const r = parseDateTimeInput(input);
         if ('issue' in r) return { type: r.issue.type, loc, msg: r.issue.msg, input, ...(r.issue.ctx ? { ctx: r.issue.ctx } : {}) };

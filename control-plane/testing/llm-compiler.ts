@@ -5,7 +5,7 @@
 import { chatJson, LlmError, type LlmConfig } from '../../seeds/llm-client.js';
 import { assertionsSchema, normalizeAssertion } from './matcher-language.js';
 import { OPERATIONS } from './phrasebook-operations.js';
-import { checkAssertions } from './assertion-checks.js';
+import { checkAssertions, type PatternChecker } from './assertion-checks.js';
 import type { CompileResult } from './phrasebook.js';
 import { parseJson } from '../../twin-runtime/safe-input.js';
 
@@ -39,7 +39,7 @@ ${operations}
 If the sentence cannot be checked from the requests alone, answer assertions_json "[]" and a one-sentence failure.`;
 }
 
-export async function compileWithLlm(config: LlmConfig, outcome: string, twins: string[]): Promise<CompileResult> {
+export async function compileWithLlm(config: LlmConfig, outcome: string, twins: string[], checkPatterns?: PatternChecker): Promise<CompileResult> {
   let answer: unknown;
   try {
     answer = await chatJson(config, {
@@ -71,7 +71,7 @@ export async function compileWithLlm(config: LlmConfig, outcome: string, twins: 
     };
   }
   const assertions = parsed.data.map((x) => normalizeAssertion(x, twins));
-  const problems = await checkAssertions(assertions, twins);
+  const problems = await checkAssertions(assertions, twins, checkPatterns);
   if (problems.length > 0) {
     const p = problems[0]!;
     return {

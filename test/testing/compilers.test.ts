@@ -8,7 +8,7 @@ import { compilePhrasebook } from '../../control-plane/testing/phrasebook.js';
 import { compileWithLlm } from '../../control-plane/testing/llm-compiler.js';
 import { compileOutcome } from '../../control-plane/testing/compile-outcome.js';
 import { checkAssertions } from '../../control-plane/testing/assertion-checks.js';
-import { LinearRegex } from '../../control-plane/testing/linear-regex.js';
+import { compilePattern, patternProblem, MAX_PATTERN_PROGRAM } from '../../control-plane/testing/pattern.js';
 import { normalizeAssertion, assertionsSchema } from '../../control-plane/testing/matcher-language.js';
 
 t.test('phrasebook: one sentence per twin operation, with modifiers', async (tt) => {
@@ -187,7 +187,7 @@ t.test('compile-time checks against the twin routes and documented fields', asyn
   tt.match(await check([{ says: 'x', match: { path: { starts: '/v1' } } }], ['stripe']), [{ message: /path must be a path or template/ }]);
 });
 
-t.test('matches uses a linear-time engine', async (tt) => {
+t.test('matches uses RE2 (linear time); what it cannot or may not run is refused with a sentence', async (tt) => {
   const cases: [string, string, boolean][] = [
     ['a+b', 'xaab', true],
     ['^ab$', 'abc', false],
@@ -196,12 +196,21 @@ t.test('matches uses a linear-time engine', async (tt) => {
     ['[0-9]{3}-[^a-z]', '123-X', true],
     ['\\d+\\.\\d', '3.1', true],
     ['\\w+@\\w+', 'no at sign', false],
+    ['(?i)^crash', 'Crash on start', true],
+    ['^a.c$', 'a\nc', false],
   ];
-  for (const [p, s, want] of cases) tt.equal(new LinearRegex(p).test(s), want, `${p} on ${s}`);
-  // Catastrophic for a backtracking engine; a Thompson NFA answers at once.
-  tt.equal(new LinearRegex('(a*)*(a|a)*b').test('a'.repeat(5000)), false);
-  tt.throws(() => new LinearRegex('(?=x)'), /Lookaround/);
-  tt.throws(() => new LinearRegex('a{1,500}'), /above 100/);
+  for (const [p, s, want] of cases) tt.equal(compilePattern(p).test(s), want, `${p} on ${s}`);
+  // Catastrophic for a backtracking engine; RE2 answers at once.
+  tt.equal(compilePattern('(a*)*(a|a)*b').test('a'.repeat(5000)), false);
+  tt.match(patternProblem('(?=x)'), /Lookaround/);
+  tt.match(patternProblem('(?<!x)y'), /Lookaround/);
+  tt.match(patternProblem('(a)\\1'), /Backreferences are not supported/);
+  tt.match(patternProblem('a*+'), /Possessive/);
+  tt.match(patternProblem('a{1,1001}'), /above 1000/);
+  tt.match(patternProblem('('), /^Missing closing \)/);
+  tt.match(patternProblem('[a-z]{0,100}'.repeat(110)), new RegExp(`at most ${MAX_PATTERN_PROGRAM} are supported`));
+  tt.match(patternProblem('x'.repeat(10_001)), /at most 10000 are supported/);
+  tt.equal(patternProblem('x'.repeat(3500)), undefined, 'a long literal is fine');
 });
 
 function fakeLlm(answer: (body: any) => { status?: number; content: unknown }): Promise<{ url: string; server: Server; requests: any[] }> {
