@@ -74,6 +74,12 @@ export interface TwinContext {
   /** Outgoing signed webhook / event deliveries, with retries; attempts are `delivery` records. */
   deliveries: Deliveries;
   /**
+   * The environment's fidelity (decisions §15): `strict` (the default) refuses what the twin does
+   * not simulate (`NotSimulated`); `lenient` opts into the generic layer's permissive answers, for
+   * smoke tests that want any 2xx. Set by the host from `TwinHostOptions.fidelity`.
+   */
+  fidelity: 'strict' | 'lenient';
+  /**
    * Run work that starts outside a provider request (a message on a twin's WebSocket, an app's
    * answer to an outgoing call) as a request of its own: queued in the request pipeline, in a
    * transaction and a savepoint. Set by the host.

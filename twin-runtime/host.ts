@@ -5,11 +5,12 @@
 
 import { existsSync } from 'node:fs';
 import { RecordStore, type StoredRecord } from './record-store.js';
-import { EnvironmentClock } from './clock.js';
+import { EnvironmentClock, type ClockMode, type WallClock } from './clock.js';
 import { IdSource, randomBase62 } from './ids.js';
 import { Deliveries, DELIVERY_RESOURCE } from './deliveries.js';
 import { RequestPipeline } from './pipeline.js';
 import { AdvanceJobs, type AdvanceJobView } from './advance-job.js';
+import { atBatchPriority } from './background-priority.js';
 import { prototypesIntact } from './safe-input.js';
 import { routeTwin, type RoutedTwin } from './router.js';
 import { FIDELITY_HEADER, NotSimulated, type FidelityLevel } from './fidelity.js';
@@ -19,8 +20,22 @@ export interface TwinHostOptions {
   dataFile: string;
   /** Seed file copied in when the data file is new, and restored by reset. */
   seedFile?: string;
-  /** Clock start for a new data file (default: now). */
+  /** Clock start for a new data file (default: now); reset puts the clock back here. */
   clockStart?: Date;
+  /**
+   * How the environment clock moves (decisions §15): `frozen` (default here: only on advance, runs
+   * byte-identical) or `living` (with wall time from its start, plus every advance; what
+   * environments and standalone twins run). Due lifecycle events a living clock passes run on the
+   * lifecycle tick (LIFECYCLE_TICK_MS).
+   */
+  clock?: ClockMode;
+  /** Wall time for a living clock (default Date.now); tests inject one to move it without waiting. */
+  wall?: WallClock;
+  /**
+   * The environment's fidelity (decisions §15): `strict` (default) refuses what the twin does not
+   * simulate; `lenient` gives the generic layer's permissive answers. Handed to handlers as `ctx.fidelity`.
+   */
+  fidelity?: 'strict' | 'lenient';
   /** Base URL callers see (gateway URL); defaults to the listening address. */
   publicUrl?: string;
   /**
@@ -51,6 +66,10 @@ export interface TwinHealth {
   version: string;
   storage_version: number;
   clock: string;
+  /** How the clock moves: `living` (with wall time) or `frozen` (only on advance). */
+  clock_mode: ClockMode;
+  /** The twin's wall time when `clock` was read: a living clock's offset is `clock` − `wall`. */
+  wall: string;
   /** The advance job under way, if any (GET /_twin/advance/{id} follows it). */
   advance: AdvanceJobView | null;
   /** Twin-only: no request has reached Object.prototype (or Array/Function/String's) in this process. */
@@ -58,6 +77,18 @@ export interface TwinHealth {
 }
 
 const PATH_ENCODING = /%(?![0-9A-Fa-f]{2})/;
+
+/**
+ * How often a living clock's host runs the lifecycle events that have fallen due (a renewal, a
+ * scheduled message, a batch completing), as the provider would without being asked:
+ * TWIN_LIFECYCLE_TICK_MS overrides it, 0 turns it off (they then run on the next advance).
+ */
+export const LIFECYCLE_TICK_MS = 1000;
+
+function lifecycleTickMs(): number {
+  const v = Number(process.env.TWIN_LIFECYCLE_TICK_MS);
+  return process.env.TWIN_LIFECYCLE_TICK_MS !== undefined && Number.isFinite(v) && v >= 0 ? v : LIFECYCLE_TICK_MS;
+}
 
 export class TwinHost {
   readonly store: RecordStore;
@@ -71,6 +102,10 @@ export class TwinHost {
   /** A long advance runs as a job; provider requests get the provider's 503 meanwhile. */
   readonly advances: AdvanceJobs;
   private readonly startClock: Date;
+  private lifecycleTimer: NodeJS.Timeout | undefined;
+  /** The lifecycle tick under way, if any (they never overlap). */
+  private ticking: Promise<void> | undefined;
+  private closed = false;
 
   constructor(
     readonly twin: TwinDefinition,
@@ -86,7 +121,7 @@ export class TwinHost {
       this.store.setMeta('clock_start', String((options.clockStart ?? new Date()).getTime()));
     }
     this.startClock = new Date(Number(this.store.getMeta('clock_start')));
-    this.clock = new EnvironmentClock(this.store, this.startClock);
+    this.clock = new EnvironmentClock(this.store, this.startClock, options.clock ?? 'frozen', options.wall);
     this.ids = new IdSource(this.store, `${twin.slug}:default-seed`);
     this.apiKey = this.providerKey(twin, options);
     this.deliveries = new Deliveries(this.store, () => this.ids.next('dlv_', 24), twin.signDelivery?.bind(twin), undefined, twin.stampDelivery?.bind(twin));
@@ -97,6 +132,7 @@ export class TwinHost {
       apiKey: this.apiKey,
       baseUrl: options.publicUrl ?? '',
       deliveries: this.deliveries,
+      fidelity: options.fidelity ?? 'strict',
     };
     this.pipeline = new RequestPipeline(this.store.db);
     this.advances = new AdvanceJobs({ twin, ctx: this.ctx, exclusive: (fn) => this.pipeline.exclusive(fn) });
@@ -104,6 +140,7 @@ export class TwinHost {
     // The starting state exists from the first instant, so the records endpoints show it at once.
     twin.initialize?.(this.ctx);
     this.routing = routeTwin(twin);
+    this.startLifecycleTick();
   }
 
   /** Whether the key survives restarts (kept in the data file's meta, also across a reset). */
@@ -195,12 +232,15 @@ export class TwinHost {
   // ---- host operations (admin API, seeds) ----------------------------------------------------
 
   health(): TwinHealth {
+    const wall = Date.now();
     return {
       status: 'ok',
       twin: this.twin.slug,
       version: this.twin.version,
       storage_version: Number(this.store.getMeta('storage_version')),
-      clock: this.clock.now().toISOString(),
+      clock: new Date(this.clock.at(wall)).toISOString(),
+      clock_mode: this.clock.mode,
+      wall: new Date(wall).toISOString(),
       advance: this.advances.running ?? null,
       prototype_intact: prototypesIntact(),
     };
@@ -227,8 +267,53 @@ export class TwinHost {
     });
   }
 
-  /** Back to the seed (or to empty), the clock back to its start, the starting state recreated. */
-  reset(): Promise<{ clock: string }> {
+  /**
+   * A living clock's tick: run the lifecycle events that fell due since the last one, up to the
+   * clock's now, in one transaction, alone between provider requests and at batch priority. The
+   * clock itself does not move (it runs with wall time): events the lifecycle dates before now are
+   * dated now, as a provider processes them a little after they fall due. Skipped while an advance
+   * runs (it runs them itself).
+   */
+  runDueEvents(): Promise<void> {
+    if (this.closed || !this.twin.advance || this.advances.running) return Promise.resolve();
+    this.ticking ??= this.pipeline
+      .exclusive(() =>
+        atBatchPriority(async () => {
+          if (this.advances.running) return;
+          const db = this.store.db;
+          db.exec('BEGIN');
+          try {
+            await this.twin.advance!(this.ctx, this.clock.now());
+            db.exec('COMMIT');
+          } catch (e) {
+            if (db.inTransaction) db.exec('ROLLBACK');
+            this.clock.reload();
+            throw e;
+          }
+        }),
+      )
+      .finally(() => {
+        this.ticking = undefined;
+      });
+    return this.ticking;
+  }
+
+  private startLifecycleTick(): void {
+    const every = lifecycleTickMs();
+    if (this.clock.mode !== 'living' || !this.twin.advance || every === 0) return;
+    this.lifecycleTimer = setInterval(() => {
+      // A failing lifecycle step fails the same way on the next tick and on the next advance, which reports it.
+      this.runDueEvents().catch(() => {});
+    }, every);
+    this.lifecycleTimer.unref();
+  }
+
+  /**
+   * Back to the seed (or to empty), the clock back to its start, the starting state recreated.
+   * `wall`: the wall time at which the clock reads its start (a living clock runs on from there;
+   * default now), so every twin of an environment reset together runs at the same offset.
+   */
+  reset(wall?: Date): Promise<{ clock: string }> {
     return this.pipeline.exclusive(() => {
       const start = this.clockStart;
       // replaceWith ATTACHes the seed file, which SQLite refuses inside a transaction; it runs its
@@ -242,7 +327,7 @@ export class TwinHost {
         }
         if (this.keepsKey) this.store.setMeta(KEPT_KEY_META, this.apiKey);
       });
-      this.clock.resetTo(new Date(Number(this.store.getMeta('clock') ?? start.getTime())));
+      this.clock.resetTo(new Date(Number(this.store.getMeta('clock') ?? start.getTime())), wall?.getTime());
       this.twin.initialize?.(this.ctx);
       return { clock: this.clock.now().toISOString() };
     });
@@ -280,6 +365,9 @@ export class TwinHost {
 
   /** Wait for queued requests and deliveries, then close the file. */
   async close(): Promise<void> {
+    this.closed = true;
+    if (this.lifecycleTimer) clearInterval(this.lifecycleTimer);
+    await this.ticking?.catch(() => {});
     await this.advances.stop();
     await this.pipeline.idle();
     await this.deliveries.close();

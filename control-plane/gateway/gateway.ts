@@ -15,6 +15,7 @@ import type { Duplex } from 'node:stream';
 import { tunnelUpgrade } from './upgrade.js';
 import { listenDual, type DualListener, type RequestHandler } from '../../twin-runtime/dual-listener.js';
 import { TwinClient, type TwinAnswer } from './twin-client.js';
+import { FIDELITY_HEADER, isFidelityLevel, type FidelityLevel } from '../../twin-runtime/fidelity.js';
 
 /** Where the gateway hands each log row; `done` runs once the row is durable. */
 export interface LogSink {
@@ -411,6 +412,8 @@ export class TwinGateway {
     let announcedLength: string | undefined;
     /** Whether the twin answered (a gateway-made answer changed nothing and stands even unlogged). */
     let fromTwin = false;
+    /** How the twin made its answer (its Twin-Fidelity header), for the log. */
+    let fidelity: FidelityLevel | undefined;
     const own = (status: number, detail: string) => {
       statusCode = status;
       responseBody = jsonBody({ detail });
@@ -436,6 +439,7 @@ export class TwinGateway {
           if (name === 'content-length' && method === 'HEAD') announcedLength = raw[i + 1];
           if (RESPONSE_HOP_BY_HOP.has(name)) continue;
           if (name === 'content-type' && responseContentType === undefined) responseContentType = raw[i + 1];
+          else if (name === FIDELITY_HEADER && isFidelityLevel(raw[i + 1])) fidelity = raw[i + 1] as FidelityLevel;
           headers.push(raw[i]!, raw[i + 1]!);
         }
       }
@@ -459,6 +463,7 @@ export class TwinGateway {
       responseContentType,
       responseBody: responseBody!,
       redaction: route.redaction,
+      fidelity: fromTwin ? fidelity : undefined,
     });
     // The answer leaves only once its log entry is committed.
     this.options.writer.write(row, (committed) => {

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { RequestLogInput } from '../store/request-logs.js';
 import type { RedactionRules } from '../../twin-runtime/contract.js';
+import type { FidelityLevel } from '../../twin-runtime/fidelity.js';
 
 export const BODY_CAP_BYTES = 64 * 1024;
 
@@ -149,6 +150,8 @@ export interface RecordedExchange {
   responseContentType?: string;
   responseBody?: Buffer;
   redaction?: CompiledRedaction;
+  /** The twin's Twin-Fidelity header (none: an answer of the gateway's own). */
+  fidelity?: FidelityLevel;
 }
 
 /** A log row as the gateway captures it: the bodies still as the bytes that crossed the wire. */
@@ -183,5 +186,6 @@ export function toLogRow(x: RecordedExchange): CapturedRow {
     response_body: res.bytes,
     response_body_truncated: res.truncated,
     body_bytes: requestBytes + (res.bytes?.length ?? 0),
+    fidelity: x.fidelity ?? null,
   };
 }

@@ -7,7 +7,7 @@
 import type { Logger } from 'pino';
 import type { TwinDriver, TwinWorkloadSpec, WorkloadStatus } from './drivers/driver.js';
 import type { GatewayControl } from '../gateway/host.js';
-import { alignClocks, ClockLocks } from './clock.js';
+import { alignClocks, ClockLocks, environmentPosition, instantOf, twinPosition } from './clock.js';
 import type { EnvironmentRow, EnvironmentStatus, EnvironmentStore, EnvironmentTwinRow } from '../store/environments.js';
 import type { TwinAdminClient } from './twin-admin.js';
 
@@ -208,7 +208,11 @@ export class Reconciler {
       image: this.options.image,
       dataFile: row.data_file,
       seedFile: row.seed_file ?? undefined,
-      clockStart: new Date(env.clock),
+      // A new twin starts at the environment's start (where a reset puts it back) and catches up
+      // with the environment clock once it is up (bringUp).
+      clockStart: new Date(env.clock_start),
+      clockMode: env.clock_mode,
+      fidelity: env.fidelity,
       adminSecret: row.admin_secret,
       publicUrl,
       labels: workloadLabels(row),
@@ -242,12 +246,16 @@ export class Reconciler {
       // environment and its other twins up to it once it is ready.
       const ahead = await this.clockLocks.run(row.environment_id, async () => {
         const current = this.store.environmentById(row.environment_id) ?? env;
-        const twinClock = Date.parse(health.clock);
-        if (twinClock < Date.parse(current.clock)) {
-          const out = await this.admin.advanceAndWait(address, row.admin_secret, new Date(current.clock));
+        const mode = current.clock_mode;
+        const twinAt = twinPosition(mode, health);
+        const envAt = environmentPosition(current);
+        if (twinAt < envAt) {
+          const wall = Date.now();
+          const to = new Date(instantOf(mode, envAt, wall));
+          const out = await this.admin.advanceAndWait(address, row.admin_secret, to, mode === 'living' ? new Date(wall) : undefined);
           if (!out.ok) throw new Error(`The twin could not catch up with the environment clock: ${out.detail}`);
         }
-        return twinClock > Date.parse(current.clock);
+        return twinAt > envAt;
       });
       this.gateway.setTarget(row.id, address);
       this.store.updateTwin(row.id, { state: 'ready', address, api_key, ready_at: new Date().toISOString(), failure: null });

@@ -16,6 +16,7 @@
 
 import Database from 'better-sqlite3';
 import type { Db } from './database.js';
+import type { FidelityLevel } from '../../twin-runtime/fidelity.js';
 
 export interface RequestLogRow {
   id: string;
@@ -41,6 +42,11 @@ export interface RequestLogRow {
   response_body_truncated: 0 | 1;
   /** Bytes of both stored bodies (counted against the environment's cap); computed when absent. */
   body_bytes?: number;
+  /**
+   * How the twin made the answer, from its `Twin-Fidelity` header (twin-runtime/fidelity.ts); null
+   * when it did not say (an answer the gateway made itself, a row older than the header).
+   */
+  fidelity?: FidelityLevel | null;
 }
 
 /**
@@ -74,15 +80,28 @@ const COLUMNS = [
   'response_content_type',
   'response_body',
   'response_body_truncated',
+  'fidelity',
 ] as const;
 
 /** What the logs API lists (RequestLogListItem). */
-const LIST_COLUMNS = ['id', 'environment_id', 'environment_twin_id', 'method', 'path', 'query_string', 'status_code', 'duration_ms', 'occurred_at'] as const;
+const LIST_COLUMNS = [
+  'id',
+  'environment_id',
+  'environment_twin_id',
+  'method',
+  'path',
+  'query_string',
+  'status_code',
+  'duration_ms',
+  'occurred_at',
+  'fidelity',
+] as const;
 
-/** Narrowing of an environment's log (both optional). */
+/** Narrowing of an environment's log (each optional). */
 export interface RequestLogFilter {
   twinId?: string;
   statusCode?: number;
+  fidelity?: FidelityLevel;
 }
 
 /**
@@ -98,6 +117,7 @@ function filterSql(f: RequestLogFilter): { sql: string; params: (string | number
   const params: (string | number)[] = [];
   if (f.twinId !== undefined) parts.push('environment_twin_id = ?'), params.push(f.twinId);
   if (f.statusCode !== undefined) parts.push('status_code = ?'), params.push(f.statusCode);
+  if (f.fidelity !== undefined) parts.push('fidelity = ?'), params.push(f.fidelity);
   return { sql: parts.map((x) => ` AND ${x}`).join(''), params };
 }
 
@@ -145,6 +165,11 @@ CREATE INDEX request_log_environments_deleted ON request_log_environments (delet
 CREATE TABLE request_log_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 `,
   },
+  {
+    // The answer's Twin-Fidelity level (decisions §15); rows from before read as null.
+    version: 2,
+    sql: `ALTER TABLE request_logs ADD COLUMN fidelity TEXT;`,
+  },
 ];
 
 /** Schema name of the log file inside the control plane's connection. */
@@ -177,9 +202,11 @@ export function migrateLogs(db: Db, schema?: string): void {
   for (const m of LOG_MIGRATIONS) {
     if (applied.has(m.version)) continue;
     db.transaction(() => {
-      // Unqualified CREATE statements land in `main`; qualify them for an attached schema.
+      // Unqualified CREATE and ALTER statements land in `main`; qualify them for an attached schema.
       const sql = schema
-        ? m.sql.replace(/CREATE (UNIQUE )?(TABLE|INDEX) (\w+)/g, (_all, u, kind, name) => `CREATE ${u ?? ''}${kind} ${schema}.${name}`)
+        ? m.sql
+            .replace(/CREATE (UNIQUE )?(TABLE|INDEX) (\w+)/g, (_all, u, kind, name) => `CREATE ${u ?? ''}${kind} ${schema}.${name}`)
+            .replace(/ALTER TABLE (\w+)/g, (_all, name) => `ALTER TABLE ${schema}.${name}`)
         : m.sql;
       db.exec(sql);
       db.prepare(`INSERT INTO ${p}log_schema_migrations (version, applied_at) VALUES (?, ?)`).run(m.version, new Date().toISOString());
@@ -220,7 +247,7 @@ interface EnvCounters {
 export type RequestLogListItem = Pick<
   RequestLogRow,
   'id' | 'environment_id' | 'environment_twin_id' | 'method' | 'path' | 'query_string' | 'status_code' | 'duration_ms' | 'occurred_at'
->;
+> & { fidelity: FidelityLevel | null };
 
 export interface MaintenanceLimits {
   /** Days rows are kept when an environment names none (TWINS_LOG_RETENTION_DAYS or the plan's). */
@@ -317,6 +344,7 @@ export class RequestLogStore {
         r.response_content_type,
         r.response_body,
         r.response_body_truncated,
+        r.fidelity ?? null,
         c.next_seq,
         bytes,
       );
