@@ -75,7 +75,7 @@ export class AdvanceJobs {
    */
   async request(body: { to?: unknown; wall?: unknown; wait_ms?: unknown }): Promise<TwinResponse> {
     const clock = this.host.ctx.clock;
-    const wall = body?.wall === undefined ? Date.now() : Date.parse(String(body.wall));
+    const wall = body?.wall === undefined ? clock.wallMs() : Date.parse(String(body.wall));
     if (Number.isNaN(wall)) return detail(400, '`wall` must be a date-time.');
     const to = body?.to === undefined ? new Date(Math.max(wall, clock.at(wall))) : new Date(String(body.to));
     if (Number.isNaN(to.getTime())) return detail(400, '`to` must be a date-time.');

@@ -61,6 +61,11 @@ export class EnvironmentClock {
     return this.latest;
   }
 
+  /** Wall time as this clock reads it (Date.now unless injected). */
+  wallMs(): number {
+    return this.wall();
+  }
+
   /** The instant the clock reads at wall time `wallMs` (a frozen clock reads the same at any). */
   at(wallMs: number): number {
     return this.mode === 'frozen' ? this.value : wallMs + this.value;

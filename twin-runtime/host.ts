@@ -70,6 +70,8 @@ export interface TwinHealth {
   clock_mode: ClockMode;
   /** The twin's wall time when `clock` was read: a living clock's offset is `clock` − `wall`. */
   wall: string;
+  /** The environment's fidelity the twin runs with (`ctx.fidelity`). */
+  fidelity: 'strict' | 'lenient';
   /** The advance job under way, if any (GET /_twin/advance/{id} follows it). */
   advance: AdvanceJobView | null;
   /** Twin-only: no request has reached Object.prototype (or Array/Function/String's) in this process. */
@@ -232,7 +234,7 @@ export class TwinHost {
   // ---- host operations (admin API, seeds) ----------------------------------------------------
 
   health(): TwinHealth {
-    const wall = Date.now();
+    const wall = this.clock.wallMs();
     return {
       status: 'ok',
       twin: this.twin.slug,
@@ -241,6 +243,7 @@ export class TwinHost {
       clock: new Date(this.clock.at(wall)).toISOString(),
       clock_mode: this.clock.mode,
       wall: new Date(wall).toISOString(),
+      fidelity: this.ctx.fidelity,
       advance: this.advances.running ?? null,
       prototype_intact: prototypesIntact(),
     };

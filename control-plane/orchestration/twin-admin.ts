@@ -98,7 +98,10 @@ export class TwinAdminClient {
     return this.expect(200, address, secret, 'GET', '/_twin/credential');
   }
 
-  health(address: string, secret: string): Promise<TwinClockReading & { status: string; version: string; storage_version: number; prototype_intact: boolean }> {
+  health(
+    address: string,
+    secret: string,
+  ): Promise<TwinClockReading & { status: string; version: string; storage_version: number; fidelity?: 'strict' | 'lenient'; prototype_intact: boolean }> {
     return this.expect(200, address, secret, 'GET', '/_twin/health');
   }
 
