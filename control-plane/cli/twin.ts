@@ -62,8 +62,8 @@ export const standalone: Handler = async (ctx) => {
     (t) =>
       `${def.name} twin listening on ${t.url} (and ${t.https_url})\napi key: ${t.api_key}\n` +
       `${extras.map(([k, v]) => `${k.replace('_', ' ')}: ${v}\n`).join('')}data: ${t.data} (records and key kept across restarts)\n` +
-      `clock: ${t.clock} (${t.clock_mode}), fidelity ${t.fidelity}\n` +
-      `CA: ${t.ca_file} (trust it for https: NODE_EXTRA_CA_CERTS, SSL_CERT_FILE, GIT_SSL_CAINFO)\n`,
+      `CA: ${t.ca_file} (trust it for https: NODE_EXTRA_CA_CERTS, SSL_CERT_FILE, GIT_SSL_CAINFO)\n` +
+      `clock: ${t.clock} (${t.clock_mode === 'living' ? 'living: runs with wall time' : 'frozen: moves only on advance'}), fidelity ${t.fidelity}\n`,
   );
   await ctx.io.stopped;
   await server.close();
