@@ -84,8 +84,16 @@ const PATH_ENCODING = /%(?![0-9A-Fa-f]{2})/;
  * How often a living clock's host runs the lifecycle events that have fallen due (a renewal, a
  * scheduled message, a batch completing), as the provider would without being asked:
  * TWIN_LIFECYCLE_TICK_MS overrides it, 0 turns it off (they then run on the next advance).
+ * A pass costs what the twin's lifecycle costs to look at its records (scripts/bench/lifecycle-tick.ts:
+ * 50–200 µs with a starting state, ~5 ms for Stripe with 100 subscriptions), so the pace adapts:
+ * the next tick waits at least TICK_COST_FACTOR times as long as the last took (a tick never takes
+ * more than 0.5 % of a core), and a twin without provider requests for IDLE_AFTER_MS whose last
+ * tick found nothing due ticks every IDLE_TICK_MS until its next request.
  */
 export const LIFECYCLE_TICK_MS = 1000;
+const TICK_COST_FACTOR = 200;
+const IDLE_AFTER_MS = 60_000;
+const IDLE_TICK_MS = 15_000;
 
 function lifecycleTickMs(): number {
   const v = Number(process.env.TWIN_LIFECYCLE_TICK_MS);
@@ -107,6 +115,13 @@ export class TwinHost {
   private lifecycleTimer: NodeJS.Timeout | undefined;
   /** The lifecycle tick under way, if any (they never overlap). */
   private ticking: Promise<void> | undefined;
+  /** The tick's own pace (LIFECYCLE_TICK_MS), when its clock is living. */
+  private readonly tickEvery: number;
+  /** When the pending tick runs, and what the last one took and did (performance.now ms). */
+  private tickAt = 0;
+  private lastTick = { ms: 0, wrote: true };
+  private lastRequestAt = performance.now();
+  private changesStmt: { get(): unknown } | undefined;
   private closed = false;
 
   constructor(
@@ -142,7 +157,8 @@ export class TwinHost {
     // The starting state exists from the first instant, so the records endpoints show it at once.
     twin.initialize?.(this.ctx);
     this.routing = routeTwin(twin);
-    this.startLifecycleTick();
+    this.tickEvery = this.clock.mode === 'living' && twin.advance ? lifecycleTickMs() : 0;
+    if (this.tickEvery > 0) this.scheduleTick(this.tickEvery);
   }
 
   /** Whether the key survives restarts (kept in the data file's meta, also across a reset). */
@@ -172,6 +188,7 @@ export class TwinHost {
 
   /** Answer one provider request (the HTTP server, tests and the seed expander call this). */
   handle(req: TwinRequest): Promise<TwinResponse> {
+    if (this.tickEvery > 0) this.noteRequest();
     return this.pipeline.submit(() => this.answer(req));
   }
 
@@ -284,6 +301,8 @@ export class TwinHost {
         atBatchPriority(async () => {
           if (this.advances.running) return;
           const db = this.store.db;
+          const t0 = performance.now();
+          const before = this.totalChanges();
           db.exec('BEGIN');
           try {
             await this.twin.advance!(this.ctx, this.clock.now());
@@ -292,6 +311,8 @@ export class TwinHost {
             if (db.inTransaction) db.exec('ROLLBACK');
             this.clock.reload();
             throw e;
+          } finally {
+            this.lastTick = { ms: performance.now() - t0, wrote: this.totalChanges() !== before };
           }
         }),
       )
@@ -301,14 +322,40 @@ export class TwinHost {
     return this.ticking;
   }
 
-  private startLifecycleTick(): void {
-    const every = lifecycleTickMs();
-    if (this.clock.mode !== 'living' || !this.twin.advance || every === 0) return;
-    this.lifecycleTimer = setInterval(() => {
+  /** Rows written on the twin's connection so far (SQLite's total_changes). */
+  private totalChanges(): number {
+    this.changesStmt ??= this.store.db.prepare('SELECT total_changes()').pluck();
+    return this.changesStmt.get() as number;
+  }
+
+  /** The next tick, `delay` ms from now (LIFECYCLE_TICK_MS: the pace adapts to its cost and to idleness). */
+  private scheduleTick(delay: number): void {
+    if (this.closed) return;
+    if (this.lifecycleTimer) clearTimeout(this.lifecycleTimer);
+    this.tickAt = performance.now() + delay;
+    this.lifecycleTimer = setTimeout(() => {
+      this.lifecycleTimer = undefined;
       // A failing lifecycle step fails the same way on the next tick and on the next advance, which reports it.
-      this.runDueEvents().catch(() => {});
-    }, every);
+      void this.runDueEvents()
+        .catch(() => {})
+        .finally(() => this.scheduleTick(this.nextTickDelay()));
+    }, delay);
     this.lifecycleTimer.unref();
+  }
+
+  private nextTickDelay(): number {
+    const paced = Math.max(this.tickEvery, TICK_COST_FACTOR * this.lastTick.ms);
+    const idle = !this.lastTick.wrote && performance.now() - this.lastRequestAt > IDLE_AFTER_MS;
+    return idle ? Math.max(paced, IDLE_TICK_MS) : paced;
+  }
+
+  /** A provider request: an idle twin's tick comes back to its pace. */
+  private noteRequest(): void {
+    const now = performance.now();
+    this.lastRequestAt = now;
+    if (!this.lifecycleTimer) return;
+    const paced = Math.max(this.tickEvery, TICK_COST_FACTOR * this.lastTick.ms);
+    if (this.tickAt - now > paced) this.scheduleTick(paced);
   }
 
   /**
@@ -369,7 +416,7 @@ export class TwinHost {
   /** Wait for queued requests and deliveries, then close the file. */
   async close(): Promise<void> {
     this.closed = true;
-    if (this.lifecycleTimer) clearInterval(this.lifecycleTimer);
+    if (this.lifecycleTimer) clearTimeout(this.lifecycleTimer);
     await this.ticking?.catch(() => {});
     await this.advances.stop();
     await this.pipeline.idle();
