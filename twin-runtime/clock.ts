@@ -25,7 +25,8 @@ export class EnvironmentClock {
   private latest = Number.NEGATIVE_INFINITY;
 
   /**
-   * `initial` is the instant of a file that has no clock yet. A file written under the other mode
+   * `initial` is the instant of a file that has no clock yet, holding at wall time `initialWall`
+   * (default: now; a living clock runs on from there). A file written under the other mode
    * continues from where it stood: a frozen file started living runs on from its instant, a living
    * one started frozen stops at the instant it reads now.
    */
@@ -34,13 +35,17 @@ export class EnvironmentClock {
     initial: Date,
     readonly mode: ClockMode = 'frozen',
     private readonly wall: WallClock = Date.now,
+    initialWall?: number,
   ) {
     const savedMode = store.getMeta('clock_mode');
     const offset = store.getMeta('clock_offset');
     const saved = store.getMeta('clock');
     const wallNow = this.wall();
     // The instant the file holds now: a living file's offset counts only while it was living.
-    const instant = savedMode === 'living' && offset !== undefined ? wallNow + Number(offset) : saved !== undefined ? Number(saved) : initial.getTime();
+    let instant: number;
+    if (savedMode === 'living' && offset !== undefined) instant = wallNow + Number(offset);
+    else if (saved !== undefined) instant = Number(saved);
+    else instant = initial.getTime() + (mode === 'living' && initialWall !== undefined ? wallNow - initialWall : 0);
     this.value = mode === 'living' ? instant - wallNow : instant;
     if (savedMode !== mode || (mode === 'living' ? offset === undefined : saved === undefined)) this.save(instant);
   }

@@ -23,6 +23,14 @@ export interface TwinHostOptions {
   /** Clock start for a new data file (default: now); reset puts the clock back here. */
   clockStart?: Date;
   /**
+   * Where the clock of a new, unseeded data file stands (default: `clockStart`): the
+   * environment's clock now, for a twin that joins it after it started. A seed's file keeps its
+   * own instant (the control plane brings it up to the environment with an advance).
+   */
+  clockNow?: Date;
+  /** The wall time at which `clockNow` holds, for a living clock (it runs on from there); default now. */
+  clockWall?: Date;
+  /**
    * How the environment clock moves (decisions §15): `frozen` (default here: only on advance, runs
    * byte-identical) or `living` (with wall time from its start, plus every advance; what
    * environments and standalone twins run). Due lifecycle events a living clock passes run on the
@@ -138,7 +146,7 @@ export class TwinHost {
       this.store.setMeta('clock_start', String((options.clockStart ?? new Date()).getTime()));
     }
     this.startClock = new Date(Number(this.store.getMeta('clock_start')));
-    this.clock = new EnvironmentClock(this.store, this.startClock, options.clock ?? 'frozen', options.wall);
+    this.clock = new EnvironmentClock(this.store, options.clockNow ?? this.startClock, options.clock ?? 'frozen', options.wall, options.clockWall?.getTime());
     this.ids = new IdSource(this.store, `${twin.slug}:default-seed`);
     this.apiKey = this.providerKey(twin, options);
     this.deliveries = new Deliveries(this.store, () => this.ids.next('dlv_', 24), twin.signDelivery?.bind(twin), undefined, twin.stampDelivery?.bind(twin));

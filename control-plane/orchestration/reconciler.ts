@@ -7,7 +7,7 @@
 import type { Logger } from 'pino';
 import type { TwinDriver, TwinWorkloadSpec, WorkloadStatus } from './drivers/driver.js';
 import type { GatewayControl } from '../gateway/host.js';
-import { alignClocks, ClockLocks, environmentPosition, instantOf, twinPosition } from './clock.js';
+import { alignClocks, clockAt, ClockLocks, environmentPosition, instantOf, twinPosition } from './clock.js';
 import type { EnvironmentRow, EnvironmentStatus, EnvironmentStore, EnvironmentTwinRow } from '../store/environments.js';
 import type { TwinAdminClient } from './twin-admin.js';
 
@@ -200,6 +200,7 @@ export class Reconciler {
   }
 
   private spec(row: EnvironmentTwinRow, env: EnvironmentRow, publicUrl: string): TwinWorkloadSpec {
+    const wall = Date.now();
     return {
       twinId: row.id,
       environmentId: row.environment_id,
@@ -208,9 +209,11 @@ export class Reconciler {
       image: this.options.image,
       dataFile: row.data_file,
       seedFile: row.seed_file ?? undefined,
-      // A new twin starts at the environment's start (where a reset puts it back) and catches up
-      // with the environment clock once it is up (bringUp).
+      // A new twin's reset goes back to the environment's start; its clock starts where the
+      // environment's stands now (a seeded twin at its seed's, caught up in bringUp).
       clockStart: new Date(env.clock_start),
+      clockNow: new Date(clockAt(env, wall)),
+      clockWall: env.clock_mode === 'living' ? new Date(wall) : undefined,
       clockMode: env.clock_mode,
       fidelity: env.fidelity,
       adminSecret: row.admin_secret,

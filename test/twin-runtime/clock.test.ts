@@ -78,6 +78,27 @@ t.test('a living clock runs with wall time, advances, resumes after a restart an
   store.close();
 });
 
+t.test('a twin joining an environment starts where its clock stands, and resets to its start', async (t) => {
+  const wall = wallAt(50_000);
+  const joinedAt = START + 86_400_000;
+  const living = new TwinHost(clockTwin(), {
+    dataFile: file(),
+    clockStart: new Date(START),
+    clockNow: new Date(joinedAt),
+    clockWall: new Date(wall.now - 250),
+    clock: 'living',
+    wall: wall.read,
+  });
+  t.teardown(() => living.close());
+  t.equal(living.clock.nowMs(), joinedAt + 250, "at the environment's offset from wall time");
+  t.equal(living.clockStart.getTime(), START);
+  await living.reset(new Date(wall.now));
+  t.equal(living.clock.nowMs(), START, 'reset: back to the environment’s start');
+  const frozen = new TwinHost(clockTwin(), { dataFile: file(), clockStart: new Date(START), clockNow: new Date(joinedAt), clock: 'frozen', wall: wall.read });
+  t.teardown(() => frozen.close());
+  t.equal(frozen.clock.nowMs(), joinedAt, 'frozen: at the instant');
+});
+
 t.test('a frozen clock moves only on advance; reload follows what was committed', async (t) => {
   const wall = wallAt(5_000);
   const store = new RecordStore(file());

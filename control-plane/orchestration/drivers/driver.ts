@@ -17,6 +17,9 @@ export interface TwinWorkloadSpec {
   seedFile?: string;
   /** Environment clock start for a new data file (reset puts the clock back here). */
   clockStart: Date;
+  /** Where a new, unseeded data file's clock stands (the environment's clock now), at wall time `clockWall` (living). */
+  clockNow?: Date;
+  clockWall?: Date;
   /** How the environment clock moves (`living` with wall time, `frozen` only on advance); the twin's default (frozen) when absent. */
   clockMode?: 'living' | 'frozen';
   /** The environment's fidelity (`strict` refuses what a twin does not simulate, `lenient` answers permissively); strict when absent. */
@@ -73,6 +76,11 @@ export interface TwinDriver {
 }
 
 /** The twin-runtime arguments (main.ts) carrying the environment's clock mode and fidelity, for every driver. */
-export function environmentSettingArgs(spec: Pick<TwinWorkloadSpec, 'clockMode' | 'fidelity'>): string[] {
-  return [...(spec.clockMode ? ['--clock-mode', spec.clockMode] : []), ...(spec.fidelity ? ['--fidelity', spec.fidelity] : [])];
+export function environmentSettingArgs(spec: Pick<TwinWorkloadSpec, 'clockNow' | 'clockWall' | 'clockMode' | 'fidelity'>): string[] {
+  return [
+    ...(spec.clockNow ? ['--clock-now', spec.clockNow.toISOString()] : []),
+    ...(spec.clockWall ? ['--clock-wall', spec.clockWall.toISOString()] : []),
+    ...(spec.clockMode ? ['--clock-mode', spec.clockMode] : []),
+    ...(spec.fidelity ? ['--fidelity', spec.fidelity] : []),
+  ];
 }

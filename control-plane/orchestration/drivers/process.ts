@@ -250,6 +250,8 @@ export class ProcessDriver implements TwinDriver {
           data: spec.dataFile,
           seed: spec.seedFile,
           clock: spec.clockStart.toISOString(),
+          ...(spec.clockNow ? { clock_now: spec.clockNow.toISOString() } : {}),
+          ...(spec.clockWall ? { clock_wall: spec.clockWall.toISOString() } : {}),
           ...(spec.clockMode ? { clock_mode: spec.clockMode } : {}),
           ...(spec.fidelity ? { fidelity: spec.fidelity } : {}),
           public_url: spec.publicUrl,
