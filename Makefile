@@ -6,7 +6,7 @@ TWIN ?= stripe
 export npm_config_fund := false
 export npm_config_audit := false
 
-.PHONY: dev test build install twin bench image image-control-plane typecheck clean
+.PHONY: dev test build install twin bench image image-control-plane typecheck lint clean
 
 node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -29,7 +29,11 @@ build: dist/.built $(CONSOLE_OUT)
 dev: build $(if $(filter docker,$(TWINS_DRIVER)),image)
 	node bin/twins.js serve
 
-test: build
+# Format check and lint (Biome, biome.jsonc): any finding fails, warnings included.
+lint: install
+	npx biome ci --error-on-warnings .
+
+test: build lint
 	npx tsc -p tsconfig.test.json
 	npx tsc -p control-plane/console/web/tsconfig.json
 	# Tests send traffic only to loopback: a twin under test refuses any other delivery address.

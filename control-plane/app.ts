@@ -1,7 +1,7 @@
 // The control-plane HTTP app: one Fastify plugin per area, zod schemas, the 422 contract, the
 // `{"detail": …}` error body, OpenAPI at /openapi.json and a browsable reference at /docs.
 
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -16,6 +16,7 @@ import { refuseLongQueries } from './http/query-limits.js';
 import { documentForRequest, openapiInfo, transformDocument, transformRoute } from './http/openapi.js';
 import { makeAuthenticate } from './auth/authenticate.js';
 import { OrganizationShare } from './http/organization-share.js';
+import { runCharged, type ThreadCost } from './http/thread-cost.js';
 import { isStorageFull, STORAGE_FULL_DETAIL } from './store/storage-health.js';
 import './auth/principal.js';
 import healthRoutes from './routes/health.js';
@@ -133,8 +134,34 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   app.addHook('onRequest', refuseLongQueries);
   // An organization's requests beyond its rate wait; this many waiting, more are refused.
   const MAX_WAITING = 1000;
-  const share = new OrganizationShare({ rate: services.config.apiRate, burst: services.config.apiRate, maxWaiting: MAX_WAITING });
-  app.addHook('onRequest', async (req) => {
+  const share = new OrganizationShare({
+    rate: services.config.apiRate,
+    burst: services.config.apiRate,
+    maxWaiting: MAX_WAITING,
+    costMsPerSecond: services.config.apiThreadMsPerSecond,
+  });
+  // What a request costs the API thread (http/thread-cost.ts), charged to its organization when it
+  // ends: its handler's synchronous part, its SQLite statements, and the serialization of its answer.
+  const COST = Symbol('API thread cost');
+  const SERIALIZING = Symbol('serializing since');
+  type Costed = { [COST]?: ThreadCost; [SERIALIZING]?: number };
+  app.addHook('onRoute', (route) => {
+    const handler = route.handler as (this: unknown, req: FastifyRequest, reply: FastifyReply) => unknown;
+    route.handler = function (this: unknown, req: FastifyRequest, reply: FastifyReply) {
+      const cost = (req as unknown as Costed)[COST];
+      return cost ? runCharged(cost, () => handler.call(this, req, reply)) : handler.call(this, req, reply);
+    } as typeof route.handler;
+  });
+  app.addHook('preSerialization', (req, _reply, payload, done) => {
+    (req as unknown as Costed)[SERIALIZING] = performance.now();
+    done(null, payload);
+  });
+  app.addHook('onSend', (req, _reply, payload, done) => {
+    const r = req as unknown as Costed;
+    if (r[SERIALIZING] !== undefined && r[COST]) r[COST].ms += performance.now() - r[SERIALIZING];
+    done(null, payload);
+  });
+  app.addHook('onRequest', async (req, reply) => {
     // Unknown routes answer 404 whoever asks, as FastAPI does; /docs is public.
     const route = req.routeOptions.url;
     if (route === undefined || route.startsWith('/docs')) return;
@@ -144,10 +171,15 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     if (!admission.admitted) {
       throw new HttpError(
         429,
-        `This organization is sending requests faster than ${services.config.apiRate} a second and ${MAX_WAITING} are already waiting; retry after ${admission.retryAfterSeconds} s.`,
+        `This organization is sending requests faster than ${services.config.apiRate} a second (or more costly ones than ${services.config.apiThreadMsPerSecond} ms of work a second) and ${MAX_WAITING} are already waiting; retry after ${admission.retryAfterSeconds} s.`,
         { 'retry-after': String(admission.retryAfterSeconds) },
       );
     }
+    // Finished when its connection is done with it, whatever happened (an answer, an abort).
+    const org = req.principal.orgId;
+    const cost: ThreadCost = { ms: 0 };
+    (req as unknown as Costed)[COST] = cost;
+    reply.raw.once('close', () => share.finish(org, cost.ms));
     if (admission.wait) await admission.wait;
   });
   const authenticate = makeAuthenticate(services);

@@ -63,10 +63,17 @@ export interface Config {
   drainMs: number;
   /** API requests admitted per second per organization (TWINS_API_RATE); the excess waits its turn. */
   apiRate: number;
+  /**
+   * Milliseconds of the API thread's work each organization may use per second (TWINS_API_THREAD_MS):
+   * beyond it, its requests wait their turn (cost-based, where TWINS_API_RATE counts requests).
+   */
+  apiThreadMsPerSecond: number;
 }
 
 /** API requests per second per organization unless TWINS_API_RATE says otherwise. */
 export const DEFAULT_API_RATE = 200;
+/** Milliseconds of API-thread work per second per organization unless TWINS_API_THREAD_MS says otherwise. */
+export const DEFAULT_API_THREAD_MS = 200;
 
 function positive(name: string, value: string | undefined): number | undefined {
   if (value === undefined || value === '') return undefined;
@@ -118,6 +125,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     egress: oneOf('TWINS_EGRESS', env.TWINS_EGRESS, EGRESS_POLICIES, 'any'),
     drainMs: positive('TWINS_DRAIN_MS', env.TWINS_DRAIN_MS) ?? 10_000,
     apiRate: positive('TWINS_API_RATE', env.TWINS_API_RATE) ?? DEFAULT_API_RATE,
+    apiThreadMsPerSecond: positive('TWINS_API_THREAD_MS', env.TWINS_API_THREAD_MS) ?? DEFAULT_API_THREAD_MS,
     logFormat: oneOf('TWINS_LOG_FORMAT', env.TWINS_LOG_FORMAT, ['pretty', 'json'] as const, process.stdout.isTTY ? 'pretty' : 'json'),
     paymentProcessor: oneOf(
       'TWINS_PAYMENT_PROCESSOR',

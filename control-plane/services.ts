@@ -20,6 +20,7 @@ import { loadTwinReleases } from './seeds/twin-releases.js';
 import { llmConfigFromEnv } from '../seeds/llm-client.js';
 import { StorageHealth } from './store/storage-health.js';
 import { BillingService } from './billing/service.js';
+import { OrganizationJobs } from './orchestration/organization-jobs.js';
 
 export interface Services {
   config: Config;
@@ -42,6 +43,8 @@ export interface Services {
   storage: StorageHealth;
   /** Payment processor, checkout, upgrade, metering, webhooks (started by server.ts). */
   billing: BillingService;
+  /** Heavy work per organization (advances, seed generations): each waits its organization's turn. */
+  jobs: OrganizationJobs;
 }
 
 export async function createServices(config: Config, log?: Logger): Promise<Services> {
@@ -52,7 +55,9 @@ export async function createServices(config: Config, log?: Logger): Promise<Serv
   const invitationStore = new InvitationStore(db);
   // Twin releases (version, storageVersion) decide a seed's `usable`; read them once.
   await loadTwinReleases();
-  const billing = new BillingService({ db, config, log: logger.child({ component: 'billing' }) });
+  const storage = new StorageHealth(config.dataDir);
+  const jobs = new OrganizationJobs();
+  const billing = new BillingService({ db, config, log: logger.child({ component: 'billing' }), storage });
   // A new organization gets its customer at the payment processor right away.
   identity.onOrganizationCreated = () => billing.organizationCreated();
   return {
@@ -65,7 +70,7 @@ export async function createServices(config: Config, log?: Logger): Promise<Serv
     apiKeys: new ApiKeyStore(db),
     invitationStore,
     invitations: new InvitationService(identity, invitationStore, createInvitationProvider(config)),
-    orchestration: await createOrchestration(config, db, logger),
+    orchestration: await createOrchestration(config, db, logger, jobs),
     seeds: new SeedStore(db),
     scenarios: new ScenarioStore(db),
     seedWorker: new SeedWorker({
@@ -74,9 +79,11 @@ export async function createServices(config: Config, log?: Logger): Promise<Serv
       log: logger.child({ component: 'seeds' }),
       concurrency: seedConcurrencyFromEnv(),
       llm: llmConfigFromEnv(),
+      jobs,
     }),
-    storage: new StorageHealth(config.dataDir),
+    storage,
     billing,
+    jobs,
   };
 }
 

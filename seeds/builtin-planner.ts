@@ -52,7 +52,7 @@ function blank(c: Clause, start: number, end: number): void {
   c.rest = c.rest.slice(0, start) + ' '.repeat(end - start) + c.rest.slice(end);
 }
 
-function escape(s: string): string {
+function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
@@ -168,7 +168,7 @@ export function planFromPrompt(twin: string, prompt: string, vocab: SeedVocabula
 
     // States, longest phrase first.
     for (const { state, word } of stateWords) {
-      const re = new RegExp(`\\b${escape(word)}\\b`);
+      const re = new RegExp(`\\b${escapeRegExp(word)}\\b`);
       const m = re.exec(c.rest);
       if (!m) continue;
       if (!states.includes(state)) states.push(state);
@@ -183,7 +183,7 @@ export function planFromPrompt(twin: string, prompt: string, vocab: SeedVocabula
     let resource: string | undefined;
     let count: number | undefined;
     for (const { resource: r, word } of nounWords) {
-      const m = new RegExp(`\\b${escape(word)}\\b`).exec(c.rest);
+      const m = new RegExp(`\\b${escapeRegExp(word)}\\b`).exec(c.rest);
       if (!m) continue;
       resource = r;
       const before = c.rest.slice(0, m.index);

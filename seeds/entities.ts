@@ -78,7 +78,7 @@ export function resolvePlan(plan: Plan): SeedEntity[] {
         }
         const part = slice.slice(from, from + g.count);
         used[s] = from + g.count;
-        part.forEach((e) => apply(e, g));
+        for (const e of part) apply(e, g);
         picked.push(...part);
         pickedSlices.push(part);
       });

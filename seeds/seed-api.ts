@@ -49,6 +49,7 @@ export class SeedApi {
     return this.server.clock;
   }
 
+  // biome-ignore lint/suspicious/noExplicitAny: an untyped caller (a twin's seed vocabulary) reads the JSON answer field by field
   async call<T = any>(method: string, path: string, body?: unknown, opts: SeedCallOptions = {}): Promise<{ status: number; body: T }> {
     this.checkAborted();
     // Let the control plane's other work run between calls of a long expansion.
@@ -110,8 +111,8 @@ function safeJson(text: string): unknown {
 
 function describe(body: unknown): string {
   if (body && typeof body === 'object') {
-    const b = body as Record<string, any>;
-    const msg = b.error?.message ?? b.message ?? b.error ?? b.detail;
+    const b = body as Record<string, unknown>;
+    const msg = (b.error as { message?: unknown } | null | undefined)?.message ?? b.message ?? b.error ?? b.detail;
     if (typeof msg === 'string') return msg;
   }
   return JSON.stringify(body)?.slice(0, 300) ?? 'no body';

@@ -28,7 +28,7 @@ export async function handleAdmin(host: TwinHost, method: string, path: string, 
 async function route(host: TwinHost, method: string, path: string, raw: Buffer): Promise<TwinResponse> {
   const parts = path.slice('/_twin/'.length).split('/').map(decodeURIComponent);
   const [head, resource, externalId, extra] = parts;
-  let body: any;
+  let body: unknown;
   try {
     body = parseBody(raw);
   } catch (e) {
@@ -41,7 +41,7 @@ async function route(host: TwinHost, method: string, path: string, raw: Buffer):
   if (head === 'credential' && method === 'GET' && parts.length === 1) {
     return { status: 200, body: host.credential() };
   }
-  if (head === 'advance' && method === 'POST' && parts.length === 1) return host.advances.request(body);
+  if (head === 'advance' && method === 'POST' && parts.length === 1) return host.advances.request(body as { to?: unknown; wait_ms?: unknown });
   if (head === 'advance' && method === 'GET' && parts.length === 2) {
     return host.advances.answer(parts[1]!) ?? detail(404, `No advance job '${parts[1]}'.`);
   }
@@ -70,11 +70,11 @@ async function route(host: TwinHost, method: string, path: string, raw: Buffer):
       return detail(403, 'Delivery records are read-only: they record what the twin sent and are written only by the twin itself.');
     }
     if (method === 'PUT') {
-      const fields = body?.fields;
+      const fields = (body as { fields?: unknown } | null | undefined)?.fields;
       if (!fields || typeof fields !== 'object' || Array.isArray(fields)) {
         return detail(400, '`fields` must be an object.');
       }
-      await host.putRecord(resource, externalId, fields);
+      await host.putRecord(resource, externalId, fields as Record<string, unknown>);
       return { status: 200, body: { external_id: externalId, resource, body: fields } };
     }
     if (method === 'DELETE') {

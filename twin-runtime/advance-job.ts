@@ -3,14 +3,16 @@
 // The twin's lifecycle runs in slices — `advance(ctx, t)` to successive instants t, each sized to
 // take about SLICE_MS — with a turn of the event loop between slices. Running every step due in
 // (clock, t1] then (t1, t2] is the same as running those due in (clock, t2] at once, because each
-// twin's lifecycle runs what is due up to the instant it is given. Meanwhile provider requests get
-// a 503 with Retry-After in the provider's own error shape (they would otherwise see a clock
-// half-way), admin writes a 409, and the job's progress is readable at `GET /_twin/advance/{id}`.
+// twin's lifecycle runs what is due up to the instant it is given. Meanwhile provider requests are
+// answered between slices (issue 33: a tenant's twin must keep answering while its clock moves),
+// at the instant the advance has reached — time is passing for them as for the lifecycle, and
+// what they create is due from there on; admin writes get a 409, and the job's progress is
+// readable at `GET /_twin/advance/{id}`.
 //
 // The host (host.ts) owns one AdvanceJobs; each slice runs as an exclusive job of its pipeline. A
 // job runs at batch priority (background-priority.ts): other tenants' requests come first.
 
-import type { TwinContext, TwinDefinition, TwinRequest, TwinResponse } from './contract.js';
+import type { TwinContext, TwinDefinition, TwinResponse } from './contract.js';
 import { atBatchPriority } from './background-priority.js';
 
 export interface AdvanceJobView {
@@ -36,8 +38,6 @@ const MIN_SPAN_MS = 60_000;
 const FIRST_SPAN_MS = 86_400_000;
 /** Finished jobs remembered for their followers. */
 const KEEP_FINISHED = 32;
-/** What a 503 asks callers to wait, in seconds. */
-export const RETRY_AFTER_SECONDS = 1;
 
 export interface AdvanceHost {
   twin: TwinDefinition;
@@ -176,16 +176,6 @@ export class AdvanceJobs {
       else if (took > 4 * SLICE_MS) span = Math.max(MIN_SPAN_MS, Math.floor(span / 2));
       await turn();
     }
-  }
-
-  /** A provider request while a job runs: the provider's 503 with Retry-After. */
-  busyAnswer(req: TwinRequest): TwinResponse | undefined {
-    if (!this.current) return undefined;
-    const answer = this.host.twin.unavailable?.(req, RETRY_AFTER_SECONDS) ?? {
-      status: 503,
-      body: { error: { message: 'The service is temporarily unavailable while its clock advances; retry shortly.' } },
-    };
-    return { ...answer, status: 503, headers: { ...(answer.headers ?? {}), 'retry-after': String(RETRY_AFTER_SECONDS) } };
   }
 
   /** An admin write while a job runs: 409. */

@@ -182,7 +182,7 @@ export interface TwinDefinition {
   /**
    * The other halves of a two-part provider credential, returned beside `api_key` by the
    * credential endpoint (decisions §10: `email` for Jira, `account_sid` for Twilio, Stripe's
-   * `publishable_key` for frontend calls).
+   * `publishable_key` for frontend calls, Slack's `app_token` and `signing_secret`).
    */
   credentialExtras?(ctx: TwinContext): Record<string, string>;
   /** Hand-written routes (they always win over `generic`). */
@@ -206,10 +206,11 @@ export interface TwinDefinition {
   /** The provider-error hook: thrown errors, route misses, unreadable requests. */
   errors: ProviderErrors;
   /**
-   * Provider-shaped 503 while the twin cannot serve (a long advance is running); the runtime adds
-   * `Retry-After`. A generic `{error: {message}}` body is used when absent.
+   * Provider-shaped 503 while the twin cannot serve (its disk is full: `sentence` says so, for a
+   * provider shape with a message); the runtime adds `Retry-After`. A generic `{error: {message}}`
+   * body is used when absent.
    */
-  unavailable?(req: TwinRequest, retryAfterSeconds: number): TwinResponse;
+  unavailable?(req: TwinRequest, retryAfterSeconds: number, sentence?: string): TwinResponse;
   /** Credentials in query strings and bodies the request log must not keep. */
   redact?: RedactionRules;
   /**
@@ -235,11 +236,6 @@ export interface TwinDefinition {
    * the socket over; without this hook the runtime refuses every upgrade.
    */
   upgrade?(req: IncomingMessage, socket: Duplex, head: Buffer, ctx: TwinContext): void;
-  /**
-   * The other halves of the provider's credential, answered by the credential endpoint beside
-   * `api_key` (decisions §10: Slack's `app_token` and `signing_secret`).
-   */
-  credentialExtras?(ctx: TwinContext): Record<string, string>;
   /** Headers for one delivery attempt (signatures use the wall-clock time of the attempt). */
   signDelivery?(delivery: DeliveryRecord, payload: string, wallNow: Date): Record<string, string>;
   /**

@@ -7,6 +7,7 @@
 import type { Dispatcher } from 'undici';
 import type { RecordStore } from './record-store.js';
 import { EgressGuard, refusalMessage, undici } from './egress.js';
+import { isStorageFull, STORAGE_FULL_RETRY_SECONDS } from './storage-full.js';
 
 export interface DeliveryAttempt {
   attempted_at: string;
@@ -119,7 +120,13 @@ export class Deliveries {
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       this.dueNow.delete(timer);
-      const p = this.attempt(id).finally(() => this.inFlight.delete(p));
+      const p = this.attempt(id)
+        .catch((e: unknown) => {
+          // Its outcome could not be written (a full disk): it stays pending and is tried again.
+          if (!isStorageFull(e)) throw e;
+          this.later(id, STORAGE_FULL_RETRY_SECONDS * 1000);
+        })
+        .finally(() => this.inFlight.delete(p));
       this.inFlight.add(p);
     }, ms);
     timer.unref();
@@ -129,7 +136,7 @@ export class Deliveries {
 
   private async attempt(id: string): Promise<void> {
     const d = this.store.get<DeliveryRecord>(DELIVERY_RESOURCE, id);
-    if (!d || d.status !== 'pending') return;
+    if (d?.status !== 'pending') return;
     const started = Date.now();
     const body = this.stamper ? this.stamper(d, new Date(started)) : d.payload;
     const headers: Record<string, string> = {

@@ -12,6 +12,7 @@ import { RequestPipeline } from './pipeline.js';
 import { AdvanceJobs, type AdvanceJobView } from './advance-job.js';
 import { atBatchPriority } from './background-priority.js';
 import { prototypesIntact } from './safe-input.js';
+import { isStorageFull, STORAGE_FULL_RETRY_SECONDS, STORAGE_FULL_SENTENCE } from './storage-full.js';
 import { routeTwin, type RoutedTwin } from './router.js';
 import { FIDELITY_HEADER, NotSimulated, type FidelityLevel } from './fidelity.js';
 import type { RequestProblem, TwinContext, TwinDefinition, TwinRequest, TwinResponse, TwinRoute } from './contract.js';
@@ -117,7 +118,7 @@ export class TwinHost {
   readonly ctx: TwinContext;
   readonly routing: RoutedTwin;
   readonly pipeline: RequestPipeline;
-  /** A long advance runs as a job; provider requests get the provider's 503 meanwhile. */
+  /** A long advance runs as a job; provider requests are answered between its slices. */
   readonly advances: AdvanceJobs;
   private readonly startClock: Date;
   private lifecycleTimer: NodeJS.Timeout | undefined;
@@ -197,7 +198,13 @@ export class TwinHost {
   /** Answer one provider request (the HTTP server, tests and the seed expander call this). */
   handle(req: TwinRequest): Promise<TwinResponse> {
     if (this.tickEvery > 0) this.noteRequest();
-    return this.pipeline.submit(() => this.answer(req));
+    // A commit the full disk refused: the request changed nothing, and says why.
+    return this.pipeline
+      .submit(() => this.answer(req))
+      .catch((e: unknown) => {
+        if (isStorageFull(e)) return this.storageFull(req);
+        throw e;
+      });
   }
 
   /** Answer a request the runtime could not read, in the provider's error shape. */
@@ -245,12 +252,22 @@ export class TwinHost {
     }
   }
 
+  /** A write refused for lack of space: the provider's 503 with a sentence and Retry-After (reads still answer). */
+  storageFull(req: TwinRequest): TwinResponse {
+    const answer = this.twin.unavailable?.(req, STORAGE_FULL_RETRY_SECONDS, STORAGE_FULL_SENTENCE) ?? {
+      status: 503,
+      body: { error: { type: 'api_error', message: STORAGE_FULL_SENTENCE } },
+    };
+    return { ...answer, status: 503, headers: { ...(answer.headers ?? {}), 'retry-after': String(STORAGE_FULL_RETRY_SECONDS) } };
+  }
+
   private renderError(e: unknown, req: TwinRequest): TwinResponse {
     if (e instanceof NotSimulated) {
       const hook = this.twin.errors.unsupported;
       const refusal = hook ? hook(req, this.ctx, e.message) : { status: 501, body: { error: { type: 'api_error', message: e.message } } };
       return { ...refusal, fidelity: 'unsupported' };
     }
+    if (isStorageFull(e)) return this.storageFull(req);
     const rendered = this.twin.errors.render(e, req, this.ctx);
     if (rendered) return rendered;
     return { status: 500, body: { error: { type: 'api_error', message: (e as Error)?.message ?? String(e) } } };

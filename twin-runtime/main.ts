@@ -21,6 +21,7 @@ import { parseArgs } from 'node:util';
 import { loadTwin } from './registry.js';
 import { isClockMode, type ClockMode } from './clock.js';
 import { TwinServer } from './server.js';
+import { surviveFullDisk } from './storage-full.js';
 
 const { values } = parseArgs({
   options: {
@@ -69,6 +70,9 @@ async function stop(): Promise<void> {
   await server?.close();
   process.exit(0);
 }
+// A write that fails for lack of space outside a request (a delivery's bookkeeping) leaves the twin
+// up: its requests answer 503 until space returns.
+surviveFullDisk((err) => process.stderr.write(`twin: a background write failed, the disk is full (${(err as Error).message})\n`));
 process.on('SIGTERM', () => void stop());
 process.on('SIGINT', () => void stop());
 

@@ -79,9 +79,12 @@ export function findMyWayPath(template: string): { path: string; names: string[]
 
 /** A find-my-way / Fastify path (`/environments/:id`, `/docs/*`) as a template. */
 export function templateFromFindMyWay(path: string): string {
-  return path
-    .replace(/::/g, '\u0000')
-    .replace(/:([A-Za-z0-9_]+)/g, '{$1}')
-    .replace(/\*$/, '{+wildcard}')
-    .replace(/\u0000/g, ':');
+  return (
+    path
+      .replace(/::/g, '\u0000')
+      .replace(/:([A-Za-z0-9_]+)/g, '{$1}')
+      .replace(/\*$/, '{+wildcard}')
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is the placeholder this function put in for an escaped colon
+      .replace(/\u0000/g, ':')
+  );
 }

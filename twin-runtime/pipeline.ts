@@ -10,7 +10,7 @@ import type Database from 'better-sqlite3';
 interface Job {
   exclusive: boolean;
   run: () => unknown;
-  resolve: (v: any) => void;
+  resolve: (v: unknown) => void;
   reject: (e: unknown) => void;
 }
 
@@ -72,15 +72,18 @@ export class RequestPipeline {
       this.sql.release.run();
       return out;
     } catch (e) {
-      this.sql.rollbackTo.run();
-      this.sql.release.run();
+      // A full disk may have rolled the whole transaction back already (SQLITE_FULL).
+      if (this.db.inTransaction) {
+        this.sql.rollbackTo.run();
+        this.sql.release.run();
+      }
       throw e;
     }
   }
 
   private enqueue<T>(run: () => T | Promise<T>, exclusive: boolean): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.jobs.push({ exclusive, run, resolve, reject });
+      this.jobs.push({ exclusive, run, resolve: resolve as (v: unknown) => void, reject });
       this.schedule();
     });
   }
@@ -125,15 +128,18 @@ export class RequestPipeline {
   private async runBatch(batch: Job[]): Promise<void> {
     const done: [Job, unknown][] = [];
     try {
-      this.sql.begin.run();
       for (const job of batch) {
+        if (!this.db.inTransaction) this.sql.begin.run();
         try {
           done.push([job, await job.run()]);
         } catch (e) {
           job.reject(e);
+          // SQLite rolled the whole transaction back (a full disk): the jobs before lost their
+          // writes too, so they fail with it; the rest of the batch runs in a new transaction.
+          if (!this.db.inTransaction) for (const [lost] of done.splice(0)) lost.reject(e);
         }
       }
-      this.sql.commit.run();
+      if (this.db.inTransaction) this.sql.commit.run();
     } catch (e) {
       if (this.db.inTransaction) this.sql.rollback.run();
       for (const [job] of done) job.reject(e);

@@ -119,7 +119,7 @@ export function assignSafely<T extends object>(target: T, ...sources: (object | 
 /** The value of an own property (never an inherited one such as `constructor` or `toString`). */
 export function ownValue(holder: unknown, key: string): unknown {
   if (holder === null || typeof holder !== 'object') return undefined;
-  return Object.prototype.hasOwnProperty.call(holder, key) ? (holder as Record<string, unknown>)[key] : undefined;
+  return Object.hasOwn(holder, key) ? (holder as Record<string, unknown>)[key] : undefined;
 }
 
 // ---- JSON --------------------------------------------------------------------------------------

@@ -160,7 +160,7 @@ export class TwinServer {
         rawBody: raw,
         ...parseBody(raw, req.headers['content-type']),
       };
-      send(res, this.host.advances.busyAnswer(twinReq) ?? (await this.host.handle(twinReq)));
+      send(res, await this.host.handle(twinReq));
     } catch (e) {
       if (res.headersSent) return;
       if (e instanceof InputRefusal) {

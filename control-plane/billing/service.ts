@@ -26,6 +26,7 @@ import {
 import { meterEventName, quantityName, type BillableQuantity, type UsageKind } from './prices.js';
 import { batchesOf, unreportedUsage } from './usage.js';
 import { standingOf } from './standing.js';
+import { writeUnlessFull, type StorageHealth } from '../store/storage-health.js';
 import { billingSummary, NO_PAYMENT_PROCESSOR, NO_PROCESSOR_SIDE, type BillingSummary, type ProcessorSide } from './summary.js';
 
 /** Where the processor posts its events (public; verified by signature). */
@@ -43,6 +44,8 @@ export interface BillingServiceOptions {
   db: Db;
   config: Config;
   log: Logger;
+  /** Where a write that failed for lack of space is noted (a full disk must not end the process). */
+  storage?: StorageHealth;
 }
 
 /** Milliseconds since the epoch: when usage is counted up to, and when an upgrade happens. */
@@ -94,6 +97,7 @@ export class BillingService {
   private readonly twinNames = new Map<string, string>(TWIN_SLUGS.map((slug) => [slug, slug]));
   private meterTimer: NodeJS.Timeout | undefined;
   private heartbeatTimer: NodeJS.Timeout | undefined;
+  private readonly storage: StorageHealth | undefined;
   private metering: Promise<void> | undefined;
   private customerSync: Promise<void> | undefined;
   private customerSyncAgain = false;
@@ -107,13 +111,14 @@ export class BillingService {
     this.db = options.db;
     this.config = options.config;
     this.log = options.log;
+    this.storage = options.storage;
     this.store = new BillingStore(options.db);
     const built = configuredProcessor(options.config, options.log);
     this.processor = built.processor;
     this.house = built.house;
     // Runs a crashed control plane left open end at its last heartbeat (its twins died with it).
-    this.store.closeOpenRuns(this.store.lastHeartbeat() ?? new Date().toISOString());
-    this.store.heartbeat(new Date().toISOString());
+    writeUnlessFull(this.storage, this.log, 'billing: closing runs', () => this.store.closeOpenRuns(this.store.lastHeartbeat() ?? new Date().toISOString()));
+    this.writeHeartbeat(new Date().toISOString());
   }
 
   /** Start the house twin, metering and the heartbeat; `publicUrl` is where this API listens. */
@@ -121,7 +126,8 @@ export class BillingService {
     // Listening on every interface: the house twin and a local browser reach it on loopback.
     this.publicUrl = publicUrl.replace(/\/$/, '').replace('//0.0.0.0:', '//127.0.0.1:').replace('//[::]:', '//127.0.0.1:').replace('//:::', '//127.0.0.1:');
     for (const t of await catalog()) this.twinNames.set(t.slug, t.name);
-    this.heartbeatTimer = setInterval(() => this.store.heartbeat(new Date().toISOString()), HEARTBEAT_MS);
+    // A timer's throw would end the process: a full disk skips a beat (the next one writes again).
+    this.heartbeatTimer = setInterval(() => this.writeHeartbeat(new Date().toISOString()), HEARTBEAT_MS);
     this.heartbeatTimer.unref();
     if (!this.processor) return;
     this.house?.start();
@@ -446,6 +452,10 @@ export class BillingService {
     }
   }
 
+  private writeHeartbeat(at: string): void {
+    writeUnlessFull(this.storage, this.log, 'billing heartbeat', () => this.store.heartbeat(at));
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -455,8 +465,8 @@ export class BillingService {
     await this.customerSync;
     // Twins stop with the control plane: their runs end now.
     const now = new Date().toISOString();
-    this.store.closeOpenRuns(now);
-    this.store.heartbeat(now);
+    writeUnlessFull(this.storage, this.log, 'billing: closing runs', () => this.store.closeOpenRuns(now));
+    this.writeHeartbeat(now);
     await this.house?.close();
   }
 }

@@ -370,7 +370,13 @@ export class StripeProcessor implements PaymentProcessor {
     } catch (e) {
       throw new WebhookRejected(redactSecrets(`The webhook signature does not verify: ${(e as Error).message}`));
     }
-    const object = (event.data?.object ?? {}) as { object?: string; id?: string; customer?: unknown; subscription?: unknown; parent?: any };
+    const object = (event.data?.object ?? {}) as {
+      object?: string;
+      id?: string;
+      customer?: unknown;
+      subscription?: unknown;
+      parent?: { subscription_details?: { subscription?: unknown } | null } | null;
+    };
     const idOf = (v: unknown): string | null =>
       typeof v === 'string' ? v : v && typeof v === 'object' && typeof (v as { id?: unknown }).id === 'string' ? (v as { id: string }).id : null;
     const subscriptionId =

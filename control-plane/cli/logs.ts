@@ -18,7 +18,7 @@ export const logs: Handler = async (ctx) => {
     slugs.get(r.environment_twin_id) ?? r.environment_twin_id,
     r.method,
     r.path + (r.query_string ? `?${r.query_string}` : ''),
-    r.status_code,
+    r.status_code ?? 'unanswered',
     r.fidelity ?? '-',
     `${r.duration_ms} ms`,
   ];
@@ -50,7 +50,7 @@ export const logs: Handler = async (ctx) => {
     const page = await read(1, 100);
     const fresh = page.items.filter((r) => !seen.has(r.id)).reverse();
     seen = new Set(page.items.map((r) => r.id));
-    if (ctx.json) fresh.forEach((r) => ctx.io.stdout(JSON.stringify(r) + '\n'));
+    if (ctx.json) for (const r of fresh) ctx.io.stdout(JSON.stringify(r) + '\n');
     else if (fresh.length > 0) ctx.io.stdout(table(first ? [header, ...fresh.map(line)] : fresh.map(line)));
     if (fresh.length > 0) first = false;
     await Promise.race([new Promise((r) => setTimeout(r, FOLLOW_INTERVAL_MS)), ctx.io.stopped]);

@@ -22,6 +22,13 @@ export const serve: Handler = async (ctx) => {
   // The control plane itself is loaded only once we know it will run.
   const { startControlPlane } = await import('../server.js');
   const cp = await startControlPlane(config);
+  // A write that fails for lack of space outside any request (a timer, a background job) is
+  // reported, and the process stays up: every tenant shares it (the API answers 503 meanwhile).
+  const { surviveFullDisk } = await import('../../twin-runtime/storage-full.js');
+  surviveFullDisk((err) => {
+    cp.services.storage.noteFull();
+    cp.services.log.warn({ err: (err as Error).message }, 'a background write failed: the disk is full');
+  });
   writeServerNote(config.dataDir, { url: cp.url, pid: process.pid, idp: config.idp, started_at: new Date().toISOString() });
   cp.services.log.info(
     { url: cp.url, driver: config.driver, dataDir: config.dataDir, plan: config.defaultPlan },

@@ -6,6 +6,7 @@ import type { CommandContext } from './context.js';
 import { FIDELITY_LEVELS } from '../../twin-runtime/fidelity.js';
 import { CLOCK_MODES } from '../../twin-runtime/clock.js';
 
+// biome-ignore lint/suspicious/noConfusingVoidType: most commands answer nothing (exit 0); some answer an exit status
 export type Handler = (ctx: CommandContext) => Promise<number | void>;
 
 export interface OptionSpec {
@@ -583,6 +584,7 @@ export const ROOT: CommandSpec = {
       name: 'completion',
       summary: 'print a shell completion script (bash or zsh)',
       args: [{ name: 'SHELL', help: 'bash or zsh' }],
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: zsh's own ${fpath[1]}, printed for the user to run
       examples: ['source <(twins completion bash)', 'twins completion zsh > "${fpath[1]}/_twins"'],
       load: load(
         () => import('./completion.js'),

@@ -1217,6 +1217,7 @@ export interface components {
             id: string;
             ready_at: string | null;
             seed_id: string | null;
+            /** @description `pending`, `starting`, `ready`, `degraded` (running but not answering its health check in time: busy; restarted if it stays so), `stopping`, `stopped` or `failed` (`failure` says why). */
             state: string;
             twin_slug: string;
             twin_version: string;
@@ -1293,7 +1294,8 @@ export interface components {
             occurred_at: string;
             path: string;
             query_string: string;
-            status_code: number;
+            /** @description The twin's answer's status; null when the request was sent to the twin and no answer was logged: still in flight, or cut off by a crash of the control plane (a state-changing request is logged before it reaches the twin). */
+            status_code: number | null;
         };
         RequestLogEntryDetail: {
             /** @description `agent` (through the gateway), `seed` or `lifecycle`. */
@@ -1318,14 +1320,15 @@ export interface components {
                     [key: string]: string | string[];
                 };
             };
-            /** @description The twin's answer: its status is `status_code`. */
+            /** @description The twin's answer: its status is `status_code` (null: no answer was logged). */
             response: {
                 /** @description The body as text (credentials redacted), cut at 64 KiB. */
                 body: string | null;
                 body_truncated: boolean;
                 content_type: string | null;
             };
-            status_code: number;
+            /** @description The twin's answer's status; null when the request was sent to the twin and no answer was logged: still in flight, or cut off by a crash of the control plane (a state-changing request is logged before it reaches the twin). */
+            status_code: number | null;
             twin_slug: string;
         };
         Sandbox: {

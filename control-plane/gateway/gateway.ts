@@ -8,7 +8,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { answerClientError } from '../http/client-error.js';
-import { compileRedaction, toLogRow, type CapturedRow, type CompiledRedaction } from './recording.js';
+import { answeredRow, compileRedaction, toLogRow, UNANSWERED, type CapturedRow, type CompiledRedaction } from './recording.js';
 import type { RedactionRules } from '../../twin-runtime/contract.js';
 import { maxBodyBytes } from '../../twin-runtime/body-limits.js';
 import type { Duplex } from 'node:stream';
@@ -83,6 +83,13 @@ const HOP_BY_HOP = new Set([
   'x-twin-admin-secret',
 ]);
 const RESPONSE_HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length']);
+
+/**
+ * Methods that do not change a twin's state: their entry is journaled with the answer. Any other
+ * request is journaled before it is forwarded, so no crash can leave a twin write without its
+ * log row (it stays there as unanswered).
+ */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
 
 /** Methods whose requests carry content: an empty one is sent with `content-length: 0`. */
 const CONTENT_METHODS = new Set(['POST', 'PUT', 'PATCH']);
@@ -389,6 +396,41 @@ export class TwinGateway {
     });
   }
 
+  /** The request's log row: with its answer, or UNANSWERED (journaled before it is forwarded). */
+  private row(
+    route: Route,
+    method: string,
+    path: string,
+    queryString: string,
+    occurredAt: string,
+    req: IncomingMessage,
+    requestBody: Buffer | undefined,
+    answered: { statusCode: number; durationMs: number; responseContentType?: string; responseBody?: Buffer; fidelity?: FidelityLevel } = {
+      statusCode: UNANSWERED,
+      durationMs: 0,
+    },
+  ): CapturedRow {
+    return toLogRow({
+      organizationId: route.organizationId,
+      environmentId: route.environmentId,
+      twinId: route.twinId,
+      twinSlug: route.slug,
+      method,
+      path,
+      queryString,
+      occurredAt,
+      requestHeaders: req.headers,
+      requestBody,
+      redaction: route.redaction,
+      ...answered,
+    });
+  }
+
+  /** Journal a request's entry before it is forwarded; false when the journal did not take it. */
+  private journalFirst(row: CapturedRow): Promise<boolean> {
+    return new Promise((resolve) => this.options.writer.write(row, resolve));
+  }
+
   private async forward(route: Route, req: IncomingMessage, res: ServerResponse): Promise<void> {
     this.answering.add(res);
     const started = performance.now();
@@ -414,6 +456,8 @@ export class TwinGateway {
     let fromTwin = false;
     /** How the twin made its answer (its Twin-Fidelity header), for the log. */
     let fidelity: FidelityLevel | undefined;
+    /** The request's entry journaled before it was forwarded (state-changing methods). */
+    let opened: CapturedRow | undefined;
     const own = (status: number, detail: string) => {
       statusCode = status;
       responseBody = jsonBody({ detail });
@@ -427,7 +471,10 @@ export class TwinGateway {
       if (isAdminPath(path)) own(404, 'Not Found');
       else if (!client) own(503, 'The twin is starting; retry in a moment.');
       else if (!this.options.writer.writable) own(503, 'The request log cannot be written right now; the request was not forwarded. Retry later.');
-      else {
+      else if (!SAFE_METHODS.has(method) && !(await this.journalFirst((opened = this.row(route, method, path, queryString, occurredAt, req, requestBody))))) {
+        opened = undefined;
+        own(503, 'The request log could not be written; the request was not forwarded. Retry later.');
+      } else {
         const answer = await forwardTo(client, req, method, rawUrl, requestBody);
         responseBody = answer.body;
         statusCode = answer.statusCode;
@@ -447,24 +494,14 @@ export class TwinGateway {
       own(502, 'The twin did not answer; it may be restarting.');
       this.options.onError?.(`gateway forward to twin ${route.twinId} failed`, err);
     }
-    const row = toLogRow({
-      organizationId: route.organizationId,
-      environmentId: route.environmentId,
-      twinId: route.twinId,
-      twinSlug: route.slug,
-      method,
-      path,
-      queryString,
+    const answered = {
       statusCode: statusCode!,
       durationMs: performance.now() - started,
-      occurredAt,
-      requestHeaders: req.headers,
-      requestBody,
       responseContentType,
       responseBody: responseBody!,
-      redaction: route.redaction,
       fidelity: fromTwin ? fidelity : undefined,
-    });
+    };
+    const row = opened ? answeredRow(opened, answered) : this.row(route, method, path, queryString, occurredAt, req, requestBody, answered);
     // The answer leaves only once its log entry is committed.
     this.options.writer.write(row, (committed) => {
       if (!committed && fromTwin) own(503, 'The request log could not be written; retry later.');

@@ -228,7 +228,8 @@ export class GatewayHost implements GatewayControl {
     for (;;) {
       const applied = Atomics.load(this.counters, STAT.applied);
       const left = until - performance.now();
-      if (applied >= target || left <= 0) return;
+      // The writer cannot commit now (a full disk): readers get what is stored rather than wait.
+      if (applied >= target || left <= 0 || Atomics.load(this.counters, STAT.writable) === 0n) return;
       if (!this.logWriter) {
         // Between a writer's crash and its successor: wait for the successor, which goes on counting.
         if (this.stopping || !this.logWriterReady) return;

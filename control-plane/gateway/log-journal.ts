@@ -169,17 +169,18 @@ const FIELDS = [
   'response_content_type',
   'response_body_truncated',
   'body_bytes',
+  'completes',
   'fidelity',
 ] as const satisfies readonly (keyof CapturedRow)[];
 
 /** Fields a row may leave out (written as null, read back as absent). */
-const OPTIONAL_FIELDS: ReadonlySet<string> = new Set(['body_bytes', 'fidelity'] satisfies (keyof CapturedRow)[]);
+const OPTIONAL_FIELDS: ReadonlySet<string> = new Set(['body_bytes', 'completes', 'fidelity'] satisfies (keyof CapturedRow)[]);
 
 /**
- * Fields of entries written before a field was added at the end (they are read with it absent):
- * before `fidelity`, 17.
+ * Field counts of entries written before a field was added at the end (read with the later fields
+ * absent): before `fidelity`, and before `completes`.
  */
-const EARLIER_FIELD_COUNTS: ReadonlySet<number> = new Set([FIELDS.length - 1]);
+const EARLIER_FIELD_COUNTS: ReadonlySet<number> = new Set([FIELDS.length - 1, FIELDS.length - 2]);
 
 const bytesOf = (body: string | Buffer | null): Buffer | null => (body === null || Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8'));
 

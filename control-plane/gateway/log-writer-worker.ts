@@ -9,7 +9,7 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { openLogDatabase, RequestLogStore } from '../store/request-logs.js';
-import { RequestLogWriter } from './request-log-writer.js';
+import { mergeAnswers, RequestLogWriter } from './request-log-writer.js';
 import {
   adoptOlderSegments,
   decodeEntries,
@@ -134,7 +134,7 @@ function readSegment(end: number | 'whole-entries'): void {
   // Only whole entries: one cut short was never answered.
   const { rows, consumed } = decodeEntries(bytes, got);
   if (consumed === 0) return;
-  for (const row of rows) writer.write(row, () => {});
+  for (const row of mergeAnswers(rows)) writer.write(row, () => {});
   readAt = { segment, offset: readAt.offset + consumed };
   received = readAt;
 }

@@ -10,6 +10,12 @@ import type { FidelityLevel } from '../../twin-runtime/fidelity.js';
 
 export const BODY_CAP_BYTES = 64 * 1024;
 
+/**
+ * `status_code` of a request the gateway logged before sending it to the twin and whose answer is
+ * not (yet) logged: in flight, or cut off by a crash. The API shows it as `status_code: null`.
+ */
+export const UNANSWERED = 0;
+
 /** What a redacted value is replaced with (the key stays, so tests can still see it was sent). */
 export const REDACTED = '[REDACTED]';
 const REDACTED_FORM = encodeURIComponent(REDACTED);
@@ -186,6 +192,28 @@ export function toLogRow(x: RecordedExchange): CapturedRow {
     response_body: res.bytes,
     response_body_truncated: res.truncated,
     body_bytes: requestBytes + (res.bytes?.length ?? 0),
+    fidelity: x.fidelity ?? null,
+  };
+}
+
+/**
+ * The answer's row for a request logged before it was forwarded (`opened`, UNANSWERED): the same
+ * row (id, arrival time, request) with the answer, marked as completing it.
+ */
+export function answeredRow(
+  opened: CapturedRow,
+  x: Pick<RecordedExchange, 'statusCode' | 'durationMs' | 'responseContentType' | 'responseBody' | 'fidelity'>,
+): CapturedRow {
+  const res = capBody(x.responseBody);
+  return {
+    ...opened,
+    status_code: x.statusCode,
+    duration_ms: Math.max(0, Math.round(x.durationMs)),
+    response_content_type: x.responseContentType ?? null,
+    response_body: res.bytes,
+    response_body_truncated: res.truncated,
+    body_bytes: (opened.body_bytes ?? 0) + (res.bytes?.length ?? 0),
+    completes: 1,
     fidelity: x.fidelity ?? null,
   };
 }

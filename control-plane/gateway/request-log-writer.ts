@@ -9,7 +9,7 @@
 // Each step is bounded by a row budget that adapts to a time target, so a step never holds the
 // writer's thread for long.
 
-import type { RequestLogInput, RequestLogStore } from '../store/request-logs.js';
+import { UNANSWERED, type RequestLogInput, type RequestLogStore } from '../store/request-logs.js';
 import { TurnBatch, type Done } from './turn-batch.js';
 
 export interface LogWriterOptions {
@@ -214,4 +214,29 @@ export class RequestLogWriter {
     this.maintenanceTimer = undefined;
     this.commit();
   }
+}
+
+/**
+ * The rows to store for journal entries read together: a request journaled before it was forwarded
+ * (UNANSWERED) whose answer is among them becomes one row, the answer at the request's place,
+ * rather than a row written and then completed. Rows are changed in place.
+ */
+export function mergeAnswers(rows: RequestLogInput[]): RequestLogInput[] {
+  let opened: Map<string, number> | undefined;
+  const out: RequestLogInput[] = [];
+  for (const row of rows) {
+    if (row.completes) {
+      const at = opened?.get(row.id);
+      if (at !== undefined) {
+        opened!.delete(row.id);
+        row.completes = null;
+        out[at] = row;
+        continue;
+      }
+    } else if (row.status_code === UNANSWERED) {
+      (opened ??= new Map()).set(row.id, out.length);
+    }
+    out.push(row);
+  }
+  return out;
 }

@@ -281,11 +281,17 @@ export class TwinClient {
    * callback gets the whole answer or the reason there is none.
    */
   request(head: string, body: Buffer | undefined, noBody: boolean, callback: Callback): void {
-    if (this.closing) return callback(new TwinConnectionError('the twin client is closed', 'CLOSED'));
+    if (this.closing) {
+      callback(new TwinConnectionError('the twin client is closed', 'CLOSED'));
+      return;
+    }
     const pending: Pending = { head, body, noBody, callback };
     // A closed connection has left `idle` already (forget()).
     const conn = this.idle.pop();
-    if (conn) return conn.send(pending);
+    if (conn) {
+      conn.send(pending);
+      return;
+    }
     this.waiting.push(pending);
     this.openForWaiting();
   }
@@ -316,12 +322,21 @@ export class TwinClient {
   /** A connection is free again: the next waiting request takes it, else it waits idle. */
   release(conn: Connection, hintMs: number | undefined): void {
     const next = this.waiting.shift();
-    if (next) return conn.send(next);
-    if (this.closing) return conn.close();
+    if (next) {
+      conn.send(next);
+      return;
+    }
+    if (this.closing) {
+      conn.close();
+      return;
+    }
     // Closed well before the twin would close it (a second, plus the sweep's delay), so no request
     // meets a closing connection.
     const limit = hintMs === undefined ? this.keepAliveMs : Math.min(this.keepAliveMs, hintMs - 1000 - SWEEP_MS);
-    if (limit <= 0) return conn.close();
+    if (limit <= 0) {
+      conn.close();
+      return;
+    }
     conn.idle(limit);
     this.idle.push(conn);
     this.sweeping ??= setInterval(() => this.sweep(), SWEEP_MS).unref();

@@ -100,7 +100,6 @@ export function uuidString() {
 
 const MAX_EMAIL_INPUT = 2048;
 const EMAIL_MAX_LENGTH = 254;
-const ATEXT = /[a-zA-Z0-9_!#$%&'*+\-/=?^`{|}~]/;
 const ATEXT_INTL_OR_DOT = /[.a-zA-Z0-9_!#$%&'*+\-/=?^`{|}~\u0080-\u{10FFFF}]/u;
 const DOT_ATOM_INTL = /^[a-zA-Z0-9_!#$%&'*+\-/=?^`{|}~\u0080-\u{10FFFF}]+(?:\.[a-zA-Z0-9_!#$%&'*+\-/=?^`{|}~\u0080-\u{10FFFF}]+)*$/u;
 const HOSTNAME_CHAR = /[a-zA-Z0-9\-.\u0080-\u{10FFFF}]/u;

@@ -9,17 +9,21 @@ import { RequestValidationError } from './validation.js';
 
 export function parseJsonBody(_req: FastifyRequest, body: string | Buffer, done: (err: Error | null, value?: unknown) => void): void {
   const text = typeof body === 'string' ? body : body.toString('utf8');
-  if (text.trim() === '') return done(null, undefined);
+  if (text.trim() === '') {
+    done(null, undefined);
+    return;
+  }
   try {
     done(null, parseJson(text));
   } catch (e) {
     if (e instanceof InputRefusal) {
       const offset = e.offset ?? 0;
-      return done(
+      done(
         new RequestValidationError([
           { type: 'json_invalid', loc: ['body', offset], msg: 'JSON decode error', input: {}, ctx: { error: 'Maximum nesting depth exceeded' } },
         ]),
       );
+      return;
     }
     const message = (e as Error).message;
     const m = /position (\d+)/.exec(message);

@@ -6,6 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 
+// biome-ignore lint/suspicious/noExplicitAny: OpenAPI documents as @fastify/swagger hands them over, rewritten in place
 type Json = Record<string, any>;
 type OpenApiDocument = Json & { paths?: Json; components?: Json };
 
@@ -84,7 +85,10 @@ export const transformRoute: NonNullable<FastifyDynamicSwaggerOptions['transform
 
 /** Replace every `$ref` to `from` by one to `to`, in place. */
 function renameRefs(node: unknown, from: string, to: string): void {
-  if (Array.isArray(node)) return node.forEach((n) => renameRefs(n, from, to));
+  if (Array.isArray(node)) {
+    for (const n of node) renameRefs(n, from, to);
+    return;
+  }
   if (!node || typeof node !== 'object') return;
   const obj = node as Json;
   if (obj.$ref === `#/components/schemas/${from}`) obj.$ref = `#/components/schemas/${to}`;
@@ -92,7 +96,10 @@ function renameRefs(node: unknown, from: string, to: string): void {
 }
 
 function collectRefs(node: unknown, into: Set<string>): void {
-  if (Array.isArray(node)) return node.forEach((n) => collectRefs(n, into));
+  if (Array.isArray(node)) {
+    for (const n of node) collectRefs(n, into);
+    return;
+  }
   if (!node || typeof node !== 'object') return;
   const obj = node as Json;
   if (typeof obj.$ref === 'string' && obj.$ref.startsWith('#/components/schemas/')) into.add(obj.$ref.slice('#/components/schemas/'.length));

@@ -96,10 +96,10 @@ export function toEntry(issue: z.core.$ZodIssue, location: string, root: unknown
 }
 
 function valueAt(root: unknown, path: (string | number)[]): unknown {
-  let v: any = root;
+  let v: unknown = root;
   for (const p of path) {
     if (v === null || typeof v !== 'object') return undefined;
-    v = v[p];
+    v = (v as Record<string | number, unknown>)[p];
   }
   return v;
 }

@@ -68,7 +68,7 @@ export class WorkosInvitationProvider implements InvitationProvider {
         bodyTimeout: TIMEOUT_MS,
       });
       const text = await res.body.text();
-      let json: unknown = undefined;
+      let json: unknown;
       try {
         json = text ? JSON.parse(text) : undefined;
       } catch {

@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import type { RequestLogFilter, RequestLogListItem, RequestLogStore } from '../store/request-logs.js';
 import type { GatewayHost } from '../gateway/host.js';
 import { AdvanceStore, type AdvanceRow } from '../store/advances.js';
+import { OrganizationJobs } from './organization-jobs.js';
 import { badGateway, conflict, forbidden, HttpError, notFound, paymentRequired } from '../http/errors.js';
 import { paginate, type Page, type PageQuery } from '../http/pagination.js';
 import { isTwinSlug, loadTwin } from '../../twin-runtime/registry.js';
@@ -111,6 +112,8 @@ export interface EnvironmentServiceOptions {
   reconciler: Reconciler;
   admin: TwinAdminClient;
   log?: Logger;
+  /** Where advances wait their organization's turn (organization-jobs.ts); default: a queue of its own. */
+  jobs?: OrganizationJobs;
 }
 
 export function twinView(t: EnvironmentTwinRow): TwinView {
@@ -160,12 +163,14 @@ function slugify(name: string, id: string): string {
 export class EnvironmentService {
   private readonly store: EnvironmentStore;
   private readonly advances: AdvanceStore;
+  private readonly jobs: OrganizationJobs;
   /** The advance under way per environment (its job promise). */
   private readonly runningAdvances = new Map<string, { id: string; done: Promise<void> }>();
 
   constructor(private readonly o: EnvironmentServiceOptions) {
     this.store = o.store;
     this.advances = new AdvanceStore(o.db);
+    this.jobs = o.jobs ?? new OrganizationJobs();
   }
 
   // ---- views ---------------------------------------------------------------------------------
@@ -456,7 +461,8 @@ export class EnvironmentService {
       completed_at: null,
     };
     this.advances.insert(row);
-    const done = this.runAdvance(row, to, wall);
+    // A job: behind this organization's other heavy work, never in front of another organization's.
+    const done = this.jobs.run(env.organization_id, 'advance', () => this.runAdvance(row, to, wall));
     this.runningAdvances.set(env.id, { id: row.id, done });
     void done.finally(() => {
       if (this.runningAdvances.get(env.id)?.id === row.id) this.runningAdvances.delete(env.id);

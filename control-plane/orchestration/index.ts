@@ -18,6 +18,7 @@ import { ensureTls } from '../../twin-runtime/tls.js';
 import type { TwinDriver } from './drivers/driver.js';
 import { createDriver } from './drivers/index.js';
 import { Reconciler } from './reconciler.js';
+import type { OrganizationJobs } from './organization-jobs.js';
 import { TwinAdminClient } from './twin-admin.js';
 import { EnvironmentService } from './environments.js';
 
@@ -57,7 +58,7 @@ export function twinEnvironment(config: Pick<Config, 'egress' | 'host'>): Record
   return { TWINS_EGRESS: 'public', TWINS_EGRESS_DENY: ownAddresses(config.host).join(',') };
 }
 
-export async function createOrchestration(config: Config, db: Db, log: Logger): Promise<Orchestration> {
+export async function createOrchestration(config: Config, db: Db, log: Logger, jobs?: OrganizationJobs): Promise<Orchestration> {
   const store = new EnvironmentStore(db);
   const requestLogs = new RequestLogStore(db);
   const driver = await createDriver(config);
@@ -87,6 +88,9 @@ export async function createOrchestration(config: Config, db: Db, log: Logger): 
     admin,
     log: log.child({ component: 'reconciler' }),
     tickMs: process.env.TWINS_RECONCILE_MS ? Number(process.env.TWINS_RECONCILE_MS) : undefined,
+    healthDeadlineMs: process.env.TWINS_TWIN_HEALTH_DEADLINE_MS ? Number(process.env.TWINS_TWIN_HEALTH_DEADLINE_MS) : undefined,
+    healthIntervalMs: process.env.TWINS_TWIN_HEALTH_INTERVAL_MS ? Number(process.env.TWINS_TWIN_HEALTH_INTERVAL_MS) : undefined,
+    restartGraceMs: process.env.TWINS_TWIN_RESTART_GRACE_MS ? Number(process.env.TWINS_TWIN_RESTART_GRACE_MS) : undefined,
     image: process.env.TWINS_IMAGE,
     twinEnv: twinEnvironment(config),
   });
@@ -99,6 +103,7 @@ export async function createOrchestration(config: Config, db: Db, log: Logger): 
     reconciler,
     admin,
     log: log.child({ component: 'environments' }),
+    jobs,
   });
   // Plans change (an upgrade keeps logs longer): each live environment's retention is refreshed.
   const refreshRetention = () => {

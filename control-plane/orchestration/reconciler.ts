@@ -29,7 +29,22 @@ export interface ReconcilerOptions {
   image?: string;
   /** Consecutive start failures after which a twin stays failed until something changes. */
   maxStartAttempts?: number;
+  /** How long a running twin has to answer its health check (TWINS_TWIN_HEALTH_DEADLINE_MS). */
+  healthDeadlineMs?: number;
+  /** Milliseconds between health checks of each running twin. */
+  healthIntervalMs?: number;
+  /** How long a twin may stay degraded before it is restarted (TWINS_TWIN_RESTART_GRACE_MS). */
+  restartGraceMs?: number;
 }
+
+/**
+ * Defaults: a twin that misses two health checks in a row (3 s each, 5 s apart) is busy, not
+ * ready (one miss alone can be a loaded machine); degraded for 30 s, it is restarted.
+ */
+export const HEALTH_DEADLINE_MS = 3_000;
+export const HEALTH_INTERVAL_MS = 5_000;
+export const RESTART_GRACE_MS = 30_000;
+const MISSES_TO_DEGRADE = 2;
 
 interface FailureCount {
   count: number;
@@ -70,6 +85,14 @@ export class Reconciler {
   /** A queued step that has not begun yet: later kicks join it (it will read the latest state). */
   private readonly waiting = new Map<string, Promise<void>>();
   private readonly failures = new Map<string, FailureCount>();
+  /** When each running twin was last checked, and since when a degraded one has been so. */
+  private readonly lastChecked = new Map<string, number>();
+  private readonly degradedSince = new Map<string, number>();
+  /** Health checks each twin has missed in a row. */
+  private readonly misses = new Map<string, number>();
+  private readonly checking = new Set<string>();
+  /** Degraded past the grace period: restarted by its next step. */
+  private readonly restartWanted = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private ticking = false;
   private stopped = false;
@@ -106,7 +129,7 @@ export class Reconciler {
     const running = new Set(workloads.filter((w) => w.state === 'running').map((w) => w.twinId));
     for (const id of wanted) {
       const row = this.store.twinById(id);
-      if (!row || row.state !== 'ready' || running.has(id)) continue;
+      if ((row?.state !== 'ready' && row?.state !== 'degraded') || running.has(id)) continue;
       this.gateway.setTarget(id, undefined);
       this.store.updateTwin(id, { state: 'starting', address: null, api_key: null, restarts: row.restarts + 1 });
       this.refreshEnvironment(row.environment_id);
@@ -123,11 +146,74 @@ export class Reconciler {
     this.ticking = true;
     try {
       this.expireDue();
-      await Promise.all(this.store.twinIdsToReconcile().map((id) => this.kick(id)));
+      const ids = this.store.twinIdsToReconcile();
+      this.checkHealth(ids);
+      await Promise.all(ids.map((id) => this.kick(id)));
     } catch (err) {
       this.log.error({ err }, 'reconciler tick failed');
     } finally {
       this.ticking = false;
+    }
+  }
+
+  /**
+   * Health checks with a deadline, apart from the twins' steps (a check waits up to its deadline): a
+   * running twin that does not answer in time (its event loop held by one request, a disk that
+   * does not answer) is reported degraded, with why, and keeps its address (it may come back); one
+   * that answers again is ready again; one degraded past the grace period is restarted by its next
+   * step. Committed writes are in its data file, which the restart keeps.
+   */
+  private checkHealth(ids: string[]): void {
+    const now = Date.now();
+    const interval = this.options.healthIntervalMs ?? HEALTH_INTERVAL_MS;
+    for (const id of ids) {
+      if (this.checking.has(id) || now - (this.lastChecked.get(id) ?? 0) < interval) continue;
+      const row = this.store.twinById(id);
+      if (!row || (row.state !== 'ready' && row.state !== 'degraded') || !row.address || row.desired_state !== 'running') continue;
+      this.lastChecked.set(id, now);
+      this.checking.add(id);
+      void this.checkOne(row)
+        .catch((err) => this.log.warn({ err, twinId: id }, 'twin health check failed'))
+        .finally(() => this.checking.delete(id));
+    }
+  }
+
+  private async checkOne(row: EnvironmentTwinRow & { address: string | null }): Promise<void> {
+    const deadline = this.options.healthDeadlineMs ?? HEALTH_DEADLINE_MS;
+    const answered = await this.admin.health(row.address!, row.admin_secret, deadline).then(
+      () => true,
+      () => false,
+    );
+    const now = this.store.twinById(row.id);
+    // Its state moved on while we asked (restarted, stopped): the answer is about another workload.
+    if (!now || now.address !== row.address || (now.state !== 'ready' && now.state !== 'degraded')) return;
+    if (answered) {
+      this.misses.delete(row.id);
+      this.degradedSince.delete(row.id);
+      if (now.state === 'degraded') {
+        this.store.updateTwin(row.id, { state: 'ready', failure: null });
+        this.log.info({ twinId: row.id }, 'twin answers its health check again');
+        this.refreshEnvironment(row.environment_id);
+      }
+      return;
+    }
+    const missed = (this.misses.get(row.id) ?? 0) + 1;
+    this.misses.set(row.id, missed);
+    if (missed < MISSES_TO_DEGRADE) return;
+    const since = this.degradedSince.get(row.id) ?? Date.now();
+    this.degradedSince.set(row.id, since);
+    const grace = this.options.restartGraceMs ?? RESTART_GRACE_MS;
+    if (now.state !== 'degraded') {
+      this.store.updateTwin(row.id, {
+        state: 'degraded',
+        failure: `The twin did not answer ${missed} health checks in a row within ${deadline} ms each (busy since ${new Date(since).toISOString()}); it is restarted if it stays so for ${Math.round(grace / 1000)} s.`,
+      });
+      this.log.warn({ twinId: row.id, deadlineMs: deadline }, 'twin degraded: no answer to its health check in time');
+      this.refreshEnvironment(row.environment_id);
+    }
+    if (Date.now() - since >= grace) {
+      this.restartWanted.add(row.id);
+      void this.kick(row.id);
     }
   }
 
@@ -184,7 +270,18 @@ export class Reconciler {
     const observed = await this.driver.inspect(twinId);
 
     if (wantRunning) {
-      const healthy = observed.state === 'running' && row.state === 'ready' && this.gateway.targetOf(twinId) === observed.address;
+      if (this.restartWanted.delete(twinId) && row.state === 'degraded') {
+        this.log.warn({ twinId }, 'restarting a twin degraded past its grace period');
+        await this.driver.stop(twinId);
+        this.degradedSince.delete(twinId);
+        this.misses.delete(twinId);
+        await this.bringUp(row, env!, { ...observed, state: 'exited', message: row.failure ?? undefined });
+        this.refreshEnvironment(row.environment_id);
+        return;
+      }
+      // A degraded twin still runs where it did (it may answer again); it is not started anew.
+      const up = row.state === 'ready' || row.state === 'degraded';
+      const healthy = observed.state === 'running' && up && this.gateway.targetOf(twinId) === observed.address;
       if (!healthy && this.mayTryStart(row)) await this.bringUp(row, env!, observed);
     } else if (remove || row.state !== 'stopped' || observed.state !== 'missing') {
       await this.bringDown(row, remove, observed);
@@ -226,7 +323,7 @@ export class Reconciler {
 
   private async bringUp(row: EnvironmentTwinRow, env: EnvironmentRow, observed: WorkloadStatus): Promise<void> {
     // It ran before and is gone (crash, control-plane restart): a restart, not a first start.
-    const restart = observed.state === 'exited' || row.state === 'ready';
+    const restart = observed.state === 'exited' || row.state === 'ready' || row.state === 'degraded';
     this.gateway.setTarget(row.id, undefined);
     this.store.updateTwin(row.id, {
       state: 'starting',

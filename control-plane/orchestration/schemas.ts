@@ -19,7 +19,11 @@ export const twinSchema = z
     twin_version: z.string(),
     seed_id: z.string().nullable(),
     desired_state: z.string(),
-    state: z.string(),
+    state: z
+      .string()
+      .describe(
+        '`pending`, `starting`, `ready`, `degraded` (running but not answering its health check in time: busy; restarted if it stays so), `stopping`, `stopped` or `failed` (`failure` says why).',
+      ),
     url: z.string().nullable(),
     created_at: z.string(),
     ready_at: z.string().nullable(),
@@ -70,7 +74,13 @@ export const requestLogSchema = z
     method: z.string(),
     path: z.string(),
     query_string: z.string(),
-    status_code: z.number().int(),
+    status_code: z
+      .number()
+      .int()
+      .nullable()
+      .describe(
+        "The twin's answer's status; null when the request was sent to the twin and no answer was logged: still in flight, or cut off by a crash of the control plane (a state-changing request is logged before it reaches the twin).",
+      ),
     duration_ms: z.number().int(),
     occurred_at: z.string(),
     fidelity: z

@@ -55,7 +55,8 @@ function detailOf(body: unknown, status: number): string {
 export class TwinAdminClient {
   constructor(private readonly timeoutMs = 30_000) {}
 
-  async call<T = any>(address: string, secret: string, method: string, path: string, body?: unknown): Promise<AdminAnswer<T>> {
+  // biome-ignore lint/suspicious/noExplicitAny: an untyped caller reads the twin's JSON answer field by field
+  async call<T = any>(address: string, secret: string, method: string, path: string, body?: unknown, timeoutMs = this.timeoutMs): Promise<AdminAnswer<T>> {
     let res;
     try {
       res = await getGlobalDispatcher().request({
@@ -67,14 +68,14 @@ export class TwinAdminClient {
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },
         body: body === undefined ? undefined : JSON.stringify(body),
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
       });
     } catch (e) {
       throw new TwinAdminError(`The twin did not answer ${method} ${path.split('?')[0]} (${(e as { code?: string }).code ?? (e as Error).name}).`);
     }
     const text = await res.body.text();
-    let parsed: unknown = undefined;
+    let parsed: unknown;
     if (text) {
       try {
         parsed = parseJson(text);
@@ -86,8 +87,9 @@ export class TwinAdminClient {
   }
 
   /** Like call, but any status other than `expected` is an error. */
-  async expect<T = any>(expected: number, address: string, secret: string, method: string, path: string, body?: unknown): Promise<T> {
-    const out = await this.call<T>(address, secret, method, path, body);
+  // biome-ignore lint/suspicious/noExplicitAny: as call
+  async expect<T = any>(expected: number, address: string, secret: string, method: string, path: string, body?: unknown, timeoutMs?: number): Promise<T> {
+    const out = await this.call<T>(address, secret, method, path, body, timeoutMs);
     if (out.status !== expected) {
       throw new TwinAdminError(`${method} ${path} answered ${out.status}: ${detailOf(out.body, out.status)}`, out.status, out.body);
     }
@@ -98,11 +100,13 @@ export class TwinAdminClient {
     return this.expect(200, address, secret, 'GET', '/_twin/credential');
   }
 
+  /** The twin's health; `deadlineMs`: how long it has to answer (a busy twin misses it). */
   health(
     address: string,
     secret: string,
+    deadlineMs?: number,
   ): Promise<TwinClockReading & { status: string; version: string; storage_version: number; fidelity?: 'strict' | 'lenient'; prototype_intact: boolean }> {
-    return this.expect(200, address, secret, 'GET', '/_twin/health');
+    return this.expect(200, address, secret, 'GET', '/_twin/health', undefined, deadlineMs);
   }
 
   /**

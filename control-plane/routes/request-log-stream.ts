@@ -12,7 +12,7 @@ import { errorBody, errorResponses } from '../http/responses.js';
 import { RequestValidationError } from '../http/validation.js';
 import { idParam, requestLogSchema } from '../orchestration/schemas.js';
 import { CURSOR_PATTERN, RequestLogFeed, type FeedRow } from '../store/request-log-feed.js';
-import type { RequestLogRow } from '../store/request-logs.js';
+import { UNANSWERED, type RequestLogRow } from '../store/request-logs.js';
 
 const tags = ['environments'];
 
@@ -51,7 +51,7 @@ export const requestLogEntrySchema = requestLogSchema
     request: bodySchema.extend({
       headers: z.record(z.string(), z.union([z.string(), z.array(z.string())])).describe('Request headers as received, credentials removed.'),
     }),
-    response: bodySchema.describe("The twin's answer: its status is `status_code`."),
+    response: bodySchema.describe("The twin's answer: its status is `status_code` (null: no answer was logged)."),
   })
   .meta({ id: 'RequestLogEntryDetail' });
 
@@ -65,7 +65,7 @@ function listItem(r: RequestLogRow): z.infer<typeof requestLogSchema> {
     method: r.method,
     path: r.path,
     query_string: r.query_string,
-    status_code: r.status_code,
+    status_code: r.status_code === UNANSWERED ? null : r.status_code,
     duration_ms: r.duration_ms,
     occurred_at: r.occurred_at,
     fidelity: r.fidelity ?? null,

@@ -4,6 +4,7 @@
 // them `running`, so the next start picks them up.
 
 import PQueue from 'p-queue';
+import type { OrganizationJobs } from '../orchestration/organization-jobs.js';
 import type { Logger } from 'pino';
 import type { Db } from '../store/database.js';
 import { SeedStore } from '../store/seeds.js';
@@ -24,6 +25,8 @@ export interface SeedWorkerOptions {
   log: Logger;
   concurrency: number;
   llm?: LlmConfig;
+  /** Where generations wait their organization's turn (orchestration/organization-jobs.ts). */
+  jobs?: OrganizationJobs;
 }
 
 export function seedConcurrencyFromEnv(env: NodeJS.ProcessEnv = process.env): number {
@@ -39,7 +42,9 @@ export class SeedWorker {
   private stopped = false;
 
   constructor(private readonly opts: SeedWorkerOptions) {
-    this.queue = new PQueue({ concurrency: opts.concurrency });
+    // Under the organization jobs, they decide what runs (organizations take turns); this queue only
+    // keeps the generations for close() and idle(). Alone, it is the limit (TWINS_SEED_CONCURRENCY).
+    this.queue = new PQueue({ concurrency: opts.jobs ? Number.POSITIVE_INFINITY : opts.concurrency });
     this.store = new SeedStore(opts.db);
     mkdirSync(seedsDir(opts.dataDir), { recursive: true });
   }
@@ -52,8 +57,10 @@ export class SeedWorker {
   enqueue(id: string): void {
     if (this.stopped || this.queued.has(id)) return;
     this.queued.add(id);
+    const org = this.store.byId(id)?.organization_id ?? '';
+    const generate = () => this.generate(id);
     void this.queue
-      .add(() => this.generate(id))
+      .add(() => (this.opts.jobs ? this.opts.jobs.run(org, 'seed', generate) : generate()))
       .catch((e) => this.opts.log.error({ err: e, seed: id }, 'seed generation crashed'))
       .finally(() => this.queued.delete(id));
   }

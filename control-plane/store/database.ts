@@ -6,6 +6,7 @@ import { chmodSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { MIGRATIONS } from './migrations/index.js';
 import { attachLogs, LOG_FILE_NAME } from './request-logs.js';
+import { meterStatements } from '../http/thread-cost.js';
 
 export type Db = Database.Database;
 
@@ -18,6 +19,8 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
   // Admin secrets and keys live here: only the service user may read the folder and the files.
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   const db = new Database(file);
+  // What an API request's statements cost is charged to its organization (http/thread-cost.ts).
+  meterStatements(db);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');

@@ -6,7 +6,8 @@ import type { Db } from './database.js';
 
 export type EnvironmentStatus = 'provisioning' | 'ready' | 'degraded' | 'stopping' | 'stopped' | 'expired' | 'failed';
 export type DesiredState = 'running' | 'stopped';
-export type TwinState = 'pending' | 'starting' | 'ready' | 'stopping' | 'stopped' | 'failed';
+/** `degraded`: running, but it did not answer its health check in time (busy); restarted if it stays so. */
+export type TwinState = 'pending' | 'starting' | 'ready' | 'degraded' | 'stopping' | 'stopped' | 'failed';
 
 export interface EnvironmentRow {
   id: string;

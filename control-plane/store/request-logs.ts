@@ -17,6 +17,7 @@
 import Database from 'better-sqlite3';
 import type { Db } from './database.js';
 import type { FidelityLevel } from '../../twin-runtime/fidelity.js';
+import { UNANSWERED } from '../gateway/recording.js';
 
 export interface RequestLogRow {
   id: string;
@@ -49,6 +50,8 @@ export interface RequestLogRow {
   fidelity?: FidelityLevel | null;
 }
 
+export { UNANSWERED };
+
 /**
  * A row as it is appended: each body as text, or as the UTF-8 bytes that crossed the wire. Bytes
  * are stored as the same TEXT without being decoded in JavaScript (the log writer's rows, straight
@@ -57,7 +60,15 @@ export interface RequestLogRow {
 export interface RequestLogInput extends Omit<RequestLogRow, 'request_body' | 'response_body'> {
   request_body: string | Buffer | null;
   response_body: string | Buffer | null;
+  /**
+   * 1: the answer to a request logged UNANSWERED before it was forwarded (same id): it completes
+   * that row where it stands (arrival order) instead of adding one.
+   */
+  completes?: 1 | null;
 }
+
+/** Rows back from an environment's newest in which a completion looks for its unanswered row. */
+export const UNANSWERED_LOOKBACK = 10_000;
 
 /** Listing columns first: a page reads them without touching the bodies' overflow pages. */
 const COLUMNS = [
@@ -83,7 +94,7 @@ const COLUMNS = [
   'fidelity',
 ] as const;
 
-/** What the logs API lists (RequestLogListItem). */
+/** What the logs API lists (RequestLogListItem); an unanswered request's status is null. */
 const LIST_COLUMNS = [
   'id',
   'environment_id',
@@ -91,7 +102,7 @@ const LIST_COLUMNS = [
   'method',
   'path',
   'query_string',
-  'status_code',
+  `NULLIF(status_code, ${UNANSWERED}) AS status_code`,
   'duration_ms',
   'occurred_at',
   'fidelity',
@@ -243,11 +254,11 @@ interface EnvCounters {
   deleted: number;
 }
 
-/** The public fields the logs API lists. */
+/** The public fields the logs API lists (`status_code` null: unanswered). */
 export type RequestLogListItem = Pick<
   RequestLogRow,
-  'id' | 'environment_id' | 'environment_twin_id' | 'method' | 'path' | 'query_string' | 'status_code' | 'duration_ms' | 'occurred_at'
-> & { fidelity: FidelityLevel | null };
+  'id' | 'environment_id' | 'environment_twin_id' | 'method' | 'path' | 'query_string' | 'duration_ms' | 'occurred_at'
+> & { status_code: number | null; fidelity: FidelityLevel | null };
 
 export interface MaintenanceLimits {
   /** Days rows are kept when an environment names none (TWINS_LOG_RETENTION_DAYS or the plan's). */
@@ -262,6 +273,8 @@ export interface MaintenanceLimits {
 export class RequestLogStore {
   private readonly stmts;
   private readonly appendTx: (rows: RequestLogInput[]) => void;
+  /** Rows appended UNANSWERED whose answer has not come yet: id → where the row is. */
+  private readonly unanswered = new Map<string, { env_seq: number; body_bytes: number }>();
 
   constructor(readonly db: Db) {
     const insertColumns = [...COLUMNS, 'env_seq', 'body_bytes'];
@@ -273,6 +286,13 @@ export class RequestLogStore {
       newCounters: db.prepare('INSERT INTO request_log_environments (environment_id, organization_id) VALUES (?, ?) ON CONFLICT DO NOTHING'),
       saveCounters: db.prepare('UPDATE request_log_environments SET next_seq = ?, body_bytes = ? WHERE environment_id = ?'),
       range: db.prepare(`SELECT ${LIST_COLUMNS.join(', ')} FROM request_logs WHERE environment_id = ? AND env_seq >= ? AND env_seq <= ? ORDER BY env_seq DESC`),
+      openRow: db.prepare(
+        `SELECT env_seq, body_bytes FROM request_logs WHERE environment_id = ? AND env_seq >= ? AND id = ? AND status_code = ${UNANSWERED} LIMIT 1`,
+      ),
+      complete: db.prepare(
+        `UPDATE request_logs SET status_code = ?, duration_ms = ?, response_content_type = ?, response_body = CAST(? AS TEXT),
+           response_body_truncated = ?, body_bytes = ? WHERE environment_id = ? AND env_seq = ?`,
+      ),
       rowsRange: db.prepare('SELECT * FROM request_logs WHERE environment_id = ? AND env_seq >= ? AND env_seq <= ? ORDER BY env_seq DESC'),
       markDeleted: db.prepare('UPDATE request_log_environments SET deleted = 1 WHERE environment_id = ?'),
       setRetention: db.prepare(
@@ -324,6 +344,25 @@ export class RequestLogStore {
         touched.set(r.environment_id, c);
       }
       const bytes = r.body_bytes ?? byteLength(r.request_body) + byteLength(r.response_body);
+      if (r.completes) {
+        const open = this.unanswered.get(r.id) ?? this.findUnanswered(c, r.id);
+        if (open) {
+          this.unanswered.delete(r.id);
+          this.stmts.complete.run(
+            r.status_code,
+            r.duration_ms,
+            r.response_content_type,
+            r.response_body,
+            r.response_body_truncated,
+            bytes,
+            r.environment_id,
+            open.env_seq,
+          );
+          c.body_bytes += bytes - open.body_bytes;
+          continue;
+        }
+      }
+      if (r.status_code === UNANSWERED) this.unanswered.set(r.id, { env_seq: c.next_seq, body_bytes: bytes });
       this.stmts.insert.run(
         r.id,
         r.organization_id,
@@ -352,6 +391,16 @@ export class RequestLogStore {
       c.body_bytes += bytes;
     }
     for (const c of touched.values()) this.stmts.saveCounters.run(c.next_seq, c.body_bytes, c.environment_id);
+  }
+
+  /**
+   * An unanswered row of this writer's time is found in `unanswered`; one an earlier process wrote
+   * (its answer replayed from the journal after a crash) among the environment's newest rows.
+   */
+  private findUnanswered(c: EnvCounters, id: string): { env_seq: number; body_bytes: number } | undefined {
+    return this.stmts.openRow.get(c.environment_id, Math.max(c.first_seq, c.next_seq - UNANSWERED_LOOKBACK), id) as
+      | { env_seq: number; body_bytes: number }
+      | undefined;
   }
 
   private counters(environmentId: string): EnvCounters | undefined {

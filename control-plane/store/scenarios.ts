@@ -48,7 +48,7 @@ export class ScenarioStore {
   private writeTwins(id: string, twins: ScenarioTwin[]): void {
     this.db.prepare('DELETE FROM scenario_twins WHERE scenario_id = ?').run(id);
     const insert = this.db.prepare('INSERT INTO scenario_twins (scenario_id, position, twin, seed_id) VALUES (?, ?, ?, ?)');
-    twins.forEach((t, i) => insert.run(id, i, t.twin, t.seed_id ?? null));
+    for (const [i, t] of twins.entries()) insert.run(id, i, t.twin, t.seed_id ?? null);
   }
 
   create(orgId: string, input: { name: string; description?: string; twins: ScenarioTwin[] }): Scenario {

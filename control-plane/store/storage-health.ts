@@ -3,14 +3,10 @@
 // why the service is not ready.
 
 import { statfsSync } from 'node:fs';
+import { isStorageFull, STORAGE_FULL_SENTENCE } from '../../twin-runtime/storage-full.js';
 
-/** SQLite and the file system saying the disk is full. */
-export function isStorageFull(err: unknown): boolean {
-  const code = (err as { code?: unknown } | undefined)?.code;
-  return code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'SQLITE_IOERR_WRITE';
-}
-
-export const STORAGE_FULL_DETAIL = 'The service cannot store data right now: its disk is full. Reads still work; retry the change later.';
+export { isStorageFull };
+export const STORAGE_FULL_DETAIL = STORAGE_FULL_SENTENCE;
 
 export class StorageHealth {
   private lastFailure = 0;
@@ -37,6 +33,27 @@ export class StorageHealth {
     }
     // Space may have been freed since; a failure in the last 10 s still counts.
     if (Date.now() - this.lastFailure < 10_000) return 'disk full: a write failed for lack of space in the last 10 s';
+    return undefined;
+  }
+}
+
+/**
+ * Run a write that is not answering a request (a timer, a heartbeat, a background job's bookkeeping):
+ * a full disk is noted and logged, never thrown, since a throw there would end the process; any
+ * other error is thrown as before. Undefined when the write failed for lack of space.
+ */
+export function writeUnlessFull<T>(
+  storage: StorageHealth | undefined,
+  log: { warn(obj: object, msg: string): void },
+  what: string,
+  write: () => T,
+): T | undefined {
+  try {
+    return write();
+  } catch (err) {
+    if (!isStorageFull(err)) throw err;
+    storage?.noteFull();
+    log.warn({ err: (err as Error).message }, `${what} not written: the disk is full`);
     return undefined;
   }
 }

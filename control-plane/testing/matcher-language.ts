@@ -175,7 +175,7 @@ export type AssertionInput = z.infer<typeof countAssertionSchema> | z.infer<type
 export const assertionSchema = z.unknown().transform((raw, ctx): AssertionInput => {
   const r = assertionSchemaFor(raw).safeParse(raw);
   if (!r.success) {
-    for (const issue of r.error.issues) ctx.addIssue({ ...(issue as any), path: issue.path });
+    for (const issue of r.error.issues) ctx.addIssue({ ...issue, path: issue.path } as Parameters<typeof ctx.addIssue>[0]);
     return z.NEVER;
   }
   return r.data as AssertionInput;

@@ -103,10 +103,7 @@ export interface BodyPointer {
 export function bodyPointer(pointer: string): BodyPointer {
   const tokens = pointer === '' ? [] : pointerTokens(pointer);
   // A name the decoder drops (`__proto__`, `toString`…) is never in the tree: the tree answers, not the raw text.
-  if (
-    tokens.length === 0 ||
-    tokens.some((t) => t === '' || /^\d+$/.test(t) || isForbiddenKey(t) || Object.prototype.hasOwnProperty.call(Object.prototype, t))
-  ) {
+  if (tokens.length === 0 || tokens.some((t) => t === '' || /^\d+$/.test(t) || isForbiddenKey(t) || Object.hasOwn(Object.prototype, t))) {
     return { pointer };
   }
   const formKey =
@@ -115,7 +112,7 @@ export function bodyPointer(pointer: string): BodyPointer {
       .slice(1)
       .map((t) => `[${t}]`)
       .join('');
-  if (!/^[A-Za-z0-9_.\-\[\]]+$/.test(formKey)) return { pointer, formKey };
+  if (!/^[A-Za-z0-9_.\-[\]]+$/.test(formKey)) return { pointer, formKey };
   const spell = (key: string) => (key.includes('[') ? [key, encodeBrackets(key), encodeBracketsLower(key)] : [key]);
   const prefixes = tokens.slice(0, -1).map(
     (_, n) =>
@@ -250,12 +247,12 @@ function decodeFormComponent(s: string): string {
 
 /** RFC 6901 JSON Pointer lookup; `""` is the whole document. Arrays accept numeric tokens. */
 export function pointerGet(doc: unknown, pointer: string): unknown {
-  if (pointer === '' || pointer === '/') return pointer === '' ? doc : (doc as any)?.[''];
+  if (pointer === '' || pointer === '/') return pointer === '' ? doc : (doc as Record<string, unknown> | null | undefined)?.[''];
   const tokens = pointer
     .split('/')
     .slice(1)
     .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
-  let v: any = doc;
+  let v: unknown = doc;
   for (const t of tokens) {
     if (v === null || typeof v !== 'object') return undefined;
     if (Array.isArray(v)) {

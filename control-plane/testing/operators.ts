@@ -17,7 +17,7 @@ export class UnboundVariable extends Error {
 
 function resolve(v: unknown, vars: Vars): unknown {
   if (isVarRef(v)) {
-    if (!Object.prototype.hasOwnProperty.call(vars, v.var)) throw new UnboundVariable(v.var);
+    if (!Object.hasOwn(vars, v.var)) throw new UnboundVariable(v.var);
     return vars[v.var];
   }
   return v;
@@ -45,7 +45,7 @@ export function looseEqual(actual: unknown, expected: unknown): boolean {
   if (typeof expected === 'object' && typeof actual === 'object' && !Array.isArray(actual)) {
     const ek = Object.keys(expected as object);
     const ak = Object.keys(actual as object);
-    return ek.length === ak.length && ek.every((k) => looseEqual(ownValue(actual, k), (expected as any)[k]));
+    return ek.length === ak.length && ek.every((k) => looseEqual(ownValue(actual, k), (expected as Record<string, unknown>)[k]));
   }
   return false;
 }

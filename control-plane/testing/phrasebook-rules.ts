@@ -31,6 +31,7 @@ export interface Modifier {
 }
 
 /** How a modifier narrows the operation's matcher; returns a sentence when the value cannot be used. */
+// biome-ignore lint/suspicious/noConfusingVoidType: rules written `(m, v) => void (m.x = …)` answer nothing
 export type ModifierRule = (m: Matcher, value: string) => string | void;
 
 export interface Operation {

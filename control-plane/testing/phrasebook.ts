@@ -208,7 +208,7 @@ function parseClause(clause: Clause, twins: string[], value: (s: string) => stri
     /^\s*(?:called|requested|hit|sent\s+(?:a\s+)?(?:request\s+to\s+)?|made\s+(?:a\s+)?(?:request\s+to\s+)?)\s*(GET|POST|PUT|PATCH|DELETE)\s+(\/\S*)\s*$/i.exec(
       work,
     );
-  if (generic) return genericClause(clause, twins, generic[1]!.toUpperCase(), generic[2]!, count);
+  if (generic) return genericClause(twins, generic[1]!.toUpperCase(), generic[2]!, count);
 
   take(/\bfrom\s+(?:branch\s+)?(§\d+§|[\w./-]+)\s+(?:into|to|onto)\s+(?:branch\s+)?(§\d+§|[\w./-]+)/i, (m) => [
     { name: 'head', value: value(m[1]!) },
@@ -286,7 +286,7 @@ function parseClause(clause: Clause, twins: string[], value: (s: string) => stri
   return { ok: true, matcher, count, op, reference };
 }
 
-function genericClause(clause: Clause, twins: string[], method: string, path: string, count: CountBounds | 'never' | undefined): ClauseResult {
+function genericClause(twins: string[], method: string, path: string, count: CountBounds | 'never' | undefined): ClauseResult {
   const matcher: Matcher = { method, path };
   if (twins.length === 1) matcher.twin = twins[0];
   if (count !== 'never') matcher.response = { status: '2xx' };

@@ -54,7 +54,7 @@ try {
   kinds['chat completion, streamed'] = await timed(async () => {
     for await (const _ of await openai.chat.completions.create({ ...ask(), stream: true })) void _;
   });
-  kinds['responses'] = await timed(() => openai.responses.create({ model: 'gpt-4o-mini', input: `Explain item ${i++}` }));
+  kinds.responses = await timed(() => openai.responses.create({ model: 'gpt-4o-mini', input: `Explain item ${i++}` }));
   kinds['embeddings (3 × 1536)'] = await timed(() => openai.embeddings.create({ model: 'text-embedding-3-small', input: [`a ${i++}`, 'b', 'c'] }));
   kinds['claude message'] = await timed(() =>
     claude.messages.create({ model: 'claude-haiku-4-5', max_tokens: 256, messages: [{ role: 'user', content: `Summarise ticket ${i++}` }] }),

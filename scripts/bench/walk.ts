@@ -36,7 +36,7 @@ function formEncode(value: Record<string, unknown>, nestedJson: boolean): string
     if (v === null) out.append(key, '');
     else if (Array.isArray(v)) {
       if (nestedJson) out.append(key, JSON.stringify(v));
-      else v.forEach((x, i) => put(`${key}[${i}]`, x));
+      else for (const [i, x] of v.entries()) put(`${key}[${i}]`, x);
     } else if (typeof v === 'object') {
       if (nestedJson) out.append(key, JSON.stringify(v));
       else for (const [k, x] of Object.entries(v)) put(`${key}[${k}]`, x);

@@ -2,6 +2,7 @@
 // JSON Schema subset the runtime validator and the record synthesiser read (no prose, no examples,
 // `nullable` as a `null` type), operation parameters and bodies resolved out of `components`.
 
+// biome-ignore lint/suspicious/noExplicitAny: provider specs of any shape, walked by this generator
 export type Json = any;
 
 /** Keywords kept from a schema; everything else (prose, examples, vendor extensions) is dropped. */

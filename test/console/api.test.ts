@@ -49,7 +49,7 @@ async function openStream(path: string, opts: { token?: string; headers?: Record
           if (done) break;
           buffer = parseEvents(buffer + value, (e) => {
             queue.push(e);
-            waiters.splice(0).forEach((w) => w());
+            for (const w of waiters.splice(0)) w();
           });
         }
       } catch {

@@ -4,7 +4,7 @@
 import t from 'tap';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startTestControlPlane, type TestControlPlane } from '../helpers/control-plane.js';
+import { startTestControlPlane } from '../helpers/control-plane.js';
 
 const INVITE = '/organizations/current/invitations';
 

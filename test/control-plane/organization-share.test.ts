@@ -34,6 +34,29 @@ t.test('the bucket: burst at once, then the rate, in arrival order, and a bounde
   t.equal(share.waiting, 0);
 });
 
+t.test('cost-based: an organization whose requests cost more than its share of the API thread waits, another does not', async (t) => {
+  const share = new OrganizationShare({ rate: 1000, burst: 1000, maxWaiting: 100, costMsPerSecond: 200 });
+  const started = performance.now();
+  const admittedAt: number[] = [];
+  const requests = Array.from({ length: 8 }, async () => {
+    const a = share.admit('dear');
+    t.ok(a.admitted);
+    if (a.admitted && a.wait) await a.wait;
+    admittedAt.push(performance.now() - started);
+    // Each one uses 100 ms of the API thread.
+    share.finish('dear', 100);
+  });
+  await new Promise((r) => setTimeout(r, 5));
+  const cheap = share.admit('cheap');
+  t.ok(cheap.admitted && cheap.wait === undefined, 'another organization is admitted at once');
+  share.finish('cheap', 1);
+  await Promise.all(requests);
+  t.equal(admittedAt.length, 8);
+  t.ok(admittedAt[0]! < 50, `the first at once (${admittedAt[0]!.toFixed(0)} ms)`);
+  // 800 ms of work at 200 ms a second, less the one-second burst: the last about 3 s later.
+  t.ok(admittedAt[7]! >= 2000, `the last after ${admittedAt[7]!.toFixed(0)} ms (>= 2000): paced by cost, not count`);
+});
+
 t.test('the control plane: an organization over its rate is slowed, never failed, and others are not', async (t) => {
   const cp = await startTestControlPlane({}, { TWINS_API_RATE: '5' });
   t.teardown(() => cp.stop());

@@ -43,6 +43,7 @@ t.test('compose.yaml describes a control plane that drives Docker twins', async 
     { type: 'bind', source: data, target: data, bind: { create_host_path: true } },
     'the data folder has the same path inside and out',
   );
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: Compose's own interpolation syntax under test
   t.equal(interpolate('${TWINS_COMPOSE_DATA:-${PWD}/.data-compose}', { PWD: '/src' }), '/src/.data-compose');
 
   t.test('run on a real engine', { skip: reachable ? false : 'no Docker engine reachable on this machine' }, async (t) => {

@@ -6,7 +6,6 @@ import Docker from 'dockerode';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { once } from 'node:events';
 import Stripe from 'stripe';
 import { buildImage, engineReachable } from '../helpers/docker.js';
 import { DockerDriver, MANAGED_LABEL } from '../../control-plane/orchestration/drivers/docker.js';

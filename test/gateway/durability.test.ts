@@ -123,3 +123,91 @@ t.test('SIGTERM drains: requests taken in are answered and logged, none is cut',
     'every request the gateway took in was answered: none cut',
   );
 });
+
+t.test('SIGKILL with writes in flight: every request that reached the twin is in the log, unanswered ones marked so', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'twins-sigkill-writes-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const cp = await startControlPlaneProcess(dataDir);
+  const { envId, url, key } = await readyTwin(cp);
+  // Numbered customers, 32 at a time; the kill lands while many are between the gateway and the twin.
+  const pool = new Pool(url, { connections: 32 });
+  const answered = new Set<number>();
+  let next = 0;
+  let killed = false;
+  let failures = 0;
+  await Promise.all(
+    Array.from({ length: 32 }, async () => {
+      while (next < 3000 && failures < 100) {
+        const n = next++;
+        try {
+          const res = await pool.request({
+            path: '/v1/customers',
+            method: 'POST',
+            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/x-www-form-urlencoded' },
+            body: `metadata[n]=${n}`,
+          });
+          await res.body.dump();
+          if (res.statusCode === 200) answered.add(n);
+          if (!killed && answered.size >= 300) {
+            killed = true;
+            cp.child.kill('SIGKILL');
+          }
+        } catch {
+          failures++;
+        }
+      }
+    }),
+  );
+  await pool.destroy();
+  await cp.exited;
+  t.ok(killed, `killed mid-run (${answered.size} answered)`);
+
+  const again = await startControlPlaneProcess(dataDir);
+  t.teardown(async () => {
+    again.child.kill('SIGTERM');
+    await again.exited;
+  });
+  const env = (await again.call('GET', `/environments/${envId}`)).body;
+  let twin = env.twins[0];
+  for (let i = 0; twin.state !== 'ready'; i++) {
+    if (i > 600) throw new Error(`twin not ready again: ${JSON.stringify(twin)}`);
+    await new Promise((r) => setTimeout(r, 50));
+    twin = (await again.call('GET', `/environments/${envId}`)).body.twins[0];
+  }
+  const records = await again.call('GET', `/environments/${envId}/twins/${twin.id}/records/customer`);
+  t.equal(records.status, 200);
+  const created = (records.body as { body: { metadata?: { n?: string } } }[]).map((r) => Number(r.body.metadata?.n)).filter(Number.isInteger);
+  t.ok(created.length >= answered.size, `the twin holds ${created.length} numbered customers`);
+
+  // The log as stored (independent of the API): request number → status.
+  const db = new Database(join(dataDir, 'request-logs.sqlite'), { readonly: true });
+  const rows = db.prepare("SELECT id, status_code, request_body FROM request_logs WHERE environment_id = ? AND method = 'POST'").all(envId) as {
+    id: string;
+    status_code: number;
+    request_body: string;
+  }[];
+  db.close();
+  const statusOf = new Map(rows.map((r) => [Number(new URLSearchParams(r.request_body).get('metadata[n]')), r.status_code]));
+  t.same(
+    created.filter((n) => !statusOf.has(n)),
+    [],
+    `every customer the twin made has its request in the log (${rows.length} rows)`,
+  );
+  t.same(
+    [...answered].filter((n) => statusOf.get(n) !== 200),
+    [],
+    'every answered request is logged with its answer',
+  );
+  t.equal(new Set(rows.map((r) => r.id)).size, rows.length, 'one row per request: an answer completes its row, never adds one');
+  const unanswered = rows.filter((r) => r.status_code === 0);
+  t.same(
+    unanswered.map((r) => Number(new URLSearchParams(r.request_body).get('metadata[n]'))).filter((n) => answered.has(n)),
+    [],
+    `requests cut by the kill are logged unanswered (${unanswered.length}), none that was answered`,
+  );
+  if (unanswered.length > 0) {
+    const listed = await again.call('GET', `/environments/${envId}/logs?size=100`);
+    const shown = (listed.body.items as { id: string; status_code: number | null }[]).filter((i) => i.id === unanswered[0]!.id);
+    if (shown.length > 0) t.equal(shown[0]!.status_code, null, 'the logs API shows an unanswered request with status_code null');
+  }
+});

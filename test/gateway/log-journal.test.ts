@@ -63,6 +63,18 @@ t.test('entries: fields as JSON, headers and bodies as bytes; a torn tail, older
   const asText = (r: CapturedRow) => ({ ...r, request_body: r.request_body?.toString() ?? null, response_body: r.response_body?.toString() ?? null });
   t.same(whole.rows.map(asText), [a, { ...b, response_body: '{"id":"cus_2"}' }, { ...c, request_body: '' }], 'the same bytes; null stays null');
 
+  // An answer completing a request journaled before it was forwarded keeps its mark; an entry of the
+  // version before the mark (one field fewer) still reads.
+  const answer = { ...row('env-e', 5), completes: 1 as const };
+  t.equal(decodeEntries(Buffer.concat(entryParts([answer]))).rows[0]!.completes, 1);
+  const unmarked = Buffer.concat(entryParts([a]));
+  const fields = unmarked.readUInt32LE(1);
+  const shorter = Buffer.from(JSON.stringify((JSON.parse(unmarked.toString('utf8', 17, 17 + fields)) as unknown[]).slice(0, -1)));
+  const head = Buffer.from(unmarked.subarray(0, 17));
+  head.writeUInt32LE(shorter.length, 1);
+  const before = decodeEntries(Buffer.concat([head, shorter, unmarked.subarray(17 + fields)])).rows;
+  t.same(before.map(asText), [a], 'an entry without the mark reads as before');
+
   // A write cut short anywhere in the last entry: the entries before it, and where they end.
   const twoEntries = Buffer.concat(entryParts([a, b])).length;
   for (const cut of [bytes.length - 1, twoEntries + 5, twoEntries + 20]) {

@@ -223,6 +223,7 @@ t.test('when the log cannot be written, requests are refused before they reach t
   const first = await create('first@example.com');
   t.equal(first.status, 503, 'the answer whose log entry failed is a 503');
   t.match(await first.json(), { detail: /could not be written/ });
+  t.equal(customers(), 0, 'a state-changing request is logged before it is forwarded: the first never reached the twin either');
   const seen = customers();
   const second = await create('second@example.com');
   t.equal(second.status, 503);

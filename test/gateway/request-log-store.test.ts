@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { openDatabase } from '../../control-plane/store/database.js';
 import Database from 'better-sqlite3';
 import { attachLogs, LOGS_SCHEMA, openLogDatabase, RequestLogStore, type RequestLogRow } from '../../control-plane/store/request-logs.js';
-import { RequestLogWriter } from '../../control-plane/gateway/request-log-writer.js';
+import { mergeAnswers, RequestLogWriter } from '../../control-plane/gateway/request-log-writer.js';
+import { UNANSWERED } from '../../control-plane/gateway/recording.js';
 
 function setup(t: { teardown(fn: () => void): void }) {
   const dir = mkdtempSync(join(tmpdir(), 'twins-log-store-'));
@@ -47,6 +48,77 @@ function rows(env: string, n: number, opts: { start?: number; stepMs?: number; b
     response_body_truncated: 0 as const,
   }));
 }
+
+t.test('a request logged before it was forwarded: its answer completes its row where it stands', async (t) => {
+  const { db, store } = setup(t);
+  const [before, opened, after, cut] = rows('open', 4);
+  const request = {
+    ...opened!,
+    method: 'POST',
+    status_code: UNANSWERED,
+    duration_ms: 0,
+    request_body: 'email=a',
+    response_content_type: null,
+    response_body: null,
+  };
+  const lost = { ...cut!, method: 'POST', status_code: UNANSWERED, duration_ms: 0, response_content_type: null, response_body: null };
+  store.append([before!, request, after!, lost]);
+  t.same(
+    store.listPage('open', 1, 10).items.map((i) => i.status_code),
+    [null, 200, null, 200],
+    'the logs API lists an unanswered request with status_code null',
+  );
+  const answer = {
+    ...request,
+    status_code: 201,
+    duration_ms: 7,
+    response_content_type: 'application/json',
+    response_body: '{"id":"cus_1"}',
+    completes: 1 as const,
+  };
+  store.append([answer]);
+  const listed = store.listPage('open', 1, 10);
+  t.equal(listed.total, 4, 'no row added');
+  t.same(
+    listed.items.map((i) => [i.id, i.status_code]),
+    [
+      [lost.id, null],
+      [after!.id, 200],
+      [request.id, 201],
+      [before!.id, 200],
+    ],
+    'completed at its place in arrival order',
+  );
+  const stored = store.page('open', 4, 0).find((r) => r.id === request.id)!;
+  t.equal(stored.response_body, '{"id":"cus_1"}');
+  t.equal(stored.request_body, 'email=a', 'the request as it was journaled');
+  // After a restart (a store that never saw the request): found among the environment's newest rows.
+  const again = new RequestLogStore(db);
+  again.append([{ ...lost, status_code: 502, duration_ms: 3, response_body: '{"detail":"x"}', response_content_type: 'application/json', completes: 1 }]);
+  t.equal(again.count('open'), 4);
+  t.equal(again.listPage('open', 1, 1).items[0]!.status_code, 502, 'completed after a restart too');
+  const bytes = (db.prepare("SELECT body_bytes FROM logs.request_log_environments WHERE environment_id = 'open'").get() as { body_bytes: number }).body_bytes;
+  const sum = (db.prepare("SELECT SUM(body_bytes) AS n FROM logs.request_logs WHERE environment_id = 'open'").get() as { n: number }).n;
+  t.equal(bytes, sum, "the environment's body bytes follow the completed rows");
+});
+
+t.test('answers read with their requests become one row at the request place', async (t) => {
+  const [a, b, c] = rows('merge', 3);
+  const opened = { ...a!, status_code: UNANSWERED };
+  const other = { ...b! };
+  const answered = { ...a!, status_code: 200, completes: 1 as const };
+  const laterOnly = { ...c!, status_code: 200, completes: 1 as const };
+  const merged = mergeAnswers([opened, other, answered, laterOnly]);
+  t.same(
+    merged.map((r) => [r.id, r.status_code, r.completes ?? null]),
+    [
+      [a!.id, 200, null],
+      [b!.id, 200, null],
+      [c!.id, 200, 1],
+    ],
+    "the answer takes its request's place and is stored as a plain row; an answer whose request was read earlier still completes it",
+  );
+});
 
 t.test('bodies handed over as bytes are stored as the same text, counted in bytes', async (t) => {
   const { store } = setup(t);

@@ -171,8 +171,8 @@ t.test('GitHub: createRelease → listReleases → getRelease → deleteRelease'
   t.equal(({} as Record<string, unknown>).polluted, undefined);
   t.equal(({} as Record<string, unknown>).polluted2, undefined);
   const stored = await gh.record('repos.releases', `${owner}/${repo}/${sneaky.data.id}`);
-  t.equal(Object.prototype.hasOwnProperty.call(stored, '__proto__'), false);
-  t.equal(Object.prototype.hasOwnProperty.call(stored, 'constructor'), false);
+  t.equal(Object.hasOwn(stored, '__proto__'), false);
+  t.equal(Object.hasOwn(stored, 'constructor'), false);
 });
 
 t.test('Slack: pins.add → pins.list, bookmarks.add → bookmarks.list', async (t) => {

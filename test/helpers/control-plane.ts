@@ -55,7 +55,7 @@ export async function startTestControlPlane(overrides: Partial<Config> = {}, env
       }
       const res = await fetch(cp.url + path, { method, headers, body });
       const text = await res.text();
-      let parsed: any = undefined;
+      let parsed: any;
       try {
         parsed = text ? JSON.parse(text) : undefined;
       } catch {

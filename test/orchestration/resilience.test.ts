@@ -32,6 +32,57 @@ t.test('SIGKILL a twin: the reconciler restarts it, records survive, a new key i
   t.equal(got.body.email, 'survivor@example.com', 'records survive the crash');
 });
 
+t.test('a twin that does not answer its health check in time is degraded, then restarted with its records', async (t) => {
+  // Short deadlines for the test (read when the orchestration is built).
+  const settings = {
+    TWINS_TWIN_HEALTH_DEADLINE_MS: '2000',
+    TWINS_TWIN_HEALTH_INTERVAL_MS: '200',
+    TWINS_TWIN_RESTART_GRACE_MS: '2000',
+    TWINS_RECONCILE_MS: '200',
+  };
+  const before = Object.fromEntries(Object.keys(settings).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, settings);
+  const cp = await startOrchestratedControlPlane();
+  for (const [k, v] of Object.entries(before))
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  t.teardown(() => cp.stop());
+  const token = await cp.token({ org: 'busy' });
+  const created = await cp.call('POST', '/environments', { token, body: { name: 'busy', twins: [{ twin: 'stripe' }] } });
+  const env = await waitReady(cp, token, created.body.id, 60_000);
+  const twin = env.twins[0];
+  const key = (await cp.call('POST', `/twins/${twin.id}/credential`, { token })).body.api_key;
+  const made = await stripe(twin.url, key, 'POST', '/v1/customers', { email: 'committed@example.com' });
+  t.equal(made.status, 200);
+
+  // A twin whose event loop is held answers nothing: stopping its process is the same to a caller.
+  const driver = cp.services.orchestration.driver as ProcessDriver;
+  const pid = driver.pidOf(twin.id)!;
+  process.kill(pid, 'SIGSTOP');
+  t.teardown(() => {
+    try {
+      process.kill(pid, 'SIGCONT');
+    } catch {
+      // restarted: gone
+    }
+  });
+  const degraded = await waitFor(
+    'the twin reported degraded',
+    async () => {
+      const res = await cp.call('GET', `/environments/${env.id}`, { token });
+      return res.body.twins[0].state === 'degraded' ? res.body : undefined;
+    },
+    30_000,
+  );
+  t.equal(degraded.status, 'degraded', 'the environment says so');
+  t.match(degraded.twins[0].failure, /did not answer \d+ health checks in a row within 2000 ms/, 'and why');
+  t.equal((await waitReady(cp, token, env.id, 60_000)).status, 'ready', 'ready again');
+  t.not(driver.pidOf(twin.id), pid, 'restarted after the grace period: a new process');
+  const newKey = (await cp.call('POST', `/twins/${twin.id}/credential`, { token })).body.api_key;
+  const got = await stripe(twin.url, newKey, 'GET', `/v1/customers/${made.body.id}`);
+  t.equal(got.body.email, 'committed@example.com', 'no committed write lost');
+});
+
 t.test('control plane stop and start: environments and twins come back', async (t) => {
   const first = await startOrchestratedControlPlane();
   const dataDir = first.dataDir;

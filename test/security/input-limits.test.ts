@@ -25,7 +25,7 @@ t.test('parseJson drops what reaches a prototype and refuses deep nesting', asyn
   ) as Record<string, any>;
   t.same(Object.keys(parsed).sort(), ['a', 'constructor', 'list'], 'escaped spellings are removed too; a constructor without prototype is data');
   t.same(Object.keys(parsed.a), ['keep']);
-  t.notOk(Object.prototype.hasOwnProperty.call(parsed.list[0], '__proto__'));
+  t.notOk(Object.hasOwn(parsed.list[0], '__proto__'));
   t.equal(Object.getPrototypeOf(parsed.a), Object.prototype);
   t.equal(({} as any).x ?? ({} as any).y ?? ({} as any).z, undefined);
 

@@ -102,7 +102,7 @@ t.test('more matchers than one mask column holds', async (tt) => {
   const paths = traffic.map((r) => r.path);
   const raw = Array.from({ length: 70 }, (_, i) => ({ says: `path ${i}`, count: { at_least: 0 }, match: { actor: 'any', path: paths[i % paths.length] } }));
   const result = evaluate(normalize(raw), log.window());
-  raw.forEach((a, i) => tt.same(result.results[i]!.matching_log_ids, byJavaScript(a.match as Matcher), a.says));
+  for (const [i, a] of raw.entries()) tt.same(result.results[i]!.matching_log_ids, byJavaScript(a.match as Matcher), a.says);
 });
 
 t.test('near misses ranked by SQLite equal those ranked in JavaScript', async (tt) => {
@@ -168,7 +168,7 @@ t.test('matchers too large for SQLite are judged in JavaScript', async (tt) => {
     })),
   ];
   const result = evaluate(normalize(raw), log.window());
-  raw.forEach((a, i) => tt.same(result.results[i]!.matching_log_ids, byJavaScript(a.match as Matcher), a.says));
+  for (const [i, a] of raw.entries()) tt.same(result.results[i]!.matching_log_ids, byJavaScript(a.match as Matcher), a.says);
   tt.equal(result.results[0]!.observed, 1);
   tt.equal(result.results[1]!.observed, byJavaScript({ twin: { one_of: ['stripe', 'github'] } }).length);
 });

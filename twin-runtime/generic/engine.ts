@@ -12,7 +12,7 @@ import { indexOperations } from './classify.js';
 import { templateShape } from '../path-template.js';
 import { SchemaResolver, isPlainObject, mergeInput, synthesize, typeOf, UNSAFE_KEYS, type Schema } from './schema.js';
 import type { OperationEntry } from './spec-types.js';
-import type { Action, GenericAdapter, GenericCall, GenericOperation, GenericRoute, GenericSurface, ListWindow, OperationStatus, Outcome } from './types.js';
+import type { GenericAdapter, GenericCall, GenericOperation, GenericRoute, GenericSurface, ListWindow, OperationStatus, Outcome } from './types.js';
 import { RequestValidator } from './validate.js';
 
 /** The storage key of a singleton (`get-one`/`set-one`) below its scope. */

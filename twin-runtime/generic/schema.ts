@@ -5,6 +5,7 @@
 
 import type { SpecArtefacts } from './artefacts.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: JSON Schema documents from the compiled specs, walked by keyword
 export type Schema = Record<string, any>;
 
 /** Keys never copied from input into a record (prototype pollution). */

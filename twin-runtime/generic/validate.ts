@@ -6,6 +6,7 @@
 // first problem found is handed to the provider adapter, which words it as the provider does.
 
 import { createRequire } from 'node:module';
+import type { Ajv } from 'ajv';
 import type { SpecArtefacts } from './artefacts.js';
 import type { OperationPiece } from './spec-types.js';
 
@@ -35,7 +36,7 @@ type Validate = ((data: unknown) => boolean) & { errors?: AjvError[] | null };
 interface AjvError {
   keyword: string;
   instancePath: string;
-  params: Record<string, any>;
+  params: Record<string, unknown>;
 }
 
 interface Compiled {
@@ -47,21 +48,21 @@ interface Compiled {
 const require = createRequire(import.meta.url);
 
 export class RequestValidator {
-  private ajvCoerce: any;
-  private ajvStrict: any;
+  private ajvCoerce: Ajv | undefined;
+  private ajvStrict: Ajv | undefined;
   private readonly compiled = new Map<string, Compiled>();
 
   constructor(private readonly artefacts: SpecArtefacts) {}
 
   /** Ajv is loaded on the first check, not at twin start. */
-  private instances(): { coerce: any; strict: any } {
+  private instances(): { coerce: Ajv; strict: Ajv } {
     if (!this.ajvCoerce) {
       const AjvModule = require('ajv');
       const Ajv = AjvModule.default ?? AjvModule;
       const formatsModule = require('ajv-formats');
       const addFormats = formatsModule.default ?? formatsModule;
-      const make = (coerce: boolean) => {
-        const ajv = new Ajv({
+      const make = (coerce: boolean): Ajv => {
+        const ajv: Ajv = new Ajv({
           strict: false,
           allErrors: false,
           coerceTypes: coerce ? 'array' : false,
@@ -76,7 +77,7 @@ export class RequestValidator {
       this.ajvCoerce = make(true);
       this.ajvStrict = make(false);
     }
-    return { coerce: this.ajvCoerce, strict: this.ajvStrict };
+    return { coerce: this.ajvCoerce, strict: this.ajvStrict! };
   }
 
   /** Component schemas a schema needs, embedded so its `#/components/schemas/…` refs resolve. */
@@ -121,10 +122,10 @@ export class RequestValidator {
       }
       return { type: 'object', properties, ...(required.length ? { required } : {}) };
     };
-    const tryCompile = (ajv: any, schema: unknown): Validate | undefined => {
+    const tryCompile = (ajv: Ajv, schema: unknown): Validate | undefined => {
       if (!schema) return undefined;
       try {
-        return ajv.compile(this.withComponents(schema));
+        return ajv.compile(this.withComponents(schema)) as Validate;
       } catch {
         return undefined; // a schema ajv cannot compile is not checked rather than refusing every call
       }
@@ -158,8 +159,8 @@ function pointer(path: string): string[] {
 }
 
 function valueAt(data: unknown, field: string[]): unknown {
-  let v: any = data;
-  for (const k of field) v = v && typeof v === 'object' ? v[k] : undefined;
+  let v: unknown = data;
+  for (const k of field) v = v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
   return v;
 }
 
@@ -185,7 +186,7 @@ function problemOf(where: InputProblem['where'], errors: AjvError[], data: unkno
     case 'type':
       return { where, field, kind: 'type', expected: String(p.type), value: valueAt(data, field) };
     case 'enum':
-      return { where, field, kind: 'enum', allowed: p.allowedValues, value: valueAt(data, field) };
+      return { where, field, kind: 'enum', allowed: p.allowedValues as unknown[] | undefined, value: valueAt(data, field) };
     case 'format':
       return { where, field, kind: 'format', expected: String(p.format), value: valueAt(data, field) };
     case 'minimum':

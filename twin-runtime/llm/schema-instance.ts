@@ -21,7 +21,7 @@ function resolveRef(root: Schema, ref: string): Schema {
   if (!m) return {};
   const defs = root[m[1]!];
   if (!isSchema(defs)) return {};
-  const target = Object.prototype.hasOwnProperty.call(defs, m[2]!) ? defs[m[2]!] : undefined;
+  const target = Object.hasOwn(defs, m[2]!) ? defs[m[2]!] : undefined;
   return isSchema(target) ? target : {};
 }
 

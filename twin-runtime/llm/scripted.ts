@@ -73,7 +73,7 @@ function str(v: unknown): string | undefined {
 }
 
 function own(o: Record<string, unknown>, key: string): unknown {
-  return Object.prototype.hasOwnProperty.call(o, key) ? o[key] : undefined;
+  return Object.hasOwn(o, key) ? o[key] : undefined;
 }
 
 function obj(v: unknown): Record<string, unknown> | undefined {
@@ -163,7 +163,7 @@ function matches(s: ScriptedResponse, turn: TurnToMatch): boolean {
   if (m.tool !== undefined && !turn.tools.includes(m.tool)) return false;
   if (m.matches !== undefined) {
     const re = regex(m.matches);
-    if (!re || !re.matcher(turn.text).find()) return false;
+    if (!re?.matcher(turn.text).find()) return false;
   }
   return true;
 }

@@ -36,8 +36,8 @@ function refusalCode(refusal: InputRefusal, req: TwinRequest): string {
 /** Slack bot tokens: `xoxb-<12 digits>-<13 digits>-<24 base62>`. */
 function mintKey(randomBase62: (length: number) => string): string {
   const digits = (n: number) => [...randomBase62(n)].map((ch) => String(ch.charCodeAt(0) % 10)).join('');
-  const first = (n: number) => String(1 + (randomBase62(1).charCodeAt(0) % 9));
-  return `xoxb-${first(1)}${digits(11)}-${first(1)}${digits(12)}-${randomBase62(24)}`;
+  const nonZeroDigit = () => String(1 + (randomBase62(1).charCodeAt(0) % 9));
+  return `xoxb-${nonZeroDigit()}${digits(11)}-${nonZeroDigit()}${digits(12)}-${randomBase62(24)}`;
 }
 
 const slack: TwinDefinition = {

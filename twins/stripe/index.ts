@@ -33,8 +33,8 @@ const stripe: TwinDefinition = {
   around: aroundStripe,
   errors: { render: renderStripeError, routeMiss: unrecognizedUrl, parseFailure: stripeParseFailure },
   // Stripe marks retryable failures with Stripe-Should-Retry; its SDKs honour it.
-  unavailable: () => ({
-    ...stripeError(503, { type: 'api_error', message: 'Stripe is temporarily unavailable while the test clock advances. Please retry shortly.' }),
+  unavailable: (_req, _retryAfter, sentence) => ({
+    ...stripeError(503, { type: 'api_error', message: sentence ?? 'Stripe is temporarily unavailable. Please retry shortly.' }),
     headers: { 'stripe-should-retry': 'true' },
   }),
   redact: { query: ['client_secret'], body: ['client_secret', 'refresh_token'] },

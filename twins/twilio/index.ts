@@ -43,7 +43,7 @@ const twilio: TwinDefinition = {
   errors: {
     render: (e) => (e instanceof TwilioError ? twilioBody(e) : undefined),
     routeMiss: (req) => twilioBody(notFound(req.path)),
-    parseFailure: (req, _ctx, problem) =>
+    parseFailure: (_req, _ctx, problem) =>
       twilioBody(
         problem.kind === 'input_refused' && problem.refusal.reason === 'body_too_large'
           ? new TwilioError(413, 20001, problem.message)

@@ -22,7 +22,7 @@ function responseFacts(schemas: Record<string, Json>, schema: Json | undefined, 
   const ref = refName(schema);
   if (ref) facts.ref = ref;
   const arrays = Object.entries<Json>(resolved.properties ?? {})
-    .filter(([, p]) => (resolveComponent(schemas, p) ?? {}).type === 'array')
+    .filter(([, p]) => resolveComponent(schemas, p)?.type === 'array')
     .map(([name]) => name);
   if (arrays.length) facts.lists = arrays;
   return facts;

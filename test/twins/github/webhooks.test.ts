@@ -21,7 +21,7 @@ const receiver = createServer((req, res) => {
   req.on('end', () => {
     received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
     res.writeHead(200).end('ok');
-    waiters.splice(0).forEach((w) => w());
+    for (const w of waiters.splice(0)) w();
   });
 });
 await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));

@@ -2,7 +2,7 @@
 // and is billed in arrears on the period's renewal invoice; event summaries; meter errors.
 
 import t from 'tap';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { START, customerWithCard, startBillingTwin } from './billing-helpers.js';
 
 const bt = await startBillingTwin();

@@ -5,7 +5,7 @@
 // `subscription_cancel` flow that redirects. Every webhook verified with constructEvent.
 
 import t from 'tap';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { customerWithCard, monthlyPrice } from './billing-helpers.js';
 import { hookedBillingTwin } from './hooked-twin.js';
 import { checkSchema } from './spec-schema.js';

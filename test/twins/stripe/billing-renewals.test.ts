@@ -6,7 +6,7 @@
 import t from 'tap';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { DAY, START, customerWithCard, monthlyPrice, startBillingTwin } from './billing-helpers.js';
 
 const bt = await startBillingTwin();

@@ -4,7 +4,7 @@
 // the meter is checked against the shape the bundled SDK's types declare instead.
 
 import t from 'tap';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { customerWithCard, monthlyPrice, startBillingTwin } from './billing-helpers.js';
 import { SPEC_API_VERSION, checkSchema as check } from './spec-schema.js';
 

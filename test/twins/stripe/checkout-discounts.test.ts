@@ -5,7 +5,7 @@
 // constructEvent; the session checked against the spec schema.
 
 import t from 'tap';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { monthlyPrice } from './billing-helpers.js';
 import { hookedBillingTwin } from './hooked-twin.js';
 import { checkSchema } from './spec-schema.js';

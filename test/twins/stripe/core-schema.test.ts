@@ -16,7 +16,10 @@ const addFormats = addFormatsModule as unknown as (a: Ajv) => Ajv;
 
 /** OpenAPI 3.0 puts `nullable` beside `anyOf` without a `type`; JSON Schema wants a null branch. */
 function normalizeNullable(node: any): void {
-  if (Array.isArray(node)) return node.forEach(normalizeNullable);
+  if (Array.isArray(node)) {
+    for (const n of node) normalizeNullable(n);
+    return;
+  }
   if (!node || typeof node !== 'object') return;
   if (node.nullable === true && Array.isArray(node.enum) && !node.enum.includes(null)) node.enum.push(null);
   if (node.nullable === true && node.type === undefined) {

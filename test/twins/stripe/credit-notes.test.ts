@@ -4,7 +4,7 @@
 // constructEvent; the objects checked against the spec schema.
 
 import t from 'tap';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { customerWithCard } from './billing-helpers.js';
 import { hookedBillingTwin } from './hooked-twin.js';
 import { SPEC_API_VERSION, checkSchema } from './spec-schema.js';

@@ -3,7 +3,7 @@
 // discounts, removing a subscription's discount; every webhook verified with constructEvent.
 
 import t from 'tap';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { DAY, customerWithCard, monthlyPrice, startBillingTwin, type BillingTwin } from './billing-helpers.js';
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.js';
 

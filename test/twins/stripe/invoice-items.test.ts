@@ -4,7 +4,6 @@
 // `invoiceitem.*` webhooks verified with constructEvent; objects checked against the spec schema.
 
 import t from 'tap';
-import Stripe from 'stripe';
 import { DAY, START, customerWithCard, monthlyPrice } from './billing-helpers.js';
 import { hookedBillingTwin } from './hooked-twin.js';
 import { checkSchema } from './spec-schema.js';

@@ -4,7 +4,7 @@
 // and prices — filters, order and cursors as Stripe has them.
 
 import t from 'tap';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { DAY, START, customerWithCard, monthlyPrice, startBillingTwin, type BillingTwin } from './billing-helpers.js';
 
 let bt: BillingTwin;

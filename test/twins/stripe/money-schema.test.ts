@@ -4,7 +4,7 @@
 // sessions), so it is checked against the fields the bundled SDK's type declares.
 
 import t from 'tap';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { startBillingTwin } from './billing-helpers.js';
 import { checkSchema as check, specHasSchema } from './spec-schema.js';
 

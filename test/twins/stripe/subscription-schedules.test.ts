@@ -5,7 +5,7 @@
 // spec schema.
 
 import t from 'tap';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { DAY, START, customerWithCard, monthlyPrice } from './billing-helpers.js';
 import { hookedBillingTwin } from './hooked-twin.js';
 import { checkSchema } from './spec-schema.js';

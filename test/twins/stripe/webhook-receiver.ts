@@ -1,7 +1,7 @@
 // A loopback receiver for the twin's signed webhooks: one endpoint for every event, each delivery
 // verified with the official `stripe.webhooks.constructEvent` before it is kept.
 
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 

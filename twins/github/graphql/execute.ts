@@ -4,7 +4,7 @@
 // error naming it, never a silent null.
 
 import {
-  GraphQLError,
+  type GraphQLError,
   Kind,
   OverlappingFieldsCanBeMergedRule,
   execute,
@@ -53,7 +53,7 @@ export interface GraphQLAnswer {
 
 const fieldResolver: GraphQLFieldResolver<unknown, TwinContext> = (source, args, _ctx, info) => {
   const s = source as Source | null;
-  if (s && Object.prototype.hasOwnProperty.call(s, info.fieldName)) {
+  if (s && Object.hasOwn(s, info.fieldName)) {
     const v = s[info.fieldName];
     return typeof v === 'function' ? (v as (a: unknown) => unknown)(args) : v;
   }

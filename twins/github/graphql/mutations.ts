@@ -14,7 +14,7 @@ import { GraphQLFailure } from './errors.js';
 import { type Located, type Source, issue, locate, pullRequest, reactionContentOf, reactionFields, subjectOf } from './nodes.js';
 import { type Reactable, addReaction, listReactions, removeViewerReaction } from '../model/reactions.js';
 
-type Input = Record<string, any>;
+type Input = Json;
 
 function need(ctx: TwinContext, id: unknown, ...types: string[]): Located {
   const found = typeof id === 'string' ? locate(ctx, id) : undefined;

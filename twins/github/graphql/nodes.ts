@@ -19,7 +19,7 @@ import { WEB } from '../model/identity.js';
 import { GraphQLFailure } from './errors.js';
 
 export type Source = Record<string, unknown>;
-type Args = Record<string, any>;
+type Args = Json;
 
 // ---- connections ---------------------------------------------------------------------------
 
@@ -436,7 +436,7 @@ export function commit(ctx: TwinContext, repo: Json, sha: string): Source {
 
 function legacyStatus(ctx: TwinContext, repo: Json, sha: string): Source | null {
   const r = rollup(ctx, repo, sha);
-  if (!r || !r.statuses.length) return null;
+  if (!r?.statuses.length) return null;
   return {
     __typename: 'Status',
     id: Buffer.from(`06:Status${sha}`).toString('base64'),
@@ -834,7 +834,7 @@ function timelineNode(ctx: TwinContext, repo: Json, e: Json, subject: () => Sour
       pullRequest: subject,
     };
   }
-  const typename = Object.prototype.hasOwnProperty.call(TIMELINE_TYPES, e.event) ? TIMELINE_TYPES[e.event] : undefined;
+  const typename = Object.hasOwn(TIMELINE_TYPES, e.event) ? TIMELINE_TYPES[e.event] : undefined;
   if (!typename) return undefined;
   const base: Source = {
     __typename: typename,

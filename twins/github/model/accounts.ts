@@ -7,6 +7,7 @@ import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { API, WEB, nextId, nodeId, now } from './identity.js';
 import { GitHubError, notFound } from '../wire/errors.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: GitHub's JSON documents, loosely typed on purpose (their shapes are the spec's)
 export type Json = Record<string, any>;
 
 const VIEWER_META = 'github:viewer';

@@ -273,7 +273,7 @@ function runAttempt(ctx: TwinContext, repo: Json, run: Json, parsed: ParsedWorkf
     const conclusion = failing ? outcome.conclusion : 'success';
     conclusions.push(conclusion);
     const names = ['Set up job', ...spec.steps, 'Complete job'];
-    const failAt = failing ? Math.max(1, outcome.step ? names.findIndex((n) => n === outcome.step) : names.length - 2) : -1;
+    const failAt = failing ? Math.max(1, outcome.step ? names.indexOf(outcome.step) : names.length - 2) : -1;
     const steps = names.map((name, i) => {
       const skipped = failAt >= 1 && i > failAt && i < names.length - 1;
       const stepConclusion = i === failAt ? conclusion : skipped ? 'skipped' : 'success';

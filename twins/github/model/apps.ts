@@ -9,7 +9,7 @@ import { createHash, createPublicKey, verify } from 'node:crypto';
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { GitHubError, notFound } from '../wire/errors.js';
 import { API, WEB, isoSeconds } from './identity.js';
-import { type Json } from './accounts.js';
+import type { Json } from './accounts.js';
 
 /** GitHub's limit on a JWT's lifetime (exp − iat). */
 const MAX_JWT_SECONDS = 600;
@@ -99,7 +99,7 @@ export function appOfJwt(ctx: TwinContext, token: string, nowSeconds = Math.floo
   } catch {
     throw new GitHubError(401, 'A JSON web token could not be decoded');
   }
-  if (!header || header.alg !== 'RS256' || !payload || typeof payload !== 'object') throw new GitHubError(401, 'A JSON web token could not be decoded');
+  if (header?.alg !== 'RS256' || !payload || typeof payload !== 'object') throw new GitHubError(401, 'A JSON web token could not be decoded');
   const app = getApp(ctx, String(payload.iss));
   if (!app || typeof app.public_key !== 'string') throw new GitHubError(401, `Integration not found`);
   let ok = false;

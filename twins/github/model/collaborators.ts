@@ -23,7 +23,7 @@ export type Role = (typeof ROLES)[number];
 const PARAMETER_ROLES: Record<string, Role> = { pull: 'read', triage: 'triage', push: 'write', maintain: 'maintain', admin: 'admin' };
 export const PERMISSION_PARAMETERS = Object.keys(PARAMETER_ROLES);
 export function roleOfParameter(p: string): Role | undefined {
-  return Object.prototype.hasOwnProperty.call(PARAMETER_ROLES, p) ? PARAMETER_ROLES[p] : undefined;
+  return Object.hasOwn(PARAMETER_ROLES, p) ? PARAMETER_ROLES[p] : undefined;
 }
 
 const stronger = (a: Role | undefined, b: Role | undefined): Role | undefined =>

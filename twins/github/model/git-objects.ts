@@ -168,7 +168,7 @@ function splitHeaders(raw: Buffer): { headers: [string, string][]; message: stri
 export function parseCommit(raw: Buffer): ParsedCommit {
   const { headers, message } = splitHeaders(raw);
   const first = headers[0];
-  if (!first || first[0] !== 'tree' || !HEX40.test(first[1])) throw new BadObject('commit has no tree');
+  if (first?.[0] !== 'tree' || !HEX40.test(first[1])) throw new BadObject('commit has no tree');
   const parents: string[] = [];
   let i = 1;
   for (; i < headers.length && headers[i]![0] === 'parent'; i++) {

@@ -141,7 +141,7 @@ function peel(ctx: TwinContext, repo: Json, sha: string): string {
   let at = sha;
   for (let i = 0; i < 16; i++) {
     const o = readObject(ctx, repo, at, 'tag');
-    if (!o || o.type !== 'tag') return at;
+    if (o?.type !== 'tag') return at;
     at = parseTag(o.content).object;
   }
   return at;
@@ -372,6 +372,7 @@ function connected(ctx: TwinContext, repo: Json, incoming: Map<string, Incoming>
 /** `check-ref-format`, as receive-pack applies it. */
 export function validRefName(ref: string): boolean {
   if (!ref.startsWith('refs/') || ref.length > 1024) return false;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: git refuses control characters in ref names
   if (/(^|\/)\.|\.\.|[\x00-\x20\x7f~^:?*[\\]|@\{|\/\/|\/$|\.lock(\/|$)|\.$/.test(ref)) return false;
   return ref.split('/').length >= 3;
 }
@@ -451,7 +452,7 @@ export async function receivePush(ctx: TwinContext, repo: Json, commands: RefCom
   const needsPack = commands.some((c) => c.new !== ZERO);
   let incoming = new Map<string, Incoming>();
   try {
-    if (pack && pack.length) incoming = await unpack(ctx, repo, pack);
+    if (pack?.length) incoming = await unpack(ctx, repo, pack);
     else if (needsPack && commands.some((c) => c.new !== ZERO && !hasObject(ctx, repo, c.new))) throw new BadObject('no pack data');
     fsck(incoming);
   } catch (e) {

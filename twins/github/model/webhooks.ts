@@ -42,7 +42,7 @@ export function createHook(ctx: TwinContext, repo: Json, input: { config: Json; 
     id,
     name: 'web',
     active: input.active ?? true,
-    events: input.events && input.events.length ? [...new Set(input.events)] : ['push'],
+    events: input.events?.length ? [...new Set(input.events)] : ['push'],
     config: normaliseConfig(input.config),
     updated_at: at,
     created_at: at,

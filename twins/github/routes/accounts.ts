@@ -91,7 +91,7 @@ export const accountRoutes: TwinRoute[] = [
   ...routes('GET', '/orgs/{org}/members/{username}', (req, ctx) => {
     const org = requireOrg(ctx, req.params.org!);
     const m = getMembership(ctx, org.login, req.params.username!);
-    if (!m || m.state !== 'active') throw new GitHubError(404, 'User does not exist or is not a member of the organization');
+    if (m?.state !== 'active') throw new GitHubError(404, 'User does not exist or is not a member of the organization');
     return { status: 204 };
   }),
   ...routes('DELETE', '/orgs/{org}/members/{username}', (req, ctx) => {

@@ -145,7 +145,7 @@ function advertise(req: TwinRequest, ctx: TwinContext): TwinResponse {
   }
   if (!lines.length) lines.push(`${ZERO} capabilities^{}`);
   const body = [pkt(`# service=${service}\n`), FLUSH];
-  lines.forEach((l, i) => body.push(pkt(i === 0 ? `${l}\0${caps.join(' ')}\n` : `${l}\n`)));
+  for (const [i, l] of lines.entries()) body.push(pkt(i === 0 ? `${l}\0${caps.join(' ')}\n` : `${l}\n`));
   body.push(FLUSH);
   return { status: 200, headers, body: Buffer.concat(body) };
 }

@@ -191,7 +191,7 @@ export const issueRoutes: TwinRoute[] = [
   // ---- search ------------------------------------------------------------------------------
   ...routes('GET', '/search/issues', (req, ctx) => {
     const q = queryString(req, 'q');
-    if (!q || !q.trim()) throw validationFailed({ resource: 'Search', field: 'q', code: 'missing' });
+    if (!q?.trim()) throw validationFailed({ resource: 'Search', field: 'q', code: 'missing' });
     const sort = queryString(req, 'sort');
     const results = searchIssues(ctx, q, sort && ['comments', 'created', 'updated'].includes(sort) ? sort : undefined, queryString(req, 'order'));
     return page(req, ctx, results, (items) => ({ total_count: results.length, incomplete_results: false, items }));

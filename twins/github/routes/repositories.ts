@@ -63,7 +63,7 @@ function byVisibility(list: Json[], type: string | undefined): Json[] {
   return list;
 }
 
-export function requireAdmin(ctx: TwinContext, repo: Json): void {
+export function requireAdmin(_ctx: TwinContext, repo: Json): void {
   if (!repo.permissions?.admin) throw new GitHubError(403, 'Must have admin rights to Repository.');
 }
 

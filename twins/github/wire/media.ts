@@ -129,7 +129,7 @@ const RENDERS: Record<string, Render> = {
 export function withMediaTypes(list: TwinRoute[]): TwinRoute[] {
   return list.map((route) => {
     const path = route.path.startsWith(`${ENTERPRISE_PREFIX}/`) ? route.path.slice(ENTERPRISE_PREFIX.length) : route.path;
-    const render = Object.prototype.hasOwnProperty.call(RENDERS, `${route.method} ${path}`) ? RENDERS[`${route.method} ${path}`] : undefined;
+    const render = Object.hasOwn(RENDERS, `${route.method} ${path}`) ? RENDERS[`${route.method} ${path}`] : undefined;
     if (!render) return route;
     return {
       ...route,

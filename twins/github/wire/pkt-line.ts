@@ -37,7 +37,7 @@ export function readPackets(buf: Buffer, stop: (p: Packet) => boolean = () => fa
       if (i + len > buf.length) throw new ProtocolError('protocol error: truncated pkt-line');
       p = { kind: 'data', data: buf.subarray(i + 4, i + len) };
     }
-    i += len < 4 ? 4 : len;
+    i += Math.max(4, len);
     packets.push(p);
     if (stop(p)) break;
   }

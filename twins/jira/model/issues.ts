@@ -155,8 +155,8 @@ export function editIssue(ctx: TwinContext, idOrKey: string, fields: Fields, upd
   const issue = requireIssue(ctx, idOrKey);
   const project = ctx.store.get<Project>('project', issue.projectId)!;
   const items: ChangeItem[] = [];
-  const change = (field: string, from: string | null, to: string | null, fromString = from, toString = to) => {
-    if (from !== to) items.push({ field, fieldtype: 'jira', from, fromString, to, toString });
+  const change = (field: string, from: string | null, to: string | null, fromString = from, toText = to) => {
+    if (from !== to) items.push({ field, fieldtype: 'jira', from, fromString, to, toString: toText });
   };
   for (const key of Object.keys(fields)) {
     const value = fields[key];
@@ -349,8 +349,7 @@ function sortKey(ctx: TwinContext, issue: Issue, field: string): string | number
       return issue.duedate ?? '9999';
     case 'assignee':
       return nameOf(ctx, issue.assigneeId) ?? '~';
-    case 'created':
-    default:
+    default: // 'created' and any other key
       return issue.created;
   }
 }

@@ -168,17 +168,16 @@ export function issueView(ctx: TwinContext, i: Issue, fields: string[] = ['*all'
   const all = issueFields(ctx, i);
   let keep = new Set<string>();
   for (const f of fields) {
-    if (f === '*all') Object.keys(all).forEach((k) => keep.add(k));
-    else if (f === '*navigable')
-      Object.keys(all)
-        .filter((k) => !NOT_NAVIGABLE.has(k))
-        .forEach((k) => keep.add(k));
-    else if (f.startsWith('-')) keep.delete(f.slice(1));
+    if (f === '*all') {
+      for (const k of Object.keys(all)) keep.add(k);
+    } else if (f === '*navigable') {
+      for (const k of Object.keys(all)) if (!NOT_NAVIGABLE.has(k)) keep.add(k);
+    } else if (f.startsWith('-')) keep.delete(f.slice(1));
     else if (f !== 'id' && f !== 'key') keep.add(f);
   }
   if (fields.length === 0) keep = new Set(Object.keys(all));
   const picked: Record<string, unknown> = {};
-  for (const k of keep) if (Object.prototype.hasOwnProperty.call(all, k)) picked[k] = all[k];
+  for (const k of keep) if (Object.hasOwn(all, k)) picked[k] = all[k];
   return {
     expand: 'renderedFields,names,schema,operations,editmeta,changelog,versionedRepresentations',
     id: i.id,

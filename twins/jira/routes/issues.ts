@@ -7,7 +7,6 @@ import { boolParam, decodeToken, encodeToken, intParam, listParam, offsetPage, p
 import { addComment, deleteComment, findComment, issueComments, updateComment } from '../model/comments.js';
 import { availableTransitions, createIssue, deleteIssue, editIssue, requireIssue, searchIssues, transitionIssue } from '../model/issues.js';
 import { commentView, issueView, statusView } from '../model/views.js';
-import type { User } from '../model/records.js';
 
 const json = (status: number, body: unknown): TwinResponse => ({ status, headers: { 'content-type': 'application/json;charset=UTF-8' }, body });
 const noContent = (): TwinResponse => ({ status: 204 });

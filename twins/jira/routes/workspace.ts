@@ -62,7 +62,7 @@ export const workspaceRoutes: TwinRoute[] = [
   {
     method: 'GET',
     path: `${P}/users/search`,
-    handler: (req, ctx) =>
+    handler: (_req, ctx) =>
       json(
         200,
         ctx.store.list<User>('user').map((u) => userView(ctx, u)),

@@ -48,8 +48,8 @@ class JiraSeedSession {
   constructor(private readonly ctx: SeedExpansionContext) {}
 
   async start(): Promise<void> {
-    this.people = ((await this.ctx.api.call('GET', '/rest/api/3/users/search')).body as any[]).map((u) => u.accountId as string);
-    for (const p of (await this.ctx.api.call('GET', '/rest/api/3/project')).body as any[]) this.projects.add(p.key as string);
+    this.people = ((await this.ctx.api.call('GET', '/rest/api/3/users/search')).body as { accountId: string }[]).map((u) => u.accountId);
+    for (const p of (await this.ctx.api.call('GET', '/rest/api/3/project')).body as { key: string }[]) this.projects.add(p.key);
   }
 
   async project(e: SeedEntity): Promise<string> {

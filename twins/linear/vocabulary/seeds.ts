@@ -76,6 +76,7 @@ class LinearSeedSession {
 
   constructor(private readonly ctx: SeedExpansionContext) {}
 
+  // biome-ignore lint/suspicious/noExplicitAny: the `data` of a GraphQL answer, shaped by the query the caller wrote
   private async gql(query: string, variables: Record<string, unknown> = {}): Promise<any> {
     const res = await this.ctx.api.call('POST', '/graphql', { query, variables }, { encoding: 'json' });
     if (res.body?.errors)
@@ -85,14 +86,14 @@ class LinearSeedSession {
 
   private async teamInfo(id: string): Promise<TeamInfo> {
     const data = await this.gql('query($id: String!) { team(id: $id) { id states { nodes { id name } } } }', { id });
-    return { id, states: new Map((data.team.states.nodes as any[]).map((s) => [s.name as string, s.id as string])) };
+    return { id, states: new Map((data.team.states.nodes as { id: string; name: string }[]).map((s) => [s.name, s.id])) };
   }
 
   async start(): Promise<void> {
     const data = await this.gql('{ users { nodes { id } } teams { nodes { id key name } } issueLabels { nodes { id name } } }');
-    this.people = (data.users.nodes as any[]).map((u) => u.id as string);
-    for (const t of data.teams.nodes as any[]) this.teams.set((t.name as string).toLowerCase(), await this.teamInfo(t.id as string));
-    for (const l of data.issueLabels.nodes as any[]) this.labels.set((l.name as string).toLowerCase(), l.id as string);
+    this.people = (data.users.nodes as { id: string }[]).map((u) => u.id);
+    for (const t of data.teams.nodes as { id: string; name: string }[]) this.teams.set(t.name.toLowerCase(), await this.teamInfo(t.id));
+    for (const l of data.issueLabels.nodes as { id: string; name: string }[]) this.labels.set(l.name.toLowerCase(), l.id);
     this.defaultTeam = this.teams.values().next().value!;
   }
 

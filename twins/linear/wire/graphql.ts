@@ -119,7 +119,7 @@ export class LinearGraphQL {
     if (one) return one(rec, ctx);
     const many = model?.many?.[name];
     if (many) return this.filtered(many(rec, ctx, args), args, this.nodeType(typeName, name), ctx);
-    return Object.prototype.hasOwnProperty.call(rec, name) ? rec[name] : undefined;
+    return Object.hasOwn(rec, name) ? rec[name] : undefined;
   }
 
   /** The node type of a collection field (`Issue.children` → `Issue`). */

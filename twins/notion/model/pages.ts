@@ -126,7 +126,7 @@ export function pageView(ctx: TwinContext, page: Page, api: ApiVersion, filterPr
   const { schema } = schemaOf(ctx, page);
   const inTrash = trashed(ctx, page.parent, page);
   let only: Set<string> | undefined;
-  if (filterProperties && filterProperties.length) only = new Set(filterProperties.map((k) => findProperty(schema, k)?.id).filter((x): x is string => !!x));
+  if (filterProperties?.length) only = new Set(filterProperties.map((k) => findProperty(schema, k)?.id).filter((x): x is string => !!x));
   return {
     object: 'page',
     id: page.id,

@@ -50,8 +50,11 @@ class NotionSeedSession {
   }
 
   async start(): Promise<void> {
-    this.people = ((await this.call('GET', '/v1/users')).body.results as any[]).filter((u) => u.type === 'person').map((u) => u.id as string);
-    const found = (await this.call('POST', '/v1/search', { query: 'Tasks', filter: { property: 'object', value: 'data_source' } })).body.results as any[];
+    this.people = ((await this.call('GET', '/v1/users')).body.results as { id: string; type: string }[]).filter((u) => u.type === 'person').map((u) => u.id);
+    const found = (await this.call('POST', '/v1/search', { query: 'Tasks', filter: { property: 'object', value: 'data_source' } })).body.results as {
+      id: string;
+      database_parent?: { page_id?: string };
+    }[];
     if (!found[0]) throw new SeedExpansionError('The Notion twin has no Tasks database to seed into.');
     this.tasks = found[0].id;
     this.homeId = found[0].database_parent?.page_id ?? '';

@@ -34,7 +34,7 @@ const MODELS: Record<string, string> = {
 
 export function createModeration(ctx: TwinContext, input: { model?: string; texts: string[] }) {
   const requested = input.model ?? 'omni-moderation-latest';
-  const model = Object.prototype.hasOwnProperty.call(MODELS, requested) ? MODELS[requested]! : undefined;
+  const model = Object.hasOwn(MODELS, requested) ? MODELS[requested]! : undefined;
   if (!model) throw modelNotFound(requested);
   if (input.texts.length === 0) throw invalidRequest("Invalid 'input': empty array. Expected an array with minimum length 1.", 'input', 'empty_array');
   const results = input.texts.map((text) => {

@@ -93,7 +93,7 @@ function checkToolTurns(messages: ChatMessage[]): void {
       let j = i - 1;
       while (j >= 0 && messages[j]!.role === 'tool') j--;
       const caller = messages[j];
-      if (!caller || caller.role !== 'assistant' || !caller.tool_calls?.some((c) => c.id === m.tool_call_id)) {
+      if (caller?.role !== 'assistant' || !caller.tool_calls?.some((c) => c.id === m.tool_call_id)) {
         throw invalidRequest(
           "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
           `messages.[${i}].role`,

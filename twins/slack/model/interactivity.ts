@@ -403,7 +403,7 @@ export function submitView(ctx: TwinContext, user: User, rec: ViewRecord, values
 /** The app's answer to a submission: errors, update, push, clear, or (nothing) close this view. */
 function applyResponseAction(ctx: TwinContext, viewId: string, answer: AppAnswer): void {
   const rec = getView(ctx, viewId);
-  if (!rec || !rec.open) return;
+  if (!rec?.open) return;
   const action = answer?.response_action;
   switch (action) {
     case 'errors': {

@@ -16,7 +16,7 @@ function key(channel: string, ts: string, name: string): string {
 export function normalizeReactionName(raw: string | undefined): string {
   if (!raw) throw new SlackError('invalid_name');
   const name = raw.replace(/^:|:$/g, '');
-  if (!/^[a-z0-9_+'\-]+(::skin-tone-[2-6])?$/.test(name) || name.length > 100) throw new SlackError('invalid_name');
+  if (!/^[a-z0-9_+'-]+(::skin-tone-[2-6])?$/.test(name) || name.length > 100) throw new SlackError('invalid_name');
   return name;
 }
 
@@ -56,7 +56,7 @@ export function removeReaction(ctx: TwinContext, actor: User, c: Conversation, t
   const m = target(ctx, c, ts);
   const name = normalizeReactionName(rawName);
   const existing = ctx.store.get<Reaction>('reaction', key(c.id, m.ts, name));
-  if (!existing || !existing.users.includes(actor.id)) throw new SlackError('no_reaction');
+  if (!existing?.users.includes(actor.id)) throw new SlackError('no_reaction');
   ctx.store.transaction(() => {
     existing.users = existing.users.filter((u) => u !== actor.id);
     existing.count = existing.users.length;

@@ -4,7 +4,7 @@
 // into an empty store, so a reset to empty brings it back; a seed that brings its own team keeps it.
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
-import { type Conversation, type Membership, type Team, type User } from './records.js';
+import type { Conversation, Membership, Team, User } from './records.js';
 import { slackId } from './slack-ids.js';
 
 const DEFAULT_AVATAR = 'https://a.slack-edge.com/80588/img/avatars/ava_0001';

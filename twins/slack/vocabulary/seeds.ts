@@ -67,6 +67,7 @@ class SlackSeedSession {
   constructor(private readonly ctx: SeedExpansionContext) {}
 
   /** One Web API method; Slack answers 200 with `ok: false` on failure. */
+  // biome-ignore lint/suspicious/noExplicitAny: the Web API method's JSON answer, read by the caller that named the method
   private async call(method: string, args: Record<string, unknown>): Promise<any> {
     const res = await this.ctx.api.call('POST', `/api/${method}`, args);
     if (!res.body?.ok) throw new SeedExpansionError(`The Slack twin refused ${method}: ${res.body?.error ?? 'no error given'}.`);
@@ -75,9 +76,11 @@ class SlackSeedSession {
 
   async start(): Promise<void> {
     const list = await this.call('users.list', { limit: 200 });
-    this.people = (list.members as any[]).filter((u) => !u.is_bot && !u.deleted && u.id !== 'USLACKBOT').map((u) => ({ id: u.id as string }));
-    for (const c of (await this.call('conversations.list', { types: 'public_channel,private_channel', limit: 1000 })).channels as any[]) {
-      this.usedNames.add(c.name as string);
+    this.people = (list.members as { id: string; is_bot?: boolean; deleted?: boolean }[])
+      .filter((u) => !u.is_bot && !u.deleted && u.id !== 'USLACKBOT')
+      .map((u) => ({ id: u.id }));
+    for (const c of (await this.call('conversations.list', { types: 'public_channel,private_channel', limit: 1000 })).channels as { name: string }[]) {
+      this.usedNames.add(c.name);
     }
   }
 
@@ -109,8 +112,8 @@ class SlackSeedSession {
     let channelId: string;
     if (existing) {
       // "#general" and "#random" come with the workspace: fill them rather than fail on name_taken.
-      const all = (await this.call('conversations.list', { types: 'public_channel,private_channel', limit: 1000 })).channels as any[];
-      channelId = all.find((c) => c.name === name)!.id as string;
+      const all = (await this.call('conversations.list', { types: 'public_channel,private_channel', limit: 1000 })).channels as { id: string; name: string }[];
+      channelId = all.find((c) => c.name === name)!.id;
       await this.call('conversations.join', { channel: channelId }).catch(() => undefined);
     } else {
       const created = await this.call('conversations.create', { name, is_private: e.states.includes('private') });

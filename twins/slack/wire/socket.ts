@@ -25,9 +25,15 @@ export function linkUrl(ctx: TwinContext, ticket: string, appId: string): string
 
 export function upgradeSlack(req: IncomingMessage, socket: Duplex, head: Buffer, ctx: TwinContext): void {
   const url = new URL(req.url ?? '/', 'http://twin.invalid');
-  if (url.pathname !== LINK_PATH && url.pathname !== '/link') return refuse(socket, '404 Not Found');
+  if (url.pathname !== LINK_PATH && url.pathname !== '/link') {
+    refuse(socket, '404 Not Found');
+    return;
+  }
   const link = appLink(ctx);
-  if (!link.redeemTicket(url.searchParams.get('ticket'))) return refuse(socket, '401 Unauthorized');
+  if (!link.redeemTicket(url.searchParams.get('ticket'))) {
+    refuse(socket, '401 Unauthorized');
+    return;
+  }
   let wss = servers.get(ctx);
   if (!wss) servers.set(ctx, (wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 })));
   ensureWorkspace(ctx);

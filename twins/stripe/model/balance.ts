@@ -135,7 +135,7 @@ export function getBalanceTransaction(ctx: TwinContext, id: string): BalanceTran
 /** Pending funds whose `available_on` has come become available (the lifecycle's step). */
 export function settleDue(ctx: TwinContext, id: string): void {
   const txn = find<BalanceTransaction>(ctx, 'balance_transaction', id);
-  if (!txn || txn.status !== 'pending') return;
+  if (txn?.status !== 'pending') return;
   save(ctx, 'balance_transaction', { ...txn, status: 'available' });
 }
 

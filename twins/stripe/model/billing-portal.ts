@@ -11,9 +11,9 @@
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { invalidRequest, resourceMissing } from '../wire/errors.js';
 import { emitEvent } from './events.js';
-import { applyMetadata, clone, find, newId, previousAttributes, type MetadataPatch, type StripeObject } from './objects.js';
+import { applyMetadata, clone, find, newId, previousAttributes, type MetadataPatch, type StripeJson, type StripeObject } from './objects.js';
 import { getCustomer, patchCustomer } from './customers.js';
-import { FEEDBACK, PRORATION_BEHAVIORS, cancelSubscriptionNow, loadSubscription, updateSubscription } from './subscriptions.js';
+import { FEEDBACK, type PRORATION_BEHAVIORS, cancelSubscriptionNow, loadSubscription, updateSubscription } from './subscriptions.js';
 import { subscriptionItems } from './subscription-items.js';
 import { attachPaymentMethod, resolvePaymentMethod } from './payment-methods.js';
 import { readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
@@ -53,7 +53,7 @@ export interface PortalConfigurationFields {
   active?: boolean;
 }
 
-function defaultFeatures(): Record<string, any> {
+function defaultFeatures(): StripeJson {
   return {
     customer_update: { allowed_updates: [], enabled: false },
     invoice_history: { enabled: false },
@@ -91,7 +91,7 @@ function checkProducts(ctx: TwinContext, products: { product: string; prices: st
   });
 }
 
-function applyFeatures(ctx: TwinContext, f: Record<string, any>, input: PortalFeaturesInput): void {
+function applyFeatures(ctx: TwinContext, f: StripeJson, input: PortalFeaturesInput): void {
   if (input.customerUpdate) {
     f.customer_update.enabled = input.customerUpdate.enabled;
     if (input.customerUpdate.allowedUpdates) f.customer_update.allowed_updates = input.customerUpdate.allowedUpdates;

@@ -6,7 +6,7 @@ import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { recordChargeFunds } from './balance.js';
 import { disputeIfTestCard } from './disputes.js';
 import { emitEvent } from './events.js';
-import { find, newId, save, type StripeObject } from './objects.js';
+import { find, newId, save, type StripeJson, type StripeObject } from './objects.js';
 import { declineFor } from './test-cards.js';
 import { collectDirectFee, settleDestinationCharge } from './transfers.js';
 import { accountOf } from '../wire/connect-scope.js';
@@ -65,7 +65,7 @@ function riskScore(id: string): number {
 export function chargePaymentMethod(ctx: TwinContext, input: ChargeInput): { charge: Charge; failure?: ChargeFailure } {
   const pm = typeof input.paymentMethod === 'string' ? find(ctx, 'payment_method', input.paymentMethod) : input.paymentMethod;
   if (!pm) throw new Error(`payment method ${String(input.paymentMethod)} vanished`);
-  const card = (pm.card ?? {}) as Record<string, any>;
+  const card = (pm.card ?? {}) as StripeJson;
   const decline = declineFor(card.last4);
   const capture = input.capture ?? true;
   const id = newId(ctx, 'charge');

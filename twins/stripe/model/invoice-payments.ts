@@ -4,7 +4,7 @@
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { StripeApiError, invalidRequest } from '../wire/errors.js';
-import { clone, find, load, type StripeObject } from './objects.js';
+import { clone, find, load, type StripeJson, type StripeObject } from './objects.js';
 import { confirmPaymentIntent, createPaymentIntent, type PaymentIntentCreate } from './payment-intents.js';
 import { createSetupIntent } from './setup-intents.js';
 import { changeBalance } from './customer-balance.js';
@@ -54,7 +54,7 @@ interface PaymentResult {
 
 function failureOf(pi: StripeObject): CollectionFailure | undefined {
   if (pi.status === 'succeeded' || pi.status === 'requires_capture') return undefined;
-  const err = (pi.last_payment_error ?? {}) as Record<string, any>;
+  const err = (pi.last_payment_error ?? {}) as StripeJson;
   return {
     code: err.code ?? 'card_declined',
     decline_code: err.decline_code ?? null,
@@ -287,6 +287,6 @@ export function payInvoice(ctx: TwinContext, id: string, input: InvoicePayment):
 /** Called when an invoice's PaymentIntent succeeds outside the invoice flow (client confirmation). */
 export function onInvoicePaymentIntentSucceeded(ctx: TwinContext, invoiceId: string, paymentIntent: StripeObject): void {
   const inv = find<Invoice>(ctx, 'invoice', invoiceId);
-  if (!inv || inv.status !== 'open') return;
+  if (inv?.status !== 'open') return;
   markPaid(ctx, invoiceId, { outOfBand: false, charge: paymentIntent.latest_charge ?? null, paymentIntent: paymentIntent.id });
 }

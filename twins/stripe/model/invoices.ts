@@ -158,7 +158,7 @@ export function onInvoiceOutcome(listener: InvoiceOutcomeListener): void {
   if (!listeners.includes(listener)) listeners.push(listener);
 }
 
-export function announce(ctx: TwinContext, call: (l: InvoiceOutcomeListener) => void): void {
+export function announce(_ctx: TwinContext, call: (l: InvoiceOutcomeListener) => void): void {
   for (const l of listeners) call(l);
 }
 
@@ -421,7 +421,7 @@ export function addLines(ctx: TwinContext, id: string, linesIn: InvoiceLineInput
  */
 export function priceInvoice(ctx: TwinContext, inv: Invoice): void {
   const data = inv.lines.data as StripeObject[];
-  inv.total_discount_amounts = discountLines(ctx, data as any, (inv.discounts as string[]) ?? [], inv.currency);
+  inv.total_discount_amounts = discountLines(ctx, data as unknown as Parameters<typeof discountLines>[1], (inv.discounts as string[]) ?? [], inv.currency);
   const defaults = (inv.default_tax_rates as StripeObject[] | undefined) ?? [];
   const perRate = new Map<string, { amount: number; taxable: number; inclusive: boolean }>();
   let exclusiveTax = 0;

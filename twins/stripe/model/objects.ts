@@ -6,7 +6,11 @@ import { isDeepStrictEqual } from 'node:util';
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { invalidRequest, resourceMissing } from '../wire/errors.js';
 
-export type StripeObject = Record<string, any> & { id: string; object: string };
+/** A Stripe JSON document (an object or a part of one), loosely typed: its shape is the spec's, checked where it enters. */
+// biome-ignore lint/suspicious/noExplicitAny: the one deliberate escape hatch for Stripe's JSON documents
+export type StripeJson = Record<string, any>;
+
+export type StripeObject = StripeJson & { id: string; object: string };
 
 export type Metadata = Record<string, string>;
 

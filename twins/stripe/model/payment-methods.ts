@@ -7,7 +7,7 @@ import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { base62 } from '../../../twin-runtime/ids.js';
 import { StripeApiError, invalidRequest, missingParam, resourceMissing, underParam } from '../wire/errors.js';
 import { emitEvent } from './events.js';
-import { applyMetadata, clone, find, newId, previousAttributes, save, type MetadataPatch, type StripeObject } from './objects.js';
+import { applyMetadata, clone, find, newId, previousAttributes, save, type MetadataPatch, type StripeJson, type StripeObject } from './objects.js';
 import { readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
 import { cardFacts, declineFor, luhnValid, shortcutNumber } from './test-cards.js';
 
@@ -58,7 +58,7 @@ function fingerprint(number: string): string {
   return base62(createHash('sha256').update(`stripe-twin-card:${number}`).digest(), 16);
 }
 
-function billingDetails(input: BillingDetailsInput | undefined, existing?: Record<string, any>): Record<string, unknown> {
+function billingDetails(input: BillingDetailsInput | undefined, existing?: StripeJson): Record<string, unknown> {
   const base = existing
     ? clone(existing)
     : { address: { city: null, country: null, line1: null, line2: null, postal_code: null, state: null }, email: null, name: null, phone: null, tax_id: null };

@@ -9,14 +9,14 @@
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { invalidRequest, missingParam } from '../wire/errors.js';
 import { emitEvent } from './events.js';
-import { applyMetadata, clone, find, load, newId, previousAttributes, save, type MetadataPatch, type StripeObject } from './objects.js';
+import { applyMetadata, clone, find, load, newId, previousAttributes, save, type MetadataPatch, type StripeJson, type StripeObject } from './objects.js';
 import { contextForCustomer } from './clock-scope.js';
 import { readPage, type FieldEquals, type ListPage, type ListWindow, type MoreConditions } from './pages.js';
 import { getCustomer } from './customers.js';
 import { addCycles, type Interval } from './billing-cycle.js';
 import { loadRecurringPrice, planOf, recurrenceOf, subscriptionItems } from './subscription-items.js';
 import {
-  PRORATION_BEHAVIORS,
+  type PRORATION_BEHAVIORS,
   cancelSubscriptionNow,
   createSubscription,
   loadSubscription,
@@ -28,7 +28,7 @@ import {
 export const END_BEHAVIORS = ['cancel', 'release'] as const;
 
 /** A phase as the schedule object embeds it. */
-type Phase = Record<string, any>;
+type Phase = StripeJson;
 
 export interface PhaseInput {
   items: { price: string; quantity?: number }[];

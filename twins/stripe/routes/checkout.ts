@@ -2,7 +2,7 @@
 // completion helper, and the minimal hosted page a session's `url` points at.
 
 import { showHostedCheckout, submitHostedCheckout } from './hosted-checkout.js';
-import type { TwinRequest, TwinResponse, TwinRoute } from '../../../twin-runtime/contract.js';
+import type { TwinRequest, TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../wire/pipeline.js';
 import { listBody, listEnvelope, readListWindow } from '../wire/list.js';
 import {
@@ -22,7 +22,7 @@ import {
   type Params,
   type ParamSpec,
 } from '../wire/params.js';
-import { find, type StripeObject } from '../model/objects.js';
+import type { StripeObject } from '../model/objects.js';
 import { readDiscounts } from './coupons.js';
 import {
   MODES,

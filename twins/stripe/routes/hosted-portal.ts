@@ -70,7 +70,7 @@ function page(ctx: TwinContext, session: StripeObject, config: StripeObject, not
   const subs = ctx.store
     .list<StripeObject>('subscription')
     .filter((s) => s.customer === session.customer && s.status !== 'canceled' && s.status !== 'incomplete_expired' && (!flowSub || s.id === flowSub));
-  const showSubs = !session.flow || session.flow.type !== 'payment_method_update';
+  const showSubs = session.flow?.type !== 'payment_method_update';
   const f = config.features;
   const pmId = customer?.invoice_settings?.default_payment_method as string | null | undefined;
   const pm = pmId ? find(ctx, 'payment_method', pmId) : undefined;

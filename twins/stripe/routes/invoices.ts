@@ -1,7 +1,7 @@
 // /v1/invoices: create, retrieve, update, delete a draft, list, search, preview, lines, finalize,
 // pay, void, mark uncollectible, add lines; and the page a finalized invoice's hosted URL shows.
 
-import type { TwinResponse, TwinRoute } from '../../../twin-runtime/contract.js';
+import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../wire/pipeline.js';
 import { stripeError } from '../wire/errors.js';
 import { listBody, listEnvelope, readListWindow, searchResponse } from '../wire/list.js';
@@ -20,7 +20,7 @@ import {
   type Params,
   type ParamSpec,
 } from '../wire/params.js';
-import { find, type StripeObject } from '../model/objects.js';
+import type { StripeObject } from '../model/objects.js';
 import {
   INVOICE_COLLECTION_METHODS,
   INVOICE_STATUSES,
@@ -35,6 +35,7 @@ import {
   updateInvoice,
   sendInvoice,
   voidInvoice,
+  type Invoice,
   type InvoiceLineInput,
   type InvoiceUpdate,
 } from '../model/invoices.js';
@@ -178,7 +179,7 @@ export const invoiceRoutes: TwinRoute[] = [
       return searchResponse(
         req,
         ctx,
-        { resource: 'invoice', present: (i: StripeObject) => presentInvoice(i as any) as StripeObject },
+        { resource: 'invoice', present: (i: StripeObject) => presentInvoice(i as Invoice) },
         '/v1/invoices/search',
         INVOICE_SEARCH_FIELDS,
         'invoices',

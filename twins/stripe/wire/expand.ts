@@ -28,17 +28,18 @@ function loadById(ctx: TwinContext, id: string, render: Render): StripeObject | 
   return found && render(found);
 }
 
-function expandAt(ctx: TwinContext, holder: any, segments: string[], fullPath: string, render: Render): void {
-  if (holder === null || holder === undefined || typeof holder !== 'object') return;
-  if (Array.isArray(holder)) {
-    for (const item of holder) expandAt(ctx, item, segments, fullPath, render);
+function expandAt(ctx: TwinContext, node: unknown, segments: string[], fullPath: string, render: Render): void {
+  if (node === null || node === undefined || typeof node !== 'object') return;
+  if (Array.isArray(node)) {
+    for (const item of node) expandAt(ctx, item, segments, fullPath, render);
     return;
   }
+  const holder = node as StripeObject;
   const [field, ...rest] = segments;
   if (field === undefined) return;
   const include = typeof holder.object === 'string' && !isForbiddenKey(field) ? INCLUDABLE[holder.object]?.[field] : undefined;
-  if (include && !Object.prototype.hasOwnProperty.call(holder, field) && typeof holder.id === 'string') holder[field] = include(ctx, holder);
-  if (isForbiddenKey(field) || !Object.prototype.hasOwnProperty.call(holder, field)) {
+  if (include && !Object.hasOwn(holder, field) && typeof holder.id === 'string') holder[field] = include(ctx, holder);
+  if (isForbiddenKey(field) || !Object.hasOwn(holder, field)) {
     const hint = 'data' in holder && holder.object === 'list' ? ` You may want to try expanding 'data.${fullPath}' instead.` : '';
     throw invalidRequest(`This property cannot be expanded (${fullPath}).${hint}`, 'expand');
   }

@@ -142,7 +142,7 @@ export function objArray(p: Params, key: string, prefix?: string): Params[] | un
   if (v === undefined) return undefined;
   if (v === '') return [];
   const arr = Array.isArray(v) ? v : typeof v === 'object' && v !== null ? Object.values(v) : undefined;
-  if (!arr || !arr.every((x) => x && typeof x === 'object')) throw invalidRequest(`Invalid array`, paramName(prefix, key));
+  if (!arr?.every((x) => x && typeof x === 'object')) throw invalidRequest(`Invalid array`, paramName(prefix, key));
   return arr as Params[];
 }
 

@@ -8,7 +8,7 @@
 // names them so that the versions that no longer have them never show them.
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
-import type { StripeObject } from '../model/objects.js';
+import type { StripeJson, StripeObject } from '../model/objects.js';
 import { STRIPE_API_VERSION } from '../model/events.js';
 import { chargeRefundList } from '../model/refunds.js';
 
@@ -37,7 +37,7 @@ const BASIL = '2025-03-31';
 export const SPEC_API_VERSION = '2024-06-20';
 
 /** `{amount, tax_behavior, tax_rate_details: {tax_rate}, …}` (`taxes`) → the older `tax_amounts` entry. */
-function taxAmountOf(t: any): Record<string, unknown> {
+function taxAmountOf(t: StripeJson): Record<string, unknown> {
   return {
     amount: t.amount,
     inclusive: t.tax_behavior === 'inclusive',
@@ -114,7 +114,7 @@ export const VERSION_CHANGES: VersionChange[] = [
     changelog: 'https://docs.stripe.com/changelog/basil/2025-03-31/invoice-tax-configurations',
     removed: ['total_tax_amounts'],
     added: ['total_taxes'],
-    downgrade: (_ctx, inv) => setIfMissing(inv, 'total_tax_amounts', () => ((inv.total_taxes as unknown[] | undefined) ?? []).map(taxAmountOf)),
+    downgrade: (_ctx, inv) => setIfMissing(inv, 'total_tax_amounts', () => ((inv.total_taxes as StripeJson[] | undefined) ?? []).map(taxAmountOf)),
   },
   {
     since: BASIL,
@@ -124,7 +124,7 @@ export const VERSION_CHANGES: VersionChange[] = [
     added: ['taxes'],
     downgrade: (_ctx, line) => {
       setIfMissing(line, 'tax_rates', () => []);
-      setIfMissing(line, 'tax_amounts', () => ((line.taxes as unknown[] | undefined) ?? []).map(taxAmountOf));
+      setIfMissing(line, 'tax_amounts', () => ((line.taxes as StripeJson[] | undefined) ?? []).map(taxAmountOf));
     },
   },
   {

@@ -50,7 +50,7 @@ export interface MessageInput {
 
 function segments(body: string): number {
   if (body === '') return 1;
-  // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: LF and CR are in the GSM-7 alphabet
   const gsm = /^[\x0A\x0D\x20-\x7E£¥èéùìòÇØøÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ¤¡ÄÖÑÜ§¿äöñüà]*$/.test(body);
   const [single, multi] = gsm ? [160, 153] : [70, 67];
   const len = [...body].length;

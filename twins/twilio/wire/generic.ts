@@ -11,7 +11,7 @@ import { classifyRest, paramName, staticName } from '../../../twin-runtime/gener
 import { GenericEngine } from '../../../twin-runtime/generic/engine.js';
 import { typeOf, type FillField } from '../../../twin-runtime/generic/schema.js';
 import type { OperationEntry } from '../../../twin-runtime/generic/spec-types.js';
-import type { GenericAdapter, GenericCall, Outcome } from '../../../twin-runtime/generic/types.js';
+import type { GenericAdapter, Outcome } from '../../../twin-runtime/generic/types.js';
 import type { InputProblem } from '../../../twin-runtime/generic/validate.js';
 import { account } from '../model/account.js';
 import { API, iso, rfc2822, sid } from '../model/records.js';

@@ -49,7 +49,7 @@ export async function request<T>(method: string, path: string, body?: unknown): 
     throw new ApiError(0, 'The control plane could not be reached.');
   }
   const text = res.status === 204 ? '' : await res.text();
-  let parsed: unknown = undefined;
+  let parsed: unknown;
   if (text) {
     try {
       parsed = JSON.parse(text);
@@ -140,7 +140,8 @@ export interface LogEntry {
   method: string;
   path: string;
   query_string: string;
-  status_code: number;
+  /** null: sent to the twin, no answer logged (in flight, or cut off by a crash). */
+  status_code: number | null;
   duration_ms: number;
   occurred_at: string;
   /** How the twin made the answer (its Twin-Fidelity header); null when it did not say. */

@@ -90,16 +90,18 @@ export function jsonErrorPlace(source: string, message: string): string | undefi
   return `line ${line}, column ${column}`;
 }
 
-export function statusClass(code: number): 'ok' | 'warn' | 'bad' {
+export function statusClass(code: number | null): 'ok' | 'warn' | 'bad' {
+  if (code === null) return 'warn';
   if (code < 400) return 'ok';
   if (code < 500) return 'warn';
   return 'bad';
 }
 
 /** `404`, `4xx`, `2xx`, or a prefix like `40`. */
-export function statusMatches(code: number, filter: string): boolean {
+export function statusMatches(code: number | null, filter: string): boolean {
   const f = filter.trim().toLowerCase();
   if (!f) return true;
+  if (code === null) return 'unanswered'.startsWith(f);
   if (/^[1-5]xx$/.test(f)) return Math.floor(code / 100) === Number(f[0]);
   return String(code).startsWith(f);
 }

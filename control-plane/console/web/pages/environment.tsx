@@ -124,10 +124,7 @@ function TwinCard({ twin }: { twin: Twin }) {
         <dd>
           {shown && key ? (
             <>
-              <code class="value secret" aria-label={`${twin.twin_slug} key`}>
-                {key}
-              </code>{' '}
-              <CopyButton text={key} label={`Copy ${twin.twin_slug} key`} />{' '}
+              <code class="value secret">{key}</code> <CopyButton text={key} label={`Copy ${twin.twin_slug} key`} />{' '}
               <button type="button" class="secondary small" onClick={() => setShown(false)}>
                 Hide key
               </button>

@@ -77,6 +77,7 @@ export function RequestsTab({ env, logId }: { env: Environment; logId?: string }
             {state.detail && state.state !== 'live' ? `: ${state.detail}` : ''} · {shown.length} of {entries.length} shown
           </p>
         </div>
+        {/* biome-ignore lint/a11y/useSemanticElements: role=search on the form is the long-supported equivalent of the newer <search> element */}
         <form class="filters" role="search" aria-label="Filter requests" onSubmit={(e) => e.preventDefault()}>
           <div class="field">
             <label for="f-twin">Twin</label>
@@ -151,7 +152,7 @@ export function RequestsTab({ env, logId }: { env: Environment; logId?: string }
                       </a>
                     </td>
                     <td>
-                      <span class={`status ${statusClass(e.status_code)}`}>{e.status_code}</span>
+                      <span class={`status ${statusClass(e.status_code)}`}>{e.status_code ?? 'unanswered'}</span>
                     </td>
                     <td class={`fidelity ${e.fidelity ?? 'none'}`}>{e.fidelity ?? '—'}</td>
                     <td class="num">{e.duration_ms}</td>
@@ -226,7 +227,7 @@ function RequestDetail({ env, logId }: { env: Environment; logId: string }) {
             {d.query_string ? `?${d.query_string}` : ''}
           </h3>
           <p class="facts">
-            <span class={`status ${statusClass(d.status_code)}`}>{d.status_code}</span>
+            <span class={`status ${statusClass(d.status_code)}`}>{d.status_code ?? 'unanswered'}</span>
             <span>{d.twin_slug}</span>
             <span>{d.duration_ms} ms</span>
             <span title="How the twin made this answer (Twin-Fidelity)">{d.fidelity ?? 'fidelity not given'}</span>
@@ -258,7 +259,12 @@ function RequestDetail({ env, logId }: { env: Environment; logId: string }) {
           </TableWrap>
           <p class="muted">Credentials (Authorization, cookies, signatures) are never logged.</p>
           <Body title="Request body" body={d.request.body} contentType={d.request.content_type} truncated={d.request.body_truncated} />
-          <Body title={`Response body (${d.status_code})`} body={d.response.body} contentType={d.response.content_type} truncated={d.response.body_truncated} />
+          <Body
+            title={`Response body (${d.status_code ?? 'unanswered'})`}
+            body={d.response.body}
+            contentType={d.response.content_type}
+            truncated={d.response.body_truncated}
+          />
         </>
       )}
     </section>
