@@ -291,7 +291,7 @@ export class RequestLogStore {
       ),
       complete: db.prepare(
         `UPDATE request_logs SET status_code = ?, duration_ms = ?, response_content_type = ?, response_body = CAST(? AS TEXT),
-           response_body_truncated = ?, body_bytes = ? WHERE environment_id = ? AND env_seq = ?`,
+           response_body_truncated = ?, body_bytes = ?, fidelity = ? WHERE environment_id = ? AND env_seq = ?`,
       ),
       rowsRange: db.prepare('SELECT * FROM request_logs WHERE environment_id = ? AND env_seq >= ? AND env_seq <= ? ORDER BY env_seq DESC'),
       markDeleted: db.prepare('UPDATE request_log_environments SET deleted = 1 WHERE environment_id = ?'),
@@ -355,6 +355,7 @@ export class RequestLogStore {
             r.response_body,
             r.response_body_truncated,
             bytes,
+            r.fidelity ?? null,
             r.environment_id,
             open.env_seq,
           );
