@@ -50,7 +50,8 @@ async function route(host: TwinHost, method: string, path: string, raw: Buffer):
   if (busy) return busy;
   if (head === 'reset' && method === 'POST' && parts.length === 1) {
     // `wall`: when the clock reads its start (a living clock runs on from there; default now).
-    const wall = body?.wall === undefined ? undefined : new Date(String(body.wall));
+    const asked = (body as { wall?: unknown } | undefined)?.wall;
+    const wall = asked === undefined ? undefined : new Date(String(asked));
     if (wall && Number.isNaN(wall.getTime())) return detail(400, '`wall` must be a date-time.');
     return { status: 200, body: await host.reset(wall) };
   }

@@ -10,9 +10,9 @@ import type { IdSource } from './ids.js';
 import type { Deliveries, DeliveryRecord } from './deliveries.js';
 import type { InputRefusal } from './safe-input.js';
 import type { GenericSurface } from './generic/types.js';
-import type { FidelityLevel } from './fidelity.js';
+import type { FidelityLevel, FidelityMode } from './fidelity.js';
 
-export type { GenericSurface, FidelityLevel };
+export type { GenericSurface, FidelityLevel, FidelityMode };
 
 /** A provider request as the runtime parsed it. */
 export interface TwinRequest {
@@ -74,11 +74,11 @@ export interface TwinContext {
   /** Outgoing signed webhook / event deliveries, with retries; attempts are `delivery` records. */
   deliveries: Deliveries;
   /**
-   * The environment's fidelity (decisions §15): `strict` (the default) refuses what the twin does
-   * not simulate (`NotSimulated`); `lenient` opts into the generic layer's permissive answers, for
-   * smoke tests that want any 2xx. Set by the host from `TwinHostOptions.fidelity`.
+   * What the twin answers for an operation it does not simulate (decisions §15): `strict` (the
+   * default) refuses honestly (`NotSimulated`); `lenient` answers the generic layer's permissive
+   * result, still with `Twin-Fidelity: unsupported`, for smoke tests that want any 2xx.
    */
-  fidelity: 'strict' | 'lenient';
+  fidelity: FidelityMode;
   /**
    * Run work that starts outside a provider request (a message on a twin's WebSocket, an app's
    * answer to an outgoing call) as a request of its own: queued in the request pipeline, in a

@@ -14,7 +14,7 @@ import { atBatchPriority } from './background-priority.js';
 import { prototypesIntact } from './safe-input.js';
 import { isStorageFull, STORAGE_FULL_RETRY_SECONDS, STORAGE_FULL_SENTENCE } from './storage-full.js';
 import { routeTwin, type RoutedTwin } from './router.js';
-import { FIDELITY_HEADER, NotSimulated, type FidelityLevel } from './fidelity.js';
+import { FIDELITY_HEADER, NotSimulated, type FidelityLevel, type FidelityMode } from './fidelity.js';
 import type { RequestProblem, TwinContext, TwinDefinition, TwinRequest, TwinResponse, TwinRoute } from './contract.js';
 
 export interface TwinHostOptions {
@@ -44,7 +44,7 @@ export interface TwinHostOptions {
    * The environment's fidelity (decisions §15): `strict` (default) refuses what the twin does not
    * simulate; `lenient` gives the generic layer's permissive answers. Handed to handlers as `ctx.fidelity`.
    */
-  fidelity?: 'strict' | 'lenient';
+  fidelity?: FidelityMode;
   /** Base URL callers see (gateway URL); defaults to the listening address. */
   publicUrl?: string;
   /**
@@ -80,7 +80,7 @@ export interface TwinHealth {
   /** The twin's wall time when `clock` was read: a living clock's offset is `clock` − `wall`. */
   wall: string;
   /** The environment's fidelity the twin runs with (`ctx.fidelity`). */
-  fidelity: 'strict' | 'lenient';
+  fidelity: FidelityMode;
   /** The advance job under way, if any (GET /_twin/advance/{id} follows it). */
   advance: AdvanceJobView | null;
   /** Twin-only: no request has reached Object.prototype (or Array/Function/String's) in this process. */

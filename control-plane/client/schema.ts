@@ -967,7 +967,7 @@ export interface paths {
         };
         /**
          * A twin's coverage matrix
-         * @description For every operation of the provider's published surface: `modelled` (hand-written rules), `generic` (served from the spec, statefully) or `not_served` with the reason.
+         * @description For every operation of the provider's published surface, its fidelity level (the `Twin-Fidelity` header its answers carry): `modelled` (hand-written behaviour), `inferred` (the generic engine applies what the spec makes safe: parents and references exist, status verbs move the status, new records start in their initial state), `stored` (plain record keeping) or `unsupported` (refused in the provider's own error envelope), with the reason.
          */
         get: operations["getCatalogTwinCoverage"];
         put?: never;
@@ -1148,12 +1148,21 @@ export interface components {
             url: string;
         };
         CoverageRow: {
+            /**
+             * @description `modelled` (hand-written behaviour), `inferred` (the generic engine applies what the spec makes safe), `stored` (plain record keeping) or `unsupported` (refused in the provider's own error envelope).
+             * @enum {string}
+             */
+            level: "modelled" | "inferred" | "stored" | "unsupported";
             method: string;
             operation_id: string;
             path: string;
+            /** @description Why the operation is unsupported, or what the engine infers for it. */
             reason?: string;
-            /** @enum {string} */
-            status: "modelled" | "generic" | "not_served";
+            /**
+             * @description The old name of `level`, kept for one release.
+             * @enum {string}
+             */
+            status: "modelled" | "inferred" | "stored" | "unsupported";
         };
         CurrentUser: {
             /** Format: date-time */

@@ -2,8 +2,8 @@
 
 import { z } from 'zod';
 import { TWIN_SLUGS } from '../../twin-runtime/registry.js';
-import { parseUuid, uuidString } from '../http/fields.js';
 import { FIDELITY_LEVELS } from '../../twin-runtime/fidelity.js';
+import { parseUuid, uuidString } from '../http/fields.js';
 import { CLOCK_MODES } from '../../twin-runtime/clock.js';
 
 /** An environment's fidelity (decisions §15). */
@@ -114,8 +114,13 @@ export const coverageRowSchema = z
     method: z.string(),
     path: z.string(),
     operation_id: z.string(),
-    status: z.enum(['modelled', 'generic', 'not_served']),
-    reason: z.string().optional(),
+    level: z
+      .enum(FIDELITY_LEVELS)
+      .describe(
+        "`modelled` (hand-written behaviour), `inferred` (the generic engine applies what the spec makes safe), `stored` (plain record keeping) or `unsupported` (refused in the provider's own error envelope).",
+      ),
+    status: z.enum(FIDELITY_LEVELS).describe('The old name of `level`, kept for one release.'),
+    reason: z.string().optional().describe('Why the operation is unsupported, or what the engine infers for it.'),
   })
   .meta({ id: 'CoverageRow' });
 

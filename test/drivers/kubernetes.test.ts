@@ -68,7 +68,11 @@ t.test('a twin becomes a ready Pod with an owned Service; crashes and deletions 
   t.equal(c.image, 'twins-runtime:1');
   t.same(c.args.slice(0, 2), ['--twin', 'stripe']);
   const after = (flag: string) => c.args[c.args.indexOf(flag) + 1];
-  t.same([after('--clock'), after('--clock-mode'), after('--fidelity')], ['2026-01-01T00:00:00.000Z', 'living', 'lenient'], "the environment's clock and fidelity");
+  t.same(
+    [after('--clock'), after('--clock-mode'), after('--fidelity')],
+    ['2026-01-01T00:00:00.000Z', 'living', 'lenient'],
+    "the environment's clock and fidelity",
+  );
   t.equal(c.readinessProbe.httpGet.path, '/_twin/health');
   t.same(c.readinessProbe.httpGet.httpHeaders, [{ name: 'x-twin-admin-secret', value: 'admin-secret' }]);
   t.ok(c.resources.requests.cpu && c.resources.limits.memory, 'requests and limits set');

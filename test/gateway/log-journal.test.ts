@@ -125,7 +125,15 @@ t.test('entries: fields as JSON, headers and bodies as bytes; a torn tail, older
   t.same(decodeEntries(Buffer.concat(entryParts([leveled]))).rows.map(asText), [{ ...leveled, response_body: '{"id":"cus_2"}' }]);
   const beforeFidelity = (r: CapturedRow): Buffer => {
     const names = ['id', 'organization_id', 'environment_id', 'environment_twin_id', 'twin_slug', 'actor', 'method', 'path', 'query_string', 'status_code'];
-    const rest = ['duration_ms', 'occurred_at', 'request_content_type', 'request_body_truncated', 'response_content_type', 'response_body_truncated', 'body_bytes'];
+    const rest = [
+      'duration_ms',
+      'occurred_at',
+      'request_content_type',
+      'request_body_truncated',
+      'response_content_type',
+      'response_body_truncated',
+      'body_bytes',
+    ];
     const json = Buffer.from(JSON.stringify([...names, ...rest].map((k) => (r as unknown as Record<string, unknown>)[k] ?? null)));
     const headers = Buffer.from(r.request_headers);
     const req = r.request_body === null ? null : Buffer.from(r.request_body);

@@ -52,7 +52,12 @@ t.test('a twin reads spec pieces lazily: starting and serving a few generic call
   const total = Object.keys(engine.artefacts.table.pieces).length;
   const headers = { authorization: `Bearer ${twin.apiKey}` };
   const me = ((await (await fetch(`${twin.url}/user`, { headers })).json()) as { login: string }).login;
-  for (const path of [`/users/${me}/gists`, '/gists/public', `/users/${me}/keys`]) {
+  await fetch(`${twin.url}/user/repos`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'lazy' }),
+  });
+  for (const path of [`/repos/${me}/lazy/releases`, `/repos/${me}/lazy/autolinks`, `/repos/${me}/lazy/keys`]) {
     const res = await fetch(twin.url + path, { headers });
     t.equal(res.status, 200, `GET ${path}`);
   }

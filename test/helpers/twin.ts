@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadTwin } from '../../twin-runtime/registry.js';
 import { TwinServer } from '../../twin-runtime/server.js';
+import type { FidelityMode } from '../../twin-runtime/fidelity.js';
 
 export interface RunningTwin {
   server: TwinServer;
@@ -18,7 +19,7 @@ export interface RunningTwin {
 
 export async function startTwin(
   slug: string,
-  opts: { clockStart?: Date; seedFile?: string; dataDir?: string; publicUrl?: string; clock?: 'living' | 'frozen'; fidelity?: 'strict' | 'lenient' } = {},
+  opts: { clockStart?: Date; seedFile?: string; dataDir?: string; publicUrl?: string; clock?: 'living' | 'frozen'; fidelity?: FidelityMode } = {},
 ): Promise<RunningTwin> {
   const dir = opts.dataDir ?? mkdtempSync(join(tmpdir(), `twin-${slug}-`));
   const dataFile = join(dir, `${slug}.sqlite`);

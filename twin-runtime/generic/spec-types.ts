@@ -77,6 +77,10 @@ export interface SpecSource {
   file: string;
   /** sha256 of what was read, so a changed file is noticed even at the same version. */
   sha256: string;
+  /** The provider API version an SDK was generated for (Stripe `2026-10-28.endive`). */
+  apiVersion?: string;
+  /** The provider's own spec release an SDK was generated from (Stripe's `OPENAPI_VERSION`, a stripe/openapi tag). */
+  openapi?: string;
 }
 
 export interface OperationTable {

@@ -44,6 +44,9 @@ const anthropic: TwinDefinition = {
   errors: {
     render: renderAnthropicError,
     routeMiss: (req) => anthropicErrorResponse(new AnthropicError(404, `Not found: ${req.method} ${req.path}`, 'not_found_error')),
+    // Not simulated (decisions §15): 501 `api_error`, which `@anthropic-ai/sdk` raises as
+    // `InternalServerError`; `x-should-retry: false` keeps it from retrying.
+    unsupported: (_req, _ctx, sentence) => anthropicErrorResponse(new AnthropicError(501, sentence, 'api_error', { 'x-should-retry': 'false' })),
     parseFailure(req, _ctx, problem) {
       if (problem.kind === 'malformed_url') return anthropicErrorResponse(new AnthropicError(404, `Not found: ${req.method} ${req.path}`, 'not_found_error'));
       if (problem.refusal.reason === 'body_too_large')

@@ -3,7 +3,7 @@
 // model/, the HTTP surface in routes/. See twins/github/README.md for what is covered.
 
 import type { TwinDefinition } from '../../twin-runtime/contract.js';
-import { aroundGitHub, authenticateGitHub, parseFailureGitHub, renderGitHubError, routeMissGitHub } from './wire/http.js';
+import { aroundGitHub, authenticateGitHub, parseFailureGitHub, renderGitHubError, routeMissGitHub, unsupportedGitHub } from './wire/http.js';
 import { rollOver } from './model/rate-limit.js';
 import { signGitHubDelivery } from './model/webhooks.js';
 import { accountRoutes } from './routes/accounts.js';
@@ -111,7 +111,7 @@ const github: TwinDefinition = {
   routing: { ignoreTrailingSlash: true },
   authenticate: authenticateGitHub,
   around: aroundGitHub,
-  errors: { render: renderGitHubError, routeMiss: routeMissGitHub, parseFailure: parseFailureGitHub },
+  errors: { render: renderGitHubError, routeMiss: routeMissGitHub, parseFailure: parseFailureGitHub, unsupported: unsupportedGitHub },
   unavailable: () => ({
     status: 503,
     body: { message: 'Service Unavailable', documentation_url: 'https://docs.github.com/rest', status: '503' },

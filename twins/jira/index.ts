@@ -54,6 +54,8 @@ const jira: TwinDefinition = {
   errors: {
     render: (e) => (e instanceof JiraError ? jiraBody(e) : undefined),
     routeMiss: () => jiraBody(new JiraError(404, ['null for uri: the requested resource was not found'])),
+    // Not simulated (decisions §15): 501 `{errorMessages: [sentence]}`.
+    unsupported: (_req, _ctx, sentence) => jiraBody(new JiraError(501, [sentence])),
     parseFailure: (_req, _ctx, problem) =>
       jiraBody(new JiraError(problem.kind === 'input_refused' && problem.refusal.reason === 'body_too_large' ? 413 : 400, [problem.message])),
   },

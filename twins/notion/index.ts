@@ -36,6 +36,9 @@ const notion: TwinDefinition = {
   errors: {
     render: renderNotionError,
     routeMiss: (req, ctx) => errorResponse(new NotionError(400, 'invalid_request_url', 'Invalid request URL.'), requestId(req, ctx)),
+    // Not simulated (decisions §15): Notion's own 400 `invalid_request` ("This request is not
+    // supported"), which `@notionhq/client` raises as `APIResponseError` with that code.
+    unsupported: (req, ctx, sentence) => errorResponse(new NotionError(400, 'invalid_request', sentence), requestId(req, ctx)),
     parseFailure(req, ctx, problem) {
       if (problem.kind === 'malformed_url') return errorResponse(new NotionError(400, 'invalid_request_url', 'Invalid request URL.'), requestId(req, ctx));
       if (problem.refusal.reason === 'body_too_large')

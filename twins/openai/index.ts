@@ -49,6 +49,10 @@ const openai: TwinDefinition = {
   errors: {
     render: renderOpenAIError,
     routeMiss: (req) => errorResponse(new OpenAIError(404, `Invalid URL (${req.method} ${req.path})`, 'invalid_request_error', null, null)),
+    // Not simulated (decisions §15): 501, which the `openai` SDK raises as `InternalServerError`;
+    // `x-should-retry: false` keeps it from retrying an answer that will not change.
+    unsupported: (_req, _ctx, sentence) =>
+      errorResponse(new OpenAIError(501, sentence, 'invalid_request_error', null, 'not_supported_by_twin', { 'x-should-retry': 'false' })),
     parseFailure(req, _ctx, problem) {
       if (problem.kind === 'malformed_url') return errorResponse(new OpenAIError(404, `Invalid URL (${req.method} ${req.path})`));
       if (problem.refusal.reason === 'body_too_large')

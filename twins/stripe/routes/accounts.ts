@@ -4,22 +4,7 @@
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { listEnvelope, readListWindow } from '../wire/list.js';
-import {
-  LIST_PARAMS,
-  ADDRESS_SPEC,
-  bool,
-  currency,
-  emptyableStr,
-  int,
-  obj,
-  oneOf,
-  readMetadata,
-  readParams,
-  requiredStr,
-  str,
-  type Params,
-  type ParamSpec,
-} from '../wire/params.js';
+import { bool, currency, emptyableStr, int, obj, oneOf, readMetadata, readParams, requiredStr, str, type Params } from '../wire/params.js';
 import { ok } from '../wire/pipeline.js';
 import { missingParam } from '../wire/errors.js';
 import { accountOf } from '../wire/connect-scope.js';
@@ -43,46 +28,6 @@ import {
   type BusinessProfileInput,
 } from '../model/accounts.js';
 import { ACCOUNT_LINK_TYPES, createAccountLink, createLoginLink } from '../model/account-links.js';
-
-const PROFILE_SPEC: ParamSpec = {
-  annual_revenue: true,
-  estimated_worker_count: true,
-  mcc: true,
-  minority_owned_business_designation: true,
-  monthly_estimated_revenue: true,
-  name: true,
-  product_description: true,
-  support_address: ADDRESS_SPEC,
-  support_email: true,
-  support_phone: true,
-  support_url: true,
-  url: true,
-};
-
-/** Parameters Stripe accepts on an account; the twin models the ones its state uses. */
-const FIELDS_SPEC: ParamSpec = {
-  account_token: true,
-  business_profile: PROFILE_SPEC,
-  business_type: true,
-  capabilities: true,
-  company: true,
-  default_currency: true,
-  documents: true,
-  email: true,
-  external_account: true,
-  groups: true,
-  individual: true,
-  metadata: true,
-  settings: true,
-  tos_acceptance: { date: true, ip: true, service_agreement: true, user_agent: true },
-};
-
-const CREATE_SPEC: ParamSpec = {
-  ...FIELDS_SPEC,
-  controller: { fees: { payer: true }, losses: { payments: true }, requirement_collection: true, stripe_dashboard: { type: true } },
-  country: true,
-  type: true,
-};
 
 function readProfile(p: Params): BusinessProfileInput | undefined {
   const bp = obj(p, 'business_profile');
@@ -133,7 +78,7 @@ export const accountRoutes: TwinRoute[] = [
     method: 'POST',
     path: '/v1/accounts',
     handler: (req, ctx) => {
-      const p = readParams(req, CREATE_SPEC);
+      const p = readParams(req);
       const c = obj(p, 'controller');
       const at = 'controller';
       return ok(
@@ -154,26 +99,26 @@ export const accountRoutes: TwinRoute[] = [
   {
     method: 'GET',
     path: '/v1/accounts',
-    handler: (req, ctx) => ok(listEnvelope(listAccounts(ctx, readListWindow(readParams(req, LIST_PARAMS))), '/v1/accounts')),
+    handler: (req, ctx) => ok(listEnvelope(listAccounts(ctx, readListWindow(readParams(req))), '/v1/accounts')),
   },
   {
     method: 'GET',
     path: '/v1/accounts/{account}',
     handler: (req, ctx) => {
-      readParams(req, {});
+      readParams(req);
       return ok(getAccount(ctx, req.params.account!));
     },
   },
   {
     method: 'POST',
     path: '/v1/accounts/{account}',
-    handler: (req, ctx) => ok(updateAccount(ctx, req.params.account!, readFields(readParams(req, FIELDS_SPEC)))),
+    handler: (req, ctx) => ok(updateAccount(ctx, req.params.account!, readFields(readParams(req)))),
   },
   {
     method: 'DELETE',
     path: '/v1/accounts/{account}',
     handler: (req, ctx) => {
-      readParams(req, {});
+      readParams(req);
       return ok(deleteAccount(ctx, req.params.account!));
     },
   },
@@ -181,7 +126,7 @@ export const accountRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/accounts/{account}/capabilities',
     handler: (req, ctx) => {
-      readParams(req, {});
+      readParams(req);
       const data = listCapabilities(ctx, req.params.account!);
       return ok({ object: 'list', data, has_more: false, url: `/v1/accounts/${req.params.account}/capabilities` });
     },
@@ -190,7 +135,7 @@ export const accountRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/accounts/{account}/capabilities/{capability}',
     handler: (req, ctx) => {
-      readParams(req, {});
+      readParams(req);
       return ok(getCapability(ctx, req.params.account!, req.params.capability!));
     },
   },
@@ -198,7 +143,7 @@ export const accountRoutes: TwinRoute[] = [
     method: 'POST',
     path: '/v1/accounts/{account}/capabilities/{capability}',
     handler: (req, ctx) => {
-      const p = readParams(req, { requested: true });
+      const p = readParams(req);
       return ok(requestCapability(ctx, req.params.account!, req.params.capability!, bool(p, 'requested')));
     },
   },
@@ -206,7 +151,7 @@ export const accountRoutes: TwinRoute[] = [
     method: 'POST',
     path: '/v1/accounts/{account}/login_links',
     handler: (req, ctx) => {
-      readParams(req, {});
+      readParams(req);
       return ok(createLoginLink(ctx, req.params.account!));
     },
   },
@@ -214,7 +159,7 @@ export const accountRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/account',
     handler: (req, ctx) => {
-      readParams(req, {});
+      readParams(req);
       const connected = accountOf(ctx);
       return ok(connected ? getAccount(ctx, connected) : platformAccount(ctx));
     },
@@ -223,14 +168,7 @@ export const accountRoutes: TwinRoute[] = [
     method: 'POST',
     path: '/v1/account_links',
     handler: (req, ctx) => {
-      const p = readParams(req, {
-        account: true,
-        type: true,
-        refresh_url: true,
-        return_url: true,
-        collect: true,
-        collection_options: { fields: true, future_requirements: true },
-      });
+      const p = readParams(req);
       const account = requiredStr(p, 'account');
       const type = oneOf(p, 'type', ACCOUNT_LINK_TYPES);
       if (!type) throw missingParam('type');

@@ -2,18 +2,16 @@
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { listEnvelope, readListWindow } from '../wire/list.js';
-import { LIST_PARAMS, currency, readParams, str } from '../wire/params.js';
+import { currency, readParams, str } from '../wire/params.js';
 import { ok } from '../wire/pipeline.js';
 import { getBalance, getBalanceTransaction, listBalanceTransactions } from '../model/balance.js';
-
-const LIST_SPEC = { ...LIST_PARAMS, currency: true, payout: true, source: true, type: true } as const;
 
 function listRoute(path: string): TwinRoute {
   return {
     method: 'GET',
     path,
     handler: (req, ctx) => {
-      const p = readParams(req, LIST_SPEC);
+      const p = readParams(req);
       const filter = { type: str(p, 'type'), source: str(p, 'source'), currency: currency(p), payout: str(p, 'payout') };
       return ok(listEnvelope(listBalanceTransactions(ctx, filter, readListWindow(p)), path));
     },
@@ -25,7 +23,7 @@ function retrieveRoute(path: string): TwinRoute {
     method: 'GET',
     path,
     handler: (req, ctx) => {
-      readParams(req, {});
+      readParams(req);
       return ok(getBalanceTransaction(ctx, req.params.id!));
     },
   };
@@ -36,7 +34,7 @@ export const balanceRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/balance',
     handler: (req, ctx) => {
-      readParams(req, {});
+      readParams(req);
       return ok(getBalance(ctx));
     },
   },

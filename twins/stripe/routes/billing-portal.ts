@@ -4,21 +4,7 @@
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../wire/pipeline.js';
 import { listEnvelope, readListWindow } from '../wire/list.js';
-import {
-  LIST_PARAMS,
-  bool,
-  emptyableStr,
-  obj,
-  oneOf,
-  readMetadata,
-  readParams,
-  requiredStr,
-  str,
-  strArray,
-  objArray,
-  type Params,
-  type ParamSpec,
-} from '../wire/params.js';
+import { bool, emptyableStr, obj, oneOf, readMetadata, readParams, requiredStr, str, strArray, objArray, type Params } from '../wire/params.js';
 import { invalidRequest, missingParam } from '../wire/errors.js';
 import { FEEDBACK, PRORATION_BEHAVIORS } from '../model/subscriptions.js';
 import {
@@ -35,32 +21,6 @@ import {
   type PortalFeaturesInput,
   type PortalFlowInput,
 } from '../model/billing-portal.js';
-
-const FEATURES_SPEC: ParamSpec = {
-  customer_update: { enabled: true, allowed_updates: true },
-  invoice_history: { enabled: true },
-  payment_method_update: { enabled: true, payment_method_configuration: true },
-  subscription_cancel: { enabled: true, mode: true, proration_behavior: true, cancellation_reason: { enabled: true, options: true, feedback_options: true } },
-  subscription_pause: { enabled: true, duration: true },
-  subscription_update: {
-    enabled: true,
-    default_allowed_updates: true,
-    proration_behavior: true,
-    billing_cycle_anchor: true,
-    schedule_at_period_end: true,
-    trial_update_behavior: true,
-    products: { product: true, prices: true, adjustable_quantity: true },
-  },
-};
-
-const CONFIG_SPEC: ParamSpec = {
-  features: FEATURES_SPEC,
-  business_profile: { headline: true, privacy_policy_url: true, terms_of_service_url: true },
-  default_return_url: true,
-  login_page: { enabled: true },
-  metadata: true,
-  name: true,
-};
 
 function enabled(p: Params, prefix: string): boolean {
   const v = bool(p, 'enabled', prefix);
@@ -173,7 +133,7 @@ export const billingPortalRoutes: TwinRoute[] = [
     method: 'POST',
     path: '/v1/billing_portal/configurations',
     handler: (req, ctx) => {
-      const p = readParams(req, CONFIG_SPEC);
+      const p = readParams(req);
       const input = readConfiguration(p);
       if (!input.features) throw missingParam('features');
       return ok(createPortalConfiguration(ctx, { ...input, features: input.features }));
@@ -183,7 +143,7 @@ export const billingPortalRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/billing_portal/configurations',
     handler: (req, ctx) => {
-      const p = readParams(req, { ...LIST_PARAMS, active: true, is_default: true });
+      const p = readParams(req);
       return ok(
         listEnvelope(
           listPortalConfigurations(ctx, { active: bool(p, 'active'), isDefault: bool(p, 'is_default') }, readListWindow(p)),
@@ -195,13 +155,13 @@ export const billingPortalRoutes: TwinRoute[] = [
   {
     method: 'GET',
     path: '/v1/billing_portal/configurations/{configuration}',
-    handler: (req, ctx) => (readParams(req, {}), ok(getPortalConfiguration(ctx, req.params.configuration!))),
+    handler: (req, ctx) => (readParams(req), ok(getPortalConfiguration(ctx, req.params.configuration!))),
   },
   {
     method: 'POST',
     path: '/v1/billing_portal/configurations/{configuration}',
     handler: (req, ctx) => {
-      const p = readParams(req, { ...CONFIG_SPEC, active: true });
+      const p = readParams(req);
       return ok(updatePortalConfiguration(ctx, req.params.configuration!, { ...readConfiguration(p), active: bool(p, 'active') }));
     },
   },
@@ -209,21 +169,7 @@ export const billingPortalRoutes: TwinRoute[] = [
     method: 'POST',
     path: '/v1/billing_portal/sessions',
     handler: (req, ctx) => {
-      const p = readParams(req, {
-        customer: true,
-        customer_account: true,
-        return_url: true,
-        configuration: true,
-        locale: true,
-        on_behalf_of: true,
-        flow_data: {
-          type: true,
-          after_completion: { type: true, redirect: { return_url: true }, hosted_confirmation: { custom_message: true } },
-          subscription_cancel: { subscription: true, retention: true },
-          subscription_update: { subscription: true },
-          subscription_update_confirm: { subscription: true, items: true, discounts: true },
-        },
-      });
+      const p = readParams(req);
       return ok(
         createPortalSession(ctx, {
           customer: requiredStr(p, 'customer'),

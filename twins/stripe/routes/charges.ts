@@ -3,54 +3,16 @@
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { StripeApiError, missingParam } from '../wire/errors.js';
 import { listEnvelope, readListWindow, searchResponse } from '../wire/list.js';
-import {
-  LIST_PARAMS,
-  SEARCH_PARAMS,
-  bool,
-  currency,
-  emptyableStr,
-  int,
-  obj,
-  readMetadata,
-  readParams,
-  requiredInt,
-  str,
-  type ParamSpec,
-} from '../wire/params.js';
+import { bool, currency, emptyableStr, int, obj, readMetadata, readParams, requiredInt, str } from '../wire/params.js';
 import { ok } from '../wire/pipeline.js';
 import { CHARGE_SEARCH_FIELDS, captureCharge, createLegacyCharge, getCharge, listCharges, updateCharge } from '../model/charges.js';
-
-const CHARGE_UPDATE_SPEC: ParamSpec = {
-  customer: true,
-  description: true,
-  fraud_details: { user_report: true },
-  metadata: true,
-  receipt_email: true,
-  shipping: true,
-  transfer_group: true,
-};
-
-const CHARGE_CREATE_SPEC: ParamSpec = {
-  amount: true,
-  currency: true,
-  customer: true,
-  source: true,
-  description: true,
-  metadata: true,
-  capture: true,
-  receipt_email: true,
-  statement_descriptor: true,
-  statement_descriptor_suffix: true,
-  shipping: true,
-  transfer_group: true,
-};
 
 export const chargeRoutes: TwinRoute[] = [
   {
     method: 'POST',
     path: '/v1/charges',
     handler: (req, ctx) => {
-      const p = readParams(req, CHARGE_CREATE_SPEC);
+      const p = readParams(req);
       const amount = requiredInt(p, 'amount');
       const cur = currency(p);
       if (!cur) throw missingParam('currency');
@@ -74,7 +36,7 @@ export const chargeRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/charges',
     handler: (req, ctx) => {
-      const p = readParams(req, { ...LIST_PARAMS, customer: true, payment_intent: true, transfer_group: true });
+      const p = readParams(req);
       const filter = { customer: str(p, 'customer'), paymentIntent: str(p, 'payment_intent'), transferGroup: str(p, 'transfer_group') };
       return ok(listEnvelope(listCharges(ctx, filter, readListWindow(p)), '/v1/charges'));
     },
@@ -83,7 +45,7 @@ export const chargeRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/charges/search',
     handler: (req, ctx) => {
-      readParams(req, SEARCH_PARAMS);
+      readParams(req);
       return searchResponse(req, ctx, { resource: 'charge' }, '/v1/charges/search', CHARGE_SEARCH_FIELDS, 'charges');
     },
   },
@@ -91,7 +53,7 @@ export const chargeRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/charges/{charge}',
     handler: (req, ctx) => {
-      readParams(req, {});
+      readParams(req);
       return ok(getCharge(ctx, req.params.charge!));
     },
   },
@@ -99,7 +61,7 @@ export const chargeRoutes: TwinRoute[] = [
     method: 'POST',
     path: '/v1/charges/{charge}',
     handler: (req, ctx) => {
-      const p = readParams(req, CHARGE_UPDATE_SPEC);
+      const p = readParams(req);
       const fraud = obj(p, 'fraud_details');
       return ok(
         updateCharge(ctx, req.params.charge!, {
@@ -117,7 +79,7 @@ export const chargeRoutes: TwinRoute[] = [
     method: 'POST',
     path: '/v1/charges/{charge}/capture',
     handler: (req, ctx) => {
-      const p = readParams(req, { amount: true, receipt_email: true, statement_descriptor: true, statement_descriptor_suffix: true });
+      const p = readParams(req);
       return ok(captureCharge(ctx, req.params.charge!, int(p, 'amount')));
     },
   },

@@ -6,7 +6,6 @@ import type { TwinRequest, TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../wire/pipeline.js';
 import { listBody, listEnvelope, readListWindow } from '../wire/list.js';
 import {
-  LIST_PARAMS,
   bool,
   expandPaths,
   int,
@@ -39,60 +38,6 @@ import {
 } from '../model/checkout.js';
 
 const expandOf = (req: TwinRequest): string[] => expandPaths(paramsOf(req));
-
-const SESSION_CREATE_PARAMS: ParamSpec = {
-  mode: true,
-  line_items: { price: true, quantity: true, adjustable_quantity: true, tax_rates: true, dynamic_tax_rates: true },
-  success_url: true,
-  cancel_url: true,
-  return_url: true,
-  ui_mode: true,
-  customer: true,
-  customer_email: true,
-  customer_creation: true,
-  client_reference_id: true,
-  metadata: true,
-  currency: true,
-  payment_method_types: true,
-  expires_at: true,
-  locale: true,
-  submit_type: true,
-  allow_promotion_codes: true,
-  discounts: { coupon: true, promotion_code: true },
-  billing_address_collection: true,
-  automatic_tax: { enabled: true },
-  phone_number_collection: { enabled: true },
-  subscription_data: { trial_period_days: true, trial_end: true, metadata: true, description: true, default_tax_rates: true },
-  payment_intent_data: {
-    metadata: true,
-    description: true,
-    capture_method: true,
-    setup_future_usage: true,
-    receipt_email: true,
-    statement_descriptor: true,
-    application_fee_amount: true,
-    on_behalf_of: true,
-    transfer_data: { destination: true, amount: true },
-    transfer_group: true,
-  },
-  setup_intent_data: { metadata: true, description: true },
-  payment_method_collection: true,
-  redirect_on_completion: true,
-  saved_payment_method_options: true,
-  invoice_creation: true,
-  consent_collection: true,
-  custom_text: true,
-  after_expiration: true,
-};
-
-const SESSION_LIST_FILTERS: ParamSpec = {
-  customer: true,
-  customer_details: { email: true },
-  payment_intent: true,
-  payment_link: true,
-  status: true,
-  subscription: true,
-};
 
 const COMPLETE_PARAMS: ParamSpec = { payment_method: true, email: true, name: true };
 
@@ -153,13 +98,13 @@ export const checkoutRoutes: TwinRoute[] = [
   {
     method: 'POST',
     path: '/v1/checkout/sessions',
-    handler: (req, ctx) => ok(presentSession(createSession(ctx, readSessionCreate(readParams(req, SESSION_CREATE_PARAMS))), expandOf(req))),
+    handler: (req, ctx) => ok(presentSession(createSession(ctx, readSessionCreate(readParams(req))), expandOf(req))),
   },
   {
     method: 'GET',
     path: '/v1/checkout/sessions',
     handler: (req, ctx) => {
-      const p = readParams(req, { ...LIST_PARAMS, ...SESSION_LIST_FILTERS });
+      const p = readParams(req);
       const details = obj(p, 'customer_details');
       const filter = {
         customer: str(p, 'customer'),
@@ -174,23 +119,23 @@ export const checkoutRoutes: TwinRoute[] = [
   {
     method: 'GET',
     path: '/v1/checkout/sessions/{id}',
-    handler: (req, ctx) => (readParams(req, {}), ok(presentSession(loadSession(ctx, req.params.id!), expandOf(req)))),
+    handler: (req, ctx) => (readParams(req), ok(presentSession(loadSession(ctx, req.params.id!), expandOf(req)))),
   },
   {
     method: 'POST',
     path: '/v1/checkout/sessions/{id}',
-    handler: (req, ctx) => ok(presentSession(updateSession(ctx, req.params.id!, readMetadata(readParams(req, { metadata: true }))), expandOf(req))),
+    handler: (req, ctx) => ok(presentSession(updateSession(ctx, req.params.id!, readMetadata(readParams(req))), expandOf(req))),
   },
   {
     method: 'POST',
     path: '/v1/checkout/sessions/{id}/expire',
-    handler: (req, ctx) => (readParams(req, {}), ok(presentSession(expireSession(ctx, req.params.id!), expandOf(req)))),
+    handler: (req, ctx) => (readParams(req), ok(presentSession(expireSession(ctx, req.params.id!), expandOf(req)))),
   },
   {
     method: 'GET',
     path: '/v1/checkout/sessions/{id}/line_items',
     handler: (req, ctx) => {
-      const p = readParams(req, LIST_PARAMS);
+      const p = readParams(req);
       const s = loadSession(ctx, req.params.id!);
       const items = [...((s.line_items?.data ?? []) as StripeObject[])].reverse();
       return ok(listBody(p, items, `/v1/checkout/sessions/${s.id}/line_items`));

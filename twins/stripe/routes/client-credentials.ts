@@ -2,7 +2,7 @@
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { underParam } from '../wire/errors.js';
-import { bool, obj, readParams, requiredStr, str, type ParamSpec } from '../wire/params.js';
+import { bool, obj, readParams, requiredStr, str } from '../wire/params.js';
 import { ok } from '../wire/pipeline.js';
 import {
   CUSTOMER_SESSION_COMPONENTS,
@@ -12,19 +12,12 @@ import {
   type CustomerSessionCreate,
 } from '../model/client-credentials.js';
 
-const COMPONENT_SPEC: ParamSpec = { enabled: true, features: true };
-const SESSION_SPEC: ParamSpec = {
-  customer: true,
-  customer_account: true,
-  components: Object.fromEntries(CUSTOMER_SESSION_COMPONENTS.map((c) => [c, COMPONENT_SPEC])),
-};
-
 export const clientCredentialRoutes: TwinRoute[] = [
   {
     method: 'POST',
     path: '/v1/customer_sessions',
     handler: (req, ctx) => {
-      const p = readParams(req, SESSION_SPEC);
+      const p = readParams(req);
       const given = obj(p, 'components');
       if (!given) return ok(createCustomerSession(ctx, { customer: requiredStr(p, 'customer'), components: {} }));
       const components: CustomerSessionCreate['components'] = {};
@@ -40,7 +33,7 @@ export const clientCredentialRoutes: TwinRoute[] = [
     method: 'POST',
     path: '/v1/ephemeral_keys',
     handler: (req, ctx) => {
-      const p = readParams(req, { customer: true, issuing_card: true, nonce: true, verification_session: true });
+      const p = readParams(req);
       const version = req.headers['stripe-version'];
       return ok(
         createEphemeralKey(ctx, {
@@ -56,7 +49,7 @@ export const clientCredentialRoutes: TwinRoute[] = [
     method: 'DELETE',
     path: '/v1/ephemeral_keys/{key}',
     handler: (req, ctx) => {
-      readParams(req, {});
+      readParams(req);
       return ok(deleteEphemeralKey(ctx, req.params.key!));
     },
   },

@@ -4,7 +4,6 @@ import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../wire/pipeline.js';
 import { listEnvelope, readListWindow } from '../wire/list.js';
 import {
-  LIST_PARAMS,
   bool,
   currency,
   decimal,
@@ -34,10 +33,6 @@ import {
   type DiscountRef,
 } from '../model/discounts.js';
 
-const DISCOUNT_PARAMS = { coupon: true, promotion_code: true, discount: true } as const;
-/** The ParamSpec entry for a `discounts[]` parameter. */
-export const DISCOUNTS_SPEC = DISCOUNT_PARAMS;
-
 /**
  * `discounts[i][coupon|promotion_code|discount]`, plus the older top-level `coupon` and
  * `promotion_code` where a resource still takes them. An empty `discounts=` is `null` (none).
@@ -61,20 +56,7 @@ export const couponRoutes: TwinRoute[] = [
     method: 'POST',
     path: '/v1/coupons',
     handler: (req, ctx) => {
-      const p = readParams(req, {
-        id: true,
-        percent_off: true,
-        amount_off: true,
-        currency: true,
-        duration: true,
-        duration_in_months: true,
-        max_redemptions: true,
-        redeem_by: true,
-        name: true,
-        metadata: true,
-        applies_to: { products: true },
-        currency_options: true,
-      });
+      const p = readParams(req);
       const percent = decimal(p, 'percent_off');
       const percentOff = percent === undefined ? undefined : Number(percent);
       return ok(
@@ -97,34 +79,23 @@ export const couponRoutes: TwinRoute[] = [
   {
     method: 'GET',
     path: '/v1/coupons',
-    handler: (req, ctx) => ok(listEnvelope(listCoupons(ctx, readListWindow(readParams(req, LIST_PARAMS))), '/v1/coupons')),
+    handler: (req, ctx) => ok(listEnvelope(listCoupons(ctx, readListWindow(readParams(req))), '/v1/coupons')),
   },
-  { method: 'GET', path: '/v1/coupons/{coupon}', handler: (req, ctx) => (readParams(req, {}), ok(getCoupon(ctx, req.params.coupon!, 'id'))) },
+  { method: 'GET', path: '/v1/coupons/{coupon}', handler: (req, ctx) => (readParams(req), ok(getCoupon(ctx, req.params.coupon!, 'id'))) },
   {
     method: 'POST',
     path: '/v1/coupons/{coupon}',
     handler: (req, ctx) => {
-      const p = readParams(req, { name: true, metadata: true, currency_options: true });
+      const p = readParams(req);
       return ok(updateCoupon(ctx, req.params.coupon!, { name: emptyableStr(p, 'name'), metadata: readMetadata(p) }));
     },
   },
-  { method: 'DELETE', path: '/v1/coupons/{coupon}', handler: (req, ctx) => (readParams(req, {}), ok(deleteCoupon(ctx, req.params.coupon!))) },
+  { method: 'DELETE', path: '/v1/coupons/{coupon}', handler: (req, ctx) => (readParams(req), ok(deleteCoupon(ctx, req.params.coupon!))) },
   {
     method: 'POST',
     path: '/v1/promotion_codes',
     handler: (req, ctx) => {
-      const p = readParams(req, {
-        promotion: { coupon: true, type: true },
-        coupon: true,
-        code: true,
-        active: true,
-        customer: true,
-        customer_account: true,
-        expires_at: true,
-        max_redemptions: true,
-        metadata: true,
-        restrictions: { first_time_transaction: true, minimum_amount: true, minimum_amount_currency: true, currency_options: true },
-      });
+      const p = readParams(req);
       const promotion = obj(p, 'promotion');
       // `promotion[coupon]` (current API) or the older top-level `coupon`.
       const coupon = promotion ? requiredStr(promotion, 'coupon', 'promotion') : requiredStr(p, 'coupon');
@@ -151,17 +122,17 @@ export const couponRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/promotion_codes',
     handler: (req, ctx) => {
-      const p = readParams(req, { ...LIST_PARAMS, active: true, code: true, coupon: true, customer: true, customer_account: true });
+      const p = readParams(req);
       const filter = { active: bool(p, 'active'), code: str(p, 'code'), coupon: str(p, 'coupon'), customer: str(p, 'customer') };
       return ok(listEnvelope(listPromotionCodes(ctx, filter, readListWindow(p)), '/v1/promotion_codes'));
     },
   },
-  { method: 'GET', path: '/v1/promotion_codes/{id}', handler: (req, ctx) => (readParams(req, {}), ok(getPromotionCode(ctx, req.params.id!, 'id'))) },
+  { method: 'GET', path: '/v1/promotion_codes/{id}', handler: (req, ctx) => (readParams(req), ok(getPromotionCode(ctx, req.params.id!, 'id'))) },
   {
     method: 'POST',
     path: '/v1/promotion_codes/{id}',
     handler: (req, ctx) => {
-      const p = readParams(req, { active: true, metadata: true, restrictions: true });
+      const p = readParams(req);
       return ok(updatePromotionCode(ctx, req.params.id!, { active: bool(p, 'active'), metadata: readMetadata(p) }));
     },
   },

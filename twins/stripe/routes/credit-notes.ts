@@ -3,20 +3,7 @@
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../wire/pipeline.js';
 import { listBody, listEnvelope, readListWindow } from '../wire/list.js';
-import {
-  LIST_PARAMS,
-  emptyableStr,
-  int,
-  objArray,
-  oneOf,
-  paramsOf,
-  readMetadata,
-  readParams,
-  requiredStr,
-  str,
-  type Params,
-  type ParamSpec,
-} from '../wire/params.js';
+import { emptyableStr, int, objArray, oneOf, readMetadata, readParams, requiredStr, str, type Params } from '../wire/params.js';
 import { missingParam } from '../wire/errors.js';
 import {
   CREDIT_NOTE_REASONS,
@@ -28,34 +15,6 @@ import {
   voidCreditNote,
   type CreditNoteCreate,
 } from '../model/credit-notes.js';
-
-const CREATE_SPEC: ParamSpec = {
-  invoice: true,
-  amount: true,
-  credit_amount: true,
-  refund_amount: true,
-  out_of_band_amount: true,
-  effective_at: true,
-  email_type: true,
-  memo: true,
-  metadata: true,
-  reason: true,
-  refund: true,
-  refunds: true,
-  shipping_cost: true,
-  lines: {
-    type: true,
-    invoice_line_item: true,
-    amount: true,
-    quantity: true,
-    unit_amount: true,
-    unit_amount_decimal: true,
-    description: true,
-    tax_rates: true,
-    tax_amounts: true,
-    metadata: true,
-  },
-};
 
 function readCreate(p: Params): CreditNoteCreate {
   return {
@@ -84,42 +43,42 @@ function readCreate(p: Params): CreditNoteCreate {
 }
 
 export const creditNoteRoutes: TwinRoute[] = [
-  { method: 'POST', path: '/v1/credit_notes', handler: (req, ctx) => ok(createCreditNote(ctx, readCreate(readParams(req, CREATE_SPEC)))) },
-  { method: 'GET', path: '/v1/credit_notes/preview', handler: (req, ctx) => ok(previewCreditNote(ctx, readCreate(readParams(req, CREATE_SPEC)))) },
+  { method: 'POST', path: '/v1/credit_notes', handler: (req, ctx) => ok(createCreditNote(ctx, readCreate(readParams(req)))) },
+  { method: 'GET', path: '/v1/credit_notes/preview', handler: (req, ctx) => ok(previewCreditNote(ctx, readCreate(readParams(req)))) },
   {
     method: 'GET',
     path: '/v1/credit_notes/preview/lines',
     handler: (req, ctx) => {
-      const p = readParams(req, { ...CREATE_SPEC, ...LIST_PARAMS });
+      const p = readParams(req);
       const note = previewCreditNote(ctx, readCreate(p));
-      return { status: 200, body: listBody(paramsOf(req), note.lines.data, '/v1/credit_notes/preview/lines') };
+      return { status: 200, body: listBody(readParams(req), note.lines.data, '/v1/credit_notes/preview/lines') };
     },
   },
   {
     method: 'GET',
     path: '/v1/credit_notes',
     handler: (req, ctx) => {
-      const p = readParams(req, { ...LIST_PARAMS, customer: true, customer_account: true, invoice: true });
+      const p = readParams(req);
       return ok(listEnvelope(listCreditNotes(ctx, { customer: str(p, 'customer'), invoice: str(p, 'invoice') }, readListWindow(p)), '/v1/credit_notes'));
     },
   },
-  { method: 'GET', path: '/v1/credit_notes/{id}', handler: (req, ctx) => (readParams(req, {}), ok(getCreditNote(ctx, req.params.id!))) },
+  { method: 'GET', path: '/v1/credit_notes/{id}', handler: (req, ctx) => (readParams(req), ok(getCreditNote(ctx, req.params.id!))) },
   {
     method: 'POST',
     path: '/v1/credit_notes/{id}',
     handler: (req, ctx) => {
-      const p = readParams(req, { memo: true, metadata: true });
+      const p = readParams(req);
       return ok(updateCreditNote(ctx, req.params.id!, { memo: emptyableStr(p, 'memo'), metadata: readMetadata(p) }));
     },
   },
-  { method: 'POST', path: '/v1/credit_notes/{id}/void', handler: (req, ctx) => (readParams(req, {}), ok(voidCreditNote(ctx, req.params.id!))) },
+  { method: 'POST', path: '/v1/credit_notes/{id}/void', handler: (req, ctx) => (readParams(req), ok(voidCreditNote(ctx, req.params.id!))) },
   {
     method: 'GET',
     path: '/v1/credit_notes/{credit_note}/lines',
     handler: (req, ctx) => {
-      readParams(req, LIST_PARAMS);
+      readParams(req);
       const note = getCreditNote(ctx, req.params.credit_note!, 'credit_note');
-      return { status: 200, body: listBody(paramsOf(req), note.lines.data, `/v1/credit_notes/${note.id}/lines`) };
+      return { status: 200, body: listBody(readParams(req), note.lines.data, `/v1/credit_notes/${note.id}/lines`) };
     },
   },
 ];

@@ -4,7 +4,7 @@
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../wire/pipeline.js';
 import { listEnvelope, readListWindow } from '../wire/list.js';
-import { LIST_PARAMS, emptyableStr, readMetadata, readParams, requiredCurrency, requiredInt, str } from '../wire/params.js';
+import { emptyableStr, readMetadata, readParams, requiredCurrency, requiredInt, str } from '../wire/params.js';
 import { createBalanceTransaction, getBalanceTransaction, listBalanceTransactions, updateBalanceTransaction } from '../model/customer-balance.js';
 
 const BASE = '/v1/customers/{customer}/balance_transactions';
@@ -14,7 +14,7 @@ export const customerBalanceRoutes: TwinRoute[] = [
     method: 'POST',
     path: BASE,
     handler: (req, ctx) => {
-      const p = readParams(req, { amount: true, currency: true, description: true, metadata: true });
+      const p = readParams(req);
       return ok(
         createBalanceTransaction(ctx, req.params.customer!, {
           amount: requiredInt(p, 'amount'),
@@ -29,7 +29,7 @@ export const customerBalanceRoutes: TwinRoute[] = [
     method: 'GET',
     path: BASE,
     handler: (req, ctx) => {
-      const p = readParams(req, { ...LIST_PARAMS, invoice: true });
+      const p = readParams(req);
       const id = req.params.customer!;
       return ok(listEnvelope(listBalanceTransactions(ctx, id, { invoice: str(p, 'invoice') }, readListWindow(p)), `/v1/customers/${id}/balance_transactions`));
     },
@@ -37,13 +37,13 @@ export const customerBalanceRoutes: TwinRoute[] = [
   {
     method: 'GET',
     path: `${BASE}/{transaction}`,
-    handler: (req, ctx) => (readParams(req, {}), ok(getBalanceTransaction(ctx, req.params.customer!, req.params.transaction!))),
+    handler: (req, ctx) => (readParams(req), ok(getBalanceTransaction(ctx, req.params.customer!, req.params.transaction!))),
   },
   {
     method: 'POST',
     path: `${BASE}/{transaction}`,
     handler: (req, ctx) => {
-      const p = readParams(req, { description: true, metadata: true });
+      const p = readParams(req);
       return ok(
         updateBalanceTransaction(ctx, req.params.customer!, req.params.transaction!, {
           description: emptyableStr(p, 'description'),

@@ -3,22 +3,7 @@
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../wire/pipeline.js';
 import { listEnvelope, readListWindow, searchResponse } from '../wire/list.js';
-import {
-  ADDRESS_SPEC,
-  LIST_PARAMS,
-  SEARCH_PARAMS,
-  bool,
-  emptyableStr,
-  int,
-  obj,
-  oneOf,
-  readMetadata,
-  readParams,
-  str,
-  strArray,
-  type Params,
-  type ParamSpec,
-} from '../wire/params.js';
+import { bool, emptyableStr, int, obj, oneOf, readMetadata, readParams, str, strArray, type Params } from '../wire/params.js';
 import { find } from '../model/objects.js';
 import {
   CUSTOMER_SEARCH_FIELDS,
@@ -34,33 +19,6 @@ import {
 } from '../model/customers.js';
 import { listPaymentMethods, type PaymentMethod } from '../model/payment-methods.js';
 import { invalidRequest, resourceMissing } from '../wire/errors.js';
-
-const CUSTOMER_SPEC: ParamSpec = {
-  address: ADDRESS_SPEC,
-  balance: true,
-  description: true,
-  email: true,
-  invoice_prefix: true,
-  invoice_settings: { custom_fields: true, default_payment_method: true, footer: true, rendering_options: true },
-  metadata: true,
-  name: true,
-  next_invoice_sequence: true,
-  phone: true,
-  preferred_locales: true,
-  shipping: { address: ADDRESS_SPEC, name: true, phone: true },
-  tax_exempt: true,
-  coupon: true,
-  promotion_code: true,
-};
-
-const CUSTOMER_CREATE_SPEC: ParamSpec = {
-  ...CUSTOMER_SPEC,
-  payment_method: true,
-  test_clock: true,
-  tax: { ip_address: true, validate_location: true },
-  validate: true,
-};
-const CUSTOMER_UPDATE_SPEC: ParamSpec = { ...CUSTOMER_SPEC, tax: { ip_address: true, validate_location: true }, validate: true };
 
 /** A whole address (fields left out are null), or null for an empty `address=`. */
 export function readFullAddress(p: Params | undefined, prefix: string): Address | null {
@@ -117,7 +75,7 @@ export const customerRoutes: TwinRoute[] = [
     method: 'POST',
     path: '/v1/customers',
     handler: (req, ctx) => {
-      const p = readParams(req, CUSTOMER_CREATE_SPEC);
+      const p = readParams(req);
       return ok(createCustomer(ctx, { testClock: str(p, 'test_clock'), paymentMethod: str(p, 'payment_method'), ...readCustomerFields(p) }));
     },
   },
@@ -125,7 +83,7 @@ export const customerRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/customers',
     handler: (req, ctx) => {
-      const p = readParams(req, { ...LIST_PARAMS, email: true, test_clock: true });
+      const p = readParams(req);
       return ok(listEnvelope(listCustomers(ctx, { email: str(p, 'email'), testClock: str(p, 'test_clock') }, readListWindow(p)), '/v1/customers'));
     },
   },
@@ -133,7 +91,7 @@ export const customerRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/customers/search',
     handler: (req, ctx) => {
-      readParams(req, SEARCH_PARAMS);
+      readParams(req);
       // Deleted customers stay as stubs (`deleted: true`) that retrieve answers; search skips them.
       return searchResponse(req, ctx, { resource: 'customer', equals: { deleted: null } }, '/v1/customers/search', CUSTOMER_SEARCH_FIELDS, 'customers');
     },
@@ -142,7 +100,7 @@ export const customerRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/customers/{customer}',
     handler: (req, ctx) => {
-      readParams(req, {});
+      readParams(req);
       // Retrieve answers the deleted stub too, as Stripe does.
       const c = find(ctx, 'customer', req.params.customer!);
       if (!c) throw resourceMissing('customer', req.params.customer!, 'id');
@@ -152,26 +110,26 @@ export const customerRoutes: TwinRoute[] = [
   {
     method: 'POST',
     path: '/v1/customers/{customer}',
-    handler: (req, ctx) => ok(updateCustomer(ctx, req.params.customer!, readCustomerFields(readParams(req, CUSTOMER_UPDATE_SPEC)))),
+    handler: (req, ctx) => ok(updateCustomer(ctx, req.params.customer!, readCustomerFields(readParams(req)))),
   },
   {
     method: 'DELETE',
     path: '/v1/customers/{customer}',
     handler: (req, ctx) => {
-      readParams(req, {});
+      readParams(req);
       return ok(deleteCustomer(ctx, req.params.customer!));
     },
   },
   {
     method: 'DELETE',
     path: '/v1/customers/{customer}/discount',
-    handler: (req, ctx) => (readParams(req, {}), ok(removeCustomerDiscount(ctx, req.params.customer!))),
+    handler: (req, ctx) => (readParams(req), ok(removeCustomerDiscount(ctx, req.params.customer!))),
   },
   {
     method: 'GET',
     path: '/v1/customers/{customer}/payment_methods',
     handler: (req, ctx) => {
-      const p = readParams(req, { ...LIST_PARAMS, type: true, allow_redisplay: true });
+      const p = readParams(req);
       const c = getCustomer(ctx, req.params.customer!, 'customer');
       return ok(listEnvelope(listPaymentMethods(ctx, c.id, str(p, 'type'), readListWindow(p)), `/v1/customers/${c.id}/payment_methods`));
     },
@@ -180,7 +138,7 @@ export const customerRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/customers/{customer}/payment_methods/{payment_method}',
     handler: (req, ctx) => {
-      readParams(req, {});
+      readParams(req);
       const c = getCustomer(ctx, req.params.customer!, 'customer');
       const pm = find<PaymentMethod>(ctx, 'payment_method', req.params.payment_method!);
       if (!pm || pm.customer !== c.id) throw resourceMissing('PaymentMethod', req.params.payment_method!, 'payment_method');

@@ -2,11 +2,9 @@
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { listEnvelope, readListWindow } from '../wire/list.js';
-import { LIST_PARAMS, bool, obj, readMetadata, readParams, str, type ParamSpec } from '../wire/params.js';
+import { bool, obj, readMetadata, readParams, str } from '../wire/params.js';
 import { ok } from '../wire/pipeline.js';
 import { EVIDENCE_FIELDS, closeDispute, getDispute, listDisputes, updateDispute, type Evidence } from '../model/disputes.js';
-
-const EVIDENCE_SPEC: ParamSpec = { ...Object.fromEntries(EVIDENCE_FIELDS.map((f) => [f, true as const])), enhanced_evidence: true };
 
 function readEvidence(p: Record<string, unknown>): Evidence | undefined {
   const e = obj(p, 'evidence');
@@ -24,7 +22,7 @@ export const disputeRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/disputes',
     handler: (req, ctx) => {
-      const p = readParams(req, { ...LIST_PARAMS, charge: true, payment_intent: true });
+      const p = readParams(req);
       return ok(listEnvelope(listDisputes(ctx, { charge: str(p, 'charge'), paymentIntent: str(p, 'payment_intent') }, readListWindow(p)), '/v1/disputes'));
     },
   },
@@ -32,7 +30,7 @@ export const disputeRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/disputes/{dispute}',
     handler: (req, ctx) => {
-      readParams(req, {});
+      readParams(req);
       return ok(getDispute(ctx, req.params.dispute!));
     },
   },
@@ -40,7 +38,7 @@ export const disputeRoutes: TwinRoute[] = [
     method: 'POST',
     path: '/v1/disputes/{dispute}',
     handler: (req, ctx) => {
-      const p = readParams(req, { evidence: EVIDENCE_SPEC, metadata: true, submit: true });
+      const p = readParams(req);
       return ok(updateDispute(ctx, req.params.dispute!, { evidence: readEvidence(p), metadata: readMetadata(p), submit: bool(p, 'submit') }));
     },
   },
@@ -48,7 +46,7 @@ export const disputeRoutes: TwinRoute[] = [
     method: 'POST',
     path: '/v1/disputes/{dispute}/close',
     handler: (req, ctx) => {
-      readParams(req, {});
+      readParams(req);
       return ok(closeDispute(ctx, req.params.dispute!));
     },
   },

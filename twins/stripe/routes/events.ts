@@ -5,7 +5,7 @@ import type { TwinContext, TwinRoute } from '../../../twin-runtime/contract.js';
 import { invalidRequest, resourceMissing } from '../wire/errors.js';
 import { listEnvelope, readListWindow } from '../wire/list.js';
 import { readPage, type FieldEquals, type MoreConditions } from '../model/pages.js';
-import { LIST_PARAMS, bool, readParams, str, strArray } from '../wire/params.js';
+import { bool, readParams, str, strArray } from '../wire/params.js';
 import { ok } from '../wire/pipeline.js';
 import { DELIVERY_RESOURCE, type DeliveryRecord } from '../../../twin-runtime/deliveries.js';
 import { find } from '../model/objects.js';
@@ -37,7 +37,7 @@ export const eventRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/events',
     handler: (req, ctx) => {
-      const p = readParams(req, { ...LIST_PARAMS, type: true, types: true, delivery_success: true });
+      const p = readParams(req);
       const type = str(p, 'type');
       const types = strArray(p, 'types');
       if (type && types) throw invalidRequest('You may only specify one of these parameters: type, types.', 'type');
@@ -64,7 +64,7 @@ export const eventRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/events/{id}',
     handler: (req, ctx) => {
-      readParams(req, {});
+      readParams(req);
       const e = find(ctx, 'event', req.params.id!);
       if (!e) throw resourceMissing('event', req.params.id!, 'id');
       return ok(e);

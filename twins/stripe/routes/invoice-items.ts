@@ -4,7 +4,6 @@ import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../wire/pipeline.js';
 import { listEnvelope, readListWindow } from '../wire/list.js';
 import {
-  LIST_PARAMS,
   bool,
   currency,
   decimal,
@@ -18,27 +17,8 @@ import {
   str,
   strArray,
   type Params,
-  type ParamSpec,
 } from '../wire/params.js';
 import { createInvoiceItem, deleteInvoiceItem, getInvoiceItem, listInvoiceItems, updateInvoiceItem, type InvoiceItemFields } from '../model/invoice-items.js';
-
-const FIELDS_SPEC: ParamSpec = {
-  amount: true,
-  description: true,
-  discountable: true,
-  discounts: true,
-  metadata: true,
-  period: { start: true, end: true },
-  price: true,
-  price_data: true,
-  pricing: { price: true },
-  quantity: true,
-  quantity_decimal: true,
-  tax_behavior: true,
-  tax_code: true,
-  tax_rates: true,
-  unit_amount_decimal: true,
-};
 
 function readFields(p: Params): InvoiceItemFields {
   const period = obj(p, 'period');
@@ -60,7 +40,7 @@ export const invoiceItemRoutes: TwinRoute[] = [
     method: 'POST',
     path: '/v1/invoiceitems',
     handler: (req, ctx) => {
-      const p = readParams(req, { ...FIELDS_SPEC, customer: true, customer_account: true, currency: true, invoice: true, subscription: true });
+      const p = readParams(req);
       return ok(
         createInvoiceItem(ctx, {
           ...readFields(p),
@@ -76,20 +56,20 @@ export const invoiceItemRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/invoiceitems',
     handler: (req, ctx) => {
-      const p = readParams(req, { ...LIST_PARAMS, customer: true, customer_account: true, invoice: true, pending: true });
+      const p = readParams(req);
       const found = listInvoiceItems(ctx, { customer: str(p, 'customer'), invoice: str(p, 'invoice'), pending: bool(p, 'pending') }, readListWindow(p));
       return ok(listEnvelope(found, '/v1/invoiceitems'));
     },
   },
-  { method: 'GET', path: '/v1/invoiceitems/{invoiceitem}', handler: (req, ctx) => (readParams(req, {}), ok(getInvoiceItem(ctx, req.params.invoiceitem!))) },
+  { method: 'GET', path: '/v1/invoiceitems/{invoiceitem}', handler: (req, ctx) => (readParams(req), ok(getInvoiceItem(ctx, req.params.invoiceitem!))) },
   {
     method: 'POST',
     path: '/v1/invoiceitems/{invoiceitem}',
-    handler: (req, ctx) => ok(updateInvoiceItem(ctx, req.params.invoiceitem!, readFields(readParams(req, FIELDS_SPEC)))),
+    handler: (req, ctx) => ok(updateInvoiceItem(ctx, req.params.invoiceitem!, readFields(readParams(req)))),
   },
   {
     method: 'DELETE',
     path: '/v1/invoiceitems/{invoiceitem}',
-    handler: (req, ctx) => (readParams(req, {}), ok(deleteInvoiceItem(ctx, req.params.invoiceitem!))),
+    handler: (req, ctx) => (readParams(req), ok(deleteInvoiceItem(ctx, req.params.invoiceitem!))),
   },
 ];

@@ -5,21 +5,7 @@ import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../wire/pipeline.js';
 import { stripeError } from '../wire/errors.js';
 import { listBody, listEnvelope, readListWindow, searchResponse } from '../wire/list.js';
-import {
-  LIST_PARAMS,
-  SEARCH_PARAMS,
-  bool,
-  int,
-  objArray,
-  oneOf,
-  readMetadata,
-  readParams,
-  strArray,
-  requiredStr,
-  str,
-  type Params,
-  type ParamSpec,
-} from '../wire/params.js';
+import { bool, int, objArray, oneOf, readMetadata, readParams, strArray, requiredStr, str, type Params } from '../wire/params.js';
 import type { StripeObject } from '../model/objects.js';
 import {
   INVOICE_COLLECTION_METHODS,
@@ -41,69 +27,7 @@ import {
 } from '../model/invoices.js';
 import { payInvoice } from '../model/invoice-payments.js';
 import { findPreview, previewInvoice } from '../model/invoice-previews.js';
-import { DISCOUNTS_SPEC, readDiscounts } from './coupons.js';
-
-const INVOICE_CREATE_PARAMS: ParamSpec = {
-  customer: true,
-  auto_advance: true,
-  collection_method: true,
-  days_until_due: true,
-  due_date: true,
-  currency: true,
-  description: true,
-  metadata: true,
-  default_payment_method: true,
-  subscription: true,
-  pending_invoice_items_behavior: true,
-  footer: true,
-  statement_descriptor: true,
-  automatic_tax: { enabled: true },
-  discounts: DISCOUNTS_SPEC,
-  default_tax_rates: true,
-};
-
-const INVOICE_UPDATE_PARAMS: ParamSpec = {
-  auto_advance: true,
-  collection_method: true,
-  days_until_due: true,
-  due_date: true,
-  description: true,
-  metadata: true,
-  default_payment_method: true,
-  footer: true,
-  statement_descriptor: true,
-  automatic_tax: { enabled: true },
-};
-
-const INVOICE_LIST_FILTERS: ParamSpec = {
-  customer: true,
-  subscription: true,
-  status: true,
-  collection_method: true,
-  due_date: { gt: true, gte: true, lt: true, lte: true },
-};
-
-const PAY_PARAMS: ParamSpec = { payment_method: true, off_session: true, paid_out_of_band: true, forgive: true, source: true, mandate: true };
-
-const PREVIEW_PARAMS: ParamSpec = {
-  customer: true,
-  subscription: true,
-  subscription_details: {
-    items: { id: true, price: true, quantity: true, deleted: true, metadata: true, clear_usage: true },
-    proration_behavior: true,
-    proration_date: true,
-    cancel_at_period_end: true,
-    cancel_now: true,
-    trial_end: true,
-    billing_cycle_anchor: true,
-    start_date: true,
-  },
-  currency: true,
-  automatic_tax: { enabled: true },
-  preview_mode: true,
-  customer_details: true,
-  invoice_items: true,
-};
+import { readDiscounts } from './coupons.js';
 
 /** `name=` (empty) clears a text field: null; absent: undefined. */
 const clearable = (p: Params, key: string): string | null | undefined => (p[key] === undefined ? undefined : str(p, key) || null);
@@ -170,12 +94,12 @@ const INVOICE_SEARCH_FIELDS = {
 };
 
 export const invoiceRoutes: TwinRoute[] = [
-  { method: 'POST', path: '/v1/invoices/create_preview', handler: (req, ctx) => ok(previewInvoice(ctx, readPreview(readParams(req, PREVIEW_PARAMS)))) },
+  { method: 'POST', path: '/v1/invoices/create_preview', handler: (req, ctx) => ok(previewInvoice(ctx, readPreview(readParams(req)))) },
   {
     method: 'GET',
     path: '/v1/invoices/search',
     handler: (req, ctx) => {
-      readParams(req, SEARCH_PARAMS);
+      readParams(req);
       return searchResponse(
         req,
         ctx,
@@ -190,7 +114,7 @@ export const invoiceRoutes: TwinRoute[] = [
     method: 'POST',
     path: '/v1/invoices',
     handler: (req, ctx) => {
-      const p = readParams(req, INVOICE_CREATE_PARAMS);
+      const p = readParams(req);
       const customer = requiredStr(p, 'customer');
       const input = {
         customer,
@@ -216,7 +140,7 @@ export const invoiceRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/invoices',
     handler: (req, ctx) => {
-      const p = readParams(req, { ...LIST_PARAMS, ...INVOICE_LIST_FILTERS });
+      const p = readParams(req);
       const filter = {
         customer: str(p, 'customer'),
         subscription: str(p, 'subscription'),
@@ -230,21 +154,21 @@ export const invoiceRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/invoices/{id}',
     handler: (req, ctx) => {
-      readParams(req, {});
+      readParams(req);
       return ok(presentInvoice(loadInvoice(ctx, req.params.id!)));
     },
   },
   {
     method: 'POST',
     path: '/v1/invoices/{id}',
-    handler: (req, ctx) => ok(presentInvoice(updateInvoice(ctx, req.params.id!, readUpdate(readParams(req, INVOICE_UPDATE_PARAMS))))),
+    handler: (req, ctx) => ok(presentInvoice(updateInvoice(ctx, req.params.id!, readUpdate(readParams(req))))),
   },
-  { method: 'DELETE', path: '/v1/invoices/{id}', handler: (req, ctx) => (readParams(req, {}), ok(deleteDraftInvoice(ctx, req.params.id!))) },
+  { method: 'DELETE', path: '/v1/invoices/{id}', handler: (req, ctx) => (readParams(req), ok(deleteDraftInvoice(ctx, req.params.id!))) },
   {
     method: 'GET',
     path: '/v1/invoices/{id}/lines',
     handler: (req, ctx) => {
-      const p = readParams(req, LIST_PARAMS);
+      const p = readParams(req);
       const inv = findPreview(ctx, req.params.id!) ?? loadInvoice(ctx, req.params.id!, 'invoice');
       // Lines keep invoice order (first line first), unlike newest-first object lists.
       const lines = [...(inv.lines.data as StripeObject[])].reverse().map((l, i) => ({ ...l, created: i }));
@@ -256,7 +180,7 @@ export const invoiceRoutes: TwinRoute[] = [
     method: 'POST',
     path: '/v1/invoices/{id}/finalize',
     handler: (req, ctx) => {
-      const p = readParams(req, { auto_advance: true });
+      const p = readParams(req);
       const auto = p.auto_advance === undefined ? undefined : p.auto_advance === 'true' || p.auto_advance === true;
       return ok(presentInvoice(finalizeInvoice(ctx, req.params.id!, { autoAdvance: auto })));
     },
@@ -265,7 +189,7 @@ export const invoiceRoutes: TwinRoute[] = [
     method: 'POST',
     path: '/v1/invoices/{id}/pay',
     handler: (req, ctx) => {
-      const p = readParams(req, PAY_PARAMS);
+      const p = readParams(req);
       const { invoice, decline } = payInvoice(ctx, req.params.id!, {
         paidOutOfBand: bool(p, 'paid_out_of_band'),
         paymentMethod: str(p, 'payment_method'),
@@ -283,16 +207,16 @@ export const invoiceRoutes: TwinRoute[] = [
       });
     },
   },
-  { method: 'POST', path: '/v1/invoices/{id}/send', handler: (req, ctx) => (readParams(req, {}), ok(presentInvoice(sendInvoice(ctx, req.params.id!)))) },
-  { method: 'POST', path: '/v1/invoices/{id}/void', handler: (req, ctx) => (readParams(req, {}), ok(presentInvoice(voidInvoice(ctx, req.params.id!)))) },
+  { method: 'POST', path: '/v1/invoices/{id}/send', handler: (req, ctx) => (readParams(req), ok(presentInvoice(sendInvoice(ctx, req.params.id!)))) },
+  { method: 'POST', path: '/v1/invoices/{id}/void', handler: (req, ctx) => (readParams(req), ok(presentInvoice(voidInvoice(ctx, req.params.id!)))) },
   {
     method: 'POST',
     path: '/v1/invoices/{id}/mark_uncollectible',
-    handler: (req, ctx) => (readParams(req, {}), ok(presentInvoice(markUncollectible(ctx, req.params.id!)))),
+    handler: (req, ctx) => (readParams(req), ok(presentInvoice(markUncollectible(ctx, req.params.id!)))),
   },
   {
     method: 'POST',
     path: '/v1/invoices/{id}/add_lines',
-    handler: (req, ctx) => ok(presentInvoice(addLines(ctx, req.params.id!, readLines(readParams(req, { lines: true, invoice_metadata: true }))))),
+    handler: (req, ctx) => ok(presentInvoice(addLines(ctx, req.params.id!, readLines(readParams(req))))),
   },
 ];

@@ -4,34 +4,15 @@
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../wire/pipeline.js';
 import { listBody, listEnvelope, readListWindow } from '../wire/list.js';
-import { LIST_PARAMS, int, obj, oneOf, readParams, requiredStr, str, type ParamSpec } from '../wire/params.js';
+import { int, obj, oneOf, readParams, requiredStr, str } from '../wire/params.js';
 import { FORMULAS, createMeter, createMeterEvent, eventSummaries, listMeters, loadMeter, setMeterActive, updateMeter } from '../model/meters.js';
-
-const METER_CREATE_PARAMS: ParamSpec = {
-  display_name: true,
-  event_name: true,
-  default_aggregation: { formula: true },
-  customer_mapping: { event_payload_key: true, type: true },
-  value_settings: { event_payload_key: true },
-  event_time_window: true,
-};
-const METER_EVENT_PARAMS: ParamSpec = { event_name: true, payload: true, identifier: true, timestamp: true };
-const SUMMARY_PARAMS: ParamSpec = {
-  customer: true,
-  start_time: true,
-  end_time: true,
-  value_grouping_window: true,
-  limit: true,
-  starting_after: true,
-  ending_before: true,
-};
 
 export const meterRoutes: TwinRoute[] = [
   {
     method: 'POST',
     path: '/v1/billing/meters',
     handler: (req, ctx) => {
-      const p = readParams(req, METER_CREATE_PARAMS);
+      const p = readParams(req);
       const displayName = requiredStr(p, 'display_name');
       const eventName = requiredStr(p, 'event_name');
       const agg = obj(p, 'default_aggregation');
@@ -54,23 +35,23 @@ export const meterRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/billing/meters',
     handler: (req, ctx) => {
-      const p = readParams(req, { ...LIST_PARAMS, status: true });
+      const p = readParams(req);
       return ok(listEnvelope(listMeters(ctx, str(p, 'status'), readListWindow(p)), '/v1/billing/meters'));
     },
   },
-  { method: 'GET', path: '/v1/billing/meters/{id}', handler: (req, ctx) => (readParams(req, {}), ok(loadMeter(ctx, req.params.id!))) },
+  { method: 'GET', path: '/v1/billing/meters/{id}', handler: (req, ctx) => (readParams(req), ok(loadMeter(ctx, req.params.id!))) },
   {
     method: 'POST',
     path: '/v1/billing/meters/{id}',
-    handler: (req, ctx) => ok(updateMeter(ctx, req.params.id!, str(readParams(req, { display_name: true }), 'display_name'))),
+    handler: (req, ctx) => ok(updateMeter(ctx, req.params.id!, str(readParams(req), 'display_name'))),
   },
-  { method: 'POST', path: '/v1/billing/meters/{id}/deactivate', handler: (req, ctx) => (readParams(req, {}), ok(setMeterActive(ctx, req.params.id!, false))) },
-  { method: 'POST', path: '/v1/billing/meters/{id}/reactivate', handler: (req, ctx) => (readParams(req, {}), ok(setMeterActive(ctx, req.params.id!, true))) },
+  { method: 'POST', path: '/v1/billing/meters/{id}/deactivate', handler: (req, ctx) => (readParams(req), ok(setMeterActive(ctx, req.params.id!, false))) },
+  { method: 'POST', path: '/v1/billing/meters/{id}/reactivate', handler: (req, ctx) => (readParams(req), ok(setMeterActive(ctx, req.params.id!, true))) },
   {
     method: 'GET',
     path: '/v1/billing/meters/{id}/event_summaries',
     handler: (req, ctx) => {
-      const p = readParams(req, SUMMARY_PARAMS);
+      const p = readParams(req);
       const query = {
         customer: requiredStr(p, 'customer'),
         start: int(p, 'start_time'),
@@ -84,7 +65,7 @@ export const meterRoutes: TwinRoute[] = [
     method: 'POST',
     path: '/v1/billing/meter_events',
     handler: (req, ctx) => {
-      const p = readParams(req, METER_EVENT_PARAMS);
+      const p = readParams(req);
       const eventName = requiredStr(p, 'event_name');
       return ok(createMeterEvent(ctx, { eventName, payload: obj(p, 'payload'), timestamp: int(p, 'timestamp'), identifier: str(p, 'identifier') }));
     },

@@ -5,8 +5,6 @@ import type { TwinHandler, TwinResponse, TwinRoute } from '../../../twin-runtime
 import { stripeError } from '../wire/errors.js';
 import { listEnvelope, readListWindow, searchResponse } from '../wire/list.js';
 import {
-  LIST_PARAMS,
-  SEARCH_PARAMS,
   bool,
   emptyableStr,
   int,
@@ -20,7 +18,6 @@ import {
   str,
   strArray,
   type Params,
-  type ParamSpec,
 } from '../wire/params.js';
 import { ok } from '../wire/pipeline.js';
 import { onInvoicePaymentIntentSucceeded } from '../model/invoice-payments.js';
@@ -45,74 +42,6 @@ import {
   listPaymentIntents,
   updatePaymentIntent,
 } from '../model/payment-intents.js';
-
-export const RETRIEVE_SPEC: ParamSpec = { client_secret: true };
-
-const CONFIRM_FIELDS: ParamSpec = {
-  payment_method: true,
-  payment_method_data: true,
-  payment_method_options: true,
-  payment_method_types: true,
-  receipt_email: true,
-  return_url: true,
-  setup_future_usage: true,
-  shipping: true,
-  off_session: true,
-  error_on_requires_action: true,
-  mandate: true,
-  mandate_data: true,
-  use_stripe_sdk: true,
-  capture_method: true,
-  radar_options: true,
-  confirmation_token: true,
-};
-
-const PI_CREATE_SPEC: ParamSpec = {
-  ...CONFIRM_FIELDS,
-  amount: true,
-  currency: true,
-  automatic_payment_methods: { enabled: true, allow_redirects: true },
-  confirm: true,
-  confirmation_method: true,
-  customer: true,
-  description: true,
-  metadata: true,
-  statement_descriptor: true,
-  statement_descriptor_suffix: true,
-  application_fee_amount: true,
-  on_behalf_of: true,
-  transfer_data: { destination: true, amount: true },
-  transfer_group: true,
-  payment_method_configuration: true,
-  excluded_payment_method_types: true,
-};
-
-const PI_UPDATE_SPEC: ParamSpec = {
-  amount: true,
-  currency: true,
-  customer: true,
-  description: true,
-  metadata: true,
-  payment_method: true,
-  payment_method_options: true,
-  payment_method_types: true,
-  receipt_email: true,
-  setup_future_usage: true,
-  shipping: true,
-  statement_descriptor: true,
-  statement_descriptor_suffix: true,
-  transfer_group: true,
-  capture_method: true,
-};
-
-const PI_CAPTURE_SPEC: ParamSpec = {
-  amount_to_capture: true,
-  metadata: true,
-  statement_descriptor: true,
-  statement_descriptor_suffix: true,
-  final_capture: true,
-  application_fee_amount: true,
-};
 
 /** What create, update and confirm read about how the intent is paid. */
 function readPaymentFields(p: Params): PaymentFields {
@@ -205,13 +134,13 @@ export const paymentIntentRoutes: TwinRoute[] = [
   {
     method: 'POST',
     path: '/v1/payment_intents',
-    handler: (req, ctx) => paymentAnswer(createPaymentIntent(ctx, readCreate(readParams(req, PI_CREATE_SPEC)))),
+    handler: (req, ctx) => paymentAnswer(createPaymentIntent(ctx, readCreate(readParams(req)))),
   },
   {
     method: 'GET',
     path: '/v1/payment_intents',
     handler: (req, ctx) => {
-      const p = readParams(req, { ...LIST_PARAMS, customer: true });
+      const p = readParams(req);
       return ok(listEnvelope(listPaymentIntents(ctx, str(p, 'customer'), readListWindow(p)), '/v1/payment_intents'));
     },
   },
@@ -219,7 +148,7 @@ export const paymentIntentRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/payment_intents/search',
     handler: (req, ctx) => {
-      readParams(req, SEARCH_PARAMS);
+      readParams(req);
       return searchResponse(req, ctx, { resource: 'payment_intent' }, '/v1/payment_intents/search', PI_SEARCH_FIELDS, 'payment_intents');
     },
   },
@@ -227,20 +156,20 @@ export const paymentIntentRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/payment_intents/{intent}',
     handler: (req, ctx) => {
-      readParams(req, RETRIEVE_SPEC);
+      readParams(req);
       return ok(getPaymentIntent(ctx, req.params.intent!));
     },
   },
   {
     method: 'POST',
     path: '/v1/payment_intents/{intent}',
-    handler: (req, ctx) => ok(updatePaymentIntent(ctx, req.params.intent!, readUpdate(readParams(req, PI_UPDATE_SPEC)))),
+    handler: (req, ctx) => ok(updatePaymentIntent(ctx, req.params.intent!, readUpdate(readParams(req)))),
   },
   {
     method: 'POST',
     path: '/v1/payment_intents/{intent}/confirm',
     handler: (req, ctx) => {
-      const p = readParams(req, { ...CONFIRM_FIELDS, client_secret: true });
+      const p = readParams(req);
       const outcome = confirmPaymentIntent(ctx, req.params.intent!, { ...readPaymentFields(p), ...readConfirmOptions(p) });
       // A client confirming an invoice's PaymentIntent itself (default_incomplete) pays the invoice.
       const { intent } = outcome;
@@ -252,7 +181,7 @@ export const paymentIntentRoutes: TwinRoute[] = [
     method: 'POST',
     path: '/v1/payment_intents/{intent}/capture',
     handler: (req, ctx) => {
-      const p = readParams(req, PI_CAPTURE_SPEC);
+      const p = readParams(req);
       return ok(capturePaymentIntent(ctx, req.params.intent!, { amountToCapture: int(p, 'amount_to_capture'), metadata: readMetadata(p) }));
     },
   },
@@ -260,7 +189,7 @@ export const paymentIntentRoutes: TwinRoute[] = [
     method: 'POST',
     path: '/v1/payment_intents/{intent}/cancel',
     handler: (req, ctx) => {
-      const p = readParams(req, { cancellation_reason: true });
+      const p = readParams(req);
       return ok(cancelPaymentIntent(ctx, req.params.intent!, oneOf(p, 'cancellation_reason', CANCELLATION_REASONS) ?? null));
     },
   },

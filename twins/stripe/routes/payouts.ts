@@ -3,7 +3,7 @@
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { listEnvelope, readListWindow } from '../wire/list.js';
-import { LIST_PARAMS, obj, oneOf, readMetadata, readParams, requiredCurrency, requiredInt, str, strArray, type ParamSpec } from '../wire/params.js';
+import { obj, oneOf, readMetadata, readParams, requiredCurrency, requiredInt, str, strArray } from '../wire/params.js';
 import { invalidRequest } from '../wire/errors.js';
 import { ok } from '../wire/pipeline.js';
 import {
@@ -19,29 +19,14 @@ import {
   updatePayout,
 } from '../model/payouts.js';
 
-const SETTINGS_SPEC: ParamSpec = {
-  payments: { payouts: { schedule: { interval: true, weekly_payout_days: true, monthly_payout_days: true }, statement_descriptor: true } },
-};
 const SCHEDULE = 'payments[payouts][schedule]';
-
-const CREATE_SPEC: ParamSpec = {
-  amount: true,
-  currency: true,
-  description: true,
-  destination: true,
-  metadata: true,
-  method: true,
-  payout_method: true,
-  source_type: true,
-  statement_descriptor: true,
-};
 
 export const payoutRoutes: TwinRoute[] = [
   {
     method: 'GET',
     path: '/v1/balance_settings',
     handler: (req, ctx) => {
-      readParams(req, {});
+      readParams(req);
       return ok(getBalanceSettings(ctx));
     },
   },
@@ -49,7 +34,7 @@ export const payoutRoutes: TwinRoute[] = [
     method: 'POST',
     path: '/v1/balance_settings',
     handler: (req, ctx) => {
-      const p = readParams(req, SETTINGS_SPEC);
+      const p = readParams(req);
       const payouts = obj(obj(p, 'payments') ?? {}, 'payouts', 'payments') ?? {};
       const schedule = obj(payouts, 'schedule', 'payments[payouts]') ?? {};
       const weekly = strArray(schedule, 'weekly_payout_days', SCHEDULE);
@@ -72,7 +57,7 @@ export const payoutRoutes: TwinRoute[] = [
     method: 'POST',
     path: '/v1/payouts',
     handler: (req, ctx) => {
-      const p = readParams(req, CREATE_SPEC);
+      const p = readParams(req);
       return ok(
         createPayout(ctx, {
           amount: requiredInt(p, 'amount'),
@@ -89,7 +74,7 @@ export const payoutRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/payouts',
     handler: (req, ctx) => {
-      const p = readParams(req, { ...LIST_PARAMS, arrival_date: true, destination: true, status: true });
+      const p = readParams(req);
       return ok(listEnvelope(listPayouts(ctx, { status: str(p, 'status'), destination: str(p, 'destination') }, readListWindow(p)), '/v1/payouts'));
     },
   },
@@ -97,20 +82,20 @@ export const payoutRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/payouts/{payout}',
     handler: (req, ctx) => {
-      readParams(req, {});
+      readParams(req);
       return ok(getPayout(ctx, req.params.payout!));
     },
   },
   {
     method: 'POST',
     path: '/v1/payouts/{payout}',
-    handler: (req, ctx) => ok(updatePayout(ctx, req.params.payout!, readMetadata(readParams(req, { metadata: true })))),
+    handler: (req, ctx) => ok(updatePayout(ctx, req.params.payout!, readMetadata(readParams(req)))),
   },
   {
     method: 'POST',
     path: '/v1/payouts/{payout}/cancel',
     handler: (req, ctx) => {
-      readParams(req, {});
+      readParams(req);
       return ok(cancelPayout(ctx, req.params.payout!));
     },
   },

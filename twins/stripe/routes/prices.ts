@@ -3,9 +3,6 @@
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { listEnvelope, readListWindow, searchResponse } from '../wire/list.js';
 import {
-  LIST_PARAMS,
-  RECURRING_SPEC,
-  SEARCH_PARAMS,
   bool,
   decimal,
   emptyableStr,
@@ -19,7 +16,6 @@ import {
   str,
   strArray,
   type Params,
-  type ParamSpec,
 } from '../wire/params.js';
 import { ok } from '../wire/pipeline.js';
 import {
@@ -35,37 +31,6 @@ import {
   type ProductData,
   type RecurringInput,
 } from '../model/prices.js';
-
-const PRICE_CREATE_SPEC: ParamSpec = {
-  currency: true,
-  product: true,
-  product_data: { name: true, active: true, id: true, metadata: true, statement_descriptor: true, tax_code: true, unit_label: true },
-  unit_amount: true,
-  unit_amount_decimal: true,
-  custom_unit_amount: { enabled: true, maximum: true, minimum: true, preset: true },
-  recurring: RECURRING_SPEC,
-  active: true,
-  billing_scheme: true,
-  tiers: { up_to: true, unit_amount: true, unit_amount_decimal: true, flat_amount: true, flat_amount_decimal: true },
-  tiers_mode: true,
-  lookup_key: true,
-  transfer_lookup_key: true,
-  metadata: true,
-  nickname: true,
-  tax_behavior: true,
-  transform_quantity: { divide_by: true, round: true },
-  currency_options: true,
-};
-
-const PRICE_UPDATE_SPEC: ParamSpec = {
-  active: true,
-  metadata: true,
-  nickname: true,
-  lookup_key: true,
-  transfer_lookup_key: true,
-  tax_behavior: true,
-  currency_options: true,
-};
 
 function name(prefix: string | undefined, key: string): string {
   return prefix ? `${prefix}[${key}]` : key;
@@ -137,20 +102,12 @@ export function readPriceCreate(p: Params, prefix?: string): PriceCreate {
 }
 
 export const priceRoutes: TwinRoute[] = [
-  { method: 'POST', path: '/v1/prices', handler: (req, ctx) => ok(createPrice(ctx, readPriceCreate(readParams(req, PRICE_CREATE_SPEC)))) },
+  { method: 'POST', path: '/v1/prices', handler: (req, ctx) => ok(createPrice(ctx, readPriceCreate(readParams(req)))) },
   {
     method: 'GET',
     path: '/v1/prices',
     handler: (req, ctx) => {
-      const p = readParams(req, {
-        ...LIST_PARAMS,
-        active: true,
-        currency: true,
-        product: true,
-        type: true,
-        lookup_keys: true,
-        recurring: { interval: true, meter: true, usage_type: true },
-      });
+      const p = readParams(req);
       const r = obj(p, 'recurring');
       const filter = {
         active: bool(p, 'active'),
@@ -169,7 +126,7 @@ export const priceRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/prices/search',
     handler: (req, ctx) => {
-      readParams(req, SEARCH_PARAMS);
+      readParams(req);
       return searchResponse(req, ctx, { resource: 'price' }, '/v1/prices/search', PRICE_SEARCH_FIELDS, 'prices');
     },
   },
@@ -177,7 +134,7 @@ export const priceRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/prices/{id}',
     handler: (req, ctx) => {
-      readParams(req, {});
+      readParams(req);
       return ok(getPrice(ctx, req.params.id!, 'id'));
     },
   },
@@ -185,7 +142,7 @@ export const priceRoutes: TwinRoute[] = [
     method: 'POST',
     path: '/v1/prices/{id}',
     handler: (req, ctx) => {
-      const p = readParams(req, PRICE_UPDATE_SPEC);
+      const p = readParams(req);
       const lookupKey = emptyableStr(p, 'lookup_key');
       return ok(
         updatePrice(ctx, req.params.id!, {

@@ -2,56 +2,10 @@
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { listEnvelope, readListWindow, searchResponse } from '../wire/list.js';
-import {
-  LIST_PARAMS,
-  RECURRING_SPEC,
-  SEARCH_PARAMS,
-  bool,
-  emptyableStr,
-  obj,
-  readMetadata,
-  readParams,
-  requiredStr,
-  str,
-  strArray,
-  type Params,
-  type ParamSpec,
-} from '../wire/params.js';
+import { bool, emptyableStr, obj, readMetadata, readParams, requiredStr, str, strArray, type Params } from '../wire/params.js';
 import { ok } from '../wire/pipeline.js';
 import { readPriceCreate } from './prices.js';
 import { PRODUCT_SEARCH_FIELDS, createProduct, type ProductFields, deleteProduct, getProduct, listProducts, updateProduct } from '../model/products.js';
-
-const PRODUCT_FIELDS: ParamSpec = {
-  active: true,
-  description: true,
-  images: true,
-  marketing_features: { name: true },
-  metadata: true,
-  name: true,
-  package_dimensions: { height: true, length: true, weight: true, width: true },
-  shippable: true,
-  statement_descriptor: true,
-  tax_code: true,
-  unit_label: true,
-  url: true,
-};
-
-const PRODUCT_CREATE_SPEC: ParamSpec = {
-  ...PRODUCT_FIELDS,
-  id: true,
-  type: true,
-  default_price_data: {
-    currency: true,
-    unit_amount: true,
-    unit_amount_decimal: true,
-    recurring: RECURRING_SPEC,
-    tax_behavior: true,
-    currency_options: true,
-    metadata: true,
-  },
-};
-
-const PRODUCT_UPDATE_SPEC: ParamSpec = { ...PRODUCT_FIELDS, default_price: true };
 
 function readProductFields(p: Params): ProductFields {
   const out: ProductFields = { name: str(p, 'name'), active: bool(p, 'active') };
@@ -74,7 +28,7 @@ export const productRoutes: TwinRoute[] = [
     method: 'POST',
     path: '/v1/products',
     handler: (req, ctx) => {
-      const p = readParams(req, PRODUCT_CREATE_SPEC);
+      const p = readParams(req);
       requiredStr(p, 'name');
       const priceData = obj(p, 'default_price_data');
       return ok(
@@ -90,7 +44,7 @@ export const productRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/products',
     handler: (req, ctx) => {
-      const p = readParams(req, { ...LIST_PARAMS, active: true, ids: true, shippable: true, url: true });
+      const p = readParams(req);
       const filter = { active: bool(p, 'active'), shippable: bool(p, 'shippable'), ids: strArray(p, 'ids'), url: str(p, 'url') };
       return ok(listEnvelope(listProducts(ctx, filter, readListWindow(p)), '/v1/products'));
     },
@@ -99,7 +53,7 @@ export const productRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/products/search',
     handler: (req, ctx) => {
-      readParams(req, SEARCH_PARAMS);
+      readParams(req);
       return searchResponse(req, ctx, { resource: 'product' }, '/v1/products/search', PRODUCT_SEARCH_FIELDS, 'products');
     },
   },
@@ -107,7 +61,7 @@ export const productRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/products/{id}',
     handler: (req, ctx) => {
-      readParams(req, {});
+      readParams(req);
       return ok(getProduct(ctx, req.params.id!));
     },
   },
@@ -115,7 +69,7 @@ export const productRoutes: TwinRoute[] = [
     method: 'POST',
     path: '/v1/products/{id}',
     handler: (req, ctx) => {
-      const p = readParams(req, PRODUCT_UPDATE_SPEC);
+      const p = readParams(req);
       return ok(updateProduct(ctx, req.params.id!, { ...readProductFields(p), defaultPrice: emptyableStr(p, 'default_price') }));
     },
   },
@@ -123,7 +77,7 @@ export const productRoutes: TwinRoute[] = [
     method: 'DELETE',
     path: '/v1/products/{id}',
     handler: (req, ctx) => {
-      readParams(req, {});
+      readParams(req);
       return ok(deleteProduct(ctx, req.params.id!));
     },
   },

@@ -2,30 +2,16 @@
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { listEnvelope, readListWindow } from '../wire/list.js';
-import { LIST_PARAMS, bool, int, oneOf, readMetadata, readParams, str, type ParamSpec } from '../wire/params.js';
+import { bool, int, oneOf, readMetadata, readParams, str } from '../wire/params.js';
 import { ok } from '../wire/pipeline.js';
 import { REFUND_REASONS, createRefund, getRefund, listRefunds, updateRefund } from '../model/refunds.js';
-
-const REFUND_CREATE_SPEC: ParamSpec = {
-  amount: true,
-  charge: true,
-  payment_intent: true,
-  reason: true,
-  metadata: true,
-  instructions_email: true,
-  origin: true,
-  currency: true,
-  customer: true,
-  refund_application_fee: true,
-  reverse_transfer: true,
-};
 
 export const refundRoutes: TwinRoute[] = [
   {
     method: 'POST',
     path: '/v1/refunds',
     handler: (req, ctx) => {
-      const p = readParams(req, REFUND_CREATE_SPEC);
+      const p = readParams(req);
       return ok(
         createRefund(ctx, {
           charge: str(p, 'charge'),
@@ -43,7 +29,7 @@ export const refundRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/refunds',
     handler: (req, ctx) => {
-      const p = readParams(req, { ...LIST_PARAMS, charge: true, payment_intent: true });
+      const p = readParams(req);
       return ok(listEnvelope(listRefunds(ctx, { charge: str(p, 'charge'), paymentIntent: str(p, 'payment_intent') }, readListWindow(p)), '/v1/refunds'));
     },
   },
@@ -51,13 +37,13 @@ export const refundRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/refunds/{refund}',
     handler: (req, ctx) => {
-      readParams(req, {});
+      readParams(req);
       return ok(getRefund(ctx, req.params.refund!));
     },
   },
   {
     method: 'POST',
     path: '/v1/refunds/{refund}',
-    handler: (req, ctx) => ok(updateRefund(ctx, req.params.refund!, readMetadata(readParams(req, { metadata: true })))),
+    handler: (req, ctx) => ok(updateRefund(ctx, req.params.refund!, readMetadata(readParams(req)))),
   },
 ];

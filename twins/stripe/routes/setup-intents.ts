@@ -4,7 +4,7 @@
 import type { TwinResponse, TwinRoute } from '../../../twin-runtime/contract.js';
 import { stripeError } from '../wire/errors.js';
 import { listEnvelope, readListWindow } from '../wire/list.js';
-import { LIST_PARAMS, bool, obj, oneOf, readMetadata, readParams, str, strArray, type Params, type ParamSpec } from '../wire/params.js';
+import { bool, obj, oneOf, readMetadata, readParams, str, strArray, type Params } from '../wire/params.js';
 import { ok } from '../wire/pipeline.js';
 import {
   SETUP_CANCELLATION_REASONS,
@@ -18,45 +18,8 @@ import {
   type SetupFields,
   type SetupOutcome,
 } from '../model/setup-intents.js';
-import { RETRIEVE_SPEC } from './payment-intents.js';
+
 import { readPaymentMethodData } from './payment-methods.js';
-
-const CONFIRM_FIELDS: ParamSpec = {
-  payment_method: true,
-  payment_method_data: true,
-  payment_method_options: true,
-  return_url: true,
-  mandate_data: true,
-  use_stripe_sdk: true,
-  confirmation_token: true,
-};
-
-const SETI_CREATE_SPEC: ParamSpec = {
-  ...CONFIRM_FIELDS,
-  automatic_payment_methods: { enabled: true, allow_redirects: true },
-  attach_to_self: true,
-  confirm: true,
-  customer: true,
-  description: true,
-  flow_directions: true,
-  metadata: true,
-  on_behalf_of: true,
-  payment_method_configuration: true,
-  payment_method_types: true,
-  single_use: true,
-  usage: true,
-};
-
-const SETI_UPDATE_SPEC: ParamSpec = {
-  customer: true,
-  description: true,
-  metadata: true,
-  payment_method: true,
-  payment_method_options: true,
-  payment_method_types: true,
-  flow_directions: true,
-  attach_to_self: true,
-};
 
 function readSetupFields(p: Params): SetupFields {
   const data = obj(p, 'payment_method_data');
@@ -78,7 +41,7 @@ export const setupIntentRoutes: TwinRoute[] = [
     method: 'POST',
     path: '/v1/setup_intents',
     handler: (req, ctx) => {
-      const p = readParams(req, SETI_CREATE_SPEC);
+      const p = readParams(req);
       const apm = obj(p, 'automatic_payment_methods');
       return setupAnswer(
         createSetupIntent(ctx, {
@@ -98,7 +61,7 @@ export const setupIntentRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/setup_intents',
     handler: (req, ctx) => {
-      const p = readParams(req, { ...LIST_PARAMS, customer: true, payment_method: true, attach_to_self: true });
+      const p = readParams(req);
       return ok(
         listEnvelope(listSetupIntents(ctx, { customer: str(p, 'customer'), paymentMethod: str(p, 'payment_method') }, readListWindow(p)), '/v1/setup_intents'),
       );
@@ -108,7 +71,7 @@ export const setupIntentRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/setup_intents/{intent}',
     handler: (req, ctx) => {
-      readParams(req, RETRIEVE_SPEC);
+      readParams(req);
       return ok(getSetupIntent(ctx, req.params.intent!));
     },
   },
@@ -116,7 +79,7 @@ export const setupIntentRoutes: TwinRoute[] = [
     method: 'POST',
     path: '/v1/setup_intents/{intent}',
     handler: (req, ctx) => {
-      const p = readParams(req, SETI_UPDATE_SPEC);
+      const p = readParams(req);
       return ok(
         updateSetupIntent(ctx, req.params.intent!, {
           customer: str(p, 'customer'),
@@ -130,14 +93,13 @@ export const setupIntentRoutes: TwinRoute[] = [
   {
     method: 'POST',
     path: '/v1/setup_intents/{intent}/confirm',
-    handler: (req, ctx) =>
-      setupAnswer(confirmSetupIntent(ctx, req.params.intent!, readSetupFields(readParams(req, { ...CONFIRM_FIELDS, client_secret: true })))),
+    handler: (req, ctx) => setupAnswer(confirmSetupIntent(ctx, req.params.intent!, readSetupFields(readParams(req)))),
   },
   {
     method: 'POST',
     path: '/v1/setup_intents/{intent}/cancel',
     handler: (req, ctx) => {
-      const p = readParams(req, { cancellation_reason: true });
+      const p = readParams(req);
       return ok(cancelSetupIntent(ctx, req.params.intent!, oneOf(p, 'cancellation_reason', SETUP_CANCELLATION_REASONS) ?? null));
     },
   },

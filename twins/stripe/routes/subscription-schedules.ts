@@ -4,7 +4,7 @@
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../wire/pipeline.js';
 import { listEnvelope, readListWindow } from '../wire/list.js';
-import { LIST_PARAMS, bool, int, obj, objArray, oneOf, readMetadata, readParams, requiredStr, str, type Params, type ParamSpec } from '../wire/params.js';
+import { bool, int, obj, objArray, oneOf, readMetadata, readParams, requiredStr, str, type Params } from '../wire/params.js';
 import { invalidRequest } from '../wire/errors.js';
 import { PRORATION_BEHAVIORS } from '../model/subscriptions.js';
 import {
@@ -17,32 +17,6 @@ import {
   updateSchedule,
   type PhaseInput,
 } from '../model/subscription-schedules.js';
-
-const PHASE_SPEC: ParamSpec = {
-  items: { price: true, quantity: true, metadata: true, tax_rates: true, discounts: true, billing_thresholds: true, price_data: true },
-  end_date: true,
-  start_date: true,
-  iterations: true,
-  duration: { interval: true, interval_count: true },
-  proration_behavior: true,
-  metadata: true,
-  description: true,
-  trial_end: true,
-  trial: true,
-  add_invoice_items: true,
-  automatic_tax: true,
-  billing_cycle_anchor: true,
-  collection_method: true,
-  currency: true,
-  default_payment_method: true,
-  default_tax_rates: true,
-  discounts: true,
-  invoice_settings: true,
-  on_behalf_of: true,
-  transfer_data: true,
-  application_fee_percent: true,
-  billing_thresholds: true,
-};
 
 const INTERVALS = ['day', 'month', 'week', 'year'] as const;
 
@@ -77,17 +51,7 @@ export const subscriptionScheduleRoutes: TwinRoute[] = [
     method: 'POST',
     path: '/v1/subscription_schedules',
     handler: (req, ctx) => {
-      const p = readParams(req, {
-        customer: true,
-        customer_account: true,
-        from_subscription: true,
-        start_date: true,
-        end_behavior: true,
-        metadata: true,
-        phases: PHASE_SPEC,
-        default_settings: true,
-        billing_mode: true,
-      });
+      const p = readParams(req);
       return ok(
         createSchedule(ctx, {
           customer: str(p, 'customer'),
@@ -104,26 +68,18 @@ export const subscriptionScheduleRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/subscription_schedules',
     handler: (req, ctx) => {
-      const p = readParams(req, {
-        ...LIST_PARAMS,
-        customer: true,
-        customer_account: true,
-        scheduled: true,
-        canceled_at: true,
-        completed_at: true,
-        released_at: true,
-      });
+      const p = readParams(req);
       return ok(
         listEnvelope(listSchedules(ctx, { customer: str(p, 'customer'), scheduled: bool(p, 'scheduled') }, readListWindow(p)), '/v1/subscription_schedules'),
       );
     },
   },
-  { method: 'GET', path: '/v1/subscription_schedules/{schedule}', handler: (req, ctx) => (readParams(req, {}), ok(getSchedule(ctx, req.params.schedule!))) },
+  { method: 'GET', path: '/v1/subscription_schedules/{schedule}', handler: (req, ctx) => (readParams(req), ok(getSchedule(ctx, req.params.schedule!))) },
   {
     method: 'POST',
     path: '/v1/subscription_schedules/{schedule}',
     handler: (req, ctx) => {
-      const p = readParams(req, { end_behavior: true, metadata: true, phases: PHASE_SPEC, proration_behavior: true, default_settings: true });
+      const p = readParams(req);
       const phases = readPhases(p);
       if (phases?.some((ph) => ph.items.length === 0)) throw invalidRequest('Each phase needs at least one item.', 'phases');
       return ok(
@@ -139,13 +95,13 @@ export const subscriptionScheduleRoutes: TwinRoute[] = [
   {
     method: 'POST',
     path: '/v1/subscription_schedules/{schedule}/release',
-    handler: (req, ctx) => (readParams(req, { preserve_cancel_date: true }), ok(releaseSchedule(ctx, req.params.schedule!))),
+    handler: (req, ctx) => (readParams(req), ok(releaseSchedule(ctx, req.params.schedule!))),
   },
   {
     method: 'POST',
     path: '/v1/subscription_schedules/{schedule}/cancel',
     handler: (req, ctx) => {
-      const p = readParams(req, { invoice_now: true, prorate: true });
+      const p = readParams(req);
       return ok(cancelSchedule(ctx, req.params.schedule!, { invoiceNow: bool(p, 'invoice_now') }));
     },
   },

@@ -4,23 +4,7 @@
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../wire/pipeline.js';
 import { listBody, listEnvelope, readListWindow, searchResponse } from '../wire/list.js';
-import {
-  LIST_PARAMS,
-  SEARCH_PARAMS,
-  bool,
-  int,
-  decimal,
-  obj,
-  objArray,
-  oneOf,
-  readMetadata,
-  readParams,
-  strArray,
-  requiredStr,
-  str,
-  type Params,
-  type ParamSpec,
-} from '../wire/params.js';
+import { bool, int, decimal, obj, objArray, oneOf, readMetadata, readParams, strArray, requiredStr, str, type Params } from '../wire/params.js';
 import { resourceMissing } from '../wire/errors.js';
 import { find, type StripeObject } from '../model/objects.js';
 import {
@@ -42,81 +26,8 @@ import {
   resumeSubscription,
   PAUSE_BEHAVIORS,
 } from '../model/subscriptions.js';
-import { DISCOUNTS_SPEC, readDiscounts } from './coupons.js';
+import { readDiscounts } from './coupons.js';
 import { missingParam } from '../wire/errors.js';
-
-const CREATE_PARAMS: ParamSpec = {
-  application_fee_percent: true,
-  on_behalf_of: true,
-  transfer_data: { destination: true, amount_percent: true },
-  customer: true,
-  items: { price: true, quantity: true, metadata: true, tax_rates: true, discounts: true },
-  default_payment_method: true,
-  trial_period_days: true,
-  trial_end: true,
-  trial_from_plan: true,
-  trial_settings: { end_behavior: { missing_payment_method: true } },
-  cancel_at_period_end: true,
-  cancel_at: true,
-  payment_behavior: true,
-  metadata: true,
-  description: true,
-  collection_method: true,
-  days_until_due: true,
-  currency: true,
-  billing_cycle_anchor: true,
-  proration_behavior: true,
-  off_session: true,
-  payment_settings: true,
-  automatic_tax: { enabled: true },
-  discounts: DISCOUNTS_SPEC,
-  coupon: true,
-  promotion_code: true,
-  default_tax_rates: true,
-};
-
-const UPDATE_PARAMS: ParamSpec = {
-  items: { id: true, price: true, quantity: true, metadata: true, deleted: true, clear_usage: true, tax_rates: true, discounts: true },
-  default_payment_method: true,
-  cancel_at_period_end: true,
-  cancel_at: true,
-  cancellation_details: { comment: true, feedback: true },
-  metadata: true,
-  description: true,
-  proration_behavior: true,
-  proration_date: true,
-  payment_behavior: true,
-  trial_end: true,
-  trial_from_plan: true,
-  collection_method: true,
-  days_until_due: true,
-  billing_cycle_anchor: true,
-  off_session: true,
-  payment_settings: true,
-  automatic_tax: { enabled: true },
-  discounts: DISCOUNTS_SPEC,
-  coupon: true,
-  promotion_code: true,
-  default_tax_rates: true,
-  pause_collection: { behavior: true, resumes_at: true },
-};
-
-const CANCEL_PARAMS: ParamSpec = {
-  invoice_now: true,
-  prorate: true,
-  cancellation_details: { comment: true, feedback: true },
-};
-
-const LIST_FILTERS: ParamSpec = {
-  customer: true,
-  status: true,
-  price: true,
-  collection_method: true,
-  current_period_end: { gt: true, gte: true, lt: true, lte: true },
-  current_period_start: { gt: true, gte: true, lt: true, lte: true },
-  test_clock: true,
-  automatic_tax: { enabled: true },
-};
 
 const LIST_STATUSES = ['active', 'all', 'canceled', 'ended', 'incomplete', 'incomplete_expired', 'past_due', 'paused', 'trialing', 'unpaid'] as const;
 
@@ -225,19 +136,6 @@ function readRange(p: Params, key: string): TimeRange | undefined {
   return { gt: int(o, 'gt', key), gte: int(o, 'gte', key), lt: int(o, 'lt', key), lte: int(o, 'lte', key) };
 }
 
-/** `POST /v1/subscription_items[/{id}]` parameters (applied through the subscription update). */
-const ITEM_PARAMS: ParamSpec = {
-  subscription: true,
-  price: true,
-  quantity: true,
-  metadata: true,
-  proration_behavior: true,
-  proration_date: true,
-  payment_behavior: true,
-  tax_rates: true,
-  discounts: true,
-};
-
 /** An item route's parameters as the subscription update's first (only) item change. */
 function itemUpdate(p: Params, id?: string): SubscriptionUpdate {
   const change = readItemChange(p, 'items[0]');
@@ -254,12 +152,12 @@ const SUBSCRIPTION_SEARCH_FIELDS = {
 };
 
 export const subscriptionRoutes: TwinRoute[] = [
-  { method: 'POST', path: '/v1/subscriptions', handler: (req, ctx) => ok(createSubscription(ctx, readSubscriptionCreate(readParams(req, CREATE_PARAMS)))) },
+  { method: 'POST', path: '/v1/subscriptions', handler: (req, ctx) => ok(createSubscription(ctx, readSubscriptionCreate(readParams(req)))) },
   {
     method: 'GET',
     path: '/v1/subscriptions/search',
     handler: (req, ctx) => {
-      readParams(req, SEARCH_PARAMS);
+      readParams(req);
       return searchResponse(req, ctx, { resource: 'subscription' }, '/v1/subscriptions/search', SUBSCRIPTION_SEARCH_FIELDS, 'subscriptions');
     },
   },
@@ -267,7 +165,7 @@ export const subscriptionRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/subscriptions',
     handler: (req, ctx) => {
-      const p = readParams(req, { ...LIST_PARAMS, ...LIST_FILTERS });
+      const p = readParams(req);
       const filter = {
         customer: str(p, 'customer'),
         status: oneOf(p, 'status', LIST_STATUSES),
@@ -284,32 +182,30 @@ export const subscriptionRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/subscriptions/{id}',
     handler: (req, ctx) => {
-      readParams(req, {});
+      readParams(req);
       return ok(loadSubscription(ctx, req.params.id!));
     },
   },
   {
     method: 'POST',
     path: '/v1/subscriptions/{id}/resume',
-    handler: (req, ctx) => (
-      readParams(req, { billing_cycle_anchor: true, proration_behavior: true, proration_date: true }), ok(resumeSubscription(ctx, req.params.id!))
-    ),
+    handler: (req, ctx) => (readParams(req), ok(resumeSubscription(ctx, req.params.id!))),
   },
   {
     method: 'DELETE',
     path: '/v1/subscriptions/{id}/discount',
-    handler: (req, ctx) => (readParams(req, {}), ok(removeSubscriptionDiscount(ctx, req.params.id!))),
+    handler: (req, ctx) => (readParams(req), ok(removeSubscriptionDiscount(ctx, req.params.id!))),
   },
   {
     method: 'POST',
     path: '/v1/subscriptions/{id}',
-    handler: (req, ctx) => ok(updateSubscription(ctx, req.params.id!, readUpdate(readParams(req, UPDATE_PARAMS)))),
+    handler: (req, ctx) => ok(updateSubscription(ctx, req.params.id!, readUpdate(readParams(req)))),
   },
   {
     method: 'DELETE',
     path: '/v1/subscriptions/{id}',
     handler: (req, ctx) => {
-      const p = readParams(req, CANCEL_PARAMS);
+      const p = readParams(req);
       const details = (p.cancellation_details ?? {}) as Params;
       return ok(
         cancelSubscription(ctx, req.params.id!, {
@@ -324,7 +220,7 @@ export const subscriptionRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/subscription_items',
     handler: (req, ctx) => {
-      const p = readParams(req, { ...LIST_PARAMS, subscription: true });
+      const p = readParams(req);
       const sub = loadSubscription(ctx, requiredStr(p, 'subscription'), 'subscription');
       return ok(listBody(p, [...(sub.items.data as StripeObject[])].reverse(), '/v1/subscription_items'));
     },
@@ -333,7 +229,7 @@ export const subscriptionRoutes: TwinRoute[] = [
     method: 'POST',
     path: '/v1/subscription_items',
     handler: (req, ctx) => {
-      const p = readParams(req, ITEM_PARAMS);
+      const p = readParams(req);
       const subId = requiredStr(p, 'subscription');
       const sub = updateSubscription(ctx, subId, itemUpdate(p));
       const items = sub.items.data as StripeObject[];
@@ -344,7 +240,7 @@ export const subscriptionRoutes: TwinRoute[] = [
     method: 'POST',
     path: '/v1/subscription_items/{id}',
     handler: (req, ctx) => {
-      const p = readParams(req, ITEM_PARAMS);
+      const p = readParams(req);
       const item = find(ctx, 'subscription_item', req.params.id!);
       if (!item) throw resourceMissing('subscription_item', req.params.id!, 'id');
       const sub = updateSubscription(ctx, item.subscription, itemUpdate(p, item.id));
@@ -355,7 +251,7 @@ export const subscriptionRoutes: TwinRoute[] = [
     method: 'DELETE',
     path: '/v1/subscription_items/{id}',
     handler: (req, ctx) => {
-      readParams(req, { proration_behavior: true, proration_date: true, clear_usage: true });
+      readParams(req);
       const item = find(ctx, 'subscription_item', req.params.id!);
       if (!item) throw resourceMissing('subscription_item', req.params.id!, 'id');
       updateSubscription(ctx, item.subscription, { items: [{ id: item.id, deleted: true }] });
@@ -366,7 +262,7 @@ export const subscriptionRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/subscription_items/{id}',
     handler: (req, ctx) => {
-      readParams(req, {});
+      readParams(req);
       const item = find(ctx, 'subscription_item', req.params.id!);
       if (!item) throw resourceMissing('subscription_item', req.params.id!, 'id');
       return ok(item);

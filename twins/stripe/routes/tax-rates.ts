@@ -3,20 +3,9 @@
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../wire/pipeline.js';
 import { listEnvelope, readListWindow } from '../wire/list.js';
-import { LIST_PARAMS, bool, decimal, emptyableStr, oneOf, readMetadata, readParams, requiredStr, str, type Params, type ParamSpec } from '../wire/params.js';
+import { bool, decimal, emptyableStr, oneOf, readMetadata, readParams, requiredStr, str, type Params } from '../wire/params.js';
 import { missingParam } from '../wire/errors.js';
 import { TAX_TYPES, createTaxRate, getTaxRate, listTaxRates, updateTaxRate, type TaxRateFields } from '../model/tax-rates.js';
-
-const FIELDS: ParamSpec = {
-  active: true,
-  country: true,
-  description: true,
-  display_name: true,
-  jurisdiction: true,
-  metadata: true,
-  state: true,
-  tax_type: true,
-};
 
 function readFields(p: Params): TaxRateFields {
   return {
@@ -36,7 +25,7 @@ export const taxRateRoutes: TwinRoute[] = [
     method: 'POST',
     path: '/v1/tax_rates',
     handler: (req, ctx) => {
-      const p = readParams(req, { ...FIELDS, percentage: true, inclusive: true });
+      const p = readParams(req);
       const percentage = decimal(p, 'percentage');
       if (percentage === undefined) throw missingParam('percentage');
       const inclusive = bool(p, 'inclusive');
@@ -48,14 +37,14 @@ export const taxRateRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/tax_rates',
     handler: (req, ctx) => {
-      const p = readParams(req, { ...LIST_PARAMS, active: true, inclusive: true });
+      const p = readParams(req);
       return ok(listEnvelope(listTaxRates(ctx, { active: bool(p, 'active'), inclusive: bool(p, 'inclusive') }, readListWindow(p)), '/v1/tax_rates'));
     },
   },
-  { method: 'GET', path: '/v1/tax_rates/{tax_rate}', handler: (req, ctx) => (readParams(req, {}), ok(getTaxRate(ctx, req.params.tax_rate!, 'id'))) },
+  { method: 'GET', path: '/v1/tax_rates/{tax_rate}', handler: (req, ctx) => (readParams(req), ok(getTaxRate(ctx, req.params.tax_rate!, 'id'))) },
   {
     method: 'POST',
     path: '/v1/tax_rates/{tax_rate}',
-    handler: (req, ctx) => ok(updateTaxRate(ctx, req.params.tax_rate!, readFields(readParams(req, FIELDS)))),
+    handler: (req, ctx) => ok(updateTaxRate(ctx, req.params.tax_rate!, readFields(readParams(req)))),
   },
 ];

@@ -3,7 +3,7 @@
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../wire/pipeline.js';
 import { listEnvelope, readListWindow } from '../wire/list.js';
-import { LIST_PARAMS, int, readParams, str } from '../wire/params.js';
+import { int, readParams, str } from '../wire/params.js';
 import { advanceTestClock, createTestClock, deleteTestClock, listTestClocks, loadTestClock } from '../model/test-clocks.js';
 
 export const testClockRoutes: TwinRoute[] = [
@@ -11,7 +11,7 @@ export const testClockRoutes: TwinRoute[] = [
     method: 'POST',
     path: '/v1/test_helpers/test_clocks',
     handler: (req, ctx) => {
-      const p = readParams(req, { frozen_time: true, name: true });
+      const p = readParams(req);
       return ok(createTestClock(ctx, { frozenTime: int(p, 'frozen_time'), name: str(p, 'name') }));
     },
   },
@@ -19,15 +19,15 @@ export const testClockRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/test_helpers/test_clocks',
     handler: (req, ctx) => {
-      const p = readParams(req, LIST_PARAMS);
+      const p = readParams(req);
       return ok(listEnvelope(listTestClocks(ctx, readListWindow(p)), '/v1/test_helpers/test_clocks'));
     },
   },
-  { method: 'GET', path: '/v1/test_helpers/test_clocks/{id}', handler: (req, ctx) => (readParams(req, {}), ok(loadTestClock(ctx, req.params.id!))) },
-  { method: 'DELETE', path: '/v1/test_helpers/test_clocks/{id}', handler: (req, ctx) => (readParams(req, {}), ok(deleteTestClock(ctx, req.params.id!))) },
+  { method: 'GET', path: '/v1/test_helpers/test_clocks/{id}', handler: (req, ctx) => (readParams(req), ok(loadTestClock(ctx, req.params.id!))) },
+  { method: 'DELETE', path: '/v1/test_helpers/test_clocks/{id}', handler: (req, ctx) => (readParams(req), ok(deleteTestClock(ctx, req.params.id!))) },
   {
     method: 'POST',
     path: '/v1/test_helpers/test_clocks/{id}/advance',
-    handler: (req, ctx) => ok(advanceTestClock(ctx, req.params.id!, int(readParams(req, { frozen_time: true }), 'frozen_time'))),
+    handler: (req, ctx) => ok(advanceTestClock(ctx, req.params.id!, int(readParams(req), 'frozen_time'))),
   },
 ];

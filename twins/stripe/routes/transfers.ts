@@ -3,7 +3,7 @@
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { listEnvelope, readListWindow } from '../wire/list.js';
-import { LIST_PARAMS, emptyableStr, int, readMetadata, readParams, requiredCurrency, requiredInt, requiredStr, str } from '../wire/params.js';
+import { emptyableStr, int, readMetadata, readParams, requiredCurrency, requiredInt, requiredStr, str } from '../wire/params.js';
 import { ok } from '../wire/pipeline.js';
 import { resourceMissing } from '../wire/errors.js';
 import { pageOf } from '../model/pages.js';
@@ -26,23 +26,12 @@ function entryOf(list: StripeObject[], noun: string, id: string): StripeObject {
   return found;
 }
 
-const FEE_REFUND_SPEC = { amount: true, metadata: true } as const;
-
 export const transferRoutes: TwinRoute[] = [
   {
     method: 'POST',
     path: '/v1/transfers',
     handler: (req, ctx) => {
-      const p = readParams(req, {
-        amount: true,
-        currency: true,
-        destination: true,
-        description: true,
-        metadata: true,
-        source_transaction: true,
-        source_type: true,
-        transfer_group: true,
-      });
+      const p = readParams(req);
       return ok(
         createTransfer(ctx, {
           amount: requiredInt(p, 'amount'),
@@ -60,7 +49,7 @@ export const transferRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/transfers',
     handler: (req, ctx) => {
-      const p = readParams(req, { ...LIST_PARAMS, destination: true, transfer_group: true });
+      const p = readParams(req);
       return ok(
         listEnvelope(listTransfers(ctx, { destination: str(p, 'destination'), transferGroup: str(p, 'transfer_group') }, readListWindow(p)), '/v1/transfers'),
       );
@@ -70,7 +59,7 @@ export const transferRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/transfers/{transfer}',
     handler: (req, ctx) => {
-      readParams(req, {});
+      readParams(req);
       return ok(getTransfer(ctx, req.params.transfer!));
     },
   },
@@ -78,7 +67,7 @@ export const transferRoutes: TwinRoute[] = [
     method: 'POST',
     path: '/v1/transfers/{transfer}',
     handler: (req, ctx) => {
-      const p = readParams(req, { description: true, metadata: true });
+      const p = readParams(req);
       return ok(updateTransfer(ctx, req.params.transfer!, { description: emptyableStr(p, 'description'), metadata: readMetadata(p) }));
     },
   },
@@ -86,7 +75,7 @@ export const transferRoutes: TwinRoute[] = [
     method: 'POST',
     path: '/v1/transfers/{id}/reversals',
     handler: (req, ctx) => {
-      const p = readParams(req, { amount: true, description: true, metadata: true, refund_application_fee: true });
+      const p = readParams(req);
       return ok(reverseTransfer(ctx, req.params.id!, { amount: int(p, 'amount'), description: str(p, 'description'), metadata: readMetadata(p) }));
     },
   },
@@ -94,7 +83,7 @@ export const transferRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/transfers/{id}/reversals',
     handler: (req, ctx) => {
-      const p = readParams(req, LIST_PARAMS);
+      const p = readParams(req);
       const transfer = getTransfer(ctx, req.params.id!);
       return ok(listEnvelope(pageOf([...transfer.reversals.data].reverse(), readListWindow(p)), `/v1/transfers/${transfer.id}/reversals`));
     },
@@ -103,7 +92,7 @@ export const transferRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/transfers/{transfer}/reversals/{id}',
     handler: (req, ctx) => {
-      readParams(req, {});
+      readParams(req);
       const transfer = getTransfer(ctx, req.params.transfer!);
       return ok(entryOf(transfer.reversals.data, 'transfer reversal', req.params.id!));
     },
@@ -112,7 +101,7 @@ export const transferRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/application_fees',
     handler: (req, ctx) => {
-      const p = readParams(req, { ...LIST_PARAMS, charge: true });
+      const p = readParams(req);
       return ok(listEnvelope(listApplicationFees(ctx, { charge: str(p, 'charge') }, readListWindow(p)), '/v1/application_fees'));
     },
   },
@@ -120,7 +109,7 @@ export const transferRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/application_fees/{id}',
     handler: (req, ctx) => {
-      readParams(req, {});
+      readParams(req);
       return ok(getApplicationFee(ctx, req.params.id!));
     },
   },
@@ -128,7 +117,7 @@ export const transferRoutes: TwinRoute[] = [
     method: 'POST',
     path: '/v1/application_fees/{id}/refunds',
     handler: (req, ctx) => {
-      const p = readParams(req, FEE_REFUND_SPEC);
+      const p = readParams(req);
       return ok(refundApplicationFee(ctx, req.params.id!, { amount: int(p, 'amount'), metadata: readMetadata(p) }));
     },
   },
@@ -136,7 +125,7 @@ export const transferRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/application_fees/{id}/refunds',
     handler: (req, ctx) => {
-      const p = readParams(req, LIST_PARAMS);
+      const p = readParams(req);
       const fee = getApplicationFee(ctx, req.params.id!);
       return ok(listEnvelope(pageOf([...fee.refunds.data].reverse(), readListWindow(p)), `/v1/application_fees/${fee.id}/refunds`));
     },
@@ -145,7 +134,7 @@ export const transferRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/application_fees/{fee}/refunds/{id}',
     handler: (req, ctx) => {
-      readParams(req, {});
+      readParams(req);
       return ok(entryOf(getApplicationFee(ctx, req.params.fee!).refunds.data, 'fee refund', req.params.id!));
     },
   },

@@ -2,7 +2,7 @@
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { listEnvelope, readListWindow } from '../wire/list.js';
-import { LIST_PARAMS, bool, emptyableStr, readMetadata, readParams, str, strArray, type ParamSpec } from '../wire/params.js';
+import { bool, emptyableStr, readMetadata, readParams, str, strArray } from '../wire/params.js';
 import { ok } from '../wire/pipeline.js';
 import { checkApiVersion } from '../wire/api-version.js';
 import {
@@ -14,15 +14,12 @@ import {
   updateWebhookEndpoint,
 } from '../model/webhooks.js';
 
-const WEBHOOK_CREATE_SPEC: ParamSpec = { url: true, enabled_events: true, description: true, metadata: true, api_version: true, connect: true };
-const WEBHOOK_UPDATE_SPEC: ParamSpec = { url: true, enabled_events: true, description: true, metadata: true, disabled: true };
-
 export const webhookRoutes: TwinRoute[] = [
   {
     method: 'POST',
     path: '/v1/webhook_endpoints',
     handler: (req, ctx) => {
-      const p = readParams(req, WEBHOOK_CREATE_SPEC);
+      const p = readParams(req);
       // The version the endpoint's events are rendered in (model/events.ts): one Stripe knows.
       const apiVersion = str(p, 'api_version');
       if (apiVersion !== undefined) checkApiVersion(apiVersion);
@@ -42,7 +39,7 @@ export const webhookRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/webhook_endpoints',
     handler: (req, ctx) => {
-      const p = readParams(req, LIST_PARAMS);
+      const p = readParams(req);
       return ok(listEnvelope(listWebhookEndpoints(ctx, readListWindow(p)), '/v1/webhook_endpoints'));
     },
   },
@@ -50,7 +47,7 @@ export const webhookRoutes: TwinRoute[] = [
     method: 'GET',
     path: '/v1/webhook_endpoints/{id}',
     handler: (req, ctx) => {
-      readParams(req, {});
+      readParams(req);
       return ok(publicEndpoint(getWebhookEndpoint(ctx, req.params.id!)));
     },
   },
@@ -58,7 +55,7 @@ export const webhookRoutes: TwinRoute[] = [
     method: 'POST',
     path: '/v1/webhook_endpoints/{id}',
     handler: (req, ctx) => {
-      const p = readParams(req, WEBHOOK_UPDATE_SPEC);
+      const p = readParams(req);
       const update = {
         url: str(p, 'url'),
         enabledEvents: strArray(p, 'enabled_events'),
@@ -73,7 +70,7 @@ export const webhookRoutes: TwinRoute[] = [
     method: 'DELETE',
     path: '/v1/webhook_endpoints/{id}',
     handler: (req, ctx) => {
-      readParams(req, {});
+      readParams(req);
       return ok(deleteWebhookEndpoint(ctx, req.params.id!));
     },
   },

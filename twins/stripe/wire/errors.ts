@@ -96,3 +96,12 @@ export function underParam<T>(prefix: string, fn: () => T): T {
     throw e;
   }
 }
+
+/**
+ * An operation the twin does not simulate (decisions §15): 501 `api_error`, which the `stripe` SDK
+ * raises as `StripeAPIError` with the sentence as its message; `Stripe-Should-Retry: false` keeps it
+ * from retrying a 5xx that will not change.
+ */
+export function notSimulatedResponse(sentence: string): TwinResponse {
+  return { ...stripeError(501, { type: 'api_error', message: sentence }), headers: { 'stripe-should-retry': 'false' } };
+}

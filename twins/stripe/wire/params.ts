@@ -1,10 +1,11 @@
-// Reading Stripe form parameters: the allowed-parameter check (Stripe rejects any parameter it does
-// not know, nested ones included, as `parameter_unknown`), typed readers that answer with Stripe's
-// wording for a bad value, and the metadata rules.
+// Reading Stripe form parameters: `readParams` (the one input path of wire/input.ts: the spec's
+// operation table and validator, unknown parameters refused as `parameter_unknown`), typed readers
+// that answer with Stripe's wording for a bad value, and the metadata rules.
 
 import type { TwinRequest } from '../../../twin-runtime/contract.js';
 import { assignSafely, ownValue } from '../../../twin-runtime/safe-input.js';
 import { invalidRequest, missingParam } from './errors.js';
+import { readOperationParams } from './input.js';
 import type { MetadataPatch } from '../model/objects.js';
 
 export type Params = Record<string, unknown>;
@@ -40,11 +41,18 @@ export function rejectUnknown(params: Params, spec: ParamSpec, prefix = ''): voi
   }
 }
 
-/** Parameters after the unknown-parameter check. */
-export function readParams(req: TwinRequest, spec: ParamSpec): Params {
-  const p = paramsOf(req);
-  rejectUnknown(p, spec);
-  return p;
+/**
+ * The request's parameters, read through Stripe's one input path (wire/input.ts): checked and
+ * coerced against the route's operation in the spec table, unknown ones refused. A twin-only route
+ * (no Stripe operation: the twin's own test helpers) names what it takes in `twinOnly`.
+ */
+export function readParams(req: TwinRequest, twinOnly?: ParamSpec): Params {
+  if (twinOnly) {
+    const p = paramsOf(req);
+    rejectUnknown(p, twinOnly);
+    return p;
+  }
+  return readOperationParams(req);
 }
 
 function paramName(prefix: string | undefined, key: string): string {
@@ -93,8 +101,10 @@ export function requiredInt(p: Params, key: string, prefix?: string): number {
 
 /** Decimal strings (`unit_amount_decimal`). */
 export function decimal(p: Params, key: string, prefix?: string): string | undefined {
-  const v = p[key];
-  if (v === undefined) return undefined;
+  const raw = p[key];
+  if (raw === undefined) return undefined;
+  // The spec types some decimals as numbers, and the validator has coerced those.
+  const v = typeof raw === 'number' && Number.isFinite(raw) ? String(raw) : raw;
   if (typeof v !== 'string' || !/^-?\d+(\.\d+)?$/.test(v)) {
     throw invalidRequest(`Invalid decimal: ${String(v)}`, paramName(prefix, key));
   }
@@ -210,27 +220,3 @@ export function readMetadata(p: Params): MetadataPatch | undefined {
   }
   return out;
 }
-
-/** Stripe's address parameter shape (customers, billing details, shipping). */
-export const ADDRESS_SPEC: ParamSpec = { city: true, country: true, line1: true, line2: true, postal_code: true, state: true };
-
-/** A price's `recurring` parameter shape (prices, product default_price_data, inline price_data). */
-export const RECURRING_SPEC: ParamSpec = {
-  interval: true,
-  interval_count: true,
-  meter: true,
-  usage_type: true,
-  trial_period_days: true,
-  aggregate_usage: true,
-};
-
-/** Spec entries every list endpoint accepts. */
-export const LIST_PARAMS: ParamSpec = {
-  limit: true,
-  starting_after: true,
-  ending_before: true,
-  created: { gt: true, gte: true, lt: true, lte: true },
-};
-
-/** Spec entries every search endpoint accepts. */
-export const SEARCH_PARAMS: ParamSpec = { query: true, limit: true, page: true };

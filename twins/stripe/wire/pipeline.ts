@@ -7,7 +7,9 @@
 import { randomBytes } from 'node:crypto';
 import type { RouteCall, RunRoute, TwinContext, TwinRequest, TwinResponse } from '../../../twin-runtime/contract.js';
 import { base62 } from '../../../twin-runtime/ids.js';
+import { NotSimulated, operationName } from '../../../twin-runtime/fidelity.js';
 import { StripeApiError, stripeError } from './errors.js';
+import { unreadParams } from './input.js';
 import { expandPaths, paramsOf } from './params.js';
 import { checkApiVersion } from './api-version.js';
 import { expandObject } from './expand.js';
@@ -61,6 +63,11 @@ async function answer(req: TwinRequest, platform: TwinContext, requestId: string
       }
     }
     return await run((res) => {
+      const unread = res.status < 300 ? unreadParams(req) : [];
+      if (unread.length > 0) {
+        // Answering as if these had been applied would be a fabricated success (rolled back).
+        throw new NotSimulated(`${operationName(req)} with ${unread.join(', ')}`, 'The twin answers this operation but not these parameters.');
+      }
       if (res.status < 300 && res.body && typeof res.body === 'object' && !Buffer.isBuffer(res.body)) {
         // The answer in the request's API version (its body is the request's own), then what
         // `expand[]` adds, each expanded object rendered in that version too.

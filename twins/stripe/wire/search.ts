@@ -8,8 +8,9 @@
 import type { TwinContext, TwinRequest, TwinResponse } from '../../../twin-runtime/contract.js';
 import { ownValue } from '../../../twin-runtime/safe-input.js';
 import { invalidRequest, missingParam } from './errors.js';
-import { expandPaths, paramsOf, str } from './params.js';
+import { expandPaths, str } from './params.js';
 import { readLimit } from './list.js';
+import { readOperationParams } from './input.js';
 import { eachMatching, pageOf, readPage, type FieldEquals, type ListPage } from '../model/pages.js';
 import type { StripeObject } from '../model/objects.js';
 
@@ -128,7 +129,7 @@ export function searchResponse<T extends StripeObject>(
   fields: SearchFields,
   resourceName: string,
 ): TwinResponse {
-  const p = paramsOf(req);
+  const p = readOperationParams(req);
   const query = str(p, 'query');
   if (query === undefined || query.trim() === '') throw missingParam('query');
   const limit = readLimit(p);
