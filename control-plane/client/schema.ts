@@ -113,7 +113,7 @@ export interface paths {
         put?: never;
         /**
          * Create an environment
-         * @description Creates the environment and starts its twins (given as `twins`, or from `scenario_id`); answers 201 at once with `status: provisioning`. Follow getEnvironment until `ready`. 402 when the plan's `max_parallel_twins` would be passed; 404 for an unknown scenario, seed or twin.
+         * @description Creates the environment and starts its twins (given as `twins`, or from `scenario_id`); answers 201 at once with `status: provisioning`. `fidelity` (default `strict`) and `clock` (default `living`) are kept for the life of the environment, across restarts and resets. Follow getEnvironment until `ready`. 402 when the plan's `max_parallel_twins` would be passed; 404 for an unknown scenario, seed or twin.
          */
         post: operations["createEnvironment"];
         delete?: never;
@@ -199,7 +199,7 @@ export interface paths {
         };
         /**
          * List recent environment request logs (newest first)
-         * @description Every request the environment's twins served through the gateway, newest first (paged); `twin_id` and `status_code` narrow it.
+         * @description Every request the environment's twins served through the gateway, newest first (paged), each with the fidelity level the twin answered at; `twin_id`, `status_code` and `fidelity` narrow it.
          */
         get: operations["listRequestLogs"];
         put?: never;
@@ -1180,9 +1180,23 @@ export interface components {
             role: "admin" | "member";
         };
         Environment: {
+            /**
+             * Format: date-time
+             * @description The environment clock's instant now: a `living` clock runs with wall time between advances, a `frozen` one stands still.
+             */
             clock: string;
+            /**
+             * @description How the clock moves: `living` runs with wall time from creation plus every advance; `frozen` moves only on advance (byte-identical runs).
+             * @enum {string}
+             */
+            clock_mode: "living" | "frozen";
             created_at: string;
             expires_at: string | null;
+            /**
+             * @description `strict`: an operation a twin does not simulate is refused in the provider's error shape; `lenient`: permissive answers instead.
+             * @enum {string}
+             */
+            fidelity: "strict" | "lenient";
             id: string;
             name: string;
             sandbox_id: string;
@@ -1191,6 +1205,16 @@ export interface components {
             twins: components["schemas"]["EnvironmentTwin"][];
         };
         EnvironmentCreate: {
+            /**
+             * @description Default `living`: the clock runs with wall time from creation, moved forward by advance. `frozen`: it moves only on advance, for byte-identical runs.
+             * @enum {string}
+             */
+            clock?: "living" | "frozen";
+            /**
+             * @description Default `strict`: what a twin does not simulate is refused in the provider's own error shape. `lenient`: permissive answers instead, for smoke tests that want any 2xx.
+             * @enum {string}
+             */
+            fidelity?: "strict" | "lenient";
             name: string;
             scenario_id?: string | null;
             ttl_seconds?: number | null;
@@ -1273,6 +1297,8 @@ export interface components {
             duration_ms: number;
             environment_id: string;
             environment_twin_id: string;
+            /** @description How the twin made the answer (its `Twin-Fidelity` header): `modelled`, `inferred`, `stored` or `unsupported`; null when it did not say (an answer of the gateway's own, or an entry older than the header). */
+            fidelity: ("modelled" | "inferred" | "stored" | "unsupported") | null;
             id: string;
             method: string;
             occurred_at: string;
@@ -1287,6 +1313,8 @@ export interface components {
             duration_ms: number;
             environment_id: string;
             environment_twin_id: string;
+            /** @description How the twin made the answer (its `Twin-Fidelity` header): `modelled`, `inferred`, `stored` or `unsupported`; null when it did not say (an answer of the gateway's own, or an entry older than the header). */
+            fidelity: ("modelled" | "inferred" | "stored" | "unsupported") | null;
             id: string;
             method: string;
             occurred_at: string;
@@ -2133,6 +2161,8 @@ export interface operations {
     listRequestLogs: {
         parameters: {
             query?: {
+                /** @description Only requests the twin answered at this fidelity level, e.g. `unsupported` (among the newest 50,000 requests). */
+                fidelity?: "modelled" | "inferred" | "stored" | "unsupported";
                 page?: number;
                 size?: number;
                 /** @description Only requests answered with this status code (among the newest 50,000 requests). */

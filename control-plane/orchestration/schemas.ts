@@ -4,6 +4,10 @@ import { z } from 'zod';
 import { TWIN_SLUGS } from '../../twin-runtime/registry.js';
 import { FIDELITY_LEVELS } from '../../twin-runtime/fidelity.js';
 import { parseUuid, uuidString } from '../http/fields.js';
+import { CLOCK_MODES } from '../../twin-runtime/clock.js';
+
+/** An environment's fidelity (decisions §15). */
+export const ENVIRONMENT_FIDELITIES = ['strict', 'lenient'] as const;
 
 /** Every id in a path: any form Pydantic accepts (braced, urn:uuid:, upper case, no hyphens), normalised. */
 export const idParam = uuidString();
@@ -35,7 +39,16 @@ export const environmentSchema = z
     scenario_id: z.string().nullable(),
     sandbox_id: z.string(),
     twins: z.array(twinSchema),
-    clock: z.string(),
+    clock: z
+      .string()
+      .meta({ format: 'date-time' })
+      .describe("The environment clock's instant now: a `living` clock runs with wall time between advances, a `frozen` one stands still."),
+    clock_mode: z
+      .enum(CLOCK_MODES)
+      .describe('How the clock moves: `living` runs with wall time from creation plus every advance; `frozen` moves only on advance (byte-identical runs).'),
+    fidelity: z
+      .enum(ENVIRONMENT_FIDELITIES)
+      .describe("`strict`: an operation a twin does not simulate is refused in the provider's error shape; `lenient`: permissive answers instead."),
     created_at: z.string(),
     expires_at: z.string().nullable(),
   })
@@ -70,6 +83,12 @@ export const requestLogSchema = z
       ),
     duration_ms: z.number().int(),
     occurred_at: z.string(),
+    fidelity: z
+      .enum(FIDELITY_LEVELS)
+      .nullable()
+      .describe(
+        "How the twin made the answer (its `Twin-Fidelity` header): `modelled`, `inferred`, `stored` or `unsupported`; null when it did not say (an answer of the gateway's own, or an entry older than the header).",
+      ),
   })
   .meta({ id: 'RequestLog' });
 
@@ -132,6 +151,18 @@ export const createEnvironmentBody = z
     twins: z.array(twinRequestBody).optional(),
     scenario_id: reference().nullish(),
     ttl_seconds: ttlSeconds,
+    fidelity: z
+      .enum(ENVIRONMENT_FIDELITIES)
+      .optional()
+      .describe(
+        "Default `strict`: what a twin does not simulate is refused in the provider's own error shape. `lenient`: permissive answers instead, for smoke tests that want any 2xx.",
+      ),
+    clock: z
+      .enum(CLOCK_MODES)
+      .optional()
+      .describe(
+        'Default `living`: the clock runs with wall time from creation, moved forward by advance. `frozen`: it moves only on advance, for byte-identical runs.',
+      ),
   })
   .refine((b) => (b.twins?.length ?? 0) > 0 || !!b.scenario_id, {
     message: 'Give the twins to run (at least one) or a scenario_id',

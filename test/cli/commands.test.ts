@@ -44,12 +44,17 @@ t.test('the core loop from the command line', async (t) => {
   // env create: text (waiting), then JSON (waiting); the second is the one used below.
   const made = await cli(['env', 'create', '--name', 'first', '--twin', 'stripe', '--wait'], { env, stderrIsTTY: true });
   t.equal(made.code, 0, made.stderr);
-  t.match(made.stdout, /^first {2}[0-9a-f-]{36} {2}ready {2}clock /);
+  t.match(made.stdout, /^first {2}[0-9a-f-]{36} {2}ready {2}clock \S+ \(living\) {2}fidelity strict/, 'living and strict unless asked');
   t.match(made.stderr, /waiting for first to be ready/, 'a progress line while waiting, on a terminal');
-  const created = await cli(['env', 'create', '--name', 'demo', '--twin', 'stripe', '--twin', 'github', '--wait', '--json'], { env });
+  // Frozen, so the clock below reads exactly the instants it was moved to.
+  const created = await cli(
+    ['env', 'create', '--name', 'demo', '--twin', 'stripe', '--twin', 'github', '--clock', 'frozen', '--fidelity', 'lenient', '--wait', '--json'],
+    { env },
+  );
   t.equal(created.code, 0, created.stderr);
   const environment = JSON.parse(created.stdout);
   t.equal(environment.status, 'ready');
+  t.match(environment, { clock_mode: 'frozen', fidelity: 'lenient' }, '--clock and --fidelity reach the environment');
   t.same(environment.twins.map((x: any) => x.twin_slug).sort(), ['github', 'stripe']);
   const stripeTwin = environment.twins.find((x: any) => x.twin_slug === 'stripe');
   const githubTwin = environment.twins.find((x: any) => x.twin_slug === 'github');
@@ -74,7 +79,9 @@ t.test('the core loop from the command line', async (t) => {
   const customer = await stripe.customers.create({ email: 'ada@example.com', name: 'Ada' });
   await stripe.customers.retrieve('cus_missing').catch(() => undefined);
 
-  await both(t, ['logs', environment.id], (p) => t.equal(p.total, 2), /POST +\/v1\/customers +200/);
+  await both(t, ['logs', environment.id], (p) => t.equal(p.total, 2), /FIDELITY +DURATION\n.*POST +\/v1\/customers +200 +modelled +\d+ ms/s);
+  await both(t, ['logs', environment.id, '--fidelity', 'modelled'], (p) => t.equal(p.total, 2));
+  await both(t, ['logs', environment.id, '--fidelity', 'unsupported'], (p) => t.equal(p.total, 0), /no requests logged yet/);
   await both(t, ['logs', environment.id, '--status', '404'], (p) =>
     t.same(
       p.items.map((r: any) => r.path),

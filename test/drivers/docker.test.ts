@@ -46,6 +46,8 @@ t.test(
       slug: 'stripe',
       dataFile: join(dir, twinId, 'stripe.sqlite'),
       clockStart: new Date('2026-01-01T00:00:00Z'),
+      clockMode: 'frozen',
+      fidelity: 'lenient',
       adminSecret: 'secret-' + twinId,
       publicUrl: 'http://127.0.0.1:1',
       labels: { 'twins.environment-id': 'env-docker-test', 'twins.twin-id': twinId, 'twins.org-id': 'org-docker-test' },
@@ -55,6 +57,12 @@ t.test(
     const { address } = await driver.start(spec);
     t.match(address, /^http:\/\/127\.0\.0\.1:\d+$/);
     t.equal((await driver.inspect(twinId)).state, 'running');
+    const health = await (await fetch(`${address}/_twin/health`, { headers: { 'x-twin-admin-secret': spec.adminSecret } })).json();
+    t.match(
+      health,
+      { clock: '2026-01-01T00:00:00.000Z', clock_mode: 'frozen', fidelity: 'lenient' },
+      "the environment's clock and fidelity reach the container",
+    );
     const firstKey = await credential(address, spec.adminSecret);
     t.match(firstKey, /^sk_test_/);
     const customer = await stripeAt(address, firstKey).customers.create({ email: 'ana@example.com', name: 'Ana Lima' });

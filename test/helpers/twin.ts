@@ -19,7 +19,7 @@ export interface RunningTwin {
 
 export async function startTwin(
   slug: string,
-  opts: { clockStart?: Date; seedFile?: string; dataDir?: string; publicUrl?: string; fidelity?: FidelityMode } = {},
+  opts: { clockStart?: Date; seedFile?: string; dataDir?: string; publicUrl?: string; clock?: 'living' | 'frozen'; fidelity?: FidelityMode } = {},
 ): Promise<RunningTwin> {
   const dir = opts.dataDir ?? mkdtempSync(join(tmpdir(), `twin-${slug}-`));
   const dataFile = join(dir, `${slug}.sqlite`);
@@ -29,6 +29,8 @@ export async function startTwin(
     clockStart: opts.clockStart,
     // The URL the twin's own links name (a gateway in front of it); its listening URL otherwise.
     publicUrl: opts.publicUrl,
+    // Frozen unless asked: a test's instants are then the ones it set.
+    clock: opts.clock,
     fidelity: opts.fidelity,
   });
   const url = await server.listen(0, '127.0.0.1');

@@ -68,8 +68,10 @@ async function coreLoop(t: Test, client: Client, label: string): Promise<void> {
     t.equal(tool.outputSchema?.type, 'object', `${tool.name} has a JSON-schema output`);
   }
 
-  const { environment } = await call(t, client, 'create_environment', { name: `mcp ${label}`, twins: ['stripe'] });
+  // Frozen, so the clock below reads exactly the instants it was moved to.
+  const { environment } = await call(t, client, 'create_environment', { name: `mcp ${label}`, twins: ['stripe'], clock: 'frozen', fidelity: 'lenient' });
   t.equal(environment.status, 'ready', 'create_environment waits until ready');
+  t.match(environment, { clock_mode: 'frozen', fidelity: 'lenient' }, 'with the clock and fidelity asked for');
   const twin = environment.twins[0];
   const cred = await call(t, client, 'get_twin_credentials', { twin_id: twin.id });
   t.match(cred, { twin_slug: 'stripe', url: twin.url, api_key: /^sk_test_/, sdk: { package: 'stripe', code: /new Stripe\('sk_test_/ } });
@@ -80,8 +82,10 @@ async function coreLoop(t: Test, client: Client, label: string): Promise<void> {
 
   const logs = await call(t, client, 'list_request_logs', { environment_id: environment.id });
   t.equal(logs.total, 1);
-  t.match(logs.items[0], { method: 'POST', path: '/v1/customers', status_code: 200, environment_twin_id: twin.id });
+  t.match(logs.items[0], { method: 'POST', path: '/v1/customers', status_code: 200, environment_twin_id: twin.id, fidelity: 'modelled' });
   t.equal((await call(t, client, 'list_request_logs', { environment_id: environment.id, status_code: 404 })).total, 0, 'filtered by status');
+  t.equal((await call(t, client, 'list_request_logs', { environment_id: environment.id, fidelity: 'modelled' })).total, 1, 'filtered by fidelity');
+  t.equal((await call(t, client, 'list_request_logs', { environment_id: environment.id, fidelity: 'unsupported' })).total, 0);
 
   const records = await call(t, client, 'list_records', { environment_id: environment.id, twin_id: twin.id, resource: 'customer' });
   t.ok(records.records.some((r: any) => r.external_id === customer.id));

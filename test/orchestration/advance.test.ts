@@ -34,7 +34,11 @@ async function settled(res: { status: number; body: any; headers: Headers }): Pr
 }
 
 t.test('a three-year advance of a daily subscription runs as a job', async (t) => {
-  const created = await cp.call('POST', '/environments', { token, body: { name: 'long advance', twins: [{ twin: 'stripe' }, { twin: 'github' }] } });
+  // Frozen: every instant below is exact (a living clock runs on between the reads).
+  const created = await cp.call('POST', '/environments', {
+    token,
+    body: { name: 'long advance', twins: [{ twin: 'stripe' }, { twin: 'github' }], clock: 'frozen' },
+  });
   const env = await waitReady(cp, token, created.body.id, 120_000);
   const twin = env.twins.find((x: { twin_slug: string }) => x.twin_slug === 'stripe');
   const key = (await cp.call('POST', `/twins/${twin.id}/credential`, { token })).body.api_key as string;

@@ -7,7 +7,7 @@ import { EventEmitter } from 'node:events';
 import { chownSync, mkdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { basename, dirname } from 'node:path';
-import type { DriverEvent, TwinDriver, TwinWorkloadSpec, WorkloadStatus } from './driver.js';
+import { environmentSettingArgs, type DriverEvent, type TwinDriver, type TwinWorkloadSpec, type WorkloadStatus } from './driver.js';
 
 export interface DockerDriverOptions {
   image: string;
@@ -126,7 +126,7 @@ export class DockerDriver implements TwinDriver {
     const port = await freePort();
     const binds = [`${dataDir}:/data`];
     const cmd = ['--twin', spec.slug, '--data', `/data/${basename(spec.dataFile)}`, '--port', String(port)];
-    cmd.push('--host', '127.0.0.1', '--clock', spec.clockStart.toISOString(), '--public-url', spec.publicUrl);
+    cmd.push('--host', '127.0.0.1', '--clock', spec.clockStart.toISOString(), ...environmentSettingArgs(spec), '--public-url', spec.publicUrl);
     if (spec.seedFile) {
       binds.push(`${spec.seedFile}:/seed/seed.sqlite:ro`);
       cmd.push('--seed', '/seed/seed.sqlite');

@@ -118,7 +118,10 @@ export interface Environment {
   scenario_id: string | null;
   sandbox_id: string;
   twins: Twin[];
+  /** The clock's instant when the environment was read (a living clock runs on with wall time). */
   clock: string;
+  clock_mode: 'living' | 'frozen';
+  fidelity: 'strict' | 'lenient';
   created_at: string;
   expires_at: string | null;
 }
@@ -141,6 +144,8 @@ export interface LogEntry {
   status_code: number | null;
   duration_ms: number;
   occurred_at: string;
+  /** How the twin made the answer (its Twin-Fidelity header); null when it did not say. */
+  fidelity: 'modelled' | 'inferred' | 'stored' | 'unsupported' | null;
 }
 
 export interface LogBody {

@@ -41,7 +41,10 @@ export function EnvironmentPage({ id, tab, itemId, query }: { id: string; tab: s
         <Badge status={e.status} />
       </PageHeader>
       <p class="facts">
-        <span>Clock {dateTime(e.clock)}</span>
+        <span>
+          Clock {dateTime(e.clock)} ({e.clock_mode})
+        </span>
+        <span>Fidelity {e.fidelity}</span>
         <span title={dateTime(e.expires_at)}>Expires {e.expires_at ? relative(e.expires_at) : 'never'}</span>
         <span>Created {dateTime(e.created_at)}</span>
       </p>
