@@ -108,7 +108,7 @@ t.test('a file written before the body columns existed opens, is migrated, and a
 
 t.test('the columns hold exactly what json_extract gives for every kind of value', async (t) => {
   const values = [1, -7, 1.5, 1e21, true, false, 'x', '', null, { a: 1 }, [1, 'b'], undefined];
-  values.forEach((v, i) => store.put('kinds', `k${i}`, { created: v, status: v }));
+  for (const [i, v] of values.entries()) store.put('kinds', `k${i}`, { created: v, status: v });
   const rows = store.db
     .prepare(
       "SELECT created, ifnull(json_extract(body, '$.created'), 0) AS c, typeof(created) = typeof(ifnull(json_extract(body, '$.created'), 0)) AS same_c, status IS json_extract(body, '$.status') AS same_s, typeof(status) = typeof(json_extract(body, '$.status')) AS same_st FROM records WHERE resource = 'kinds' ORDER BY seq",
