@@ -65,6 +65,18 @@ t.test('a file written before the body columns existed opens, is migrated, and a
   insert.run('sub', 'e', JSON.stringify({ id: 'e', status: { nested: true } }));
   old.close();
 
+  // Reset to an old-layout seed: the columns are computed from the seed's bodies as they are copied.
+  const reset = new RecordStore(join(dir, 'reset.sqlite'));
+  t.teardown(() => reset.db.close());
+  reset.replaceWith(file);
+  t.same(
+    reset
+      .page<{ id: string }>({ resource: 'sub', order: 'created', descending: true, limit: 10, oneOf: { status: ['active', 'past_due'] } })
+      .items.map((r) => r.body.id),
+    ['d', 'a'],
+    'a reset from an old-layout seed fills the columns',
+  );
+
   const migrated = new RecordStore(file);
   t.teardown(() => migrated.db.close());
   const columns = (migrated.db.prepare('PRAGMA table_info(records)').all() as { name: string }[]).map((c) => c.name);
