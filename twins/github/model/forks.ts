@@ -43,8 +43,9 @@ export function shareGitObjects(ctx: TwinContext, from: Json, to: Json): void {
     // Objects `to` already holds are skipped before their bodies are rewritten (a pull request
     // from a fork shares again on every new head: only the new objects cost anything).
     stmt = db.prepare(
-      `INSERT INTO records (resource, external_id, body)
-         SELECT src.resource, :to || substr(src.external_id, :cut), replace(replace(src.body, :fromApi, :toApi), :fromWeb, :toWeb)
+      `INSERT INTO records (resource, external_id, body, created, status)
+         SELECT src.resource, :to || substr(src.external_id, :cut), replace(replace(src.body, :fromApi, :toApi), :fromWeb, :toWeb),
+                src.created, src.status
            FROM records AS src
           WHERE src.resource IN (${OBJECT_KINDS.map((k) => `'${k}'`).join(', ')})
             AND src.external_id >= :lo AND src.external_id < :hi
