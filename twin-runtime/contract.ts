@@ -11,8 +11,9 @@ import type { Deliveries, DeliveryRecord } from './deliveries.js';
 import type { InputRefusal } from './safe-input.js';
 import type { GenericSurface } from './generic/types.js';
 import type { FidelityLevel } from './fidelity.js';
+import type { SeedSuggestion, TwinSeeding } from './seeding.js';
 
-export type { GenericSurface, FidelityLevel };
+export type { GenericSurface, FidelityLevel, SeedSuggestion };
 
 /** A provider request as the runtime parsed it. */
 export interface TwinRequest {
@@ -149,12 +150,6 @@ export interface ProviderErrors {
   unsupported?(req: TwinRequest, ctx: TwinContext, sentence: string): TwinResponse;
 }
 
-/** A described starting state shipped with a twin (the seeds area lists these). */
-export interface SeedSuggestion {
-  name: string;
-  prompt: string;
-}
-
 export interface TwinDefinition {
   slug: string;
   name: string;
@@ -239,9 +234,6 @@ export interface TwinDefinition {
   stampDelivery?(delivery: DeliveryRecord, wallNow: Date): string;
   /** Starting states shipped with the twin (at least five, each generating with the built-in planner). */
   suggestions: SeedSuggestion[];
-  /**
-   * Seed support (filled in by the seeds issue): how a plan is expanded into records through the
-   * twin's own model. Typed loosely here so the runtime does not depend on seeds/.
-   */
-  seeding?: unknown;
+  /** How a seed's plan is expanded into records through the twin's own model (twin-runtime/seeding.ts). */
+  seeding?: TwinSeeding;
 }

@@ -1,5 +1,5 @@
 // The phrasebook's vocabulary: every twin's operations (twins/<slug>/vocabulary/phrasebook.ts), in
-// the order the compiler tries them. The building blocks live in phrasebook-rules.ts.
+// the order the compiler tries them. The building blocks live in twin-runtime/phrasebook.ts.
 
 import { GITHUB_OPERATIONS } from '../../twins/github/vocabulary/phrasebook.js';
 import { JIRA_OPERATIONS } from '../../twins/jira/vocabulary/phrasebook.js';
@@ -11,9 +11,9 @@ import { SLACK_OPERATIONS } from '../../twins/slack/vocabulary/phrasebook.js';
 import { OPENAI_OPERATIONS } from '../../twins/openai/vocabulary/phrasebook.js';
 import { ANTHROPIC_OPERATIONS } from '../../twins/anthropic/vocabulary/phrasebook.js';
 import { STRIPE_OPERATIONS } from '../../twins/stripe/vocabulary/phrasebook.js';
-import type { Operation } from './phrasebook-rules.js';
+import type { PhrasebookOperation as Operation } from '../../twin-runtime/phrasebook.js';
 
-export type { Modifier, ModifierName, ModifierRule, Operation } from './phrasebook-rules.js';
+export type { Modifier, ModifierName, ModifierRule, PhrasebookOperation as Operation } from '../../twin-runtime/phrasebook.js';
 
 export const OPERATIONS: Operation[] = [
   ...STRIPE_OPERATIONS,
