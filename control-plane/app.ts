@@ -11,6 +11,7 @@ import { RequestValidationError, validateRequestParts, validatorCompiler } from 
 import { parseJsonBody } from './http/json-body.js';
 import { answerClientError } from './http/client-error.js';
 import { TemplateRouter } from '../twin-runtime/router.js';
+import { loadAllTwins } from '../twin-runtime/registry.js';
 import { templateFromFindMyWay } from '../twin-runtime/path-template.js';
 import { refuseLongQueries } from './http/query-limits.js';
 import { documentForRequest, openapiInfo, transformDocument, transformRoute } from './http/openapi.js';
@@ -123,7 +124,15 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   });
 
   // Schemas named with .meta({ id }) become components the $refs point at (http/openapi.ts).
-  await app.register(swagger, { openapi: openapiInfo(API_VERSION, AREAS), transform: transformRoute, transformObject: transformDocument });
+  await app.register(swagger, {
+    openapi: openapiInfo(
+      API_VERSION,
+      AREAS,
+      (await loadAllTwins()).map((d) => d.name),
+    ),
+    transform: transformRoute,
+    transformObject: transformDocument,
+  });
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     uiConfig: { deepLinking: false },

@@ -12,6 +12,9 @@ import type { InputRefusal } from './safe-input.js';
 import type { GenericSurface } from './generic/types.js';
 import type { FidelityLevel } from './fidelity.js';
 import type { SeedSuggestion, TwinSeeding } from './seeding.js';
+import type { PhrasebookOperation } from './phrasebook.js';
+import type { OperationEntry } from './generic/spec-types.js';
+import type { TwinSpecSource } from './spec-build/source.js';
 
 export type { GenericSurface, FidelityLevel, SeedSuggestion };
 
@@ -171,7 +174,8 @@ export interface TwinDefinition {
   /**
    * The other halves of a two-part provider credential, returned beside `api_key` by the
    * credential endpoint (decisions §10: `email` for Jira, `account_sid` for Twilio, Stripe's
-   * `publishable_key` for frontend calls, Slack's `app_token` and `signing_secret`).
+   * `publishable_key` for frontend calls, Slack's `app_token` and `signing_secret`). SDK snippets
+   * name them as placeholders (`{{account_sid}}`).
    */
   credentialExtras?(ctx: TwinContext): Record<string, string>;
   /** Hand-written routes (they always win over `generic`). */
@@ -236,4 +240,66 @@ export interface TwinDefinition {
   suggestions: SeedSuggestion[];
   /** How a seed's plan is expanded into records through the twin's own model (twin-runtime/seeding.ts). */
   seeding?: TwinSeeding;
+  /**
+   * The twin's test-matcher vocabulary: the sentences of a test's outcome the phrasebook compiler
+   * reads as this twin's operations (twin-runtime/phrasebook.ts, docs/matchers.md).
+   */
+  phrasebook?: readonly PhrasebookOperation[];
+  /** How the provider's official SDKs are pointed at the twin: the console, `twins twin credential` and the MCP server show it. */
+  sdk?: TwinSdk;
+  /**
+   * Where the generated spec artefacts (spec/: operations.json, schemas.jsonl, source.json) come
+   * from: the provider's published spec or SDK, read at build time by scripts/gen/spec.ts (`npm run
+   * gen:spec <slug>`). Loaded only there (it reads devDependencies); a running twin never calls it.
+   */
+  specSource?(): Promise<TwinSpecSource>;
+  /**
+   * The part of the provider's surface the twin's coverage figure counts (COVERAGE.md's "served of
+   * the …"): what it is, in words, and which operations of the generated table belong to it
+   * (default: every operation not marked `excluded`).
+   */
+  countedSurface?: { description: string; includes?(entry: OperationEntry): boolean };
+  /**
+   * The provider's own MCP tools (the tool set of its hosted MCP server), answered against the
+   * twin's state (decisions §15). Declared per twin as they are added; nothing serves them yet.
+   */
+  mcpTools?: readonly TwinMcpTool[];
+}
+
+/**
+ * One language's way to call the twin with the provider's official SDK. `code` is a template: each
+ * `{{name}}` becomes a string literal of the snippet's language — `{{url}}` the twin's base URL
+ * without a trailing slash, `{{url:/api/}}` that URL with a suffix, `{{host}}`, `{{protocol}}`
+ * (`http`/`https`), `{{api_key}}` and any field of the twin's credential (`{{account_sid}}`,
+ * `{{email}}`); `{{port}}` becomes a bare number. control-plane/client/sdk-snippets.ts renders it.
+ */
+export interface SdkSnippet {
+  /** As shown: `JavaScript`. */
+  language: 'JavaScript';
+  /** The official package (`stripe`, `@octokit/rest`). */
+  package: string;
+  code: string;
+}
+
+export interface TwinSdk {
+  /** One snippet per language the console and CLI show (today JavaScript). */
+  snippets: SdkSnippet[];
+  /**
+   * Shell variables `twins twin credential` prints (`STRIPE_SECRET_KEY`, `STRIPE_API_URL`): the
+   * provider's own variable names where its SDK reads them; values are `{{…}}` templates, unquoted.
+   */
+  env: Record<string, string>;
+}
+
+/** One tool of the provider's own MCP server as the twin answers it (TwinDefinition.mcpTools). */
+export interface TwinMcpTool {
+  name: string;
+  title?: string;
+  description: string;
+  /** JSON Schema of the arguments, as the provider's server publishes it (pinned data, never a hand copy). */
+  inputSchema: Readonly<Record<string, unknown>>;
+  /** How the twin answers it (twin-runtime/fidelity.ts); default `modelled`. */
+  fidelity?: FidelityLevel;
+  /** Run the tool against the twin's state; the result is the tool's structured content. Throw NotSimulated to refuse honestly. */
+  call(args: Record<string, unknown>, ctx: TwinContext): unknown;
 }

@@ -71,9 +71,14 @@ async function backend(ctx: CommandContext): Promise<Backend> {
 }
 
 export const mcp: Handler = async (ctx) => {
-  const [{ createMcpServer }, { StdioServerTransport }] = await Promise.all([import('../mcp/tools.js'), import('@modelcontextprotocol/sdk/server/stdio.js')]);
+  const [{ createMcpServer, mcpInstructions }, { StdioServerTransport }] = await Promise.all([
+    import('../mcp/tools.js'),
+    import('@modelcontextprotocol/sdk/server/stdio.js'),
+  ]);
   const b = await backend(ctx);
-  const server = createMcpServer(() => b.client);
+  // The twins the control plane runs, as its catalog names them.
+  const catalog = await b.client.GET('/twins/catalog').catch(() => undefined);
+  const server = createMcpServer(() => b.client, mcpInstructions(catalog?.data?.map((c) => c.name) ?? ['see list_catalog']));
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolveClosed) => {
     transport.onclose = () => resolveClosed();

@@ -3,6 +3,7 @@
 // so `twins twin stripe` loads the twin runtime and never the control plane.
 
 import type { CommandContext } from './context.js';
+import { TWIN_SLUGS } from '../../twin-runtime/registry.js';
 
 // biome-ignore lint/suspicious/noConfusingVoidType: most commands answer nothing (exit 0); some answer an exit status
 export type Handler = (ctx: CommandContext) => Promise<number | void>;
@@ -85,7 +86,7 @@ const load =
 
 export const ROOT: CommandSpec = {
   name: 'twins',
-  summary: 'Isolated, stateful twins of third-party APIs (Stripe, GitHub, Slack) behind a control plane.',
+  summary: `Isolated, stateful twins of third-party APIs (${TWIN_SLUGS.join(', ')}) behind a control plane.`,
   subcommands: [
     {
       name: 'serve',

@@ -1138,6 +1138,21 @@ export interface components {
         CatalogTwin: {
             description: string;
             name: string;
+            /** @description How the provider's official SDKs are pointed at a twin of this kind; null when the twin names none. */
+            sdk: {
+                /** @description Shell variables the SDKs read, with the same placeholders (unquoted). */
+                env: {
+                    [key: string]: string;
+                };
+                snippets: {
+                    /** @description Code with `{{name}}` placeholders, each a string literal of the language: `{{url}}` (the twin URL without a trailing slash; `{{url:/suffix}}` with a suffix), `{{host}}`, `{{protocol}}`, `{{api_key}}` and the other fields of the twin credential; `{{port}}` a bare number. */
+                    code: string;
+                    /** @description `JavaScript` */
+                    language: string;
+                    /** @description The provider's official SDK package. */
+                    package: string;
+                }[];
+            } | null;
             slug: string;
             version: string;
         };
@@ -1201,8 +1216,8 @@ export interface components {
         };
         EnvironmentTwinCreate: {
             seed_id?: string | null;
-            /** @enum {string} */
-            twin: "stripe" | "github" | "slack" | "openai" | "anthropic" | "linear" | "jira" | "notion" | "twilio" | "sendgrid";
+            /** @description A twin slug, as `GET /twins/catalog` lists it. */
+            twin: string;
         };
         EnvironmentUpdate: {
             name?: string;
@@ -3727,8 +3742,8 @@ export interface operations {
                     name: string;
                     twins: {
                         seed_id?: string | null;
-                        /** @enum {string} */
-                        twin: "stripe" | "github" | "slack" | "openai" | "anthropic" | "linear" | "jira" | "notion" | "twilio" | "sendgrid";
+                        /** @description A twin slug, as `GET /twins/catalog` lists it. */
+                        twin: string;
                     }[];
                 };
             };
@@ -3911,8 +3926,8 @@ export interface operations {
                     name?: string;
                     twins?: {
                         seed_id?: string | null;
-                        /** @enum {string} */
-                        twin: "stripe" | "github" | "slack" | "openai" | "anthropic" | "linear" | "jira" | "notion" | "twilio" | "sendgrid";
+                        /** @description A twin slug, as `GET /twins/catalog` lists it. */
+                        twin: string;
                     }[];
                 };
             };
@@ -4035,8 +4050,8 @@ export interface operations {
                 "application/json": {
                     name: string;
                     prompt: string;
-                    /** @enum {string} */
-                    twin: "stripe" | "github" | "slack" | "openai" | "anthropic" | "linear" | "jira" | "notion" | "twilio" | "sendgrid";
+                    /** @description A twin slug, as `GET /twins/catalog` lists it. */
+                    twin: string;
                 };
             };
         };
@@ -4311,7 +4326,7 @@ export interface operations {
                     assertions?: unknown[];
                     name: string;
                     outcome?: string;
-                    twins: ("stripe" | "github" | "slack" | "openai" | "anthropic" | "linear" | "jira" | "notion" | "twilio" | "sendgrid")[];
+                    twins: string[];
                 };
             };
         };

@@ -5,7 +5,8 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { createTwinsClient } from '../client/index.js';
-import { createMcpServer } from './tools.js';
+import { loadAllTwins } from '../../twin-runtime/registry.js';
+import { createMcpServer, mcpInstructions } from './tools.js';
 
 export const MCP_PATH = '/mcp';
 
@@ -32,10 +33,11 @@ export function injectFetch(app: FastifyInstance): (request: Request) => Promise
 
 const mcpRoutes: FastifyPluginAsync = async (app) => {
   const fetch = injectFetch(app);
+  const instructions = mcpInstructions((await loadAllTwins()).map((d) => d.name));
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
     const authorization = req.headers.authorization!;
     const token = authorization.replace(/^Bearer\s+/i, '').trim();
-    const server = createMcpServer(() => createTwinsClient({ url: 'http://control-plane.internal', token, fetch }));
+    const server = createMcpServer(() => createTwinsClient({ url: 'http://control-plane.internal', token, fetch }), instructions);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     reply.hijack();
     reply.raw.on('close', () => {

@@ -13,7 +13,7 @@ export type Compiler = 'phrasebook' | 'llm';
 export type OutcomeCompilation = { ok: true; assertions: Assertion[]; compiler: Compiler } | { ok: false; failure: string };
 
 export async function compileOutcome(outcome: string, twins: string[], llm: LlmConfig | undefined): Promise<OutcomeCompilation> {
-  const byPhrasebook = compilePhrasebook(outcome, twins);
+  const byPhrasebook = await compilePhrasebook(outcome, twins);
   if (byPhrasebook.ok) {
     const problems = await checkAssertions(byPhrasebook.assertions, twins);
     if (problems.length === 0) return { ok: true, assertions: byPhrasebook.assertions, compiler: 'phrasebook' };

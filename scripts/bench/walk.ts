@@ -128,7 +128,7 @@ export async function servedWalk(twin: WalkTwin, slug: string, fixtures: Fixture
   const surface = twin.server.twin.generic!;
   const out: ServedWalk = { counted: 0, served: 0, misses: [] };
   for (const { entry } of surface.operations()) {
-    if (!countedSurface(slug, entry)) continue;
+    if (!countedSurface(twin.server.twin, entry)) continue;
     out.counted++;
     const path = fillPath(entry.path, (n) => fixtures[n] ?? '1');
     const a = await send(twin, slug, entry.method, path, entry.method === 'GET' || entry.method === 'DELETE' ? undefined : {});

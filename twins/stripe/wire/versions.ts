@@ -9,7 +9,7 @@
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import type { StripeJson, StripeObject } from '../model/objects.js';
-import { STRIPE_API_VERSION } from '../model/events.js';
+import { STRIPE_API_VERSION } from './api-version.js';
 import { chargeRefundList } from '../model/refunds.js';
 
 export interface VersionChange {

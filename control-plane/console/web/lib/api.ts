@@ -1,6 +1,7 @@
 // The console's only way to the control plane: its public REST API on the same origin, with the
 // session's bearer token, the same routes and authorization as every other client.
 
+import type { SdkTemplates } from '../../../client/sdk-snippets.js';
 import { accessToken, signOut } from './session.js';
 
 export interface ValidationEntry {
@@ -128,6 +129,7 @@ export interface CatalogTwin {
   name: string;
   description: string;
   version: string;
+  sdk: SdkTemplates | null;
 }
 
 export interface LogEntry {
