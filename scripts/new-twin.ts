@@ -20,6 +20,9 @@ export interface ScaffoldOptions {
   root?: string;
 }
 
+/** A single-quoted TypeScript string literal (the house style). */
+const literal = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+
 /** The files of a new twin, by path from the repository root. */
 export function scaffoldFiles(slug: string, name: string, port: number): Record<string, string> {
   const keyPrefix = `${slug.replace(/-/g, '_')}_test_`;
@@ -40,7 +43,7 @@ import { errorResponse, ProviderError } from './wire/errors.js';
 
 const twin: TwinDefinition = {
   slug: '${slug}',
-  name: '${name.replace(/'/g, "\\'")}',
+  name: ${literal(name)},
   description: 'Items: create, list, retrieve and delete (a scaffold to replace with the provider API).',
   version: '0.1.0',
   storageVersion: 1,
@@ -302,7 +305,7 @@ t.test('the phrasebook reads its sentences', async (t) => {
 t.test('the catalog lists it', async (t) => {
   t.match(
     (await catalog()).find((c) => c.slug === '${slug}'),
-    { name: ${JSON.stringify(name)}, version: '0.1.0' },
+    { name: ${literal(name)}, version: '0.1.0' },
   );
 });
 `,

@@ -44,6 +44,7 @@ export interface SeedApi {
   /** Provider calls made so far. */
   readonly calls: number;
   readonly clock: EnvironmentClock;
+  // biome-ignore lint/suspicious/noExplicitAny: an expansion reads the JSON answer field by field
   call<T = any>(method: string, path: string, body?: unknown, opts?: SeedCallOptions): Promise<{ status: number; body: T }>;
   /** Move the environment clock to `to`, running every lifecycle event due on the way. */
   advanceTo(to: Date): Promise<void>;

@@ -34,7 +34,7 @@ const PLACEHOLDER = /\{\{([a-z_]+)(?::([^}]*))?\}\}/g;
  * The value of each `{{name}}`: the URL's parts, or a field of the credential (`api_key`,
  * `account_sid`, …); a field the credential lacks is shown as HIDDEN(name).
  */
-function valueOf(name: string, suffix: string | undefined, url: URL, base: string, credential: Readonly<Record<string, string | undefined>>): string {
+function placeholderValue(name: string, suffix: string | undefined, url: URL, base: string, credential: Readonly<Record<string, string | undefined>>): string {
   switch (name) {
     case 'url':
       return base + (suffix ?? '');
@@ -82,13 +82,13 @@ export function renderSdkSnippet(
   const base = twinUrl.replace(/\/+$/, '');
   const url = new URL(base);
   const code = template.code.replace(PLACEHOLDER, (_m, name: string, suffix?: string) => {
-    const value = valueOf(name, suffix, url, base, credential);
+    const value = placeholderValue(name, suffix, url, base, credential);
     return name === 'port' ? value : js(value);
   });
   const env = Object.fromEntries(
     Object.entries(templates.env).map(([k, v]) => [
       k,
-      v.replace(PLACEHOLDER, (_m, name: string, suffix?: string) => valueOf(name, suffix, url, base, credential)),
+      v.replace(PLACEHOLDER, (_m, name: string, suffix?: string) => placeholderValue(name, suffix, url, base, credential)),
     ]),
   );
   const install = template.package ? `npm install ${template.package}` : '';
