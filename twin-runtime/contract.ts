@@ -57,7 +57,7 @@ export interface TwinResponse {
 
 /**
  * Provider credentials a request may carry outside its headers, by parameter name: the gateway
- * stores the request log with these values replaced (decisions §12). `query` names query-string
+ * stores the request log with these values replaced (docs/decisions.md §12). `query` names query-string
  * keys; `body` names form keys (bracket keys as sent, e.g. `card[number]`) and JSON properties at
  * any depth.
  */
@@ -147,7 +147,7 @@ export interface ProviderErrors {
   /**
    * An operation the twin does not simulate (a thrown `NotSimulated`), in the provider's own error
    * envelope with `sentence` as its message: 501 where the provider's official clients surface it
-   * as an error, otherwise the provider's nearest 4xx (decisions §15). Default: 501
+   * as an error, otherwise the provider's nearest 4xx (docs/decisions.md §15). Default: 501
    * `{error: {type: 'api_error', message: sentence}}`.
    */
   unsupported?(req: TwinRequest, ctx: TwinContext, sentence: string): TwinResponse;
@@ -162,7 +162,7 @@ export interface TwinDefinition {
   /** Bumped when stored record shapes change; seeds of another storage version are not usable. */
   storageVersion: number;
   /**
-   * Port a standalone twin (`twins twin <slug>`) listens on unless told otherwise (decisions §10).
+   * Port a standalone twin (`twins twin <slug>`) listens on unless told otherwise (docs/decisions.md §10).
    * One per twin, never shared: 12111 + 10·n (stripe 12111, github 12121, slack 12131; reserved in
    * the README's port table for the twins to come).
    */
@@ -173,7 +173,7 @@ export interface TwinDefinition {
   mintKey(randomBase62: (length: number) => string): string;
   /**
    * The other halves of a two-part provider credential, returned beside `api_key` by the
-   * credential endpoint (decisions §10: `email` for Jira, `account_sid` for Twilio, Stripe's
+   * credential endpoint (docs/decisions.md §10: `email` for Jira, `account_sid` for Twilio, Stripe's
    * `publishable_key` for frontend calls, Slack's `app_token` and `signing_secret`). SDK snippets
    * name them as placeholders (`{{account_sid}}`).
    */
@@ -261,7 +261,7 @@ export interface TwinDefinition {
   countedSurface?: { description: string; includes?(entry: OperationEntry): boolean };
   /**
    * The provider's own MCP tools (the tool set of its hosted MCP server), answered against the
-   * twin's state (decisions §15). Declared per twin as they are added; nothing serves them yet.
+   * twin's state (docs/decisions.md §15). Declared per twin as they are added; nothing serves them yet.
    */
   mcpTools?: readonly TwinMcpTool[];
 }

@@ -1,5 +1,5 @@
 // Where a JSON text stops being JSON, as Python's json module says it (what FastAPI answers in a
-// `json_invalid` entry: `loc: ["body", pos]`, `ctx.error` = the decoder's message; decisions §2).
+// `json_invalid` entry: `loc: ["body", pos]`, `ctx.error` = the decoder's message; docs/decisions.md §2).
 // V8's messages give no position for most mistakes ("Unexpected token 'x', "…" is not valid JSON"),
 // count UTF-16 units, and quote the input (which may itself contain "position 3"), so the position
 // is found here, by scanning the text with the grammar Python's decoder uses. Called only after

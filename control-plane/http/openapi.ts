@@ -16,7 +16,7 @@ export const README_PATH = '/readme';
 const ERROR_REF = { $ref: '#/components/schemas/HTTPError' };
 const VALIDATION_REF = { $ref: '#/components/schemas/HTTPValidationError' };
 
-/** What each status means across the API (decisions §1); a response keeps its own text when it has one. */
+/** What each status means across the API (docs/decisions.md §1); a response keeps its own text when it has one. */
 const STATUS_TEXT: Record<string, string> = {
   '200': 'Successful Response',
   '201': 'Created',

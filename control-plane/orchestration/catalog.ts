@@ -29,7 +29,7 @@ export async function catalog(): Promise<CatalogTwin[]> {
   return all.filter((t): t is CatalogTwin => t !== undefined);
 }
 
-/** The twin's coverage matrix (decisions §14), from its routes and its generated operation table. */
+/** The twin's coverage matrix (docs/decisions.md §14), from its routes and its generated operation table. */
 export async function catalogCoverage(slug: string): Promise<CoverageRow[] | undefined> {
   if (!(TWIN_SLUGS as readonly string[]).includes(slug)) return undefined;
   try {

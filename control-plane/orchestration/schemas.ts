@@ -1,4 +1,4 @@
-// HTTP shapes of the environments, twins, catalog and sandboxes areas (decisions §5, §6).
+// HTTP shapes of the environments, twins, catalog and sandboxes areas (docs/decisions.md §5, §6).
 
 import { z } from 'zod';
 import { isTwinSlug, TWIN_SLUGS } from '../../twin-runtime/registry.js';

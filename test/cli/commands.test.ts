@@ -71,7 +71,7 @@ t.test('the core loop from the command line', async (t) => {
 
   const exports = await cli(['twin', 'credential', stripeTwin.id], { env });
   t.equal(exports.code, 0, exports.stderr);
-  t.match(exports.stdout, /^export STRIPE_SECRET_KEY='sk_test_\w+'\nexport STRIPE_API_URL='http:\/\/127\.0\.0\.1:\d+'\n$/);
+  t.match(exports.stdout, /^export STRIPE_SECRET_KEY='sk_test_\w+'\nexport STRIPE_PUBLISHABLE_KEY='pk_test_\w+'\nexport STRIPE_API_URL='http:\/\/127\.0\.0\.1:\d+'\n$/);
   const cred = await both(t, ['twin', 'credential', stripeTwin.id], (c) => {
     t.equal(c.twin_slug, 'stripe');
     t.match(c.api_key, /^sk_test_/);

@@ -1,5 +1,5 @@
 // A malformed JSON body's `json_invalid` entry names the position and message Python's json module
-// gives (what FastAPI answers, decisions §2), counted in characters, whatever V8's message says.
+// gives (what FastAPI answers, docs/decisions.md §2), counted in characters, whatever V8's message says.
 // The expectations are CPython 3's json.loads, run on the same texts.
 
 import t from 'tap';

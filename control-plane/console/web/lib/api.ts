@@ -89,7 +89,7 @@ export async function all<T>(path: string, max = 1000): Promise<T[]> {
 
 export const enc = encodeURIComponent;
 
-// ---- shapes of the API (the contract and decisions §5) ----------------------------------------
+// ---- shapes of the API (the contract and docs/decisions.md §5) ----------------------------------------
 
 export interface Page<T> {
   items: T[];
