@@ -33,7 +33,7 @@ import seedRoutes from './routes/seeds.js';
 import testRoutes from './routes/tests.js';
 import sandboxRoutes from './routes/sandboxes.js';
 import homeRoutes from './routes/home.js';
-import mcpRoutes from './mcp/http.js';
+import mcpRoutes, { MCP_PATH, mcpChallenge } from './mcp/http.js';
 import { installMetrics } from './metrics.js';
 import consoleRoutes from './routes/console.js';
 import signInRoutes from './routes/sign-in.js';
@@ -174,7 +174,13 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     // Unknown routes answer 404 whoever asks, as FastAPI does; /docs is public.
     const route = req.routeOptions.url;
     if (route === undefined || route.startsWith('/docs')) return;
-    await authenticate(req);
+    try {
+      await authenticate(req);
+    } catch (e) {
+      // An MCP client that follows the spec finds how to authorize from the challenge.
+      if (e instanceof HttpError && e.statusCode === 401 && route === MCP_PATH) e.headers['www-authenticate'] = mcpChallenge(req);
+      throw e;
+    }
     if (!req.principal) return;
     const admission = share.admit(req.principal.orgId);
     if (!admission.admitted) {
