@@ -16,8 +16,6 @@ export type FidelityLevel = (typeof FIDELITY_LEVELS)[number];
 /** The response header every provider answer of a twin carries. */
 export const FIDELITY_HEADER = 'twin-fidelity';
 
-export const isFidelityLevel = (v: unknown): v is FidelityLevel => typeof v === 'string' && (FIDELITY_LEVELS as readonly string[]).includes(v);
-
 /**
  * Thrown by a handler (hand-written or generic) for an operation, or a part of one, the twin does
  * not simulate. The host answers it with the twin's `errors.unsupported` (the provider's envelope)

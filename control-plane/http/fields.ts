@@ -406,6 +406,3 @@ export function intField(opts: { ge?: number; le?: number } = {}) {
 export const organizationRole = z.enum(['admin', 'member']);
 
 /** Aliases with the names the brief gives other areas. */
-export const uuidParam = uuidString;
-export const emailField = emailString;
-export const dateTimeField = dateTimeString;

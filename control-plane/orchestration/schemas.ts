@@ -187,5 +187,3 @@ export const advanceSchema = z
   .meta({ id: 'Advance', description: 'A long advance of an environment clock, followed until it ends.' });
 
 export const putRecordBody = z.object({ fields: z.record(z.string(), z.unknown()) }).meta({ id: 'TwinRecordReplace' });
-
-export const detailSchema = z.object({ detail: z.string() });

@@ -294,8 +294,3 @@ export function renderInVersion<T>(ctx: TwinContext, body: T, version: string): 
   const plan = planFor(version);
   return plan.size > 0 ? (walk(ctx, body, plan, 0) as T) : body;
 }
-
-/** Whether rendering in `version` changes anything (the default version strips stored-only fields). */
-export function versionChangesShapes(version: string): boolean {
-  return planFor(version).size > 0;
-}
