@@ -34,7 +34,10 @@ t.test("a container's log is read frame by frame (the engine multiplexes stdout 
   };
   const raw = Buffer.concat([frame(1, 'listening\n'), frame(2, 'Error: SQLITE_CANTOPEN: unable to open database file\n')]);
   t.equal(demultiplexLogs(raw), 'listening\nError: SQLITE_CANTOPEN: unable to open database file\n');
-  t.notOk([...demultiplexLogs(raw)].some((c) => c.charCodeAt(0) < 9), 'no header bytes in the text');
+  t.notOk(
+    [...demultiplexLogs(raw)].some((c) => c.charCodeAt(0) < 9),
+    'no header bytes in the text',
+  );
   t.equal(demultiplexLogs(Buffer.from('plain log of a TTY container\n')), 'plain log of a TTY container\n', 'a raw log stays as it is');
   t.equal(
     demultiplexLogs(Buffer.concat([frame(1, 'cut'), Buffer.from([1, 0, 0])])),
