@@ -8,7 +8,7 @@ export type IdpMode = 'local' | 'oidc';
 export type InvitationProvider = 'local' | 'workos';
 export type PlanName = 'free' | 'paygo';
 export type DriverName = 'process' | 'docker' | 'kubernetes';
-/** Where twins may deliver webhooks: anywhere, only to public addresses (decisions §12), or only to loopback. */
+/** Where twins may deliver webhooks: anywhere, only to public addresses (docs/decisions.md §12), or only to loopback. */
 export type { EgressPolicy } from '../twin-runtime/egress.js';
 /** Who takes payments: the house Stripe twin the control plane runs, Stripe itself, or nobody. */
 export type PaymentProcessorName = 'house' | 'stripe' | 'none';

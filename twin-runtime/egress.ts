@@ -1,4 +1,4 @@
-// Where a twin may send deliveries (webhooks, event callbacks): the egress policy of decisions §12.
+// Where a twin may send deliveries (webhooks, event callbacks): the egress policy of docs/decisions.md §12.
 //   TWINS_EGRESS=any     anywhere (the embedded local setup: developers receive webhooks on localhost)
 //   TWINS_EGRESS=public  public addresses only: loopback, private, link-local, carrier-grade NAT,
 //                        metadata, multicast, reserved and unspecified addresses are refused, and so

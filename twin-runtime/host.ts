@@ -49,7 +49,7 @@ export interface TwinHostOptions {
   publicUrl?: string;
   /**
    * Keep the provider key in the data file and use it again on the next start (standalone twins,
-   * decisions §10), instead of minting one per start (decisions §7). `apiKey` chooses it.
+   * docs/decisions.md §10), instead of minting one per start (docs/decisions.md §7). `apiKey` chooses it.
    */
   keepKey?: boolean;
   /** The key to accept (implies keeping it); default: the kept one, or a freshly minted one. */

@@ -5,6 +5,7 @@
 import type { CommandContext } from './context.js';
 import { FIDELITY_LEVELS } from '../../twin-runtime/fidelity.js';
 import { CLOCK_MODES } from '../../twin-runtime/clock.js';
+import { TWIN_SLUGS } from '../../twin-runtime/registry.js';
 
 // biome-ignore lint/suspicious/noConfusingVoidType: most commands answer nothing (exit 0); some answer an exit status
 export type Handler = (ctx: CommandContext) => Promise<number | void>;
@@ -102,7 +103,7 @@ const load =
 
 export const ROOT: CommandSpec = {
   name: 'twins',
-  summary: 'Isolated, stateful twins of third-party APIs (Stripe, GitHub, Slack) behind a control plane.',
+  summary: `Isolated, stateful twins of third-party APIs (${TWIN_SLUGS.join(', ')}) behind a control plane.`,
   subcommands: [
     {
       name: 'serve',
@@ -568,12 +569,14 @@ export const ROOT: CommandSpec = {
       summary: 'serve the MCP tools over stdio (for desktop agents and IDEs)',
       description:
         'With TWINS_URL (and TWINS_API_KEY) it drives that control plane. Without, it uses the server of TWINS_DATA_DIR\n' +
-        'when one is running, else starts the embedded control plane in this process; either way acting as --email in --org.',
+        'when one is running, else starts the embedded control plane in this process. It acts with TWINS_API_KEY or\n' +
+        "TWINS_TOKEN when given (that credential's organization), else as --email in --org, by default the organization\n" +
+        'of the last `twins token` or `twins console` sign-in from the data folder.',
       options: [
         ...API_OPTIONS,
         { name: 'data', type: 'string', value: 'DIR', env: 'TWINS_DATA_DIR', complete: 'files', help: 'data directory of the local server (default ./.data)' },
         { name: 'email', type: 'string', value: 'EMAIL', help: 'local identity to act as (default agent@twins.local)' },
-        { name: 'org', type: 'string', value: 'ORG', help: 'local organization to act in (default local)' },
+        { name: 'org', type: 'string', value: 'ORG', help: 'local organization to act in (default: of the last local sign-in, else local)' },
       ],
       load: load(
         () => import('./mcp.js'),

@@ -1,5 +1,5 @@
 // `twins twin SLUG`: one twin without the control plane, on its own default port, keeping its
-// records and key in the data file across restarts (decisions §10). Loads only the twin runtime.
+// records and key in the data file across restarts (docs/decisions.md §10). Loads only the twin runtime.
 // `twins twin credential|get TWIN_ID`: a twin of an environment, through the REST API.
 
 import { mkdirSync } from 'node:fs';

@@ -1139,6 +1139,21 @@ export interface components {
         CatalogTwin: {
             description: string;
             name: string;
+            /** @description How the provider's official SDKs are pointed at a twin of this kind; null when the twin names none. */
+            sdk: {
+                /** @description Shell variables the SDKs read, with the same placeholders (unquoted). */
+                env: {
+                    [key: string]: string;
+                };
+                snippets: {
+                    /** @description Code with `{{name}}` placeholders, each a string literal of the language: `{{url}}` (the twin URL without a trailing slash; `{{url:/suffix}}` with a suffix), `{{host}}`, `{{protocol}}`, `{{api_key}}` and the other fields of the twin credential; `{{port}}` a bare number. */
+                    code: string;
+                    /** @description `JavaScript` */
+                    language: string;
+                    /** @description The provider's official SDK package. */
+                    package: string;
+                }[];
+            } | null;
             slug: string;
             version: string;
         };
@@ -1235,8 +1250,8 @@ export interface components {
         };
         EnvironmentTwinCreate: {
             seed_id?: string | null;
-            /** @enum {string} */
-            twin: "stripe" | "github" | "slack" | "openai" | "anthropic" | "linear" | "jira" | "notion" | "twilio" | "sendgrid";
+            /** @description A twin slug, as `GET /twins/catalog` lists it. */
+            twin: string;
         };
         EnvironmentUpdate: {
             name?: string;
@@ -3767,8 +3782,8 @@ export interface operations {
                     name: string;
                     twins: {
                         seed_id?: string | null;
-                        /** @enum {string} */
-                        twin: "stripe" | "github" | "slack" | "openai" | "anthropic" | "linear" | "jira" | "notion" | "twilio" | "sendgrid";
+                        /** @description A twin slug, as `GET /twins/catalog` lists it. */
+                        twin: string;
                     }[];
                 };
             };
@@ -3951,8 +3966,8 @@ export interface operations {
                     name?: string;
                     twins?: {
                         seed_id?: string | null;
-                        /** @enum {string} */
-                        twin: "stripe" | "github" | "slack" | "openai" | "anthropic" | "linear" | "jira" | "notion" | "twilio" | "sendgrid";
+                        /** @description A twin slug, as `GET /twins/catalog` lists it. */
+                        twin: string;
                     }[];
                 };
             };
@@ -4075,8 +4090,8 @@ export interface operations {
                 "application/json": {
                     name: string;
                     prompt: string;
-                    /** @enum {string} */
-                    twin: "stripe" | "github" | "slack" | "openai" | "anthropic" | "linear" | "jira" | "notion" | "twilio" | "sendgrid";
+                    /** @description A twin slug, as `GET /twins/catalog` lists it. */
+                    twin: string;
                 };
             };
         };
@@ -4351,7 +4366,7 @@ export interface operations {
                     assertions?: unknown[];
                     name: string;
                     outcome?: string;
-                    twins: ("stripe" | "github" | "slack" | "openai" | "anthropic" | "linear" | "jira" | "notion" | "twilio" | "sendgrid")[];
+                    twins: string[];
                 };
             };
         };

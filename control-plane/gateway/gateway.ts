@@ -1,4 +1,4 @@
-// The twin gateway: the URL callers use for a twin (decisions §8). Locally one loopback port per
+// The twin gateway: the URL callers use for a twin (docs/decisions.md §8). Locally one loopback port per
 // twin; in a cluster (TWINS_DOMAIN) one listener that routes on the host `<twin id>.<domain>`.
 // It forwards over keep-alive connections (twin-client.ts; to a child-process twin over its local
 // socket, twin-runtime/local-socket.ts), refuses the twin's internal admin paths (/_twin/*),

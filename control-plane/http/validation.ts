@@ -1,5 +1,5 @@
 // The 422 contract: every schema failure (body, query, path) becomes the Pydantic v2 / FastAPI body
-// of decisions §2. One mapping, used by every route through the app's validator compiler.
+// of docs/decisions.md §2. One mapping, used by every route through the app's validator compiler.
 
 import type { FastifySchemaCompiler } from 'fastify';
 import type { z } from 'zod';

@@ -12,8 +12,11 @@ import { FIDELITY_LEVELS } from '../../twin-runtime/fidelity.js';
 import { CLOCK_MODES } from '../../twin-runtime/clock.js';
 import { packageVersion } from '../package-info.js';
 
-export const MCP_INSTRUCTIONS = `Twins runs isolated, stateful copies ("twins") of third-party APIs (Stripe, GitHub, Slack) that their official SDKs talk to unchanged.
+/** What the server tells a client about itself, naming the twins the deployment runs (its catalog). */
+export function mcpInstructions(twinNames: readonly string[]): string {
+  return `Twins runs isolated, stateful copies ("twins") of third-party APIs (${twinNames.join(', ')}) that their official SDKs talk to unchanged.
 The loop: create_environment with the twins you need (it waits until they are ready) → get_twin_credentials for a twin's URL, key and SDK snippet → point the SDK at it and make calls → list_request_logs to see every request the twin served → list_records / get_record / replace_record to read or set its state → advance_time to run lifecycle events (renewals, expiries) → create_test + run_test_attempt to check an outcome against the traffic → delete_environment when done.`;
+}
 
 const id = (what: string) => z.string().min(1).describe(what);
 const environmentId = id('environment id (from create_environment or list_environments)');
@@ -51,8 +54,8 @@ function progressOf(
   };
 }
 
-export function createMcpServer(client: () => TwinsClient | Promise<TwinsClient>): McpServer {
-  const server = new McpServer({ name: 'twins', title: 'Twins', version: packageVersion() }, { instructions: MCP_INSTRUCTIONS });
+export function createMcpServer(client: () => TwinsClient | Promise<TwinsClient>, instructions: string): McpServer {
+  const server = new McpServer({ name: 'twins', title: 'Twins', version: packageVersion() }, { instructions });
   const api = async () => client();
 
   server.registerTool(
@@ -177,7 +180,7 @@ export function createMcpServer(client: () => TwinsClient | Promise<TwinsClient>
         twin_slug: z.string(),
         url: z.string(),
         api_key: z.string(),
-        sdk: z.object({ package: z.string(), language: z.string(), code: z.string(), env: z.record(z.string(), z.string()) }),
+        sdk: z.object({ package: z.string(), language: z.string(), install: z.string(), code: z.string(), env: z.record(z.string(), z.string()) }),
       },
       annotations: { readOnlyHint: true },
     },

@@ -1,4 +1,4 @@
-// One environment clock shared by its twins (decisions §8, §15), kept equal to every twin's clock:
+// One environment clock shared by its twins (docs/decisions.md §8, §15), kept equal to every twin's clock:
 // moves of one environment's clock run one at a time (ClockLocks), and alignClocks brings the
 // environment and all its running twins to the same place after anything that could split them
 // (an advance that failed half-way, a twin that restarted ahead of the environment).

@@ -543,7 +543,7 @@ export class EnvironmentService {
     const twin = this.twin(orgId, twinId);
     const running = this.requireRunning(twin);
     const cred = await this.adminCall(() => this.o.admin.credential(running.address, running.admin_secret));
-    // The provider's other credential halves (decisions §10) pass through as string fields.
+    // The provider's other credential halves (docs/decisions.md §10) pass through as string fields.
     const extras = Object.fromEntries(Object.entries(cred).filter(([k, v]) => k !== 'api_key' && typeof v === 'string'));
     return { ...extras, api_key: cred.api_key };
   }

@@ -1,6 +1,6 @@
 // The reconciler: level-triggered. On every tick, every driver event and every API change it
 // compares each twin's desired state with what the driver observes and moves it one step
-// (decisions §7): start → credential → gateway target → ready; crash → starting again (records
+// (docs/decisions.md §7): start → credential → gateway target → ready; crash → starting again (records
 // kept, new key); stop or removal → stopping → stopped (data removed with the twin). It also
 // expires environments past `expires_at` and derives each environment's status from its twins.
 
@@ -61,7 +61,7 @@ export function workloadLabels(row: Pick<EnvironmentTwinRow, 'id' | 'environment
   };
 }
 
-/** Environment status from its twins (decisions §7); expired and deleted are set elsewhere. */
+/** Environment status from its twins (docs/decisions.md §7); expired and deleted are set elsewhere. */
 export function deriveStatus(twins: EnvironmentTwinRow[]): EnvironmentStatus {
   if (twins.length > 0 && twins.every((t) => t.desired_state === 'stopped')) {
     return twins.every((t) => t.state === 'stopped') ? 'stopped' : 'stopping';

@@ -1,7 +1,7 @@
-// HTTP shapes of the environments, twins, catalog and sandboxes areas (decisions §5, §6).
+// HTTP shapes of the environments, twins, catalog and sandboxes areas (docs/decisions.md §5, §6).
 
 import { z } from 'zod';
-import { TWIN_SLUGS } from '../../twin-runtime/registry.js';
+import { isTwinSlug, TWIN_SLUGS } from '../../twin-runtime/registry.js';
 import { FIDELITY_LEVELS } from '../../twin-runtime/fidelity.js';
 import { parseUuid, uuidString } from '../http/fields.js';
 import { CLOCK_MODES } from '../../twin-runtime/clock.js';
@@ -11,6 +11,19 @@ export const ENVIRONMENT_FIDELITIES = ['strict', 'lenient'] as const;
 
 /** Every id in a path: any form Pydantic accepts (braced, urn:uuid:, upper case, no hyphens), normalised. */
 export const idParam = uuidString();
+
+/**
+ * A twin's slug, checked against the twins this build ships (a 422 lists them, as an enum's does).
+ * The document says `string`: the set is found at start (twin-runtime/registry.ts), so a new twin
+ * changes no generated client.
+ */
+export const twinSlug = () =>
+  z
+    .string()
+    .superRefine((value, ctx) => {
+      if (!isTwinSlug(value)) ctx.addIssue({ code: 'invalid_value', values: [...TWIN_SLUGS], input: value });
+    })
+    .meta({ description: 'A twin slug, as `GET /twins/catalog` lists it.' });
 
 export const twinSchema = z
   .object({
@@ -106,6 +119,23 @@ export const catalogTwinSchema = z
     name: z.string(),
     description: z.string(),
     version: z.string(),
+    sdk: z
+      .object({
+        snippets: z.array(
+          z.object({
+            language: z.string().describe('`JavaScript`'),
+            package: z.string().describe("The provider's official SDK package."),
+            code: z
+              .string()
+              .describe(
+                'Code with `{{name}}` placeholders, each a string literal of the language: `{{url}}` (the twin URL without a trailing slash; `{{url:/suffix}}` with a suffix), `{{host}}`, `{{protocol}}`, `{{api_key}}` and the other fields of the twin credential; `{{port}}` a bare number.',
+              ),
+          }),
+        ),
+        env: z.record(z.string(), z.string()).describe('Shell variables the SDKs read, with the same placeholders (unquoted).'),
+      })
+      .nullable()
+      .describe("How the provider's official SDKs are pointed at a twin of this kind; null when the twin names none."),
   })
   .meta({ id: 'CatalogTwin' });
 
@@ -138,7 +168,7 @@ const reference = () =>
 
 export const twinRequestBody = z
   .object({
-    twin: z.enum(TWIN_SLUGS),
+    twin: twinSlug(),
     seed_id: reference().nullish(),
   })
   .meta({ id: 'EnvironmentTwinCreate' });
@@ -194,5 +224,3 @@ export const advanceSchema = z
   .meta({ id: 'Advance', description: 'A long advance of an environment clock, followed until it ends.' });
 
 export const putRecordBody = z.object({ fields: z.record(z.string(), z.unknown()) }).meta({ id: 'TwinRecordReplace' });
-
-export const detailSchema = z.object({ detail: z.string() });

@@ -10,6 +10,7 @@ import { dateTimeString, uuidString } from '../http/fields.js';
 import { pageEnvelope, pageQuery, paginate } from '../http/pagination.js';
 import { issuesToEntries, RequestValidationError, type ValidationEntry } from '../http/validation.js';
 import { TWIN_SLUGS } from '../../twin-runtime/registry.js';
+import { twinSlug } from '../orchestration/schemas.js';
 import { llmConfigFromEnv } from '../../seeds/llm-client.js';
 import { planNamed } from '../billing/plans.js';
 import { TestStore, type TestRecord } from '../store/tests.js';
@@ -48,7 +49,7 @@ const attemptSchema = z
 
 const createTestBody = z.strictObject({
   name: z.string().min(1).max(200),
-  twins: z.array(z.enum(TWIN_SLUGS)).min(1).max(TWIN_SLUGS.length),
+  twins: z.array(twinSlug()).min(1).max(TWIN_SLUGS.length),
   outcome: z.string().min(1).max(4000).optional(),
   assertions: z.array(z.unknown()).min(1).max(100).optional(),
 });

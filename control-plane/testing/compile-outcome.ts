@@ -18,7 +18,7 @@ export async function compileOutcome(
   llm: LlmConfig | undefined,
   checkPatterns?: PatternChecker,
 ): Promise<OutcomeCompilation> {
-  const byPhrasebook = compilePhrasebook(outcome, twins);
+  const byPhrasebook = await compilePhrasebook(outcome, twins);
   if (byPhrasebook.ok) {
     const problems = await checkAssertions(byPhrasebook.assertions, twins, checkPatterns);
     if (problems.length === 0) return { ok: true, assertions: byPhrasebook.assertions, compiler: 'phrasebook' };

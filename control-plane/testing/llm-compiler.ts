@@ -4,7 +4,7 @@
 
 import { chatJson, LlmError, type LlmConfig } from '../../seeds/llm-client.js';
 import { assertionsSchema, normalizeAssertion } from './matcher-language.js';
-import { OPERATIONS } from './phrasebook-operations.js';
+import { phrasebookOperations, type Operation } from './phrasebook-operations.js';
 import { checkAssertions, type PatternChecker } from './assertion-checks.js';
 import type { CompileResult } from './phrasebook.js';
 import { parseJson } from '../../twin-runtime/safe-input.js';
@@ -20,8 +20,9 @@ const ANSWER_SCHEMA = {
   },
 } as const;
 
-function systemPrompt(twins: string[]): string {
-  const operations = OPERATIONS.filter((o) => twins.includes(o.twin))
+function systemPrompt(twins: string[], known: readonly Operation[]): string {
+  const operations = known
+    .filter((o) => twins.includes(o.twin))
     .map((o) => `- ${o.twin}: ${o.label} → ${o.method} ${Array.isArray(o.path) ? o.path.join(' or ') : o.path}`)
     .join('\n');
   return `You turn a sentence describing what an agent should have done against provider APIs into assertions over the HTTP requests the agent made.
@@ -43,7 +44,7 @@ export async function compileWithLlm(config: LlmConfig, outcome: string, twins: 
   let answer: unknown;
   try {
     answer = await chatJson(config, {
-      system: systemPrompt(twins),
+      system: systemPrompt(twins, await phrasebookOperations()),
       user: outcome,
       schemaName: 'test_assertions',
       schema: ANSWER_SCHEMA as unknown as Record<string, unknown>,

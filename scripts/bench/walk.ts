@@ -160,7 +160,7 @@ export async function levelWalk(twin: WalkTwin, slug: string, fixtures: Fixtures
     const level = rows.get(`${entry.method} ${entry.path}`)!;
     const path = fillPath(entry.path, (n) => fixtures[n] ?? '1');
     const routed = twin.server.host.match(entry.method, path) !== undefined;
-    if (countedSurface(slug, entry)) {
+    if (countedSurface(twin.server.twin, entry)) {
       out.counted++;
       if (routed) out.served++;
     }

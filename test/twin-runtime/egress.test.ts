@@ -1,4 +1,4 @@
-// The egress policy (decisions §12). The classifier and the guard are judged as pure functions
+// The egress policy (docs/decisions.md §12). The classifier and the guard are judged as pure functions
 // over addresses — nothing here connects anywhere but 127.0.0.1 — and then a control plane with
 // TWINS_EGRESS=public shows Stripe, GitHub and Slack deliveries to 127.0.0.1 and to `localhost`
 // refused, recorded as refused, while a listener there receives nothing.

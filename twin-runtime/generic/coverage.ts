@@ -60,15 +60,10 @@ export function coverageOf(def: TwinDefinition): CoverageRow[] {
   return rows;
 }
 
-/**
- * The operations a Done-when figure counts: Stripe's v1 operations named by the `stripe` SDK,
- * GitHub's outside Enterprise-only paths, Slack's SDK methods outside `admin.*`.
- */
-export function countedSurface(slug: string, entry: OperationEntry): boolean {
-  if (slug === 'stripe') return entry.origin !== 'spec' && entry.path.startsWith('/v1/');
-  if (slug === 'github') return !/^\/enterprises\//.test(entry.path);
-  if (slug === 'slack') return entry.origin !== 'spec' && !entry.id.startsWith('admin.');
-  return !entry.excluded;
+/** Whether the operation counts toward the twin's coverage figure (its definition's `countedSurface`). */
+export function countedSurface(def: TwinDefinition, entry: OperationEntry): boolean {
+  const includes = def.countedSurface?.includes;
+  return includes ? includes(entry) : !entry.excluded;
 }
 
 export type CoverageSummary = Record<FidelityLevel, number> & {
@@ -84,7 +79,7 @@ export function summarize(def: TwinDefinition): CoverageSummary {
   for (const r of rows) {
     out[r.level]++;
     const e = entries.get(`${r.method} ${r.path}`);
-    if (e && countedSurface(def.slug, e)) {
+    if (e && countedSurface(def, e)) {
       out.counted++;
       if (r.level !== 'unsupported') out.served++;
     }

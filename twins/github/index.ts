@@ -29,6 +29,7 @@ import { alsoUnderEnterprisePrefix, genericAlsoUnderEnterprisePrefix } from './w
 import { withMediaTypes } from './wire/media.js';
 import { alsoUnderRepositoryId } from './wire/http.js';
 import { seeding, suggestions } from './vocabulary/seeds.js';
+import { GITHUB_OPERATIONS } from './vocabulary/phrasebook.js';
 import { ensureBootstrap } from './model/accounts.js';
 import { generic } from './wire/generic.js';
 
@@ -125,6 +126,27 @@ const github: TwinDefinition = {
   signDelivery: (delivery, payload) => signGitHubDelivery(delivery, payload),
   suggestions,
   seeding,
+  phrasebook: GITHUB_OPERATIONS,
+  sdk: {
+    snippets: [
+      {
+        language: 'JavaScript',
+        package: '@octokit/rest',
+        code: [
+          "import { Octokit } from '@octokit/rest';",
+          '',
+          'const octokit = new Octokit({ auth: {{api_key}}, baseUrl: {{url}} });',
+          'const { data: me } = await octokit.rest.users.getAuthenticated();',
+        ].join('\n'),
+      },
+    ],
+    env: { GITHUB_TOKEN: '{{api_key}}', GITHUB_API_URL: '{{url}}' },
+  },
+  specSource: () => import('./spec/source.js'),
+  countedSurface: {
+    description: 'operations of `@octokit/openapi` outside GitHub Enterprise-only paths',
+    includes: (entry) => !/^\/enterprises\//.test(entry.path),
+  },
 };
 
 export default github;

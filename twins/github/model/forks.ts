@@ -80,10 +80,6 @@ export function networkRoot(ctx: TwinContext, repo: Json): Json {
   return findRepository(ctx, repo.source.owner.login, repo.source.name) ?? repo;
 }
 
-export function sameNetwork(ctx: TwinContext, a: Json, b: Json): boolean {
-  return networkRoot(ctx, a).id === networkRoot(ctx, b).id;
-}
-
 /** The repositories `repo` was forked from, nearest first (they may have been deleted since). */
 export function forkAncestors(ctx: TwinContext, repo: Json): Json[] {
   const out: Json[] = [];

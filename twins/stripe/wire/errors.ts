@@ -72,15 +72,6 @@ export function missingParam(param: string): StripeApiError {
   return invalidRequest(`Missing required param: ${param}.`, param, 'parameter_missing');
 }
 
-/** The response form of `resourceMissing`, for handlers that return rather than throw. */
-export function resourceMissingResponse(kind: string, id: string, param = 'id'): TwinResponse {
-  return resourceMissing(kind, id, param).toResponse();
-}
-
-export function invalidRequestResponse(message: string, param?: string, code?: string): TwinResponse {
-  return invalidRequest(message, param, code).toResponse();
-}
-
 /**
  * Run `fn`, naming the parameters of any Stripe error it throws under `prefix`: an error about
  * `card[number]` inside `payment_method_data` names `payment_method_data[card][number]`.

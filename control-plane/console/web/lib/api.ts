@@ -1,6 +1,7 @@
 // The console's only way to the control plane: its public REST API on the same origin, with the
 // session's bearer token, the same routes and authorization as every other client.
 
+import type { SdkTemplates } from '../../../client/sdk-snippets.js';
 import { accessToken, signOut } from './session.js';
 
 export interface ValidationEntry {
@@ -88,7 +89,7 @@ export async function all<T>(path: string, max = 1000): Promise<T[]> {
 
 export const enc = encodeURIComponent;
 
-// ---- shapes of the API (the contract and decisions §5) ----------------------------------------
+// ---- shapes of the API (the contract and docs/decisions.md §5) ----------------------------------------
 
 export interface Page<T> {
   items: T[];
@@ -131,6 +132,7 @@ export interface CatalogTwin {
   name: string;
   description: string;
   version: string;
+  sdk: SdkTemplates | null;
 }
 
 export interface LogEntry {
