@@ -5,7 +5,7 @@
 # imports a minimal root filesystem made from the local Node.js instead (BASE=twins-node-base:local).
 ARG BASE=node:20-bookworm-slim
 FROM ${BASE}
-# Deliveries go to public addresses only (decisions §12); TWINS_EGRESS=any undoes it for local use.
+# Deliveries go to public addresses only (docs/decisions.md §12); TWINS_EGRESS=any undoes it for local use.
 ENV PATH=/usr/local/bin:/usr/bin:/bin NODE_ENV=production TWINS_EGRESS=public TWIN_HOST=127.0.0.1
 WORKDIR /app
 COPY app/ /app/

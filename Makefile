@@ -20,7 +20,7 @@ dist/.built: install $(shell find control-plane twin-runtime twins seeds scripts
 
 # The web console (control-plane/console/web → dist/control-plane/console/web, served at /).
 CONSOLE_OUT := dist/control-plane/console/web/index.html
-$(CONSOLE_OUT): node_modules/.package-lock.json $(shell find control-plane/console/web -type f 2>/dev/null) scripts/console/build.ts
+$(CONSOLE_OUT): node_modules/.package-lock.json $(shell find control-plane/console/web -type f 2>/dev/null) control-plane/client/sdk-snippets.ts scripts/console/build.ts
 	node --import=tsx scripts/console/build.ts
 
 build: dist/.built $(CONSOLE_OUT)

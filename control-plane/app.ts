@@ -11,6 +11,7 @@ import { RequestValidationError, validateRequestParts, validatorCompiler } from 
 import { parseJsonBody } from './http/json-body.js';
 import { answerClientError } from './http/client-error.js';
 import { TemplateRouter } from '../twin-runtime/router.js';
+import { loadAllTwins } from '../twin-runtime/registry.js';
 import { templateFromFindMyWay } from '../twin-runtime/path-template.js';
 import { refuseLongQueries } from './http/query-limits.js';
 import { documentForRequest, openapiInfo, transformDocument, transformRoute } from './http/openapi.js';
@@ -32,7 +33,7 @@ import seedRoutes from './routes/seeds.js';
 import testRoutes from './routes/tests.js';
 import sandboxRoutes from './routes/sandboxes.js';
 import homeRoutes from './routes/home.js';
-import mcpRoutes from './mcp/http.js';
+import mcpRoutes, { MCP_PATH, mcpChallenge } from './mcp/http.js';
 import { installMetrics } from './metrics.js';
 import consoleRoutes from './routes/console.js';
 import signInRoutes from './routes/sign-in.js';
@@ -123,7 +124,15 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   });
 
   // Schemas named with .meta({ id }) become components the $refs point at (http/openapi.ts).
-  await app.register(swagger, { openapi: openapiInfo(API_VERSION, AREAS), transform: transformRoute, transformObject: transformDocument });
+  await app.register(swagger, {
+    openapi: openapiInfo(
+      API_VERSION,
+      AREAS,
+      (await loadAllTwins()).map((d) => d.name),
+    ),
+    transform: transformRoute,
+    transformObject: transformDocument,
+  });
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     uiConfig: { deepLinking: false },
@@ -165,7 +174,13 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     // Unknown routes answer 404 whoever asks, as FastAPI does; /docs is public.
     const route = req.routeOptions.url;
     if (route === undefined || route.startsWith('/docs')) return;
-    await authenticate(req);
+    try {
+      await authenticate(req);
+    } catch (e) {
+      // An MCP client that follows the spec finds how to authorize from the challenge.
+      if (e instanceof HttpError && e.statusCode === 401 && route === MCP_PATH) e.headers['www-authenticate'] = mcpChallenge(req);
+      throw e;
+    }
     if (!req.principal) return;
     const admission = share.admit(req.principal.orgId);
     if (!admission.admitted) {

@@ -2,12 +2,13 @@
 
 import { resolve } from 'node:path';
 import { EGRESS_POLICIES, type EgressPolicy } from '../twin-runtime/egress.js';
+import type { JudgeLimits } from './testing/judges.js';
 
 export type IdpMode = 'local' | 'oidc';
 export type InvitationProvider = 'local' | 'workos';
 export type PlanName = 'free' | 'paygo';
 export type DriverName = 'process' | 'docker' | 'kubernetes';
-/** Where twins may deliver webhooks: anywhere, only to public addresses (decisions §12), or only to loopback. */
+/** Where twins may deliver webhooks: anywhere, only to public addresses (docs/decisions.md §12), or only to loopback. */
 export type { EgressPolicy } from '../twin-runtime/egress.js';
 /** Who takes payments: the house Stripe twin the control plane runs, Stripe itself, or nobody. */
 export type PaymentProcessorName = 'house' | 'stripe' | 'none';
@@ -63,6 +64,12 @@ export interface Config {
   drainMs: number;
   /** API requests admitted per second per organization (TWINS_API_RATE); the excess waits its turn. */
   apiRate: number;
+  /**
+   * Where test attempts are judged: threads (TWINS_JUDGE_THREADS) and each attempt's budget
+   * (TWINS_ATTEMPT_CPU_MS, TWINS_ATTEMPT_MAX_ROWS, TWINS_ATTEMPT_DEADLINE_MS); unset limits keep
+   * testing/judges.ts's defaults.
+   */
+  judges: { threads: number; limits: Partial<JudgeLimits> };
   /**
    * Milliseconds of the API thread's work each organization may use per second (TWINS_API_THREAD_MS):
    * beyond it, its requests wait their turn (cost-based, where TWINS_API_RATE counts requests).
@@ -125,6 +132,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     egress: oneOf('TWINS_EGRESS', env.TWINS_EGRESS, EGRESS_POLICIES, 'any'),
     drainMs: positive('TWINS_DRAIN_MS', env.TWINS_DRAIN_MS) ?? 10_000,
     apiRate: positive('TWINS_API_RATE', env.TWINS_API_RATE) ?? DEFAULT_API_RATE,
+    judges: {
+      threads: Math.round(positive('TWINS_JUDGE_THREADS', env.TWINS_JUDGE_THREADS) ?? 2),
+      limits: Object.fromEntries(
+        Object.entries({
+          cpuMs: positive('TWINS_ATTEMPT_CPU_MS', env.TWINS_ATTEMPT_CPU_MS),
+          maxRows: positive('TWINS_ATTEMPT_MAX_ROWS', env.TWINS_ATTEMPT_MAX_ROWS),
+          deadlineMs: positive('TWINS_ATTEMPT_DEADLINE_MS', env.TWINS_ATTEMPT_DEADLINE_MS),
+        }).filter(([, v]) => v !== undefined),
+      ),
+    },
     apiThreadMsPerSecond: positive('TWINS_API_THREAD_MS', env.TWINS_API_THREAD_MS) ?? DEFAULT_API_THREAD_MS,
     logFormat: oneOf('TWINS_LOG_FORMAT', env.TWINS_LOG_FORMAT, ['pretty', 'json'] as const, process.stdout.isTTY ? 'pretty' : 'json'),
     paymentProcessor: oneOf(

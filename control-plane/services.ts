@@ -20,6 +20,8 @@ import { loadTwinReleases } from './seeds/twin-releases.js';
 import { llmConfigFromEnv } from '../seeds/llm-client.js';
 import { StorageHealth } from './store/storage-health.js';
 import { BillingService } from './billing/service.js';
+import { Judges } from './testing/judges.js';
+import { LOG_FILE_NAME } from './store/request-logs.js';
 import { OrganizationJobs } from './orchestration/organization-jobs.js';
 
 export interface Services {
@@ -43,6 +45,8 @@ export interface Services {
   storage: StorageHealth;
   /** Payment processor, checkout, upgrade, metering, webhooks (started by server.ts). */
   billing: BillingService;
+  /** Test attempts judged and patterns compiled off the API's thread, within a budget. */
+  judges: Judges;
   /** Heavy work per organization (advances, seed generations): each waits its organization's turn. */
   jobs: OrganizationJobs;
 }
@@ -83,6 +87,12 @@ export async function createServices(config: Config, log?: Logger): Promise<Serv
     }),
     storage,
     billing,
+    judges: new Judges({
+      logFile: join(config.dataDir, LOG_FILE_NAME),
+      threads: config.judges.threads,
+      limits: config.judges.limits,
+      log: logger.child({ component: 'judges' }),
+    }),
     jobs,
   };
 }
@@ -90,6 +100,7 @@ export async function createServices(config: Config, log?: Logger): Promise<Serv
 export async function closeServices(s: Services): Promise<void> {
   // Twins stop and buffered request logs are written before the database closes.
   await s.seedWorker.close();
+  await s.judges.close();
   await s.orchestration.close();
   await s.billing.close();
   s.db.close();

@@ -8,7 +8,7 @@
 import { DEFAULT_CLOCK_START, PLAN_VERSION, planSchema, type Plan, type PlanGroup } from './plan.js';
 import { normaliseNumbers } from './numbers.js';
 import type { PlanRequest, PlanResult, Planner } from './planner.js';
-import type { SeedVocabulary } from './vocabulary.js';
+import type { SeedVocabulary } from '../twin-runtime/seeding.js';
 
 const STOPWORDS = new Set(
   (

@@ -3,18 +3,8 @@
 // (group id + position, nested under its owner's key) so derived values never depend on what other
 // groups ask for: adding one customer to a group changes nothing else.
 
+import type { SeedEntity } from '../twin-runtime/seeding.js';
 import type { Plan, PlanGroup } from './plan.js';
-
-export interface SeedEntity {
-  resource: string;
-  /** Stable key for derived values: `g1:0`, `g4:0/g5:1`. */
-  key: string;
-  /** States of every group the entity belongs to, outermost first. */
-  states: string[];
-  /** Attributes merged from its groups, innermost wins. */
-  attributes: Record<string, string>;
-  children: SeedEntity[];
-}
 
 export class PlanResolutionError extends Error {}
 

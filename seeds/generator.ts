@@ -8,9 +8,9 @@ import type { TwinDefinition } from '../twin-runtime/contract.js';
 import { TwinHost } from '../twin-runtime/host.js';
 import { resolvePlan } from './entities.js';
 import type { Plan } from './plan.js';
-import { SeedApi, SeedExpansionError } from './seed-api.js';
-import { SeedValues } from './values.js';
-import { isTwinSeeding } from './vocabulary.js';
+import { SeedExpansionError } from '../twin-runtime/seeding.js';
+import { HostSeedApi } from './seed-api.js';
+import { PlanSeedValues } from './values.js';
 
 export interface GeneratedSeed {
   file: string;
@@ -29,7 +29,7 @@ function removeFile(file: string): void {
 
 export async function generateSeedFile(twin: TwinDefinition, plan: Plan, file: string, opts: { signal?: AbortSignal } = {}): Promise<GeneratedSeed> {
   const seeding = twin.seeding;
-  if (!isTwinSeeding(seeding)) throw new SeedExpansionError(`The ${twin.slug} twin cannot be seeded in this build.`);
+  if (!seeding) throw new SeedExpansionError(`The ${twin.slug} twin cannot be seeded in this build.`);
   const entities = resolvePlan(plan);
   const tmp = `${file}.partial`;
   removeFile(tmp);
@@ -42,8 +42,8 @@ export async function generateSeedFile(twin: TwinDefinition, plan: Plan, file: s
     // commits cost next to nothing, and rollback of a refused call works.
     server.store.db.pragma('synchronous = OFF');
     server.store.db.pragma('journal_mode = MEMORY');
-    const api = new SeedApi(server, { encoding: seeding.encoding, authorization: `Bearer ${server.apiKey}` }, opts.signal);
-    await seeding.expand(entities, { api, values: new SeedValues(`${plan.twin}:${plan.key}`, plan.pools) });
+    const api = new HostSeedApi(server, { encoding: seeding.encoding, authorization: `Bearer ${server.apiKey}` }, opts.signal);
+    await seeding.expand(entities, { api, values: new PlanSeedValues(`${plan.twin}:${plan.key}`, plan.pools) });
     const clock = server.clock.now();
     // Loading the seed (or resetting to it) puts the clock back here, not at the plan's start.
     server.store.setMeta('clock_start', String(clock.getTime()));

@@ -5,7 +5,7 @@
 import { chatJson, LlmError, type LlmConfig } from './llm-client.js';
 import { DEFAULT_CLOCK_START, PLAN_VERSION, planJsonSchema, planSchema, type Plan } from './plan.js';
 import type { PlanRequest, PlanResult, Planner } from './planner.js';
-import type { SeedVocabulary } from './vocabulary.js';
+import type { SeedVocabulary } from '../twin-runtime/seeding.js';
 
 function systemPrompt(twin: string, v: SeedVocabulary): string {
   const nouns = Object.entries(v.nouns)

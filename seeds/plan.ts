@@ -75,7 +75,6 @@ export const planSchema = z
 
 export type Plan = z.infer<typeof planSchema>;
 export type PlanGroup = z.infer<typeof planGroupSchema>;
-export type PlanAttribute = z.infer<typeof attribute>;
 
 /** JSON schema of a plan for an LLM's structured answer (strict mode: every property required). */
 export function planJsonSchema(resources: readonly string[], states: readonly string[]): Record<string, unknown> {

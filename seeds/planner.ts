@@ -2,7 +2,7 @@
 // used. Two implementations: the built-in reader of each twin's vocabulary, and the LLM planner.
 
 import type { Plan } from './plan.js';
-import type { TwinSeeding } from './vocabulary.js';
+import type { TwinSeeding } from '../twin-runtime/seeding.js';
 
 export type PlanResult = { ok: true; plan: Plan } | { ok: false; failure: string };
 

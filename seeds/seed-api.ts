@@ -5,21 +5,10 @@
 import { HostError, type TwinHost } from '../twin-runtime/host.js';
 import { parseBracketForm } from '../twin-runtime/form.js';
 import type { TwinRequest } from '../twin-runtime/contract.js';
-
-export class SeedExpansionError extends Error {}
+import { SeedExpansionError, type BodyEncoding, type SeedApi, type SeedCallOptions } from '../twin-runtime/seeding.js';
 
 /** The worker is stopping: the generation is abandoned and picked up again at the next start. */
 export class SeedAbortedError extends Error {}
-
-export type BodyEncoding = 'form' | 'json';
-
-export interface SeedCallOptions {
-  encoding?: BodyEncoding;
-  query?: Record<string, string>;
-  headers?: Record<string, string>;
-  /** Statuses that are not failures for this call (e.g. Stripe's 402 card_declined when asked for). */
-  accept?: number[];
-}
 
 /** Stripe-style bracket notation: {a: {b: 1}, c: [x, y]} → a[b]=1&c[0]=x&c[1]=y. */
 export function encodeForm(value: unknown, prefix = ''): string[] {
@@ -31,7 +20,7 @@ export function encodeForm(value: unknown, prefix = ''): string[] {
   return [`${encodeURIComponent(prefix)}=${encodeURIComponent(String(value))}`];
 }
 
-export class SeedApi {
+export class HostSeedApi implements SeedApi {
   /** Provider calls made so far (the bench reports it). */
   calls = 0;
 

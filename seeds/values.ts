@@ -2,6 +2,7 @@
 // entity's stable key and the field name alone, so one record's values never depend on another's.
 
 import { createHmac } from 'node:crypto';
+import type { SeedValues } from '../twin-runtime/seeding.js';
 import type { Plan } from './plan.js';
 
 const FIRST_NAMES = [
@@ -195,7 +196,7 @@ const BUILT_IN: Record<string, readonly string[]> = {
   sentence: SENTENCES,
 };
 
-export class SeedValues {
+export class PlanSeedValues implements SeedValues {
   private readonly pools = new Map<string, string[]>();
 
   constructor(

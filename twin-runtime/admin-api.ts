@@ -49,7 +49,11 @@ async function route(host: TwinHost, method: string, path: string, raw: Buffer):
   const busy = method === 'GET' ? undefined : host.advances.busyAdmin();
   if (busy) return busy;
   if (head === 'reset' && method === 'POST' && parts.length === 1) {
-    return { status: 200, body: await host.reset() };
+    // `wall`: when the clock reads its start (a living clock runs on from there; default now).
+    const asked = (body as { wall?: unknown } | undefined)?.wall;
+    const wall = asked === undefined ? undefined : new Date(String(asked));
+    if (wall && Number.isNaN(wall.getTime())) return detail(400, '`wall` must be a date-time.');
+    return { status: 200, body: await host.reset(wall) };
   }
   if (head === 'records' && resource !== undefined && extra === undefined) {
     if (!host.keeps(resource)) return detail(404, `The ${host.twin.slug} twin keeps no records of kind '${resource}'.`);

@@ -67,23 +67,26 @@ export class AdvanceJobs {
   }
 
   /**
-   * Answer `POST /_twin/advance {to?, wait_ms?}`: 409 when the clock would move back or a job is
-   * already running; else start a job and wait for it up to `wait_ms` (default 800): 200 with the
-   * clock when it is done, 500 with the lifecycle's error when it failed, 202 with the job and
-   * `Location` when it is still running.
+   * Answer `POST /_twin/advance {to?, wall?, wait_ms?}`: 409 when the clock would move back or a
+   * job is already running; else start a job and wait for it up to `wait_ms` (default 800): 200
+   * with the clock when it is done, 500 with the lifecycle's error when it failed, 202 with the job
+   * and `Location` when it is still running. `wall` (default: now) is the wall time at which `to`
+   * holds: a living clock runs on from there, and is compared with `to` as it read then.
    */
-  async request(body: { to?: unknown; wait_ms?: unknown }): Promise<TwinResponse> {
+  async request(body: { to?: unknown; wall?: unknown; wait_ms?: unknown }): Promise<TwinResponse> {
     const clock = this.host.ctx.clock;
-    const to = body?.to === undefined ? new Date(Math.max(Date.now(), clock.nowMs())) : new Date(String(body.to));
+    const wall = body?.wall === undefined ? clock.wallMs() : Date.parse(String(body.wall));
+    if (Number.isNaN(wall)) return detail(400, '`wall` must be a date-time.');
+    const to = body?.to === undefined ? new Date(Math.max(wall, clock.at(wall))) : new Date(String(body.to));
     if (Number.isNaN(to.getTime())) return detail(400, '`to` must be a date-time.');
     if (this.current) {
       return detail(409, `An advance to ${this.current.to} is running (job ${this.current.id}); wait for it to finish.`);
     }
-    if (to.getTime() < clock.nowMs()) {
-      return detail(409, `Cannot move the clock back from ${clock.now().toISOString()} to ${to.toISOString()}.`);
+    if (to.getTime() < clock.at(wall)) {
+      return detail(409, `Cannot move the clock back from ${new Date(clock.at(wall)).toISOString()} to ${to.toISOString()}.`);
     }
     const waitMs = typeof body?.wait_ms === 'number' && body.wait_ms >= 0 ? body.wait_ms : 800;
-    const job = this.start(to);
+    const job = this.start(to, wall);
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([job.done, new Promise<void>((r) => (timer = setTimeout(r, waitMs)))]);
     clearTimeout(timer);
@@ -99,7 +102,7 @@ export class AdvanceJobs {
     return { status: 202, headers: { location: `/_twin/advance/${job.id}` }, body: { job } };
   }
 
-  private start(to: Date): Job {
+  private start(to: Date, wall: number): Job {
     const clock = this.host.ctx.clock;
     const job = {
       id: `adv_${Date.now().toString(36)}_${++this.counter}`,
@@ -112,7 +115,7 @@ export class AdvanceJobs {
       finished_at: null,
     } as Job;
     this.current = job;
-    job.done = this.run(job, to.getTime())
+    job.done = this.run(job, to.getTime(), wall)
       .then(
         () => {
           job.status = 'succeeded';
@@ -132,14 +135,18 @@ export class AdvanceJobs {
     return job;
   }
 
-  private run(job: Job, to: number): Promise<void> {
-    return atBatchPriority(() => this.runSlices(job, to));
+  private run(job: Job, to: number, wall: number): Promise<void> {
+    return atBatchPriority(() => this.runSlices(job, to, wall));
   }
 
-  private async runSlices(job: Job, to: number): Promise<void> {
+  private async runSlices(job: Job, to: number, wall: number): Promise<void> {
     const { twin, ctx } = this.host;
     let span = FIRST_SPAN_MS;
-    while (ctx.clock.nowMs() < to) {
+    // A living clock gets at least one slice: it may already read `to` (an advance to now), and
+    // what fell due by then still runs. A frozen one at `to` has nothing due.
+    let first = ctx.clock.mode === 'living';
+    while (first || ctx.clock.nowMs() < to) {
+      first = false;
       if (this.stopped) throw new Error('The twin stopped during the advance.');
       const next = Math.min(to, ctx.clock.nowMs() + span);
       const t0 = performance.now();
@@ -150,12 +157,13 @@ export class AdvanceJobs {
         db.exec('BEGIN');
         try {
           await twin.advance?.(ctx, new Date(next));
-          ctx.clock.advanceTo(next);
+          // The last slice sets the clock as of the request's wall time (a living clock runs on from there).
+          ctx.clock.advanceTo(next, next === to ? wall : undefined);
           db.exec('COMMIT');
         } catch (e) {
           if (db.inTransaction) db.exec('ROLLBACK');
           // The clock in memory follows what was committed.
-          ctx.clock.resetTo(new Date(Number(ctx.store.getMeta('clock') ?? ctx.clock.nowMs())));
+          ctx.clock.reload();
           throw e;
         }
       });

@@ -10,9 +10,13 @@ import type { IdSource } from './ids.js';
 import type { Deliveries, DeliveryRecord } from './deliveries.js';
 import type { InputRefusal } from './safe-input.js';
 import type { GenericSurface } from './generic/types.js';
-import type { FidelityLevel } from './fidelity.js';
+import type { FidelityLevel, FidelityMode } from './fidelity.js';
+import type { SeedSuggestion, TwinSeeding } from './seeding.js';
+import type { PhrasebookOperation } from './phrasebook.js';
+import type { OperationEntry } from './generic/spec-types.js';
+import type { TwinSpecSource } from './spec-build/source.js';
 
-export type { GenericSurface, FidelityLevel };
+export type { GenericSurface, FidelityLevel, FidelityMode, SeedSuggestion };
 
 /** A provider request as the runtime parsed it. */
 export interface TwinRequest {
@@ -53,7 +57,7 @@ export interface TwinResponse {
 
 /**
  * Provider credentials a request may carry outside its headers, by parameter name: the gateway
- * stores the request log with these values replaced (decisions §12). `query` names query-string
+ * stores the request log with these values replaced (docs/decisions.md §12). `query` names query-string
  * keys; `body` names form keys (bracket keys as sent, e.g. `card[number]`) and JSON properties at
  * any depth.
  */
@@ -73,6 +77,12 @@ export interface TwinContext {
   baseUrl: string;
   /** Outgoing signed webhook / event deliveries, with retries; attempts are `delivery` records. */
   deliveries: Deliveries;
+  /**
+   * What the twin answers for an operation it does not simulate (decisions §15): `strict` (the
+   * default) refuses honestly (`NotSimulated`); `lenient` answers the generic layer's permissive
+   * result, still with `Twin-Fidelity: unsupported`, for smoke tests that want any 2xx.
+   */
+  fidelity: FidelityMode;
   /**
    * Run work that starts outside a provider request (a message on a twin's WebSocket, an app's
    * answer to an outgoing call) as a request of its own: queued in the request pipeline, in a
@@ -143,16 +153,10 @@ export interface ProviderErrors {
   /**
    * An operation the twin does not simulate (a thrown `NotSimulated`), in the provider's own error
    * envelope with `sentence` as its message: 501 where the provider's official clients surface it
-   * as an error, otherwise the provider's nearest 4xx (decisions §15). Default: 501
+   * as an error, otherwise the provider's nearest 4xx (docs/decisions.md §15). Default: 501
    * `{error: {type: 'api_error', message: sentence}}`.
    */
   unsupported?(req: TwinRequest, ctx: TwinContext, sentence: string): TwinResponse;
-}
-
-/** A described starting state shipped with a twin (the seeds area lists these). */
-export interface SeedSuggestion {
-  name: string;
-  prompt: string;
 }
 
 export interface TwinDefinition {
@@ -164,7 +168,7 @@ export interface TwinDefinition {
   /** Bumped when stored record shapes change; seeds of another storage version are not usable. */
   storageVersion: number;
   /**
-   * Port a standalone twin (`twins twin <slug>`) listens on unless told otherwise (decisions §10).
+   * Port a standalone twin (`twins twin <slug>`) listens on unless told otherwise (docs/decisions.md §10).
    * One per twin, never shared: 12111 + 10·n (stripe 12111, github 12121, slack 12131; reserved in
    * the README's port table for the twins to come).
    */
@@ -175,8 +179,9 @@ export interface TwinDefinition {
   mintKey(randomBase62: (length: number) => string): string;
   /**
    * The other halves of a two-part provider credential, returned beside `api_key` by the
-   * credential endpoint (decisions §10: `email` for Jira, `account_sid` for Twilio, Stripe's
-   * `publishable_key` for frontend calls, Slack's `app_token` and `signing_secret`).
+   * credential endpoint (docs/decisions.md §10: `email` for Jira, `account_sid` for Twilio, Stripe's
+   * `publishable_key` for frontend calls, Slack's `app_token` and `signing_secret`). SDK snippets
+   * name them as placeholders (`{{account_sid}}`).
    */
   credentialExtras?(ctx: TwinContext): Record<string, string>;
   /** Hand-written routes (they always win over `generic`). */
@@ -249,9 +254,68 @@ export interface TwinDefinition {
   stampDelivery?(delivery: DeliveryRecord, wallNow: Date): string;
   /** Starting states shipped with the twin (at least five, each generating with the built-in planner). */
   suggestions: SeedSuggestion[];
+  /** How a seed's plan is expanded into records through the twin's own model (twin-runtime/seeding.ts). */
+  seeding?: TwinSeeding;
   /**
-   * Seed support (filled in by the seeds issue): how a plan is expanded into records through the
-   * twin's own model. Typed loosely here so the runtime does not depend on seeds/.
+   * The twin's test-matcher vocabulary: the sentences of a test's outcome the phrasebook compiler
+   * reads as this twin's operations (twin-runtime/phrasebook.ts, docs/matchers.md).
    */
-  seeding?: unknown;
+  phrasebook?: readonly PhrasebookOperation[];
+  /** How the provider's official SDKs are pointed at the twin: the console, `twins twin credential` and the MCP server show it. */
+  sdk?: TwinSdk;
+  /**
+   * Where the generated spec artefacts (spec/: operations.json, schemas.jsonl, source.json) come
+   * from: the provider's published spec or SDK, read at build time by scripts/gen/spec.ts (`npm run
+   * gen:spec <slug>`). Loaded only there (it reads devDependencies); a running twin never calls it.
+   */
+  specSource?(): Promise<TwinSpecSource>;
+  /**
+   * The part of the provider's surface the twin's coverage figure counts (COVERAGE.md's "served of
+   * the …"): what it is, in words, and which operations of the generated table belong to it
+   * (default: every operation not marked `excluded`).
+   */
+  countedSurface?: { description: string; includes?(entry: OperationEntry): boolean };
+  /**
+   * The provider's own MCP tools (the tool set of its hosted MCP server), answered against the
+   * twin's state (docs/decisions.md §15). Declared per twin as they are added; nothing serves them yet.
+   */
+  mcpTools?: readonly TwinMcpTool[];
+}
+
+/**
+ * One language's way to call the twin with the provider's official SDK. `code` is a template: each
+ * `{{name}}` becomes a string literal of the snippet's language — `{{url}}` the twin's base URL
+ * without a trailing slash, `{{url:/api/}}` that URL with a suffix, `{{host}}`, `{{protocol}}`
+ * (`http`/`https`), `{{api_key}}` and any field of the twin's credential (`{{account_sid}}`,
+ * `{{email}}`); `{{port}}` becomes a bare number. control-plane/client/sdk-snippets.ts renders it.
+ */
+export interface SdkSnippet {
+  /** As shown: `JavaScript`. */
+  language: 'JavaScript';
+  /** The official package (`stripe`, `@octokit/rest`). */
+  package: string;
+  code: string;
+}
+
+export interface TwinSdk {
+  /** One snippet per language the console and CLI show (today JavaScript). */
+  snippets: SdkSnippet[];
+  /**
+   * Shell variables `twins twin credential` prints (`STRIPE_SECRET_KEY`, `STRIPE_API_URL`): the
+   * provider's own variable names where its SDK reads them; values are `{{…}}` templates, unquoted.
+   */
+  env: Record<string, string>;
+}
+
+/** One tool of the provider's own MCP server as the twin answers it (TwinDefinition.mcpTools). */
+export interface TwinMcpTool {
+  name: string;
+  title?: string;
+  description: string;
+  /** JSON Schema of the arguments, as the provider's server publishes it (pinned data, never a hand copy). */
+  inputSchema: Readonly<Record<string, unknown>>;
+  /** How the twin answers it (twin-runtime/fidelity.ts); default `modelled`. */
+  fidelity?: FidelityLevel;
+  /** Run the tool against the twin's state; the result is the tool's structured content. Throw NotSimulated to refuse honestly. */
+  call(args: Record<string, unknown>, ctx: TwinContext): unknown;
 }

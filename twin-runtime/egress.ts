@@ -1,4 +1,4 @@
-// Where a twin may send deliveries (webhooks, event callbacks): the egress policy of decisions §12.
+// Where a twin may send deliveries (webhooks, event callbacks): the egress policy of docs/decisions.md §12.
 //   TWINS_EGRESS=any     anywhere (the embedded local setup: developers receive webhooks on localhost)
 //   TWINS_EGRESS=public  public addresses only: loopback, private, link-local, carrier-grade NAT,
 //                        metadata, multicast, reserved and unspecified addresses are refused, and so
@@ -59,20 +59,32 @@ function classifyV4(a: ipaddr.IPv4): AddressClass {
   return V4_CLASS[a.range()] ?? 'reserved';
 }
 
-/** The IPv4 address an IPv6 one carries (mapped, translated, NAT64, 6to4), if any. */
-function embeddedV4(a: ipaddr.IPv6): ipaddr.IPv4 | undefined {
+/** An ISATAP interface identifier: routed by its IPv6 prefix once its IPv4 address is public. */
+function isIsatap(a: ipaddr.IPv6): boolean {
+  return (a.parts[4] === 0 || a.parts[4] === 0x200) && a.parts[5] === 0x5efe;
+}
+
+const v4 = (hi: number, lo: number) => new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]);
+
+/**
+ * The IPv4 addresses an IPv6 one carries, judged in its place: IPv4-mapped (`::ffff:a.b.c.d`),
+ * IPv4-compatible (`::a.b.c.d`, deprecated but still routed by some stacks: `::7f00:1` is
+ * 127.0.0.1), translated (RFC 6145), NAT64 (`64:ff9b::/96`), 6to4 (`2002::/16`), Teredo
+ * (`2001::/32`: the server and, inverted, the client), ISATAP interface identifiers
+ * (`…:0:5efe:a.b.c.d`). Empty when it carries none.
+ */
+function embeddedV4(a: ipaddr.IPv6): ipaddr.IPv4[] {
+  const p = a.parts;
   const range = a.range();
   // 64:ff9b:1::/48 (local-use NAT64) embeds addresses in a layout of its network's choosing.
-  if (range === 'rfc6052' && a.parts[2] !== 0) return new ipaddr.IPv4([0, 0, 0, 0]);
-  if (range === 'ipv4Mapped' || range === 'rfc6145' || range === 'rfc6052') {
-    const p = a.parts;
-    return new ipaddr.IPv4([p[6]! >> 8, p[6]! & 0xff, p[7]! >> 8, p[7]! & 0xff]);
-  }
-  if (range === '6to4') {
-    const p = a.parts;
-    return new ipaddr.IPv4([p[1]! >> 8, p[1]! & 0xff, p[2]! >> 8, p[2]! & 0xff]);
-  }
-  return undefined;
+  if (range === 'rfc6052' && p[2] !== 0) return [new ipaddr.IPv4([0, 0, 0, 0])];
+  if (range === 'ipv4Mapped' || range === 'rfc6145' || range === 'rfc6052') return [v4(p[6]!, p[7]!)];
+  if (range === '6to4') return [v4(p[1]!, p[2]!)];
+  if (range === 'teredo') return [v4(~p[6]! & 0xffff, ~p[7]! & 0xffff), v4(p[2]!, p[3]!)];
+  // ::/96 apart from :: and ::1 (their own classes): the IPv4-compatible form.
+  if (p.slice(0, 6).every((x) => x === 0) && (p[6] !== 0 || p[7]! > 1)) return [v4(p[6]!, p[7]!)];
+  if (isIsatap(a)) return [v4(p[6]!, p[7]!)];
+  return [];
 }
 
 /**
@@ -91,8 +103,10 @@ export function classifyAddress(ip: string): AddressClass {
   if (parsed.kind() === 'ipv4') return classifyV4(parsed as ipaddr.IPv4);
   const v6 = parsed as ipaddr.IPv6;
   if (METADATA.has(v6.toString())) return 'metadata';
-  const v4 = embeddedV4(v6);
-  if (v4) return classifyV4(v4);
+  const carried = embeddedV4(v6).map(classifyV4);
+  const refused = carried.find((c) => c !== 'public');
+  if (refused) return refused;
+  if (carried.length > 0 && !isIsatap(v6)) return 'public';
   return V6_CLASS[v6.range()] ?? 'reserved';
 }
 

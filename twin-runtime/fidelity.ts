@@ -13,6 +13,10 @@ import type { TwinRequest } from './contract.js';
 export const FIDELITY_LEVELS = ['modelled', 'inferred', 'stored', 'unsupported'] as const;
 export type FidelityLevel = (typeof FIDELITY_LEVELS)[number];
 
+/** How an environment's twins answer what they do not simulate (`TwinContext.fidelity`); default strict. */
+export const FIDELITY_MODES = ['strict', 'lenient'] as const;
+export type FidelityMode = (typeof FIDELITY_MODES)[number];
+
 /** The response header every provider answer of a twin carries. */
 export const FIDELITY_HEADER = 'twin-fidelity';
 

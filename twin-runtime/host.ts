@@ -5,28 +5,51 @@
 
 import { existsSync } from 'node:fs';
 import { RecordStore, type StoredRecord } from './record-store.js';
-import { EnvironmentClock } from './clock.js';
+import { EnvironmentClock, type ClockMode, type WallClock } from './clock.js';
 import { IdSource, randomBase62 } from './ids.js';
 import { Deliveries, DELIVERY_RESOURCE } from './deliveries.js';
 import { RequestPipeline } from './pipeline.js';
 import { AdvanceJobs, type AdvanceJobView } from './advance-job.js';
+import { atBatchPriority } from './background-priority.js';
 import { prototypesIntact } from './safe-input.js';
 import { isStorageFull, STORAGE_FULL_RETRY_SECONDS, STORAGE_FULL_SENTENCE } from './storage-full.js';
 import { routeTwin, type RoutedTwin } from './router.js';
-import { FIDELITY_HEADER, NotSimulated, type FidelityLevel } from './fidelity.js';
+import { FIDELITY_HEADER, NotSimulated, type FidelityLevel, type FidelityMode } from './fidelity.js';
 import type { RequestProblem, TwinContext, TwinDefinition, TwinRequest, TwinResponse, TwinRoute } from './contract.js';
 
 export interface TwinHostOptions {
   dataFile: string;
   /** Seed file copied in when the data file is new, and restored by reset. */
   seedFile?: string;
-  /** Clock start for a new data file (default: now). */
+  /** Clock start for a new data file (default: now); reset puts the clock back here. */
   clockStart?: Date;
+  /**
+   * Where the clock of a new, unseeded data file stands (default: `clockStart`): the
+   * environment's clock now, for a twin that joins it after it started. A seed's file keeps its
+   * own instant (the control plane brings it up to the environment with an advance).
+   */
+  clockNow?: Date;
+  /** The wall time at which `clockNow` holds, for a living clock (it runs on from there); default now. */
+  clockWall?: Date;
+  /**
+   * How the environment clock moves (decisions §15): `frozen` (default here: only on advance, runs
+   * byte-identical) or `living` (with wall time from its start, plus every advance; what
+   * environments and standalone twins run). Due lifecycle events a living clock passes run on the
+   * lifecycle tick (LIFECYCLE_TICK_MS).
+   */
+  clock?: ClockMode;
+  /** Wall time for a living clock (default Date.now); tests inject one to move it without waiting. */
+  wall?: WallClock;
+  /**
+   * The environment's fidelity (decisions §15): `strict` (default) refuses what the twin does not
+   * simulate; `lenient` gives the generic layer's permissive answers. Handed to handlers as `ctx.fidelity`.
+   */
+  fidelity?: FidelityMode;
   /** Base URL callers see (gateway URL); defaults to the listening address. */
   publicUrl?: string;
   /**
    * Keep the provider key in the data file and use it again on the next start (standalone twins,
-   * decisions §10), instead of minting one per start (decisions §7). `apiKey` chooses it.
+   * docs/decisions.md §10), instead of minting one per start (docs/decisions.md §7). `apiKey` chooses it.
    */
   keepKey?: boolean;
   /** The key to accept (implies keeping it); default: the kept one, or a freshly minted one. */
@@ -52,6 +75,12 @@ export interface TwinHealth {
   version: string;
   storage_version: number;
   clock: string;
+  /** How the clock moves: `living` (with wall time) or `frozen` (only on advance). */
+  clock_mode: ClockMode;
+  /** The twin's wall time when `clock` was read: a living clock's offset is `clock` − `wall`. */
+  wall: string;
+  /** The environment's fidelity the twin runs with (`ctx.fidelity`). */
+  fidelity: FidelityMode;
   /** The advance job under way, if any (GET /_twin/advance/{id} follows it). */
   advance: AdvanceJobView | null;
   /** Twin-only: no request has reached Object.prototype (or Array/Function/String's) in this process. */
@@ -59,6 +88,26 @@ export interface TwinHealth {
 }
 
 const PATH_ENCODING = /%(?![0-9A-Fa-f]{2})/;
+
+/**
+ * How often a living clock's host runs the lifecycle events that have fallen due (a renewal, a
+ * scheduled message, a batch completing), as the provider would without being asked:
+ * TWIN_LIFECYCLE_TICK_MS overrides it, 0 turns it off (they then run on the next advance).
+ * A pass costs what the twin's lifecycle costs to look at its records (scripts/bench/lifecycle-tick.ts:
+ * 50–200 µs with a starting state, ~5 ms for Stripe with 100 subscriptions), so the pace adapts:
+ * the next tick waits at least TICK_COST_FACTOR times as long as the last took (a tick never takes
+ * more than 0.5 % of a core), and a twin without provider requests for IDLE_AFTER_MS whose last
+ * tick found nothing due ticks every IDLE_TICK_MS until its next request.
+ */
+export const LIFECYCLE_TICK_MS = 1000;
+const TICK_COST_FACTOR = 200;
+const IDLE_AFTER_MS = 60_000;
+const IDLE_TICK_MS = 15_000;
+
+function lifecycleTickMs(): number {
+  const v = Number(process.env.TWIN_LIFECYCLE_TICK_MS);
+  return process.env.TWIN_LIFECYCLE_TICK_MS !== undefined && Number.isFinite(v) && v >= 0 ? v : LIFECYCLE_TICK_MS;
+}
 
 export class TwinHost {
   readonly store: RecordStore;
@@ -72,6 +121,17 @@ export class TwinHost {
   /** A long advance runs as a job; provider requests are answered between its slices. */
   readonly advances: AdvanceJobs;
   private readonly startClock: Date;
+  private lifecycleTimer: NodeJS.Timeout | undefined;
+  /** The lifecycle tick under way, if any (they never overlap). */
+  private ticking: Promise<void> | undefined;
+  /** The tick's own pace (LIFECYCLE_TICK_MS), when its clock is living. */
+  private readonly tickEvery: number;
+  /** When the pending tick runs, and what the last one took and did (performance.now ms). */
+  private tickAt = 0;
+  private lastTick = { ms: 0, wrote: true };
+  private lastRequestAt = performance.now();
+  private changesStmt: { get(): unknown } | undefined;
+  private closed = false;
 
   constructor(
     readonly twin: TwinDefinition,
@@ -87,7 +147,7 @@ export class TwinHost {
       this.store.setMeta('clock_start', String((options.clockStart ?? new Date()).getTime()));
     }
     this.startClock = new Date(Number(this.store.getMeta('clock_start')));
-    this.clock = new EnvironmentClock(this.store, this.startClock);
+    this.clock = new EnvironmentClock(this.store, options.clockNow ?? this.startClock, options.clock ?? 'frozen', options.wall, options.clockWall?.getTime());
     this.ids = new IdSource(this.store, `${twin.slug}:default-seed`);
     this.apiKey = this.providerKey(twin, options);
     this.deliveries = new Deliveries(this.store, () => this.ids.next('dlv_', 24), twin.signDelivery?.bind(twin), undefined, twin.stampDelivery?.bind(twin));
@@ -98,6 +158,7 @@ export class TwinHost {
       apiKey: this.apiKey,
       baseUrl: options.publicUrl ?? '',
       deliveries: this.deliveries,
+      fidelity: options.fidelity ?? 'strict',
     };
     this.pipeline = new RequestPipeline(this.store.db);
     this.advances = new AdvanceJobs({ twin, ctx: this.ctx, exclusive: (fn) => this.pipeline.exclusive(fn) });
@@ -105,6 +166,8 @@ export class TwinHost {
     // The starting state exists from the first instant, so the records endpoints show it at once.
     twin.initialize?.(this.ctx);
     this.routing = routeTwin(twin);
+    this.tickEvery = this.clock.mode === 'living' && twin.advance ? lifecycleTickMs() : 0;
+    if (this.tickEvery > 0) this.scheduleTick(this.tickEvery);
   }
 
   /** Whether the key survives restarts (kept in the data file's meta, also across a reset). */
@@ -135,6 +198,7 @@ export class TwinHost {
 
   /** Answer one provider request (the HTTP server, tests and the seed expander call this). */
   handle(req: TwinRequest): Promise<TwinResponse> {
+    if (this.tickEvery > 0) this.noteRequest();
     // A commit the full disk refused: the request changed nothing, and says why.
     return this.pipeline
       .submit(() => this.answer(req))
@@ -213,12 +277,16 @@ export class TwinHost {
   // ---- host operations (admin API, seeds) ----------------------------------------------------
 
   health(): TwinHealth {
+    const wall = this.clock.wallMs();
     return {
       status: 'ok',
       twin: this.twin.slug,
       version: this.twin.version,
       storage_version: Number(this.store.getMeta('storage_version')),
-      clock: this.clock.now().toISOString(),
+      clock: new Date(this.clock.at(wall)).toISOString(),
+      clock_mode: this.clock.mode,
+      wall: new Date(wall).toISOString(),
+      fidelity: this.ctx.fidelity,
       advance: this.advances.running ?? null,
       prototype_intact: prototypesIntact(),
     };
@@ -245,8 +313,83 @@ export class TwinHost {
     });
   }
 
-  /** Back to the seed (or to empty), the clock back to its start, the starting state recreated. */
-  reset(): Promise<{ clock: string }> {
+  /**
+   * A living clock's tick: run the lifecycle events that fell due since the last one, up to the
+   * clock's now, in one transaction, alone between provider requests and at batch priority. The
+   * clock itself does not move (it runs with wall time): events the lifecycle dates before now are
+   * dated now, as a provider processes them a little after they fall due. Skipped while an advance
+   * runs (it runs them itself).
+   */
+  runDueEvents(): Promise<void> {
+    if (this.closed || !this.twin.advance || this.advances.running) return Promise.resolve();
+    this.ticking ??= this.pipeline
+      .exclusive(() =>
+        atBatchPriority(async () => {
+          if (this.advances.running) return;
+          const db = this.store.db;
+          const t0 = performance.now();
+          const before = this.totalChanges();
+          db.exec('BEGIN');
+          try {
+            await this.twin.advance!(this.ctx, this.clock.now());
+            db.exec('COMMIT');
+          } catch (e) {
+            if (db.inTransaction) db.exec('ROLLBACK');
+            this.clock.reload();
+            throw e;
+          } finally {
+            this.lastTick = { ms: performance.now() - t0, wrote: this.totalChanges() !== before };
+          }
+        }),
+      )
+      .finally(() => {
+        this.ticking = undefined;
+      });
+    return this.ticking;
+  }
+
+  /** Rows written on the twin's connection so far (SQLite's total_changes). */
+  private totalChanges(): number {
+    this.changesStmt ??= this.store.db.prepare('SELECT total_changes()').pluck();
+    return this.changesStmt.get() as number;
+  }
+
+  /** The next tick, `delay` ms from now (LIFECYCLE_TICK_MS: the pace adapts to its cost and to idleness). */
+  private scheduleTick(delay: number): void {
+    if (this.closed) return;
+    if (this.lifecycleTimer) clearTimeout(this.lifecycleTimer);
+    this.tickAt = performance.now() + delay;
+    this.lifecycleTimer = setTimeout(() => {
+      this.lifecycleTimer = undefined;
+      // A failing lifecycle step fails the same way on the next tick and on the next advance, which reports it.
+      void this.runDueEvents()
+        .catch(() => {})
+        .finally(() => this.scheduleTick(this.nextTickDelay()));
+    }, delay);
+    this.lifecycleTimer.unref();
+  }
+
+  private nextTickDelay(): number {
+    const paced = Math.max(this.tickEvery, TICK_COST_FACTOR * this.lastTick.ms);
+    const idle = !this.lastTick.wrote && performance.now() - this.lastRequestAt > IDLE_AFTER_MS;
+    return idle ? Math.max(paced, IDLE_TICK_MS) : paced;
+  }
+
+  /** A provider request: an idle twin's tick comes back to its pace. */
+  private noteRequest(): void {
+    const now = performance.now();
+    this.lastRequestAt = now;
+    if (!this.lifecycleTimer) return;
+    const paced = Math.max(this.tickEvery, TICK_COST_FACTOR * this.lastTick.ms);
+    if (this.tickAt - now > paced) this.scheduleTick(paced);
+  }
+
+  /**
+   * Back to the seed (or to empty), the clock back to its start, the starting state recreated.
+   * `wall`: the wall time at which the clock reads its start (a living clock runs on from there;
+   * default now), so every twin of an environment reset together runs at the same offset.
+   */
+  reset(wall?: Date): Promise<{ clock: string }> {
     return this.pipeline.exclusive(() => {
       const start = this.clockStart;
       // replaceWith ATTACHes the seed file, which SQLite refuses inside a transaction; it runs its
@@ -260,7 +403,7 @@ export class TwinHost {
         }
         if (this.keepsKey) this.store.setMeta(KEPT_KEY_META, this.apiKey);
       });
-      this.clock.resetTo(new Date(Number(this.store.getMeta('clock') ?? start.getTime())));
+      this.clock.resetTo(new Date(Number(this.store.getMeta('clock') ?? start.getTime())), wall?.getTime());
       this.twin.initialize?.(this.ctx);
       return { clock: this.clock.now().toISOString() };
     });
@@ -298,6 +441,9 @@ export class TwinHost {
 
   /** Wait for queued requests and deliveries, then close the file. */
   async close(): Promise<void> {
+    this.closed = true;
+    if (this.lifecycleTimer) clearTimeout(this.lifecycleTimer);
+    await this.ticking?.catch(() => {});
     await this.advances.stop();
     await this.pipeline.idle();
     await this.deliveries.close();

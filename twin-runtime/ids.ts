@@ -1,21 +1,53 @@
-// Deterministic ids: the same seed and the same request sequence give the same ids. Each id is
-// HMAC(seed, counter) rendered in base62, the counter persisted in the twin's file.
+// Deterministic ids: the same seed and the same request sequence give the same ids. Each id is an
+// HMAC(seed, counter) stream rendered in base62, the counter persisted in the twin's file.
 
 import { createHmac, randomBytes } from 'node:crypto';
 import type { RecordStore } from './record-store.js';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
-/** Render bytes as base62 of the given length (rejection-free; a tiny bias is irrelevant here). */
-export function base62(bytes: Buffer, length: number): string {
+/** 4 × 62: a byte below it maps to one character uniformly; a byte at or above it is skipped. */
+const BYTE_LIMIT = 248;
+
+/**
+ * `length` base62 characters by rejection sampling from a byte stream: each byte is used at most
+ * once and only below 248, so every character is uniform and carries log2(62) ≈ 5.95 bits.
+ * `next(n)` gives the stream's next n bytes (randomBytes, or hmacStream for derived strings).
+ */
+export function base62(next: (n: number) => Buffer, length: number): string {
   let out = '';
-  for (let i = 0; out.length < length; i++) out += ALPHABET[bytes[i % bytes.length]! % 62];
+  while (out.length < length) {
+    // A few spare bytes, so that a skipped byte rarely costs another call.
+    for (const b of next(length - out.length + 4)) {
+      if (b >= BYTE_LIMIT) continue;
+      out += ALPHABET[b % 62];
+      if (out.length === length) break;
+    }
+  }
   return out;
+}
+
+/** A deterministic byte stream of any length: HMAC-SHA256(key, `label:0`), `label:1`, … concatenated. */
+export function hmacStream(key: string | Buffer, label: string): (n: number) => Buffer {
+  let block = 0;
+  let pending = Buffer.alloc(0);
+  return (n) => {
+    const parts = [pending];
+    let have = pending.length;
+    while (have < n) {
+      const digest = createHmac('sha256', key).update(`${label}:${block++}`).digest();
+      parts.push(digest);
+      have += digest.length;
+    }
+    const all = Buffer.concat(parts);
+    pending = all.subarray(n);
+    return all.subarray(0, n);
+  };
 }
 
 /** Non-deterministic base62, for secrets such as minted keys and admin secrets. */
 export function randomBase62(length: number): string {
-  return base62(randomBytes(length), length);
+  return base62(randomBytes, length);
 }
 
 export class IdSource {
@@ -44,7 +76,7 @@ export class IdSource {
   /** A provider-style opaque id: `prefix` + base62 (`cus_` + 14 chars, for example). */
   next(prefix: string, length = 24): string {
     const n = this.bump('ids');
-    return prefix + base62(this.digest('id', n), length);
+    return prefix + base62(hmacStream(this.seed, `id:${n}`), length);
   }
 
   /**
@@ -53,7 +85,7 @@ export class IdSource {
    */
   nextIn(name: string, prefix: string, length = 24): string {
     const n = this.bump(`ids:${name}`);
-    return prefix + base62(this.digest(`id:${name}`, n), length);
+    return prefix + base62(hmacStream(this.seed, `id:${name}:${n}`), length);
   }
 
   /** 1, 2, 3… per name (GitHub numeric ids, issue numbers per repository, Slack ts suffixes). */
@@ -71,6 +103,7 @@ export class IdSource {
 
   /** Deterministic base62 string (webhook secrets, client secrets). */
   token(length: number): string {
-    return base62(this.bytes(length), length);
+    const n = this.bump('bytes');
+    return base62(hmacStream(this.seed, `token:${n}`), length);
   }
 }

@@ -1,9 +1,17 @@
 // Entry point of a twin container / child process:
 //   node dist/twin-runtime/main.js --twin stripe --data FILE [--port 0] [--host 127.0.0.1]
-//        [--seed FILE] [--clock ISO] [--public-url URL] [--key KEY]
+//        [--seed FILE] [--clock ISO] [--clock-now ISO --clock-wall ISO] [--clock-mode living|frozen]
+//        [--fidelity strict|lenient] [--public-url URL] [--key KEY]
 //   node dist/twin-runtime/main.js --twin stripe --standby
 //        (process driver's warm pool: load the twin, then wait for one JSON line on stdin
-//         {data, seed?, clock?, public_url?, admin_secret?, api_key?, port?, host?} saying what to serve)
+//         {data, seed?, clock?, clock_now?, clock_wall?, clock_mode?, fidelity?, public_url?, admin_secret?,
+//          api_key?, port?, host?}
+//         saying what to serve)
+// `--clock` is the clock's start for a new data file (reset goes back there), `--clock-now` where
+// such a file's clock stands (the environment's clock now) at wall time `--clock-wall`;
+// `--clock-mode` how it moves (TwinHostOptions.clock, default frozen); `--fidelity` the
+// environment's fidelity (default strict). Each also as an environment variable: TWIN_CLOCK,
+// TWIN_CLOCK_NOW, TWIN_CLOCK_WALL, TWIN_CLOCK_MODE, TWIN_FIDELITY.
 // The admin secret comes from TWIN_ADMIN_SECRET (or the standby line); the provider key from
 // --key / TWIN_API_KEY / the standby line when the supervisor keeps it stable, else it is minted. When listening it prints
 // one JSON line {"event":"listening","url":…,"api_key":…} on stdout; the process driver waits for it.
@@ -11,6 +19,7 @@
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { loadTwin } from './registry.js';
+import { isClockMode, type ClockMode } from './clock.js';
 import { TwinServer } from './server.js';
 import { surviveFullDisk } from './storage-full.js';
 
@@ -22,6 +31,10 @@ const { values } = parseArgs({
     host: { type: 'string', default: process.env.TWIN_HOST ?? '127.0.0.1' },
     seed: { type: 'string' },
     clock: { type: 'string' },
+    'clock-now': { type: 'string' },
+    'clock-wall': { type: 'string' },
+    'clock-mode': { type: 'string' },
+    fidelity: { type: 'string' },
     'public-url': { type: 'string' },
     key: { type: 'string' },
     standby: { type: 'boolean', default: false },
@@ -32,6 +45,10 @@ interface StartSpec {
   data?: string;
   seed?: string;
   clock?: string;
+  clock_now?: string;
+  clock_wall?: string;
+  clock_mode?: string;
+  fidelity?: string;
   public_url?: string;
   admin_secret?: string;
   api_key?: string;
@@ -81,12 +98,25 @@ const spec: StartSpec = values.standby
       data: values.data ?? process.env.TWIN_DATA_FILE,
       seed: values.seed ?? process.env.TWIN_SEED_FILE,
       clock: values.clock ?? process.env.TWIN_CLOCK,
+      clock_now: values['clock-now'] ?? process.env.TWIN_CLOCK_NOW,
+      clock_wall: values['clock-wall'] ?? process.env.TWIN_CLOCK_WALL,
+      clock_mode: values['clock-mode'] ?? process.env.TWIN_CLOCK_MODE,
+      fidelity: values.fidelity ?? process.env.TWIN_FIDELITY,
       public_url: values['public-url'] ?? process.env.TWIN_PUBLIC_URL,
       admin_secret: process.env.TWIN_ADMIN_SECRET,
       api_key: values.key ?? process.env.TWIN_API_KEY,
     };
 if (!spec.data) {
   process.stderr.write('twin-runtime: no data file given\n');
+  process.exit(2);
+}
+const clockMode: ClockMode | undefined = spec.clock_mode ? (isClockMode(spec.clock_mode) ? spec.clock_mode : undefined) : undefined;
+if (spec.clock_mode && !clockMode) {
+  process.stderr.write(`twin-runtime: clock mode must be living or frozen, not '${spec.clock_mode}'\n`);
+  process.exit(2);
+}
+if (spec.fidelity && spec.fidelity !== 'strict' && spec.fidelity !== 'lenient') {
+  process.stderr.write(`twin-runtime: fidelity must be strict or lenient, not '${spec.fidelity}'\n`);
   process.exit(2);
 }
 // A standby child learns its configuration with the start line.
@@ -96,6 +126,10 @@ server = new TwinServer(twin, {
   dataFile: spec.data,
   seedFile: spec.seed,
   clockStart: spec.clock ? new Date(spec.clock) : undefined,
+  clockNow: spec.clock_now ? new Date(spec.clock_now) : undefined,
+  clockWall: spec.clock_wall ? new Date(spec.clock_wall) : undefined,
+  clock: clockMode,
+  fidelity: spec.fidelity as 'strict' | 'lenient' | undefined,
   adminSecret: spec.admin_secret ?? process.env.TWIN_ADMIN_SECRET,
   publicUrl: spec.public_url,
   apiKey: spec.api_key || process.env.TWIN_API_KEY || undefined,

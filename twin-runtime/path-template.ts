@@ -27,11 +27,6 @@ export function parseTemplate(template: string): TemplatePart[] {
   return parts;
 }
 
-/** The names the template binds, in order. */
-export function templateNames(template: string): string[] {
-  return parseTemplate(template).flatMap((p) => (p.kind === 'literal' ? [] : [p.name]));
-}
-
 /**
  * The template with its parameter names dropped (`/v1/customers/{}`), so two spellings of one route
  * compare equal (`{id}` and `{customer}`, `{path}` and `{+path}`).

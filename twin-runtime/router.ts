@@ -159,7 +159,7 @@ export type RouteSource = 'modelled' | 'generic';
 
 /** What routing needs of a twin definition (a generic layer's routes are plain routes here). */
 export interface RoutableTwin extends Pick<TwinDefinition, 'routes' | 'routing'> {
-  generic?: { routes(): TwinRoute[] };
+  generic?: { routes(): TwinRoute[]; handWritten?(answers: (method: string, template: string) => boolean): void };
 }
 
 export interface RoutedTwin {
@@ -175,6 +175,8 @@ export interface RoutedTwin {
 export function routeTwin(twin: RoutableTwin): RoutedTwin {
   const router = new TemplateRouter<{ route: TwinRoute; source: RouteSource }>({ ignoreTrailingSlash: twin.routing?.ignoreTrailingSlash });
   for (const route of twin.routes) router.add(route.method, route.path, { route, source: 'modelled' });
+  // The generic layer's levels depend on which records hand-written models keep.
+  twin.generic?.handWritten?.((method, template) => router.has(method, template));
   const shadowedGeneric: TwinRoute[] = [];
   for (const route of twin.generic?.routes() ?? []) {
     if (router.has(route.method, route.path)) shadowedGeneric.push(route);

@@ -1,6 +1,7 @@
 // Hostile input is normal input. This is the one place that says how request data is read safely,
 // for every twin and for the control plane:
-//   - the limits every parser applies (parameters, key length, nesting, array index, body size);
+//   - the limits every parser applies (parameters, key length, nesting, array index, body size, the
+//     keys of a JSON body);
 //   - the typed refusal a parser throws when a limit is passed (InputRefusal), which a twin renders
 //     in its provider's error shape (TwinDefinition.errors.parseFailure) and the control plane in the
 //     contract's body;
@@ -23,6 +24,8 @@ export interface InputLimits {
   maxArrayIndex: number;
   /** Nesting of objects and arrays in a JSON body. */
   maxJsonDepth: number;
+  /** Keys of all objects in one JSON body together. */
+  maxJsonKeys: number;
   /** Bytes of one request body. */
   maxBodyBytes: number;
 }
@@ -30,8 +33,10 @@ export interface InputLimits {
 /**
  * Generous for every real client (Stripe's deepest parameters nest 5 levels, its longest lists
  * take 100 items, a checkout session with 100 priced line items is about 500 pairs; Starlette and
- * qs also stop at 1,000 pairs), and small enough that the most expensive form a client may send
- * decodes in a few milliseconds (qs merges an indexed pair in time proportional to the array).
+ * qs also stop at 1,000 pairs; SendGrid's largest send, 1,000 personalizations with their data, is
+ * some 20,000 JSON keys), and small enough that the most expensive form a client may send decodes
+ * in a few milliseconds (qs merges an indexed pair in time proportional to the array). A JSON body
+ * past its keys is refused after reading at most that many (300,000 keys held the Stripe twin 10 s).
  */
 export const INPUT_LIMITS: Readonly<InputLimits> = Object.freeze({
   maxParameters: 1000,
@@ -39,10 +44,11 @@ export const INPUT_LIMITS: Readonly<InputLimits> = Object.freeze({
   maxKeyDepth: 20,
   maxArrayIndex: 99,
   maxJsonDepth: 64,
+  maxJsonKeys: 50_000,
   maxBodyBytes: 8 * 1024 * 1024,
 });
 
-export type RefusalReason = 'too_many_parameters' | 'key_too_long' | 'nesting_too_deep' | 'index_too_large' | 'body_too_large';
+export type RefusalReason = 'too_many_parameters' | 'too_many_keys' | 'key_too_long' | 'nesting_too_deep' | 'index_too_large' | 'body_too_large';
 
 /** Where the refused input was. */
 export type InputPart = 'query' | 'body';
@@ -65,7 +71,7 @@ export class InputRefusal extends Error {
     readonly limit: number,
     /** The parameter at fault (as written, cut to a readable length), when one is. */
     readonly param?: string,
-    /** Character offset of the fault in a JSON body (nesting), when known. */
+    /** Character offset of the fault in a JSON body (nesting, keys), when known. */
     readonly offset?: number,
   ) {
     super(refusalSentence(reason, part, limit, param));
@@ -78,6 +84,8 @@ function refusalSentence(reason: RefusalReason, part: InputPart, limit: number, 
   switch (reason) {
     case 'too_many_parameters':
       return `The ${where} has too many parameters; at most ${limit} are accepted.`;
+    case 'too_many_keys':
+      return `The ${where} has too many keys; at most ${limit} are accepted.`;
     case 'key_too_long':
       return `The parameter name '${quoted(param ?? '')}' in the ${where} is too long; names can have up to ${limit} characters.`;
     case 'nesting_too_deep':
@@ -130,22 +138,29 @@ const OPEN_BRACE = 0x7b;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACE = 0x7d;
 const CLOSE_BRACKET = 0x5d;
+const COLON = 0x3a;
 
 /**
- * The offset where JSON text opens its (max+1)-th nested object or array, or -1 when it nests no
- * deeper than `max`. Strings are skipped whole; malformed text is left for JSON.parse to report.
+ * Where JSON text first passes a limit: it opens its (maxJsonDepth+1)-th nested object or array, or
+ * its (maxJsonKeys+1)-th key (a `:` outside strings); undefined when it stays within both. One pass
+ * that stops there, so a body far past a limit costs no more than one at it. Strings are skipped
+ * whole; malformed text is left for JSON.parse to report.
  */
-export function offsetPastJsonDepth(text: string, max: number): number {
-  // Nesting deeper than max needs more than max opening brackets.
-  if (text.length <= max) return -1;
+export function jsonPastLimits(
+  text: string,
+  limits: Pick<InputLimits, 'maxJsonDepth' | 'maxJsonKeys'>,
+): { reason: 'nesting_too_deep' | 'too_many_keys'; offset: number } | undefined {
+  // Nesting deeper than max needs more than max opening brackets, more keys as many colons.
+  if (text.length <= Math.min(limits.maxJsonDepth, limits.maxJsonKeys)) return undefined;
   let depth = 0;
+  let keys = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === QUOTE) {
       let from = i + 1;
       for (;;) {
         const q = text.indexOf('"', from);
-        if (q === -1) return -1;
+        if (q === -1) return undefined;
         let backslashes = 0;
         for (let k = q - 1; k > i && text.charCodeAt(k) === BACKSLASH; k--) backslashes++;
         if (backslashes % 2 === 0) {
@@ -155,12 +170,68 @@ export function offsetPastJsonDepth(text: string, max: number): number {
         from = q + 1;
       }
     } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-      if (++depth > max) return i;
+      if (++depth > limits.maxJsonDepth) return { reason: 'nesting_too_deep', offset: i };
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
       depth--;
+    } else if (c === COLON) {
+      if (++keys > limits.maxJsonKeys) return { reason: 'too_many_keys', offset: i };
     }
   }
-  return -1;
+  return undefined;
+}
+
+/**
+ * jsonPastLimits on bytes as they arrive (a request body read chunk by chunk): the twin server
+ * feeds each chunk and, once a limit is passed, keeps no more of the body — a 300,000-key body is
+ * refused having scanned 50,001 keys, with no copy of the rest and no decoding to a string.
+ * Structural characters are ASCII, and no byte of a multi-byte UTF-8 character is ASCII, so bytes
+ * scan as the text would (offsets are in bytes).
+ */
+export class JsonBytesScanner {
+  private depth = 0;
+  private keys = 0;
+  private offset = 0;
+  private inString = false;
+  private escaped = false;
+  /** Set once a limit is passed. */
+  past: { reason: 'nesting_too_deep' | 'too_many_keys'; offset: number } | undefined;
+
+  constructor(private readonly limits: Pick<InputLimits, 'maxJsonDepth' | 'maxJsonKeys'> = INPUT_LIMITS) {}
+
+  /** Scan the next chunk; false once the body is past a limit (`past` says where). */
+  feed(bytes: Uint8Array): boolean {
+    if (this.past) return false;
+    const { maxJsonDepth, maxJsonKeys } = this.limits;
+    let { depth, keys, inString, escaped } = this;
+    for (let i = 0; i < bytes.length; i++) {
+      const c = bytes[i]!;
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (c === BACKSLASH) escaped = true;
+        else if (c === QUOTE) inString = false;
+      } else if (c === QUOTE) inString = true;
+      else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+        if (++depth > maxJsonDepth) this.past = { reason: 'nesting_too_deep', offset: this.offset + i };
+      } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--;
+      else if (c === COLON && ++keys > maxJsonKeys) this.past = { reason: 'too_many_keys', offset: this.offset + i };
+      if (this.past) return false;
+    }
+    Object.assign(this, { depth, keys, inString, escaped });
+    this.offset += bytes.length;
+    return true;
+  }
+
+  /** The refusal for a body past a limit. */
+  refusal(part: InputPart = 'body'): InputRefusal | undefined {
+    const p = this.past;
+    if (!p) return undefined;
+    return new InputRefusal(p.reason, part, p.reason === 'too_many_keys' ? this.limits.maxJsonKeys : this.limits.maxJsonDepth, undefined, p.offset);
+  }
+}
+
+/** The offset where JSON text opens its (max+1)-th nested object or array, or -1 (jsonPastLimits). */
+export function offsetPastJsonDepth(text: string, max: number): number {
+  return jsonPastLimits(text, { maxJsonDepth: max, maxJsonKeys: Number.POSITIVE_INFINITY })?.offset ?? -1;
 }
 
 const SECURE_JSON = { protoAction: 'remove', constructorAction: 'remove' } as const;
@@ -168,12 +239,18 @@ const SECURE_JSON = { protoAction: 'remove', constructorAction: 'remove' } as co
 /**
  * JSON.parse for request data: `__proto__` keys and `constructor` keys holding a `prototype` are
  * removed at any depth (secure-json-parse, which also sees `\u005f_proto__`-style escapes), and
- * nesting deeper than the limit is refused with an InputRefusal. Malformed text throws
- * SyntaxError, as JSON.parse does.
+ * nesting deeper than the limit or more keys than the limit are refused with an InputRefusal
+ * before anything is parsed. Malformed text throws SyntaxError, as JSON.parse does.
  */
-export function parseJson(text: string, part: InputPart = 'body', limits: Pick<InputLimits, 'maxJsonDepth'> = INPUT_LIMITS): unknown {
-  const past = offsetPastJsonDepth(text, limits.maxJsonDepth);
-  if (past !== -1) throw new InputRefusal('nesting_too_deep', part, limits.maxJsonDepth, undefined, past);
+export function parseJson(
+  text: string,
+  part: InputPart = 'body',
+  limits: Pick<InputLimits, 'maxJsonDepth' | 'maxJsonKeys'> = INPUT_LIMITS,
+  /** The limits were checked already, on the bytes (JsonBytesScanner). */
+  scanned = false,
+): unknown {
+  const past = scanned ? undefined : jsonPastLimits(text, limits);
+  if (past) throw new InputRefusal(past.reason, part, past.reason === 'too_many_keys' ? limits.maxJsonKeys : limits.maxJsonDepth, undefined, past.offset);
   return secureJson.parse(text, null, SECURE_JSON);
 }
 

@@ -8,7 +8,7 @@ import { listenLocalSocket, type LocalSocketListener } from './local-socket.js';
 import { isUploadPath, maxBodyBytes } from './body-limits.js';
 import type { Duplex } from 'node:stream';
 import { parseBracketForm } from './form.js';
-import { INPUT_LIMITS, InputRefusal, parseJson } from './safe-input.js';
+import { INPUT_LIMITS, InputRefusal, JsonBytesScanner, parseJson } from './safe-input.js';
 import type { RecordStore } from './record-store.js';
 import type { EnvironmentClock } from './clock.js';
 import type { IdSource } from './ids.js';
@@ -30,34 +30,42 @@ export interface TwinServerOptions extends TwinHostOptions {
 }
 
 /**
- * The body, or an InputRefusal once it passes the limit: the rest is read and dropped (not kept),
- * so the client, still sending, gets the refusal instead of a reset connection.
+ * The body, or an InputRefusal once it passes the size limit or, for JSON, a key or nesting limit
+ * (checked on the chunks as they arrive): the rest is read and dropped (not kept), so the client,
+ * still sending, gets the refusal instead of a reset connection.
  */
-function readBody(req: IncomingMessage, limit = INPUT_LIMITS.maxBodyBytes): Promise<Buffer> {
+function readBody(req: IncomingMessage, limit: number, json: JsonBytesScanner | undefined): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let refused = false;
     req.on('data', (c: Buffer) => {
+      if (refused) return;
       size += c.length;
-      if (size > limit) chunks.length = 0;
-      else chunks.push(c);
+      if (size > limit || (json && !json.feed(c))) {
+        refused = true;
+        chunks.length = 0;
+      } else chunks.push(c);
     });
     req.on('end', () => {
       if (size > limit) reject(new InputRefusal('body_too_large', 'body', limit));
+      else if (refused) reject(json!.refusal()!);
       else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
     });
     req.on('error', reject);
   });
 }
 
-/** Parse the body by content type; a body past an input limit throws InputRefusal. */
+const isJson = (contentType: string | undefined) => (contentType ?? '').toLowerCase().includes('json');
+
+/** Parse the body by content type; a body past an input limit throws InputRefusal (JSON's limits were checked as it was read). */
 function parseBody(raw: Buffer, contentType: string | undefined): Pick<TwinRequest, 'body' | 'bodyKind'> {
   if (raw.length === 0) return { body: {}, bodyKind: 'none' };
   const ct = (contentType ?? '').toLowerCase();
-  if (ct.includes('json')) {
+  if (isJson(ct)) {
     let v: unknown;
     try {
-      v = parseJson(raw.toString('utf8'));
+      v = parseJson(raw.toString('utf8'), 'body', INPUT_LIMITS, true);
     } catch (e) {
       if (e instanceof InputRefusal) throw e;
       return { body: {}, bodyKind: 'none' };
@@ -70,8 +78,28 @@ function parseBody(raw: Buffer, contentType: string | undefined): Pick<TwinReque
   return { body: {}, bodyKind: 'none' };
 }
 
+/**
+ * What every HTML page a twin serves (Stripe's hosted checkout, invoice and portal pages, Slack's
+ * install page) carries unless its route says otherwise: nothing loads from anywhere, no other site
+ * may frame it (clickjacking a card form), and no browser guesses another type. No page has
+ * scripts; forms post to their own page, then redirect (form-action is left open for that).
+ */
+export const HTML_PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; frame-ancestors 'none'",
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+});
+
+function headerOf(headers: Record<string, string | string[]>, name: string): string | string[] | undefined {
+  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name) return v;
+  return undefined;
+}
+
 export function send(res: ServerResponse, out: TwinResponse): void {
   const headers: Record<string, string | string[]> = { ...(out.headers ?? {}) };
+  if (/^\s*text\/html/i.test(String(headerOf(headers, 'content-type') ?? ''))) {
+    for (const [name, value] of Object.entries(HTML_PAGE_HEADERS)) if (headerOf(headers, name) === undefined) headers[name] = value;
+  }
   let payload: string | Buffer | undefined;
   if (out.body === undefined || out.status === 204 || out.status === 304) payload = undefined;
   else if (typeof out.body === 'string' || Buffer.isBuffer(out.body)) payload = out.body;
@@ -143,7 +171,7 @@ export class TwinServer {
     const path = q === -1 ? url : url.slice(0, q);
     const queryString = q === -1 ? '' : url.slice(q + 1);
     try {
-      const raw = await readBody(req, maxBodyBytes(path));
+      const raw = await readBody(req, maxBodyBytes(path), isJson(req.headers['content-type']) ? new JsonBytesScanner() : undefined);
       if (path.startsWith(ADMIN_PREFIX)) {
         if (this.options.adminSecret && req.headers[ADMIN_SECRET_HEADER] !== this.options.adminSecret) {
           send(res, { status: 401, body: { detail: 'Admin secret required.' } });

@@ -1,4 +1,4 @@
-// Verifying identity-provider access tokens (JWTs) and reading the claims we use (decisions §4).
+// Verifying identity-provider access tokens (JWTs) and reading the claims we use (docs/decisions.md §4).
 
 import { createLocalJWKSet, createRemoteJWKSet, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { Config } from '../config.js';

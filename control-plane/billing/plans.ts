@@ -1,4 +1,4 @@
-// The plans of decisions §9 and their limits. New organizations start on TWINS_DEFAULT_PLAN.
+// The plans of docs/decisions.md §9 and their limits. New organizations start on TWINS_DEFAULT_PLAN.
 
 import type { PlanName } from '../config.js';
 
@@ -10,7 +10,7 @@ export interface Plan {
   maxParallelTwins: number | null;
   /** Whether seeds, generated tests and evaluators can be built. */
   aiGenerationEnabled: boolean;
-  /** Days request logs are kept (decisions §12; TWINS_LOG_RETENTION_DAYS overrides). */
+  /** Days request logs are kept (docs/decisions.md §12; TWINS_LOG_RETENTION_DAYS overrides). */
   logRetentionDays: number;
 }
 

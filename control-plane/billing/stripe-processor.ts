@@ -47,6 +47,8 @@ export function translateError(e: unknown): ProcessorUnavailable | ProcessorReje
     if (UNAVAILABLE_TYPES.has(err.type) || (err.statusCode ?? 0) >= 500) return new ProcessorUnavailable(message);
     return new ProcessorRejected(message, err.code, err.statusCode);
   }
+  // The SDK could not put an argument into a URL (a lone surrogate): the request, not the processor.
+  if (e instanceof URIError) return new ProcessorRejected(message, 'invalid_request', 400);
   return new ProcessorUnavailable(message);
 }
 

@@ -3,7 +3,7 @@
 
 import { resolve } from 'node:path';
 import { CliError } from './context.js';
-import { runningServer, whyNotSigning } from './local-server.js';
+import { recordSignIn, runningServer, whyNotSigning } from './local-server.js';
 import type { Handler } from './spec.js';
 
 /** Where `twins serve` listens by default with this environment (HOST, PORT). */
@@ -31,4 +31,5 @@ export const consoleSignIn: Handler = async (ctx) => {
     },
     { stdout: ctx.io.stdout, stderr: ctx.io.stderr, env: ctx.io.env, platform: process.platform },
   );
+  recordSignIn(dataDir, { email: ctx.str('email')!, org: ctx.str('org')! });
 };

@@ -8,7 +8,9 @@ import type { Handler } from './spec.js';
 import { waiting } from './waiting.js';
 
 export function renderEnvironment(env: Environment): string {
-  const head = `${env.name}  ${env.id}  ${env.status}  clock ${env.clock}${env.expires_at ? `  expires ${env.expires_at}` : ''}\n`;
+  const head =
+    `${env.name}  ${env.id}  ${env.status}  clock ${env.clock} (${env.clock_mode})  fidelity ${env.fidelity}` +
+    `${env.expires_at ? `  expires ${env.expires_at}` : ''}\n`;
   const twins = env.twins.map((t) => [`  ${t.twin_slug}`, t.id, t.state, t.url ?? '-', t.failure ?? '']);
   return head + (twins.length > 0 ? table([['  TWIN', 'TWIN_ID', 'STATE', 'URL', ''], ...twins]) : '');
 }
@@ -29,9 +31,18 @@ export const create: Handler = async (ctx) => {
   const scenario = ctx.str('scenario');
   if (twins.length === 0 && !scenario) throw ctx.usage('give at least one --twin SLUG or a --scenario SCENARIO_ID');
   const client = await ctx.client();
+  const fidelity = ctx.str('fidelity') as Schemas['EnvironmentCreate']['fidelity'];
+  const clock = ctx.str('clock') as Schemas['EnvironmentCreate']['clock'];
   let env = await ok(
     client.POST('/environments', {
-      body: { name: ctx.str('name')!, twins, ...(scenario ? { scenario_id: scenario } : {}), ...(ctx.int('ttl') ? { ttl_seconds: ctx.int('ttl') } : {}) },
+      body: {
+        name: ctx.str('name')!,
+        twins,
+        ...(scenario ? { scenario_id: scenario } : {}),
+        ...(ctx.int('ttl') ? { ttl_seconds: ctx.int('ttl') } : {}),
+        ...(fidelity ? { fidelity } : {}),
+        ...(clock ? { clock } : {}),
+      },
     }),
   );
   if (ctx.flag('wait')) env = await wait(ctx, env);

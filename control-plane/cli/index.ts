@@ -2,6 +2,9 @@
 // asks a long-running command to stop (it closes what it opened); a second one exits at once.
 
 import { runCli } from './main.js';
+import { runAsConfiguredUser } from './run-as.js';
+
+runAsConfiguredUser(process.env);
 
 let signals = 0;
 const stopped = new Promise<string>((resolve) => {

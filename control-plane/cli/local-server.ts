@@ -11,6 +11,8 @@ export const SERVER_FILE = 'server.json';
 export const DATABASE_FILE = 'control-plane.sqlite';
 /** Created by the control plane under TWINS_IDP=local (auth/local-idp.ts). */
 export const LOCAL_KEY_FILE = 'local-idp-key.json';
+/** Who last signed in from this folder (`twins token`, `twins console`): `twins mcp` acts in their organization. */
+export const SIGN_IN_FILE = 'last-sign-in.json';
 
 export interface LocalServerNote {
   url: string;
@@ -42,6 +44,24 @@ function readNote(dataDir: string): LocalServerNote | undefined {
 export function runningServer(dataDir: string): LocalServerNote | undefined {
   const note = readNote(dataDir);
   return note && isAlive(note.pid) ? note : undefined;
+}
+
+export interface SignIn {
+  email: string;
+  org: string;
+}
+
+export function recordSignIn(dataDir: string, who: SignIn): void {
+  writeFileSync(join(dataDir, SIGN_IN_FILE), JSON.stringify({ email: who.email, org: who.org }) + '\n', { mode: 0o600 });
+}
+
+export function lastSignIn(dataDir: string): SignIn | undefined {
+  try {
+    const who = JSON.parse(readFileSync(join(dataDir, SIGN_IN_FILE), 'utf8')) as SignIn;
+    return typeof who.org === 'string' && who.org !== '' && typeof who.email === 'string' ? who : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Why `twins token` must not sign from this directory, or undefined when it may. */

@@ -1,5 +1,6 @@
-// `twins logs ENV_ID [--follow] [--twin] [--status]`: the request log of an environment, newest
-// first; --follow prints requests as they are served, oldest first, until Ctrl-C.
+// `twins logs ENV_ID [--follow] [--twin] [--status] [--fidelity]`: the request log of an environment,
+// newest first, with the fidelity level each answer was made at; --follow prints requests as they
+// are served, oldest first, until Ctrl-C.
 
 import { ok, type RequestLog } from '../client/index.js';
 import { show, table } from './output.js';
@@ -18,13 +19,15 @@ export const logs: Handler = async (ctx) => {
     r.method,
     r.path + (r.query_string ? `?${r.query_string}` : ''),
     r.status_code ?? 'unanswered',
+    r.fidelity ?? '-',
     `${r.duration_ms} ms`,
   ];
-  const header = ['TIME', 'TWIN', 'METHOD', 'PATH', 'STATUS', 'DURATION'];
+  const header = ['TIME', 'TWIN', 'METHOD', 'PATH', 'STATUS', 'FIDELITY', 'DURATION'];
+  const fidelity = ctx.str('fidelity') as RequestLog['fidelity'] | undefined;
   const read = (page?: number, size?: number) =>
     ok(
       client.GET('/environments/{environment_id}/logs', {
-        params: { path: { environment_id }, query: { page, size, twin_id: ctx.str('twin'), status_code: ctx.int('status') } },
+        params: { path: { environment_id }, query: { page, size, twin_id: ctx.str('twin'), status_code: ctx.int('status'), fidelity: fidelity ?? undefined } },
       }),
     );
 

@@ -3,6 +3,9 @@
 // so `twins twin stripe` loads the twin runtime and never the control plane.
 
 import type { CommandContext } from './context.js';
+import { FIDELITY_LEVELS } from '../../twin-runtime/fidelity.js';
+import { CLOCK_MODES } from '../../twin-runtime/clock.js';
+import { TWIN_SLUGS } from '../../twin-runtime/registry.js';
 
 // biome-ignore lint/suspicious/noConfusingVoidType: most commands answer nothing (exit 0); some answer an exit status
 export type Handler = (ctx: CommandContext) => Promise<number | void>;
@@ -73,6 +76,21 @@ const timeout: OptionSpec = {
   int: { min: 1, max: 86_400 },
   help: 'give up waiting after this long (default 120)',
 };
+/** An environment's fidelity and clock (decisions §15): `twins env create` and a standalone `twins twin`. */
+const fidelityOption: OptionSpec = {
+  name: 'fidelity',
+  type: 'string',
+  value: 'strict|lenient',
+  choices: ['strict', 'lenient'],
+  help: "strict (default) refuses what a twin does not simulate in the provider's error shape; lenient answers permissively",
+};
+const clockOption: OptionSpec = {
+  name: 'clock',
+  type: 'string',
+  value: 'living|frozen',
+  choices: CLOCK_MODES,
+  help: 'living (default) runs with wall time, moved forward by advance; frozen moves only on advance (byte-identical runs)',
+};
 const envId: ArgSpec = { name: 'ENV_ID', help: 'environment id' };
 const twinId: ArgSpec = { name: 'TWIN_ID', help: 'twin id (an environment twin, from `twins env get`)' };
 const recordArgs: ArgSpec[] = [envId, twinId, { name: 'RESOURCE', help: 'record kind, e.g. customer, repository, channel' }];
@@ -85,7 +103,7 @@ const load =
 
 export const ROOT: CommandSpec = {
   name: 'twins',
-  summary: 'Isolated, stateful twins of third-party APIs (Stripe, GitHub, Slack) behind a control plane.',
+  summary: `Isolated, stateful twins of third-party APIs (${TWIN_SLUGS.join(', ')}) behind a control plane.`,
   subcommands: [
     {
       name: 'serve',
@@ -180,6 +198,8 @@ export const ROOT: CommandSpec = {
         { name: 'host', type: 'string', value: 'HOST', help: 'interface (default 127.0.0.1)' },
         { name: 'data', type: 'string', value: 'FILE', complete: 'files', help: 'SQLite data file (default $TWINS_DATA_DIR/standalone/SLUG.sqlite)' },
         { name: 'key', type: 'string', value: 'KEY', help: 'the API key to accept (default: the one kept in the data file, else a new one)' },
+        fidelityOption,
+        clockOption,
       ],
       examples: ['twins twin stripe', 'twins twin github --port 0 --data /tmp/github.sqlite --json'],
       load: load(
@@ -233,10 +253,12 @@ export const ROOT: CommandSpec = {
             },
             { name: 'scenario', type: 'string', value: 'SCENARIO_ID', help: 'start from a scenario instead of (or besides) --twin' },
             { name: 'ttl', type: 'string', value: 'SECONDS', int: { min: 1, max: 31_536_000 }, help: "lifetime (capped by the plan's)" },
+            fidelityOption,
+            clockOption,
             { name: 'wait', type: 'boolean', help: 'wait until every twin is ready' },
             timeout,
           ],
-          examples: ['twins env create --name demo --twin stripe --twin github --wait --json'],
+          examples: ['twins env create --name demo --twin stripe --twin github --wait --json', 'twins env create --name ci --twin stripe --clock frozen'],
           load: load(
             () => import('./env.js'),
             (m) => m.create,
@@ -310,9 +332,16 @@ export const ROOT: CommandSpec = {
         { name: 'follow', short: 'f', type: 'boolean', help: 'keep printing new requests as they are served (oldest first)' },
         { name: 'twin', type: 'string', value: 'TWIN_ID', help: 'only requests served by this twin' },
         { name: 'status', type: 'string', value: 'CODE', int: { min: 100, max: 599 }, help: 'only requests answered with this status' },
+        {
+          name: 'fidelity',
+          type: 'string',
+          value: 'LEVEL',
+          choices: FIDELITY_LEVELS,
+          help: 'only requests the twin answered at this level: modelled, inferred, stored or unsupported',
+        },
         ...page,
       ],
-      examples: ['twins logs ENV_ID --follow', 'twins logs ENV_ID --status 402 --json'],
+      examples: ['twins logs ENV_ID --follow', 'twins logs ENV_ID --status 402 --json', 'twins logs ENV_ID --fidelity unsupported'],
       load: load(
         () => import('./logs.js'),
         (m) => m.logs,
@@ -540,12 +569,14 @@ export const ROOT: CommandSpec = {
       summary: 'serve the MCP tools over stdio (for desktop agents and IDEs)',
       description:
         'With TWINS_URL (and TWINS_API_KEY) it drives that control plane. Without, it uses the server of TWINS_DATA_DIR\n' +
-        'when one is running, else starts the embedded control plane in this process; either way acting as --email in --org.',
+        'when one is running, else starts the embedded control plane in this process. It acts with TWINS_API_KEY or\n' +
+        "TWINS_TOKEN when given (that credential's organization), else as --email in --org, by default the organization\n" +
+        'of the last `twins token` or `twins console` sign-in from the data folder.',
       options: [
         ...API_OPTIONS,
         { name: 'data', type: 'string', value: 'DIR', env: 'TWINS_DATA_DIR', complete: 'files', help: 'data directory of the local server (default ./.data)' },
         { name: 'email', type: 'string', value: 'EMAIL', help: 'local identity to act as (default agent@twins.local)' },
-        { name: 'org', type: 'string', value: 'ORG', help: 'local organization to act in (default local)' },
+        { name: 'org', type: 'string', value: 'ORG', help: 'local organization to act in (default: of the last local sign-in, else local)' },
       ],
       load: load(
         () => import('./mcp.js'),

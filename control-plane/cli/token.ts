@@ -2,7 +2,7 @@
 
 import { join, resolve } from 'node:path';
 import { CliError } from './context.js';
-import { whyNotSigning } from './local-server.js';
+import { recordSignIn, whyNotSigning } from './local-server.js';
 import type { Handler } from './spec.js';
 
 export const token: Handler = async (ctx) => {
@@ -23,6 +23,7 @@ export const token: Handler = async (ctx) => {
   // The local identity provider vouches for its tokens: the holder is a member from now on (an
   // invitation for them answers 409), unless an admin removed them.
   await registerMember(dataDir, jwt, ctx.io.env);
+  recordSignIn(dataDir, { email: ctx.str('email')!, org: ctx.str('org')! });
   if (ctx.json) ctx.io.stdout(JSON.stringify({ access_token: jwt, token_type: 'Bearer', expires_in: ttlSeconds }, null, 2) + '\n');
   else ctx.io.stdout(jwt + '\n');
 };

@@ -1,5 +1,5 @@
 // `twins twin SLUG`: one twin without the control plane, on its own default port, keeping its
-// records and key in the data file across restarts (decisions §10). Loads only the twin runtime.
+// records and key in the data file across restarts (docs/decisions.md §10). Loads only the twin runtime.
 // `twins twin credential|get TWIN_ID`: a twin of an environment, through the REST API.
 
 import { mkdirSync } from 'node:fs';
@@ -22,7 +22,15 @@ export const standalone: Handler = async (ctx) => {
   const host = ctx.str('host') ?? '127.0.0.1';
   const { ensureTls, hostTls } = await import('../../twin-runtime/tls.js');
   const tls = ensureTls(dataDir, [host]);
-  const server = new TwinServer(def, { dataFile: data, keepKey: true, apiKey: ctx.str('key'), tls });
+  // A local provider behaves like the provider: its clock runs with wall time unless told to freeze.
+  const server = new TwinServer(def, {
+    dataFile: data,
+    keepKey: true,
+    apiKey: ctx.str('key'),
+    tls,
+    clock: (ctx.str('clock') as 'living' | 'frozen' | undefined) ?? 'living',
+    fidelity: ctx.str('fidelity') as 'strict' | 'lenient' | undefined,
+  });
   const port = ctx.int('port') ?? def.defaultPort;
   let url: string;
   try {
@@ -53,13 +61,25 @@ export const standalone: Handler = async (ctx) => {
   const extras = Object.entries(credential).filter(([k]) => k !== 'api_key');
   show(
     ctx,
-    { twin: slug, url, https_url: httpsUrl, ...(ghHost ? { gh_host: ghHost } : {}), ca_file: tls.caFile, ...credential, data },
+    {
+      twin: slug,
+      url,
+      https_url: httpsUrl,
+      ...(ghHost ? { gh_host: ghHost } : {}),
+      ca_file: tls.caFile,
+      ...credential,
+      data,
+      clock: server.clock.now().toISOString(),
+      clock_mode: server.clock.mode,
+      fidelity: server.ctx.fidelity,
+    },
     (t) =>
       `${def.name} twin listening on ${t.url} (and ${t.https_url})\napi key: ${t.api_key}\n` +
       `${extras.map(([k, v]) => `${k.replace('_', ' ')}: ${v}\n`).join('')}data: ${t.data} (records and key kept across restarts)\n` +
       `CA: ${t.ca_file} (trust it for https: NODE_EXTRA_CA_CERTS, SSL_CERT_FILE, GIT_SSL_CAINFO)\n` +
       (ghHost ? `gh host: https://${ghHost} (GH_HOST=${ghHost} GH_ENTERPRISE_TOKEN=<api key> SSL_CERT_FILE=<CA> GIT_SSL_CAINFO=<CA>)\n` : '') +
-      (ghHostProblem ? `gh host: none, ${ghHostProblem}\n` : ''),
+      (ghHostProblem ? `gh host: none, ${ghHostProblem}\n` : '') +
+      `clock: ${t.clock} (${t.clock_mode === 'living' ? 'living: runs with wall time' : 'frozen: moves only on advance'}), fidelity ${t.fidelity}\n`,
   );
   await ctx.io.stopped;
   await server.close();

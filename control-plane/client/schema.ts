@@ -113,7 +113,7 @@ export interface paths {
         put?: never;
         /**
          * Create an environment
-         * @description Creates the environment and starts its twins (given as `twins`, or from `scenario_id`); answers 201 at once with `status: provisioning`. Follow getEnvironment until `ready`. 402 when the plan's `max_parallel_twins` would be passed; 404 for an unknown scenario, seed or twin.
+         * @description Creates the environment and starts its twins (given as `twins`, or from `scenario_id`); answers 201 at once with `status: provisioning`. `fidelity` (default `strict`) and `clock` (default `living`) are kept for the life of the environment, across restarts and resets. Follow getEnvironment until `ready`. 402 when the plan's `max_parallel_twins` would be passed; 404 for an unknown scenario, seed or twin.
          */
         post: operations["createEnvironment"];
         delete?: never;
@@ -199,7 +199,7 @@ export interface paths {
         };
         /**
          * List recent environment request logs (newest first)
-         * @description Every request the environment's twins served through the gateway, newest first (paged); `twin_id` and `status_code` narrow it.
+         * @description Every request the environment's twins served through the gateway, newest first (paged), each with the fidelity level the twin answered at; `twin_id`, `status_code` and `fidelity` narrow it.
          */
         get: operations["listRequestLogs"];
         put?: never;
@@ -829,7 +829,7 @@ export interface paths {
         put?: never;
         /**
          * Evaluate the test over a window of an environment's traffic
-         * @description Evaluates the test's assertions at once over the environment's request log between `from` (default: the environment's creation) and `to` (default: now); each result says why it failed.
+         * @description Evaluates the test's assertions at once over the environment's request log between `from` (default: the environment's creation) and `to` (default: now); each result says why it failed. Judging has a budget (CPU time, requests in the window): assertions past it come back `incomplete` with the reason, and the attempt does not pass.
          */
         post: operations["createAttempt"];
         delete?: never;
@@ -967,7 +967,7 @@ export interface paths {
         };
         /**
          * A twin's coverage matrix
-         * @description For every operation of the provider's published surface: `modelled` (hand-written rules), `generic` (served from the spec, statefully) or `not_served` with the reason.
+         * @description For every operation of the provider's published surface, its fidelity level (the `Twin-Fidelity` header its answers carry): `modelled` (hand-written behaviour), `inferred` (the generic engine applies what the spec makes safe: parents and references exist, status verbs move the status, new records start in their initial state), `stored` (plain record keeping) or `unsupported` (refused in the provider's own error envelope), with the reason.
          */
         get: operations["getCatalogTwinCoverage"];
         put?: never;
@@ -1133,11 +1133,27 @@ export interface components {
             upgrade_available: boolean;
         };
         BillingUpgrade: {
+            /** @description the id of a completed checkout session (`cs_…`) of this organization */
             checkout_session: string;
         };
         CatalogTwin: {
             description: string;
             name: string;
+            /** @description How the provider's official SDKs are pointed at a twin of this kind; null when the twin names none. */
+            sdk: {
+                /** @description Shell variables the SDKs read, with the same placeholders (unquoted). */
+                env: {
+                    [key: string]: string;
+                };
+                snippets: {
+                    /** @description Code with `{{name}}` placeholders, each a string literal of the language: `{{url}}` (the twin URL without a trailing slash; `{{url:/suffix}}` with a suffix), `{{host}}`, `{{protocol}}`, `{{api_key}}` and the other fields of the twin credential; `{{port}}` a bare number. */
+                    code: string;
+                    /** @description `JavaScript` */
+                    language: string;
+                    /** @description The provider's official SDK package. */
+                    package: string;
+                }[];
+            } | null;
             slug: string;
             version: string;
         };
@@ -1148,12 +1164,21 @@ export interface components {
             url: string;
         };
         CoverageRow: {
+            /**
+             * @description `modelled` (hand-written behaviour), `inferred` (the generic engine applies what the spec makes safe), `stored` (plain record keeping) or `unsupported` (refused in the provider's own error envelope).
+             * @enum {string}
+             */
+            level: "modelled" | "inferred" | "stored" | "unsupported";
             method: string;
             operation_id: string;
             path: string;
+            /** @description Why the operation is unsupported, or what the engine infers for it. */
             reason?: string;
-            /** @enum {string} */
-            status: "modelled" | "generic" | "not_served";
+            /**
+             * @description The old name of `level`, kept for one release.
+             * @enum {string}
+             */
+            status: "modelled" | "inferred" | "stored" | "unsupported";
         };
         CurrentUser: {
             /** Format: date-time */
@@ -1170,9 +1195,23 @@ export interface components {
             role: "admin" | "member";
         };
         Environment: {
+            /**
+             * Format: date-time
+             * @description The environment clock's instant now: a `living` clock runs with wall time between advances, a `frozen` one stands still.
+             */
             clock: string;
+            /**
+             * @description How the clock moves: `living` runs with wall time from creation plus every advance; `frozen` moves only on advance (byte-identical runs).
+             * @enum {string}
+             */
+            clock_mode: "living" | "frozen";
             created_at: string;
             expires_at: string | null;
+            /**
+             * @description `strict`: an operation a twin does not simulate is refused in the provider's error shape; `lenient`: permissive answers instead.
+             * @enum {string}
+             */
+            fidelity: "strict" | "lenient";
             id: string;
             name: string;
             sandbox_id: string;
@@ -1181,6 +1220,16 @@ export interface components {
             twins: components["schemas"]["EnvironmentTwin"][];
         };
         EnvironmentCreate: {
+            /**
+             * @description Default `living`: the clock runs with wall time from creation, moved forward by advance. `frozen`: it moves only on advance, for byte-identical runs.
+             * @enum {string}
+             */
+            clock?: "living" | "frozen";
+            /**
+             * @description Default `strict`: what a twin does not simulate is refused in the provider's own error shape. `lenient`: permissive answers instead, for smoke tests that want any 2xx.
+             * @enum {string}
+             */
+            fidelity?: "strict" | "lenient";
             name: string;
             scenario_id?: string | null;
             ttl_seconds?: number | null;
@@ -1201,8 +1250,8 @@ export interface components {
         };
         EnvironmentTwinCreate: {
             seed_id?: string | null;
-            /** @enum {string} */
-            twin: "stripe" | "github" | "slack" | "openai" | "anthropic" | "linear" | "jira" | "notion" | "twilio" | "sendgrid";
+            /** @description A twin slug, as `GET /twins/catalog` lists it. */
+            twin: string;
         };
         EnvironmentUpdate: {
             name?: string;
@@ -1263,6 +1312,8 @@ export interface components {
             duration_ms: number;
             environment_id: string;
             environment_twin_id: string;
+            /** @description How the twin made the answer (its `Twin-Fidelity` header): `modelled`, `inferred`, `stored` or `unsupported`; null when it did not say (an answer of the gateway's own, or an entry older than the header). */
+            fidelity: ("modelled" | "inferred" | "stored" | "unsupported") | null;
             id: string;
             method: string;
             occurred_at: string;
@@ -1277,6 +1328,8 @@ export interface components {
             duration_ms: number;
             environment_id: string;
             environment_twin_id: string;
+            /** @description How the twin made the answer (its `Twin-Fidelity` header): `modelled`, `inferred`, `stored` or `unsupported`; null when it did not say (an answer of the gateway's own, or an entry older than the header). */
+            fidelity: ("modelled" | "inferred" | "stored" | "unsupported") | null;
             id: string;
             method: string;
             occurred_at: string;
@@ -2123,6 +2176,8 @@ export interface operations {
     listRequestLogs: {
         parameters: {
             query?: {
+                /** @description Only requests the twin answered at this fidelity level, e.g. `unsupported` (among the newest 50,000 requests). */
+                fidelity?: "modelled" | "inferred" | "stored" | "unsupported";
                 page?: number;
                 size?: number;
                 /** @description Only requests answered with this status code (among the newest 50,000 requests). */
@@ -3727,8 +3782,8 @@ export interface operations {
                     name: string;
                     twins: {
                         seed_id?: string | null;
-                        /** @enum {string} */
-                        twin: "stripe" | "github" | "slack" | "openai" | "anthropic" | "linear" | "jira" | "notion" | "twilio" | "sendgrid";
+                        /** @description A twin slug, as `GET /twins/catalog` lists it. */
+                        twin: string;
                     }[];
                 };
             };
@@ -3911,8 +3966,8 @@ export interface operations {
                     name?: string;
                     twins?: {
                         seed_id?: string | null;
-                        /** @enum {string} */
-                        twin: "stripe" | "github" | "slack" | "openai" | "anthropic" | "linear" | "jira" | "notion" | "twilio" | "sendgrid";
+                        /** @description A twin slug, as `GET /twins/catalog` lists it. */
+                        twin: string;
                     }[];
                 };
             };
@@ -4035,8 +4090,8 @@ export interface operations {
                 "application/json": {
                     name: string;
                     prompt: string;
-                    /** @enum {string} */
-                    twin: "stripe" | "github" | "slack" | "openai" | "anthropic" | "linear" | "jira" | "notion" | "twilio" | "sendgrid";
+                    /** @description A twin slug, as `GET /twins/catalog` lists it. */
+                    twin: string;
                 };
             };
         };
@@ -4311,7 +4366,7 @@ export interface operations {
                     assertions?: unknown[];
                     name: string;
                     outcome?: string;
-                    twins: ("stripe" | "github" | "slack" | "openai" | "anthropic" | "linear" | "jira" | "notion" | "twilio" | "sendgrid")[];
+                    twins: string[];
                 };
             };
         };

@@ -2,7 +2,7 @@
 // or a long advance, and gather a twin's URL, key and SDK snippet. One implementation, over the typed client.
 
 import { ok, type Environment, type Schemas, type Seed, type TwinsClient } from './index.js';
-import { sdkSnippet, type SdkSnippet } from './sdk-snippets.js';
+import { genericSdk, renderSdkSnippet, type SdkSnippet } from './sdk-snippets.js';
 
 export interface WaitOptions {
   /** Give up after this long (default 120 s). */
@@ -90,9 +90,11 @@ export interface TwinCredentials {
 export async function twinCredentials(client: TwinsClient, twinId: string): Promise<TwinCredentials> {
   const path = { params: { path: { twin_id: twinId } } };
   const twin = await ok(client.GET('/twins/{twin_id}', path));
-  const { api_key } = await ok(client.POST('/twins/{twin_id}/credential', path));
+  const credential = await ok(client.POST('/twins/{twin_id}/credential', path));
   if (!twin.url) throw new WaitError(`Twin ${twinId} has no URL yet (it is ${twin.state}).`);
-  return { twin_id: twin.id, twin_slug: twin.twin_slug, url: twin.url, api_key, sdk: sdkSnippet(twin.twin_slug, twin.url, api_key) };
+  const entry = await ok(client.GET('/twins/catalog/{twin_slug}', { params: { path: { twin_slug: twin.twin_slug } } }));
+  const sdk = renderSdkSnippet(entry.sdk, twin.url, credential) ?? renderSdkSnippet(genericSdk(twin.twin_slug), twin.url, credential)!;
+  return { twin_id: twin.id, twin_slug: twin.twin_slug, url: twin.url, api_key: credential.api_key, sdk };
 }
 
 export type Advance = Schemas['Advance'];

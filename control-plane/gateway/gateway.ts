@@ -1,4 +1,4 @@
-// The twin gateway: the URL callers use for a twin (decisions §8). Locally one loopback port per
+// The twin gateway: the URL callers use for a twin (docs/decisions.md §8). Locally one loopback port per
 // twin; in a cluster (TWINS_DOMAIN) one listener that routes on the host `<twin id>.<domain>`.
 // It forwards over keep-alive connections (twin-client.ts; to a child-process twin over its local
 // socket, twin-runtime/local-socket.ts), refuses the twin's internal admin paths (/_twin/*),
@@ -16,6 +16,7 @@ import { tunnelUpgrade } from './upgrade.js';
 import { listenDual, type DualListener, type RequestHandler } from '../../twin-runtime/dual-listener.js';
 import { TwinClient, type TwinAnswer } from './twin-client.js';
 import { loopbackHostFor } from '../../twin-runtime/own-host.js';
+import { FIDELITY_HEADER, isFidelityLevel, type FidelityLevel } from '../../twin-runtime/fidelity.js';
 
 /** Where the gateway hands each log row; `done` runs once the row is durable. */
 export interface LogSink {
@@ -454,7 +455,10 @@ export class TwinGateway {
     occurredAt: string,
     req: IncomingMessage,
     requestBody: Buffer | undefined,
-    answered: { statusCode: number; durationMs: number; responseContentType?: string; responseBody?: Buffer } = { statusCode: UNANSWERED, durationMs: 0 },
+    answered: { statusCode: number; durationMs: number; responseContentType?: string; responseBody?: Buffer; fidelity?: FidelityLevel } = {
+      statusCode: UNANSWERED,
+      durationMs: 0,
+    },
   ): CapturedRow {
     return toLogRow({
       organizationId: route.organizationId,
@@ -500,6 +504,8 @@ export class TwinGateway {
     let announcedLength: string | undefined;
     /** Whether the twin answered (a gateway-made answer changed nothing and stands even unlogged). */
     let fromTwin = false;
+    /** How the twin made its answer (its Twin-Fidelity header), for the log. */
+    let fidelity: FidelityLevel | undefined;
     /** The request's entry journaled before it was forwarded (state-changing methods). */
     let opened: CapturedRow | undefined;
     const own = (status: number, detail: string) => {
@@ -530,6 +536,7 @@ export class TwinGateway {
           if (name === 'content-length' && method === 'HEAD') announcedLength = raw[i + 1];
           if (RESPONSE_HOP_BY_HOP.has(name)) continue;
           if (name === 'content-type' && responseContentType === undefined) responseContentType = raw[i + 1];
+          else if (name === FIDELITY_HEADER && isFidelityLevel(raw[i + 1])) fidelity = raw[i + 1] as FidelityLevel;
           headers.push(raw[i]!, raw[i + 1]!);
         }
       }
@@ -537,7 +544,13 @@ export class TwinGateway {
       own(502, 'The twin did not answer; it may be restarting.');
       this.options.onError?.(`gateway forward to twin ${route.twinId} failed`, err);
     }
-    const answered = { statusCode: statusCode!, durationMs: performance.now() - started, responseContentType, responseBody: responseBody! };
+    const answered = {
+      statusCode: statusCode!,
+      durationMs: performance.now() - started,
+      responseContentType,
+      responseBody: responseBody!,
+      fidelity: fromTwin ? fidelity : undefined,
+    };
     const row = opened ? answeredRow(opened, answered) : this.row(route, method, path, queryString, occurredAt, req, requestBody, answered);
     // The answer leaves only once its log entry is committed.
     this.options.writer.write(row, (committed) => {

@@ -9,7 +9,8 @@
 // listed logs). A worker thread has its own event loop, so API work cannot delay a proxied request;
 // scripts/bench/tenant-isolation.ts measures it.
 
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startThread } from '../threads.js';
 import { dirname } from 'node:path';
 import { journalDirFor } from './log-journal.js';
 import type { Logger } from 'pino';
@@ -84,18 +85,6 @@ interface Mirror {
   slot: number;
 }
 
-/**
- * A thread running the module `name` next to this one: the compiled .js, or under tsx (tests,
- * benches) the .ts through tsx's loader, which a worker does not inherit from `--import=tsx`.
- */
-function startThread(name: string, options: ConstructorParameters<typeof Worker>[1]): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL(`./${name}.js`, import.meta.url), options);
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const entry = new URL(`./${name}.ts`, import.meta.url).href;
-  const code = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(code, { ...options, eval: true });
-}
-
 export class GatewayHost implements GatewayControl {
   private worker: Worker | undefined;
   private logWriter: Worker | undefined;
@@ -134,7 +123,7 @@ export class GatewayHost implements GatewayControl {
     const { log: _log, describe: _describe, checkpointMs: _c, logFile: _f, defaultRetentionDays: _d, bodyCapBytes: _b, journalDir: _j, ...rest } = this.options;
     await this.startLogWriter();
     const data: GatewayWorkerData = { ...rest, sharedPort: this.sharedListenerPort ?? rest.sharedPort, journalDir: this.journalDir!, stats: this.shared };
-    const worker = startThread('worker', { workerData: data, name: 'twins-gateway' });
+    const worker = startThread(import.meta.url, 'worker', { workerData: data, name: 'twins-gateway' });
     this.worker = worker;
     await this.whenReady(worker);
     worker.on('error', (err) => this.options.log?.error({ err }, 'gateway thread failed'));
@@ -174,7 +163,7 @@ export class GatewayHost implements GatewayControl {
         stats: this.shared,
       };
       this.logWriterStarts += 1;
-      const writer = startThread('log-writer-worker', { workerData: data, name: 'twins-log-writer' });
+      const writer = startThread(import.meta.url, 'log-writer-worker', { workerData: data, name: 'twins-log-writer' });
       const ready = await this.whenReady(writer);
       // Segment numbers only grow: a restarted writer must not hand out one a live gateway uses.
       if (Atomics.load(this.counters, STAT.nextSegment) < BigInt(ready.nextSegment ?? 1)) {

@@ -170,12 +170,17 @@ const FIELDS = [
   'response_body_truncated',
   'body_bytes',
   'completes',
+  'fidelity',
 ] as const satisfies readonly (keyof CapturedRow)[];
 
 /** Fields a row may leave out (written as null, read back as absent). */
-const OPTIONAL_FIELDS: ReadonlySet<string> = new Set(['body_bytes', 'completes'] satisfies (keyof CapturedRow)[]);
-/** Fields of an entry of the version before `completes` (still read). */
-const FIELDS_BEFORE_COMPLETES = FIELDS.length - 1;
+const OPTIONAL_FIELDS: ReadonlySet<string> = new Set(['body_bytes', 'completes', 'fidelity'] satisfies (keyof CapturedRow)[]);
+
+/**
+ * Field counts of entries written before a field was added at the end (read with the later fields
+ * absent): before `fidelity`, and before `completes`.
+ */
+const EARLIER_FIELD_COUNTS: ReadonlySet<number> = new Set([FIELDS.length - 1, FIELDS.length - 2]);
 
 const bytesOf = (body: string | Buffer | null): Buffer | null => (body === null || Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8'));
 
@@ -250,9 +255,12 @@ export function decodeEntries(bytes: Buffer, length = bytes.length): { rows: Cap
       if (end > length) break;
       try {
         const values = JSON.parse(bytes.toString('utf8', at + ENTRY_HEAD, headersAt)) as unknown[];
-        if (!Array.isArray(values) || (values.length !== FIELDS.length && values.length !== FIELDS_BEFORE_COMPLETES)) throw new Error('not an entry');
+        if (!Array.isArray(values) || (values.length !== FIELDS.length && !EARLIER_FIELD_COUNTS.has(values.length))) throw new Error('not an entry');
         const row = {} as Record<string, unknown>;
-        for (let i = 0; i < values.length; i++) if (values[i] !== null || !OPTIONAL_FIELDS.has(FIELDS[i]!)) row[FIELDS[i]!] = values[i];
+        for (let i = 0; i < FIELDS.length; i++) {
+          const v = i < values.length ? values[i] : null;
+          if (v !== null || !OPTIONAL_FIELDS.has(FIELDS[i]!)) row[FIELDS[i]!] = v;
+        }
         row.request_headers = bytes.toString('utf8', headersAt, bodiesAt);
         rows.push(withBodies(row as unknown as CapturedRow, bytes, bodiesAt, reqLength, resLength));
       } catch {

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { RequestLogInput } from '../store/request-logs.js';
 import type { RedactionRules } from '../../twin-runtime/contract.js';
+import type { FidelityLevel } from '../../twin-runtime/fidelity.js';
 
 export const BODY_CAP_BYTES = 64 * 1024;
 
@@ -155,6 +156,8 @@ export interface RecordedExchange {
   responseContentType?: string;
   responseBody?: Buffer;
   redaction?: CompiledRedaction;
+  /** The twin's Twin-Fidelity header (none: an answer of the gateway's own). */
+  fidelity?: FidelityLevel;
 }
 
 /** A log row as the gateway captures it: the bodies still as the bytes that crossed the wire. */
@@ -189,6 +192,7 @@ export function toLogRow(x: RecordedExchange): CapturedRow {
     response_body: res.bytes,
     response_body_truncated: res.truncated,
     body_bytes: requestBytes + (res.bytes?.length ?? 0),
+    fidelity: x.fidelity ?? null,
   };
 }
 
@@ -196,7 +200,10 @@ export function toLogRow(x: RecordedExchange): CapturedRow {
  * The answer's row for a request logged before it was forwarded (`opened`, UNANSWERED): the same
  * row (id, arrival time, request) with the answer, marked as completing it.
  */
-export function answeredRow(opened: CapturedRow, x: Pick<RecordedExchange, 'statusCode' | 'durationMs' | 'responseContentType' | 'responseBody'>): CapturedRow {
+export function answeredRow(
+  opened: CapturedRow,
+  x: Pick<RecordedExchange, 'statusCode' | 'durationMs' | 'responseContentType' | 'responseBody' | 'fidelity'>,
+): CapturedRow {
   const res = capBody(x.responseBody);
   return {
     ...opened,
@@ -207,5 +214,6 @@ export function answeredRow(opened: CapturedRow, x: Pick<RecordedExchange, 'stat
     response_body_truncated: res.truncated,
     body_bytes: (opened.body_bytes ?? 0) + (res.bytes?.length ?? 0),
     completes: 1,
+    fidelity: x.fidelity ?? null,
   };
 }

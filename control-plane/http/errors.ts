@@ -1,4 +1,4 @@
-// Errors every route throws: each becomes `{"detail": "<sentence>"}` with its status (decisions §1).
+// Errors every route throws: each becomes `{"detail": "<sentence>"}` with its status (docs/decisions.md §1).
 
 export class HttpError extends Error {
   constructor(

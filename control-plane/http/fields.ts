@@ -1,4 +1,4 @@
-// Reusable zod fields that fail the way Pydantic v2 fails (decisions §2), so every area reports
+// Reusable zod fields that fail the way Pydantic v2 fails (docs/decisions.md §2), so every area reports
 // the same 422 entries: uuid_parsing, value_error (email), datetime parsing, int_parsing.
 //
 // Each failure is a zod `custom` issue carrying the Pydantic entry in `params.pydantic`;
@@ -406,6 +406,3 @@ export function intField(opts: { ge?: number; le?: number } = {}) {
 export const organizationRole = z.enum(['admin', 'member']);
 
 /** Aliases with the names the brief gives other areas. */
-export const uuidParam = uuidString;
-export const emailField = emailString;
-export const dateTimeField = dateTimeString;

@@ -16,7 +16,7 @@ export const README_PATH = '/readme';
 const ERROR_REF = { $ref: '#/components/schemas/HTTPError' };
 const VALIDATION_REF = { $ref: '#/components/schemas/HTTPValidationError' };
 
-/** What each status means across the API (decisions §1); a response keeps its own text when it has one. */
+/** What each status means across the API (docs/decisions.md §1); a response keeps its own text when it has one. */
 const STATUS_TEXT: Record<string, string> = {
   '200': 'Successful Response',
   '201': 'Created',
@@ -35,14 +35,15 @@ const STATUS_TEXT: Record<string, string> = {
   '503': 'Not ready',
 };
 
-export function openapiInfo(version: string, areas: readonly (readonly [string, string])[]) {
+/** `twinNames`: the twins this build ships, as the catalog names them (twin-runtime/registry.ts). */
+export function openapiInfo(version: string, areas: readonly (readonly [string, string])[], twinNames: readonly string[]) {
   return {
     openapi: '3.1.0',
     info: {
       title: 'Environment Twin Service API',
       version,
       description:
-        'Isolated, stateful twins of third-party APIs (Stripe, GitHub, Slack) behind a control plane: organizations, ' +
+        `Isolated, stateful twins of third-party APIs (${twinNames.join(', ')}) behind a control plane: organizations, ` +
         'API keys, environments and their twins, request logs, records, seeds, scenarios and tests.\n\n' +
         `Start with the [README](${README_PATH}): it walks from \`make dev\` to reading an SDK call in the request log. ` +
         'Every error other than 422 has the body `{"detail": "<sentence>"}`; 422 has the FastAPI validation body. ' +

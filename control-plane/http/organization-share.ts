@@ -17,7 +17,7 @@ interface Bucket {
   tokens: number;
   /** Milliseconds of the API thread the organization may still use (negative: owed). */
   cost: number;
-  /** performance.now() of the last refill. */
+  /** The clock's reading at the last refill. */
   at: number;
   /** What a request of this organization has cost lately (ms): charged on admission, corrected at its end. */
   averageCost: number;
@@ -40,6 +40,8 @@ export interface ShareOptions {
   costMsPerSecond?: number;
   /** Milliseconds it may use at once after a quiet spell (default: one second's worth). */
   costBurstMs?: number;
+  /** The clock in milliseconds (default performance.now; tests hold it still). */
+  now?: () => number;
 }
 
 export type Admission = { admitted: true; wait?: Promise<void> } | { admitted: false; retryAfterSeconds: number };
@@ -54,8 +56,10 @@ export class OrganizationShare {
   private readonly costRate: number;
   private readonly costBurst: number;
   private readonly costed: boolean;
+  private readonly now: () => number;
 
   constructor(private readonly o: ShareOptions) {
+    this.now = o.now ?? (() => performance.now());
     this.costed = o.costMsPerSecond !== undefined;
     this.costRate = o.costMsPerSecond ?? Number.POSITIVE_INFINITY;
     this.costBurst = o.costBurstMs ?? this.costRate;
@@ -66,7 +70,7 @@ export class OrganizationShare {
    * request is finished (`finish`) once it has ended, whatever its outcome.
    */
   admit(org: string): Admission {
-    const now = performance.now();
+    const now = this.now();
     let b = this.buckets.get(org);
     if (!b) {
       if (this.buckets.size >= 4096) this.forgetIdle(now);
@@ -154,7 +158,7 @@ export class OrganizationShare {
    * (a request token, thread time, its first request's end) on a timer; finish() pumps too.
    */
   private pump(org: string, b: Bucket): void {
-    const now = performance.now();
+    const now = this.now();
     this.refill(b, now);
     while (b.waiting.length > 0 && this.mayStart(b, now)) {
       this.start(b);
@@ -168,7 +172,7 @@ export class OrganizationShare {
       () => {
         b.timer = undefined;
         this.pump(org, b);
-        if (b.waiting.length === 0 && b.running === 0 && this.full(b, performance.now())) this.buckets.delete(org);
+        if (b.waiting.length === 0 && b.running === 0 && this.full(b, this.now())) this.buckets.delete(org);
       },
       Math.max(1, forTokens, forCost, forFirst),
     );

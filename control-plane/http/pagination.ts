@@ -1,4 +1,4 @@
-// The one pagination helper for every paged list (decisions §3): page ≥ 1 (default 1),
+// The one pagination helper for every paged list (docs/decisions.md §3): page ≥ 1 (default 1),
 // size 1..100 (default 50), pages = ceil(total / size), 0 when total is 0.
 
 import { z } from 'zod';

@@ -1,5 +1,5 @@
 // The 422 contract: every schema failure (body, query, path) becomes the Pydantic v2 / FastAPI body
-// of decisions §2. One mapping, used by every route through the app's validator compiler.
+// of docs/decisions.md §2. One mapping, used by every route through the app's validator compiler.
 
 import type { FastifySchemaCompiler } from 'fastify';
 import type { z } from 'zod';
@@ -75,6 +75,10 @@ export function toEntry(issue: z.core.$ZodIssue, location: string, root: unknown
         const r = parseEmailInput(input);
         const reason = 'reason' in r ? r.reason : 'The email address is not valid.';
         return { type: 'value_error', loc, msg: `value is not a valid email address: ${reason}`, input, ctx: { reason } };
+      }
+      if (typeof input === 'string' && issue.format === 'regex' && 'pattern' in issue) {
+        const pattern = String(issue.pattern);
+        return { type: 'string_pattern_mismatch', loc, msg: `String should match pattern '${pattern}'`, input, ctx: { pattern } };
       }
       if (typeof input === 'string' && issue.format === 'datetime') {
         const r = parseDateTimeInput(input);

@@ -7,11 +7,16 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { ok, type TwinSlug, type TwinsClient } from '../client/index.js';
 import { advanceTwin, twinCredentials, waitForEnvironment, waitForSeed, type WaitOptions } from '../client/workflows.js';
-import { catalogTwinSchema, environmentSchema, requestLogSchema, twinRecordSchema } from '../orchestration/schemas.js';
+import { catalogTwinSchema, ENVIRONMENT_FIDELITIES, environmentSchema, requestLogSchema, twinRecordSchema } from '../orchestration/schemas.js';
+import { FIDELITY_LEVELS } from '../../twin-runtime/fidelity.js';
+import { CLOCK_MODES } from '../../twin-runtime/clock.js';
 import { packageVersion } from '../package-info.js';
 
-export const MCP_INSTRUCTIONS = `Twins runs isolated, stateful copies ("twins") of third-party APIs (Stripe, GitHub, Slack) that their official SDKs talk to unchanged.
+/** What the server tells a client about itself, naming the twins the deployment runs (its catalog). */
+export function mcpInstructions(twinNames: readonly string[]): string {
+  return `Twins runs isolated, stateful copies ("twins") of third-party APIs (${twinNames.join(', ')}) that their official SDKs talk to unchanged.
 The loop: create_environment with the twins you need (it waits until they are ready) → get_twin_credentials for a twin's URL, key and SDK snippet → point the SDK at it and make calls → list_request_logs to see every request the twin served → list_records / get_record / replace_record to read or set its state → advance_time to run lifecycle events (renewals, expiries) → create_test + run_test_attempt to check an outcome against the traffic → delete_environment when done.`;
+}
 
 const id = (what: string) => z.string().min(1).describe(what);
 const environmentId = id('environment id (from create_environment or list_environments)');
@@ -49,8 +54,8 @@ function progressOf(
   };
 }
 
-export function createMcpServer(client: () => TwinsClient | Promise<TwinsClient>): McpServer {
-  const server = new McpServer({ name: 'twins', title: 'Twins', version: packageVersion() }, { instructions: MCP_INSTRUCTIONS });
+export function createMcpServer(client: () => TwinsClient | Promise<TwinsClient>, instructions: string): McpServer {
+  const server = new McpServer({ name: 'twins', title: 'Twins', version: packageVersion() }, { instructions });
   const api = async () => client();
 
   server.registerTool(
@@ -76,6 +81,16 @@ export function createMcpServer(client: () => TwinsClient | Promise<TwinsClient>
         twins: z.array(z.string().min(1)).min(1).describe('twin slugs, e.g. ["stripe"]'),
         seed_ids: z.record(z.string(), z.string()).optional().describe('optional seed id per slug, e.g. {"stripe": "<seed id>"}'),
         ttl_seconds: z.number().int().min(1).optional().describe("lifetime in seconds (capped by the plan's)"),
+        fidelity: z
+          .enum(ENVIRONMENT_FIDELITIES)
+          .optional()
+          .describe("strict (default): what a twin does not simulate is refused in the provider's error shape; lenient: permissive answers instead"),
+        clock: z
+          .enum(CLOCK_MODES)
+          .optional()
+          .describe(
+            'living (default): the clock runs with wall time, moved forward by advance_time; frozen: it moves only on advance_time (byte-identical runs)',
+          ),
         wait_seconds: waitSeconds,
       },
       outputSchema: { environment: environmentSchema },
@@ -83,7 +98,17 @@ export function createMcpServer(client: () => TwinsClient | Promise<TwinsClient>
     async (args, extra) => {
       const c = await api();
       const twins = args.twins.map((twin) => ({ twin: twin as TwinSlug, ...(args.seed_ids?.[twin] ? { seed_id: args.seed_ids[twin] } : {}) }));
-      const created = await ok(c.POST('/environments', { body: { name: args.name, twins, ...(args.ttl_seconds ? { ttl_seconds: args.ttl_seconds } : {}) } }));
+      const created = await ok(
+        c.POST('/environments', {
+          body: {
+            name: args.name,
+            twins,
+            ...(args.ttl_seconds ? { ttl_seconds: args.ttl_seconds } : {}),
+            ...(args.fidelity ? { fidelity: args.fidelity } : {}),
+            ...(args.clock ? { clock: args.clock } : {}),
+          },
+        }),
+      );
       const environment = await waitForEnvironment(c, created.id, progressOf(extra, args.wait_seconds)).catch((e: Error) => {
         throw new Error(`Environment ${created.id} was created but is not ready: ${e.message}`);
       });
@@ -155,7 +180,7 @@ export function createMcpServer(client: () => TwinsClient | Promise<TwinsClient>
         twin_slug: z.string(),
         url: z.string(),
         api_key: z.string(),
-        sdk: z.object({ package: z.string(), language: z.string(), code: z.string(), env: z.record(z.string(), z.string()) }),
+        sdk: z.object({ package: z.string(), language: z.string(), install: z.string(), code: z.string(), env: z.record(z.string(), z.string()) }),
       },
       annotations: { readOnlyHint: true },
     },
@@ -166,11 +191,18 @@ export function createMcpServer(client: () => TwinsClient | Promise<TwinsClient>
     'list_request_logs',
     {
       title: 'List request logs',
-      description: "Every request the environment's twins served, newest first (paged); narrow by twin or status code.",
+      description:
+        "Every request the environment's twins served, newest first (paged), each with the fidelity level the twin answered at; narrow by twin, status code or fidelity.",
       inputSchema: {
         environment_id: environmentId,
         twin_id: twinId.optional(),
         status_code: z.number().int().min(100).max(599).optional().describe('only requests answered with this status'),
+        fidelity: z
+          .enum(FIDELITY_LEVELS)
+          .optional()
+          .describe(
+            'only requests the twin answered at this level: modelled, inferred, stored or unsupported (e.g. unsupported: what the twin refused to simulate)',
+          ),
         ...paging,
       },
       outputSchema: page(requestLogSchema),

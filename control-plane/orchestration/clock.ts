@@ -1,11 +1,59 @@
-// One environment clock shared by its twins (decisions §8), kept equal to every twin's clock:
+// One environment clock shared by its twins (docs/decisions.md §8, §15), kept equal to every twin's clock:
 // moves of one environment's clock run one at a time (ClockLocks), and alignClocks brings the
-// environment and all its running twins to the same instant after anything that could split them
+// environment and all its running twins to the same place after anything that could split them
 // (an advance that failed half-way, a twin that restarted ahead of the environment).
+//
+// A frozen clock stands at its instant (`clock`) until an advance. A living one read `clock` at
+// wall time `clock_wall` and runs on with wall time: what it is at is its offset from wall time,
+// the same in the control plane and in every twin (each twin keeps it in its file), and every
+// move sends the twins the instant together with the wall time it holds at (`wall`), so all of
+// them run at exactly the same offset.
 
 import type { Logger } from 'pino';
-import type { EnvironmentStore } from '../store/environments.js';
-import type { TwinAdminClient } from './twin-admin.js';
+import type { EnvironmentRow, EnvironmentStore } from '../store/environments.js';
+import type { TwinAdminClient, TwinClockReading } from './twin-admin.js';
+
+export type StoredClock = Pick<EnvironmentRow, 'clock' | 'clock_mode' | 'clock_wall'>;
+
+/** The environment clock's instant (ms) at wall time `wallMs`. */
+export function clockAt(env: StoredClock, wallMs = Date.now()): number {
+  const clock = Date.parse(env.clock);
+  if (env.clock_mode !== 'living' || !env.clock_wall) return clock;
+  return clock + (wallMs - Date.parse(env.clock_wall));
+}
+
+/** The environment clock's instant now, as the API shows it. */
+export function clockNow(env: StoredClock): string {
+  return new Date(clockAt(env)).toISOString();
+}
+
+/** The columns that make the clock read `instantMs` at wall time `wallMs`. */
+export function clockColumns(mode: EnvironmentRow['clock_mode'], instantMs: number, wallMs: number): Pick<EnvironmentRow, 'clock' | 'clock_wall'> {
+  return { clock: new Date(instantMs).toISOString(), clock_wall: mode === 'living' ? new Date(wallMs).toISOString() : null };
+}
+
+/**
+ * Where a clock stands, comparable between clocks of one environment: a frozen clock's instant, a
+ * living clock's offset from wall time.
+ */
+export function clockPosition(mode: EnvironmentRow['clock_mode'], instantMs: number, wallMs: number): number {
+  return mode === 'living' ? instantMs - wallMs : instantMs;
+}
+
+/** The environment's position (clockPosition). */
+export function environmentPosition(env: StoredClock): number {
+  return env.clock_mode === 'living' && env.clock_wall ? Date.parse(env.clock) - Date.parse(env.clock_wall) : Date.parse(env.clock);
+}
+
+/** A twin's position from its health (a twin that does not say its wall time is read as of now). */
+export function twinPosition(mode: EnvironmentRow['clock_mode'], reading: TwinClockReading): number {
+  return clockPosition(mode, Date.parse(reading.clock), reading.wall ? Date.parse(reading.wall) : Date.now());
+}
+
+/** The instant a position reads at wall time `wallMs`. */
+export function instantOf(mode: EnvironmentRow['clock_mode'], position: number, wallMs: number): number {
+  return mode === 'living' ? wallMs + position : position;
+}
 
 /** Per-key serialisation of async work. */
 export class ClockLocks {
@@ -25,28 +73,33 @@ export class ClockLocks {
 
 /**
  * Bring the environment clock and every ready twin's clock to the latest of them (nothing moves
- * back), and return that instant. Call inside the environment's clock lock.
+ * back), and return the instant it reads now. Call inside the environment's clock lock.
  */
 export async function alignClocks(store: EnvironmentStore, admin: TwinAdminClient, environmentId: string, log?: Logger): Promise<string> {
   const env = store.environmentById(environmentId);
   if (!env) throw new Error(`Environment ${environmentId} is gone.`);
+  const mode = env.clock_mode;
   const ready = store.twinsOf(environmentId).filter((t) => t.state === 'ready' && t.address);
-  const clocks = new Map<string, number>();
+  const positions = new Map<string, number>();
   for (const t of ready) {
     try {
-      clocks.set(t.id, Date.parse((await admin.health(t.address!, t.admin_secret)).clock));
+      positions.set(t.id, twinPosition(mode, await admin.health(t.address!, t.admin_secret)));
     } catch (err) {
       log?.warn({ err: (err as Error).message, twinId: t.id }, 'twin clock unreadable while aligning clocks');
     }
   }
-  const target = Math.max(Date.parse(env.clock), ...clocks.values());
+  const own = environmentPosition(env);
+  const target = Math.max(own, ...positions.values());
+  const wall = Date.now();
+  const instant = instantOf(mode, target, wall);
   for (const t of ready) {
-    const at = clocks.get(t.id);
+    const at = positions.get(t.id);
     if (at === undefined || at >= target) continue;
-    const out = await admin.advanceAndWait(t.address!, t.admin_secret, new Date(target)).catch((e: Error) => ({ ok: false as const, detail: e.message }));
+    const out = await admin
+      .advanceAndWait(t.address!, t.admin_secret, new Date(instant), mode === 'living' ? new Date(wall) : undefined)
+      .catch((e: Error) => ({ ok: false as const, detail: e.message }));
     if (!out.ok) log?.warn({ twinId: t.id, detail: out.detail }, 'twin could not catch up with the environment clock');
   }
-  const iso = new Date(target).toISOString();
-  if (iso !== env.clock) store.updateEnvironment(environmentId, { clock: iso });
-  return iso;
+  if (target !== own) store.updateEnvironment(environmentId, clockColumns(mode, instant, wall));
+  return new Date(instant).toISOString();
 }

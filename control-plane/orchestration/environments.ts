@@ -17,7 +17,7 @@ import { isTwinSlug, loadTwin } from '../../twin-runtime/registry.js';
 import { DELIVERY_RESOURCE } from '../../twin-runtime/deliveries.js';
 import type { Reconciler } from './reconciler.js';
 import { TwinAdminError, type TwinAdminClient } from './twin-admin.js';
-import { alignClocks } from './clock.js';
+import { alignClocks, clockAt, clockColumns, clockNow, clockPosition, twinPosition } from './clock.js';
 import { expiresAt, planLimitsFor } from './plan-limits.js';
 import { billingRefusal } from '../billing/standing.js';
 import { resolveScenario, resolveSeedFile } from './starting-points.js';
@@ -42,7 +42,11 @@ export interface EnvironmentView {
   scenario_id: string | null;
   sandbox_id: string;
   twins: TwinView[];
+  /** The environment clock's instant now (a living clock runs with wall time between advances). */
   clock: string;
+  /** How the clock moves: `living` (with wall time, plus every advance) or `frozen` (only on advance). */
+  clock_mode: 'living' | 'frozen';
+  fidelity: 'strict' | 'lenient';
   created_at: string;
   expires_at: string | null;
 }
@@ -93,6 +97,10 @@ export interface CreateEnvironmentInput {
   twins?: TwinRequestInput[];
   scenario_id?: string | null;
   ttl_seconds?: number | null;
+  /** Default strict (decisions §15). */
+  fidelity?: 'strict' | 'lenient';
+  /** How the clock moves; default living (decisions §15). */
+  clock?: 'living' | 'frozen';
 }
 
 export interface EnvironmentServiceOptions {
@@ -175,7 +183,9 @@ export class EnvironmentService {
       scenario_id: env.scenario_id,
       sandbox_id: env.sandbox_id,
       twins: this.store.twinsOf(env.id).map(twinView),
-      clock: env.clock,
+      clock: clockNow(env),
+      clock_mode: env.clock_mode,
+      fidelity: env.fidelity,
       created_at: env.created_at,
       expires_at: env.expires_at,
     };
@@ -320,7 +330,10 @@ export class EnvironmentService {
           name: input.name,
           status: 'provisioning',
           scenario_id: input.scenario_id ?? null,
-          clock,
+          fidelity: input.fidelity ?? 'strict',
+          clock_mode: input.clock ?? 'living',
+          // A living clock reads its start at the creation instant and runs on from there.
+          ...clockColumns(input.clock ?? 'living', Date.parse(clock), now.getTime()),
           clock_start: clock,
           ttl_seconds: input.ttl_seconds ?? null,
           created_at: createdAt,
@@ -397,8 +410,12 @@ export class EnvironmentService {
       throw conflict(`Twin ${notRunning[0]!.id} is ${notRunning[0]!.state}; reset when every twin of the environment is ready.`);
     }
     await this.o.reconciler.clockLocks.run(env.id, async () => {
-      await Promise.all(twins.map((t) => this.adminCall(() => this.o.admin.reset(t.address!, t.admin_secret))));
-      this.store.updateEnvironment(env.id, { clock: env.clock_start });
+      // A living clock reads its start now and runs on from there, in every twin at the same offset.
+      const wall = new Date();
+      await Promise.all(twins.map((t) => this.adminCall(() => this.o.admin.reset(t.address!, t.admin_secret, wall))));
+      this.store.updateEnvironment(env.id, clockColumns(env.clock_mode, Date.parse(env.clock_start), wall.getTime()));
+      // A twin whose seed starts earlier than the environment catches up, as when it first started.
+      await alignClocks(this.store, this.o.admin, env.id, this.o.log);
     });
     return this.view(this.store.environmentById(env.id)!);
   }
@@ -423,26 +440,29 @@ export class EnvironmentService {
     const env = this.environment(orgId, environmentId);
     if (env.status === 'expired') throw conflict(`Environment ${environmentId} has expired; its twins are stopped.`);
     this.refuseWhileAdvancing(env.id);
-    const clock = Date.parse(env.clock);
-    const to = at ?? new Date(Math.max(Date.now(), clock));
+    // The instant `to` holds at this wall time: a living clock runs on from there once it is reached.
+    const wall = Date.now();
+    const clock = clockAt(env, wall);
+    const from = new Date(clock).toISOString();
+    const to = at ?? new Date(Math.max(wall, clock));
     if (to.getTime() < clock) {
-      throw conflict(`The environment clock is at ${env.clock}; it cannot move back to ${to.toISOString()}.`);
+      throw conflict(`The environment clock is at ${from}; it cannot move back to ${to.toISOString()}.`);
     }
     const row: AdvanceRow = {
       id: randomUUID(),
       organization_id: orgId,
       environment_id: env.id,
       status: 'running',
-      from_clock: env.clock,
+      from_clock: from,
       to_clock: to.toISOString(),
-      clock: env.clock,
+      clock: from,
       failure: null,
       created_at: new Date().toISOString(),
       completed_at: null,
     };
     this.advances.insert(row);
     // A job: behind this organization's other heavy work, never in front of another organization's.
-    const done = this.jobs.run(env.organization_id, 'advance', () => this.runAdvance(row, to));
+    const done = this.jobs.run(env.organization_id, 'advance', () => this.runAdvance(row, to, wall));
     this.runningAdvances.set(env.id, { id: row.id, done });
     void done.finally(() => {
       if (this.runningAdvances.get(env.id)?.id === row.id) this.runningAdvances.delete(env.id);
@@ -471,20 +491,25 @@ export class EnvironmentService {
       this.advances.finish(
         row.id,
         'failed',
-        this.store.environmentById(row.environment_id)?.clock ?? row.clock,
+        ((env) => (env ? clockNow(env) : row.clock))(this.store.environmentById(row.environment_id)),
         'The control plane restarted during the advance.',
       );
     }
   }
 
-  /** The job: each ready twin in turn, followed to its end; on failure every clock is aligned. */
-  private async runAdvance(row: AdvanceRow, to: Date): Promise<void> {
+  /**
+   * The job: each ready twin in turn, followed to its end; on failure every clock is aligned. `to`
+   * holds at wall time `wallMs` (a living clock runs on from there).
+   */
+  private async runAdvance(row: AdvanceRow, to: Date, wallMs: number): Promise<void> {
     await this.o.reconciler.clockLocks.run(row.environment_id, async () => {
+      const mode = this.store.environmentById(row.environment_id)!.clock_mode;
+      const wall = mode === 'living' ? new Date(wallMs) : undefined;
       let failure: string | undefined;
       for (const t of this.store.twinsOf(row.environment_id)) {
         if (t.state !== 'ready' || !t.address) continue; // caught up by the reconciler when it starts again
         try {
-          const out = await this.o.admin.advanceAndWait(t.address, t.admin_secret, to);
+          const out = await this.o.admin.advanceAndWait(t.address, t.admin_secret, to, wall);
           if (!out.ok) {
             failure = `${out.status === 409 ? 'Refused: ' : ''}The ${t.twin_slug} twin ${t.id} could not advance: ${out.detail}`;
             break;
@@ -497,17 +522,18 @@ export class EnvironmentService {
       }
       if (failure === undefined) {
         // Twins that became ready while the others advanced (none lag once this returns).
+        const target = clockPosition(mode, to.getTime(), wallMs);
         for (const t of this.store.twinsOf(row.environment_id)) {
           if (t.state !== 'ready' || !t.address) continue;
           const health = await this.o.admin.health(t.address, t.admin_secret).catch(() => undefined);
-          if (health && Date.parse(health.clock) < to.getTime()) await this.o.admin.advanceAndWait(t.address, t.admin_secret, to).catch(() => undefined);
+          if (health && twinPosition(mode, health) < target) await this.o.admin.advanceAndWait(t.address, t.admin_secret, to, wall).catch(() => undefined);
         }
-        this.store.updateEnvironment(row.environment_id, { clock: to.toISOString() });
+        this.store.updateEnvironment(row.environment_id, clockColumns(mode, to.getTime(), wallMs));
         this.advances.finish(row.id, 'succeeded', to.toISOString(), null);
         return;
       }
-      const clock = await alignClocks(this.store, this.o.admin, row.environment_id, this.o.log).catch(
-        () => this.store.environmentById(row.environment_id)!.clock,
+      const clock = await alignClocks(this.store, this.o.admin, row.environment_id, this.o.log).catch(() =>
+        clockNow(this.store.environmentById(row.environment_id)!),
       );
       this.advances.finish(row.id, 'failed', clock, failure);
     });
@@ -517,7 +543,7 @@ export class EnvironmentService {
     const twin = this.twin(orgId, twinId);
     const running = this.requireRunning(twin);
     const cred = await this.adminCall(() => this.o.admin.credential(running.address, running.admin_secret));
-    // The provider's other credential halves (decisions §10) pass through as string fields.
+    // The provider's other credential halves (docs/decisions.md §10) pass through as string fields.
     const extras = Object.fromEntries(Object.entries(cred).filter(([k, v]) => k !== 'api_key' && typeof v === 'string'));
     return { ...extras, api_key: cred.api_key };
   }

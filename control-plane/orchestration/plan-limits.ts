@@ -1,4 +1,4 @@
-// The plan limits environments obey (decisions §9), read from the organization's plan through the
+// The plan limits environments obey (docs/decisions.md §9), read from the organization's plan through the
 // billing component's plan table.
 
 import type { Db } from '../store/database.js';
@@ -18,7 +18,7 @@ export function planLimitsFor(db: Db, orgId: string): PlanLimits {
   return { plan: plan.name, maxEnvironmentSeconds: plan.maxEnvironmentSeconds, maxParallelTwins: plan.maxParallelTwins };
 }
 
-/** expires_at = created + min(ttl, plan max); null when both are unlimited (decisions §7). */
+/** expires_at = created + min(ttl, plan max); null when both are unlimited (docs/decisions.md §7). */
 export function expiresAt(createdAt: Date, ttlSeconds: number | null, limits: PlanLimits): string | null {
   const bounds = [ttlSeconds, limits.maxEnvironmentSeconds].filter((n): n is number => n !== null && n !== undefined);
   if (bounds.length === 0) return null;

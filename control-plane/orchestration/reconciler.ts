@@ -1,13 +1,13 @@
 // The reconciler: level-triggered. On every tick, every driver event and every API change it
 // compares each twin's desired state with what the driver observes and moves it one step
-// (decisions §7): start → credential → gateway target → ready; crash → starting again (records
+// (docs/decisions.md §7): start → credential → gateway target → ready; crash → starting again (records
 // kept, new key); stop or removal → stopping → stopped (data removed with the twin). It also
 // expires environments past `expires_at` and derives each environment's status from its twins.
 
 import type { Logger } from 'pino';
 import type { TwinDriver, TwinWorkloadSpec, WorkloadStatus } from './drivers/driver.js';
 import type { GatewayControl } from '../gateway/host.js';
-import { alignClocks, ClockLocks } from './clock.js';
+import { alignClocks, clockAt, ClockLocks, environmentPosition, instantOf, twinPosition } from './clock.js';
 import type { EnvironmentRow, EnvironmentStatus, EnvironmentStore, EnvironmentTwinRow } from '../store/environments.js';
 import type { TwinAdminClient } from './twin-admin.js';
 
@@ -61,7 +61,7 @@ export function workloadLabels(row: Pick<EnvironmentTwinRow, 'id' | 'environment
   };
 }
 
-/** Environment status from its twins (decisions §7); expired and deleted are set elsewhere. */
+/** Environment status from its twins (docs/decisions.md §7); expired and deleted are set elsewhere. */
 export function deriveStatus(twins: EnvironmentTwinRow[]): EnvironmentStatus {
   if (twins.length > 0 && twins.every((t) => t.desired_state === 'stopped')) {
     return twins.every((t) => t.state === 'stopped') ? 'stopped' : 'stopping';
@@ -297,6 +297,7 @@ export class Reconciler {
   }
 
   private spec(row: EnvironmentTwinRow, env: EnvironmentRow, publicUrl: string): TwinWorkloadSpec {
+    const wall = Date.now();
     return {
       twinId: row.id,
       environmentId: row.environment_id,
@@ -305,7 +306,13 @@ export class Reconciler {
       image: this.options.image,
       dataFile: row.data_file,
       seedFile: row.seed_file ?? undefined,
-      clockStart: new Date(env.clock),
+      // A new twin's reset goes back to the environment's start; its clock starts where the
+      // environment's stands now (a seeded twin at its seed's, caught up in bringUp).
+      clockStart: new Date(env.clock_start),
+      clockNow: new Date(clockAt(env, wall)),
+      clockWall: env.clock_mode === 'living' ? new Date(wall) : undefined,
+      clockMode: env.clock_mode,
+      fidelity: env.fidelity,
       adminSecret: row.admin_secret,
       publicUrl,
       labels: workloadLabels(row),
@@ -339,12 +346,16 @@ export class Reconciler {
       // environment and its other twins up to it once it is ready.
       const ahead = await this.clockLocks.run(row.environment_id, async () => {
         const current = this.store.environmentById(row.environment_id) ?? env;
-        const twinClock = Date.parse(health.clock);
-        if (twinClock < Date.parse(current.clock)) {
-          const out = await this.admin.advanceAndWait(address, row.admin_secret, new Date(current.clock));
+        const mode = current.clock_mode;
+        const twinAt = twinPosition(mode, health);
+        const envAt = environmentPosition(current);
+        if (twinAt < envAt) {
+          const wall = Date.now();
+          const to = new Date(instantOf(mode, envAt, wall));
+          const out = await this.admin.advanceAndWait(address, row.admin_secret, to, mode === 'living' ? new Date(wall) : undefined);
           if (!out.ok) throw new Error(`The twin could not catch up with the environment clock: ${out.detail}`);
         }
-        return twinClock > Date.parse(current.clock);
+        return twinAt > envAt;
       });
       this.gateway.setTarget(row.id, address);
       this.store.updateTwin(row.id, { state: 'ready', address, api_key, ready_at: new Date().toISOString(), failure: null });

@@ -1,11 +1,29 @@
-// HTTP shapes of the environments, twins, catalog and sandboxes areas (decisions §5, §6).
+// HTTP shapes of the environments, twins, catalog and sandboxes areas (docs/decisions.md §5, §6).
 
 import { z } from 'zod';
-import { TWIN_SLUGS } from '../../twin-runtime/registry.js';
+import { isTwinSlug, TWIN_SLUGS } from '../../twin-runtime/registry.js';
+import { FIDELITY_LEVELS } from '../../twin-runtime/fidelity.js';
 import { parseUuid, uuidString } from '../http/fields.js';
+import { CLOCK_MODES } from '../../twin-runtime/clock.js';
+
+/** An environment's fidelity (decisions §15). */
+export const ENVIRONMENT_FIDELITIES = ['strict', 'lenient'] as const;
 
 /** Every id in a path: any form Pydantic accepts (braced, urn:uuid:, upper case, no hyphens), normalised. */
 export const idParam = uuidString();
+
+/**
+ * A twin's slug, checked against the twins this build ships (a 422 lists them, as an enum's does).
+ * The document says `string`: the set is found at start (twin-runtime/registry.ts), so a new twin
+ * changes no generated client.
+ */
+export const twinSlug = () =>
+  z
+    .string()
+    .superRefine((value, ctx) => {
+      if (!isTwinSlug(value)) ctx.addIssue({ code: 'invalid_value', values: [...TWIN_SLUGS], input: value });
+    })
+    .meta({ description: 'A twin slug, as `GET /twins/catalog` lists it.' });
 
 export const twinSchema = z
   .object({
@@ -34,7 +52,16 @@ export const environmentSchema = z
     scenario_id: z.string().nullable(),
     sandbox_id: z.string(),
     twins: z.array(twinSchema),
-    clock: z.string(),
+    clock: z
+      .string()
+      .meta({ format: 'date-time' })
+      .describe("The environment clock's instant now: a `living` clock runs with wall time between advances, a `frozen` one stands still."),
+    clock_mode: z
+      .enum(CLOCK_MODES)
+      .describe('How the clock moves: `living` runs with wall time from creation plus every advance; `frozen` moves only on advance (byte-identical runs).'),
+    fidelity: z
+      .enum(ENVIRONMENT_FIDELITIES)
+      .describe("`strict`: an operation a twin does not simulate is refused in the provider's error shape; `lenient`: permissive answers instead."),
     created_at: z.string(),
     expires_at: z.string().nullable(),
   })
@@ -69,6 +96,12 @@ export const requestLogSchema = z
       ),
     duration_ms: z.number().int(),
     occurred_at: z.string(),
+    fidelity: z
+      .enum(FIDELITY_LEVELS)
+      .nullable()
+      .describe(
+        "How the twin made the answer (its `Twin-Fidelity` header): `modelled`, `inferred`, `stored` or `unsupported`; null when it did not say (an answer of the gateway's own, or an entry older than the header).",
+      ),
   })
   .meta({ id: 'RequestLog' });
 
@@ -86,6 +119,23 @@ export const catalogTwinSchema = z
     name: z.string(),
     description: z.string(),
     version: z.string(),
+    sdk: z
+      .object({
+        snippets: z.array(
+          z.object({
+            language: z.string().describe('`JavaScript`'),
+            package: z.string().describe("The provider's official SDK package."),
+            code: z
+              .string()
+              .describe(
+                'Code with `{{name}}` placeholders, each a string literal of the language: `{{url}}` (the twin URL without a trailing slash; `{{url:/suffix}}` with a suffix), `{{host}}`, `{{protocol}}`, `{{api_key}}` and the other fields of the twin credential; `{{port}}` a bare number.',
+              ),
+          }),
+        ),
+        env: z.record(z.string(), z.string()).describe('Shell variables the SDKs read, with the same placeholders (unquoted).'),
+      })
+      .nullable()
+      .describe("How the provider's official SDKs are pointed at a twin of this kind; null when the twin names none."),
   })
   .meta({ id: 'CatalogTwin' });
 
@@ -94,8 +144,13 @@ export const coverageRowSchema = z
     method: z.string(),
     path: z.string(),
     operation_id: z.string(),
-    status: z.enum(['modelled', 'generic', 'not_served']),
-    reason: z.string().optional(),
+    level: z
+      .enum(FIDELITY_LEVELS)
+      .describe(
+        "`modelled` (hand-written behaviour), `inferred` (the generic engine applies what the spec makes safe), `stored` (plain record keeping) or `unsupported` (refused in the provider's own error envelope).",
+      ),
+    status: z.enum(FIDELITY_LEVELS).describe('The old name of `level`, kept for one release.'),
+    reason: z.string().optional().describe('Why the operation is unsupported, or what the engine infers for it.'),
   })
   .meta({ id: 'CoverageRow' });
 
@@ -113,7 +168,7 @@ const reference = () =>
 
 export const twinRequestBody = z
   .object({
-    twin: z.enum(TWIN_SLUGS),
+    twin: twinSlug(),
     seed_id: reference().nullish(),
   })
   .meta({ id: 'EnvironmentTwinCreate' });
@@ -126,6 +181,18 @@ export const createEnvironmentBody = z
     twins: z.array(twinRequestBody).optional(),
     scenario_id: reference().nullish(),
     ttl_seconds: ttlSeconds,
+    fidelity: z
+      .enum(ENVIRONMENT_FIDELITIES)
+      .optional()
+      .describe(
+        "Default `strict`: what a twin does not simulate is refused in the provider's own error shape. `lenient`: permissive answers instead, for smoke tests that want any 2xx.",
+      ),
+    clock: z
+      .enum(CLOCK_MODES)
+      .optional()
+      .describe(
+        'Default `living`: the clock runs with wall time from creation, moved forward by advance. `frozen`: it moves only on advance, for byte-identical runs.',
+      ),
   })
   .refine((b) => (b.twins?.length ?? 0) > 0 || !!b.scenario_id, {
     message: 'Give the twins to run (at least one) or a scenario_id',
@@ -157,5 +224,3 @@ export const advanceSchema = z
   .meta({ id: 'Advance', description: 'A long advance of an environment clock, followed until it ends.' });
 
 export const putRecordBody = z.object({ fields: z.record(z.string(), z.unknown()) }).meta({ id: 'TwinRecordReplace' });
-
-export const detailSchema = z.object({ detail: z.string() });

@@ -32,6 +32,13 @@ export interface AdvanceJob {
   error: string | null;
 }
 
+/** A twin's clock as its health reports it: the instant, and the twin's wall time when it was read (a living clock's offset is the difference). */
+export interface TwinClockReading {
+  clock: string;
+  clock_mode?: 'living' | 'frozen';
+  wall?: string;
+}
+
 export type AdvanceOutcome = { ok: true; clock: string } | { ok: false; status: number; detail: string; clock?: string };
 
 /** How long the control plane lets a twin's advance answer before following it as a job. */
@@ -98,18 +105,20 @@ export class TwinAdminClient {
     address: string,
     secret: string,
     deadlineMs?: number,
-  ): Promise<{ status: string; clock: string; version: string; storage_version: number; prototype_intact: boolean }> {
+  ): Promise<TwinClockReading & { status: string; version: string; storage_version: number; fidelity?: 'strict' | 'lenient'; prototype_intact: boolean }> {
     return this.expect(200, address, secret, 'GET', '/_twin/health', undefined, deadlineMs);
   }
 
   /**
    * Move the twin's clock to `to`, running every lifecycle event due, and wait for it: a long
    * advance answers 202 and is followed until it ends. A refusal (clock later, lifecycle error) is
-   * an outcome, not an exception; an unreachable twin throws.
+   * an outcome, not an exception; an unreachable twin throws. `wall`: the wall time at which `to`
+   * holds, for a living clock (it runs on from there).
    */
-  async advanceAndWait(address: string, secret: string, to: Date): Promise<AdvanceOutcome> {
+  async advanceAndWait(address: string, secret: string, to: Date, wall?: Date): Promise<AdvanceOutcome> {
     const first = await this.call<{ clock?: string; detail?: string; job?: AdvanceJob }>(address, secret, 'POST', '/_twin/advance', {
       to: to.toISOString(),
+      ...(wall ? { wall: wall.toISOString() } : {}),
       wait_ms: TWIN_ADVANCE_WAIT_MS,
     });
     let answer = first;
@@ -122,7 +131,8 @@ export class TwinAdminClient {
     return { ok: false, status: answer.status, detail: detailOf(answer.body, answer.status), clock: answer.body?.job?.clock };
   }
 
-  reset(address: string, secret: string): Promise<{ clock: string }> {
-    return this.expect(200, address, secret, 'POST', '/_twin/reset');
+  /** Back to the seed (or empty); a living clock reads its start at `wall` and runs on from there. */
+  reset(address: string, secret: string, wall?: Date): Promise<{ clock: string }> {
+    return this.expect(200, address, secret, 'POST', '/_twin/reset', wall ? { wall: wall.toISOString() } : undefined);
   }
 }

@@ -1,4 +1,4 @@
-// The answer of both advance routes (per twin and per environment, decisions §13): 200 `{}` when
+// The answer of both advance routes (per twin and per environment, docs/decisions.md §13): 200 `{}` when
 // the advance finished within the bound, else 202 with the Advance to follow and its Location.
 
 import type { FastifyReply } from 'fastify';

@@ -10,8 +10,17 @@ import { errorBody, errorResponses } from '../http/responses.js';
 import { billingSummarySchema } from '../billing/summary.js';
 import { CHECKOUT_RETURN_PATH, WEBHOOK_PATH } from '../billing/service.js';
 
+/**
+ * A checkout session id as the processor mints them (`cs_test_…`, `cs_live_…`): anything else is
+ * refused here (422) rather than sent on, where a lone surrogate failed inside the SDK and answered
+ * 502 "processor could not be reached".
+ */
+const CHECKOUT_SESSION_ID = /^cs_[A-Za-z0-9_]+$/;
+
 const upgradeBody = z
-  .object({ checkout_session: z.string().min(1) })
+  .object({
+    checkout_session: z.string().min(1).max(255).regex(CHECKOUT_SESSION_ID).describe('the id of a completed checkout session (`cs_…`) of this organization'),
+  })
   .strict()
   .meta({ id: 'BillingUpgrade' });
 const checkoutSession = z

@@ -7,6 +7,7 @@ import { pageEnvelope, pageQuery } from '../http/pagination.js';
 import { intField } from '../http/fields.js';
 import { errorResponses, noContent } from '../http/responses.js';
 import { advanceReply, ADVANCE_DESCRIPTION } from './advance-reply.js';
+import { FIDELITY_LEVELS } from '../../twin-runtime/fidelity.js';
 import {
   advanceBody,
   advanceSchema,
@@ -30,6 +31,10 @@ const advanceParams = z.object({ environment_id: idParam, advance_id: idParam })
 const logsQuery = pageQuery.extend({
   twin_id: idParam.optional().describe('Only requests served by this twin of the environment (among the newest 50,000 requests).'),
   status_code: intField({ ge: 100, le: 599 }).optional().describe('Only requests answered with this status code (among the newest 50,000 requests).'),
+  fidelity: z
+    .enum(FIDELITY_LEVELS)
+    .optional()
+    .describe('Only requests the twin answered at this fidelity level, e.g. `unsupported` (among the newest 50,000 requests).'),
 });
 
 const routes: FastifyPluginAsyncZod = async (app) => {
@@ -44,6 +49,7 @@ const routes: FastifyPluginAsyncZod = async (app) => {
         summary: 'Create an environment',
         description:
           'Creates the environment and starts its twins (given as `twins`, or from `scenario_id`); answers 201 at once with `status: provisioning`. ' +
+          '`fidelity` (default `strict`) and `clock` (default `living`) are kept for the life of the environment, across restarts and resets. ' +
           "Follow getEnvironment until `ready`. 402 when the plan's `max_parallel_twins` would be passed; 404 for an unknown scenario, seed or twin.",
         body: createEnvironmentBody,
         response: { 201: environmentSchema, ...errorResponses(401, 402, 404, 409, 503) },
@@ -207,17 +213,19 @@ const routes: FastifyPluginAsyncZod = async (app) => {
         tags,
         operationId: 'listRequestLogs',
         summary: 'List recent environment request logs (newest first)',
-        description: "Every request the environment's twins served through the gateway, newest first (paged); `twin_id` and `status_code` narrow it.",
+        description:
+          "Every request the environment's twins served through the gateway, newest first (paged), each with the fidelity level the twin answered at; " +
+          '`twin_id`, `status_code` and `fidelity` narrow it.',
         params: envParams,
         querystring: logsQuery,
         response: { 200: pageEnvelope(requestLogSchema), ...errorResponses(401, 404) },
       },
     },
     async (req) => {
-      const { twin_id, status_code, ...page } = req.query;
+      const { twin_id, status_code, fidelity, ...page } = req.query;
       // Requests already answered are listed: their entries may still be on their way from the journal.
       await app.services.orchestration.gateway.awaitLogged();
-      return envs().logs(req.principal.orgId, req.params.environment_id, page, { twinId: twin_id, statusCode: status_code });
+      return envs().logs(req.principal.orgId, req.params.environment_id, page, { twinId: twin_id, statusCode: status_code, fidelity });
     },
   );
 

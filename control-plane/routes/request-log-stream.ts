@@ -68,6 +68,7 @@ function listItem(r: RequestLogRow): z.infer<typeof requestLogSchema> {
     status_code: r.status_code === UNANSWERED ? null : r.status_code,
     duration_ms: r.duration_ms,
     occurred_at: r.occurred_at,
+    fidelity: r.fidelity ?? null,
   };
 }
 

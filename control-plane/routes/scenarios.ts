@@ -6,8 +6,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { conflict, notFound } from '../http/errors.js';
 import { errorResponses, noContent } from '../http/responses.js';
 import { uuidString } from '../http/fields.js';
+import { twinSlug } from '../orchestration/schemas.js';
 import { pageEnvelope, pageQuery, paginate } from '../http/pagination.js';
-import { TWIN_SLUGS } from '../../twin-runtime/registry.js';
 import type { ScenarioTwin } from '../store/scenarios.js';
 import type { Services } from '../services.js';
 
@@ -26,7 +26,7 @@ const scenarioSchema = z
   .meta({ id: 'Scenario' });
 
 const scenarioTwinInput = z.strictObject({
-  twin: z.enum(TWIN_SLUGS),
+  twin: twinSlug(),
   seed_id: uuidString().nullable().optional(),
 });
 const createScenarioBody = z.strictObject({

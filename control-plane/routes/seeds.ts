@@ -7,8 +7,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { conflict, notFound, paymentRequired } from '../http/errors.js';
 import { errorResponses, noContent } from '../http/responses.js';
 import { uuidString } from '../http/fields.js';
+import { twinSlug } from '../orchestration/schemas.js';
 import { planNamed } from '../billing/plans.js';
-import { TWIN_SLUGS } from '../../twin-runtime/registry.js';
 import { twinRelease } from '../seeds/twin-releases.js';
 import { seedFilePath } from '../seeds/files.js';
 import { listSuggestions, seedView } from '../seeds/views.js';
@@ -35,7 +35,7 @@ const suggestionSchema = z.object({ twin: z.string(), name: z.string(), prompt: 
 
 const createSeedBody = z.strictObject({
   name: z.string().min(1).max(200),
-  twin: z.enum(TWIN_SLUGS),
+  twin: twinSlug(),
   prompt: z.string().min(1).max(4000),
 });
 

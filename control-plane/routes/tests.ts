@@ -10,14 +10,14 @@ import { dateTimeString, uuidString } from '../http/fields.js';
 import { pageEnvelope, pageQuery, paginate } from '../http/pagination.js';
 import { issuesToEntries, RequestValidationError, type ValidationEntry } from '../http/validation.js';
 import { TWIN_SLUGS } from '../../twin-runtime/registry.js';
+import { twinSlug } from '../orchestration/schemas.js';
 import { llmConfigFromEnv } from '../../seeds/llm-client.js';
 import { planNamed } from '../billing/plans.js';
 import { TestStore, type TestRecord } from '../store/tests.js';
 import { AttemptStore, type AttemptRecord } from '../store/attempts.js';
 import { MATCHER_VERSION, assertionSchemaFor, normalizeAssertion, type Assertion, type AssertionInput } from '../testing/matcher-language.js';
-import { checkAssertions } from '../testing/assertion-checks.js';
+import { checkAssertions, type PatternChecker } from '../testing/assertion-checks.js';
 import { compileOutcome } from '../testing/compile-outcome.js';
-import { evaluate } from '../testing/evaluator.js';
 
 const tags = ['tests'];
 
@@ -49,7 +49,7 @@ const attemptSchema = z
 
 const createTestBody = z.strictObject({
   name: z.string().min(1).max(200),
-  twins: z.array(z.enum(TWIN_SLUGS)).min(1).max(TWIN_SLUGS.length),
+  twins: z.array(twinSlug()).min(1).max(TWIN_SLUGS.length),
   outcome: z.string().min(1).max(4000).optional(),
   assertions: z.array(z.unknown()).min(1).max(100).optional(),
 });
@@ -84,7 +84,7 @@ const toAttempt = (a: AttemptRecord) => ({
 });
 
 /** Explicit assertions: the matcher language's shape, then the twins' routes; 422 entries per field. */
-async function explicitAssertions(raw: unknown[], twins: string[], body: unknown): Promise<Assertion[]> {
+async function explicitAssertions(raw: unknown[], twins: string[], body: unknown, checkPatterns: PatternChecker): Promise<Assertion[]> {
   const entries: ValidationEntry[] = [];
   const parsed: AssertionInput[] = [];
   raw.forEach((item, i) => {
@@ -101,7 +101,7 @@ async function explicitAssertions(raw: unknown[], twins: string[], body: unknown
   });
   if (entries.length > 0) throw new RequestValidationError(entries);
   const assertions = parsed.map((a) => normalizeAssertion(a, twins));
-  const problems = await checkAssertions(assertions, twins);
+  const problems = await checkAssertions(assertions, twins, checkPatterns);
   if (problems.length > 0) {
     throw new RequestValidationError(
       problems.map((p) => ({
@@ -150,7 +150,7 @@ const routes: FastifyPluginAsyncZod = async (app) => {
         created_at: new Date().toISOString(),
       };
       if (body.assertions) {
-        const assertions = await explicitAssertions(body.assertions, twins, body);
+        const assertions = await explicitAssertions(body.assertions, twins, body, app.services.judges.checkPatterns);
         const test: TestRecord = { ...base, status: 'ready', assertions, compiler: 'explicit', failure: null };
         tests.create(test);
         return reply.status(201).send(toTest(test));
@@ -164,7 +164,7 @@ const routes: FastifyPluginAsyncZod = async (app) => {
           'Compiling an outcome in words needs AI generation, which the current plan does not include; upgrade to pay as you go, or send explicit assertions.',
         );
       }
-      const compiled = await compileOutcome(body.outcome, twins, llmConfigFromEnv(process.env));
+      const compiled = await compileOutcome(body.outcome, twins, llmConfigFromEnv(process.env), app.services.judges.checkPatterns);
       const test: TestRecord = compiled.ok
         ? { ...base, status: 'ready', assertions: compiled.assertions, compiler: compiled.compiler, failure: null }
         : { ...base, status: 'failed', assertions: [], compiler: 'phrasebook', failure: compiled.failure };
@@ -236,7 +236,7 @@ const routes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'createAttempt',
         summary: "Evaluate the test over a window of an environment's traffic",
         description:
-          "Evaluates the test's assertions at once over the environment's request log between `from` (default: the environment's creation) and `to` (default: now); each result says why it failed.",
+          "Evaluates the test's assertions at once over the environment's request log between `from` (default: the environment's creation) and `to` (default: now); each result says why it failed. Judging has a budget (CPU time, requests in the window): assertions past it come back `incomplete` with the reason, and the attempt does not pass.",
         params: testParams,
         body: createAttemptBody,
         response: { 201: attemptSchema, ...errorResponses(401, 404, 409) },
@@ -265,7 +265,8 @@ const routes: FastifyPluginAsyncZod = async (app) => {
       }
       // Judge every request answered so far: entries may still be on their way from the journal.
       await app.services.orchestration.gateway.awaitLogged();
-      const result = evaluate(test.assertions, attempts.traffic(env.id, from, to));
+      // Judged on a judges' thread within the attempt's budget (testing/judges.ts).
+      const result = await app.services.judges.evaluate(test.assertions, { environmentId: env.id, from, to });
       const attempt: AttemptRecord = {
         id: randomUUID(),
         test_id: test.id,

@@ -16,7 +16,7 @@ export function seedFilePath(dataDir: string, seedId: string): string {
   return join(seedsDir(dataDir), `${seedId}.sqlite`);
 }
 
-/** `usable` of decisions §7: the seed's storage version equals the twin's current one. */
+/** `usable` of docs/decisions.md §7: the seed's storage version equals the twin's current one. */
 export function isUsable(row: Pick<SeedRow, 'twin' | 'status' | 'storage_version'>): boolean {
   const release = twinRelease(row.twin);
   if (!release) return false;

@@ -16,8 +16,8 @@ import { generateSeedFile } from '../../seeds/generator.js';
 import type { LlmConfig } from '../../seeds/llm-client.js';
 import { MAX_PLANNED_RECORDS, plannedRecordCount } from '../../seeds/plan.js';
 import { planSeed } from '../../seeds/planning.js';
-import { SeedAbortedError, SeedExpansionError } from '../../seeds/seed-api.js';
-import { isTwinSeeding } from '../../seeds/vocabulary.js';
+import { SeedAbortedError } from '../../seeds/seed-api.js';
+import { SeedExpansionError } from '../../twin-runtime/seeding.js';
 
 export interface SeedWorkerOptions {
   db: Db;
@@ -91,7 +91,7 @@ export class SeedWorker {
         this.store.markFailed(id, `The ${row.twin} twin is not available in this build.`);
         return;
       }
-      if (!isTwinSeeding(twin.seeding)) {
+      if (!twin.seeding) {
         this.store.markFailed(id, `The ${row.twin} twin cannot be seeded in this build.`);
         return;
       }

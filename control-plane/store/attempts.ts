@@ -62,7 +62,7 @@ export class AttemptStore {
     return (this.db.prepare('SELECT COUNT(*) AS n FROM test_attempts WHERE test_id = ?').get(testId) as { n: number }).n;
   }
 
-  /** Newest first (decisions §3). */
+  /** Newest first (docs/decisions.md §3). */
   list(testId: string, limit: number, offset: number): AttemptRecord[] {
     const rows = this.db
       .prepare('SELECT * FROM test_attempts WHERE test_id = ? ORDER BY evaluated_at DESC, rowid DESC LIMIT ? OFFSET ?')

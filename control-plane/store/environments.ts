@@ -17,7 +17,14 @@ export interface EnvironmentRow {
   name: string;
   status: EnvironmentStatus;
   scenario_id: string | null;
+  /** `strict` refuses what a twin does not simulate; `lenient` answers permissively (decisions §15). */
+  fidelity: 'strict' | 'lenient';
+  /** `living`: the clock runs with wall time from `clock_wall`; `frozen`: it moves only on advance. */
+  clock_mode: 'living' | 'frozen';
+  /** The clock's reading at `clock_wall` (living), or its instant (frozen): orchestration/clock.ts reads it. */
   clock: string;
+  /** Living: the wall time at which the clock read `clock`; null for a frozen clock. */
+  clock_wall: string | null;
   clock_start: string;
   ttl_seconds: number | null;
   created_at: string;
@@ -54,7 +61,7 @@ export type NewEnvironmentTwin = Omit<EnvironmentTwinRow, 'url' | 'gateway_port'
 type TwinPatch = Partial<
   Pick<EnvironmentTwinRow, 'desired_state' | 'state' | 'url' | 'gateway_port' | 'address' | 'api_key' | 'restarts' | 'ready_at' | 'failure' | 'deleted_at'>
 >;
-type EnvironmentPatch = Partial<Pick<EnvironmentRow, 'name' | 'status' | 'clock' | 'ttl_seconds' | 'expires_at' | 'deleted_at'>>;
+type EnvironmentPatch = Partial<Pick<EnvironmentRow, 'name' | 'status' | 'clock' | 'clock_wall' | 'ttl_seconds' | 'expires_at' | 'deleted_at'>>;
 
 const ENV_COLUMNS = [
   'id',
@@ -64,7 +71,10 @@ const ENV_COLUMNS = [
   'name',
   'status',
   'scenario_id',
+  'fidelity',
+  'clock_mode',
   'clock',
+  'clock_wall',
   'clock_start',
   'ttl_seconds',
   'created_at',

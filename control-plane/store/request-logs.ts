@@ -16,6 +16,7 @@
 
 import Database from 'better-sqlite3';
 import type { Db } from './database.js';
+import type { FidelityLevel } from '../../twin-runtime/fidelity.js';
 import { UNANSWERED } from '../gateway/recording.js';
 
 export interface RequestLogRow {
@@ -42,6 +43,11 @@ export interface RequestLogRow {
   response_body_truncated: 0 | 1;
   /** Bytes of both stored bodies (counted against the environment's cap); computed when absent. */
   body_bytes?: number;
+  /**
+   * How the twin made the answer, from its `Twin-Fidelity` header (twin-runtime/fidelity.ts); null
+   * when it did not say (an answer the gateway made itself, a row older than the header).
+   */
+  fidelity?: FidelityLevel | null;
 }
 
 export { UNANSWERED };
@@ -85,6 +91,7 @@ const COLUMNS = [
   'response_content_type',
   'response_body',
   'response_body_truncated',
+  'fidelity',
 ] as const;
 
 /** What the logs API lists (RequestLogListItem); an unanswered request's status is null. */
@@ -98,12 +105,14 @@ const LIST_COLUMNS = [
   `NULLIF(status_code, ${UNANSWERED}) AS status_code`,
   'duration_ms',
   'occurred_at',
+  'fidelity',
 ] as const;
 
-/** Narrowing of an environment's log (both optional). */
+/** Narrowing of an environment's log (each optional). */
 export interface RequestLogFilter {
   twinId?: string;
   statusCode?: number;
+  fidelity?: FidelityLevel;
 }
 
 /**
@@ -119,6 +128,7 @@ function filterSql(f: RequestLogFilter): { sql: string; params: (string | number
   const params: (string | number)[] = [];
   if (f.twinId !== undefined) parts.push('environment_twin_id = ?'), params.push(f.twinId);
   if (f.statusCode !== undefined) parts.push('status_code = ?'), params.push(f.statusCode);
+  if (f.fidelity !== undefined) parts.push('fidelity = ?'), params.push(f.fidelity);
   return { sql: parts.map((x) => ` AND ${x}`).join(''), params };
 }
 
@@ -166,6 +176,11 @@ CREATE INDEX request_log_environments_deleted ON request_log_environments (delet
 CREATE TABLE request_log_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 `,
   },
+  {
+    // The answer's Twin-Fidelity level (decisions §15); rows from before read as null.
+    version: 2,
+    sql: `ALTER TABLE request_logs ADD COLUMN fidelity TEXT;`,
+  },
 ];
 
 /** Schema name of the log file inside the control plane's connection. */
@@ -198,9 +213,11 @@ export function migrateLogs(db: Db, schema?: string): void {
   for (const m of LOG_MIGRATIONS) {
     if (applied.has(m.version)) continue;
     db.transaction(() => {
-      // Unqualified CREATE statements land in `main`; qualify them for an attached schema.
+      // Unqualified CREATE and ALTER statements land in `main`; qualify them for an attached schema.
       const sql = schema
-        ? m.sql.replace(/CREATE (UNIQUE )?(TABLE|INDEX) (\w+)/g, (_all, u, kind, name) => `CREATE ${u ?? ''}${kind} ${schema}.${name}`)
+        ? m.sql
+            .replace(/CREATE (UNIQUE )?(TABLE|INDEX) (\w+)/g, (_all, u, kind, name) => `CREATE ${u ?? ''}${kind} ${schema}.${name}`)
+            .replace(/ALTER TABLE (\w+)/g, (_all, name) => `ALTER TABLE ${schema}.${name}`)
         : m.sql;
       db.exec(sql);
       db.prepare(`INSERT INTO ${p}log_schema_migrations (version, applied_at) VALUES (?, ?)`).run(m.version, new Date().toISOString());
@@ -241,7 +258,7 @@ interface EnvCounters {
 export type RequestLogListItem = Pick<
   RequestLogRow,
   'id' | 'environment_id' | 'environment_twin_id' | 'method' | 'path' | 'query_string' | 'duration_ms' | 'occurred_at'
-> & { status_code: number | null };
+> & { status_code: number | null; fidelity: FidelityLevel | null };
 
 export interface MaintenanceLimits {
   /** Days rows are kept when an environment names none (TWINS_LOG_RETENTION_DAYS or the plan's). */
@@ -274,7 +291,7 @@ export class RequestLogStore {
       ),
       complete: db.prepare(
         `UPDATE request_logs SET status_code = ?, duration_ms = ?, response_content_type = ?, response_body = CAST(? AS TEXT),
-           response_body_truncated = ?, body_bytes = ? WHERE environment_id = ? AND env_seq = ?`,
+           response_body_truncated = ?, body_bytes = ?, fidelity = ? WHERE environment_id = ? AND env_seq = ?`,
       ),
       rowsRange: db.prepare('SELECT * FROM request_logs WHERE environment_id = ? AND env_seq >= ? AND env_seq <= ? ORDER BY env_seq DESC'),
       markDeleted: db.prepare('UPDATE request_log_environments SET deleted = 1 WHERE environment_id = ?'),
@@ -338,6 +355,7 @@ export class RequestLogStore {
             r.response_body,
             r.response_body_truncated,
             bytes,
+            r.fidelity ?? null,
             r.environment_id,
             open.env_seq,
           );
@@ -366,6 +384,7 @@ export class RequestLogStore {
         r.response_content_type,
         r.response_body,
         r.response_body_truncated,
+        r.fidelity ?? null,
         c.next_seq,
         bytes,
       );

@@ -49,7 +49,7 @@ export class TestStore {
     return (this.db.prepare('SELECT COUNT(*) AS n FROM tests WHERE organization_id = ? AND deleted_at IS NULL').get(orgId) as { n: number }).n;
   }
 
-  /** Newest first (decisions §3). */
+  /** Newest first (docs/decisions.md §3). */
   list(orgId: string, limit: number, offset: number): TestRecord[] {
     const rows = this.db
       .prepare('SELECT * FROM tests WHERE organization_id = ? AND deleted_at IS NULL ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?')

@@ -77,6 +77,18 @@ export class TrafficWindow {
     return [this.environmentId, this.from, this.to];
   }
 
+  /**
+   * Whether the window holds more than `limit` requests: the environment's count first (one row),
+   * then, only when that is larger, an index walk of at most `limit` rows.
+   */
+  holdsMoreThan(limit: number): boolean {
+    const env = this.db.prepare('SELECT next_seq - first_seq AS n FROM request_log_environments WHERE environment_id = ?').get(this.environmentId) as
+      | { n: number }
+      | undefined;
+    if (!env || env.n <= limit) return false;
+    return this.db.prepare(`SELECT 1 FROM request_logs WHERE ${IN_WINDOW} ORDER BY env_seq LIMIT 1 OFFSET ?`).get(...this.boundParams, limit) !== undefined;
+  }
+
   /** One pass over the window answering every probe at once. */
   scan(probes: Probe[]): WindowScan {
     const candidates: number[][] = probes.map(() => []);

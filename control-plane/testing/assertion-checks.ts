@@ -4,7 +4,8 @@
 
 import { TWIN_SLUGS } from '../../twin-runtime/registry.js';
 import { isOperatorObject, type Assertion, type Matcher } from './matcher-language.js';
-import { checkOperator } from './operators.js';
+import { checkOperator, patternsIn } from './operators.js';
+import { patternProblem } from './pattern.js';
 import { CAPTURE_SOURCE } from './request-matcher.js';
 import { routesFor, twinSurface } from './twin-surface.js';
 
@@ -16,14 +17,36 @@ export interface AssertionProblem {
   message: string;
 }
 
-export async function checkAssertions(assertions: Assertion[], twins: string[]): Promise<AssertionProblem[]> {
+/**
+ * Why each pattern cannot be used (undefined where it can). Compiling a large pattern takes a while,
+ * so the API passes its judges' thread (judges.ts); the default compiles here (tests, tools).
+ */
+export type PatternChecker = (sources: string[], deadlineMs?: number) => Promise<(string | undefined)[]>;
+
+export const checkPatternsHere: PatternChecker = async (sources) => sources.map(patternProblem);
+
+/** Where a `matches` pattern sits, to report its problem there. */
+interface PatternAt {
+  index: number;
+  at: string;
+  where: string;
+  source: string;
+}
+
+export async function checkAssertions(
+  assertions: Assertion[],
+  twins: string[],
+  checkPatterns: PatternChecker = checkPatternsHere,
+): Promise<AssertionProblem[]> {
   const problems: AssertionProblem[] = [];
+  const patterns: PatternAt[] = [];
   for (const [index, a] of assertions.entries()) {
     const report = (at: string, message: string) => problems.push({ index, at, message });
+    const collect = (at: string) => (where: string, source: string) => patterns.push({ index, at, where, source });
     if ('sequence' in a) {
       const known = new Set<string>();
       for (const [k, step] of a.sequence.entries()) {
-        await checkMatcher(step.match, twins, known, (m) => report(`sequence.${k}.match`, m));
+        await checkMatcher(step.match, twins, known, (m) => report(`sequence.${k}.match`, m), collect(`sequence.${k}.match`));
         for (const [name, source] of Object.entries(step.capture ?? {})) {
           if (!CAPTURE_SOURCE.test(source)) {
             report(
@@ -35,18 +58,39 @@ export async function checkAssertions(assertions: Assertion[], twins: string[]):
         }
       }
     } else if ('never' in a) {
-      await checkMatcher(a.never, twins, new Set(), (m) => report('never', m));
+      await checkMatcher(a.never, twins, new Set(), (m) => report('never', m), collect('never'));
     } else {
-      await checkMatcher(a.match, twins, new Set(), (m) => report('match', m));
+      await checkMatcher(a.match, twins, new Set(), (m) => report('match', m), collect('match'));
     }
+  }
+  if (patterns.length > 0) {
+    const sources = [...new Set(patterns.map((p) => p.source))];
+    const verdicts = new Map(sources.map((s, i) => [s, i]));
+    const found = await checkPatterns(sources);
+    for (const p of patterns) {
+      const problem = found[verdicts.get(p.source)!];
+      if (problem) problems.push({ index: p.index, at: p.at, message: `${p.where}: the pattern ${JSON.stringify(clip(p.source))} cannot be used: ${problem}` });
+    }
+    problems.sort((a, b) => a.index - b.index);
   }
   return problems;
 }
 
-async function checkMatcher(m: Matcher, twins: string[], known: Set<string>, report: (message: string) => void): Promise<void> {
+function clip(text: string, max = 80): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+async function checkMatcher(
+  m: Matcher,
+  twins: string[],
+  known: Set<string>,
+  report: (message: string) => void,
+  pattern: (where: string, source: string) => void,
+): Promise<void> {
   const op = (where: string, value: unknown) => {
     const problem = checkOperator(value, where, known);
     if (problem) report(problem);
+    else for (const source of patternsIn(value)) pattern(where, source);
   };
   if (m.twin !== undefined) op('twin', m.twin);
   if (m.method !== undefined) op('method', m.method);

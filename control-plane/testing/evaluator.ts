@@ -1,12 +1,15 @@
 // Judging: from (assertions, a window of logged requests in arrival order) to results with reasons.
 // The window is read through TrafficWindow (one scan, then whole rows only for what is reported);
-// no clock, no randomness, no writes: the same traffic always gives the same result.
+// no clock, no randomness, no writes: the same traffic always gives the same result — unless the
+// work runs past its budget (the judges' thread gives one: CPU time, window size), in which case
+// the assertions not judged by then say so (`incomplete`) instead of a verdict.
 
 import { assertionKind, type Assertion, type CountBounds, type Matcher } from './matcher-language.js';
 import { compileMatcher, fieldTable, matchesRest, readCapture, withoutSql, type CompiledMatcher, type FieldCheck, type FieldRow } from './request-matcher.js';
 import { ObservedRequest, type RequestLogRow } from './observed-request.js';
 import type { Vars } from './operators.js';
 import { and, SQL_TRUE } from './sql-condition.js';
+import { PatternError } from './pattern.js';
 import type { TrafficWindow } from '../store/traffic-window.js';
 
 /** How many matching ids a result lists (the count is always exact). */
@@ -56,6 +59,43 @@ export interface AssertionResult {
   steps?: SequenceStepResult[];
   /** Index of the first step nothing bound (sequence), null when all bound. */
   stopped_at?: number | null;
+  /** The budget ran out before this assertion was judged: `passed` is false and `reason` says why. */
+  incomplete?: true;
+}
+
+/** Work past what an attempt may spend; the message is the sentence its results give. */
+export class BudgetExceeded extends Error {
+  override name = 'BudgetExceeded';
+}
+
+/** What an evaluation may spend. `spend(n)` is called as n requests are checked; it throws BudgetExceeded. */
+export interface EvaluationBudget {
+  spend(requests: number): void;
+}
+
+const UNLIMITED: EvaluationBudget = { spend: () => {} };
+
+export interface EvaluateOptions {
+  budget?: EvaluationBudget;
+  /** Each result as soon as it is known (the judges' thread posts them, so a killed thread loses none). */
+  onResult?: (result: AssertionResult) => void;
+}
+
+/** The result of an assertion the budget left unjudged. */
+export function incompleteResult(a: Assertion, index: number, reason: string): AssertionResult {
+  const kind = assertionKind(a);
+  return {
+    index,
+    kind,
+    says: a.says,
+    passed: false,
+    expected:
+      kind === 'never' ? 'none' : 'sequence' in a ? `${plural(a.sequence.length, 'step')} in order` : describeBounds((a as { count: CountBounds }).count),
+    observed: 0,
+    matching_log_ids: [],
+    reason,
+    incomplete: true,
+  };
 }
 
 export interface Evaluation {
@@ -63,27 +103,52 @@ export interface Evaluation {
   results: AssertionResult[];
 }
 
-export function evaluate(assertions: Assertion[], traffic: TrafficWindow): Evaluation {
+export function evaluate(assertions: Assertion[], traffic: TrafficWindow, options: EvaluateOptions = {}): Evaluation {
+  const budget = options.budget ?? UNLIMITED;
+  const results: AssertionResult[] = [];
+  const finish = (r: AssertionResult) => {
+    results.push(r);
+    options.onResult?.(r);
+  };
+  try {
+    judgeAll(assertions, traffic, budget, finish);
+  } catch (e) {
+    if (!(e instanceof BudgetExceeded)) throw e;
+    for (let index = results.length; index < assertions.length; index++) finish(incompleteResult(assertions[index]!, index, e.message));
+  }
+  return { passed: results.every((r) => r.passed), results };
+}
+
+function judgeAll(assertions: Assertion[], traffic: TrafficWindow, budget: EvaluationBudget, finish: (r: AssertionResult) => void): void {
   // Every matcher of every assertion (each sequence step is one) asks the window in a single scan.
   // Matchers past what one SQLite statement can carry are judged in JavaScript alone.
-  let budget = SCAN_PARAMS;
+  let params = SCAN_PARAMS;
   const fit = (m: CompiledMatcher): CompiledMatcher => {
-    if (m.where.params.length > budget) return withoutSql(m);
-    budget -= m.where.params.length;
+    if (m.where.params.length > params) return withoutSql(m);
+    params -= m.where.params.length;
     return m;
   };
-  const compiled = assertions.map((a) =>
-    ('sequence' in a ? a.sequence.map((s) => compileMatcher(s.match)) : [compileMatcher('never' in a ? a.never : a.match)]).map(fit),
-  );
+  // A pattern stored before today's rules (the engine before RE2 took `\y` as `y`) may no longer
+  // compile: its assertion fails with the reason, the others are judged.
+  const unusable = new Map<number, string>();
+  const compiled = assertions.map((a, index) => {
+    try {
+      return ('sequence' in a ? a.sequence.map((s) => compileMatcher(s.match)) : [compileMatcher('never' in a ? a.never : a.match)]).map(fit);
+    } catch (e) {
+      if (!(e instanceof PatternError)) throw e;
+      unusable.set(index, `Not judged: one of its patterns cannot be used: ${e.message}`);
+      return [];
+    }
+  });
   const scan = traffic.scan(compiled.flat().map((m) => ({ where: m.where, columns: m.residualColumns })));
   const requests = scan.rows.map((r) => new ObservedRequest(r));
   let probe = 0;
-  const results = assertions.map((a, index) => {
+  for (const [index, a] of assertions.entries()) {
     const matchers = compiled[index]!;
     const candidates = scan.candidates.slice(probe, (probe += matchers.length));
-    return judge(a, index, { traffic, requests, matchers, candidates });
-  });
-  return { passed: results.every((r) => r.passed), results };
+    const problem = unusable.get(index);
+    finish(problem ? incompleteResult(a, index, problem) : judge(a, index, { traffic, requests, matchers, candidates, budget }));
+  }
 }
 
 /** What one assertion is judged on: its compiled matchers and, for each, the requests it may match. */
@@ -94,6 +159,7 @@ interface Judged {
   matchers: CompiledMatcher[];
   /** Per matcher, ascending indices into `requests` where its SQL part holds. */
   candidates: number[][];
+  budget: EvaluationBudget;
 }
 
 function judge(a: Assertion, index: number, j: Judged): AssertionResult {
@@ -101,7 +167,10 @@ function judge(a: Assertion, index: number, j: Judged): AssertionResult {
   if ('sequence' in a) return judgeSequence(a.says, a.sequence, index, j);
   const compiled = j.matchers[0]!;
   const matching: number[] = [];
-  for (const i of j.candidates[0]!) if (matchesRest(compiled, j.requests[i]!)) matching.push(i);
+  for (const i of j.candidates[0]!) {
+    j.budget.spend(1);
+    if (matchesRest(compiled, j.requests[i]!)) matching.push(i);
+  }
   const listed = j.traffic.rows(matching.slice(0, MAX_LISTED_IDS).map((i) => j.requests[i]!.row.seq));
   const ids = listed.map((r) => r.id);
 
@@ -134,7 +203,7 @@ function judge(a: Assertion, index: number, j: Judged): AssertionResult {
   if (!passed) {
     if (n < min) {
       result.reason = `Expected ${expected} matching ${min === 1 && max === null ? 'request' : 'requests'}, observed ${n}.`;
-      result.near_misses = nearMisses(compiled, j.traffic, BEFORE_ALL, {}, candidateSeqs(j, 0, -1));
+      result.near_misses = nearMisses(compiled, j.traffic, BEFORE_ALL, {}, candidateSeqs(j, 0, -1), j.budget);
       if (result.near_misses.length > 0)
         result.reason += ` The nearest miss is log ${result.near_misses[0]!.log_id}: ${mismatchSentence(result.near_misses[0]!.fields)}.`;
     } else {
@@ -159,6 +228,7 @@ function judgeSequence(says: string, steps: { says?: string; match: Matcher; cap
     const candidates = j.candidates[k]!;
     let bound: number | undefined;
     for (let c = firstAbove(candidates, position); c < candidates.length; c++) {
+      j.budget.spend(1);
       if (matchesRest(compiled, j.requests[candidates[c]!]!, vars)) {
         bound = candidates[c]!;
         break;
@@ -167,7 +237,7 @@ function judgeSequence(says: string, steps: { says?: string; match: Matcher; cap
     if (bound === undefined) {
       stoppedAt = k;
       for (let rest = k; rest < steps.length; rest++) stepResults.push({ step: rest, says: steps[rest]!.says ?? null, bound_log_id: null, captured: {} });
-      nearMissList = nearMisses(compiled, j.traffic, position < 0 ? BEFORE_ALL : j.requests[position]!.row.seq, vars, candidateSeqs(j, k, position));
+      nearMissList = nearMisses(compiled, j.traffic, position < 0 ? BEFORE_ALL : j.requests[position]!.row.seq, vars, candidateSeqs(j, k, position), j.budget);
       break;
     }
     const row = j.traffic.rows([j.requests[bound]!.row.seq])[0]!;
@@ -240,17 +310,25 @@ const CHEAP_FIELDS = new Set(['twin', 'actor', 'method', 'path', 'response.statu
  * near misses. SQLite ranks when every column check has SQL; otherwise the same score is taken here.
  * `candidates`: the first arrival numbers after `afterSeq` where the matcher's SQL part holds.
  */
-export function nearMisses(m: CompiledMatcher, traffic: TrafficWindow, afterSeq: number, vars: Vars, candidates: number[]): NearMiss[] {
+export function nearMisses(
+  m: CompiledMatcher,
+  traffic: TrafficWindow,
+  afterSeq: number,
+  vars: Vars,
+  candidates: number[],
+  budget: EvaluationBudget = UNLIMITED,
+): NearMiss[] {
   const cheap = m.checks.filter((c) => CHEAP_FIELDS.has(c.field));
   const twinCheck = cheap.find((c) => c.field === 'twin');
   const operation = cheap.filter((c) => c.field === 'method' || c.field === 'path');
   let pool: number[];
-  if (!cheap.every((c) => c.sql)) pool = rankHere(cheap, twinCheck, operation, traffic, afterSeq, vars);
+  if (!cheap.every((c) => c.sql)) pool = rankHere(cheap, twinCheck, operation, traffic, afterSeq, vars, budget);
   // `candidates` hold every column check, so they rank first: when they fill the pool, it is them.
   else if (candidates.length >= NEAR_MISS_POOL && !cheap.some((c) => m.residual.includes(c))) pool = candidates.slice(0, NEAR_MISS_POOL);
   else pool = traffic.ranked(twinCheck?.sql ?? SQL_TRUE, [[and(operation.map((c) => c.sql!))], cheap.map((c) => c.sql!)], afterSeq, NEAR_MISS_POOL);
   const out: { miss: NearMiss; seq: number }[] = [];
   for (const row of traffic.rows(pool)) {
+    budget.spend(1);
     const r = new ObservedRequest(row);
     const fields = fieldTable(m, r, vars);
     const considered = fields.slice(0, m.checks.length);
@@ -271,6 +349,7 @@ function rankHere(
   traffic: TrafficWindow,
   afterSeq: number,
   vars: Vars,
+  budget: EvaluationBudget,
 ): number[] {
   const columns = [...new Set(cheap.flatMap((c) => c.columns))];
   const { rows } = traffic.scan([{ where: twinCheck?.sql ?? SQL_TRUE, columns }]);
@@ -279,6 +358,7 @@ function rankHere(
   const buckets: number[][] = Array.from({ length: 2 * width }, () => []);
   for (const row of rows) {
     if (row.seq <= afterSeq) continue;
+    budget.spend(1);
     const r = new ObservedRequest(row);
     if (twinCheck && !safeTest(twinCheck, r, vars)) continue;
     const score = cheap.filter((c) => safeTest(c, r, vars)).length;

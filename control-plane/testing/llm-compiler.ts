@@ -4,8 +4,8 @@
 
 import { chatJson, LlmError, type LlmConfig } from '../../seeds/llm-client.js';
 import { assertionsSchema, normalizeAssertion } from './matcher-language.js';
-import { OPERATIONS } from './phrasebook-operations.js';
-import { checkAssertions } from './assertion-checks.js';
+import { phrasebookOperations, type Operation } from './phrasebook-operations.js';
+import { checkAssertions, type PatternChecker } from './assertion-checks.js';
 import type { CompileResult } from './phrasebook.js';
 import { parseJson } from '../../twin-runtime/safe-input.js';
 
@@ -20,8 +20,9 @@ const ANSWER_SCHEMA = {
   },
 } as const;
 
-function systemPrompt(twins: string[]): string {
-  const operations = OPERATIONS.filter((o) => twins.includes(o.twin))
+function systemPrompt(twins: string[], known: readonly Operation[]): string {
+  const operations = known
+    .filter((o) => twins.includes(o.twin))
     .map((o) => `- ${o.twin}: ${o.label} → ${o.method} ${Array.isArray(o.path) ? o.path.join(' or ') : o.path}`)
     .join('\n');
   return `You turn a sentence describing what an agent should have done against provider APIs into assertions over the HTTP requests the agent made.
@@ -39,11 +40,11 @@ ${operations}
 If the sentence cannot be checked from the requests alone, answer assertions_json "[]" and a one-sentence failure.`;
 }
 
-export async function compileWithLlm(config: LlmConfig, outcome: string, twins: string[]): Promise<CompileResult> {
+export async function compileWithLlm(config: LlmConfig, outcome: string, twins: string[], checkPatterns?: PatternChecker): Promise<CompileResult> {
   let answer: unknown;
   try {
     answer = await chatJson(config, {
-      system: systemPrompt(twins),
+      system: systemPrompt(twins, await phrasebookOperations()),
       user: outcome,
       schemaName: 'test_assertions',
       schema: ANSWER_SCHEMA as unknown as Record<string, unknown>,
@@ -71,7 +72,7 @@ export async function compileWithLlm(config: LlmConfig, outcome: string, twins: 
     };
   }
   const assertions = parsed.data.map((x) => normalizeAssertion(x, twins));
-  const problems = await checkAssertions(assertions, twins);
+  const problems = await checkAssertions(assertions, twins, checkPatterns);
   if (problems.length > 0) {
     const p = problems[0]!;
     return {

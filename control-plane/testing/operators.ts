@@ -4,7 +4,7 @@
 
 import { ownValue } from '../../twin-runtime/safe-input.js';
 import { OPERATOR_NAMES, isOperatorObject, isVarRef } from './matcher-language.js';
-import { linearRegex, LinearRegex, RegexSyntaxError } from './linear-regex.js';
+import { MAX_PATTERN_CHARS, pattern } from './pattern.js';
 
 export type Vars = Record<string, unknown>;
 
@@ -107,7 +107,7 @@ function evaluateOne(name: string, operand: unknown, actual: unknown, vars: Vars
       return false;
     }
     case 'matches':
-      return (typeof actual === 'string' || typeof actual === 'number') && linearRegex(String(operand)).test(String(actual));
+      return (typeof actual === 'string' || typeof actual === 'number') && pattern(String(operand)).test(String(actual));
     case 'present':
       return (actual !== undefined) === (operand !== false);
     case 'absent':
@@ -172,13 +172,9 @@ function checkOne(name: string, operand: unknown, where: string, known: Set<stri
       if (!Array.isArray(operand) || operand.length === 0) return `${where}: one_of needs a non-empty list.`;
       return operand.map(value).find(Boolean);
     case 'matches':
+      // Its syntax and size are checked by compiling it, off the API's thread (patternsIn, judges.ts).
       if (typeof operand !== 'string') return `${where}: matches needs a pattern string.`;
-      try {
-        new LinearRegex(operand);
-      } catch (e) {
-        if (e instanceof RegexSyntaxError) return `${where}: the pattern ${JSON.stringify(operand)} cannot be used: ${e.message}`;
-        throw e;
-      }
+      if (operand.length > MAX_PATTERN_CHARS) return `${where}: the pattern has ${operand.length} characters; at most ${MAX_PATTERN_CHARS} are supported.`;
       return undefined;
     case 'present':
     case 'absent':
@@ -204,6 +200,17 @@ function checkOne(name: string, operand: unknown, where: string, known: Set<stri
   }
 }
 
+/** The `matches` patterns an operator holds, at any depth (compile-time checks compile them). */
+export function patternsIn(op: unknown, out: string[] = []): string[] {
+  if (!isOperatorObject(op)) return out;
+  for (const [name, operand] of Object.entries(op)) {
+    if (name === 'matches' && typeof operand === 'string') out.push(operand);
+    else if (name === 'size' || name === 'includes' || name === 'not') patternsIn(operand, out);
+    else if ((name === 'all_of' || name === 'any_of') && Array.isArray(operand)) for (const o of operand) patternsIn(o, out);
+  }
+  return out;
+}
+
 export type CompiledOperator = (actual: unknown, vars: Vars) => boolean;
 
 /**
@@ -224,7 +231,7 @@ export function compileOperator(op: unknown): CompiledOperator {
 function compileOne(name: string, operand: unknown): CompiledOperator {
   switch (name) {
     case 'matches': {
-      const re = linearRegex(String(operand));
+      const re = pattern(String(operand));
       return (a) => (typeof a === 'string' || typeof a === 'number') && re.test(String(a));
     }
     case 'size': {

@@ -3,7 +3,7 @@
 // fails with a sentence naming the words it could not place, never with a guess.
 
 import { MATCHER_VERSION, type Assertion, type CountBounds, type Matcher, type SequenceStep } from './matcher-language.js';
-import { OPERATIONS, type Modifier, type ModifierName, type Operation } from './phrasebook-operations.js';
+import { phrasebookOperations, type Modifier, type ModifierName, type Operation } from './phrasebook-operations.js';
 
 export type CompileResult = { ok: true; assertions: Assertion[] } | { ok: false; failure: string };
 
@@ -43,7 +43,12 @@ interface Clause {
   work: string;
 }
 
-export function compilePhrasebook(outcome: string, twins: string[]): CompileResult {
+/** Compile with every twin's phrasebook (their definitions' `phrasebook`, loaded once). */
+export async function compilePhrasebook(outcome: string, twins: string[]): Promise<CompileResult> {
+  return compileWith(await phrasebookOperations(), outcome, twins);
+}
+
+function compileWith(operations: readonly Operation[], outcome: string, twins: string[]): CompileResult {
   const quoted: string[] = [];
   const protectedText = outcome.replace(/"([^"]*)"|“([^”]*)”|(?<=^|\s)'([^']+)'(?=[\s,.;!?]|$)/g, (_m, a?: string, b?: string, c?: string) => {
     quoted.push(a ?? b ?? c ?? '');
@@ -63,6 +68,7 @@ export function compilePhrasebook(outcome: string, twins: string[]): CompileResu
     const steps = splitOrder(sentence);
     if (steps.length > 1) {
       const compiled = compileSequence(
+        operations,
         steps.map((w) => ({ work: w, text: restore(w) })),
         twins,
         value,
@@ -73,7 +79,7 @@ export function compilePhrasebook(outcome: string, twins: string[]): CompileResu
     }
     for (const part of splitConjunctions(sentence)) {
       const clause = { work: part, text: restore(part.replace(/ – /g, ' and ')) };
-      const parsed = parseClause(clause, twins, value, false);
+      const parsed = parseClause(operations, clause, twins, value, false);
       if (!parsed.ok) return parsed;
       const { matcher, count } = parsed;
       if (count === 'never') assertions.push({ version: MATCHER_VERSION, says: clause.text, never: withoutSuccess(matcher) });
@@ -124,11 +130,11 @@ function splitConjunctions(sentence: string): string[] {
 
 type StepResult = { ok: true; steps: SequenceStep[] } | { ok: false; failure: string };
 
-function compileSequence(clauses: Clause[], twins: string[], value: (s: string) => string): StepResult {
+function compileSequence(operations: readonly Operation[], clauses: Clause[], twins: string[], value: (s: string) => string): StepResult {
   const steps: SequenceStep[] = [];
   const produced: { noun: string; step: number; op: Operation }[] = [];
   for (const [k, clause] of clauses.entries()) {
-    const parsed = parseClause(clause, twins, value, true);
+    const parsed = parseClause(operations, clause, twins, value, true);
     if (!parsed.ok) return parsed;
     if (parsed.count !== undefined) {
       return {
@@ -157,7 +163,7 @@ type ClauseResult =
   | { ok: true; matcher: Matcher; count: CountBounds | 'never' | undefined; op: Operation; reference?: string }
   | { ok: false; failure: string };
 
-function parseClause(clause: Clause, twins: string[], value: (s: string) => string, inSequence: boolean): ClauseResult {
+function parseClause(operations: readonly Operation[], clause: Clause, twins: string[], value: (s: string) => string, inSequence: boolean): ClauseResult {
   const fail = (why: string): ClauseResult => ({ ok: false, failure: `Could not compile "${clause.text}": ${why}` });
   let work = ` ${clause.work} `;
 
@@ -249,7 +255,7 @@ function parseClause(clause: Clause, twins: string[], value: (s: string) => stri
   }
 
   // 4. The operation: its phrase must open what is left of the clause.
-  const candidates = OPERATIONS.map((op) => ({ op, m: op.phrase.exec(work) })).filter((c) => c.m !== null);
+  const candidates = operations.map((op) => ({ op, m: op.phrase.exec(work) })).filter((c) => c.m !== null);
   const inTwins = candidates.filter((c) => twins.includes(c.op.twin));
   if (inTwins.length === 0) {
     if (candidates.length > 0) {

@@ -6,15 +6,22 @@
 // answers meanwhile (answered between the advance's slices). CPU-seconds of the process are read
 // from /proc (utime + stime of /proc/self/stat), steadier than wall time on a loaded machine.
 //   node --import=tsx scripts/bench/advance.ts [years=1,2,5,10]
+// TWINS_ROOT=<another checkout> runs the same advance on that checkout's code (a before/after pair
+// in one run: run it once with, once without).
 
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
 import Stripe from 'stripe';
-import { loadTwin } from '../../twin-runtime/registry.js';
-import { TwinServer } from '../../twin-runtime/server.js';
-import { TwinAdminClient } from '../../control-plane/orchestration/twin-admin.js';
+import type * as Registry from '../../twin-runtime/registry.js';
+import type * as Server from '../../twin-runtime/server.js';
+import type * as Admin from '../../control-plane/orchestration/twin-admin.js';
+
+const root = process.env.TWINS_ROOT ?? new URL('../..', import.meta.url).pathname;
+const { loadTwin } = (await import(join(root, 'twin-runtime/registry.js'))) as typeof Registry;
+const { TwinServer } = (await import(join(root, 'twin-runtime/server.js'))) as typeof Server;
+const { TwinAdminClient } = (await import(join(root, 'control-plane/orchestration/twin-admin.js'))) as typeof Admin;
 
 const YEARS = (process.argv[2] ?? '1,2,5,10').split(',').map(Number);
 const TICKS_PER_SECOND = 100;
@@ -67,6 +74,7 @@ async function run(years: number) {
     const invoices = server.store.count('invoice');
     waits.sort((a, b) => a - b);
     return {
+      root,
       years,
       advance_ms: Math.round(ms),
       invoices,

@@ -1,7 +1,8 @@
 // Issue 14's figures in one run, side by side:
-//   served      each provider's counted surface walked over HTTP against its twin (the twin's own
-//               loopback URL): operations that do not answer the route miss;
-//   schemas     generic operations a scripted walk reaches, answers checked against the spec;
+//   levels      each provider's surface walked over HTTP against its twin (the twin's own loopback
+//               URL): operations routed (not the route miss), answers per Twin-Fidelity level,
+//               `unsupported` operations that answered 2xx (none);
+//   schemas     inferred/stored operations a scripted walk reaches, answers checked against the spec;
 //   lists       list pages at 10 vs 50,000 records (scripts/bench/lists.ts);
 //   start       cold start and idle RSS vs a bare http server (scripts/bench/twin-start.ts).
 //
@@ -13,7 +14,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadTwin } from '../../twin-runtime/registry.js';
 import { TwinServer } from '../../twin-runtime/server.js';
-import { prepareFixtures, schemaWalk, servedWalk } from './walk.js';
+import { levelWalk, prepareFixtures, schemaWalk } from './walk.js';
 
 const { values } = parseArgs({ options: { skip: { type: 'string', default: '' } } });
 const skip = new Set(values.skip.split(',').filter(Boolean));
@@ -32,14 +33,14 @@ const DENOMINATOR: Record<string, string> = {
 };
 
 try {
-  console.log('served (twin URL on loopback; "served" = not the route miss)');
+  console.log('levels (twin URL on loopback; "routed" = not the route miss; answers of the generic layer per Twin-Fidelity)');
   for (const slug of ['stripe', 'github', 'slack']) {
     const t = await twin(slug, `served-${slug}`);
     try {
       const t0 = performance.now();
-      const w = await servedWalk(t, slug, await prepareFixtures(t, slug));
+      const w = await levelWalk(t, slug, await prepareFixtures(t, slug));
       console.log(
-        `  ${slug.padEnd(7)} ${w.served}/${w.counted} (${((100 * w.served) / w.counted).toFixed(1)} %) of ${DENOMINATOR[slug]}, walked in ${(performance.now() - t0).toFixed(0)} ms`,
+        `  ${slug.padEnd(7)} ${w.served}/${w.counted} routed of ${DENOMINATOR[slug]}; ${w.walked} generic answers ${JSON.stringify(w.levels)}, ${w.lies.length} unsupported 2xx; walked in ${(performance.now() - t0).toFixed(0)} ms`,
       );
     } finally {
       await t.server.close();

@@ -20,7 +20,7 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { renderInVersion } from '../../twins/stripe/wire/versions.js';
-import { STRIPE_API_VERSION } from '../../twins/stripe/model/events.js';
+import { STRIPE_API_VERSION } from '../../twins/stripe/wire/api-version.js';
 
 const { values } = parseArgs({
   options: {

@@ -14,6 +14,8 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const CONSOLE_SOURCE = join(ROOT, 'control-plane', 'console', 'web');
 export const CONSOLE_OUT = join(ROOT, 'dist', 'control-plane', 'console', 'web');
+/** Files outside the console's folder it bundles (the SDK snippet renderer it shares with the CLI). */
+export const CONSOLE_SHARED = [join(ROOT, 'control-plane', 'client', 'sdk-snippets.ts')];
 
 export interface BuiltFile {
   name: string;
@@ -46,7 +48,11 @@ export function consoleStale(outDir = CONSOLE_OUT): boolean {
   const index = join(outDir, 'index.html');
   if (!existsSync(index)) return true;
   const built = statSync(index).mtimeMs;
-  return sourcesNewerThan(CONSOLE_SOURCE, built) || statSync(fileURLToPath(import.meta.url)).mtimeMs > built;
+  return (
+    sourcesNewerThan(CONSOLE_SOURCE, built) ||
+    CONSOLE_SHARED.some((f) => statSync(f).mtimeMs > built) ||
+    statSync(fileURLToPath(import.meta.url)).mtimeMs > built
+  );
 }
 
 export async function buildConsole(outDir = CONSOLE_OUT): Promise<ConsoleBuild> {

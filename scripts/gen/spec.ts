@@ -1,49 +1,36 @@
 // Spec → generated artefacts of each twin (`twins/<slug>/spec/`): source.json (the pinned spec),
-// operations.json (the operation table), schemas.jsonl (lazily read pieces). See
-// twin-runtime/generic/spec-types.ts for the format.
+// operations.json (the operation table), schemas.jsonl (lazily read pieces), and any other file the
+// twin's spec source adds (Stripe's api-versions.json). Each twin names its source in its
+// definition (`specSource`, usually spec/source.ts). See twin-runtime/generic/spec-types.ts for the
+// format.
 //
-//   node --import=tsx scripts/gen/spec.ts [stripe|github|slack …]      (npm run gen:spec)
+//   node --import=tsx scripts/gen/spec.ts [stripe github …]      (npm run gen:spec)
 //
 // test/generic/artefacts.test.ts regenerates in memory and fails when the checked-in files differ
 // from what the installed spec packages give.
 
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { OperationTable } from '../../twin-runtime/generic/spec-types.js';
-import { refsOf } from './openapi.js';
-import type { ProviderSource } from './sources/common.js';
-import { anthropicSource } from './sources/anthropic.js';
-import { githubSource } from './sources/github.js';
-import { notionSource } from './sources/notion.js';
-import { openaiSource } from './sources/openai.js';
-import { sendgridSource } from './sources/sendgrid.js';
-import { slackSource } from './sources/slack.js';
-import { stripeSource } from './sources/stripe.js';
-import { twilioSource } from './sources/twilio.js';
+import { loadAllTwins, loadTwin, twinFolder } from '../../twin-runtime/registry.js';
+import { refsOf } from '../../twin-runtime/spec-build/openapi.js';
 
-export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-
-export const SOURCES: Record<string, () => ProviderSource> = {
-  stripe: stripeSource,
-  github: githubSource,
-  slack: slackSource,
-  openai: openaiSource,
-  anthropic: anthropicSource,
-  twilio: twilioSource,
-  notion: notionSource,
-  sendgrid: sendgridSource,
-};
-
-export function specDir(slug: string): string {
-  return join(ROOT, 'twins', slug, 'spec');
+/** The twins whose definition names a spec source. */
+export async function specSlugs(): Promise<string[]> {
+  return (await loadAllTwins()).filter((d) => d.specSource).map((d) => d.slug);
 }
 
-/** The three files of one twin, as text. */
-export function generateSpec(slug: string): Record<string, string> {
-  const make = SOURCES[slug];
-  if (!make) throw new Error(`no spec source for '${slug}'`);
-  const src = make();
+export function specDir(slug: string): string {
+  return join(twinFolder(slug), 'spec');
+}
+
+/** The files of one twin's spec/, as text. */
+export async function generateSpec(slug: string): Promise<Record<string, string>> {
+  const def = await loadTwin(slug);
+  if (!def.specSource) throw new Error(`the ${slug} twin names no spec source (specSource in twins/${slug}/index.ts)`);
+  const module = await def.specSource();
+  const src = module.source();
   const ids = new Set<string>();
   for (const op of src.operations) {
     if (ids.has(op.entry.id)) throw new Error(`${slug}: two operations named ${op.entry.id}`);
@@ -100,20 +87,21 @@ export function generateSpec(slug: string): Record<string, string> {
     'source.json': JSON.stringify(src.source, null, 2) + '\n',
     'operations.json': operationsJson,
     'schemas.jsonl': lines.join('\n') + '\n',
+    ...module.files?.(),
   };
 }
 
-export function writeSpec(slug: string): void {
+export async function writeSpec(slug: string): Promise<void> {
   const dir = specDir(slug);
   mkdirSync(dir, { recursive: true });
-  for (const [file, text] of Object.entries(generateSpec(slug))) writeFileSync(join(dir, file), text);
+  for (const [file, text] of Object.entries(await generateSpec(slug))) writeFileSync(join(dir, file), text);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const slugs = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(SOURCES);
+  const slugs = process.argv.slice(2).length ? process.argv.slice(2) : await specSlugs();
   for (const slug of slugs) {
     const t0 = Date.now();
-    writeSpec(slug);
+    await writeSpec(slug);
     process.stdout.write(`${slug}: ${specDir(slug)} (${Date.now() - t0} ms)\n`);
   }
 }

@@ -27,6 +27,13 @@ t.test('every status of the upgrade endpoint', async (t) => {
   t.equal((await upgrade(admin, {})).body.detail[0].type, 'missing');
   t.equal((await upgrade(admin, { checkout_session: 'cs_x', plan: 'gold' })).body.detail[0].type, 'extra_forbidden');
 
+  // Malformed ids are the request's fault, never "the processor could not be reached".
+  for (const malformed of ['\ud800', 'cs_test_a/../../v1/customers', 'cs_test_%zz', ' ', 'cs_' + 'x'.repeat(100_000), 'ch_123']) {
+    const res = await upgrade(admin, { checkout_session: malformed });
+    t.equal(res.status, 422, `${JSON.stringify(malformed.slice(0, 30))}: 422`);
+    t.match(res.body.detail[0], { loc: ['body', 'checkout_session'], type: /^string_(pattern_mismatch|too_long)$/ });
+  }
+
   const unknown = await upgrade(admin, { checkout_session: 'cs_test_unknown' });
   t.equal(unknown.status, 409, 'a session the processor does not know');
   t.match(unknown.body.detail, /does not belong to this organization/);

@@ -12,6 +12,7 @@ import { cli } from './helpers.js';
 import { startOrchestratedControlPlane } from '../orchestration/helpers.js';
 import { freePort } from '../helpers/docker.js';
 import { TWIN_SLUGS } from '../../twin-runtime/registry.js';
+import { lastSignIn } from '../../control-plane/cli/local-server.js';
 
 const cp = await startOrchestratedControlPlane();
 const scratch = mkdtempSync(join(tmpdir(), 'twins-cli-'));
@@ -37,19 +38,34 @@ async function both(t: Test, argv: string[], check: (data: any) => void, text?: 
 }
 
 t.test('catalog', async (t) => {
-  await both(t, ['catalog'], (c) => t.same(c.map((x: any) => x.slug).sort(), [...TWIN_SLUGS].sort()), /^SLUG +VERSION +NAME +DESCRIPTION\nstripe/);
+  // Every twin the registry finds, in its (alphabetical) order.
+  await both(
+    t,
+    ['catalog'],
+    (c) =>
+      t.same(
+        c.map((x: any) => x.slug),
+        [...TWIN_SLUGS],
+      ),
+    new RegExp(`^SLUG +VERSION +NAME +DESCRIPTION\n${TWIN_SLUGS[0]} `),
+  );
 });
 
 t.test('the core loop from the command line', async (t) => {
   // env create: text (waiting), then JSON (waiting); the second is the one used below.
   const made = await cli(['env', 'create', '--name', 'first', '--twin', 'stripe', '--wait'], { env, stderrIsTTY: true });
   t.equal(made.code, 0, made.stderr);
-  t.match(made.stdout, /^first {2}[0-9a-f-]{36} {2}ready {2}clock /);
+  t.match(made.stdout, /^first {2}[0-9a-f-]{36} {2}ready {2}clock \S+ \(living\) {2}fidelity strict/, 'living and strict unless asked');
   t.match(made.stderr, /waiting for first to be ready/, 'a progress line while waiting, on a terminal');
-  const created = await cli(['env', 'create', '--name', 'demo', '--twin', 'stripe', '--twin', 'github', '--wait', '--json'], { env });
+  // Frozen, so the clock below reads exactly the instants it was moved to.
+  const created = await cli(
+    ['env', 'create', '--name', 'demo', '--twin', 'stripe', '--twin', 'github', '--clock', 'frozen', '--fidelity', 'lenient', '--wait', '--json'],
+    { env },
+  );
   t.equal(created.code, 0, created.stderr);
   const environment = JSON.parse(created.stdout);
   t.equal(environment.status, 'ready');
+  t.match(environment, { clock_mode: 'frozen', fidelity: 'lenient' }, '--clock and --fidelity reach the environment');
   t.same(environment.twins.map((x: any) => x.twin_slug).sort(), ['github', 'stripe']);
   const stripeTwin = environment.twins.find((x: any) => x.twin_slug === 'stripe');
   const githubTwin = environment.twins.find((x: any) => x.twin_slug === 'github');
@@ -61,7 +77,10 @@ t.test('the core loop from the command line', async (t) => {
 
   const exports = await cli(['twin', 'credential', stripeTwin.id], { env });
   t.equal(exports.code, 0, exports.stderr);
-  t.match(exports.stdout, /^export STRIPE_SECRET_KEY='sk_test_\w+'\nexport STRIPE_API_URL='http:\/\/127\.0\.0\.1:\d+'\n$/);
+  t.match(
+    exports.stdout,
+    /^export STRIPE_SECRET_KEY='sk_test_\w+'\nexport STRIPE_PUBLISHABLE_KEY='pk_test_\w+'\nexport STRIPE_API_URL='http:\/\/127\.0\.0\.1:\d+'\n$/,
+  );
   const cred = await both(t, ['twin', 'credential', stripeTwin.id], (c) => {
     t.equal(c.twin_slug, 'stripe');
     t.match(c.api_key, /^sk_test_/);
@@ -74,7 +93,9 @@ t.test('the core loop from the command line', async (t) => {
   const customer = await stripe.customers.create({ email: 'ada@example.com', name: 'Ada' });
   await stripe.customers.retrieve('cus_missing').catch(() => undefined);
 
-  await both(t, ['logs', environment.id], (p) => t.equal(p.total, 2), /POST +\/v1\/customers +200/);
+  await both(t, ['logs', environment.id], (p) => t.equal(p.total, 2), /FIDELITY +DURATION\n.*POST +\/v1\/customers +200 +modelled +\d+ ms/s);
+  await both(t, ['logs', environment.id, '--fidelity', 'modelled'], (p) => t.equal(p.total, 2));
+  await both(t, ['logs', environment.id, '--fidelity', 'unsupported'], (p) => t.equal(p.total, 0), /no requests logged yet/);
   await both(t, ['logs', environment.id, '--status', '404'], (p) =>
     t.same(
       p.items.map((r: any) => r.path),
@@ -216,6 +237,8 @@ t.test('token', async (t) => {
   const json = JSON.parse((await cli(['token', '--email', 'bob@example.com', '--org', 'cli', '--role', 'member', '--ttl', '60', '--json'], { env })).stdout);
   t.match(json, { token_type: 'Bearer', expires_in: 60 });
   t.equal((await cp.call('GET', '/users/me', { token: json.access_token })).status, 200);
+  // `twins mcp` without a credential acts in the organization of the last sign-in from the folder.
+  t.same(lastSignIn(cp.dataDir), { email: 'bob@example.com', org: 'cli' });
 });
 
 t.test('runtime errors exit 1 with the API sentence', async (t) => {

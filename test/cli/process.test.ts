@@ -36,6 +36,7 @@ t.test('a standalone twin keeps its key across restarts; --key chooses one', asy
   const first = await startProcess(args, {}, listening);
   const info = JSON.parse(first.match[0]);
   t.match(info, { twin: 'stripe', url: /^http:\/\/127\.0\.0\.1:\d+$/, api_key: /^sk_test_/, publishable_key: /^pk_test_/, data });
+  t.match(info, { clock_mode: 'living', fidelity: 'strict' }, 'a local provider: its clock runs with wall time, and it is strict');
   const url = new URL(info.url);
   const sdk = (key: string) => new Stripe(key, { host: url.hostname, port: Number(url.port), protocol: 'http', maxNetworkRetries: 0 });
   const customer = await sdk(info.api_key).customers.create({ email: 'kept@example.com' });
@@ -50,9 +51,10 @@ t.test('a standalone twin keeps its key across restarts; --key chooses one', asy
   t.equal(((await sdk2.customers.retrieve(customer.id)) as Stripe.Customer).email, 'kept@example.com', 'and the same records');
   t.equal(await stopProcess(second.child), 0);
 
-  const chosen = await startProcess([...args, '--key', 'sk_test_from_env_file'], {}, listening);
+  const chosen = await startProcess([...args, '--key', 'sk_test_from_env_file', '--clock', 'frozen', '--fidelity', 'lenient'], {}, listening);
   const c = JSON.parse(chosen.match[0]);
   t.equal(c.api_key, 'sk_test_from_env_file');
+  t.match(c, { clock_mode: 'frozen', fidelity: 'lenient' }, '--clock and --fidelity choose');
   const u = new URL(c.url);
   const ok = await new Stripe('sk_test_from_env_file', { host: u.hostname, port: Number(u.port), protocol: 'http', maxNetworkRetries: 0 }).customers.list();
   t.ok(ok.data.length >= 1);

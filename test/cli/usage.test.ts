@@ -68,6 +68,17 @@ t.test('every usage error names the argument and exits 2', async (t) => {
     [['logs'], 'twins logs', /^missing argument ENV_ID/],
     [['logs', 'x', '--status', 'abc'], 'twins logs', /^--status must be a whole number from 100 to 599 \(got 'abc'\)$/],
     [['logs', 'x', '--status', '99'], 'twins logs', /^--status must be a whole number from 100 to 599 \(got '99'\)$/],
+    [['logs', 'x', '--fidelity', 'perfect'], 'twins logs', /^--fidelity must be one of modelled, inferred, stored, unsupported \(got 'perfect'\)$/],
+    [
+      ['env', 'create', '--name', 'n', '--twin', 'stripe', '--clock', 'stopped'],
+      'twins env create',
+      /^--clock must be one of living, frozen \(got 'stopped'\)$/,
+    ],
+    [
+      ['env', 'create', '--name', 'n', '--twin', 'stripe', '--fidelity', 'loose'],
+      'twins env create',
+      /^--fidelity must be one of strict, lenient \(got 'loose'\)$/,
+    ],
     [['records'], 'twins records', /^missing command \(one of: list, get, put, delete\)$/],
     [['records', 'list', 'e', 't'], 'twins records list', /^missing argument RESOURCE/],
     [['records', 'get', 'e', 't', 'customer'], 'twins records get', /^missing argument EXTERNAL_ID/],

@@ -107,6 +107,8 @@ if ('skip' in chrome) {
     await page.getByRole('button', { name: 'New environment' }).click();
     await page.getByLabel('Name', { exact: true }).fill('console e2e');
     await page.getByLabel('Stripe').check();
+    // Frozen: the clock shown below is the instant the API reads (a living one runs on between reads).
+    await page.getByLabel('Frozen').check();
     await check(t, page, 'environment-new');
     await page.getByRole('button', { name: 'Create environment' }).click();
     await page.getByRole('heading', { level: 1, name: 'console e2e' }).waitFor();
@@ -116,6 +118,7 @@ if ('skip' in chrome) {
     const env = (await cp.call('GET', `/environments/${environmentId}`, { token: await cp.token({}) })).body;
     t.equal(env.twins.length, 1);
     t.equal(env.twins[0].twin_slug, 'stripe');
+    t.match(env, { clock_mode: 'frozen', fidelity: 'strict' }, 'the clock and fidelity chosen in the form');
     twinUrl = env.twins[0].url;
     t.ok(await page.getByText(twinUrl, { exact: true }).isVisible(), "the twin's URL is shown");
   });
@@ -156,6 +159,7 @@ if ('skip' in chrome) {
     t.comment(`live log: the entry was on screen ${latency} ms after the SDK had its answer`);
     t.ok(latency <= 1000, `the request appeared within 1 s (${latency} ms)`);
     t.equal(await page.getByRole('cell', { name: '200' }).count(), 1);
+    t.equal(await page.getByRole('cell', { name: 'modelled' }).count(), 1, "the answer's fidelity level");
     await check(t, page, 'requests');
 
     // Filters: the POST is hidden under GET, back with POST and a 2xx status.
@@ -168,6 +172,11 @@ if ('skip' in chrome) {
     await page.getByLabel('Status').fill('4xx');
     t.equal(await row.count(), 0, 'filtered out by status');
     await page.getByLabel('Status').fill('');
+    await page.getByLabel('Fidelity').selectOption('unsupported');
+    t.equal(await row.count(), 0, 'filtered out by fidelity');
+    await page.getByLabel('Fidelity').selectOption('modelled');
+    t.equal(await row.count(), 1, 'kept by fidelity');
+    await page.getByLabel('Fidelity').selectOption('');
 
     // A second request arrives while the page is open, without a reload.
     await page.getByLabel('Method').selectOption('');

@@ -4,7 +4,7 @@
 import t from 'tap';
 import { parseEvents, type StreamEvent } from '../../control-plane/console/web/lib/event-stream.js';
 import { addDays, addMonth, jsonErrorPlace, prettyBody, statusMatches } from '../../control-plane/console/web/lib/format.js';
-import { KEY_PLACEHOLDER, sdkSnippet } from '../../control-plane/console/web/lib/snippets.js';
+import { genericSdk, HIDDEN, renderSdkSnippet } from '../../control-plane/client/sdk-snippets.js';
 
 t.test('event stream parsing across chunks', async (t) => {
   const events: StreamEvent[] = [];
@@ -66,15 +66,28 @@ t.test('calendar arithmetic of the time controls (UTC)', async (t) => {
   t.equal(addDays('2026-03-28T12:00:00.000Z', 1).toISOString(), '2026-03-29T12:00:00.000Z', 'a day is 24 h in UTC');
 });
 
-t.test('SDK snippets', async (t) => {
-  const stripe = sdkSnippet('stripe', 'http://127.0.0.1:41234', 'sk_test_abc');
-  t.match(stripe.code, "new Stripe('sk_test_abc', {");
-  t.match(stripe.code, "host: '127.0.0.1',\n  port: 41234,\n  protocol: 'http',");
+t.test("SDK snippets: a twin definition's templates rendered for a URL and a credential", async (t) => {
+  const { loadTwin } = await import('../../twin-runtime/registry.js');
+  const sdkOf = async (slug: string) => (await loadTwin(slug)).sdk;
+  const stripe = renderSdkSnippet(await sdkOf('stripe'), 'http://127.0.0.1:41234', { api_key: 'sk_test_abc', publishable_key: 'pk_test_x' })!;
+  t.match(stripe.code, "new Stripe('sk_test_abc', { host: '127.0.0.1', port: 41234, protocol: 'http' })");
   t.equal(stripe.install, 'npm install stripe');
-  t.match(sdkSnippet('stripe', 'https://t1.twins.example.com', undefined).code, "port: 443,\n  protocol: 'https'");
-  t.match(sdkSnippet('stripe', 'http://127.0.0.1:1', undefined).code, KEY_PLACEHOLDER, 'the key stays out until shown');
-  t.match(sdkSnippet('github', 'http://127.0.0.1:2/', 'ghp_x').code, "new Octokit({ auth: 'ghp_x', baseUrl: 'http://127.0.0.1:2' })");
-  t.match(sdkSnippet('slack', 'http://127.0.0.1:3', 'xoxb-1').code, "slackApiUrl: 'http://127.0.0.1:3/api/'");
-  t.match(sdkSnippet('stripe', 'http://127.0.0.1:4', "it's\\").code, "'it\\'s\\\\'", 'quotes and backslashes are escaped');
-  t.match(sdkSnippet('linear', 'http://127.0.0.1:5', "a'b").code, `curl -s 'http://127.0.0.1:5/' -H 'Authorization: Bearer a'\\''b'`);
+  t.same(stripe.env, { STRIPE_SECRET_KEY: 'sk_test_abc', STRIPE_PUBLISHABLE_KEY: 'pk_test_x', STRIPE_API_URL: 'http://127.0.0.1:41234' });
+  t.match(renderSdkSnippet(await sdkOf('stripe'), 'https://t1.twins.example.com', {})!.code, "port: 443, protocol: 'https'");
+  t.match(renderSdkSnippet(await sdkOf('stripe'), 'http://127.0.0.1:1', {})!.code, `new Stripe('${HIDDEN('api_key')}'`, 'the key stays out until shown');
+  t.match(
+    renderSdkSnippet(await sdkOf('github'), 'http://127.0.0.1:2/', { api_key: 'ghp_x' })!.code,
+    "new Octokit({ auth: 'ghp_x', baseUrl: 'http://127.0.0.1:2' })",
+  );
+  t.match(renderSdkSnippet(await sdkOf('slack'), 'http://127.0.0.1:3', { api_key: 'xoxb-1' })!.code, "slackApiUrl: 'http://127.0.0.1:3/api/'");
+  t.match(renderSdkSnippet(await sdkOf('stripe'), 'http://127.0.0.1:4', { api_key: "it's\\" })!.code, "'it\\'s\\\\'", 'quotes and backslashes are escaped');
+  t.match(
+    renderSdkSnippet(await sdkOf('twilio'), 'http://127.0.0.1:5', { api_key: 'tok', account_sid: 'AC1' })!.code,
+    "twilio('AC1', 'tok')",
+    'other halves of the credential',
+  );
+  const generic = renderSdkSnippet(genericSdk('my-api'), 'http://127.0.0.1:6', { api_key: 'k' })!;
+  t.equal(generic.install, '', 'a twin naming no SDK: fetch, nothing to install');
+  t.same(generic.env, { MY_API_API_KEY: 'k', MY_API_API_URL: 'http://127.0.0.1:6' });
+  t.equal(renderSdkSnippet(null, 'http://127.0.0.1:7', {}), undefined);
 });

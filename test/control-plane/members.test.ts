@@ -1,4 +1,4 @@
-// Identity hygiene (decisions §11, issue 20): removing a member sticks (their old tokens and API
+// Identity hygiene (docs/decisions.md §11, issue 20): removing a member sticks (their old tokens and API
 // keys answer 401 until they are invited again, and stay dead after), the last admin stays,
 // members revoke only their own API keys, authentication writes nothing, and a token the local
 // identity provider minted makes its holder a member before their first call.

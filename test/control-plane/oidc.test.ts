@@ -1,5 +1,5 @@
 // TWINS_IDP=oidc: access tokens verified against a remote JWKS (served here by a small local
-// HTTP server), with issuer and audience checks and the claim variants of decisions §4.
+// HTTP server), with issuer and audience checks and the claim variants of docs/decisions.md §4.
 
 import t from 'tap';
 import { createServer } from 'node:http';

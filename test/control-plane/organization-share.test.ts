@@ -8,7 +8,11 @@ import { OrganizationShare } from '../../control-plane/http/organization-share.j
 import { startTestControlPlane } from '../helpers/control-plane.js';
 
 t.test('the bucket: burst at once, then the rate, in arrival order, and a bounded backlog', async (t) => {
-  const share = new OrganizationShare({ rate: 50, burst: 3, maxWaiting: 4 });
+  // The clock stands still while requests arrive (on a loaded machine, 20 ms between two calls
+  // would refill a token), then runs on from there for the waiters.
+  const stood = performance.now();
+  let clock = () => stood;
+  const share = new OrganizationShare({ rate: 50, burst: 3, maxWaiting: 4, now: () => clock() });
   const first = [1, 2, 3].map(() => share.admit('b'));
   t.ok(
     first.every((a) => a.admitted && a.wait === undefined),
@@ -27,6 +31,8 @@ t.test('the bucket: burst at once, then the rate, in arrival order, and a bounde
   t.equal(share.waiting, 4);
   const other = share.admit('a');
   t.ok(other.admitted && other.wait === undefined, 'another organization is admitted at once');
+  const resumed = performance.now();
+  clock = () => stood + (performance.now() - resumed);
   await Promise.all(waits);
   const took = performance.now() - started;
   t.same(order, [0, 1, 2, 3], 'waiters are admitted in arrival order');
@@ -38,9 +44,11 @@ t.test('cost-based: an organization whose requests cost more than its share of t
   const share = new OrganizationShare({ rate: 1000, burst: 1000, maxWaiting: 100, costMsPerSecond: 200 });
   const started = performance.now();
   const admittedAt: number[] = [];
+  const waited: boolean[] = [];
   const requests = Array.from({ length: 8 }, async () => {
     const a = share.admit('dear');
     t.ok(a.admitted);
+    waited.push(a.admitted && a.wait !== undefined);
     if (a.admitted && a.wait) await a.wait;
     admittedAt.push(performance.now() - started);
     // Each one uses 100 ms of the API thread.
@@ -52,7 +60,7 @@ t.test('cost-based: an organization whose requests cost more than its share of t
   share.finish('cheap', 1);
   await Promise.all(requests);
   t.equal(admittedAt.length, 8);
-  t.ok(admittedAt[0]! < 50, `the first at once (${admittedAt[0]!.toFixed(0)} ms)`);
+  t.equal(waited[0], false, 'the first is admitted at once');
   // 800 ms of work at 200 ms a second, less the one-second burst: the last about 3 s later.
   t.ok(admittedAt[7]! >= 2000, `the last after ${admittedAt[7]!.toFixed(0)} ms (>= 2000): paced by cost, not count`);
 });
@@ -76,15 +84,17 @@ t.test('the control plane: an organization over its rate is slowed, never failed
     }),
   );
   await new Promise((r) => setTimeout(r, 50));
-  const q0 = performance.now();
   const quietCall = await cp.call('GET', '/environments', { token: quiet });
-  const quietMs = performance.now() - q0;
+  const quietAt = performance.now() - started;
   const statuses = await Promise.all(burst);
   t.ok(statuses.length === 15 && statuses.every((s) => s === 200), 'every request of the busy organization is answered 200');
   t.equal(quietCall.status, 200);
-  t.ok(quietMs < 500, `the quiet organization is answered at once (${quietMs.toFixed(0)} ms)`);
   finished.sort((a, b) => a - b);
-  // 5 at once (the burst), then 10 more at 5 a second: the last about 2 s later.
-  t.ok(finished[14]! >= 1500, `the busy organization's last answer came after ${finished[14]!.toFixed(0)} ms (≥ 1500)`);
-  t.ok(finished[4]! < 1000, `its first five came at once (${finished[4]!.toFixed(0)} ms)`);
+  // Orders, not durations (a loaded machine slows everything): the quiet organization did not
+  // queue behind the busy one's backlog, which drains at 5 a second after its burst of 5.
+  t.ok(
+    quietAt < finished[14]!,
+    `the quiet organization is answered before the busy one's backlog is through (${quietAt.toFixed(0)} < ${finished[14]!.toFixed(0)} ms)`,
+  );
+  t.ok(finished[14]! >= 1500, `the busy organization's last answer came after ${finished[14]!.toFixed(0)} ms (≥ 1500: 10 beyond the burst at 5 a second)`);
 });

@@ -1,4 +1,4 @@
-// The 422 contract (decisions §2) through the real app: each Pydantic error type with its exact
+// The 422 contract (docs/decisions.md §2) through the real app: each Pydantic error type with its exact
 // msg, loc, input and ctx; several failing fields reported at once; 404 / 405.
 
 import t from 'tap';

@@ -45,6 +45,12 @@ t.test('compose.yaml describes a control plane that drives Docker twins', async 
   );
   // biome-ignore lint/suspicious/noTemplateCurlyInString: Compose's own interpolation syntax under test
   t.equal(interpolate('${TWINS_COMPOSE_DATA:-${PWD}/.data-compose}', { PWD: '/src' }), '/src/.data-compose');
+  t.equal(file.name, 'twins', 'the project name by default');
+  t.equal(service.environment.PORT, '8080', 'port 8080 by default');
+  t.equal(service.environment.TWINS_USER, '', 'stays root for the engine socket');
+  const chosen = parse(interpolate(readFileSync(join(ROOT, 'compose.yaml'), 'utf8'), { TWINS_PORT: '18080', TWINS_COMPOSE_PROJECT: 'twins-b', PWD: ROOT }));
+  t.equal(chosen.name, 'twins-b', 'TWINS_COMPOSE_PROJECT names the project');
+  t.equal(chosen.services['control-plane'].environment.PORT, '18080', 'TWINS_PORT chooses the port');
 
   t.test('run on a real engine', { skip: reachable ? false : 'no Docker engine reachable on this machine' }, async (t) => {
     buildImage(`twins-runtime:${TAG}`, 'twin-runtime');

@@ -5,14 +5,38 @@
 
 import t from 'tap';
 import Docker from 'dockerode';
-import { chownSync, chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Stripe from 'stripe';
 import { buildImage, engineReachable, freePort } from '../helpers/docker.js';
 import { waitFor } from '../orchestration/helpers.js';
 
-const IMAGE = 'twins-control-plane:test';
+// A tag of this run's own: checkouts sharing one engine build the same image name concurrently, and
+// a run must test the image it built (another checkout's tag replaced this one's mid-run).
+const IMAGE = `twins-control-plane:test-${process.pid}`;
+
+/** The local addresses sockets in LISTEN state on `port` are bound to (/proc/net/tcp and tcp6). */
+function loopbackListeners(port: number): string[] {
+  const out: string[] = [];
+  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text = '';
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const [, local, , state] = line.trim().split(/\s+/);
+      if (!local || state !== '0A') continue;
+      const [hex, portHex] = local.split(':');
+      if (Number.parseInt(portHex!, 16) !== port) continue;
+      if (hex!.length === 8) out.push(Buffer.from(hex!, 'hex').reverse().join('.'));
+      else out.push(hex === '00000000000000000000000001000000' ? '::1' : hex === '0'.repeat(32) ? '::' : hex!);
+    }
+  }
+  return out;
+}
 
 // Image builds take minutes on a busy machine (tap's default is 120 s).
 t.setTimeout(900_000);
@@ -22,15 +46,18 @@ t.test(
   { skip: reachable ? false : 'no Docker engine reachable on this machine' },
   async (t) => {
     buildImage(IMAGE, 'control-plane');
+    t.teardown(() =>
+      new Docker()
+        .getImage(IMAGE)
+        .remove({ force: true })
+        .catch(() => undefined),
+    );
 
-    // The image runs as uid 10001; the volume must be its to write.
-    const data = mkdtempSync(join(tmpdir(), 'twins-cp-image-'));
-    t.teardown(() => rmSync(data, { recursive: true, force: true }));
-    try {
-      chownSync(data, 10001, 10001);
-    } catch {
-      chmodSync(data, 0o777);
-    }
+    // `-v $PWD/data:/data` on a fresh folder: the engine creates it, owned by root. The image hands
+    // it to uid 10001 and runs as that user.
+    const parent = mkdtempSync(join(tmpdir(), 'twins-cp-image-'));
+    t.teardown(() => rmSync(parent, { recursive: true, force: true }));
+    const data = join(parent, 'data');
     const port = await freePort();
     const docker = new Docker();
     const name = `twins-cp-test-${process.pid}`;
@@ -38,15 +65,22 @@ t.test(
       name,
       Image: IMAGE,
       Cmd: ['serve'],
-      Env: [`PORT=${port}`, 'HOST=127.0.0.1'],
+      Env: [`PORT=${port}`],
       HostConfig: { NetworkMode: 'host', Binds: [`${data}:/data`] },
     });
     t.teardown(() => container.remove({ force: true }).catch(() => undefined));
     await container.start();
 
     const base = `http://127.0.0.1:${port}`;
-    const ready = async () => waitFor('the control plane to be ready', async () => (await fetch(`${base}/health/ready`).catch(() => undefined))?.ok, 30_000);
+    // Deadlines for a loaded 2-core machine (a start measured at 35 s there), not expectations.
+    const ready = async () => waitFor('the control plane to be ready', async () => (await fetch(`${base}/health/ready`).catch(() => undefined))?.ok, 120_000);
     await ready();
+    t.equal(statSync(join(data, 'control-plane.sqlite')).uid, 10001, 'the fresh data folder is written by uid 10001');
+    t.equal(statSync(data).uid, 10001, 'and handed to it');
+    // With host networking the control plane's socket is the host's: it must listen on loopback only
+    // (read from /proc, without sending anything anywhere else).
+    const listening = loopbackListeners(port);
+    t.same(listening, ['127.0.0.1'], `port ${port} listens on ${listening.join(', ') || 'nothing'}`);
 
     // `twins token` inside the container signs with the key the server keeps in /data.
     const exec = await container.exec({
@@ -84,7 +118,7 @@ t.test(
         if (got.body.status === 'failed') throw new Error(JSON.stringify(got.body));
         return got.body.status === 'ready' ? got.body : undefined;
       },
-      30_000,
+      120_000,
     );
     const twin = env.twins[0];
     const url = new URL(twin.url);
@@ -104,7 +138,7 @@ t.test(
 
     await container.restart({ t: 5 });
     await ready();
-    await waitFor('the environment ready again', async () => (await call('GET', `/environments/${envId}`)).body.status === 'ready', 30_000);
+    await waitFor('the environment ready again', async () => (await call('GET', `/environments/${envId}`)).body.status === 'ready', 120_000);
     const again = await (await sdk()).customers.retrieve(customer.id);
     t.equal((again as Stripe.Customer).email, 'ada@example.com', 'the twin kept its records across the restart');
   },

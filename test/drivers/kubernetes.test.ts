@@ -60,13 +60,19 @@ t.test('a twin becomes a ready Pod with an owned Service; crashes and deletions 
 
   t.equal(await driver.check(), undefined, 'API reachable');
   const id = 'a1b2c3d4-0000-4000-8000-000000000001';
-  const { address } = await driver.start(spec(id));
+  const { address } = await driver.start(spec(id, { clockMode: 'living', fidelity: 'lenient' }));
   t.equal(address, `http://twin-${id}.twins.svc.cluster.local:8080`);
 
   const pod: any = api.objects.pods.get(podName(id))!;
   const c = pod.spec.containers[0];
   t.equal(c.image, 'twins-runtime:1');
   t.same(c.args.slice(0, 2), ['--twin', 'stripe']);
+  const after = (flag: string) => c.args[c.args.indexOf(flag) + 1];
+  t.same(
+    [after('--clock'), after('--clock-mode'), after('--fidelity')],
+    ['2026-01-01T00:00:00.000Z', 'living', 'lenient'],
+    "the environment's clock and fidelity",
+  );
   t.equal(c.readinessProbe.httpGet.path, '/_twin/health');
   t.same(c.readinessProbe.httpGet.httpHeaders, [{ name: 'x-twin-admin-secret', value: 'admin-secret' }]);
   t.ok(c.resources.requests.cpu && c.resources.limits.memory, 'requests and limits set');

@@ -120,6 +120,36 @@ t.test('entries: fields as JSON, headers and bodies as bytes; a torn tail, older
     'previous entries read',
   );
 
+  // The fidelity level round-trips; entries written before it was a field (17 fields) read without it.
+  const leveled = { ...b, fidelity: 'unsupported' as const };
+  t.same(decodeEntries(Buffer.concat(entryParts([leveled]))).rows.map(asText), [{ ...leveled, response_body: '{"id":"cus_2"}' }]);
+  const beforeFidelity = (r: CapturedRow): Buffer => {
+    const names = ['id', 'organization_id', 'environment_id', 'environment_twin_id', 'twin_slug', 'actor', 'method', 'path', 'query_string', 'status_code'];
+    const rest = [
+      'duration_ms',
+      'occurred_at',
+      'request_content_type',
+      'request_body_truncated',
+      'response_content_type',
+      'response_body_truncated',
+      'body_bytes',
+    ];
+    const json = Buffer.from(JSON.stringify([...names, ...rest].map((k) => (r as unknown as Record<string, unknown>)[k] ?? null)));
+    const headers = Buffer.from(r.request_headers);
+    const req = r.request_body === null ? null : Buffer.from(r.request_body);
+    const res = r.response_body === null ? null : Buffer.from(r.response_body);
+    const head = Buffer.alloc(17);
+    head[0] = 0x02;
+    head.writeUInt32LE(json.length, 1);
+    head.writeUInt32LE(headers.length, 5);
+    head.writeInt32LE(req ? req.length : -1, 9);
+    head.writeInt32LE(res ? res.length : -1, 13);
+    return Buffer.concat([head, json, headers, ...(req ? [req] : []), ...(res ? [res] : [])]);
+  };
+  const beforeRows = decodeEntries(Buffer.concat([beforeFidelity(a), ...entryParts([leveled])])).rows;
+  t.same(beforeRows.map(asText), [a, { ...leveled, response_body: '{"id":"cus_2"}' }], 'an entry from before reads, with no fidelity');
+  t.notOk('fidelity' in beforeRows[0]!, 'absent: stored as null');
+
   // Rows that give body_bytes keep it; entryParts is what the journal writes (no copy of the bodies).
   const counted = { ...b, body_bytes: 14 };
   t.same(decodeEntries(Buffer.concat(entryParts([counted]))).rows.map(asText), [{ ...counted, response_body: '{"id":"cus_2"}' }]);

@@ -10,6 +10,8 @@ import { TwinGateway } from '../../control-plane/gateway/gateway.js';
 import { BODY_CAP_BYTES, capBody, REDACTED, redactForm, redactJson } from '../../control-plane/gateway/recording.js';
 import { loadTwin } from '../../twin-runtime/registry.js';
 import { startTwin } from '../helpers/twin.js';
+import { TwinServer } from '../../twin-runtime/server.js';
+import { NotSimulated, operationName } from '../../twin-runtime/fidelity.js';
 
 t.test('a body past the cap is cut on a character boundary, kept as bytes', async (t) => {
   t.same(capBody(undefined), { bytes: null, truncated: 0 });
@@ -235,4 +237,86 @@ t.test('when the log cannot be written, requests are refused before they reach t
   t.equal(third.status, 200, 'writable again: forwarded and logged');
   t.equal(logs.count('env-f'), 1, 'only the answered-and-logged request is in the log');
   t.equal(writer.stats().writable, true);
+});
+
+t.test("the gateway keeps each answer's Twin-Fidelity level: the twin's header, none for an answer of its own", async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'twins-gateway-fidelity-'));
+  const db = openDatabase(join(dir, 'cp.sqlite'));
+  // A twin answering at every level: a hand-written route (modelled), a generic one (stored), and
+  // an operation it refuses to simulate (NotSimulated → unsupported, the provider's 501).
+  const twin = new TwinServer(
+    {
+      slug: 'levels',
+      name: 'Levels',
+      description: 'test twin',
+      version: '0.0.1',
+      storageVersion: 1,
+      defaultPort: 0,
+      resources: ['thing'],
+      mintKey: () => 'key_levels',
+      routes: [
+        { method: 'GET', path: '/things', handler: () => ({ status: 200, body: [] }) },
+        { method: 'POST', path: '/things', fidelity: 'stored', handler: () => ({ status: 200, body: { id: 'thing_1' } }) },
+        {
+          method: 'POST',
+          path: '/things/{id}/refund',
+          handler: (req) => {
+            throw new NotSimulated(operationName(req));
+          },
+        },
+      ],
+      authenticate: () => undefined,
+      errors: { render: () => undefined, routeMiss: () => ({ status: 404, body: { error: 'no route' } }) },
+      suggestions: [],
+    },
+    { dataFile: join(dir, 'levels.sqlite') },
+  );
+  const target = await twin.listen(0);
+  const logs = new RequestLogStore(db);
+  const gateway = new TwinGateway({ host: '127.0.0.1', writer: new RequestLogWriter(logs) });
+  t.teardown(async () => {
+    await gateway.closeAll();
+    await twin.close();
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const { url } = await gateway.open({ twinId: 'twin-l', environmentId: 'env-l', organizationId: 'org-1', slug: 'levels' });
+  gateway.setTarget('twin-l', target);
+  const answers: [number, string | null][] = [];
+  for (const [method, path] of [
+    ['GET', '/things'],
+    ['POST', '/things'],
+    ['POST', '/things/t1/refund'],
+    ['GET', '/_twin/health'],
+  ] as const) {
+    const res = await fetch(url + path, { method });
+    await res.text();
+    answers.push([res.status, res.headers.get('twin-fidelity')]);
+  }
+  t.same(
+    answers,
+    [
+      [200, 'modelled'],
+      [200, 'stored'],
+      [501, 'unsupported'],
+      [404, null],
+    ],
+    'the caller sees the header as the twin sent it',
+  );
+  const listed = logs.listPage('env-l', 1, 10);
+  t.same(
+    listed.items.map((r) => [r.path, r.fidelity]),
+    [
+      ['/_twin/health', null],
+      ['/things/t1/refund', 'unsupported'],
+      ['/things', 'stored'],
+      ['/things', 'modelled'],
+    ],
+    'and the log keeps it',
+  );
+  t.same(
+    logs.listPage('env-l', 1, 10, { fidelity: 'unsupported' }).items.map((r) => [r.method, r.path, r.status_code]),
+    [['POST', '/things/t1/refund', 501]],
+    'filtered on the level',
+  );
 });

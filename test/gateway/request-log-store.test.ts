@@ -171,6 +171,7 @@ t.test('pages are index ranges: newest first, total and pages from the counters'
     'duration_ms',
     'environment_id',
     'environment_twin_id',
+    'fidelity',
     'id',
     'method',
     'occurred_at',
@@ -184,6 +185,61 @@ t.test('pages are index ranges: newest first, total and pages from the counters'
   t.same(store.listPage('a', 4, 100).items, [], 'past the end: empty');
   t.same(store.listPage('nope', 1, 10), { total: 0, items: [] });
   t.equal(store.listPage('b', 1, 50).total, 3, 'environments are counted apart');
+});
+
+t.test("each row's fidelity level: stored, listed and filtered; rows from before the column read null", async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'twins-log-fidelity-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'request-logs.sqlite');
+  // A log file as the previous version left it: no fidelity column, one row.
+  const older = openLogDatabase(file);
+  older.exec('ALTER TABLE request_logs DROP COLUMN fidelity; DELETE FROM log_schema_migrations WHERE version = 2');
+  const [old] = rows('env', 1);
+  older
+    .prepare(
+      `INSERT INTO request_logs (env_seq, id, organization_id, environment_id, environment_twin_id, twin_slug, method, path, status_code, duration_ms, occurred_at)
+       VALUES (1, ?, 'org', 'env', 'twin', 'stripe', 'GET', '/v1/old', 200, 1, ?)`,
+    )
+    .run(old!.id, old!.occurred_at);
+  older.exec("INSERT INTO request_log_environments (environment_id, organization_id, next_seq) VALUES ('env', 'org', 2)");
+  older.close();
+
+  // The control plane attaches it: the schema is brought up to date in the attached file.
+  const cp = new Database(join(dir, 'cp.sqlite'));
+  t.teardown(() => cp.close());
+  attachLogs(cp, file);
+  const store = new RequestLogStore(cp);
+  const [modelled, unsupported, unsaid] = rows('env', 3, { start: Date.parse('2026-02-01T00:00:00Z') });
+  store.append([
+    { ...modelled!, fidelity: 'modelled' },
+    { ...unsupported!, fidelity: 'unsupported' },
+    { ...unsaid!, fidelity: null },
+  ]);
+  const all = store.listPage('env', 1, 10);
+  t.same(
+    all.items.map((r) => [r.path, r.fidelity]),
+    [
+      ['/v1/customers/2', null],
+      ['/v1/customers/1', 'unsupported'],
+      ['/v1/customers/0', 'modelled'],
+      ['/v1/old', null],
+    ],
+    'listed with each row, null where nothing was said',
+  );
+  const refused = store.listPage('env', 1, 10, { fidelity: 'unsupported' });
+  t.equal(refused.total, 1);
+  t.same(
+    refused.items.map((r) => r.path),
+    ['/v1/customers/1'],
+    'the filter narrows to the level',
+  );
+  t.same(store.listPage('env', 1, 10, { fidelity: 'stored' }), { total: 0, items: [] });
+  t.same(
+    store.listPage('env', 1, 10, { fidelity: 'modelled', statusCode: 200 }).items.map((r) => r.path),
+    ['/v1/customers/0'],
+    'and combines with the other filters',
+  );
+  t.equal(store.page('env', 1, 1)[0]!.fidelity, 'unsupported', 'whole rows carry it too');
 });
 
 t.test('retention cuts the oldest rows of each environment, a step at a time', async (t) => {

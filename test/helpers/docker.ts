@@ -19,7 +19,8 @@ export async function engineReachable(): Promise<boolean> {
 
 /** `scripts/image/build.sh <tag> <target>`, as `make image` runs it. */
 export function buildImage(tag: string, target: 'twin-runtime' | 'control-plane'): void {
-  execFileSync(join(root, 'scripts/image/build.sh'), [tag, target], { cwd: root, stdio: 'pipe', timeout: 300_000 });
+  // Staging copies the production node_modules: 9 minutes of disk on a busy 2-core machine.
+  execFileSync(join(root, 'scripts/image/build.sh'), [tag, target], { cwd: root, stdio: 'pipe', timeout: 900_000 });
 }
 
 /** A loopback port free a moment ago (host networking: the container binds it itself). */

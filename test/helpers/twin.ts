@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadTwin } from '../../twin-runtime/registry.js';
 import { TwinServer } from '../../twin-runtime/server.js';
+import type { FidelityMode } from '../../twin-runtime/fidelity.js';
 
 export interface RunningTwin {
   server: TwinServer;
@@ -16,7 +17,10 @@ export interface RunningTwin {
   close(): Promise<void>;
 }
 
-export async function startTwin(slug: string, opts: { clockStart?: Date; seedFile?: string; dataDir?: string; publicUrl?: string } = {}): Promise<RunningTwin> {
+export async function startTwin(
+  slug: string,
+  opts: { clockStart?: Date; seedFile?: string; dataDir?: string; publicUrl?: string; clock?: 'living' | 'frozen'; fidelity?: FidelityMode } = {},
+): Promise<RunningTwin> {
   const dir = opts.dataDir ?? mkdtempSync(join(tmpdir(), `twin-${slug}-`));
   const dataFile = join(dir, `${slug}.sqlite`);
   const server = new TwinServer(await loadTwin(slug), {
@@ -25,6 +29,9 @@ export async function startTwin(slug: string, opts: { clockStart?: Date; seedFil
     clockStart: opts.clockStart,
     // The URL the twin's own links name (a gateway in front of it); its listening URL otherwise.
     publicUrl: opts.publicUrl,
+    // Frozen unless asked: a test's instants are then the ones it set.
+    clock: opts.clock,
+    fidelity: opts.fidelity,
   });
   const url = await server.listen(0, '127.0.0.1');
   return {

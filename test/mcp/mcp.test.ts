@@ -11,10 +11,14 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { discoverOAuthProtectedResourceMetadata, extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
+import { mcpResourceMetadata } from '../../control-plane/mcp/http.js';
 import Stripe from 'stripe';
 import { startOrchestratedControlPlane } from '../orchestration/helpers.js';
 import { CLI_SOURCE, ROOT } from '../cli/helpers.js';
 import { TWIN_SLUGS } from '../../twin-runtime/registry.js';
+import { loadLocalKeys, mintLocalToken } from '../../control-plane/auth/local-idp.js';
+import { recordSignIn } from '../../control-plane/cli/local-server.js';
 
 // Whole `twins mcp` processes start here (slow on a loaded machine).
 t.setTimeout(300_000);
@@ -68,8 +72,10 @@ async function coreLoop(t: Test, client: Client, label: string): Promise<void> {
     t.equal(tool.outputSchema?.type, 'object', `${tool.name} has a JSON-schema output`);
   }
 
-  const { environment } = await call(t, client, 'create_environment', { name: `mcp ${label}`, twins: ['stripe'] });
+  // Frozen, so the clock below reads exactly the instants it was moved to.
+  const { environment } = await call(t, client, 'create_environment', { name: `mcp ${label}`, twins: ['stripe'], clock: 'frozen', fidelity: 'lenient' });
   t.equal(environment.status, 'ready', 'create_environment waits until ready');
+  t.match(environment, { clock_mode: 'frozen', fidelity: 'lenient' }, 'with the clock and fidelity asked for');
   const twin = environment.twins[0];
   const cred = await call(t, client, 'get_twin_credentials', { twin_id: twin.id });
   t.match(cred, { twin_slug: 'stripe', url: twin.url, api_key: /^sk_test_/, sdk: { package: 'stripe', code: /new Stripe\('sk_test_/ } });
@@ -80,8 +86,10 @@ async function coreLoop(t: Test, client: Client, label: string): Promise<void> {
 
   const logs = await call(t, client, 'list_request_logs', { environment_id: environment.id });
   t.equal(logs.total, 1);
-  t.match(logs.items[0], { method: 'POST', path: '/v1/customers', status_code: 200, environment_twin_id: twin.id });
+  t.match(logs.items[0], { method: 'POST', path: '/v1/customers', status_code: 200, environment_twin_id: twin.id, fidelity: 'modelled' });
   t.equal((await call(t, client, 'list_request_logs', { environment_id: environment.id, status_code: 404 })).total, 0, 'filtered by status');
+  t.equal((await call(t, client, 'list_request_logs', { environment_id: environment.id, fidelity: 'modelled' })).total, 1, 'filtered by fidelity');
+  t.equal((await call(t, client, 'list_request_logs', { environment_id: environment.id, fidelity: 'unsupported' })).total, 0);
 
   const records = await call(t, client, 'list_records', { environment_id: environment.id, twin_id: twin.id, resource: 'customer' });
   t.ok(records.records.some((r: any) => r.external_id === customer.id));
@@ -116,7 +124,9 @@ t.test('streamable HTTP at /mcp', async (t) => {
     body: '{}',
   });
   t.equal(anonymous.status, 401, 'same authorization as REST');
-  t.equal(anonymous.headers.get('www-authenticate'), 'Bearer');
+  // MCP authorization: the challenge names the resource's metadata (RFC 9728), as the SDK's client reads it.
+  const challenge = extractWWWAuthenticateParams(anonymous);
+  t.equal(challenge.resourceMetadataUrl?.href, `${cp.url}/.well-known/oauth-protected-resource/mcp`);
   const get = await fetch(`${cp.url}/mcp`, { headers: { authorization: `Bearer ${apiKey}`, accept: 'text/event-stream' } });
   t.equal(get.status, 405, 'stateless: no server-initiated stream');
   t.equal(get.headers.get('allow'), 'POST');
@@ -170,6 +180,20 @@ t.test('streamable HTTP at /mcp', async (t) => {
   await call(t, client, 'delete_environment', { environment_id: environment.id });
 });
 
+t.test('HTTP MCP describes itself as an OAuth protected resource (what spec-following clients look up first)', async (t) => {
+  const metadata = await discoverOAuthProtectedResourceMetadata(new URL(`${cp.url}/mcp`));
+  t.equal(metadata.resource, `${cp.url}/mcp`);
+  t.same(metadata.bearer_methods_supported, ['header']);
+  t.notOk(metadata.authorization_servers, 'the local identity provider has no HTTP authorization server to name');
+  const root = await fetch(`${cp.url}/.well-known/oauth-protected-resource`);
+  t.equal(root.status, 200, 'also at the root well-known path, without a credential');
+  t.same(await root.json(), metadata);
+  // With an OpenID Connect provider, its issuer is the authorization server.
+  t.same(mcpResourceMetadata('https://twins.example.com', { idp: 'oidc', idpIssuer: 'https://login.example.com/' }).authorization_servers, [
+    'https://login.example.com/',
+  ]);
+});
+
 t.test('stdio: twins mcp against a control plane by URL', async (t) => {
   const client = new Client({ name: 'twins-test', version: '1.0.0' });
   const transport = new StdioClientTransport({
@@ -184,8 +208,10 @@ t.test('stdio: twins mcp against a control plane by URL', async (t) => {
   await coreLoop(t, client, 'stdio');
 });
 
-t.test('stdio: twins mcp with an embedded control plane', async (t) => {
+t.test('stdio: twins mcp with an embedded control plane, in the organization of the last sign-in', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'twins-mcp-embedded-'));
+  // What `twins token --email ada@example.com --org acme` (or `twins console`) leaves in the folder.
+  recordSignIn(dataDir, { email: 'ada@example.com', org: 'acme' });
   const client = new Client({ name: 'twins-test', version: '1.0.0' });
   let stderr = '';
   const transport = new StdioClientTransport({
@@ -201,10 +227,15 @@ t.test('stdio: twins mcp with an embedded control plane', async (t) => {
     await client.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
-  t.match(stderr, /serving MCP on stdio for an embedded control plane at http:\/\/127\.0\.0\.1:\d+/);
+  const served = /serving MCP on stdio for an embedded control plane at (http:\/\/127\.0\.0\.1:\d+) .* as agent@twins\.local in organization acme/.exec(stderr);
+  t.ok(served, stderr);
   // Four twins at once: past the free plan's three, so this also shows the embedded setup is on paygo.
   const { environment } = await call(t, client, 'create_environment', { name: 'embedded', twins: ['stripe', 'github', 'slack', 'stripe'] });
   t.equal(environment.status, 'ready');
   t.equal(environment.twins.length, 4);
+  // The person sees what the agent made: it is in their organization.
+  const ada = await mintLocalToken(await loadLocalKeys(dataDir), { email: 'ada@example.com', org: 'acme', role: 'admin' });
+  const listed = (await (await fetch(`${served![1]}/environments`, { headers: { authorization: `Bearer ${ada}` } })).json()) as { items: { id: string }[] };
+  t.ok(listed.items.length > 0 && listed.items.some((e) => e.id === environment.id), "the environment is in ada's organization");
   await call(t, client, 'delete_environment', { environment_id: environment.id });
 });

@@ -15,9 +15,31 @@ async function twinClocks(envId: string): Promise<string[]> {
   return Promise.all(o.store.twinsOf(envId).map(async (t) => (await o.admin.health(t.address!, t.admin_secret)).clock));
 }
 
+/**
+ * An advance's outcome: 200 done, or 409 with the refusal's detail. On a loaded machine an advance
+ * the bound expects to be short can outlast it and answer 202; its job then says the same.
+ */
+async function settled(res: { status: number; body: any; headers: Headers }): Promise<{ status: number; detail?: string }> {
+  if (res.status !== 202) return { status: res.status, detail: res.body?.detail };
+  const location = res.headers.get('location')!;
+  const job = await waitFor(
+    'the advance to end',
+    async () => {
+      const r = await cp.call('GET', location, { token });
+      return r.body.status !== 'running' ? r.body : undefined;
+    },
+    600_000,
+  );
+  return job.status === 'succeeded' ? { status: 200 } : { status: 409, detail: job.failure };
+}
+
 t.test('a three-year advance of a daily subscription runs as a job', async (t) => {
-  const created = await cp.call('POST', '/environments', { token, body: { name: 'long advance', twins: [{ twin: 'stripe' }, { twin: 'github' }] } });
-  const env = await waitReady(cp, token, created.body.id, 30_000);
+  // Frozen: every instant below is exact (a living clock runs on between the reads).
+  const created = await cp.call('POST', '/environments', {
+    token,
+    body: { name: 'long advance', twins: [{ twin: 'stripe' }, { twin: 'github' }], clock: 'frozen' },
+  });
+  const env = await waitReady(cp, token, created.body.id, 120_000);
   const twin = env.twins.find((x: { twin_slug: string }) => x.twin_slug === 'stripe');
   const key = (await cp.call('POST', `/twins/${twin.id}/credential`, { token })).body.api_key as string;
   const product = (await stripe(twin.url, key, 'POST', '/v1/products', { name: 'Daily' })).body;
@@ -42,8 +64,12 @@ t.test('a three-year advance of a daily subscription runs as a job', async (t) =
   // While it runs: the twin answers, its subscription partway through the years.
   const during = await fetch(`${twin.url}/v1/subscriptions/${sub.body.id}`, { headers: { authorization: `Bearer ${key}` } });
   t.equal(during.status, 200, 'provider requests are answered while the advance runs');
-  const partway = (await during.json()) as { current_period_start: number };
-  t.ok(partway.current_period_start * 1000 >= Date.parse(from) - 86_400_000, 'at the instant the advance has reached');
+  // The billing period is on the subscription's items at the account's default API version
+  // (Stripe moved it there in 2025-03-31.basil).
+  const partway = (await during.json()) as { items: { data: { current_period_start: number }[] } };
+  const periodStart = partway.items.data[0]?.current_period_start;
+  t.type(periodStart, 'number', 'the item carries its billing period');
+  t.ok(periodStart! * 1000 >= Date.parse(from) - 86_400_000, 'at the instant the advance has reached');
   const written = await stripe(twin.url, key, 'POST', '/v1/customers', { email: 'during@example.com' });
   t.equal(written.status, 200, 'writes too');
   t.equal((await cp.call('GET', `/environments/${env.id}`, { token })).body.clock, from, 'the environment clock stays where it was');
@@ -74,18 +100,21 @@ t.test('a three-year advance of a daily subscription runs as a job', async (t) =
   const ahead = new Date(Date.parse(at) + 86_400_000);
   const moved = await cp.services.orchestration.admin.advanceAndWait(github.address!, github.admin_secret, ahead);
   t.ok(moved.ok);
-  const refused = await cp.call('POST', `/environments/${env.id}/advance`, { token, body: { at: new Date(Date.parse(at) + 3_600_000).toISOString() } });
+  const refused = await settled(
+    await cp.call('POST', `/environments/${env.id}/advance`, { token, body: { at: new Date(Date.parse(at) + 3_600_000).toISOString() } }),
+  );
   t.equal(refused.status, 409, 'the refusal is the answer');
-  t.match(refused.body.detail, new RegExp(`github twin ${github.id} could not advance: Cannot move the clock back`));
-  t.notMatch(refused.body.detail, /127\.0\.0\.1|http:/, 'no internal address');
+  t.match(refused.detail, new RegExp(`github twin ${github.id} could not advance: Cannot move the clock back`));
+  t.notMatch(refused.detail, /127\.0\.0\.1|http:/, 'no internal address');
   t.equal((await cp.call('GET', `/environments/${env.id}`, { token })).body.clock, ahead.toISOString(), 'the environment moved up to the latest twin');
   t.same(await twinClocks(env.id), [ahead.toISOString(), ahead.toISOString()], 'and so did the other twin');
 
   // A short advance: 200 {} at once, per environment and per twin.
   const soon = new Date(ahead.getTime() + 60_000).toISOString();
   const short = await cp.call('POST', `/environments/${env.id}/advance`, { token, body: { at: soon } });
-  t.equal(short.status, 200);
-  t.same(short.body, {});
+  if (short.status === 202) t.comment('a loaded machine: the short advance became a job');
+  t.equal((await settled(short)).status, 200);
+  if (short.status === 200) t.same(short.body, {});
   t.same(await twinClocks(env.id), [soon, soon]);
   t.equal((await cp.call('GET', `/environments/${env.id}/advances/00000000-0000-4000-8000-000000000000`, { token })).status, 404);
   const other = await cp.token({ org: 'someone-else' });

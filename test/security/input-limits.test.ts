@@ -8,6 +8,7 @@ import {
   assignSafely,
   INPUT_LIMITS,
   InputRefusal,
+  jsonPastLimits,
   offsetPastJsonDepth,
   ownValue,
   parseJson,
@@ -46,6 +47,31 @@ t.test('parseJson drops what reaches a prototype and refuses deep nesting', asyn
   t.equal(offsetPastJsonDepth('{"a":"[[[[[[[[[[\\\\\\"[[[","b":[[1]]}', 2), 30, 'nor after an escaped quote');
   t.equal(offsetPastJsonDepth('"unterminated [[[[', 1), -1, 'malformed text is left to JSON.parse');
   t.throws(() => parseJson('{bad'), SyntaxError);
+});
+
+/** A JSON object of `n` keys. */
+const jsonKeys = (n: number) => `{${Array.from({ length: n }, (_, i) => `"k${i}":0`).join(',')}}`;
+
+t.test('parseJson refuses a body past its keys, having read no further than the key past the limit', async (t) => {
+  const limits = { maxJsonDepth: 64, maxJsonKeys: 3 };
+  t.equal(jsonPastLimits('{"a":1,"b":{"c":2}}', limits), undefined, 'three keys at any depth are fine');
+  t.same(jsonPastLimits('{"a":1,"b":{"c":2,"d":3}}', limits), { reason: 'too_many_keys', offset: 21 });
+  t.equal(jsonPastLimits('{"a":"x:y:z:w","b":[1,2,3,4,5,6]}', limits), undefined, 'colons in strings and array items are not keys');
+  t.equal(parseJson(jsonKeys(INPUT_LIMITS.maxJsonKeys), 'body') !== undefined, true, 'the most keys allowed parse');
+  t.match(
+    (() => {
+      try {
+        parseJson(jsonKeys(300_000));
+      } catch (e) {
+        return e;
+      }
+    })(),
+    {
+      reason: 'too_many_keys',
+      limit: INPUT_LIMITS.maxJsonKeys,
+      message: `The request body has too many keys; at most ${INPUT_LIMITS.maxJsonKeys} are accepted.`,
+    },
+  );
 });
 
 t.test('assignSafely and ownValue', async (t) => {
@@ -94,6 +120,7 @@ const HOSTILE: { name: string; query?: string; contentType?: string; body?: stri
   { name: 'index 10^9 in the query', query: 'expand[1000000000]=x', param: /^expand\[1000000000\]$/ },
   { name: 'a 100,000-character name', contentType: 'application/x-www-form-urlencoded', body: 'k'.repeat(100_000) + '=x', param: /^k+…$/ },
   { name: 'JSON 100 levels deep', contentType: 'application/json', body: '{"a":'.repeat(100) + '1' + '}'.repeat(100) },
+  { name: '300,000 JSON keys', contentType: 'application/json', body: jsonKeys(300_000) },
   { name: 'a body past the size limit', contentType: 'application/json', body: ' '.repeat(INPUT_LIMITS.maxBodyBytes + 1), size: INPUT_LIMITS.maxBodyBytes + 1 },
 ];
 
@@ -187,6 +214,10 @@ t.test('the control plane refuses in the contract shape', async (t) => {
       { type: 'json_invalid', loc: ['body', 8 + INPUT_LIMITS.maxJsonDepth - 1], msg: 'JSON decode error', ctx: { error: 'Maximum nesting depth exceeded' } },
     ],
   });
+
+  const keys = await cp.call('POST', '/organizations/current/api-keys', { token, rawBody: jsonKeys(INPUT_LIMITS.maxJsonKeys + 10_000) });
+  t.equal(keys.status, 422);
+  t.match(keys.body, { detail: [{ type: 'json_invalid', msg: 'JSON decode error', ctx: { error: `More than ${INPUT_LIMITS.maxJsonKeys} keys` } }] });
 
   const big = await cp.call('POST', '/organizations/current/api-keys', { token, rawBody: JSON.stringify({ name: 'x'.repeat(1024 * 1024) }) });
   t.same([big.status, big.body], [413, { detail: 'Request body too large.' }]);

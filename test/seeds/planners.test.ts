@@ -9,7 +9,7 @@ import { loadTwin } from '../../twin-runtime/registry.js';
 import { planFromPrompt } from '../../seeds/builtin-planner.js';
 import { planSeed } from '../../seeds/planning.js';
 import { resolvePlan } from '../../seeds/entities.js';
-import type { TwinSeeding } from '../../seeds/vocabulary.js';
+import type { TwinSeeding } from '../../twin-runtime/seeding.js';
 
 const stripe = (await loadTwin('stripe')).seeding as TwinSeeding;
 

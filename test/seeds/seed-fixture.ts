@@ -8,7 +8,7 @@ import { loadTwin } from '../../twin-runtime/registry.js';
 import type { TwinDefinition } from '../../twin-runtime/contract.js';
 import { planFromPrompt } from '../../seeds/builtin-planner.js';
 import { generateSeedFile } from '../../seeds/generator.js';
-import type { TwinSeeding } from '../../seeds/vocabulary.js';
+import type { TwinSeeding } from '../../twin-runtime/seeding.js';
 
 export interface SeedFixture {
   twin: TwinDefinition;

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { loadTwin } from '../../twin-runtime/registry.js';
 import { planFromPrompt } from '../../seeds/builtin-planner.js';
 import { generateSeedFile } from '../../seeds/generator.js';
-import type { TwinSeeding } from '../../seeds/vocabulary.js';
+import type { TwinSeeding } from '../../twin-runtime/seeding.js';
 import { startTwin } from '../helpers/twin.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'seeds-stripe-'));

@@ -1,4 +1,4 @@
-// The egress policy (decisions §12). The classifier and the guard are judged as pure functions
+// The egress policy (docs/decisions.md §12). The classifier and the guard are judged as pure functions
 // over addresses — nothing here connects anywhere but 127.0.0.1 — and then a control plane with
 // TWINS_EGRESS=public shows Stripe, GitHub and Slack deliveries to 127.0.0.1 and to `localhost`
 // refused, recorded as refused, while a listener there receives nothing.
@@ -58,6 +58,25 @@ t.test('classifyAddress: every non-public kind, IPv4 and IPv6, mapped and embedd
     ['2002:7f00:1::1', 'loopback'], // 6to4
     ['2002:a9fe:a9fe::1', 'metadata'],
     ['::ffff:8.8.8.8', 'public'],
+    // IPv4-compatible (::/96, deprecated): judged by the IPv4 address, as some stacks still route it
+    ['::7f00:1', 'loopback'],
+    ['::127.0.0.1', 'loopback'],
+    ['::a9fe:a9fe', 'metadata'],
+    ['::169.254.1.1', 'link-local'],
+    ['::a00:1', 'private'],
+    ['::2', 'unspecified'],
+    ['::808:808', 'public'],
+    // Teredo: the client (inverted) and the server it names
+    ['2001:0:4136:e378:8000:63bf:80ff:fffe', 'loopback'], // client ~80ff:fffe = 127.0.0.1
+    ['2001:0:a00:1:8000:63bf:f7f7:f7f7', 'private'], // server 10.0.0.1
+    ['2001:0:808:808:8000:63bf:f7f7:f7f7', 'public'], // server 8.8.8.8, client 8.8.8.8
+    // ISATAP interface identifiers
+    ['2001:470:1::5efe:7f00:1', 'loopback'],
+    ['2001:470:1::200:5efe:a9fe:a9fe', 'metadata'],
+    ['fe80::5efe:808:808', 'link-local'],
+    // NAT64 and 6to4 over metadata and private addresses
+    ['64:ff9b::a9fe:a9fe', 'metadata'],
+    ['2002:c0a8:101::1', 'private'],
     // public
     ['8.8.8.8', 'public'],
     ['1.1.1.1', 'public'],

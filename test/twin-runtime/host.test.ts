@@ -180,12 +180,17 @@ t.test('host operations: advance, reset, records', async (t) => {
     { dataFile: file(), clockStart: start },
   );
   t.teardown(() => host.close());
-  t.same(host.health(), {
+  const health = host.health();
+  t.match(health.wall, /^\d{4}-\d\d-\d\dT/, 'the wall time the clock was read at');
+  t.same(health, {
     status: 'ok',
     twin: 'test',
     version: '0.0.1',
     storage_version: 1,
     clock: start.toISOString(),
+    clock_mode: 'frozen',
+    wall: health.wall,
+    fidelity: 'strict',
     advance: null,
     prototype_intact: true,
   });

@@ -1,6 +1,6 @@
-// A standalone twin keeps its provider key in its data file (decisions §10): the same key after a
+// A standalone twin keeps its provider key in its data file (docs/decisions.md §10): the same key after a
 // restart and after a reset, or the one chosen with `apiKey`; a supervised twin mints a new key on
-// every start (decisions §7). Each twin has its own default port.
+// every start (docs/decisions.md §7). Each twin has its own default port.
 
 import t from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';

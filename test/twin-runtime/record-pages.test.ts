@@ -5,6 +5,7 @@ import t from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { RecordStore } from '../../twin-runtime/record-store.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'record-pages-'));
@@ -47,4 +48,89 @@ t.test('savepoints keep their undo pages in memory, and a rolled-back savepoint 
     );
     t.equal(store.get<{ status: string }>('sub', 'a')?.status, 'active', 'the write inside the savepoint was undone');
   });
+});
+
+t.test('a file written before the body columns existed opens, is migrated, and answers the same', async (t) => {
+  const file = join(dir, 'old-layout.sqlite');
+  // The layout before `created` and `status` had columns of their own: indexes over the JSON.
+  const old = new Database(file);
+  old.exec(`
+    CREATE TABLE records (seq INTEGER PRIMARY KEY AUTOINCREMENT, resource TEXT NOT NULL, external_id TEXT NOT NULL, body TEXT NOT NULL, UNIQUE (resource, external_id));
+    CREATE INDEX records_by_resource ON records (resource, seq);
+    CREATE INDEX records_by_created ON records (resource, ifnull(json_extract(body, '$.created'), 0), seq);
+    CREATE INDEX records_by_status ON records (resource, json_extract(body, '$.status'), seq);
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);`);
+  const insert = old.prepare('INSERT INTO records (resource, external_id, body) VALUES (?, ?, ?)');
+  for (const r of rows) insert.run('sub', r.id, JSON.stringify(r));
+  insert.run('sub', 'e', JSON.stringify({ id: 'e', status: { nested: true } }));
+  old.close();
+
+  // Reset to an old-layout seed: the columns are computed from the seed's bodies as they are copied.
+  const reset = new RecordStore(join(dir, 'reset.sqlite'));
+  t.teardown(() => reset.db.close());
+  reset.replaceWith(file);
+  t.same(
+    reset
+      .page<{ id: string }>({ resource: 'sub', order: 'created', descending: true, limit: 10, oneOf: { status: ['active', 'past_due'] } })
+      .items.map((r) => r.body.id),
+    ['d', 'a'],
+    'a reset from an old-layout seed fills the columns',
+  );
+
+  const migrated = new RecordStore(file);
+  t.teardown(() => migrated.db.close());
+  const columns = (migrated.db.prepare('PRAGMA table_info(records)').all() as { name: string }[]).map((c) => c.name);
+  t.ok(columns.includes('created') && columns.includes('status'), 'the columns were added');
+  const filled = migrated.db.prepare('SELECT external_id, created, status FROM records ORDER BY seq').all();
+  t.same(
+    filled,
+    [
+      { external_id: 'a', created: 10, status: 'active' },
+      { external_id: 'b', created: 20, status: 'canceled' },
+      { external_id: 'c', created: 20, status: null },
+      { external_id: 'd', created: 30, status: 'past_due' },
+      { external_id: 'e', created: 0, status: '{"nested":true}' },
+    ],
+    'backfilled with what json_extract gives',
+  );
+  const indexes = migrated.db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL").all() as { name: string; sql: string }[];
+  t.ok(indexes.length > 0);
+  t.notOk(
+    indexes.some((i) => i.sql.includes('json_extract')),
+    'no index parses the JSON any more',
+  );
+  t.ok(
+    indexes.some((i) => i.name === 'records_by_created'),
+    'the created index was recreated on the column',
+  );
+
+  const pageOf = (q: Partial<Parameters<RecordStore['page']>[0]>) =>
+    migrated.page<{ id: string }>({ resource: 'sub', order: 'created', descending: true, limit: 10, ...q }).items.map((r) => r.body.id);
+  t.same(pageOf({}), ['d', 'c', 'b', 'a', 'e']);
+  t.same(pageOf({ oneOf: { status: ['active', 'past_due'] } }), ['d', 'a'], 'status filters read the backfilled column');
+  t.same(pageOf({ noneOf: { status: ['canceled'] } }), ['d', 'c', 'a', 'e']);
+  migrated.put('sub', 'b', { id: 'b', created: 40, status: 'active' });
+  t.same(pageOf({ oneOf: { status: ['active'] } }), ['b', 'a'], 'a write after the migration keeps the columns current');
+
+  migrated.db.close();
+  const reopened = new RecordStore(file);
+  t.teardown(() => reopened.db.close());
+  t.equal(reopened.count('sub'), 5, 'opening a migrated file again changes nothing');
+});
+
+t.test('the columns hold exactly what json_extract gives for every kind of value', async (t) => {
+  const values = [1, -7, 1.5, 1e21, true, false, 'x', '', null, { a: 1 }, [1, 'b'], undefined];
+  for (const [i, v] of values.entries()) store.put('kinds', `k${i}`, { created: v, status: v });
+  const rows = store.db
+    .prepare(
+      "SELECT created, ifnull(json_extract(body, '$.created'), 0) AS c, typeof(created) = typeof(ifnull(json_extract(body, '$.created'), 0)) AS same_c, status IS json_extract(body, '$.status') AS same_s, typeof(status) = typeof(json_extract(body, '$.status')) AS same_st FROM records WHERE resource = 'kinds' ORDER BY seq",
+    )
+    .all() as { created: unknown; c: unknown; same_c: number; same_s: number; same_st: number }[];
+  t.equal(rows.length, values.length);
+  for (const [i, r] of rows.entries()) {
+    t.equal(r.same_c, 1, `created's type for ${JSON.stringify(values[i])}`);
+    t.same(r.created, r.c, `created for ${JSON.stringify(values[i])}`);
+    t.equal(r.same_s, 1, `status for ${JSON.stringify(values[i])}`);
+    t.equal(r.same_st, 1, `status's type for ${JSON.stringify(values[i])}`);
+  }
 });

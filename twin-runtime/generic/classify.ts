@@ -2,7 +2,8 @@
 // Stripe's and GitHub's adapters start from):
 //   …/{key}            GET retrieve (204-answers: check) · POST/PATCH update · PUT upsert · DELETE delete
 //   …/collection       GET list (an array or list answer) or get-one · POST create · PUT/PATCH set-one · DELETE delete-one
-//   …/{key}/verb       POST act on the record, when the verb's answer is the record's own kind
+//   …/{key}/verb       POST act on the record, when the verb's answer is the record's own kind;
+//                      any other verb on a record (nothing listed at its path) is an action (`answer`)
 // A POST on a static segment below a listed collection (`/v1/invoices/create_preview`) answers
 // without state, as do answers that are not JSON objects.
 
@@ -78,6 +79,8 @@ export function classifyRest(entry: OperationEntry, index: OperationIndex): Rest
             (parent.response.object !== undefined && parent.response.object === entry.response.object) ||
             (unknown(parent) && unknown(entry)));
         if (sameKind) return { action: 'act', scope: params.slice(0, -1), key: parentParam, verb: last, collection: segs.slice(0, -2).join('/') };
+        // A verb on a record (`…/{id}/verify`, `…/{repo}/merges`) that lists nothing there: an action.
+        return { action: 'answer', scope: params, collection: entry.path };
       }
       // A verb on a listed collection (`/v1/invoices/create_preview`) keeps nothing.
       if (!parentParam && isCollectionAnswer(index.get('GET', parentPath))) return { action: 'answer', scope: params, collection: parentPath };

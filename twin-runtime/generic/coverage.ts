@@ -1,20 +1,24 @@
 // A twin's coverage matrix, computed from its code and its generated operation table: for every
-// operation of the provider's surface, `modelled` (a hand-written route of the same template answers
-// it), `generic` (the spec-driven layer does), or `not_served` with the reason. The control plane
-// serves it (`GET /twins/catalog/{slug}/coverage`); scripts/gen/coverage.ts writes COVERAGE.md.
+// operation of the provider's surface, its fidelity level (twin-runtime/fidelity.ts) — `modelled`
+// when a hand-written route of the same template answers it (or the level that route declares),
+// else the level the generic layer decided (`inferred`, `stored` or `unsupported`, levels.ts) with
+// the reason. The control plane serves it (`GET /twins/catalog/{slug}/coverage`, decisions §14);
+// scripts/gen/coverage.ts writes COVERAGE.md.
 
 import type { TwinDefinition } from '../contract.js';
+import { FIDELITY_LEVELS, type FidelityLevel } from '../fidelity.js';
 import { templateShape } from '../path-template.js';
 import { routeTwin } from '../router.js';
 import type { OperationEntry } from './spec-types.js';
-
-export type CoverageStatus = 'modelled' | 'generic' | 'not_served';
 
 export interface CoverageRow {
   method: string;
   path: string;
   operation_id: string;
-  status: CoverageStatus;
+  level: FidelityLevel;
+  /** The old name of `level`, kept for one release (decisions §14). */
+  status: FidelityLevel;
+  /** Why an operation is unsupported, or what the engine infers for it. */
   reason?: string;
 }
 
@@ -26,60 +30,58 @@ const samplePath = (template: string) => template.replace(/\{[^}]+\}/g, '~sample
 export function coverageOf(def: TwinDefinition): CoverageRow[] {
   const hit = cache.get(def);
   if (hit) return hit;
-  const hand = new Set(def.routes.map((r) => `${r.method} ${templateShape(r.path)}`));
+  const hand = new Map(def.routes.map((r) => [`${r.method} ${templateShape(r.path)}`, r]));
   // The twin's own router, as a running twin builds it: what a request of each template reaches.
   const { router } = routeTwin(def);
   const rows: CoverageRow[] = [];
   for (const s of def.generic?.operations() ?? []) {
     const e = s.entry;
-    const row: CoverageRow = { method: e.method, path: e.path, operation_id: e.id, status: 'generic' };
-    if (hand.has(`${e.method} ${templateShape(e.path)}`)) row.status = 'modelled';
-    else if (!s.served) {
-      row.status = 'not_served';
-      row.reason = s.reason ?? 'not served';
+    const own = hand.get(`${e.method} ${templateShape(e.path)}`);
+    let level: FidelityLevel = s.level;
+    let reason = s.reason;
+    if (own) {
+      level = own.fidelity ?? 'modelled';
+      reason = undefined;
     } else {
       const reached = router.find(e.method, samplePath(e.path));
+      // Removed by the provider (no route): answered as the provider now answers that URL.
+      const removed = s.unrouted ? `${s.reason}; ` : '';
       if (reached && reached.value.source === 'modelled') {
-        row.status = 'not_served';
-        row.reason = `shadowed by the hand-written route ${e.method} ${reached.template}`;
+        level = reached.value.route.fidelity ?? 'modelled';
+        reason = `${removed}${removed ? 'a' : 'A'}nswered by the hand-written route ${e.method} ${reached.template}.`;
+      } else if (!reached && s.unrouted) {
+        level = 'modelled';
+        reason = `${removed}answered as the provider answers an unknown URL.`;
       }
     }
-    rows.push(row);
+    rows.push({ method: e.method, path: e.path, operation_id: e.id, level, status: level, ...(reason ? { reason } : {}) });
   }
   cache.set(def, rows);
   return rows;
 }
 
-/**
- * The operations a Done-when figure counts: Stripe's v1 operations named by the `stripe` SDK,
- * GitHub's outside Enterprise-only paths, Slack's SDK methods outside `admin.*`.
- */
-export function countedSurface(slug: string, entry: OperationEntry): boolean {
-  if (slug === 'stripe') return entry.origin !== 'spec' && entry.path.startsWith('/v1/');
-  if (slug === 'github') return !/^\/enterprises\//.test(entry.path);
-  if (slug === 'slack') return entry.origin !== 'spec' && !entry.id.startsWith('admin.');
-  return !entry.excluded;
+/** Whether the operation counts toward the twin's coverage figure (its definition's `countedSurface`). */
+export function countedSurface(def: TwinDefinition, entry: OperationEntry): boolean {
+  const includes = def.countedSurface?.includes;
+  return includes ? includes(entry) : !entry.excluded;
 }
 
-export interface CoverageSummary {
-  modelled: number;
-  generic: number;
-  not_served: number;
-  /** Of the counted surface: how many operations, how many served (modelled or generic). */
+export type CoverageSummary = Record<FidelityLevel, number> & {
+  /** Of the counted surface: how many operations, how many simulated (any level but `unsupported`). */
   counted: number;
   served: number;
-}
+};
 
 export function summarize(def: TwinDefinition): CoverageSummary {
   const rows = coverageOf(def);
   const entries = new Map((def.generic?.operations() ?? []).map((s) => [`${s.entry.method} ${s.entry.path}`, s.entry]));
-  const out: CoverageSummary = { modelled: 0, generic: 0, not_served: 0, counted: 0, served: 0 };
+  const out = { ...Object.fromEntries(FIDELITY_LEVELS.map((l) => [l, 0])), counted: 0, served: 0 } as CoverageSummary;
   for (const r of rows) {
-    out[r.status]++;
+    out[r.level]++;
     const e = entries.get(`${r.method} ${r.path}`);
-    if (e && countedSurface(def.slug, e)) {
+    if (e && countedSurface(def, e)) {
       out.counted++;
-      if (r.status !== 'not_served') out.served++;
+      if (r.level !== 'unsupported') out.served++;
     }
   }
   return out;

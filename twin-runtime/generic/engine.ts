@@ -4,31 +4,82 @@
 // envelopes and errors (the adapter's). Hand-written routes win: the runtime's router
 // (twin-runtime/router.ts) registers this surface's routes only where no hand-written route has the
 // same method and template, in the same find-my-way tree (a static segment beats a parameter).
+//
+// Every operation has a level (levels.ts): what the engine cannot simulate it refuses with
+// `NotSimulated` (the host answers in the provider's envelope, `Twin-Fidelity: unsupported`) unless
+// the environment asked for lenient answers (`ctx.fidelity`); an operation the table lists but the
+// adapter does not serve is refused in both modes, never answered as an unknown route.
 
-import type { TwinContext, TwinRequest, TwinResponse } from '../contract.js';
+import type { TwinContext, TwinHandler, TwinRequest, TwinResponse } from '../contract.js';
+import { NotSimulated, operationName } from '../fidelity.js';
 import type { StoredRecord } from '../record-store.js';
 import type { SpecArtefacts } from './artefacts.js';
 import { indexOperations } from './classify.js';
 import { templateShape } from '../path-template.js';
-import { SchemaResolver, isPlainObject, mergeInput, synthesize, typeOf, UNSAFE_KEYS, type Schema } from './schema.js';
-import type { OperationEntry } from './spec-types.js';
-import type { GenericAdapter, GenericCall, GenericOperation, GenericRoute, GenericSurface, ListWindow, OperationStatus, Outcome } from './types.js';
+import { PLACEHOLDER_URL, SKIP, SchemaResolver, isPlainObject, mergeInput, synthesize, typeOf, UNSAFE_KEYS, type Schema } from './schema.js';
+import type { HttpMethod, OperationEntry } from './spec-types.js';
+import type {
+  EngineLevel,
+  GenericAdapter,
+  GenericCall,
+  GenericOperation,
+  GenericRoute,
+  GenericSurface,
+  ListWindow,
+  OperationStatus,
+  Outcome,
+} from './types.js';
 import { OperationInput } from './input.js';
+import { adapterMakes, decideFromSchemas, decideLevels, loose, madeField, STATE_FIELDS, type LevelSource } from './levels.js';
 
 /** The storage key of a singleton (`get-one`/`set-one`) below its scope. */
 const SINGLETON = '@';
 
+/**
+ * A generic route: its level is read when it answers (`fidelity`), since an operation's schemas are
+ * read on its first call, not when the twin starts. A copy keeps the accessor when made with
+ * `Object.create(Object.getPrototypeOf(route))` + `Object.assign` (GitHub's `/api/v3` routes).
+ */
+class EngineRoute implements GenericRoute {
+  constructor(
+    readonly method: HttpMethod,
+    public path: string,
+    readonly operationId: string,
+    public handler: TwinHandler,
+    private readonly level: () => EngineLevel,
+  ) {}
+
+  get fidelity(): EngineLevel {
+    return this.level();
+  }
+}
+
+/** The handler of an operation the engine does not serve: an honest refusal in every mode. */
+const refusal =
+  (reason: string): TwinHandler =>
+  (req) => {
+    throw new NotSimulated(operationName(req), reason);
+  };
+
 const isSingleton = (op: GenericOperation) =>
   op.action === 'get-one' || op.action === 'set-one' || op.action === 'delete-one' || (op.action === 'check' && !op.key);
 
-export class GenericEngine implements GenericSurface {
+export class GenericEngine implements GenericSurface, LevelSource {
   readonly resources: string[];
   readonly resolver: SchemaResolver;
   /** The input path hand-written routes share (same table, validator and policy). */
   readonly input: OperationInput;
-  private readonly statuses: OperationStatus[] = [];
-  private readonly routeList: GenericRoute[] = [];
+  /** Operations the adapter classified (each answered at its level). */
+  private readonly ops: GenericOperation[] = [];
+  /** Operations of the table the engine does not serve, with why: refused in every mode. */
+  private readonly refused: { entry: OperationEntry; reason: string }[] = [];
   private readonly shapeSource = new Map<GenericOperation, GenericOperation>();
+  private readonly listSource = new Map<GenericOperation, GenericOperation>();
+  private readonly handlers = new Map<GenericOperation, TwinHandler>();
+  /** What `handWritten` was last told, so the same answer does not decide again. */
+  private handKey?: string;
+  /** An answer that is less than its operation's level (lenient mode answered what strict refuses). */
+  private readonly downgraded = new WeakMap<TwinRequest, EngineLevel>();
 
   constructor(
     readonly adapter: GenericAdapter,
@@ -37,19 +88,19 @@ export class GenericEngine implements GenericSurface {
     this.resolver = new SchemaResolver(artefacts);
     this.input = new OperationInput(artefacts, adapter.inputPolicy);
     const index = indexOperations(artefacts.operations);
-    const served: GenericOperation[] = [];
     for (const entry of artefacts.operations) {
       if (entry.excluded) {
-        this.statuses.push({ entry, served: false, reason: entry.excluded });
+        this.refused.push({ entry, reason: entry.excluded });
         continue;
       }
       const c = adapter.classify(entry, index);
       if (typeof c === 'string') {
-        this.statuses.push({ entry, served: false, reason: c });
+        this.refused.push({ entry, reason: c });
         continue;
       }
-      served.push({ ...c, entry });
+      this.ops.push({ ...c, entry, level: 'stored' });
     }
+    const served = this.ops;
     // A single record a path names with no key (branch protection, a settings page) is kept apart
     // from a collection of the same name (`PUT /notifications` is not an item of `GET /notifications`).
     const listed = new Set(served.filter((o) => o.action === 'list').map((o) => o.resource));
@@ -67,30 +118,107 @@ export class GenericEngine implements GenericSurface {
         peers.find((p) => p.action === 'list') ??
         peers.find((p) => p.action === 'get-one');
       if (source && source !== op) this.shapeSource.set(op, source);
+      // Its list's item may require fields its retrieve does not (a spec that disagrees with itself).
+      const list = peers.find((p) => p.action === 'list');
+      if (list && list !== source && list !== op) this.listSource.set(op, list);
     }
     const resources = new Set<string>();
-    const shapes = new Set<string>();
     for (const op of served) {
       const execute = (req: TwinRequest, ctx: TwinContext) => this.execute(op, req, ctx);
-      const handler = adapter.pipeline ? adapter.pipeline(op, execute) : execute;
-      for (const method of adapter.methods?.(op.entry) ?? [op.entry.method]) {
-        const shape = `${method} ${templateShape(op.entry.path)}`;
-        if (shapes.has(shape)) continue;
-        shapes.add(shape);
-        this.routeList.push({ method, path: op.entry.path, operationId: op.entry.id, handler });
-      }
+      const piped = adapter.pipeline ? adapter.pipeline(op, execute) : execute;
+      // The level of a lenient answer to what strict mode refuses goes with the answer.
+      this.handlers.set(op, async (req, ctx) => {
+        const res = await piped(req, ctx);
+        const level = this.downgraded.get(req);
+        return level ? { ...res, fidelity: level } : res;
+      });
       resources.add(op.resource);
-      this.statuses.push({ entry: op.entry, served: true, action: op.action, resource: op.resource });
     }
     this.resources = [...resources].sort();
   }
 
+  /** Levels decided without knowing of hand-written routes, when the router never said. */
+  private decided(): void {
+    if (this.handKey === undefined) this.handWritten(() => false);
+  }
+
+  handWritten(answers: (method: string, template: string) => boolean): void {
+    const hand = this.ops.filter((op) => answers(op.entry.method, op.entry.path)).map((op) => `${op.entry.method} ${op.entry.path}`);
+    const key = hand.join('\n');
+    if (key === this.handKey) return;
+    this.handKey = key;
+    const set = new Set(hand);
+    decideLevels(this, this.ops, (m, t) => set.has(`${m} ${t}`));
+  }
+
   routes(): GenericRoute[] {
-    return [...this.routeList];
+    const out: GenericRoute[] = [];
+    const shapes = new Set<string>();
+    this.decided();
+    const add = (method: HttpMethod, entry: OperationEntry, handler: TwinHandler, level: () => EngineLevel) => {
+      const shape = `${method} ${templateShape(entry.path)}`;
+      if (shapes.has(shape)) return;
+      shapes.add(shape);
+      out.push(new EngineRoute(method, entry.path, entry.id, handler, level));
+    };
+    for (const op of this.ops) {
+      const level = () => this.levelOf(op);
+      for (const method of this.adapter.methods?.(op.entry) ?? [op.entry.method]) add(method, op.entry, this.handlers.get(op)!, level);
+    }
+    // The rest of the provider's published surface is refused honestly, never a route miss.
+    for (const { entry, reason } of this.refused) {
+      if (this.adapter.unrouted?.(entry)) continue;
+      for (const method of this.adapter.methods?.(entry) ?? [entry.method]) add(method, entry, refusal(reason), () => 'unsupported');
+    }
+    return out;
+  }
+
+  /** The operation's level, its schemas read first when it depends on them. */
+  levelOf(op: GenericOperation): EngineLevel {
+    this.decided();
+    if (op.pending) decideFromSchemas(this, op);
+    return op.level;
   }
 
   operations(): OperationStatus[] {
-    return this.statuses;
+    this.decided();
+    return [
+      ...this.refused.map(({ entry, reason }) => ({
+        entry,
+        served: false,
+        level: 'unsupported' as const,
+        reason,
+        ...(this.adapter.unrouted?.(entry) ? { unrouted: true as const } : {}),
+      })),
+      ...this.ops.map((op) => ({
+        entry: op.entry,
+        served: this.levelOf(op) !== 'unsupported',
+        level: op.level,
+        ...(op.reason ? { reason: op.reason } : {}),
+        action: op.action,
+        resource: op.resource,
+      })),
+    ];
+  }
+
+  /** The classified operation of an operation id (tests, the walk). */
+  operation(id: string): GenericOperation | undefined {
+    return this.ops.find((op) => op.entry.id === id);
+  }
+
+  /** Top-level body properties and required names of an operation's request. */
+  requestBody(op: GenericOperation): { properties: Record<string, Schema>; required: Set<string> } {
+    const piece = this.artefacts.operation(op.entry.id);
+    const s = piece.request.body?.schema ? this.resolver.objectSchema(piece.request.body.schema as Schema) : undefined;
+    // Slack's arguments and Stripe's GET parameters are query-like: count them as input too.
+    const properties: Record<string, Schema> = { ...(s?.properties ?? {}) };
+    const required = new Set<string>(s?.required ?? []);
+    for (const p of piece.request.params) {
+      if (p.in !== 'query') continue;
+      properties[p.name] ??= p.schema as Schema;
+      if (p.required) required.add(p.name);
+    }
+    return { properties, required };
   }
 
   private byShape?: Map<string, OperationEntry>;
@@ -117,6 +245,10 @@ export class GenericEngine implements GenericSurface {
 
   /** Answer one call (runs inside the provider's pipeline, which renders thrown provider errors). */
   execute(op: GenericOperation, req: TwinRequest, ctx: TwinContext): TwinResponse {
+    if (this.levelOf(op) === 'unsupported') {
+      if (ctx.fidelity !== 'lenient') throw new NotSimulated(operationName(req), op.reason);
+      this.downgraded.set(req, 'unsupported');
+    }
     const input = this.adapter.input(req);
     const call: GenericCall = { op, req, ctx, params: { ...req.params }, query: input.query, body: input.body };
     const problem = this.input.check(op.entry, {
@@ -127,7 +259,76 @@ export class GenericEngine implements GenericSurface {
     });
     if (problem) throw this.adapter.refuse(call, problem);
     this.adapter.checkReferences?.(call);
+    for (const parent of op.parents ?? []) this.requireParent(call, parent.op);
     return this.adapter.render(call, this.perform(call));
+  }
+
+  /** The parent record a sub-resource's path names, or the provider's 404 for it. */
+  private requireParent(call: GenericCall, parent: GenericOperation): void {
+    // The parent's template names its parameters its own way (`{Sid}` for a child's `{ServiceSid}`).
+    const names = [...parent.entry.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
+    const ours = [...call.op.entry.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
+    const params: Record<string, string> = {};
+    names.forEach((n, i) => {
+      const v = call.params[ours[i]!];
+      if (v !== undefined) params[n] = v;
+    });
+    this.load({ ...call, op: parent, params });
+  }
+
+  /**
+   * Refuse (strict) an answer the engine would have to invent: `what` names it. In lenient mode the
+   * answer goes out, at level `unsupported`.
+   */
+  private cannot(call: GenericCall, what: string): void {
+    if (call.ctx.fidelity === 'lenient') {
+      this.downgraded.set(call.req, 'unsupported');
+      return;
+    }
+    throw new NotSimulated(operationName(call.req), what);
+  }
+
+  /**
+   * A new record's key the input did not give and the schema built empty (an optional `id`): minted
+   * by `newKey`, or by the adapter's `fill` where it said it makes it for the level (GitHub's
+   * integer ids), or refused.
+   */
+  private makeKey(call: GenericCall, record: Record<string, unknown>, schema: Schema | undefined, keyField: string): void {
+    // Keys the adapter mints whatever the schema says (Stripe's prefixed ids): `newKey` makes them.
+    if (adapterMakes(this.adapter, call.op, keyField, 'key', undefined)) return;
+    const prop = schema ? this.resolver.objectSchema(schema)?.properties?.[keyField] : undefined;
+    const keySchema = prop ? this.resolver.flatten(prop) : undefined;
+    if (keySchema && adapterMakes(this.adapter, call.op, keyField, 'key', keySchema)) {
+      const made = this.adapter.fill(call, { name: keyField, path: [keyField], schema: keySchema });
+      if (made !== undefined && made !== SKIP && made !== '') {
+        record[keyField] = made;
+        return;
+      }
+    }
+    this.madeByProvider(call, keyField);
+  }
+
+  /**
+   * A field the provider makes came out empty: when the operation's input takes it (the caller
+   * names it per call, a parse setting's `hostname`), the call lacks it and gets the provider's
+   * refusal of missing input; otherwise it is the provider's to make and the twin refuses honestly.
+   */
+  private madeByProvider(call: GenericCall, field: string): void {
+    const takes = Object.keys(this.requestBody(call.op).properties).some((n) => loose(n) === loose(field));
+    if (takes) throw this.adapter.refuse(call, { where: 'body', field: [field], kind: 'missing' });
+    this.cannot(call, `The provider makes a new record's \`${field}\`; the twin cannot.`);
+  }
+
+  /** A new record never goes out with an empty key or a made-up required URL. */
+  private checkMade(call: GenericCall, record: Record<string, unknown>, schema: Schema | undefined): void {
+    const object = schema ? this.resolver.objectSchema(schema) : undefined;
+    const required = new Set<string>(object?.required ?? []);
+    const key = call.op.action === 'create' ? (call.op.keyField ?? 'id') : undefined;
+    for (const [name, sub] of Object.entries<Schema>(object?.properties ?? {})) {
+      if (!madeField(name, this.resolver.flatten(sub), required.has(name), key)) continue;
+      const v = record[name];
+      if (v === '' || v === PLACEHOLDER_URL) this.madeByProvider(call, name);
+    }
   }
 
   /** A path parameter or (Slack) an argument, as a string. */
@@ -237,6 +438,17 @@ export class GenericEngine implements GenericSurface {
     return ref ? (s, id) => ref.call(this.adapter, call, s, id) : undefined;
   }
 
+  /** The fields a resource's list item requires that its record schema does not build. */
+  private withListFields(call: GenericCall, record: Record<string, unknown>): void {
+    const list = this.listSource.get(call.op);
+    const item = list ? this.answerSchema(list) : undefined;
+    const object = item ? this.resolver.objectSchema(item) : undefined;
+    const missing = (object?.required ?? []).filter((k: string) => !(k in record));
+    if (!missing.length) return;
+    const built = this.build(call, item);
+    for (const k of missing) if (k in built) record[k] = built[k];
+  }
+
   private build(call: GenericCall, schema: Schema | undefined): Record<string, unknown> {
     const v = schema ? synthesize(this.resolver, schema, { optional: this.adapter.optionalFields, fill: (f) => this.adapter.fill(call, f) }) : {};
     return isPlainObject(v) ? v : {};
@@ -299,12 +511,18 @@ export class GenericEngine implements GenericSurface {
       case 'create': {
         const s = schema();
         const record = this.build(call, s);
+        this.withListFields(call, record);
+        // A new record starts in its lifecycle's initial state (a quote is never born accepted).
+        if (op.initialStatus !== undefined) for (const f of STATE_FIELDS) if (typeof record[f] === 'string') record[f] = op.initialStatus;
         mergeInput(this.resolver, s, record, this.inputFields(call), this.lookup(call));
         this.withScopeFields(call, record);
+        const keyField = op.keyField ?? 'id';
+        if (record[keyField] === undefined || record[keyField] === '') this.makeKey(call, record, s, keyField);
         const key = this.adapter.newKey(call, record);
         const storage = this.storageKey(call, key);
         if (store.has(op.resource, storage)) throw this.adapter.conflict(call, key);
         this.adapter.finish?.(call, record, key);
+        this.checkMade(call, record, s);
         store.put(op.resource, storage, record);
         return { kind: 'record', record: this.answerOf(call, record), created: true };
       }
@@ -322,6 +540,7 @@ export class GenericEngine implements GenericSurface {
         } else this.adapter.touch?.(call, record);
         mergeInput(this.resolver, s, record, this.inputFields(call), this.lookup(call));
         this.adapter.finish?.(call, record, key);
+        if (created) this.checkMade(call, record, s);
         store.put(op.resource, storage, record);
         return { kind: 'record', record: this.answerOf(call, record), created };
       }
@@ -341,6 +560,8 @@ export class GenericEngine implements GenericSurface {
       }
       case 'act': {
         const { storage, record } = this.load(call);
+        if (op.nextStatus !== undefined) record.status = op.nextStatus;
+        if (op.nextActive !== undefined && typeof record.active === 'boolean') record.active = op.nextActive;
         this.adapter.act?.(call, record);
         this.adapter.touch?.(call, record);
         store.put(op.resource, storage, record);
@@ -355,7 +576,9 @@ export class GenericEngine implements GenericSurface {
         const storage = this.storageKey(call, SINGLETON);
         let record = store.get<Record<string, unknown>>(op.resource, storage);
         if (!record) {
-          // The first read makes the record, so later reads (and its ids) stay the same.
+          // Never set here: what the provider answers before is not the spec's to say.
+          this.cannot(call, 'It has not been set in this twin, and what the provider answers before then is not simulated.');
+          // Lenient: the first read makes the record, so later reads (and its ids) stay the same.
           record = this.build(call, schema());
           this.withScopeFields(call, record);
           this.adapter.finish?.(call, record, SINGLETON);

@@ -189,6 +189,9 @@ export function sampleForPattern(pattern: string): string | undefined {
   }
 }
 
+/** What a built URL field holds when nothing gives it a value (never answered as a record's own URL). */
+export const PLACEHOLDER_URL = 'https://example.com/';
+
 function stringFor(s: Schema): string {
   if (typeof s.pattern === 'string') {
     const sample = sampleForPattern(s.pattern);
@@ -201,7 +204,7 @@ function stringFor(s: Schema): string {
       return '1970-01-01';
     case 'uri':
     case 'url':
-      return 'https://example.com/';
+      return PLACEHOLDER_URL;
     case 'email':
       return 'user@example.com';
     case 'uuid':

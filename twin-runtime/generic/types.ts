@@ -3,6 +3,7 @@
 // definition exposes to the runtime (`TwinDefinition.generic`).
 
 import type { TwinContext, TwinHandler, TwinRequest, TwinResponse, TwinRoute } from '../contract.js';
+import type { FidelityLevel } from '../fidelity.js';
 import type { StoredRecord } from '../record-store.js';
 import type { FillField, Schema } from './schema.js';
 import type { HttpMethod, OperationEntry } from './spec-types.js';
@@ -59,8 +60,37 @@ export interface Classification {
   recordSchema?: Schema;
 }
 
+/** What the provider makes for a new record: its key, a URL of its own, a secret, a content hash. */
+export type MadeField = 'key' | 'url' | 'secret' | 'hash';
+
+/** The levels the engine answers at (hand-written routes are `modelled`). */
+export type EngineLevel = Exclude<FidelityLevel, 'modelled'>;
+
 export interface GenericOperation extends Classification {
   entry: OperationEntry;
+  /**
+   * How the engine answers the operation (levels.ts): `inferred` when it applies what the spec
+   * makes safe (parents and references exist, a status verb moves the status, a new record starts
+   * in its initial state), `stored` for plain record keeping, `unsupported` when it cannot simulate
+   * it (strict mode refuses with `NotSimulated`).
+   */
+  level: EngineLevel;
+  /** Why it is unsupported, or what is inferred. */
+  reason?: string;
+  /** For `act`: the `status` value the verb moves the record to. */
+  nextStatus?: string;
+  /** For `act`: the value the verb gives a boolean `active` (activate, archive…). */
+  nextActive?: boolean;
+  /** For a create: the `status` a new record starts in (the enum's initial state). */
+  initialStatus?: string;
+  /** Scope parameters whose records the engine itself checks exist (the adapter checks the others it knows). */
+  parents?: { param: string; op: GenericOperation }[];
+  /** Scope parameters nobody checks (the level is then `stored`). */
+  unchecked?: string[];
+  /** The level still depends on the operation's schemas (read on its first call, levels.ts). */
+  pending?: true;
+  /** The generic creates of its records, when only they make them (none simulated: unsupported). */
+  writers?: GenericOperation[];
 }
 
 /** One call of a generic operation, as the engine and the adapter see it. */
@@ -123,8 +153,44 @@ export interface GenericAdapter {
   missing(call: GenericCall, key: string, param?: string): Error;
   /** The provider's answer for a create whose key is taken (thrown). */
   conflict(call: GenericCall, key: string): Error;
-  /** Throw when a parent the path names, or an object the input refers to, does not exist. */
+  /**
+   * Throw when a parent the path names, or an object the input refers to, does not exist (the
+   * provider's 404 or 400: Stripe's `No such price: 'price_x'`).
+   */
   checkReferences?(call: GenericCall): void;
+  /**
+   * Fields of the provider's answer envelope (Slack's `ok`, `warning`): a record schema holding
+   * nothing else describes no record (the spec documents only the envelope).
+   */
+  envelopeFields?: ReadonlySet<string>;
+  /** Whether the adapter builds the records of this operation itself (`finish`), whatever the spec describes. */
+  shapesRecords?(op: GenericOperation): boolean;
+  /** Scope parameters `checkReferences` verifies (GitHub's `owner`/`repo`, Stripe's `{customer}`). */
+  checksParent?(op: GenericOperation, param: string): boolean;
+  /** Request fields `checkReferences` verifies name existing objects (`line_items[].price`), for the level and the walk. */
+  referenceFields?(op: GenericOperation): string[][];
+  /**
+   * Why the twin does not simulate an operation the engine could otherwise answer: provider
+   * knowledge the spec does not carry (it moves money, issues a token, opens a socket…).
+   */
+  unsupported?(op: GenericOperation): string | undefined;
+  /**
+   * Excluded operations the provider no longer answers at the SDK's API version (Stripe's
+   * `GET /v1/invoices/upcoming`): no route is made for them, so the twin answers such a URL as the
+   * provider now does (another route's answer, or its unknown-URL error), not with a refusal.
+   */
+  unrouted?(entry: OperationEntry): boolean;
+  /**
+   * Record kinds the twin's hand-written model keeps in the engine's own shape and keys (Stripe's
+   * objects): generic operations may read them though no generic operation creates them.
+   */
+  modelKinds?: ReadonlySet<string>;
+  /**
+   * Whether the adapter gives a new record of this operation `field` when the input does not (its
+   * `fill` or `finish` makes it): its key (default yes), a URL, a secret or a content hash (default
+   * no). A required one nobody makes means the engine would answer an empty value: unsupported.
+   */
+  makes?(op: GenericOperation, field: string, kind: MadeField, schema: Schema | undefined): boolean;
   /** How scope values are kept: in the record key (`prefix`) or as record fields (`field`). */
   scopeMode: 'prefix' | 'field';
   /** A scope or key value as stored (GitHub owners and repositories are case-insensitive). */
@@ -168,15 +234,26 @@ export interface GenericSurface {
   routes(): GenericRoute[];
   /** Top-level body field and query parameter names the spec gives an operation (by template shape). */
   requestFields(method: string, template: string): { body?: Set<string>; query?: Set<string> } | undefined;
-  /** Every operation of the provider's surface with whether the generic layer serves it. */
+  /** Every operation of the provider's surface with the level the generic layer answers it at. */
   operations(): OperationStatus[];
+  /**
+   * Told by the runtime's router which templates hand-written routes answer, before `routes()`:
+   * records a hand-written model keeps under its own kind are not the engine's to read, so levels
+   * depend on it. Called again with the same answer for every router built from the definition.
+   */
+  handWritten?(answers: (method: string, template: string) => boolean): void;
 }
 
 export interface OperationStatus {
   entry: OperationEntry;
+  /** Whether the generic layer answers it with a simulation (level `inferred` or `stored`). */
   served: boolean;
-  /** Why it is not served. */
+  /** The level it answers at: `unsupported` for what it refuses, excluded operations included. */
+  level: EngineLevel;
+  /** Why it is unsupported (or what is inferred). */
   reason?: string;
+  /** No route is made for it (`GenericAdapter.unrouted`): the URL is answered as the provider now answers it. */
+  unrouted?: true;
   action?: Action;
   resource?: string;
 }

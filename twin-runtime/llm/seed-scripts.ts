@@ -2,8 +2,7 @@
 // of its own (its name, or two words and its position), and answers with a sentence, a tool call,
 // or the error its state names.
 
-import type { SeedEntity } from '../../seeds/entities.js';
-import type { SeedValues } from '../../seeds/values.js';
+import type { SeedEntity, SeedValues } from '../seeding.js';
 
 const TOOLS = [
   { name: 'get_weather', argument: 'city' },

@@ -12,6 +12,7 @@ import { generic } from './wire/generic.js';
 import { AnthropicError, anthropicErrorResponse, invalid, renderAnthropicError } from './wire/errors.js';
 import { aroundAnthropic, authenticateAnthropic } from './wire/protocol.js';
 import { seeding, suggestions } from './vocabulary/seeds.js';
+import { ANTHROPIC_OPERATIONS } from './vocabulary/phrasebook.js';
 
 export { seeding, suggestions };
 
@@ -44,6 +45,9 @@ const anthropic: TwinDefinition = {
   errors: {
     render: renderAnthropicError,
     routeMiss: (req) => anthropicErrorResponse(new AnthropicError(404, `Not found: ${req.method} ${req.path}`, 'not_found_error')),
+    // Not simulated (decisions §15): 501 `api_error`, which `@anthropic-ai/sdk` raises as
+    // `InternalServerError`; `x-should-retry: false` keeps it from retrying.
+    unsupported: (_req, _ctx, sentence) => anthropicErrorResponse(new AnthropicError(501, sentence, 'api_error', { 'x-should-retry': 'false' })),
     parseFailure(req, _ctx, problem) {
       if (problem.kind === 'malformed_url') return anthropicErrorResponse(new AnthropicError(404, `Not found: ${req.method} ${req.path}`, 'not_found_error'));
       if (problem.refusal.reason === 'body_too_large')
@@ -54,6 +58,24 @@ const anthropic: TwinDefinition = {
   advance: (ctx, to) => advanceBatches(ctx, to, runBatchRequest(ctx)),
   suggestions,
   seeding,
+  phrasebook: ANTHROPIC_OPERATIONS,
+  sdk: {
+    snippets: [
+      {
+        language: 'JavaScript',
+        package: '@anthropic-ai/sdk',
+        code: [
+          "import Anthropic from '@anthropic-ai/sdk';",
+          '',
+          'const anthropic = new Anthropic({ apiKey: {{api_key}}, baseURL: {{url}} });',
+          "const message = await anthropic.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 256, messages: [{ role: 'user', content: 'Say hello' }] });",
+        ].join('\n'),
+      },
+    ],
+    env: { ANTHROPIC_API_KEY: '{{api_key}}', ANTHROPIC_BASE_URL: '{{url}}' },
+  },
+  specSource: () => import('./spec/source.js'),
+  countedSurface: { description: 'operations `@anthropic-ai/sdk` calls outside the organization admin API' },
 };
 
 export default anthropic;

@@ -3,7 +3,7 @@
 // model/, the HTTP surface in routes/. See twins/github/README.md for what is covered.
 
 import type { TwinDefinition } from '../../twin-runtime/contract.js';
-import { aroundGitHub, authenticateGitHub, parseFailureGitHub, renderGitHubError, routeMissGitHub } from './wire/http.js';
+import { aroundGitHub, authenticateGitHub, parseFailureGitHub, renderGitHubError, routeMissGitHub, unsupportedGitHub } from './wire/http.js';
 import { rollOver } from './model/rate-limit.js';
 import { signGitHubDelivery } from './model/webhooks.js';
 import { accountRoutes } from './routes/accounts.js';
@@ -32,6 +32,7 @@ import { alsoUnderEnterprisePrefix, genericAlsoUnderEnterprisePrefix } from './w
 import { withMediaTypes } from './wire/media.js';
 import { alsoUnderRepositoryId } from './wire/http.js';
 import { seeding, suggestions } from './vocabulary/seeds.js';
+import { GITHUB_OPERATIONS } from './vocabulary/phrasebook.js';
 import { ensureBootstrap } from './model/accounts.js';
 import { generic } from './wire/generic.js';
 
@@ -129,7 +130,7 @@ const github: TwinDefinition = {
   ownHost: true,
   authenticate: authenticateGitHub,
   around: aroundGitHub,
-  errors: { render: renderGitHubError, routeMiss: routeMissGitHub, parseFailure: parseFailureGitHub },
+  errors: { render: renderGitHubError, routeMiss: routeMissGitHub, parseFailure: parseFailureGitHub, unsupported: unsupportedGitHub },
   unavailable: () => ({
     status: 503,
     body: { message: 'Service Unavailable', documentation_url: 'https://docs.github.com/rest', status: '503' },
@@ -143,6 +144,27 @@ const github: TwinDefinition = {
   signDelivery: (delivery, payload) => signGitHubDelivery(delivery, payload),
   suggestions,
   seeding,
+  phrasebook: GITHUB_OPERATIONS,
+  sdk: {
+    snippets: [
+      {
+        language: 'JavaScript',
+        package: '@octokit/rest',
+        code: [
+          "import { Octokit } from '@octokit/rest';",
+          '',
+          'const octokit = new Octokit({ auth: {{api_key}}, baseUrl: {{url}} });',
+          'const { data: me } = await octokit.rest.users.getAuthenticated();',
+        ].join('\n'),
+      },
+    ],
+    env: { GITHUB_TOKEN: '{{api_key}}', GITHUB_API_URL: '{{url}}' },
+  },
+  specSource: () => import('./spec/source.js'),
+  countedSurface: {
+    description: 'operations of `@octokit/openapi` outside GitHub Enterprise-only paths',
+    includes: (entry) => !/^\/enterprises\//.test(entry.path),
+  },
 };
 
 export default github;

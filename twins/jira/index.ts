@@ -11,6 +11,7 @@ import { ensureSite, viewer } from './model/workspace.js';
 import { routes } from './routes/index.js';
 import { JiraError, jiraBody } from './wire/errors.js';
 import { seeding, suggestions } from './vocabulary/seeds.js';
+import { JIRA_OPERATIONS } from './vocabulary/phrasebook.js';
 
 export { seeding, suggestions };
 
@@ -54,6 +55,8 @@ const jira: TwinDefinition = {
   errors: {
     render: (e) => (e instanceof JiraError ? jiraBody(e) : undefined),
     routeMiss: () => jiraBody(new JiraError(404, ['null for uri: the requested resource was not found'])),
+    // Not simulated (decisions §15): 501 `{errorMessages: [sentence]}`.
+    unsupported: (_req, _ctx, sentence) => jiraBody(new JiraError(501, [sentence])),
     parseFailure: (_req, _ctx, problem) =>
       jiraBody(new JiraError(problem.kind === 'input_refused' && problem.refusal.reason === 'body_too_large' ? 413 : 400, [problem.message])),
   },
@@ -61,6 +64,22 @@ const jira: TwinDefinition = {
   signDelivery,
   suggestions,
   seeding,
+  phrasebook: JIRA_OPERATIONS,
+  sdk: {
+    snippets: [
+      {
+        language: 'JavaScript',
+        package: 'jira.js',
+        code: [
+          "import { Version3Client } from 'jira.js';",
+          '',
+          'const jira = new Version3Client({ host: {{url}}, authentication: { basic: { email: {{email}}, apiToken: {{api_key}} } } });',
+          'const me = await jira.myself.getCurrentUser();',
+        ].join('\n'),
+      },
+    ],
+    env: { JIRA_EMAIL: '{{email}}', JIRA_API_TOKEN: '{{api_key}}', JIRA_BASE_URL: '{{url}}' },
+  },
 };
 
 export default jira;

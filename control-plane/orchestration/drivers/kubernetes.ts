@@ -5,7 +5,7 @@
 
 import { EventEmitter } from 'node:events';
 import { CoreV1Api, KubeConfig, Watch, type V1Pod, type V1Service, type V1Volume } from '@kubernetes/client-node';
-import type { DriverEvent, TwinDriver, TwinWorkloadSpec, WorkloadStatus } from './driver.js';
+import { environmentSettingArgs, type DriverEvent, type TwinDriver, type TwinWorkloadSpec, type WorkloadStatus } from './driver.js';
 
 export interface KubernetesDriverOptions {
   image: string;
@@ -114,7 +114,7 @@ export class KubernetesDriver implements TwinDriver {
     const volume: V1Volume =
       this.options.dataVolume === 'pvc' ? { name: 'data', persistentVolumeClaim: { claimName: `${name}-data` } } : { name: 'data', emptyDir: {} };
     const args = ['--twin', spec.slug, '--data', '/data/twin.sqlite', '--port', String(PORT), '--host', '0.0.0.0'];
-    args.push('--clock', spec.clockStart.toISOString(), '--public-url', spec.publicUrl);
+    args.push('--clock', spec.clockStart.toISOString(), ...environmentSettingArgs(spec), '--public-url', spec.publicUrl);
     const labels = { ...spec.labels, [MANAGED]: 'true', [TWIN_LABEL]: spec.twinId, 'twins.slug': spec.slug };
     const deadline = spec.expiresAt ? Math.max(1, Math.ceil((spec.expiresAt.getTime() - Date.now()) / 1000)) : undefined;
     return {

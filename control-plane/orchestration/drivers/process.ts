@@ -7,7 +7,7 @@ import { EventEmitter } from 'node:events';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { DriverEvent, TwinDriver, TwinWorkloadSpec, WorkloadStatus } from './driver.js';
+import { environmentSettingArgs, type DriverEvent, type TwinDriver, type TwinWorkloadSpec, type WorkloadStatus } from './driver.js';
 
 export interface ProcessDriverOptions {
   /** Directory for the per-workload state files (`<twinId>.json`). */
@@ -250,6 +250,10 @@ export class ProcessDriver implements TwinDriver {
           data: spec.dataFile,
           seed: spec.seedFile,
           clock: spec.clockStart.toISOString(),
+          ...(spec.clockNow ? { clock_now: spec.clockNow.toISOString() } : {}),
+          ...(spec.clockWall ? { clock_wall: spec.clockWall.toISOString() } : {}),
+          ...(spec.clockMode ? { clock_mode: spec.clockMode } : {}),
+          ...(spec.fidelity ? { fidelity: spec.fidelity } : {}),
           public_url: spec.publicUrl,
           admin_secret: spec.adminSecret,
           ...(spec.apiKey ? { api_key: spec.apiKey } : {}),
@@ -260,7 +264,7 @@ export class ProcessDriver implements TwinDriver {
       );
     } else {
       const args = [this.entry, '--twin', spec.slug, '--data', spec.dataFile, '--port', '0', '--host', '127.0.0.1'];
-      args.push('--clock', spec.clockStart.toISOString(), '--public-url', spec.publicUrl);
+      args.push('--clock', spec.clockStart.toISOString(), ...environmentSettingArgs(spec), '--public-url', spec.publicUrl);
       if (spec.seedFile) args.push('--seed', spec.seedFile);
       child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'], env: this.childEnv(spec.adminSecret, spec.apiKey, spec.env) });
       child.stderr!.setEncoding('utf8');

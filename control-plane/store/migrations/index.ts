@@ -7,6 +7,7 @@ import m004 from './004-tests.js';
 import m005 from './005-billing.js';
 import m006 from './006-hosting.js';
 import m022 from './022-console-sign-in.js';
+import m032 from './032-environment-fidelity-clock.js';
 
 export interface Migration {
   version: number;
@@ -14,4 +15,4 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: Migration[] = [m001, m002, m003, m004, m005, m006, m022];
+export const MIGRATIONS: Migration[] = [m001, m002, m003, m004, m005, m006, m022, m032];

@@ -108,6 +108,49 @@ t.test('handlebars: no prototype access; broken templates refused on save', asyn
   t.equal(m.html, '<p>[Ann]</p>');
 });
 
+t.test('handlebars has a render budget: nested loops are refused with a 400 naming the data, quickly', async (t) => {
+  const tpl = (await call('POST', '/v3/templates', { name: 'Loops', generation: 'dynamic' })).body;
+  const nested = '{{#each a}}{{#each @root.a}}{{#each @root.a}}{{#each @root.a}}<b>{{this}}</b>{{/each}}{{/each}}{{/each}}{{/each}}';
+  t.equal((await call('POST', `/v3/templates/${tpl.id}/versions`, { name: 'v1', subject: 'loops', html_content: nested })).status, 201);
+  const items = Array.from({ length: 100 }, (_, i) => i);
+  const started = performance.now();
+  const before = (await mailbox()).length;
+  const r = await call('POST', '/v3/mail/send', {
+    from: { email: 'a@example.com' },
+    template_id: tpl.id,
+    personalizations: [
+      { to: [{ email: 'ok@example.com' }], dynamic_template_data: { a: [1, 2] } },
+      { to: [{ email: 'x@example.com' }], dynamic_template_data: { a: items } },
+    ],
+  });
+  t.ok(performance.now() - started < 10_000, 'answered well within the time 100 million iterations would take');
+  t.equal(r.status, 400);
+  t.match(r.body.errors, [{ field: 'personalizations.1.dynamic_template_data', message: /loops ran more than 100,000 times in one render/ }]);
+  t.equal((await mailbox()).length, before, 'nothing of the refused send is kept');
+  const small = await call('POST', '/v3/mail/send', {
+    from: { email: 'a@example.com' },
+    template_id: tpl.id,
+    personalizations: [{ to: [{ email: 'ok@example.com' }], dynamic_template_data: { a: [1, 2] } }],
+  });
+  t.equal(small.status, 202, 'the same template within the budget renders');
+  t.equal((await mailbox()).find((x) => x.template_id === tpl.id).html, '<b>1</b><b>2</b>'.repeat(8));
+});
+
+t.test('handlebars: the classic prototype-chain RCE payload renders as inert text', async (t) => {
+  const tpl = (await call('POST', '/v3/templates', { name: 'RCE', generation: 'dynamic' })).body;
+  const payload = `{{#with "s" as |string|}}{{#with "e"}}{{#with split as |conslist|}}{{this.pop}}{{this.push (lookup string.sub "constructor")}}{{this.pop}}{{#with string.split as |codelist|}}{{this.pop}}{{this.push "return globalThis.__twinsHbsPwned = 'yes';"}}{{this.pop}}{{#each conslist}}{{#with (string.sub.apply 0 codelist)}}{{this}}{{/with}}{{/each}}{{/with}}{{/with}}{{/with}}{{/with}}`;
+  t.equal((await call('POST', `/v3/templates/${tpl.id}/versions`, { name: 'v1', subject: 'rce', html_content: payload })).status, 201);
+  const r = await call('POST', '/v3/mail/send', {
+    from: { email: 'a@example.com' },
+    template_id: tpl.id,
+    personalizations: [{ to: [{ email: 'r@example.com' }] }],
+  });
+  t.ok(r.status === 202 || r.status === 400, `answered ${r.status}`);
+  t.equal((globalThis as any).__twinsHbsPwned, undefined, 'the payload ran nothing');
+  const m = (await mailbox()).find((x) => x.template_id === tpl.id);
+  if (m) t.notMatch(m.html, /yes/);
+});
+
 t.test('legacy template: <%subject%> and <%body%> wrap the message, substitutions apply', async (t) => {
   const tpl = (await call('POST', '/v3/templates', { name: 'Letterhead' })).body;
   t.equal(tpl.generation, 'legacy');

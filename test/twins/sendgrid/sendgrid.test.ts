@@ -448,8 +448,8 @@ t.test('the gateway logged the SDK traffic', async (t) => {
 
 t.test('phrasebook: outcomes naming SendGrid operations compile', async (t) => {
   const { compilePhrasebook } = await import('../../../control-plane/testing/phrasebook.js');
-  const sent = compilePhrasebook('sent an email titled "Your receipt"', ['sendgrid']);
+  const sent = await compilePhrasebook('sent an email titled "Your receipt"', ['sendgrid']);
   t.match(sent, { ok: true, assertions: [{ match: { twin: 'sendgrid', path: '/v3/mail/send', body: { '/subject': 'Your receipt' } } }] });
-  const template = compilePhrasebook('created a template named Welcome', ['sendgrid']);
+  const template = await compilePhrasebook('created a template named Welcome', ['sendgrid']);
   t.match(template, { ok: true, assertions: [{ match: { twin: 'sendgrid', method: 'POST', path: '/v3/templates' } }] });
 });

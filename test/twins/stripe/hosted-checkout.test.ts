@@ -48,6 +48,10 @@ t.test('the page is a form with the card fields', async (t) => {
   const page = await fetch(session.url!);
   t.equal(page.status, 200);
   t.match(page.headers.get('content-type'), /text\/html/);
+  // A card form no other site may frame and that loads nothing from anywhere.
+  t.match(page.headers.get('content-security-policy'), /default-src 'none'.*frame-ancestors 'none'/);
+  t.equal(page.headers.get('x-frame-options'), 'DENY');
+  t.equal(page.headers.get('x-content-type-options'), 'nosniff');
   const html = await page.text();
   for (const name of ['card_number', 'card_expiry', 'card_cvc', 'email', 'name']) t.match(html, new RegExp(`name="${name}"`));
   t.match(html, /<form method="post">/);

@@ -1,8 +1,8 @@
 // Anthropic's phrasebook: the operations a test outcome may name for this twin.
 
-import { A, bodyEq, op, v, type Operation } from '../../../control-plane/testing/phrasebook-rules.js';
+import { A, bodyEq, op, v, type PhrasebookOperation } from '../../../twin-runtime/phrasebook.js';
 
-export const ANTHROPIC_OPERATIONS: Operation[] = [
+export const ANTHROPIC_OPERATIONS: PhrasebookOperation[] = [
   {
     twin: 'anthropic',
     label: 'ask Claude',

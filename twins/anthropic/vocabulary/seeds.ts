@@ -2,10 +2,7 @@
 // tool use, or the errors Anthropic sends under load (rate limited, overloaded) — created through
 // the twin-only helper, each matching a phrase of its own (its name when given).
 
-import type { SeedSuggestion } from '../../../twin-runtime/contract.js';
-import type { SeedEntity } from '../../../seeds/entities.js';
-import type { SeedExpansionContext, TwinSeeding } from '../../../seeds/vocabulary.js';
-import { SeedExpansionError } from '../../../seeds/seed-api.js';
+import { SeedExpansionError, type SeedEntity, type SeedExpansionContext, type SeedSuggestion, type TwinSeeding } from '../../../twin-runtime/seeding.js';
 import { scriptedFields } from '../../../twin-runtime/llm/seed-scripts.js';
 
 export const suggestions: SeedSuggestion[] = [

@@ -1,5 +1,6 @@
-// Executing a GraphQL request against GitHub's schema: parse (with a token limit), validate,
-// check the nesting depth, run the resolvers over the twin's records, and shape errors the way
+// Executing a GraphQL request against GitHub's schema: parse (with a token and a nesting limit),
+// measure depth, nodes and fields against GitHub's limits (twin-runtime/graphql-limits.ts, each
+// fragment once), validate, run the resolvers over the twin's records, and shape errors the way
 // GitHub does (`type` beside `message`, `path`, `locations`). A field the twin does not model is an
 // error naming it, never a silent null.
 
@@ -15,9 +16,9 @@ import {
   type ExecutionResult,
   type GraphQLFieldResolver,
   type GraphQLTypeResolver,
-  type SelectionSetNode,
 } from 'graphql';
 import type { TwinContext } from '../../../twin-runtime/contract.js';
+import { isConnection, MAX_SELECTION_NESTING, measure, nestingPast, operationOf, type CostRules } from '../../../twin-runtime/graphql-limits.js';
 import { GitHubError } from '../wire/errors.js';
 import { getOrg, getUser, viewer } from '../model/accounts.js';
 import { findRepository } from '../model/repositories.js';
@@ -38,6 +39,36 @@ const RULES = specifiedRules.filter((r) => r !== OverlappingFieldsCanBeMergedRul
 const MAX_TOKENS = 20_000;
 /** Deepest selection nesting accepted (GitHub's own queries stay well under 20). */
 const MAX_DEPTH = 30;
+/** `{ [ (` nested in the text at most, checked before parsing (the parser recurses per level). */
+const MAX_NESTING = 100;
+/** GitHub's node limit: "Individual calls cannot request more than 500,000 total nodes." */
+const MAX_NODES = 500_000;
+/**
+ * Fields resolved at most (each field times the page sizes around it). GitHub stops a query past its
+ * resources with RESOURCE_LIMITS_EXCEEDED; here the bound is known before running: aliases of
+ * plain objects nested in fragments multiply without any connection (no node limit sees them).
+ */
+const MAX_FIELDS_RESOLVED = 1_000_000;
+
+/** Page size counted for a connection asked for without `first` or `last` (the largest page). */
+const UNBOUNDED_PAGE = 100;
+
+/**
+ * GitHub's node count (docs: "Rate limits and node limits for the GraphQL API"): a connection asks
+ * for `first` (or `last`) nodes times the sizes of the connections around it. The docs say every
+ * connection needs one, but GitHub answers gh's own queries that leave it out on some connections
+ * (`pullRequests`, `users`), so one without counts as a full page rather than being refused.
+ */
+const GITHUB_COSTS: CostRules = {
+  metaCost: 1,
+  field(_parent, field, arg) {
+    if (!isConnection(field)) return { cost: 1, times: 1 };
+    const first = arg('first');
+    const last = arg('last');
+    const size = typeof first === 'number' ? first : typeof last === 'number' ? last : UNBOUNDED_PAGE;
+    return { cost: 1, times: Math.max(0, size), connection: true };
+  },
+};
 
 export interface GraphQLRequest {
   query: string;
@@ -61,20 +92,6 @@ const fieldResolver: GraphQLFieldResolver<unknown, TwinContext> = (source, args,
 };
 
 const typeResolver: GraphQLTypeResolver<unknown, TwinContext> = (value) => (value as Source).__typename as string;
-
-function depth(set: SelectionSetNode | undefined, doc: DocumentNode, seen = new Set<string>()): number {
-  if (!set) return 0;
-  let max = 0;
-  for (const sel of set.selections) {
-    if (sel.kind === Kind.FIELD) max = Math.max(max, 1 + depth(sel.selectionSet, doc, seen));
-    else if (sel.kind === Kind.INLINE_FRAGMENT) max = Math.max(max, depth(sel.selectionSet, doc, seen));
-    else if (!seen.has(sel.name.value)) {
-      const frag = doc.definitions.find((d) => d.kind === Kind.FRAGMENT_DEFINITION && d.name.value === sel.name.value);
-      if (frag && frag.kind === Kind.FRAGMENT_DEFINITION) max = Math.max(max, depth(frag.selectionSet, doc, new Set([...seen, sel.name.value])));
-    }
-  }
-  return max;
-}
 
 function root(ctx: TwinContext): Source {
   return {
@@ -154,42 +171,78 @@ function formatError(e: GraphQLError): Record<string, unknown> {
   return out;
 }
 
-/** Parsed and validated documents by query text (clients send the same few queries again and again). */
-const checked = new Map<string, DocumentNode | { errors: unknown[] }>();
+/** A query's document (or why it does not parse), and its validation once asked for, by query text. */
+interface Checked {
+  document?: DocumentNode;
+  errors?: unknown[];
+  /** Validation errors ([] when valid); validated only once the query is known to be within limits. */
+  invalid?: unknown[];
+}
+
+/** Documents by query text (clients send the same few queries again and again). */
+const checked = new Map<string, Checked>();
 const CHECKED_MAX = 256;
 
-/** Parse, validate and depth-check a query once; the outcome is kept for the next identical query. */
-function check(query: string): DocumentNode | { errors: unknown[] } {
+/** `depth` may be a lower bound past which the query was not measured (`more than`). */
+function depthError(depth: number, moreThan = false): unknown[] {
+  const shown = moreThan ? `more than ${depth}` : String(depth);
+  return [{ message: `Query has depth of ${shown}, which exceeds max depth of ${MAX_DEPTH}` }];
+}
+
+/** Parse a query once (its nesting checked first: the parser recurses per level). */
+function parsed(query: string): Checked {
   const hit = checked.get(query);
   if (hit) return hit;
-  const outcome = checkUncached(query);
+  let outcome: Checked;
+  if (nestingPast(query, MAX_NESTING, MAX_TOKENS) !== -1) outcome = { errors: depthError(MAX_NESTING, true) };
+  else {
+    try {
+      outcome = { document: parse(query, { maxTokens: MAX_TOKENS }) };
+    } catch (e) {
+      const err = e as GraphQLError;
+      outcome = { errors: [{ message: err.message, locations: err.locations }] };
+    }
+  }
   if (checked.size >= CHECKED_MAX) checked.delete(checked.keys().next().value!);
   checked.set(query, outcome);
   return outcome;
 }
 
-function checkUncached(query: string): DocumentNode | { errors: unknown[] } {
-  let document: DocumentNode;
-  try {
-    document = parse(query, { maxTokens: MAX_TOKENS });
-  } catch (e) {
-    const err = e as GraphQLError;
-    return { errors: [{ message: err.message, locations: err.locations }] };
-  }
-  const invalid = validate(githubSchema(), document, RULES);
-  if (invalid.length) return { errors: invalid.map((e) => ({ message: e.message, locations: e.locations })) };
-  for (const def of document.definitions) {
-    if (def.kind === Kind.OPERATION_DEFINITION && depth(def.selectionSet, document) > MAX_DEPTH) {
-      return { errors: [{ message: `Query has depth of more than ${MAX_DEPTH}, which exceeds max depth of ${MAX_DEPTH}` }] };
+function number(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+/**
+ * GitHub's limits, measured before anything runs (each fragment once): depth, the node limit
+ * (MAX_NODE_LIMIT_EXCEEDED), fields resolved (RESOURCE_LIMITS_EXCEEDED). Then schema validation,
+ * once per query text.
+ */
+function refusal(entry: Checked, request: GraphQLRequest): unknown[] | undefined {
+  const document = entry.document!;
+  const op = operationOf(document, request.operationName);
+  if (op) {
+    const m = measure(githubSchema(), document, op, request.variables ?? {}, GITHUB_COSTS);
+    if (m.depth > MAX_DEPTH) return Number.isFinite(m.depth) ? depthError(m.depth) : depthError(MAX_SELECTION_NESTING, true);
+    if (m.nodes > MAX_NODES) {
+      return [
+        {
+          type: 'MAX_NODE_LIMIT_EXCEEDED',
+          message: `This query requests up to ${number(m.nodes)} possible nodes which exceeds the maximum limit of ${number(MAX_NODES)}.`,
+        },
+      ];
     }
+    if (m.cost > MAX_FIELDS_RESOLVED) return [{ type: 'RESOURCE_LIMITS_EXCEEDED', message: 'Resource limits for this query exceeded.' }];
   }
-  return document;
+  entry.invalid ??= validate(githubSchema(), document, RULES).map((e) => ({ message: e.message, locations: e.locations }));
+  return entry.invalid.length ? entry.invalid : undefined;
 }
 
 export async function runGraphQL(ctx: TwinContext, request: GraphQLRequest): Promise<GraphQLAnswer> {
-  const outcome = check(request.query);
-  if ('errors' in outcome) return { body: { errors: outcome.errors }, failedMutation: false };
-  const document = outcome;
+  const entry = parsed(request.query);
+  if (entry.errors) return { body: { errors: entry.errors }, failedMutation: false };
+  const refused = refusal(entry, request);
+  if (refused) return { body: { errors: refused }, failedMutation: false };
+  const document = entry.document!;
   const schema = githubSchema();
   const op = document.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION && (!request.operationName || d.name?.value === request.operationName));
   const isMutation = op?.kind === Kind.OPERATION_DEFINITION && op.operation === 'mutation';

@@ -16,7 +16,6 @@ export const STATUS_STATES = ['error', 'failure', 'pending', 'success'] as const
 export type StatusState = (typeof STATUS_STATES)[number];
 export const CHECK_STATUSES = ['queued', 'in_progress', 'completed', 'waiting', 'requested', 'pending'] as const;
 export const CHECK_CONCLUSIONS = ['action_required', 'cancelled', 'failure', 'neutral', 'success', 'skipped', 'stale', 'timed_out'] as const;
-export type CheckConclusion = (typeof CHECK_CONCLUSIONS)[number];
 
 /** The app check runs belong to when no GitHub App made them (a key's own runs) and Actions' app. */
 export const ACTIONS_APP: Json = {

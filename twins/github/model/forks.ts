@@ -44,8 +44,9 @@ export function shareGitObjects(ctx: TwinContext, from: Json, to: Json): void {
     // Objects `to` already holds are skipped before their bodies are rewritten (a pull request
     // from a fork shares again on every new head: only the new objects cost anything).
     stmt = db.prepare(
-      `INSERT INTO records (resource, external_id, body)
-         SELECT src.resource, :to || substr(src.external_id, :cut), replace(replace(src.body, :fromApi, :toApi), :fromWeb, :toWeb)
+      `INSERT INTO records (resource, external_id, body, created, status)
+         SELECT src.resource, :to || substr(src.external_id, :cut), replace(replace(src.body, :fromApi, :toApi), :fromWeb, :toWeb),
+                src.created, src.status
            FROM records AS src
           WHERE src.resource IN (${OBJECT_KINDS.map((k) => `'${k}'`).join(', ')})
             AND src.external_id >= :lo AND src.external_id < :hi
@@ -78,10 +79,6 @@ function embedded(repo: Json): Json {
 export function networkRoot(ctx: TwinContext, repo: Json): Json {
   if (!repo.source) return repo;
   return findRepository(ctx, repo.source.owner.login, repo.source.name) ?? repo;
-}
-
-export function sameNetwork(ctx: TwinContext, a: Json, b: Json): boolean {
-  return networkRoot(ctx, a).id === networkRoot(ctx, b).id;
 }
 
 /** The repositories `repo` was forked from, nearest first (they may have been deleted since). */

@@ -133,12 +133,6 @@ export function getCommit(ctx: TwinContext, repo: Json, sha: string): Json | und
   return ctx.store.get<Json>('commit', childKey(repo, sha));
 }
 
-export function requireCommit(ctx: TwinContext, repo: Json, sha: string): Json {
-  const c = getCommit(ctx, repo, sha);
-  if (!c) throw new GitHubError(422, `No commit found for SHA: ${sha}`);
-  return c;
-}
-
 export function commitFiles(ctx: TwinContext, repo: Json, sha: string | undefined): FileMap {
   if (!sha) return new Map();
   const c = getCommit(ctx, repo, sha);

@@ -4,7 +4,7 @@
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { API, WEB, nextId, nodeId, now } from './identity.js';
 import { GitHubError, RepositoryMoved, notFound, validationFailed } from '../wire/errors.js';
-import { type Json, getMembership, getOrg, getUser, simpleAccount, viewer } from './accounts.js';
+import { type Json, getMembership, simpleAccount, viewer } from './accounts.js';
 
 export function repoKey(owner: string, name: string): string {
   return `${owner}/${name}`.toLowerCase();
@@ -218,10 +218,6 @@ export function saveRepository(ctx: TwinContext, repo: Json): void {
   ctx.store.put('repository', repoKey(repo.owner.login, repo.name), repo);
 }
 
-export function ownerAccount(ctx: TwinContext, login: string): Json | undefined {
-  return getUser(ctx, login) ?? getOrg(ctx, login);
-}
-
 const UPDATABLE = [
   'description',
   'homepage',
@@ -351,27 +347,6 @@ export function replaceTopics(ctx: TwinContext, repo: Json, names: string[]): st
   repo.topics = [...new Set(names)];
   saveRepository(ctx, repo);
   return repo.topics;
-}
-
-const openCountStatements = new WeakMap<object, { get(resource: string, lo: string, hi: string): unknown }>();
-
-/** Keep `open_issues_count` (issues + pull requests that are open) current; counted in SQL. */
-export function recountOpenIssues(ctx: TwinContext, repo: Json): void {
-  const db = ctx.store.db;
-  let stmt = openCountStatements.get(db);
-  if (!stmt) {
-    stmt = db.prepare(
-      `SELECT COUNT(*) AS n FROM records WHERE resource = ? AND external_id >= ? AND external_id < ?
-         AND json_extract(body, '$.state') = 'open'`,
-    );
-    openCountStatements.set(db, stmt);
-  }
-  const prefix = `${repo.id}:`;
-  const open = (stmt.get('issue', prefix, `${prefix}\u{10ffff}`) as { n: number }).n;
-  const fresh = ctx.store.get<Json>('repository', repoKey(repo.owner.login, repo.name)) ?? repo;
-  fresh.open_issues_count = fresh.open_issues = open;
-  repo.open_issues_count = repo.open_issues = open;
-  saveRepository(ctx, fresh);
 }
 
 /** An issue or pull request opened (+1) or closed (-1): move the counter without recounting. */

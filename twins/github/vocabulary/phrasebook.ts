@@ -12,15 +12,15 @@ import {
   paramVar,
   v,
   type ModifierRule,
-  type Operation,
-} from '../../../control-plane/testing/phrasebook-rules.js';
+  type PhrasebookOperation,
+} from '../../../twin-runtime/phrasebook.js';
 
 const repoParams: ModifierRule = (m, value) => {
   const [owner, repo] = value.split('/');
   m.params = { ...(m.params ?? {}), owner: owner!, repo: repo! };
 };
 
-export const GITHUB_OPERATIONS: Operation[] = [
+export const GITHUB_OPERATIONS: PhrasebookOperation[] = [
   {
     twin: 'github',
     label: 'open an issue',

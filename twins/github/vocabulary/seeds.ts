@@ -5,10 +5,7 @@
 // request therefore has its commits and its merge commit on the default branch.
 // Owned by the seeds component; index.ts re-exports it.
 
-import type { SeedSuggestion } from '../../../twin-runtime/contract.js';
-import type { SeedEntity } from '../../../seeds/entities.js';
-import type { SeedExpansionContext, TwinSeeding } from '../../../seeds/vocabulary.js';
-import { SeedExpansionError } from '../../../seeds/seed-api.js';
+import { SeedExpansionError, type SeedEntity, type SeedExpansionContext, type SeedSuggestion, type TwinSeeding } from '../../../twin-runtime/seeding.js';
 
 export const suggestions: SeedSuggestion[] = [
   {

@@ -29,11 +29,13 @@ export function genericAlsoUnderEnterprisePrefix<T extends GenericSurface>(surfa
   const wrapped = Object.create(surface) as T;
   wrapped.routes = () => {
     const own = surface.routes();
-    const prefixed = own.map((r) => ({
-      ...r,
-      path: `${ENTERPRISE_PREFIX}${r.path}`,
-      handler: (req: TwinRequest, ctx: TwinContext) => r.handler({ ...req, path: withoutEnterprisePrefix(req.path) }, ctx),
-    }));
+    const prefixed = own.map((r) => {
+      // A copy of the same class (a generic route reads its level when it answers).
+      const copy = Object.assign(Object.create(Object.getPrototypeOf(r)) as typeof r, r);
+      copy.path = `${ENTERPRISE_PREFIX}${r.path}`;
+      copy.handler = (req: TwinRequest, ctx: TwinContext) => r.handler({ ...req, path: withoutEnterprisePrefix(req.path) }, ctx);
+      return copy;
+    });
     return [...own, ...prefixed];
   };
   return wrapped;

@@ -10,9 +10,9 @@ import type { TwinResponse } from '../../../twin-runtime/contract.js';
 import { loadArtefacts } from '../../../twin-runtime/generic/artefacts.js';
 import { classifyRest, paramName, staticName } from '../../../twin-runtime/generic/classify.js';
 import { GenericEngine } from '../../../twin-runtime/generic/engine.js';
-import { typeOf, type FillField } from '../../../twin-runtime/generic/schema.js';
+import { PLACEHOLDER_URL, typeOf, type FillField } from '../../../twin-runtime/generic/schema.js';
 import type { OperationEntry } from '../../../twin-runtime/generic/spec-types.js';
-import type { GenericAdapter, GenericCall, OperationIndex, Outcome } from '../../../twin-runtime/generic/types.js';
+import type { GenericAdapter, GenericCall, GenericOperation, OperationIndex, Outcome } from '../../../twin-runtime/generic/types.js';
 import type { InputProblem } from '../../../twin-runtime/generic/validate.js';
 import { getOrg, getUser, simpleAccount, simpleUserByLogin, viewer, type Json } from '../model/accounts.js';
 import { GitHubError, validationFailed } from './errors.js';
@@ -51,6 +51,18 @@ function canonicalCollection(entry: OperationEntry, collection: string, index: O
   const parent = segs.slice(0, -1).join('/');
   const list = index.get('GET', parent);
   return list?.response.kind === 'array' && list.response.ref === entry.response.ref ? parent : collection;
+}
+
+/**
+ * What the spec cannot tell the engine about GitHub (read from paths only, no schema): records that
+ * name commits, which only the twin's git model knows.
+ */
+function notSimulated(op: GenericOperation): string | undefined {
+  const writes = op.action === 'create' || op.action === 'upsert' || op.action === 'set-one';
+  if (writes && /\/(deployments|statuses|check-runs|check-suites)$/.test(op.entry.path)) {
+    return 'GitHub resolves the ref to a commit of the repository, which the generic layer cannot.';
+  }
+  return undefined;
 }
 
 function docs(call: GenericCall): string {
@@ -144,6 +156,21 @@ export const githubGenericAdapter: GenericAdapter = {
     }
   },
 
+  // checkReferences answers the operation's 404 for a repository, organization or user that is not there.
+  checksParent: (_op, param) => param === 'owner' || param === 'repo' || param === 'org' || param === 'username',
+
+  unsupported(op) {
+    return notSimulated(op);
+  },
+
+  // Integer ids and numbers are minted (`fill`), URLs built from the path (`finish`); SHAs, string
+  // ids (gists) and secrets are GitHub's to make.
+  makes(_op, field, kind, schema) {
+    if (kind === 'url') return true;
+    if (kind !== 'key') return false;
+    return (field === 'id' || field === 'number') && schema !== undefined && typeOf(schema) === 'integer';
+  },
+
   normalize: (param, value) => (CASELESS.has(param) ? value.toLowerCase() : value),
 
   fill(call, field: FillField) {
@@ -194,11 +221,11 @@ export const githubGenericAdapter: GenericAdapter = {
   finish(call, record, key) {
     const itemPath = call.op.action === 'create' ? `${call.req.path}/${key}` : call.req.path;
     const url = API + itemPath;
-    const placeholder = (v: unknown) => v === undefined || v === '' || v === 'https://example.com/';
+    const placeholder = (v: unknown) => v === undefined || v === '' || v === PLACEHOLDER_URL;
     for (const [field, value] of Object.entries(record)) {
       if (field === 'url' && placeholder(value)) record.url = url;
       else if (field === 'html_url' && placeholder(value)) record.html_url = WEB + itemPath.replace(/^\/repos\//, '/');
-      else if (field.endsWith('_url') && value === 'https://example.com/') record[field] = `${url}/${field.slice(0, -4)}`;
+      else if (field.endsWith('_url') && placeholder(value)) record[field] = `${url}/${field.slice(0, -4)}`;
     }
     if (record.node_id === '' && typeof record.id === 'number') record.node_id = nodeId(pascal(call.op.entry.response.ref ?? call.op.resource), record.id);
     if ('published_at' in record && record.draft === false && !record.published_at) record.published_at = now(call.ctx);

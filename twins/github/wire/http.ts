@@ -149,6 +149,15 @@ export function renderGitHubError(e: unknown, req: TwinRequest, ctx: TwinContext
   return render(ctx, e.status, e.body(docs), {});
 }
 
+/**
+ * An operation the twin does not simulate (decisions §15): 501 `{message, documentation_url,
+ * status}` with the operation's page; Octokit raises it as `RequestError` (status 501, the sentence
+ * in its message), `gh` prints it.
+ */
+export function unsupportedGitHub(req: TwinRequest, ctx: TwinContext, sentence: string): TwinResponse {
+  return renderGitHubError(new GitHubError(501, sentence), req, ctx)!;
+}
+
 /** The redirect from a renamed repository's old path to `/repositories/{id}/…` (same rest and query). */
 function movedAnswer(req: TwinRequest, ctx: TwinContext, id: number): TwinResponse {
   const m = /^(\/api\/v3)?\/repos\/[^/]+\/[^/]+(\/.*)?$/.exec(req.path);

@@ -31,10 +31,6 @@ function accountId(email: string): string {
   return createHash('sha256').update(`jira-account:${email}`).digest('hex').slice(0, 24);
 }
 
-export function siteUrl(ctx: TwinContext): string {
-  return ctx.baseUrl || 'https://twin-works.atlassian.net';
-}
-
 export function viewer(ctx: TwinContext): User {
   const users = ctx.store.list<User>('user');
   return users.find((u) => u.viewer) ?? users[0]!;

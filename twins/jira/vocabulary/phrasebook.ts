@@ -2,9 +2,9 @@
 // each one, the route it compiles to and the modifiers it understands (docs/matchers.md lists the
 // sentences; keep the two in step).
 
-import { A, bodyContains, bodyEq, bodyIncludes, op, param, paramVar, v, type Operation } from '../../../control-plane/testing/phrasebook-rules.js';
+import { A, bodyContains, bodyEq, bodyIncludes, op, param, paramVar, v, type PhrasebookOperation } from '../../../twin-runtime/phrasebook.js';
 
-export const JIRA_OPERATIONS: Operation[] = [
+export const JIRA_OPERATIONS: PhrasebookOperation[] = [
   {
     twin: 'jira',
     label: 'create an issue',

@@ -3,10 +3,7 @@
 // project, its issues of the asked type (with ADF descriptions, labels, priorities, assignees),
 // move them through the workflow, add sub-tasks and comments.
 
-import type { SeedSuggestion } from '../../../twin-runtime/contract.js';
-import type { SeedEntity } from '../../../seeds/entities.js';
-import type { SeedExpansionContext, TwinSeeding } from '../../../seeds/vocabulary.js';
-import { SeedExpansionError } from '../../../seeds/seed-api.js';
+import { SeedExpansionError, type SeedEntity, type SeedExpansionContext, type SeedSuggestion, type TwinSeeding } from '../../../twin-runtime/seeding.js';
 
 export const suggestions: SeedSuggestion[] = [
   { name: 'Team backlog', prompt: 'A project named Payments with 25 issues, 6 of them in progress and 8 of them done' },

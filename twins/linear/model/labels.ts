@@ -31,7 +31,3 @@ export function createLabel(
   emitWebhook(ctx, { type: 'IssueLabel', action: 'create', data: { ...label }, url: '', teamIds: teamId ? [teamId] : [], actor });
   return label;
 }
-
-export function findLabelByName(ctx: TwinContext, name: string, teamId: string): IssueLabel | undefined {
-  return ctx.store.list<IssueLabel>('issue_label').find((l) => l.name.toLowerCase() === name.toLowerCase() && (l.teamId === null || l.teamId === teamId));
-}

@@ -5,7 +5,6 @@
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 
 export const RESOURCES = ['organization', 'user', 'team', 'workflow_state', 'issue_label', 'issue', 'comment', 'project', 'cycle', 'webhook'] as const;
-export type LinearResource = (typeof RESOURCES)[number];
 
 interface Entity {
   id: string;

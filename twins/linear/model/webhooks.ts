@@ -12,8 +12,6 @@ import { invalidInput, notFound } from '../wire/errors.js';
 import { stamps, uuid, type User, type Webhook } from './records.js';
 import { organization } from './workspace.js';
 
-export const WEBHOOK_RESOURCE_TYPES = ['Issue', 'Comment', 'IssueLabel', 'Project', 'Cycle', 'Reaction', 'Attachment', 'ProjectUpdate', 'Document', 'User'];
-
 export interface WebhookInput {
   url: string;
   label?: string | null;

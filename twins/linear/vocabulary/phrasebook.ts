@@ -2,11 +2,11 @@
 // POST /graphql, so an operation is told apart by the mutation its query runs (docs/matchers.md
 // lists the sentences; keep the two in step).
 
-import { A, bodyContains, bodyEq, bodyVar, op, v, type Operation } from '../../../control-plane/testing/phrasebook-rules.js';
+import { A, bodyContains, bodyEq, bodyVar, op, v, type PhrasebookOperation } from '../../../twin-runtime/phrasebook.js';
 
 const mutation = (name: string) => ({ '/query': { contains: name } });
 
-export const LINEAR_OPERATIONS: Operation[] = [
+export const LINEAR_OPERATIONS: PhrasebookOperation[] = [
   {
     twin: 'linear',
     label: 'create an issue',

@@ -3,10 +3,7 @@
 // team, its issues (in the asked workflow state, priority, with labels), sub-issues and comments,
 // projects with their issues, and cycles. Slack-style: people come from the starting workspace.
 
-import type { SeedSuggestion } from '../../../twin-runtime/contract.js';
-import type { SeedEntity } from '../../../seeds/entities.js';
-import type { SeedExpansionContext, TwinSeeding } from '../../../seeds/vocabulary.js';
-import { SeedExpansionError } from '../../../seeds/seed-api.js';
+import { SeedExpansionError, type SeedEntity, type SeedExpansionContext, type SeedSuggestion, type TwinSeeding } from '../../../twin-runtime/seeding.js';
 
 export const suggestions: SeedSuggestion[] = [
   { name: 'Engineering backlog', prompt: 'A team named Platform with 20 issues, 5 of them in progress, 4 of them done, and 3 of them urgent' },

@@ -40,7 +40,3 @@ export function invalidInput(message: string): LinearApiError {
 export function errorBody(error: LinearApiError, path?: readonly (string | number)[]): Record<string, unknown> {
   return { message: error.message, ...(path ? { path } : {}), extensions: error.extensions };
 }
-
-export function authStatus(kind: LinearErrorKind): number {
-  return kind === 'ratelimited' ? 429 : 400;
-}

@@ -1,5 +1,6 @@
-// POST /graphql as Linear answers it: the document is parsed (with a token limit), validated
-// against Linear's schema (spec/schema.ts) and executed by graphql-js. Fields resolve through the
+// POST /graphql as Linear answers it: the document is parsed (with a token and a nesting limit),
+// measured against Linear's complexity limit (twin-runtime/graphql-limits.ts), validated against
+// Linear's schema (spec/schema.ts) and executed by graphql-js. Fields resolve through the
 // twin's type models (wire/types.ts); a field no model computes is read from the stored record,
 // else given its type's empty value (`""`, `0`, `false`, `[]`, an empty connection, null where
 // the schema allows it), so every query the SDK sends validates and runs.
@@ -24,6 +25,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import type { TwinContext, TwinRequest, TwinResponse } from '../../../twin-runtime/contract.js';
+import { isConnection, measure, nestingPast, operationOf, type CostRules } from '../../../twin-runtime/graphql-limits.js';
 import { linearSchema } from '../spec/schema.js';
 import { connection } from './connection.js';
 import { errorBody, LinearApiError } from './errors.js';
@@ -33,6 +35,35 @@ import type { Args, Rec, TypeModels } from './types.js';
 /** At most this many tokens in one document (Linear limits query complexity; this bounds parsing). */
 const MAX_TOKENS = 20_000;
 const MAX_QUERY_CHARS = 200_000;
+/** `{ [ (` nested in the text at most, checked before parsing (the parser recurses per level). */
+const MAX_NESTING = 100;
+/** Linear's most complex single query ("The query is too complex. … Maximum allowed complexity: 10000."). */
+const MAX_COMPLEXITY = 10_000;
+/** Nodes a connection counts for when asked without `first` or `last` (Linear's page size). */
+const DEFAULT_PAGE = 50;
+
+/**
+ * Linear's complexity (its rate-limiting docs): a property is 0.1, an object 1, and a connection
+ * multiplies what it selects by `first` (or `last`, else 50).
+ */
+const LINEAR_COSTS: CostRules = {
+  metaCost: 0.1,
+  field(_parent, field, arg) {
+    if (isConnection(field)) {
+      const first = arg('first');
+      const last = arg('last');
+      const size = typeof first === 'number' ? first : typeof last === 'number' ? last : DEFAULT_PAGE;
+      return { cost: 1, times: Math.max(0, size), connection: true };
+    }
+    const named = getNamedType(field.type);
+    return { cost: isObjectType(named) || isInterfaceType(named) || isUnionType(named) ? 1 : 0.1, times: 1 };
+  },
+};
+
+/** Linear's refusal of a query past its complexity (HTTP 400, `invalid input`). */
+function tooComplex(detail: string): Record<string, unknown> {
+  return errorBody(new LinearApiError('invalid input', 'Query too complex', detail));
+}
 
 const EMPTY_CONNECTION = () => ({
   nodes: [],
@@ -78,9 +109,20 @@ export function graphqlFailure(status: number, errors: Record<string, unknown>[]
   return { status, headers: { 'content-type': 'application/json; charset=utf-8' }, body: { errors } };
 }
 
+/** A query text read once: its document, or why it is refused before running. */
+interface ParsedQuery {
+  document?: DocumentNode;
+  /** Syntax errors. */
+  errors?: readonly GraphQLError[];
+  /** Refused before parsing (nesting past MAX_NESTING), in Linear's shape. */
+  refused?: Record<string, unknown>;
+  /** Validation errors ([] when valid), once validated. */
+  invalid?: readonly GraphQLError[];
+}
+
 export class LinearGraphQL {
   private schemaCache?: GraphQLSchema;
-  private readonly documents = new Map<string, DocumentNode | readonly GraphQLError[]>();
+  private readonly documents = new Map<string, ParsedQuery>();
 
   constructor(private readonly models: TypeModels) {}
 
@@ -88,21 +130,37 @@ export class LinearGraphQL {
     return (this.schemaCache ??= linearSchema());
   }
 
-  /** A document parsed and validated once (the SDK sends the same few documents again and again). */
-  private document(query: string): DocumentNode | readonly GraphQLError[] {
+  /**
+   * A document parsed once (the SDK sends the same few documents again and again), its nesting
+   * checked before the parser (which recurses per level) sees it; validated once it is known to be
+   * within Linear's complexity (validation's cost grows with the document it checks).
+   */
+  private document(query: string): ParsedQuery {
     const cached = this.documents.get(query);
     if (cached) return cached;
-    let result: DocumentNode | readonly GraphQLError[];
-    try {
-      const doc = parse(query, { maxTokens: MAX_TOKENS, noLocation: false });
-      const errors = validate(this.schema, doc);
-      result = errors.length > 0 ? errors : doc;
-    } catch (e) {
-      result = [e instanceof GraphQLError ? e : new GraphQLError(String(e))];
+    let result: ParsedQuery;
+    if (nestingPast(query, MAX_NESTING, MAX_TOKENS) !== -1) result = { refused: tooComplex(`The query nests more than ${MAX_NESTING} levels deep.`) };
+    else {
+      try {
+        result = { document: parse(query, { maxTokens: MAX_TOKENS, noLocation: false }) };
+      } catch (e) {
+        if (!(e instanceof GraphQLError)) throw e;
+        result = { errors: [e] };
+      }
     }
     if (this.documents.size > 500) this.documents.clear();
     this.documents.set(query, result);
     return result;
+  }
+
+  /** Linear's complexity of the operation, measured before it runs (each fragment once). */
+  private complexity(entry: ParsedQuery, operationName: string | undefined, variables: Record<string, unknown>): Record<string, unknown> | undefined {
+    const op = operationOf(entry.document!, operationName);
+    if (!op) return undefined;
+    const m = measure(this.schema, entry.document!, op, variables, LINEAR_COSTS);
+    if (!Number.isFinite(m.depth)) return tooComplex(`The query nests more than ${MAX_NESTING} levels deep.`);
+    if (m.cost > MAX_COMPLEXITY) return tooComplex(`The query is too complex. Complexity: ${m.cost}. Maximum allowed complexity: ${MAX_COMPLEXITY}.`);
+    return undefined;
   }
 
   private field(typeName: string, name: string): GraphQLField<unknown, unknown> | undefined {
@@ -180,17 +238,27 @@ export class LinearGraphQL {
     if (variables !== null && (typeof variables !== 'object' || Array.isArray(variables))) {
       return graphqlFailure(400, [graphqlError('Variables must be an object.')]);
     }
-    const doc = this.document(query);
-    if (!('kind' in doc))
+    const entry = this.document(query);
+    if (entry.refused) return graphqlFailure(400, [entry.refused]);
+    if (entry.errors)
       return graphqlFailure(
         400,
-        doc.map((e) => graphqlError(e.message, e.locations)),
+        entry.errors.map((e) => graphqlError(e.message, e.locations)),
+      );
+    const operationName = typeof body.operationName === 'string' ? body.operationName : undefined;
+    const complex = this.complexity(entry, operationName, (variables ?? {}) as Record<string, unknown>);
+    if (complex) return graphqlFailure(400, [complex]);
+    entry.invalid ??= validate(this.schema, entry.document!);
+    if (entry.invalid.length > 0)
+      return graphqlFailure(
+        400,
+        entry.invalid.map((e) => graphqlError(e.message, e.locations)),
       );
     const result = await execute({
       schema: this.schema,
-      document: doc,
+      document: entry.document!,
       variableValues: variables as Record<string, unknown> | null,
-      operationName: typeof body.operationName === 'string' ? body.operationName : undefined,
+      operationName,
       contextValue: ctx,
       fieldResolver: (source, args, context, info) => this.resolve(source, args as Args, context as TwinContext, info),
     });

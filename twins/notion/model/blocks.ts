@@ -6,7 +6,7 @@ import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { bodyInvalid, notFound, validation } from '../wire/errors.js';
 import { canonicalId, field, isObject } from '../wire/params.js';
 import type { ApiVersion } from '../wire/version.js';
-import { childrenOf, containerKind, getPage, insertChildren, notionUrl, refs, trashed, userRef } from './access.js';
+import { childrenOf, containerKind, getPage, insertChildren, refs, trashed, userRef } from './access.js';
 import { pageTitle } from './properties.js';
 import { attachedFile } from './file-uploads.js';
 import { stamps, touch, newId, type Block, type Database, type Page, type Parent } from './records.js';
@@ -286,10 +286,6 @@ export function updateBlock(ctx: TwinContext, id: string, body: Record<string, u
   ctx.store.put('block', block.id, block);
   contentUpdated(ctx, block.parent, [block.id]);
   return { kind: 'block', block };
-}
-
-export function pageUrl(page: Page): string {
-  return notionUrl(pageTitle(page), page.id);
 }
 
 export { getPage };

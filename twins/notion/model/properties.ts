@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { bodyInvalid, validation } from '../wire/errors.js';
-import { bodyId, canonicalId, field, isObject } from '../wire/params.js';
+import { bodyId, field, isObject } from '../wire/params.js';
 import { attachedFile } from './file-uploads.js';
 import { checkFormula, formulaResult, type FormulaValue } from './formula.js';
 import type { DataSource, Page, PropertySchema, SelectOption } from './records.js';
@@ -455,4 +455,3 @@ export function pageTitle(page: Page): string {
 }
 
 /** A relation id in a request, dashed or not. */
-export const relationId = canonicalId;

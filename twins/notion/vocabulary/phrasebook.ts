@@ -2,9 +2,9 @@
 // each one, the route it compiles to and the modifiers it understands (docs/matchers.md lists the
 // sentences; keep the two in step).
 
-import { A, bodyContains, op, param, paramVar, v, type Operation } from '../../../control-plane/testing/phrasebook-rules.js';
+import { A, bodyContains, op, param, paramVar, v, type PhrasebookOperation } from '../../../twin-runtime/phrasebook.js';
 
-export const NOTION_OPERATIONS: Operation[] = [
+export const NOTION_OPERATIONS: PhrasebookOperation[] = [
   {
     twin: 'notion',
     label: 'create a page',

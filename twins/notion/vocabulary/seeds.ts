@@ -2,10 +2,7 @@
 // objects: through the twin's own API, as the integration would — create (or reuse) a database,
 // its pages (rows) with a Status, Tags and an assignee, their paragraphs and comments.
 
-import type { SeedSuggestion } from '../../../twin-runtime/contract.js';
-import type { SeedEntity } from '../../../seeds/entities.js';
-import type { SeedExpansionContext, TwinSeeding } from '../../../seeds/vocabulary.js';
-import { SeedExpansionError } from '../../../seeds/seed-api.js';
+import { SeedExpansionError, type SeedEntity, type SeedExpansionContext, type SeedSuggestion, type TwinSeeding } from '../../../twin-runtime/seeding.js';
 import { TASKS_SCHEMA } from '../model/starter.js';
 import { LATEST_VERSION } from '../wire/version.js';
 

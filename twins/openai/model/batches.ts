@@ -7,6 +7,7 @@
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { invalidRequest, OpenAIError } from '../wire/errors.js';
 import { createFile, fileContent, retrieveFile } from './files.js';
+import { InputRefusal, parseJson } from '../../../twin-runtime/safe-input.js';
 
 export const BATCH = 'batch';
 export const BATCH_ENDPOINTS = ['/v1/chat/completions', '/v1/responses', '/v1/embeddings'] as const;
@@ -60,8 +61,10 @@ function readLines(ctx: TwinContext, fileId: string, endpoint: BatchEndpoint): B
   return lines.map((line, i) => {
     let parsed: unknown;
     try {
-      parsed = JSON.parse(line);
-    } catch {
+      // Each line is request data like any body: the same key, depth and prototype rules.
+      parsed = parseJson(line);
+    } catch (e) {
+      if (e instanceof InputRefusal) throw invalidRequest(`Line ${i + 1} of the input file: ${e.message}`, 'input_file_id', 'invalid_json_line');
       throw invalidRequest(`Line ${i + 1} of the input file is not valid JSON.`, 'input_file_id', 'invalid_json_line');
     }
     const p = parsed as Partial<BatchLine>;

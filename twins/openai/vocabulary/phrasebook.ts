@@ -1,9 +1,9 @@
 // OpenAI's phrasebook: the operations a test outcome may name for this twin, the phrase that names
 // each one, the route it compiles to and the modifiers it understands.
 
-import { A, bodyEq, op, v, type Operation } from '../../../control-plane/testing/phrasebook-rules.js';
+import { A, bodyEq, op, v, type PhrasebookOperation } from '../../../twin-runtime/phrasebook.js';
 
-export const OPENAI_OPERATIONS: Operation[] = [
+export const OPENAI_OPERATIONS: PhrasebookOperation[] = [
   {
     twin: 'openai',
     label: 'ask the model',

@@ -3,10 +3,7 @@
 // completions would) and scripted answers (tool calls, rate-limit errors). Files and scripts go
 // through the twin-only helpers (the expander speaks JSON; OpenAI's upload is multipart).
 
-import type { SeedSuggestion } from '../../../twin-runtime/contract.js';
-import type { SeedEntity } from '../../../seeds/entities.js';
-import type { SeedExpansionContext, TwinSeeding } from '../../../seeds/vocabulary.js';
-import { SeedExpansionError } from '../../../seeds/seed-api.js';
+import { SeedExpansionError, type SeedEntity, type SeedExpansionContext, type SeedSuggestion, type TwinSeeding } from '../../../twin-runtime/seeding.js';
 import { scriptedFields } from '../../../twin-runtime/llm/seed-scripts.js';
 
 export const suggestions: SeedSuggestion[] = [

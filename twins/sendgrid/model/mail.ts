@@ -11,7 +11,7 @@ import { isObject, own, type Json } from '../wire/params.js';
 import { emitEvents, eventExtra } from './events.js';
 import { addBounce, isBounced } from './suppressions.js';
 import { asMessage, type Address, type AttachmentMeta, type MessageRecord, type PendingEvent } from './records.js';
-import { activeVersion, findTemplate, renderHandlebars } from './templates.js';
+import { activeVersion, findTemplate, RenderBudgetExceeded, renderHandlebars } from './templates.js';
 
 export const MAX_PERSONALIZATIONS = 1000;
 export const MAX_RECIPIENTS = 1000;
@@ -447,7 +447,25 @@ function render(ctx: TwinContext, m: Checked, p: Personalization): { subject: st
   };
 }
 
-/** Accept a checked send: one mailbox record per personalization, `processed` now or at send_at. */
+/**
+ * A personalization rendered, or the send refused when its template passes the render budget: the
+ * twin cannot show what SendGrid would deliver, and says why rather than storing a partial message.
+ */
+function renderWithin(ctx: TwinContext, m: Checked, p: Personalization, i: number): ReturnType<typeof render> {
+  try {
+    return render(ctx, m, p);
+  } catch (e) {
+    if (!(e instanceof RenderBudgetExceeded)) throw e;
+    throw new SendGridError(400, [
+      mailError(
+        `personalizations.${i}.dynamic_template_data`,
+        `${e.message} The twin renders a template within a budget; make the loops smaller.`,
+        'message.personalizations.dynamic_template_data',
+      ),
+    ]);
+  }
+}
+
 /** What an event does to its message (and, for a bounce, to the bounce list). */
 function settle(ctx: TwinContext, m: MessageRecord, event: string, email: string): void {
   if (event === 'processed') {
@@ -485,7 +503,7 @@ export function acceptMail(ctx: TwinContext, m: Checked): { xMessageId: string; 
   const firstNow: Happening[] = [];
   const outcomeNow: Happening[] = [];
   m.personalizations.forEach((p, i) => {
-    const r = render(ctx, m, p);
+    const r = renderWithin(ctx, m, p, i);
     const sendAtS = p.send_at ?? m.send_at ?? null;
     const startMs = sendAtS !== null && sendAtS * 1000 > nowMs ? sendAtS * 1000 : nowMs;
     const recipients = [...p.to, ...p.cc, ...p.bcc].map((a) => a.email);

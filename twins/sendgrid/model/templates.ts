@@ -8,14 +8,60 @@ import { SendGridError, plainError } from '../wire/errors.js';
 import { own, type Json } from '../wire/params.js';
 import { sgTime, uuid, type TemplateRecord, type TemplateVersionRecord } from './records.js';
 import { loadOnce } from '../../../twin-runtime/load-once.js';
+import type { HelperOptions, RuntimeOptions } from 'handlebars';
 
 /**
- * Handlebars kept apart from any global helpers; prototype access stays off (its default). Loaded
- * on the first dynamic template, not at twin start (requiring it costs more than the twin's start).
+ * What one render may do: iterations of `{{#each}}` (and of sections over lists, which use it), and
+ * characters produced by them (a nested loop's output counts again in each loop around it: the
+ * copying is work too). Four nested `#each` over 100 items (100 million iterations from a small
+ * send) rendered for minutes before; now they stop at the budget. SendGrid caps a message at 30 MB.
+ */
+export const RENDER_BUDGET = Object.freeze({ iterations: 100_000, characters: 30_000_000 });
+
+/** A render past RENDER_BUDGET (mail send refuses the request with the reason). */
+export class RenderBudgetExceeded extends Error {
+  override name = 'RenderBudgetExceeded';
+}
+
+/** The budget of the render under way (renders are synchronous: one at a time). */
+let spent: { iterations: number; characters: number } | undefined;
+
+function spend(iterations: number, characters: number): void {
+  if (!spent) return;
+  spent.iterations += iterations;
+  spent.characters += characters;
+  if (spent.iterations > RENDER_BUDGET.iterations) {
+    throw new RenderBudgetExceeded(`The template's {{#each}} loops ran more than ${RENDER_BUDGET.iterations.toLocaleString('en-US')} times in one render.`);
+  }
+  if (spent.characters > RENDER_BUDGET.characters) {
+    throw new RenderBudgetExceeded(
+      `The template's {{#each}} loops produced more than ${RENDER_BUDGET.characters.toLocaleString('en-US')} characters in one render.`,
+    );
+  }
+}
+
+/**
+ * Handlebars kept apart from any global helpers, its `each` counting against the render's budget;
+ * prototype access stays off (asked for explicitly at each render). Loaded on the first dynamic
+ * template, not at twin start (requiring it costs more than the twin's start).
  */
 // Named `require` so the image's staging (scripts/image/stage-app.mjs) sees the package it needs.
 const require = createRequire(import.meta.url);
-const hbs = loadOnce(() => (require('handlebars') as typeof import('handlebars')).create());
+const hbs = loadOnce(() => {
+  const instance = (require('handlebars') as typeof import('handlebars')).create();
+  const each = instance.helpers.each as (this: unknown, context: unknown, options: HelperOptions) => string;
+  instance.registerHelper('each', function (this: unknown, context: unknown, options: HelperOptions) {
+    const fn = options.fn;
+    const counted = (item: unknown, opts?: unknown) => {
+      spend(1, 0);
+      const out = fn(item, opts as never);
+      spend(0, out.length);
+      return out;
+    };
+    return each.call(this, context, { ...options, fn: counted as HelperOptions['fn'] });
+  });
+  return instance;
+});
 const MAX_TEMPLATE_CHARS = 1_048_576;
 
 const notFound = (): SendGridError => plainError(404, 'Not Found');
@@ -191,10 +237,16 @@ export function deleteVersion(ctx: TwinContext, templateId: string, versionId: s
 }
 
 const MAX_COMPILED = 256;
-const compiled = new Map<string, (data: Record<string, unknown>) => string>();
+const compiled = new Map<string, (data: Record<string, unknown>, options?: RuntimeOptions) => string>();
 
-/** Render handlebars against the personalization's data; a template that fails renders as written. */
+const NO_PROTOTYPES = { allowProtoPropertiesByDefault: false, allowProtoMethodsByDefault: false } as const;
+
+/**
+ * Render handlebars against the personalization's data within RENDER_BUDGET (past it:
+ * RenderBudgetExceeded); a template that fails otherwise renders as written.
+ */
 export function renderHandlebars(source: string, data: Record<string, unknown>): string {
+  spent = { iterations: 0, characters: 0 };
   try {
     let render = compiled.get(source);
     if (!render) {
@@ -203,9 +255,17 @@ export function renderHandlebars(source: string, data: Record<string, unknown>):
       if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value!);
       compiled.set(source, render);
     }
-    return render(data);
-  } catch {
+    const out = render(data, NO_PROTOTYPES);
+    if (out.length > RENDER_BUDGET.characters)
+      throw new RenderBudgetExceeded(`The rendered template has more than ${RENDER_BUDGET.characters.toLocaleString('en-US')} characters.`);
+    return out;
+  } catch (e) {
+    if (e instanceof RenderBudgetExceeded) throw e;
+    // Past the longest string JavaScript can build: the budget, reached without a loop.
+    if (e instanceof RangeError) throw new RenderBudgetExceeded('The rendered template is longer than a message can be.');
     return source;
+  } finally {
+    spent = undefined;
   }
 }
 

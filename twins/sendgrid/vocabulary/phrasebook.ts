@@ -2,9 +2,9 @@
 // names each one, the route it compiles to and the modifiers it understands (docs/matchers.md
 // lists the sentences; keep the two in step).
 
-import { A, bodyContains, bodyEq, op, v, type Operation } from '../../../control-plane/testing/phrasebook-rules.js';
+import { A, bodyContains, bodyEq, op, v, type PhrasebookOperation } from '../../../twin-runtime/phrasebook.js';
 
-export const SENDGRID_OPERATIONS: Operation[] = [
+export const SENDGRID_OPERATIONS: PhrasebookOperation[] = [
   {
     twin: 'sendgrid',
     label: 'send an email',

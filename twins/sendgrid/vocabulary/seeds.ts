@@ -3,10 +3,7 @@
 // version, mail sends (moved on with `advance` until delivered or bounced, engagement through the
 // twin's open/click helper), verified senders and unsubscribe groups (the generic layer).
 
-import type { SeedSuggestion } from '../../../twin-runtime/contract.js';
-import type { SeedEntity } from '../../../seeds/entities.js';
-import type { SeedExpansionContext, TwinSeeding } from '../../../seeds/vocabulary.js';
-import { SeedExpansionError } from '../../../seeds/seed-api.js';
+import { SeedExpansionError, type SeedEntity, type SeedExpansionContext, type SeedSuggestion, type TwinSeeding } from '../../../twin-runtime/seeding.js';
 import { DEFAULT_DELIVERY_DELAY_MS } from '../model/mail.js';
 
 export const suggestions: SeedSuggestion[] = [

@@ -87,6 +87,9 @@ export const sendgridGenericAdapter: GenericAdapter = {
 
   conflict: (call) => new SendGridError(400, [{ field: call.op.keyField ?? 'id', message: 'already exists', help: null }]),
 
+  // Integer or UUID ids (`fill`, `newKey`); other keys come from the input.
+  makes: (_op, field, kind) => kind === 'key' && field === 'id',
+
   fill(call, field: FillField) {
     if (field.path.length !== 1) return undefined;
     const t = typeOf(field.schema);

@@ -32,11 +32,6 @@ export function isTs(value: string): boolean {
   return /^\d{1,12}(\.\d{1,6})?$/.test(value);
 }
 
-/** Seconds part of a ts (used for `created`-style fields and event times). */
-export function tsSeconds(ts: string): number {
-  return parts(ts)[0];
-}
-
 /** The next message ts: the clock's second, with a counter that keeps later messages later. */
 export function nextTs(ctx: TwinContext): string {
   const now = ctx.clock.nowSeconds();

@@ -2,7 +2,7 @@
 // each one, the route it compiles to and the modifiers it understands (docs/matchers.md lists the
 // sentences; keep the two in step).
 
-import { A, bodyContains, bodyEq, bodyVar, op, v, type ModifierRule, type Operation } from '../../../control-plane/testing/phrasebook-rules.js';
+import { A, bodyContains, bodyEq, bodyVar, op, v, type ModifierRule, type PhrasebookOperation } from '../../../twin-runtime/phrasebook.js';
 
 const slackChannel: ModifierRule = (m, value) => {
   // Callers may name a channel with or without '#', or by its id (C…).
@@ -10,7 +10,7 @@ const slackChannel: ModifierRule = (m, value) => {
   m.body = { ...(m.body ?? {}), '/channel': /^[CGD][A-Z0-9]{6,}$/.test(bare) ? bare : { one_of: [`#${bare}`, bare] } };
 };
 
-export const SLACK_OPERATIONS: Operation[] = [
+export const SLACK_OPERATIONS: PhrasebookOperation[] = [
   {
     twin: 'slack',
     label: 'post a message',

@@ -17,3 +17,13 @@ export class SlackError extends Error {
 export function invalidArguments(message: string): SlackError {
   return new SlackError('invalid_arguments', { response_metadata: { messages: [`[ERROR] ${message}`] } });
 }
+
+/**
+ * An operation the twin does not simulate (decisions §15), as Slack answers every failed call: HTTP
+ * 200, `ok: false`, `error: "not_supported_by_twin"`, the sentence in `response_metadata.messages`.
+ * `@slack/web-api` raises it as a platform error (`code: slack_webapi_platform_error`, message
+ * "An API error occurred: not_supported_by_twin", the body in `data`).
+ */
+export function notSupportedByTwin(sentence: string): SlackError {
+  return new SlackError('not_supported_by_twin', { response_metadata: { messages: [`[ERROR] ${sentence}`] } });
+}

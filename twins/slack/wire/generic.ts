@@ -199,6 +199,15 @@ export const slackGenericAdapter: GenericAdapter = {
     }
   },
 
+  // A method whose documented answer is only `{ok}` describes no record to keep.
+  envelopeFields: new Set(['ok', 'warning', 'response_metadata', 'needed', 'provided']),
+
+  // Families with a shape (bookmarks, pins) get Slack's own record from `finish`.
+  shapesRecords: (op) => !!FAMILIES[familyOf(op.entry.id).family]?.shape,
+
+  // checkReferences answers `channel_not_found` for a channel argument that names none.
+  checksParent: (_op, param) => param === 'channel' || param === 'channel_id',
+
   fill(call, field: FillField) {
     const t = typeOf(field.schema);
     // Ids the workspace has: the bot user (who the token acts as), its app, its team.

@@ -326,10 +326,6 @@ export function sessionByToken(ctx: TwinContext, token: string): { session: Stri
 // ---------------------------------------------------------------------------------------------
 // What a person does on the portal page
 
-export interface PortalRefusal {
-  refused: string;
-}
-
 function ownSubscription(ctx: TwinContext, session: StripeObject, id: string): StripeObject {
   const sub = find(ctx, 'subscription', id);
   if (!sub || sub.customer !== session.customer) throw invalidRequest('This subscription cannot be managed from this portal session.', 'subscription');

@@ -1,17 +1,26 @@
 // Events: every state change stores an `event` record (the object as it is after the change, plus
 // `previous_attributes` for updates) and queues a signed delivery to every enabled webhook endpoint
-// listening for its type. The runtime sends deliveries after the response and retries them.
+// listening for its type. The runtime sends deliveries after the response and retries them. An
+// endpoint pinned to an older API version gets the event rendered in it by wire/versions.ts, which
+// the twin's definition (index.ts) hands over with renderEventsWith: the renderer reads the models
+// (an old charge embeds its refunds), so this module must not import it.
 
 import { createHmac } from 'node:crypto';
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import type { DeliveryRecord } from '../../../twin-runtime/deliveries.js';
 import { currentRequest } from '../wire/request-context.js';
 import { accountOf, platformContext } from '../wire/connect-scope.js';
-import { renderInVersion } from '../wire/versions.js';
+import { STRIPE_API_VERSION } from '../wire/api-version.js';
 import { newId, save, type StripeObject } from './objects.js';
 
-/** The API version the twin speaks: the one the bundled `stripe` package pins. */
-export const STRIPE_API_VERSION = '2026-10-28.endive';
+type EventRenderer = (ctx: TwinContext, event: StripeEvent, version: string) => StripeEvent;
+
+let renderEvent: EventRenderer | undefined;
+
+/** How an event is rendered for an endpoint pinned to another API version (wire/versions.ts renderInVersion). */
+export function renderEventsWith(render: EventRenderer): void {
+  renderEvent = render;
+}
 
 export interface StripeEvent extends StripeObject {
   object: 'event';
@@ -75,7 +84,9 @@ export function emitEvent(ctx: TwinContext, type: string, object: StripeObject, 
   const payloadIn = (version: string) => {
     let payload = payloads.get(version);
     if (payload === undefined) {
-      payload = JSON.stringify(renderInVersion(ctx, structuredClone(event), version), null, 2);
+      // Even the default version is rendered: it leaves out fields kept only in storage.
+      if (!renderEvent) throw new Error('No event renderer: the Stripe twin is used without its definition (twins/stripe/index.ts).');
+      payload = JSON.stringify(renderEvent(ctx, structuredClone(event), version), null, 2);
       payloads.set(version, payload);
     }
     return payload;

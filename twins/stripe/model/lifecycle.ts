@@ -58,8 +58,9 @@ function withStatus<T>(ctx: TwinContext, resource: string, statuses: readonly st
   let cache = statements.get(db);
   if (!cache) {
     // An index on the status keeps each pass proportional to the live records, not to every
-    // invoice ever made: without it ten years of a daily subscription went quadratic.
-    db.exec("CREATE INDEX IF NOT EXISTS records_by_status ON records (resource, json_extract(body, '$.status'), seq)");
+    // invoice ever made: without it ten years of a daily subscription went quadratic. It is on the
+    // record store's `status` column (kept beside the body as it is written), not on the JSON.
+    db.exec('CREATE INDEX IF NOT EXISTS records_by_status ON records (resource, status, seq)');
     statements.set(db, (cache = new Map()));
   }
   const key = `${resource}:${statuses.length}`;
@@ -68,7 +69,7 @@ function withStatus<T>(ctx: TwinContext, resource: string, statuses: readonly st
     const marks = statuses.map(() => '?').join(', ');
     // INDEXED BY: left alone, the planner prefers the (resource, seq) index for the ORDER BY and
     // reads every record of the kind.
-    stmt = db.prepare(`SELECT body FROM records INDEXED BY records_by_status WHERE resource = ? AND json_extract(body, '$.status') IN (${marks}) ORDER BY seq`);
+    stmt = db.prepare(`SELECT body FROM records INDEXED BY records_by_status WHERE resource = ? AND status IN (${marks}) ORDER BY seq`);
     cache.set(key, stmt);
   }
   return (stmt.all(scopedResource(accountOf(ctx), resource), ...statuses) as { body: string }[]).map((r) => JSON.parse(r.body) as T);

@@ -2,9 +2,8 @@
 // shortcuts (each use of a shortcut creates a fresh `pm_…`, as in Stripe), attached to and detached
 // from customers, with the `payment_method.*` events.
 
-import { createHash } from 'node:crypto';
 import type { TwinContext } from '../../../twin-runtime/contract.js';
-import { base62 } from '../../../twin-runtime/ids.js';
+import { base62, hmacStream } from '../../../twin-runtime/ids.js';
 import { StripeApiError, invalidRequest, missingParam, resourceMissing, underParam } from '../wire/errors.js';
 import { emitEvent } from './events.js';
 import { applyMetadata, clone, find, newId, previousAttributes, save, type MetadataPatch, type StripeJson, type StripeObject } from './objects.js';
@@ -55,7 +54,7 @@ export interface PaymentMethodUpdate {
 }
 
 function fingerprint(number: string): string {
-  return base62(createHash('sha256').update(`stripe-twin-card:${number}`).digest(), 16);
+  return base62(hmacStream('stripe-twin-card', number), 16);
 }
 
 function billingDetails(input: BillingDetailsInput | undefined, existing?: StripeJson): Record<string, unknown> {

@@ -2,7 +2,8 @@
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { StripeApiError, missingParam } from '../wire/errors.js';
-import { listEnvelope, readListWindow, searchResponse } from '../wire/list.js';
+import { listEnvelope, readListWindow } from '../wire/list.js';
+import { searchResponse } from '../wire/search.js';
 import { bool, currency, emptyableStr, int, obj, readMetadata, readParams, requiredInt, str } from '../wire/params.js';
 import { ok } from '../wire/pipeline.js';
 import { CHARGE_SEARCH_FIELDS, captureCharge, createLegacyCharge, getCharge, listCharges, updateCharge } from '../model/charges.js';

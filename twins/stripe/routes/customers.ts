@@ -2,7 +2,8 @@
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../wire/pipeline.js';
-import { listEnvelope, readListWindow, searchResponse } from '../wire/list.js';
+import { listEnvelope, readListWindow } from '../wire/list.js';
+import { searchResponse } from '../wire/search.js';
 import { bool, emptyableStr, int, obj, oneOf, readMetadata, readParams, str, strArray, type Params } from '../wire/params.js';
 import { find } from '../model/objects.js';
 import {

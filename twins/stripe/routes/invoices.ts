@@ -4,7 +4,8 @@
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../wire/pipeline.js';
 import { stripeError } from '../wire/errors.js';
-import { listBody, listEnvelope, readListWindow, searchResponse } from '../wire/list.js';
+import { listBody, listEnvelope, readListWindow } from '../wire/list.js';
+import { searchResponse } from '../wire/search.js';
 import { bool, int, objArray, oneOf, readMetadata, readParams, strArray, requiredStr, str, type Params } from '../wire/params.js';
 import type { StripeObject } from '../model/objects.js';
 import {

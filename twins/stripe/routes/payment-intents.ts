@@ -3,7 +3,8 @@
 
 import type { TwinHandler, TwinResponse, TwinRoute } from '../../../twin-runtime/contract.js';
 import { stripeError } from '../wire/errors.js';
-import { listEnvelope, readListWindow, searchResponse } from '../wire/list.js';
+import { listEnvelope, readListWindow } from '../wire/list.js';
+import { searchResponse } from '../wire/search.js';
 import {
   bool,
   emptyableStr,

@@ -1,7 +1,8 @@
 // /v1/prices: create, retrieve, update (prices are only deactivated), list filters, search.
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
-import { listEnvelope, readListWindow, searchResponse } from '../wire/list.js';
+import { listEnvelope, readListWindow } from '../wire/list.js';
+import { searchResponse } from '../wire/search.js';
 import {
   bool,
   decimal,

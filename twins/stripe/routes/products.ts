@@ -1,7 +1,8 @@
 // /v1/products: create, retrieve, update, delete, list filters, search.
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
-import { listEnvelope, readListWindow, searchResponse } from '../wire/list.js';
+import { listEnvelope, readListWindow } from '../wire/list.js';
+import { searchResponse } from '../wire/search.js';
 import { bool, emptyableStr, obj, readMetadata, readParams, requiredStr, str, strArray, type Params } from '../wire/params.js';
 import { ok } from '../wire/pipeline.js';
 import { readPriceCreate } from './prices.js';

@@ -3,7 +3,8 @@
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../wire/pipeline.js';
-import { listBody, listEnvelope, readListWindow, searchResponse } from '../wire/list.js';
+import { listBody, listEnvelope, readListWindow } from '../wire/list.js';
+import { searchResponse } from '../wire/search.js';
 import { bool, int, decimal, obj, objArray, oneOf, readMetadata, readParams, strArray, requiredStr, str, type Params } from '../wire/params.js';
 import { resourceMissing } from '../wire/errors.js';
 import { find, type StripeObject } from '../model/objects.js';

@@ -2,7 +2,7 @@
 // each one, the route it compiles to and the modifiers it understands (docs/matchers.md lists the
 // sentences; keep the two in step).
 
-import { A, amountIn, bodyEq, bodyVar, op, param, paramVar, v, type ModifierRule, type Operation } from '../../../control-plane/testing/phrasebook-rules.js';
+import { A, amountIn, bodyEq, bodyVar, op, param, paramVar, v, type ModifierRule, type PhrasebookOperation } from '../../../twin-runtime/phrasebook.js';
 
 /** A Stripe id names different fields by its prefix (`cus_` → customer, `ch_` → charge). */
 const stripeIdRule =
@@ -20,7 +20,7 @@ const stripeCurrency: ModifierRule = (m, value) => {
   m.body = { ...(m.body ?? {}), '/currency': value.toLowerCase() };
 };
 
-export const STRIPE_OPERATIONS: Operation[] = [
+export const STRIPE_OPERATIONS: PhrasebookOperation[] = [
   {
     twin: 'stripe',
     label: 'create a customer',
@@ -93,7 +93,7 @@ export const STRIPE_OPERATIONS: Operation[] = [
     refers: { customer: bodyVar('/customer') },
   },
   ...(['confirm', 'capture', 'cancel'] as const).map(
-    (verb): Operation => ({
+    (verb): PhrasebookOperation => ({
       twin: 'stripe',
       label: `${verb} a payment intent`,
       phrase: op(`${verb === 'cancel' ? v('cancel', 'cancelled', 'canceled', 'cancelling') : v(verb)}\\s+${A}(?:payment\\s+intents?|payments?)`),

@@ -4,10 +4,7 @@
 // fails and let the renewal come due (the clock advances), so the failed invoice and charge exist
 // exactly as Stripe would have them. Owned by the seeds component; index.ts re-exports it.
 
-import type { SeedSuggestion } from '../../../twin-runtime/contract.js';
-import type { SeedEntity } from '../../../seeds/entities.js';
-import type { SeedExpansionContext, TwinSeeding } from '../../../seeds/vocabulary.js';
-import { SeedExpansionError } from '../../../seeds/seed-api.js';
+import { SeedExpansionError, type SeedEntity, type SeedExpansionContext, type SeedSuggestion, type TwinSeeding } from '../../../twin-runtime/seeding.js';
 
 export const suggestions: SeedSuggestion[] = [
   {

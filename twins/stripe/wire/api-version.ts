@@ -1,6 +1,6 @@
 // `Stripe-Version`: which API versions a request may pin. The versions come from the bundled
 // `stripe` SDK (the version it pins, and the ones its changelog names; generated into
-// spec/api-versions.json by scripts/gen/stripe-api-versions.ts), not a hand-kept list: a
+// spec/api-versions.json by spec/source.ts (npm run gen:spec stripe)), not a hand-kept list: a
 // version is accepted when it is a real date no later than the SDK's, and its release name (the
 // `.clover` part), if any, is one Stripe has used. Anything else is refused as Stripe refuses it.
 
@@ -9,6 +9,9 @@ import { join } from 'node:path';
 import { loadArtefacts } from '../../../twin-runtime/generic/artefacts.js';
 import { invalidRequest } from './errors.js';
 
+/** The API version the twin speaks: the one the bundled `stripe` package pins. */
+export const STRIPE_API_VERSION = '2026-10-28.endive';
+
 interface KnownVersions {
   latest: string;
   releaseNames: Set<string>;
@@ -16,7 +19,7 @@ interface KnownVersions {
 
 let known: KnownVersions | undefined;
 
-/** spec/api-versions.json, generated from the SDK (scripts/gen/stripe-api-versions.ts), read once. */
+/** spec/api-versions.json, generated from the SDK (spec/source.ts), read once. */
 function knownVersions(): KnownVersions {
   if (known) return known;
   const file = join(loadArtefacts(import.meta.url).dir, 'api-versions.json');

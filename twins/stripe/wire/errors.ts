@@ -72,15 +72,6 @@ export function missingParam(param: string): StripeApiError {
   return invalidRequest(`Missing required param: ${param}.`, param, 'parameter_missing');
 }
 
-/** The response form of `resourceMissing`, for handlers that return rather than throw. */
-export function resourceMissingResponse(kind: string, id: string, param = 'id'): TwinResponse {
-  return resourceMissing(kind, id, param).toResponse();
-}
-
-export function invalidRequestResponse(message: string, param?: string, code?: string): TwinResponse {
-  return invalidRequest(message, param, code).toResponse();
-}
-
 /**
  * Run `fn`, naming the parameters of any Stripe error it throws under `prefix`: an error about
  * `card[number]` inside `payment_method_data` names `payment_method_data[card][number]`.
@@ -95,4 +86,13 @@ export function underParam<T>(prefix: string, fn: () => T): T {
     }
     throw e;
   }
+}
+
+/**
+ * An operation the twin does not simulate (decisions §15): 501 `api_error`, which the `stripe` SDK
+ * raises as `StripeAPIError` with the sentence as its message; `Stripe-Should-Retry: false` keeps it
+ * from retrying a 5xx that will not change.
+ */
+export function notSimulatedResponse(sentence: string): TwinResponse {
+  return { ...stripeError(501, { type: 'api_error', message: sentence }), headers: { 'stripe-should-retry': 'false' } };
 }

@@ -11,7 +11,7 @@ import { classifyRest } from '../../../twin-runtime/generic/classify.js';
 import { GenericEngine } from '../../../twin-runtime/generic/engine.js';
 import { typeOf, type FillField, type Schema } from '../../../twin-runtime/generic/schema.js';
 import type { OperationEntry } from '../../../twin-runtime/generic/spec-types.js';
-import type { GenericAdapter, GenericCall, Outcome } from '../../../twin-runtime/generic/types.js';
+import type { GenericAdapter, GenericCall, GenericOperation, Outcome } from '../../../twin-runtime/generic/types.js';
 import type { InputProblem } from '../../../twin-runtime/generic/validate.js';
 import { invalidRequest, resourceMissing } from './errors.js';
 import { STRIPE_INPUT_POLICY, inputRefusal } from './input.js';
@@ -21,6 +21,7 @@ import { ok } from './pipeline.js';
 import { requestContext } from './connect-scope.js';
 import { searchResponse, type SearchFields } from './search.js';
 import { KINDS, type StripeObject } from '../model/objects.js';
+import { shortcutNumber } from '../model/test-cards.js';
 
 /** Id prefixes of Stripe objects (what the API gives them); others get an abbreviation of the name. */
 const ID_PREFIX: Record<string, string> = {
@@ -138,29 +139,6 @@ function objectFromPath(collection: string): string {
   return before.length && !before.some((x) => x.startsWith('{')) ? `${before[before.length - 1]}.${word}` : word;
 }
 
-/** Where an `act` verb leaves `status` (the enum value of the same stem: cancel → canceled). */
-function statusAfter(verb: string, statuses: string[]): string | undefined {
-  const special: Record<string, string[]> = {
-    deactivate: ['inactive', 'deactivated'],
-    unarchive: ['active'],
-    reactivate: ['active'],
-    approve: ['approved'],
-    pay: ['paid'],
-    void: ['void', 'voided'],
-    finalize: ['finalized', 'open'],
-    expire: ['expired'],
-    reject: ['rejected'],
-    close: ['closed'],
-    mark_uncollectible: ['uncollectible'],
-    cancel: ['canceled', 'cancelled'],
-    archive: ['archived'],
-    activate: ['active'],
-  };
-  for (const s of special[verb] ?? []) if (statuses.includes(s)) return s;
-  const stem = verb.replace(/e$/, '');
-  return statuses.find((s) => s.startsWith(stem));
-}
-
 /** `{id, object, deleted: true}` plus whatever else the operation's deleted schema names. */
 function deletedStub(call: GenericCall, record: Record<string, unknown>): Record<string, unknown> {
   const stub: Record<string, unknown> = { id: record.id, object: record.object ?? call.op.resource, deleted: true };
@@ -179,6 +157,132 @@ function listUrl(call: GenericCall, path: string): string {
   return literal ? literal[1]! : path;
 }
 
+/** The object a parameter of that name refers to (`price`, `default_tax_rates` → `tax_rate`), or undefined. */
+interface Referent {
+  resource: string;
+  noun: string;
+  /** Ids that name an object without a stored record (`pm_card_visa`). */
+  shortcut?: (id: string) => boolean;
+}
+
+/** Parameter names that name another kind of object than their own name says. */
+const REFERENCE_ALIASES: Record<string, string> = {
+  on_behalf_of: 'account',
+  destination: 'account',
+  default_payment_method: 'payment_method',
+  default_tax_rates: 'tax_rate',
+  tax_rates: 'tax_rate',
+  dynamic_tax_rates: 'tax_rate',
+  shipping_rate: 'shipping_rate',
+  promotion_code: 'promotion_code',
+};
+
+function referent(param: string): Referent | undefined {
+  const name = REFERENCE_ALIASES[param] ?? param;
+  const kind = (KINDS as Record<string, { resource: string; noun: string }>)[name];
+  if (kind) return { resource: kind.resource, noun: kind.noun, shortcut: name === 'payment_method' ? (id) => shortcutNumber(id) !== undefined : undefined };
+  return generic.resources.includes(name) ? { resource: name, noun: noun(name) } : undefined;
+}
+
+const referenceFieldCache = new WeakMap<GenericOperation, string[][]>();
+
+/** Request fields (paths, `[]` for array items) whose name says they hold an object's id. */
+function collectReferences(node: Schema, path: string[], out: string[][], depth: number): void {
+  if (depth > 4) return;
+  const s = generic.resolver.flatten(node);
+  if (typeOf(s) === 'array' || s.items) {
+    collectReferences(s.items ?? {}, [...path, '[]'], out, depth + 1);
+    return;
+  }
+  for (const branch of s.anyOf ?? []) collectReferences(branch, path, out, depth + 1);
+  for (const [name, sub] of Object.entries<Schema>(s.properties ?? {})) {
+    const flat = generic.resolver.flatten(sub);
+    const holdsId = typeOf(flat) === 'string' || (typeOf(flat) === 'array' && typeOf(generic.resolver.flatten(flat.items ?? {})) === 'string');
+    if (holdsId && !flat.enum && referent(name) && !out.some((p) => p.join('.') === [...path, name].join('.'))) out.push([...path, name]);
+    else if (!holdsId) collectReferences(sub, [...path, name], out, depth + 1);
+  }
+}
+
+/** The string values at a reference path, with the parameter each is named by (`line_items[0][price]`). */
+function valuesAt(body: unknown, path: string[]): [string, string][] {
+  const out: [string, string][] = [];
+  const walk = (v: unknown, i: number, param: string): void => {
+    if (i === path.length) {
+      if (typeof v === 'string' && v !== '') out.push([param, v]);
+      else if (Array.isArray(v)) for (const [j, x] of v.entries()) walk(x, i, `${param}[${j}]`);
+      return;
+    }
+    const step = path[i]!;
+    if (step === '[]') {
+      if (Array.isArray(v)) for (const [j, x] of v.entries()) walk(x, i + 1, `${param}[${j}]`);
+      else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) if (/^\d+$/.test(k)) walk(x, i + 1, `${param}[${k}]`);
+      return;
+    }
+    if (v && typeof v === 'object' && !Array.isArray(v) && Object.hasOwn(v, step))
+      walk((v as Record<string, unknown>)[step], i + 1, param ? `${param}[${step}]` : step);
+  };
+  walk(body, 0, '');
+  return out;
+}
+
+function requireObject(call: GenericCall, ref: Referent, id: string, param: string): void {
+  if (ref.shortcut?.(id)) return;
+  const found = call.ctx.store.get<StripeObject>(ref.resource, id);
+  if (!found || found.deleted) throw resourceMissing(ref.noun, id, param);
+}
+
+/**
+ * What the spec cannot tell the engine about Stripe (read from names only, no schema): money moves,
+ * amounts Stripe computes, card details it tokenizes, calls it forwards. The stripe twin models the
+ * ones it simulates by hand (refunds, quotes, payment links…), which then answer instead.
+ */
+const MONEY_CREATES = new Set([
+  'charge',
+  'refund',
+  'payout',
+  'transfer',
+  'topup',
+  'transfer_reversal',
+  'fee_refund',
+  'treasury.outbound_payment',
+  'treasury.outbound_transfer',
+  'treasury.inbound_transfer',
+  'treasury.credit_reversal',
+  'treasury.debit_reversal',
+  'treasury.received_credit',
+  'treasury.received_debit',
+  'issuing.authorization',
+  'issuing.transaction',
+  'climate.order',
+  'customer_cash_balance_transaction',
+  'customer_balance_transaction',
+  'balance_transaction',
+  'application_fee',
+  'credit_note',
+  'billing.credit_grant',
+]);
+const MONEY_VERBS =
+  /^(pay|capture|confirm|refund|reverse|increment_authorization|apply_customer_balance|process_|refund_payment|fund_|collect_payment_method|confirm_payment_intent|finalize_amount|approve)/;
+const COMPUTED = new Map<string, string>([
+  ['quote', 'Stripe computes its amounts and lines from the line items.'],
+  ['invoice', 'Stripe computes its amounts and lines.'],
+  ['tax.calculation', 'Stripe computes the tax.'],
+  ['tax.transaction', 'Stripe computes the tax.'],
+  ['token', 'Stripe tokenizes the card or account details (brand, last4, fingerprint), which the twin does not derive.'],
+  ['source', 'Stripe tokenizes the payment details, which the twin does not derive.'],
+  ['forwarding.request', 'Stripe forwards the request to a third party.'],
+  ['payment_link', 'Stripe makes its hosted page and its line items.'],
+  ['billing.meter_event', 'Stripe aggregates meter events into usage.'],
+]);
+
+function notSimulated(op: GenericOperation): string | undefined {
+  const writes = op.action === 'create' || op.action === 'upsert' || op.action === 'set-one';
+  if (op.action === 'act' && op.verb && MONEY_VERBS.test(op.verb)) return 'It moves money, which only the modelled flows do.';
+  if (writes && MONEY_CREATES.has(op.resource)) return 'It moves money, which only the modelled flows do.';
+  if (writes && COMPUTED.has(op.resource)) return COMPUTED.get(op.resource);
+  return undefined;
+}
+
 const PAGING = new Set(['limit', 'starting_after', 'ending_before', 'expand', 'created', 'page', 'query']);
 
 export const stripeGenericAdapter: GenericAdapter = {
@@ -192,6 +296,9 @@ export const stripeGenericAdapter: GenericAdapter = {
 
   classify(entry: OperationEntry, index) {
     const shape = classifyRest(entry, index);
+    // Stripe updates by POST: a POST to a path whose GET answers one object sets that object
+    // (`/v1/tax/settings`, a customer's `cash_balance`), it creates nothing.
+    if (shape.action === 'create' && index.get('GET', entry.path)?.response.kind === 'object') shape.action = 'set-one';
     const resource = entry.response.object ?? objectFromPath(shape.collection);
     if (resource === 'list' || resource === 'search_result') return 'answers a list of another resource';
     return { action: shape.action, resource, scope: shape.scope, key: shape.key, keyField: 'id', verb: shape.verb };
@@ -201,6 +308,10 @@ export const stripeGenericAdapter: GenericAdapter = {
     const params = paramsOf(req);
     return req.method === 'GET' ? { query: params, body: {}, coerceBody: true } : { query: {}, body: params, coerceBody: true };
   },
+
+  // Operations Stripe removed before the SDK's API version (scripts/gen/sources/stripe.ts marks
+  // them): their URLs get Stripe's answer today (an invoice named `upcoming`, an unknown URL).
+  unrouted: (entry) => entry.excluded?.startsWith('removed from the API') ?? false,
 
   // One Stripe policy for both kinds of route (wire/input.ts): unknown parameters refused.
   inputPolicy: STRIPE_INPUT_POLICY,
@@ -219,17 +330,52 @@ export const stripeGenericAdapter: GenericAdapter = {
   },
 
   checkReferences(call) {
-    // The parents the path names (`/v1/customers/{customer}/…`), and the objects top-level
-    // parameters name (`coupon=…` of a promotion code): each must exist, as Stripe checks.
-    const named: [string, unknown][] = [...call.op.scope.map((p) => [p, call.params[p]] as [string, unknown]), ...Object.entries(call.body)];
-    for (const [p, id] of named) {
-      if (typeof id !== 'string' || id === '' || (p === 'id' && call.op.action === 'create')) continue;
-      const kind = (KINDS as Record<string, { resource: string; noun: string }>)[p];
-      const resource = kind?.resource ?? (generic.resources.includes(p) ? p : undefined);
-      if (!resource || (resource === call.op.resource && p === 'id')) continue;
-      const found = call.ctx.store.get<StripeObject>(resource, id);
-      if (!found || found.deleted) throw resourceMissing(kind?.noun ?? noun(p), id, p);
+    // The parents the path names (`/v1/customers/{customer}/…`), and the objects parameters name
+    // at any depth (`coupon=…` of a promotion code, `line_items[0][price]`): each must exist, as
+    // Stripe checks ("No such price: 'price_x'", param `line_items[0][price]`).
+    for (const p of call.op.scope) {
+      const ref = referent(p);
+      const id = call.params[p];
+      if (ref && typeof id === 'string' && id !== '') requireObject(call, ref, id, p);
     }
+    const paths = stripeGenericAdapter.referenceFields!(call.op);
+    for (const path of paths) {
+      const ref = referent(path[path.length - 1]!)!;
+      for (const [param, id] of valuesAt(call.body, path)) requireObject(call, ref, id, param);
+    }
+    // Top-level parameters the spec does not describe (operations only the SDK names).
+    for (const [p, id] of Object.entries(call.body)) {
+      if (typeof id !== 'string' || id === '' || p === 'id' || paths.some((path) => path.length === 1 && path[0] === p)) continue;
+      const ref = referent(p);
+      if (ref && !(ref.resource === call.op.resource && call.op.action === 'create')) requireObject(call, ref, id, p);
+    }
+  },
+
+  checksParent: (_op, param) => referent(param) !== undefined,
+
+  referenceFields(op) {
+    let found = referenceFieldCache.get(op);
+    if (!found) {
+      const piece = generic.artefacts.operation(op.entry.id);
+      found = [];
+      const body = piece.request.body?.schema as Schema | undefined;
+      if (body && op.entry.method !== 'GET') collectReferences(body, [], found, 0);
+      // A create names its own id (`id=` of a coupon), never a reference.
+      found = found.filter((path) => !(path.length === 1 && path[0] === 'id'));
+      referenceFieldCache.set(op, found);
+    }
+    return found;
+  },
+
+  modelKinds: new Set(Object.values(KINDS).map((k) => k.resource)),
+
+  unsupported(op) {
+    return notSimulated(op);
+  },
+
+  makes(_op, field, kind) {
+    // Ids with the object's prefix; client secrets as Stripe makes them (`<id>_secret_<random>`, finish).
+    return kind === 'key' || (kind === 'secret' && field === 'client_secret');
   },
 
   fill(call, field: FillField) {
@@ -269,26 +415,10 @@ export const stripeGenericAdapter: GenericAdapter = {
   /** An object the spec has no schema for still carries Stripe's common fields. */
   finish(call, record) {
     if (record.id === undefined) record.id = idFor(call, call.op.resource);
+    if (record.client_secret === '' && typeof record.id === 'string') record.client_secret = `${record.id}_secret_${call.ctx.ids.token(24)}`;
     if (record.object === undefined) record.object = call.op.resource;
     if (record.created === undefined && call.op.action !== 'set-one' && call.op.action !== 'get-one') record.created = call.ctx.clock.nowSeconds();
     if (record.livemode === undefined) record.livemode = false;
-  },
-
-  act(call, record) {
-    const statuses = (() => {
-      const s = generic.recordSchema(call.op);
-      const prop = s ? generic.resolver.objectSchema(s)?.properties?.status : undefined;
-      const flat = prop ? generic.resolver.flatten(prop) : undefined;
-      return Array.isArray(flat?.enum) ? (flat!.enum as unknown[]).filter((x): x is string => typeof x === 'string') : [];
-    })();
-    const next = call.op.verb ? statusAfter(call.op.verb, statuses) : undefined;
-    if (next) record.status = next;
-    if (call.op.verb === 'activate' || call.op.verb === 'reactivate' || call.op.verb === 'unarchive') {
-      if (typeof record.active === 'boolean') record.active = true;
-    }
-    if (call.op.verb === 'deactivate' || call.op.verb === 'archive') {
-      if (typeof record.active === 'boolean') record.active = false;
-    }
   },
 
   listWindow(call) {

@@ -8,8 +8,6 @@ import { int, obj, str, type Params } from './params.js';
 import type { StripeObject } from '../model/objects.js';
 import { pageOf, type CreatedRange, type ListPage, type ListWindow } from '../model/pages.js';
 
-export { searchResponse } from './search.js';
-
 export interface ListEnvelope<T = StripeObject> {
   object: 'list';
   data: T[];

@@ -4,9 +4,8 @@
 // savepoint of a group-committed transaction (twin-runtime/pipeline.ts): a thrown StripeApiError
 // rolls back whatever the request wrote, ids included, so a rejected request leaves no trace.
 
-import { randomBytes } from 'node:crypto';
 import type { RouteCall, RunRoute, TwinContext, TwinRequest, TwinResponse } from '../../../twin-runtime/contract.js';
-import { base62 } from '../../../twin-runtime/ids.js';
+import { randomBase62 } from '../../../twin-runtime/ids.js';
 import { NotSimulated, operationName } from '../../../twin-runtime/fidelity.js';
 import { StripeApiError, stripeError } from './errors.js';
 import { unreadParams } from './input.js';
@@ -20,7 +19,7 @@ import { requestContext } from './connect-scope.js';
 
 /** A request id for answers given before a twin context exists (refused credentials). */
 export function newRequestId(): string {
-  return 'req_' + base62(randomBytes(14), 14);
+  return 'req_' + randomBase62(14);
 }
 
 function header(req: TwinRequest, name: string): string | undefined {

@@ -4,14 +4,13 @@
 // intent with its `client_secret`, read an elements session. Anything else is refused as Stripe
 // refuses a publishable key on a secret-key call.
 
-import { createHmac } from 'node:crypto';
 import type { TwinContext, TwinRequest, TwinResponse } from '../../../twin-runtime/contract.js';
-import { base62 } from '../../../twin-runtime/ids.js';
+import { base62, hmacStream } from '../../../twin-runtime/ids.js';
 import { stripeError } from './errors.js';
 import { paramsOf } from './params.js';
 
 export function publishableKeyFor(secretKey: string): string {
-  return `pk_test_${base62(createHmac('sha256', 'stripe-twin-publishable-key').update(secretKey).digest(), 99)}`;
+  return `pk_test_${base62(hmacStream('stripe-twin-publishable-key', secretKey), 99)}`;
 }
 
 const SECRET_ONLY =

@@ -9,7 +9,7 @@
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import type { StripeJson, StripeObject } from '../model/objects.js';
-import { STRIPE_API_VERSION } from '../model/events.js';
+import { STRIPE_API_VERSION } from './api-version.js';
 import { chargeRefundList } from '../model/refunds.js';
 
 export interface VersionChange {
@@ -293,9 +293,4 @@ export function renderingVersion(pinned: string | undefined | null): string {
 export function renderInVersion<T>(ctx: TwinContext, body: T, version: string): T {
   const plan = planFor(version);
   return plan.size > 0 ? (walk(ctx, body, plan, 0) as T) : body;
-}
-
-/** Whether rendering in `version` changes anything (the default version strips stored-only fields). */
-export function versionChangesShapes(version: string): boolean {
-  return planFor(version).size > 0;
 }

@@ -3,7 +3,7 @@
 // password). Created once per twin file; idempotent.
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
-import { API, iso, rfc2822, sid, type Account, type ApiKey, type IncomingPhoneNumber, type MessagingService } from './records.js';
+import { API, rfc2822, sid, type Account, type ApiKey, type IncomingPhoneNumber, type MessagingService } from './records.js';
 import { createNumber } from './numbers.js';
 
 const ACCOUNT_KEY = 'self';
@@ -82,17 +82,6 @@ export function keyView(k: ApiKey, withSecret: boolean): Record<string, unknown>
   const v: Record<string, unknown> = { sid: k.sid, friendly_name: k.friendly_name, date_created: rfc2822(k.created), date_updated: rfc2822(k.updated) };
   if (withSecret) v.secret = k.secret;
   return v;
-}
-
-export function messagingServiceView(ctx: TwinContext, s: MessagingService): Record<string, unknown> {
-  return {
-    sid: s.sid,
-    account_sid: account(ctx).sid,
-    friendly_name: s.friendly_name,
-    date_created: iso(s.created),
-    date_updated: iso(s.created),
-    status_callback: s.status_callback,
-  };
 }
 
 export type { IncomingPhoneNumber };

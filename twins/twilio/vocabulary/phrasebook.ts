@@ -2,9 +2,9 @@
 // each one, the route it compiles to and the modifiers it understands (docs/matchers.md lists the
 // sentences; keep the two in step).
 
-import { A, bodyContains, op, v, type Operation } from '../../../control-plane/testing/phrasebook-rules.js';
+import { A, bodyContains, op, v, type PhrasebookOperation } from '../../../twin-runtime/phrasebook.js';
 
-export const TWILIO_OPERATIONS: Operation[] = [
+export const TWILIO_OPERATIONS: PhrasebookOperation[] = [
   {
     twin: 'twilio',
     label: 'send a text message',

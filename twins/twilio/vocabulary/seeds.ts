@@ -3,10 +3,7 @@
 // messages (the lifecycle runs on the clock: delivered, or undelivered / failed by the twin's
 // outcome numbers), receive texts (the inbound helper), place calls, start verifications.
 
-import type { SeedSuggestion } from '../../../twin-runtime/contract.js';
-import type { SeedEntity } from '../../../seeds/entities.js';
-import type { SeedExpansionContext, TwinSeeding } from '../../../seeds/vocabulary.js';
-import { SeedExpansionError } from '../../../seeds/seed-api.js';
+import { SeedExpansionError, type SeedEntity, type SeedExpansionContext, type SeedSuggestion, type TwinSeeding } from '../../../twin-runtime/seeding.js';
 
 export const suggestions: SeedSuggestion[] = [
   { name: 'Outbound texts', prompt: '20 messages, 3 of them undelivered and 2 of them failed' },

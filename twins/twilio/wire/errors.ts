@@ -30,3 +30,16 @@ export function badParam(code: number, message: string): TwilioError {
 }
 
 export const UNAUTHORIZED = new TwilioError(401, 20003, 'Authenticate', 'Your AccountSid or AuthToken was incorrect.');
+
+/**
+ * An operation the twin does not simulate (decisions §15): 501 in Twilio's error body (no error code
+ * of Twilio's dictionary means "not simulated"; `more_info` is the dictionary). twilio-node raises
+ * it as `RestException` (status 501, the sentence as its message).
+ */
+export function notSimulatedBody(sentence: string): TwinResponse {
+  return {
+    status: 501,
+    headers: { 'content-type': 'application/json; charset=utf-8' },
+    body: { code: null, message: sentence, more_info: 'https://www.twilio.com/docs/api/errors', status: 501 },
+  };
+}

@@ -95,6 +95,12 @@ export const twilioGenericAdapter: GenericAdapter = {
     ownAccount(call.req, call.ctx);
   },
 
+  // The account the path names is the caller's own (checkReferences: Twilio's 20404 otherwise).
+  checksParent: (_op, param) => param === 'AccountSid',
+
+  // SIDs of the resource's own two letters (`fill`); `uri` and `url` built from the path (`finish`).
+  makes: (_op, field, kind, schema) => (kind === 'key' ? !!sidPrefix(schema) || field === 'sid' : kind === 'url' && (field === 'url' || field === 'uri')),
+
   fill(call, field: FillField) {
     if (field.path.length !== 1) return undefined;
     const t = typeOf(field.schema);

@@ -1,6 +1,7 @@
 // The console's only way to the control plane: its public REST API on the same origin, with the
 // session's bearer token, the same routes and authorization as every other client.
 
+import type { SdkTemplates } from '../../../client/sdk-snippets.js';
 import { accessToken, signOut } from './session.js';
 
 export interface ValidationEntry {
@@ -88,7 +89,7 @@ export async function all<T>(path: string, max = 1000): Promise<T[]> {
 
 export const enc = encodeURIComponent;
 
-// ---- shapes of the API (the contract and decisions §5) ----------------------------------------
+// ---- shapes of the API (the contract and docs/decisions.md §5) ----------------------------------------
 
 export interface Page<T> {
   items: T[];
@@ -118,7 +119,10 @@ export interface Environment {
   scenario_id: string | null;
   sandbox_id: string;
   twins: Twin[];
+  /** The clock's instant when the environment was read (a living clock runs on with wall time). */
   clock: string;
+  clock_mode: 'living' | 'frozen';
+  fidelity: 'strict' | 'lenient';
   created_at: string;
   expires_at: string | null;
 }
@@ -128,6 +132,7 @@ export interface CatalogTwin {
   name: string;
   description: string;
   version: string;
+  sdk: SdkTemplates | null;
 }
 
 export interface LogEntry {
@@ -141,6 +146,8 @@ export interface LogEntry {
   status_code: number | null;
   duration_ms: number;
   occurred_at: string;
+  /** How the twin made the answer (its Twin-Fidelity header); null when it did not say. */
+  fidelity: 'modelled' | 'inferred' | 'stored' | 'unsupported' | null;
 }
 
 export interface LogBody {

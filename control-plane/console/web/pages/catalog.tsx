@@ -1,16 +1,21 @@
 // The catalog: the twins this control plane can run, the kinds of records each keeps, and — where
-// the control plane serves it (`GET /twins/catalog/{slug}/coverage`) — which provider operations
-// each twin models, answers generically, or does not serve.
+// the control plane serves it (`GET /twins/catalog/{slug}/coverage`) — the fidelity level each
+// provider operation is answered at (the `Twin-Fidelity` header of its answers), with counts.
 
 import { useState } from 'preact/hooks';
 import { ApiError, enc, get, type CatalogTwin } from '../lib/api.js';
 import { ErrorNote, Loading, PageHeader, TableWrap, useLoad } from '../components/ui.js';
 
+/** Fidelity levels, most faithful first (twin-runtime/fidelity.ts). */
+const LEVELS = ['modelled', 'inferred', 'stored', 'unsupported'] as const;
+type Level = (typeof LEVELS)[number];
+
 interface CoverageRow {
   method: string;
   path: string;
   operation_id: string;
-  status: 'modelled' | 'generic' | 'not_served';
+  level: Level;
+  /** Why an operation is unsupported, or what the generic engine infers for it. */
   reason?: string;
 }
 
@@ -61,25 +66,31 @@ function CatalogTwinCard({ twin }: { twin: CatalogTwin }) {
 
 function Coverage({ slug }: { slug: string }) {
   const rows = useLoad(() => coverage(slug), [slug]);
-  const [filter, setFilter] = useState<'' | CoverageRow['status']>('');
+  const [filter, setFilter] = useState<'' | Level>('');
   if (rows.loading && !rows.data) return <Loading what="coverage" />;
   if (rows.error) return <ErrorNote error={rows.error} />;
   if (rows.data === 'unavailable' || !rows.data) return <p class="muted">This control plane does not report coverage per operation.</p>;
-  const counts = { modelled: 0, generic: 0, not_served: 0 } as Record<CoverageRow['status'], number>;
-  for (const r of rows.data) counts[r.status] = (counts[r.status] ?? 0) + 1;
-  const shown = filter ? rows.data.filter((r) => r.status === filter) : rows.data;
+  const counts = Object.fromEntries(LEVELS.map((l) => [l, 0])) as Record<Level, number>;
+  for (const r of rows.data) counts[r.level] = (counts[r.level] ?? 0) + 1;
+  const shown = filter ? rows.data.filter((r) => r.level === filter) : rows.data;
   return (
     <>
       <p>
-        {counts.modelled} modelled · {counts.generic} answered generically · {counts.not_served} not served, of {rows.data.length} operations
+        {LEVELS.map((l) => `${counts[l]} ${l}`).join(' · ')}, of {rows.data.length} operations
+      </p>
+      <p class="muted small">
+        modelled: hand-written behaviour · inferred: records kept with what the spec makes safe (parents and references exist, status verbs) · stored: plain
+        record keeping · unsupported: refused in the provider's own error envelope
       </p>
       <div class="field">
         <label for={`coverage-${slug}`}>Show</label>
         <select id={`coverage-${slug}`} value={filter} onChange={(e) => setFilter(e.currentTarget.value as typeof filter)}>
           <option value="">every operation</option>
-          <option value="modelled">modelled</option>
-          <option value="generic">generic</option>
-          <option value="not_served">not served</option>
+          {LEVELS.map((l) => (
+            <option key={l} value={l}>
+              {l}
+            </option>
+          ))}
         </select>
       </div>
       {/* Hundreds of operations: the table scrolls in its own region instead of lengthening the page. */}
@@ -89,7 +100,7 @@ function Coverage({ slug }: { slug: string }) {
             <tr>
               <th scope="col">Operation</th>
               <th scope="col">Method and path</th>
-              <th scope="col">Status</th>
+              <th scope="col">Level</th>
             </tr>
           </thead>
           <tbody>
@@ -104,7 +115,7 @@ function Coverage({ slug }: { slug: string }) {
                   </code>
                 </td>
                 <td>
-                  {r.status.replace('_', ' ')}
+                  {r.level}
                   {r.reason && <div class="muted small">{r.reason}</div>}
                 </td>
               </tr>

@@ -2,10 +2,10 @@
 // for its request log, its twins' records and its clock.
 
 import { useState } from 'preact/hooks';
-import { api, get, type Environment, type Twin } from '../lib/api.js';
+import { api, get, type CatalogTwin, type Environment, type Twin } from '../lib/api.js';
 import { href, navigate } from '../lib/router.js';
 import { dateTime, relative } from '../lib/format.js';
-import { sdkSnippet } from '../lib/snippets.js';
+import { genericSdk, renderSdkSnippet } from '../../../client/sdk-snippets.js';
 import { Badge, CodeBlock, ConfirmButton, CopyButton, ErrorNote, Loading, PageHeader, useAction, useInterval, useLoad } from '../components/ui.js';
 import { RequestsTab } from './requests.js';
 import { RecordsTab } from './records.js';
@@ -41,7 +41,10 @@ export function EnvironmentPage({ id, tab, itemId, query }: { id: string; tab: s
         <Badge status={e.status} />
       </PageHeader>
       <p class="facts">
-        <span>Clock {dateTime(e.clock)}</span>
+        <span>
+          Clock {dateTime(e.clock)} ({e.clock_mode})
+        </span>
+        <span>Fidelity {e.fidelity}</span>
         <span title={dateTime(e.expires_at)}>Expires {e.expires_at ? relative(e.expires_at) : 'never'}</span>
         <span>Created {dateTime(e.created_at)}</span>
       </p>
@@ -65,6 +68,7 @@ export function EnvironmentPage({ id, tab, itemId, query }: { id: string; tab: s
 }
 
 function Overview({ env, reload }: { env: Environment; reload: () => void }) {
+  const catalog = useLoad(() => get<CatalogTwin[]>('/twins/catalog'), []);
   const reset = useAction(async () => {
     await api('POST', `/environments/${env.id}/reset`);
     reload();
@@ -84,22 +88,23 @@ function Overview({ env, reload }: { env: Environment; reload: () => void }) {
       {env.twins.length === 0 && <p>This environment has no twins.</p>}
       <div class="cards">
         {env.twins.map((t) => (
-          <TwinCard key={t.id} twin={t} />
+          <TwinCard key={t.id} twin={t} entry={catalog.data?.find((c) => c.slug === t.twin_slug)} />
         ))}
       </div>
     </>
   );
 }
 
-function TwinCard({ twin }: { twin: Twin }) {
-  const [key, setKey] = useState<string | undefined>();
+function TwinCard({ twin, entry }: { twin: Twin; entry: CatalogTwin | undefined }) {
+  const [credential, setCredential] = useState<Record<string, string> | undefined>();
+  const key = credential?.api_key;
   const [shown, setShown] = useState(false);
   const reveal = useAction(async () => {
-    const cred = await api<{ api_key: string }>('POST', `/twins/${twin.id}/credential`);
-    setKey(cred.api_key);
+    setCredential(await api<{ api_key: string } & Record<string, string>>('POST', `/twins/${twin.id}/credential`));
     setShown(true);
   });
-  const snippet = twin.url ? sdkSnippet(twin.twin_slug, twin.url, shown ? key : undefined) : undefined;
+  // The credential's values stay out of the snippet until shown.
+  const snippet = twin.url && entry ? renderSdkSnippet(entry.sdk ?? genericSdk(twin.twin_slug), twin.url, shown && credential ? credential : {}) : undefined;
   const titleId = `twin-${twin.id}`;
   return (
     <article class="card twin" aria-labelledby={titleId}>

@@ -36,6 +36,7 @@ export function EnvironmentsPage() {
                 <th scope="col">Status</th>
                 <th scope="col">Twins</th>
                 <th scope="col">Clock</th>
+                <th scope="col">Fidelity</th>
                 <th scope="col">Expires</th>
               </tr>
             </thead>
@@ -49,7 +50,10 @@ export function EnvironmentsPage() {
                     <Badge status={e.status} />
                   </td>
                   <td>{e.twins.map((t) => t.twin_slug).join(', ') || '—'}</td>
-                  <td>{dateTime(e.clock)}</td>
+                  <td>
+                    {dateTime(e.clock)} <span class="muted">{e.clock_mode}</span>
+                  </td>
+                  <td>{e.fidelity}</td>
                   <td title={dateTime(e.expires_at)}>{e.expires_at ? relative(e.expires_at) : 'never'}</td>
                 </tr>
               ))}
@@ -80,8 +84,10 @@ function CreateEnvironment({ onCancel }: { onCancel: () => void }) {
   const [seedFor, setSeedFor] = useState<Record<string, string>>({});
   const [scenario, setScenario] = useState('');
   const [ttlMinutes, setTtlMinutes] = useState('');
+  const [fidelity, setFidelity] = useState<'strict' | 'lenient'>('strict');
+  const [clock, setClock] = useState<'living' | 'frozen'>('living');
   const create = useAction(async () => {
-    const body: Record<string, unknown> = { name };
+    const body: Record<string, unknown> = { name, fidelity, clock };
     if (from === 'twins')
       body.twins = Object.keys(picked)
         .filter((s) => picked[s])
@@ -169,6 +175,28 @@ function CreateEnvironment({ onCancel }: { onCancel: () => void }) {
         <label for="env-ttl">Lifetime in minutes (optional; the plan may cap it)</label>
         <input id="env-ttl" type="number" min={1} inputMode="numeric" value={ttlMinutes} onInput={(e) => setTtlMinutes(e.currentTarget.value)} />
       </div>
+      <fieldset>
+        <legend>Clock</legend>
+        <label class="inline">
+          <input type="radio" name="env-clock" checked={clock === 'living'} onChange={() => setClock('living')} /> Living
+          <span class="muted"> · runs with wall time, as at the provider; advance moves it further</span>
+        </label>
+        <label class="inline">
+          <input type="radio" name="env-clock" checked={clock === 'frozen'} onChange={() => setClock('frozen')} /> Frozen
+          <span class="muted"> · moves only when advanced: the same requests give the same answers, byte for byte</span>
+        </label>
+      </fieldset>
+      <fieldset>
+        <legend>Fidelity</legend>
+        <label class="inline">
+          <input type="radio" name="env-fidelity" checked={fidelity === 'strict'} onChange={() => setFidelity('strict')} /> Strict
+          <span class="muted"> · what a twin does not simulate is refused in the provider's own error shape</span>
+        </label>
+        <label class="inline">
+          <input type="radio" name="env-fidelity" checked={fidelity === 'lenient'} onChange={() => setFidelity('lenient')} /> Lenient
+          <span class="muted"> · permissive answers instead, for smoke tests that want any 2xx</span>
+        </label>
+      </fieldset>
       <ErrorNote error={create.error} />
       <div class="actions">
         <button type="submit" class="primary" disabled={create.busy}>

@@ -1,5 +1,5 @@
 // The request log, live: entries arrive over the server-sent event stream without a reload,
-// filtered by twin, method, path and status; one entry opens to its headers and bodies.
+// filtered by twin, method, path, status and fidelity level; one entry opens to its headers and bodies.
 
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { get, type Environment, type LogEntry, type LogEntryDetail } from '../lib/api.js';
@@ -17,11 +17,16 @@ interface Filters {
   method: string;
   path: string;
   status: string;
+  fidelity: string;
 }
+
+/** The Twin-Fidelity levels (twin-runtime/fidelity.ts), in the order the filter offers them. */
+const FIDELITY_LEVELS = ['modelled', 'inferred', 'stored', 'unsupported'] as const;
 
 function matches(e: LogEntry, f: Filters): boolean {
   if (f.twin && e.environment_twin_id !== f.twin) return false;
   if (f.method && e.method.toUpperCase() !== f.method) return false;
+  if (f.fidelity && (e.fidelity ?? '') !== f.fidelity) return false;
   if (f.path && !`${e.path}${e.query_string ? '?' + e.query_string : ''}`.toLowerCase().includes(f.path.toLowerCase())) return false;
   return statusMatches(e.status_code, f.status);
 }
@@ -36,7 +41,7 @@ const STATE_TEXT: Record<StreamState, string> = {
 export function RequestsTab({ env, logId }: { env: Environment; logId?: string }) {
   const [entries, setEntries] = useState<LogEntry[]>([]);
   const [state, setState] = useState<{ state: StreamState; detail?: string }>({ state: 'connecting' });
-  const [filters, setFilters] = useState<Filters>({ twin: '', method: '', path: '', status: '' });
+  const [filters, setFilters] = useState<Filters>({ twin: '', method: '', path: '', status: '', fidelity: '' });
   const seen = useRef(new Set<string>());
 
   useEffect(() => {
@@ -104,6 +109,17 @@ export function RequestsTab({ env, logId }: { env: Environment; logId?: string }
             <label for="f-status">Status</label>
             <input id="f-status" value={filters.status} onInput={set('status')} placeholder="4xx" size={5} />
           </div>
+          <div class="field">
+            <label for="f-fidelity">Fidelity</label>
+            <select id="f-fidelity" value={filters.fidelity} onChange={set('fidelity')}>
+              <option value="">All levels</option>
+              {FIDELITY_LEVELS.map((l) => (
+                <option key={l} value={l}>
+                  {l}
+                </option>
+              ))}
+            </select>
+          </div>
         </form>
         {entries.length === 0 ? (
           <p class="muted">No requests yet. Point an SDK at a twin's URL (see Overview); its requests appear here as they happen.</p>
@@ -117,6 +133,7 @@ export function RequestsTab({ env, logId }: { env: Environment; logId?: string }
                   <th scope="col">Method</th>
                   <th scope="col">Path</th>
                   <th scope="col">Status</th>
+                  <th scope="col">Fidelity</th>
                   <th scope="col">ms</th>
                 </tr>
               </thead>
@@ -137,6 +154,7 @@ export function RequestsTab({ env, logId }: { env: Environment; logId?: string }
                     <td>
                       <span class={`status ${statusClass(e.status_code)}`}>{e.status_code ?? 'unanswered'}</span>
                     </td>
+                    <td class={`fidelity ${e.fidelity ?? 'none'}`}>{e.fidelity ?? '—'}</td>
                     <td class="num">{e.duration_ms}</td>
                   </tr>
                 ))}
@@ -212,6 +230,7 @@ function RequestDetail({ env, logId }: { env: Environment; logId: string }) {
             <span class={`status ${statusClass(d.status_code)}`}>{d.status_code ?? 'unanswered'}</span>
             <span>{d.twin_slug}</span>
             <span>{d.duration_ms} ms</span>
+            <span title="How the twin made this answer (Twin-Fidelity)">{d.fidelity ?? 'fidelity not given'}</span>
             <span>{dateTime(d.occurred_at)}</span>
             <span>{d.actor}</span>
           </p>

@@ -50,7 +50,9 @@ export function TimeTab({ env, reload }: { env: Environment; reload: () => void 
         Environment clock: <strong>{dateTime(env.clock)}</strong>
       </p>
       <p class="muted">
-        The clock only moves when you advance it; every twin of the environment reads it, and due events (renewals, expiries) run in time order.
+        {env.clock_mode === 'living'
+          ? 'The clock runs with wall time from the environment’s creation, as at the provider, and every twin reads it; events that fall due (renewals, expiries, scheduled messages) run within about a second. Advancing moves it further and runs every event due on the way in time order.'
+          : 'This clock is frozen: it only moves when you advance it; every twin of the environment reads it, and due events (renewals, expiries) run in time order.'}
       </p>
       <div class="actions">
         <button type="button" class="primary" disabled={advance.busy} onClick={() => advance.run(addDays(env.clock, 1))}>

@@ -3,8 +3,8 @@
 // accounts: listed, not served.
 
 import type { OperationEntry, ResponseFacts } from '../../../twin-runtime/generic/spec-types.js';
-import { refName, requestPiece, resolveComponent, successResponse, type Json } from '../openapi.js';
-import { compactComponents, HTTP_METHODS, packageFile, type ProviderSource, type SourceOperation } from './common.js';
+import { refName, requestPiece, resolveComponent, successResponse, type Json } from '../../../twin-runtime/spec-build/openapi.js';
+import { compactComponents, HTTP_METHODS, packageFile, type ProviderSource, type SourceOperation } from '../../../twin-runtime/spec-build/source.js';
 
 export const GITHUB_ENTERPRISE_ONLY = /^\/enterprises\//;
 
@@ -26,7 +26,7 @@ function responseFacts(schemas: Record<string, Json>, schema: Json | undefined, 
   return facts;
 }
 
-export function githubSource(): ProviderSource {
+export function source(): ProviderSource {
   const spec = packageFile('@octokit/openapi', 'generated/api.github.com.json');
   const doc = JSON.parse(spec.text) as Json;
   const formats = new Set<string>();

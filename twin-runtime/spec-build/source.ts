@@ -1,12 +1,13 @@
-// What every provider source hands the generator: operations (table entries plus their request and
-// response pieces) and the component schemas those pieces refer to.
+// What a twin's spec source (twins/<slug>/spec/source.ts, its definition's `specSource`) hands the
+// generator (scripts/gen/spec.ts): operations (table entries plus their request and response
+// pieces) and the component schemas those pieces refer to; and helpers to read installed packages.
 
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
-import type { OperationEntry, OperationPiece, SpecSource } from '../../../twin-runtime/generic/spec-types.js';
-import { compactSchema, type Json } from '../openapi.js';
+import type { OperationEntry, OperationPiece, SpecSource } from '../generic/spec-types.js';
+import { compactSchema, type Json } from './openapi.js';
 
 export interface SourceOperation {
   entry: OperationEntry;
@@ -20,6 +21,13 @@ export interface ProviderSource {
   /** Component schemas (already compacted) by name. */
   components: Record<string, Json>;
   formats: Set<string>;
+}
+
+/** A twin's spec source module: the generator calls `source()`, and writes what `files()` gives beside it. */
+export interface TwinSpecSource {
+  source(): ProviderSource;
+  /** Other files of spec/ generated from the provider's packages, by name (Stripe's api-versions.json). */
+  files?(): Record<string, string>;
 }
 
 export const require = createRequire(import.meta.url);

@@ -1,10 +1,10 @@
 // OpenAI: the operations the `openai` SDK calls (its resource classes), under /v1. The
 // organization admin API (`/v1/organization/…`, admin keys only) is listed, not served.
 
-import { sdkSurface } from './sdk-paths.js';
-import type { ProviderSource } from './common.js';
+import { sdkSurface } from '../../../twin-runtime/spec-build/sdk-paths.js';
+import type { ProviderSource } from '../../../twin-runtime/spec-build/source.js';
 
-export function openaiSource(): ProviderSource {
+export function source(): ProviderSource {
   const sdk = sdkSurface(
     'openai',
     '/v1',

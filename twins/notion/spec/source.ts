@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { OperationEntry } from '../../../twin-runtime/generic/spec-types.js';
-import { packageRoot, packageVersion, shapeOf, type ProviderSource, type SourceOperation } from './common.js';
+import { packageRoot, packageVersion, shapeOf, type ProviderSource, type SourceOperation } from '../../../twin-runtime/spec-build/source.js';
 
 const ENTRY = /method:\s*"(get|post|put|patch|delete)"[\s\S]*?path:\s*\([^)]*\)\s*=>\s*`([^`]*)`/g;
 
@@ -23,7 +23,7 @@ function excluded(path: string): string | undefined {
   return undefined;
 }
 
-export function notionSource(): ProviderSource {
+export function source(): ProviderSource {
   const dir = join(packageRoot('@notionhq/client'), 'build', 'src', 'api-endpoints');
   const hash = createHash('sha256');
   const seen = new Map<string, SourceOperation>();
