@@ -4,11 +4,19 @@
 // clients (today the row's arrival number within its environment, `env_seq`, as a decimal string).
 
 import type { Db } from './database.js';
-import type { RequestLogRow } from './request-logs.js';
+import { UNANSWERED, type RequestLogRow } from './request-logs.js';
 
 export interface FeedRow extends RequestLogRow {
   cursor: string;
 }
+
+/**
+ * How long the feed waits at a request journaled before it was forwarded and not answered yet: its
+ * answer completes the same entry, usually within milliseconds, and a stream that sent the entry
+ * at once would show it unanswered for ever (it never sends an entry twice). Past this, it is sent
+ * as it stands (status null), so one slow request holds the stream back by this much at most.
+ */
+export const UNANSWERED_HOLD_MS = 10_000;
 
 /** A cursor clients may send back: decimal digits, at most 15 (fits a double exactly). */
 export const CURSOR_PATTERN = /^\d{1,15}$/;
@@ -25,10 +33,18 @@ export class RequestLogFeed {
     };
   }
 
-  /** Entries of the environment that arrived after `cursor`, oldest first, at most `limit`. */
-  entriesAfter(environmentId: string, cursor: string, limit: number): FeedRow[] {
+  /**
+   * Entries of the environment that arrived after `cursor`, oldest first, at most `limit`; up to
+   * (not including) a request still waiting for its answer, for UNANSWERED_HOLD_MS at most.
+   */
+  entriesAfter(environmentId: string, cursor: string, limit: number, now = Date.now()): FeedRow[] {
     const rows = this.stmts.after.all(environmentId, Number(cursor), limit) as (RequestLogRow & { env_seq: number })[];
-    return rows.map(withCursor);
+    const waiting = rows.findIndex((r) => {
+      if (r.status_code !== UNANSWERED) return false;
+      const age = now - Date.parse(r.occurred_at);
+      return age >= 0 && age < UNANSWERED_HOLD_MS;
+    });
+    return (waiting < 0 ? rows : rows.slice(0, waiting)).map(withCursor);
   }
 
   /** The cursor of the newest entry ('0' when there is none): a stream starting now reads after it. */

@@ -53,7 +53,8 @@ function readPaymentFields(p: Params): PaymentFields {
     receiptEmail: emptyableStr(p, 'receipt_email'),
     setupFutureUsage: p.setup_future_usage === '' ? null : oneOf(p, 'setup_future_usage', FUTURE_USAGE),
     captureMethod: oneOf(p, 'capture_method', CAPTURE_METHODS),
-    paymentMethodTypes: strArray(p, 'payment_method_types'),
+    // Named allowed_payment_method_types at the SDK's API version (2026-10-28.endive); the older name for pinned integrations.
+    paymentMethodTypes: strArray(p, 'allowed_payment_method_types') ?? strArray(p, 'payment_method_types'),
     shipping: p.shipping === undefined ? undefined : p.shipping === '' ? null : p.shipping,
   };
 }

@@ -244,7 +244,7 @@ class StripeSeedSession {
       confirm: true,
       description,
       payment_method: failed ? 'pm_card_chargeDeclined' : (card ?? 'pm_card_visa'),
-      payment_method_types: ['card'],
+      allowed_payment_method_types: ['card'],
     };
     if (customer) body.customer = customer;
     const pi = await this.api.call('POST', '/v1/payment_intents', body, { accept: failed ? [402] : [] });
