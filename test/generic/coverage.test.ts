@@ -56,11 +56,11 @@ t.test('GET /twins/catalog/{slug}/coverage', async (t) => {
   const res = await cp.call('GET', '/twins/catalog/github/coverage', { token });
   t.equal(res.status, 200);
   t.ok(Array.isArray(res.body) && res.body.length > 1000, `${res.body.length} rows`);
-  const row = res.body.find((r: { operation_id: string }) => r.operation_id === 'repos/create-release');
+  const row = res.body.find((r: { operation_id: string }) => r.operation_id === 'repos/create-autolink');
   t.match(row, {
     method: 'POST',
-    path: '/repos/{owner}/{repo}/releases',
-    operation_id: 'repos/create-release',
+    path: '/repos/{owner}/{repo}/autolinks',
+    operation_id: 'repos/create-autolink',
     level: 'inferred',
     status: 'inferred',
     reason: /owner/,

@@ -132,8 +132,8 @@ t.test('GitHub: createRelease → listReleases → getRelease → deleteRelease'
   const all = await octokit.paginate(octokit.repos.listReleases, { owner, repo, per_page: 1 });
   t.same(
     all.map((r) => r.tag_name),
-    ['v1.0.0', 'v1.1.0'],
-    'Octokit follows the Link header',
+    ['v1.1.0', 'v1.0.0'],
+    'Octokit follows the Link header (newest first, as GitHub lists releases)',
   );
   t.same((await octokit.repos.getRelease({ owner, repo, release_id: created.data.id })).data, created.data);
   t.equal((await octokit.repos.getReleaseByTag({ owner, repo, tag: 'v1.0.0' })).data.id, created.data.id, 'a release by its tag');
@@ -172,7 +172,8 @@ t.test('GitHub: createRelease → listReleases → getRelease → deleteRelease'
   t.equal(sneaky.status, 201);
   t.equal(({} as Record<string, unknown>).polluted, undefined);
   t.equal(({} as Record<string, unknown>).polluted2, undefined);
-  const stored = await gh.record('repos.releases', `${owner}/${repo}/${sneaky.data.id}`);
+  // The release as the twin keeps it (JSON.parse would make an own `__proto__` of one in the answer).
+  const stored = (await octokit.repos.getRelease({ owner, repo, release_id: sneaky.data.id })).data as object;
   t.equal(Object.hasOwn(stored, '__proto__'), false);
   t.equal(Object.hasOwn(stored, 'constructor'), false);
 });
