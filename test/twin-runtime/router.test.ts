@@ -102,7 +102,11 @@ t.test('GitHub: no hand-written route answers another operation of the published
   // are gone, and `issues/events` (which `issues/{issue_number}` used to take) has its own route.
   t.same(answeredByAnother, []);
   t.equal(router.find('GET', '/repos/o/r/commits/abc/status')?.template, '/repos/{owner}/{repo}/commits/{ref}/status', 'its own (modelled) route');
-  t.equal(router.find('GET', '/repos/o/r/branches/main/protection'), undefined);
+  t.equal(
+    router.find('GET', '/repos/o/r/branches/main/protection')?.template,
+    '/repos/{owner}/{repo}/branches/{branch}/protection',
+    'its own (modelled) route',
+  );
 });
 
 t.test('GitHub with every spec operation as a generic route: each path reaches its own operation', async (t) => {
@@ -113,12 +117,15 @@ t.test('GitHub with every spec operation as a generic route: each path reaches i
   const dotCom = github.routes.filter((r) => !r.path.startsWith('/api/') && !/^\/repositories\/\{repository_id\}(\/|$)/.test(r.path));
   const extras = dotCom.filter((r) => !shadowedGeneric.some((g) => g.method === r.method && templateShape(g.path) === templateShape(r.path)));
   t.same(extras.map((r) => `${r.method} ${r.path}`).sort(), [
+    'GET /_twin-archives/{owner}/{repo}/{format}/{sha}',
+    'GET /_twin-assets/{owner}/{repo}/{asset_id}',
     'GET /_twin-logs/{owner}/{repo}/jobs/{job}',
     'GET /_twin-logs/{owner}/{repo}/runs/{run_id}/{attempt}',
     'GET /repos/{owner}/{repo}/contents',
     'GET /repos/{owner}/{repo}/git/refs',
     'GET /repos/{owner}/{repo}/git/refs/{+ref}',
     'GET /{owner}/{repo}/info/refs',
+    'GET /{owner}/{repo}/releases/download/{tag}/{name}',
     'POST /graphql',
     'POST /{owner}/{repo}/git-receive-pack',
     'POST /{owner}/{repo}/git-upload-pack',
