@@ -216,7 +216,7 @@ async function scenario(t: Test, via: 'standalone' | 'gateway'): Promise<void> {
   });
 
   await t.test('HEAD answers every GET route with its headers and no body', async (t) => {
-    for (const path of [`/repos/${owner}/${repo}`, `/repos/${owner}/${repo}/releases`, `/repos/${owner}/${repo}/stargazers`, '/user', '/api/v3/user']) {
+    for (const path of [`/repos/${owner}/${repo}`, `/repos/${owner}/${repo}/releases`, `/repos/${owner}/${repo}/languages`, '/user', '/api/v3/user']) {
       const res = await fetch(`${target.url}${path}`, { method: 'HEAD', headers: { authorization: `token ${target.apiKey}` } });
       t.equal(res.status, 200, path);
       t.ok(res.headers.get('x-ratelimit-remaining'), `${path}: rate headers`);

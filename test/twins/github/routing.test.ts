@@ -37,10 +37,6 @@ t.test('operations a greedy route used to answer reach their own operation', asy
   const calls: [string, () => Promise<{ status: number; headers: Record<string, unknown> }>][] = [
     ['GET /repos/{owner}/{repo}/commits/{ref}/status', () => octokit.repos.getCombinedStatusForRef({ owner: 'octocat', repo: 'r', ref: 'main' })],
     ['GET /repos/{owner}/{repo}/commits/{ref}/check-runs', () => octokit.checks.listForRef({ owner: 'octocat', repo: 'r', ref: 'main' })],
-    [
-      'GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls',
-      () => octokit.repos.listPullRequestsAssociatedWithCommit({ owner: 'octocat', repo: 'r', commit_sha: 'abc' }),
-    ],
     ['GET /repos/{owner}/{repo}/branches/{branch}/protection', () => octokit.repos.getBranchProtection({ owner: 'octocat', repo: 'r', branch: 'main' })],
     ['GET …/protection/required_status_checks/contexts', () => octokit.repos.getAllStatusCheckContexts({ owner: 'octocat', repo: 'r', branch: 'main' })],
   ];
@@ -49,6 +45,11 @@ t.test('operations a greedy route used to answer reach their own operation', asy
     t.equal(res.status, 200, name);
     t.ok(res.headers['x-ratelimit-remaining'], `${name}: rate headers`);
   }
+  // An operation the twin does not simulate reaches its own route too: its refusal names it.
+  const refused = await failure(octokit.repos.listPullRequestsAssociatedWithCommit({ owner: 'octocat', repo: 'r', commit_sha: 'abc' }));
+  t.equal(refused.status, 501);
+  t.match(refused.body.message, 'GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls', 'the refusal names its own operation');
+  t.equal(refused.headers['twin-fidelity'], 'unsupported');
   // Their errors name their own operation's page, not the greedy neighbour's.
   const missing = await failure(octokit.repos.getBranchProtection({ owner: 'octocat', repo: 'nope', branch: 'main' }));
   t.equal(missing.status, 404);
