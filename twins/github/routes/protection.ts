@@ -3,7 +3,6 @@
 
 import type { TwinContext, TwinRequest, TwinRoute } from '../../../twin-runtime/contract.js';
 import { GitHubError, invalidRequest } from '../wire/errors.js';
-import { NotSimulated, operationName } from '../../../twin-runtime/fidelity.js';
 import type { Json } from '../model/accounts.js';
 import {
   type Protection,
@@ -220,11 +219,6 @@ export const protectionRoutes: TwinRoute[] = [
     const repo = repoOf(req, ctx);
     return { status: 201, body: presentRuleset(ctx, repo, createRuleset(ctx, repo, jsonBody(req))) };
   }),
-  // Rule suites (each push's evaluation against the rulesets) are not kept: refused honestly. The
-  // static path also keeps `rulesets/{ruleset_id}` from taking it.
-  ...routes('GET', '/repos/{owner}/{repo}/rulesets/rule-suites', (req) => {
-    throw new NotSimulated(operationName(req), 'rule suites (the evaluation of each push against the rulesets) are not kept');
-  }).map((r): TwinRoute => ({ ...r, fidelity: 'unsupported' })),
   ...routes('GET', '/repos/{owner}/{repo}/rulesets/{ruleset_id}', (req, ctx) => {
     const repo = repoOf(req, ctx);
     return { body: presentRuleset(ctx, repo, requireRuleset(ctx, repo, numberParam(req, 'ruleset_id'))) };
