@@ -338,16 +338,11 @@ export async function schemaWalk(twin: WalkTwin, slug: string, fixtures: Fixture
     if (slug === 'github' && s.action === 'create') for (const k of ['name', 'tag_name', 'title', 'key']) if (body[k] === '') body[k] = `walk-${out.walked}`;
     const query: Record<string, unknown> = {};
     for (const p of piece.request.params) if (p.in === 'query' && p.required) query[p.name] = fixtures[p.name] ?? synthesize(resolver, p.schema as Schema);
-    const a = await send(
-      twin,
-      slug,
-      entry.method,
-      path,
-      entry.method === 'GET' || entry.method === 'DELETE' ? undefined : body,
-      entry.method === 'GET' ? query : undefined,
-    );
-    const ok = a.status >= 200 && a.status < 300 && (slug !== 'slack' || a.body?.ok === true);
-    if (!ok) {
+    // The operation at a path: its body unless it reads, its required query when it is a GET.
+    const sendTo = (at: string) =>
+      send(twin, slug, entry.method, at, entry.method === 'GET' || entry.method === 'DELETE' ? undefined : body, entry.method === 'GET' ? query : undefined);
+    const a = await sendTo(path);
+    if (!answered(slug, a)) {
       if ((s.action === 'create' || s.action === 'upsert') && a.level === 'unsupported')
         out.refusedCreates.push(`${entry.method} ${entry.path}: ${a.text.slice(0, 200)}`);
       out.refused.push(
@@ -367,14 +362,7 @@ export async function schemaWalk(twin: WalkTwin, slug: string, fixtures: Fixture
       for (const p of parents) {
         if (!entry.path.includes(`{${p}}`)) continue;
         const missingPath = fillPath(entry.path, (n) => (n === p ? MISSING : value(n)));
-        const m = await send(
-          twin,
-          slug,
-          entry.method,
-          missingPath,
-          entry.method === 'GET' || entry.method === 'DELETE' ? undefined : body,
-          entry.method === 'GET' ? query : undefined,
-        );
+        const m = await sendTo(missingPath);
         out.references++;
         if (answered(slug, m)) out.unrefused.push(`${entry.method} ${entry.path} with {${p}} missing → ${m.status}`);
       }
