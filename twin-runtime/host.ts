@@ -451,8 +451,8 @@ export class TwinHost {
   }
 }
 
-/** The answer with its `Twin-Fidelity` header: the level the answer names, else its route's. */
-function withFidelity(res: TwinResponse, routeLevel: FidelityLevel): TwinResponse {
+/** The answer with its `Twin-Fidelity` header: the level the answer names, else its route's (exported for scripts/bench/fidelity-decision.ts). */
+export function withFidelity(res: TwinResponse, routeLevel: FidelityLevel): TwinResponse {
   const level = res.fidelity ?? routeLevel;
   return { ...res, fidelity: level, headers: { ...res.headers, [FIDELITY_HEADER]: level } };
 }
