@@ -19,6 +19,27 @@ async function advanceDays(days: number): Promise<void> {
   await twin.bt.twin.advance(new Date(now));
 }
 
+t.test('an integration pinned before 2025-09-30.clover still sends phases[][iterations]', async (t) => {
+  const price = await monthlyPrice(twin.stripe, 1200, 'Pinned');
+  const { customer } = await customerWithCard(twin.stripe);
+  const basil = { apiVersion: '2025-08-27.basil' };
+  const sched = await twin.stripe.subscriptionSchedules.create(
+    { customer: customer.id, start_date: 'now', end_behavior: 'release', phases: [{ items: [{ price: price.id, quantity: 1 }], iterations: 3 } as any] },
+    basil,
+  );
+  const phase = sched.phases[0]!;
+  const months =
+    (new Date(phase.end_date * 1000).getUTCFullYear() - new Date(phase.start_date * 1000).getUTCFullYear()) * 12 +
+    new Date(phase.end_date * 1000).getUTCMonth() -
+    new Date(phase.start_date * 1000).getUTCMonth();
+  t.equal(months, 3, 'three monthly iterations make a three-month phase');
+  const notInteger = await twin.stripe.subscriptionSchedules
+    .create({ customer: customer.id, start_date: 'now', phases: [{ items: [{ price: price.id, quantity: 1 }], iterations: 'three' } as any] }, basil)
+    .catch((e) => e);
+  t.equal(notInteger.statusCode, 400);
+  t.equal(notInteger.param, 'phases[0][iterations]');
+});
+
 t.test('phases move on advance and the schedule completes, canceling the subscription', async (t) => {
   const intro = await monthlyPrice(twin.stripe, 1000, 'Intro');
   const full = await twin.stripe.prices.create({ product: intro.product as string, unit_amount: 3000, currency: 'usd', recurring: { interval: 'month' } });

@@ -11,7 +11,7 @@ import { OperationInput } from '../../../twin-runtime/generic/input.js';
 import type { InputPolicy, InputProblem } from '../../../twin-runtime/generic/validate.js';
 import { assignSafely } from '../../../twin-runtime/safe-input.js';
 import { invalidRequest, missingParam, resourceMissing, type StripeApiError } from './errors.js';
-import { SPEC_GAPS } from './spec-gaps.js';
+import { RETIRED_PARAMS, SPEC_GAPS, type RetiredParam } from './spec-gaps.js';
 
 /** Stripe's policy: unknown parameters refused, the spec's gaps filled from spec-gaps.ts. */
 export const STRIPE_INPUT_POLICY: InputPolicy = { unknown: 'refuse', extra: SPEC_GAPS };
@@ -81,6 +81,7 @@ export function readOperationParams(req: TwinRequest): Record<string, unknown> {
   // As the generic layer reads them (wire/generic.ts `input`): GET parameters are the query's, any
   // other method's the body's.
   const isQuery = req.method === 'GET';
+  const retired = takeRetired(entry.id, req, params);
   const problem = stripeInput.check(entry, {
     path: pathValues(entry.path, req.template!, req.params),
     query: isQuery ? params : {},
@@ -88,7 +89,48 @@ export function readOperationParams(req: TwinRequest): Record<string, unknown> {
     coerceBody: true,
   });
   if (problem) throw inputRefusal(problem);
+  for (const { holder, key, value, field } of retired) holder[key] = retiredValue(value, field);
   return tracked(req, params);
+}
+
+interface TakenParam {
+  holder: Record<string, unknown>;
+  key: string;
+  value: unknown;
+  field: string[];
+}
+
+/**
+ * The retired parameters (wire/spec-gaps.ts) a request pinned before their removal sent, taken out
+ * of `params` before the current spec checks them and put back after.
+ */
+function takeRetired(operationId: string, req: TwinRequest, params: Record<string, unknown>): TakenParam[] {
+  const rules = RETIRED_PARAMS[operationId];
+  const pinned = req.headers['stripe-version'];
+  if (!rules || typeof pinned !== 'string') return [];
+  const taken: TakenParam[] = [];
+  for (const rule of rules.filter((r) => pinned.slice(0, 10) < r.since)) collectRetired(params, rule, 0, [], taken);
+  for (const t of taken) delete t.holder[t.key];
+  return taken;
+}
+
+function collectRetired(at: unknown, rule: RetiredParam, depth: number, field: string[], out: TakenParam[]): void {
+  if (at === null || typeof at !== 'object') return;
+  const step = rule.path[depth]!;
+  const holder = at as Record<string, unknown>;
+  const keys = step === '*' ? (Array.isArray(at) ? at.map((_, i) => String(i)) : Object.keys(holder)) : [step];
+  for (const key of keys) {
+    if (!Object.hasOwn(holder, key)) continue;
+    if (depth === rule.path.length - 1) out.push({ holder, key, value: holder[key], field: [...field, key] });
+    else collectRetired(holder[key], rule, depth + 1, [...field, key], out);
+  }
+}
+
+/** A retired parameter's value, coerced as the form sends it (an integer is all they are today). */
+function retiredValue(value: unknown, field: string[]): number {
+  const n = typeof value === 'number' ? value : typeof value === 'string' && /^-?\d{1,15}$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(n)) throw inputRefusal({ where: 'body', kind: 'type', expected: 'integer', field, value });
+  return n;
 }
 
 /** Per request: its parameters and the top-level names its route has read. */

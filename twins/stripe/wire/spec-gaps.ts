@@ -41,3 +41,29 @@ export const SPEC_GAPS: NonNullable<InputPolicy['extra']> = {
   // The spec names every API version as an enum; the twin's own list (wire/api-version.ts) decides.
   PostWebhookEndpoints: { body: { api_version: { type: 'string', maxLength: 5000, replace: true } } },
 };
+
+/**
+ * A parameter that left the API in a version (so the current spec no longer has it), still taken
+ * from requests pinned to an older `Stripe-Version`. `path` names where it sits in the parameters
+ * (`*`: every item of an array); requests at `since` or later are refused it as unknown, as Stripe
+ * does.
+ */
+export interface RetiredParam {
+  /** The first API version without it (its date). */
+  since: string;
+  changelog: string;
+  path: string[];
+  type: 'integer';
+}
+
+const PHASE_ITERATIONS: RetiredParam = {
+  since: '2025-09-30',
+  changelog: 'https://docs.stripe.com/changelog/clover/2025-09-30/remove-iterations',
+  path: ['phases', '*', 'iterations'],
+  type: 'integer',
+};
+
+export const RETIRED_PARAMS: Record<string, RetiredParam[]> = {
+  PostSubscriptionSchedules: [PHASE_ITERATIONS],
+  PostSubscriptionSchedulesSchedule: [PHASE_ITERATIONS],
+};
