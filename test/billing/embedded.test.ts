@@ -74,7 +74,8 @@ t.test('make dev, no configuration: checkout → 4242 → upgrade → metered tw
   const advance = await fetch(`${house.url}/_twin/advance`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-twin-admin-secret': house.admin_secret },
-    body: JSON.stringify({ to: new Date(Date.parse(draft.period_end) + 2 * 3600_000).toISOString() }),
+    // Waits for the whole advance (the runtime answers 202 after 800 ms otherwise: a loaded machine).
+    body: JSON.stringify({ to: new Date(Date.parse(draft.period_end) + 2 * 3600_000).toISOString(), wait_ms: 600_000 }),
   });
   t.equal(advance.status, 200);
   const stripe = new Stripe(house.api_key, { host: '127.0.0.1', port: Number(new URL(house.url).port), protocol: 'http', maxNetworkRetries: 0 });
