@@ -87,7 +87,8 @@ function toSchema(checker: ts.TypeChecker, type: ts.Type, depth: number): Json {
     const [item] = checker.getTypeArguments(type as ts.TypeReference);
     return { type: 'array', items: item ? toSchema(checker, item, depth + 1) : {} };
   }
-  const name = type.getSymbol()?.getName();
+  // `Decimal` is an alias of an intersection (a class and two brand symbols): its alias names it.
+  const name = type.aliasSymbol?.getName() ?? type.getSymbol()?.getName();
   // The SDK sends a Decimal and a Date as strings / unix seconds.
   if (name === 'Decimal') return { type: 'string', format: 'decimal' };
   if (name === 'Date') return { type: 'integer' };
@@ -96,7 +97,8 @@ function toSchema(checker: ts.TypeChecker, type: ts.Type, depth: number): Json {
     const required: string[] = [];
     for (const prop of checker.getPropertiesOfType(type)) {
       const decl = prop.valueDeclaration ?? prop.declarations?.[0];
-      if (!decl) continue;
+      // A symbol-keyed member (`__@brand@2311`: its name carries the checker's symbol id) is never a parameter.
+      if (!decl || prop.getName().startsWith('__@')) continue;
       properties[prop.getName()] = toSchema(checker, checker.getTypeOfSymbolAtLocation(prop, decl), depth + 1);
       if (!(prop.flags & ts.SymbolFlags.Optional)) required.push(prop.getName());
     }
