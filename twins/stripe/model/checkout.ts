@@ -65,12 +65,15 @@ export interface SessionCreate {
   subscriptionData?: SessionSubscriptionData;
   paymentIntentData?: SessionIntentData;
   setupIntentData?: SessionIntentData;
+  /** The payment link whose visit made the session. */
+  paymentLink?: string;
 }
 
 export interface SessionFilter {
   customer?: string;
   paymentIntent?: string;
   subscription?: string;
+  paymentLink?: string;
   status?: 'complete' | 'expired' | 'open';
   email?: string;
 }
@@ -93,7 +96,8 @@ function productName(ctx: TwinContext, price: StripeObject): string {
   return find(ctx, 'product', price.product)?.name ?? String(price.product);
 }
 
-function lineItem(ctx: TwinContext, price: StripeObject, quantity: number): StripeObject {
+/** A Checkout, quote or payment link line (`object: 'item'`) of `quantity` × the price. */
+export function lineItem(ctx: TwinContext, price: StripeObject, quantity: number): StripeObject {
   const amount = (price.unit_amount ?? 0) * quantity;
   return {
     id: ctx.ids.next('li_', 24),
@@ -212,7 +216,7 @@ export function createSession(ctx: TwinContext, input: SessionCreate): StripeObj
     mode,
     origin_context: null,
     payment_intent: null,
-    payment_link: null,
+    payment_link: input.paymentLink ?? null,
     payment_method_collection: mode === 'payment' ? null : (input.paymentMethodCollection ?? 'always'),
     payment_method_configuration_details: null,
     payment_method_options: { card: { request_three_d_secure: 'automatic' } },
@@ -350,6 +354,7 @@ export function listSessions(ctx: TwinContext, f: SessionFilter, window: ListWin
   if (f.customer) equals.customer = f.customer;
   if (f.paymentIntent) equals.payment_intent = f.paymentIntent;
   if (f.subscription) equals.subscription = f.subscription;
+  if (f.paymentLink) equals.payment_link = f.paymentLink;
   if (f.status) equals.status = f.status;
   const { email } = f;
   const page = readPage<StripeObject>(ctx, 'checkout_session', equals, window, email ? { keep: (s) => s.customer_details?.email === email } : {});

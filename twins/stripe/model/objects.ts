@@ -65,6 +65,8 @@ export const KINDS = {
   account: { resource: 'account', prefix: 'acct_', idLength: 16, noun: 'account' },
   transfer: { resource: 'transfer', prefix: 'tr_', idLength: 24, noun: 'transfer' },
   application_fee: { resource: 'application_fee', prefix: 'fee_', idLength: 24, noun: 'application fee' },
+  quote: { resource: 'quote', prefix: 'qt_', idLength: 24, noun: 'quote' },
+  payment_link: { resource: 'payment_link', prefix: 'plink_', idLength: 24, noun: 'payment link' },
 } as const satisfies Record<string, ObjectKind>;
 
 export type KindName = keyof typeof KINDS;
@@ -109,6 +111,8 @@ export const STRIPE_RESOURCES = [
   'transfer',
   'application_fee',
   'idempotency_key',
+  'quote',
+  'payment_link',
 ] as const;
 
 export function newId(ctx: TwinContext, kind: KindName): string {

@@ -110,6 +110,7 @@ export const checkoutRoutes: TwinRoute[] = [
         customer: str(p, 'customer'),
         paymentIntent: str(p, 'payment_intent'),
         subscription: str(p, 'subscription'),
+        paymentLink: str(p, 'payment_link'),
         status: oneOf(p, 'status', ['complete', 'expired', 'open'] as const),
         email: details ? str(details, 'email', 'customer_details') : undefined,
       };

@@ -33,6 +33,8 @@ import { clientCredentialRoutes } from './client-credentials.js';
 import { accountRoutes } from './accounts.js';
 import { hostedOnboardingRoutes } from './hosted-onboarding.js';
 import { transferRoutes } from './transfers.js';
+import { quoteRoutes } from './quotes.js';
+import { paymentLinkRoutes } from './payment-links.js';
 import { scopedRoutes } from '../wire/connect-scope.js';
 
 // Every keyed route runs in the account a `Stripe-Account` header names (wire/connect-scope.ts).
@@ -58,6 +60,8 @@ export const routes: TwinRoute[] = scopedRoutes([
   ...hostedInvoiceRoutes,
   ...meterRoutes,
   ...checkoutRoutes,
+  ...quoteRoutes,
+  ...paymentLinkRoutes,
   ...testClockRoutes,
   ...billingSettingsRoutes,
   ...billingPortalRoutes,

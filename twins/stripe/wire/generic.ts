@@ -264,14 +264,12 @@ const MONEY_CREATES = new Set([
 const MONEY_VERBS =
   /^(pay|capture|confirm|refund|reverse|increment_authorization|apply_customer_balance|process_|refund_payment|fund_|collect_payment_method|confirm_payment_intent|finalize_amount|approve)/;
 const COMPUTED = new Map<string, string>([
-  ['quote', 'Stripe computes its amounts and lines from the line items.'],
   ['invoice', 'Stripe computes its amounts and lines.'],
   ['tax.calculation', 'Stripe computes the tax.'],
   ['tax.transaction', 'Stripe computes the tax.'],
   ['token', 'Stripe tokenizes the card or account details (brand, last4, fingerprint), which the twin does not derive.'],
   ['source', 'Stripe tokenizes the payment details, which the twin does not derive.'],
   ['forwarding.request', 'Stripe forwards the request to a third party.'],
-  ['payment_link', 'Stripe makes its hosted page and its line items.'],
   ['billing.meter_event', 'Stripe aggregates meter events into usage.'],
 ]);
 
