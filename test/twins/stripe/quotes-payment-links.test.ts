@@ -215,3 +215,25 @@ t.test('a payment link on a recurring price subscribes through the same page', a
   t.equal(sub.status, 'active');
   t.equal(sub.items.data[0]!.price.id, monthly.id);
 });
+
+// Last: it moves the environment clock.
+t.test('draft and open quotes cancel themselves when expires_at passes', async (t) => {
+  const { customer } = await customerWithCard(stripe);
+  const fee = await oneTimePrice(900);
+  const created = await stripe.quotes.create({ customer: customer.id, line_items: [{ price: fee.id, quantity: 1 }] });
+  const draft = await stripe.quotes.update(created.id, { expires_at: created.created + 7200 });
+  const open = await stripe.quotes.finalizeQuote((await stripe.quotes.create({ customer: customer.id, line_items: [{ price: fee.id, quantity: 1 }] })).id, {
+    expires_at: draft.created + 3600,
+  });
+  const later = await stripe.quotes.create({ customer: customer.id, line_items: [{ price: fee.id, quantity: 1 }] });
+  const past = await refusal(stripe.quotes.finalizeQuote(later.id, { expires_at: later.created - 1 }));
+  t.match(past.message, /expires_at/);
+  await bt.twin.advance(new Date((draft.expires_at + 1) * 1000));
+  for (const q of [draft, open]) {
+    const now = await stripe.quotes.retrieve(q.id);
+    t.equal(now.status, 'canceled', `${q.status} → canceled`);
+    t.equal(now.status_transitions.canceled_at, q.expires_at);
+  }
+  t.equal((await stripe.quotes.retrieve(later.id)).status, 'draft', 'a quote valid 30 days is still a draft');
+  t.ok((await eventTypesFor(open.id)).includes('quote.canceled'));
+});

@@ -3,7 +3,7 @@
 // the records and events it writes carry that time. Steps: drafts finalizing an hour after their
 // creation (then charged), payment retries, `trial_will_end` three days ahead, scheduled
 // cancellations, subscription schedule phases, period renewals and trial ends, incomplete
-// subscriptions expiring after 23 hours, checkout sessions expiring; and for the account's money
+// subscriptions expiring after 23 hours, checkout sessions and quotes expiring; and for the account's money
 // (environment clock only): pending funds becoming available, payouts arriving, disputes decided.
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
@@ -23,6 +23,7 @@ import {
   startNewPeriod,
 } from './subscriptions.js';
 import { expireSession } from './checkout.js';
+import { QUOTE_EXPIRING, cancelQuote } from './quotes.js';
 import { scheduleSteps } from './subscription-schedules.js';
 import { settleDue } from './balance.js';
 import { markPayoutPaid, nextAutomaticPayoutAt, runAutomaticPayouts } from './payouts.js';
@@ -192,6 +193,18 @@ function dueSteps(ctx: TwinContext, until: number, testClock: string | null): Du
         id: s.id,
         valid: () => fresh(ctx, 'checkout_session', s.id)?.status === 'open',
         run: () => void expireSession(ctx, s.id),
+      });
+    }
+  }
+  // Draft and open quotes cancel themselves at `expires_at` (`quote.canceled`).
+  for (const q of testClock === null ? withStatus<StripeObject>(ctx, 'quote', QUOTE_EXPIRING) : []) {
+    if (q.expires_at <= until) {
+      steps.push({
+        at: q.expires_at,
+        rank: 6,
+        id: q.id,
+        valid: () => QUOTE_EXPIRING.includes(fresh(ctx, 'quote', q.id)?.status),
+        run: () => void cancelQuote(ctx, q.id),
       });
     }
   }

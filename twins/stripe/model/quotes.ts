@@ -19,6 +19,8 @@ import { createSubscription } from './subscriptions.js';
 const DEFAULT_LIFETIME = 30 * 86_400;
 
 export const QUOTE_STATUSES = ['accepted', 'canceled', 'draft', 'open'] as const;
+/** The statuses a quote leaves for `canceled` when its `expires_at` passes. */
+export const QUOTE_EXPIRING: readonly string[] = ['draft', 'open'];
 export const QUOTE_COLLECTION_METHODS = ['charge_automatically', 'send_invoice'] as const;
 
 export interface QuoteLineInput {
@@ -302,7 +304,7 @@ export function acceptQuote(ctx: TwinContext, id: string): StripeObject {
 
 export function cancelQuote(ctx: TwinContext, id: string): StripeObject {
   const before = loadQuote(ctx, id);
-  if (before.status !== 'draft' && before.status !== 'open') statusError(before, 'canceled', ['draft', 'open']);
+  if (!QUOTE_EXPIRING.includes(before.status)) statusError(before, 'canceled', ['draft', 'open']);
   const quote = clone(before);
   quote.status = 'canceled';
   quote.status_transitions.canceled_at = ctx.clock.nowSeconds();
