@@ -102,7 +102,15 @@ t.test('a one-time quote accepted makes a draft invoice for the customer, linked
   t.equal(quote.amount_total, 5000);
   const noCustomer = await refusal(stripe.quotes.finalizeQuote(quote.id));
   t.match(noCustomer.message, /customer/);
-  await stripe.quotes.update(quote.id, { customer: customer.id, line_items: [{ price: fee.id, quantity: 3 }] });
+  const [line] = (await stripe.quotes.listLineItems(quote.id)).data;
+  const unknownLine = await refusal(stripe.quotes.update(quote.id, { line_items: [{ id: 'li_nope', quantity: 3 }] }));
+  t.equal(unknownLine.param, 'line_items[0][id]');
+  const edited = await stripe.quotes.update(quote.id, { customer: customer.id, line_items: [{ id: line!.id, quantity: 3 }], expand: ['line_items'] });
+  t.same(
+    edited.line_items!.data.map((li) => [li.id, li.quantity, li.amount_total]),
+    [[line!.id, 3, 3750]],
+    'the kept line, its quantity changed',
+  );
   const open = await stripe.quotes.finalizeQuote(quote.id);
   t.equal(open.amount_total, 3750);
   const accepted = await stripe.quotes.accept(quote.id);

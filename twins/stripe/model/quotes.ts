@@ -5,7 +5,7 @@
 // taxes are not modelled: the routes refuse those parameters rather than compute a wrong total.
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
-import { invalidRequest } from '../wire/errors.js';
+import { invalidRequest, missingParam } from '../wire/errors.js';
 import { lineItem } from './checkout.js';
 import { createInvoiceItem } from './invoice-items.js';
 import { createInvoice, loadInvoice, saveInvoice } from './invoices.js';
@@ -23,8 +23,10 @@ export const QUOTE_STATUSES = ['accepted', 'canceled', 'draft', 'open'] as const
 export const QUOTE_EXPIRING: readonly string[] = ['draft', 'open'];
 export const QUOTE_COLLECTION_METHODS = ['charge_automatically', 'send_invoice'] as const;
 
+/** A new line on `price`, or (`id`, on update) a line the quote keeps, its quantity changed or not. */
 export interface QuoteLineInput {
-  price: string;
+  id?: string;
+  price?: string;
   quantity?: number;
 }
 
@@ -56,17 +58,22 @@ export interface QuoteFilter {
 const zeroDetails = () => ({ amount_discount: 0, amount_shipping: 0, amount_tax: 0 });
 
 /** The quote's line items from the request's, each price checked (`No such price: 'price_x'`). */
-function buildLines(ctx: TwinContext, input: QuoteLineInput[]): StripeObject[] {
+function buildLines(ctx: TwinContext, input: QuoteLineInput[], existing: StripeObject[]): StripeObject[] {
   const lines = input.map((li, i) => {
     const prefix = `line_items[${i}]`;
-    const price = load(ctx, 'price', li.price, `${prefix}[price]`);
-    if (!price.active) throw invalidRequest(`The price \`${price.id}\` is not active and cannot be used on a quote.`, `${prefix}[price]`);
+    const kept = li.id === undefined ? undefined : existing.find((line) => line.id === li.id);
+    if (li.id !== undefined && !kept) throw invalidRequest(`No such line item: '${li.id}'`, `${prefix}[id]`, 'resource_missing');
+    if (kept && li.price !== undefined) throw invalidRequest('You may only specify one of these parameters: id, price.', `${prefix}[price]`);
+    if (!kept && li.price === undefined) throw missingParam(`${prefix}[price]`);
+    const price = kept ? kept.price : load(ctx, 'price', li.price!, `${prefix}[price]`);
+    if (!kept && !price.active) throw invalidRequest(`The price \`${price.id}\` is not active and cannot be used on a quote.`, `${prefix}[price]`);
     if (isMetered(price)) {
       if (li.quantity !== undefined) throw invalidRequest('Quantity cannot be set for a price with `usage_type=metered`.', `${prefix}[quantity]`);
     } else if (li.quantity !== undefined && li.quantity < 0) {
       throw invalidRequest('This value must be greater than or equal to 0.', `${prefix}[quantity]`);
     }
-    return lineItem(ctx, price, isMetered(price) ? 0 : (li.quantity ?? 1));
+    const line = lineItem(ctx, price, isMetered(price) ? 0 : (li.quantity ?? kept?.quantity ?? 1));
+    return kept ? { ...line, id: kept.id } : line;
   });
   if (new Set(lines.map((li) => li.currency)).size > 1) throw invalidRequest('All prices on a quote must have the same currency.', 'line_items');
   const intervals = new Set(
@@ -119,7 +126,7 @@ function setCustomer(ctx: TwinContext, quote: StripeObject, customerId: string):
 function applyFields(ctx: TwinContext, quote: StripeObject, input: QuoteFields): void {
   const now = ctx.clock.nowSeconds();
   if (input.customer !== undefined) setCustomer(ctx, quote, input.customer);
-  if (input.lineItems !== undefined) quote.line_items.data = buildLines(ctx, input.lineItems);
+  if (input.lineItems !== undefined) quote.line_items.data = buildLines(ctx, input.lineItems, quote.line_items.data);
   if (input.collectionMethod !== undefined) quote.collection_method = input.collectionMethod;
   if (input.daysUntilDue !== undefined) quote.invoice_settings.days_until_due = input.daysUntilDue;
   if (input.description !== undefined) quote.description = input.description;
