@@ -4,7 +4,7 @@
 // same instant; a twin's refusal is reported (409) and leaves every clock aligned.
 
 import t from 'tap';
-import { startOrchestratedControlPlane, stripe, waitFor, waitReady } from './helpers.js';
+import { advanceJobEnded, advanceSettled, startOrchestratedControlPlane, stripe, waitReady } from './helpers.js';
 
 const cp = await startOrchestratedControlPlane({ defaultPlan: 'paygo' });
 t.teardown(() => cp.stop());
@@ -13,24 +13,6 @@ const token = await cp.token({});
 async function twinClocks(envId: string): Promise<string[]> {
   const o = cp.services.orchestration;
   return Promise.all(o.store.twinsOf(envId).map(async (t) => (await o.admin.health(t.address!, t.admin_secret)).clock));
-}
-
-/**
- * An advance's outcome: 200 done, or 409 with the refusal's detail. On a loaded machine an advance
- * the bound expects to be short can outlast it and answer 202; its job then says the same.
- */
-async function settled(res: { status: number; body: any; headers: Headers }): Promise<{ status: number; detail?: string }> {
-  if (res.status !== 202) return { status: res.status, detail: res.body?.detail };
-  const location = res.headers.get('location')!;
-  const job = await waitFor(
-    'the advance to end',
-    async () => {
-      const r = await cp.call('GET', location, { token });
-      return r.body.status !== 'running' ? r.body : undefined;
-    },
-    600_000,
-  );
-  return job.status === 'succeeded' ? { status: 200 } : { status: 409, detail: job.failure };
 }
 
 t.test('a three-year advance of a daily subscription runs as a job', async (t) => {
@@ -79,14 +61,7 @@ t.test('a three-year advance of a daily subscription runs as a job', async (t) =
   t.equal((await cp.call('POST', `/environments/${env.id}/reset`, { token })).status, 409, 'so does a reset');
   t.equal((await cp.call('GET', location, { token })).body.status, 'running');
 
-  const done = await waitFor(
-    'the advance to end',
-    async () => {
-      const res = await cp.call('GET', location, { token });
-      return res.body.status !== 'running' ? res.body : undefined;
-    },
-    600_000,
-  );
+  const done = await advanceJobEnded(cp, token, location);
   t.match(done, { status: 'succeeded', clock: at, failure: null });
   t.ok(done.completed_at);
   t.equal((await cp.call('GET', `/environments/${env.id}`, { token })).body.clock, at, 'the environment clock moved');
@@ -100,7 +75,9 @@ t.test('a three-year advance of a daily subscription runs as a job', async (t) =
   const ahead = new Date(Date.parse(at) + 86_400_000);
   const moved = await cp.services.orchestration.admin.advanceAndWait(github.address!, github.admin_secret, ahead);
   t.ok(moved.ok);
-  const refused = await settled(
+  const refused = await advanceSettled(
+    cp,
+    token,
     await cp.call('POST', `/environments/${env.id}/advance`, { token, body: { at: new Date(Date.parse(at) + 3_600_000).toISOString() } }),
   );
   t.equal(refused.status, 409, 'the refusal is the answer');
@@ -113,7 +90,7 @@ t.test('a three-year advance of a daily subscription runs as a job', async (t) =
   const soon = new Date(ahead.getTime() + 60_000).toISOString();
   const short = await cp.call('POST', `/environments/${env.id}/advance`, { token, body: { at: soon } });
   if (short.status === 202) t.comment('a loaded machine: the short advance became a job');
-  t.equal((await settled(short)).status, 200);
+  t.equal((await advanceSettled(cp, token, short)).status, 200);
   if (short.status === 200) t.same(short.body, {});
   t.same(await twinClocks(env.id), [soon, soon]);
   t.equal((await cp.call('GET', `/environments/${env.id}/advances/00000000-0000-4000-8000-000000000000`, { token })).status, 404);

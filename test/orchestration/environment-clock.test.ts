@@ -5,7 +5,7 @@
 // each answer's Twin-Fidelity level and filters on it.
 
 import t, { type Test } from 'tap';
-import { startOrchestratedControlPlane, stripe, waitFor, waitReady } from './helpers.js';
+import { advanceSettled, startOrchestratedControlPlane, stripe, waitFor, waitReady } from './helpers.js';
 import { environmentPosition, twinPosition } from '../../control-plane/orchestration/clock.js';
 import type { TestControlPlane } from '../helpers/control-plane.js';
 
@@ -90,7 +90,7 @@ t.test('a living clock runs with wall time; advance and reset keep every twin at
   t.ok(Date.parse((await cp.call('GET', `/environments/${env.id}`, { token })).body.clock) >= before, 'the resource reads the clock now');
 
   const at = new Date(Date.now() + 30 * 86_400_000);
-  const advanced = await cp.call('POST', `/environments/${env.id}/advance`, { token, body: { at: at.toISOString() } });
+  const advanced = await advanceSettled(cp, token, await cp.call('POST', `/environments/${env.id}/advance`, { token, body: { at: at.toISOString() } }));
   t.equal(advanced.status, 200);
   const after = Date.parse((await cp.call('GET', `/environments/${env.id}`, { token })).body.clock);
   t.ok(after >= at.getTime() && after < at.getTime() + 60_000, 'after an advance it runs on from the instant reached');
@@ -104,7 +104,7 @@ t.test('a living clock runs with wall time; advance and reset keep every twin at
   t.ok(sinceStart >= 0 && sinceStart < 60_000, `reset: back to the start, running again (${sinceStart} ms on)`);
   await aligned(t, env.id, 'after a reset');
   t.equal((await stripe(stripeTwin.url, key, 'GET', '/v1/customers')).body.data.length, 0, 'records gone');
-  t.equal((await cp.call('POST', `/environments/${env.id}/advance`, { token, body: { at: at.toISOString() } })).status, 200);
+  t.equal((await advanceSettled(cp, token, await cp.call('POST', `/environments/${env.id}/advance`, { token, body: { at: at.toISOString() } }))).status, 200);
   const offset = environmentPosition(cp.services.orchestration.store.environmentById(env.id)!);
 
   // The control plane restarts (its process-driver twins with it): settings kept, clocks resumed.

@@ -25,7 +25,8 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
   throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
 }
 
-export async function waitReady(cp: TestControlPlane, token: string, environmentId: string, timeoutMs = 15_000): Promise<any> {
+// Generous: at load 19 an environment of one twin took over 15 s to be ready (the process start, its first health answer).
+export async function waitReady(cp: TestControlPlane, token: string, environmentId: string, timeoutMs = 120_000): Promise<any> {
   return waitFor(
     `environment ${environmentId} ready`,
     async () => {
@@ -34,6 +35,33 @@ export async function waitReady(cp: TestControlPlane, token: string, environment
       return res.body?.status === 'ready' ? res.body : undefined;
     },
     timeoutMs,
+  );
+}
+
+/**
+ * An advance's outcome (`POST /environments/{id}/advance`, `/twins/{id}/advance`): 200 done, or 409
+ * with the refusal's detail. On a loaded machine an advance the bound expects to be short can
+ * outlast it and answer 202 with its job to follow; the job then says the same.
+ */
+export async function advanceSettled(
+  cp: TestControlPlane,
+  token: string,
+  res: { status: number; body: any; headers: Headers },
+): Promise<{ status: number; body: any; detail?: string }> {
+  if (res.status !== 202) return { status: res.status, body: res.body, detail: res.body?.detail };
+  const job = await advanceJobEnded(cp, token, res.headers.get('location')!);
+  return job.status === 'succeeded' ? { status: 200, body: {} } : { status: 409, body: job, detail: job.failure };
+}
+
+/** The advance job at `location` once it is no longer running (succeeded or failed). */
+export function advanceJobEnded(cp: TestControlPlane, token: string, location: string): Promise<any> {
+  return waitFor(
+    'the advance to end',
+    async () => {
+      const r = await cp.call('GET', location, { token });
+      return r.body.status !== 'running' ? r.body : undefined;
+    },
+    600_000,
   );
 }
 

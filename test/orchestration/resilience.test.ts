@@ -1,5 +1,5 @@
 import t from 'tap';
-import { startOrchestratedControlPlane, stripe, waitFor, waitReady } from './helpers.js';
+import { advanceSettled, startOrchestratedControlPlane, stripe, waitFor, waitReady } from './helpers.js';
 import type { ProcessDriver } from '../../control-plane/orchestration/drivers/process.js';
 
 t.test('SIGKILL a twin: the reconciler restarts it, records survive, a new key is minted', async (t) => {
@@ -225,7 +225,7 @@ t.test('plan limits, expiry, add and remove twins, reset, scenarios, catalog, va
   const key = (await cp.call('POST', `/twins/${twin.id}/credential`, { token })).body.api_key;
   await stripe(twin.url, key, 'POST', '/v1/customers', { email: 'gone@example.com' });
   const at = new Date(Date.parse(ready.clock) + 3600_000).toISOString();
-  t.equal((await cp.call('POST', `/twins/${twin.id}/advance`, { token, body: { at } })).status, 200);
+  t.equal((await advanceSettled(cp, token, await cp.call('POST', `/twins/${twin.id}/advance`, { token, body: { at } }))).status, 200);
   const reset = await cp.call('POST', `/environments/${env.body.id}/reset`, { token });
   t.equal(reset.status, 200);
   // A living clock (the default) goes back to its start and runs on from there.
