@@ -265,8 +265,10 @@ const routes: FastifyPluginAsyncZod = async (app) => {
       }
       // Judge every request answered so far: entries may still be on their way from the journal.
       await app.services.orchestration.gateway.awaitLogged();
-      // Judged on a judges' thread within the attempt's budget (testing/judges.ts).
-      const result = await app.services.judges.evaluate(test.assertions, { environmentId: env.id, from, to });
+      // A job of the organization (issue 33): its attempts wait behind its other heavy work, never in
+      // front of another organization's; judged on a judges' thread within the attempt's budget,
+      // which starts once its turn has come (testing/judges.ts).
+      const result = await app.services.jobs.run(orgId, 'evaluation', () => app.services.judges.evaluate(test.assertions, { environmentId: env.id, from, to }));
       const attempt: AttemptRecord = {
         id: randomUUID(),
         test_id: test.id,

@@ -187,13 +187,65 @@ t.test('pages are index ranges: newest first, total and pages from the counters'
   t.equal(store.listPage('b', 1, 50).total, 3, 'environments are counted apart');
 });
 
+t.test('filtered pages: each filter and their combinations, newest first, paged, read from one covering index', async (t) => {
+  const { db, store } = setup(t);
+  const all = rows('a', 300).map((r, i) => ({
+    ...r,
+    environment_twin_id: i % 2 === 0 ? 'even' : 'odd',
+    status_code: i % 3 === 0 ? 404 : 200,
+    fidelity: i % 5 === 0 ? ('unsupported' as const) : ('modelled' as const),
+  }));
+  store.append(all);
+  store.append(rows('b', 10).map((r) => ({ ...r, status_code: 404 })));
+  const expect = (keep: (i: number) => boolean) =>
+    all
+      .map((_, i) => i)
+      .filter(keep)
+      .reverse()
+      .map((i) => `n=${i}`);
+  const cases: [string, Parameters<RequestLogStore['listPage']>[3], (i: number) => boolean][] = [
+    ['status', { statusCode: 404 }, (i) => i % 3 === 0],
+    ['twin', { twinId: 'odd' }, (i) => i % 2 === 1],
+    ['fidelity', { fidelity: 'unsupported' }, (i) => i % 5 === 0],
+    ['twin and fidelity', { twinId: 'even', fidelity: 'unsupported' }, (i) => i % 10 === 0],
+    ['all three', { twinId: 'odd', statusCode: 404, fidelity: 'modelled' }, (i) => i % 2 === 1 && i % 3 === 0 && i % 5 !== 0],
+  ];
+  for (const [name, filter, keep] of cases) {
+    const wanted = expect(keep);
+    t.ok(wanted.length > 10, `${name}: the case has rows`);
+    const pages = [1, 2, 3].map((page) => store.listPage('a', page, 10, filter));
+    t.equal(pages[0]!.total, wanted.length, `${name}: total`);
+    t.same(
+      pages.flatMap((p) => p.items.map((r) => r.query_string)),
+      wanted.slice(0, 30),
+      `${name}: pages newest first`,
+    );
+  }
+  t.same(store.listPage('a', 1, 10, { statusCode: 500 }), { total: 0, items: [] }, 'nothing matches: empty');
+  t.equal(store.listPage('b', 1, 10, { statusCode: 404 }).total, 10, 'environments are filtered apart');
+  // Every filtered read is an index search that covers its conditions: no table scan, no row read.
+  const plan = db
+    .prepare(
+      `EXPLAIN QUERY PLAN SELECT COUNT(*) FROM ${LOGS_SCHEMA}.request_logs INDEXED BY request_logs_by_status
+       WHERE environment_id = ? AND env_seq >= ? AND status_code = ? AND environment_twin_id = ? AND fidelity = ?`,
+    )
+    .all('a', 1, 404, 'odd', 'modelled') as { detail: string }[];
+  t.match(
+    plan.map((p) => p.detail).join('\n'),
+    /^SEARCH (logs\.)?request_logs USING COVERING INDEX request_logs_by_status \(environment_id=\? AND status_code=\? AND env_seq>\?\)$/,
+  );
+});
+
 t.test("each row's fidelity level: stored, listed and filtered; rows from before the column read null", async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'twins-log-fidelity-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'request-logs.sqlite');
   // A log file as the previous version left it: no fidelity column, one row.
   const older = openLogDatabase(file);
-  older.exec('ALTER TABLE request_logs DROP COLUMN fidelity; DELETE FROM log_schema_migrations WHERE version = 2');
+  older.exec(
+    `DROP INDEX request_logs_by_status; DROP INDEX request_logs_by_twin; DROP INDEX request_logs_by_fidelity;
+     ALTER TABLE request_logs DROP COLUMN fidelity; DELETE FROM log_schema_migrations WHERE version >= 2`,
+  );
   const [old] = rows('env', 1);
   older
     .prepare(

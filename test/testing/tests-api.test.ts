@@ -215,3 +215,35 @@ t.test('list, read, delete', async (tt) => {
   tt.equal((await cp.call('GET', `/tests/${a.body.id}`, { token: other })).status, 404);
   tt.equal((await cp.call('GET', '/tests', { token: other })).body.total, 1);
 });
+
+t.test("attempts are their organization's jobs: they wait behind its other heavy work, never in front of another's", async (tt) => {
+  const body = {
+    name: 'no deletes',
+    twins: ['stripe'],
+    assertions: [{ says: 'never deleted a customer', never: { method: 'DELETE', path: '/v1/customers/{customer}' } }],
+  };
+  const mine = await cp.call('POST', '/tests', { token: admin, body });
+  const theirs = await cp.call('POST', '/tests', { token: other, body });
+  tt.equal(mine.status, 201);
+  tt.equal(theirs.status, 201);
+  const myEnv = environment('acme');
+  const theirEnv = environment('globex');
+  // Acme has a long job running (an advance, say): its attempt waits behind it.
+  let release!: () => void;
+  const held = cp.services.jobs.run(orgId('acme'), 'advance', () => new Promise<void>((r) => (release = r)));
+  const answered: string[] = [];
+  const myAttempt = cp.call('POST', `/tests/${mine.body.id}/attempts`, { token: admin, body: { environment_id: myEnv } }).then((res) => {
+    answered.push('acme');
+    return res;
+  });
+  while (cp.services.jobs.counts(orgId('acme')).waiting === 0 && answered.length === 0) await new Promise((r) => setTimeout(r, 5));
+  tt.same(cp.services.jobs.counts(orgId('acme')), { waiting: 1, running: 1 }, "acme's attempt waits in acme's queue");
+  const theirAttempt = await cp.call('POST', `/tests/${theirs.body.id}/attempts`, { token: other, body: { environment_id: theirEnv } });
+  answered.push('globex');
+  tt.match(theirAttempt, { status: 201, body: { passed: true } });
+  tt.same(answered, ['globex'], "globex's attempt is answered while acme's still waits its turn");
+  release();
+  await held;
+  tt.match(await myAttempt, { status: 201, body: { passed: true, environment_id: myEnv } });
+  tt.same(answered, ['globex', 'acme'], "then acme's, once its own job is done");
+});
