@@ -48,32 +48,9 @@ function trialNoticeKey(sub: StripeObject): string {
   return `stripe:trial_will_end:${sub.id}:${sub.trial_end}`;
 }
 
-const statements = new WeakMap<object, Map<string, { all(...a: unknown[]): unknown[] }>>();
-
-/**
- * Records of a kind whose `status` is one of `statuses`, oldest first. Filtering in SQL keeps an
- * advance over years of history from re-reading every paid invoice at each step.
- */
+/** Records of a kind whose `status` is one of `statuses`, oldest first (the store's status index). */
 function withStatus<T>(ctx: TwinContext, resource: string, statuses: readonly string[]): T[] {
-  const db = ctx.store.db;
-  let cache = statements.get(db);
-  if (!cache) {
-    // An index on the status keeps each pass proportional to the live records, not to every
-    // invoice ever made: without it ten years of a daily subscription went quadratic. It is on the
-    // record store's `status` column (kept beside the body as it is written), not on the JSON.
-    db.exec('CREATE INDEX IF NOT EXISTS records_by_status ON records (resource, status, seq)');
-    statements.set(db, (cache = new Map()));
-  }
-  const key = `${resource}:${statuses.length}`;
-  let stmt = cache.get(key);
-  if (!stmt) {
-    const marks = statuses.map(() => '?').join(', ');
-    // INDEXED BY: left alone, the planner prefers the (resource, seq) index for the ORDER BY and
-    // reads every record of the kind.
-    stmt = db.prepare(`SELECT body FROM records INDEXED BY records_by_status WHERE resource = ? AND status IN (${marks}) ORDER BY seq`);
-    cache.set(key, stmt);
-  }
-  return (stmt.all(scopedResource(accountOf(ctx), resource), ...statuses) as { body: string }[]).map((r) => JSON.parse(r.body) as T);
+  return ctx.store.withStatus<T>(scopedResource(accountOf(ctx), resource), statuses);
 }
 
 /**
