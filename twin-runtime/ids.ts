@@ -63,10 +63,7 @@ export class IdSource {
   }
 
   private bump(name: string): number {
-    const key = `counter:${name}`;
-    const n = Number(this.store.getMeta(key) ?? '0') + 1;
-    this.store.setMeta(key, String(n));
-    return n;
+    return this.store.incrementMeta(`counter:${name}`);
   }
 
   private digest(label: string, n: number): Buffer {
