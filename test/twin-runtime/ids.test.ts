@@ -4,6 +4,7 @@
 
 import t from 'tap';
 import { base62, hmacStream, IdSource, randomBase62 } from '../../twin-runtime/ids.js';
+import { RecordStore } from '../../twin-runtime/record-store.js';
 import { publishableKeyFor } from '../../twins/stripe/wire/publishable.js';
 
 const ALPHABET = /^[0-9A-Za-z]+$/;
@@ -52,14 +53,20 @@ t.test('derived streams: any length, the same for the same key and label', async
 });
 
 t.test('ids are deterministic per seed and distinct', async (t) => {
-  const meta = new Map<string, string>();
-  const store = { getMeta: (k: string) => meta.get(k), setMeta: (k: string, v: string) => void meta.set(k, v) };
-  const ids = new IdSource(store as never, 'seed');
+  const store = new RecordStore(':memory:');
+  t.teardown(() => store.close());
+  const ids = new IdSource(store, 'seed');
   const made = Array.from({ length: 200 }, () => ids.next('cus_', 14));
   t.equal(new Set(made).size, 200);
   for (const id of made) t.match(id, /^cus_[0-9A-Za-z]{14}$/);
-  const again = new IdSource({ getMeta: () => undefined, setMeta: () => undefined } as never, 'seed');
+  t.equal(store.getMeta('counter:ids'), '200', 'the counter is kept in the file, as text');
+  const fresh = () => new RecordStore(':memory:');
+  const again = new IdSource(fresh(), 'seed');
   t.equal(again.next('cus_', 14), made[0], 'the same seed gives the same first id');
-  t.not(new IdSource({ getMeta: () => undefined, setMeta: () => undefined } as never, 'other').next('cus_', 14), made[0]);
+  t.not(new IdSource(fresh(), 'other').next('cus_', 14), made[0]);
+  // A counter written as text by an older file continues from its value.
+  const older = fresh();
+  older.setMeta('counter:ids', '199');
+  t.equal(new IdSource(older, 'seed').next('cus_', 14), made[199], 'an existing counter continues');
   t.match(ids.token(64), /^[0-9A-Za-z]{64}$/);
 });
