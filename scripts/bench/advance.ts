@@ -7,7 +7,7 @@
 // from /proc (utime + stime of /proc/self/stat), steadier than wall time on a loaded machine.
 //   node --import=tsx scripts/bench/advance.ts [years=1,2,5,10]
 // TWINS_ROOT=<another checkout> runs the same advance on that checkout's code (a before/after pair
-// in one run: run it once with, once without).
+// in one run: run it once with, once without). Events and invoices made must be equal in both.
 
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -63,6 +63,9 @@ async function run(years: number) {
         await new Promise((r) => setTimeout(r, 20));
       }
     })();
+    // Rows the store decoded and wrote (a checkout without the counter reports none): steadier than CPU.
+    const work = (server.store as { work?: { rowsRead: number; rowsWritten: number } }).work;
+    const rows0 = work ? { ...work } : undefined;
     const t0 = performance.now();
     const cpu0 = procCpuMs();
     const out = await admin.advanceAndWait(url.origin, '', to);
@@ -72,6 +75,7 @@ async function run(years: number) {
     await probe;
     if (!out.ok) throw new Error(`advance failed: ${out.detail}`);
     const invoices = server.store.count('invoice');
+    const events = server.store.count('event');
     waits.sort((a, b) => a - b);
     return {
       root,
@@ -81,6 +85,9 @@ async function run(years: number) {
       ms_per_invoice: +(ms / invoices).toFixed(3),
       cpu_ms: Math.round(cpuMs),
       cpu_ms_per_invoice: +(cpuMs / invoices).toFixed(3),
+      events,
+      rows_read_per_invoice: work && rows0 ? +((work.rowsRead - rows0.rowsRead) / invoices).toFixed(1) : null,
+      rows_written_per_invoice: work && rows0 ? +((work.rowsWritten - rows0.rowsWritten) / invoices).toFixed(1) : null,
       load_average_1m: +loadavg()[0]!.toFixed(1),
       provider_requests_during: waits.length,
       provider_requests_not_200: refused,
