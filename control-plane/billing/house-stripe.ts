@@ -207,10 +207,15 @@ export class HouseStripe {
     return this.syncing;
   }
 
-  /** Move the twin's clock to `to`, running every renewal, charge and retry due on the way. */
+  /**
+   * Move the twin's clock to `to`, running every renewal, charge and retry due on the way: the
+   * advance is followed to its end (on a loaded machine it outlasts the runtime's first wait and
+   * answers 202 with a job).
+   */
   async advance(to: Date): Promise<void> {
     const address = await this.ensureStarted();
-    await this.admin.expect(200, address, this.state.admin_secret, 'POST', '/_twin/advance', { to: to.toISOString() });
+    const outcome = await this.admin.advanceAndWait(address, this.state.admin_secret, to);
+    if (!outcome.ok) throw new Error(`house Stripe advance to ${to.toISOString()} failed (${outcome.status}): ${outcome.detail}`);
   }
 
   /** The twin's stored records of one kind (tests compare meter events with twin-hours). */
