@@ -59,7 +59,7 @@ const zeroDetails = () => ({ amount_discount: 0, amount_shipping: 0, amount_tax:
 
 /** The quote's line items from the request's, each price checked (`No such price: 'price_x'`). */
 function buildLines(ctx: TwinContext, input: QuoteLineInput[], existing: StripeObject[]): StripeObject[] {
-  const lines = input.map((li, i) => {
+  const lines = input.map((li, i): StripeObject => {
     const prefix = `line_items[${i}]`;
     const kept = li.id === undefined ? undefined : existing.find((line) => line.id === li.id);
     if (li.id !== undefined && !kept) throw invalidRequest(`No such line item: '${li.id}'`, `${prefix}[id]`, 'resource_missing');
