@@ -195,7 +195,13 @@ export const jiraGenericAdapter: GenericAdapter = {
 
   newKey(call, record) {
     const field = call.op.keyField ?? 'id';
-    if (field === 'id' && (record.id === undefined || record.id === null || record.id === '')) record.id = numericId(call.ctx, call.op.resource);
+    if (field === 'id' && (record.id === undefined || record.id === null || record.id === '')) {
+      // Jira's ids are numeric strings, but some records type theirs as integers (field configurations, schemes).
+      const { resolver } = generic;
+      const prop = resolver.objectSchema(generic.recordSchema(call.op))?.properties?.id;
+      const id = numericId(call.ctx, call.op.resource);
+      record.id = prop && typeOf(resolver.flatten(prop)) === 'integer' ? Number(id) : id;
+    }
     const v = record[field];
     if (v === undefined || v === null || v === '') throw new JiraError(400, [], { [field]: 'Field is required.' });
     return String(v);
