@@ -75,7 +75,7 @@ export async function send(
   if (slug === 'stripe') headers['stripe-version'] = SPEC_API_VERSION;
   let payload: string | undefined;
   if (body && method !== 'GET') {
-    if (slug === 'github') {
+    if (slug === 'github' || slug === 'jira') {
       headers['content-type'] = 'application/json';
       payload = JSON.stringify(body);
     } else {
@@ -128,6 +128,26 @@ export async function prepareFixtures(twin: WalkTwin, slug: string): Promise<Fix
     return { customer, product, price };
   }
   if (slug === 'twilio') return { AccountSid: twin.server.host.credential().account_sid! };
+  if (slug === 'jira') {
+    const project = (await send(twin, slug, 'GET', '/rest/api/3/project/DEMO')).body as { id: string; key: string };
+    const types = (await send(twin, slug, 'GET', `/rest/api/3/issuetype/project`, undefined, { projectId: project.id })).body as { id: string }[];
+    const fields = { project: { key: project.key }, issuetype: { id: types[0]!.id }, summary: 'walk' };
+    const issue = (await send(twin, slug, 'POST', '/rest/api/3/issue', { fields })).body as { id: string; key: string };
+    const comment = (await send(twin, slug, 'POST', `/rest/api/3/issue/${issue.key}/comment`, { body: { type: 'doc', version: 1, content: [] } })).body as {
+      id: string;
+    };
+    return {
+      issueIdOrKey: issue.key,
+      issueId: issue.id,
+      issueKey: issue.key,
+      projectIdOrKey: project.key,
+      projectKeyOrId: project.key,
+      projectId: project.id,
+      projectKey: project.key,
+      issueTypeId: types[0]!.id,
+      commentId: comment.id,
+    };
+  }
   return {};
 }
 

@@ -12,7 +12,7 @@ import { FIDELITY_LEVELS, isFidelityLevel } from '../../twin-runtime/fidelity.js
 import { startTestControlPlane } from '../helpers/control-plane.js';
 
 for (const slug of TWIN_SLUGS) {
-  // A twin without a spec-driven layer yet (linear, jira) has no operation table to measure against.
+  // A twin without a spec-driven layer yet (linear: GraphQL) has no operation table to measure against.
   if (!(await loadTwin(slug)).generic) {
     t.test(`${slug}: coverage`, { skip: `${slug} has no spec-driven layer yet, so no operation table and no COVERAGE.md` }, () => {});
     continue;
@@ -72,6 +72,17 @@ t.test('GET /twins/catalog/{slug}/coverage', async (t) => {
   t.type(excluded.reason, 'string');
   const computed = res.body.find((r: { operation_id: string }) => r.operation_id === 'actions/get-repo-public-key');
   t.match(computed, { level: 'unsupported', reason: /computed/ });
+  const jira = await cp.call('GET', '/twins/catalog/jira/coverage', { token });
+  t.equal(jira.status, 200);
+  t.ok(Array.isArray(jira.body) && jira.body.length > 400, `jira: ${jira.body.length} rows`);
+  t.match(
+    jira.body.find((r: { operation_id: string }) => r.operation_id === 'createIssue'),
+    { method: 'POST', path: '/rest/api/3/issue', level: 'modelled' },
+  );
+  t.match(
+    jira.body.find((r: { operation_id: string }) => r.operation_id === 'getAutoCompletePost'),
+    { level: 'unsupported', reason: /Jira computes/ },
+  );
   const doc = await cp.call('GET', '/openapi.json');
   t.equal(doc.body.paths['/twins/catalog/{twin_slug}/coverage'].get.operationId, 'getCatalogTwinCoverage');
 });

@@ -20,7 +20,7 @@ import { startTwin } from '../helpers/twin.js';
  * Slack, refuse every method their hand-written model does not answer: the records the published
  * spec describes for them are only `{ok}` envelopes).
  */
-const STATEFUL = new Set(['stripe', 'github', 'twilio', 'sendgrid']);
+const STATEFUL = new Set(['stripe', 'github', 'twilio', 'sendgrid', 'jira']);
 /** Twins whose answers are checked against their published response schemas. */
 const SCHEMA_CHECKED = new Set(['stripe', 'github']);
 

