@@ -183,12 +183,22 @@ t.test('errors as Linear answers them', async (t) => {
   t.equal(invalid.type, LinearErrorType.GraphqlError, 'a field the schema lacks fails validation');
 });
 
-t.test('fields the twin does not model validate and answer their empty values', async (t) => {
+t.test('a root field the twin does not model is refused, naming it; fields of a modelled one answer', async (t) => {
+  for (const field of ['notifications', 'documents']) {
+    const refused = await client.client.rawRequest(`{ ${field} { nodes { id } } }`).catch((e: unknown) => e);
+    t.ok(refused instanceof Error, `the SDK raises the refusal of ${field}`);
+    const said = JSON.stringify((refused as { errors?: unknown }).errors ?? (refused as Error).message);
+    t.match(said, new RegExp(`This twin does not simulate Query\\.${field}`));
+  }
+  const raw = await fetch(`${gw.url}/graphql`, {
+    method: 'POST',
+    headers: { authorization: gw.twin.apiKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ query: '{ notifications { nodes { id } } }' }),
+  });
+  t.equal(raw.headers.get('twin-fidelity'), 'unsupported', 'the answer names its level');
   const res = await client.client.rawRequest<any, Record<string, unknown>>(
-    '{ notifications { nodes { id } } documents { nodes { id title } } issue(id: "ENG-1") { identifier attachments { nodes { id } } history { nodes { id } } reactionData } }',
+    '{ issue(id: "ENG-1") { identifier attachments { nodes { id } } history { nodes { id } } reactionData } }',
   );
-  t.same(res.data!.notifications.nodes, []);
-  t.same(res.data!.documents.nodes, []);
   t.equal(res.data!.issue.identifier, 'ENG-1');
   t.same(res.data!.issue.attachments.nodes, []);
 });

@@ -28,7 +28,7 @@ import type { TwinContext, TwinRequest, TwinResponse } from '../../../twin-runti
 import { isConnection, measure, nestingPast, operationOf, type CostRules } from '../../../twin-runtime/graphql-limits.js';
 import { linearSchema } from '../spec/schema.js';
 import { connection } from './connection.js';
-import { errorBody, LinearApiError } from './errors.js';
+import { errorBody, LinearApiError, notSimulated } from './errors.js';
 import { matches, type FieldReader } from './filter.js';
 import type { Args, Rec, TypeModels } from './types.js';
 
@@ -168,6 +168,12 @@ export class LinearGraphQL {
     return type && (isObjectType(type) || isInterfaceType(type)) ? type.getFields()[name] : undefined;
   }
 
+  /** Whether a model computes the field (a root field without one has nothing to read from). */
+  answers(typeName: string, name: string): boolean {
+    const model = this.models[typeName];
+    return !!(model?.computed?.[name] ?? model?.one?.[name] ?? model?.many?.[name]);
+  }
+
   /** A field of a record, resolved as the GraphQL answer would resolve it (collections as plain lists). */
   read(typeName: string, rec: Rec, name: string, ctx: TwinContext, args: Args = {}): unknown {
     const model = this.models[typeName];
@@ -225,6 +231,9 @@ export class LinearGraphQL {
       const list = this.filtered(many(rec, ctx, args), args, nodeType, ctx);
       return getNamedType(info.returnType).name.endsWith('Connection') ? connection(list, args) : list;
     }
+    // A root field no model answers is refused: an empty value there would be an invented success.
+    if ((info.parentType === info.schema.getQueryType() || info.parentType === info.schema.getMutationType()) && !this.answers(typeName, name))
+      throw notSimulated(`${typeName}.${name}`);
     const value = this.read(typeName, rec, name, ctx, args);
     return value === undefined ? emptyValue(info.returnType, rec, info.schema) : value;
   }
@@ -271,6 +280,12 @@ export class LinearGraphQL {
     });
     if (errors.length === 0) return { status: 200, body: { data: result.data } };
     const anyData = result.data && Object.values(result.data).some((v) => v !== null);
-    return { status: anyData ? 200 : 400, body: { ...(result.data !== undefined ? { data: result.data } : {}), errors } };
+    // Nothing answered and a root field refused as not simulated: the answer says so in its level.
+    const unsupported = !anyData && (result.errors ?? []).some((e) => e.originalError instanceof LinearApiError && e.originalError.kind === 'unsupported');
+    return {
+      status: anyData ? 200 : 400,
+      body: { ...(result.data !== undefined ? { data: result.data } : {}), errors },
+      ...(unsupported ? { fidelity: 'unsupported' as const } : {}),
+    };
   }
 }
