@@ -3,7 +3,7 @@
 # and builds with build/image/twin-runtime as the context, so building one image never reads another's.
 # BASE defaults to the official Node image; on machines that cannot pull it, scripts/image/build.sh
 # imports a minimal root filesystem made from the local Node.js instead (BASE=twins-node-base:local).
-ARG BASE=node:20-bookworm-slim
+ARG BASE=node:24-bookworm-slim
 FROM ${BASE}
 # Deliveries go to public addresses only (docs/decisions.md §12); TWINS_EGRESS=any undoes it for local use.
 ENV PATH=/usr/local/bin:/usr/bin:/bin NODE_ENV=production TWINS_EGRESS=public TWIN_HOST=127.0.0.1

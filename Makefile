@@ -1,50 +1,125 @@
 # Two commands for a new machine: `make dev` serves on the embedded default, `make test` runs every test.
-# Both install what is missing first (npm ci from the lockfile) and build the TypeScript.
+# Both install what is missing first (npm ci from the lockfile) and build the TypeScript; a built tree
+# is not built again (`make -q build` answers 0 right after a build).
+#
+# Everything runs under the project's own Node.js (node_modules/.bin/node, the version pinned in
+# package.json's optionalDependencies), whatever the machine's own Node is: `make node-version`.
 
 SHELL := /bin/bash
 TWIN ?= stripe
 export npm_config_fund := false
 export npm_config_audit := false
+export npm_config_update_notifier := false
+# The project's Node and tools first (node, tap, tsx, biome), for every recipe and what it starts.
+export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 
-.PHONY: dev test build install twin bench image image-control-plane typecheck lint clean
+# TypeScript 7 (the native compiler) type-checks and emits: `tsc -b`, incremental, once per change.
+# TypeScript 5 (`typescript`) stays for openapi-typescript's generator and editors.
+TSC := node node_modules/typescript7/bin/tsc
 
-node_modules/.package-lock.json: package.json package-lock.json
-	npm ci --no-audit --no-fund
+.PHONY: dev test test-fast test-slow build typecheck lint install node-version twin bench image image-control-plane clean
+
+# --- install ---------------------------------------------------------------------------------------
+
+INSTALLED := node_modules/.package-lock.json
+$(INSTALLED): package.json package-lock.json
+	npm ci
 	@touch $@
 
-install: node_modules/.package-lock.json
+install: $(INSTALLED)
 
-dist/.built: install $(shell find control-plane twin-runtime twins seeds scripts -name '*.ts' 2>/dev/null) tsconfig.json
-	npx tsc -p tsconfig.json
+# tap builds its test class for the plugins package.json names on its first run; built here once,
+# before the tiers' two tap processes would both start building it.
+TAP_BUILT := node_modules/.tap-built
+$(TAP_BUILT): $(INSTALLED)
+	tap build
+	@touch $@
+
+# The Node.js every target runs under (tests, tsx, tap, the CLI).
+node-version: $(INSTALLED)
+	@node --version
+
+# --- build -----------------------------------------------------------------------------------------
+
+# Sources of the emitted project (tsconfig.json) and of the checked one (tsconfig.test.json: tests,
+# scripts, benches), each with its stamp: a stamp newer than every input means nothing to do.
+SRC := $(shell find control-plane twin-runtime twins seeds -name '*.ts' -not -path 'control-plane/console/web/*' 2>/dev/null)
+TEST_SRC := $(shell find test scripts examples -name '*.ts' 2>/dev/null)
+
+# `tsc -b` skips a project whose own files did not change; after an install (new type definitions)
+# it is forced to check again.
+dist/.built: $(INSTALLED) $(SRC) tsconfig.json
+	$(TSC) -b tsconfig.json $(if $(filter $(INSTALLED),$?),--force)
+	@touch $@
+
+dist/.checked: $(INSTALLED) dist/.built $(TEST_SRC) tsconfig.test.json
+	$(TSC) -b tsconfig.test.json $(if $(filter $(INSTALLED),$?),--force)
 	@touch $@
 
 # The web console (control-plane/console/web → dist/control-plane/console/web, served at /).
 CONSOLE_OUT := dist/control-plane/console/web/index.html
-$(CONSOLE_OUT): node_modules/.package-lock.json $(shell find control-plane/console/web -type f 2>/dev/null) control-plane/client/sdk-snippets.ts scripts/console/build.ts
+$(CONSOLE_OUT): $(INSTALLED) $(shell find control-plane/console/web -type f 2>/dev/null) control-plane/client/sdk-snippets.ts scripts/console/build.ts
 	node --import=tsx scripts/console/build.ts
 
+dist/.console-checked: $(INSTALLED) $(shell find control-plane/console/web -name '*.ts*' 2>/dev/null) control-plane/console/web/tsconfig.json
+	$(TSC) -p control-plane/console/web/tsconfig.json
+	@touch $@
+
 build: dist/.built $(CONSOLE_OUT)
+
+# Every TypeScript file type-checked: the code, the tests, scripts and benches, the console.
+typecheck: dist/.checked dist/.console-checked
+
+# Format check and lint (Biome, biome.jsonc): any finding fails, warnings included.
+lint: $(INSTALLED)
+	biome ci --error-on-warnings .
+
+# --- run -------------------------------------------------------------------------------------------
 
 # Under TWINS_DRIVER=docker the twin image is built first (it is what the containers run).
 dev: build $(if $(filter docker,$(TWINS_DRIVER)),image)
 	node bin/twins.js serve
 
-# Format check and lint (Biome, biome.jsonc): any finding fails, warnings included.
-lint: install
-	npx biome ci --error-on-warnings .
-
-test: build lint
-	npx tsc -p tsconfig.test.json
-	npx tsc -p control-plane/console/web/tsconfig.json
-	# Tests send traffic only to loopback: a twin under test refuses any other delivery address.
-	TWINS_EGRESS=loopback TWINS_TWIN_START_TIMEOUT_MS=$${TWINS_TWIN_START_TIMEOUT_MS:-60000} npx tap $(TAP_ARGS)
-
 twin: build
 	node bin/twins.js twin $(TWIN) $(if $(PORT),--port $(PORT))
 
-typecheck: install
-	npx tsc -p tsconfig.test.json
-	npx tsc -p control-plane/console/web/tsconfig.json
+# --- tests -----------------------------------------------------------------------------------------
+
+# Two tiers. Slow: a Docker engine and image builds, a real browser, git and gh against the GitHub
+# twin, the benches' walk (minutes, mostly waiting on other programs). Fast: the unit and contract
+# tests (every other file). `make test` runs both at once, the slow tier one file at a time beside
+# the fast tier's jobs; `make test-fast` runs the fast tier alone.
+SLOW_TESTS := $(sort $(wildcard \
+  test/drivers/docker.test.ts test/drivers/compose.test.ts test/drivers/control-plane-image.test.ts test/drivers/testcontainers.test.ts \
+  test/console/browser.test.ts test/console/oidc-sign-in.test.ts \
+  test/twins/github/gh-cli.test.ts test/twins/github/gh-fork.test.ts test/twins/github/git-http.test.ts \
+  test/twins/github/forks.test.ts test/twins/github/redirects.test.ts test/twins/github/pack-writer.test.ts \
+  test/generic/walks.test.ts))
+ALL_TESTS := $(sort $(shell find test -name '*.test.ts' 2>/dev/null))
+FAST_TESTS := $(filter-out $(SLOW_TESTS),$(ALL_TESTS))
+
+# Tests send traffic only to loopback: a twin under test refuses any other delivery address.
+TEST_ENV := TWINS_EGRESS=loopback TWINS_TWIN_START_TIMEOUT_MS=$${TWINS_TWIN_START_TIMEOUT_MS:-60000}
+FAST_JOBS ?= 2
+
+test-fast: build typecheck lint $(TAP_BUILT)
+	$(TEST_ENV) tap --jobs=$(FAST_JOBS) $(TAP_ARGS) $(FAST_TESTS)
+
+test-slow: build typecheck $(TAP_BUILT)
+	$(TEST_ENV) tap --jobs=1 $(TAP_ARGS) $(SLOW_TESTS)
+
+# The slow tier runs beside the fast one (its output follows the fast tier's); the exit status is
+# the worse of the two.
+test: build typecheck lint $(TAP_BUILT)
+	@slow_log=$$(mktemp); \
+	( $(TEST_ENV) tap --jobs=1 $(TAP_ARGS) $(SLOW_TESTS) >"$$slow_log" 2>&1; echo $$? >"$$slow_log.rc" ) & \
+	$(TEST_ENV) tap --jobs=$(FAST_JOBS) $(TAP_ARGS) $(FAST_TESTS); fast=$$?; \
+	wait; echo "# slow tier: $(words $(SLOW_TESTS)) files"; cat "$$slow_log"; slow=$$(cat "$$slow_log.rc"); \
+	rm -f "$$slow_log" "$$slow_log.rc"; \
+	echo "# $(words $(ALL_TESTS)) test files: fast tier exit $$fast, slow tier exit $$slow"; \
+	[ "$$fast" -eq 0 ] && [ "$$slow" -eq 0 ]
+
+# --- benches and images ----------------------------------------------------------------------------
 
 BENCHES ?= environments gateway seeds evaluate stripe-vs-stateful-mock hostile-input cli-start
 

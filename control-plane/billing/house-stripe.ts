@@ -7,7 +7,7 @@
 // started again. Its clock follows the wall clock (advanced before use and every half minute), so
 // renewals and retries happen on time; tests move it further with advance().
 
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -146,8 +146,10 @@ export class HouseStripe {
         publicUrl: '',
         labels: { 'twins.house': 'stripe' },
       })
-      .then(({ address }) => {
+      .then(async ({ address }) => {
         const url = new URL(address);
+        // The SDK loads when billing first needs it, not with every control plane.
+        const { default: Stripe } = await import('stripe');
         this.stripe = new Stripe(this.state.api_key, {
           host: url.hostname,
           port: Number(url.port),

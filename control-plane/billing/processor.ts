@@ -125,7 +125,7 @@ export interface PaymentProcessor {
   /** Spendable credit on the customer's balance, in cents (0 when it owes or has none). */
   creditCents(customerId: string): Promise<number>;
   /** Verify a webhook's signature and read it; throws WebhookRejected. */
-  verifyWebhook(rawBody: Buffer, signature: string | undefined): ProcessorEvent;
+  verifyWebhook(rawBody: Buffer, signature: string | undefined): Promise<ProcessorEvent>;
 }
 
 const SECRET_PATTERN = /\b((?:sk|rk|pk)_(?:test|live)_|whsec_)[A-Za-z0-9]{4,}/g;

@@ -3,7 +3,7 @@
 // and the processor's webhooks. Built with the services, started once the API listens (the
 // house twin's webhooks need the control plane's URL), closed after orchestration.
 
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
@@ -69,19 +69,25 @@ function configuredProcessor(config: Config, log: Logger): { processor?: Payment
     return { house, processor: new StripeProcessor({ name: 'house', client: () => house.client(), webhookSecret: () => house.webhookSecret() }) };
   }
   if (!config.stripeSecretKey) throw new Error('TWINS_PAYMENT_PROCESSOR=stripe needs STRIPE_SECRET_KEY.');
+  const secretKey = config.stripeSecretKey;
   const base = config.stripeApiBase ? new URL(config.stripeApiBase) : undefined;
-  const stripe = new Stripe(config.stripeSecretKey, {
-    maxNetworkRetries: 2,
-    timeout: 20_000,
-    ...(base
-      ? {
-          host: base.hostname,
-          port: Number(base.port || (base.protocol === 'https:' ? 443 : 80)),
-          protocol: base.protocol === 'https:' ? ('https' as const) : ('http' as const),
-        }
-      : {}),
-  });
-  return { processor: new StripeProcessor({ name: 'stripe', client: async () => stripe, webhookSecret: () => config.stripeWebhookSecret }) };
+  // The SDK loads when billing first calls Stripe, not with every control plane.
+  const connect = async (): Promise<Stripe> => {
+    const { default: Stripe } = await import('stripe');
+    return new Stripe(secretKey, {
+      maxNetworkRetries: 2,
+      timeout: 20_000,
+      ...(base
+        ? {
+            host: base.hostname,
+            port: Number(base.port || (base.protocol === 'https:' ? 443 : 80)),
+            protocol: base.protocol === 'https:' ? ('https' as const) : ('http' as const),
+          }
+        : {}),
+    });
+  };
+  let stripe: Promise<Stripe> | undefined;
+  return { processor: new StripeProcessor({ name: 'stripe', client: () => (stripe ??= connect()), webhookSecret: () => config.stripeWebhookSecret }) };
 }
 
 export class BillingService {
@@ -367,7 +373,7 @@ export class BillingService {
     if (!processor) throw new HttpError(404, 'Not Found');
     let event;
     try {
-      event = processor.verifyWebhook(rawBody, signature);
+      event = await processor.verifyWebhook(rawBody, signature);
     } catch (err) {
       if (err instanceof WebhookRejected) throw new HttpError(400, err.message);
       throw err;

@@ -2,7 +2,7 @@
 // (a client pointed at the twin the control plane runs) and Stripe itself (STRIPE_SECRET_KEY):
 // only the client and the webhook signing secret differ.
 
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import {
   ProcessorRejected,
   ProcessorUnavailable,
@@ -362,10 +362,11 @@ export class StripeProcessor implements PaymentProcessor {
     });
   }
 
-  verifyWebhook(rawBody: Buffer, signature: string | undefined): ProcessorEvent {
+  async verifyWebhook(rawBody: Buffer, signature: string | undefined): Promise<ProcessorEvent> {
     const secret = this.options.webhookSecret();
     if (!secret) throw new WebhookRejected('No webhook signing secret is configured (STRIPE_WEBHOOK_SECRET).');
     if (!signature) throw new WebhookRejected('The Stripe-Signature header is missing.');
+    const { default: Stripe } = await import('stripe');
     let event: Stripe.Event;
     try {
       event = Stripe.webhooks.constructEvent(rawBody, signature, secret);

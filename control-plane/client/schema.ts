@@ -68,7 +68,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Where the hosted checkout returns to */
+        /**
+         * Where the hosted checkout returns to
+         * @description An HTML page for the browser the hosted checkout sends back: how to finish the upgrade with the saved card, or that the checkout was canceled.
+         */
         get: operations["billingCheckoutReturn"];
         put?: never;
         post?: never;

@@ -5,6 +5,12 @@
 set -euo pipefail
 tag=${1:-twins-node-base:local}
 node_bin=$(readlink -f "$(command -v node)")
+# Imported once per Node binary: an image made from this very binary is used again.
+made_from="twins.node-binary=$(sha256sum "$node_bin" | cut -c1-32)"
+if [ "$(docker image inspect -f '{{index .Config.Labels "twins.node-binary"}}' "$tag" 2>/dev/null)" = "${made_from#*=}" ]; then
+  echo "$tag"
+  exit 0
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 root=$work/root
@@ -20,5 +26,5 @@ printf 'root:x:0:\ntwin:x:10001:\n' > "$root/etc/group"
 chmod 1777 "$root/tmp"
 chown 10001:10001 "$root/data" "$root/home/twin"
 tar -C "$root" -cf "$work/base.tar" .
-docker import --change 'ENV PATH=/usr/local/bin:/usr/bin:/bin' "$work/base.tar" "$tag" >/dev/null
+docker import --change 'ENV PATH=/usr/local/bin:/usr/bin:/bin' --change "LABEL $made_from" "$work/base.tar" "$tag" >/dev/null
 echo "$tag"

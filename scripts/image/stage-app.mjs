@@ -27,7 +27,7 @@ mkdirSync(join(out, 'dist'), { recursive: true });
 for (const dir of DIST) {
   const from = join(root, 'dist', dir);
   if (!existsSync(from)) throw new Error(`dist/${dir} is missing: run the build first`);
-  cpSync(from, join(out, 'dist', dir), { recursive: true, filter: (p) => !p.endsWith('.map') });
+  cpSync(from, join(out, 'dist', dir), { recursive: true, filter: (p) => !p.endsWith('.map') && !p.endsWith('.d.ts') });
 }
 
 // Each twin's generated spec artefacts (operation table, schema pieces) are read at run time next
@@ -39,6 +39,7 @@ for (const slug of readdirSync(join(root, 'twins'))) {
 
 if (target === 'control-plane') cpSync(join(root, 'bin'), join(out, 'bin'), { recursive: true });
 
+const UNUSED_FILE = /\.([cm]?ts|map|md|markdown)$/i;
 const seen = new Set();
 function include(name) {
   if (seen.has(name)) return;
@@ -49,8 +50,12 @@ function include(name) {
   // build intermediates; everything else is (`src/` is where many plain packages keep their code).
   const native = existsSync(join(dir, 'binding.gyp'));
   const skip = native ? /^[\\/](deps|src|test|docs)([\\/]|$)|[\\/]obj\.target([\\/]|$)/ : /^[\\/](test|docs)([\\/]|$)/;
-  cpSync(dir, join(out, 'node_modules', name), { recursive: true, filter: (p) => !skip.test(p.slice(dir.length)) });
-  for (const dep of Object.keys(pkg.dependencies ?? {})) include(dep);
+  // Nor are type definitions, TypeScript sources, source maps and Markdown (Node runs none of them
+  // from node_modules), nor prebuilt addons for other operating systems than the image's Linux.
+  const unused = (p) => UNUSED_FILE.test(p) || (/[\\/]prebuilds[\\/]/.test(p) && !/[\\/]prebuilds[\\/](linux-)/.test(p));
+  cpSync(dir, join(out, 'node_modules', name), { recursive: true, filter: (p) => !skip.test(p.slice(dir.length)) && !unused(p.slice(dir.length)) });
+  // A dependency npm nested inside the package is copied with it (includeNested sees to its own).
+  for (const dep of Object.keys(pkg.dependencies ?? {})) if (!existsSync(join(dir, 'node_modules', dep, 'package.json'))) include(dep);
   includeNested(dir, [dir]);
 }
 

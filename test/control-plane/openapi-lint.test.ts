@@ -1,5 +1,6 @@
-// The served OpenAPI document passes Redocly's recommended rules and Spectral's `spectral:oas`
-// with 0 errors and at most 5 warnings each (both CLIs are dev dependencies, run here offline).
+// The served OpenAPI document passes Redocly's recommended rules and the rules Spectral's
+// `spectral:oas` adds (redocly.yaml) with 0 errors and at most 5 warnings (the CLI is a dev
+// dependency, run here offline).
 
 import t from 'tap';
 import { execFile } from 'node:child_process';
@@ -29,7 +30,7 @@ function run(cmd: string, args: string[]): Promise<{ code: number; stdout: strin
   });
 }
 
-t.test('Redocly recommended and spectral:oas pass the bar', async (t) => {
+t.test('Redocly recommended and the spectral:oas rules pass the bar', async (t) => {
   const cp = await startTestControlPlane();
   const dir = mkdtempSync(join(tmpdir(), 'twins-openapi-'));
   t.teardown(async () => {
@@ -41,19 +42,10 @@ t.test('Redocly recommended and spectral:oas pass the bar', async (t) => {
   const file = join(dir, 'openapi.json');
   writeFileSync(file, doc.text);
 
-  const [redocly, spectral] = await Promise.all([
-    run('redocly', ['lint', file, '--config', join(ROOT, 'redocly.yaml'), '--format=json']),
-    run('spectral', ['lint', file, '--ruleset', join(ROOT, '.spectral.yaml'), '--format=json', '--quiet']),
-  ]);
+  const redocly = await run('redocly', ['lint', file, '--config', join(ROOT, 'redocly.yaml'), '--format=json']);
 
   const r = JSON.parse(redocly.stdout) as { totals: { errors: number; warnings: number }; problems: { ruleId: string; message: string }[] };
   const listed = r.problems.map((p) => `${p.ruleId}: ${p.message}`).join('\n');
   t.equal(r.totals.errors, 0, `Redocly errors:\n${listed}`);
   t.ok(r.totals.warnings <= MAX_WARNINGS, `Redocly warnings ${r.totals.warnings} ≤ ${MAX_WARNINGS}:\n${listed}`);
-
-  const s = JSON.parse(spectral.stdout || '[]') as { code: string; severity: number; message: string; path: string[] }[];
-  const sList = s.map((p) => `${p.code}: ${p.message} (${p.path.join('.')})`).join('\n');
-  t.equal(s.filter((p) => p.severity === 0).length, 0, `Spectral errors:\n${sList}`);
-  t.ok(s.filter((p) => p.severity === 1).length <= MAX_WARNINGS, `Spectral warnings ≤ ${MAX_WARNINGS}:\n${sList}`);
-  t.not(spectral.code, 2, spectral.stderr);
 });

@@ -44,9 +44,12 @@ function tsFiles(dir: string): string[] {
   });
 }
 
+/** `make build` stamps dist/.built after `tsc -b`, which rewrites only the files that changed. */
+const STAMP = join(ROOT, 'dist', '.built');
+
 function stale(): boolean {
   if (!existsSync(ENTRY)) return true;
-  const built = statSync(ENTRY).mtimeMs;
+  const built = Math.max(statSync(ENTRY).mtimeMs, existsSync(STAMP) ? statSync(STAMP).mtimeMs : 0);
   return SOURCES.some((d) => newestMtime(join(ROOT, d)) > built);
 }
 
@@ -77,7 +80,7 @@ export function ensureBuilt(): void {
       outbase: ROOT,
       format: 'esm',
       platform: 'node',
-      target: 'node20',
+      target: 'node22',
       sourcemap: true,
       logLevel: 'error',
     });

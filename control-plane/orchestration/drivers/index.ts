@@ -1,12 +1,11 @@
 // Pick the driver the deployment asked for (TWINS_DRIVER). The process driver is the embedded
-// default; docker and kubernetes are added by their own component.
+// default; docker and kubernetes are added by their own component, loaded only when chosen (their
+// clients, dockerode and @kubernetes/client-node, take seconds to load and most runs never use them).
 
 import { join } from 'node:path';
 import type { Config } from '../../config.js';
 import type { TwinDriver } from './driver.js';
 import { ProcessDriver } from './process.js';
-import { DockerDriver } from './docker.js';
-import { KubernetesDriver } from './kubernetes.js';
 
 export async function createDriver(config: Config): Promise<TwinDriver> {
   switch (config.driver) {
@@ -18,15 +17,19 @@ export async function createDriver(config: Config): Promise<TwinDriver> {
         // TWINS_TWIN_START_TIMEOUT_MS: how long a twin process may take to answer its health check.
         startTimeoutMs: Number(process.env.TWINS_TWIN_START_TIMEOUT_MS) > 0 ? Number(process.env.TWINS_TWIN_START_TIMEOUT_MS) : undefined,
       });
-    case 'docker':
+    case 'docker': {
+      const { DockerDriver } = await import('./docker.js');
       return new DockerDriver({ image: config.image });
-    case 'kubernetes':
+    }
+    case 'kubernetes': {
+      const { KubernetesDriver } = await import('./kubernetes.js');
       return new KubernetesDriver({
         image: config.image,
         namespace: config.namespace,
         dataVolume: config.kubernetesDataVolume,
         storageClassName: config.kubernetesStorageClass,
       });
+    }
     default:
       throw new Error(`The '${config.driver}' driver is not available in this build.`);
   }
