@@ -45,11 +45,11 @@ export class OrganizationJobs {
       queue = new PQueue({ concurrency: this.o.perOrganization });
       this.queues.set(org, queue);
       // Forget an organization's queue once it has nothing left.
-      queue.on('idle', () => {
+      queue.addEventListener('idle', () => {
         if (queue!.size === 0 && queue!.pending === 0) this.queues.delete(org);
       });
     }
-    return queue.add(() => this.places.add(job, { throwOnTimeout: true }), { throwOnTimeout: true }) as Promise<T>;
+    return queue.add(() => this.places.add(job)) as Promise<T>;
   }
 
   /** Jobs waiting and running, for one organization or all. */

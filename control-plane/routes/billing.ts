@@ -98,7 +98,8 @@ const routes: FastifyPluginAsyncZod = async (app) => {
         tags: ['billing'],
         operationId: 'billingCheckoutReturn',
         summary: 'Where the hosted checkout returns to',
-        description: 'An HTML page for the browser the hosted checkout sends back: how to finish the upgrade with the saved card, or that the checkout was canceled.',
+        description:
+          'An HTML page for the browser the hosted checkout sends back: how to finish the upgrade with the saved card, or that the checkout was canceled.',
         security: [],
         querystring: z.object({ checkout_session: z.string().max(255).optional(), canceled: z.string().max(10).optional() }),
         response: { 200: z.string() },

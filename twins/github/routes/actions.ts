@@ -25,9 +25,9 @@ import { loadOnce } from '../../../twin-runtime/load-once.js';
 const loadArchiver = loadOnce(() => import('archiver'));
 
 async function zip(files: { name: string; text: string }[]): Promise<Buffer> {
-  const archiver = (await loadArchiver()).default;
+  const { ZipArchive } = await loadArchiver();
   return new Promise((resolve, reject) => {
-    const archive = archiver('zip', { zlib: { level: 6 } });
+    const archive = new ZipArchive({ zlib: { level: 6 } });
     const chunks: Buffer[] = [];
     archive.on('data', (c: Buffer) => chunks.push(c));
     archive.on('end', () => resolve(Buffer.concat(chunks)));
