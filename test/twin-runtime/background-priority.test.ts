@@ -5,13 +5,20 @@ import { getPriority } from 'node:os';
 import { atBatchPriority, BATCH_NICE_STEP } from '../../twin-runtime/background-priority.js';
 
 const privileged = process.platform === 'linux' && process.getuid?.() === 0;
+// Under `nice` (as the suite is often run on a shared machine) there may be no room left to lower.
+const roomToLower = getPriority(0) <= 19 - BATCH_NICE_STEP;
 
 t.test(
   'lowered while the work runs, restored after, also when it throws',
-  { skip: privileged ? false : 'raising a priority back needs CAP_SYS_NICE (root on Linux)' },
+  {
+    skip: !privileged
+      ? 'raising a priority back needs CAP_SYS_NICE (root on Linux)'
+      : !roomToLower
+        ? `already at nice ${getPriority(0)}: no room to lower by ${BATCH_NICE_STEP}`
+        : false,
+  },
   async (t) => {
     const own = getPriority(0);
-    t.ok(own <= 19 - BATCH_NICE_STEP, `room to lower from ${own}`);
     const during = await atBatchPriority(async () => getPriority(0));
     t.equal(during, own + BATCH_NICE_STEP, 'lower while running');
     t.equal(getPriority(0), own, 'back afterwards');
