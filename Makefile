@@ -24,13 +24,16 @@ TSC := node node_modules/typescript7/bin/tsc
 
 # --- install ---------------------------------------------------------------------------------------
 
-INSTALLED := node_modules/.package-lock.json
+# The install's stamp is named after what it installed (package.json and the lockfile), not their
+# times: a rebase or checkout that rewrites the lockfile unchanged does not install again.
+INSTALL_DIGEST := $(shell cat package.json package-lock.json 2>/dev/null | sha1sum | cut -c1-12)
+INSTALLED := node_modules/.installed-$(INSTALL_DIGEST)
 # npm's warnings that the machine's Node is older than the packages want are beside the point: the
 # project runs under its own Node (installed by this very npm ci).
 NPM_CI_QUIET := $(shell node -e 'process.exit(+process.versions.node.split(".")[0] < 22)' 2>/dev/null || echo --loglevel=error)
-$(INSTALLED): package.json package-lock.json
+$(INSTALLED):
 	npm ci $(NPM_CI_QUIET)
-	@touch $@
+	@rm -f node_modules/.installed-*; touch $@
 
 install: $(INSTALLED)
 
