@@ -22,8 +22,8 @@ export async function archiveOf(ctx: TwinContext, repo: Json, sha: string, forma
   const entries = [...treeFileEntries(ctx, repo, commit.tree.sha)];
   if (entries.length > MAX_FILES) throw notFound();
   const date = new Date(commit.committer.date);
-  const archiver = (await loadArchiver()).default;
-  const archive = format === 'tarball' ? archiver('tar', { gzip: true, gzipOptions: { level: 6 } }) : archiver('zip', { zlib: { level: 6 } });
+  const { TarArchive, ZipArchive } = await loadArchiver();
+  const archive = format === 'tarball' ? new TarArchive({ gzip: true, gzipOptions: { level: 6 } }) : new ZipArchive({ zlib: { level: 6 } });
   const body = new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     archive.on('data', (c: Buffer) => chunks.push(c));
