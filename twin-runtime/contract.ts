@@ -276,6 +276,12 @@ export interface TwinDefinition {
    */
   countedSurface?: { description: string; includes?(entry: OperationEntry): boolean };
   /**
+   * A surface that is not HTTP operations (GraphQL: one endpoint, many root fields), for the
+   * coverage matrix: where its operations come from, and each with its level. A twin with `generic`
+   * needs none (its operation table gives the rows).
+   */
+  operationTable?: { source: string; operations(): TwinOperationLevel[] };
+  /**
    * The provider's own MCP tools (the tool set of its hosted MCP server), answered against the
    * twin's state (docs/decisions.md §15). Declared per twin as they are added; nothing serves them yet.
    */
@@ -318,4 +324,13 @@ export interface TwinMcpTool {
   fidelity?: FidelityLevel;
   /** Run the tool against the twin's state; the result is the tool's structured content. Throw NotSimulated to refuse honestly. */
   call(args: Record<string, unknown>, ctx: TwinContext): unknown;
+}
+
+/** One operation of a non-HTTP surface (`Query.issue` of POST /graphql) with its fidelity level. */
+export interface TwinOperationLevel {
+  method: string;
+  path: string;
+  operation: string;
+  level: FidelityLevel;
+  reason?: string;
 }

@@ -12,14 +12,29 @@ import { FIDELITY_LEVELS, isFidelityLevel } from '../../twin-runtime/fidelity.js
 import { startTestControlPlane } from '../helpers/control-plane.js';
 
 for (const slug of TWIN_SLUGS) {
-  // A twin without a spec-driven layer yet (linear: GraphQL) has no operation table to measure against.
-  if (!(await loadTwin(slug)).generic) {
+  // A twin without a spec-driven layer or an operation table of its own has nothing to measure against.
+  if (!(await loadTwin(slug)).generic && !(await loadTwin(slug)).operationTable) {
     t.test(`${slug}: coverage`, { skip: `${slug} has no spec-driven layer yet, so no operation table and no COVERAGE.md` }, () => {});
     continue;
   }
   t.test(`${slug}: COVERAGE.md is current`, async (t) => {
     t.ok(readFileSync(coveragePath(slug), 'utf8') === (await coverageMarkdown(slug)), `twins/${slug}/COVERAGE.md (run npm run gen:coverage if not)`);
   });
+
+  if ((await loadTwin(slug)).operationTable) {
+    t.test(`${slug}: every root field has a level, refused ones say why`, async (t) => {
+      const rows = coverageOf(await loadTwin(slug));
+      const modelled = rows.filter((r) => r.level === 'modelled');
+      t.ok(modelled.length > 8, `${modelled.length} of ${rows.length} root fields modelled`);
+      t.ok(rows.length > modelled.length, 'the schema has more root fields than the twin models');
+      for (const r of rows) if (r.level === 'unsupported' && !r.reason) t.fail(`${r.operation_id} is unsupported without a reason`);
+      t.ok(
+        rows.every((r) => r.level === 'modelled' || r.level === 'unsupported'),
+        'modelled or refused: nothing is stored or inferred without a spec-driven layer',
+      );
+    });
+    continue;
+  }
 
   t.test(`${slug}: every hand-written route of a spec operation is modelled, nothing else is`, async (t) => {
     const def = await loadTwin(slug);
@@ -82,6 +97,18 @@ t.test('GET /twins/catalog/{slug}/coverage', async (t) => {
   t.match(
     jira.body.find((r: { operation_id: string }) => r.operation_id === 'getAutoCompletePost'),
     { level: 'unsupported', reason: /Jira computes/ },
+  );
+  // A GraphQL twin: its rows are the schema's root fields.
+  const linear = await cp.call('GET', '/twins/catalog/linear/coverage', { token });
+  t.equal(linear.status, 200);
+  t.ok(Array.isArray(linear.body) && linear.body.length > 500, `linear: ${linear.body.length} rows`);
+  t.match(
+    linear.body.find((r: { operation_id: string }) => r.operation_id === 'Mutation.issueCreate'),
+    { method: 'POST', path: '/graphql', level: 'modelled' },
+  );
+  t.match(
+    linear.body.find((r: { operation_id: string }) => r.operation_id === 'Query.notifications'),
+    { level: 'unsupported', reason: /TWIN_UNSUPPORTED_FIELD/ },
   );
   const doc = await cp.call('GET', '/openapi.json');
   t.equal(doc.body.paths['/twins/catalog/{twin_slug}/coverage'].get.operationId, 'getCatalogTwinCoverage');

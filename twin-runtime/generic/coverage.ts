@@ -2,7 +2,8 @@
 // operation of the provider's surface, its fidelity level (twin-runtime/fidelity.ts) — `modelled`
 // when a hand-written route of the same template answers it (or the level that route declares),
 // else the level the generic layer decided (`inferred`, `stored` or `unsupported`, levels.ts) with
-// the reason. The control plane serves it (`GET /twins/catalog/{slug}/coverage`, decisions §14);
+// the reason; a twin whose surface is not HTTP operations (GraphQL) gives its rows itself
+// (`operationTable`). The control plane serves it (`GET /twins/catalog/{slug}/coverage`, decisions §14);
 // scripts/gen/coverage.ts writes COVERAGE.md.
 
 import type { TwinDefinition } from '../contract.js';
@@ -30,6 +31,20 @@ const samplePath = (template: string) => template.replace(/\{[^}]+\}/g, '~sample
 export function coverageOf(def: TwinDefinition): CoverageRow[] {
   const hit = cache.get(def);
   if (hit) return hit;
+  if (def.operationTable) {
+    const rows = def.operationTable.operations().map(
+      (o): CoverageRow => ({
+        method: o.method,
+        path: o.path,
+        operation_id: o.operation,
+        level: o.level,
+        status: o.level,
+        ...(o.reason ? { reason: o.reason } : {}),
+      }),
+    );
+    cache.set(def, rows);
+    return rows;
+  }
   const hand = new Map(def.routes.map((r) => [`${r.method} ${templateShape(r.path)}`, r]));
   // The twin's own router, as a running twin builds it: what a request of each template reaches.
   const { router } = routeTwin(def);
@@ -74,6 +89,15 @@ export type CoverageSummary = Record<FidelityLevel, number> & {
 
 export function summarize(def: TwinDefinition): CoverageSummary {
   const rows = coverageOf(def);
+  if (def.operationTable) {
+    // Every operation of such a surface counts (no published spec marks any as excluded).
+    const out = { ...Object.fromEntries(FIDELITY_LEVELS.map((l) => [l, 0])), counted: rows.length, served: 0 } as CoverageSummary;
+    for (const r of rows) {
+      out[r.level]++;
+      if (r.level !== 'unsupported') out.served++;
+    }
+    return out;
+  }
   const entries = new Map((def.generic?.operations() ?? []).map((s) => [`${s.entry.method} ${s.entry.path}`, s.entry]));
   const out = { ...Object.fromEntries(FIDELITY_LEVELS.map((l) => [l, 0])), counted: 0, served: 0 } as CoverageSummary;
   for (const r of rows) {

@@ -7,7 +7,8 @@ import { completeDueCycles } from './model/projects.js';
 import { RESOURCES } from './model/records.js';
 import { signDelivery, stampDelivery } from './model/webhooks.js';
 import { ensureWorkspace } from './model/workspace.js';
-import { routes } from './routes/index.js';
+import { createRequire } from 'node:module';
+import { linearGraphQL, routes } from './routes/index.js';
 import { graphqlFailure } from './wire/graphql.js';
 import { seeding, suggestions } from './vocabulary/seeds.js';
 import { LINEAR_OPERATIONS } from './vocabulary/phrasebook.js';
@@ -43,6 +44,14 @@ const linear: TwinDefinition = {
   resources: RESOURCES,
   mintKey: (random) => `lin_api_${random(40)}`,
   routes,
+  // Coverage: every root field of the schema the SDK carries, modelled or refused.
+  operationTable: {
+    get source() {
+      const { version } = createRequire(import.meta.url)('@linear/sdk/package.json') as { version: string };
+      return `\`@linear/sdk@${version}\` schema types, its Query and Mutation root fields`;
+    },
+    operations: () => linearGraphQL.operationLevels(),
+  },
   authenticate(req, ctx) {
     const key = presentedKey(req);
     if (key !== ctx.apiKey) return graphqlFailure(400, [AUTH_REQUIRED]);

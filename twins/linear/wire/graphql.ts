@@ -24,7 +24,7 @@ import {
   type GraphQLResolveInfo,
   type GraphQLSchema,
 } from 'graphql';
-import type { TwinContext, TwinRequest, TwinResponse } from '../../../twin-runtime/contract.js';
+import type { TwinContext, TwinOperationLevel, TwinRequest, TwinResponse } from '../../../twin-runtime/contract.js';
 import { isConnection, measure, nestingPast, operationOf, type CostRules } from '../../../twin-runtime/graphql-limits.js';
 import { linearSchema } from '../spec/schema.js';
 import { connection } from './connection.js';
@@ -166,6 +166,25 @@ export class LinearGraphQL {
   private field(typeName: string, name: string): GraphQLField<unknown, unknown> | undefined {
     const type = this.schema.getType(typeName);
     return type && (isObjectType(type) || isInterfaceType(type)) ? type.getFields()[name] : undefined;
+  }
+
+  /** Every root field of the schema with its level: modelled where a model answers it, else refused. */
+  operationLevels(): TwinOperationLevel[] {
+    const out: TwinOperationLevel[] = [];
+    for (const root of [this.schema.getQueryType(), this.schema.getMutationType()]) {
+      if (!root) continue;
+      for (const name of Object.keys(root.getFields()).sort()) {
+        const modelled = this.answers(root.name, name);
+        out.push({
+          method: 'POST',
+          path: '/graphql',
+          operation: `${root.name}.${name}`,
+          level: modelled ? 'modelled' : 'unsupported',
+          ...(modelled ? {} : { reason: 'no model answers it: refused as a GraphQL error (TWIN_UNSUPPORTED_FIELD)' }),
+        });
+      }
+    }
+    return out;
   }
 
   /** Whether a model computes the field (a root field without one has nothing to read from). */
