@@ -7,7 +7,7 @@
 // A POST on a static segment below a listed collection (`/v1/invoices/create_preview`) answers
 // without state, as do answers that are not JSON objects.
 
-import type { Action, OperationIndex } from './types.js';
+import type { Action, Classification, OperationIndex } from './types.js';
 import type { OperationEntry } from './spec-types.js';
 
 export interface RestShape {
@@ -99,4 +99,38 @@ export function staticName(template: string): string {
     .split('/')
     .filter((s) => s && !paramName(s))
     .join('.');
+}
+
+/**
+ * The REST classification of a provider whose list GETs answer a page object with one array field
+ * (SendGrid's `{result: [...]}`, Jira's `{startAt, total, values: [...]}`): that GET is its
+ * collection's list (read from `field`), and a create's key field is the one its item GET names.
+ * `prefix` is the API's path prefix, left out of resource names.
+ */
+export function classifyPagedRest(entry: OperationEntry, index: OperationIndex, keyFieldFor: (param: string) => string, prefix: RegExp): Classification {
+  const shape = classifyRest(entry, index);
+  let action = shape.action;
+  let field: string | undefined;
+  const lists = entry.response.lists ?? [];
+  if (entry.method === 'GET' && action === 'get-one' && lists.length === 1) {
+    action = 'list';
+    field = lists[0];
+  }
+  const collection = action === 'list' && !paramName(entry.path.split('/').pop()!) ? entry.path : shape.collection;
+  let keyField: string | undefined;
+  if (shape.key) keyField = keyFieldFor(shape.key);
+  else if (action === 'create') {
+    const item = index.get('GET', `${entry.path}/{x}`);
+    const itemKey = item ? paramName(item.path.split('/').pop()!) : undefined;
+    keyField = itemKey ? keyFieldFor(itemKey) : 'id';
+  }
+  return {
+    action,
+    resource: staticName(collection).replace(prefix, '') || 'root',
+    scope: shape.scope,
+    key: shape.key,
+    keyField,
+    verb: shape.verb,
+    field,
+  };
 }

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { OperationEntry } from '../generic/spec-types.js';
-import { packageRoot, packageVersion, shapeOf, type SourceOperation } from './source.js';
+import { packageRoot, packageVersion, shapeOf, sortOperations, type SourceOperation } from './source.js';
 
 // CommonJS builds call the `path` tag as `(0, path_1.path)`…`` .
 const CALL = /_client\.(get|post|put|patch|delete|getAPIList)\(\s*(?:(?:\(0,\s*[\w$]+\.path\)|path)\s*`([^`]*)`|'([^']*)')/g;
@@ -71,6 +71,6 @@ export function sdkSurface(
       seen.set(shape, { entry, piece: { request: { params: [] } } });
     }
   }
-  const operations = [...seen.values()].sort((a, b) => a.entry.path.localeCompare(b.entry.path) || a.entry.method.localeCompare(b.entry.method));
+  const operations = sortOperations([...seen.values()]);
   return { operations, version: packageVersion(pkg), sha256: hash.digest('hex') };
 }

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import type { OperationEntry, OperationPiece, SpecSource } from '../generic/spec-types.js';
-import { compactSchema, type Json } from './openapi.js';
+import { compactSchema, requestPiece, successResponse, type Json, type RequestPiece, type SuccessResponse } from './openapi.js';
 
 export interface SourceOperation {
   entry: OperationEntry;
@@ -71,4 +71,44 @@ export function singular(word: string): string {
   if (/(ss|x|ch|sh|us)es$/.test(word)) return word.slice(0, -2);
   if (/[^s]s$/.test(word)) return word.slice(0, -1);
   return word;
+}
+
+/** One operation of an OpenAPI document, with its success answer and its request piece. */
+export interface DocumentOperation {
+  path: string;
+  method: OperationEntry['method'];
+  /** The path item (parameters shared by its operations) and the operation object. */
+  item: Json;
+  op: Json;
+  res: SuccessResponse;
+  request: RequestPiece;
+}
+
+/** Every operation of `doc`, path by path in the document's order (the walk every spec source starts from). */
+export function* documentOperations(doc: Json, formats: Set<string>): Generator<DocumentOperation> {
+  for (const [path, item] of Object.entries<Json>(doc.paths)) {
+    for (const m of HTTP_METHODS) {
+      const op = item[m];
+      if (!op) continue;
+      yield {
+        path,
+        method: m.toUpperCase() as OperationEntry['method'],
+        item,
+        op,
+        res: successResponse(doc, op, { formats }),
+        request: requestPiece(doc, item, op, { formats }),
+      };
+    }
+  }
+}
+
+/** The source operation of `entry` (its request body's media type noted), answered as `d` says. */
+export function sourceOperation(entry: OperationEntry, d: Pick<DocumentOperation, 'res' | 'request'>): SourceOperation {
+  if (d.request.body) entry.body = d.request.body.media;
+  return { entry, piece: { request: d.request, response: d.res.schema } };
+}
+
+/** Operations in the order the generated table keeps them: by path, then method. */
+export function sortOperations(operations: SourceOperation[]): SourceOperation[] {
+  return operations.sort((a, b) => a.entry.path.localeCompare(b.entry.path) || a.entry.method.localeCompare(b.entry.method));
 }

@@ -3,8 +3,16 @@
 // accounts: listed, not served.
 
 import type { OperationEntry, ResponseFacts } from '../../../twin-runtime/generic/spec-types.js';
-import { refName, requestPiece, resolveComponent, successResponse, type Json } from '../../../twin-runtime/spec-build/openapi.js';
-import { compactComponents, HTTP_METHODS, packageFile, type ProviderSource, type SourceOperation } from '../../../twin-runtime/spec-build/source.js';
+import { refName, resolveComponent, type Json } from '../../../twin-runtime/spec-build/openapi.js';
+import {
+  compactComponents,
+  documentOperations,
+  packageFile,
+  sortOperations,
+  sourceOperation,
+  type ProviderSource,
+  type SourceOperation,
+} from '../../../twin-runtime/spec-build/source.js';
 
 export const GITHUB_ENTERPRISE_ONLY = /^\/enterprises\//;
 
@@ -33,28 +41,21 @@ export function source(): ProviderSource {
   const raw: Record<string, Json> = doc.components.schemas;
   const components = compactComponents(doc, formats);
   const operations: SourceOperation[] = [];
-  for (const [path, item] of Object.entries<Json>(doc.paths)) {
-    for (const m of HTTP_METHODS) {
-      const op = item[m];
-      if (!op) continue;
-      const method = m.toUpperCase() as OperationEntry['method'];
-      const res = successResponse(doc, op, { formats });
-      const request = requestPiece(doc, item, op, { formats });
-      const entry: OperationEntry = {
-        id: String(op.operationId),
-        method,
-        path,
-        origin: 'spec',
-        status: res.status,
-        response: responseFacts(raw, res.schema, res.status, res.media),
-      };
-      if (op.externalDocs?.url) entry.docs = String(op.externalDocs.url);
-      if (request.body) entry.body = request.body.media;
-      if (GITHUB_ENTERPRISE_ONLY.test(path)) entry.excluded = 'GitHub Enterprise accounts only (/enterprises/…)';
-      operations.push({ entry, piece: { request, response: res.schema } });
-    }
+  for (const d of documentOperations(doc, formats)) {
+    const entry: OperationEntry = {
+      id: String(d.op.operationId),
+      method: d.method,
+      path: d.path,
+      origin: 'spec',
+      status: d.res.status,
+      response: responseFacts(raw, d.res.schema, d.res.status, d.res.media),
+    };
+    if (d.op.externalDocs?.url) entry.docs = String(d.op.externalDocs.url);
+    const operation = sourceOperation(entry, d);
+    if (GITHUB_ENTERPRISE_ONLY.test(d.path)) entry.excluded = 'GitHub Enterprise accounts only (/enterprises/…)';
+    operations.push(operation);
   }
-  operations.sort((a, b) => a.entry.path.localeCompare(b.entry.path) || a.entry.method.localeCompare(b.entry.method));
+  sortOperations(operations);
   return {
     provider: 'github',
     source: [{ role: 'spec', package: '@octokit/openapi', version: spec.version, file: 'generated/api.github.com.json', sha256: spec.sha256 }],

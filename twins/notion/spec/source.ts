@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { OperationEntry } from '../../../twin-runtime/generic/spec-types.js';
-import { packageRoot, packageVersion, shapeOf, type ProviderSource, type SourceOperation } from '../../../twin-runtime/spec-build/source.js';
+import { packageRoot, packageVersion, shapeOf, sortOperations, type ProviderSource, type SourceOperation } from '../../../twin-runtime/spec-build/source.js';
 
 const ENTRY = /method:\s*"(get|post|put|patch|delete)"[\s\S]*?path:\s*\([^)]*\)\s*=>\s*`([^`]*)`/g;
 
@@ -52,7 +52,7 @@ export function source(): ProviderSource {
       seen.set(shape, { entry, piece: { request: { params: [] } } });
     }
   }
-  const operations = [...seen.values()].sort((a, b) => a.entry.path.localeCompare(b.entry.path) || a.entry.method.localeCompare(b.entry.method));
+  const operations = sortOperations([...seen.values()]);
   return {
     provider: 'notion',
     source: [

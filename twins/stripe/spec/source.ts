@@ -17,15 +17,17 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { OperationEntry, ResponseFacts } from '../../../twin-runtime/generic/spec-types.js';
-import { deref, refName, requestPiece, resolveComponent, successResponse, type Json, type ParamPiece, type RequestPiece } from '../../../twin-runtime/spec-build/openapi.js';
+import { deref, refName, resolveComponent, type Json, type ParamPiece, type RequestPiece } from '../../../twin-runtime/spec-build/openapi.js';
 import {
   compactComponents,
-  HTTP_METHODS,
+  documentOperations,
   packageFile,
   packageRoot,
   packageVersion,
   shapeOf,
   singular,
+  sortOperations,
+  sourceOperation,
   type ProviderSource,
   type SourceOperation,
 } from '../../../twin-runtime/spec-build/source.js';
@@ -174,32 +176,27 @@ export function source(): ProviderSource {
   const operations: SourceOperation[] = [];
   const taken = new Set<string>();
 
-  for (const [path, item] of Object.entries<Json>(doc.paths)) {
-    for (const m of HTTP_METHODS) {
-      const op = item[m];
-      if (!op) continue;
-      const method = m.toUpperCase() as OperationEntry['method'];
-      const shape = shapeOf(method, path);
-      const fromSdk = sdkByShape.get(shape);
-      const res = successResponse(doc, op, { formats });
-      const rawRes = deref(doc, op.responses?.[String(res.status)]);
-      const rawSchema = Object.values<Json>(rawRes?.content ?? {})[0]?.schema;
-      const request = withSdkParams(requestPiece(doc, item, op, { formats }), method, fromSdk ? sdkParams.get(shape) : undefined);
-      const entry: OperationEntry = {
-        id: String(op.operationId ?? stripeOperationId(method, path)),
-        method,
-        path,
-        origin: fromSdk ? 'spec+sdk' : 'spec',
-        status: res.status,
-        response: responseFacts(raw, rawSchema, res.status, res.media),
-      };
-      if (request.body) entry.body = request.body.media;
-      if (fromSdk?.type) entry.sdkType = fromSdk.type;
-      if (!path.startsWith('/v1/')) entry.excluded = 'outside Stripe API v1';
-      else if (!fromSdk && REMOVED[shape]) entry.excluded = `removed from the API in ${REMOVED[shape]}`;
-      operations.push({ entry, piece: { request, response: res.schema } });
-      taken.add(shape);
-    }
+  for (const d of documentOperations(doc, formats)) {
+    const { method, path, op, res } = d;
+    const shape = shapeOf(method, path);
+    const fromSdk = sdkByShape.get(shape);
+    const rawRes = deref(doc, op.responses?.[String(res.status)]);
+    const rawSchema = Object.values<Json>(rawRes?.content ?? {})[0]?.schema;
+    const request = withSdkParams(d.request, method, fromSdk ? sdkParams.get(shape) : undefined);
+    const entry: OperationEntry = {
+      id: String(op.operationId ?? stripeOperationId(method, path)),
+      method,
+      path,
+      origin: fromSdk ? 'spec+sdk' : 'spec',
+      status: res.status,
+      response: responseFacts(raw, rawSchema, res.status, res.media),
+    };
+    const operation = sourceOperation(entry, { res, request });
+    if (fromSdk?.type) entry.sdkType = fromSdk.type;
+    if (!path.startsWith('/v1/')) entry.excluded = 'outside Stripe API v1';
+    else if (!fromSdk && REMOVED[shape]) entry.excluded = `removed from the API in ${REMOVED[shape]}`;
+    operations.push(operation);
+    taken.add(shape);
   }
 
   for (const op of sdk) {
@@ -263,7 +260,7 @@ export function source(): ProviderSource {
     });
   }
 
-  operations.sort((a, b) => a.entry.path.localeCompare(b.entry.path) || a.entry.method.localeCompare(b.entry.method));
+  sortOperations(operations);
   return {
     provider: 'stripe',
     source: [

@@ -5,8 +5,16 @@
 // the array's name in `lists`.
 
 import type { OperationEntry, ResponseFacts } from '../../../twin-runtime/generic/spec-types.js';
-import { refName, requestPiece, resolveComponent, successResponse, type Json } from '../../../twin-runtime/spec-build/openapi.js';
-import { compactComponents, HTTP_METHODS, packageFile, type ProviderSource, type SourceOperation } from '../../../twin-runtime/spec-build/source.js';
+import { refName, resolveComponent, type Json } from '../../../twin-runtime/spec-build/openapi.js';
+import {
+  compactComponents,
+  documentOperations,
+  packageFile,
+  sortOperations,
+  sourceOperation,
+  type ProviderSource,
+  type SourceOperation,
+} from '../../../twin-runtime/spec-build/source.js';
 
 const FILES = ['api/twilio.com/api.json', 'api/twilio.com/twilio_verify_v2.json'];
 
@@ -43,29 +51,22 @@ export function source(): ProviderSource {
     const raw: Record<string, Json> = doc.components?.schemas ?? {};
     compactComponents(doc, formats, components);
     const product = file.includes('verify') ? 'verify' : 'api';
-    for (const [path, item] of Object.entries<Json>(doc.paths)) {
-      for (const m of HTTP_METHODS) {
-        const op = item[m];
-        if (!op) continue;
-        const res = successResponse(doc, op, { formats });
-        const request = requestPiece(doc, item, op, { formats });
-        let id = String(op.operationId);
-        if (ids.has(id)) id = `${product}.${id}`;
-        ids.add(id);
-        const entry: OperationEntry = {
-          id,
-          method: m.toUpperCase() as OperationEntry['method'],
-          path,
-          origin: 'spec',
-          status: res.status,
-          response: responseFacts(raw, res.schema),
-          docs: product === 'verify' ? 'https://www.twilio.com/docs/verify/api' : 'https://www.twilio.com/docs/usage/api',
-        };
-        if (request.body) entry.body = request.body.media;
-        operations.push({ entry, piece: { request, response: res.schema } });
-      }
+    for (const d of documentOperations(doc, formats)) {
+      let id = String(d.op.operationId);
+      if (ids.has(id)) id = `${product}.${id}`;
+      ids.add(id);
+      const entry: OperationEntry = {
+        id,
+        method: d.method,
+        path: d.path,
+        origin: 'spec',
+        status: d.res.status,
+        response: responseFacts(raw, d.res.schema),
+        docs: product === 'verify' ? 'https://www.twilio.com/docs/verify/api' : 'https://www.twilio.com/docs/usage/api',
+      };
+      operations.push(sourceOperation(entry, d));
     }
   }
-  operations.sort((a, b) => a.entry.path.localeCompare(b.entry.path) || a.entry.method.localeCompare(b.entry.method));
+  sortOperations(operations);
   return { provider: 'twilio', source, operations, components, formats };
 }
