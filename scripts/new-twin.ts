@@ -83,7 +83,7 @@ test/twins/${slug}/ runs with the suite.
 Next: replace \`item\` with the provider's resources; add \`spec/source.ts\` and \`specSource\` to serve
 the provider's published surface through the generic layer (twin-runtime/generic/README.md), \`sdk\`
 snippets for the provider's official SDKs, \`credentialExtras\` for the other halves of its
-credential, and \`mcpTools\` for its MCP server's tools.
+credential, and \`mcp\` for its MCP server's tools.
 `,
     [`${t}/model/items.ts`]: `// Items: what the scaffold models. Typed arguments in, domain outcomes out; the routes speak HTTP.
 

@@ -282,10 +282,11 @@ export interface TwinDefinition {
    */
   operationTable?: { source: string; operations(): TwinOperationLevel[] };
   /**
-   * The provider's own MCP tools (the tool set of its hosted MCP server), answered against the
-   * twin's state (docs/decisions.md §15). Declared per twin as they are added; nothing serves them yet.
+   * The provider's own MCP server (its published tool set), served by the runtime at `/mcp` on the
+   * twin's URL over streamable HTTP with the twin key as Bearer (twin-runtime/mcp.ts,
+   * docs/decisions.md §15); the credential then carries `mcp_url`.
    */
-  mcpTools?: readonly TwinMcpTool[];
+  mcp?: TwinMcp;
 }
 
 /**
@@ -313,17 +314,63 @@ export interface TwinSdk {
   env: Record<string, string>;
 }
 
-/** One tool of the provider's own MCP server as the twin answers it (TwinDefinition.mcpTools). */
+/** The provider's own MCP server as a twin mirrors it (TwinDefinition.mcp). */
+export interface TwinMcp {
+  /** The server whose tools these are: its name (`github-mcp-server`), the version pinned, where the list comes from. */
+  server: { name: string; version: string; source: string };
+  /** Every tool of the published list, in its order; a tool without `call` is refused as not simulated. */
+  tools: readonly TwinMcpTool[];
+  /** The headers that carry the twin key on the tools' provider requests (default `Authorization: Bearer <key>`). */
+  credentialHeaders?(apiKey: string): Record<string, string>;
+}
+
+/** One tool of the provider's own MCP server as the twin answers it. */
 export interface TwinMcpTool {
   name: string;
   title?: string;
   description: string;
   /** JSON Schema of the arguments, as the provider's server publishes it (pinned data, never a hand copy). */
   inputSchema: Readonly<Record<string, unknown>>;
-  /** How the twin answers it (twin-runtime/fidelity.ts); default `modelled`. */
+  /** The provider's tool annotations (`readOnlyHint`, `title`…), as published. */
+  annotations?: Readonly<Record<string, unknown>>;
+  /**
+   * The provider operations the tool performs (`POST /repos/{owner}/{repo}/issues`), by the twin's
+   * route templates: its coverage level is the lowest of theirs. None: the tool is `unsupported`.
+   */
+  operations?: readonly string[];
+  /**
+   * Run the tool through the twin's own provider API (`api`: the same routes, model, webhooks and
+   * request-log rows as the REST calls it stands for); the answer is the tool's result. Throw
+   * NotSimulated for a part the twin does not simulate, McpToolError for the provider's own tool error.
+   * Absent: the tool answers an MCP tool error saying the twin does not simulate it.
+   */
+  call?(args: Record<string, unknown>, api: TwinApi): Promise<unknown>;
+}
+
+/** A provider request a tool makes through the twin's own API. */
+export interface TwinApiRequest {
+  query?: Record<string, string | number | boolean | undefined>;
+  /** Sent as JSON. */
+  body?: unknown;
+  /** Sent form-encoded with bracket notation (Stripe, Slack). */
+  form?: Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
+export interface TwinApiAnswer {
+  status: number;
+  headers: Headers;
+  /** JSON parsed, else the text. */
+  body: unknown;
   fidelity?: FidelityLevel;
-  /** Run the tool against the twin's state; the result is the tool's structured content. Throw NotSimulated to refuse honestly. */
-  call(args: Record<string, unknown>, ctx: TwinContext): unknown;
+}
+
+/** The twin's provider API as an MCP tool reaches it (twin-runtime/mcp.ts). */
+export interface TwinApi {
+  /** One request, answered whatever its status. */
+  request(method: string, path: string, options?: TwinApiRequest): Promise<TwinApiAnswer>;
+  /** One request whose 2xx body is the result; any other answer becomes the tool error the provider's message makes. */
+  json(method: string, path: string, options?: TwinApiRequest): Promise<unknown>;
 }
 
 /** One operation of a non-HTTP surface (`Query.issue` of POST /graphql) with its fidelity level. */

@@ -14,6 +14,7 @@ import { atBatchPriority } from './background-priority.js';
 import { prototypesIntact } from './safe-input.js';
 import { isStorageFull, STORAGE_FULL_RETRY_SECONDS, STORAGE_FULL_SENTENCE } from './storage-full.js';
 import { routeTwin, type RoutedTwin } from './router.js';
+import { mcpUrl } from './mcp.js';
 import { FIDELITY_HEADER, NotSimulated, type FidelityLevel, type FidelityMode } from './fidelity.js';
 import type { RequestProblem, TwinContext, TwinDefinition, TwinRequest, TwinResponse, TwinRoute } from './contract.js';
 
@@ -292,8 +293,11 @@ export class TwinHost {
     };
   }
 
-  credential(): { api_key: string } & Record<string, string> {
-    return { ...this.twin.credentialExtras?.(this.ctx), api_key: this.apiKey };
+  /** The key, the credential's other halves, and `mcp_url` where the twin serves its provider's MCP tools (decisions §15). */
+  credential(): { api_key: string; mcp_url?: string } & Record<string, string> {
+    const out: { api_key: string; mcp_url?: string } & Record<string, string> = { ...this.twin.credentialExtras?.(this.ctx), api_key: this.apiKey };
+    if (this.twin.mcp && this.ctx.baseUrl) out.mcp_url = mcpUrl(this.ctx.baseUrl);
+    return out;
   }
 
   /**

@@ -15,6 +15,7 @@ import type { IdSource } from './ids.js';
 import { DELIVERY_RESOURCE, type Deliveries } from './deliveries.js';
 import { handleAdmin } from './admin-api.js';
 import { TwinHost, type TwinHostOptions } from './host.js';
+import { isMcpPath, serveTwinMcp } from './mcp.js';
 import type { TwinContext, TwinDefinition, TwinRequest, TwinResponse } from './contract.js';
 
 export const ADMIN_PREFIX = '/_twin/';
@@ -178,6 +179,10 @@ export class TwinServer {
           return;
         }
         send(res, await handleAdmin(this.host, req.method ?? 'GET', path, raw));
+        return;
+      }
+      if (this.host.twin.mcp && isMcpPath(path)) {
+        await serveTwinMcp(this.host.twin, this.host.ctx, req, res, raw);
         return;
       }
       const twinReq: TwinRequest = {

@@ -9,7 +9,7 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { README_PATH, requestOrigin } from '../http/openapi.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { answerMcpRequest } from '../../twin-runtime/mcp-transport.js';
 import { createTwinsClient } from '../client/index.js';
 import { loadAllTwins } from '../../twin-runtime/registry.js';
 import { createMcpServer, mcpInstructions } from './tools.js';
@@ -64,14 +64,8 @@ const mcpRoutes: FastifyPluginAsync = async (app) => {
     const authorization = req.headers.authorization!;
     const token = authorization.replace(/^Bearer\s+/i, '').trim();
     const server = createMcpServer(() => createTwinsClient({ url: 'http://control-plane.internal', token, fetch }), instructions);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     reply.hijack();
-    reply.raw.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req.raw, reply.raw, req.body);
+    await answerMcpRequest(server, req.raw, reply.raw, req.body);
   };
   // Stateless: no server-initiated stream (GET) and no session to end (DELETE), so those answer
   // 405 with `Allow: POST` like any other known path (app.ts), as the MCP transport spec asks.

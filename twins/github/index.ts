@@ -35,6 +35,7 @@ import { seeding, suggestions } from './vocabulary/seeds.js';
 import { GITHUB_OPERATIONS } from './vocabulary/phrasebook.js';
 import { ensureBootstrap } from './model/accounts.js';
 import { generic } from './wire/generic.js';
+import { githubMcp } from './mcp/tools.js';
 
 const github: TwinDefinition = {
   slug: 'github',
@@ -145,6 +146,7 @@ const github: TwinDefinition = {
   suggestions,
   seeding,
   phrasebook: GITHUB_OPERATIONS,
+  mcp: githubMcp,
   sdk: {
     snippets: [
       {

@@ -1,0 +1,142 @@
+// The GitHub twin's own MCP server, driven by the MCP SDK's Client over streamable HTTP with only
+// the credential's `mcp_url` and key: its tools are github-mcp-server's as published (names and
+// input schemas, spec/mcp-tools.json), a writing tool's result reads back over REST with
+// @octokit/rest, the agent loop's tools (branch, file, pull request) leave a pull request, and what
+// the twin does not simulate comes back as a tool error, never a success.
+
+import t from 'tap';
+import { isDeepStrictEqual } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import published from '../../../twins/github/spec/mcp-tools.json' with { type: 'json' };
+import { IMPLEMENTED_TOOLS } from '../../../twins/github/mcp/tools.js';
+import { startGitHub } from './setup.js';
+
+const gh = await startGitHub();
+t.teardown(() => gh.close());
+
+const credential = (await (await fetch(`${gh.twin.url}/_twin/credential`)).json()) as { api_key: string; mcp_url?: string };
+
+async function connect(key: string): Promise<Client> {
+  const client = new Client({ name: 'twins-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(credential.mcp_url!), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+  return client;
+}
+
+const client = await connect(credential.api_key);
+t.teardown(() => client.close());
+
+const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallToolResult;
+const text = (r: CallToolResult) => (r.content[0] as { text: string }).text;
+const json = (r: CallToolResult) => JSON.parse(text(r));
+
+t.test('the credential names the MCP endpoint on the twin URL', async (t) => {
+  t.equal(credential.mcp_url, `${gh.twin.url}/mcp`);
+  t.equal(credential.api_key, gh.twin.apiKey);
+});
+
+t.test('the tool list is github-mcp-server as published: names and input schemas', async (t) => {
+  const { tools } = await client.listTools();
+  const pinned = published.tools as { name: string; inputSchema: unknown }[];
+  t.ok(pinned.length > 100, `the pinned list has ${pinned.length} tools`);
+  const served = new Map(tools.map((tool) => [tool.name, tool]));
+  const differ = pinned.filter((p) => !served.has(p.name) || !isDeepStrictEqual(served.get(p.name)!.inputSchema, p.inputSchema));
+  t.same(
+    differ.map((p) => p.name),
+    [],
+    'every published tool is served with its input schema',
+  );
+  const matched = pinned.length - differ.length;
+  t.equal(matched, pinned.length, `tools matched: ${matched}/${pinned.length} (github-mcp-server ${published.version})`);
+  t.equal(tools.length, pinned.length, 'no tool beyond the published list');
+  t.comment(
+    `github-mcp-server ${published.version}: ${matched}/${pinned.length} tools match by name and input schema; ${IMPLEMENTED_TOOLS.length} act on the twin`,
+  );
+  t.ok(
+    IMPLEMENTED_TOOLS.every((n) => served.has(n)),
+    'every implemented tool is a published one',
+  );
+});
+
+t.test('a writing tool acts on the twin: create_issue reads back over REST', async (t) => {
+  await gh.octokit.repos.createForAuthenticatedUser({ name: 'mcp-demo', auto_init: true });
+  const made = await call('create_issue', { owner: 'octocat', repo: 'mcp-demo', title: 'Filed by an agent', body: 'through MCP' });
+  t.notOk(made.isError, text(made));
+  const issue = json(made);
+  const { data } = await gh.octokit.issues.get({ owner: 'octocat', repo: 'mcp-demo', issue_number: issue.number });
+  t.equal(data.title, 'Filed by an agent');
+  t.equal(data.body, 'through MCP');
+  t.equal(data.user?.login, 'octocat');
+
+  const read = json(await call('issue_read', { method: 'get', owner: 'octocat', repo: 'mcp-demo', issue_number: issue.number }));
+  t.equal(read.id, data.id, 'issue_read answers the same issue');
+  const closed = await call('update_issue_state', {
+    owner: 'octocat',
+    repo: 'mcp-demo',
+    issue_number: issue.number,
+    state: 'closed',
+    state_reason: 'completed',
+  });
+  t.notOk(closed.isError, text(closed));
+  t.equal((await gh.octokit.issues.get({ owner: 'octocat', repo: 'mcp-demo', issue_number: issue.number })).data.state, 'closed');
+});
+
+t.test('the agent loop: create a branch, write a file, open a pull request', async (t) => {
+  const branch = await call('create_branch', { owner: 'octocat', repo: 'mcp-demo', branch: 'feature/mcp' });
+  t.notOk(branch.isError, text(branch));
+  const file = await call('create_or_update_file', {
+    owner: 'octocat',
+    repo: 'mcp-demo',
+    path: 'docs/hello.md',
+    content: '# Hello from MCP\n',
+    message: 'Add hello',
+    branch: 'feature/mcp',
+  });
+  t.notOk(file.isError, text(file));
+  const updated = await call('create_or_update_file', {
+    owner: 'octocat',
+    repo: 'mcp-demo',
+    path: 'docs/hello.md',
+    content: '# Hello again\n',
+    message: 'Update hello',
+    branch: 'feature/mcp',
+  });
+  t.notOk(updated.isError, `an update finds the file's sha itself: ${text(updated)}`);
+  const opened = await call('create_pull_request', { owner: 'octocat', repo: 'mcp-demo', title: 'Hello', head: 'feature/mcp', base: 'main' });
+  t.notOk(opened.isError, text(opened));
+  const pr = json(opened);
+  const { data } = await gh.octokit.pulls.get({ owner: 'octocat', repo: 'mcp-demo', pull_number: pr.number });
+  t.equal(data.head.ref, 'feature/mcp');
+  t.equal(data.state, 'open');
+  const content = await gh.octokit.repos.getContent({ owner: 'octocat', repo: 'mcp-demo', path: 'docs/hello.md', ref: 'feature/mcp' });
+  t.equal(Buffer.from((content.data as { content: string }).content, 'base64').toString(), '# Hello again\n');
+  const files = json(await call('pull_request_read', { method: 'get_files', owner: 'octocat', repo: 'mcp-demo', pullNumber: pr.number }));
+  t.same(
+    files.map((f: { filename: string }) => f.filename),
+    ['docs/hello.md'],
+  );
+});
+
+t.test('what the twin does not simulate is a tool error, never a success', async (t) => {
+  const copilot = await call('assign_copilot_to_issue', { owner: 'octocat', repo: 'mcp-demo', issue_number: 1 });
+  t.equal(copilot.isError, true);
+  t.match(text(copilot), /does not simulate the MCP tool assign_copilot_to_issue/);
+  const search = await call('search_repositories', { query: 'mcp' });
+  t.equal(search.isError, true, 'search is refused as the REST route refuses it');
+  t.match(text(search), /does not simulate/);
+  const missing = await call('issue_read', { method: 'get', owner: 'octocat', repo: 'mcp-demo', issue_number: 999 });
+  t.equal(missing.isError, true);
+  t.match(text(missing), /404 Not Found/);
+  const invalid = await call('create_issue', { owner: 'octocat', repo: 'mcp-demo' });
+  t.equal(invalid.isError, true);
+  t.match(text(invalid), /Invalid arguments for create_issue/);
+  await t.rejects(client.callTool({ name: 'no_such_tool', arguments: {} }), /not found/);
+});
+
+t.test('only the twin key opens the MCP endpoint', async (t) => {
+  await t.rejects(connect('ghp_wrong'), /401|Unauthorized|twin's key/);
+  const get = await fetch(credential.mcp_url!, { headers: { authorization: `Bearer ${credential.api_key}` } });
+  t.equal(get.status, 405);
+  t.equal(get.headers.get('allow'), 'POST');
+});

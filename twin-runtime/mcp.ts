@@ -1,0 +1,212 @@
+// A twin's own MCP server (docs/decisions.md §15): the provider's published tool set (TwinDefinition.mcp)
+// at `/mcp` on the twin's URL, over streamable HTTP (the SDK's transport, mcp-transport.ts), with the
+// twin key as Bearer. Tools act only through the twin's provider API, over HTTP at the twin's base
+// URL (the gateway's, behind one): a tool call runs the same routes, model and webhooks as the REST
+// calls it stands for, and each of its requests is an ordinary request-log row whose request headers
+// carry `Twin-Mcp-Tool: <tool name>`. A tool the twin does not simulate answers an MCP tool error
+// (`isError: true`) saying so, never a made-up result.
+
+import { timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Ajv, type ValidateFunction } from 'ajv';
+import qs from 'qs';
+import type { TwinApi, TwinApiAnswer, TwinApiRequest, TwinContext, TwinDefinition, TwinMcp, TwinMcpTool } from './contract.js';
+import { FIDELITY_HEADER, isFidelityLevel, NotSimulated, notSimulatedSentence, type FidelityLevel } from './fidelity.js';
+import { answerMcpRequest } from './mcp-transport.js';
+import { INPUT_LIMITS, parseJson } from './safe-input.js';
+
+/** Where a twin serves its provider's MCP tools, on its own URL. */
+export const MCP_PATH = '/mcp';
+
+/** The request header naming the MCP tool a provider request was made for (kept in the request log). */
+export const MCP_TOOL_HEADER = 'twin-mcp-tool';
+
+export function isMcpPath(path: string): boolean {
+  return path === MCP_PATH || path === `${MCP_PATH}/`;
+}
+
+/** The `mcp_url` of a twin's credential: its URL + /mcp. */
+export function mcpUrl(baseUrl: string): string {
+  return baseUrl.replace(/\/+$/, '') + MCP_PATH;
+}
+
+/** A provider error a tool reports as its own result (`isError: true`), as the provider's server does. */
+export class McpToolError extends Error {
+  override name = 'McpToolError';
+}
+
+/** The message of a provider error body: `{message}` (GitHub), `{error: {message}}` (Stripe), `{error: "…"}` (Slack). */
+function providerMessage(body: unknown): string | undefined {
+  if (typeof body === 'string') return body.slice(0, 500) || undefined;
+  if (!body || typeof body !== 'object') return undefined;
+  const b = body as { message?: unknown; error?: unknown; errors?: unknown };
+  if (typeof b.message === 'string') return b.message;
+  if (b.error && typeof b.error === 'object' && typeof (b.error as { message?: unknown }).message === 'string') return (b.error as { message: string }).message;
+  if (typeof b.error === 'string') return b.error;
+  return undefined;
+}
+
+/** The twin's provider API over HTTP at its base URL, every request marked with the tool's name. */
+export function twinApi(baseUrl: string, credential: Record<string, string>, tool: string, signal?: AbortSignal): TwinApi {
+  const base = baseUrl.replace(/\/+$/, '');
+  const request = async (method: string, path: string, o: TwinApiRequest = {}): Promise<TwinApiAnswer> => {
+    const query = Object.entries(o.query ?? {}).filter((e): e is [string, string | number | boolean] => e[1] !== undefined);
+    const search = query.length ? `?${new URLSearchParams(query.map(([k, v]) => [k, String(v)])).toString()}` : '';
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'twins-mcp', ...credential, ...o.headers, [MCP_TOOL_HEADER]: tool };
+    let body: string | undefined;
+    if (o.form !== undefined) {
+      body = qs.stringify(o.form, { encodeValuesOnly: true });
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+    } else if (o.body !== undefined) {
+      body = JSON.stringify(o.body);
+      headers['content-type'] = 'application/json';
+    }
+    const res = await fetch(base + path + search, { method, headers, body, signal });
+    const text = await res.text();
+    let parsed: unknown = text;
+    if ((res.headers.get('content-type') ?? '').includes('json') && text) {
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = text;
+      }
+    }
+    const fidelity = res.headers.get(FIDELITY_HEADER);
+    return { status: res.status, headers: res.headers, body: parsed, ...(isFidelityLevel(fidelity) ? { fidelity } : {}) };
+  };
+  return {
+    request,
+    async json(method, path, o) {
+      const answer = await request(method, path, o);
+      if (answer.status >= 200 && answer.status < 300) return answer.body;
+      const message = providerMessage(answer.body) ?? `HTTP ${answer.status}`;
+      // The twin refused the operation as not simulated: the tool says so in the same words.
+      if (answer.fidelity === 'unsupported') throw new NotSimulated(`${method} ${path}`, message);
+      throw new McpToolError(`${method} ${path}: ${answer.status} ${message}`);
+    },
+  };
+}
+
+const ajv = new Ajv({ strict: false, allErrors: false, validateFormats: false });
+const validators = new WeakMap<TwinMcpTool, ValidateFunction>();
+
+function validatorOf(tool: TwinMcpTool): ValidateFunction | undefined {
+  let v = validators.get(tool);
+  if (!v) {
+    try {
+      v = ajv.compile(tool.inputSchema as Record<string, unknown>);
+    } catch {
+      return undefined;
+    }
+    validators.set(tool, v);
+  }
+  return v;
+}
+
+function toolError(text: string): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text }] };
+}
+
+function toolResult(value: unknown): CallToolResult {
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return { content: [{ type: 'text', text }] };
+}
+
+/** Run one tool call: its arguments checked against the published schema, then through the twin's API. */
+export async function callTool(tool: TwinMcpTool, args: Record<string, unknown>, api: TwinApi, server: TwinMcp['server']): Promise<CallToolResult> {
+  const validate = validatorOf(tool);
+  if (validate && !validate(args)) {
+    const e = validate.errors?.[0];
+    return toolError(`Invalid arguments for ${tool.name}: ${e ? `${e.instancePath || '(arguments)'} ${e.message}` : 'they do not match its input schema'}.`);
+  }
+  if (!tool.call) return toolError(notSimulatedSentence(`the MCP tool ${tool.name} (${server.name} ${server.version})`));
+  try {
+    return toolResult(await tool.call(args, api));
+  } catch (e) {
+    if (e instanceof NotSimulated || e instanceof McpToolError) return toolError(e.message);
+    return toolError(`${tool.name} failed: ${(e as Error)?.message ?? String(e)}`);
+  }
+}
+
+/** The MCP server of one twin for one request (stateless): its tools as published, each acting through `api`. */
+export function createTwinMcpServer(mcp: TwinMcp, apiFor: (tool: string, signal: AbortSignal) => TwinApi): Server {
+  const server = new Server({ name: mcp.server.name, version: mcp.server.version }, { capabilities: { tools: {} } });
+  const byName = new Map(mcp.tools.map((t) => [t.name, t]));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: mcp.tools.map((t) => ({
+      name: t.name,
+      ...(t.title ? { title: t.title } : {}),
+      description: t.description,
+      inputSchema: t.inputSchema as { type: 'object' },
+      ...(t.annotations ? { annotations: t.annotations } : {}),
+    })),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const tool = byName.get(request.params.name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
+    return callTool(tool, request.params.arguments ?? {}, apiFor(tool.name, extra.signal), mcp.server);
+  });
+  return server;
+}
+
+function bearerOf(req: IncomingMessage): string | undefined {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+  return m?.[1];
+}
+
+function sameKey(given: string | undefined, key: string): boolean {
+  if (given === undefined) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(key);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function answerJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const payload = JSON.stringify(body);
+  res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) });
+  res.end(payload);
+}
+
+const rpcError = (code: number, message: string) => ({ jsonrpc: '2.0', error: { code, message }, id: null });
+
+/**
+ * Answer a request to a twin's /mcp: POST only (stateless, no server-initiated stream), the twin key
+ * as Bearer, the JSON-RPC body read within the runtime's input limits.
+ */
+export async function serveTwinMcp(twin: TwinDefinition, ctx: TwinContext, req: IncomingMessage, res: ServerResponse, raw: Buffer): Promise<void> {
+  const mcp = twin.mcp!;
+  if (req.method !== 'POST') {
+    answerJson(res, 405, rpcError(-32000, 'Method not allowed: this MCP server is stateless; POST JSON-RPC messages.'), { allow: 'POST' });
+    return;
+  }
+  if (!sameKey(bearerOf(req), ctx.apiKey)) {
+    answerJson(res, 401, rpcError(-32001, `The ${twin.name} twin's MCP server needs the twin's key as a Bearer token.`), {
+      'www-authenticate': `Bearer realm="${twin.slug} twin"`,
+    });
+    return;
+  }
+  let body: unknown;
+  try {
+    body = parseJson(raw.toString('utf8'), 'body', INPUT_LIMITS, true);
+  } catch (e) {
+    answerJson(res, 400, rpcError(-32700, `Parse error: ${(e as Error).message}`));
+    return;
+  }
+  const credential = mcp.credentialHeaders?.(ctx.apiKey) ?? { authorization: `Bearer ${ctx.apiKey}` };
+  const server = createTwinMcpServer(mcp, (tool, signal) => twinApi(ctx.baseUrl, credential, tool, signal));
+  await answerMcpRequest(server, req, res, body);
+}
+
+/** A tool's coverage level: the lowest of its operations' levels; none, or one the twin does not serve, is `unsupported`. */
+export function toolLevel(tool: TwinMcpTool, levelOf: (operation: string) => FidelityLevel | undefined): FidelityLevel {
+  if (!tool.call || !tool.operations?.length) return 'unsupported';
+  const order: FidelityLevel[] = ['unsupported', 'stored', 'inferred', 'modelled'];
+  let lowest: FidelityLevel = 'modelled';
+  for (const op of tool.operations) {
+    const level = levelOf(op) ?? 'unsupported';
+    if (order.indexOf(level) < order.indexOf(lowest)) lowest = level;
+  }
+  return lowest;
+}
