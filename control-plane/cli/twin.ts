@@ -95,7 +95,10 @@ export const credential: Handler = async (ctx) => {
     (c) =>
       Object.entries(c.sdk.env)
         .map(([k, v]) => `export ${k}='${v.replaceAll("'", "'\\''")}'`)
-        .join('\n') + '\n',
+        .join('\n') +
+      '\n' +
+      // The provider's own MCP tools: a comment, so the output stays a script to eval.
+      (c.mcp_url ? `# MCP (streamable HTTP, the key as Bearer): ${c.mcp_url}\n` : ''),
   );
 };
 

@@ -1456,6 +1456,8 @@ export interface components {
         TwinCredential: {
             /** @description What the provider SDK's constructor takes. */
             api_key: string;
+            /** @description Where the twin serves its provider's own MCP tools (streamable HTTP, `api_key` as Bearer), for twins that have them; each tool's provider requests are logged with a `Twin-Mcp-Tool` request header naming the tool. */
+            mcp_url?: string;
         } & {
             [key: string]: string;
         };

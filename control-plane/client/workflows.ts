@@ -83,6 +83,8 @@ export interface TwinCredentials {
   twin_slug: string;
   url: string;
   api_key: string;
+  /** Where the twin serves its provider's MCP tools (the key as Bearer), when it has them. */
+  mcp_url?: string;
   sdk: SdkSnippet;
 }
 
@@ -94,7 +96,14 @@ export async function twinCredentials(client: TwinsClient, twinId: string): Prom
   if (!twin.url) throw new WaitError(`Twin ${twinId} has no URL yet (it is ${twin.state}).`);
   const entry = await ok(client.GET('/twins/catalog/{twin_slug}', { params: { path: { twin_slug: twin.twin_slug } } }));
   const sdk = renderSdkSnippet(entry.sdk, twin.url, credential) ?? renderSdkSnippet(genericSdk(twin.twin_slug), twin.url, credential)!;
-  return { twin_id: twin.id, twin_slug: twin.twin_slug, url: twin.url, api_key: credential.api_key, sdk };
+  return {
+    twin_id: twin.id,
+    twin_slug: twin.twin_slug,
+    url: twin.url,
+    api_key: credential.api_key,
+    ...(credential.mcp_url ? { mcp_url: credential.mcp_url } : {}),
+    sdk,
+  };
 }
 
 export type Advance = Schemas['Advance'];

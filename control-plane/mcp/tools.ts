@@ -173,13 +173,15 @@ export function createMcpServer(client: () => TwinsClient | Promise<TwinsClient>
     'get_twin_credentials',
     {
       title: 'Get twin credentials',
-      description: "A ready twin's URL and API key, with a snippet pointing the provider's official SDK at it and the matching shell variables.",
+      description:
+        "A ready twin's URL and API key, with a snippet pointing the provider's official SDK at it and the matching shell variables; `mcp_url` where the twin serves its provider's own MCP tools (connect with the API key as Bearer).",
       inputSchema: { twin_id: twinId },
       outputSchema: {
         twin_id: z.string(),
         twin_slug: z.string(),
         url: z.string(),
         api_key: z.string(),
+        mcp_url: z.string().optional(),
         sdk: z.object({ package: z.string(), language: z.string(), install: z.string(), code: z.string(), env: z.record(z.string(), z.string()) }),
       },
       annotations: { readOnlyHint: true },

@@ -155,7 +155,15 @@ export const coverageRowSchema = z
   .meta({ id: 'CoverageRow' });
 
 export const credentialSchema = z
-  .object({ api_key: z.string().describe("What the provider SDK's constructor takes.") })
+  .object({
+    api_key: z.string().describe("What the provider SDK's constructor takes."),
+    mcp_url: z
+      .string()
+      .optional()
+      .describe(
+        "Where the twin serves its provider's own MCP tools (streamable HTTP, `api_key` as Bearer), for twins that have them; each tool's provider requests are logged with a `Twin-Mcp-Tool` request header naming the tool.",
+      ),
+  })
   .catchall(z.string().describe("Another half of the provider's credential (Slack: `app_token`, `signing_secret`)."))
   .meta({ id: 'TwinCredential' });
 

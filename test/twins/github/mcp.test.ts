@@ -11,12 +11,17 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import published from '../../../twins/github/spec/mcp-tools.json' with { type: 'json' };
 import { IMPLEMENTED_TOOLS } from '../../../twins/github/mcp/tools.js';
-import { startGitHub } from './setup.js';
+import { MCP_TOOL_HEADER } from '../../../twin-runtime/mcp.js';
+import { startTwinBehindGateway } from '../../helpers/gateway-twin.js';
+import { GITHUB_TEST_START, gitHubOn } from './setup.js';
 
-const gh = await startGitHub();
-t.teardown(() => gh.close());
+// Behind the recording gateway, as a twin of an environment: the credential names the gateway's
+// URL, and every request a tool makes is a row of the environment's request log.
+const gw = await startTwinBehindGateway('github', { clockStart: GITHUB_TEST_START });
+t.teardown(() => gw.close());
+const gh = gitHubOn({ ...gw.twin, url: gw.url });
 
-const credential = (await (await fetch(`${gh.twin.url}/_twin/credential`)).json()) as { api_key: string; mcp_url?: string };
+const credential = (await (await fetch(`${gw.twin.url}/_twin/credential`)).json()) as { api_key: string; mcp_url?: string };
 
 async function connect(key: string): Promise<Client> {
   const client = new Client({ name: 'twins-test', version: '1.0.0' });
@@ -32,8 +37,8 @@ const text = (r: CallToolResult) => (r.content[0] as { text: string }).text;
 const json = (r: CallToolResult) => JSON.parse(text(r));
 
 t.test('the credential names the MCP endpoint on the twin URL', async (t) => {
-  t.equal(credential.mcp_url, `${gh.twin.url}/mcp`);
-  t.equal(credential.api_key, gh.twin.apiKey);
+  t.equal(credential.mcp_url, `${gw.url}/mcp`);
+  t.equal(credential.api_key, gw.apiKey);
 });
 
 t.test('the tool list is github-mcp-server as published: names and input schemas', async (t) => {
@@ -71,6 +76,18 @@ t.test('a writing tool acts on the twin: create_issue reads back over REST', asy
 
   const read = json(await call('issue_read', { method: 'get', owner: 'octocat', repo: 'mcp-demo', issue_number: issue.number }));
   t.equal(read.id, data.id, 'issue_read answers the same issue');
+  // The tool's REST request is a row of the request log, marked with the tool's name.
+  const rows = await gw.logged();
+  const created = rows.filter((r) => r.method === 'POST' && r.path === '/repos/octocat/mcp-demo/issues');
+  t.equal(created.length, 1, 'the tool call shows in the request log as the REST request it made');
+  t.equal(JSON.parse(created[0]!.request_headers)[MCP_TOOL_HEADER], 'create_issue');
+  t.equal(created[0]!.status_code, 201);
+  t.equal(created[0]!.fidelity, 'modelled');
+  t.notOk(JSON.stringify(created[0]).includes(gw.apiKey), 'the key is not logged');
+  t.ok(
+    rows.some((r) => r.method === 'POST' && r.path === '/mcp'),
+    'the MCP request itself is logged too',
+  );
   const closed = await call('update_issue_state', {
     owner: 'octocat',
     repo: 'mcp-demo',
