@@ -199,14 +199,21 @@ export async function serveTwinMcp(twin: TwinDefinition, ctx: TwinContext, req: 
   await answerMcpRequest(server, req, res, body);
 }
 
-/** A tool's coverage level: the lowest of its operations' levels; none, or one the twin does not serve, is `unsupported`. */
-export function toolLevel(tool: TwinMcpTool, levelOf: (operation: string) => FidelityLevel | undefined): FidelityLevel {
-  if (!tool.call || !tool.operations?.length) return 'unsupported';
+/**
+ * A tool's coverage level: the lowest level of the operations it performs that the twin serves
+ * (a tool with several methods answers those; the others come back as tool errors, named in the
+ * reason); `unsupported` when it has no implementation or the twin serves none of them.
+ */
+export function toolLevel(tool: TwinMcpTool, levelOf: (operation: string) => FidelityLevel | undefined): { level: FidelityLevel; reason?: string } {
+  if (!tool.call || !tool.operations?.length) return { level: 'unsupported', reason: 'The twin does not simulate this tool.' };
   const order: FidelityLevel[] = ['unsupported', 'stored', 'inferred', 'modelled'];
-  let lowest: FidelityLevel = 'modelled';
-  for (const op of tool.operations) {
-    const level = levelOf(op) ?? 'unsupported';
-    if (order.indexOf(level) < order.indexOf(lowest)) lowest = level;
-  }
-  return lowest;
+  const levels = tool.operations.map((op) => ({ op, level: levelOf(op) ?? 'unsupported' }));
+  const served = levels.filter((l) => l.level !== 'unsupported');
+  const refused = levels.filter((l) => l.level === 'unsupported').map((l) => l.op);
+  const level = served.reduce<FidelityLevel>(
+    (low, l) => (order.indexOf(l.level) < order.indexOf(low) ? l.level : low),
+    served.length ? 'modelled' : 'unsupported',
+  );
+  const refusal = refused.length ? `; refused: ${refused.join(', ')}` : '';
+  return { level, reason: `${served.map((l) => `${l.op} (${l.level})`).join(', ')}${refusal}`.replace(/^; /, '') };
 }

@@ -970,7 +970,7 @@ export interface paths {
         };
         /**
          * A twin's coverage matrix
-         * @description For every operation of the provider's published surface, its fidelity level (the `Twin-Fidelity` header its answers carry): `modelled` (hand-written behaviour), `inferred` (the generic engine applies what the spec makes safe: parents and references exist, status verbs move the status, new records start in their initial state), `stored` (plain record keeping) or `unsupported` (refused in the provider's own error envelope), with the reason.
+         * @description For every operation of the provider's published surface, its fidelity level (the `Twin-Fidelity` header its answers carry): `modelled` (hand-written behaviour), `inferred` (the generic engine applies what the spec makes safe: parents and references exist, status verbs move the status, new records start in their initial state), `stored` (plain record keeping) or `unsupported` (refused in the provider's own error envelope), with the reason; then, for a twin serving its provider's MCP tools, one row per tool (method `MCP`, path `/mcp`, `operation_id` the tool's name) at the lowest level of the operations it performs.
          */
         get: operations["getCatalogTwinCoverage"];
         put?: never;
@@ -1141,6 +1141,19 @@ export interface components {
         };
         CatalogTwin: {
             description: string;
+            /** @description The provider's own MCP server the twin mirrors at `/mcp` on its URL (the credential's `mcp_url`); null when it has none. */
+            mcp: {
+                /** @description The provider's MCP server whose tools the twin serves (`github-mcp-server`). */
+                server: string;
+                /** @description Tools answered through the twin (the others answer an MCP tool error saying the twin does not simulate them). */
+                simulated: number;
+                /** @description Where the pinned tool list comes from. */
+                source: string;
+                /** @description Tools served (the whole published list). */
+                tools: number;
+                /** @description The version of that server the pinned tool list comes from. */
+                version: string;
+            } | null;
             name: string;
             /** @description How the provider's official SDKs are pointed at a twin of this kind; null when the twin names none. */
             sdk: {
@@ -1175,7 +1188,7 @@ export interface components {
             method: string;
             operation_id: string;
             path: string;
-            /** @description Why the operation is unsupported, or what the engine infers for it. */
+            /** @description Why the operation is unsupported, or what the engine infers for it; for an MCP tool, the operations it performs. */
             reason?: string;
             /**
              * @description The old name of `level`, kept for one release.

@@ -136,6 +136,16 @@ export const catalogTwinSchema = z
       })
       .nullable()
       .describe("How the provider's official SDKs are pointed at a twin of this kind; null when the twin names none."),
+    mcp: z
+      .object({
+        server: z.string().describe("The provider's MCP server whose tools the twin serves (`github-mcp-server`)."),
+        version: z.string().describe('The version of that server the pinned tool list comes from.'),
+        source: z.string().describe('Where the pinned tool list comes from.'),
+        tools: z.number().int().describe('Tools served (the whole published list).'),
+        simulated: z.number().int().describe('Tools answered through the twin (the others answer an MCP tool error saying the twin does not simulate them).'),
+      })
+      .nullable()
+      .describe("The provider's own MCP server the twin mirrors at `/mcp` on its URL (the credential's `mcp_url`); null when it has none."),
   })
   .meta({ id: 'CatalogTwin' });
 
@@ -150,7 +160,7 @@ export const coverageRowSchema = z
         "`modelled` (hand-written behaviour), `inferred` (the generic engine applies what the spec makes safe), `stored` (plain record keeping) or `unsupported` (refused in the provider's own error envelope).",
       ),
     status: z.enum(FIDELITY_LEVELS).describe('The old name of `level`, kept for one release.'),
-    reason: z.string().optional().describe('Why the operation is unsupported, or what the engine infers for it.'),
+    reason: z.string().optional().describe('Why the operation is unsupported, or what the engine infers for it; for an MCP tool, the operations it performs.'),
   })
   .meta({ id: 'CoverageRow' });
 

@@ -51,7 +51,7 @@ const routes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'getCatalogTwinCoverage',
         summary: "A twin's coverage matrix",
         description:
-          "For every operation of the provider's published surface, its fidelity level (the `Twin-Fidelity` header its answers carry): `modelled` (hand-written behaviour), `inferred` (the generic engine applies what the spec makes safe: parents and references exist, status verbs move the status, new records start in their initial state), `stored` (plain record keeping) or `unsupported` (refused in the provider's own error envelope), with the reason.",
+          "For every operation of the provider's published surface, its fidelity level (the `Twin-Fidelity` header its answers carry): `modelled` (hand-written behaviour), `inferred` (the generic engine applies what the spec makes safe: parents and references exist, status verbs move the status, new records start in their initial state), `stored` (plain record keeping) or `unsupported` (refused in the provider's own error envelope), with the reason; then, for a twin serving its provider's MCP tools, one row per tool (method `MCP`, path `/mcp`, `operation_id` the tool's name) at the lowest level of the operations it performs.",
         params: z.object({ twin_slug: z.string() }),
         response: { 200: z.array(coverageRowSchema), ...errorResponses(401, 404) },
       },

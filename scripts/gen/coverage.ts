@@ -8,7 +8,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { coverageOf, summarize } from '../../twin-runtime/generic/coverage.js';
+import { coverageOf, mcpCoverageOf, summarize } from '../../twin-runtime/generic/coverage.js';
 import { FIDELITY_LEVELS } from '../../twin-runtime/fidelity.js';
 import { TWIN_SLUGS, loadTwin, twinFolder } from '../../twin-runtime/registry.js';
 import { specDir } from './spec.js';
@@ -51,8 +51,35 @@ export async function coverageMarkdown(slug: string): Promise<string> {
     '|---|---|---|---|---|',
     ...rows.map((r) => `| ${r.method} | \`${cell(r.path)}\` | ${cell(r.operation_id)} | ${r.level} | ${cell(r.reason ?? '')} |`),
     '',
+    ...mcpSection(slug, def),
   ];
   return lines.join('\n');
+}
+
+/** The twin's MCP tools (the provider's own server, served at /mcp): each at the lowest level of the operations it performs. */
+function mcpSection(slug: string, def: Awaited<ReturnType<typeof loadTwin>>): string[] {
+  if (!def.mcp) return [];
+  const rows = mcpCoverageOf(def);
+  const count = (l: string) => rows.filter((r) => r.level === l).length;
+  const simulated = rows.filter((r) => r.level !== 'unsupported').length;
+  return [
+    '## MCP tools',
+    '',
+    `The tools of \`${def.mcp.server.name}\` ${def.mcp.server.version} (${def.mcp.server.source}), served at \`/mcp\` on the`,
+    "twin's URL (streamable HTTP, the twin key as Bearer; the credential's `mcp_url`). A tool acts through the",
+    "twin's REST routes, and its level is the lowest of the operations it performs; an `unsupported` tool answers",
+    `an MCP tool error saying so (twins/${slug}/README.md).`,
+    '',
+    '| level | tools |',
+    '|---|---|',
+    ...FIDELITY_LEVELS.map((l) => `| ${l} | ${count(l)} |`),
+    `| simulated | ${simulated} of ${rows.length} |`,
+    '',
+    '| tool | level | operations |',
+    '|---|---|---|',
+    ...rows.map((r) => `| ${r.tool} | ${r.level} | ${cell(r.reason ?? '')} |`),
+    '',
+  ];
 }
 
 function specSources(slug: string): { role: string; package: string; version: string; file: string }[] {

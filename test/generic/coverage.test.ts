@@ -87,6 +87,20 @@ t.test('GET /twins/catalog/{slug}/coverage', async (t) => {
   t.type(excluded.reason, 'string');
   const computed = res.body.find((r: { operation_id: string }) => r.operation_id === 'actions/get-repo-public-key');
   t.match(computed, { level: 'unsupported', reason: /computed/ });
+  // Then the twin's MCP tools (github-mcp-server's published list), each at the level of its operations.
+  const tools = res.body.filter((r: { method: string }) => r.method === 'MCP');
+  t.ok(tools.length > 100, `${tools.length} MCP tool rows`);
+  t.match(
+    tools.find((r: { operation_id: string }) => r.operation_id === 'create_issue'),
+    { path: '/mcp', level: 'modelled', reason: /POST \/repos\/\{owner\}\/\{repo\}\/issues/ },
+  );
+  t.match(
+    tools.find((r: { operation_id: string }) => r.operation_id === 'assign_copilot_to_issue'),
+    { level: 'unsupported' },
+  );
+  const entry = await cp.call('GET', '/twins/catalog/github', { token });
+  t.match(entry.body.mcp, { server: 'github-mcp-server', version: /^v\d/, tools: tools.length, simulated: Number });
+  t.equal((await cp.call('GET', '/twins/catalog/twilio', { token })).body.mcp, null, 'a twin without an MCP server says so');
   const jira = await cp.call('GET', '/twins/catalog/jira/coverage', { token });
   t.equal(jira.status, 200);
   t.ok(Array.isArray(jira.body) && jira.body.length > 400, `jira: ${jira.body.length} rows`);

@@ -11,6 +11,7 @@ import { FIDELITY_LEVELS, type FidelityLevel } from '../fidelity.js';
 import { templateShape } from '../path-template.js';
 import { routeTwin } from '../router.js';
 import type { OperationEntry } from './spec-types.js';
+import { toolLevel } from '../mcp.js';
 
 export interface CoverageRow {
   method: string;
@@ -109,4 +110,28 @@ export function summarize(def: TwinDefinition): CoverageSummary {
     }
   }
   return out;
+}
+
+/** One tool of the twin's MCP server with its level: the lowest of the operations it performs. */
+export interface McpCoverageRow {
+  tool: string;
+  level: FidelityLevel;
+  /** The operations it performs and which one sets its level, or why it is unsupported. */
+  reason?: string;
+}
+
+/** The coverage of the twin's MCP tools (none when it serves no MCP), in the published order. */
+export function mcpCoverageOf(def: TwinDefinition): McpCoverageRow[] {
+  if (!def.mcp) return [];
+  const levels = new Map(coverageOf(def).map((r) => [`${r.method} ${templateShape(r.path)}`, r.level]));
+  // Hand-written routes the spec does not list (twin-only or newer than the spec) answer at their own level.
+  for (const r of def.routes) {
+    const key = `${r.method} ${templateShape(r.path)}`;
+    if (!levels.has(key)) levels.set(key, r.fidelity ?? 'modelled');
+  }
+  const levelOf = (op: string) => {
+    const space = op.indexOf(' ');
+    return levels.get(`${op.slice(0, space)} ${templateShape(op.slice(space + 1))}`);
+  };
+  return def.mcp.tools.map((tool) => ({ tool: tool.name, ...toolLevel(tool, levelOf) }));
 }
