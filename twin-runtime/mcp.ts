@@ -32,6 +32,51 @@ export function mcpUrl(baseUrl: string): string {
   return baseUrl.replace(/\/+$/, '') + MCP_PATH;
 }
 
+/**
+ * A route template filled from a tool's arguments, each value percent-encoded; the parameters named
+ * in `slashes` keep theirs (a file path), each segment encoded. A missing value is the tool's error.
+ */
+export function fillPath(template: string, values: Record<string, unknown>, slashes: readonly string[] = []): string {
+  return template.replace(/\{(\w+)\}/g, (_m, name: string) => {
+    const v = values[name];
+    if (v === undefined || v === null || v === '') throw new McpToolError(`missing required parameter: ${name}`);
+    const s = String(v);
+    return slashes.includes(name) ? s.split('/').map(encodeURIComponent).join('/') : encodeURIComponent(s);
+  });
+}
+
+/** Only the fields given: a tool's absent optional arguments are left out of the provider request. */
+export function definedOnly(fields: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+}
+
+/** One tool as its provider's server publishes it (a pinned `spec/mcp-tools.json` entry). */
+export interface PublishedTool {
+  name: string;
+  description: string;
+  annotations?: Record<string, unknown>;
+  inputSchema: Record<string, unknown>;
+}
+
+/** How a twin answers a published tool: the operations it performs and the call through the twin's API. */
+export type McpToolAnswer = Required<Pick<TwinMcpTool, 'operations' | 'call'>>;
+
+/** The published tools in their order, each with the twin's answer where it has one (the others are refused). */
+export function publishedTools(published: readonly PublishedTool[], answers: Readonly<Record<string, McpToolAnswer>>): TwinMcpTool[] {
+  return published.map((t): TwinMcpTool => {
+    const answer = Object.hasOwn(answers, t.name) ? answers[t.name] : undefined;
+    const title = t.annotations?.title;
+    return {
+      name: t.name,
+      ...(typeof title === 'string' ? { title } : {}),
+      description: t.description,
+      inputSchema: t.inputSchema,
+      ...(t.annotations ? { annotations: t.annotations } : {}),
+      ...(answer ? { operations: answer.operations, call: answer.call } : {}),
+    };
+  });
+}
+
 /** A provider error a tool reports as its own result (`isError: true`), as the provider's server does. */
 export class McpToolError extends Error {
   override name = 'McpToolError';

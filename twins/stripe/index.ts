@@ -16,6 +16,7 @@ import { STRIPE_OPERATIONS } from './vocabulary/phrasebook.js';
 import { generic } from './wire/generic.js';
 import { publishableKeyFor } from './wire/publishable.js';
 import { renderInVersion } from './wire/versions.js';
+import { stripeMcp } from './mcp/tools.js';
 
 // Webhook endpoints pinned to an older API version get events rendered in it.
 renderEventsWith(renderInVersion);
@@ -53,6 +54,7 @@ const stripe: TwinDefinition = {
   suggestions,
   seeding,
   phrasebook: STRIPE_OPERATIONS,
+  mcp: stripeMcp,
   sdk: {
     snippets: [
       {

@@ -5,35 +5,23 @@
 // (GraphQL-only parts, Copilot, security alerts, discussions, notifications, gists, projects) has no
 // `call` and is refused as not simulated; an operation the twin refuses comes back as the tool's error.
 
-import type { TwinApi, TwinMcp, TwinMcpTool } from '../../../twin-runtime/contract.js';
+import type { TwinApi, TwinMcp } from '../../../twin-runtime/contract.js';
 import { NotSimulated } from '../../../twin-runtime/fidelity.js';
+import { definedOnly, fillPath, publishedTools, type McpToolAnswer, type PublishedTool } from '../../../twin-runtime/mcp.js';
 import published from '../spec/mcp-tools.json' with { type: 'json' };
 
 type Args = Record<string, unknown>;
-interface ToolImpl {
-  /** The REST operations the tool performs, by route template (its coverage level is the lowest of theirs). */
-  operations: string[];
-  call(a: Args, api: TwinApi): Promise<unknown>;
-}
+type ToolImpl = McpToolAnswer;
 
 const REPO = '/repos/{owner}/{repo}';
 
-/** A route template filled from the arguments (`{path}` keeps its slashes, each segment encoded). */
-function fill(template: string, values: Args): string {
-  return template.replace(/\{(\w+)\}/g, (_m, name: string) => {
-    const v = values[name];
-    if (v === undefined || v === null || v === '') throw new Error(`missing required parameter: ${name}`);
-    return name === 'path' ? String(v).split('/').map(encodeURIComponent).join('/') : encodeURIComponent(String(v));
-  });
-}
+/** A route template filled from the arguments (`{path}` keeps its slashes). */
+const fill = (template: string, values: Args) => fillPath(template, values, ['path']);
 
 const str = (v: unknown) => (v === undefined || v === null ? undefined : String(v));
 /** GitHub MCP's `page`/`perPage` as the REST API's `page`/`per_page`. */
 const paging = (a: Args) => ({ page: a.page as number | undefined, per_page: a.perPage as number | undefined });
-/** Only the fields given (a tool's optional arguments are left out of the REST body when absent). */
-function given(fields: Args): Args {
-  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
-}
+const given = definedOnly;
 const pr = (a: Args) => ({ ...a, pull_number: a.pullNumber });
 
 /** The arguments the twin cannot honour (GitHub answers them through GraphQL-only features): refused, not ignored. */
@@ -405,27 +393,10 @@ const IMPLEMENTED: Record<string, ToolImpl> = {
   search_pull_requests: search('/search/issues', ' is:pr'),
 };
 
-interface PublishedTool {
-  name: string;
-  description: string;
-  annotations: Record<string, unknown>;
-  inputSchema: Record<string, unknown>;
-}
-
 /** github-mcp-server's tools as published, in its order, each with the twin's way to answer it (if any). */
 export const githubMcp: TwinMcp = {
   server: { name: 'github-mcp-server', version: published.version, source: `${published.source} ${published.path} at ${published.commit}` },
-  tools: (published.tools as unknown as PublishedTool[]).map((t): TwinMcpTool => {
-    const impl = Object.hasOwn(IMPLEMENTED, t.name) ? IMPLEMENTED[t.name] : undefined;
-    return {
-      name: t.name,
-      ...(typeof t.annotations.title === 'string' ? { title: t.annotations.title } : {}),
-      description: t.description,
-      inputSchema: t.inputSchema,
-      annotations: t.annotations,
-      ...(impl ? { operations: impl.operations, call: impl.call } : {}),
-    };
-  }),
+  tools: publishedTools(published.tools as unknown as PublishedTool[], IMPLEMENTED),
 };
 
 /** The names of the tools the twin answers (for its README and tests). */
