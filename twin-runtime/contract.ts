@@ -318,8 +318,16 @@ export interface TwinSdk {
 export interface TwinMcp {
   /** The server whose tools these are: its name (`github-mcp-server`), the version pinned, where the list comes from. */
   server: { name: string; version: string; source: string };
+  /** The server's own `serverInfo` as its clients see it on initialize, where it differs from `server` (Stripe's toolkit says `Stripe 0.4.0`). */
+  implementation?: { name: string; version: string };
   /** Every tool of the published list, in its order; a tool without `call` is refused as not simulated. */
   tools: readonly TwinMcpTool[];
+  /**
+   * Whether the provider's server checks arguments against the published input schemas before
+   * acting (default true: SDK servers with zod or Go handlers do); Notion's OpenAPI proxy sends
+   * them on as they came, and the API answers.
+   */
+  validatesInput?: boolean;
   /** The headers that carry the twin key on the tools' provider requests (default `Authorization: Bearer <key>`). */
   credentialHeaders?(apiKey: string): Record<string, string>;
 }

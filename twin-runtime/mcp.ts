@@ -77,6 +77,64 @@ export function publishedTools(published: readonly PublishedTool[], answers: Rea
   });
 }
 
+/**
+ * A tool generated from an OpenAPI operation, as servers built by openapi-mcp-server lay out its
+ * arguments (Notion's): the path and query parameters by name, the rest as the JSON body (or the
+ * query, for an operation without one), the operation's default headers sent with it.
+ */
+export interface OpenApiToolOperation {
+  method: string;
+  path: string;
+  path_params: readonly string[];
+  query_params: readonly string[];
+  body: boolean;
+  headers: Readonly<Record<string, string>>;
+}
+
+/** A JSON text an agent double-encoded (`"{\"a\":1}"`) read as the value it stands for, as those servers do. */
+function unwrapJson(value: unknown): unknown {
+  if (typeof value === 'string') {
+    const t = value.trim();
+    if ((t.startsWith('{') && t.endsWith('}')) || (t.startsWith('[') && t.endsWith(']'))) {
+      try {
+        return unwrapJson(JSON.parse(t));
+      } catch {
+        return value;
+      }
+    }
+    return value;
+  }
+  if (Array.isArray(value)) return value.map(unwrapJson);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, unwrapJson(v)]));
+  return value;
+}
+
+/**
+ * The answer to an OpenAPI-generated tool: its operation through the twin's API. A provider error is
+ * the tool's error, its text what such a server answers (`{"status":"error", …the error body}`).
+ */
+export function openApiToolAnswer(op: OpenApiToolOperation): McpToolAnswer {
+  return {
+    operations: [`${op.method} ${op.path}`],
+    async call(args, api) {
+      const params = unwrapJson(args) as Record<string, unknown>;
+      const rest: Record<string, unknown> = { ...params };
+      const query: Record<string, string | number | boolean | undefined> = {};
+      for (const name of [...op.path_params, ...op.query_params]) delete rest[name];
+      for (const name of op.query_params) if (params[name] !== undefined) query[name] = scalar(params[name]);
+      if (!op.body) for (const [k, v] of Object.entries(rest)) if (v !== undefined) query[k] = scalar(v);
+      const hasBody = op.body && Object.keys(rest).length > 0;
+      const answer = await api.request(op.method, fillPath(op.path, params), { query, headers: { ...op.headers }, ...(hasBody ? { body: rest } : {}) });
+      if (answer.status >= 200 && answer.status < 300) return answer.body;
+      if (answer.fidelity === 'unsupported') throw new NotSimulated(`${op.method} ${op.path}`, providerMessage(answer.body));
+      const data = answer.body && typeof answer.body === 'object' ? answer.body : { data: answer.body };
+      throw new McpToolError(JSON.stringify({ status: 'error', ...data }));
+    },
+  };
+}
+
+const scalar = (v: unknown): string | number | boolean => (typeof v === 'object' ? JSON.stringify(v) : (v as string | number | boolean));
+
 /** A provider error a tool reports as its own result (`isError: true`), as the provider's server does. */
 export class McpToolError extends Error {
   override name = 'McpToolError';
@@ -160,8 +218,9 @@ function toolResult(value: unknown): CallToolResult {
 }
 
 /** Run one tool call: its arguments checked against the published schema, then through the twin's API. */
-export async function callTool(tool: TwinMcpTool, args: Record<string, unknown>, api: TwinApi, server: TwinMcp['server']): Promise<CallToolResult> {
-  const validate = validatorOf(tool);
+export async function callTool(tool: TwinMcpTool, args: Record<string, unknown>, api: TwinApi, mcp: TwinMcp): Promise<CallToolResult> {
+  const server = mcp.server;
+  const validate = mcp.validatesInput === false ? undefined : validatorOf(tool);
   if (validate && !validate(args)) {
     const e = validate.errors?.[0];
     return toolError(`Invalid arguments for ${tool.name}: ${e ? `${e.instancePath || '(arguments)'} ${e.message}` : 'they do not match its input schema'}.`);
@@ -177,7 +236,7 @@ export async function callTool(tool: TwinMcpTool, args: Record<string, unknown>,
 
 /** The MCP server of one twin for one request (stateless): its tools as published, each acting through `api`. */
 export function createTwinMcpServer(mcp: TwinMcp, apiFor: (tool: string, signal: AbortSignal) => TwinApi): Server {
-  const server = new Server({ name: mcp.server.name, version: mcp.server.version }, { capabilities: { tools: {} } });
+  const server = new Server(mcp.implementation ?? { name: mcp.server.name, version: mcp.server.version }, { capabilities: { tools: {} } });
   const byName = new Map(mcp.tools.map((t) => [t.name, t]));
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: mcp.tools.map((t) => ({
@@ -191,7 +250,7 @@ export function createTwinMcpServer(mcp: TwinMcp, apiFor: (tool: string, signal:
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = byName.get(request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
-    return callTool(tool, request.params.arguments ?? {}, apiFor(tool.name, extra.signal), mcp.server);
+    return callTool(tool, request.params.arguments ?? {}, apiFor(tool.name, extra.signal), mcp);
   });
   return server;
 }

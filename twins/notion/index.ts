@@ -14,6 +14,7 @@ import { generic } from './wire/generic.js';
 import { aroundNotion, authenticateNotion, renderNotionError, requestId } from './wire/protocol.js';
 import { seeding, suggestions } from './vocabulary/seeds.js';
 import { NOTION_OPERATIONS } from './vocabulary/phrasebook.js';
+import { notionMcp } from './mcp/tools.js';
 
 export { seeding, suggestions };
 
@@ -59,6 +60,7 @@ const notion: TwinDefinition = {
   suggestions,
   seeding,
   phrasebook: NOTION_OPERATIONS,
+  mcp: notionMcp,
   sdk: {
     snippets: [
       {

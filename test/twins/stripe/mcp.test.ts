@@ -21,7 +21,7 @@ t.test('the tool list is the agent toolkit as published', async (t) => {
   t.equal(credential.mcp_url, `${twin.url}/mcp`);
   const matched = await checkPublishedTools(t, client, published.tools, `@stripe/agent-toolkit ${published.version}`);
   t.equal(matched, published.tools.length);
-  t.same(client.getServerVersion(), { name: '@stripe/agent-toolkit', version: published.version });
+  t.same(client.getServerVersion(), published.server, "the toolkit server's own serverInfo");
 });
 
 t.test('create_customer acts on the twin and reads back with the stripe SDK', async (t) => {

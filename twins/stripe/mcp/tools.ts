@@ -150,5 +150,6 @@ const ANSWERS: Record<string, McpToolAnswer> = {
 /** The agent toolkit's tools as published, each answered through the twin's REST routes (all but the documentation search). */
 export const stripeMcp: TwinMcp = {
   server: { name: published.package, version: published.version, source: `${published.source} (server ${published.server.name} ${published.server.version})` },
+  implementation: published.server,
   tools: publishedTools(published.tools as unknown as PublishedTool[], ANSWERS),
 };
