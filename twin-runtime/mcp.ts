@@ -42,6 +42,8 @@ export function fillPath(template: string, values: Record<string, unknown>, slas
     const v = values[name];
     if (v === undefined || v === null || v === '') throw new McpToolError(`missing required parameter: ${name}`);
     const s = String(v);
+    // A dot segment would move the request elsewhere on the twin once the URL is normalised.
+    if (s.split('/').some((seg) => seg === '.' || seg === '..')) throw new McpToolError(`invalid parameter: ${name} may not contain '.' or '..' segments`);
     return slashes.includes(name) ? s.split('/').map(encodeURIComponent).join('/') : encodeURIComponent(s);
   });
 }

@@ -7,6 +7,10 @@ import type { Handler } from './spec.js';
 export const catalog: Handler = async (ctx) => {
   const client = await ctx.client();
   show(ctx, await ok(client.GET('/twins/catalog')), (twins) =>
-    table([['SLUG', 'VERSION', 'NAME', 'DESCRIPTION'], ...twins.map((t) => [t.slug, t.version, t.name, t.description])]),
+    table([
+      ['SLUG', 'VERSION', 'NAME', 'MCP', 'DESCRIPTION'],
+      // MCP: the provider's MCP server whose tools the twin serves at <url>/mcp, and its version.
+      ...twins.map((t) => [t.slug, t.version, t.name, t.mcp ? `${t.mcp.server} ${t.mcp.version}` : '-', t.description]),
+    ]),
   );
 };

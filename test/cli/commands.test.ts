@@ -47,7 +47,7 @@ t.test('catalog', async (t) => {
         c.map((x: any) => x.slug),
         [...TWIN_SLUGS],
       ),
-    new RegExp(`^SLUG +VERSION +NAME +DESCRIPTION\n${TWIN_SLUGS[0]} `),
+    new RegExp(`^SLUG +VERSION +NAME +MCP +DESCRIPTION\n${TWIN_SLUGS[0]} [^\n]*\ngithub +\\S+ +GitHub +github-mcp-server v[\\d.]+ `),
   );
 });
 
@@ -79,11 +79,12 @@ t.test('the core loop from the command line', async (t) => {
   t.equal(exports.code, 0, exports.stderr);
   t.match(
     exports.stdout,
-    /^export STRIPE_SECRET_KEY='sk_test_\w+'\nexport STRIPE_PUBLISHABLE_KEY='pk_test_\w+'\nexport STRIPE_API_URL='http:\/\/127\.0\.0\.1:\d+'\n$/,
+    /^export STRIPE_SECRET_KEY='sk_test_\w+'\nexport STRIPE_PUBLISHABLE_KEY='pk_test_\w+'\nexport STRIPE_API_URL='http:\/\/127\.0\.0\.1:\d+'\n# MCP \(streamable HTTP, the key as Bearer\): http:\/\/127\.0\.0\.1:\d+\/mcp\n$/,
   );
   const cred = await both(t, ['twin', 'credential', stripeTwin.id], (c) => {
     t.equal(c.twin_slug, 'stripe');
     t.match(c.api_key, /^sk_test_/);
+    t.equal(c.mcp_url, `${stripeTwin.url}/mcp`, "the twin's MCP endpoint, on its gateway URL");
     t.match(c.sdk.code, /new Stripe\('sk_test_/);
   });
 

@@ -186,7 +186,8 @@ t.test('plan limits, expiry, add and remove twins, reset, scenarios, catalog, va
   t.equal(catalog.status, 200);
   const stripeEntry = catalog.body.find((c: any) => c.slug === 'stripe');
   t.ok(stripeEntry, 'stripe is in the catalog');
-  t.same(Object.keys(stripeEntry).sort(), ['description', 'name', 'sdk', 'slug', 'version']);
+  t.same(Object.keys(stripeEntry).sort(), ['description', 'mcp', 'name', 'sdk', 'slug', 'version']);
+  t.match(stripeEntry.mcp, { server: '@stripe/agent-toolkit', version: String, tools: Number }, 'the catalog says which MCP server a twin mirrors');
   t.equal((await cp.call('GET', '/twins/catalog/stripe', { token })).body.slug, 'stripe');
   t.equal((await cp.call('GET', '/twins/catalog/paypal', { token })).status, 404);
 
