@@ -15,7 +15,11 @@ import type { IdSource } from './ids.js';
 import { DELIVERY_RESOURCE, type Deliveries } from './deliveries.js';
 import { handleAdmin } from './admin-api.js';
 import { TwinHost, type TwinHostOptions } from './host.js';
-import { isMcpPath, serveTwinMcp } from './mcp.js';
+import { isMcpPath } from './mcp.js';
+import { loadOnce } from './load-once.js';
+
+/** The MCP server side, on a twin's first /mcp request (twin-runtime/mcp-server.ts). */
+const mcpServer = loadOnce(() => import('./mcp-server.js'));
 import type { TwinContext, TwinDefinition, TwinRequest, TwinResponse } from './contract.js';
 
 export const ADMIN_PREFIX = '/_twin/';
@@ -182,7 +186,7 @@ export class TwinServer {
         return;
       }
       if (this.host.twin.mcp && isMcpPath(path)) {
-        await serveTwinMcp(this.host.twin, this.host.ctx, req, res, raw);
+        await (await mcpServer()).serveTwinMcp(this.host.twin, this.host.ctx, req, res, raw);
         return;
       }
       const twinReq: TwinRequest = {

@@ -91,6 +91,22 @@ async function coreLoop(t: Test, client: Client, label: string): Promise<void> {
   t.equal((await call(t, client, 'list_request_logs', { environment_id: environment.id, fidelity: 'modelled' })).total, 1, 'filtered by fidelity');
   t.equal((await call(t, client, 'list_request_logs', { environment_id: environment.id, fidelity: 'unsupported' })).total, 0);
 
+  // The twin's own MCP server (Stripe's agent toolkit tools) at the credential's mcp_url, through the
+  // gateway: the tool's Stripe request is a row of the environment's log like the SDK's.
+  t.equal(cred.mcp_url, `${twin.url}/mcp`);
+  const stripeMcp = new Client({ name: 'agent', version: '1.0.0' });
+  await stripeMcp.connect(new StreamableHTTPClientTransport(new URL(cred.mcp_url), { requestInit: { headers: { authorization: `Bearer ${cred.api_key}` } } }));
+  const made = (await stripeMcp.callTool({ name: 'create_customer', arguments: { name: 'Grace' } })) as { isError?: boolean; content: { text: string }[] };
+  await stripeMcp.close();
+  t.notOk(made.isError, made.content[0]?.text);
+  const viaTool = JSON.parse(made.content[0]!.text) as { id: string };
+  t.equal((await stripe.customers.retrieve(viaTool.id)).id, viaTool.id, 'the tool made a customer the SDK reads');
+  const afterTool = await call(t, client, 'list_request_logs', { environment_id: environment.id });
+  t.ok(
+    afterTool.items.some((r: any) => r.method === 'POST' && r.path === '/v1/customers' && r.status_code === 200 && r.id !== logs.items[0].id),
+    "the tool's request is in the environment's log",
+  );
+
   const records = await call(t, client, 'list_records', { environment_id: environment.id, twin_id: twin.id, resource: 'customer' });
   t.ok(records.records.some((r: any) => r.external_id === customer.id));
   const { record } = await call(t, client, 'get_record', { environment_id: environment.id, twin_id: twin.id, resource: 'customer', external_id: customer.id });

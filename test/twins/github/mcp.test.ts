@@ -103,6 +103,31 @@ t.test('the agent loop: create a branch, write a file, open a pull request', asy
   t.equal(data.state, 'open');
   const content = await gh.octokit.repos.getContent({ owner: 'octocat', repo: 'mcp-demo', path: 'docs/hello.md', ref: 'feature/mcp' });
   t.equal(Buffer.from((content.data as { content: string }).content, 'base64').toString(), '# Hello again\n');
+  // A pending review, then submitted: the viewer's pending review is found as the server finds it.
+  const pending = await call('pull_request_review_write', { method: 'create', owner: 'octocat', repo: 'mcp-demo', pullNumber: pr.number, body: 'Looks fine' });
+  t.notOk(pending.isError, text(pending));
+  t.equal(json(pending).state, 'PENDING');
+  const submitted = await call('pull_request_review_write', {
+    method: 'submit_pending',
+    owner: 'octocat',
+    repo: 'mcp-demo',
+    pullNumber: pr.number,
+    event: 'COMMENT',
+  });
+  t.notOk(submitted.isError, text(submitted));
+  const reviews = await gh.octokit.pulls.listReviews({ owner: 'octocat', repo: 'mcp-demo', pull_number: pr.number });
+  t.same(
+    reviews.data.map((r) => [r.state, r.body]),
+    [['COMMENTED', 'Looks fine']],
+  );
+  const thread = await call('pull_request_review_write', {
+    method: 'resolve_thread',
+    owner: 'octocat',
+    repo: 'mcp-demo',
+    pullNumber: pr.number,
+    threadId: 'x',
+  });
+  t.equal(thread.isError, true, 'resolving a thread (GraphQL) is refused');
   const files = json(await call('pull_request_read', { method: 'get_files', owner: 'octocat', repo: 'mcp-demo', pullNumber: pr.number }));
   t.same(
     files.map((f: { filename: string }) => f.filename),

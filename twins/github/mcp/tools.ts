@@ -7,8 +7,16 @@
 
 import type { TwinApi, TwinMcp } from '../../../twin-runtime/contract.js';
 import { NotSimulated } from '../../../twin-runtime/fidelity.js';
-import { definedOnly, fillPath, publishedTools, type McpToolAnswer, type PublishedTool } from '../../../twin-runtime/mcp.js';
-import published from '../spec/mcp-tools.json' with { type: 'json' };
+import {
+  definedOnly,
+  fillPath,
+  lazyMcp,
+  McpToolError,
+  publishedTools,
+  readPinnedTools,
+  type McpToolAnswer,
+  type PublishedTool,
+} from '../../../twin-runtime/mcp.js';
 
 type Args = Record<string, unknown>;
 type ToolImpl = McpToolAnswer;
@@ -60,6 +68,55 @@ const search = (path: string, qualifier = ''): ToolImpl => ({
     const repo = a.owner && a.repo ? ` repo:${String(a.owner)}/${String(a.repo)}` : '';
     return api.json('GET', path, { query: { q: `${String(a.query)}${qualifier}${repo}`, sort: str(a.sort), order: str(a.order), ...paging(a) } });
   },
+});
+
+/** The viewer's pending review of the pull request (the server finds it the same way, through GraphQL). */
+async function pendingReview(a: Args, api: TwinApi): Promise<{ id: number }> {
+  const me = (await api.json('GET', '/user')) as { login: string };
+  const reviews = (await api.json('GET', fill(`${PULL}/reviews`, pr(a)), { query: { per_page: 100 } })) as {
+    id: number;
+    state: string;
+    user: { login: string } | null;
+  }[];
+  const pending = reviews.find((r) => r.state === 'PENDING' && r.user?.login === me.login);
+  if (!pending) throw new McpToolError('No pending review found for the viewer');
+  return pending;
+}
+
+async function reviewCall(method: 'create' | 'submit_pending' | 'delete_pending', a: Args, api: TwinApi): Promise<unknown> {
+  if (method === 'create') {
+    return api.json('POST', fill(`${PULL}/reviews`, pr(a)), { body: given({ body: a.body, event: a.event, commit_id: a.commitID }) });
+  }
+  const pending = await pendingReview(a, api);
+  const path = fill(`${PULL}/reviews/{review_id}`, { ...pr(a), review_id: pending.id });
+  if (method === 'submit_pending') return api.json('POST', `${path}/events`, { body: given({ event: a.event, body: a.body }) });
+  await api.json('DELETE', path);
+  return 'pending pull request review successfully deleted';
+}
+
+const review = (method: 'create' | 'submit_pending' | 'delete_pending'): ToolImpl => ({
+  operations:
+    method === 'create'
+      ? [`POST ${PULL}/reviews`]
+      : [`GET ${PULL}/reviews`, method === 'submit_pending' ? `POST ${PULL}/reviews/{review_id}/events` : `DELETE ${PULL}/reviews/{review_id}`],
+  call: (a, api) => reviewCall(method, a, api),
+});
+
+async function subIssueCall(method: string, a: Args, api: TwinApi): Promise<unknown> {
+  if (method === 'add')
+    return api.json('POST', fill(`${ISSUE}/sub_issues`, a), { body: given({ sub_issue_id: a.sub_issue_id, replace_parent: a.replace_parent }) });
+  if (method === 'remove') return api.json('DELETE', fill(`${ISSUE}/sub_issue`, a), { body: { sub_issue_id: a.sub_issue_id } });
+  if (method === 'reprioritize') {
+    return api.json('PATCH', fill(`${ISSUE}/sub_issues/priority`, a), {
+      body: given({ sub_issue_id: a.sub_issue_id, after_id: a.after_id, before_id: a.before_id }),
+    });
+  }
+  throw new McpToolError(`unknown method: ${method}`);
+}
+
+const subIssue = (method: 'add' | 'remove'): ToolImpl => ({
+  operations: [method === 'add' ? `POST ${ISSUE}/sub_issues` : `DELETE ${ISSUE}/sub_issue`],
+  call: (a, api) => subIssueCall(method, a, api),
 });
 
 const IMPLEMENTED: Record<string, ToolImpl> = {
@@ -384,6 +441,65 @@ const IMPLEMENTED: Record<string, ToolImpl> = {
     call: (a, api) => api.json('POST', fill(`${PULL}/requested_reviewers`, pr(a)), { body: { reviewers: a.reviewers } }),
   },
 
+  create_pull_request_review: review('create'),
+  submit_pending_pull_request_review: review('submit_pending'),
+  delete_pending_pull_request_review: review('delete_pending'),
+  pull_request_review_write: {
+    operations: [`POST ${PULL}/reviews`, `GET ${PULL}/reviews`, `POST ${PULL}/reviews/{review_id}/events`, `DELETE ${PULL}/reviews/{review_id}`],
+    call: (a, api) => {
+      if (a.method === 'create' || a.method === 'submit_pending' || a.method === 'delete_pending') return reviewCall(a.method, a, api);
+      throw new NotSimulated(
+        `the MCP tool pull_request_review_write with method ${String(a.method)}`,
+        'Review threads are resolved through GraphQL, which the twin does not model.',
+      );
+    },
+  },
+  add_reply_to_pull_request_comment: {
+    operations: [`POST ${PULL}/comments/{comment_id}/replies`, `POST ${REPO}/pulls/comments/{comment_id}/reactions`],
+    call: (a, api) => {
+      if (a.reaction !== undefined)
+        return api.json('POST', fill(`${REPO}/pulls/comments/{comment_id}/reactions`, { ...a, comment_id: a.commentId }), { body: { content: a.reaction } });
+      return api.json('POST', fill(`${PULL}/comments/{comment_id}/replies`, { ...pr(a), comment_id: a.commentId }), { body: { body: a.body } });
+    },
+  },
+  add_issue_comment_reaction: {
+    operations: [`POST ${REPO}/issues/comments/{comment_id}/reactions`],
+    call: (a, api) => api.json('POST', fill(`${REPO}/issues/comments/{comment_id}/reactions`, a), { body: { content: a.content } }),
+  },
+  add_sub_issue: subIssue('add'),
+  remove_sub_issue: subIssue('remove'),
+  sub_issue_write: {
+    operations: [`POST ${ISSUE}/sub_issues`, `DELETE ${ISSUE}/sub_issue`, `PATCH ${ISSUE}/sub_issues/priority`],
+    call: (a, api) => subIssueCall(String(a.method), a, api),
+  },
+  get_tag: {
+    operations: [`GET ${REPO}/git/ref/{ref}`, `GET ${REPO}/git/tags/{tag_sha}`],
+    call: async (a, api) => {
+      const ref = (await api.json('GET', fill(`${REPO}/git/ref/{ref}`, { ...a, ref: `tags/${String(a.tag)}` }))) as { object: { sha: string; type: string } };
+      // A lightweight tag has no tag object: the server reads the annotated one only.
+      if (ref.object.type !== 'tag') throw new McpToolError(`failed to get tag object: ${String(a.tag)} is a lightweight tag`);
+      return api.json('GET', fill(`${REPO}/git/tags/{tag_sha}`, { ...a, tag_sha: ref.object.sha }));
+    },
+  },
+  list_issue_types: {
+    operations: ['GET /orgs/{org}/issue-types'],
+    call: (a, api) => api.json('GET', fill('/orgs/{org}/issue-types', { org: a.owner })),
+  },
+  update_issue_type: {
+    operations: [`PATCH ${ISSUE}`],
+    call: (a, api) => {
+      refuse(a, ['is_suggestion'], 'update_issue_type');
+      return api.json('PATCH', fill(ISSUE, a), { body: { type: a.issue_type } });
+    },
+  },
+  list_starred_repositories: {
+    operations: ['GET /user/starred', 'GET /users/{username}/starred'],
+    call: (a, api) =>
+      api.json('GET', a.username ? fill('/users/{username}/starred', a) : '/user/starred', {
+        query: { sort: str(a.sort), direction: str(a.direction), ...paging(a) },
+      }),
+  },
+
   // ---- search (answered where the twin models GitHub's search, refused as it refuses otherwise)
   search_repositories: search('/search/repositories'),
   search_code: search('/search/code'),
@@ -394,10 +510,15 @@ const IMPLEMENTED: Record<string, ToolImpl> = {
 };
 
 /** github-mcp-server's tools as published, in its order, each with the twin's way to answer it (if any). */
-export const githubMcp: TwinMcp = {
-  server: { name: 'github-mcp-server', version: published.version, source: `${published.source} ${published.path} at ${published.commit}` },
-  tools: publishedTools(published.tools as unknown as PublishedTool[], IMPLEMENTED),
-};
+export const githubMcp: TwinMcp = lazyMcp(() => {
+  const published = readPinnedTools<{ source: string; version: string; commit: string; path: string; tools: PublishedTool[] }>(
+    new URL('../spec/mcp-tools.json', import.meta.url),
+  );
+  return {
+    server: { name: 'github-mcp-server', version: published.version, source: `${published.source} ${published.path} at ${published.commit}` },
+    tools: publishedTools(published.tools, IMPLEMENTED),
+  };
+});
 
 /** The names of the tools the twin answers (for its README and tests). */
 export const IMPLEMENTED_TOOLS: readonly string[] = Object.keys(IMPLEMENTED);

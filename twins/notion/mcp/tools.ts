@@ -4,16 +4,33 @@
 // for that operation, so a tool call and the SDK call leave the same state and request-log rows.
 
 import type { TwinMcp } from '../../../twin-runtime/contract.js';
-import { openApiToolAnswer, publishedTools, type McpToolAnswer, type OpenApiToolOperation, type PublishedTool } from '../../../twin-runtime/mcp.js';
-import published from '../spec/mcp-tools.json' with { type: 'json' };
+import {
+  lazyMcp,
+  openApiToolAnswer,
+  publishedTools,
+  readPinnedTools,
+  type McpToolAnswer,
+  type OpenApiToolOperation,
+  type PublishedTool,
+} from '../../../twin-runtime/mcp.js';
 
-const tools = published.tools as unknown as (PublishedTool & { operation: OpenApiToolOperation | null })[];
+type NotionTool = PublishedTool & { operation: OpenApiToolOperation | null };
 
-const answers: Record<string, McpToolAnswer> = Object.fromEntries(tools.filter((t) => t.operation).map((t) => [t.name, openApiToolAnswer(t.operation!)]));
-
-export const notionMcp: TwinMcp = {
-  server: { name: published.package, version: published.version, source: `${published.source} (server ${published.server.name} ${published.server.version})` },
-  implementation: published.server,
-  validatesInput: false,
-  tools: publishedTools(tools, answers),
-};
+export const notionMcp: TwinMcp = lazyMcp(() => {
+  const published = readPinnedTools<{ source: string; package: string; version: string; server: { name: string; version: string }; tools: NotionTool[] }>(
+    new URL('../spec/mcp-tools.json', import.meta.url),
+  );
+  const answers: Record<string, McpToolAnswer> = Object.fromEntries(
+    published.tools.filter((t) => t.operation).map((t) => [t.name, openApiToolAnswer(t.operation!)]),
+  );
+  return {
+    server: {
+      name: published.package,
+      version: published.version,
+      source: `${published.source} (server ${published.server.name} ${published.server.version})`,
+    },
+    implementation: published.server,
+    validatesInput: false,
+    tools: publishedTools(published.tools, answers),
+  };
+});

@@ -7,8 +7,16 @@
 // answers the same sentence with the Stripe message as an MCP tool error.
 
 import type { TwinApi, TwinMcp } from '../../../twin-runtime/contract.js';
-import { definedOnly, fillPath, McpToolError, publishedTools, type McpToolAnswer, type PublishedTool } from '../../../twin-runtime/mcp.js';
-import published from '../spec/mcp-tools.json' with { type: 'json' };
+import {
+  definedOnly,
+  fillPath,
+  lazyMcp,
+  McpToolError,
+  publishedTools,
+  readPinnedTools,
+  type McpToolAnswer,
+  type PublishedTool,
+} from '../../../twin-runtime/mcp.js';
 
 type Args = Record<string, unknown>;
 type Obj = Record<string, unknown>;
@@ -148,8 +156,17 @@ const ANSWERS: Record<string, McpToolAnswer> = {
 };
 
 /** The agent toolkit's tools as published, each answered through the twin's REST routes (all but the documentation search). */
-export const stripeMcp: TwinMcp = {
-  server: { name: published.package, version: published.version, source: `${published.source} (server ${published.server.name} ${published.server.version})` },
-  implementation: published.server,
-  tools: publishedTools(published.tools as unknown as PublishedTool[], ANSWERS),
-};
+export const stripeMcp: TwinMcp = lazyMcp(() => {
+  const published = readPinnedTools<{ source: string; package: string; version: string; server: { name: string; version: string }; tools: PublishedTool[] }>(
+    new URL('../spec/mcp-tools.json', import.meta.url),
+  );
+  return {
+    server: {
+      name: published.package,
+      version: published.version,
+      source: `${published.source} (server ${published.server.name} ${published.server.version})`,
+    },
+    implementation: published.server,
+    tools: publishedTools(published.tools, ANSWERS),
+  };
+});
