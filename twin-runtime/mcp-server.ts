@@ -120,7 +120,8 @@ export async function serveTwinMcp(twin: TwinDefinition, ctx: TwinContext, req: 
   }
   let body: unknown;
   try {
-    body = parseJson(raw.toString('utf8'), 'body', INPUT_LIMITS, true);
+    // A JSON body's key and depth limits were checked on its bytes as it arrived (server.ts).
+    body = parseJson(raw.toString('utf8'), 'body', INPUT_LIMITS, (req.headers['content-type'] ?? '').toLowerCase().includes('json'));
   } catch (e) {
     answerJson(res, 400, rpcError(-32700, `Parse error: ${(e as Error).message}`));
     return;

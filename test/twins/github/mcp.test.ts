@@ -151,6 +151,23 @@ t.test('what the twin does not simulate is a tool error, never a success', async
   await t.rejects(client.callTool({ name: 'no_such_tool', arguments: {} }), /not found/);
 });
 
+t.test('hostile input at /mcp: a clear JSON-RPC error, nothing polluted', async (t) => {
+  const post = (body: string, contentType = 'application/json') =>
+    fetch(credential.mcp_url!, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${credential.api_key}`, 'content-type': contentType, accept: 'application/json, text/event-stream' },
+      body,
+    });
+  const broken = await post('{"jsonrpc": "2.0", "method": ');
+  t.equal(broken.status, 400);
+  t.match(await broken.json(), { jsonrpc: '2.0', error: { code: -32700 } });
+  const deep = await post('['.repeat(5000) + ']'.repeat(5000), 'text/plain');
+  t.equal(deep.status, 400, 'nesting past the limit is refused whatever the content type says');
+  const polluted = await call('create_issue', { owner: 'octocat', repo: 'mcp-demo', title: 'x', ['__proto__']: { polluted: true } } as Record<string, unknown>);
+  t.notOk(polluted.isError, text(polluted));
+  t.equal(({} as { polluted?: boolean }).polluted, undefined, 'Object.prototype untouched');
+});
+
 t.test('only the twin key opens the MCP endpoint', async (t) => {
   await t.rejects(connect('ghp_wrong'), /401|Unauthorized|twin's key/);
   const get = await fetch(credential.mcp_url!, { headers: { authorization: `Bearer ${credential.api_key}` } });
