@@ -1,10 +1,14 @@
 // The GitHub twin's own MCP server, driven by the MCP SDK's Client over streamable HTTP with only
 // the credential's `mcp_url` and key: its tools are github-mcp-server's as published (names and
 // input schemas, spec/mcp-tools.json), a writing tool's result reads back over REST with
-// @octokit/rest, the agent loop's tools (branch, file, pull request) leave a pull request, and what
-// the twin does not simulate comes back as a tool error, never a success.
+// @octokit/rest and fires the webhook the REST call fires, the agent loop's tools (branch, file,
+// pull request) leave a pull request, and what the twin does not simulate comes back as a tool
+// error, never a success.
 
 import t from 'tap';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhooks } from '@octokit/webhooks';
 import published from '../../../twins/github/spec/mcp-tools.json' with { type: 'json' };
 import { IMPLEMENTED_TOOLS } from '../../../twins/github/mcp/tools.js';
 import { MCP_TOOL_HEADER } from '../../../twin-runtime/mcp.js';
@@ -173,4 +177,42 @@ t.test('only the twin key opens the MCP endpoint', async (t) => {
   const get = await fetch(credential.mcp_url!, { headers: { authorization: `Bearer ${credential.api_key}` } });
   t.equal(get.status, 405);
   t.equal(get.headers.get('allow'), 'POST');
+});
+
+t.test('a tool call fires the webhook the REST call fires', async (t) => {
+  const received: { event: string; body: string; signature: string }[] = [];
+  const receiver = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      received.push({
+        event: String(req.headers['x-github-event']),
+        body: Buffer.concat(chunks).toString('utf8'),
+        signature: String(req.headers['x-hub-signature-256']),
+      });
+      res.writeHead(200).end('ok');
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+  t.teardown(() => new Promise((r) => receiver.close(r)));
+  const secret = 'mcp-hook-secret';
+  await gh.octokit.repos.createWebhook({
+    owner: 'octocat',
+    repo: 'mcp-demo',
+    config: { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, content_type: 'json', secret },
+    events: ['issues'],
+  });
+  await gh.octokit.issues.create({ owner: 'octocat', repo: 'mcp-demo', title: 'by REST' });
+  t.notOk((await call('create_issue', { owner: 'octocat', repo: 'mcp-demo', title: 'by MCP' })).isError);
+  const deadline = Date.now() + 10_000;
+  while (received.filter((r) => r.event === 'issues').length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  const issues = received.filter((r) => r.event === 'issues');
+  t.equal(issues.length, 2, 'one delivery each');
+  const webhooks = new Webhooks({ secret });
+  for (const d of issues) t.ok(await webhooks.verify(d.body, d.signature), 'signed as GitHub signs it');
+  const [rest, tool] = issues.map((d) => JSON.parse(d.body));
+  t.same([rest.action, tool.action], ['opened', 'opened']);
+  t.same([rest.issue.title, tool.issue.title], ['by REST', 'by MCP']);
+  t.same(Object.keys(tool).sort(), Object.keys(rest).sort(), 'the same payload shape');
+  t.same(Object.keys(tool.issue).sort(), Object.keys(rest.issue).sort());
 });
