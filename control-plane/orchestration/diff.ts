@@ -103,11 +103,12 @@ export function diffTwinFiles(twinId: string, before: string | undefined, after:
   return out;
 }
 
-/** The paths (dot-joined) where two JSON bodies differ, parents before children, at most FIELD_LIMIT. */
+/** The paths (dot-joined) where two JSON bodies differ, at most FIELD_LIMIT; `''` when the body changed kind. */
 export function fieldPaths(was: string, now: string): string[] {
   const before = JSON.parse(was) as unknown;
   const after = JSON.parse(now) as unknown;
-  if (typeof before !== 'object' || before === null || typeof after !== 'object' || after === null) return [''];
+  const kind = (v: unknown) => (Array.isArray(v) ? 'array' : v === null ? 'null' : typeof v);
+  if (kind(before) !== kind(after) || typeof before !== 'object' || before === null) return [''];
   const paths = new Set<string>();
   for (const d of diff(before as Record<string, unknown>, after as Record<string, unknown>)) {
     paths.add(d.path.join('.'));

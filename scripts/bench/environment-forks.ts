@@ -1,0 +1,151 @@
+// Forks of an environment (issue 38): a Stripe environment started from a seed of PROMPT (default
+// 5,000 customers = 10,000 records with their events) plus TRAFFIC requests (default 1,000: creates,
+// updates, reads), then `POST /environments/{id}/fork` → the fork `ready`, RUNS times (p50 target
+// ≤ 200 ms, process driver), beside its two halves (the snapshot alone, an environment from it);
+// then the disk that CLONES clones of one snapshot's file take against the file once, made as the
+// control plane makes them (`copyFile` with COPYFILE_FICLONE), and whether this filesystem clones.
+//   node --import=tsx scripts/bench/environment-forks.ts [runs] [traffic] [clones] ["prompt"]
+// Build first (`make build`): twins run compiled. (scripts/bench/forks.ts is the GitHub twin's
+// repository forks.)
+
+import { constants, copyFileSync, mkdirSync, rmSync, statSync, statfsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fmt, percentile, startBenchControlPlane, type BenchControlPlane } from './control-plane.js';
+
+const RUNS = Math.min(50, Math.max(1, Number(process.argv[2] ?? 10)));
+const TRAFFIC = Math.min(100_000, Math.max(0, Number(process.argv[3] ?? 1000)));
+const CLONES = Math.min(1000, Math.max(1, Number(process.argv[4] ?? 100)));
+const PROMPT = process.argv[5] ?? '5000 customers';
+const POLL_MS = 5;
+// Between runs (untimed) the fork is deleted and the driver's warm pool refills, as between forks a person or CI makes.
+const PAUSE_MS = 1000;
+
+async function until<T>(probe: () => Promise<T | undefined>, timeoutMs: number, what: string, pollMs = POLL_MS): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+const ready = (bench: BenchControlPlane, id: string) =>
+  until(
+    async () => {
+      const e = (await bench.call('GET', `/environments/${id}`)).body;
+      if (e.status === 'failed') throw new Error(`environment failed: ${JSON.stringify(e.twins.map((t: { failure: string }) => t.failure))}`);
+      return e.status === 'ready' ? e : undefined;
+    },
+    60_000,
+    `environment ${id}`,
+  );
+
+const expect = (res: { status: number; body: unknown }, status: number, what: string) => {
+  if (res.status !== status) throw new Error(`${what} answered ${res.status}: ${JSON.stringify(res.body)}`);
+  return res.body as any;
+};
+
+/** Free bytes of the filesystem holding `dir`. */
+const freeBytes = (dir: string) => {
+  const s = statfsSync(dir);
+  return s.bavail * s.bsize;
+};
+
+const bench = await startBenchControlPlane();
+try {
+  const dataDir = bench.cp.services.config.dataDir;
+  const seed = expect(await bench.call('POST', '/seeds', { name: 'bench', twin: 'stripe', prompt: PROMPT }), 201, 'POST /seeds');
+  await until(
+    async () => {
+      const s = (await bench.call('GET', `/seeds/${seed.id}`)).body;
+      if (s.status === 'failed') throw new Error(`seed failed: ${s.failure}`);
+      return s.status === 'ready' ? s : undefined;
+    },
+    600_000,
+    'the seed',
+    250,
+  );
+  const records = bench.cp.services.seeds.byId(seed.id)!.record_count;
+  const parent = await ready(
+    bench,
+    expect(await bench.call('POST', '/environments', { name: 'parent', twins: [{ twin: 'stripe', seed_id: seed.id }] }), 201, 'create').id,
+  );
+  const twin = parent.twins[0];
+  const key = expect(await bench.call('POST', `/twins/${twin.id}/credential`), 200, 'credential').api_key;
+  const stripe = async (method: string, path: string, form?: Record<string, string>) => {
+    const res = await fetch(twin.url + path, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+      body: form ? new URLSearchParams(form).toString() : undefined,
+    });
+    const body = (await res.json()) as { id?: string };
+    if (res.status !== 200) throw new Error(`${method} ${path} answered ${res.status}`);
+    return body;
+  };
+  // Traffic: a third creates, a third updates what it created, a third reads.
+  const made: string[] = [];
+  for (let i = 0; i < TRAFFIC; i++) {
+    if (i % 3 === 0 || made.length === 0) made.push((await stripe('POST', '/v1/customers', { name: `Traffic ${i}` })).id!);
+    else if (i % 3 === 1) await stripe('POST', `/v1/customers/${made[i % made.length]}`, { 'metadata[step]': String(i) });
+    else await stripe('GET', '/v1/customers?limit=10');
+  }
+
+  const forks: number[] = [];
+  const snapshots: number[] = [];
+  const fromSnapshot: number[] = [];
+  let snapshotBytes = 0;
+  for (let run = 0; run < RUNS; run++) {
+    let t0 = performance.now();
+    const fork = expect(await bench.call('POST', `/environments/${parent.id}/fork`, { name: `fork ${run}` }), 201, 'fork');
+    await ready(bench, fork.id);
+    forks.push(performance.now() - t0);
+    await bench.call('DELETE', `/environments/${fork.id}`);
+    await new Promise((r) => setTimeout(r, PAUSE_MS));
+
+    t0 = performance.now();
+    const snap = expect(await bench.call('POST', `/environments/${parent.id}/snapshots`, { name: `snapshot ${run}` }), 201, 'snapshot');
+    snapshots.push(performance.now() - t0);
+    snapshotBytes = snap.size_bytes;
+    t0 = performance.now();
+    const env = expect(await bench.call('POST', '/environments', { name: `from ${run}`, snapshot_id: snap.id }), 201, 'from snapshot');
+    await ready(bench, env.id);
+    fromSnapshot.push(performance.now() - t0);
+    await bench.call('DELETE', `/environments/${env.id}`);
+    await new Promise((r) => setTimeout(r, PAUSE_MS));
+  }
+
+  // Disk: clones of one snapshot file, made as the control plane makes a fork's data files.
+  const snap = expect(await bench.call('POST', `/environments/${parent.id}/snapshots`, { name: 'disk' }), 201, 'snapshot');
+  const source = join(dataDir, 'snapshots', snap.id, `${twin.id}.sqlite`);
+  const probe = join(dataDir, 'clone-probe');
+  writeFileSync(probe + '.src', 'x');
+  let clones = 'clones files (reflink)';
+  try {
+    copyFileSync(probe + '.src', probe, constants.COPYFILE_FICLONE_FORCE);
+  } catch (e) {
+    clones = `does not clone files (${(e as NodeJS.ErrnoException).code}): plain copies`;
+  }
+  rmSync(probe, { force: true });
+  rmSync(probe + '.src', { force: true });
+  const dir = join(dataDir, 'clones');
+  mkdirSync(dir);
+  const before = freeBytes(dir);
+  const t0 = performance.now();
+  for (let i = 0; i < CLONES; i++) copyFileSync(source, join(dir, `${i}.sqlite`), constants.COPYFILE_FICLONE);
+  const cloneMs = (performance.now() - t0) / CLONES;
+  const used = Math.max(0, before - freeBytes(dir));
+  const size = statSync(source).size;
+  rmSync(dir, { recursive: true, force: true });
+
+  const mib = (b: number) => `${(b / 1024 / 1024).toFixed(1)} MiB`;
+  console.log(`parent: Stripe seed "${PROMPT}" (${records} records) + ${TRAFFIC} requests; snapshot ${mib(snapshotBytes)}; ${RUNS} runs (p50 / max):`);
+  console.log(`  fork → ready                     ${fmt(percentile(forks, 50))} / ${fmt(Math.max(...forks))}   (target ≤ 200 ms)`);
+  console.log(`  snapshot alone                   ${fmt(percentile(snapshots, 50))} / ${fmt(Math.max(...snapshots))}`);
+  console.log(`  environment from it → ready      ${fmt(percentile(fromSnapshot, 50))} / ${fmt(Math.max(...fromSnapshot))}`);
+  console.log(
+    `disk: this filesystem ${clones}; ${CLONES} clones of one ${mib(size)} snapshot file took ${mib(used)} (${(used / size).toFixed(1)}× one file), ${fmt(cloneMs)} each`,
+  );
+} finally {
+  await bench.stop();
+}
