@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TwinHost } from '../../twin-runtime/host.js';
+import { HostError, TwinHost } from '../../twin-runtime/host.js';
 import { RecordStore } from '../../twin-runtime/record-store.js';
 import { DELIVERY_RESOURCE } from '../../twin-runtime/deliveries.js';
 import type { TwinDefinition } from '../../twin-runtime/contract.js';
@@ -27,6 +27,7 @@ const twin: TwinDefinition = {
   storageVersion: 3,
   defaultPort: 0,
   resources: ['thing'],
+  suggestions: [],
   mintKey: () => 'key_1',
   routes: [],
   authenticate: () => undefined,
@@ -79,7 +80,7 @@ t.test('a snapshot copies the records, the id source and the clock, by either pa
 t.test('a snapshot name is a plain file name', async (t) => {
   const host = new TwinHost(twin, { dataFile: join(dir, 'names.sqlite') });
   for (const bad of ['../up.sqlite', 'a/b.sqlite', 'x.txt', '.hidden.sqlite', '']) {
-    t.throws(() => host.snapshot(bad), { status: 400 }, JSON.stringify(bad));
+    t.throws(() => host.snapshot(bad), new HostError(400, '`file` must be a plain file name ending in .sqlite.'), JSON.stringify(bad));
   }
   await host.close();
 });
