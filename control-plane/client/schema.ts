@@ -1221,6 +1221,8 @@ export interface components {
             plan: "free" | "paygo";
             ready: boolean;
             remaining_credit_cents: number | null;
+            /** @description bytes the organization's seeds and environment snapshots take on disk */
+            storage_bytes: number;
             upgrade_available: boolean;
         };
         BillingUpgrade: {

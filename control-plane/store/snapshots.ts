@@ -49,7 +49,6 @@ export class SnapshotStore {
         `SELECT COUNT(*) AS n FROM environment_twins t JOIN environments e ON e.id = t.environment_id
          WHERE t.snapshot_id = ? AND t.deleted_at IS NULL AND e.deleted_at IS NULL`,
       ),
-      bytesOf: db.prepare('SELECT ifnull(SUM(size_bytes), 0) AS n FROM snapshots WHERE organization_id = ? AND deleted_at IS NULL'),
     };
   }
 
@@ -76,11 +75,6 @@ export class SnapshotStore {
   /** Twins of live environments started from the snapshot (reset returns to it). */
   liveTwinsUsing(id: string): number {
     return (this.stmts.liveTwinsUsing.get(id) as { n: number }).n;
-  }
-
-  /** The bytes an organization's snapshots hold on disk. */
-  bytesOf(orgId: string): number {
-    return (this.stmts.bytesOf.get(orgId) as { n: number }).n;
   }
 }
 

@@ -46,6 +46,11 @@ t.test('snapshots, forks and diffs', async (t) => {
   t.ok(Math.abs(Date.parse(s.clock) - Date.parse(parent.clock)) < 120_000, 'the clock is the environment clock');
   t.equal(s.clock_mode, 'living');
   t.same((await cp.call('GET', `/snapshots/${s.id}`, { token })).body, s);
+  t.equal(
+    (await cp.call('GET', '/organizations/current/billing', { token })).body.storage_bytes,
+    s.size_bytes,
+    "a snapshot counts toward the organization's storage",
+  );
 
   // What the "agent" does: one record updated, one deleted, one created.
   await stripe.customers.update(renamed.id, { name: 'After' });

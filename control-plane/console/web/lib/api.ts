@@ -314,6 +314,7 @@ export interface Billing {
   max_parallel_twins: number | null;
   ai_generation_enabled: boolean;
   active_twins: number;
+  storage_bytes: number;
   ready: boolean;
   upgrade_available: boolean;
   remaining_credit_cents: number | null;
