@@ -45,6 +45,10 @@ export async function writeSnapshot(
   else await store.db.backup(path, { progress: () => 0x7fffffff });
   const copy = new Database(path);
   try {
+    // No fsync: it would write the whole fresh copy back to the disk first (60–70 of ~80 ms for
+    // 10 MB here). Like the twin's own commits (synchronous NORMAL), the copy survives a crash of
+    // the process, not necessarily of the machine in the seconds that follow.
+    copy.pragma('synchronous = OFF');
     // A file with nothing beside it (the copy is in WAL mode like its source; a clone of it must be whole).
     copy.pragma('journal_mode = DELETE');
     const set = copy.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');

@@ -8,8 +8,10 @@
 // Build first (`make build`): twins run compiled. (scripts/bench/forks.ts is the GitHub twin's
 // repository forks.)
 
-import { constants, copyFileSync, mkdirSync, rmSync, statSync, statfsSync, writeFileSync } from 'node:fs';
+import { constants, copyFileSync, mkdirSync, readFileSync, rmSync, statSync, statfsSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
+import type { ProcessDriver } from '../../control-plane/orchestration/drivers/process.js';
 import { fmt, percentile, startBenchControlPlane, type BenchControlPlane } from './control-plane.js';
 
 const RUNS = Math.min(50, Math.max(1, Number(process.argv[2] ?? 10)));
@@ -44,6 +46,17 @@ const ready = (bench: BenchControlPlane, id: string) =>
 const expect = (res: { status: number; body: unknown }, status: number, what: string) => {
   if (res.status !== status) throw new Error(`${what} answered ${res.status}: ${JSON.stringify(res.body)}`);
   return res.body as any;
+};
+
+/** CPU ms a process has used (utime + stime from /proc, in clock ticks of 10 ms). */
+const processCpuMs = (pid: number | undefined): number => {
+  if (pid === undefined) return Number.NaN;
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+};
+const ownCpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
 };
 
 /** Free bytes of the filesystem holding `dir`. */
@@ -91,21 +104,30 @@ try {
     else await stripe('GET', '/v1/customers?limit=10');
   }
 
+  const driver = bench.cp.services.orchestration.driver as ProcessDriver;
+  const parentPid = driver.pidOf?.(twin.id);
   const forks: number[] = [];
+  const forkCpu: number[] = [];
+  const snapshotTwinCpu: number[] = [];
   const snapshots: number[] = [];
   const fromSnapshot: number[] = [];
   let snapshotBytes = 0;
   for (let run = 0; run < RUNS; run++) {
     let t0 = performance.now();
+    const cpu0 = ownCpuMs() + processCpuMs(parentPid);
     const fork = expect(await bench.call('POST', `/environments/${parent.id}/fork`, { name: `fork ${run}` }), 201, 'fork');
     await ready(bench, fork.id);
     forks.push(performance.now() - t0);
+    // This process (the control plane and the bench's polling) and the parent twin; the fork's twin was a warm standby.
+    forkCpu.push(ownCpuMs() + processCpuMs(parentPid) - cpu0);
     await bench.call('DELETE', `/environments/${fork.id}`);
     await new Promise((r) => setTimeout(r, PAUSE_MS));
 
     t0 = performance.now();
+    const twinCpu0 = processCpuMs(parentPid);
     const snap = expect(await bench.call('POST', `/environments/${parent.id}/snapshots`, { name: `snapshot ${run}` }), 201, 'snapshot');
     snapshots.push(performance.now() - t0);
+    snapshotTwinCpu.push(processCpuMs(parentPid) - twinCpu0);
     snapshotBytes = snap.size_bytes;
     t0 = performance.now();
     const env = expect(await bench.call('POST', '/environments', { name: `from ${run}`, snapshot_id: snap.id }), 201, 'from snapshot');
@@ -139,9 +161,14 @@ try {
   rmSync(dir, { recursive: true, force: true });
 
   const mib = (b: number) => `${(b / 1024 / 1024).toFixed(1)} MiB`;
-  console.log(`parent: Stripe seed "${PROMPT}" (${records} records) + ${TRAFFIC} requests; snapshot ${mib(snapshotBytes)}; ${RUNS} runs (p50 / max):`);
+  console.log(
+    `parent: Stripe seed "${PROMPT}" (${records} records) + ${TRAFFIC} requests; snapshot ${mib(snapshotBytes)}; ${RUNS} runs (p50 / max); load average ${loadavg()[0]!.toFixed(1)}:`,
+  );
   console.log(`  fork → ready                     ${fmt(percentile(forks, 50))} / ${fmt(Math.max(...forks))}   (target ≤ 200 ms)`);
-  console.log(`  snapshot alone                   ${fmt(percentile(snapshots, 50))} / ${fmt(Math.max(...snapshots))}`);
+  console.log(`    CPU: control plane + parent twin ${fmt(percentile(forkCpu, 50))} (10 ms ticks for the twin)`);
+  console.log(
+    `  snapshot alone                   ${fmt(percentile(snapshots, 50))} / ${fmt(Math.max(...snapshots))}   parent twin CPU ${fmt(percentile(snapshotTwinCpu, 50))}`,
+  );
   console.log(`  environment from it → ready      ${fmt(percentile(fromSnapshot, 50))} / ${fmt(Math.max(...fromSnapshot))}`);
   console.log(
     `disk: this filesystem ${clones}; ${CLONES} clones of one ${mib(size)} snapshot file took ${mib(used)} (${(used / size).toFixed(1)}× one file), ${fmt(cloneMs)} each`,
