@@ -122,6 +122,12 @@ t.test('snapshots, forks and diffs', async (t) => {
   t.equal(thirdList.find((c) => c.id === renamed.id)?.name, 'Before');
   const emptyDiff = (await cp.call('GET', `/environments/${third.id}/diff?snapshot_id=${s.id}`, { token })).body;
   t.same(emptyDiff.twins[0], { twin_id: third.twins[0].id, added: [], changed: [], removed: [], truncated: false }, 'no change since the start');
+  // Its reset returns to the snapshot.
+  await thirdStripe.customers.create({ name: 'Gone after the reset' });
+  const reset = await cp.call('POST', `/environments/${third.id}/reset`, { token });
+  t.equal(reset.status, 200, JSON.stringify(reset.body));
+  const resetStripe = await stripeOf(cp, token, await waitReady(cp, token, third.id));
+  t.same(ids((await resetStripe.customers.list({ limit: 100 })).data), ids(thirdList), 'reset goes back to the snapshot');
 
   // Another organization sees none of it.
   const other = await cp.token({ email: 'bob@other.example.com', org: 'other', role: 'admin' });
