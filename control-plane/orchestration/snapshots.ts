@@ -7,7 +7,7 @@
 // and each twin's seeded id source travel in the files.
 
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Db } from '../store/database.js';
@@ -281,7 +281,11 @@ export class SnapshotService {
     const file = (row: SnapshotRow, t: SnapshotTwin) => snapshotFilePath(this.o.dataDir, row.id, t.twin_id);
     const afterSide: { twinId: string; slug: string; origin: string | null; file: string }[] = after
       ? snapshotTwins(after).map((t) => ({ twinId: t.twin_id, slug: t.twin_slug, origin: t.origin_twin_id, file: file(after, t) }))
-      : this.o.store.twinsOf(environmentId).map((t) => ({ twinId: t.id, slug: t.twin_slug, origin: t.snapshot_twin_id, file: t.data_file }));
+      : this.o.store.twinsOf(environmentId).map((t) => {
+          // A twin that has not started yet has no file to read.
+          if (!existsSync(t.data_file)) throw conflict(`Twin ${t.id} is ${t.state} and holds no records yet; diff when it is ready.`);
+          return { twinId: t.id, slug: t.twin_slug, origin: t.snapshot_twin_id, file: t.data_file };
+        });
     const used = new Set<string>();
     const out: { twinId: string; slug: string; before?: string; after?: string }[] = [];
     for (const a of afterSide) {
