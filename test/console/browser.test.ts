@@ -243,6 +243,18 @@ if ('skip' in chrome) {
     await check(t, page, 'time');
   });
 
+  await t.test('a snapshot, then what changed since it', async (t) => {
+    await page.getByRole('link', { name: 'Snapshots' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('before Grace');
+    await page.getByRole('button', { name: 'Take a snapshot' }).click();
+    await page.getByRole('cell', { name: 'before Grace' }).waitFor();
+    const grace = await sdk.customers.create({ name: 'Grace Hopper' });
+    await page.getByRole('button', { name: 'What changed since' }).click();
+    await page.getByRole('heading', { name: 'Since “before Grace”' }).waitFor();
+    t.match(await page.locator('ul.diff').innerText(), new RegExp(`\\+ customer ${grace.id}`), 'the new customer is listed as added');
+    await check(t, page, 'snapshots');
+  });
+
   await t.test('a failing test attempt shows its near misses', async (t) => {
     await page.getByRole('link', { name: 'Tests', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'Tests' }).waitFor();

@@ -127,6 +127,26 @@ export interface Environment {
   expires_at: string | null;
 }
 
+export interface Snapshot {
+  id: string;
+  name: string;
+  environment_id: string;
+  twins: { twin_id: string; twin_slug: string; twin_version: string; storage_version: number; size_bytes: number }[];
+  clock: string;
+  clock_mode: 'living' | 'frozen';
+  size_bytes: number;
+  created_at: string;
+}
+
+export interface RecordRef {
+  resource: string;
+  external_id: string;
+}
+
+export interface EnvironmentDiff {
+  twins: { twin_id: string; added: RecordRef[]; changed: (RecordRef & { fields: string[] })[]; removed: RecordRef[]; truncated: boolean }[];
+}
+
 export interface CatalogTwin {
   slug: string;
   name: string;
