@@ -245,13 +245,14 @@ if ('skip' in chrome) {
 
   await t.test('a snapshot, then what changed since it', async (t) => {
     await page.getByRole('link', { name: 'Snapshots' }).click();
-    await page.getByLabel('Name', { exact: true }).fill('before Grace');
+    await page.getByLabel('Name', { exact: true }).fill('before the product');
     await page.getByRole('button', { name: 'Take a snapshot' }).click();
-    await page.getByRole('cell', { name: 'before Grace' }).waitFor();
-    const grace = await sdk.customers.create({ name: 'Grace Hopper' });
+    await page.getByRole('cell', { name: 'before the product' }).waitFor();
+    // A product: the later steps find the one POST /v1/customers of the log by its path.
+    const product = await sdk.products.create({ name: 'Compiler' });
     await page.getByRole('button', { name: 'What changed since' }).click();
-    await page.getByRole('heading', { name: 'Since “before Grace”' }).waitFor();
-    t.match(await page.locator('ul.diff').innerText(), new RegExp(`\\+ customer ${grace.id}`), 'the new customer is listed as added');
+    await page.getByRole('heading', { name: 'Since “before the product”' }).waitFor();
+    t.match(await page.locator('ul.diff').innerText(), new RegExp(`\\+ product ${product.id}`), 'the new product is listed as added');
     await check(t, page, 'snapshots');
   });
 
