@@ -39,6 +39,7 @@ import consoleRoutes from './routes/console.js';
 import signInRoutes from './routes/sign-in.js';
 import requestLogStreamRoutes from './routes/request-log-stream.js';
 import catalogResourceRoutes from './routes/catalog-resources.js';
+import snapshotRoutes from './routes/snapshots.js';
 
 export const API_VERSION = '0.1.0';
 
@@ -54,6 +55,7 @@ export const AREAS = [
   ['catalog', 'the twins available for new environments'],
   ['scenarios', 'reusable starting setups of provider twins and optional seeds'],
   ['seeds', 'starting states for a twin, described in words and generated once'],
+  ['snapshots', "an environment's records and clock at one instant: start environments from them, fork, diff"],
   ['tests', 'outcomes described in words, compiled into request matchers, evaluated against traffic'],
   ['sandboxes', 'a sandbox grouping twins'],
 ] as const;
@@ -217,6 +219,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     catalogRoutes,
     scenarioRoutes,
     seedRoutes,
+    snapshotRoutes,
     testRoutes,
     sandboxRoutes,
     consoleRoutes,

@@ -1,4 +1,4 @@
-// Internal admin API of a running twin: health, credential, advance, records, reset. The control
+// Internal admin API of a running twin: health, credential, advance, records, reset, snapshot. The control
 // plane calls it directly (never through the gateway); the server checks the admin secret first.
 // This file only translates HTTP: every operation is a method of the twin's host (host.ts).
 
@@ -54,6 +54,13 @@ async function route(host: TwinHost, method: string, path: string, raw: Buffer):
     const wall = asked === undefined ? undefined : new Date(String(asked));
     if (wall && Number.isNaN(wall.getTime())) return detail(400, '`wall` must be a date-time.');
     return { status: 200, body: await host.reset(wall) };
+  }
+  if (head === 'snapshot' && method === 'POST' && parts.length === 1) {
+    // `file`: the name to write beside the data file; `clock`: the instant the copy stands at.
+    const { file, clock } = (body ?? {}) as { file?: unknown; clock?: unknown };
+    if (typeof file !== 'string') return detail(400, '`file` must be a string.');
+    if (clock !== undefined && typeof clock !== 'string') return detail(400, '`clock` must be a date-time.');
+    return { status: 200, body: await host.snapshot(file, clock === undefined ? undefined : new Date(clock)) };
   }
   if (head === 'records' && resource !== undefined && extra === undefined) {
     if (!host.keeps(resource)) return detail(404, `The ${host.twin.slug} twin keeps no records of kind '${resource}'.`);

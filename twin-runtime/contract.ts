@@ -175,6 +175,12 @@ export interface TwinDefinition {
   defaultPort: number;
   /** Record kinds the twin keeps (the control plane's records endpoints accept these). */
   resources: readonly string[];
+  /**
+   * Record kinds that log what happened rather than hold state (Stripe's events and idempotency
+   * keys): an environment
+   * diff leaves them out, so it names the records an agent changed, not the log of its changes.
+   */
+  journal?: readonly string[];
   /** Mint the provider-shaped key for a fresh container start (e.g. `sk_test_…`). */
   mintKey(randomBase62: (length: number) => string): string;
   /**

@@ -4,6 +4,7 @@
 // methods; the HTTP server (server.ts) only translates between sockets and `handle`.
 
 import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { RecordStore, type StoredRecord } from './record-store.js';
 import { EnvironmentClock, type ClockMode, type WallClock } from './clock.js';
 import { IdSource, randomBase62 } from './ids.js';
@@ -15,6 +16,7 @@ import { prototypesIntact } from './safe-input.js';
 import { isStorageFull, STORAGE_FULL_RETRY_SECONDS, STORAGE_FULL_SENTENCE } from './storage-full.js';
 import { routeTwin, type RoutedTwin } from './router.js';
 import { mcpUrl } from './mcp.js';
+import { SNAPSHOT_FILE_NAME, writeSnapshot, type SnapshotFile } from './snapshot.js';
 import { FIDELITY_HEADER, NotSimulated, type FidelityLevel, type FidelityMode } from './fidelity.js';
 import type { RequestProblem, TwinContext, TwinDefinition, TwinRequest, TwinResponse, TwinRoute } from './contract.js';
 
@@ -410,6 +412,21 @@ export class TwinHost {
       this.clock.resetTo(new Date(Number(this.store.getMeta('clock') ?? start.getTime())), wall?.getTime());
       this.twin.initialize?.(this.ctx);
       return { clock: this.clock.now().toISOString() };
+    });
+  }
+
+  /**
+   * Write a snapshot of the twin's file as `name` beside it (snapshot.ts), alone between provider
+   * requests (no request half applied), its clock at `at` (default: the twin's now), the instant
+   * the control plane read for every twin of the environment.
+   */
+  snapshot(name: string, at?: Date): Promise<SnapshotFile> {
+    if (!SNAPSHOT_FILE_NAME.test(name)) throw new HostError(400, '`file` must be a plain file name ending in .sqlite.');
+    if (at && Number.isNaN(at.getTime())) throw new HostError(400, '`clock` must be a date-time.');
+    return this.pipeline.exclusive(async () => {
+      const dir = dirname(this.options.dataFile);
+      const written = await writeSnapshot(this.store, this.options.dataFile, join(dir, name), at?.getTime() ?? this.clock.nowMs(), [KEPT_KEY_META]);
+      return { file: name, ...written };
     });
   }
 

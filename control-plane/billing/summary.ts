@@ -29,6 +29,7 @@ export const billingSummarySchema = z
     max_parallel_twins: z.number().int().nullable(),
     ai_generation_enabled: z.boolean(),
     active_twins: z.number().int(),
+    storage_bytes: z.number().int().describe("bytes the organization's seeds and environment snapshots take on disk"),
     ready: z.boolean(),
     upgrade_available: z.boolean(),
     remaining_credit_cents: z.number().nullable(),
@@ -44,6 +45,17 @@ export function countActiveTwins(db: Db, orgId: string): number {
   const row = db
     .prepare(`SELECT COUNT(*) AS n FROM environment_twins WHERE organization_id = ? AND desired_state = 'running' AND deleted_at IS NULL`)
     .get(orgId) as { n: number };
+  return row.n;
+}
+
+/** Bytes the organization's seeds and snapshots hold (deleted ones are gone from the disk too). */
+export function storageBytes(db: Db, orgId: string): number {
+  const row = db
+    .prepare(
+      `SELECT (SELECT ifnull(SUM(size_bytes), 0) FROM seeds WHERE organization_id = ? AND deleted_at IS NULL)
+            + (SELECT ifnull(SUM(size_bytes), 0) FROM snapshots WHERE organization_id = ? AND deleted_at IS NULL) AS n`,
+    )
+    .get(orgId, orgId) as { n: number };
   return row.n;
 }
 
@@ -68,6 +80,7 @@ export function billingSummary(db: Db, org: { id: string; plan: string }, side: 
     max_parallel_twins: plan.maxParallelTwins,
     ai_generation_enabled: plan.aiGenerationEnabled,
     active_twins: countActiveTwins(db, org.id),
+    storage_bytes: storageBytes(db, org.id),
     ...side,
   };
 }

@@ -1,6 +1,7 @@
-// `twins env create|list|get|wait|reset|delete` over the REST API.
+// `twins env create|list|get|wait|reset|delete|snapshot|fork|diff` over the REST API.
 
-import { ok, type Environment, type Schemas } from '../client/index.js';
+import { ok, type Environment, type EnvironmentDiff, type Schemas } from '../client/index.js';
+import { renderSnapshot } from './snapshots.js';
 import { waitForEnvironment } from '../client/workflows.js';
 import type { CommandContext } from './context.js';
 import { printJson, show, table } from './output.js';
@@ -29,7 +30,8 @@ export const create: Handler = async (ctx) => {
     return (seed_id ? { twin, seed_id } : { twin }) as Schemas['EnvironmentTwinCreate'];
   });
   const scenario = ctx.str('scenario');
-  if (twins.length === 0 && !scenario) throw ctx.usage('give at least one --twin SLUG or a --scenario SCENARIO_ID');
+  const snapshot = ctx.str('snapshot');
+  if (twins.length === 0 && !scenario && !snapshot) throw ctx.usage('give at least one --twin SLUG, a --scenario SCENARIO_ID or a --snapshot SNAPSHOT_ID');
   const client = await ctx.client();
   const fidelity = ctx.str('fidelity') as Schemas['EnvironmentCreate']['fidelity'];
   const clock = ctx.str('clock') as Schemas['EnvironmentCreate']['clock'];
@@ -39,6 +41,7 @@ export const create: Handler = async (ctx) => {
         name: ctx.str('name')!,
         twins,
         ...(scenario ? { scenario_id: scenario } : {}),
+        ...(snapshot ? { snapshot_id: snapshot } : {}),
         ...(ctx.int('ttl') ? { ttl_seconds: ctx.int('ttl') } : {}),
         ...(fidelity ? { fidelity } : {}),
         ...(clock ? { clock } : {}),
@@ -85,4 +88,42 @@ export const remove: Handler = async (ctx) => {
   await ok(client.DELETE('/environments/{environment_id}', envPath(ctx)));
   if (ctx.json) printJson(ctx.io, { deleted: ctx.args.ENV_ID });
   else ctx.io.stdout(`deleted environment ${ctx.args.ENV_ID}\n`);
+};
+
+export const snapshot: Handler = async (ctx) => {
+  const client = await ctx.client();
+  show(ctx, await ok(client.POST('/environments/{environment_id}/snapshots', { ...envPath(ctx), body: { name: ctx.str('name')! } })), renderSnapshot);
+};
+
+export const fork: Handler = async (ctx) => {
+  const client = await ctx.client();
+  const name = ctx.str('name');
+  let env = await ok(client.POST('/environments/{environment_id}/fork', { ...envPath(ctx), body: name ? { name } : {} }));
+  if (ctx.flag('wait')) env = await wait(ctx, env);
+  show(ctx, env, renderEnvironment);
+};
+
+/** The diff as a reader scans it: per twin, one line per record, `+` added, `~` changed (its fields), `-` removed. */
+export function renderDiff(diff: EnvironmentDiff): string {
+  return diff.twins
+    .map((t) => {
+      const lines = [
+        ...t.added.map((r) => `  + ${r.resource} ${r.external_id}`),
+        ...t.changed.map((r) => `  ~ ${r.resource} ${r.external_id}  ${r.fields.join(', ')}`),
+        ...t.removed.map((r) => `  - ${r.resource} ${r.external_id}`),
+      ];
+      const counts = `${t.added.length} added, ${t.changed.length} changed, ${t.removed.length} removed${t.truncated ? ' (more not listed: raise --limit)' : ''}`;
+      return `twin ${t.twin_id}: ${lines.length === 0 ? 'no change' : counts}\n${lines.map((l) => l + '\n').join('')}`;
+    })
+    .join('');
+}
+
+export const diff: Handler = async (ctx) => {
+  const client = await ctx.client();
+  const snapshotId = ctx.str('snapshot');
+  const from = ctx.str('from');
+  const to = ctx.str('to');
+  if (snapshotId ? from || to : !(from && to)) throw ctx.usage('give --snapshot SNAPSHOT_ID, or --from SNAPSHOT_ID and --to SNAPSHOT_ID');
+  const query = { ...(snapshotId ? { snapshot_id: snapshotId } : { from, to }), ...(ctx.int('limit') ? { limit: ctx.int('limit') } : {}) };
+  show(ctx, await ok(client.GET('/environments/{environment_id}/diff', { params: { path: { environment_id: ctx.args.ENV_ID! }, query } })), renderDiff);
 };

@@ -234,7 +234,7 @@ export const ROOT: CommandSpec = {
     },
     {
       name: 'env',
-      summary: 'create, list, read, reset and delete environments',
+      summary: 'create, list, read, reset, delete, snapshot, fork and diff environments',
       subcommands: [
         {
           name: 'create',
@@ -252,6 +252,7 @@ export const ROOT: CommandSpec = {
               help: 'a twin to run, optionally from a seed (repeat for more)',
             },
             { name: 'scenario', type: 'string', value: 'SCENARIO_ID', help: 'start from a scenario instead of (or besides) --twin' },
+            { name: 'snapshot', type: 'string', value: 'SNAPSHOT_ID', help: 'start from a snapshot: its twins, records and clock (besides any --twin)' },
             { name: 'ttl', type: 'string', value: 'SECONDS', int: { min: 1, max: 31_536_000 }, help: "lifetime (capped by the plan's)" },
             fidelityOption,
             clockOption,
@@ -318,6 +319,53 @@ export const ROOT: CommandSpec = {
           load: load(
             () => import('./env.js'),
             (m) => m.remove,
+          ),
+        },
+        {
+          name: 'snapshot',
+          summary: "copy every twin's records and the clock at one instant",
+          args: [envId],
+          api: true,
+          json: true,
+          options: [{ name: 'name', type: 'string', value: 'NAME', required: true, help: 'a name for it' }],
+          examples: ['twins env snapshot ENV_ID --name "before the agent"'],
+          load: load(
+            () => import('./env.js'),
+            (m) => m.snapshot,
+          ),
+        },
+        {
+          name: 'fork',
+          summary: 'a new environment with the same records and clock, diverging from here',
+          args: [envId],
+          api: true,
+          json: true,
+          options: [
+            { name: 'name', type: 'string', value: 'NAME', help: 'a name for the fork (default: the name with " (fork)")' },
+            { name: 'wait', type: 'boolean', help: 'wait until every twin of the fork is ready' },
+            timeout,
+          ],
+          load: load(
+            () => import('./env.js'),
+            (m) => m.fork,
+          ),
+        },
+        {
+          name: 'diff',
+          summary: 'records added, changed and removed since a snapshot',
+          args: [envId],
+          api: true,
+          json: true,
+          options: [
+            { name: 'snapshot', type: 'string', value: 'SNAPSHOT_ID', help: 'compare the environment now with this snapshot' },
+            { name: 'from', type: 'string', value: 'SNAPSHOT_ID', help: 'compare two snapshots: the earlier one' },
+            { name: 'to', type: 'string', value: 'SNAPSHOT_ID', help: 'compare two snapshots: the later one' },
+            { name: 'limit', type: 'string', value: 'N', int: { min: 1, max: 10_000 }, help: 'records listed per twin at most (default 1000)' },
+          ],
+          examples: ['twins env diff ENV_ID --snapshot SNAPSHOT_ID', 'twins env diff ENV_ID --from SNAPSHOT_ID --to SNAPSHOT_ID --json'],
+          load: load(
+            () => import('./env.js'),
+            (m) => m.diff,
           ),
         },
       ],
@@ -487,6 +535,46 @@ export const ROOT: CommandSpec = {
           json: true,
           load: load(
             () => import('./seeds.js'),
+            (m) => m.remove,
+          ),
+        },
+      ],
+    },
+    {
+      name: 'snapshots',
+      summary: "environments' records and clock at one instant",
+      subcommands: [
+        {
+          name: 'list',
+          summary: "list an environment's snapshots (newest first)",
+          args: [envId],
+          api: true,
+          json: true,
+          options: page,
+          load: load(
+            () => import('./snapshots.js'),
+            (m) => m.list,
+          ),
+        },
+        {
+          name: 'get',
+          summary: 'show a snapshot',
+          args: [{ name: 'SNAPSHOT_ID', help: 'snapshot id' }],
+          api: true,
+          json: true,
+          load: load(
+            () => import('./snapshots.js'),
+            (m) => m.get,
+          ),
+        },
+        {
+          name: 'delete',
+          summary: 'delete a snapshot and its files',
+          args: [{ name: 'SNAPSHOT_ID', help: 'snapshot id' }],
+          api: true,
+          json: true,
+          load: load(
+            () => import('./snapshots.js'),
             (m) => m.remove,
           ),
         },

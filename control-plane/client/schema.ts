@@ -193,6 +193,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/environments/{environment_id}/diff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What changed since a snapshot
+         * @description Per twin, the records added, changed (with the changed field paths) and removed: the environment now against `snapshot_id`, or snapshot `from` against snapshot `to`. A fork's twins are compared with the twins of the snapshot they started from. 422 unless given `snapshot_id`, or `from` and `to`.
+         */
+        get: operations["diffEnvironment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/environments/{environment_id}/fork": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fork an environment: a snapshot and a new environment started from it, at once
+         * @description The new environment answers the same records and clock as this one and then diverges independently; it keeps its fidelity, clock mode and lifetime. The snapshot taken is listed under this environment's snapshots. 402 past the plan's `max_parallel_twins`; 409 when a twin is not ready.
+         */
+        post: operations["forkEnvironment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/environments/{environment_id}/logs": {
         parameters: {
             query?: never;
@@ -267,6 +307,30 @@ export interface paths {
          * @description Needs every twin ready (409 otherwise); the request log is kept.
          */
         post: operations["resetEnvironment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/environments/{environment_id}/snapshots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an environment's snapshots (newest first)
+         * @description Paged, newest first; forks of the environment appear here too (a fork is a snapshot and an environment started from it).
+         */
+        get: operations["listSnapshots"];
+        put?: never;
+        /**
+         * Snapshot an environment's records and clock
+         * @description Copies every twin's records and the environment clock at one instant (no request half applied): each twin copies its own file between requests. Needs every twin ready (409 otherwise, and while an advance runs); 502 when a twin fails to copy (nothing is kept).
+         */
+        post: operations["createSnapshot"];
         delete?: never;
         options?: never;
         head?: never;
@@ -769,6 +833,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/snapshots/{snapshot_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a snapshot
+         * @description A snapshot outlives its environment until deleted.
+         */
+        get: operations["getSnapshot"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a snapshot and its files
+         * @description Answers 204; 409 while twins of live environments started from it (reset returns to it).
+         */
+        delete: operations["deleteSnapshot"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tests": {
         parameters: {
             query?: never;
@@ -1133,6 +1221,8 @@ export interface components {
             plan: "free" | "paygo";
             ready: boolean;
             remaining_credit_cents: number | null;
+            /** @description bytes the organization's seeds and environment snapshots take on disk */
+            storage_bytes: number;
             upgrade_available: boolean;
         };
         BillingUpgrade: {
@@ -1248,9 +1338,19 @@ export interface components {
             fidelity?: "strict" | "lenient";
             name: string;
             scenario_id?: string | null;
+            /** @description Start from a snapshot: its twins (each from a clone of its file), its clock, and its `fidelity` and `clock` unless given here. */
+            snapshot_id?: string | null;
             ttl_seconds?: number | null;
             twins?: components["schemas"]["EnvironmentTwinCreate"][];
         };
+        /** @description The records added, changed and removed per twin. Records that log what happened rather than hold state (Stripe's events, webhook deliveries) are left out. */
+        EnvironmentDiff: {
+            twins: components["schemas"]["TwinDiff"][];
+        };
+        EnvironmentFork: {
+            /** @description Default: the environment's name with " (fork)". */
+            name?: string;
+        } | null;
         EnvironmentTwin: {
             created_at: string;
             desired_state: string;
@@ -1432,6 +1532,44 @@ export interface components {
             mode: "local" | "oidc";
             scope: string | null;
         };
+        /** @description Every twin's records and the clock of an environment at one instant. */
+        Snapshot: {
+            /**
+             * Format: date-time
+             * @description The environment clock's instant when the snapshot was taken; an environment started from it starts here.
+             */
+            clock: string;
+            /**
+             * @description How the clock moved in the environment; one started from the snapshot moves the same way unless told otherwise.
+             * @enum {string}
+             */
+            clock_mode: "living" | "frozen";
+            /** Format: date-time */
+            created_at: string;
+            /** Format: uuid */
+            environment_id: string;
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @description Bytes the files take on disk, counted toward the organization. */
+            size_bytes: number;
+            twins: components["schemas"]["SnapshotTwin"][];
+        };
+        SnapshotCreate: {
+            name: string;
+        };
+        SnapshotTwin: {
+            size_bytes: number;
+            /** @description The twin storage version the file is written in; a twin at another one cannot start from it (409). */
+            storage_version: number;
+            /**
+             * Format: uuid
+             * @description The twin of the environment the file was copied from.
+             */
+            twin_id: string;
+            twin_slug: string;
+            twin_version: string;
+        };
         Test: {
             assertions: {
                 [key: string]: unknown;
@@ -1473,6 +1611,26 @@ export interface components {
             mcp_url?: string;
         } & {
             [key: string]: string;
+        };
+        TwinDiff: {
+            added: {
+                external_id: string;
+                resource: string;
+            }[];
+            changed: {
+                external_id: string;
+                /** @description Paths of the fields that differ, dot-joined (`metadata.plan`). */
+                fields: string[];
+                resource: string;
+            }[];
+            removed: {
+                external_id: string;
+                resource: string;
+            }[];
+            /** @description More records differ than listed (at most `limit` entries per twin). */
+            truncated: boolean;
+            /** @description The environment's twin (or, for a twin on the earlier side only, the snapshot's). */
+            twin_id: string;
         };
         TwinRecord: {
             body: {
@@ -2191,6 +2349,171 @@ export interface operations {
             };
         };
     };
+    diffEnvironment: {
+        parameters: {
+            query?: {
+                /** @description Compare two snapshots: the earlier one (with `to`). */
+                from?: string;
+                /** @description Entries per twin listed at most (default 1000); `truncated` says when more differ. */
+                limit?: number;
+                /** @description Compare the environment now with this snapshot. */
+                snapshot_id?: string;
+                /** @description Compare two snapshots: the later one (with `from`). */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                environment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvironmentDiff"];
+                };
+            };
+            /** @description Not authenticated: the bearer token or API key is missing, invalid, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found (or it belongs to another organization) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    forkEnvironment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                environment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EnvironmentFork"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Environment"];
+                };
+            };
+            /** @description Not authenticated: the bearer token or API key is missing, invalid, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description The organization's plan does not allow it */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found (or it belongs to another organization) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Unsupported media type; send application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description An upstream (identity provider, payment processor, twin) failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
     listRequestLogs: {
         parameters: {
             query?: {
@@ -2408,6 +2731,153 @@ export interface operations {
             };
             /** @description Conflicts with the current state */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description An upstream (identity provider, payment processor, twin) failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    listSnapshots: {
+        parameters: {
+            query?: {
+                page?: number;
+                size?: number;
+            };
+            header?: never;
+            path: {
+                environment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["Snapshot"][];
+                        page: number;
+                        pages: number;
+                        size: number;
+                        total: number;
+                    };
+                };
+            };
+            /** @description Not authenticated: the bearer token or API key is missing, invalid, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found (or it belongs to another organization) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    createSnapshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                environment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SnapshotCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Snapshot"];
+                };
+            };
+            /** @description Not authenticated: the bearer token or API key is missing, invalid, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found (or it belongs to another organization) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Unsupported media type; send application/json */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4306,6 +4776,111 @@ export interface operations {
             };
             /** @description Not authenticated: the bearer token or API key is missing, invalid, expired or revoked */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    getSnapshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                snapshot_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Snapshot"];
+                };
+            };
+            /** @description Not authenticated: the bearer token or API key is missing, invalid, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found (or it belongs to another organization) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    deleteSnapshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                snapshot_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not authenticated: the bearer token or API key is missing, invalid, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found (or it belongs to another organization) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

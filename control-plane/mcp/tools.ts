@@ -7,7 +7,15 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { ok, type TwinSlug, type TwinsClient } from '../client/index.js';
 import { advanceTwin, twinCredentials, waitForEnvironment, waitForSeed, type WaitOptions } from '../client/workflows.js';
-import { catalogTwinSchema, ENVIRONMENT_FIDELITIES, environmentSchema, requestLogSchema, twinRecordSchema } from '../orchestration/schemas.js';
+import {
+  catalogTwinSchema,
+  diffSchema,
+  ENVIRONMENT_FIDELITIES,
+  environmentSchema,
+  requestLogSchema,
+  snapshotSchema,
+  twinRecordSchema,
+} from '../orchestration/schemas.js';
 import { FIDELITY_LEVELS } from '../../twin-runtime/fidelity.js';
 import { CLOCK_MODES } from '../../twin-runtime/clock.js';
 import { packageVersion } from '../package-info.js';
@@ -15,7 +23,8 @@ import { packageVersion } from '../package-info.js';
 /** What the server tells a client about itself, naming the twins the deployment runs (its catalog). */
 export function mcpInstructions(twinNames: readonly string[]): string {
   return `Twins runs isolated, stateful copies ("twins") of third-party APIs (${twinNames.join(', ')}) that their official SDKs talk to unchanged.
-The loop: create_environment with the twins you need (it waits until they are ready) → get_twin_credentials for a twin's URL, key and SDK snippet → point the SDK at it and make calls → list_request_logs to see every request the twin served → list_records / get_record / replace_record to read or set its state → advance_time to run lifecycle events (renewals, expiries) → create_test + run_test_attempt to check an outcome against the traffic → delete_environment when done.`;
+The loop: create_environment with the twins you need (it waits until they are ready) → get_twin_credentials for a twin's URL, key and SDK snippet → point the SDK at it and make calls → list_request_logs to see every request the twin served → list_records / get_record / replace_record to read or set its state → advance_time to run lifecycle events (renewals, expiries) → create_test + run_test_attempt to check an outcome against the traffic → delete_environment when done.
+To see what a run changed: snapshot_environment before it, diff_environment after it; fork_environment (or create_environment with snapshot_id) runs the same starting state again.`;
 }
 
 const id = (what: string) => z.string().min(1).describe(what);
@@ -78,7 +87,8 @@ export function createMcpServer(client: () => TwinsClient | Promise<TwinsClient>
         'Create an environment running the given twins (slugs from list_catalog) and wait until every twin is ready. Answers the environment with each twin id and URL.',
       inputSchema: {
         name: z.string().min(1).max(200).describe('a name for the environment'),
-        twins: z.array(z.string().min(1)).min(1).describe('twin slugs, e.g. ["stripe"]'),
+        twins: z.array(z.string().min(1)).optional().describe('twin slugs, e.g. ["stripe"] (at least one unless snapshot_id is given)'),
+        snapshot_id: z.string().min(1).optional().describe('start from a snapshot (snapshot_environment): its twins, records and clock'),
         seed_ids: z.record(z.string(), z.string()).optional().describe('optional seed id per slug, e.g. {"stripe": "<seed id>"}'),
         ttl_seconds: z.number().int().min(1).optional().describe("lifetime in seconds (capped by the plan's)"),
         fidelity: z
@@ -97,12 +107,13 @@ export function createMcpServer(client: () => TwinsClient | Promise<TwinsClient>
     },
     async (args, extra) => {
       const c = await api();
-      const twins = args.twins.map((twin) => ({ twin: twin as TwinSlug, ...(args.seed_ids?.[twin] ? { seed_id: args.seed_ids[twin] } : {}) }));
+      const twins = (args.twins ?? []).map((twin) => ({ twin: twin as TwinSlug, ...(args.seed_ids?.[twin] ? { seed_id: args.seed_ids[twin] } : {}) }));
       const created = await ok(
         c.POST('/environments', {
           body: {
             name: args.name,
             twins,
+            ...(args.snapshot_id ? { snapshot_id: args.snapshot_id } : {}),
             ...(args.ttl_seconds ? { ttl_seconds: args.ttl_seconds } : {}),
             ...(args.fidelity ? { fidelity: args.fidelity } : {}),
             ...(args.clock ? { clock: args.clock } : {}),
@@ -167,6 +178,92 @@ export function createMcpServer(client: () => TwinsClient | Promise<TwinsClient>
     },
     async ({ environment_id }) =>
       result({ environment: await ok((await api()).POST('/environments/{environment_id}/reset', { params: { path: { environment_id } } })) }),
+  );
+
+  server.registerTool(
+    'snapshot_environment',
+    {
+      title: 'Snapshot an environment',
+      description:
+        "Copy every twin's records and the clock at one instant (no request half applied). Start environments from it (create_environment with snapshot_id) or compare with it later (diff_environment).",
+      inputSchema: { environment_id: environmentId, name: z.string().min(1).max(200).describe('a name for the snapshot') },
+      outputSchema: { snapshot: snapshotSchema },
+    },
+    async ({ environment_id, name }) =>
+      result({
+        snapshot: await ok((await api()).POST('/environments/{environment_id}/snapshots', { params: { path: { environment_id } }, body: { name } })),
+      }),
+  );
+
+  server.registerTool(
+    'list_snapshots',
+    {
+      title: 'List snapshots',
+      description: "An environment's snapshots, newest first (paged); forks of it appear too.",
+      inputSchema: { environment_id: environmentId, ...paging },
+      outputSchema: page(snapshotSchema),
+      annotations: { readOnlyHint: true },
+    },
+    async ({ environment_id, ...query }) =>
+      result(await ok((await api()).GET('/environments/{environment_id}/snapshots', { params: { path: { environment_id }, query } }))),
+  );
+
+  server.registerTool(
+    'delete_snapshot',
+    {
+      title: 'Delete a snapshot',
+      description: 'Delete a snapshot and its files (refused while an environment started from it is alive).',
+      inputSchema: { snapshot_id: id('snapshot id (from snapshot_environment or list_snapshots)') },
+      outputSchema: { deleted: z.string() },
+      annotations: { destructiveHint: true },
+    },
+    async ({ snapshot_id }) => {
+      await ok((await api()).DELETE('/snapshots/{snapshot_id}', { params: { path: { snapshot_id } } }));
+      return result({ deleted: snapshot_id });
+    },
+  );
+
+  server.registerTool(
+    'fork_environment',
+    {
+      title: 'Fork an environment',
+      description:
+        'A new environment with the same records and clock as this one, diverging independently from here (a snapshot and an environment started from it); waits until it is ready.',
+      inputSchema: {
+        environment_id: environmentId,
+        name: z.string().min(1).max(200).optional().describe('a name for the fork (default: the name with " (fork)")'),
+        wait_seconds: waitSeconds,
+      },
+      outputSchema: { environment: environmentSchema },
+    },
+    async ({ environment_id, name, wait_seconds }, extra) => {
+      const c = await api();
+      const forked = await ok(c.POST('/environments/{environment_id}/fork', { params: { path: { environment_id } }, body: name ? { name } : {} }));
+      const environment = await waitForEnvironment(c, forked.id, progressOf(extra, wait_seconds)).catch((e: Error) => {
+        throw new Error(`Fork ${forked.id} was created but is not ready: ${e.message}`);
+      });
+      return result({ environment });
+    },
+  );
+
+  server.registerTool(
+    'diff_environment',
+    {
+      title: 'Diff an environment',
+      description:
+        'What changed since a snapshot: per twin, the records added, changed (with the field paths that differ) and removed. Give snapshot_id, or from and to to compare two snapshots.',
+      inputSchema: {
+        environment_id: environmentId,
+        snapshot_id: z.string().min(1).optional().describe('compare the environment now with this snapshot'),
+        from: z.string().min(1).optional().describe('compare two snapshots: the earlier one'),
+        to: z.string().min(1).optional().describe('compare two snapshots: the later one'),
+        limit: z.number().int().min(1).max(10_000).optional().describe('records listed per twin at most (default 1000)'),
+      },
+      outputSchema: diffSchema.shape,
+      annotations: { readOnlyHint: true },
+    },
+    async ({ environment_id, ...query }) =>
+      result(await ok((await api()).GET('/environments/{environment_id}/diff', { params: { path: { environment_id }, query } }))),
   );
 
   server.registerTool(

@@ -3,7 +3,9 @@
 // clock and advance, credentials and records through each twin's admin API, and request logs.
 
 import { randomBytes, randomUUID } from 'node:crypto';
-import { join } from 'node:path';
+import { constants as fsConstants } from 'node:fs';
+import { copyFile, mkdir, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { Db } from '../store/database.js';
 import type { EnvironmentRow, EnvironmentStore, EnvironmentTwinRow, NewEnvironmentTwin } from '../store/environments.js';
 import type { Logger } from 'pino';
@@ -21,6 +23,7 @@ import { alignClocks, clockAt, clockColumns, clockNow, clockPosition, twinPositi
 import { expiresAt, planLimitsFor } from './plan-limits.js';
 import { billingRefusal } from '../billing/standing.js';
 import { resolveScenario, resolveSeedFile } from './starting-points.js';
+import { snapshotStartingPoint, type SnapshotStartTwin } from './snapshots.js';
 
 export interface TwinView {
   id: string;
@@ -90,12 +93,16 @@ export interface TwinRecordView {
 export interface TwinRequestInput {
   twin: string;
   seed_id?: string | null;
+  /** The snapshot's twin this one continues (its file is cloned as the new twin's data file). */
+  snapshot?: { id: string; twin: SnapshotStartTwin };
 }
 
 export interface CreateEnvironmentInput {
   name: string;
   twins?: TwinRequestInput[];
   scenario_id?: string | null;
+  /** Start from a snapshot (decisions §13): its twins, clock and settings (`fidelity`, `clock` override them). */
+  snapshot_id?: string | null;
   ttl_seconds?: number | null;
   /** Default strict (decisions §15). */
   fidelity?: 'strict' | 'lenient';
@@ -114,6 +121,8 @@ export interface EnvironmentServiceOptions {
   log?: Logger;
   /** Where advances wait their organization's turn (organization-jobs.ts); default: a queue of its own. */
   jobs?: OrganizationJobs;
+  /** The driver's name (snapshots are out of reach under `kubernetes`); default `process`. */
+  driverName?: string;
 }
 
 export function twinView(t: EnvironmentTwinRow): TwinView {
@@ -163,7 +172,8 @@ function slugify(name: string, id: string): string {
 export class EnvironmentService {
   private readonly store: EnvironmentStore;
   private readonly advances: AdvanceStore;
-  private readonly jobs: OrganizationJobs;
+  /** The organization jobs advances, snapshots and diffs run as. */
+  readonly jobs: OrganizationJobs;
   /** The advance under way per environment (its job promise). */
   private readonly runningAdvances = new Map<string, { id: string; done: Promise<void> }>();
 
@@ -243,7 +253,7 @@ export class EnvironmentService {
   }
 
   /** 402 when `adding` more running twins would pass the plan's `max_parallel_twins`. */
-  private checkParallelLimit(orgId: string, adding: number): void {
+  checkParallelLimit(orgId: string, adding: number): void {
     const refusal = billingRefusal(this.o.db, orgId);
     if (refusal) throw paymentRequired(refusal);
     const limits = planLimitsFor(this.o.db, orgId);
@@ -276,6 +286,7 @@ export class EnvironmentService {
       seedFile = seed.file;
       seedClock = seed.clock;
     }
+    if (req.snapshot) seedFile = req.snapshot.twin.file;
     const id = randomUUID();
     return {
       seedClock,
@@ -287,6 +298,8 @@ export class EnvironmentService {
         twin_version: def.version,
         seed_id: req.seed_id ?? null,
         seed_file: seedFile,
+        snapshot_id: req.snapshot?.id ?? null,
+        snapshot_twin_id: req.snapshot?.twin.twin_id ?? null,
         desired_state: 'running',
         state: 'pending',
         admin_secret: randomBytes(24).toString('base64url'),
@@ -298,6 +311,10 @@ export class EnvironmentService {
 
   async create(orgId: string, input: CreateEnvironmentInput): Promise<EnvironmentView> {
     const requested: TwinRequestInput[] = [];
+    const snapshot = input.snapshot_id
+      ? await snapshotStartingPoint(this.o.db, this.o.dataDir, this.o.driverName ?? 'process', orgId, input.snapshot_id)
+      : undefined;
+    if (snapshot) requested.push(...snapshot.twins.map((t) => ({ twin: t.twin_slug, snapshot: { id: snapshot.row.id, twin: t } })));
     if (input.scenario_id) {
       const scenario = await resolveScenario(this.o.db, orgId, input.scenario_id);
       requested.push(...scenario.twins.map((t) => ({ twin: t.twin, seed_id: t.seed_id })));
@@ -311,40 +328,67 @@ export class EnvironmentService {
     const sandboxId = randomUUID();
     const twins: { row: NewEnvironmentTwin; seedClock?: string }[] = [];
     for (const r of requested) twins.push(await this.newTwin(orgId, id, r, createdAt));
-    // The clock starts now, or at the latest seed's frozen instant (so no seeded twin moves back).
-    const seedClocks = twins
-      .map((t) => t.seedClock)
-      .filter((c): c is string => !!c)
-      .map((c) => Date.parse(c));
+    // The clock starts now, or at the snapshot's instant or the latest seed's frozen one (so no
+    // seeded twin moves back).
+    const seedClocks = [...twins.map((t) => t.seedClock), snapshot?.row.clock].filter((c): c is string => !!c).map((c) => Date.parse(c));
     const clock = seedClocks.length > 0 ? new Date(Math.max(...seedClocks)).toISOString() : createdAt;
+    const clockMode = input.clock ?? snapshot?.row.clock_mode ?? 'living';
     const limits = planLimitsFor(this.o.db, orgId);
-    this.store.transaction(() => {
-      // Checked again inside the write so two concurrent creates cannot both pass the limit.
-      this.checkParallelLimit(orgId, requested.length);
-      this.store.create(
-        {
-          id,
-          organization_id: orgId,
-          sandbox_id: sandboxId,
-          slug: slugify(input.name, sandboxId),
-          name: input.name,
-          status: 'provisioning',
-          scenario_id: input.scenario_id ?? null,
-          fidelity: input.fidelity ?? 'strict',
-          clock_mode: input.clock ?? 'living',
-          // A living clock reads its start at the creation instant and runs on from there.
-          ...clockColumns(input.clock ?? 'living', Date.parse(clock), now.getTime()),
-          clock_start: clock,
-          ttl_seconds: input.ttl_seconds ?? null,
-          created_at: createdAt,
-          expires_at: expiresAt(now, input.ttl_seconds ?? null, limits),
-        },
-        twins.map((t) => t.row),
-      );
-    });
+    // A snapshot's twins start from clones of its files (a reflink where the filesystem can).
+    await this.cloneSnapshotFiles(twins.map((t) => t.row));
+    try {
+      this.store.transaction(() => {
+        // Checked again inside the write so two concurrent creates cannot both pass the limit.
+        this.checkParallelLimit(orgId, requested.length);
+        this.store.create(
+          {
+            id,
+            organization_id: orgId,
+            sandbox_id: sandboxId,
+            slug: slugify(input.name, sandboxId),
+            name: input.name,
+            status: 'provisioning',
+            scenario_id: input.scenario_id ?? null,
+            fidelity: input.fidelity ?? snapshot?.row.fidelity ?? 'strict',
+            clock_mode: clockMode,
+            // A living clock reads its start at the creation instant and runs on from there.
+            ...clockColumns(clockMode, Date.parse(clock), now.getTime()),
+            clock_start: clock,
+            ttl_seconds: input.ttl_seconds ?? null,
+            created_at: createdAt,
+            expires_at: expiresAt(now, input.ttl_seconds ?? null, limits),
+          },
+          twins.map((t) => t.row),
+        );
+      });
+    } catch (e) {
+      await Promise.all(twins.filter((t) => t.row.snapshot_id).map((t) => rm(t.row.data_file, { force: true })));
+      throw e;
+    }
     this.o.reconciler.refreshEnvironment(id);
     for (const t of twins) void this.o.reconciler.kick(t.row.id);
     return this.view(this.store.environmentById(id)!);
+  }
+
+  /**
+   * Each twin started from a snapshot gets its data file as a clone of the snapshot's file
+   * (`COPYFILE_FICLONE`: copy-on-write where the filesystem offers it, a plain copy elsewhere); the
+   * twin opens it as its own, never replaying anything. On failure no clone is left behind.
+   */
+  private async cloneSnapshotFiles(rows: NewEnvironmentTwin[]): Promise<void> {
+    const cloned = rows.filter((r) => r.snapshot_id && r.seed_file);
+    try {
+      await Promise.all(
+        cloned.map(async (r) => {
+          await mkdir(dirname(r.data_file), { recursive: true });
+          await copyFile(r.seed_file!, r.data_file, fsConstants.COPYFILE_FICLONE);
+        }),
+      );
+    } catch (e) {
+      await Promise.all(cloned.map((r) => rm(r.data_file, { force: true })));
+      this.o.log?.warn({ err: (e as Error).message }, 'cloning snapshot files failed');
+      throw conflict('The snapshot files could not be copied for the new environment; the snapshot may have been deleted meanwhile.');
+    }
   }
 
   update(orgId: string, id: string, patch: { name?: string; ttl_seconds?: number | null }): EnvironmentView {
@@ -422,7 +466,8 @@ export class EnvironmentService {
 
   // ---- twins by id ---------------------------------------------------------------------------
 
-  private refuseWhileAdvancing(environmentId: string): void {
+  /** 409 while an advance of the environment runs. */
+  refuseWhileAdvancing(environmentId: string): void {
     const running = this.runningAdvances.get(environmentId);
     if (running) {
       throw conflict(

@@ -21,6 +21,7 @@ import { Reconciler } from './reconciler.js';
 import type { OrganizationJobs } from './organization-jobs.js';
 import { TwinAdminClient } from './twin-admin.js';
 import { EnvironmentService } from './environments.js';
+import { SnapshotService } from './snapshots.js';
 
 export interface Orchestration {
   store: EnvironmentStore;
@@ -31,6 +32,8 @@ export interface Orchestration {
   reconciler: Reconciler;
   admin: TwinAdminClient;
   environments: EnvironmentService;
+  /** Snapshots, forks and diffs of environments. */
+  snapshots: SnapshotService;
   start(): Promise<void>;
   /** Stop taking gateway connections and let requests in flight finish (bounded); the unanswered count. */
   drain(timeoutMs: number): Promise<number>;
@@ -105,6 +108,18 @@ export async function createOrchestration(config: Config, db: Db, log: Logger, j
     admin,
     log: log.child({ component: 'environments' }),
     jobs,
+    driverName: driver.name,
+  });
+  const snapshots = new SnapshotService({
+    db,
+    dataDir: config.dataDir,
+    store,
+    environments,
+    reconciler,
+    admin,
+    jobs: environments.jobs,
+    driverName: driver.name,
+    log: log.child({ component: 'snapshots' }),
   });
   // Plans change (an upgrade keeps logs longer): each live environment's retention is refreshed.
   const refreshRetention = () => {
@@ -128,6 +143,7 @@ export async function createOrchestration(config: Config, db: Db, log: Logger, j
     reconciler,
     admin,
     environments,
+    snapshots,
     async start() {
       await gateway.start();
       // Logs of environments deleted while the log writer was not told (a crash in between).

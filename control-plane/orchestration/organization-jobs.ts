@@ -1,5 +1,5 @@
-// Heavy work runs as jobs (issue 33): environment advances, seed generations and test attempts'
-// evaluations (log exports, once there is such an endpoint, belong here too). Each organization
+// Heavy work runs as jobs (issue 33): environment advances, seed generations, test attempts'
+// evaluations, snapshots and diffs (log exports, once there is such an endpoint, belong here too). Each organization
 // has its own queue (TWINS_ORG_JOB_CONCURRENCY jobs at once, default 1), so its jobs wait behind
 // each other; jobs of every organization then share TWINS_JOB_CONCURRENCY places (default 2, the
 // machine's cores), and since an organization has at most its own concurrency there at a time,
@@ -8,7 +8,7 @@
 
 import PQueue from 'p-queue';
 
-export type JobKind = 'advance' | 'seed' | 'evaluation' | 'export';
+export type JobKind = 'advance' | 'seed' | 'evaluation' | 'export' | 'snapshot' | 'diff';
 
 export interface OrganizationJobsOptions {
   /** Jobs of one organization running at once. */

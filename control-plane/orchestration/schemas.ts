@@ -198,6 +198,9 @@ export const createEnvironmentBody = z
     name: z.string().min(1).max(200),
     twins: z.array(twinRequestBody).optional(),
     scenario_id: reference().nullish(),
+    snapshot_id: reference()
+      .nullish()
+      .describe('Start from a snapshot: its twins (each from a clone of its file), its clock, and its `fidelity` and `clock` unless given here.'),
     ttl_seconds: ttlSeconds,
     fidelity: z
       .enum(ENVIRONMENT_FIDELITIES)
@@ -212,8 +215,8 @@ export const createEnvironmentBody = z
         'Default `living`: the clock runs with wall time from creation, moved forward by advance. `frozen`: it moves only on advance, for byte-identical runs.',
       ),
   })
-  .refine((b) => (b.twins?.length ?? 0) > 0 || !!b.scenario_id, {
-    message: 'Give the twins to run (at least one) or a scenario_id',
+  .refine((b) => (b.twins?.length ?? 0) > 0 || !!b.scenario_id || !!b.snapshot_id, {
+    message: 'Give the twins to run (at least one), a scenario_id or a snapshot_id',
     path: [],
   })
   .meta({ id: 'EnvironmentCreate' });
@@ -242,3 +245,58 @@ export const advanceSchema = z
   .meta({ id: 'Advance', description: 'A long advance of an environment clock, followed until it ends.' });
 
 export const putRecordBody = z.object({ fields: z.record(z.string(), z.unknown()) }).meta({ id: 'TwinRecordReplace' });
+
+export const snapshotSchema = z
+  .object({
+    id: z.string().meta({ format: 'uuid' }),
+    name: z.string(),
+    environment_id: z.string().meta({ format: 'uuid' }),
+    twins: z.array(
+      z
+        .object({
+          twin_id: z.string().meta({ format: 'uuid' }).describe('The twin of the environment the file was copied from.'),
+          twin_slug: z.string(),
+          twin_version: z.string(),
+          storage_version: z.number().int().describe('The twin storage version the file is written in; a twin at another one cannot start from it (409).'),
+          size_bytes: z.number().int(),
+        })
+        .meta({ id: 'SnapshotTwin' }),
+    ),
+    clock: z
+      .string()
+      .meta({ format: 'date-time' })
+      .describe("The environment clock's instant when the snapshot was taken; an environment started from it starts here."),
+    clock_mode: z.enum(CLOCK_MODES).describe('How the clock moved in the environment; one started from the snapshot moves the same way unless told otherwise.'),
+    size_bytes: z.number().int().describe('Bytes the files take on disk, counted toward the organization.'),
+    created_at: z.string().meta({ format: 'date-time' }),
+  })
+  .meta({ id: 'Snapshot', description: "Every twin's records and the clock of an environment at one instant." });
+
+export const createSnapshotBody = z.strictObject({ name: z.string().min(1).max(200) }).meta({ id: 'SnapshotCreate' });
+
+export const forkBody = z
+  .strictObject({ name: z.string().min(1).max(200).optional().describe('Default: the environment\'s name with " (fork)".') })
+  .nullish()
+  .meta({ id: 'EnvironmentFork' });
+
+const recordRef = z.object({ resource: z.string(), external_id: z.string() });
+
+export const diffSchema = z
+  .object({
+    twins: z.array(
+      z
+        .object({
+          twin_id: z.string().describe("The environment's twin (or, for a twin on the earlier side only, the snapshot's)."),
+          added: z.array(recordRef),
+          changed: z.array(recordRef.extend({ fields: z.array(z.string()).describe('Paths of the fields that differ, dot-joined (`metadata.plan`).') })),
+          removed: z.array(recordRef),
+          truncated: z.boolean().describe('More records differ than listed (at most `limit` entries per twin).'),
+        })
+        .meta({ id: 'TwinDiff' }),
+    ),
+  })
+  .meta({
+    id: 'EnvironmentDiff',
+    description:
+      "The records added, changed and removed per twin. Records that log what happened rather than hold state (Stripe's events, webhook deliveries) are left out.",
+  });

@@ -40,6 +40,9 @@ export interface EnvironmentTwinRow {
   twin_version: string;
   seed_id: string | null;
   seed_file: string | null;
+  /** The snapshot the twin started from (its file is then `seed_file`), and the twin of it this one continues. */
+  snapshot_id: string | null;
+  snapshot_twin_id: string | null;
   desired_state: DesiredState;
   state: TwinState;
   url: string | null;
@@ -88,6 +91,8 @@ const TWIN_COLUMNS = [
   'twin_version',
   'seed_id',
   'seed_file',
+  'snapshot_id',
+  'snapshot_twin_id',
   'desired_state',
   'state',
   'admin_secret',

@@ -40,6 +40,7 @@ t.test('openapi: billing operations, statuses and the summary schema', async (t)
     'plan',
     'ready',
     'remaining_credit_cents',
+    'storage_bytes',
     'upgrade_available',
   ]);
   const upgrade = spec.paths['/organizations/current/billing/upgrade'].post.requestBody.content['application/json'].schema;

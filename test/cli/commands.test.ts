@@ -230,6 +230,38 @@ t.test('seeds', async (t) => {
   t.same(JSON.parse((await cli(['seeds', 'delete', seed.id, '--json'], { env })).stdout), { deleted: seed.id });
 });
 
+t.test('snapshots, forks and diffs', async (t) => {
+  const made = JSON.parse((await cli(['env', 'create', '--name', 'snapped', '--twin', 'stripe', '--wait', '--json'], { env })).stdout);
+  const snapshot = await both(
+    t,
+    ['env', 'snapshot', made.id, '--name', 'empty'],
+    (s) => t.match(s, { name: 'empty', environment_id: made.id }),
+    /empty +\S+ +stripe/,
+  );
+  const key = (await cp.call('POST', `/twins/${made.twins[0].id}/credential`, { token })).body.api_key;
+  const url = new URL(made.twins[0].url);
+  const customer = await new Stripe(key, { host: url.hostname, port: Number(url.port), protocol: 'http', maxNetworkRetries: 0 }).customers.create({
+    name: 'New',
+  });
+  await both(
+    t,
+    ['env', 'diff', made.id, '--snapshot', snapshot.id],
+    (d) => t.same(d.twins[0].added, [{ resource: 'customer', external_id: customer.id }]),
+    new RegExp(`1 added, 0 changed, 0 removed\n  \\+ customer ${customer.id}\n`),
+  );
+  const usage = await cli(['env', 'diff', made.id], { env });
+  t.equal(usage.code, 2, 'a diff needs a snapshot');
+  // `both` ran the snapshot twice (text, then JSON): the JSON one is newest.
+  await both(t, ['snapshots', 'list', made.id], (p) => t.equal(p.items[0].id, snapshot.id), /\(2 snapshots\)/);
+  await both(t, ['snapshots', 'get', snapshot.id], (s) => t.equal(s.id, snapshot.id), /of environment/);
+  const fork = await cli(['env', 'fork', made.id, '--name', 'forked', '--wait', '--json'], { env });
+  t.equal(fork.code, 0, fork.stderr);
+  t.match(JSON.parse(fork.stdout), { name: 'forked', status: 'ready' });
+  t.same(await cli(['snapshots', 'delete', snapshot.id], { env }), { code: 0, stdout: `deleted snapshot ${snapshot.id}\n`, stderr: '' });
+  await cli(['env', 'delete', JSON.parse(fork.stdout).id], { env });
+  await cli(['env', 'delete', made.id], { env });
+});
+
 t.test('token', async (t) => {
   const out = await cli(['token', '--email', 'bob@example.com', '--org', 'cli', '--role', 'member', '--first-name', 'Bob'], { env });
   t.equal(out.code, 0, out.stderr);

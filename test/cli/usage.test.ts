@@ -42,15 +42,15 @@ t.test('every usage error names the argument and exits 2', async (t) => {
     [
       [],
       'twins',
-      /^missing command \(one of: serve, token, console, ca, twin, env, logs, records, advance, catalog, seeds, tests, mcp, completion, help, version\)$/,
+      /^missing command \(one of: serve, token, console, ca, twin, env, logs, records, advance, catalog, seeds, snapshots, tests, mcp, completion, help, version\)$/,
     ],
     [['bogus'], 'twins', /^unknown command 'bogus' \(commands: serve, /],
     [['--bogus'], 'twins', /^unknown option '--bogus'$/],
-    [['env'], 'twins env', /^missing command \(one of: create, list, get, wait, reset, delete\)$/],
+    [['env'], 'twins env', /^missing command \(one of: create, list, get, wait, reset, delete, snapshot, fork, diff\)$/],
     [['env', 'bogus'], 'twins env', /^unknown command 'bogus'/],
     [['env', 'create'], 'twins env create', /^missing required option --name NAME \(a name for it\)$/],
     [['env', 'create', '--name'], 'twins env create', /^option '--name' needs a value$/],
-    [['env', 'create', '--name', 'x'], 'twins env create', /^give at least one --twin SLUG or a --scenario SCENARIO_ID$/],
+    [['env', 'create', '--name', 'x'], 'twins env create', /^give at least one --twin SLUG, a --scenario SCENARIO_ID or a --snapshot SNAPSHOT_ID$/],
     [['env', 'create', '--name', 'x', '--twin', '@seed'], 'twins env create', /^--twin '@seed' names no twin/],
     [['env', 'create', '--name', 'x', '--twin', 'stripe', '--ttl', '0'], 'twins env create', /^--ttl must be a whole number from 1 to 31536000 \(got '0'\)$/],
     [['env', 'create', '--name', 'x', '--bogus'], 'twins env create', /^unknown option '--bogus'$/],
@@ -154,13 +154,14 @@ t.test('completion', async (t) => {
     'advance',
     'catalog',
     'seeds',
+    'snapshots',
     'tests',
     'mcp',
     'completion',
     'help',
     'version',
   ]);
-  t.same(await complete('env', ''), ['create', 'list', 'get', 'wait', 'reset', 'delete']);
+  t.same(await complete('env', ''), ['create', 'list', 'get', 'wait', 'reset', 'delete', 'snapshot', 'fork', 'diff']);
   t.ok((await complete('env', 'create', '--')).includes('--twin'));
   t.same(await complete('env', 'create', '--twin', ''), [...TWIN_SLUGS]);
   t.same(await complete('twin', ''), ['credential', 'get', ...TWIN_SLUGS]);

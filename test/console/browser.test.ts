@@ -243,6 +243,19 @@ if ('skip' in chrome) {
     await check(t, page, 'time');
   });
 
+  await t.test('a snapshot, then what changed since it', async (t) => {
+    await page.getByRole('link', { name: 'Snapshots' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('before the product');
+    await page.getByRole('button', { name: 'Take a snapshot' }).click();
+    await page.getByRole('cell', { name: 'before the product' }).waitFor();
+    // A product: the later steps find the one POST /v1/customers of the log by its path.
+    const product = await sdk.products.create({ name: 'Compiler' });
+    await page.getByRole('button', { name: 'What changed since' }).click();
+    await page.getByRole('heading', { name: 'Since “before the product”' }).waitFor();
+    t.match(await page.locator('ul.diff').innerText(), new RegExp(`\\+ product ${product.id}`), 'the new product is listed as added');
+    await check(t, page, 'snapshots');
+  });
+
   await t.test('a failing test attempt shows its near misses', async (t) => {
     await page.getByRole('link', { name: 'Tests', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'Tests' }).waitFor();

@@ -62,6 +62,7 @@ t.test('billing summary and upgrade without a payment processor', async (t) => {
     max_parallel_twins: 3,
     ai_generation_enabled: false,
     active_twins: 0,
+    storage_bytes: 0,
     ready: false,
     upgrade_available: false,
     remaining_credit_cents: null,

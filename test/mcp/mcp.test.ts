@@ -30,6 +30,11 @@ const TOOLS = [
   'list_environments',
   'delete_environment',
   'reset_environment',
+  'snapshot_environment',
+  'list_snapshots',
+  'delete_snapshot',
+  'fork_environment',
+  'diff_environment',
   'get_twin_credentials',
   'list_request_logs',
   'list_records',
@@ -160,9 +165,23 @@ t.test('streamable HTTP at /mcp', async (t) => {
   const twin = environment.twins[0];
   const cred = await call(t, client, 'get_twin_credentials', { twin_id: twin.id });
   const url = new URL(cred.url);
-  await new Stripe(cred.api_key, { host: url.hostname, port: Number(url.port), protocol: 'http', maxNetworkRetries: 0 }).customers.create({
+  const { snapshot } = await call(t, client, 'snapshot_environment', { environment_id: environment.id, name: 'empty' });
+  const customer = await new Stripe(cred.api_key, { host: url.hostname, port: Number(url.port), protocol: 'http', maxNetworkRetries: 0 }).customers.create({
     email: 'x@example.com',
   });
+  const diff = await call(t, client, 'diff_environment', { environment_id: environment.id, snapshot_id: snapshot.id });
+  t.same(diff.twins[0].added, [{ resource: 'customer', external_id: customer.id }], 'diff_environment names what changed since the snapshot');
+  const fork = await call(t, client, 'fork_environment', { environment_id: environment.id, name: 'forked' });
+  t.equal(fork.environment.status, 'ready', 'fork_environment waits until ready');
+  const snapshots = await call(t, client, 'list_snapshots', { environment_id: environment.id });
+  t.same(
+    snapshots.items.map((s: any) => s.name),
+    ['fork: forked', 'empty'],
+    'the fork took a snapshot too',
+  );
+  t.match(await refused(t, client, 'delete_snapshot', { snapshot_id: snapshots.items[0].id }), /starting point/, "the fork's snapshot is in use");
+  t.same(await call(t, client, 'delete_snapshot', { snapshot_id: snapshot.id }), { deleted: snapshot.id });
+  await call(t, client, 'delete_environment', { environment_id: fork.environment.id });
   const { test } = await call(t, client, 'create_test', {
     name: 'refund and customer',
     twins: ['stripe'],

@@ -30,6 +30,7 @@ const stripe: TwinDefinition = {
   storageVersion: 1,
   defaultPort: 12111, // as stripe-mock does
   resources: [...new Set([...STRIPE_RESOURCES, ...generic.resources])],
+  journal: ['event', 'idempotency_key'],
   mintKey: (randomBase62) => `sk_test_${randomBase62(99)}`,
   // The frontend's half: Stripe.js and the mobile SDKs are constructed with it.
   credentialExtras: (ctx) => ({ publishable_key: publishableKeyFor(ctx.apiKey) }),

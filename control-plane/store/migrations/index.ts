@@ -8,6 +8,7 @@ import m005 from './005-billing.js';
 import m006 from './006-hosting.js';
 import m022 from './022-console-sign-in.js';
 import m032 from './032-environment-fidelity-clock.js';
+import m038 from './038-snapshots.js';
 
 export interface Migration {
   version: number;
@@ -15,4 +16,4 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: Migration[] = [m001, m002, m003, m004, m005, m006, m022, m032];
+export const MIGRATIONS: Migration[] = [m001, m002, m003, m004, m005, m006, m022, m032, m038];

@@ -127,6 +127,26 @@ export interface Environment {
   expires_at: string | null;
 }
 
+export interface Snapshot {
+  id: string;
+  name: string;
+  environment_id: string;
+  twins: { twin_id: string; twin_slug: string; twin_version: string; storage_version: number; size_bytes: number }[];
+  clock: string;
+  clock_mode: 'living' | 'frozen';
+  size_bytes: number;
+  created_at: string;
+}
+
+export interface RecordRef {
+  resource: string;
+  external_id: string;
+}
+
+export interface EnvironmentDiff {
+  twins: { twin_id: string; added: RecordRef[]; changed: (RecordRef & { fields: string[] })[]; removed: RecordRef[]; truncated: boolean }[];
+}
+
 export interface CatalogTwin {
   slug: string;
   name: string;
@@ -314,6 +334,7 @@ export interface Billing {
   max_parallel_twins: number | null;
   ai_generation_enabled: boolean;
   active_twins: number;
+  storage_bytes: number;
   ready: boolean;
   upgrade_available: boolean;
   remaining_credit_cents: number | null;

@@ -1,5 +1,5 @@
 // One environment: its twins (URL, key on request, an SDK snippet), reset and delete, and the tabs
-// for its request log, its twins' records and its clock.
+// for its request log, its twins' records, its clock and its snapshots.
 
 import { useState } from 'preact/hooks';
 import { api, get, type CatalogTwin, type Environment, type Twin } from '../lib/api.js';
@@ -10,12 +10,14 @@ import { Badge, CodeBlock, ConfirmButton, CopyButton, ErrorNote, Loading, PageHe
 import { RequestsTab } from './requests.js';
 import { RecordsTab } from './records.js';
 import { TimeTab } from './time.js';
+import { SnapshotsTab } from './snapshots.js';
 
 const TABS = [
   ['overview', 'Overview'],
   ['requests', 'Requests'],
   ['records', 'Records'],
   ['time', 'Time'],
+  ['snapshots', 'Snapshots'],
 ] as const;
 
 export function EnvironmentPage({ id, tab, itemId, query }: { id: string; tab: string; itemId?: string; query: URLSearchParams }) {
@@ -63,6 +65,7 @@ export function EnvironmentPage({ id, tab, itemId, query }: { id: string; tab: s
       {tab === 'requests' && <RequestsTab env={e} logId={itemId} />}
       {tab === 'records' && <RecordsTab env={e} query={query} />}
       {tab === 'time' && <TimeTab env={e} reload={env.reload} />}
+      {tab === 'snapshots' && <SnapshotsTab env={e} />}
     </section>
   );
 }
