@@ -193,6 +193,21 @@ export async function runHostileTenant(api: ApiClient, x: Tenant, advanceYears: 
   const template = (await (await sg('/v3/templates', { name: 'Loops', generation: 'dynamic' })).json()) as { id: string };
   const version = await sg(`/v3/templates/${template.id}/versions`, { name: 'v1', subject: 'loops', html_content: NESTED_EACH });
   if (version.status !== 201) throw new Error(`template version: ${version.status}`);
+  // Each path once with benign input first (not measured): a twin builds its GraphQL schema and
+  // compiles a template on first use (~2 s for GitHub's schema), which no hostile input causes.
+  await (
+    await fetch(`${github.url}/graphql`, {
+      method: 'POST',
+      headers: { authorization: `bearer ${github.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ viewer { login } }' }),
+    })
+  ).arrayBuffer();
+  const benign = await sg('/v3/mail/send', {
+    from: { email: 'x@example.com' },
+    template_id: template.id,
+    personalizations: [{ to: [{ email: 'y@example.com' }], dynamic_template_data: { a: [1, 2] } }],
+  });
+  if (benign.status !== 202) throw new Error(`benign send: ${benign.status}`);
   const manyKeys = manyKeysJson();
   const env = (await api.call(x.token, 'GET', `/environments/${x.environmentId}`)).body;
   const to = new Date(Date.parse(env.clock));
