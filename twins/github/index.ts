@@ -19,6 +19,7 @@ import { releaseDownloadRoutes, releaseRoutes } from './routes/releases.js';
 import { deploymentRoutes } from './routes/deployments.js';
 import { gitHttpRoutes } from './routes/git-http.js';
 import { issueRoutes } from './routes/issues.js';
+import { searchRoutes } from './routes/search.js';
 import { pullRoutes } from './routes/pulls.js';
 import { labelRoutes } from './routes/labels.js';
 import { webhookRoutes } from './routes/webhooks.js';
@@ -108,6 +109,7 @@ const github: TwinDefinition = {
           ...releaseRoutes,
           ...deploymentRoutes,
           ...issueRoutes,
+          ...searchRoutes,
           ...labelRoutes,
           ...pullRoutes,
           ...reactionRoutes,

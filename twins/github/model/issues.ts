@@ -11,6 +11,7 @@ import { emitEvent } from './webhooks.js';
 import { directRole, roleOf } from './collaborators.js';
 import { dropReactions } from './reactions.js';
 import { recordCrossReferences, recordIssueEvent } from './issue-events.js';
+import { allHold, inRange, parseSearchQuery, scopedRepositories } from './search.js';
 
 export function emptyReactions(url: string): Json {
   return { url, total_count: 0, '+1': 0, '-1': 0, laugh: 0, hooray: 0, confused: 0, heart: 0, rocket: 0, eyes: 0 };
@@ -421,38 +422,19 @@ export function listComments(ctx: TwinContext, repo: Json, issue?: Json): Json[]
 
 // ---- search ------------------------------------------------------------------------------
 
-/** Split a search query into qualifiers and free words (quotes group: label:"help wanted"). */
-function tokenize(q: string): string[] {
-  const out: string[] = [];
-  const re = /(-?[\w.-]+:"[^"]*"|-?[\w.-]+:\S+|"[^"]*"|\S+)/g;
-  for (const m of q.matchAll(re)) out.push(m[0]);
-  return out;
-}
-
+/**
+ * Issue and pull request search (`GET /search/issues`, GraphQL `search(type: ISSUE)`) with GitHub's
+ * qualifiers; throws SearchQueryError for a query GitHub refuses.
+ */
 export function searchIssues(ctx: TwinContext, q: string, sort?: string, order?: string): Json[] {
-  const repos = ctx.store.list<Json>('repository');
-  const terms: { key: string; value: string; negate: boolean }[] = [];
-  const words: string[] = [];
-  for (const t of tokenize(q)) {
-    const m = /^(-?)([\w.-]+):(.*)$/.exec(t);
-    if (m) terms.push({ negate: m[1] === '-', key: m[2]!.toLowerCase(), value: m[3]!.replace(/^"|"$/g, '') });
-    else words.push(t.replace(/^"|"$/g, '').toLowerCase());
-  }
+  const query = parseSearchQuery(q);
   const results: Json[] = [];
-  for (const repo of repos) {
-    const repoTerms = terms.filter((t) => t.key === 'repo');
-    if (repoTerms.length && !repoTerms.some((t) => t.value.toLowerCase() === repo.full_name.toLowerCase())) continue;
-    const orgTerms = terms.filter((t) => t.key === 'org' || t.key === 'user');
-    if (orgTerms.length && !orgTerms.some((t) => t.value.toLowerCase() === repo.owner.login.toLowerCase())) continue;
+  for (const repo of scopedRepositories(ctx, query)) {
     for (const issue of repoIssues(ctx, repo)) {
       if (!issue.pull_request && !repo.has_issues) continue;
-      const ok = terms.every((t) => {
-        const hit = matchQualifier(issue, t.key, t.value);
-        return hit === undefined ? true : t.negate ? !hit : hit;
-      });
-      if (!ok) continue;
+      if (!allHold(query, (t) => matchQualifier(issue, t.key, t.value))) continue;
       const text = `${issue.title} ${issue.body ?? ''}`.toLowerCase();
-      if (!words.every((w) => text.includes(w))) continue;
+      if (!query.words.every((w) => text.includes(w))) continue;
       results.push({ ...presentIssue(ctx, repo, issue), score: 1 });
     }
   }
@@ -491,6 +473,18 @@ function matchQualifier(issue: Json, key: string, value: string): boolean | unde
       return issue.milestone?.title.toLowerCase() === v;
     case 'in':
       return undefined;
+    case 'created':
+      return inRange(issue.created_at, v);
+    case 'updated':
+      return inRange(issue.updated_at, v);
+    case 'closed':
+      return inRange(issue.closed_at, v);
+    case 'comments':
+      return inRange(issue.comments, v);
+    case 'merged':
+      return inRange(issue.pull_request?.merged_at, v);
+    case 'draft':
+      return issue.pull_request ? String(!!issue.draft) === v : undefined;
     case 'reason':
       return (issue.state_reason ?? '').replace('_', ' ') === v.replace('_', ' ') || issue.state_reason === v.replace(' ', '_');
     default:

@@ -14,7 +14,6 @@ import {
   requireComment,
   requireIssue,
   requireIssuesEnabled,
-  searchIssues,
   setLock,
   updateComment,
   updateIssue,
@@ -186,15 +185,6 @@ export const issueRoutes: TwinRoute[] = [
     const { repo, issue } = issueOf(req, ctx);
     const remove = new Set((optStringArray(jsonBody(req), 'assignees') ?? []).map((s) => s.toLowerCase()));
     return { body: change(ctx, repo, issue, { assignees: issue.assignees.map((a: Json) => a.login).filter((l: string) => !remove.has(l.toLowerCase())) }) };
-  }),
-
-  // ---- search ------------------------------------------------------------------------------
-  ...routes('GET', '/search/issues', (req, ctx) => {
-    const q = queryString(req, 'q');
-    if (!q?.trim()) throw validationFailed({ resource: 'Search', field: 'q', code: 'missing' });
-    const sort = queryString(req, 'sort');
-    const results = searchIssues(ctx, q, sort && ['comments', 'created', 'updated'].includes(sort) ? sort : undefined, queryString(req, 'order'));
-    return page(req, ctx, results, (items) => ({ total_count: results.length, incomplete_results: false, items }));
   }),
 ];
 
