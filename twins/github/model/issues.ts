@@ -337,6 +337,47 @@ export function filterIssues(list: Json[], f: IssueFilter): Json[] {
   return sortIssues(out, f.sort, f.direction);
 }
 
+/** Which of the viewer's issues `GET /issues` lists (`filter`): assigned to them by default. */
+export type ViewerIssueFilter = 'assigned' | 'created' | 'mentioned' | 'subscribed' | 'repos' | 'all';
+
+/**
+ * Issues and pull requests across `repos` (those the viewer can see) that concern the viewer as
+ * `filter` says, with each one's repository: `GET /issues`, `/user/issues`, `/orgs/{org}/issues`.
+ */
+export function viewerIssues(ctx: TwinContext, repos: Json[], filter: ViewerIssueFilter, f: IssueFilter): { repo: Json; issue: Json }[] {
+  const me = viewer(ctx).login.toLowerCase();
+  const concerns = (i: Json): boolean => {
+    const assigned = i.assignees.some((a: Json) => a.login.toLowerCase() === me);
+    const created = i.user.login.toLowerCase() === me;
+    const mentioned = `${i.title} ${i.body ?? ''}`.toLowerCase().includes(`@${me}`);
+    switch (filter) {
+      case 'assigned':
+        return assigned;
+      case 'created':
+        return created;
+      case 'mentioned':
+        return mentioned;
+      // Subscribed: what notifies the viewer without a watch (authored, assigned, mentioned).
+      case 'subscribed':
+        return assigned || created || mentioned;
+      default:
+        return true;
+    }
+  };
+  const found: { repo: Json; issue: Json }[] = [];
+  for (const repo of repos) {
+    if (!repo.has_issues) continue;
+    for (const issue of filterIssues(repoIssues(ctx, repo).filter(concerns), { ...f, sort: undefined, direction: undefined })) found.push({ repo, issue });
+  }
+  const sorted = sortIssues(
+    found.map((x) => x.issue),
+    f.sort,
+    f.direction,
+  );
+  const order = new Map(sorted.map((issue, i) => [issue, i]));
+  return found.sort((a, b) => order.get(a.issue)! - order.get(b.issue)!);
+}
+
 // ---- comments ----------------------------------------------------------------------------
 
 function commentKey(repo: Json, id: number): string {
