@@ -28,6 +28,8 @@ import { metaRoutes } from './routes/meta.js';
 import { graphqlRoutes } from './routes/graphql.js';
 import { checkRoutes } from './routes/checks.js';
 import { actionRoutes } from './routes/actions.js';
+import { actionsSecretRoutes } from './routes/actions-secrets.js';
+import { ACTIONS_SECRET_RESOURCES } from './model/actions-secrets.js';
 import { appRoutes } from './routes/apps.js';
 import { alsoUnderEnterprisePrefix, genericAlsoUnderEnterprisePrefix } from './wire/enterprise.js';
 import { withMediaTypes } from './wire/media.js';
@@ -89,6 +91,7 @@ const github: TwinDefinition = {
     'deployment',
     'deployment_status',
     'environment',
+    ...ACTIONS_SECRET_RESOURCES,
     ...generic.resources,
   ],
   mintKey: (randomBase62) => `ghp_${randomBase62(36)}`,
@@ -116,6 +119,7 @@ const github: TwinDefinition = {
           ...issueEventRoutes,
           ...checkRoutes,
           ...actionRoutes,
+          ...actionsSecretRoutes,
           ...appRoutes,
           ...graphqlRoutes,
         ]),
