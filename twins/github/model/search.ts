@@ -217,12 +217,9 @@ export function searchRepositories(ctx: TwinContext, query: SearchQuery, sort?: 
 // ---- code -----------------------------------------------------------------------------------
 
 function globToRegExp(glob: string): RegExp {
-  const escaped = glob
-    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-    .replace(/\*\*/g, '\u0000')
-    .replace(/\*/g, '[^/]*')
-    .replace(/\u0000/g, '.*');
-  return new RegExp(`^${escaped}$`, 'i');
+  // `**` crosses directories, `*` stays within one.
+  const parts = glob.split('**').map((part) => part.replace(/[.+^${}()|[\]\\?]/g, '\\$&').replace(/\*/g, '[^/]*'));
+  return new RegExp(`^${parts.join('.*')}$`, 'i');
 }
 
 /** `path:` — a directory the file is under (or the path itself), a glob where it has `*`. */
