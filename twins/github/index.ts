@@ -19,6 +19,7 @@ import { releaseDownloadRoutes, releaseRoutes } from './routes/releases.js';
 import { deploymentRoutes } from './routes/deployments.js';
 import { gitHttpRoutes } from './routes/git-http.js';
 import { issueRoutes } from './routes/issues.js';
+import { searchRoutes } from './routes/search.js';
 import { pullRoutes } from './routes/pulls.js';
 import { labelRoutes } from './routes/labels.js';
 import { webhookRoutes } from './routes/webhooks.js';
@@ -27,6 +28,8 @@ import { metaRoutes } from './routes/meta.js';
 import { graphqlRoutes } from './routes/graphql.js';
 import { checkRoutes } from './routes/checks.js';
 import { actionRoutes } from './routes/actions.js';
+import { actionsSecretRoutes } from './routes/actions-secrets.js';
+import { ACTIONS_SECRET_RESOURCES } from './model/actions-secrets.js';
 import { appRoutes } from './routes/apps.js';
 import { alsoUnderEnterprisePrefix, genericAlsoUnderEnterprisePrefix } from './wire/enterprise.js';
 import { withMediaTypes } from './wire/media.js';
@@ -89,6 +92,7 @@ const github: TwinDefinition = {
     'deployment',
     'deployment_status',
     'environment',
+    ...ACTIONS_SECRET_RESOURCES,
     ...generic.resources,
   ],
   mintKey: (randomBase62) => `ghp_${randomBase62(36)}`,
@@ -109,12 +113,14 @@ const github: TwinDefinition = {
           ...releaseRoutes,
           ...deploymentRoutes,
           ...issueRoutes,
+          ...searchRoutes,
           ...labelRoutes,
           ...pullRoutes,
           ...reactionRoutes,
           ...issueEventRoutes,
           ...checkRoutes,
           ...actionRoutes,
+          ...actionsSecretRoutes,
           ...appRoutes,
           ...graphqlRoutes,
         ]),

@@ -236,6 +236,33 @@ t.test('search issues with qualifiers', async (t) => {
   t.same(noQ.body.errors, [{ resource: 'Search', field: 'q', code: 'missing' }]);
 });
 
+t.test("the viewer's issues across repositories: GET /issues, /user/issues, /orgs/{org}/issues", async (t) => {
+  await octokit.repos.createForAuthenticatedUser({ name: 'personal' });
+  const mine = await octokit.issues.create({ owner: 'octocat', repo: 'personal', title: 'My own', assignees: ['octocat'] });
+  const orgIssue = await octokit.issues.create({ owner, repo, title: 'Assigned in the org', assignees: ['octocat'] });
+  const notMine = await octokit.issues.create({ owner, repo, title: 'Someone else', assignees: ['hubot'] });
+  const numbersOf = (list: { title: string }[]) => list.map((i) => i.title);
+
+  const assigned = (await octokit.issues.list({ per_page: 100 })).data;
+  t.ok(assigned.length > 0);
+  t.ok(numbersOf(assigned).includes('My own') && numbersOf(assigned).includes('Assigned in the org'), 'assigned to the viewer, every repository');
+  t.notOk(numbersOf(assigned).includes('Someone else'));
+  t.ok(
+    assigned.every((i) => i.repository?.full_name),
+    'each with its repository',
+  );
+  t.ok(
+    (await octokit.issues.list({ filter: 'all', per_page: 100 })).data.some((i) => i.id === notMine.data.id),
+    'filter=all lists the rest',
+  );
+  const user = (await octokit.issues.listForAuthenticatedUser({ per_page: 100 })).data;
+  t.same(numbersOf(user), ['My own'], "/user/issues: the viewer's own repositories, not organizations'");
+  const org = (await octokit.issues.listForOrg({ org: owner, per_page: 100 })).data;
+  t.ok(org.some((i) => i.id === orgIssue.data.id) && !org.some((i) => i.id === mine.data.id), '/orgs/{org}/issues: that organization only');
+  t.equal((await octokit.issues.list({ state: 'closed' })).data.length, 0, 'state filters');
+  t.equal((await failure(octokit.issues.list({ filter: 'everything' as 'all' }))).status, 422);
+});
+
 t.test('410 when issues are disabled', async (t) => {
   await octokit.repos.update({ owner, repo, has_issues: false });
   const gone = await failure(octokit.issues.get({ owner, repo, issue_number: 1 }));

@@ -8,6 +8,7 @@ import { type Json, getMembership, getOrg, getUser, orgsOf, viewer } from '../mo
 import { findRepository, repositoriesOwnedBy } from '../model/repositories.js';
 import { listLabels, listMilestones, getLabel, getMilestone } from '../model/labels.js';
 import { filterIssues, getIssue, listComments, repoIssues, searchIssues } from '../model/issues.js';
+import { SearchQueryError, matchingAccounts, matchingRepositories, parseSearchQuery, type SearchQuery } from '../model/search.js';
 import { roleOf } from '../model/collaborators.js';
 import { timelineOf } from '../model/timeline.js';
 import { type Reactable, type ReactionContent, REACTION_CONTENTS, listReactions } from '../model/reactions.js';
@@ -1498,6 +1499,16 @@ function pullQualifiers(ctx: TwinContext, query: string): { rest: string; pullFi
   return { rest: kept.join(' '), pullFilters };
 }
 
+/** A search query as the REST search reads it; a query GitHub refuses is a GraphQL error. */
+function parsedSearch(q: string): SearchQuery {
+  try {
+    return parseSearchQuery(q);
+  } catch (e) {
+    if (e instanceof SearchQueryError) throw new GraphQLFailure(e.message, 'INVALID');
+    throw e;
+  }
+}
+
 export function search(ctx: TwinContext, args: Args): Source {
   const type = args.type as string;
   let items: Source[] = [];
@@ -1506,6 +1517,7 @@ export function search(ctx: TwinContext, args: Args): Source {
   let userCount = 0;
   if (type === 'ISSUE' || type === 'ISSUE_ADVANCED') {
     const { rest, pullFilters } = pullQualifiers(ctx, String(args.query ?? ''));
+    parsedSearch(rest);
     const results = searchIssues(ctx, rest);
     items = results.flatMap((r) => {
       const repo = repoOfUrl(ctx, r.repository_url);
@@ -1519,23 +1531,10 @@ export function search(ctx: TwinContext, args: Args): Source {
     });
     issueCount = items.length;
   } else if (type === 'REPOSITORY') {
-    const words = String(args.query ?? '')
-      .split(/\s+/)
-      .filter(Boolean);
-    const list = ctx.store.list<Json>('repository').filter((r) =>
-      words.every((w) => {
-        const m = /^(user|org|repo):(.+)$/.exec(w);
-        if (m) return m[1] === 'repo' ? r.full_name.toLowerCase() === m[2]!.toLowerCase() : r.owner.login.toLowerCase() === m[2]!.toLowerCase();
-        if (/^\w+:/.test(w)) return true;
-        return `${r.name} ${r.description ?? ''}`.toLowerCase().includes(w.toLowerCase());
-      }),
-    );
-    items = list.map((r) => repository(ctx, r));
+    items = matchingRepositories(ctx, parsedSearch(String(args.query ?? ''))).map((r) => repository(ctx, r));
     repositoryCount = items.length;
   } else if (type === 'USER') {
-    const q = String(args.query ?? '').toLowerCase();
-    const list = [...ctx.store.list<Json>('user'), ...ctx.store.list<Json>('org')].filter((u) => u.login.toLowerCase().includes(q));
-    items = list.map((u) => account(ctx, u));
+    items = matchingAccounts(ctx, parsedSearch(String(args.query ?? ''))).map((u) => account(ctx, u));
     userCount = items.length;
   } else {
     throw new GraphQLFailure(`The twin does not search ${type} yet.`, 'UNSUPPORTED');

@@ -11,6 +11,7 @@ import { emitEvent } from './webhooks.js';
 import { directRole, roleOf } from './collaborators.js';
 import { dropReactions } from './reactions.js';
 import { recordCrossReferences, recordIssueEvent } from './issue-events.js';
+import { allHold, inRange, parseSearchQuery, scopedRepositories } from './search.js';
 
 export function emptyReactions(url: string): Json {
   return { url, total_count: 0, '+1': 0, '-1': 0, laugh: 0, hooray: 0, confused: 0, heart: 0, rocket: 0, eyes: 0 };
@@ -336,6 +337,47 @@ export function filterIssues(list: Json[], f: IssueFilter): Json[] {
   return sortIssues(out, f.sort, f.direction);
 }
 
+/** Which of the viewer's issues `GET /issues` lists (`filter`): assigned to them by default. */
+export type ViewerIssueFilter = 'assigned' | 'created' | 'mentioned' | 'subscribed' | 'repos' | 'all';
+
+/**
+ * Issues and pull requests across `repos` (those the viewer can see) that concern the viewer as
+ * `filter` says, with each one's repository: `GET /issues`, `/user/issues`, `/orgs/{org}/issues`.
+ */
+export function viewerIssues(ctx: TwinContext, repos: Json[], filter: ViewerIssueFilter, f: IssueFilter): { repo: Json; issue: Json }[] {
+  const me = viewer(ctx).login.toLowerCase();
+  const concerns = (i: Json): boolean => {
+    const assigned = i.assignees.some((a: Json) => a.login.toLowerCase() === me);
+    const created = i.user.login.toLowerCase() === me;
+    const mentioned = `${i.title} ${i.body ?? ''}`.toLowerCase().includes(`@${me}`);
+    switch (filter) {
+      case 'assigned':
+        return assigned;
+      case 'created':
+        return created;
+      case 'mentioned':
+        return mentioned;
+      // Subscribed: what notifies the viewer without a watch (authored, assigned, mentioned).
+      case 'subscribed':
+        return assigned || created || mentioned;
+      default:
+        return true;
+    }
+  };
+  const found: { repo: Json; issue: Json }[] = [];
+  for (const repo of repos) {
+    if (!repo.has_issues) continue;
+    for (const issue of filterIssues(repoIssues(ctx, repo).filter(concerns), { ...f, sort: undefined, direction: undefined })) found.push({ repo, issue });
+  }
+  const sorted = sortIssues(
+    found.map((x) => x.issue),
+    f.sort,
+    f.direction,
+  );
+  const order = new Map(sorted.map((issue, i) => [issue, i]));
+  return found.sort((a, b) => order.get(a.issue)! - order.get(b.issue)!);
+}
+
 // ---- comments ----------------------------------------------------------------------------
 
 function commentKey(repo: Json, id: number): string {
@@ -421,38 +463,19 @@ export function listComments(ctx: TwinContext, repo: Json, issue?: Json): Json[]
 
 // ---- search ------------------------------------------------------------------------------
 
-/** Split a search query into qualifiers and free words (quotes group: label:"help wanted"). */
-function tokenize(q: string): string[] {
-  const out: string[] = [];
-  const re = /(-?[\w.-]+:"[^"]*"|-?[\w.-]+:\S+|"[^"]*"|\S+)/g;
-  for (const m of q.matchAll(re)) out.push(m[0]);
-  return out;
-}
-
+/**
+ * Issue and pull request search (`GET /search/issues`, GraphQL `search(type: ISSUE)`) with GitHub's
+ * qualifiers; throws SearchQueryError for a query GitHub refuses.
+ */
 export function searchIssues(ctx: TwinContext, q: string, sort?: string, order?: string): Json[] {
-  const repos = ctx.store.list<Json>('repository');
-  const terms: { key: string; value: string; negate: boolean }[] = [];
-  const words: string[] = [];
-  for (const t of tokenize(q)) {
-    const m = /^(-?)([\w.-]+):(.*)$/.exec(t);
-    if (m) terms.push({ negate: m[1] === '-', key: m[2]!.toLowerCase(), value: m[3]!.replace(/^"|"$/g, '') });
-    else words.push(t.replace(/^"|"$/g, '').toLowerCase());
-  }
+  const query = parseSearchQuery(q);
   const results: Json[] = [];
-  for (const repo of repos) {
-    const repoTerms = terms.filter((t) => t.key === 'repo');
-    if (repoTerms.length && !repoTerms.some((t) => t.value.toLowerCase() === repo.full_name.toLowerCase())) continue;
-    const orgTerms = terms.filter((t) => t.key === 'org' || t.key === 'user');
-    if (orgTerms.length && !orgTerms.some((t) => t.value.toLowerCase() === repo.owner.login.toLowerCase())) continue;
+  for (const repo of scopedRepositories(ctx, query)) {
     for (const issue of repoIssues(ctx, repo)) {
       if (!issue.pull_request && !repo.has_issues) continue;
-      const ok = terms.every((t) => {
-        const hit = matchQualifier(issue, t.key, t.value);
-        return hit === undefined ? true : t.negate ? !hit : hit;
-      });
-      if (!ok) continue;
+      if (!allHold(query, (t) => matchQualifier(issue, t.key, t.value))) continue;
       const text = `${issue.title} ${issue.body ?? ''}`.toLowerCase();
-      if (!words.every((w) => text.includes(w))) continue;
+      if (!query.words.every((w) => text.includes(w))) continue;
       results.push({ ...presentIssue(ctx, repo, issue), score: 1 });
     }
   }
@@ -491,6 +514,18 @@ function matchQualifier(issue: Json, key: string, value: string): boolean | unde
       return issue.milestone?.title.toLowerCase() === v;
     case 'in':
       return undefined;
+    case 'created':
+      return inRange(issue.created_at, v);
+    case 'updated':
+      return inRange(issue.updated_at, v);
+    case 'closed':
+      return inRange(issue.closed_at, v);
+    case 'comments':
+      return inRange(issue.comments, v);
+    case 'merged':
+      return inRange(issue.pull_request?.merged_at, v);
+    case 'draft':
+      return issue.pull_request ? String(!!issue.draft) === v : undefined;
     case 'reason':
       return (issue.state_reason ?? '').replace('_', ' ') === v.replace('_', ' ') || issue.state_reason === v.replace(' ', '_');
     default:

@@ -43,6 +43,11 @@ const table = loadOnce(async () => {
   };
 });
 
+/** The language Linguist gives a path (by file name, then extension), once its table is loaded. */
+export function languageTable(): Promise<(path: string) => Language | undefined> {
+  return table();
+}
+
 /** Bytes per language on the default branch, largest first. */
 export async function languagesOf(ctx: TwinContext, repo: Json): Promise<{ name: string; color: string | null; bytes: number }[]> {
   const head = branchHead(ctx, repo, repo.default_branch);

@@ -14,13 +14,15 @@ import {
   requireComment,
   requireIssue,
   requireIssuesEnabled,
-  searchIssues,
   setLock,
   updateComment,
   updateIssue,
+  viewerIssues,
   type IssuePatch,
 } from '../model/issues.js';
 import { syncPullFromIssue } from '../model/pulls.js';
+import { repositoriesOfViewer } from '../model/repositories.js';
+import { requireOrg, viewer } from '../model/accounts.js';
 import { jsonBody, numberParam, optEnum, optString, optStringArray, page, queryString, repoOf, requiredString, routes } from '../wire/http.js';
 
 function issueOf(req: TwinRequest, ctx: TwinContext): { repo: Json; issue: Json } {
@@ -82,6 +84,26 @@ export const issueRoutes: TwinRoute[] = [
       direction: queryString(req, 'direction'),
     });
     return page(req, ctx, list.map(present(ctx, repo)));
+  }),
+  // The viewer's issues and pull requests across repositories, each with its repository.
+  // `/issues` spans every repository the viewer reaches (organizations' too); `/user/issues` those
+  // it owns or collaborates on; `/orgs/{org}/issues` one organization's.
+  ...routes('GET', '/issues', (req, ctx) => viewerIssuePage(req, ctx, repositoriesOfViewer(ctx))),
+  ...routes('GET', '/user/issues', (req, ctx) => {
+    const me = viewer(ctx).login;
+    return viewerIssuePage(
+      req,
+      ctx,
+      repositoriesOfViewer(ctx).filter((r) => r.owner.type !== 'Organization' || r.owner.login === me),
+    );
+  }),
+  ...routes('GET', '/orgs/{org}/issues', (req, ctx) => {
+    const org = requireOrg(ctx, req.params.org!);
+    return viewerIssuePage(
+      req,
+      ctx,
+      repositoriesOfViewer(ctx).filter((r) => r.owner.login === org.login),
+    );
   }),
   ...routes('POST', '/repos/{owner}/{repo}/issues', (req, ctx) => {
     const repo = repoOf(req, ctx);
@@ -187,16 +209,24 @@ export const issueRoutes: TwinRoute[] = [
     const remove = new Set((optStringArray(jsonBody(req), 'assignees') ?? []).map((s) => s.toLowerCase()));
     return { body: change(ctx, repo, issue, { assignees: issue.assignees.map((a: Json) => a.login).filter((l: string) => !remove.has(l.toLowerCase())) }) };
   }),
-
-  // ---- search ------------------------------------------------------------------------------
-  ...routes('GET', '/search/issues', (req, ctx) => {
-    const q = queryString(req, 'q');
-    if (!q?.trim()) throw validationFailed({ resource: 'Search', field: 'q', code: 'missing' });
-    const sort = queryString(req, 'sort');
-    const results = searchIssues(ctx, q, sort && ['comments', 'created', 'updated'].includes(sort) ? sort : undefined, queryString(req, 'order'));
-    return page(req, ctx, results, (items) => ({ total_count: results.length, incomplete_results: false, items }));
-  }),
 ];
+
+function viewerIssuePage(req: TwinRequest, ctx: TwinContext, repos: Json[]) {
+  const filter =
+    optEnum({ filter: queryString(req, 'filter') }, 'filter', ['assigned', 'created', 'mentioned', 'subscribed', 'repos', 'all'] as const) ?? 'assigned';
+  const found = viewerIssues(ctx, repos, filter, {
+    state: queryString(req, 'state'),
+    labels: queryString(req, 'labels'),
+    since: sinceParam(req, 'Issue'),
+    sort: queryString(req, 'sort'),
+    direction: queryString(req, 'direction'),
+  });
+  return page(
+    req,
+    ctx,
+    found.map(({ repo, issue }) => ({ ...presentIssue(ctx, repo, issue), repository: repo })),
+  );
+}
 
 /** `since`: an ISO 8601 timestamp; anything else is a 422 as on GitHub. */
 function sinceParam(req: TwinRequest, resource: string): string | undefined {

@@ -4,6 +4,7 @@
 
 import { isDeepStrictEqual } from 'node:util';
 import type { TwinContext } from '../../../twin-runtime/contract.js';
+import { copyJson } from '../../../twin-runtime/record-store.js';
 import { invalidRequest, resourceMissing } from '../wire/errors.js';
 
 /** A Stripe JSON document (an object or a part of one), loosely typed: its shape is the spec's, checked where it enters. */
@@ -163,7 +164,7 @@ export function deletedObject(object: StripeObject): StripeObject {
 
 /** Plain deep copy (records are JSON). */
 export function clone<T>(v: T): T {
-  return structuredClone(v);
+  return copyJson(v);
 }
 
 /**
