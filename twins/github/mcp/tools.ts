@@ -503,6 +503,7 @@ const IMPLEMENTED: Record<string, ToolImpl> = {
   // ---- search (answered where the twin models GitHub's search, refused as it refuses otherwise)
   search_repositories: search('/search/repositories'),
   search_code: search('/search/code'),
+  search_commits: search('/search/commits'),
   search_users: search('/search/users', ' type:user'),
   search_orgs: search('/search/users', ' type:org'),
   search_issues: search('/search/issues', ' is:issue'),
