@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { loadLocalKeys, mintLocalToken } from '../../control-plane/auth/local-idp.js';
 import { ensureBuilt } from '../orchestration/build.js';
+import { seedTestTls } from './tls-template.js';
 
 const CLI = join(import.meta.dirname, '..', '..', 'dist', 'control-plane', 'cli', 'index.js');
 
@@ -22,6 +23,7 @@ export interface ControlPlaneProcess {
 
 export async function startControlPlaneProcess(dataDir: string, env: Record<string, string> = {}): Promise<ControlPlaneProcess> {
   ensureBuilt();
+  seedTestTls(dataDir);
   const child = spawn(process.execPath, [CLI, 'serve'], {
     env: {
       ...process.env,

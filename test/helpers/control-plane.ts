@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { loadConfig, type Config } from '../../control-plane/config.js';
 import { startControlPlane, type RunningControlPlane } from '../../control-plane/server.js';
 import { mintLocalToken, type TokenRequest } from '../../control-plane/auth/local-idp.js';
+import { seedTestTls } from './tls-template.js';
 
 export interface TestControlPlane extends RunningControlPlane {
   dataDir: string;
@@ -22,6 +23,7 @@ export interface TestControlPlane extends RunningControlPlane {
 
 export async function startTestControlPlane(overrides: Partial<Config> = {}, env: NodeJS.ProcessEnv = {}): Promise<TestControlPlane> {
   const dataDir = overrides.dataDir ?? mkdtempSync(join(tmpdir(), 'twins-cp-'));
+  seedTestTls(dataDir);
   // No payment processor unless the test asks for one (the house Stripe twin is a child process).
   const config = loadConfig(
     { ...env },
