@@ -363,7 +363,10 @@ export class GatewayHost implements GatewayControl {
     const writer = this.logWriter;
     if (writer) {
       await this.awaitLogged(2000);
-      await Promise.race([this.callWriter({ op: 'close', id: 0 }).catch(() => {}), new Promise((r) => setTimeout(r, 5000))]);
+      // The bound's timer is cleared once the writer answers: left running it kept the process alive 5 s.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([this.callWriter({ op: 'close', id: 0 }).catch(() => {}), new Promise((r) => (timer = setTimeout(r, 5000)))]);
+      clearTimeout(timer);
       this.logWriter = undefined;
       this.logWriterReady = undefined;
       await writer.terminate();

@@ -383,7 +383,10 @@ export class ProcessDriver implements TwinDriver {
       w.stopping = true;
       if (w.state !== 'exited') {
         w.child.kill('SIGTERM');
-        const killed = await Promise.race([w.exited.then(() => true), sleep(this.stopGraceMs).then(() => false)]);
+        let timer: NodeJS.Timeout | undefined;
+        const grace = new Promise<false>((r) => (timer = setTimeout(() => r(false), this.stopGraceMs)));
+        const killed = await Promise.race([w.exited.then(() => true), grace]);
+        clearTimeout(timer); // else the grace's timer keeps the process alive after the last twin stopped
         if (!killed) {
           w.child.kill('SIGKILL');
           await w.exited;
