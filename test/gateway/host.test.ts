@@ -75,6 +75,26 @@ t.test('a gateway thread: URLs, counters, restart after a crash, drain', async (
   t.equal(row.retention_days, 7);
   t.equal(reader.count('env-h'), before + 3, 'every answered request is in the file');
 
+  // A write is journaled before it is forwarded and again with its answer: two entries, which the
+  // writer stores as one row when it reads both at once (an answer within its 25 ms between reads).
+  // Both count as applied, else every reader after them waited out its whole bound (a request-log
+  // read took 5 s). A target that answers at once makes such pairs the rule.
+  const instant = createServer((_req, res) => res.end('{"ok":true}'));
+  await new Promise<void>((r) => instant.listen(0, '127.0.0.1', r));
+  t.teardown(() => instant.close());
+  host.setTarget('tw', `http://127.0.0.1:${(instant.address() as AddressInfo).port}`);
+  const written = host.stats().log.written;
+  const WRITES = 10;
+  for (let i = 0; i < WRITES; i++) {
+    const res = await fetch(`${url}/v1/customers`, { method: 'POST', body: `email=w${i}%40example.com` });
+    t.equal(res.status, 200);
+    await res.text();
+  }
+  t.equal(host.stats().log.written, written + 2 * WRITES, 'each write left two entries: before forwarding, and with its answer');
+  await host.awaitLogged();
+  t.equal(appliedCount(), written + 2 * WRITES, 'every one of them applied');
+  t.equal(reader.count('env-h'), before + 3 + WRITES, 'one row per write');
+
   // A drain lets the request in flight finish, then the URL takes no more connections.
   // The slow twin answers only once the drain has begun, however slow this machine is.
   let drainBegun = false;
