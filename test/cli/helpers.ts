@@ -1,13 +1,23 @@
 // Run the `twins` command line in this process (runCli with a captured terminal), or as a real
-// process from the TypeScript sources.
+// process: the compiled command in dist/ (ensureBuilt compiles it when older than its sources;
+// started under tsx instead, each process spent about 2 s more CPU loading the CLI and the control
+// plane through tsx).
 
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { runCli } from '../../control-plane/cli/main.js';
 import type { CliIO } from '../../control-plane/cli/context.js';
+import { ensureBuilt } from '../orchestration/build.js';
 
 export const ROOT = join(import.meta.dirname, '../..');
 export const CLI_SOURCE = join(ROOT, 'control-plane/cli/index.ts');
+const CLI_BUILT = join(ROOT, 'dist/control-plane/cli/index.js');
+
+/** The compiled `twins` command, built first when its sources are newer. */
+export function builtCli(): string {
+  ensureBuilt();
+  return CLI_BUILT;
+}
 
 export interface Ran {
   code: number;
@@ -45,14 +55,11 @@ export async function cli(argv: string[], o: RunOptions = {}): Promise<Ran> {
   return { code, stdout, stderr };
 }
 
-/** The real process (`node --import=tsx control-plane/cli/index.ts …`), to its exit. */
+/** The real process (`node dist/control-plane/cli/index.js …`), to its exit. */
 export function cliProcess(argv: string[], env: NodeJS.ProcessEnv = {}, timeout = 90_000): Promise<Ran> {
   return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import=tsx', CLI_SOURCE, ...argv],
-      { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8', timeout },
-      (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? -1) : 0, stdout, stderr }),
+    execFile(process.execPath, [builtCli(), ...argv], { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8', timeout }, (err, stdout, stderr) =>
+      resolve({ code: err ? ((err as { code?: number }).code ?? -1) : 0, stdout, stderr }),
     );
   });
 }
@@ -65,7 +72,7 @@ export function startProcess(
   timeout = 90_000,
 ): Promise<{ child: ChildProcess; stdout: () => string; match: RegExpExecArray }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import=tsx', CLI_SOURCE, ...argv], {
+    const child = spawn(process.execPath, [builtCli(), ...argv], {
       cwd: ROOT,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -15,7 +15,8 @@ import { discoverOAuthProtectedResourceMetadata, extractWWWAuthenticateParams } 
 import { mcpResourceMetadata } from '../../control-plane/mcp/http.js';
 import Stripe from 'stripe';
 import { startOrchestratedControlPlane } from '../orchestration/helpers.js';
-import { CLI_SOURCE, ROOT } from '../cli/helpers.js';
+import { builtCli, ROOT } from '../cli/helpers.js';
+import { seedTestTls } from '../helpers/tls-template.js';
 import { TWIN_SLUGS } from '../../twin-runtime/registry.js';
 import { loadLocalKeys, mintLocalToken } from '../../control-plane/auth/local-idp.js';
 import { recordSignIn } from '../../control-plane/cli/local-server.js';
@@ -233,7 +234,7 @@ t.test('stdio: twins mcp against a control plane by URL', async (t) => {
   const client = new Client({ name: 'twins-test', version: '1.0.0' });
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import=tsx', CLI_SOURCE, 'mcp'],
+    args: [builtCli(), 'mcp'],
     cwd: ROOT,
     env: { ...(process.env as Record<string, string>), TWINS_URL: cp.url, TWINS_API_KEY: apiKey },
     stderr: 'pipe',
@@ -245,13 +246,14 @@ t.test('stdio: twins mcp against a control plane by URL', async (t) => {
 
 t.test('stdio: twins mcp with an embedded control plane, in the organization of the last sign-in', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'twins-mcp-embedded-'));
+  seedTestTls(dataDir);
   // What `twins token --email ada@example.com --org acme` (or `twins console`) leaves in the folder.
   recordSignIn(dataDir, { email: 'ada@example.com', org: 'acme' });
   const client = new Client({ name: 'twins-test', version: '1.0.0' });
   let stderr = '';
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import=tsx', CLI_SOURCE, 'mcp'],
+    args: [builtCli(), 'mcp'],
     cwd: ROOT,
     env: { ...(process.env as Record<string, string>), TWINS_DATA_DIR: dataDir, TWINS_URL: '', TWINS_API_KEY: '', TWINS_TOKEN: '', LOG_LEVEL: 'warn' },
     stderr: 'pipe',
