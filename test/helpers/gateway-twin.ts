@@ -13,6 +13,7 @@ import { TwinGateway } from '../../control-plane/gateway/gateway.js';
 import { ensureTls, hostTls } from '../../twin-runtime/tls.js';
 import { loadTwin } from '../../twin-runtime/registry.js';
 import { startTwin, type RunningTwin } from './twin.js';
+import { seedTestTls } from './tls-template.js';
 
 export interface GatewayTwin {
   twin: RunningTwin;
@@ -42,6 +43,7 @@ export async function startTwinBehindGateway(slug: string, opts: { clockStart?: 
   const db = openDatabase(join(dir, 'cp.sqlite'));
   const logs = new RequestLogStore(db);
   const writer = new RequestLogWriter(logs);
+  seedTestTls(dir); // the CA and server certificate made once per checkout, not per file
   const tls = ensureTls(dir);
   const gateway = new TwinGateway({ host: '127.0.0.1', writer, tls, hostTls: (address) => hostTls(dir, address) });
   const n = ++started;
