@@ -64,7 +64,7 @@ t.test('a standalone twin keeps its key across restarts; --key chooses one', asy
   const text = await startProcess(['twin', 'github', '--port', '0', '--data', join(dir, 'github.sqlite')], {}, /data: .*\n/);
   t.match(
     text.stdout(),
-    /^GitHub twin listening on http:\/\/127\.0\.0\.1:\d+ \(and https:\/\/127\.0\.0\.1:\d+\)\napi key: ghp_\w+\ndata: .*github\.sqlite \(records and key kept across restarts\)\nCA: /,
+    /^GitHub twin listening on http:\/\/127\.0\.0\.1:\d+ \(and https:\/\/127\.0\.0\.1:\d+\)\napi key: ghp_\w+\nmcp url: http:\/\/127\.0\.0\.1:\d+\/mcp\ndata: .*github\.sqlite \(records and key kept across restarts\)\nCA: /,
   );
   t.equal(await stopProcess(text.child), 0);
 });
