@@ -115,7 +115,7 @@ t.test('subscriptions: items and add_invoice_items inline, on create and update'
   const pending = await twin.stripe.invoiceItems.list({ customer: customer.id, pending: true });
   t.equal(pending.data.length, 1, 'the update adds a pending item for the next invoice');
   t.equal(pending.data[0]!.amount, 300);
-  t.equal(pending.data[0]!.subscription, sub.id);
+  t.equal(pending.data[0]!.parent?.subscription_details?.subscription, sub.id);
 
   const added = await twin.stripe.subscriptionItems.create({
     subscription: sub.id,
