@@ -7,6 +7,7 @@ import { chargePaymentMethod, settleConnect, type Charge, type ChargeFailure } f
 import { defaultPaymentMethod, getCustomer } from './customers.js';
 import { newCardPaymentMethod, resolvePaymentMethod } from './payment-methods.js';
 import { shortcutNumber } from './test-cards.js';
+import { checkAmount, formatMoney } from './amounts.js';
 import { recordChargeFunds } from './balance.js';
 import { disputeIfTestCard } from './disputes.js';
 import { emitEvent } from './events.js';
@@ -43,7 +44,7 @@ export interface ChargeUpdate {
  */
 export function createLegacyCharge(ctx: TwinContext, input: LegacyChargeCreate): { charge: Charge; decline?: ChargeFailure } {
   const { amount, currency: cur, source } = input;
-  if (amount < 50) throw invalidRequest(`Amount must be at least 50 cents`, 'amount', 'amount_too_small');
+  checkAmount(amount, cur);
   const customerId = input.customer ?? null;
   const customer = customerId ? getCustomer(ctx, customerId) : undefined;
   let pm: StripeObject | undefined;
@@ -106,19 +107,21 @@ export function updateCharge(ctx: TwinContext, id: string, input: ChargeUpdate):
  * Capture an authorized charge (`amount` ≤ authorized). The uncaptured rest is released, not
  * refunded: `amount_refunded` stays 0, so a later refund may take back all that was captured.
  */
-export function captureCharge(ctx: TwinContext, id: string, amount?: number): Charge {
+export function captureCharge(ctx: TwinContext, id: string, amount?: number, param = 'amount'): Charge {
   const before = getCharge(ctx, id);
   if (before.status !== 'succeeded' || before.captured) {
     throw invalidRequest(`Charge ${id} has already been captured.`, undefined, 'charge_already_captured');
   }
   const toCapture = amount ?? before.amount;
-  if (toCapture < 1 || toCapture > before.amount) {
+  if (toCapture > before.amount) {
     throw invalidRequest(
-      `The amount to capture (${toCapture}) must be positive and no more than the amount authorized (${before.amount}).`,
-      'amount_to_capture',
+      `The amount to capture (${formatMoney(toCapture, before.currency)}) is greater than the amount authorized (${formatMoney(before.amount, before.currency)}).`,
+      param,
       'amount_too_large',
     );
   }
+  // A capture is a charge too: below the currency's minimum it is refused as a create would be.
+  checkAmount(toCapture, before.currency, param);
   const charge = clone(before);
   charge.captured = true;
   charge.amount_captured = toCapture;
