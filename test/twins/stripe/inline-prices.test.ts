@@ -163,3 +163,58 @@ t.test('invoice items: price_data on create and update', async (t) => {
   t.equal(missing.code, 'resource_missing');
   t.equal(missing.param, 'price_data[product]');
 });
+
+t.test('payment links and quotes take price_data too', async (t) => {
+  const link = await twin.stripe.paymentLinks.create({
+    line_items: [{ price_data: { currency: 'usd', unit_amount: 2200, product_data: { name: 'Workshop seat' } }, quantity: 2 }],
+  });
+  const linkLines = await twin.stripe.paymentLinks.listLineItems(link.id);
+  t.equal(linkLines.data.length, 1);
+  t.equal(linkLines.data[0]!.amount_total, 4400);
+  t.equal(linkLines.data[0]!.description, 'Workshop seat');
+  t.equal(linkLines.data[0]!.price!.active, false);
+  const visit = await fetch(link.url, { redirect: 'manual' });
+  t.equal(visit.status, 303, "a visit opens a session on the link's inline price");
+  const sessions = await twin.stripe.checkout.sessions.list({ payment_link: link.id });
+  t.equal(sessions.data.length, 1);
+  t.equal(sessions.data[0]!.amount_total, 4400);
+
+  const { customer } = await customerWithCard(twin.stripe);
+  const product = await twin.stripe.products.create({ name: 'Support plan' });
+  const quote = await twin.stripe.quotes.create({
+    customer: customer.id,
+    line_items: [{ price_data: { currency: 'usd', product: product.id, unit_amount: 5000, recurring: { interval: 'month' } }, quantity: 1 }],
+  });
+  t.equal(quote.amount_total, 5000);
+  await twin.stripe.quotes.finalizeQuote(quote.id);
+  const accepted = await twin.stripe.quotes.accept(quote.id);
+  t.equal(accepted.status, 'accepted');
+  const sub = await twin.stripe.subscriptions.retrieve(accepted.subscription as string);
+  t.equal(sub.items.data[0]!.price.unit_amount, 5000);
+  t.equal(sub.items.data[0]!.price.active, false, "the quote's inline price, archived, bills the subscription");
+});
+
+t.test('subscription schedules: inline prices in phases, and a schedule from a subscription on an inline price', async (t) => {
+  const { customer } = await customerWithCard(twin.stripe);
+  const product = await twin.stripe.products.create({ name: 'Ramp plan' });
+  const monthly = (unit_amount: number) => ({ currency: 'usd', product: product.id, unit_amount, recurring: { interval: 'month' as const } });
+  const fromSub = await twin.stripe.subscriptions.create({ customer: customer.id, items: [{ price_data: monthly(700) }] });
+  const adopted = await twin.stripe.subscriptionSchedules.create({ from_subscription: fromSub.id });
+  t.equal(adopted.phases[0]!.items[0]!.price, fromSub.items.data[0]!.price.id, "the subscription's archived inline price is the phase's");
+
+  const schedule = await twin.stripe.subscriptionSchedules.create({
+    customer: customer.id,
+    start_date: 'now',
+    end_behavior: 'release',
+    phases: [{ items: [{ price_data: monthly(1000) }], duration: { interval: 'month' } }, { items: [{ price_data: monthly(2000), quantity: 2 }] }],
+  });
+  t.equal(schedule.status, 'active');
+  const first = await twin.stripe.subscriptions.retrieve(schedule.subscription as string);
+  t.equal(first.items.data[0]!.price.unit_amount, 1000);
+  t.equal(first.items.data[0]!.price.active, false);
+  await twin.bt.twin.advance(new Date(first.items.data[0]!.current_period_end * 1000 + 3_600_000));
+  const second = await twin.stripe.subscriptions.retrieve(schedule.subscription as string);
+  t.equal(second.items.data.length, 1);
+  t.equal(second.items.data[0]!.price.unit_amount, 2000, 'the next phase moves the subscription to its inline price');
+  t.equal(second.items.data[0]!.quantity, 2);
+});

@@ -44,7 +44,8 @@ export interface SessionIntentData {
 export interface SessionCreate {
   mode?: (typeof MODES)[number];
   uiMode?: (typeof UI_MODES)[number];
-  lineItems: (PriceRef & { quantity?: number })[];
+  /** `ownPrice`: the caller's own line (a payment link's), taken even if its price is archived. */
+  lineItems: (PriceRef & { quantity?: number; ownPrice?: boolean })[];
   customer?: string;
   customerEmail?: string;
   expiresAt?: number;
@@ -131,7 +132,7 @@ export function createSession(ctx: TwinContext, input: SessionCreate): StripeObj
     const prefix = `line_items[${i}]`;
     const price = load(ctx, 'price', resolvePrice(ctx, li, prefix), `${prefix}[price]`);
     // An archived price is refused; one made inline (archived from birth) is this session's own.
-    if (price.active === false && li.priceData === undefined) {
+    if (price.active === false && li.priceData === undefined && !li.ownPrice) {
       throw invalidRequest('The price specified is inactive. This field only accepts active prices.', `${prefix}[price]`);
     }
     const metered = isMetered(price);
@@ -440,7 +441,7 @@ export function completeSession(ctx: TwinContext, id: string, input: SessionComp
       // Every archived price on a session came inline (archived ones are refused at creation).
       items: (session.line_items.data as StripeObject[])
         .filter((li) => li.price.type === 'recurring')
-        .map((li) => ({ price: li.price.id, inlinePrice: li.price.active === false, ...(isMetered(li.price) ? {} : { quantity: li.quantity }) })),
+        .map((li) => ({ price: li.price.id, ownPrice: li.price.active === false, ...(isMetered(li.price) ? {} : { quantity: li.quantity }) })),
       defaultPaymentMethod: pm.id,
       paymentBehavior: 'error_if_incomplete',
       trialEnd: sd.trialEnd,

@@ -103,8 +103,8 @@ export const MISSING_PAYMENT_METHOD = ['cancel', 'create_invoice', 'pause'] as c
 export const FEEDBACK = ['customer_service', 'low_quality', 'missing_features', 'other', 'switched_service', 'too_complex', 'too_expensive', 'unused'] as const;
 
 export interface SubscriptionItemInput extends PriceRef {
-  /** The price came inline with the purchase (a Checkout Session's `price_data`): archived, yet this subscription's. */
-  inlinePrice?: boolean;
+  /** The price is the purchase's own (a Checkout Session's or quote's line, maybe inline): taken even if archived. */
+  ownPrice?: boolean;
   taxRates?: string[];
   quantity?: number;
   metadata?: MetadataPatch;
@@ -146,6 +146,8 @@ export interface SubscriptionCreate {
 /** An item change: `id` names an existing item (changed or `deleted`), else a new item on `price`. */
 export interface SubscriptionItemChange extends PriceRef {
   id?: string;
+  /** The price is the caller's own (a schedule phase's, maybe archived inline): taken even if archived. */
+  ownPrice?: boolean;
   quantity?: number;
   deleted?: boolean;
   metadata?: MetadataPatch;
@@ -206,7 +208,7 @@ function readItems(ctx: TwinContext, raw: SubscriptionItemInput[] | undefined): 
   if (!raw || raw.length === 0) throw missingParam('items');
   const items = raw.map((it, i) => {
     const prefix = `items[${i}]`;
-    const inline = it.priceData !== undefined || it.inlinePrice === true;
+    const inline = it.priceData !== undefined || it.ownPrice === true;
     const price = loadRecurringPrice(ctx, resolvePrice(ctx, it, prefix), `${prefix}[price]`, inline);
     const quantity = it.quantity;
     if (quantity !== undefined && quantity < 0) {
@@ -594,9 +596,9 @@ function applyItemChanges(ctx: TwinContext, sub: StripeObject, itemsIn: Subscrip
     const itemId = it.id;
     const deleted = it.deleted ?? false;
     const quantity = it.quantity;
-    if (it.price !== undefined && it.priceData !== undefined) resolvePrice(ctx, it, prefix);
-    const inline = it.priceData !== undefined;
-    const priceId = inline ? resolvePrice(ctx, it, prefix) : it.price;
+    const inline = it.priceData !== undefined || it.ownPrice === true;
+    // Inline `price_data` becomes its (archived) price here; `price` and `price_data` together are refused.
+    const priceId = it.price === undefined && it.priceData === undefined ? undefined : resolvePrice(ctx, it, prefix);
     if (itemId) {
       const idx = items.findIndex((x) => x.id === itemId);
       if (idx === -1) {
