@@ -9,6 +9,7 @@ import { applyMetadata, clone, find, newId, previousAttributes, save, type Metad
 import { readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
 import { attachPaymentMethod, resolvePaymentMethod } from './payment-methods.js';
 import { endDiscount, loadDiscount, redeem, type DiscountRef } from './discounts.js';
+import { createTaxId, type TaxIdInput } from './tax-ids.js';
 
 export type Customer = StripeObject & { object: 'customer'; deleted?: true };
 
@@ -41,6 +42,8 @@ export interface CustomerFields {
 }
 
 export interface CustomerCreate extends CustomerFields {
+  /** `tax_id_data`: tax ids added with the customer (model/tax-ids.ts). */
+  taxIdData?: TaxIdInput[];
   /** A payment method attached to the new customer (before `invoice_settings` may name it). */
   paymentMethod?: string;
   testClock?: string;
@@ -150,6 +153,7 @@ export function createCustomer(ctx: TwinContext, input: CustomerCreate): Custome
   applyFields(ctx, c, input);
   save(ctx, 'customer', c);
   emitEvent(ctx, 'customer.created', c);
+  (input.taxIdData ?? []).forEach((data, i) => createTaxId(ctx, c.id, data, `tax_id_data[${i}]`));
   return c;
 }
 

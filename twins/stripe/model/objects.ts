@@ -68,6 +68,7 @@ export const KINDS = {
   application_fee: { resource: 'application_fee', prefix: 'fee_', idLength: 24, noun: 'application fee' },
   quote: { resource: 'quote', prefix: 'qt_', idLength: 24, noun: 'quote' },
   payment_link: { resource: 'payment_link', prefix: 'plink_', idLength: 24, noun: 'payment link' },
+  tax_id: { resource: 'tax_id', prefix: 'txi_', idLength: 24, noun: 'tax id' },
 } as const satisfies Record<string, ObjectKind>;
 
 export type KindName = keyof typeof KINDS;
@@ -114,6 +115,7 @@ export const STRIPE_RESOURCES = [
   'idempotency_key',
   'quote',
   'payment_link',
+  'tax_id',
 ] as const;
 
 export function newId(ctx: TwinContext, kind: KindName): string {
