@@ -90,7 +90,7 @@ function validFormat(type: string, value: string): boolean {
   if (compact === '') return false;
   if (type === 'eu_vat') {
     const rule = EU_VAT[compact.slice(0, 2)];
-    return rule !== undefined && rule.test(compact.slice(2));
+    return rule?.test(compact.slice(2)) ?? false;
   }
   const rule = FORMATS[type];
   return rule === undefined || rule.test(type === 'ch_vat' ? value.trim().toUpperCase() : compact);

@@ -81,7 +81,15 @@ export const customerRoutes: TwinRoute[] = [
         type: requiredStr(d, 'type', `tax_id_data[${i}]`),
         value: requiredStr(d, 'value', `tax_id_data[${i}]`),
       }));
-      return ok(createCustomer(ctx, { testClock: str(p, 'test_clock'), paymentMethod: str(p, 'payment_method'), taxIdData, ...readCustomerFields(p) }));
+      return ok(
+        createCustomer(ctx, {
+          testClock: str(p, 'test_clock'),
+          paymentMethod: str(p, 'payment_method'),
+          source: str(p, 'source'),
+          taxIdData,
+          ...readCustomerFields(p),
+        }),
+      );
     },
   },
   {

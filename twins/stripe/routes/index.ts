@@ -11,6 +11,7 @@ import { chargeRoutes } from './charges.js';
 import { checkoutRoutes } from './checkout.js';
 import { customerRoutes } from './customers.js';
 import { taxIdRoutes } from './tax-ids.js';
+import { tokenRoutes } from './tokens.js';
 import { couponRoutes } from './coupons.js';
 import { taxRateRoutes } from './tax-rates.js';
 import { customerBalanceRoutes } from './customer-balance.js';
@@ -42,6 +43,7 @@ import { scopedRoutes } from '../wire/connect-scope.js';
 export const routes: TwinRoute[] = scopedRoutes([
   ...customerRoutes,
   ...taxIdRoutes,
+  ...tokenRoutes,
   ...customerBalanceRoutes,
   ...couponRoutes,
   ...taxRateRoutes,
