@@ -69,7 +69,8 @@ export const KINDS = {
   quote: { resource: 'quote', prefix: 'qt_', idLength: 24, noun: 'quote' },
   payment_link: { resource: 'payment_link', prefix: 'plink_', idLength: 24, noun: 'payment link' },
   tax_id: { resource: 'tax_id', prefix: 'txi_', idLength: 24, noun: 'tax id' },
-  token: { resource: 'token', prefix: 'tok_', idLength: 24, noun: 'token' },
+  // `card_token`, not `token`: the generic layer's `issuing.token` records must not read card tokens.
+  token: { resource: 'card_token', prefix: 'tok_', idLength: 24, noun: 'token' },
   card: { resource: 'card', prefix: 'card_', idLength: 24, noun: 'source' },
 } as const satisfies Record<string, ObjectKind>;
 
@@ -118,7 +119,7 @@ export const STRIPE_RESOURCES = [
   'quote',
   'payment_link',
   'tax_id',
-  'token',
+  'card_token',
   'card',
 ] as const;
 
