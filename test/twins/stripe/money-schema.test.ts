@@ -33,7 +33,15 @@ t.test('balance, balance transactions, payout, dispute and ephemeral key validat
   const charge = await raw('GET', `/v1/charges/${pi.latest_charge}`);
   check(t, 'charge', charge);
   check(t, 'balance_transaction', await raw('GET', `/v1/balance_transactions/${charge.balance_transaction}`));
-  const refund = await raw('POST', '/v1/refunds', `charge=${charge.id}&amount=100`);
+  // A charged-back charge is not refundable (model/refunds.ts): refund another.
+  const refundable = await stripe.paymentIntents.create({
+    amount: 10_000,
+    currency: 'usd',
+    payment_method: 'pm_card_visa',
+    confirm: true,
+    automatic_payment_methods: { enabled: true, allow_redirects: 'never' },
+  });
+  const refund = await raw('POST', '/v1/refunds', `charge=${refundable.latest_charge}&amount=100`);
   check(t, 'refund', refund);
   check(t, 'balance_transaction', await raw('GET', `/v1/balance_transactions/${refund.balance_transaction}`));
 

@@ -16,6 +16,7 @@ export type BalanceTransaction = StripeObject & { object: 'balance_transaction' 
 export const BALANCE_TRANSACTION_TYPES = [
   'charge',
   'refund',
+  'refund_failure',
   'adjustment',
   'payout',
   'payout_cancel',

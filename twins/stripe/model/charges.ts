@@ -5,8 +5,9 @@ import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { invalidRequest, resourceMissing } from '../wire/errors.js';
 import { chargePaymentMethod, settleConnect, type Charge, type ChargeFailure } from './charging.js';
 import { defaultPaymentMethod, getCustomer } from './customers.js';
-import { newCardPaymentMethod, resolvePaymentMethod } from './payment-methods.js';
-import { shortcutNumber } from './test-cards.js';
+import { resolvePaymentMethod } from './payment-methods.js';
+import { cardPaymentMethod, getSource, spendToken } from './tokens.js';
+import { checkAmount, formatMoney } from './amounts.js';
 import { recordChargeFunds } from './balance.js';
 import { disputeIfTestCard } from './disputes.js';
 import { emitEvent } from './events.js';
@@ -36,26 +37,33 @@ export interface ChargeUpdate {
 }
 
 /**
- * The legacy Charges API (`POST /v1/charges` with `source: 'tok_visa'`, a payment method, or a
- * customer's default card). The card is kept as a `pm_…` payment method, so the charge's
- * `payment_method` is a `pm_` id (Stripe shows a `card_…` source there) and `source` stays null.
- * A decline answers 402 `card_error` and keeps the failed charge.
+ * The legacy Charges API (`POST /v1/charges`): `source` a card token (`tok_…`, spent), a customer's
+ * card source (`card_…`, with `customer`), or a payment method id; or only `customer`, charging its
+ * `default_source` (else its default payment method). A charge on a card shows it as `source` and
+ * its `card_` id as `payment_method`, as Stripe does (the `charge.*` events of the attempt still
+ * name the payment method behind it). A decline answers 402 `card_error` and keeps the failed charge.
  */
 export function createLegacyCharge(ctx: TwinContext, input: LegacyChargeCreate): { charge: Charge; decline?: ChargeFailure } {
   const { amount, currency: cur, source } = input;
-  if (amount < 50) throw invalidRequest(`Amount must be at least 50 cents`, 'amount', 'amount_too_small');
+  checkAmount(amount, cur);
   const customerId = input.customer ?? null;
   const customer = customerId ? getCustomer(ctx, customerId) : undefined;
   let pm: StripeObject | undefined;
+  let card: StripeObject | undefined;
   if (source?.startsWith('tok_')) {
-    const number = shortcutNumber(source);
-    if (!number) throw resourceMissing('source', source, 'source');
-    pm = newCardPaymentMethod(ctx, number);
+    card = spendToken(ctx, source, 'source');
+  } else if (source?.startsWith('card_')) {
+    if (!customerId) throw resourceMissing('source', source, 'source');
+    card = find(ctx, 'card', source);
+    if (!card || card.customer !== customerId) {
+      throw invalidRequest(`Customer ${customerId} does not have a linked source with ID ${source}.`, 'source', 'missing');
+    }
   } else if (source) {
     pm = resolvePaymentMethod(ctx, source, 'source');
   } else if (customer) {
-    pm = defaultPaymentMethod(ctx, customer);
-    if (!pm) throw invalidRequest('Cannot charge a customer that has no active card', 'card', 'missing');
+    if (customer.default_source) card = getSource(ctx, customer.id, customer.default_source as string, 'customer');
+    else pm = defaultPaymentMethod(ctx, customer);
+    if (!pm && !card) throw invalidRequest('Cannot charge a customer that has no active card', 'card', 'missing');
   } else {
     throw invalidRequest('Must provide source or customer.', undefined, 'parameter_missing');
   }
@@ -63,13 +71,18 @@ export function createLegacyCharge(ctx: TwinContext, input: LegacyChargeCreate):
     amount,
     currency: cur,
     customer: customerId,
-    paymentMethod: pm,
+    paymentMethod: card ? cardPaymentMethod(ctx, card) : pm!,
     description: input.description ?? null,
     capture: input.capture ?? true,
     metadata: input.metadata === undefined ? {} : applyMetadata({}, input.metadata),
     receiptEmail: input.receiptEmail ?? null,
     statementDescriptor: input.statementDescriptor ?? null,
   });
+  if (card) {
+    charge.source = card;
+    charge.payment_method = card.id;
+    save(ctx, 'charge', charge);
+  }
   return failure ? { charge, decline: failure } : { charge };
 }
 
@@ -106,19 +119,21 @@ export function updateCharge(ctx: TwinContext, id: string, input: ChargeUpdate):
  * Capture an authorized charge (`amount` ≤ authorized). The uncaptured rest is released, not
  * refunded: `amount_refunded` stays 0, so a later refund may take back all that was captured.
  */
-export function captureCharge(ctx: TwinContext, id: string, amount?: number): Charge {
+export function captureCharge(ctx: TwinContext, id: string, amount?: number, param = 'amount'): Charge {
   const before = getCharge(ctx, id);
   if (before.status !== 'succeeded' || before.captured) {
     throw invalidRequest(`Charge ${id} has already been captured.`, undefined, 'charge_already_captured');
   }
   const toCapture = amount ?? before.amount;
-  if (toCapture < 1 || toCapture > before.amount) {
+  if (toCapture > before.amount) {
     throw invalidRequest(
-      `The amount to capture (${toCapture}) must be positive and no more than the amount authorized (${before.amount}).`,
-      'amount_to_capture',
+      `The amount to capture (${formatMoney(toCapture, before.currency)}) is greater than the amount authorized (${formatMoney(before.amount, before.currency)}).`,
+      param,
       'amount_too_large',
     );
   }
+  // A capture is a charge too: below the currency's minimum it is refused as a create would be.
+  checkAmount(toCapture, before.currency, param);
   const charge = clone(before);
   charge.captured = true;
   charge.amount_captured = toCapture;

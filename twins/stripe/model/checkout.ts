@@ -15,6 +15,7 @@ import { createSubscription, type SubscriptionCreate } from './subscriptions.js'
 import { isMetered } from './subscription-items.js';
 import { chargeOnce, confirmSetup } from './invoice-payments.js';
 import { checkPromotionCode, couponShares, getCoupon, getPromotionCode, listPromotionCodes, redeem, type DiscountRef } from './discounts.js';
+import { resolvePrice, type PriceRef } from './prices.js';
 
 const SESSION_LIFETIME = 24 * 3600;
 
@@ -43,7 +44,8 @@ export interface SessionIntentData {
 export interface SessionCreate {
   mode?: (typeof MODES)[number];
   uiMode?: (typeof UI_MODES)[number];
-  lineItems: { price: string; quantity?: number }[];
+  /** `ownPrice`: the caller's own line (a payment link's), taken even if its price is archived. */
+  lineItems: (PriceRef & { quantity?: number; ownPrice?: boolean })[];
   customer?: string;
   customerEmail?: string;
   expiresAt?: number;
@@ -128,7 +130,11 @@ export function createSession(ctx: TwinContext, input: SessionCreate): StripeObj
   }
   raw.forEach((li, i) => {
     const prefix = `line_items[${i}]`;
-    const price = load(ctx, 'price', li.price, `${prefix}[price]`);
+    const price = load(ctx, 'price', resolvePrice(ctx, li, prefix), `${prefix}[price]`);
+    // An archived price is refused; one made inline (archived from birth) is this session's own.
+    if (price.active === false && li.priceData === undefined && !li.ownPrice) {
+      throw invalidRequest('The price specified is inactive. This field only accepts active prices.', `${prefix}[price]`);
+    }
     const metered = isMetered(price);
     const quantity = li.quantity;
     if (quantity === undefined && !metered) throw missingParam(`${prefix}[quantity]`);
@@ -432,9 +438,10 @@ export function completeSession(ctx: TwinContext, id: string, input: SessionComp
     const sd = options.subscription ?? {};
     const create: SubscriptionCreate = {
       customer: customerId!,
+      // Every archived price on a session came inline (archived ones are refused at creation).
       items: (session.line_items.data as StripeObject[])
         .filter((li) => li.price.type === 'recurring')
-        .map((li) => (isMetered(li.price) ? { price: li.price.id } : { price: li.price.id, quantity: li.quantity })),
+        .map((li) => ({ price: li.price.id, ownPrice: li.price.active === false, ...(isMetered(li.price) ? {} : { quantity: li.quantity }) })),
       defaultPaymentMethod: pm.id,
       paymentBehavior: 'error_if_incomplete',
       trialEnd: sd.trialEnd,

@@ -9,6 +9,8 @@ import { applyMetadata, clone, find, newId, previousAttributes, save, type Metad
 import { readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
 import { attachPaymentMethod, resolvePaymentMethod } from './payment-methods.js';
 import { endDiscount, loadDiscount, redeem, type DiscountRef } from './discounts.js';
+import { createTaxId, type TaxIdInput } from './tax-ids.js';
+import { saveSource } from './tokens.js';
 
 export type Customer = StripeObject & { object: 'customer'; deleted?: true };
 
@@ -41,6 +43,10 @@ export interface CustomerFields {
 }
 
 export interface CustomerCreate extends CustomerFields {
+  /** `source`: a card token saved as the customer's first source and `default_source` (model/tokens.ts). */
+  source?: string;
+  /** `tax_id_data`: tax ids added with the customer (model/tax-ids.ts). */
+  taxIdData?: TaxIdInput[];
   /** A payment method attached to the new customer (before `invoice_settings` may name it). */
   paymentMethod?: string;
   testClock?: string;
@@ -149,7 +155,12 @@ export function createCustomer(ctx: TwinContext, input: CustomerCreate): Custome
   }
   applyFields(ctx, c, input);
   save(ctx, 'customer', c);
+  if (input.source) {
+    c.default_source = saveSource(ctx, c.id, input.source).id;
+    save(ctx, 'customer', c);
+  }
   emitEvent(ctx, 'customer.created', c);
+  for (const [i, data] of (input.taxIdData ?? []).entries()) createTaxId(ctx, c.id, data, `tax_id_data[${i}]`);
   return c;
 }
 

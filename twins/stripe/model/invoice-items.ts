@@ -11,6 +11,7 @@ import { applyMetadata, clone, deletedObject, find, load, newId, previousAttribu
 import { eachMatching, readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
 import { contextForCustomer } from './clock-scope.js';
 import { getCustomer } from './customers.js';
+import { createInlinePrice, type PriceCreate } from './prices.js';
 import { loadTaxRates } from './tax-rates.js';
 import { amountFor, buildLine, productName, type LineSpec } from './invoice-lines.js';
 import { loadInvoice, presentInvoice, priceInvoice, saveInvoice, type Invoice } from './invoices.js';
@@ -19,6 +20,8 @@ export interface InvoiceItemFields {
   amount?: number;
   /** A price id (`pricing[price]` or the older `price`). */
   price?: string;
+  /** Inline `price_data`: a one-off price made for this item. */
+  priceData?: PriceCreate;
   unitAmountDecimal?: string;
   quantity?: number;
   description?: string;
@@ -127,9 +130,17 @@ function syncLine(ctx: TwinContext, item: StripeObject, opts: { remove?: boolean
   if (Object.keys(prev).length > 0) emitEvent(ctx, 'invoice.updated', presentInvoice(inv), prev);
 }
 
+/** `price_data` made into its (archived) price, so the item reads as one on `price`. */
+function withInlinePrice<T extends InvoiceItemFields>(ctx: TwinContext, input: T): T {
+  if (input.priceData === undefined) return input;
+  if (input.price !== undefined) throw invalidRequest('You may only specify one of these parameters: price, price_data.', 'price');
+  return { ...input, price: createInlinePrice(ctx, input.priceData, 'price_data').id, priceData: undefined };
+}
+
 export function createInvoiceItem(ctx: TwinContext, input: InvoiceItemCreate): StripeObject {
   ctx = contextForCustomer(ctx, input.customer);
   const customer = getCustomer(ctx, input.customer);
+  input = withInlinePrice(ctx, input);
   const invoice = input.invoice ? editableInvoice(ctx, input.invoice, 'invoice') : undefined;
   if (invoice && invoice.customer !== customer.id) throw invalidRequest(`The invoice ${invoice.id} belongs to another customer.`, 'invoice');
   const sub = input.subscription ? load(ctx, 'subscription', input.subscription, 'subscription') : undefined;
@@ -192,7 +203,7 @@ export function updateInvoiceItem(ctx: TwinContext, id: string, input: InvoiceIt
   const before = getInvoiceItem(ctx, id);
   editable(ctx, before, 'modify');
   const item = clone(before);
-  applyFields(ctx, item, input);
+  applyFields(ctx, item, withInlinePrice(ctx, input));
   save(ctx, 'invoiceitem', item);
   syncLine(ctx, item);
   return item;

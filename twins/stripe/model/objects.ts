@@ -68,6 +68,10 @@ export const KINDS = {
   application_fee: { resource: 'application_fee', prefix: 'fee_', idLength: 24, noun: 'application fee' },
   quote: { resource: 'quote', prefix: 'qt_', idLength: 24, noun: 'quote' },
   payment_link: { resource: 'payment_link', prefix: 'plink_', idLength: 24, noun: 'payment link' },
+  tax_id: { resource: 'tax_id', prefix: 'txi_', idLength: 24, noun: 'tax id' },
+  // `card_token`, not `token`: the generic layer's `issuing.token` records must not read card tokens.
+  token: { resource: 'card_token', prefix: 'tok_', idLength: 24, noun: 'token' },
+  card: { resource: 'card', prefix: 'card_', idLength: 24, noun: 'source' },
 } as const satisfies Record<string, ObjectKind>;
 
 export type KindName = keyof typeof KINDS;
@@ -114,6 +118,9 @@ export const STRIPE_RESOURCES = [
   'idempotency_key',
   'quote',
   'payment_link',
+  'tax_id',
+  'card_token',
+  'card',
 ] as const;
 
 export function newId(ctx: TwinContext, kind: KindName): string {

@@ -14,7 +14,7 @@ import { emitEvent } from './events.js';
 import { applyMetadata, clone, find, newId, save, type MetadataPatch, type StripeObject } from './objects.js';
 import { readPage, type ListPage, type ListWindow } from './pages.js';
 import { attachPaymentMethod, paymentMethodFromData, resolvePaymentMethod, type PaymentMethod, type PaymentMethodCreate } from './payment-methods.js';
-import { formatMoney } from './refunds.js';
+import { checkAmount } from './amounts.js';
 import { authenticationFor } from './test-cards.js';
 
 export type PaymentIntent = StripeObject & { object: 'payment_intent' };
@@ -80,24 +80,10 @@ export interface PaymentOutcome {
   decline?: StripeErrorFields;
 }
 
-/** Smallest chargeable amounts Stripe enforces, by currency (minor units). */
-const MINIMUM: Record<string, number> = { usd: 50, eur: 50, gbp: 30, cad: 50, aud: 50, chf: 50, jpy: 50, inr: 50, sek: 300, nok: 300, dkk: 250, mxn: 1000 };
-const MAXIMUM = 99_999_999;
-
 export function getPaymentIntent(ctx: TwinContext, id: string, param = 'intent'): PaymentIntent {
   const pi = find<PaymentIntent>(ctx, 'payment_intent', id);
   if (!pi) throw resourceMissing('payment_intent', id, param);
   return pi;
-}
-
-function checkAmount(amount: number, currency: string): void {
-  const min = MINIMUM[currency] ?? 50;
-  if (amount < min) {
-    throw invalidRequest(`Amount must be at least ${formatMoney(min, currency)} ${currency}`, 'amount', 'amount_too_small');
-  }
-  if (amount > MAXIMUM) {
-    throw invalidRequest(`Amount must be no more than ${formatMoney(MAXIMUM, currency)} ${currency}`, 'amount', 'amount_too_large');
-  }
 }
 
 export function statusAfterPaymentMethod(pi: PaymentIntent): void {
@@ -418,7 +404,7 @@ export function capturePaymentIntent(ctx: TwinContext, id: string, input: { amou
       'amount_too_large',
     );
   }
-  captureCharge(ctx, pi.latest_charge as string, amount);
+  captureCharge(ctx, pi.latest_charge as string, amount, 'amount_to_capture');
   if (input.metadata !== undefined) pi.metadata = applyMetadata(pi.metadata, input.metadata);
   pi.amount_capturable = 0;
   pi.amount_received = amount;

@@ -9,6 +9,7 @@ import { createSession, lineItem } from './checkout.js';
 import { applyMetadata, clone, find, load, newId, type MetadataPatch, type StripeObject } from './objects.js';
 import { readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
 import { isMetered } from './subscription-items.js';
+import { resolvePrice, type PriceRef } from './prices.js';
 
 export interface AfterCompletion {
   type: 'hosted_confirmation' | 'redirect';
@@ -27,7 +28,7 @@ export interface PaymentLinkFields {
 }
 
 export interface PaymentLinkCreate extends PaymentLinkFields {
-  lineItems: { price: string; quantity?: number }[];
+  lineItems: (PriceRef & { quantity?: number })[];
 }
 
 function afterCompletion(input: AfterCompletion): StripeObject {
@@ -56,8 +57,8 @@ export function createPaymentLink(ctx: TwinContext, input: PaymentLinkCreate): S
   if (input.lineItems.length > 20) throw invalidRequest('A payment link can have at most 20 line items.', 'line_items');
   const items = input.lineItems.map((li, i) => {
     const prefix = `line_items[${i}]`;
-    const price = load(ctx, 'price', li.price, `${prefix}[price]`);
-    if (!price.active) throw invalidRequest(`The price \`${price.id}\` is not active.`, `${prefix}[price]`);
+    const price = load(ctx, 'price', resolvePrice(ctx, li, prefix), `${prefix}[price]`);
+    if (!price.active && li.priceData === undefined) throw invalidRequest(`The price \`${price.id}\` is not active.`, `${prefix}[price]`);
     if (isMetered(price)) throw invalidRequest('Payment links do not support prices with `usage_type=metered`.', `${prefix}[price]`);
     if (li.quantity === undefined) throw missingParam(`${prefix}[quantity]`);
     if (li.quantity < 1) throw invalidRequest('This value must be greater than or equal to 1.', `${prefix}[quantity]`);
@@ -148,7 +149,7 @@ export function visitPaymentLink(ctx: TwinContext, id: string): { link?: StripeO
   const redirect = link.after_completion.type === 'redirect' ? (link.after_completion.redirect.url as string) : undefined;
   const session = createSession(ctx, {
     mode: link.subscription_data ? 'subscription' : 'payment',
-    lineItems: items.map((li) => ({ price: li.price.id, quantity: li.quantity })),
+    lineItems: items.map((li) => ({ price: li.price.id, quantity: li.quantity, ownPrice: true })),
     successUrl: redirect,
     allowPromotionCodes: link.allow_promotion_codes || undefined,
     billingAddressCollection: link.billing_address_collection,

@@ -127,6 +127,44 @@ export function resolvePaymentMethod(ctx: TwinContext, id: string, param = 'paym
   throw resourceMissing('PaymentMethod', id, param);
 }
 
+/**
+ * A card's details checked as Stripe checks them when it tokenizes one (a payment method, a card
+ * token): the number by Luhn (`incorrect_number`), the expiry (`invalid_expiry_month`,
+ * `invalid_expiry_year`; two-digit years are 20xx), all as 402 `card_error` under `prefix`. A test
+ * token (`tok_visa`) stands for its card.
+ */
+export function checkedCard(ctx: TwinContext, card: CardInput, prefix: string): { number: string; expMonth?: number; expYear?: number } {
+  const token = card.token;
+  let number: string;
+  if (token) {
+    const n = shortcutNumber(token);
+    if (!n) throw resourceMissing('token', token, `${prefix}[token]`);
+    number = n;
+  } else {
+    const raw = card.number;
+    if (!raw) throw missingParam(`${prefix}[number]`);
+    number = raw.replace(/[\s-]/g, '');
+    if (!luhnValid(number)) throw cardError('incorrect_number', 'Your card number is incorrect.', `${prefix}[number]`);
+  }
+  const { expMonth, expYear } = card;
+  if (!token) {
+    if (expMonth === undefined) throw missingParam(`${prefix}[exp_month]`);
+    if (expYear === undefined) throw missingParam(`${prefix}[exp_year]`);
+  }
+  if (expMonth !== undefined && (expMonth < 1 || expMonth > 12)) {
+    throw cardError('invalid_expiry_month', "Your card's expiration month is invalid.", `${prefix}[exp_month]`);
+  }
+  const fullYear = expYear !== undefined && expYear < 100 ? 2000 + expYear : expYear;
+  if (fullYear !== undefined) {
+    const now = ctx.clock.now();
+    const expired = fullYear < now.getUTCFullYear() || (fullYear === now.getUTCFullYear() && (expMonth ?? 12) < now.getUTCMonth() + 1);
+    if (expired || fullYear > now.getUTCFullYear() + 50) {
+      throw cardError('invalid_expiry_year', "Your card's expiration year is invalid.", `${prefix}[exp_year]`);
+    }
+  }
+  return { number, expMonth, expYear: fullYear };
+}
+
 export function createPaymentMethod(ctx: TwinContext, input: PaymentMethodCreate): PaymentMethod {
   const type = input.type;
   if (input.cloneOf) {
@@ -141,33 +179,7 @@ export function createPaymentMethod(ctx: TwinContext, input: PaymentMethodCreate
   if (!card) throw missingParam('card');
   const md = input.metadata === undefined ? {} : applyMetadata({}, input.metadata);
   const token = card.token;
-  let number: string;
-  if (token) {
-    const n = shortcutNumber(token);
-    if (!n) throw resourceMissing('token', token, 'card[token]');
-    number = n;
-  } else {
-    const raw = card.number;
-    if (!raw) throw missingParam('card[number]');
-    number = raw.replace(/[\s-]/g, '');
-    if (!luhnValid(number)) throw cardError('incorrect_number', 'Your card number is incorrect.', 'card[number]');
-  }
-  const { expMonth, expYear } = card;
-  if (!token) {
-    if (expMonth === undefined) throw missingParam('card[exp_month]');
-    if (expYear === undefined) throw missingParam('card[exp_year]');
-  }
-  if (expMonth !== undefined && (expMonth < 1 || expMonth > 12)) {
-    throw cardError('invalid_expiry_month', "Your card's expiration month is invalid.", 'card[exp_month]');
-  }
-  const fullYear = expYear !== undefined && expYear < 100 ? 2000 + expYear : expYear;
-  if (fullYear !== undefined) {
-    const now = ctx.clock.now();
-    const expired = fullYear < now.getUTCFullYear() || (fullYear === now.getUTCFullYear() && (expMonth ?? 12) < now.getUTCMonth() + 1);
-    if (expired || fullYear > now.getUTCFullYear() + 50) {
-      throw cardError('invalid_expiry_year', "Your card's expiration year is invalid.", 'card[exp_year]');
-    }
-  }
+  const { number, expMonth, expYear: fullYear } = checkedCard(ctx, card, 'card');
   const pm = newCardPaymentMethod(ctx, number, {
     expMonth,
     expYear: fullYear,

@@ -35,6 +35,8 @@ export interface ProductData {
   name?: string;
   id?: string;
   active?: boolean;
+  description?: string;
+  images?: string[];
   metadata?: MetadataPatch;
   statementDescriptor?: string;
   taxCode?: string;
@@ -210,6 +212,30 @@ export function createPrice(ctx: TwinContext, input: PriceCreate, prefix?: strin
   return price;
 }
 
+/** A price named by id (`price`) or described inline (`price_data`), as line items and invoice items take it. */
+export interface PriceRef {
+  price?: string;
+  priceData?: PriceCreate;
+}
+
+/**
+ * A price made from inline `price_data`, as Stripe makes one: a real price, archived at once
+ * (`active: false`, so not offered for new purchases) but retrievable, with its `price.created`.
+ */
+export function createInlinePrice(ctx: TwinContext, data: PriceCreate, param: string): Price {
+  return createPrice(ctx, { ...data, active: false }, param);
+}
+
+/** The id of the price a `price`/`price_data` pair names (`prefix` names the item, `line_items[0]`). */
+export function resolvePrice(ctx: TwinContext, ref: PriceRef, prefix: string): string {
+  if (ref.price !== undefined && ref.priceData !== undefined) {
+    throw invalidRequest('You may only specify one of these parameters: price, price_data.', `${prefix}[price]`);
+  }
+  if (ref.priceData !== undefined) return createInlinePrice(ctx, ref.priceData, `${prefix}[price_data]`).id;
+  if (!ref.price) throw missingParam(`${prefix}[price]`);
+  return ref.price;
+}
+
 /** `product_data` on a price: a minimal product created alongside (product.created emitted). */
 function createProductInline(ctx: TwinContext, d: ProductData): string {
   const productName = d.name;
@@ -218,6 +244,8 @@ function createProductInline(ctx: TwinContext, d: ProductData): string {
   product.active = d.active ?? true;
   product.metadata = d.metadata === undefined ? {} : applyMetadata({}, d.metadata);
   product.name = productName;
+  if (d.description !== undefined) product.description = d.description;
+  if (d.images !== undefined) product.images = d.images;
   product.statement_descriptor = d.statementDescriptor ?? null;
   product.tax_code = d.taxCode ?? null;
   product.unit_label = d.unitLabel ?? null;

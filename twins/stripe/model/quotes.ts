@@ -5,7 +5,7 @@
 // taxes are not modelled: the routes refuse those parameters rather than compute a wrong total.
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
-import { invalidRequest, missingParam } from '../wire/errors.js';
+import { invalidRequest } from '../wire/errors.js';
 import { lineItem } from './checkout.js';
 import { createInvoiceItem } from './invoice-items.js';
 import { createInvoice, loadInvoice, saveInvoice } from './invoices.js';
@@ -14,6 +14,7 @@ import { readPage, type FieldEquals, type ListPage, type ListWindow } from './pa
 import { emitEvent } from './events.js';
 import { isMetered } from './subscription-items.js';
 import { createSubscription } from './subscriptions.js';
+import { resolvePrice, type PriceRef } from './prices.js';
 
 /** A quote is valid 30 days unless `expires_at` says otherwise. */
 const DEFAULT_LIFETIME = 30 * 86_400;
@@ -24,9 +25,8 @@ export const QUOTE_EXPIRING: readonly string[] = ['draft', 'open'];
 export const QUOTE_COLLECTION_METHODS = ['charge_automatically', 'send_invoice'] as const;
 
 /** A new line on `price`, or (`id`, on update) a line the quote keeps, its quantity changed or not. */
-export interface QuoteLineInput {
+export interface QuoteLineInput extends PriceRef {
   id?: string;
-  price?: string;
   quantity?: number;
 }
 
@@ -63,10 +63,12 @@ function buildLines(ctx: TwinContext, input: QuoteLineInput[], existing: StripeO
     const prefix = `line_items[${i}]`;
     const kept = li.id === undefined ? undefined : existing.find((line) => line.id === li.id);
     if (li.id !== undefined && !kept) throw invalidRequest(`No such line item: '${li.id}'`, `${prefix}[id]`, 'resource_missing');
-    if (kept && li.price !== undefined) throw invalidRequest('You may only specify one of these parameters: id, price.', `${prefix}[price]`);
-    if (!kept && li.price === undefined) throw missingParam(`${prefix}[price]`);
-    const price = kept ? kept.price : load(ctx, 'price', li.price!, `${prefix}[price]`);
-    if (!kept && !price.active) throw invalidRequest(`The price \`${price.id}\` is not active and cannot be used on a quote.`, `${prefix}[price]`);
+    if (kept && (li.price !== undefined || li.priceData !== undefined)) {
+      throw invalidRequest(`You may only specify one of these parameters: id, ${li.price === undefined ? 'price_data' : 'price'}.`, `${prefix}[price]`);
+    }
+    const price = kept ? kept.price : load(ctx, 'price', resolvePrice(ctx, li, prefix), `${prefix}[price]`);
+    if (!kept && !price.active && li.priceData === undefined)
+      throw invalidRequest(`The price \`${price.id}\` is not active and cannot be used on a quote.`, `${prefix}[price]`);
     if (isMetered(price)) {
       if (li.quantity !== undefined) throw invalidRequest('Quantity cannot be set for a price with `usage_type=metered`.', `${prefix}[quantity]`);
     } else if (li.quantity !== undefined && li.quantity < 0) {
@@ -281,7 +283,8 @@ export function acceptQuote(ctx: TwinContext, id: string): StripeObject {
     const sd = quote.subscription_data;
     const sub = createSubscription(ctx, {
       customer: quote.customer,
-      items: recurring.map((li) => (isMetered(li.price) ? { price: li.price.id } : { price: li.price.id, quantity: li.quantity })),
+      // The quote's own lines (an inline price is archived from birth).
+      items: recurring.map((li) => ({ price: li.price.id, ownPrice: true, ...(isMetered(li.price) ? {} : { quantity: li.quantity }) })),
       collectionMethod: quote.collection_method,
       daysUntilDue,
       trialPeriodDays: sd.trial_period_days ?? undefined,

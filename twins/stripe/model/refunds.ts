@@ -6,7 +6,8 @@ import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { invalidRequest, missingParam, resourceMissing } from '../wire/errors.js';
 import type { Charge } from './charging.js';
 import { getCharge } from './charges.js';
-import { recordRefundFunds } from './balance.js';
+import { recordMovement, recordRefundFunds } from './balance.js';
+import { formatMoney } from './amounts.js';
 import { unwindConnectCharge } from './transfers.js';
 import { emitEvent } from './events.js';
 import { applyMetadata, clone, find, newId, previousAttributes, save, type MetadataPatch, type StripeObject } from './objects.js';
@@ -28,16 +29,6 @@ export interface RefundCreate {
   refundApplicationFee?: boolean;
 }
 
-const SYMBOLS: Record<string, string> = { usd: '$', gbp: '£', eur: '€', cad: 'CA$', aud: 'A$', jpy: '¥' };
-const ZERO_DECIMAL = new Set(['jpy', 'krw', 'vnd', 'clp', 'isk', 'ugx', 'xaf', 'xof', 'pyg', 'rwf', 'kmf', 'gnf', 'djf', 'bif', 'mga', 'vuv', 'xpf']);
-
-/** `$20.00` the way Stripe writes amounts in messages. */
-export function formatMoney(amount: number, currency: string): string {
-  const value = ZERO_DECIMAL.has(currency) ? String(amount) : (amount / 100).toFixed(2);
-  const symbol = SYMBOLS[currency];
-  return symbol ? `${symbol}${value}` : `${value} ${currency.toUpperCase()}`;
-}
-
 export function getRefund(ctx: TwinContext, id: string): Refund {
   const r = find<Refund>(ctx, 'refund', id);
   if (!r) throw resourceMissing('refund', id, 'id');
@@ -57,13 +48,30 @@ function chargeToRefund(ctx: TwinContext, input: RefundCreate): Charge {
   return getCharge(ctx, pi.latest_charge as string, 'payment_intent');
 }
 
+/** A charge under a chargeback (a dispute that is not a refundable inquiry) cannot be refunded. */
+function refuseIfChargedBack(ctx: TwinContext, charge: Charge, param: string): void {
+  if (!charge.disputed) return;
+  for (const dispute of eachMatching<StripeObject>(ctx, 'dispute', { charge: charge.id })) {
+    if (!dispute.is_charge_refundable) throw invalidRequest(`Charge ${charge.id} has been charged back; cannot issue a refund.`, param, 'charge_disputed');
+  }
+}
+
+/** The card behind `pm_card_refundFail` (4000 0000 0000 5126): its charge succeeds, its refunds fail. */
+const REFUND_FAILS_LAST4 = '5126';
+
+/**
+ * Create a refund (`param` names what the request named the charge by, for errors). Answers the
+ * refund as Stripe answers the create; on a `refundFail` card the refund then fails (see `failRefund`).
+ */
 export function createRefund(ctx: TwinContext, input: RefundCreate): Refund {
   const charge = chargeToRefund(ctx, input);
   const amount = input.amount;
   const reason = input.reason ?? null;
+  const param = input.charge ? 'charge' : 'payment_intent';
   if (charge.status !== 'succeeded') {
     throw invalidRequest(`Charge ${charge.id} has not succeeded and cannot be refunded.`, 'charge', 'charge_not_refundable');
   }
+  refuseIfChargedBack(ctx, charge, param);
   if (!charge.captured) {
     throw invalidRequest(`Charge ${charge.id} has not been captured; cancel its PaymentIntent to release the authorization.`, 'charge');
   }
@@ -116,7 +124,55 @@ export function createRefund(ctx: TwinContext, input: RefundCreate): Refund {
   save(ctx, 'charge', charge);
   emitEvent(ctx, 'refund.created', refund);
   emitEvent(ctx, 'charge.refunded', charge, previousAttributes(before, charge));
+  if (charge.payment_method_details?.card?.last4 === REFUND_FAILS_LAST4) {
+    const created = clone(refund);
+    failRefund(ctx, refund, charge);
+    return created;
+  }
   return refund;
+}
+
+/**
+ * A refund the card network sends back (Stripe's `refundFail` test card): it turns `failed`
+ * (`failure_reason`), its amount returns to the balance (`refund_failure`, as
+ * `failure_balance_transaction`) and to the charge's unrefunded amount, with `refund.updated`,
+ * `charge.refund.updated` and `refund.failed`. Stripe does this "some time later"; the twin does it
+ * right after the create answers — a retrieve already shows it.
+ */
+function failRefund(ctx: TwinContext, refund: Refund, charge: Charge): void {
+  const before = clone(refund);
+  refund.status = 'failed';
+  refund.failure_reason = 'expired_or_canceled_card';
+  refund.failure_balance_transaction = recordMovement(ctx, {
+    amount: refund.amount,
+    currency: refund.currency,
+    type: 'refund_failure',
+    reportingCategory: 'refund_failure',
+    source: refund.id,
+    description: 'REFUND FAILURE',
+  }).id;
+  save(ctx, 'refund', refund);
+  const prev = previousAttributes(before, refund);
+  emitEvent(ctx, 'refund.updated', refund, prev);
+  emitEvent(ctx, 'charge.refund.updated', refund, prev);
+  emitEvent(ctx, 'refund.failed', refund);
+  const chargeBefore = clone(charge);
+  charge.amount_refunded -= refund.amount;
+  charge.refunded = false;
+  save(ctx, 'charge', charge);
+  emitEvent(ctx, 'charge.updated', charge, previousAttributes(chargeBefore, charge));
+}
+
+/**
+ * Cancel a refund: Stripe allows it only while the refund `requires_action` (refunds to methods
+ * that need the customer's details). The twin's refunds are card refunds, which never wait, so
+ * every cancel is refused as Stripe refuses one in another state.
+ */
+export function cancelRefund(ctx: TwinContext, id: string): never {
+  const refund = getRefund(ctx, id);
+  throw invalidRequest(
+    `Refund ${id} cannot be canceled because it has a status of ${refund.status}. Only refunds with a status of requires_action can be canceled.`,
+  );
 }
 
 export function updateRefund(ctx: TwinContext, id: string, patch: MetadataPatch | undefined): Refund {

@@ -17,12 +17,13 @@ export function isMetered(price: StripeObject): boolean {
 }
 
 /** A recurring price, or Stripe's 400/404 for the param that named it. */
-export function loadRecurringPrice(ctx: TwinContext, id: string, param: string): StripeObject {
+/** A recurring price an item may take; `inline`: made by this request's `price_data` (archived from birth, yet usable by it). */
+export function loadRecurringPrice(ctx: TwinContext, id: string, param: string, inline = false): StripeObject {
   const price = load(ctx, 'price', id, param);
   if (price.type !== 'recurring' || !price.recurring) {
     throw invalidRequest(`The price specified is set to \`type=one_time\` but this field only accepts prices with \`type=recurring\`.`, param);
   }
-  if (price.active === false) {
+  if (price.active === false && !inline) {
     throw invalidRequest(`The price specified is inactive. This field only accepts active prices.`, param);
   }
   return price;

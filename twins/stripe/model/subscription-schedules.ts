@@ -15,6 +15,7 @@ import { readPage, type FieldEquals, type ListPage, type ListWindow, type MoreCo
 import { getCustomer } from './customers.js';
 import { addCycles, type Interval } from './billing-cycle.js';
 import { loadRecurringPrice, planOf, recurrenceOf, subscriptionItems } from './subscription-items.js';
+import { resolvePrice, type PriceRef } from './prices.js';
 import {
   type PRORATION_BEHAVIORS,
   cancelSubscriptionNow,
@@ -31,7 +32,8 @@ export const END_BEHAVIORS = ['cancel', 'release'] as const;
 type Phase = StripeJson;
 
 export interface PhaseInput {
-  items: { price: string; quantity?: number }[];
+  /** `ownPrice`: a price the schedule already holds (its subscription's, maybe archived inline ones). */
+  items: (PriceRef & { quantity?: number; ownPrice?: boolean })[];
   endDate?: number;
   iterations?: number;
   duration?: { interval: Interval; intervalCount?: number };
@@ -59,7 +61,10 @@ export interface ScheduleUpdate {
 function phaseObject(ctx: TwinContext, input: PhaseInput, start: number, i: number, last: boolean): Phase {
   const at = `phases[${i}]`;
   if (!input.items?.length) throw missingParam(`${at}[items]`);
-  const prices = input.items.map((it, j) => loadRecurringPrice(ctx, it.price, `${at}[items][${j}][price]`));
+  const prices = input.items.map((it, j) => {
+    const item = `${at}[items][${j}]`;
+    return loadRecurringPrice(ctx, resolvePrice(ctx, it, item), `${item}[price]`, it.priceData !== undefined || it.ownPrice === true);
+  });
   let end: number;
   if (input.endDate !== undefined) {
     if (input.endDate <= start) throw invalidRequest(`The end_date of phase ${i} must be after its start_date.`, `${at}[end_date]`);
@@ -137,7 +142,7 @@ function startSubscription(ctx: TwinContext, sched: StripeObject): void {
   const phase = (sched.phases as Phase[])[0]!;
   const sub = createSubscription(ctx, {
     customer: sched.customer,
-    items: (phase.items as Phase[]).map((it) => ({ price: it.price, quantity: it.quantity })),
+    items: (phase.items as Phase[]).map((it) => ({ price: it.price, quantity: it.quantity, ownPrice: true })),
     description: phase.description ?? undefined,
   });
   sched.subscription = sub.id;
@@ -217,7 +222,7 @@ function scheduleFromSubscription(ctx: TwinContext, subId: string, metadata: Met
     throw invalidRequest('You cannot create a schedule from a canceled subscription.', 'from_subscription');
   ctx = contextForCustomer(ctx, sub.customer);
   const now = ctx.clock.nowSeconds();
-  const items = subscriptionItems(sub).map((it) => ({ price: it.price.id as string, quantity: (it.quantity ?? 1) as number }));
+  const items = subscriptionItems(sub).map((it) => ({ price: it.price.id as string, quantity: (it.quantity ?? 1) as number, ownPrice: true }));
   const phase = phaseObject(ctx, { items, endDate: sub.current_period_end }, sub.current_period_start, 0, true);
   const sched = newSchedule(ctx, getCustomer(ctx, sub.customer), [phase], { endBehavior: 'release', metadata });
   sched.status = 'active';
@@ -244,7 +249,7 @@ function itemChanges(sub: StripeObject, phase: Phase): SubscriptionItemChange[] 
     if (match) {
       kept.add(match.id);
       if (match.quantity !== w.quantity) changes.push({ id: match.id, quantity: w.quantity });
-    } else changes.push({ price: w.price, quantity: w.quantity });
+    } else changes.push({ price: w.price, quantity: w.quantity, ownPrice: true });
   }
   for (const c of current) if (!kept.has(c.id)) changes.push({ id: c.id, deleted: true });
   return changes;

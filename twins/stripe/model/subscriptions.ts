@@ -13,6 +13,8 @@ import { loadTaxRates } from './tax-rates.js';
 import { endDiscount, loadDiscount, redeemAll, replaceDiscounts, type DiscountRef } from './discounts.js';
 import { getCustomer } from './customers.js';
 import { nextBoundary } from './billing-cycle.js';
+import { resolvePrice, type PriceRef } from './prices.js';
+import { createInvoiceItem } from './invoice-items.js';
 import { isMetered, loadRecurringPrice, planOf, recurrenceOf, subscriptionItems, subscriptionPaymentMethod } from './subscription-items.js';
 import { addPendingProrations, prorationLines, type LineSpec } from './invoice-lines.js';
 import { closeInvoicesOf, createSubscriptionInvoice, finalizeInvoice, loadInvoice, markUncollectible, onInvoiceOutcome, voidInvoice } from './invoices.js';
@@ -100,16 +102,24 @@ export const PRORATION_BEHAVIORS = ['always_invoice', 'create_prorations', 'none
 export const MISSING_PAYMENT_METHOD = ['cancel', 'create_invoice', 'pause'] as const;
 export const FEEDBACK = ['customer_service', 'low_quality', 'missing_features', 'other', 'switched_service', 'too_complex', 'too_expensive', 'unused'] as const;
 
-export interface SubscriptionItemInput {
-  price: string;
+export interface SubscriptionItemInput extends PriceRef {
+  /** The price is the purchase's own (a Checkout Session's or quote's line, maybe inline): taken even if archived. */
+  ownPrice?: boolean;
   taxRates?: string[];
   quantity?: number;
   metadata?: MetadataPatch;
 }
 
+/** One of `add_invoice_items`: a one-off price (by id or inline) billed on the subscription's next invoice. */
+export interface AddInvoiceItem extends PriceRef {
+  quantity?: number;
+  taxRates?: string[];
+}
+
 export interface SubscriptionCreate {
   customer: string;
   items?: SubscriptionItemInput[];
+  addInvoiceItems?: AddInvoiceItem[];
   paymentBehavior?: (typeof PAYMENT_BEHAVIORS)[number];
   collectionMethod?: (typeof COLLECTION_METHODS)[number];
   daysUntilDue?: number;
@@ -134,9 +144,10 @@ export interface SubscriptionCreate {
 }
 
 /** An item change: `id` names an existing item (changed or `deleted`), else a new item on `price`. */
-export interface SubscriptionItemChange {
+export interface SubscriptionItemChange extends PriceRef {
   id?: string;
-  price?: string;
+  /** The price is the caller's own (a schedule phase's, maybe archived inline): taken even if archived. */
+  ownPrice?: boolean;
   quantity?: number;
   deleted?: boolean;
   metadata?: MetadataPatch;
@@ -144,6 +155,7 @@ export interface SubscriptionItemChange {
 
 export interface SubscriptionUpdate {
   items?: SubscriptionItemChange[];
+  addInvoiceItems?: AddInvoiceItem[];
   prorationBehavior?: (typeof PRORATION_BEHAVIORS)[number];
   metadata?: MetadataPatch;
   /** `null` clears it. */
@@ -167,6 +179,7 @@ export interface SubscriptionUpdate {
 /** The parameter each field of an update comes from, in the order a refusal names the first one. */
 const UPDATE_PARAM_NAMES: [keyof SubscriptionUpdate, string][] = [
   ['items', 'items'],
+  ['addInvoiceItems', 'add_invoice_items'],
   ['defaultPaymentMethod', 'default_payment_method'],
   ['cancelAtPeriodEnd', 'cancel_at_period_end'],
   ['cancelAt', 'cancel_at'],
@@ -195,7 +208,8 @@ function readItems(ctx: TwinContext, raw: SubscriptionItemInput[] | undefined): 
   if (!raw || raw.length === 0) throw missingParam('items');
   const items = raw.map((it, i) => {
     const prefix = `items[${i}]`;
-    const price = loadRecurringPrice(ctx, it.price, `${prefix}[price]`);
+    const inline = it.priceData !== undefined || it.ownPrice === true;
+    const price = loadRecurringPrice(ctx, resolvePrice(ctx, it, prefix), `${prefix}[price]`, inline);
     const quantity = it.quantity;
     if (quantity !== undefined && quantity < 0) {
       throw invalidRequest('Invalid quantity: must be greater than or equal to 0', `${prefix}[quantity]`);
@@ -403,6 +417,7 @@ export function createSubscription(ctx: TwinContext, input: SubscriptionCreate):
   if (needsPayment && !paymentMethod && firstInvoiceTotal(sub) > 0) throw noPaymentMethodError();
 
   saveSubscription(ctx, sub);
+  addInvoiceItems(ctx, sub, input.addInvoiceItems);
   const invoice = createSubscriptionInvoice(ctx, sub, 'subscription_create', {
     licensed: period,
     trial: Boolean(trialEnd),
@@ -428,6 +443,27 @@ export function createSubscription(ctx: TwinContext, input: SubscriptionCreate):
   saveSubscription(ctx, fresh);
   emitEvent(ctx, 'customer.subscription.created', fresh);
   return fresh;
+}
+
+/**
+ * `add_invoice_items`: invoice items pending on the subscription (with their `invoiceitem.created`),
+ * which its next invoice takes — the first one on a create.
+ */
+function addInvoiceItems(ctx: TwinContext, sub: StripeObject, list: AddInvoiceItem[] | undefined): void {
+  (list ?? []).forEach((it, i) => {
+    const prefix = `add_invoice_items[${i}]`;
+    const price = load(ctx, 'price', resolvePrice(ctx, it, prefix), `${prefix}[price]`);
+    if (price.type === 'recurring') {
+      throw invalidRequest('The price specified is set to `type=recurring` but this field only accepts prices with `type=one_time`.', `${prefix}[price]`);
+    }
+    if (price.currency !== sub.currency) {
+      throw invalidRequest(
+        `The price specified (${price.id}) has a currency (${price.currency}) that does not match the subscription's currency (${sub.currency}).`,
+        `${prefix}[price]`,
+      );
+    }
+    createInvoiceItem(ctx, { customer: sub.customer, subscription: sub.id, price: price.id, quantity: it.quantity, taxRates: it.taxRates });
+  });
 }
 
 /** What the first invoice would charge (licensed items for the first period). */
@@ -501,6 +537,7 @@ export function updateSubscription(ctx: TwinContext, id: string, input: Subscrip
 
   const itemsIn = input.items;
   if (itemsIn) applyItemChanges(ctx, sub, itemsIn);
+  addInvoiceItems(ctx, sub, input.addInvoiceItems);
 
   let endTrialNow = false;
   if (input.trialEnd !== undefined) {
@@ -559,7 +596,9 @@ function applyItemChanges(ctx: TwinContext, sub: StripeObject, itemsIn: Subscrip
     const itemId = it.id;
     const deleted = it.deleted ?? false;
     const quantity = it.quantity;
-    const priceId = it.price;
+    const inline = it.priceData !== undefined || it.ownPrice === true;
+    // Inline `price_data` becomes its (archived) price here; `price` and `price_data` together are refused.
+    const priceId = it.price === undefined && it.priceData === undefined ? undefined : resolvePrice(ctx, it, prefix);
     if (itemId) {
       const idx = items.findIndex((x) => x.id === itemId);
       if (idx === -1) {
@@ -572,7 +611,7 @@ function applyItemChanges(ctx: TwinContext, sub: StripeObject, itemsIn: Subscrip
       }
       const item = items[idx]!;
       if (priceId && priceId !== item.price.id) {
-        const price = loadRecurringPrice(ctx, priceId, `${prefix}[price]`);
+        const price = loadRecurringPrice(ctx, priceId, `${prefix}[price]`, inline);
         if (price.currency !== sub.currency) {
           throw invalidRequest(
             `The price specified (${price.id}) has a currency (${price.currency}) that does not match the subscription's currency (${sub.currency}).`,
@@ -595,7 +634,7 @@ function applyItemChanges(ctx: TwinContext, sub: StripeObject, itemsIn: Subscrip
     }
     if (deleted) throw invalidRequest('An item `id` is required to delete an item.', `${prefix}[id]`);
     if (!priceId) throw missingParam(`${prefix}[price]`);
-    const price = loadRecurringPrice(ctx, priceId, `${prefix}[price]`);
+    const price = loadRecurringPrice(ctx, priceId, `${prefix}[price]`, inline);
     items.push(buildItem(ctx, sub.id, price, quantity, it.metadata === undefined ? {} : applyMetadata({}, it.metadata), period));
   });
   if (items.length === 0) {

@@ -92,6 +92,8 @@ const SHORTCUTS: Record<string, string> = {
   createDispute: '4000000000000259',
   createDisputeProductNotReceived: '4000000000002685',
   createDisputeInquiry: '4000000000001976',
+  // The charge succeeds; a refund of it fails (model/refunds.ts).
+  refundFail: '4000000000005126',
   visa_chargeCustomerFail: '4000000000000341',
 };
 

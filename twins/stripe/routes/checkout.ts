@@ -23,6 +23,7 @@ import {
 } from '../wire/params.js';
 import type { StripeObject } from '../model/objects.js';
 import { readDiscounts } from './coupons.js';
+import { readPriceRef } from './prices.js';
 import {
   MODES,
   UI_MODES,
@@ -61,7 +62,7 @@ function readPaymentIntentData(p: Params | undefined): SessionIntentData | undef
 
 function readSessionCreate(p: Params): SessionCreate {
   const sd = obj(p, 'subscription_data');
-  const line = (li: Params, i: number) => ({ price: requiredStr(li, 'price', `line_items[${i}]`), quantity: int(li, 'quantity', `line_items[${i}]`) });
+  const line = (li: Params, i: number) => ({ ...readPriceRef(li, `line_items[${i}]`), quantity: int(li, 'quantity', `line_items[${i}]`) });
   return {
     mode: oneOf(p, 'mode', MODES),
     uiMode: oneOf(p, 'ui_mode', UI_MODES),

@@ -4,7 +4,7 @@ import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../wire/pipeline.js';
 import { listEnvelope, readListWindow } from '../wire/list.js';
 import { searchResponse } from '../wire/search.js';
-import { bool, emptyableStr, int, obj, oneOf, readMetadata, readParams, str, strArray, type Params } from '../wire/params.js';
+import { bool, emptyableStr, int, obj, objArray, oneOf, readMetadata, readParams, requiredStr, str, strArray, type Params } from '../wire/params.js';
 import { find } from '../model/objects.js';
 import {
   CUSTOMER_SEARCH_FIELDS,
@@ -77,7 +77,19 @@ export const customerRoutes: TwinRoute[] = [
     path: '/v1/customers',
     handler: (req, ctx) => {
       const p = readParams(req);
-      return ok(createCustomer(ctx, { testClock: str(p, 'test_clock'), paymentMethod: str(p, 'payment_method'), ...readCustomerFields(p) }));
+      const taxIdData = objArray(p, 'tax_id_data')?.map((d, i) => ({
+        type: requiredStr(d, 'type', `tax_id_data[${i}]`),
+        value: requiredStr(d, 'value', `tax_id_data[${i}]`),
+      }));
+      return ok(
+        createCustomer(ctx, {
+          testClock: str(p, 'test_clock'),
+          paymentMethod: str(p, 'payment_method'),
+          source: str(p, 'source'),
+          taxIdData,
+          ...readCustomerFields(p),
+        }),
+      );
     },
   },
   {

@@ -10,6 +10,8 @@ import { subscriptionScheduleRoutes } from './subscription-schedules.js';
 import { chargeRoutes } from './charges.js';
 import { checkoutRoutes } from './checkout.js';
 import { customerRoutes } from './customers.js';
+import { taxIdRoutes } from './tax-ids.js';
+import { tokenRoutes } from './tokens.js';
 import { couponRoutes } from './coupons.js';
 import { taxRateRoutes } from './tax-rates.js';
 import { customerBalanceRoutes } from './customer-balance.js';
@@ -40,6 +42,8 @@ import { scopedRoutes } from '../wire/connect-scope.js';
 // Every keyed route runs in the account a `Stripe-Account` header names (wire/connect-scope.ts).
 export const routes: TwinRoute[] = scopedRoutes([
   ...customerRoutes,
+  ...taxIdRoutes,
+  ...tokenRoutes,
   ...customerBalanceRoutes,
   ...couponRoutes,
   ...taxRateRoutes,

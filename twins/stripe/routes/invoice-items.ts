@@ -18,13 +18,16 @@ import {
   strArray,
   type Params,
 } from '../wire/params.js';
+import { readPriceCreate } from './prices.js';
 import { createInvoiceItem, deleteInvoiceItem, getInvoiceItem, listInvoiceItems, updateInvoiceItem, type InvoiceItemFields } from '../model/invoice-items.js';
 
 function readFields(p: Params): InvoiceItemFields {
   const period = obj(p, 'period');
+  const priceData = obj(p, 'price_data');
   return {
     amount: int(p, 'amount'),
     price: str(obj(p, 'pricing') ?? {}, 'price', 'pricing') ?? str(p, 'price'),
+    priceData: priceData && readPriceCreate(priceData, 'price_data'),
     unitAmountDecimal: decimal(p, 'unit_amount_decimal'),
     quantity: int(p, 'quantity'),
     description: emptyableStr(p, 'description') ?? undefined,

@@ -9,6 +9,7 @@ import { ok } from '../wire/pipeline.js';
 import { listBody, listEnvelope, readListWindow } from '../wire/list.js';
 import { bool, expandPaths, int, obj, objArray, oneOf, paramsOf, readMetadata, readParams, requiredStr, str, type Params } from '../wire/params.js';
 import type { StripeObject } from '../model/objects.js';
+import { readPriceRef } from './prices.js';
 import {
   createPaymentLink,
   listPaymentLinks,
@@ -70,9 +71,8 @@ export const paymentLinkRoutes: TwinRoute[] = [
       const p = readParams(req);
       const lineItems = (objArray(p, 'line_items') ?? []).map((li, i) => {
         const prefix = `line_items[${i}]`;
-        if (li.price_data !== undefined) refuse(req, `${prefix}[price_data]`);
         if (li.adjustable_quantity !== undefined) refuse(req, `${prefix}[adjustable_quantity]`);
-        return { price: requiredStr(li, 'price', prefix), quantity: int(li, 'quantity', prefix) };
+        return { ...readPriceRef(li, prefix), quantity: int(li, 'quantity', prefix) };
       });
       return ok(presentPaymentLink(createPaymentLink(ctx, { ...readFields(req, p), lineItems }), expandOf(req)));
     },

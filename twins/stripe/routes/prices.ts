@@ -29,6 +29,7 @@ import {
   listPrices,
   updatePrice,
   type PriceCreate,
+  type PriceRef,
   type ProductData,
   type RecurringInput,
 } from '../model/prices.js';
@@ -47,16 +48,24 @@ function readRecurring(r: Params, prefix: string): RecurringInput {
   };
 }
 
-function readProductData(d: Params): ProductData {
+function readProductData(d: Params, prefix: string): ProductData {
   return {
-    name: str(d, 'name', 'product_data'),
-    id: str(d, 'id', 'product_data'),
-    active: bool(d, 'active', 'product_data'),
+    name: str(d, 'name', prefix),
+    id: str(d, 'id', prefix),
+    active: bool(d, 'active', prefix),
+    description: str(d, 'description', prefix),
+    images: strArray(d, 'images', prefix),
     metadata: readMetadata(d),
-    statementDescriptor: str(d, 'statement_descriptor', 'product_data'),
-    taxCode: str(d, 'tax_code', 'product_data'),
-    unitLabel: str(d, 'unit_label', 'product_data'),
+    statementDescriptor: str(d, 'statement_descriptor', prefix),
+    taxCode: str(d, 'tax_code', prefix),
+    unitLabel: str(d, 'unit_label', prefix),
   };
+}
+
+/** An item's `price` or inline `price_data` (`prefix` names the item, e.g. `line_items[0]`). */
+export function readPriceRef(item: Params, prefix: string): PriceRef {
+  const data = obj(item, 'price_data', prefix);
+  return { price: str(item, 'price', prefix), priceData: data && readPriceCreate(data, `${prefix}[price_data]`) };
 }
 
 /** A price's parameters (`prefix` names the enclosing parameter, e.g. `default_price_data`). */
@@ -68,7 +77,7 @@ export function readPriceCreate(p: Params, prefix?: string): PriceCreate {
   const input: PriceCreate = {
     currency,
     product: str(p, 'product', prefix),
-    productData: productData && readProductData(productData),
+    productData: productData && readProductData(productData, name(prefix, 'product_data')),
     billingScheme,
     unitAmount: int(p, 'unit_amount', prefix),
     unitAmountDecimal: decimal(p, 'unit_amount_decimal', prefix),

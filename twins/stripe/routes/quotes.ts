@@ -8,6 +8,7 @@ import { NotSimulated, operationName } from '../../../twin-runtime/fidelity.js';
 import { ok } from '../wire/pipeline.js';
 import { listBody, listEnvelope, readListWindow } from '../wire/list.js';
 import { bool, emptyableStr, expandPaths, int, obj, objArray, oneOf, paramsOf, readMetadata, readParams, str, type Params } from '../wire/params.js';
+import { readPriceRef } from './prices.js';
 import {
   QUOTE_COLLECTION_METHODS,
   QUOTE_STATUSES,
@@ -47,9 +48,8 @@ function readFields(req: TwinRequest, p: Params): QuoteFields {
   const lines = objArray(p, 'line_items')?.map((li, i) => {
     const prefix = `line_items[${i}]`;
     for (const key of ['discounts', 'tax_rates']) noneOnly(req, li, key, prefix);
-    if (li.price_data !== undefined) refuse(req, `${prefix}[price_data]`);
     // The list replaces the quote's lines; a line's `id` keeps one already on it (an update).
-    return { id: str(li, 'id', prefix), price: str(li, 'price', prefix), quantity: int(li, 'quantity', prefix) };
+    return { id: str(li, 'id', prefix), ...readPriceRef(li, prefix), quantity: int(li, 'quantity', prefix) };
   });
   const is = obj(p, 'invoice_settings');
   if (is) for (const key of Object.keys(is)) if (key !== 'days_until_due') refuse(req, `invoice_settings[${key}]`);

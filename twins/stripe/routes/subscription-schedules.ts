@@ -4,9 +4,10 @@
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../wire/pipeline.js';
 import { listEnvelope, readListWindow } from '../wire/list.js';
-import { bool, int, obj, objArray, oneOf, readMetadata, readParams, requiredStr, str, type Params } from '../wire/params.js';
+import { bool, int, obj, objArray, oneOf, readMetadata, readParams, str, type Params } from '../wire/params.js';
 import { invalidRequest } from '../wire/errors.js';
 import { PRORATION_BEHAVIORS } from '../model/subscriptions.js';
+import { readPriceRef } from './prices.js';
 import {
   END_BEHAVIORS,
   cancelSchedule,
@@ -28,7 +29,7 @@ function readPhases(p: Params): PhaseInput[] | undefined {
     const end = ph.end_date === 'now' ? undefined : int(ph, 'end_date', at);
     return {
       items: (objArray(ph, 'items', at) ?? []).map((it, j) => ({
-        price: requiredStr(it, 'price', `${at}[items][${j}]`),
+        ...readPriceRef(it, `${at}[items][${j}]`),
         quantity: int(it, 'quantity', `${at}[items][${j}]`),
       })),
       endDate: end,

@@ -19,6 +19,7 @@ import {
   listSubscriptions,
   loadSubscription,
   updateSubscription,
+  type AddInvoiceItem,
   type SubscriptionCreate,
   type SubscriptionItemChange,
   type SubscriptionUpdate,
@@ -28,6 +29,7 @@ import {
   PAUSE_BEHAVIORS,
 } from '../model/subscriptions.js';
 import { readDiscounts } from './coupons.js';
+import { readPriceRef } from './prices.js';
 import { missingParam } from '../wire/errors.js';
 
 const LIST_STATUSES = ['active', 'all', 'canceled', 'ended', 'incomplete', 'incomplete_expired', 'past_due', 'paused', 'trialing', 'unpaid'] as const;
@@ -44,13 +46,21 @@ function percent(p: Params, key: string, prefix?: string): number | undefined {
   return v === undefined ? undefined : Number(v);
 }
 
+/** `add_invoice_items`: one-off prices (by id or inline) for the next invoice. */
+function readAddInvoiceItems(p: Params): AddInvoiceItem[] | undefined {
+  return objArray(p, 'add_invoice_items')?.map((it, i) => {
+    const prefix = `add_invoice_items[${i}]`;
+    return { ...readPriceRef(it, prefix), quantity: int(it, 'quantity', prefix), taxRates: strArray(it, 'tax_rates', prefix) };
+  });
+}
+
 export function readSubscriptionCreate(p: Params): SubscriptionCreate {
   const customer = requiredStr(p, 'customer');
   const td = obj(p, 'transfer_data');
   const items = objArray(p, 'items')?.map((it, i) => {
     const prefix = `items[${i}]`;
     return {
-      price: requiredStr(it, 'price', prefix),
+      ...readPriceRef(it, prefix),
       quantity: int(it, 'quantity', prefix),
       metadata: readMetadata(it),
       taxRates: strArray(it, 'tax_rates', prefix),
@@ -62,6 +72,7 @@ export function readSubscriptionCreate(p: Params): SubscriptionCreate {
     applicationFeePercent: percent(p, 'application_fee_percent'),
     onBehalfOf: str(p, 'on_behalf_of'),
     items,
+    addInvoiceItems: readAddInvoiceItems(p),
     paymentBehavior: oneOf(p, 'payment_behavior', PAYMENT_BEHAVIORS),
     collectionMethod: oneOf(p, 'collection_method', COLLECTION_METHODS),
     daysUntilDue: int(p, 'days_until_due'),
@@ -90,7 +101,7 @@ function readItemChange(it: Params, prefix: string): SubscriptionItemChange {
     id: str(it, 'id', prefix),
     deleted: bool(it, 'deleted', prefix),
     quantity: int(it, 'quantity', prefix),
-    price: str(it, 'price', prefix),
+    ...readPriceRef(it, prefix),
     metadata: readMetadata(it),
   };
 }
@@ -113,6 +124,7 @@ function readUpdate(p: Params): SubscriptionUpdate {
   if (p.collection_method !== undefined) input.collectionMethod = oneOf(p, 'collection_method', COLLECTION_METHODS);
   if (p.days_until_due !== undefined) input.daysUntilDue = int(p, 'days_until_due');
   input.items = objArray(p, 'items')?.map((it, i) => readItemChange(it, `items[${i}]`));
+  input.addInvoiceItems = readAddInvoiceItems(p);
   input.trialEnd = trialEnd(p);
   input.discounts = readDiscounts(p, true);
   input.defaultTaxRates = strArray(p, 'default_tax_rates');

@@ -7,6 +7,8 @@ import { isForbiddenKey } from '../../../twin-runtime/safe-input.js';
 import { invalidRequest } from './errors.js';
 import { kindOfId, type StripeObject } from '../model/objects.js';
 import { chargeRefundList } from '../model/refunds.js';
+import { customerTaxIdList } from '../model/tax-ids.js';
+import { customerSourceList } from '../model/tokens.js';
 
 /** How an expanded object is rendered (the request's API version). */
 type Render = <T>(object: T) => T;
@@ -15,6 +17,7 @@ type Render = <T>(object: T) => T;
 const INCLUDABLE: Record<string, Record<string, (ctx: TwinContext, holder: StripeObject) => unknown>> = {
   // Since 2022-11-15 a charge carries its refunds only when asked (wire/versions.ts).
   charge: { refunds: (ctx, charge) => chargeRefundList(ctx, charge.id) },
+  customer: { tax_ids: (ctx, customer) => customerTaxIdList(ctx, customer.id), sources: (ctx, customer) => customerSourceList(ctx, customer.id) },
 };
 
 const MAX_DEPTH = 4;
