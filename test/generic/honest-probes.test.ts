@@ -256,8 +256,9 @@ t.test('GitHub: git objects, gists, merges, computed reads, update-branch, deplo
       'GET search/code',
       () =>
         probe(
-          () => octokit.search.code({ q: `README repo:${me}/${repo}` }),
-          (d) => (d.items.length > 0 ? undefined : 'no results for a file the repository holds'),
+          // The auto-initialised README's content is `# <repo name>`: code search reads contents.
+          () => octokit.search.code({ q: `${repo} repo:${me}/${repo}` }),
+          (d) => (d.items.some((i) => i.path === 'README.md') ? undefined : `${d.total_count} results, the README not among them`),
         ),
     ],
     [
