@@ -6,10 +6,7 @@
 
 import t, { type Test } from 'tap';
 import sodium from 'libsodium-wrappers';
-import { Octokit } from '@octokit/rest';
-import { startTwinBehindGateway } from '../../helpers/gateway-twin.js';
-import { startTwin } from '../../helpers/twin.js';
-import { GITHUB_TEST_START, failure } from './setup.js';
+import { failure, startGitHubVia } from './setup.js';
 
 await sodium.ready;
 
@@ -24,12 +21,8 @@ for (const via of ['standalone', 'gateway'] as const) {
 }
 
 async function scenario(t: Test, via: 'standalone' | 'gateway'): Promise<void> {
-  const target =
-    via === 'gateway'
-      ? await startTwinBehindGateway('github', { clockStart: GITHUB_TEST_START })
-      : await startTwin('github', { clockStart: GITHUB_TEST_START });
-  t.teardown(() => target.close());
-  const octokit = new Octokit({ auth: target.apiKey, baseUrl: target.url, log: { debug() {}, info() {}, warn() {}, error() {} } });
+  const { octokit, close } = await startGitHubVia(via);
+  t.teardown(close);
   const owner = 'octocat';
   const repo = 'deploys';
   await octokit.repos.createForAuthenticatedUser({ name: repo });

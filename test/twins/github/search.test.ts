@@ -6,22 +6,15 @@
 // refuse with its 422.
 
 import t, { type Test } from 'tap';
-import { Octokit } from '@octokit/rest';
-import { startTwinBehindGateway } from '../../helpers/gateway-twin.js';
-import { startTwin } from '../../helpers/twin.js';
-import { GITHUB_TEST_START, b64, failure } from './setup.js';
+import { b64, failure, startGitHubVia } from './setup.js';
 
 for (const via of ['standalone', 'gateway'] as const) {
   await t.test(via, (t) => scenario(t, via));
 }
 
 async function scenario(t: Test, via: 'standalone' | 'gateway'): Promise<void> {
-  const target =
-    via === 'gateway'
-      ? await startTwinBehindGateway('github', { clockStart: GITHUB_TEST_START })
-      : await startTwin('github', { clockStart: GITHUB_TEST_START });
-  t.teardown(() => target.close());
-  const octokit = new Octokit({ auth: target.apiKey, baseUrl: target.url, log: { debug() {}, info() {}, warn() {}, error() {} } });
+  const { octokit, close } = await startGitHubVia(via);
+  t.teardown(close);
   const owner = 'octocat';
   await octokit.repos.createForAuthenticatedUser({ name: 'app', auto_init: true, description: 'The payments app' });
   await octokit.repos.createForAuthenticatedUser({ name: 'docs', auto_init: true, description: 'Documentation site' });

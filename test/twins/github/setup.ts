@@ -3,6 +3,7 @@
 
 import { Octokit } from '@octokit/rest';
 import { startTwin, type RunningTwin } from '../../helpers/twin.js';
+import { startTwinBehindGateway } from '../../helpers/gateway-twin.js';
 
 export interface GitHubTwin {
   twin: RunningTwin;
@@ -18,9 +19,21 @@ export async function startGitHub(opts: { clockStart?: Date } = {}): Promise<Git
   return gitHubOn(await startTwin('github', { clockStart: opts.clockStart ?? GITHUB_TEST_START }));
 }
 
+/** The twin standalone or behind the recording gateway: the two ways a contract test runs it. */
+export async function startGitHubVia(via: 'standalone' | 'gateway'): Promise<{ octokit: Octokit; close(): Promise<void> }> {
+  const opts = { clockStart: GITHUB_TEST_START };
+  const target = via === 'gateway' ? await startTwinBehindGateway('github', opts) : await startTwin('github', opts);
+  return { octokit: octokitFor(target.url, target.apiKey), close: () => target.close() };
+}
+
+/** Octokit as a user configures it for the twin (quiet logs). */
+function octokitFor(url: string, apiKey: string): Octokit {
+  return new Octokit({ auth: apiKey, baseUrl: url, log: { debug() {}, info() {}, warn() {}, error() {} } });
+}
+
 /** Octokit and the records helper around a running GitHub twin (started here or behind a gateway). */
 export function gitHubOn(twin: RunningTwin): GitHubTwin {
-  const octokit = new Octokit({ auth: twin.apiKey, baseUrl: twin.url, log: { debug() {}, info() {}, warn() {}, error() {} } });
+  const octokit = octokitFor(twin.url, twin.apiKey);
   return {
     twin,
     octokit,
