@@ -16,14 +16,20 @@ import {
   type SearchQuery,
 } from '../model/search.js';
 import { validationFailed } from '../wire/errors.js';
-import { page, queryString, reply, routes } from '../wire/http.js';
+import { page, pageParams, queryString, reply, routes } from '../wire/http.js';
 import { languageTable } from '../model/languages.js';
 
-/** `q`, parsed; a missing or refused query is GitHub's 422. */
-function queryOf(req: TwinRequest): { raw: string; parsed: () => SearchQuery } {
+/** `q` as sent; a missing one is GitHub's 422. */
+function rawQuery(req: TwinRequest): string {
   const raw = queryString(req, 'q');
   if (!raw?.trim()) throw validationFailed({ resource: 'Search', field: 'q', code: 'missing' });
-  return { raw, parsed: () => refusedAs422(() => parseSearchQuery(raw)) };
+  return raw;
+}
+
+/** `q` parsed; a query GitHub refuses is its 422. */
+function parsedQuery(req: TwinRequest): SearchQuery {
+  const raw = rawQuery(req);
+  return refusedAs422(() => parseSearchQuery(raw));
 }
 
 function refusedAs422<T>(run: () => T): T {
@@ -39,8 +45,7 @@ const wantsTextMatches = (req: TwinRequest) => String(req.headers.accept ?? '').
 
 /** One page of results in the search envelope; pages past the first 1,000 results are refused as GitHub refuses them. */
 function searchPage(req: TwinRequest, ctx: TwinContext, results: Json[]) {
-  const perPage = Math.min(100, Math.max(1, Math.floor(Number(queryString(req, 'per_page') ?? 30)) || 30));
-  const pageNumber = Math.max(1, Math.floor(Number(queryString(req, 'page') ?? 1)) || 1);
+  const { page: pageNumber, perPage } = pageParams(req);
   if ((pageNumber - 1) * perPage >= SEARCH_RESULT_LIMIT && results.length > 0) {
     throw validationFailed({ resource: 'Search', field: 'q', code: 'invalid', message: 'Only the first 1000 search results are available' });
   }
@@ -56,14 +61,14 @@ const orderParam = (req: TwinRequest) => (queryString(req, 'order') === 'asc' ? 
 
 export const searchRoutes: TwinRoute[] = [
   ...routes('GET', '/search/issues', (req, ctx) => {
-    const { raw } = queryOf(req);
+    const raw = rawQuery(req);
     const results = refusedAs422(() =>
       searchIssues(ctx, raw, sortParam(req, ['comments', 'created', 'updated', 'reactions', 'interactions']), orderParam(req)),
     );
     return searchPage(req, ctx, results);
   }),
   ...routes('GET', '/search/repositories', (req, ctx) => {
-    const query = queryOf(req).parsed();
+    const query = parsedQuery(req);
     return searchPage(req, ctx, searchRepositories(ctx, query, sortParam(req, ['stars', 'forks', 'updated']), orderParam(req)));
   }),
   {
@@ -73,7 +78,7 @@ export const searchRoutes: TwinRoute[] = [
     handler: async (req, ctx) => {
       const languageOf = await languageTable();
       return reply(() => {
-        const query = queryOf(req).parsed();
+        const query = parsedQuery(req);
         return searchPage(
           req,
           ctx,
@@ -83,11 +88,11 @@ export const searchRoutes: TwinRoute[] = [
     },
   },
   ...routes('GET', '/search/commits', (req, ctx) => {
-    const query = queryOf(req).parsed();
+    const query = parsedQuery(req);
     return searchPage(req, ctx, searchCommits(ctx, query, sortParam(req, ['author-date', 'committer-date']), orderParam(req), wantsTextMatches(req)));
   }),
   ...routes('GET', '/search/users', (req, ctx) => {
-    const query = queryOf(req).parsed();
+    const query = parsedQuery(req);
     return searchPage(req, ctx, searchUsers(ctx, query));
   }),
 ];

@@ -345,7 +345,8 @@ export function alsoUnderRepositoryId(list: TwinRoute[]): TwinRoute[] {
 
 // ---- pagination --------------------------------------------------------------------------
 
-function pageParams(req: TwinRequest): { page: number; perPage: number } {
+/** `page` and `per_page` as GitHub reads them (per page 1–100, default 30). */
+export function pageParams(req: TwinRequest): { page: number; perPage: number } {
   const page = Math.max(1, Math.floor(Number(queryString(req, 'page') ?? 1)) || 1);
   const per = Math.floor(Number(queryString(req, 'per_page') ?? 30)) || 30;
   return { page, perPage: Math.min(100, Math.max(1, per)) };
