@@ -72,6 +72,8 @@ export const KINDS = {
   // `card_token`, not `token`: the generic layer's `issuing.token` records must not read card tokens.
   token: { resource: 'card_token', prefix: 'tok_', idLength: 24, noun: 'token' },
   card: { resource: 'card', prefix: 'card_', idLength: 24, noun: 'source' },
+  file: { resource: 'file', prefix: 'file_', idLength: 24, noun: 'file upload' },
+  file_link: { resource: 'file_link', prefix: 'link_', idLength: 24, noun: 'file link' },
 } as const satisfies Record<string, ObjectKind>;
 
 export type KindName = keyof typeof KINDS;
@@ -121,6 +123,9 @@ export const STRIPE_RESOURCES = [
   'tax_id',
   'card_token',
   'card',
+  'file',
+  'file_link',
+  'file_content',
 ] as const;
 
 export function newId(ctx: TwinContext, kind: KindName): string {

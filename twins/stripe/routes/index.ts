@@ -11,6 +11,7 @@ import { chargeRoutes } from './charges.js';
 import { checkoutRoutes } from './checkout.js';
 import { customerRoutes } from './customers.js';
 import { taxIdRoutes } from './tax-ids.js';
+import { fileRoutes } from './files.js';
 import { tokenRoutes } from './tokens.js';
 import { couponRoutes } from './coupons.js';
 import { taxRateRoutes } from './tax-rates.js';
@@ -73,6 +74,7 @@ export const routes: TwinRoute[] = scopedRoutes([
   ...balanceRoutes,
   ...payoutRoutes,
   ...disputeRoutes,
+  ...fileRoutes,
   ...clientCredentialRoutes,
   ...accountRoutes,
   ...hostedOnboardingRoutes,
