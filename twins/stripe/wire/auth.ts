@@ -1,6 +1,7 @@
 // API key check with Stripe's wording: Bearer (what the SDK sends) or Basic with the key as the
 // user name (what curl -u sends). Only the key minted for this container is accepted, and its
-// publishable key for what Stripe.js calls (wire/publishable.ts).
+// publishable key for what Stripe.js calls (wire/publishable.ts) — which Stripe.js sends as a `key`
+// parameter (form body, or query of a GET) instead of a header.
 
 import type { RequestProblem, TwinContext, TwinRequest, TwinResponse } from '../../../twin-runtime/contract.js';
 import { stripeError } from './errors.js';
@@ -29,10 +30,24 @@ export function maskKey(key: string): string {
   return prefix + '*'.repeat(Math.max(0, key.length - prefix.length - tail.length)) + tail;
 }
 
+/**
+ * The publishable key of a request without an Authorization header, as Stripe.js sends it: the
+ * `key` parameter, taken out of the parameters (it is the credential, not an input of the call).
+ * Only a publishable key is read from there; a secret key belongs in the header.
+ */
+function keyParameter(req: TwinRequest, publishable: string): string | undefined {
+  const holder = req.method === 'GET' || req.method === 'DELETE' ? req.query : req.body;
+  if (holder.key !== publishable) return undefined;
+  delete holder.key;
+  return publishable;
+}
+
 export function authenticateStripe(req: TwinRequest, ctx: TwinContext): TwinResponse | undefined {
-  const key = presentedKey(req);
-  if (key === ctx.apiKey) return undefined;
-  if (key !== undefined && key === publishableKeyFor(ctx.apiKey)) {
+  const header = presentedKey(req);
+  if (header === ctx.apiKey) return undefined;
+  const publishable = publishableKeyFor(ctx.apiKey);
+  const key = header ?? keyParameter(req, publishable);
+  if (key !== undefined && key === publishable) {
     const refused = publishableRefusal(req, ctx);
     return refused && withStripeHeaders(refused, newRequestId(), req);
   }
