@@ -74,6 +74,7 @@ export const KINDS = {
   card: { resource: 'card', prefix: 'card_', idLength: 24, noun: 'source' },
   file: { resource: 'file', prefix: 'file_', idLength: 24, noun: 'file upload' },
   file_link: { resource: 'file_link', prefix: 'link_', idLength: 24, noun: 'file link' },
+  review: { resource: 'review', prefix: 'prv_', idLength: 24, noun: 'review' },
 } as const satisfies Record<string, ObjectKind>;
 
 export type KindName = keyof typeof KINDS;
@@ -126,6 +127,7 @@ export const STRIPE_RESOURCES = [
   'file',
   'file_link',
   'file_content',
+  'review',
 ] as const;
 
 export function newId(ctx: TwinContext, kind: KindName): string {

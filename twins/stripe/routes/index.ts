@@ -12,6 +12,7 @@ import { checkoutRoutes } from './checkout.js';
 import { customerRoutes } from './customers.js';
 import { taxIdRoutes } from './tax-ids.js';
 import { fileRoutes } from './files.js';
+import { reviewRoutes } from './reviews.js';
 import { tokenRoutes } from './tokens.js';
 import { couponRoutes } from './coupons.js';
 import { taxRateRoutes } from './tax-rates.js';
@@ -75,6 +76,7 @@ export const routes: TwinRoute[] = scopedRoutes([
   ...payoutRoutes,
   ...disputeRoutes,
   ...fileRoutes,
+  ...reviewRoutes,
   ...clientCredentialRoutes,
   ...accountRoutes,
   ...hostedOnboardingRoutes,
