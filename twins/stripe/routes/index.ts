@@ -13,6 +13,7 @@ import { customerRoutes } from './customers.js';
 import { taxIdRoutes } from './tax-ids.js';
 import { fileRoutes } from './files.js';
 import { reviewRoutes } from './reviews.js';
+import { planRoutes } from './plans.js';
 import { tokenRoutes } from './tokens.js';
 import { couponRoutes } from './coupons.js';
 import { taxRateRoutes } from './tax-rates.js';
@@ -51,6 +52,7 @@ export const routes: TwinRoute[] = scopedRoutes([
   ...taxRateRoutes,
   ...productRoutes,
   ...priceRoutes,
+  ...planRoutes,
   ...paymentMethodRoutes,
   ...paymentIntentRoutes,
   ...setupIntentRoutes,
