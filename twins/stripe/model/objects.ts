@@ -75,6 +75,9 @@ export const KINDS = {
   file: { resource: 'file', prefix: 'file_', idLength: 24, noun: 'file upload' },
   file_link: { resource: 'file_link', prefix: 'link_', idLength: 24, noun: 'file link' },
   review: { resource: 'review', prefix: 'prv_', idLength: 24, noun: 'review' },
+  feature: { resource: 'entitlements.feature', prefix: 'feat_test_', idLength: 24, noun: 'feature' },
+  product_feature: { resource: 'product_feature', prefix: 'prodft_', idLength: 24, noun: 'product feature' },
+  active_entitlement: { resource: 'entitlements.active_entitlement', prefix: 'ent_test_', idLength: 24, noun: 'active entitlement' },
 } as const satisfies Record<string, ObjectKind>;
 
 export type KindName = keyof typeof KINDS;
@@ -128,6 +131,9 @@ export const STRIPE_RESOURCES = [
   'file_link',
   'file_content',
   'review',
+  'entitlements.feature',
+  'product_feature',
+  'entitlements.active_entitlement',
 ] as const;
 
 export function newId(ctx: TwinContext, kind: KindName): string {

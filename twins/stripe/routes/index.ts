@@ -14,6 +14,7 @@ import { taxIdRoutes } from './tax-ids.js';
 import { fileRoutes } from './files.js';
 import { reviewRoutes } from './reviews.js';
 import { planRoutes } from './plans.js';
+import { entitlementRoutes } from './entitlements.js';
 import { tokenRoutes } from './tokens.js';
 import { couponRoutes } from './coupons.js';
 import { taxRateRoutes } from './tax-rates.js';
@@ -53,6 +54,7 @@ export const routes: TwinRoute[] = scopedRoutes([
   ...productRoutes,
   ...priceRoutes,
   ...planRoutes,
+  ...entitlementRoutes,
   ...paymentMethodRoutes,
   ...paymentIntentRoutes,
   ...setupIntentRoutes,
