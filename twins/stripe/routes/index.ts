@@ -15,6 +15,7 @@ import { fileRoutes } from './files.js';
 import { reviewRoutes } from './reviews.js';
 import { planRoutes } from './plans.js';
 import { entitlementRoutes } from './entitlements.js';
+import { v2BillingRoutes } from './v2-billing.js';
 import { tokenRoutes } from './tokens.js';
 import { couponRoutes } from './coupons.js';
 import { taxRateRoutes } from './tax-rates.js';
@@ -69,6 +70,7 @@ export const routes: TwinRoute[] = scopedRoutes([
   ...creditNoteRoutes,
   ...hostedInvoiceRoutes,
   ...meterRoutes,
+  ...v2BillingRoutes,
   ...checkoutRoutes,
   ...quoteRoutes,
   ...paymentLinkRoutes,

@@ -5,8 +5,12 @@
 
 import type { RequestProblem, TwinContext, TwinRequest, TwinResponse } from '../../../twin-runtime/contract.js';
 import { stripeError } from './errors.js';
+import { sessionTokenState } from '../model/v2-billing.js';
 import { newRequestId, withStripeHeaders } from './pipeline.js';
 import { publishableKeyFor, publishableRefusal } from './publishable.js';
+
+/** The v2 stream a meter event session's token authenticates (model/v2-billing.ts). */
+const METER_EVENT_STREAM = '/v2/billing/meter_event_stream';
 
 const NO_KEY =
   "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY'). See https://stripe.com/docs/api#authentication for details, or we can help at https://support.stripe.com/.";
@@ -45,6 +49,14 @@ function keyParameter(req: TwinRequest, publishable: string): string | undefined
 export function authenticateStripe(req: TwinRequest, ctx: TwinContext): TwinResponse | undefined {
   const header = presentedKey(req);
   if (header === ctx.apiKey) return undefined;
+  if (header !== undefined && req.path === METER_EVENT_STREAM) {
+    const state = sessionTokenState(ctx, header);
+    if (state === 'valid') return undefined;
+    if (state === 'expired') {
+      const message = 'The meter event session has expired. Create a new session with POST /v2/billing/meter_event_session.';
+      return withStripeHeaders(stripeError(401, { type: 'temporary_session_expired', message }), newRequestId(), req);
+    }
+  }
   const publishable = publishableKeyFor(ctx.apiKey);
   const key = header ?? keyParameter(req, publishable);
   if (key !== undefined && key === publishable) {
