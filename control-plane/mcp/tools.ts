@@ -271,7 +271,7 @@ export function createMcpServer(client: () => TwinsClient | Promise<TwinsClient>
     {
       title: 'Get twin credentials',
       description:
-        "A ready twin's URL and API key, with a snippet pointing the provider's official SDK at it and the matching shell variables; `mcp_url` where the twin serves its provider's own MCP tools (connect with the API key as Bearer).",
+        "A ready twin's URL and API key, with a snippet pointing the provider's official SDK at it and the matching shell variables; `mcp_url` where the twin serves its provider's own MCP tools (connect with the API key as Bearer); `extras`: the credential's other halves (Slack's app token, signing secret and OAuth client id/secret for Socket Mode and OAuth apps, Stripe's publishable key, Jira's email…).",
       inputSchema: { twin_id: twinId },
       outputSchema: {
         twin_id: z.string(),
@@ -279,6 +279,7 @@ export function createMcpServer(client: () => TwinsClient | Promise<TwinsClient>
         url: z.string(),
         api_key: z.string(),
         mcp_url: z.string().optional(),
+        extras: z.record(z.string(), z.string()),
         sdk: z.object({ package: z.string(), language: z.string(), install: z.string(), code: z.string(), env: z.record(z.string(), z.string()) }),
       },
       annotations: { readOnlyHint: true },

@@ -86,6 +86,7 @@ t.test('the core loop from the command line', async (t) => {
     t.match(c.api_key, /^sk_test_/);
     t.equal(c.mcp_url, `${stripeTwin.url}/mcp`, "the twin's MCP endpoint, on its gateway URL");
     t.match(c.sdk.code, /new Stripe\('sk_test_/);
+    t.match(c.extras, { publishable_key: /^pk_test_/ }, 'every half of the credential, as the REST endpoint answers it');
   });
 
   // The official SDK against the twin, exactly as the credential says.

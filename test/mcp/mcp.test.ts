@@ -85,6 +85,7 @@ async function coreLoop(t: Test, client: Client, label: string): Promise<void> {
   const twin = environment.twins[0];
   const cred = await call(t, client, 'get_twin_credentials', { twin_id: twin.id });
   t.match(cred, { twin_slug: 'stripe', url: twin.url, api_key: /^sk_test_/, sdk: { package: 'stripe', code: /new Stripe\('sk_test_/ } });
+  t.match(cred.extras, { publishable_key: /^pk_test_/ }, "the credential's other halves");
 
   const url = new URL(cred.url);
   const stripe = new Stripe(cred.api_key, { host: url.hostname, port: Number(url.port), protocol: 'http', maxNetworkRetries: 0 });
