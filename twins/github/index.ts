@@ -20,6 +20,7 @@ import { deploymentRoutes } from './routes/deployments.js';
 import { gitHttpRoutes } from './routes/git-http.js';
 import { issueRoutes } from './routes/issues.js';
 import { searchRoutes } from './routes/search.js';
+import { gistRoutes } from './routes/gists.js';
 import { pullRoutes } from './routes/pulls.js';
 import { labelRoutes } from './routes/labels.js';
 import { webhookRoutes } from './routes/webhooks.js';
@@ -114,6 +115,7 @@ const github: TwinDefinition = {
           ...deploymentRoutes,
           ...issueRoutes,
           ...searchRoutes,
+          ...gistRoutes,
           ...labelRoutes,
           ...pullRoutes,
           ...reactionRoutes,
