@@ -213,6 +213,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/environments/{environment_id}/faults": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the environment's faults
+         * @description Twin by twin, oldest first; the faults of twins that are not ready are not listed.
+         */
+        get: operations["listFaults"];
+        put?: never;
+        /**
+         * Inject a fault into a twin of the environment
+         * @description The twin answers matching requests with the fault's effect, with its probability drawn from the environment's seeded random source (kept in the twin's file: snapshots and forks carry it, so the same run fails the same way). Every answer a fault made, delayed or dropped names it in the request log (`fault`). Faults survive restarts and resets of the twin, and travel with snapshots and forks. 409 when the twin is not ready or holds 50 faults already.
+         */
+        post: operations["createFault"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/environments/{environment_id}/faults/{fault_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a fault */
+        get: operations["getFault"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a fault
+         * @description Answers 204; requests after it are answered normally.
+         */
+        delete: operations["deleteFault"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/environments/{environment_id}/fork": {
         parameters: {
             query?: never;
@@ -1373,6 +1418,99 @@ export interface components {
             name?: string;
             ttl_seconds?: number | null;
         };
+        Fault: {
+            created_at: string;
+            /** @description What the fault does (latency, rate_limit, server_error, drop): `latency` delays the real answer; `rate_limit` answers the provider's own rate limit (Stripe 429 `rate_limit`, GitHub 403 secondary limit, Slack 429 `ratelimited`, OpenAI 429 with `x-ratelimit-*`; a generic 429 elsewhere) with `Retry-After`; `server_error` the provider's 5xx; `drop` closes the connection without an answer. The route does not run for the last three. */
+            effect: {
+                /** @description Up to this much more, drawn from the seeded source. */
+                jitter_ms?: number;
+                /** @description Added before the answer leaves. */
+                ms: number;
+                /** @constant */
+                type: "latency";
+            } | {
+                /** @description The `Retry-After` the provider sends (default 1). */
+                retry_after_seconds?: number;
+                /** @constant */
+                type: "rate_limit";
+            } | {
+                /** @constant */
+                type: "server_error";
+            } | {
+                /** @constant */
+                type: "drop";
+            };
+            /** Format: uuid */
+            environment_id: string;
+            /** @description `flt_…`; the request log names it (`fault`) on every answer it made, delayed or dropped. */
+            id: string;
+            /** @description Which requests the fault may strike; every field given must match. */
+            match: {
+                /** @description Top-level body fields and their values (compared as strings); all must match. */
+                body?: {
+                    [key: string]: string | number | boolean;
+                };
+                /** @description HTTP method (any when absent). */
+                method?: string;
+                /**
+                 * Format: starts_with
+                 * @description The provider's path template as the twin routes it (`/v1/customers/{customer}`), or a concrete path (any when absent).
+                 */
+                path?: string;
+            };
+            probability: number;
+            /** Format: uuid */
+            twin_id: string;
+        };
+        FaultCreate: {
+            /** @description What the fault does (latency, rate_limit, server_error, drop): `latency` delays the real answer; `rate_limit` answers the provider's own rate limit (Stripe 429 `rate_limit`, GitHub 403 secondary limit, Slack 429 `ratelimited`, OpenAI 429 with `x-ratelimit-*`; a generic 429 elsewhere) with `Retry-After`; `server_error` the provider's 5xx; `drop` closes the connection without an answer. The route does not run for the last three. */
+            effect: {
+                /** @description Up to this much more, drawn from the seeded source. */
+                jitter_ms?: number;
+                /** @description Added before the answer leaves. */
+                ms: number;
+                /** @constant */
+                type: "latency";
+            } | {
+                /** @description The `Retry-After` the provider sends (default 1). */
+                retry_after_seconds?: number;
+                /** @constant */
+                type: "rate_limit";
+            } | {
+                /** @constant */
+                type: "server_error";
+            } | {
+                /** @constant */
+                type: "drop";
+            };
+            /**
+             * @description Which requests the fault may strike; every field given must match.
+             * @default {}
+             */
+            match: {
+                /** @description Top-level body fields and their values (compared as strings); all must match. */
+                body?: {
+                    [key: string]: string | number | boolean;
+                };
+                /** @description HTTP method (any when absent). */
+                method?: string;
+                /**
+                 * Format: starts_with
+                 * @description The provider's path template as the twin routes it (`/v1/customers/{customer}`), or a concrete path (any when absent).
+                 */
+                path?: string;
+            };
+            /**
+             * @description The share of matching requests struck (default 1), drawn from the environment's seeded random source: the same requests fail on every run.
+             * @default 1
+             */
+            probability: number;
+            /**
+             * Format: uuid
+             * @description The twin of the environment the fault applies to.
+             */
+            twin_id: string;
+        };
         HTTPError: {
             detail: string;
         };
@@ -1428,6 +1566,8 @@ export interface components {
             duration_ms: number;
             environment_id: string;
             environment_twin_id: string;
+            /** @description The injected fault that made, delayed or dropped the answer, as `<fault id> <effect type>` (the twin's `Twin-Fault` header; see `POST /environments/{id}/faults`); null when none did. */
+            fault: string | null;
             /** @description How the twin made the answer (its `Twin-Fidelity` header): `modelled`, `inferred`, `stored` or `unsupported`; null when it did not say (an answer of the gateway's own, or an entry older than the header). */
             fidelity: ("modelled" | "inferred" | "stored" | "unsupported") | null;
             id: string;
@@ -1444,6 +1584,8 @@ export interface components {
             duration_ms: number;
             environment_id: string;
             environment_twin_id: string;
+            /** @description The injected fault that made, delayed or dropped the answer, as `<fault id> <effect type>` (the twin's `Twin-Fault` header; see `POST /environments/{id}/faults`); null when none did. */
+            fault: string | null;
             /** @description How the twin made the answer (its `Twin-Fidelity` header): `modelled`, `inferred`, `stored` or `unsupported`; null when it did not say (an answer of the gateway's own, or an entry older than the header). */
             fidelity: ("modelled" | "inferred" | "stored" | "unsupported") | null;
             id: string;
@@ -2412,6 +2554,287 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    listFaults: {
+        parameters: {
+            query?: {
+                page?: number;
+                size?: number;
+            };
+            header?: never;
+            path: {
+                environment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["Fault"][];
+                        page: number;
+                        pages: number;
+                        size: number;
+                        total: number;
+                    };
+                };
+            };
+            /** @description Not authenticated: the bearer token or API key is missing, invalid, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found (or it belongs to another organization) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description An upstream (identity provider, payment processor, twin) failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    createFault: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                environment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FaultCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fault"];
+                };
+            };
+            /** @description Not authenticated: the bearer token or API key is missing, invalid, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found (or it belongs to another organization) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Unsupported media type; send application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description An upstream (identity provider, payment processor, twin) failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    getFault: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                environment_id: string;
+                fault_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fault"];
+                };
+            };
+            /** @description Not authenticated: the bearer token or API key is missing, invalid, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found (or it belongs to another organization) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description An upstream (identity provider, payment processor, twin) failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    deleteFault: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                environment_id: string;
+                fault_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not authenticated: the bearer token or API key is missing, invalid, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found (or it belongs to another organization) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description An upstream (identity provider, payment processor, twin) failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
         };

@@ -22,6 +22,7 @@ import type { OrganizationJobs } from './organization-jobs.js';
 import { TwinAdminClient } from './twin-admin.js';
 import { EnvironmentService } from './environments.js';
 import { SnapshotService } from './snapshots.js';
+import { FaultService } from './faults.js';
 
 export interface Orchestration {
   store: EnvironmentStore;
@@ -34,6 +35,8 @@ export interface Orchestration {
   environments: EnvironmentService;
   /** Snapshots, forks and diffs of environments. */
   snapshots: SnapshotService;
+  /** Faults injected into twins. */
+  faults: FaultService;
   start(): Promise<void>;
   /** Stop taking gateway connections and let requests in flight finish (bounded); the unanswered count. */
   drain(timeoutMs: number): Promise<number>;
@@ -121,6 +124,7 @@ export async function createOrchestration(config: Config, db: Db, log: Logger, j
     driverName: driver.name,
     log: log.child({ component: 'snapshots' }),
   });
+  const faults = new FaultService({ store, environments, admin });
   // Plans change (an upgrade keeps logs longer): each live environment's retention is refreshed.
   const refreshRetention = () => {
     try {
@@ -144,6 +148,7 @@ export async function createOrchestration(config: Config, db: Db, log: Logger, j
     admin,
     environments,
     snapshots,
+    faults,
     async start() {
       await gateway.start();
       // Logs of environments deleted while the log writer was not told (a crash in between).

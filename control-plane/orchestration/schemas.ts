@@ -102,6 +102,12 @@ export const requestLogSchema = z
       .describe(
         "How the twin made the answer (its `Twin-Fidelity` header): `modelled`, `inferred`, `stored` or `unsupported`; null when it did not say (an answer of the gateway's own, or an entry older than the header).",
       ),
+    fault: z
+      .string()
+      .nullable()
+      .describe(
+        "The injected fault that made, delayed or dropped the answer, as `<fault id> <effect type>` (the twin's `Twin-Fault` header; see `POST /environments/{id}/faults`); null when none did.",
+      ),
   })
   .meta({ id: 'RequestLog' });
 
