@@ -41,6 +41,7 @@ import requestLogStreamRoutes from './routes/request-log-stream.js';
 import catalogResourceRoutes from './routes/catalog-resources.js';
 import snapshotRoutes from './routes/snapshots.js';
 import faultRoutes from './routes/faults.js';
+import replayRoutes from './routes/replay.js';
 
 export const API_VERSION = '0.1.0';
 
@@ -223,6 +224,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     seedRoutes,
     snapshotRoutes,
     faultRoutes,
+    replayRoutes,
     testRoutes,
     sandboxRoutes,
     consoleRoutes,

@@ -318,6 +318,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/environments/{environment_id}/logs/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The environment's traffic as a replayable file
+         * @description Every logged request, oldest first (at most 10000; 409 beyond), with its headers (credentials removed), its body, the environment clock when it arrived, and the answer it got: the body `POST /environments/{id}/replay` takes. Bodies are as logged: cut at 64 KiB, and credentials the twin names redacted.
+         */
+        get: operations["exportRequestLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/environments/{environment_id}/logs/stream": {
         parameters: {
             query?: never;
@@ -332,6 +352,26 @@ export interface paths {
         get: operations["streamRequestLogs"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/environments/{environment_id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay an exported file into the environment and compare every answer
+         * @description Sends the file's requests in order through the environment's twin URLs (each file twin maps to this environment's twin of the same kind, in order; the twin's own key is used), each with the environment clock first moved to the request's recorded clock, and compares status, content type and body with the recorded answer (the recorded twin URLs read as this environment's). Answers `{"replayed": N, "first_difference": null}`, or the first request answered otherwise and stops there. The environment must have a frozen clock not past the first request (start it from the same snapshot, seed or empty state with the file's `clock_start`); 409 otherwise.
+         */
+        post: operations["replayRequests"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1377,6 +1417,11 @@ export interface components {
              */
             clock?: "living" | "frozen";
             /**
+             * Format: date-time
+             * @description Where the clock starts (default: now, or the snapshot's or latest seed's instant; not before those, 409). A replay's target starts where the recorded environment did (its export's `clock_start`).
+             */
+            clock_start?: string;
+            /**
              * @description Default `strict`: what a twin does not simulate is refused in the provider's own error shape. `lenient`: permissive answers instead, for smoke tests that want any 2xx.
              * @enum {string}
              */
@@ -1561,6 +1606,135 @@ export interface components {
             role: "admin" | "member";
             /** Format: uuid */
             user_id: string;
+        };
+        ReplayFile: {
+            /** @enum {string} */
+            clock_mode: "living" | "frozen";
+            clock_start: string;
+            environment_id: string;
+            exported_at: string;
+            /** @constant */
+            format: "twins.replay/1";
+            requests: {
+                /**
+                 * Format: date-time
+                 * @description The environment clock when the request arrived: replay pins the clock here before sending it.
+                 */
+                clock: string;
+                headers: {
+                    [key: string]: string | string[];
+                };
+                index: number;
+                method: string;
+                occurred_at: string;
+                /** Format: starts_with */
+                path: string;
+                query_string: string;
+                request: {
+                    body: string | null;
+                    body_truncated: boolean;
+                    content_type: string | null;
+                };
+                response: {
+                    body: string | null;
+                    body_truncated: boolean;
+                    content_type: string | null;
+                    /** @description null: no answer was logged (in flight, or a connection a fault dropped). */
+                    status: number | null;
+                };
+                twin_id: string;
+                twin_slug: string;
+            }[];
+            twins: {
+                twin_id: string;
+                twin_slug: string;
+                url: string | null;
+            }[];
+        };
+        ReplayFileInput: {
+            /** @enum {string} */
+            clock_mode: "living" | "frozen";
+            clock_start: string;
+            environment_id: string;
+            exported_at: string;
+            /** @constant */
+            format: "twins.replay/1";
+            requests: {
+                /**
+                 * Format: date-time
+                 * @description The environment clock when the request arrived: replay pins the clock here before sending it.
+                 */
+                clock: string;
+                headers: {
+                    [key: string]: string | string[];
+                };
+                index: number;
+                method: string;
+                occurred_at: string;
+                /** Format: starts_with */
+                path: string;
+                query_string: string;
+                request: {
+                    body: string | null;
+                    body_truncated: boolean;
+                    content_type: string | null;
+                };
+                response: {
+                    body: string | null;
+                    body_truncated: boolean;
+                    content_type: string | null;
+                    /** @description null: no answer was logged (in flight, or a connection a fault dropped). */
+                    status: number | null;
+                };
+                twin_id: string;
+                twin_slug: string;
+            }[];
+            twins: {
+                twin_id: string;
+                twin_slug: string;
+                url: string | null;
+            }[];
+        };
+        ReplayResult: {
+            /** @description The first request answered otherwise than recorded (status, content type or body); null when none was. Nothing after it is sent. */
+            first_difference: {
+                actual: {
+                    body: string | null;
+                    content_type: string | null;
+                    status: number | null;
+                };
+                expected: {
+                    body: string | null;
+                    content_type: string | null;
+                    status: number | null;
+                };
+                index: number;
+                request: {
+                    /**
+                     * Format: date-time
+                     * @description The environment clock when the request arrived: replay pins the clock here before sending it.
+                     */
+                    clock: string;
+                    headers: {
+                        [key: string]: string | string[];
+                    };
+                    index: number;
+                    method: string;
+                    occurred_at: string;
+                    /** Format: starts_with */
+                    path: string;
+                    query_string: string;
+                    request: {
+                        body: string | null;
+                        body_truncated: boolean;
+                        content_type: string | null;
+                    };
+                    twin_id: string;
+                    twin_slug: string;
+                };
+            } | null;
+            /** @description Requests sent, the differing one included. */
+            replayed: number;
         };
         RequestLog: {
             duration_ms: number;
@@ -3051,6 +3225,64 @@ export interface operations {
             };
         };
     };
+    exportRequestLogs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                environment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplayFile"];
+                };
+            };
+            /** @description Not authenticated: the bearer token or API key is missing, invalid, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found (or it belongs to another organization) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     streamRequestLogs: {
         parameters: {
             query?: {
@@ -3105,6 +3337,95 @@ export interface operations {
             };
             /** @description Response */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    replayRequests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                environment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplayFileInput"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplayResult"];
+                };
+            };
+            /** @description Not authenticated: the bearer token or API key is missing, invalid, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found (or it belongs to another organization) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Unsupported media type; send application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description An upstream (identity provider, payment processor, twin) failed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };

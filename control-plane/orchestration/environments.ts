@@ -108,6 +108,8 @@ export interface CreateEnvironmentInput {
   fidelity?: 'strict' | 'lenient';
   /** How the clock moves; default living (decisions §15). */
   clock?: 'living' | 'frozen';
+  /** Where the clock starts (default now, or the snapshot's or latest seed's instant): a replay's target starts where the recording did. */
+  clock_start?: string;
 }
 
 export interface EnvironmentServiceOptions {
@@ -331,7 +333,18 @@ export class EnvironmentService {
     // The clock starts now, or at the snapshot's instant or the latest seed's frozen one (so no
     // seeded twin moves back).
     const seedClocks = [...twins.map((t) => t.seedClock), snapshot?.row.clock].filter((c): c is string => !!c).map((c) => Date.parse(c));
-    const clock = seedClocks.length > 0 ? new Date(Math.max(...seedClocks)).toISOString() : createdAt;
+    const startingClock = seedClocks.length > 0 ? Math.max(...seedClocks) : undefined;
+    if (input.clock_start !== undefined && startingClock !== undefined && Date.parse(input.clock_start) < startingClock) {
+      throw conflict(
+        `clock_start ${input.clock_start} is before ${new Date(startingClock).toISOString()}, where the environment's ${snapshot ? 'snapshot' : 'seeded twins'} stand; a twin's clock never moves back.`,
+      );
+    }
+    const clock =
+      input.clock_start !== undefined
+        ? new Date(input.clock_start).toISOString()
+        : startingClock !== undefined
+          ? new Date(startingClock).toISOString()
+          : createdAt;
     const clockMode = input.clock ?? snapshot?.row.clock_mode ?? 'living';
     const limits = planLimitsFor(this.o.db, orgId);
     // A snapshot's twins start from clones of its files (a reflink where the filesystem can).

@@ -23,6 +23,7 @@ import { TwinAdminClient } from './twin-admin.js';
 import { EnvironmentService } from './environments.js';
 import { SnapshotService } from './snapshots.js';
 import { FaultService } from './faults.js';
+import { ReplayService } from './replay.js';
 
 export interface Orchestration {
   store: EnvironmentStore;
@@ -37,6 +38,8 @@ export interface Orchestration {
   snapshots: SnapshotService;
   /** Faults injected into twins. */
   faults: FaultService;
+  /** Traffic exported as a file, and replayed. */
+  replay: ReplayService;
   start(): Promise<void>;
   /** Stop taking gateway connections and let requests in flight finish (bounded); the unanswered count. */
   drain(timeoutMs: number): Promise<number>;
@@ -125,6 +128,7 @@ export async function createOrchestration(config: Config, db: Db, log: Logger, j
     log: log.child({ component: 'snapshots' }),
   });
   const faults = new FaultService({ store, environments, admin });
+  const replay = new ReplayService({ db, store, logs: requestLogs, environments, admin });
   // Plans change (an upgrade keeps logs longer): each live environment's retention is refreshed.
   const refreshRetention = () => {
     try {
@@ -149,6 +153,7 @@ export async function createOrchestration(config: Config, db: Db, log: Logger, j
     environments,
     snapshots,
     faults,
+    replay,
     async start() {
       await gateway.start();
       // Logs of environments deleted while the log writer was not told (a crash in between).

@@ -220,6 +220,12 @@ export const createEnvironmentBody = z
       .describe(
         'Default `living`: the clock runs with wall time from creation, moved forward by advance. `frozen`: it moves only on advance, for byte-identical runs.',
       ),
+    clock_start: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .describe(
+        "Where the clock starts (default: now, or the snapshot's or latest seed's instant; not before those, 409). A replay's target starts where the recorded environment did (its export's `clock_start`).",
+      ),
   })
   .refine((b) => (b.twins?.length ?? 0) > 0 || !!b.scenario_id || !!b.snapshot_id, {
     message: 'Give the twins to run (at least one), a scenario_id or a snapshot_id',
