@@ -8,6 +8,9 @@ import { InputRefusal, parseJson } from './safe-input.js';
 import { DELIVERY_RESOURCE } from './deliveries.js';
 import { MAX_FAULTS, parseFault, type Fault } from './faults.js';
 
+/** How long `POST /_twin/deliveries/settle` waits for first attempts at most. */
+const SETTLE_MS = 10_000;
+
 function detail(status: number, sentence: string): TwinResponse {
   return { status, body: { detail: sentence } };
 }
@@ -62,6 +65,18 @@ async function route(host: TwinHost, method: string, path: string, raw: Buffer):
     if (typeof file !== 'string') return detail(400, '`file` must be a string.');
     if (clock !== undefined && typeof clock !== 'string') return detail(400, '`clock` must be a date-time.');
     return { status: 200, body: await host.snapshot(file, clock === undefined ? undefined : new Date(clock)) };
+  }
+  if (head === 'next-due' && method === 'POST' && parts.length === 1) {
+    // The first lifecycle event due by `to` (an environment advance orders its twins' events by it).
+    const to = new Date(String((body as { to?: unknown } | null)?.to));
+    if (Number.isNaN(to.getTime())) return detail(400, '`to` must be a date-time.');
+    const at = await host.nextDue(to);
+    return { status: 200, body: { at: at?.toISOString() ?? null } };
+  }
+  if (head === 'deliveries' && resource === 'settle' && method === 'POST' && parts.length === 2) {
+    // Every delivery due now has had its first attempt (bounded: a deaf endpoint is not waited for long).
+    const settled = await Promise.race([host.deliveries.idle().then(() => true), new Promise<false>((r) => setTimeout(() => r(false), SETTLE_MS).unref())]);
+    return { status: 200, body: { settled } };
   }
   if (head === 'faults' && parts.length === 1) {
     if (method === 'GET') return { status: 200, body: { faults: host.faults.all } };

@@ -332,6 +332,41 @@ export class TwinHost {
   }
 
   /**
+   * The instant of the first lifecycle event due after the clock and by `to` (undefined: none),
+   * for an environment advance that runs its twins' events in one time order. The lifecycle runs
+   * up to its first move of the clock (each event moves it to its own time first) in a
+   * transaction that is then rolled back: nothing changes. Runs alone between provider requests.
+   */
+  nextDue(to: Date): Promise<Date | undefined> {
+    const advance = this.twin.advance;
+    if (!advance) return Promise.resolve(undefined);
+    return this.pipeline.exclusive(async () => {
+      const db = this.store.db;
+      const from = this.clock.nowMs();
+      let first: number | undefined;
+      const stop = new Error('next due found');
+      this.clock.onMove = (t) => {
+        if (t > from && t <= to.getTime()) {
+          first = t;
+          throw stop;
+        }
+      };
+      db.exec('BEGIN');
+      try {
+        await advance.call(this.twin, this.ctx, to);
+      } catch (e) {
+        if (e !== stop && first === undefined) throw e;
+      } finally {
+        this.clock.onMove = undefined;
+        if (db.inTransaction) db.exec('ROLLBACK');
+        this.clock.reload();
+        this.store.forgetCached();
+      }
+      return first === undefined ? undefined : new Date(first);
+    });
+  }
+
+  /**
    * A living clock's tick: run the lifecycle events that fell due since the last one, up to the
    * clock's now, in one transaction, alone between provider requests and at batch priority. The
    * clock itself does not move (it runs with wall time): events the lifecycle dates before now are
