@@ -2,11 +2,12 @@
 // Stripe SDK: a 30 % seeded rate-limit fault on `POST /v1/customers`; the SDK's own retries (it
 // retries a 429 Stripe marks `Stripe-Should-Retry: true`) create every customer, the request log
 // names the fault on each answer it made, and a second environment started the same way (empty,
-// the same seeded source) sees exactly the same requests fail. Then the fault's CRUD and bad input.
+// the same seeded source) sees exactly the same requests fail. Then Stripe's shape of the answer,
+// a dropped connection through the gateway, the fault's CRUD and bad input.
 
 import t, { type Test } from 'tap';
 import Stripe from 'stripe';
-import { startOrchestratedControlPlane, waitReady } from './helpers.js';
+import { startOrchestratedControlPlane, waitFor, waitReady } from './helpers.js';
 import type { TestControlPlane } from '../helpers/control-plane.js';
 
 const CUSTOMERS = 20;
@@ -100,6 +101,21 @@ t.test('a seeded rate-limit fault', async (t) => {
   t.equal(limited.headers.get('stripe-should-retry'), 'true');
   t.equal(limited.headers.get('twin-fault'), `${always.body.id} rate_limit`);
   t.match(await limited.json(), { error: { type: 'invalid_request_error', code: 'rate_limit', message: /rate limit/ } });
+
+  // A dropped connection through the gateway: the client's connection closes, the log names the fault with no status.
+  const dropped = await cp.call('POST', `/environments/${first.env.id}/faults`, {
+    token,
+    body: { twin_id: twin.id, match: { method: 'GET', path: '/v1/balance' }, effect: { type: 'drop' } },
+  });
+  t.equal(dropped.status, 201);
+  await t.rejects(fetch(`${twin.url}/v1/balance`, { headers: { authorization: `Bearer ${key}` } }), 'the connection is closed without an answer');
+  const logged = await waitFor('the dropped request logged', async () => {
+    const items = (await cp.call('GET', `/environments/${first.env.id}/logs?size=5`, { token })).body.items as any[];
+    return items.find((r) => r.path === '/v1/balance');
+  });
+  t.equal(logged.status_code, null);
+  t.equal(logged.fault, `${dropped.body.id} drop`);
+  t.equal((await cp.call('DELETE', `/environments/${first.env.id}/faults/${dropped.body.id}`, { token })).status, 204);
 
   // List, one, delete.
   const list = await cp.call('GET', `/environments/${first.env.id}/faults`, { token });
