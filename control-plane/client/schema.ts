@@ -1528,11 +1528,8 @@ export interface components {
                 /** @constant */
                 type: "drop";
             };
-            /**
-             * @description Which requests the fault may strike; every field given must match.
-             * @default {}
-             */
-            match: {
+            /** @description Which requests the fault may strike (default: every request of the twin). */
+            match?: {
                 /** @description Top-level body fields and their values (compared as strings); all must match. */
                 body?: {
                     [key: string]: string | number | boolean;
@@ -1545,11 +1542,8 @@ export interface components {
                  */
                 path?: string;
             };
-            /**
-             * @description The share of matching requests struck (default 1), drawn from the environment's seeded random source: the same requests fail on every run.
-             * @default 1
-             */
-            probability: number;
+            /** @description The share of matching requests struck (default 1), drawn from the environment's seeded random source: the same requests fail on every run. */
+            probability?: number;
             /**
              * Format: uuid
              * @description The twin of the environment the fault applies to.

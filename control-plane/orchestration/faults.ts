@@ -59,13 +59,13 @@ export const faultMatchSchema = z
 export const createFaultBody = z
   .strictObject({
     twin_id: idParam.describe('The twin of the environment the fault applies to.'),
-    match: faultMatchSchema.default({}),
+    match: faultMatchSchema.optional().describe('Which requests the fault may strike (default: every request of the twin).'),
     effect: faultEffectSchema,
     probability: z
       .number()
       .gt(0)
       .max(1)
-      .default(1)
+      .optional()
       .describe("The share of matching requests struck (default 1), drawn from the environment's seeded random source: the same requests fail on every run."),
   })
   .refine((f) => f.effect.type !== 'latency' || f.effect.ms + (f.effect.jitter_ms ?? 0) <= MAX_LATENCY_MS, {
@@ -140,9 +140,9 @@ export class FaultService {
     const twin = this.ready(this.o.environments.twinOfEnvironment(orgId, env.id, input.twin_id));
     const fault: Fault = {
       id: `flt_${randomBytes(12).toString('hex')}`,
-      match: { ...input.match, ...(input.match.method ? { method: input.match.method.toUpperCase() } : {}) },
+      match: { ...input.match, ...(input.match?.method ? { method: input.match.method.toUpperCase() } : {}) },
       effect: input.effect,
-      probability: input.probability,
+      probability: input.probability ?? 1,
       created_at: new Date().toISOString(),
     };
     await this.locks.run(twin.id, async () => {
