@@ -244,7 +244,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a fault */
+        /**
+         * Retrieve a fault
+         * @description One fault of the environment by id: what it matches, what it does and how often. 404 for a fault of another environment.
+         */
         get: operations["getFault"];
         put?: never;
         post?: never;

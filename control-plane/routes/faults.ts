@@ -58,6 +58,7 @@ const routes: FastifyPluginAsyncZod = async (app) => {
         tags,
         operationId: 'getFault',
         summary: 'Retrieve a fault',
+        description: 'One fault of the environment by id: what it matches, what it does and how often. 404 for a fault of another environment.',
         params: faultParams,
         response: { 200: faultSchema, ...errorResponses(401, 404, 502) },
       },

@@ -67,6 +67,9 @@ t.test('replay: a clean replay differs nowhere; an edited record is named', asyn
     sent += 9;
   }
 
+  // A snapshot of the three twins at once (each stages its copy under its own name).
+  t.equal((await cp.call('POST', `/environments/${origin.id}/snapshots`, { token, body: { name: 'three twins' } })).status, 201);
+
   // Every request is in the log (an entry reaches SQLite shortly after its answer).
   await waitFor('every request logged', async () => (await cp.call('GET', `/environments/${origin.id}/logs?size=1`, { token })).body.total >= sent);
   const exported = await cp.call('GET', `/environments/${origin.id}/logs/export`, { token });
