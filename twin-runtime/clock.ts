@@ -24,11 +24,11 @@ export class EnvironmentClock {
   /** Living: the latest instant read, so a wall clock stepped back (NTP) never makes time run backwards. */
   private latest = Number.NEGATIVE_INFINITY;
   /**
-   * Called with the instant before each forward move (a lifecycle moves the clock to each event's
-   * time before running it): the host's probe for the next event due (TwinHost.nextDue) throws
-   * from here to stop at the first.
+   * Called with the instant of every advanceTo before it moves the clock (a lifecycle moves the
+   * clock to each event's time before running it, an event already due included): the host's probe
+   * for the next event due (TwinHost.nextDue) throws from here to stop at the first.
    */
-  onMove: ((instantMs: number) => void) | undefined;
+  onAdvance: ((instantMs: number) => void) | undefined;
 
   /**
    * `initial` is the instant of a file that has no clock yet, holding at wall time `initialWall`
@@ -96,10 +96,8 @@ export class EnvironmentClock {
   advanceTo(instant: Date | number, wallMs?: number): void {
     const t = typeof instant === 'number' ? instant : instant.getTime();
     const wall = wallMs ?? this.wall();
-    if (t > this.at(wall)) {
-      this.onMove?.(t);
-      this.set(t, wall);
-    }
+    this.onAdvance?.(t);
+    if (t > this.at(wall)) this.set(t, wall);
   }
 
   /** Only for reset (and a rolled-back advance): the clock reads `instant` at `wallMs` (default now). */

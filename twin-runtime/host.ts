@@ -332,10 +332,11 @@ export class TwinHost {
   }
 
   /**
-   * The instant of the first lifecycle event due after the clock and by `to` (undefined: none),
-   * for an environment advance that runs its twins' events in one time order. The lifecycle runs
-   * up to its first move of the clock (each event moves it to its own time first) in a
-   * transaction that is then rolled back: nothing changes. Runs alone between provider requests.
+   * The instant of the first lifecycle event due by `to` (the clock's own instant for one already
+   * due; undefined: none), for an environment advance that runs its twins' events in one time
+   * order. The lifecycle runs up to its first advanceTo (each event moves the clock to its own time
+   * first) in a transaction that is then rolled back: nothing changes. Runs alone between provider
+   * requests.
    */
   nextDue(to: Date): Promise<Date | undefined> {
     const advance = this.twin.advance;
@@ -345,9 +346,9 @@ export class TwinHost {
       const from = this.clock.nowMs();
       let first: number | undefined;
       const stop = new Error('next due found');
-      this.clock.onMove = (t) => {
-        if (t > from && t <= to.getTime()) {
-          first = t;
+      this.clock.onAdvance = (t) => {
+        if (t <= to.getTime()) {
+          first = Math.max(t, from);
           throw stop;
         }
       };
@@ -357,7 +358,7 @@ export class TwinHost {
       } catch (e) {
         if (e !== stop && first === undefined) throw e;
       } finally {
-        this.clock.onMove = undefined;
+        this.clock.onAdvance = undefined;
         if (db.inTransaction) db.exec('ROLLBACK');
         this.clock.reload();
         this.store.forgetCached();

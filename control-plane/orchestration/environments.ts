@@ -638,6 +638,9 @@ export class EnvironmentService {
         return `The ${first.twin_slug} twin ${first.id} stopped answering during the advance; it is being restarted.`;
       }
       await probe(first);
+      // A twin that still says an event is due where it now stands has one it does not run: it
+      // leaves the ordering (the final move of every twin runs what it can).
+      if ((due.get(first.id) ?? Number.POSITIVE_INFINITY) <= until) due.set(first.id, undefined);
     }
     return undefined;
   }
