@@ -330,7 +330,7 @@ export interface paths {
         };
         /**
          * The environment's traffic as a replayable file
-         * @description Every logged request, oldest first (at most 10000; 409 beyond), with its headers (credentials removed), its body, the environment clock when it arrived, and the answer it got: the body `POST /environments/{id}/replay` takes. Bodies are as logged: cut at 64 KiB, and credentials the twin names redacted.
+         * @description Every logged request, oldest first (at most 10000 requests and 40 MiB of bodies; 409 beyond), with its headers (credentials removed), its body, the environment clock when it arrived, and the answer it got: the body `POST /environments/{id}/replay` takes. Bodies are as logged: cut at 64 KiB, and credentials the twin names redacted.
          */
         get: operations["exportRequestLogs"];
         put?: never;

@@ -21,6 +21,8 @@ import type { TwinAdminClient } from './twin-admin.js';
 export const REPLAY_FORMAT = 'twins.replay/1';
 /** Requests one file holds at most (export and replay). */
 export const MAX_REPLAY_REQUESTS = 10_000;
+/** Bytes of bodies one export holds at most: its file must fit the replay route's body limit (64 MiB) with room for the JSON around them. */
+export const MAX_EXPORT_BODY_BYTES = 40 * 1024 * 1024;
 const MAX_TEXT = 70_000;
 
 /** Request headers never replayed: this hop's, and the ones the replayer sets itself. */
@@ -132,6 +134,14 @@ export class ReplayService {
     const total = this.o.logs.count(env.id);
     if (total > MAX_REPLAY_REQUESTS) {
       throw conflict(`Environment ${environmentId} holds ${total} logged requests; an export holds at most ${MAX_REPLAY_REQUESTS}.`);
+    }
+    const bodies = (
+      this.o.logs.db.prepare('SELECT body_bytes FROM request_log_environments WHERE environment_id = ?').get(env.id) as { body_bytes: number } | undefined
+    )?.body_bytes;
+    if ((bodies ?? 0) > MAX_EXPORT_BODY_BYTES) {
+      throw conflict(
+        `Environment ${environmentId} logged ${Math.round(bodies! / 1024 / 1024)} MiB of bodies; an export holds at most ${MAX_EXPORT_BODY_BYTES / 1024 / 1024} MiB (a file that large could not be replayed).`,
+      );
     }
     const rows = this.o.logs.page(env.id, MAX_REPLAY_REQUESTS, 0).reverse();
     const steps = this.clockSteps(env);

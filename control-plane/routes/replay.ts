@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { errorResponses } from '../http/responses.js';
 import { idParam } from '../orchestration/schemas.js';
-import { MAX_REPLAY_REQUESTS, replayFileSchema, replayResultSchema } from '../orchestration/replay.js';
+import { MAX_EXPORT_BODY_BYTES, MAX_REPLAY_REQUESTS, replayFileSchema, replayResultSchema } from '../orchestration/replay.js';
 
 const tags = ['environments'];
 const envParams = z.object({ environment_id: idParam });
@@ -23,7 +23,7 @@ const routes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'exportRequestLogs',
         summary: "The environment's traffic as a replayable file",
         description:
-          `Every logged request, oldest first (at most ${MAX_REPLAY_REQUESTS}; 409 beyond), with its headers (credentials removed), its body, the environment clock when it arrived, ` +
+          `Every logged request, oldest first (at most ${MAX_REPLAY_REQUESTS} requests and ${MAX_EXPORT_BODY_BYTES / 1024 / 1024} MiB of bodies; 409 beyond), with its headers (credentials removed), its body, the environment clock when it arrived, ` +
           'and the answer it got: the body `POST /environments/{id}/replay` takes. Bodies are as logged: cut at 64 KiB, and credentials the twin names redacted.',
         params: envParams,
         response: { 200: replayFileSchema, ...errorResponses(401, 404, 409) },
