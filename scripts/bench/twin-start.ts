@@ -14,6 +14,7 @@
 // each is reported with its ratio to the bare server. Needs a build (`make build`).
 //
 //   node --import=tsx scripts/bench/twin-start.ts [--rounds 7] [--twins stripe,github] [--json] [--root DIR]
+//   node --import=tsx scripts/bench/twin-start.ts --alive 100   (N twins alive: summed PSS and RSS, vs N bare servers)
 
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -33,6 +34,8 @@ const { values } = parseArgs({
     json: { type: 'boolean', default: false },
     // Another build's root (bin/, dist/, node_modules/) to start instead of this one's: a before/after.
     root: { type: 'string' },
+    // Instead: start this many twins at once (the catalog in turn) and report their total PSS.
+    alive: { type: 'string' },
   },
 });
 const ROUNDS = Number(values.rounds);
@@ -171,7 +174,60 @@ async function measure(rounds: number, twins: readonly string[]): Promise<Record
   );
 }
 
-if (isMain) {
+/** Proportional set size (MiB) of a process: its share of pages it shares with others (the Node binary, libraries). */
+function pssMiB(pid: number): number {
+  const m = /^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
+  return Number(m?.[1] ?? 0) / 1024;
+}
+
+/** Start `count` processes of a kind at once (twins: the catalog in turn), wait for each to answer, idle, and sum PSS and RSS. */
+async function alive(count: number, kinds: (i: number) => string): Promise<{ pssMiB: number; rssMiB: number; cpuS: number }> {
+  const children = await Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      const kind = kinds(i);
+      const child = spawn(process.execPath, command(kind, 1000 + i), { stdio: ['ignore', 'pipe', 'inherit'] });
+      const line = await new Promise<string>((res, rej) => {
+        createInterface({ input: child.stdout! }).once('line', res);
+        child.once('exit', (code) => rej(new Error(`${kind} exited ${code}`)));
+      });
+      await (await fetch(readyLine(line).url + (kind === 'bare' ? '/' : '/_twin/health'))).text();
+      return child;
+    }),
+  );
+  await new Promise((r) => setTimeout(r, 3000));
+  let pss = 0;
+  let rss = 0;
+  let cpu = 0;
+  for (const c of children) {
+    pss += pssMiB(c.pid!);
+    rss += rssMiB(c.pid!);
+    cpu += cpuMs(c.pid!);
+  }
+  await Promise.all(
+    children.map((c) => {
+      c.kill('SIGTERM');
+      return new Promise((r) => c.once('exit', r));
+    }),
+  );
+  return { pssMiB: pss, rssMiB: rss, cpuS: cpu / 1000 };
+}
+
+if (isMain && values.alive) {
+  const count = Math.max(1, Math.min(500, Number(values.alive)));
+  prepare();
+  try {
+    const bare = await alive(count, () => 'bare');
+    const twins = await alive(count, (i) => TWINS[i % TWINS.length]!);
+    const line = (name: string, v: { pssMiB: number; rssMiB: number; cpuS: number }) =>
+      `${name.padEnd(10)} PSS ${(v.pssMiB / 1024).toFixed(2)} GiB (${(v.pssMiB / count).toFixed(1)} MiB each, ${(v.pssMiB / bare.pssMiB).toFixed(2)}× bare)  RSS ${(v.rssMiB / 1024).toFixed(2)} GiB  start CPU ${v.cpuS.toFixed(1)} s`;
+    console.log(`${count} processes alive at once, idle 3 s after each answered (target for twins: ≤ 1 GiB PSS)`);
+    console.log(line('bare', bare));
+    console.log(line('twins', twins));
+    if (values.json) console.log(JSON.stringify({ count, bare, twins }));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+} else if (isMain) {
   const out = await twinStart();
   const bare = out.bare!;
   if (values.json) {
