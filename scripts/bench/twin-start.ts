@@ -13,7 +13,7 @@
 // runtime alone). Rounds alternate (bare, anthropic, github, …, then reversed) and the median of
 // each is reported with its ratio to the bare server. Needs a build (`make build`).
 //
-//   node --import=tsx scripts/bench/twin-start.ts [--rounds 7] [--twins stripe,github] [--json] [--root DIR]
+//   node --import=tsx scripts/bench/twin-start.ts [--rounds 7] [--twins stripe,github] [--json] [--root DIR] [--baseline DIR]
 //   node --import=tsx scripts/bench/twin-start.ts --alive 100   (N twins alive: summed PSS and RSS, vs N bare servers)
 
 import { spawn } from 'node:child_process';
@@ -34,6 +34,8 @@ const { values } = parseArgs({
     json: { type: 'boolean', default: false },
     // Another build's root (bin/, dist/, node_modules/) to start instead of this one's: a before/after.
     root: { type: 'string' },
+    // Also start each twin from this other build (`before <slug>`), interleaved in the same rounds.
+    baseline: { type: 'string' },
     // Instead: start this many twins at once (the catalog in turn) and report their total PSS.
     alive: { type: 'string' },
   },
@@ -92,18 +94,25 @@ function rssMiB(pid: number): number {
   return Number(m?.[1] ?? 0) / 1024;
 }
 
-/** The Node flags the build under ROOT starts a twin with (twin-runtime/node-flags.ts; none before it existed). */
-const nodeFlagsFile = join(ROOT, 'dist', 'twin-runtime', 'node-flags.js');
-const TWIN_FLAGS: readonly string[] = existsSync(nodeFlagsFile)
-  ? ((await import(pathToFileURL(nodeFlagsFile).href)) as { TWIN_NODE_FLAGS: readonly string[] }).TWIN_NODE_FLAGS
-  : [];
+/** The Node flags a build starts a twin with (its twin-runtime/node-flags.ts; none before that existed). */
+async function flagsOf(root: string): Promise<readonly string[]> {
+  const file = join(root, 'dist', 'twin-runtime', 'node-flags.js');
+  return existsSync(file) ? ((await import(pathToFileURL(file).href)) as { TWIN_NODE_FLAGS: readonly string[] }).TWIN_NODE_FLAGS : [];
+}
+const BASELINE = values.baseline ? resolve(values.baseline) : undefined;
+const FLAGS = new Map<string, readonly string[]>([[ROOT, await flagsOf(ROOT)]]);
+if (BASELINE) FLAGS.set(BASELINE, await flagsOf(BASELINE));
 
-/** `twins twin <slug>` (the CLI a user runs) for a kind `cli <slug>`, else the driver's `main.js` with its flags. */
+/**
+ * `twins twin <slug>` (the CLI a user runs) for a kind `cli <slug>`, else the driver's `main.js` with
+ * its flags; `before <slug>` from the baseline build.
+ */
 function command(kind: string, round: number): string[] {
   if (kind === 'bare') return [BARE];
   const data = join(dir, `${kind.replace(' ', '-')}-${round}.sqlite`);
   if (kind.startsWith('cli ')) return [join(ROOT, 'bin', 'twins.js'), 'twin', kind.slice(4), '--port', '0', '--data', data];
-  return [...TWIN_FLAGS, join(ROOT, 'dist', 'twin-runtime', 'main.js'), '--twin', kind, '--data', data];
+  const [root, slug] = kind.startsWith('before ') ? [BASELINE!, kind.slice(7)] : [ROOT, kind];
+  return [...FLAGS.get(root)!, join(root, 'dist', 'twin-runtime', 'main.js'), '--twin', slug, '--data', data];
 }
 
 /** The first line a process prints: JSON `{url, api_key}` (main.js, the bare server) or the CLI's sentence. */
@@ -130,7 +139,7 @@ async function once(kind: string, round: number): Promise<Sample> {
   await new Promise((r) => setTimeout(r, 1500));
   const rss = rssMiB(child.pid!);
   let used = rss;
-  const call = GENERIC_CALL[kind];
+  const call = GENERIC_CALL[kind.replace(/^before /, '')];
   if (call) {
     const g = await fetch(url + call.path, { method: call.method, headers: { authorization: `Bearer ${key}` } });
     if (g.status !== 200) throw new Error(`${kind} ${call.path} answered ${g.status}`);
@@ -155,7 +164,11 @@ export async function twinStart(rounds = ROUNDS, twins: readonly string[] = TWIN
 }
 
 async function measure(rounds: number, twins: readonly string[]): Promise<Record<string, Sample>> {
-  const kinds = ['bare', ...twins, ...['stripe', 'github'].filter((s) => twins.includes(s)).map((s) => `cli ${s}`)];
+  const kinds = [
+    'bare',
+    ...twins.flatMap((t) => (BASELINE ? [`before ${t}`, t] : [t])),
+    ...['stripe', 'github'].filter((s) => twins.includes(s)).map((s) => `cli ${s}`),
+  ];
   const samples: Record<string, Sample[]> = Object.fromEntries(kinds.map((k) => [k, []]));
   for (let r = 0; r < rounds; r++) {
     const order = r % 2 === 0 ? kinds : [...kinds].reverse();
@@ -217,13 +230,15 @@ if (isMain && values.alive) {
   prepare();
   try {
     const bare = await alive(count, () => 'bare');
+    const before = BASELINE ? await alive(count, (i) => `before ${TWINS[i % TWINS.length]!}`) : undefined;
     const twins = await alive(count, (i) => TWINS[i % TWINS.length]!);
     const line = (name: string, v: { pssMiB: number; rssMiB: number; cpuS: number }) =>
       `${name.padEnd(10)} PSS ${(v.pssMiB / 1024).toFixed(2)} GiB (${(v.pssMiB / count).toFixed(1)} MiB each, ${(v.pssMiB / bare.pssMiB).toFixed(2)}× bare)  RSS ${(v.rssMiB / 1024).toFixed(2)} GiB  start CPU ${v.cpuS.toFixed(1)} s`;
     console.log(`${count} processes alive at once, idle 3 s after each answered (target for twins: ≤ 1 GiB PSS)`);
     console.log(line('bare', bare));
+    if (before) console.log(line('before', before));
     console.log(line('twins', twins));
-    if (values.json) console.log(JSON.stringify({ count, bare, twins }));
+    if (values.json) console.log(JSON.stringify({ count, bare, before, twins }));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -255,7 +270,7 @@ if (isMain && values.alive) {
   console.log('process                  start      ×bare   CPU        ×bare   idle RSS   ×bare   in use     ×bare');
   for (const [k, v] of Object.entries(out)) {
     console.log(
-      `${(k === 'bare' ? 'bare http.createServer' : k.startsWith('cli ') ? `twins twin ${k.slice(4)}` : `twin-runtime ${k}`).padEnd(24)} ${v.startMs.toFixed(0).padStart(5)} ms  ${(v.startMs / bare.startMs).toFixed(2).padStart(5)}×  ${v.cpuMs.toFixed(0).padStart(5)} ms  ${(v.cpuMs / bare.cpuMs).toFixed(2).padStart(5)}×  ${v.rssMiB.toFixed(1).padStart(6)} MiB  ${(v.rssMiB / bare.rssMiB).toFixed(2).padStart(5)}×  ${v.usedMiB.toFixed(1).padStart(6)} MiB  ${(v.usedMiB / bare.rssMiB).toFixed(2).padStart(5)}×`,
+      `${(k === 'bare' ? 'bare http.createServer' : k.startsWith('cli ') ? `twins twin ${k.slice(4)}` : k.startsWith('before ') ? `  before: ${k.slice(7)}` : `twin-runtime ${k}`).padEnd(24)} ${v.startMs.toFixed(0).padStart(5)} ms  ${(v.startMs / bare.startMs).toFixed(2).padStart(5)}×  ${v.cpuMs.toFixed(0).padStart(5)} ms  ${(v.cpuMs / bare.cpuMs).toFixed(2).padStart(5)}×  ${v.rssMiB.toFixed(1).padStart(6)} MiB  ${(v.rssMiB / bare.rssMiB).toFixed(2).padStart(5)}×  ${v.usedMiB.toFixed(1).padStart(6)} MiB  ${(v.usedMiB / bare.rssMiB).toFixed(2).padStart(5)}×`,
     );
   }
 }
