@@ -12,5 +12,4 @@ COPY app/ /app/
 USER 10001:10001
 HEALTHCHECK --interval=2s --timeout=2s --start-period=2s --retries=3 \
   CMD ["node", "/app/dist/twin-runtime/healthcheck.js"]
-# The flags of twin-runtime/node-flags.ts (TWIN_NODE_FLAGS), which the process driver passes too.
-ENTRYPOINT ["node", "--max-semi-space-size=1", "/app/dist/twin-runtime/main.js"]
+ENTRYPOINT ["node", "/app/dist/twin-runtime/main.js"]

@@ -1,8 +1,10 @@
 // Node flags for twin processes, side by side in one run: one Stripe twin per set of flags
-// (default: TWIN_NODE_FLAGS and none), each loaded in alternating rounds with GET /v1/customers and
+// (default: none, and a 1 MiB semi-space), each loaded in alternating rounds with GET /v1/customers and
 // POST /v1/customers at 16 keep-alive connections. Reports the twin's CPU per request (every
-// thread, from /proc/<pid>/task/*/schedstat; median of the rounds) and its RSS at the end, the
-// figures twin-runtime/node-flags.ts cites. Needs a build (`make build`).
+// thread, from /proc/<pid>/task/*/schedstat; median of the rounds) and its RSS at the end. Needs a
+// build (`make build`). Run three times on a loaded 2-core machine, --max-semi-space-size=1 took a
+// busy Stripe twin from ~165 to ~120 MiB RSS but cost 10-35 % more CPU per GET (more scavenges), so
+// twins run with V8's defaults; repeat an entry (`"" " "`) to see the spread between two twins alike.
 //
 //   node --import=tsx scripts/bench/twin-flags.ts [rounds=5] [requests per round=3000] ["--flag --flag" …]
 
@@ -12,11 +14,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Pool } from 'undici';
-import { TWIN_NODE_FLAGS } from '../../twin-runtime/node-flags.js';
 
 const ROUNDS = Math.max(1, Math.min(21, Number(process.argv[2] ?? 5)));
 const REQUESTS = Math.max(100, Math.min(100_000, Number(process.argv[3] ?? 3000)));
-const VARIANTS = process.argv.length > 4 ? process.argv.slice(4) : [TWIN_NODE_FLAGS.join(' '), ''];
+const VARIANTS = process.argv.length > 4 ? process.argv.slice(4) : ['', '--max-semi-space-size=1'];
 const CONNECTIONS = 16;
 const ROOT = resolve(import.meta.dirname, '..', '..');
 

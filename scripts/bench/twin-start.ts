@@ -17,11 +17,10 @@
 //   node --import=tsx scripts/bench/twin-start.ts --alive 100   (N twins alive: summed PSS and RSS, vs N bare servers)
 
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { TWIN_SLUGS } from '../../twin-runtime/registry.js';
 
@@ -94,25 +93,18 @@ function rssMiB(pid: number): number {
   return Number(m?.[1] ?? 0) / 1024;
 }
 
-/** The Node flags a build starts a twin with (its twin-runtime/node-flags.ts; none before that existed). */
-async function flagsOf(root: string): Promise<readonly string[]> {
-  const file = join(root, 'dist', 'twin-runtime', 'node-flags.js');
-  return existsSync(file) ? ((await import(pathToFileURL(file).href)) as { TWIN_NODE_FLAGS: readonly string[] }).TWIN_NODE_FLAGS : [];
-}
 const BASELINE = values.baseline ? resolve(values.baseline) : undefined;
-const FLAGS = new Map<string, readonly string[]>([[ROOT, await flagsOf(ROOT)]]);
-if (BASELINE) FLAGS.set(BASELINE, await flagsOf(BASELINE));
 
 /**
- * `twins twin <slug>` (the CLI a user runs) for a kind `cli <slug>`, else the driver's `main.js` with
- * its flags; `before <slug>` from the baseline build.
+ * `twins twin <slug>` (the CLI a user runs) for a kind `cli <slug>`, else the driver's `main.js`;
+ * `before <slug>` from the baseline build.
  */
 function command(kind: string, round: number): string[] {
   if (kind === 'bare') return [BARE];
   const data = join(dir, `${kind.replace(' ', '-')}-${round}.sqlite`);
   if (kind.startsWith('cli ')) return [join(ROOT, 'bin', 'twins.js'), 'twin', kind.slice(4), '--port', '0', '--data', data];
   const [root, slug] = kind.startsWith('before ') ? [BASELINE!, kind.slice(7)] : [ROOT, kind];
-  return [...FLAGS.get(root)!, join(root, 'dist', 'twin-runtime', 'main.js'), '--twin', slug, '--data', data];
+  return [join(root, 'dist', 'twin-runtime', 'main.js'), '--twin', slug, '--data', data];
 }
 
 /** The first line a process prints: JSON `{url, api_key}` (main.js, the bare server) or the CLI's sentence. */

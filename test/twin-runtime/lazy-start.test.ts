@@ -1,7 +1,7 @@
 // A twin process loads only what answering needs at its start (issue 40): the packages a request
 // may never need (undici for deliveries and the gateway, qs for form bodies, RE2 for user patterns,
 // ws for Socket Mode) load on their first use. Each twin of the catalog is started as the process
-// driver starts it (dist/twin-runtime/main.js with TWIN_NODE_FLAGS; deliveries restricted to
+// driver starts it (dist/twin-runtime/main.js; deliveries restricted to
 // public addresses, as in the images: the agent that checks them is made with the first delivery), with a module hook that
 // writes every module it loads; then one form request shows qs arriving with its first use.
 
@@ -14,7 +14,6 @@ import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { ensureBuilt } from '../orchestration/build.js';
 import { TWIN_SLUGS } from '../../twin-runtime/registry.js';
-import { TWIN_NODE_FLAGS } from '../../twin-runtime/node-flags.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 /** Packages no twin needs until a request (or a background job) uses them. */
@@ -44,16 +43,7 @@ async function start(slug: string): Promise<Started> {
   writeFileSync(list, '');
   const child = spawn(
     process.execPath,
-    [
-      ...TWIN_NODE_FLAGS,
-      '--import',
-      pathToFileURL(HOOK).href,
-      join(ROOT, 'dist', 'twin-runtime', 'main.js'),
-      '--twin',
-      slug,
-      '--data',
-      join(dir, `${slug}.sqlite`),
-    ],
+    ['--import', pathToFileURL(HOOK).href, join(ROOT, 'dist', 'twin-runtime', 'main.js'), '--twin', slug, '--data', join(dir, `${slug}.sqlite`)],
     { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, LOADED_LIST: list, TWINS_EGRESS: 'public' } },
   );
   const line = await new Promise<string>((resolve, reject) => {
@@ -112,11 +102,4 @@ t.test('a package loaded on first use arrives with that use', async (t) => {
   } finally {
     await twin.stop();
   }
-});
-
-t.test('the image starts a twin with the same Node flags as the process driver', async (t) => {
-  const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
-  const entry = /^ENTRYPOINT (\[.*\])$/m.exec(dockerfile)?.[1];
-  t.ok(entry, 'the Dockerfile has an exec-form ENTRYPOINT');
-  t.same(JSON.parse(entry!), ['node', ...TWIN_NODE_FLAGS, '/app/dist/twin-runtime/main.js']);
 });

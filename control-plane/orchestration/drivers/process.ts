@@ -8,7 +8,6 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { environmentSettingArgs, type DriverEvent, type TwinDriver, type TwinWorkloadSpec, type WorkloadStatus } from './driver.js';
-import { TWIN_NODE_FLAGS } from '../../../twin-runtime/node-flags.js';
 
 export interface ProcessDriverOptions {
   /** Directory for the per-workload state files (`<twinId>.json`). */
@@ -136,7 +135,7 @@ export class ProcessDriver implements TwinDriver {
 
   private spawnStandby(slug: string): void {
     if (this.closed || !existsSync(this.entry)) return;
-    const child = spawn(process.execPath, [...TWIN_NODE_FLAGS, this.entry, '--twin', slug, '--standby'], {
+    const child = spawn(process.execPath, [this.entry, '--twin', slug, '--standby'], {
       stdio: ['pipe', 'pipe', 'pipe'],
       env: this.childEnv(),
     });
@@ -264,7 +263,7 @@ export class ProcessDriver implements TwinDriver {
         }) + '\n',
       );
     } else {
-      const args = [...TWIN_NODE_FLAGS, this.entry, '--twin', spec.slug, '--data', spec.dataFile, '--port', '0', '--host', '127.0.0.1'];
+      const args = [this.entry, '--twin', spec.slug, '--data', spec.dataFile, '--port', '0', '--host', '127.0.0.1'];
       args.push('--clock', spec.clockStart.toISOString(), ...environmentSettingArgs(spec), '--public-url', spec.publicUrl);
       if (spec.seedFile) args.push('--seed', spec.seedFile);
       child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'], env: this.childEnv(spec.adminSecret, spec.apiKey, spec.env) });
