@@ -6,7 +6,7 @@
 // catastrophic backtracking on a hostile pattern); `model` is the requested model; `tool` the name
 // of a tool the request offers.
 
-import { RE2JS } from 're2js';
+import { re2js, type RE2JS } from '../re2.js';
 import type { TwinRequest, TwinRoute } from '../contract.js';
 import type { RecordStore } from '../record-store.js';
 
@@ -58,7 +58,7 @@ function regex(pattern: string): RE2JS | null {
   let re = compiled.get(pattern);
   if (re === undefined) {
     try {
-      re = RE2JS.compile(pattern);
+      re = re2js().compile(pattern);
     } catch {
       re = null;
     }
