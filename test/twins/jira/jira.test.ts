@@ -5,7 +5,9 @@
 
 import t from 'tap';
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { Agent } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { Version3Client } from 'jira.js';
 import { startGatewayTwin } from '../../helpers/gateway-twin.js';
@@ -15,6 +17,7 @@ const gw = await startGatewayTwin('jira', { clockStart: new Date('2026-03-02T09:
 t.teardown(() => gw.close());
 const credential = gw.twin.server.host.credential();
 const client = new Version3Client({ host: gw.url, authentication: { basic: { email: credential.email!, apiToken: credential.api_key } } });
+const basic = `Basic ${Buffer.from(`${credential.email}:${credential.api_key}`).toString('base64')}`;
 const adf = (text: string) => ({ type: 'doc', version: 1, content: [{ type: 'paragraph', content: [{ type: 'text', text }] }] });
 
 t.test('credential carries the email; myself, projects, issue types', async (t) => {
@@ -139,6 +142,105 @@ t.test('JQL search: operators, currentUser(), ORDER BY, pagination', async (t) =
   t.equal(offset.issues!.length, 2);
 });
 
+t.test('jira.js pages through ordered JQL: every page in order, bare words as free text', async (t) => {
+  for (const summary of ['Checkout crash on submit', 'Checkout totals wrong', 'Checkout slow', 'Profile page typo', 'Checkout coupon ignored']) {
+    await client.issues.createIssue({ fields: { project: { key: 'DEMO' }, issuetype: { name: 'Bug' }, summary, labels: ['shop'] } as any });
+  }
+  const seen: string[] = [];
+  let token: string | undefined;
+  let pages = 0;
+  do {
+    const page = await client.issueSearch.searchForIssuesUsingJqlEnhancedSearch({
+      jql: 'labels = shop ORDER BY summary DESC',
+      maxResults: 2,
+      fields: ['summary'],
+      ...(token ? { nextPageToken: token } : {}),
+    });
+    t.ok(page.issues!.length > 0 && page.issues!.length <= 2, 'each page holds at most maxResults issues');
+    seen.push(...page.issues!.map((i) => i.fields.summary as string));
+    token = page.nextPageToken ?? undefined;
+    pages++;
+  } while (token && pages < 10);
+  t.equal(pages, 3, 'five issues in pages of two');
+  t.same(
+    seen,
+    ['Profile page typo', 'Checkout totals wrong', 'Checkout slow', 'Checkout crash on submit', 'Checkout coupon ignored'],
+    'ORDER BY summary DESC across pages',
+  );
+  const offset = await client.issueSearch.searchForIssuesUsingJql({
+    jql: 'labels = shop ORDER BY summary ASC',
+    startAt: 1,
+    maxResults: 3,
+    fields: ['summary'],
+  });
+  t.equal(offset.total, 5);
+  t.equal(offset.startAt, 1);
+  t.equal(offset.maxResults, 3);
+  t.same(
+    offset.issues!.map((i) => i.fields.summary),
+    ['Checkout crash on submit', 'Checkout slow', 'Checkout totals wrong'],
+  );
+  const bare = await client.issueSearch.searchForIssuesUsingJqlEnhancedSearch({ jql: 'checkout AND labels = shop ORDER BY summary ASC', fields: ['summary'] });
+  t.same(
+    bare.issues!.map((i) => i.fields.summary),
+    ['Checkout coupon ignored', 'Checkout crash on submit', 'Checkout slow', 'Checkout totals wrong'],
+    'a bare word searches the text',
+  );
+  const phrase = await client.issueSearch.searchForIssuesUsingJqlEnhancedSearch({ jql: 'profile typo', fields: ['summary'] });
+  t.same(
+    phrase.issues!.map((i) => i.fields.summary),
+    ['Profile page typo'],
+  );
+  t.same(parseJql('login').where, { kind: 'clause', field: 'text', op: '~', values: [{ kind: 'value', text: 'login', quoted: true }] });
+});
+
+t.test('issue-creation metadata through jira.js', async (t) => {
+  const meta = await client.issues.getCreateIssueMeta({ projectKeys: ['DEMO'], issuetypeNames: ['Bug'], expand: 'projects.issuetypes.fields' });
+  t.equal(meta.projects!.length, 1);
+  t.equal(meta.projects![0]!.key, 'DEMO');
+  t.same(
+    meta.projects![0]!.issuetypes!.map((x) => x.name),
+    ['Bug'],
+  );
+  const bugFields = meta.projects![0]!.issuetypes![0]!.fields as Record<string, { required: boolean }>;
+  t.equal(bugFields.summary!.required, true);
+  t.equal(bugFields.parent!.required, false);
+  t.same((await client.issues.getCreateIssueMeta({ projectKeys: ['NOPE'] })).projects, [], 'an unknown project narrows the answer');
+  const types = await client.issues.getCreateIssueMetaIssueTypes({ projectIdOrKey: 'DEMO', maxResults: 2 });
+  t.equal(types.total, 5);
+  t.equal(types.issueTypes!.length, 2);
+  const subtask = (await client.issues.getCreateIssueMetaIssueTypes({ projectIdOrKey: 'DEMO' })).issueTypes!.find((x) => x.subtask);
+  t.ok(subtask, 'the project offers a sub-task type');
+  const fields = await client.issues.getCreateIssueMetaIssueTypeId({ projectIdOrKey: 'DEMO', issueTypeId: subtask!.id! });
+  const byKey = new Map(fields.fields!.map((f) => [f.key, f]));
+  t.ok(fields.fields!.length > 0);
+  t.equal(byKey.get('parent')!.required, true, 'a sub-task needs its parent');
+  t.equal(byKey.get('priority')!.hasDefaultValue, true);
+  t.ok((byKey.get('priority')!.allowedValues ?? []).length > 0, 'priorities are offered');
+  t.equal((await client.issues.getCreateIssueMetaIssueTypes({ projectIdOrKey: 'NOPE' }).catch((e) => e)).status, 404);
+  t.equal((await client.issues.getCreateIssueMetaIssueTypeId({ projectIdOrKey: 'DEMO', issueTypeId: '99' }).catch((e) => e)).status, 404);
+});
+
+t.test('project keys as Jira keeps them, an unknown URL as Jira answers it, self links in the caller’s scheme', async (t) => {
+  t.equal((await client.projects.getProject({ projectIdOrKey: 'DEMO' })).key, 'DEMO');
+  const lower = await client.projects.getProject({ projectIdOrKey: 'demo' }).catch((e) => e);
+  t.equal(lower.status, 404, 'a lowercase key names no project');
+  const unknown = await fetch(`${gw.url}/rest/api/3/no/such/thing?x=1`, { headers: { authorization: basic } });
+  t.equal(unknown.status, 404);
+  t.same(await unknown.json(), { message: `null for uri: ${gw.url}/rest/api/3/no/such/thing?x=1`, 'status-code': 404 });
+  const tls = new Version3Client({
+    host: gw.httpsUrl,
+    authentication: { basic: { email: credential.email!, apiToken: credential.api_key } },
+    baseRequestConfig: { httpsAgent: new Agent({ ca: readFileSync(gw.caFile) }) },
+  });
+  const created = await tls.issues.createIssue({ fields: { project: { key: 'DEMO' }, issuetype: { name: 'Task' }, summary: 'Over TLS' } as any });
+  t.equal(created.self, `${gw.httpsUrl}/rest/api/3/issue/${created.id}`, 'https in, https self');
+  const issue = await tls.issues.getIssue({ issueIdOrKey: created.key, fields: ['project'] });
+  t.match(issue.self, /^https:\/\//);
+  t.match((issue.fields.project as { self: string }).self, /^https:\/\//);
+  t.match((await client.issues.getIssue({ issueIdOrKey: created.key })).self, /^http:\/\//, 'http in, http self');
+});
+
 t.test('errors as Jira answers them', async (t) => {
   const missing = await client.issues.getIssue({ issueIdOrKey: 'DEMO-999' }).catch((e) => e);
   t.equal(missing.status, 404);
@@ -172,7 +274,7 @@ t.test('webhook with a secret: X-Hub-Signature verified, JQL filter applied', as
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/jira`;
   const reg = await fetch(`${gw.url}/rest/webhooks/1.0/webhook`, {
     method: 'POST',
-    headers: { authorization: `Basic ${Buffer.from(`${credential.email}:${credential.api_key}`).toString('base64')}`, 'content-type': 'application/json' },
+    headers: { authorization: basic, 'content-type': 'application/json' },
     body: JSON.stringify({
       name: 'ci',
       url,

@@ -11,8 +11,9 @@ import { userView, issueView } from './views.js';
 import { emitEvent } from './webhooks.js';
 import { STATUSES, viewer } from './workspace.js';
 
+/** A project by id or by its key exactly as Jira keeps it (uppercase: `demo` names no project). */
 export function findProject(ctx: TwinContext, idOrKey: string): Project | undefined {
-  return ctx.store.get<Project>('project', idOrKey) ?? ctx.store.list<Project>('project').find((p) => p.key.toUpperCase() === idOrKey.toUpperCase());
+  return ctx.store.get<Project>('project', idOrKey) ?? ctx.store.list<Project>('project').find((p) => p.key === idOrKey);
 }
 
 export function findIssue(ctx: TwinContext, idOrKey: string): Issue | undefined {

@@ -1,7 +1,8 @@
 // Every REST route the Jira twin answers (routes/<resource>.ts beside model/<resource>.ts).
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
+import { createMetaRoutes } from './createmeta.js';
 import { issueRoutes } from './issues.js';
 import { workspaceRoutes } from './workspace.js';
 
-export const routes: TwinRoute[] = [...workspaceRoutes, ...issueRoutes];
+export const routes: TwinRoute[] = [...workspaceRoutes, ...createMetaRoutes, ...issueRoutes];
