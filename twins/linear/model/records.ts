@@ -4,7 +4,19 @@
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 
-export const RESOURCES = ['organization', 'user', 'team', 'workflow_state', 'issue_label', 'issue', 'comment', 'project', 'cycle', 'webhook'] as const;
+export const RESOURCES = [
+  'organization',
+  'user',
+  'team',
+  'workflow_state',
+  'issue_label',
+  'issue',
+  'comment',
+  'attachment',
+  'project',
+  'cycle',
+  'webhook',
+] as const;
 
 interface Entity {
   id: string;
@@ -126,6 +138,19 @@ export interface Webhook extends Entity {
   teamId: string | null;
   allPublicTeams: boolean;
   creatorId: string | null;
+}
+
+/** A link on an issue (a PR, a support ticket, any URL); one per URL and issue. */
+export interface Attachment extends Entity {
+  issueId: string;
+  creatorId: string | null;
+  title: string;
+  subtitle: string | null;
+  url: string;
+  metadata: Record<string, unknown>;
+  iconUrl: string | null;
+  groupBySource: boolean;
+  sourceType: string | null;
 }
 
 /** A v4-shaped UUID from the twin's deterministic id source. */

@@ -49,9 +49,12 @@ const issueModel: TypeModel = {
   },
 };
 
-/** Linear's full-text search over identifiers, titles and descriptions (case-insensitive words). */
-function searchMatches(i: Rec, term: string): boolean {
-  const hay = `${String(i.identifier)} ${String(i.title)} ${String(i.description ?? '')}`.toLowerCase();
+/**
+ * Linear's full-text search over identifiers, titles and descriptions (case-insensitive words),
+ * and comment bodies when `includeComments` asks.
+ */
+function searchMatches(i: Rec, term: string, comments: Rec[] = []): boolean {
+  const hay = [i.identifier, i.title, i.description ?? '', ...comments.map((c) => c.body)].map(String).join(' ').toLowerCase();
   return term
     .toLowerCase()
     .split(/\s+/)
@@ -67,7 +70,20 @@ export const issueModels: TypeModels = {
     },
     many: {
       issues: (_r, ctx) => all(ctx, 'issue').filter((i) => !i.trashed),
-      searchIssues: (_r, ctx, a) => all(ctx, 'issue').filter((i) => !i.trashed && searchMatches(i, str(a, 'term'))),
+      searchIssues: (_r, ctx, a) => {
+        const comments = a.includeComments === true ? all(ctx, 'comment') : [];
+        const teamId = str(a, 'teamId');
+        return all(ctx, 'issue').filter(
+          (i) =>
+            !i.trashed &&
+            (teamId === '' || i.teamId === teamId) &&
+            searchMatches(
+              i,
+              str(a, 'term'),
+              comments.filter((c) => c.issueId === i.id),
+            ),
+        );
+      },
       issueSearch: (_r, ctx, a) => all(ctx, 'issue').filter((i) => !i.trashed && (typeof a.query !== 'string' || searchMatches(i, a.query))),
       issueLabels: (_r, ctx) => all(ctx, 'issue_label'),
     },
