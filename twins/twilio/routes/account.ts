@@ -5,6 +5,7 @@ import { ownAccount } from '../wire/auth.js';
 import { envelope2010, pageOf } from '../wire/pagination.js';
 import { callbackUrl, str } from '../wire/params.js';
 import { account, accountView, createKey, keyView } from '../model/account.js';
+import { firstInArea } from '../model/available.js';
 import { createNumber, numberView, updateNumber, type NumberInput } from '../model/numbers.js';
 import { API, type ApiKey, type IncomingPhoneNumber } from '../model/records.js';
 import { json, named } from './messages.js';
@@ -82,7 +83,19 @@ export const accountRoutes: TwinRoute[] = [
     path: KEY,
     handler: (req, ctx) => (ownAccount(req, ctx), ctx.store.delete('api_key', named<ApiKey>(req, ctx, 'api_key').sid), { status: 204 }),
   },
-  { method: 'POST', path: NUMBERS, handler: (req, ctx) => json(201, numberView(ownAccount(req, ctx), createNumber(ctx, numberInput(req)))) },
+  {
+    method: 'POST',
+    path: NUMBERS,
+    handler(req, ctx) {
+      const acct = ownAccount(req, ctx);
+      const input = numberInput(req);
+      // Buying by area code takes the first number of that area the inventory offers (else one made up in it).
+      if (input.phone_number === undefined && input.area_code !== undefined && /^\d{3}$/.test(input.area_code)) {
+        input.phone_number = firstInArea(ctx, input.area_code);
+      }
+      return json(201, numberView(acct, createNumber(ctx, input)));
+    },
+  },
   {
     method: 'GET',
     path: NUMBERS,
