@@ -241,6 +241,86 @@ t.test('project keys as Jira keeps them, an unknown URL as Jira answers it, self
   t.match((await client.issues.getIssue({ issueIdOrKey: created.key })).self, /^http:\/\//, 'http in, http self');
 });
 
+t.test('history, watchers, edit metadata and the site catalogue through jira.js', async (t) => {
+  const me = await client.myself.getCurrentUser();
+  const grace = (await client.userSearch.findUsers({ query: 'grace' }))[0]!;
+  const created = await client.issues.createIssue({
+    fields: { project: { key: 'DEMO' }, issuetype: { name: 'Story' }, summary: 'Track history', labels: ['history'] } as any,
+  });
+  await client.issues.editIssue({ issueIdOrKey: created.key, fields: { summary: 'Track the history' } });
+  await client.issues.doTransition({ issueIdOrKey: created.key, transition: { id: '21' } });
+  const log = await client.issues.getChangeLogs({ issueIdOrKey: created.key });
+  t.equal(log.total, 2);
+  t.same(
+    log.values!.map((c) => c.items!.map((i) => `${i.field}:${i.fromString}->${i.toString}`)),
+    [['summary:Track history->Track the history'], ['status:To Do->In Progress']],
+    'oldest first, each with what changed',
+  );
+  t.equal(log.values![0]!.author!.accountId, me.accountId);
+  const byId = await client.issues.getChangeLogsByIds({ issueIdOrKey: created.key, changelogIds: [Number(log.values![1]!.id)] });
+  t.same(
+    byId.histories!.map((h) => h.id),
+    [log.values![1]!.id],
+  );
+  const expanded = await client.issues.getIssue({ issueIdOrKey: created.key, expand: 'changelog', fields: ['summary'] });
+  t.equal((expanded.changelog as { total: number }).total, 2);
+
+  const watching = await client.issueWatchers.getIssueWatchers({ issueIdOrKey: created.key });
+  t.same(
+    watching.watchers!.map((u) => u.accountId),
+    [me.accountId],
+    'the creator watches',
+  );
+  await client.issueWatchers.addWatcher({ issueIdOrKey: created.key, accountId: grace.accountId! });
+  t.equal((await client.issueWatchers.getIssueWatchers({ issueIdOrKey: created.key })).watchCount, 2);
+  await client.issueWatchers.removeWatcher({ issueIdOrKey: created.key, accountId: me.accountId! });
+  const after = await client.issueWatchers.getIssueWatchers({ issueIdOrKey: created.key });
+  t.equal(after.isWatching, false);
+  t.same(
+    after.watchers!.map((u) => u.accountId),
+    [grace.accountId],
+  );
+  t.same((await client.issues.getIssue({ issueIdOrKey: created.key, fields: ['watches'] })).fields.watches, {
+    self: `${gw.url}/rest/api/3/issue/${created.key}/watchers`,
+    watchCount: 1,
+    isWatching: false,
+  });
+  t.equal((await client.issueWatchers.addWatcher({ issueIdOrKey: created.key, accountId: 'nobody' }).catch((e) => e)).status, 404);
+
+  const edit = await client.issues.getEditIssueMeta({ issueIdOrKey: created.key });
+  t.same(Object.keys(edit.fields!).sort(), ['assignee', 'description', 'duedate', 'labels', 'parent', 'priority', 'summary']);
+
+  t.equal((await client.issueTypes.getIssueType({ id: '10003' })).name, 'Bug');
+  t.equal((await client.issueTypes.getIssueType({ id: '999' }).catch((e) => e)).status, 404);
+  t.equal((await client.issuePriorities.getPriority({ id: '2' })).name, 'High');
+  const priorities = await client.issuePriorities.searchPriorities({ maxResults: 2 });
+  t.equal(priorities.total, 5);
+  t.equal(priorities.values!.length, 2);
+  t.equal((await client.workflowStatuses.getStatus({ idOrName: 'in progress' })).id, '3');
+  t.same(
+    (await client.workflowStatusCategories.getStatusCategories()).map((c) => c.key),
+    ['undefined', 'new', 'indeterminate', 'done'],
+  );
+  t.equal((await client.workflowStatusCategories.getStatusCategory({ idOrKey: 'done' })).name, 'Done');
+  const statuses = await client.projects.getAllStatuses({ projectIdOrKey: 'DEMO' });
+  t.ok(statuses.length > 0 && statuses.every((x) => x.statuses!.length === 3), 'every issue type with the workflow');
+  t.equal((await client.users.getAllUsersDefault({})).length, 3);
+  t.ok((await client.labels.getAllLabels()).values!.includes('history'));
+  const matches = await client.issueSearch.matchIssues({ jqls: ['labels = history', 'labels = nope', 'project = '], issueIds: [Number(created.id)] });
+  t.same(
+    matches.matches!.map((m) => m.matchedIssues),
+    [[Number(created.id)], [], []],
+  );
+  t.ok(matches.matches![2]!.errors!.length > 0, 'a query Jira cannot read reports its error');
+
+  const renamed = await client.projects.updateProject({ projectIdOrKey: 'DEMO', name: 'Demo project (renamed)', leadAccountId: grace.accountId });
+  t.equal(renamed.name, 'Demo project (renamed)');
+  t.equal((await client.projects.getProject({ projectIdOrKey: 'DEMO' })).lead!.accountId, grace.accountId);
+  const rekey = await client.projects.updateProject({ projectIdOrKey: 'DEMO', key: 'DEMO2', leadAccountId: me.accountId! }).catch((e) => e);
+  t.equal(rekey.status, 501, 'a new key is refused as not simulated');
+  await client.projects.updateProject({ projectIdOrKey: 'DEMO', name: 'Demo project', leadAccountId: me.accountId });
+});
+
 t.test('errors as Jira answers them', async (t) => {
   const missing = await client.issues.getIssue({ issueIdOrKey: 'DEMO-999' }).catch((e) => e);
   t.equal(missing.status, 404);

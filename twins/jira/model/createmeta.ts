@@ -40,6 +40,14 @@ export function createFields(type: IssueType): CreateField[] {
   ];
 }
 
+/** The fields `PUT /issue/{key}` changes (editIssue in model/issues.ts), as `editmeta` lists them. */
+export function editFields(type: IssueType): CreateField[] {
+  const keep = new Set(['summary', 'parent', 'description', 'assignee', 'priority', 'labels', 'duedate']);
+  return createFields(type)
+    .filter((f) => keep.has(f.key))
+    .map((f) => (f.key === 'parent' ? { ...f, required: false } : f));
+}
+
 export function requireCreateProject(ctx: TwinContext, idOrKey: string): Project {
   const project = findProject(ctx, idOrKey);
   if (!project) throw new JiraError(404, [`No project could be found with key '${idOrKey}'.`]);

@@ -6,7 +6,18 @@
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { fieldError, issueNotFound, JiraError } from '../wire/errors.js';
 import { evaluate, parseJql, type Jql, type JqlSubject } from './jql.js';
-import { jiraTime, PRIORITIES, type Comment, type Issue, type IssueType, type Project, type Status, type User } from './records.js';
+import {
+  jiraTime,
+  PRIORITIES,
+  type Changelog,
+  type Comment,
+  type Issue,
+  type Watcher,
+  type IssueType,
+  type Project,
+  type Status,
+  type User,
+} from './records.js';
 import { userView, issueView } from './views.js';
 import { emitEvent } from './webhooks.js';
 import { STATUSES, viewer } from './workspace.js';
@@ -130,23 +141,33 @@ export function createIssue(ctx: TwinContext, fields: Fields): Issue {
     resolutiondate: null,
   };
   ctx.store.put('issue', issue.id, issue);
+  // Jira's default preference: you watch the issues you create.
+  ctx.store.put('watcher', `${issue.id}:${me.accountId}`, { issueId: issue.id, accountId: me.accountId });
   event(ctx, 'jira:issue_created', issue, { issue_event_type_name: 'issue_created' });
   return issue;
 }
 
-type ChangeItem = { field: string; fieldtype: string; from: string | null; fromString: string | null; to: string | null; toString: string | null };
+type ChangeItem = Changelog['items'][number];
 
 function changed(ctx: TwinContext, issue: Issue, items: ChangeItem[]): void {
   if (items.length === 0) return;
   issue.updated = jiraTime(ctx);
   ctx.store.put('issue', issue.id, issue);
+  const entry: Changelog = {
+    id: String(10000 + ctx.ids.sequence('id:changelog')),
+    issueId: issue.id,
+    authorId: viewer(ctx).accountId,
+    created: issue.updated,
+    items,
+  };
+  ctx.store.put('changelog', entry.id, entry);
   event(ctx, 'jira:issue_updated', issue, {
     issue_event_type_name: items.some((i) => i.field === 'status')
       ? 'issue_generic'
       : items.some((i) => i.field === 'assignee')
         ? 'issue_assigned'
         : 'issue_updated',
-    changelog: { id: String(10000 + ctx.ids.sequence('id:changelog')), items },
+    changelog: { id: entry.id, items },
   });
 }
 
@@ -252,6 +273,8 @@ export function deleteIssue(ctx: TwinContext, idOrKey: string, deleteSubtasks: b
   if (subtasks.length > 0 && !deleteSubtasks) throw new JiraError(400, ['The issue has subtasks. Set deleteSubtasks to true to delete them with the issue.']);
   for (const s of subtasks) deleteIssue(ctx, s.id, true);
   for (const c of ctx.store.list<Comment>('comment').filter((c) => c.issueId === issue.id)) ctx.store.delete('comment', c.id);
+  for (const c of ctx.store.list<Changelog>('changelog').filter((c) => c.issueId === issue.id)) ctx.store.delete('changelog', c.id);
+  for (const w of ctx.store.list<Watcher>('watcher').filter((w) => w.issueId === issue.id)) ctx.store.delete('watcher', `${w.issueId}:${w.accountId}`);
   event(ctx, 'jira:issue_deleted', issue, { issue_event_type_name: 'issue_deleted' });
   ctx.store.delete('issue', issue.id);
 }

@@ -3,7 +3,7 @@
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 
-export const RESOURCES = ['site', 'user', 'project', 'issue_type', 'status', 'issue', 'comment', 'webhook'] as const;
+export const RESOURCES = ['site', 'user', 'project', 'issue_type', 'status', 'issue', 'comment', 'changelog', 'watcher', 'webhook'] as const;
 
 export interface User {
   accountId: string;
@@ -73,6 +73,21 @@ export interface Comment {
   body: Record<string, unknown>;
   created: string;
   updated: string;
+}
+
+/** One change to an issue's fields (what `GET /issue/{key}/changelog` lists, oldest first). */
+export interface Changelog {
+  id: string;
+  issueId: string;
+  authorId: string;
+  created: string;
+  items: { field: string; fieldtype: string; from: string | null; fromString: string | null; to: string | null; toString: string | null }[];
+}
+
+/** A user watching an issue (keyed `<issueId>:<accountId>`). */
+export interface Watcher {
+  issueId: string;
+  accountId: string;
 }
 
 export interface Webhook {

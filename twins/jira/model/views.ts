@@ -2,9 +2,10 @@
 // `self` links on the twin's own URL.
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
-import { PRIORITIES, type Comment, type Issue, type IssueType, type Project, type Status, type User } from './records.js';
+import { PRIORITIES, type Changelog, type Comment, type Issue, type IssueType, type Project, type Status, type User, type Watcher } from './records.js';
+import { viewer } from './workspace.js';
 
-const CATEGORY = {
+export const CATEGORY = {
   new: { id: 2, key: 'new', colorName: 'blue-gray', name: 'To Do' },
   indeterminate: { id: 4, key: 'indeterminate', colorName: 'yellow', name: 'In Progress' },
   done: { id: 3, key: 'done', colorName: 'green', name: 'Done' },
@@ -118,6 +119,7 @@ export function issueFields(ctx: TwinContext, i: Issue): Record<string, unknown>
   const parent = i.parentId ? ctx.store.get<Issue>('issue', i.parentId) : undefined;
   const comments = ctx.store.list<Comment>('comment').filter((c) => c.issueId === i.id);
   const subtasks = ctx.store.list<Issue>('issue').filter((x) => x.parentId === i.id);
+  const watchers = ctx.store.list<Watcher>('watcher').filter((w) => w.issueId === i.id);
   return {
     summary: i.summary,
     description: i.description,
@@ -151,7 +153,11 @@ export function issueFields(ctx: TwinContext, i: Issue): Record<string, unknown>
       total: comments.length,
       startAt: 0,
     },
-    watches: { self: `${api(ctx)}/issue/${i.key}/watchers`, watchCount: 1, isWatching: true },
+    watches: {
+      self: `${api(ctx)}/issue/${i.key}/watchers`,
+      watchCount: watchers.length,
+      isWatching: watchers.some((w) => w.accountId === viewer(ctx).accountId),
+    },
     votes: { self: `${api(ctx)}/issue/${i.key}/votes`, votes: 0, hasVoted: false },
     issuelinks: [],
     components: [],
@@ -184,5 +190,16 @@ export function issueView(ctx: TwinContext, i: Issue, fields: string[] = ['*all'
     self: `${api(ctx)}/issue/${i.id}`,
     key: i.key,
     fields: picked,
+  };
+}
+
+/** One entry of an issue's history, as `GET /issue/{key}/changelog` and `expand=changelog` show it. */
+export function changelogView(ctx: TwinContext, c: Changelog): Record<string, unknown> {
+  const author = ctx.store.get<User>('user', c.authorId);
+  return {
+    id: c.id,
+    ...(author ? { author: userView(ctx, author) } : {}),
+    created: c.created,
+    items: c.items.map((item) => ({ ...item, fieldId: item.field })),
   };
 }

@@ -1,11 +1,12 @@
-// Issue-creation metadata: `GET /issue/createmeta` (projects, their issue types and, with
-// `expand=projects.issuetypes.fields`, each type's fields) and the paged per-project routes
-// `createmeta/{projectIdOrKey}/issuetypes` and `…/issuetypes/{issueTypeId}` jira.js calls.
+// Issue metadata: `GET /issue/{key}/editmeta` (the fields an edit may change), `GET
+// /issue/createmeta` (projects, their issue types and, with `expand=projects.issuetypes.fields`,
+// each type's fields) and the paged per-project routes `createmeta/{projectIdOrKey}/issuetypes`
+// and `…/issuetypes/{issueTypeId}` jira.js calls.
 
 import type { TwinRequest, TwinResponse, TwinRoute } from '../../../twin-runtime/contract.js';
-import { createFields, createFieldView, projectIssueTypes, requireCreateProject, requireProjectIssueType } from '../model/createmeta.js';
-import { findProject } from '../model/issues.js';
-import type { Project } from '../model/records.js';
+import { createFields, createFieldView, editFields, projectIssueTypes, requireCreateProject, requireProjectIssueType } from '../model/createmeta.js';
+import { findProject, requireIssue } from '../model/issues.js';
+import type { IssueType, Project } from '../model/records.js';
 import { issueTypeView, projectRef } from '../model/views.js';
 import { intParam, listParam, offsetPage } from '../wire/params.js';
 
@@ -18,6 +19,16 @@ function page<T>(req: TwinRequest, items: T[]) {
 }
 
 export const createMetaRoutes: TwinRoute[] = [
+  {
+    method: 'GET',
+    path: '/rest/api/3/issue/{issueIdOrKey}/editmeta',
+    handler(req, ctx) {
+      const issue = requireIssue(ctx, req.params.issueIdOrKey!);
+      const project = ctx.store.get<Project>('project', issue.projectId)!;
+      const type = ctx.store.get<IssueType>('issue_type', issue.issueTypeId)!;
+      return json({ fields: Object.fromEntries(editFields(type).map((f) => [f.key, createFieldView(ctx, project, type, f)])) });
+    },
+  },
   {
     method: 'GET',
     path: P,

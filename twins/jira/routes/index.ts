@@ -1,8 +1,11 @@
 // Every REST route the Jira twin answers (routes/<resource>.ts beside model/<resource>.ts).
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
+import { catalogueRoutes } from './catalogue.js';
+import { changelogRoutes } from './changelog.js';
 import { createMetaRoutes } from './createmeta.js';
 import { issueRoutes } from './issues.js';
+import { watcherRoutes } from './watchers.js';
 import { workspaceRoutes } from './workspace.js';
 
-export const routes: TwinRoute[] = [...workspaceRoutes, ...createMetaRoutes, ...issueRoutes];
+export const routes: TwinRoute[] = [...workspaceRoutes, ...catalogueRoutes, ...createMetaRoutes, ...issueRoutes, ...changelogRoutes, ...watcherRoutes];

@@ -6,7 +6,8 @@ import { JiraError } from '../wire/errors.js';
 import { boolParam, decodeToken, encodeToken, intParam, listParam, offsetPage, param } from '../wire/params.js';
 import { addComment, deleteComment, findComment, issueComments, updateComment } from '../model/comments.js';
 import { availableTransitions, createIssue, deleteIssue, editIssue, requireIssue, searchIssues, transitionIssue } from '../model/issues.js';
-import { commentView, issueView, statusView } from '../model/views.js';
+import { issueChangelog } from '../model/changelog.js';
+import { changelogView, commentView, issueView, statusView } from '../model/views.js';
 
 const json = (status: number, body: unknown): TwinResponse => ({ status, headers: { 'content-type': 'application/json;charset=UTF-8' }, body });
 const noContent = (): TwinResponse => ({ status: 204 });
@@ -62,7 +63,15 @@ export const issueRoutes: TwinRoute[] = [
   {
     method: 'GET',
     path: `${P}/issue/{issueIdOrKey}`,
-    handler: (req, ctx) => json(200, issueView(ctx, requireIssue(ctx, req.params.issueIdOrKey!), listParam(req, 'fields') ?? ['*all'])),
+    handler: (req, ctx) => {
+      const issue = requireIssue(ctx, req.params.issueIdOrKey!);
+      const view = issueView(ctx, issue, listParam(req, 'fields') ?? ['*all']);
+      if ((listParam(req, 'expand') ?? []).includes('changelog')) {
+        const history = issueChangelog(ctx, issue.id);
+        view.changelog = { startAt: 0, maxResults: history.length, total: history.length, histories: history.map((c) => changelogView(ctx, c)) };
+      }
+      return json(200, view);
+    },
   },
   {
     method: 'PUT',
