@@ -321,6 +321,36 @@ t.test('history, watchers, edit metadata and the site catalogue through jira.js'
   await client.projects.updateProject({ projectIdOrKey: 'DEMO', name: 'Demo project', leadAccountId: me.accountId });
 });
 
+t.test('the newer search endpoints and bulk fetch jira.js calls; archiving refused, not mistaken for an issue', async (t) => {
+  const count = await client.issueSearch.countIssues({ jql: 'labels = shop' });
+  t.equal(count.count, 5);
+  const first = await client.issueSearch.searchForIssuesIds({ jql: 'labels = shop ORDER BY key ASC', maxResults: 3 });
+  t.equal(first.issueIds!.length, 3);
+  t.ok(first.nextPageToken, 'more to come');
+  const rest = await client.issueSearch.searchForIssuesIds({ jql: 'labels = shop ORDER BY key ASC', maxResults: 3, nextPageToken: first.nextPageToken! });
+  t.equal(rest.issueIds!.length, 2);
+  t.notOk(rest.nextPageToken);
+  const ids = [...first.issueIds!, ...rest.issueIds!];
+  t.same(
+    [...ids].sort((a, b) => a - b),
+    ids,
+    'ordered by key, ascending',
+  );
+  const fetched = await client.issues.bulkFetchIssues({ issueIdsOrKeys: [String(ids[0]), 'DEMO-9999'], fields: ['summary'] });
+  t.same(
+    fetched.issues!.map((i) => Number(i.id)),
+    [ids[0]],
+    'an unknown key is left out',
+  );
+  const archive = await fetch(`${gw.url}/rest/api/3/issue/archive`, {
+    method: 'PUT',
+    headers: { authorization: basic, 'content-type': 'application/json' },
+    body: JSON.stringify({ issueIdsOrKeys: ['DEMO-1'] }),
+  });
+  t.equal(archive.status, 501);
+  t.match(await archive.json(), { errorMessages: [/does not simulate PUT \/rest\/api\/3\/issue\/archive/] });
+});
+
 t.test('errors as Jira answers them', async (t) => {
   const missing = await client.issues.getIssue({ issueIdOrKey: 'DEMO-999' }).catch((e) => e);
   t.equal(missing.status, 404);
