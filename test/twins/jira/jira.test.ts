@@ -351,6 +351,38 @@ t.test('the newer search endpoints and bulk fetch jira.js calls; archiving refus
   t.match(await archive.json(), { errorMessages: [/does not simulate PUT \/rest\/api\/3\/issue\/archive/] });
 });
 
+t.test('issue links through jira.js: each issue shows the other from its own side', async (t) => {
+  const types = await client.issueLinkTypes.getIssueLinkTypes();
+  t.same(
+    types.issueLinkTypes!.map((x) => x.name),
+    ['Blocks', 'Cloners', 'Duplicate', 'Relates'],
+  );
+  t.equal((await client.issueLinkTypes.getIssueLinkType({ issueLinkTypeId: '10000' })).outward, 'blocks');
+  const a = await client.issues.createIssue({ fields: { project: { key: 'DEMO' }, issuetype: { name: 'Task' }, summary: 'Migrate the database' } as any });
+  const b = await client.issues.createIssue({ fields: { project: { key: 'DEMO' }, issuetype: { name: 'Task' }, summary: 'Ship the release' } as any });
+  await client.issueLinks.linkIssues({
+    type: { name: 'Blocks' },
+    inwardIssue: { key: a.key },
+    outwardIssue: { key: b.key },
+    comment: { body: adf('Release waits for the migration') as any },
+  });
+  const aLinks = (await client.issues.getIssue({ issueIdOrKey: a.key, fields: ['issuelinks'] })).fields.issuelinks!;
+  t.equal(aLinks.length, 1);
+  t.equal(aLinks[0]!.outwardIssue!.key, b.key, `${a.key} blocks ${b.key}`);
+  const bLinks = (await client.issues.getIssue({ issueIdOrKey: b.key, fields: ['issuelinks'] })).fields.issuelinks!;
+  t.equal(bLinks[0]!.inwardIssue!.key, a.key, `${b.key} is blocked by ${a.key}`);
+  const link = await client.issueLinks.getIssueLink({ linkId: aLinks[0]!.id! });
+  t.equal(link.type!.name, 'Blocks');
+  t.equal((await client.issueComments.getComments({ issueIdOrKey: b.key })).total, 1, 'the comment went to the outward issue');
+  const unknown = await client.issueLinks
+    .linkIssues({ type: { name: 'Blocks' }, inwardIssue: { key: a.key }, outwardIssue: { key: 'DEMO-9999' } })
+    .catch((e) => e);
+  t.equal(unknown.status, 404);
+  await client.issueLinks.deleteIssueLink({ linkId: link.id! });
+  t.same((await client.issues.getIssue({ issueIdOrKey: b.key, fields: ['issuelinks'] })).fields.issuelinks, []);
+  t.equal((await client.issueLinks.getIssueLink({ linkId: link.id! }).catch((e) => e)).status, 404);
+});
+
 t.test('errors as Jira answers them', async (t) => {
   const missing = await client.issues.getIssue({ issueIdOrKey: 'DEMO-999' }).catch((e) => e);
   t.equal(missing.status, 404);

@@ -12,6 +12,7 @@ import {
   type Changelog,
   type Comment,
   type Issue,
+  type IssueLink,
   type Watcher,
   type IssueType,
   type Project,
@@ -274,6 +275,8 @@ export function deleteIssue(ctx: TwinContext, idOrKey: string, deleteSubtasks: b
   for (const s of subtasks) deleteIssue(ctx, s.id, true);
   for (const c of ctx.store.list<Comment>('comment').filter((c) => c.issueId === issue.id)) ctx.store.delete('comment', c.id);
   for (const c of ctx.store.list<Changelog>('changelog').filter((c) => c.issueId === issue.id)) ctx.store.delete('changelog', c.id);
+  for (const l of ctx.store.list<IssueLink>('issue_link').filter((l) => l.inwardIssueId === issue.id || l.outwardIssueId === issue.id))
+    ctx.store.delete('issue_link', l.id);
   for (const w of ctx.store.list<Watcher>('watcher').filter((w) => w.issueId === issue.id)) ctx.store.delete('watcher', `${w.issueId}:${w.accountId}`);
   event(ctx, 'jira:issue_deleted', issue, { issue_event_type_name: 'issue_deleted' });
   ctx.store.delete('issue', issue.id);

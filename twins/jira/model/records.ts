@@ -3,7 +3,7 @@
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 
-export const RESOURCES = ['site', 'user', 'project', 'issue_type', 'status', 'issue', 'comment', 'changelog', 'watcher', 'webhook'] as const;
+export const RESOURCES = ['site', 'user', 'project', 'issue_type', 'status', 'issue', 'comment', 'changelog', 'watcher', 'issue_link', 'webhook'] as const;
 
 export interface User {
   accountId: string;
@@ -83,6 +83,25 @@ export interface Changelog {
   created: string;
   items: { field: string; fieldtype: string; from: string | null; fromString: string | null; to: string | null; toString: string | null }[];
 }
+
+/**
+ * A link between two issues. As Jira's API has it, the `inward` issue is the subject of the type's
+ * outward phrase: `{type: Blocks, inward: A, outward: B}` reads "A blocks B".
+ */
+export interface IssueLink {
+  id: string;
+  typeId: string;
+  inwardIssueId: string;
+  outwardIssueId: string;
+}
+
+/** Jira Cloud's default link types (every site starts with them). */
+export const LINK_TYPES = [
+  { id: '10000', name: 'Blocks', inward: 'is blocked by', outward: 'blocks' },
+  { id: '10001', name: 'Cloners', inward: 'is cloned by', outward: 'clones' },
+  { id: '10002', name: 'Duplicate', inward: 'is duplicated by', outward: 'duplicates' },
+  { id: '10003', name: 'Relates', inward: 'relates to', outward: 'relates to' },
+];
 
 /** A user watching an issue (keyed `<issueId>:<accountId>`). */
 export interface Watcher {

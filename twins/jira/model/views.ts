@@ -2,7 +2,19 @@
 // `self` links on the twin's own URL.
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
-import { PRIORITIES, type Changelog, type Comment, type Issue, type IssueType, type Project, type Status, type User, type Watcher } from './records.js';
+import {
+  LINK_TYPES,
+  PRIORITIES,
+  type Changelog,
+  type IssueLink,
+  type Comment,
+  type Issue,
+  type IssueType,
+  type Project,
+  type Status,
+  type User,
+  type Watcher,
+} from './records.js';
 import { viewer } from './workspace.js';
 
 export const CATEGORY = {
@@ -106,6 +118,35 @@ function issueRef(ctx: TwinContext, i: Issue): Record<string, unknown> {
   };
 }
 
+export function linkTypeView(ctx: TwinContext, t: (typeof LINK_TYPES)[number]): Record<string, unknown> {
+  return { id: t.id, name: t.name, inward: t.inward, outward: t.outward, self: `${api(ctx)}/issueLinkType/${t.id}` };
+}
+
+/** A link as `GET /issueLink/{id}` shows it: both issues. */
+export function issueLinkView(ctx: TwinContext, l: IssueLink): Record<string, unknown> {
+  const inward = ctx.store.get<Issue>('issue', l.inwardIssueId)!;
+  const outward = ctx.store.get<Issue>('issue', l.outwardIssueId)!;
+  return {
+    id: l.id,
+    self: `${api(ctx)}/issueLink/${l.id}`,
+    type: linkTypeView(ctx, LINK_TYPES.find((t) => t.id === l.typeId)!),
+    inwardIssue: issueRef(ctx, inward),
+    outwardIssue: issueRef(ctx, outward),
+  };
+}
+
+/** An issue's links from its own side: the other issue as `outwardIssue` when this one is the inward one. */
+function issueLinksView(ctx: TwinContext, i: Issue): Record<string, unknown>[] {
+  return ctx.store
+    .list<IssueLink>('issue_link')
+    .filter((l) => l.inwardIssueId === i.id || l.outwardIssueId === i.id)
+    .map((l) => {
+      const type = linkTypeView(ctx, LINK_TYPES.find((t) => t.id === l.typeId)!);
+      const other = ctx.store.get<Issue>('issue', l.inwardIssueId === i.id ? l.outwardIssueId : l.inwardIssueId)!;
+      return { id: l.id, self: `${api(ctx)}/issueLink/${l.id}`, type, [l.inwardIssueId === i.id ? 'outwardIssue' : 'inwardIssue']: issueRef(ctx, other) };
+    });
+}
+
 /** Every field of an issue as `GET /issue/{key}` shows it (the `fields` parameter picks from these). */
 export function issueFields(ctx: TwinContext, i: Issue): Record<string, unknown> {
   const user = (id: string | null) => {
@@ -159,7 +200,7 @@ export function issueFields(ctx: TwinContext, i: Issue): Record<string, unknown>
       isWatching: watchers.some((w) => w.accountId === viewer(ctx).accountId),
     },
     votes: { self: `${api(ctx)}/issue/${i.key}/votes`, votes: 0, hasVoted: false },
-    issuelinks: [],
+    issuelinks: issueLinksView(ctx, i),
     components: [],
     fixVersions: [],
     versions: [],

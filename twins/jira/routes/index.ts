@@ -5,7 +5,16 @@ import { catalogueRoutes } from './catalogue.js';
 import { changelogRoutes } from './changelog.js';
 import { createMetaRoutes } from './createmeta.js';
 import { issueRoutes } from './issues.js';
+import { linkRoutes } from './links.js';
 import { watcherRoutes } from './watchers.js';
 import { workspaceRoutes } from './workspace.js';
 
-export const routes: TwinRoute[] = [...workspaceRoutes, ...catalogueRoutes, ...createMetaRoutes, ...issueRoutes, ...changelogRoutes, ...watcherRoutes];
+export const routes: TwinRoute[] = [
+  ...workspaceRoutes,
+  ...catalogueRoutes,
+  ...createMetaRoutes,
+  ...issueRoutes,
+  ...changelogRoutes,
+  ...watcherRoutes,
+  ...linkRoutes,
+];
