@@ -383,6 +383,44 @@ t.test('issue links through jira.js: each issue shows the other from its own sid
   t.equal((await client.issueLinks.getIssueLink({ linkId: link.id! }).catch((e) => e)).status, 404);
 });
 
+t.test('votes and user lookups through jira.js', async (t) => {
+  const issue = await client.issues.createIssue({ fields: { project: { key: 'DEMO' }, issuetype: { name: 'Bug' }, summary: 'Vote on me' } as any });
+  t.equal((await client.issueVotes.getVotes({ issueIdOrKey: issue.key })).votes, 0);
+  await client.issueVotes.addVote({ issueIdOrKey: issue.key });
+  const voted = await client.issueVotes.getVotes({ issueIdOrKey: issue.key });
+  t.equal(voted.votes, 1);
+  t.equal(voted.hasVoted, true);
+  t.same((await client.issues.getIssue({ issueIdOrKey: issue.key, fields: ['votes'] })).fields.votes, {
+    self: `${gw.url}/rest/api/3/issue/${issue.key}/votes`,
+    votes: 1,
+    hasVoted: true,
+  });
+  await client.issueVotes.removeVote({ issueIdOrKey: issue.key });
+  t.equal((await client.issueVotes.getVotes({ issueIdOrKey: issue.key })).hasVoted, false);
+
+  const everyone = await client.users.getAllUsersDefault({});
+  const ids = everyone.map((u) => u.accountId!);
+  // jira.js 5 joins an array of ids into one encoded value, so several ids go as repeated parameters here.
+  t.same(
+    (await client.users.bulkGetUsers({ accountId: [ids[0]!] })).values!.map((u) => u.accountId),
+    [ids[0]],
+  );
+  const bulk = await fetch(`${gw.url}/rest/api/3/user/bulk?accountId=${ids[0]}&accountId=${ids[1]}&accountId=nobody`, { headers: { authorization: basic } });
+  t.same(
+    ((await bulk.json()) as { values: { accountId: string }[] }).values.map((u) => u.accountId).sort(),
+    [ids[0], ids[1]].sort(),
+    'unknown ids are left out',
+  );
+  const assignable = await client.userSearch.findBulkAssignableUsers({ projectKeys: 'DEMO', query: 'grace' });
+  t.same(
+    assignable.map((u) => u.displayName),
+    ['Grace Hopper'],
+  );
+  t.equal((await client.userSearch.findBulkAssignableUsers({ projectKeys: 'NOPE' }).catch((e) => e)).status, 404);
+  t.equal((await client.userSearch.findUsersWithBrowsePermission({ issueKey: issue.key })).length, 3);
+  t.equal((await client.userSearch.findUsersWithAllPermissions({ permissions: 'BROWSE_PROJECTS', query: 'alan' })).length, 1);
+});
+
 t.test('errors as Jira answers them', async (t) => {
   const missing = await client.issues.getIssue({ issueIdOrKey: 'DEMO-999' }).catch((e) => e);
   t.equal(missing.status, 404);

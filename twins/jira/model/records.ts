@@ -3,7 +3,20 @@
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 
-export const RESOURCES = ['site', 'user', 'project', 'issue_type', 'status', 'issue', 'comment', 'changelog', 'watcher', 'issue_link', 'webhook'] as const;
+export const RESOURCES = [
+  'site',
+  'user',
+  'project',
+  'issue_type',
+  'status',
+  'issue',
+  'comment',
+  'changelog',
+  'watcher',
+  'vote',
+  'issue_link',
+  'webhook',
+] as const;
 
 export interface User {
   accountId: string;
@@ -103,7 +116,7 @@ export const LINK_TYPES = [
   { id: '10003', name: 'Relates', inward: 'relates to', outward: 'relates to' },
 ];
 
-/** A user watching an issue (keyed `<issueId>:<accountId>`). */
+/** A user watching an issue (keyed `<issueId>:<accountId>`); a vote is kept the same way. */
 export interface Watcher {
   issueId: string;
   accountId: string;

@@ -161,6 +161,7 @@ export function issueFields(ctx: TwinContext, i: Issue): Record<string, unknown>
   const comments = ctx.store.list<Comment>('comment').filter((c) => c.issueId === i.id);
   const subtasks = ctx.store.list<Issue>('issue').filter((x) => x.parentId === i.id);
   const watchers = ctx.store.list<Watcher>('watcher').filter((w) => w.issueId === i.id);
+  const votes = ctx.store.list<Watcher>('vote').filter((v) => v.issueId === i.id);
   return {
     summary: i.summary,
     description: i.description,
@@ -199,7 +200,7 @@ export function issueFields(ctx: TwinContext, i: Issue): Record<string, unknown>
       watchCount: watchers.length,
       isWatching: watchers.some((w) => w.accountId === viewer(ctx).accountId),
     },
-    votes: { self: `${api(ctx)}/issue/${i.key}/votes`, votes: 0, hasVoted: false },
+    votes: { self: `${api(ctx)}/issue/${i.key}/votes`, votes: votes.length, hasVoted: votes.some((v) => v.accountId === viewer(ctx).accountId) },
     issuelinks: issueLinksView(ctx, i),
     components: [],
     fixVersions: [],

@@ -6,6 +6,8 @@ import { changelogRoutes } from './changelog.js';
 import { createMetaRoutes } from './createmeta.js';
 import { issueRoutes } from './issues.js';
 import { linkRoutes } from './links.js';
+import { userRoutes } from './users.js';
+import { voteRoutes } from './votes.js';
 import { watcherRoutes } from './watchers.js';
 import { workspaceRoutes } from './workspace.js';
 
@@ -16,5 +18,7 @@ export const routes: TwinRoute[] = [
   ...issueRoutes,
   ...changelogRoutes,
   ...watcherRoutes,
+  ...voteRoutes,
   ...linkRoutes,
+  ...userRoutes,
 ];

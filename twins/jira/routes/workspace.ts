@@ -13,7 +13,8 @@ import { createProjectRecord, viewer } from '../model/workspace.js';
 const json = (status: number, body: unknown): TwinResponse => ({ status, headers: { 'content-type': 'application/json;charset=UTF-8' }, body });
 const P = '/rest/api/3';
 
-function userSearch(req: TwinRequest, users: User[]): User[] {
+/** Users whose name or email matches `query` (or `username`), or the one `accountId` names. */
+export function userSearch(req: TwinRequest, users: User[]): User[] {
   const q = String(param(req, 'query') ?? param(req, 'username') ?? '').toLowerCase();
   const accountId = param(req, 'accountId');
   return users.filter((u) =>
