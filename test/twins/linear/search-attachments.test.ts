@@ -1,8 +1,8 @@
-// The Linear twin's search queries, attachments and refusals, driven by @linear/sdk through the
-// recording gateway: `searchIssues`/`searchProjects` over stored data, attachments (one per URL
-// and issue), arguments of fields whose names hold acronyms as the SDK's documents send them,
-// unknown ids answered as GraphQL errors with Linear's extensions (never a 500), and queries past
-// Linear's complexity refused in its shape.
+// The Linear twin's search queries, attachments, relations and refusals, driven by @linear/sdk
+// through the recording gateway: `searchIssues`/`searchProjects` over stored data, attachments
+// (one per URL and issue), issue relations, arguments of fields whose names hold acronyms as the
+// SDK's documents send them, unknown ids answered as GraphQL errors with Linear's extensions
+// (never a 500), and queries past Linear's complexity refused in its shape.
 
 import t from 'tap';
 import { getNamedType, getNullableType, isScalarType } from 'graphql';
@@ -91,6 +91,31 @@ t.test('attachments: one per URL and issue, found by id and by URL; an unknown i
   const raw = await post('{ attachmentIssue(id: "x") { id } }');
   t.equal(raw.status, 400);
   t.match(raw.body.errors![0]!.extensions, { type: 'invalid input', userError: true, userPresentableMessage: 'Could not find referenced Attachment.' });
+});
+
+t.test('issue relations: created, listed from both sides, retyped, refused on itself, deleted', async (t) => {
+  const made = (await (await client.createIssueRelation({ issueId: crash.identifier, relatedIssueId: typo.id, type: 'blocks' as never })).issueRelation)!;
+  t.equal(made.type, 'blocks');
+  t.equal((await made.issue)!.id, crash.id);
+  t.same(
+    (await (await client.issue(crash.id)).relations()).nodes.map((r) => r.id),
+    [made.id],
+  );
+  t.same(
+    (await (await client.issue(typo.id)).inverseRelations()).nodes.map((r) => r.id),
+    [made.id],
+    'the related issue sees it',
+  );
+  const again = await client.createIssueRelation({ issueId: crash.id, relatedIssueId: typo.id, type: 'blocks' as never }).catch((e) => e);
+  t.equal(again.type, LinearErrorType.InvalidInput, 'one relation of a type between two issues');
+  const self = await client.createIssueRelation({ issueId: crash.id, relatedIssueId: crash.id, type: 'related' as never }).catch((e) => e);
+  t.equal(self.type, LinearErrorType.InvalidInput);
+  const retyped = (await (await client.updateIssueRelation(made.id, { type: 'related' })).issueRelation)!;
+  t.equal(retyped.type, 'related');
+  await client.deleteIssueRelation(made.id);
+  const gone = await client.issueRelation(made.id).catch((e) => e);
+  t.match(gone.message, /Entity not found: IssueRelation/);
+  t.same((await (await client.issue(typo.id)).inverseRelations()).nodes, []);
 });
 
 t.test("fields whose names hold acronyms take the SDK's arguments", async (t) => {

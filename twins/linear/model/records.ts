@@ -13,6 +13,7 @@ export const RESOURCES = [
   'issue',
   'comment',
   'attachment',
+  'issue_relation',
   'project',
   'cycle',
   'webhook',
@@ -138,6 +139,13 @@ export interface Webhook extends Entity {
   teamId: string | null;
   allPublicTeams: boolean;
   creatorId: string | null;
+}
+
+/** Two issues related: `issue` blocks, duplicates, relates to or is similar to `relatedIssue`. */
+export interface IssueRelation extends Entity {
+  type: 'blocks' | 'duplicate' | 'related' | 'similar';
+  issueId: string;
+  relatedIssueId: string;
 }
 
 /** A link on an issue (a PR, a support ticket, any URL); one per URL and issue. */

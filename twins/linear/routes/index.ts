@@ -7,9 +7,12 @@ import { attachmentModels } from './attachments.js';
 import { commentModels } from './comments.js';
 import { issueModels } from './issues.js';
 import { projectModels } from './projects.js';
+import { relationModels } from './relations.js';
 import { webhookModels } from './webhooks.js';
 import { workspaceModels } from './workspace.js';
 
-export const linearGraphQL = new LinearGraphQL(mergeModels(workspaceModels, issueModels, commentModels, attachmentModels, projectModels, webhookModels));
+export const linearGraphQL = new LinearGraphQL(
+  mergeModels(workspaceModels, issueModels, commentModels, attachmentModels, relationModels, projectModels, webhookModels),
+);
 
 export const routes: TwinRoute[] = [{ method: 'POST', path: '/graphql', handler: (req, ctx) => linearGraphQL.run(req, ctx) }];
