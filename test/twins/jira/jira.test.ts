@@ -421,6 +421,33 @@ t.test('votes and user lookups through jira.js', async (t) => {
   t.equal((await client.userSearch.findUsersWithAllPermissions({ permissions: 'BROWSE_PROJECTS', query: 'alan' })).length, 1);
 });
 
+t.test('worklogs through jira.js: logged, summed on the issue, edited, listed, deleted', async (t) => {
+  const issue = await client.issues.createIssue({ fields: { project: { key: 'DEMO' }, issuetype: { name: 'Task' }, summary: 'Log time here' } as any });
+  const first = await client.issueWorklogs.addWorklog({ issueIdOrKey: issue.key, timeSpent: '1d 2h', comment: adf('Investigation') as any });
+  t.equal(first.timeSpentSeconds, 10 * 3600, 'a day is 8 hours');
+  t.equal(first.timeSpent, '1d 2h');
+  const second = await client.issueWorklogs.addWorklog({ issueIdOrKey: issue.key, timeSpentSeconds: 1800, started: '2026-03-02T10:00:00.000+0000' });
+  t.equal(second.started, '2026-03-02T10:00:00.000+0000');
+  t.equal((await client.issues.getIssue({ issueIdOrKey: issue.key, fields: ['timespent'] })).fields.timespent, 10 * 3600 + 1800);
+  const updated = await client.issueWorklogs.updateWorklog({ issueIdOrKey: issue.key, id: second.id!, timeSpent: '45m' });
+  t.equal(updated.timeSpentSeconds, 2700);
+  const listed = await client.issueWorklogs.getIssueWorklog({ issueIdOrKey: issue.key });
+  t.equal(listed.total, 2);
+  t.same(
+    listed.worklogs!.map((w) => w.id),
+    [first.id, second.id],
+  );
+  t.same(
+    (await client.issueWorklogs.getWorklogsForIds({ ids: [Number(second.id)] })).map((w) => w.timeSpent),
+    ['45m'],
+  );
+  const bad = await client.issueWorklogs.addWorklog({ issueIdOrKey: issue.key, timeSpent: 'a while' }).catch((e) => e);
+  t.equal(bad.status, 400);
+  await client.issueWorklogs.deleteWorklog({ issueIdOrKey: issue.key, id: first.id! });
+  t.equal((await client.issueWorklogs.getIssueWorklog({ issueIdOrKey: issue.key })).total, 1);
+  t.equal((await client.issueWorklogs.getWorklog({ issueIdOrKey: issue.key, id: first.id! }).catch((e) => e)).status, 404);
+});
+
 t.test('errors as Jira answers them', async (t) => {
   const missing = await client.issues.getIssue({ issueIdOrKey: 'DEMO-999' }).catch((e) => e);
   t.equal(missing.status, 404);

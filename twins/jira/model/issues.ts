@@ -14,6 +14,7 @@ import {
   type Issue,
   type IssueLink,
   type Watcher,
+  type Worklog,
   type IssueType,
   type Project,
   type Status,
@@ -277,6 +278,7 @@ export function deleteIssue(ctx: TwinContext, idOrKey: string, deleteSubtasks: b
   for (const c of ctx.store.list<Changelog>('changelog').filter((c) => c.issueId === issue.id)) ctx.store.delete('changelog', c.id);
   for (const l of ctx.store.list<IssueLink>('issue_link').filter((l) => l.inwardIssueId === issue.id || l.outwardIssueId === issue.id))
     ctx.store.delete('issue_link', l.id);
+  for (const w of ctx.store.list<Worklog>('worklog').filter((w) => w.issueId === issue.id)) ctx.store.delete('worklog', w.id);
   for (const v of ctx.store.list<Watcher>('vote').filter((v) => v.issueId === issue.id)) ctx.store.delete('vote', `${v.issueId}:${v.accountId}`);
   for (const w of ctx.store.list<Watcher>('watcher').filter((w) => w.issueId === issue.id)) ctx.store.delete('watcher', `${w.issueId}:${w.accountId}`);
   event(ctx, 'jira:issue_deleted', issue, { issue_event_type_name: 'issue_deleted' });

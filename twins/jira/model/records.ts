@@ -108,6 +108,20 @@ export interface IssueLink {
   outwardIssueId: string;
 }
 
+/** Time logged on an issue. */
+export interface Worklog {
+  id: string;
+  issueId: string;
+  authorId: string;
+  updateAuthorId: string;
+  /** ADF, or null. */
+  comment: Record<string, unknown> | null;
+  started: string;
+  timeSpentSeconds: number;
+  created: string;
+  updated: string;
+}
+
 /** Jira Cloud's default link types (every site starts with them). */
 export const LINK_TYPES = [
   { id: '10000', name: 'Blocks', inward: 'is blocked by', outward: 'blocks' },

@@ -14,6 +14,7 @@ import {
   type Status,
   type User,
   type Watcher,
+  type Worklog,
 } from './records.js';
 import { viewer } from './workspace.js';
 
@@ -162,6 +163,8 @@ export function issueFields(ctx: TwinContext, i: Issue): Record<string, unknown>
   const subtasks = ctx.store.list<Issue>('issue').filter((x) => x.parentId === i.id);
   const watchers = ctx.store.list<Watcher>('watcher').filter((w) => w.issueId === i.id);
   const votes = ctx.store.list<Watcher>('vote').filter((v) => v.issueId === i.id);
+  const logged = ctx.store.list<Worklog>('worklog').filter((w) => w.issueId === i.id);
+  const timespent = logged.reduce((sum, w) => sum + w.timeSpentSeconds, 0);
   return {
     summary: i.summary,
     description: i.description,
@@ -186,6 +189,8 @@ export function issueFields(ctx: TwinContext, i: Issue): Record<string, unknown>
         ? { self: `${api(ctx)}/resolution/10000`, id: '10000', description: 'Work has been completed on this issue.', name: 'Done' }
         : null,
     resolutiondate: i.resolutiondate,
+    timespent: logged.length ? timespent : null,
+    aggregatetimespent: logged.length ? timespent : null,
     ...(parent ? { parent: issueRef(ctx, parent) } : {}),
     subtasks: subtasks.map((s) => issueRef(ctx, s)),
     comment: {

@@ -10,6 +10,7 @@ import { userRoutes } from './users.js';
 import { voteRoutes } from './votes.js';
 import { watcherRoutes } from './watchers.js';
 import { workspaceRoutes } from './workspace.js';
+import { worklogRoutes } from './worklogs.js';
 
 export const routes: TwinRoute[] = [
   ...workspaceRoutes,
@@ -21,4 +22,5 @@ export const routes: TwinRoute[] = [
   ...voteRoutes,
   ...linkRoutes,
   ...userRoutes,
+  ...worklogRoutes,
 ];
