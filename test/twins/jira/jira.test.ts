@@ -448,6 +448,75 @@ t.test('worklogs through jira.js: logged, summed on the issue, edited, listed, d
   t.equal((await client.issueWorklogs.getWorklog({ issueIdOrKey: issue.key, id: first.id! }).catch((e) => e)).status, 404);
 });
 
+t.test('components and versions through jira.js: on issues, in JQL, counted, deleted with their issues moved', async (t) => {
+  const web = await client.projectComponents.createComponent({ project: 'DEMO', name: 'Web', description: 'The storefront' });
+  const api = await client.projectComponents.createComponent({ project: 'DEMO', name: 'API' });
+  t.equal(web.project, 'DEMO');
+  const dup = await client.projectComponents.createComponent({ project: 'DEMO', name: 'web' }).catch((e) => e);
+  t.equal(dup.status, 400, 'one name per project');
+  const v1 = await client.projectVersions.createVersion({ projectId: 10000, name: '1.0', releaseDate: '2026-04-01' });
+  const v2 = await client.projectVersions.createVersion({ projectId: 10000, name: '1.1' });
+  const issue = await client.issues.createIssue({
+    fields: {
+      project: { key: 'DEMO' },
+      issuetype: { name: 'Bug' },
+      summary: 'Cart total off',
+      components: [{ name: 'Web' }],
+      fixVersions: [{ id: v1.id }],
+    } as any,
+  });
+  const got = await client.issues.getIssue({ issueIdOrKey: issue.key, fields: ['components', 'fixVersions'] });
+  t.same(
+    got.fields.components!.map((c) => c.name),
+    ['Web'],
+  );
+  t.same(
+    got.fields.fixVersions!.map((v) => v.name),
+    ['1.0'],
+  );
+  const found = await client.issueSearch.searchForIssuesUsingJqlEnhancedSearch({ jql: 'component = Web AND fixVersion = "1.0"', fields: ['summary'] });
+  t.same(
+    found.issues!.map((i) => i.key),
+    [issue.key],
+  );
+  t.equal((await client.projectComponents.getComponentRelatedIssues({ id: web.id! })).issueCount, 1);
+  t.same((await client.projectComponents.getProjectComponents({ projectIdOrKey: 'DEMO' })).map((c) => c.name).sort(), ['API', 'Web']);
+  const pagedComponents = await client.projectComponents.getProjectComponentsPaginated({ projectIdOrKey: 'DEMO', query: 'store' });
+  t.same(
+    pagedComponents.values!.map((c) => c.name),
+    ['Web'],
+  );
+  const released = await client.projectVersions.updateVersion({ id: v1.id!, released: true });
+  t.equal(released.released, true);
+  t.same(
+    (await client.projectVersions.getProjectVersionsPaginated({ projectIdOrKey: 'DEMO', status: 'unreleased' })).values!.map((v) => v.name),
+    ['1.1'],
+  );
+  t.same(await client.projectVersions.getVersionUnresolvedIssues({ id: v1.id! }), {
+    self: `${gw.url}/rest/api/3/version/${v1.id}/unresolvedIssueCount`,
+    issuesCount: 1,
+    issuesUnresolvedCount: 1,
+  });
+  await client.issues.editIssue({ issueIdOrKey: issue.key, fields: { components: [{ id: web.id }, { id: api.id }] } as any });
+  await client.projectComponents.deleteComponent({ id: web.id!, moveIssuesTo: api.id });
+  t.same(
+    (await client.issues.getIssue({ issueIdOrKey: issue.key, fields: ['components'] })).fields.components!.map((c) => c.name),
+    ['API'],
+    'the deleted component left the issue',
+  );
+  await client.projectVersions.deleteAndReplaceVersion({ id: v1.id!, moveFixIssuesTo: Number(v2.id) });
+  t.same(
+    (await client.issues.getIssue({ issueIdOrKey: issue.key, fields: ['fixVersions'] })).fields.fixVersions!.map((v) => v.name),
+    ['1.1'],
+    'fixed issues moved to the replacement',
+  );
+  t.equal((await client.projectVersions.getVersion({ id: v1.id! }).catch((e) => e)).status, 404);
+  const wrong = await client.issues
+    .createIssue({ fields: { project: { key: 'DEMO' }, issuetype: { name: 'Bug' }, summary: 'x', components: [{ name: 'Nope' }] } as any })
+    .catch((e) => e);
+  t.equal(wrong.status, 400);
+});
+
 t.test('errors as Jira answers them', async (t) => {
   const missing = await client.issues.getIssue({ issueIdOrKey: 'DEMO-999' }).catch((e) => e);
   t.equal(missing.status, 404);

@@ -11,6 +11,7 @@ import {
   PRIORITIES,
   type Changelog,
   type Comment,
+  type Component,
   type Issue,
   type IssueLink,
   type Watcher,
@@ -19,6 +20,7 @@ import {
   type Project,
   type Status,
   type User,
+  type Version,
 } from './records.js';
 import { userView, issueView } from './views.js';
 import { emitEvent } from './webhooks.js';
@@ -93,6 +95,26 @@ function labelsOf(value: unknown): string[] {
   return [...new Set(value as string[])];
 }
 
+/** Component or version references of an issue field (`[{id}]` or `[{name}]`), all of the issue's project. */
+function releaseRefs(ctx: TwinContext, field: string, kind: 'component' | 'version', projectId: string, value: unknown): string[] {
+  if (value === null) return [];
+  if (!Array.isArray(value)) throw fieldError(field, `${field} must be a list.`);
+  const known = ctx.store.list<Component | Version>(kind).filter((x) => x.projectId === projectId);
+  const ids = value.map((ref) => {
+    const r = (ref ?? {}) as { id?: unknown; name?: unknown };
+    const found = known.find((x) => x.id === String(r.id ?? '') || (typeof r.name === 'string' && x.name === r.name));
+    if (!found) throw fieldError(field, `${kind === 'component' ? 'Component' : 'Version'} ${String(r.name ?? r.id)} is not valid.`);
+    return found.id;
+  });
+  return [...new Set(ids)];
+}
+
+const RELEASE_FIELDS = {
+  components: { slot: 'componentIds', kind: 'component' },
+  fixVersions: { slot: 'fixVersionIds', kind: 'version' },
+  versions: { slot: 'versionIds', kind: 'version' },
+} as const;
+
 function parentOf(ctx: TwinContext, project: Project, value: unknown, type: IssueType): string {
   const ref = (value ?? {}) as { key?: unknown; id?: unknown };
   const key = typeof ref.key === 'string' ? ref.key : typeof ref.id === 'string' ? ref.id : '';
@@ -137,6 +159,9 @@ export function createIssue(ctx: TwinContext, fields: Fields): Issue {
     priorityId: fields.priority === undefined ? '3' : priorityOf(fields.priority),
     parentId: fields.parent ? parentOf(ctx, project, fields.parent, type) : null,
     duedate: typeof fields.duedate === 'string' ? fields.duedate : null,
+    componentIds: fields.components === undefined ? [] : releaseRefs(ctx, 'components', 'component', project.id, fields.components),
+    fixVersionIds: fields.fixVersions === undefined ? [] : releaseRefs(ctx, 'fixVersions', 'version', project.id, fields.fixVersions),
+    versionIds: fields.versions === undefined ? [] : releaseRefs(ctx, 'versions', 'version', project.id, fields.versions),
     created: now,
     updated: now,
     statuscategorychangedate: now,
@@ -225,6 +250,16 @@ export function editIssue(ctx: TwinContext, idOrKey: string, fields: Fields, upd
         change('duedate', issue.duedate, (value as string | null) ?? null);
         issue.duedate = (value as string | null) ?? null;
         break;
+      case 'components':
+      case 'fixVersions':
+      case 'versions': {
+        const { slot, kind } = RELEASE_FIELDS[key];
+        const to = releaseRefs(ctx, key, kind, project.id, value);
+        const before = issue[slot] ?? [];
+        change(key, before.join(',') || null, to.join(',') || null);
+        issue[slot] = to;
+        break;
+      }
       default:
         throw fieldError(key, `Field '${key}' cannot be set. It is not on the appropriate screen, or unknown.`);
     }
@@ -303,6 +338,11 @@ export function subject(ctx: TwinContext, issue: Issue): JqlSubject {
       .filter((c) => c.issueId === issue.id)
       .map((c) => adfText(c.body));
   const categoryName = { new: 'To Do', indeterminate: 'In Progress', done: 'Done' }[status.category];
+  const names = (kind: 'component' | 'version', ids: string[] = []) =>
+    ids.flatMap((id) => {
+      const x = ctx.store.get<Component | Version>(kind, id);
+      return x ? [x.name, x.id] : [];
+    });
   return {
     viewerAccountId: viewer(ctx).accountId,
     now: ctx.clock.nowMs(),
@@ -350,6 +390,12 @@ export function subject(ctx: TwinContext, issue: Issue): JqlSubject {
         case 'resolved':
         case 'resolutiondate':
           return { values: time(issue.resolutiondate), kind: 'date' };
+        case 'component':
+          return { values: names('component', issue.componentIds), kind: 'id' };
+        case 'fixversion':
+          return { values: names('version', issue.fixVersionIds), kind: 'id' };
+        case 'affectedversion':
+          return { values: names('version', issue.versionIds), kind: 'id' };
         case 'duedate':
         case 'due':
           return { values: issue.duedate ? [Date.parse(`${issue.duedate}T00:00:00Z`)] : [], kind: 'date' };

@@ -77,6 +77,32 @@ export interface Issue {
   updated: string;
   statuscategorychangedate: string;
   resolutiondate: string | null;
+  /** Absent on issues stored before components and versions were modelled: none. */
+  componentIds?: string[];
+  fixVersionIds?: string[];
+  versionIds?: string[];
+}
+
+/** A part of a project issues can be filed against. */
+export interface Component {
+  id: string;
+  projectId: string;
+  name: string;
+  description: string;
+  leadAccountId: string | null;
+  assigneeType: 'PROJECT_DEFAULT' | 'COMPONENT_LEAD' | 'PROJECT_LEAD' | 'UNASSIGNED';
+}
+
+/** A release of a project (issues fixed in it, issues it affects). */
+export interface Version {
+  id: string;
+  projectId: string;
+  name: string;
+  description: string;
+  released: boolean;
+  archived: boolean;
+  releaseDate: string | null;
+  startDate: string | null;
 }
 
 export interface Comment {

@@ -8,12 +8,14 @@ import {
   type Changelog,
   type IssueLink,
   type Comment,
+  type Component,
   type Issue,
   type IssueType,
   type Project,
   type Status,
   type User,
   type Watcher,
+  type Version,
   type Worklog,
 } from './records.js';
 import { viewer } from './workspace.js';
@@ -148,6 +150,52 @@ function issueLinksView(ctx: TwinContext, i: Issue): Record<string, unknown>[] {
     });
 }
 
+function componentRef(ctx: TwinContext, c: Component): Record<string, unknown> {
+  return { self: `${api(ctx)}/component/${c.id}`, id: c.id, name: c.name, ...(c.description ? { description: c.description } : {}) };
+}
+
+function versionRefs(ctx: TwinContext, ids: string[] = []): Record<string, unknown>[] {
+  return ids
+    .map((id) => ctx.store.get<Version>('version', id))
+    .filter((v): v is Version => !!v)
+    .map((v) => ({
+      self: `${api(ctx)}/version/${v.id}`,
+      id: v.id,
+      ...(v.description ? { description: v.description } : {}),
+      name: v.name,
+      archived: v.archived,
+      released: v.released,
+      ...(v.releaseDate ? { releaseDate: v.releaseDate } : {}),
+    }));
+}
+
+/** A component as `GET /component/{id}` shows it. */
+export function componentView(ctx: TwinContext, c: Component): Record<string, unknown> {
+  const project = ctx.store.get<Project>('project', c.projectId)!;
+  const lead = c.leadAccountId ? ctx.store.get<User>('user', c.leadAccountId) : undefined;
+  const realType = c.assigneeType === 'PROJECT_DEFAULT' ? 'UNASSIGNED' : c.assigneeType;
+  return {
+    ...componentRef(ctx, c),
+    ...(lead ? { lead: userView(ctx, lead) } : {}),
+    assigneeType: c.assigneeType,
+    realAssigneeType: realType,
+    isAssigneeTypeValid: true,
+    project: project.key,
+    projectId: Number(project.id),
+  };
+}
+
+/** A version as `GET /version/{id}` shows it. */
+export function versionView(ctx: TwinContext, v: Version): Record<string, unknown> {
+  const today = new Date(ctx.clock.nowMs()).toISOString().slice(0, 10);
+  return {
+    ...versionRefs(ctx, [v.id])[0],
+    ...(v.startDate ? { startDate: v.startDate } : {}),
+    overdue: !v.released && v.releaseDate !== null && v.releaseDate < today,
+    projectId: Number(v.projectId),
+  };
+}
+
 /** Every field of an issue as `GET /issue/{key}` shows it (the `fields` parameter picks from these). */
 export function issueFields(ctx: TwinContext, i: Issue): Record<string, unknown> {
   const user = (id: string | null) => {
@@ -207,9 +255,12 @@ export function issueFields(ctx: TwinContext, i: Issue): Record<string, unknown>
     },
     votes: { self: `${api(ctx)}/issue/${i.key}/votes`, votes: votes.length, hasVoted: votes.some((v) => v.accountId === viewer(ctx).accountId) },
     issuelinks: issueLinksView(ctx, i),
-    components: [],
-    fixVersions: [],
-    versions: [],
+    components: (i.componentIds ?? [])
+      .map((id) => ctx.store.get<Component>('component', id))
+      .filter((c): c is Component => !!c)
+      .map((c) => componentRef(ctx, c)),
+    fixVersions: versionRefs(ctx, i.fixVersionIds),
+    versions: versionRefs(ctx, i.versionIds),
   };
 }
 

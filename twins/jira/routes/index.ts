@@ -6,6 +6,7 @@ import { changelogRoutes } from './changelog.js';
 import { createMetaRoutes } from './createmeta.js';
 import { issueRoutes } from './issues.js';
 import { linkRoutes } from './links.js';
+import { releaseRoutes } from './releases.js';
 import { userRoutes } from './users.js';
 import { voteRoutes } from './votes.js';
 import { watcherRoutes } from './watchers.js';
@@ -23,4 +24,5 @@ export const routes: TwinRoute[] = [
   ...linkRoutes,
   ...userRoutes,
   ...worklogRoutes,
+  ...releaseRoutes,
 ];
