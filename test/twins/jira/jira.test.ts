@@ -290,6 +290,16 @@ t.test('history, watchers, edit metadata and the site catalogue through jira.js'
   const edit = await client.issues.getEditIssueMeta({ issueIdOrKey: created.key });
   t.same(Object.keys(edit.fields!).sort(), ['assignee', 'description', 'duedate', 'labels', 'parent', 'priority', 'summary']);
 
+  const fields = await client.issueFields.getFields();
+  const fieldById = new Map(fields.map((f) => [f.id, f]));
+  const shown = Object.keys((await client.issues.getIssue({ issueIdOrKey: created.key })).fields);
+  t.same(
+    shown.filter((k) => !fieldById.has(k)),
+    [],
+    'every field an issue shows is listed',
+  );
+  t.same(fieldById.get('fixVersions')!.clauseNames, ['fixVersion']);
+  t.equal(fieldById.get('summary')!.custom, false);
   t.equal((await client.issueTypes.getIssueType({ id: '10003' })).name, 'Bug');
   t.equal((await client.issueTypes.getIssueType({ id: '999' }).catch((e) => e)).status, 404);
   t.equal((await client.issuePriorities.getPriority({ id: '2' })).name, 'High');

@@ -1,4 +1,4 @@
-// The site's fixed catalogue and what is derived from the model's records: one issue type,
+// The site's fixed catalogue and what is derived from the model's records: the system fields, one issue type,
 // priority, status or status category; priorities paged; a project's statuses per issue type;
 // every user; the labels in use; JQL matched against given issues (`POST /jql/match`); and a
 // project's name, description and lead changed (`PUT /project/{key}`).
@@ -6,6 +6,7 @@
 import type { TwinResponse, TwinRoute } from '../../../twin-runtime/contract.js';
 import { NotSimulated } from '../../../twin-runtime/fidelity.js';
 import { projectIssueTypes, requireCreateProject } from '../model/createmeta.js';
+import { SYSTEM_FIELDS } from '../model/fields.js';
 import { subject } from '../model/issues.js';
 import { evaluate, parseJql } from '../model/jql.js';
 import { PRIORITIES, type Issue, type IssueType, type Project, type Status, type User } from '../model/records.js';
@@ -29,6 +30,11 @@ function priorityView(base: string, p: (typeof PRIORITIES)[number]) {
 }
 
 export const catalogueRoutes: TwinRoute[] = [
+  {
+    method: 'GET',
+    path: `${P}/field`,
+    handler: () => json(SYSTEM_FIELDS.map((f) => ({ ...f, key: f.id, custom: false }))),
+  },
   {
     method: 'GET',
     path: `${P}/issuetype/{id}`,
