@@ -527,6 +527,43 @@ t.test('components and versions through jira.js: on issues, in JQL, counted, del
   t.equal(wrong.status, 400);
 });
 
+t.test('saved filters through jira.js: created with checked JQL, found, favourited, handed over, deleted', async (t) => {
+  const me = await client.myself.getCurrentUser();
+  const grace = (await client.userSearch.findUsers({ query: 'grace' }))[0]!;
+  const filter = await client.filters.createFilter({ name: 'Shop bugs', jql: 'labels = shop ORDER BY created DESC', favourite: true });
+  t.equal(filter.owner!.accountId, me.accountId);
+  t.equal(filter.favourite, true);
+  const run = await fetch(filter.searchUrl!, { headers: { authorization: basic } });
+  t.equal(((await run.json()) as { total: number }).total, 5, 'its searchUrl runs the query');
+  const bad = await client.filters.createFilter({ name: 'Broken', jql: 'nosuchfield = 1' }).catch((e) => e);
+  t.equal(bad.status, 400, 'a query the search refuses is refused');
+  const same = await client.filters.createFilter({ name: 'shop bugs', jql: 'labels = shop' }).catch((e) => e);
+  t.equal(same.status, 400, 'one name per owner');
+  await client.filters.updateFilter({ id: Number(filter.id), name: 'Shop bugs (open)', jql: 'labels = shop AND statusCategory != Done' });
+  t.equal((await client.filters.getFilter({ id: Number(filter.id) })).jql, 'labels = shop AND statusCategory != Done');
+  const found = await client.filters.getFiltersPaginated({ filterName: 'open' });
+  t.same(
+    found.values!.map((f) => f.id),
+    [filter.id],
+  );
+  t.same(
+    (await client.filters.getFavouriteFilters()).map((f) => f.id),
+    [filter.id],
+  );
+  await client.filters.deleteFavouriteForFilter({ id: Number(filter.id) });
+  t.same(await client.filters.getFavouriteFilters(), []);
+  t.same(
+    (await client.filters.getMyFilters()).map((f) => f.id),
+    [filter.id],
+  );
+  await client.filters.changeFilterOwner({ id: Number(filter.id), accountId: grace.accountId! });
+  t.same(await client.filters.getMyFilters(), [], 'handed to Grace');
+  t.equal((await client.filters.deleteFilter({ id: Number(filter.id) }).catch((e) => e)).status, 400, 'only its owner deletes it');
+  const mine = await client.filters.createFilter({ name: 'Temporary', jql: 'project = DEMO' });
+  await client.filters.deleteFilter({ id: Number(mine.id) });
+  t.equal((await client.filters.getFilter({ id: Number(mine.id) }).catch((e) => e)).status, 400);
+});
+
 t.test('errors as Jira answers them', async (t) => {
   const missing = await client.issues.getIssue({ issueIdOrKey: 'DEMO-999' }).catch((e) => e);
   t.equal(missing.status, 404);

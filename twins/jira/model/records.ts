@@ -83,6 +83,17 @@ export interface Issue {
   versionIds?: string[];
 }
 
+/** A saved JQL search. */
+export interface Filter {
+  id: string;
+  name: string;
+  description: string;
+  jql: string;
+  ownerAccountId: string;
+  /** Who has it among their favourites (its owner, when created as a favourite). */
+  favouriteOf: string[];
+}
+
 /** A part of a project issues can be filed against. */
 export interface Component {
   id: string;

@@ -4,6 +4,7 @@ import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { catalogueRoutes } from './catalogue.js';
 import { changelogRoutes } from './changelog.js';
 import { createMetaRoutes } from './createmeta.js';
+import { filterRoutes } from './filters.js';
 import { issueRoutes } from './issues.js';
 import { linkRoutes } from './links.js';
 import { releaseRoutes } from './releases.js';
@@ -25,4 +26,5 @@ export const routes: TwinRoute[] = [
   ...userRoutes,
   ...worklogRoutes,
   ...releaseRoutes,
+  ...filterRoutes,
 ];
