@@ -564,6 +564,31 @@ t.test('saved filters through jira.js: created with checked JQL, found, favourit
   t.equal((await client.filters.getFilter({ id: Number(mine.id) }).catch((e) => e)).status, 400);
 });
 
+t.test('remote links through jira.js: created, updated by globalId, listed, deleted', async (t) => {
+  const issue = await client.issues.createIssue({ fields: { project: { key: 'DEMO' }, issuetype: { name: 'Task' }, summary: 'Has a PR' } as any });
+  const pr = { url: 'https://github.com/acme/shop/pull/7', title: 'PR #7' };
+  const made = await client.issueRemoteLinks.createOrUpdateRemoteIssueLink({ issueIdOrKey: issue.key, globalId: 'github-pr-7', object: pr });
+  t.ok(made.id);
+  const again = await client.issueRemoteLinks.createOrUpdateRemoteIssueLink({
+    issueIdOrKey: issue.key,
+    globalId: 'github-pr-7',
+    object: { ...pr, title: 'PR #7 (merged)' },
+  });
+  t.equal(again.id, made.id, 'the same globalId updates the link');
+  const listed = await client.issueRemoteLinks.getRemoteIssueLinks({ issueIdOrKey: issue.key });
+  t.same(
+    (listed as unknown as { object: { title: string } }[]).map((l) => l.object.title),
+    ['PR #7 (merged)'],
+  );
+  await client.issueRemoteLinks.createOrUpdateRemoteIssueLink({ issueIdOrKey: issue.key, object: { url: 'https://docs.example/spec', title: 'Spec' } });
+  t.equal(((await client.issueRemoteLinks.getRemoteIssueLinks({ issueIdOrKey: issue.key })) as unknown as unknown[]).length, 2);
+  const bad = await client.issueRemoteLinks.createOrUpdateRemoteIssueLink({ issueIdOrKey: issue.key, object: { title: 'no url' } as never }).catch((e) => e);
+  t.equal(bad.status, 400);
+  await client.issueRemoteLinks.deleteRemoteIssueLinkByGlobalId({ issueIdOrKey: issue.key, globalId: 'github-pr-7' });
+  t.equal((await client.issueRemoteLinks.getRemoteIssueLinkById({ issueIdOrKey: issue.key, linkId: String(made.id) }).catch((e) => e)).status, 404);
+  t.equal(((await client.issueRemoteLinks.getRemoteIssueLinks({ issueIdOrKey: issue.key })) as unknown as unknown[]).length, 1);
+});
+
 t.test('errors as Jira answers them', async (t) => {
   const missing = await client.issues.getIssue({ issueIdOrKey: 'DEMO-999' }).catch((e) => e);
   t.equal(missing.status, 404);

@@ -18,6 +18,7 @@ import {
   type Worklog,
   type IssueType,
   type Project,
+  type RemoteLink,
   type Status,
   type User,
   type Version,
@@ -313,6 +314,7 @@ export function deleteIssue(ctx: TwinContext, idOrKey: string, deleteSubtasks: b
   for (const c of ctx.store.list<Changelog>('changelog').filter((c) => c.issueId === issue.id)) ctx.store.delete('changelog', c.id);
   for (const l of ctx.store.list<IssueLink>('issue_link').filter((l) => l.inwardIssueId === issue.id || l.outwardIssueId === issue.id))
     ctx.store.delete('issue_link', l.id);
+  for (const r of ctx.store.list<RemoteLink>('remote_link').filter((r) => r.issueId === issue.id)) ctx.store.delete('remote_link', r.id);
   for (const w of ctx.store.list<Worklog>('worklog').filter((w) => w.issueId === issue.id)) ctx.store.delete('worklog', w.id);
   for (const v of ctx.store.list<Watcher>('vote').filter((v) => v.issueId === issue.id)) ctx.store.delete('vote', `${v.issueId}:${v.accountId}`);
   for (const w of ctx.store.list<Watcher>('watcher').filter((w) => w.issueId === issue.id)) ctx.store.delete('watcher', `${w.issueId}:${w.accountId}`);

@@ -83,6 +83,16 @@ export interface Issue {
   versionIds?: string[];
 }
 
+/** A link from an issue to something outside Jira (a pull request, a document). */
+export interface RemoteLink {
+  id: string;
+  issueId: string;
+  globalId: string | null;
+  relationship: string | null;
+  application: Record<string, unknown> | null;
+  object: Record<string, unknown>;
+}
+
 /** A saved JQL search. */
 export interface Filter {
   id: string;

@@ -8,6 +8,7 @@ import { filterRoutes } from './filters.js';
 import { issueRoutes } from './issues.js';
 import { linkRoutes } from './links.js';
 import { releaseRoutes } from './releases.js';
+import { remoteLinkRoutes } from './remotelinks.js';
 import { userRoutes } from './users.js';
 import { voteRoutes } from './votes.js';
 import { watcherRoutes } from './watchers.js';
@@ -27,4 +28,5 @@ export const routes: TwinRoute[] = [
   ...worklogRoutes,
   ...releaseRoutes,
   ...filterRoutes,
+  ...remoteLinkRoutes,
 ];
