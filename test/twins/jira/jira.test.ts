@@ -589,6 +589,29 @@ t.test('remote links through jira.js: created, updated by globalId, listed, dele
   t.equal(((await client.issueRemoteLinks.getRemoteIssueLinks({ issueIdOrKey: issue.key })) as unknown as unknown[]).length, 1);
 });
 
+t.test('preferences and locale: set as plain text, system defaults, autowatch off stops watching', async (t) => {
+  const put = (path: string, body: string, type = 'text/plain') =>
+    fetch(`${gw.url}/rest/api/3/${path}`, { method: 'PUT', headers: { authorization: basic, 'content-type': type }, body });
+  t.equal(await client.myself.getPreference({ key: 'user.notifications.mimetype' }), 'html', 'a system key answers its default');
+  t.equal((await client.myself.getPreference({ key: 'my.own.key' }).catch((e) => e)).status, 404);
+  t.equal((await put('mypreferences?key=my.own.key', 'blue')).status, 204);
+  t.equal(await client.myself.getPreference({ key: 'my.own.key' }), 'blue');
+  t.equal((await client.myself.setPreference({ key: 'my.own.key' }).catch((e) => e)).status, 400, 'jira.js sends no value: refused');
+  await client.myself.removePreference({ key: 'my.own.key' });
+  t.equal((await client.myself.getPreference({ key: 'my.own.key' }).catch((e) => e)).status, 404);
+
+  t.same(await client.myself.getLocale(), { locale: 'en_US' });
+  t.equal((await put('mypreferences/locale', JSON.stringify({ locale: 'de_DE' }), 'application/json')).status, 204);
+  t.equal((await client.myself.getCurrentUser()).locale, 'de_DE');
+  await fetch(`${gw.url}/rest/api/3/mypreferences/locale`, { method: 'DELETE', headers: { authorization: basic } });
+  t.same(await client.myself.getLocale(), { locale: 'en_US' });
+
+  await put('mypreferences?key=user.autowatch.disabled', 'true');
+  const quiet = await client.issues.createIssue({ fields: { project: { key: 'DEMO' }, issuetype: { name: 'Task' }, summary: 'Not watched' } as any });
+  t.equal((await client.issueWatchers.getIssueWatchers({ issueIdOrKey: quiet.key })).watchCount, 0, 'autowatch off: the creator does not watch');
+  await client.myself.removePreference({ key: 'user.autowatch.disabled' });
+});
+
 t.test('errors as Jira answers them', async (t) => {
   const missing = await client.issues.getIssue({ issueIdOrKey: 'DEMO-999' }).catch((e) => e);
   t.equal(missing.status, 404);

@@ -24,6 +24,7 @@ import {
   type Version,
 } from './records.js';
 import { userView, issueView } from './views.js';
+import { autowatches } from './preferences.js';
 import { emitEvent } from './webhooks.js';
 import { STATUSES, viewer } from './workspace.js';
 
@@ -169,8 +170,8 @@ export function createIssue(ctx: TwinContext, fields: Fields): Issue {
     resolutiondate: null,
   };
   ctx.store.put('issue', issue.id, issue);
-  // Jira's default preference: you watch the issues you create.
-  ctx.store.put('watcher', `${issue.id}:${me.accountId}`, { issueId: issue.id, accountId: me.accountId });
+  // Jira's default preference: you watch the issues you create (unless you turned autowatch off).
+  if (autowatches(ctx, me.accountId)) ctx.store.put('watcher', `${issue.id}:${me.accountId}`, { issueId: issue.id, accountId: me.accountId });
   event(ctx, 'jira:issue_created', issue, { issue_event_type_name: 'issue_created' });
   return issue;
 }

@@ -7,6 +7,7 @@ import { createMetaRoutes } from './createmeta.js';
 import { filterRoutes } from './filters.js';
 import { issueRoutes } from './issues.js';
 import { linkRoutes } from './links.js';
+import { preferenceRoutes } from './preferences.js';
 import { releaseRoutes } from './releases.js';
 import { remoteLinkRoutes } from './remotelinks.js';
 import { userRoutes } from './users.js';
@@ -29,4 +30,5 @@ export const routes: TwinRoute[] = [
   ...releaseRoutes,
   ...filterRoutes,
   ...remoteLinkRoutes,
+  ...preferenceRoutes,
 ];

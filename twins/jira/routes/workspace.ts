@@ -8,6 +8,7 @@ import { findProject } from '../model/issues.js';
 import { PRIORITIES, type IssueType, type Project, type Status, type User, type Webhook } from '../model/records.js';
 import { issueTypeView, projectView, statusView, userView } from '../model/views.js';
 import { createWebhook, webhookView } from '../model/webhooks.js';
+import { locale } from '../model/preferences.js';
 import { createProjectRecord, viewer } from '../model/workspace.js';
 
 const json = (status: number, body: unknown): TwinResponse => ({ status, headers: { 'content-type': 'application/json;charset=UTF-8' }, body });
@@ -29,7 +30,7 @@ export const workspaceRoutes: TwinRoute[] = [
     method: 'GET',
     path: `${P}/myself`,
     handler: (_req, ctx) =>
-      json(200, { ...userView(ctx, viewer(ctx)), locale: 'en_US', groups: { size: 1, items: [] }, applicationRoles: { size: 1, items: [] } }),
+      json(200, { ...userView(ctx, viewer(ctx)), locale: locale(ctx), groups: { size: 1, items: [] }, applicationRoles: { size: 1, items: [] } }),
   },
   {
     method: 'GET',
