@@ -612,6 +612,18 @@ t.test('preferences and locale: set as plain text, system defaults, autowatch of
   await client.myself.removePreference({ key: 'user.autowatch.disabled' });
 });
 
+t.test('project key and name validation through jira.js', async (t) => {
+  t.same(await client.projectKeyAndNameValidation.validateProjectKey({ key: 'NEWKEY' }), { errorMessages: [], errors: {} });
+  t.same((await client.projectKeyAndNameValidation.validateProjectKey({ key: 'DEMO' })).errors, {
+    projectKey: 'A project with that project key already exists.',
+  });
+  t.match((await client.projectKeyAndNameValidation.validateProjectKey({ key: 'demo' })).errors, { projectKey: /uppercase letter/ });
+  t.equal(await client.projectKeyAndNameValidation.getValidProjectKey({ key: 'SHOP' }), 'SHOP');
+  t.equal(await client.projectKeyAndNameValidation.getValidProjectKey({ key: 'DEMO' }), 'DEMO1', 'a taken key numbered until free');
+  t.equal(await client.projectKeyAndNameValidation.getValidProjectName({ name: 'Shop' }), 'Shop');
+  t.equal(await client.projectKeyAndNameValidation.getValidProjectName({ name: 'Demo project' }), 'Demo project 1');
+});
+
 t.test('errors as Jira answers them', async (t) => {
   const missing = await client.issues.getIssue({ issueIdOrKey: 'DEMO-999' }).catch((e) => e);
   t.equal(missing.status, 404);

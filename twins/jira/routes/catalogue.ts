@@ -11,6 +11,7 @@ import { subject } from '../model/issues.js';
 import { evaluate, parseJql } from '../model/jql.js';
 import { PRIORITIES, type Issue, type IssueType, type Project, type Status, type User } from '../model/records.js';
 import { CATEGORY, issueTypeView, projectView, statusView, userView } from '../model/views.js';
+import { PROJECT_KEY_FORM, projectKeyProblem, projectNameTaken } from '../model/workspace.js';
 import { JiraError } from '../wire/errors.js';
 import { intParam, listParam, offsetPage } from '../wire/params.js';
 
@@ -30,6 +31,50 @@ function priorityView(base: string, p: (typeof PRIORITIES)[number]) {
 }
 
 export const catalogueRoutes: TwinRoute[] = [
+  {
+    method: 'GET',
+    path: `${P}/projectvalidate/key`,
+    handler(req, ctx) {
+      const problem = projectKeyProblem(ctx, String(req.query.key ?? ''));
+      const errors: Record<string, string> = !problem
+        ? {}
+        : { projectKey: problem.kind === 'form' ? PROJECT_KEY_FORM : 'A project with that project key already exists.' };
+      return json({ errorMessages: [], errors });
+    },
+  },
+  {
+    method: 'GET',
+    path: `${P}/projectvalidate/validProjectKey`,
+    handler(req, ctx) {
+      // The key itself when usable; else one made from its letters, numbered until free.
+      const asked = String(req.query.key ?? '');
+      if (!projectKeyProblem(ctx, asked)) return json(asked);
+      const stem = (
+        asked
+          .toUpperCase()
+          .replace(/[^A-Z0-9]/g, '')
+          .replace(/^[^A-Z]+/, '') || 'PRJ'
+      )
+        .slice(0, 8)
+        .padEnd(2, 'X');
+      for (let n = 0; n < 100; n++) {
+        const candidate = n === 0 ? stem : `${stem.slice(0, 10 - String(n).length)}${n}`;
+        if (!projectKeyProblem(ctx, candidate)) return json(candidate);
+      }
+      throw new JiraError(404, ['No valid project key could be generated.']);
+    },
+  },
+  {
+    method: 'GET',
+    path: `${P}/projectvalidate/validProjectName`,
+    handler(req, ctx) {
+      const name = String(req.query.name ?? '').trim();
+      if (name === '') throw new JiraError(400, ['The name query parameter is required.']);
+      if (!projectNameTaken(ctx, name)) return json(name);
+      for (let n = 1; n < 100; n++) if (!projectNameTaken(ctx, `${name} ${n}`)) return json(`${name} ${n}`);
+      throw new JiraError(404, ['No valid project name could be generated.']);
+    },
+  },
   {
     method: 'GET',
     path: `${P}/field`,

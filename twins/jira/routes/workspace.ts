@@ -9,7 +9,7 @@ import { PRIORITIES, type IssueType, type Project, type Status, type User, type 
 import { issueTypeView, projectView, statusView, userView } from '../model/views.js';
 import { createWebhook, webhookView } from '../model/webhooks.js';
 import { locale } from '../model/preferences.js';
-import { createProjectRecord, viewer } from '../model/workspace.js';
+import { createProjectRecord, PROJECT_KEY_FORM, projectKeyProblem, viewer } from '../model/workspace.js';
 
 const json = (status: number, body: unknown): TwinResponse => ({ status, headers: { 'content-type': 'application/json;charset=UTF-8' }, body });
 const P = '/rest/api/3';
@@ -111,12 +111,10 @@ export const workspaceRoutes: TwinRoute[] = [
     handler: (req, ctx) => {
       const key = String(req.body.key ?? '');
       const name = String(req.body.name ?? '');
-      if (!/^[A-Z][A-Z0-9]{1,9}$/.test(key))
-        throw new JiraError(400, [], {
-          projectKey: 'Project keys must start with an uppercase letter, followed by one or more uppercase alphanumeric characters.',
-        });
+      const problem = projectKeyProblem(ctx, key);
+      if (problem?.kind === 'form') throw new JiraError(400, [], { projectKey: PROJECT_KEY_FORM });
       if (name.trim() === '') throw new JiraError(400, [], { projectName: 'You must specify a valid project name.' });
-      if (findProject(ctx, key)) throw new JiraError(400, [], { projectKey: `Project '${findProject(ctx, key)!.name}' uses this project key.` });
+      if (problem?.kind === 'taken') throw new JiraError(400, [], { projectKey: `Project '${problem.project!.name}' uses this project key.` });
       const lead = typeof req.body.leadAccountId === 'string' && ctx.store.has('user', req.body.leadAccountId) ? req.body.leadAccountId : viewer(ctx).accountId;
       const p = createProjectRecord(ctx, { key, name, description: typeof req.body.description === 'string' ? req.body.description : '', leadAccountId: lead });
       return json(201, { self: `${ctx.baseUrl}${P}/project/${p.id}`, id: Number(p.id), key: p.key });
