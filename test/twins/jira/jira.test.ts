@@ -624,6 +624,35 @@ t.test('project key and name validation through jira.js', async (t) => {
   t.equal(await client.projectKeyAndNameValidation.getValidProjectName({ name: 'Demo project' }), 'Demo project 1');
 });
 
+t.test('a project deleted into the recycle bin and restored, or deleted for good', async (t) => {
+  const create = (key: string) =>
+    fetch(`${gw.url}/rest/api/3/project`, {
+      method: 'POST',
+      headers: { authorization: basic, 'content-type': 'application/json' },
+      body: JSON.stringify({ key, name: `Project ${key}`, projectTypeKey: 'software' }),
+    });
+  t.equal((await create('OPS')).status, 201);
+  const issue = await client.issues.createIssue({ fields: { project: { key: 'OPS' }, issuetype: { name: 'Task' }, summary: 'Ops work' } as any });
+  await client.projects.deleteProject({ projectIdOrKey: 'OPS' });
+  t.equal((await client.projects.getProject({ projectIdOrKey: 'OPS' }).catch((e) => e)).status, 404, 'in the bin: not found');
+  t.equal((await client.issues.getIssue({ issueIdOrKey: issue.key }).catch((e) => e)).status, 404, 'its issues are out of reach');
+  t.equal((await client.issueSearch.countIssues({ jql: 'summary ~ "Ops work"' })).count, 0);
+  const bin = await client.projects.searchProjects({ status: ['deleted'] });
+  t.same(
+    bin.values.map((p) => p.key),
+    ['OPS'],
+  );
+  t.equal((bin.values[0] as { deleted?: boolean }).deleted, true);
+  t.equal((await create('OPS')).status, 400, 'its key stays taken');
+  const restored = await client.projects.restore({ projectIdOrKey: 'OPS' });
+  t.equal(restored.key, 'OPS');
+  t.equal((await client.issues.getIssue({ issueIdOrKey: issue.key })).key, issue.key, 'restored with its issues');
+  await client.projects.deleteProject({ projectIdOrKey: 'OPS', enableUndo: false });
+  t.same((await client.projects.searchProjects({ status: ['deleted'] })).values, [], 'deleted for good: not in the bin');
+  t.equal((await client.projects.restore({ projectIdOrKey: 'OPS' }).catch((e) => e)).status, 404);
+  t.equal((await create('OPS')).status, 201, 'the key is free again');
+});
+
 t.test('errors as Jira answers them', async (t) => {
   const missing = await client.issues.getIssue({ issueIdOrKey: 'DEMO-999' }).catch((e) => e);
   t.equal(missing.status, 404);

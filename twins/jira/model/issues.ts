@@ -30,11 +30,28 @@ import { STATUSES, viewer } from './workspace.js';
 
 /** A project by id or by its key exactly as Jira keeps it (uppercase: `demo` names no project). */
 export function findProject(ctx: TwinContext, idOrKey: string): Project | undefined {
+  const p = findAnyProject(ctx, idOrKey);
+  return p && !p.deleted ? p : undefined;
+}
+
+/** A project whether live or in the recycle bin (restoring one, keys that stay taken). */
+export function findAnyProject(ctx: TwinContext, idOrKey: string): Project | undefined {
   return ctx.store.get<Project>('project', idOrKey) ?? ctx.store.list<Project>('project').find((p) => p.key === idOrKey);
 }
 
+/** The projects not in the recycle bin. */
+export function liveProjects(ctx: TwinContext): Project[] {
+  return ctx.store.list<Project>('project').filter((p) => !p.deleted);
+}
+
+/** Issues of a project in the recycle bin are out of reach until it is restored. */
+export function isLive(ctx: TwinContext, issue: Issue): boolean {
+  return !ctx.store.get<Project>('project', issue.projectId)?.deleted;
+}
+
 export function findIssue(ctx: TwinContext, idOrKey: string): Issue | undefined {
-  return ctx.store.get<Issue>('issue', idOrKey) ?? ctx.store.list<Issue>('issue').find((i) => i.key.toUpperCase() === idOrKey.toUpperCase());
+  const issue = ctx.store.get<Issue>('issue', idOrKey) ?? ctx.store.list<Issue>('issue').find((i) => i.key.toUpperCase() === idOrKey.toUpperCase());
+  return issue && isLive(ctx, issue) ? issue : undefined;
 }
 
 export function requireIssue(ctx: TwinContext, idOrKey: string): Issue {
@@ -311,6 +328,12 @@ export function deleteIssue(ctx: TwinContext, idOrKey: string, deleteSubtasks: b
   const subtasks = ctx.store.list<Issue>('issue').filter((i) => i.parentId === issue.id);
   if (subtasks.length > 0 && !deleteSubtasks) throw new JiraError(400, ['The issue has subtasks. Set deleteSubtasks to true to delete them with the issue.']);
   for (const s of subtasks) deleteIssue(ctx, s.id, true);
+  event(ctx, 'jira:issue_deleted', issue, { issue_event_type_name: 'issue_deleted' });
+  purgeIssue(ctx, issue);
+}
+
+/** An issue and everything kept about it, gone (no event: its deletion or its project's says so). */
+export function purgeIssue(ctx: TwinContext, issue: Issue): void {
   for (const c of ctx.store.list<Comment>('comment').filter((c) => c.issueId === issue.id)) ctx.store.delete('comment', c.id);
   for (const c of ctx.store.list<Changelog>('changelog').filter((c) => c.issueId === issue.id)) ctx.store.delete('changelog', c.id);
   for (const l of ctx.store.list<IssueLink>('issue_link').filter((l) => l.inwardIssueId === issue.id || l.outwardIssueId === issue.id))
@@ -319,7 +342,6 @@ export function deleteIssue(ctx: TwinContext, idOrKey: string, deleteSubtasks: b
   for (const w of ctx.store.list<Worklog>('worklog').filter((w) => w.issueId === issue.id)) ctx.store.delete('worklog', w.id);
   for (const v of ctx.store.list<Watcher>('vote').filter((v) => v.issueId === issue.id)) ctx.store.delete('vote', `${v.issueId}:${v.accountId}`);
   for (const w of ctx.store.list<Watcher>('watcher').filter((w) => w.issueId === issue.id)) ctx.store.delete('watcher', `${w.issueId}:${w.accountId}`);
-  event(ctx, 'jira:issue_deleted', issue, { issue_event_type_name: 'issue_deleted' });
   ctx.store.delete('issue', issue.id);
 }
 
@@ -442,7 +464,7 @@ export function searchIssues(ctx: TwinContext, jqlText: string): Issue[] {
     if (!SORTABLE.has(o.field))
       throw new JiraError(400, [`Error in the JQL Query: Field '${o.field}' does not exist or you do not have permission to view it.`]);
   const order = jql.orderBy.length > 0 ? jql.orderBy : [{ field: 'created', direction: 'DESC' as const }];
-  const all = ctx.store.list<Issue>('issue');
+  const all = ctx.store.list<Issue>('issue').filter((i) => isLive(ctx, i));
   const hits = jql.where ? all.filter((i) => evaluate(jql.where!, subject(ctx, i))) : all;
   return hits
     .map((issue, n) => ({ issue, n }))

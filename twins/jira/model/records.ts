@@ -36,6 +36,8 @@ export interface Project {
   leadAccountId: string;
   projectTypeKey: string;
   issueTypeIds: string[];
+  /** In the recycle bin since (Jira's `deletedDate`), by whom; its key stays taken and it can be restored. */
+  deleted?: { at: string; byAccountId: string };
 }
 
 export interface IssueType {

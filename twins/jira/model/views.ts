@@ -83,10 +83,18 @@ export function projectView(ctx: TwinContext, p: Project): Record<string, unknow
       .filter((t): t is IssueType => !!t)
       .map((t) => issueTypeView(ctx, t)),
     assigneeType: 'UNASSIGNED',
+    ...(p.deleted ? trashFields(ctx, p.deleted) : {}),
     style: 'classic',
     isPrivate: false,
     properties: {},
   };
+}
+
+/** Jira Cloud keeps a deleted project in the recycle bin for 60 days. */
+function trashFields(ctx: TwinContext, deleted: NonNullable<Project['deleted']>): Record<string, unknown> {
+  const by = ctx.store.get<User>('user', deleted.byAccountId);
+  const until = new Date(Date.parse(deleted.at.replace('+0000', 'Z')) + 60 * 86_400_000).toISOString().replace('Z', '+0000');
+  return { deleted: true, deletedDate: deleted.at, ...(by ? { deletedBy: userView(ctx, by) } : {}), retentionTillDate: until };
 }
 
 export function commentView(ctx: TwinContext, c: Comment): Record<string, unknown> {

@@ -7,8 +7,9 @@ import type { TwinResponse, TwinRoute } from '../../../twin-runtime/contract.js'
 import { NotSimulated } from '../../../twin-runtime/fidelity.js';
 import { projectIssueTypes, requireCreateProject } from '../model/createmeta.js';
 import { SYSTEM_FIELDS } from '../model/fields.js';
-import { subject } from '../model/issues.js';
+import { isLive, subject } from '../model/issues.js';
 import { evaluate, parseJql } from '../model/jql.js';
+import { deleteProject, restoreProject } from '../model/projects.js';
 import { PRIORITIES, type Issue, type IssueType, type Project, type Status, type User } from '../model/records.js';
 import { CATEGORY, issueTypeView, projectView, statusView, userView } from '../model/views.js';
 import { PROJECT_KEY_FORM, projectKeyProblem, projectNameTaken } from '../model/workspace.js';
@@ -154,6 +155,19 @@ export const catalogueRoutes: TwinRoute[] = [
     },
   },
   {
+    method: 'DELETE',
+    path: `${P}/project/{projectIdOrKey}`,
+    handler(req, ctx) {
+      deleteProject(ctx, req.params.projectIdOrKey!, String(req.query.enableUndo ?? 'true') !== 'false');
+      return { status: 204 };
+    },
+  },
+  {
+    method: 'POST',
+    path: `${P}/project/{projectIdOrKey}/restore`,
+    handler: (req, ctx) => json(projectView(ctx, restoreProject(ctx, req.params.projectIdOrKey!))),
+  },
+  {
     method: 'PUT',
     path: `${P}/project/{projectIdOrKey}`,
     handler(req, ctx) {
@@ -195,7 +209,14 @@ export const catalogueRoutes: TwinRoute[] = [
     method: 'GET',
     path: `${P}/label`,
     handler(req, ctx) {
-      const labels = [...new Set(ctx.store.list<Issue>('issue').flatMap((i) => i.labels))].sort();
+      const labels = [
+        ...new Set(
+          ctx.store
+            .list<Issue>('issue')
+            .filter((i) => isLive(ctx, i))
+            .flatMap((i) => i.labels),
+        ),
+      ].sort();
       const page = offsetPage(labels, intParam(req, 'startAt', 0), intParam(req, 'maxResults', 1000, 1000) || 1000);
       return json({ maxResults: page.maxResults, startAt: page.startAt, total: page.total, isLast: page.isLast, values: page.values });
     },

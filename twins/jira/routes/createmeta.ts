@@ -5,7 +5,7 @@
 
 import type { TwinRequest, TwinResponse, TwinRoute } from '../../../twin-runtime/contract.js';
 import { createFields, createFieldView, editFields, projectIssueTypes, requireCreateProject, requireProjectIssueType } from '../model/createmeta.js';
-import { findProject, requireIssue } from '../model/issues.js';
+import { findProject, liveProjects, requireIssue } from '../model/issues.js';
 import type { IssueType, Project } from '../model/records.js';
 import { issueTypeView, projectRef } from '../model/views.js';
 import { intParam, listParam, offsetPage } from '../wire/params.js';
@@ -39,7 +39,7 @@ export const createMetaRoutes: TwinRoute[] = [
       const typeIds = listParam(req, 'issuetypeIds');
       const typeNames = listParam(req, 'issuetypeNames');
       const withFields = (listParam(req, 'expand') ?? []).includes('projects.issuetypes.fields');
-      let projects = ctx.store.list<Project>('project');
+      let projects = liveProjects(ctx);
       if (ids || keys) {
         const named = [...(ids ?? []), ...(keys ?? [])].map((k) => findProject(ctx, k)?.id);
         projects = projects.filter((p) => named.includes(p.id));

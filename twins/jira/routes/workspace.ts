@@ -3,8 +3,9 @@
 
 import type { TwinRequest, TwinResponse, TwinRoute } from '../../../twin-runtime/contract.js';
 import { JiraError } from '../wire/errors.js';
-import { intParam, offsetPage, param } from '../wire/params.js';
-import { findProject } from '../model/issues.js';
+import { intParam, listParam, offsetPage, param } from '../wire/params.js';
+import { findProject, liveProjects } from '../model/issues.js';
+import { trashedProjects } from '../model/projects.js';
 import { PRIORITIES, type IssueType, type Project, type Status, type User, type Webhook } from '../model/records.js';
 import { issueTypeView, projectView, statusView, userView } from '../model/views.js';
 import { createWebhook, webhookView } from '../model/webhooks.js';
@@ -75,7 +76,10 @@ export const workspaceRoutes: TwinRoute[] = [
     path: `${P}/project/search`,
     handler: (req, ctx) => {
       const q = String(param(req, 'query') ?? '').toLowerCase();
-      const all = ctx.store.list<Project>('project').filter((p) => q === '' || p.key.toLowerCase().includes(q) || p.name.toLowerCase().includes(q));
+      // `status=deleted` lists the recycle bin; the default (`live`) the others.
+      const status = listParam(req, 'status') ?? ['live'];
+      const pool = [...(status.includes('live') ? liveProjects(ctx) : []), ...(status.includes('deleted') ? trashedProjects(ctx) : [])];
+      const all = pool.filter((p) => q === '' || p.key.toLowerCase().includes(q) || p.name.toLowerCase().includes(q));
       const page = offsetPage(all, intParam(req, 'startAt', 0), intParam(req, 'maxResults', 50, 100) || 50);
       return json(200, {
         self: `${ctx.baseUrl}${P}/project/search`,
@@ -93,7 +97,7 @@ export const workspaceRoutes: TwinRoute[] = [
     handler: (_req, ctx) =>
       json(
         200,
-        ctx.store.list<Project>('project').map((p) => projectView(ctx, p)),
+        liveProjects(ctx).map((p) => projectView(ctx, p)),
       ),
   },
   {
