@@ -6,7 +6,7 @@ import { JiraError } from '../wire/errors.js';
 import { intParam, listParam, offsetPage, param } from '../wire/params.js';
 import { findProject, liveProjects } from '../model/issues.js';
 import { trashedProjects } from '../model/projects.js';
-import { PRIORITIES, type IssueType, type Project, type Status, type User, type Webhook } from '../model/records.js';
+import { PRIORITIES, type IssueType, type Status, type User, type Webhook } from '../model/records.js';
 import { issueTypeView, projectView, statusView, userView } from '../model/views.js';
 import { createWebhook, webhookView } from '../model/webhooks.js';
 import { locale } from '../model/preferences.js';
