@@ -118,6 +118,27 @@ t.test('issue relations: created, listed from both sides, retyped, refused on it
   t.same((await (await client.issue(typo.id)).inverseRelations()).nodes, []);
 });
 
+t.test('a branch finds its issue; labels renamed and deleted; comment threads resolved', async (t) => {
+  const found = await client.issueVcsBranchSearch(`feature/${crash.identifier.toLowerCase()}-cart`);
+  t.equal(found?.id, crash.id, 'an identifier in the branch name');
+  t.equal(await client.issueVcsBranchSearch('main'), undefined, 'no issue for another branch');
+  const label = (await (await client.createIssueLabel({ name: 'Checkout' })).issueLabel)!;
+  await client.updateIssue(crash.id, { labelIds: [label.id] });
+  const renamed = (await (await client.updateIssueLabel(label.id, { name: 'Payments' })).issueLabel)!;
+  t.equal(renamed.name, 'Payments');
+  await client.deleteIssueLabel(label.id);
+  t.same((await (await client.issue(crash.id)).labels()).nodes, [], 'the issue lost the deleted label');
+  t.match((await client.issueLabel(label.id).catch((e) => e)).message, /Entity not found: IssueLabel/);
+  const thread = (await (await client.createComment({ issueId: crash.id, body: 'Is this still happening?' })).comment)!;
+  const reply = (await (await client.createComment({ issueId: crash.id, body: 'Fixed in 1.2', parentId: thread.id })).comment)!;
+  const resolved = (await (await client.commentResolve(thread.id, { resolvingCommentId: reply.id })).comment)!;
+  t.ok(resolved.resolvedAt, 'resolved');
+  t.equal((await resolved.resolvingComment)?.id, reply.id);
+  const reopened = (await (await client.commentUnresolve(thread.id)).comment)!;
+  t.equal(reopened.resolvedAt, undefined);
+  t.equal((await client.commentResolve(reply.id).catch((e) => e)).type, LinearErrorType.InvalidInput, 'a reply is not a thread');
+});
+
 t.test("fields whose names hold acronyms take the SDK's arguments", async (t) => {
   const schema = linearSchema();
   const roots = [schema.getQueryType()!, schema.getMutationType()!].flatMap((r) => Object.values(r.getFields()));

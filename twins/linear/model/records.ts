@@ -100,6 +100,10 @@ export interface Comment extends Entity {
   userId: string | null;
   parentId: string | null;
   editedAt: string | null;
+  /** Set when its thread is resolved (absent on comments stored before resolution was modelled). */
+  resolvedAt?: string | null;
+  resolvingUserId?: string | null;
+  resolvingCommentId?: string | null;
 }
 
 export interface Project extends Entity {
