@@ -139,6 +139,30 @@ t.test('a branch finds its issue; labels renamed and deleted; comment threads re
   t.equal((await client.commentResolve(reply.id).catch((e) => e)).type, LinearErrorType.InvalidInput, 'a reply is not a thread');
 });
 
+t.test('workflow states: added to a team, renamed, archived only when empty', async (t) => {
+  const qa = (await (await client.createWorkflowState({ teamId: eng.id, name: 'QA', type: 'started', color: '#4cb782' })).workflowState)!;
+  t.equal(qa.type, 'started');
+  t.ok(
+    (await eng.states()).nodes.some((s) => s.id === qa.id),
+    'the team lists it',
+  );
+  const dup = await client.createWorkflowState({ teamId: eng.id, name: 'qa', type: 'started', color: '#4cb782' }).catch((e) => e);
+  t.equal(dup.type, LinearErrorType.InvalidInput, 'one name per team');
+  t.equal((await (await client.updateWorkflowState(qa.id, { name: 'Quality' })).workflowState)!.name, 'Quality');
+  await client.updateIssue(typo.id, { stateId: qa.id });
+  const busy = await client.archiveWorkflowState(qa.id).catch((e) => e);
+  t.equal(busy.type, LinearErrorType.InvalidInput, 'a state with issues stays');
+  const backlog = (await eng.states()).nodes.find((s) => s.type === 'backlog')!;
+  await client.updateIssue(typo.id, { stateId: backlog.id });
+  await client.archiveWorkflowState(qa.id);
+  t.notOk(
+    (await eng.states()).nodes.some((s) => s.id === qa.id),
+    'archived: no longer listed',
+  );
+  const moved = await client.updateIssue(typo.id, { stateId: qa.id }).catch((e) => e);
+  t.equal(moved.type, LinearErrorType.InvalidInput, 'no issue moves into an archived state');
+});
+
 t.test("fields whose names hold acronyms take the SDK's arguments", async (t) => {
   const schema = linearSchema();
   const roots = [schema.getQueryType()!, schema.getMutationType()!].flatMap((r) => Object.values(r.getFields()));
