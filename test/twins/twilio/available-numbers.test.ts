@@ -1,7 +1,7 @@
 // Twilio's AvailablePhoneNumbers driven by the `twilio` package through the recording gateway:
 // the countries, per country the Local, Mobile and TollFree numbers with capability and place
 // filters, a Contains pattern, Twilio's 404 for a type a country does not offer, and a listed
-// number bought through IncomingPhoneNumbers (then no longer offered).
+// number bought through IncomingPhoneNumbers (then no longer offered), also per type.
 
 import t from 'tap';
 import twilio from 'twilio';
@@ -51,6 +51,7 @@ t.test('Local, Mobile and TollFree numbers, filtered as Twilio filters them', as
   t.match(ukMobile[0]!.phoneNumber, /^\+447700900\d{3}$/);
   const free = await client.availablePhoneNumbers('US').tollFree.list({ limit: 3 });
   t.equal(free.length, 3);
+  t.match(free[0]!.phoneNumber, /^\+18(00|88)555\d{4}$/, 'an E.164 toll-free number');
   t.equal(free[0]!.capabilities.mms, false);
   const usMobile = await client
     .availablePhoneNumbers('US')
@@ -82,4 +83,21 @@ t.test('a listed number is bought through IncomingPhoneNumbers and is then no lo
   );
   const byArea = await client.incomingPhoneNumbers.create({ areaCode: '512' });
   t.equal(byArea.phoneNumber, after[0]!.phoneNumber, 'buying by area code takes the first number offered');
+});
+
+t.test('numbers bought and listed by type (IncomingPhoneNumbers/Local, Mobile, TollFree)', async (t) => {
+  const [free] = await client.availablePhoneNumbers('US').tollFree.list({ limit: 1 });
+  const bought = await client.incomingPhoneNumbers.tollFree.create({ phoneNumber: free!.phoneNumber });
+  t.equal(bought.phoneNumber, free!.phoneNumber);
+  const tollFree = await client.incomingPhoneNumbers.tollFree.list();
+  t.same(
+    tollFree.map((n) => n.phoneNumber),
+    [free!.phoneNumber],
+  );
+  const local = await client.incomingPhoneNumbers.local.list();
+  t.ok(local.length > 0 && local.every((n) => !n.phoneNumber.startsWith('+1800')), 'local numbers only');
+  const [mobile] = await client.availablePhoneNumbers('GB').mobile.list({ limit: 1 });
+  const wrongType = await client.incomingPhoneNumbers.local.create({ phoneNumber: mobile!.phoneNumber }).catch((e) => e);
+  t.equal(wrongType.status, 400, 'a mobile number is not bought as a local one');
+  t.equal((await client.incomingPhoneNumbers.mobile.create({ phoneNumber: mobile!.phoneNumber })).phoneNumber, mobile!.phoneNumber);
 });

@@ -90,14 +90,14 @@ export const COUNTRIES: Record<string, { name: string; types: Partial<Record<Num
         nanp('312', 'Chicago', 'IL', '358', '60601', 41.8781, -87.6298),
         nanp('808', 'Hilo', 'HI', '834', '96720', 19.72, -155.09),
       ],
-      TollFree: [tollFree('+1800555010', NO_MMS), tollFree('+1888555010', NO_MMS)],
+      TollFree: [tollFree('+180055501', NO_MMS), tollFree('+188855501', NO_MMS)],
     },
   },
   CA: {
     name: 'Canada',
     types: {
       Local: [nanp('416', 'Toronto', 'ON', '888', 'M5H 2N2', 43.6532, -79.3832), nanp('604', 'Vancouver', 'BC', '888', 'V6B 1A1', 49.2827, -123.1207)],
-      TollFree: [tollFree('+1855555010', VOICE)],
+      TollFree: [tollFree('+185555501', VOICE)],
     },
   },
   GB: {
@@ -200,4 +200,13 @@ export function firstInArea(ctx: TwinContext, areaCode: string): string | undefi
     if (found) return found.phoneNumber;
   }
   return undefined;
+}
+
+const TOLL_FREE_NANP = /^\+18(00|33|44|55|66|77|88)\d{7}$/;
+
+/** The type of a number as Twilio files an account's numbers: toll-free prefixes, UK mobiles, else local. */
+export function numberType(e164: string): NumberType {
+  if (TOLL_FREE_NANP.test(e164) || /^\+44(80|30)/.test(e164)) return 'TollFree';
+  if (/^\+447/.test(e164)) return 'Mobile';
+  return 'Local';
 }
