@@ -163,6 +163,36 @@ t.test('workflow states: added to a team, renamed, archived only when empty', as
   t.equal(moved.type, LinearErrorType.InvalidInput, 'no issue moves into an archived state');
 });
 
+t.test('projects archived, restored and deleted; cycles updated', async (t) => {
+  const project = (await (await client.createProject({ name: 'Short-lived', teamIds: [eng.id] })).project)!;
+  await client.archiveProject(project.id);
+  t.notOk(
+    (await client.projects()).nodes.some((p) => p.id === project.id),
+    'archived: left out of the list',
+  );
+  t.ok(
+    (await client.projects({ includeArchived: true })).nodes.some((p) => p.id === project.id),
+    'unless archived ones are asked for',
+  );
+  t.ok((await client.project(project.id)).archivedAt, 'still found by id');
+  await client.unarchiveProject(project.id);
+  t.ok(
+    (await client.projects()).nodes.some((p) => p.id === project.id),
+    'restored',
+  );
+  await client.deleteProject(project.id);
+  t.equal((await client.project(project.id)).trashed, true);
+  t.match((await client.archiveProject('nope').catch((e) => e)).message, /Entity not found: Project/);
+  const cycle = (await (
+    await client.createCycle({ teamId: eng.id, startsAt: new Date('2026-03-02T00:00:00Z'), endsAt: new Date('2026-03-16T00:00:00Z') })
+  ).cycle)!;
+  const renamed = (await (await client.updateCycle(cycle.id, { name: 'Sprint 9', endsAt: new Date('2026-03-20T00:00:00Z') })).cycle)!;
+  t.equal(renamed.name, 'Sprint 9');
+  t.equal(new Date(renamed.endsAt).toISOString(), '2026-03-20T00:00:00.000Z');
+  const backwards = await client.updateCycle(cycle.id, { endsAt: new Date('2026-03-01T00:00:00Z') }).catch((e) => e);
+  t.equal(backwards.type, LinearErrorType.InvalidInput);
+});
+
 t.test("fields whose names hold acronyms take the SDK's arguments", async (t) => {
   const schema = linearSchema();
   const roots = [schema.getQueryType()!, schema.getMutationType()!].flatMap((r) => Object.values(r.getFields()));

@@ -1,8 +1,9 @@
 // Projects and cycles over GraphQL: `projects`/`project`/`searchProjects`/`projectCreate`/`projectUpdate`,
-// `cycles`/`cycle`/`cycleCreate`, and their relations.
+// `projectArchive`/`projectUnarchive`/`projectDelete`, `cycles`/`cycle`/`cycleCreate`/`cycleUpdate`,
+// and their relations.
 
 import type { TypeModel, TypeModels } from '../wire/types.js';
-import { createCycle, createProject, cycleProgress, projectUrl, updateProject } from '../model/projects.js';
+import { archiveProject, createCycle, createProject, cycleProgress, projectUrl, updateCycle, updateProject } from '../model/projects.js';
 import type { Cycle, Project } from '../model/records.js';
 import { actor, all, byId, input, payload, related, str } from './common.js';
 
@@ -44,6 +45,10 @@ export const projectModels: TypeModels = {
       projectCreate: (_r, a, ctx) => payload(ctx, { project: createProject(ctx, actor(ctx), input(a)) }),
       projectUpdate: (_r, a, ctx) => payload(ctx, { project: updateProject(ctx, actor(ctx), str(a, 'id'), input(a)) }),
       cycleCreate: (_r, a, ctx) => payload(ctx, { cycle: createCycle(ctx, actor(ctx), input(a)) }),
+      cycleUpdate: (_r, a, ctx) => payload(ctx, { cycle: updateCycle(ctx, actor(ctx), str(a, 'id'), input(a)) }),
+      projectArchive: (_r, a, ctx) => payload(ctx, { entity: archiveProject(ctx, actor(ctx), str(a, 'id'), a.trash === true ? 'trash' : 'archive') }),
+      projectDelete: (_r, a, ctx) => payload(ctx, { entity: archiveProject(ctx, actor(ctx), str(a, 'id'), 'trash') }),
+      projectUnarchive: (_r, a, ctx) => payload(ctx, { entity: archiveProject(ctx, actor(ctx), str(a, 'id'), 'restore') }),
     },
   },
   Project: projectModel,
