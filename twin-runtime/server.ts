@@ -121,6 +121,21 @@ export function send(res: ServerResponse, out: TwinResponse): void {
 }
 
 /**
+ * An injected fault's effect on the connection: a delayed answer, or a dropped connection. Behind
+ * the gateway (the request carries its X-Forwarded-Host) a drop is answered with the fault's
+ * marked answer and the gateway closes its client's connection, so the log names the fault; a
+ * client talking to the twin directly has its connection closed here.
+ */
+async function faultEffect(req: IncomingMessage, res: ServerResponse, out: TwinResponse): Promise<void> {
+  if (out.delayMs) await new Promise((r) => setTimeout(r, out.delayMs));
+  if (out.drop && req.headers['x-forwarded-host'] === undefined) {
+    res.socket?.destroy();
+    return;
+  }
+  send(res, out);
+}
+
+/**
  * A twin host behind an HTTP listener: provider requests go to `host.handle`, `/_twin/*` to the
  * admin API. The host's parts are re-exposed here for callers that hold the server.
  */
@@ -202,7 +217,9 @@ export class TwinServer {
       };
       const origin = requestOrigin(req.headers, (req.socket as { encrypted?: boolean }).encrypted === true);
       if (origin) twinReq.origin = origin;
-      send(res, await this.host.handle(twinReq));
+      const out = await this.host.handle(twinReq);
+      if (out.delayMs || out.drop) await faultEffect(req, res, out);
+      else send(res, out);
     } catch (e) {
       if (res.headersSent) return;
       if (e instanceof InputRefusal) {

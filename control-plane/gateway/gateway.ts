@@ -17,6 +17,7 @@ import { listenDual, type DualListener, type RequestHandler } from '../../twin-r
 import { TwinClient, type TwinAnswer } from './twin-client.js';
 import { loopbackHostFor } from '../../twin-runtime/own-host.js';
 import { FIDELITY_HEADER, isFidelityLevel, type FidelityLevel } from '../../twin-runtime/fidelity.js';
+import { FAULT_HEADER } from '../../twin-runtime/faults.js';
 
 /** Where the gateway hands each log row; `done` runs once the row is durable. */
 export interface LogSink {
@@ -468,7 +469,7 @@ export class TwinGateway {
     occurredAt: string,
     req: IncomingMessage,
     requestBody: Buffer | undefined,
-    answered: { statusCode: number; durationMs: number; responseContentType?: string; responseBody?: Buffer; fidelity?: FidelityLevel } = {
+    answered: { statusCode: number; durationMs: number; responseContentType?: string; responseBody?: Buffer; fidelity?: FidelityLevel; fault?: string } = {
       statusCode: UNANSWERED,
       durationMs: 0,
     },
@@ -519,6 +520,8 @@ export class TwinGateway {
     let fromTwin = false;
     /** How the twin made its answer (its Twin-Fidelity header), for the log. */
     let fidelity: FidelityLevel | undefined;
+    /** The injected fault the twin names (its Twin-Fault header), for the log; a `drop` closes the client's connection. */
+    let fault: string | undefined;
     /** The request's entry journaled before it was forwarded (state-changing methods). */
     let opened: CapturedRow | undefined;
     const own = (status: number, detail: string) => {
@@ -550,6 +553,7 @@ export class TwinGateway {
           if (RESPONSE_HOP_BY_HOP.has(name)) continue;
           if (name === 'content-type' && responseContentType === undefined) responseContentType = raw[i + 1];
           else if (name === FIDELITY_HEADER && isFidelityLevel(raw[i + 1])) fidelity = raw[i + 1] as FidelityLevel;
+          else if (name === FAULT_HEADER) fault = raw[i + 1];
           headers.push(raw[i]!, raw[i + 1]!);
         }
       }
@@ -563,12 +567,21 @@ export class TwinGateway {
       responseContentType,
       responseBody: responseBody!,
       fidelity: fromTwin ? fidelity : undefined,
+      fault: fromTwin ? fault : undefined,
     };
+    // A dropped connection has no answer: logged with no status (the fault says why).
+    const dropped = fault?.endsWith(' drop') === true;
+    if (dropped) answered.statusCode = UNANSWERED;
     const row = opened ? answeredRow(opened, answered) : this.row(route, method, path, queryString, occurredAt, req, requestBody, answered);
     // The answer leaves only once its log entry is committed.
     this.options.writer.write(row, (committed) => {
       if (!committed && fromTwin) own(503, 'The request log could not be written; retry later.');
       headers.push('content-length', fromTwin && announcedLength !== undefined ? announcedLength : String(responseBody.length));
+      if (dropped && committed) {
+        res.destroy();
+        this.finished(res);
+        return;
+      }
       try {
         res.writeHead(statusCode, headers);
         res.end(responseBody);
