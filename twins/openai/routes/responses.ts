@@ -5,7 +5,20 @@ import { ownValue } from '../../../twin-runtime/safe-input.js';
 import { createResponse, deleteResponse, responseInputItems, retrieveResponse, type InputItem, type ResponseRequest } from '../model/responses.js';
 import { invalidRequest } from '../wire/errors.js';
 import { cursorPage } from '../wire/pagination.js';
-import { get, jsonBody, listQuery, optArray, optBool, optInt, optMetadata, optNumber, optObject, optString, reqString, type Body } from '../wire/params.js';
+import {
+  get,
+  operationBody,
+  listQuery,
+  optArray,
+  optBool,
+  optInt,
+  optMetadata,
+  optNumber,
+  optObject,
+  optString,
+  reqString,
+  type Body,
+} from '../wire/params.js';
 import { responseStream, sse } from '../wire/streams.js';
 import { asked, contentText, jsonSchemaOf, responseTools, toolChoice } from './reading.js';
 
@@ -77,7 +90,7 @@ export const responseRoutes: TwinRoute[] = [
     method: 'POST',
     path: '/v1/responses',
     async handler(req, ctx) {
-      const body = jsonBody(req);
+      const body = operationBody(req, 'POST /v1/responses');
       const model = reqString(body, 'model');
       const rawTools = optArray(body, 'tools') ?? [];
       const tools = responseTools(rawTools);
