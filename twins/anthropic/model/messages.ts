@@ -117,6 +117,13 @@ export async function countTokens(req: Pick<MessageRequest, 'model' | 'system' |
   return { input_tokens: inputTokens(await encoder('o200k_base'), req) };
 }
 
+/** Names of the tools whose results the last message's `tool_result` blocks carry. */
+function answeredTools(messages: InputMessage[]): string[] {
+  const names = new Map(messages.flatMap((m) => m.content.flatMap((b) => (b.type === 'tool_use' ? [[b.id, b.name] as const] : []))));
+  const last = messages[messages.length - 1]!;
+  return last.content.flatMap((b) => (b.type === 'tool_result' && names.has(b.tool_use_id) ? [names.get(b.tool_use_id)!] : []));
+}
+
 export async function createMessage(ctx: TwinContext, req: MessageRequest): Promise<MessageOutcome> {
   const model = resolveModel(req.model);
   if (req.maxTokens > model.max_tokens) {
@@ -132,6 +139,8 @@ export async function createMessage(ctx: TwinContext, req: MessageRequest): Prom
     model: req.model,
     digest: digestOf({ endpoint: 'messages', asked: req.asked }),
     lastText: messageText(last),
+    conversation: [...(req.system ? [req.system] : []), ...req.messages.map(messageText)],
+    toolResults: answeredTools(req.messages),
     userTurn,
     tools: req.tools,
     toolChoice: req.toolChoice,

@@ -109,6 +109,19 @@ function stored(ctx: TwinContext, id: string): StoredResponse {
   return s;
 }
 
+/** Names of the functions whose outputs the trailing `function_call_output` items carry. */
+function answeredTools(items: InputItem[]): string[] {
+  const names = new Map(items.flatMap((it) => (it.type === 'function_call' ? [[it.call_id, it.name] as const] : [])));
+  const out: string[] = [];
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = items[i]!;
+    if (item.type !== 'function_call_output') break;
+    const name = names.get(item.call_id);
+    if (name) out.push(name);
+  }
+  return out;
+}
+
 export async function createResponse(ctx: TwinContext, req: ResponseRequest): Promise<{ response: ResponseObject; chunks: Map<string, string[] | undefined> }> {
   const model = generationModel(req.model, 'responses');
   let history: InputItem[] = [];
@@ -131,6 +144,8 @@ export async function createResponse(ctx: TwinContext, req: ResponseRequest): Pr
       model: req.model,
       digest: digestOf({ endpoint: 'responses', asked: req.asked, history }),
       lastText: itemText(last),
+      conversation: [...(req.instructions ? [req.instructions] : []), ...conversation.map(itemText)],
+      toolResults: answeredTools(conversation),
       userTurn: last.type === 'message' && last.role === 'user',
       tools: req.tools,
       toolChoice: req.toolChoice,

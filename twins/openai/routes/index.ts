@@ -1,6 +1,8 @@
 // Every route of the OpenAI twin (routes/<resource>.ts beside model/<resource>.ts).
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
+import { answerScriptedErrors } from '../../../twin-runtime/llm/scripted.js';
+import { renderOpenAIError } from '../wire/errors.js';
 import { batchRoutes } from './batches.js';
 import { chatCompletionRoutes } from './chat-completions.js';
 import { embeddingRoutes } from './embeddings.js';
@@ -19,4 +21,5 @@ export const routes: TwinRoute[] = [
   ...fileRoutes,
   ...batchRoutes,
   ...twinRoutes,
-];
+  // A scripted error is answered, not thrown, so the script's count of answered calls stays.
+].map((r) => answerScriptedErrors(r, renderOpenAIError));
