@@ -4,9 +4,12 @@ import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { answerScriptedErrors } from '../../../twin-runtime/llm/scripted.js';
 import { renderAnthropicError } from '../wire/errors.js';
 import { batchRoutes } from './batches.js';
+import { fileRoutes } from './files.js';
 import { messageRoutes } from './messages.js';
 import { modelRoutes } from './models.js';
 import { twinRoutes } from './twin.js';
 
 // A scripted error is answered, not thrown, so the script's count of answered calls stays.
-export const routes: TwinRoute[] = [...messageRoutes, ...batchRoutes, ...modelRoutes, ...twinRoutes].map((r) => answerScriptedErrors(r, renderAnthropicError));
+export const routes: TwinRoute[] = [...messageRoutes, ...batchRoutes, ...fileRoutes, ...modelRoutes, ...twinRoutes].map((r) =>
+  answerScriptedErrors(r, renderAnthropicError),
+);
