@@ -96,6 +96,9 @@ function openai(): void {
       'POST /v1/embeddings': bodyParams(at('embeddings.d.ts'), 'EmbeddingCreateParams'),
       'POST /v1/moderations': bodyParams(at('moderations.d.ts'), 'ModerationCreateParams'),
       'POST /v1/batches': bodyParams(at('batches.d.ts'), 'BatchCreateParams'),
+      'POST /v1/conversations': bodyParams(at('conversations/conversations.d.ts'), 'ConversationCreateParams'),
+      'POST /v1/conversations/{conversation_id}': bodyParams(at('conversations/conversations.d.ts'), 'ConversationUpdateParams'),
+      'POST /v1/conversations/{conversation_id}/items': bodyParams(at('conversations/items.d.ts'), 'ItemCreateParams'),
     },
   });
 }

@@ -9,6 +9,7 @@ import { digestOf } from '../../../twin-runtime/llm/determinism.js';
 import { encoder } from '../../../twin-runtime/llm/tokens.js';
 import { invalidRequest, OpenAIError } from '../wire/errors.js';
 import { spendTokens } from '../wire/rate-limit.js';
+import { appendTurn, conversationHistory, renderItem } from './conversations.js';
 import { checkContext, generate, toolTokens } from './generation.js';
 import { generationModel } from './models.js';
 
@@ -62,6 +63,8 @@ export interface ResponseObject {
   } | null;
   user: null;
   metadata: Record<string, string>;
+  /** The conversation the response joined (only when created with one). */
+  conversation?: { id: string };
 }
 
 export interface ResponseRequest {
@@ -75,6 +78,8 @@ export interface ResponseRequest {
   format: { type: 'text' } | { type: 'json_object' } | { type: 'json_schema'; name: string; schema: unknown; strict?: boolean; description?: string };
   maxOutputTokens?: number;
   previousResponseId?: string;
+  /** A conversation whose items are the history and that the input and output join. */
+  conversation?: string;
   store: boolean;
   metadata?: Record<string, string>;
   temperature: number;
@@ -125,6 +130,14 @@ function answeredTools(items: InputItem[]): string[] {
 export async function createResponse(ctx: TwinContext, req: ResponseRequest): Promise<{ response: ResponseObject; chunks: Map<string, string[] | undefined> }> {
   const model = generationModel(req.model, 'responses');
   let history: InputItem[] = [];
+  if (req.previousResponseId !== undefined && req.conversation !== undefined) {
+    throw invalidRequest(
+      "Mutually exclusive parameters: Ensure you are only providing one of: 'previous_response_id' or 'conversation'.",
+      null,
+      'mutually_exclusive_parameters',
+    );
+  }
+  if (req.conversation !== undefined) history = conversationHistory(ctx, req.conversation);
   if (req.previousResponseId !== undefined) {
     const prev = ctx.store.get<StoredResponse>(RESPONSE, req.previousResponseId);
     if (!prev) throw invalidRequest(`Previous response with id '${req.previousResponseId}' not found.`, 'previous_response_id', 'previous_response_not_found');
@@ -204,7 +217,16 @@ export async function createResponse(ctx: TwinContext, req: ResponseRequest): Pr
     },
     user: null,
     metadata: req.metadata ?? {},
+    ...(req.conversation !== undefined ? { conversation: { id: req.conversation } } : {}),
   };
+  if (req.conversation !== undefined) {
+    appendTurn(
+      ctx,
+      req.conversation,
+      req.input,
+      output.map((o) => ({ ...outputAsInput(o), id: o.id })),
+    );
+  }
   if (req.store) {
     const record: StoredResponse = {
       response,
@@ -228,12 +250,5 @@ export function deleteResponse(ctx: TwinContext, id: string) {
 
 /** The request's input items as the API lists them (messages with `input_text` parts). */
 export function responseInputItems(ctx: TwinContext, id: string) {
-  return stored(ctx, id).input.map((item) => {
-    if (item.type === 'message') {
-      const content = Array.isArray(item.content) ? item.content : [{ type: item.role === 'assistant' ? 'output_text' : 'input_text', text: item.text }];
-      return { id: item.id, type: 'message', role: item.role, status: 'completed', content };
-    }
-    if (item.type === 'function_call') return { ...item, status: 'completed' };
-    return { ...item, status: 'completed' };
-  });
+  return stored(ctx, id).input.map(renderItem);
 }

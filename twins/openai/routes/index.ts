@@ -5,6 +5,7 @@ import { answerScriptedErrors } from '../../../twin-runtime/llm/scripted.js';
 import { renderOpenAIError } from '../wire/errors.js';
 import { batchRoutes } from './batches.js';
 import { chatCompletionRoutes } from './chat-completions.js';
+import { conversationRoutes } from './conversations.js';
 import { embeddingRoutes } from './embeddings.js';
 import { fileRoutes } from './files.js';
 import { moderationRoutes } from './moderations.js';
@@ -15,6 +16,7 @@ import { twinRoutes } from './twin.js';
 export const routes: TwinRoute[] = [
   ...chatCompletionRoutes,
   ...responseRoutes,
+  ...conversationRoutes,
   ...embeddingRoutes,
   ...moderationRoutes,
   ...modelRoutes,
