@@ -93,9 +93,12 @@ function openai(): void {
     bodyParams: {
       'POST /v1/chat/completions': bodyParams(chat, 'ChatCompletionCreateParamsNonStreaming'),
       'POST /v1/responses': bodyParams(responses, 'ResponseCreateParamsNonStreaming'),
+      'POST /v1/responses/input_tokens': bodyParams(at('responses/input-tokens.d.ts'), 'InputTokenCountParams'),
       'POST /v1/embeddings': bodyParams(at('embeddings.d.ts'), 'EmbeddingCreateParams'),
       'POST /v1/moderations': bodyParams(at('moderations.d.ts'), 'ModerationCreateParams'),
       'POST /v1/batches': bodyParams(at('batches.d.ts'), 'BatchCreateParams'),
+      'POST /v1/uploads': bodyParams(at('uploads/uploads.d.ts'), 'UploadCreateParams'),
+      'POST /v1/uploads/{upload_id}/complete': bodyParams(at('uploads/uploads.d.ts'), 'UploadCompleteParams'),
       'POST /v1/conversations': bodyParams(at('conversations/conversations.d.ts'), 'ConversationCreateParams'),
       'POST /v1/conversations/{conversation_id}': bodyParams(at('conversations/conversations.d.ts'), 'ConversationUpdateParams'),
       'POST /v1/conversations/{conversation_id}/items': bodyParams(at('conversations/items.d.ts'), 'ItemCreateParams'),

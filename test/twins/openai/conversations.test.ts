@@ -80,3 +80,13 @@ t.test('limits and unknown parameters', async (t) => {
   const extra = await client.conversations.create({ title: 'x' } as OpenAI.Conversations.ConversationCreateParams).catch((e: unknown) => e);
   t.equal((extra as InstanceType<typeof OpenAI.BadRequestError>).param, 'title');
 });
+
+t.test('input_tokens counts what the response reads, its conversation included', async (t) => {
+  const conv = await client.conversations.create({ items: [{ type: 'message', role: 'user', content: 'A long earlier message about the weather.' }] });
+  const alone = await client.responses.inputTokens.count({ model: 'gpt-4o-mini', input: 'And now?' });
+  const withConversation = await client.responses.inputTokens.count({ model: 'gpt-4o-mini', input: 'And now?', conversation: conv.id });
+  t.equal(alone.object, 'response.input_tokens');
+  t.ok(withConversation.input_tokens > alone.input_tokens, `${withConversation.input_tokens} > ${alone.input_tokens}`);
+  const response = await client.responses.create({ model: 'gpt-4o-mini', input: 'And now?', store: false });
+  t.equal(response.usage!.input_tokens, alone.input_tokens, 'the same count as the response usage');
+});

@@ -6,7 +6,7 @@
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import type { OfferedTool, ToolChoice } from '../../../twin-runtime/llm/answer.js';
 import { digestOf } from '../../../twin-runtime/llm/determinism.js';
-import { encoder } from '../../../twin-runtime/llm/tokens.js';
+import { encoder, type Encoder } from '../../../twin-runtime/llm/tokens.js';
 import { invalidRequest, OpenAIError } from '../wire/errors.js';
 import { spendTokens } from '../wire/rate-limit.js';
 import { appendTurn, conversationHistory, renderItem } from './conversations.js';
@@ -127,8 +127,8 @@ function answeredTools(items: InputItem[]): string[] {
   return out;
 }
 
-export async function createResponse(ctx: TwinContext, req: ResponseRequest): Promise<{ response: ResponseObject; chunks: Map<string, string[] | undefined> }> {
-  const model = generationModel(req.model, 'responses');
+/** What a request's model reads: its history (a conversation's items or the previous response's) and its input. */
+function historyAndInput(ctx: TwinContext, req: Pick<ResponseRequest, 'input' | 'previousResponseId' | 'conversation'>): InputItem[] {
   let history: InputItem[] = [];
   if (req.previousResponseId !== undefined && req.conversation !== undefined) {
     throw invalidRequest(
@@ -145,9 +145,31 @@ export async function createResponse(ctx: TwinContext, req: ResponseRequest): Pr
   }
   const conversation = [...history, ...req.input];
   if (conversation.length === 0) throw invalidRequest("Missing required parameter: 'input'.", 'input', 'missing_required_parameter');
+  return conversation;
+}
+
+function countInput(enc: Encoder, req: Pick<ResponseRequest, 'instructions' | 'rawTools'>, conversation: InputItem[]): number {
+  let n = (req.instructions ? 4 + enc.countTokens(req.instructions) : 0) + toolTokens(enc, req.rawTools);
+  for (const item of conversation) n += 4 + enc.countTokens(itemText(item));
+  return n;
+}
+
+/** POST /v1/responses/input_tokens: the `input_tokens` the same request's usage would report. */
+export async function responseInputTokens(
+  ctx: TwinContext,
+  req: Pick<ResponseRequest, 'model' | 'input' | 'instructions' | 'rawTools' | 'previousResponseId' | 'conversation'>,
+) {
+  const model = generationModel(req.model, 'responses');
   const enc = await encoder(model.encoding);
-  let inputTokens = (req.instructions ? 4 + enc.countTokens(req.instructions) : 0) + toolTokens(enc, req.rawTools);
-  for (const item of conversation) inputTokens += 4 + enc.countTokens(itemText(item));
+  return { object: 'response.input_tokens' as const, input_tokens: countInput(enc, req, historyAndInput(ctx, req)) };
+}
+
+export async function createResponse(ctx: TwinContext, req: ResponseRequest): Promise<{ response: ResponseObject; chunks: Map<string, string[] | undefined> }> {
+  const model = generationModel(req.model, 'responses');
+  const conversation = historyAndInput(ctx, req);
+  const history = conversation.slice(0, conversation.length - req.input.length);
+  const enc = await encoder(model.encoding);
+  const inputTokens = countInput(enc, req, conversation);
   checkContext(model, inputTokens, undefined, 'input');
   const last = conversation[conversation.length - 1]!;
   const answer = generate(

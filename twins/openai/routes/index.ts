@@ -12,6 +12,7 @@ import { moderationRoutes } from './moderations.js';
 import { modelRoutes } from './models.js';
 import { responseRoutes } from './responses.js';
 import { twinRoutes } from './twin.js';
+import { uploadRoutes } from './uploads.js';
 
 export const routes: TwinRoute[] = [
   ...chatCompletionRoutes,
@@ -21,6 +22,7 @@ export const routes: TwinRoute[] = [
   ...moderationRoutes,
   ...modelRoutes,
   ...fileRoutes,
+  ...uploadRoutes,
   ...batchRoutes,
   ...twinRoutes,
   // A scripted error is answered, not thrown, so the script's count of answered calls stays.

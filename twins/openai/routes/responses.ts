@@ -2,7 +2,15 @@
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { ownValue } from '../../../twin-runtime/safe-input.js';
-import { createResponse, deleteResponse, responseInputItems, retrieveResponse, type InputItem, type ResponseRequest } from '../model/responses.js';
+import {
+  createResponse,
+  deleteResponse,
+  responseInputItems,
+  responseInputTokens,
+  retrieveResponse,
+  type InputItem,
+  type ResponseRequest,
+} from '../model/responses.js';
 import { invalidRequest } from '../wire/errors.js';
 import { cursorPage } from '../wire/pagination.js';
 import {
@@ -127,6 +135,26 @@ export const responseRoutes: TwinRoute[] = [
       });
       if (optBool(body, 'stream')) return sse(responseStream(response, chunks));
       return { status: 200, body: response };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/responses/input_tokens',
+    async handler(req, ctx) {
+      const body = operationBody(req, 'POST /v1/responses/input_tokens');
+      const rawTools = optArray(body, 'tools') ?? [];
+      responseTools(rawTools);
+      return {
+        status: 200,
+        body: await responseInputTokens(ctx, {
+          model: reqString(body, 'model'),
+          input: readInput(body),
+          instructions: optString(body, 'instructions'),
+          rawTools,
+          previousResponseId: optString(body, 'previous_response_id'),
+          conversation: readConversation(body),
+        }),
+      };
     },
   },
   { method: 'GET', path: '/v1/responses/{response_id}', handler: (req, ctx) => ({ status: 200, body: retrieveResponse(ctx, req.params.response_id!) }) },
