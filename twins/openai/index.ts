@@ -8,6 +8,7 @@ import { answerInProcess } from '../../twin-runtime/llm/in-process.js';
 import { SCRIPTED_RESPONSE } from '../../twin-runtime/llm/scripted.js';
 import { CONVERSATION } from './model/conversations.js';
 import { UPLOAD, UPLOAD_PART } from './model/uploads.js';
+import { VECTOR_STORE } from './model/vector-stores.js';
 import { advanceBatches, BATCH, type BatchLineRunner } from './model/batches.js';
 import { CHAT_COMPLETION } from './model/chat-completions.js';
 import { FILE } from './model/files.js';
@@ -43,7 +44,7 @@ const openai: TwinDefinition = {
   version: '1.0.0',
   storageVersion: 1,
   defaultPort: 12141,
-  resources: [SCRIPTED_RESPONSE, FILE, CHAT_COMPLETION, RESPONSE, BATCH, CONVERSATION, UPLOAD, UPLOAD_PART],
+  resources: [SCRIPTED_RESPONSE, FILE, CHAT_COMPLETION, RESPONSE, BATCH, CONVERSATION, UPLOAD, UPLOAD_PART, VECTOR_STORE],
   mintKey,
   routes,
   generic,

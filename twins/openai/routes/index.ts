@@ -13,6 +13,7 @@ import { modelRoutes } from './models.js';
 import { responseRoutes } from './responses.js';
 import { twinRoutes } from './twin.js';
 import { uploadRoutes } from './uploads.js';
+import { vectorStoreRoutes } from './vector-stores.js';
 
 export const routes: TwinRoute[] = [
   ...chatCompletionRoutes,
@@ -23,6 +24,7 @@ export const routes: TwinRoute[] = [
   ...modelRoutes,
   ...fileRoutes,
   ...uploadRoutes,
+  ...vectorStoreRoutes,
   ...batchRoutes,
   ...twinRoutes,
   // A scripted error is answered, not thrown, so the script's count of answered calls stays.
