@@ -84,7 +84,7 @@ t.test('file batches, a binary file that fails, update and delete', async (t) =>
 
   const renamed = await client.vectorStores.update(store.id, { name: 'Renamed', expires_after: { anchor: 'last_active_at', days: 7 } });
   t.equal(renamed.name, 'Renamed');
-  t.equal(renamed.expires_at! - renamed.last_active_at, 7 * 86_400);
+  t.equal(renamed.expires_at! - renamed.last_active_at!, 7 * 86_400);
   t.ok((await client.vectorStores.list()).data.some((s) => s.id === store.id));
   t.same(await client.vectorStores.delete(store.id), { id: store.id, object: 'vector_store.deleted', deleted: true });
   const gone = await client.vectorStores.retrieve(store.id).catch((e: unknown) => e);
