@@ -7,9 +7,10 @@ import { batchRoutes } from './batches.js';
 import { fileRoutes } from './files.js';
 import { messageRoutes } from './messages.js';
 import { modelRoutes } from './models.js';
+import { skillRoutes } from './skills.js';
 import { twinRoutes } from './twin.js';
 
 // A scripted error is answered, not thrown, so the script's count of answered calls stays.
-export const routes: TwinRoute[] = [...messageRoutes, ...batchRoutes, ...fileRoutes, ...modelRoutes, ...twinRoutes].map((r) =>
+export const routes: TwinRoute[] = [...messageRoutes, ...batchRoutes, ...fileRoutes, ...skillRoutes, ...modelRoutes, ...twinRoutes].map((r) =>
   answerScriptedErrors(r, renderAnthropicError),
 );
