@@ -6,6 +6,7 @@
 import type { TwinContext, TwinDefinition } from '../../twin-runtime/contract.js';
 import { answerInProcess } from '../../twin-runtime/llm/in-process.js';
 import { SCRIPTED_RESPONSE } from '../../twin-runtime/llm/scripted.js';
+import { CONTAINER } from './model/containers.js';
 import { CONVERSATION } from './model/conversations.js';
 import { UPLOAD, UPLOAD_PART } from './model/uploads.js';
 import { VECTOR_STORE } from './model/vector-stores.js';
@@ -44,7 +45,7 @@ const openai: TwinDefinition = {
   version: '1.0.0',
   storageVersion: 1,
   defaultPort: 12141,
-  resources: [SCRIPTED_RESPONSE, FILE, CHAT_COMPLETION, RESPONSE, BATCH, CONVERSATION, UPLOAD, UPLOAD_PART, VECTOR_STORE],
+  resources: [SCRIPTED_RESPONSE, FILE, CHAT_COMPLETION, RESPONSE, BATCH, CONVERSATION, UPLOAD, UPLOAD_PART, VECTOR_STORE, CONTAINER],
   mintKey,
   routes,
   generic,

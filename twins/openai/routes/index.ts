@@ -5,6 +5,7 @@ import { answerScriptedErrors } from '../../../twin-runtime/llm/scripted.js';
 import { renderOpenAIError } from '../wire/errors.js';
 import { batchRoutes } from './batches.js';
 import { chatCompletionRoutes } from './chat-completions.js';
+import { containerRoutes } from './containers.js';
 import { conversationRoutes } from './conversations.js';
 import { embeddingRoutes } from './embeddings.js';
 import { fileRoutes } from './files.js';
@@ -25,6 +26,7 @@ export const routes: TwinRoute[] = [
   ...fileRoutes,
   ...uploadRoutes,
   ...vectorStoreRoutes,
+  ...containerRoutes,
   ...batchRoutes,
   ...twinRoutes,
   // A scripted error is answered, not thrown, so the script's count of answered calls stays.
