@@ -8,6 +8,7 @@ import { answerInProcess } from '../../twin-runtime/llm/in-process.js';
 import { SCRIPTED_RESPONSE } from '../../twin-runtime/llm/scripted.js';
 import { CONTAINER } from './model/containers.js';
 import { CONVERSATION } from './model/conversations.js';
+import { advanceFineTuning, FINE_TUNING_JOB } from './model/fine-tuning.js';
 import { UPLOAD, UPLOAD_PART } from './model/uploads.js';
 import { VECTOR_STORE } from './model/vector-stores.js';
 import { advanceBatches, BATCH, type BatchLineRunner } from './model/batches.js';
@@ -45,7 +46,7 @@ const openai: TwinDefinition = {
   version: '1.0.0',
   storageVersion: 1,
   defaultPort: 12141,
-  resources: [SCRIPTED_RESPONSE, FILE, CHAT_COMPLETION, RESPONSE, BATCH, CONVERSATION, UPLOAD, UPLOAD_PART, VECTOR_STORE, CONTAINER],
+  resources: [SCRIPTED_RESPONSE, FILE, CHAT_COMPLETION, RESPONSE, BATCH, CONVERSATION, UPLOAD, UPLOAD_PART, VECTOR_STORE, CONTAINER, FINE_TUNING_JOB],
   mintKey,
   routes,
   generic,
@@ -65,7 +66,10 @@ const openai: TwinDefinition = {
       return errorResponse(problem.refusal.part === 'body' ? invalidRequest(UNPARSABLE_JSON) : invalidRequest(problem.message));
     },
   },
-  advance: (ctx, to) => advanceBatches(ctx, to, runBatchLine(ctx)),
+  advance: async (ctx, to) => {
+    await advanceBatches(ctx, to, runBatchLine(ctx));
+    advanceFineTuning(ctx, to);
+  },
   suggestions,
   seeding,
   phrasebook: OPENAI_OPERATIONS,

@@ -101,7 +101,7 @@ function answeredTools(messages: ChatMessage[]): string[] {
 }
 
 export async function createChatCompletion(ctx: TwinContext, req: ChatRequest): Promise<ChatOutcome> {
-  const model = generationModel(req.model, 'chat_completions');
+  const model = generationModel(req.model, 'chat_completions', ctx);
   const enc = await encoder(model.encoding);
   let prompt = 3 + toolTokens(enc, req.rawTools);
   for (const m of req.messages) {

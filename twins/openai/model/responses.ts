@@ -159,13 +159,13 @@ export async function responseInputTokens(
   ctx: TwinContext,
   req: Pick<ResponseRequest, 'model' | 'input' | 'instructions' | 'rawTools' | 'previousResponseId' | 'conversation'>,
 ) {
-  const model = generationModel(req.model, 'responses');
+  const model = generationModel(req.model, 'responses', ctx);
   const enc = await encoder(model.encoding);
   return { object: 'response.input_tokens' as const, input_tokens: countInput(enc, req, historyAndInput(ctx, req)) };
 }
 
 export async function createResponse(ctx: TwinContext, req: ResponseRequest): Promise<{ response: ResponseObject; chunks: Map<string, string[] | undefined> }> {
-  const model = generationModel(req.model, 'responses');
+  const model = generationModel(req.model, 'responses', ctx);
   const conversation = historyAndInput(ctx, req);
   const history = conversation.slice(0, conversation.length - req.input.length);
   const enc = await encoder(model.encoding);

@@ -9,6 +9,7 @@ import { containerRoutes } from './containers.js';
 import { conversationRoutes } from './conversations.js';
 import { embeddingRoutes } from './embeddings.js';
 import { fileRoutes } from './files.js';
+import { fineTuningRoutes } from './fine-tuning.js';
 import { moderationRoutes } from './moderations.js';
 import { modelRoutes } from './models.js';
 import { responseRoutes } from './responses.js';
@@ -27,6 +28,7 @@ export const routes: TwinRoute[] = [
   ...uploadRoutes,
   ...vectorStoreRoutes,
   ...containerRoutes,
+  ...fineTuningRoutes,
   ...batchRoutes,
   ...twinRoutes,
   // A scripted error is answered, not thrown, so the script's count of answered calls stays.
