@@ -4,15 +4,10 @@
 // downloads as a zip of its files. The twin holds only custom skills (none of Anthropic's own).
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
-import { loadOnce } from '../../../twin-runtime/load-once.js';
+import { readSkillPackage, skillZip, type PackageFile, type StoredFile } from '../../../twin-runtime/llm/skill-package.js';
 import { AnthropicError, invalid } from '../wire/errors.js';
 
 export const SKILL = 'skill';
-
-const loadArchiver = loadOnce(() => import('archiver'));
-const MAX_FILES = 1_000;
-const MAX_BYTES = 30 * 1024 ** 2;
-const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
 export interface SkillObject {
   id: string;
@@ -35,47 +30,10 @@ export interface SkillVersion {
 
 interface StoredSkill {
   skill: SkillObject;
-  versions: { version: SkillVersion; files: { path: string; content_base64: string }[] }[];
+  versions: { version: SkillVersion; files: StoredFile[] }[];
 }
 
-export interface UploadedFile {
-  filename: string;
-  content: Buffer;
-}
-
-/** `name:` and `description:` of a YAML frontmatter block (single-line values, quotes dropped). */
-function frontmatter(text: string): Record<string, string> {
-  const m = /^---\r?\n([\s\S]*?)\r?\n---/.exec(text);
-  if (!m) return {};
-  const out: Record<string, string> = {};
-  for (const line of m[1]!.split(/\r?\n/)) {
-    const kv = /^(name|description):\s*(.*)$/.exec(line);
-    if (kv) out[kv[1]!] = kv[2]!.trim().replace(/^(["'])(.*)\1$/, '$2');
-  }
-  return out;
-}
-
-/** The upload's files under their top-level directory, its SKILL.md's name and description. */
-function readUpload(files: UploadedFile[]): { name: string; description: string; files: { path: string; content_base64: string }[] } {
-  if (files.length === 0) throw invalid('files: at least one file is required');
-  if (files.length > MAX_FILES) throw invalid(`files: at most ${MAX_FILES} files`);
-  if (files.reduce((n, f) => n + f.content.length, 0) > MAX_BYTES) throw invalid(`files: the upload exceeds ${MAX_BYTES} bytes`);
-  const tops = new Set(files.map((f) => (f.filename.includes('/') ? f.filename.split('/')[0]! : '')));
-  if (tops.size !== 1) throw invalid('files: All files must be in the same top-level directory.');
-  const top = [...tops][0]!;
-  const skillMd = files.find((f) => f.filename === (top ? `${top}/SKILL.md` : 'SKILL.md'));
-  if (!skillMd) throw invalid('files: SKILL.md file must be exactly in the top-level folder.');
-  const meta = frontmatter(skillMd.content.toString('utf8'));
-  const name = meta.name ?? top;
-  if (!name || !SLUG.test(name) || name.length > 64) throw invalid('SKILL.md: `name` must be a kebab-case slug of at most 64 characters.');
-  const description = meta.description ?? '';
-  if (description === '' || description.length > 1024) throw invalid('SKILL.md: `description` is required (at most 1024 characters).');
-  return {
-    name,
-    description,
-    files: files.map((f) => ({ path: top ? f.filename.slice(top.length + 1) : f.filename, content_base64: f.content.toString('base64') })),
-  };
-}
+export type UploadedFile = PackageFile;
 
 function stored(ctx: TwinContext, id: string): StoredSkill {
   const s = ctx.store.get<StoredSkill>(SKILL, id);
@@ -92,7 +50,7 @@ function versionId(ctx: TwinContext, s: StoredSkill | undefined): string {
 }
 
 export function createSkill(ctx: TwinContext, files: UploadedFile[], displayName?: string): SkillObject {
-  const upload = readUpload(files);
+  const upload = readSkillPackage(files, invalid);
   if (displayName !== undefined && (displayName.length === 0 || displayName.length > 255 || /[\r\n]/.test(displayName))) {
     throw invalid('display_name: a single line of 1 to 255 characters');
   }
@@ -154,7 +112,7 @@ export function deleteSkill(ctx: TwinContext, id: string) {
 
 export function createSkillVersion(ctx: TwinContext, id: string, files: UploadedFile[]): SkillVersion {
   const s = stored(ctx, id);
-  const upload = readUpload(files);
+  const upload = readSkillPackage(files, invalid);
   const name = s.versions[0]!.version.name;
   if (upload.name !== name) throw invalid(`SKILL.md: \`name\` must stay '${name}' (it was '${upload.name}').`);
   const now = new Date(ctx.clock.nowMs()).toISOString();
@@ -200,16 +158,5 @@ export function deleteSkillVersion(ctx: TwinContext, id: string, version: string
 /** The version's files as a zip under the skill's name. */
 export async function skillVersionArchive(ctx: TwinContext, id: string, version: string): Promise<{ name: string; body: Buffer }> {
   const v = versionOf(stored(ctx, id), version);
-  const { ZipArchive } = await loadArchiver();
-  const archive = new ZipArchive({ zlib: { level: 6 } });
-  const body = new Promise<Buffer>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    archive.on('data', (c: Buffer) => chunks.push(c));
-    archive.on('end', () => resolve(Buffer.concat(chunks)));
-    archive.on('error', reject);
-  });
-  const date = new Date(v.version.created_at);
-  for (const f of v.files) archive.append(Buffer.from(f.content_base64, 'base64'), { name: `${v.version.name}/${f.path}`, date });
-  void archive.finalize();
-  return { name: `${v.version.name}.zip`, body: await body };
+  return { name: `${v.version.name}.zip`, body: await skillZip(v.version.name, v.files, new Date(v.version.created_at)) };
 }
