@@ -8,6 +8,7 @@ import { answerInProcess } from '../../twin-runtime/llm/in-process.js';
 import { SCRIPTED_RESPONSE } from '../../twin-runtime/llm/scripted.js';
 import { CONTAINER } from './model/containers.js';
 import { CONVERSATION } from './model/conversations.js';
+import { SKILL } from './model/skills.js';
 import { advanceFineTuning, FINE_TUNING_JOB } from './model/fine-tuning.js';
 import { UPLOAD, UPLOAD_PART } from './model/uploads.js';
 import { VECTOR_STORE } from './model/vector-stores.js';
@@ -46,7 +47,7 @@ const openai: TwinDefinition = {
   version: '1.0.0',
   storageVersion: 1,
   defaultPort: 12141,
-  resources: [SCRIPTED_RESPONSE, FILE, CHAT_COMPLETION, RESPONSE, BATCH, CONVERSATION, UPLOAD, UPLOAD_PART, VECTOR_STORE, CONTAINER, FINE_TUNING_JOB],
+  resources: [SCRIPTED_RESPONSE, FILE, CHAT_COMPLETION, RESPONSE, BATCH, CONVERSATION, UPLOAD, UPLOAD_PART, VECTOR_STORE, CONTAINER, FINE_TUNING_JOB, SKILL],
   mintKey,
   routes,
   generic,

@@ -2,10 +2,10 @@
 // versions (the name fixed by the first upload, `latest`), the content as a zip, listing, deletion
 // and the refusals.
 
-import { inflateRawSync } from 'node:zlib';
 import t from 'tap';
 import Anthropic, { toFile } from '@anthropic-ai/sdk';
 import { startTwin } from '../../helpers/twin.js';
+import { unzip } from '../../helpers/zip.js';
 
 const twin = await startTwin('anthropic');
 t.teardown(() => twin.close());
@@ -15,28 +15,6 @@ const skillMd = (name: string, description: string) => `---\nname: ${name}\ndesc
 
 async function files(entries: Record<string, string>) {
   return Promise.all(Object.entries(entries).map(([path, text]) => toFile(Buffer.from(text), path)));
-}
-
-/** The stored (or deflated) entries' names and contents of a zip, from its central directory. */
-function unzip(zip: Buffer): Record<string, string> {
-  const out: Record<string, string> = {};
-  let at = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
-  const count = zip.readUInt16LE(at + 10);
-  at = zip.readUInt32LE(at + 16);
-  for (let i = 0; i < count; i++) {
-    const method = zip.readUInt16LE(at + 10);
-    const size = zip.readUInt32LE(at + 20);
-    const nameLen = zip.readUInt16LE(at + 28);
-    const extra = zip.readUInt16LE(at + 30);
-    const comment = zip.readUInt16LE(at + 32);
-    const local = zip.readUInt32LE(at + 42);
-    const name = zip.toString('utf8', at + 46, at + 46 + nameLen);
-    const dataAt = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
-    const raw = zip.subarray(dataAt, dataAt + size);
-    out[name] = (method === 8 ? inflateRawSync(raw) : raw).toString('utf8');
-    at += 46 + nameLen + extra + comment;
-  }
-  return out;
 }
 
 t.test('create, version, download, list, delete', async (t) => {

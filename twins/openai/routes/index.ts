@@ -13,6 +13,7 @@ import { fineTuningRoutes } from './fine-tuning.js';
 import { moderationRoutes } from './moderations.js';
 import { modelRoutes } from './models.js';
 import { responseRoutes } from './responses.js';
+import { skillRoutes } from './skills.js';
 import { twinRoutes } from './twin.js';
 import { uploadRoutes } from './uploads.js';
 import { vectorStoreRoutes } from './vector-stores.js';
@@ -29,6 +30,7 @@ export const routes: TwinRoute[] = [
   ...vectorStoreRoutes,
   ...containerRoutes,
   ...fineTuningRoutes,
+  ...skillRoutes,
   ...batchRoutes,
   ...twinRoutes,
   // A scripted error is answered, not thrown, so the script's count of answered calls stays.
