@@ -9,6 +9,7 @@ import { SCRIPTED_RESPONSE } from '../../twin-runtime/llm/scripted.js';
 import { CONTAINER } from './model/containers.js';
 import { CONVERSATION } from './model/conversations.js';
 import { SKILL } from './model/skills.js';
+import { IMAGE } from './model/images.js';
 import { advanceFineTuning, FINE_TUNING_JOB } from './model/fine-tuning.js';
 import { UPLOAD, UPLOAD_PART } from './model/uploads.js';
 import { VECTOR_STORE } from './model/vector-stores.js';
@@ -47,7 +48,21 @@ const openai: TwinDefinition = {
   version: '1.0.0',
   storageVersion: 1,
   defaultPort: 12141,
-  resources: [SCRIPTED_RESPONSE, FILE, CHAT_COMPLETION, RESPONSE, BATCH, CONVERSATION, UPLOAD, UPLOAD_PART, VECTOR_STORE, CONTAINER, FINE_TUNING_JOB, SKILL],
+  resources: [
+    SCRIPTED_RESPONSE,
+    FILE,
+    CHAT_COMPLETION,
+    RESPONSE,
+    BATCH,
+    CONVERSATION,
+    UPLOAD,
+    UPLOAD_PART,
+    VECTOR_STORE,
+    CONTAINER,
+    FINE_TUNING_JOB,
+    SKILL,
+    IMAGE,
+  ],
   mintKey,
   routes,
   generic,

@@ -10,6 +10,7 @@ import { conversationRoutes } from './conversations.js';
 import { embeddingRoutes } from './embeddings.js';
 import { fileRoutes } from './files.js';
 import { fineTuningRoutes } from './fine-tuning.js';
+import { imageRoutes } from './images.js';
 import { moderationRoutes } from './moderations.js';
 import { modelRoutes } from './models.js';
 import { responseRoutes } from './responses.js';
@@ -31,6 +32,7 @@ export const routes: TwinRoute[] = [
   ...containerRoutes,
   ...fineTuningRoutes,
   ...skillRoutes,
+  ...imageRoutes,
   ...batchRoutes,
   ...twinRoutes,
   // A scripted error is answered, not thrown, so the script's count of answered calls stays.
