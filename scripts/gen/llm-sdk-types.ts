@@ -110,6 +110,7 @@ function openai(): void {
       'POST /v1/fine_tuning/jobs': bodyParams(at('fine-tuning/jobs/jobs.d.ts'), 'JobCreateParams'),
       'POST /v1/skills/{skill_id}': bodyParams(at('skills/skills.d.ts'), 'SkillUpdateParams'),
       'POST /v1/images/generations': bodyParams(at('images.d.ts'), 'ImageGenerateParamsNonStreaming'),
+      'POST /v1/audio/speech': bodyParams(at('audio/speech.d.ts'), 'SpeechCreateParams'),
       'POST /v1/conversations': bodyParams(at('conversations/conversations.d.ts'), 'ConversationCreateParams'),
       'POST /v1/conversations/{conversation_id}': bodyParams(at('conversations/conversations.d.ts'), 'ConversationUpdateParams'),
       'POST /v1/conversations/{conversation_id}/items': bodyParams(at('conversations/items.d.ts'), 'ItemCreateParams'),

@@ -3,6 +3,7 @@
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { answerScriptedErrors } from '../../../twin-runtime/llm/scripted.js';
 import { renderOpenAIError } from '../wire/errors.js';
+import { audioRoutes } from './audio.js';
 import { batchRoutes } from './batches.js';
 import { chatCompletionRoutes } from './chat-completions.js';
 import { containerRoutes } from './containers.js';
@@ -33,6 +34,7 @@ export const routes: TwinRoute[] = [
   ...fineTuningRoutes,
   ...skillRoutes,
   ...imageRoutes,
+  ...audioRoutes,
   ...batchRoutes,
   ...twinRoutes,
   // A scripted error is answered, not thrown, so the script's count of answered calls stays.

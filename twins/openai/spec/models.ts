@@ -56,7 +56,7 @@ function spec(id: string, e: CatalogEntry): ModelSpec {
 }
 
 /** The endpoints the twin answers for: a model serving one of them is listed. */
-const SERVED_ENDPOINTS = ['chat_completions', 'responses', 'embeddings', 'image_generation', 'image_edit'];
+const SERVED_ENDPOINTS = ['chat_completions', 'responses', 'embeddings', 'image_generation', 'image_edit', 'speech_generation', 'transcription', 'translation'];
 
 /** Every model the API lists (those serving an endpoint the twin answers), by id. */
 export const MODELS: ReadonlyMap<string, ModelSpec> = new Map(
