@@ -9,6 +9,7 @@ import { SCRIPTED_RESPONSE } from '../../twin-runtime/llm/scripted.js';
 import { CONTAINER } from './model/containers.js';
 import { CONVERSATION } from './model/conversations.js';
 import { SKILL } from './model/skills.js';
+import { advanceEvals, EVAL } from './model/evals.js';
 import { IMAGE } from './model/images.js';
 import { advanceFineTuning, FINE_TUNING_JOB } from './model/fine-tuning.js';
 import { UPLOAD, UPLOAD_PART } from './model/uploads.js';
@@ -62,6 +63,7 @@ const openai: TwinDefinition = {
     FINE_TUNING_JOB,
     SKILL,
     IMAGE,
+    EVAL,
   ],
   mintKey,
   routes,
@@ -85,6 +87,7 @@ const openai: TwinDefinition = {
   advance: async (ctx, to) => {
     await advanceBatches(ctx, to, runBatchLine(ctx));
     advanceFineTuning(ctx, to);
+    await advanceEvals(ctx, to, async (body) => await runBatchLine(ctx)('/v1/chat/completions', body));
   },
   suggestions,
   seeding,

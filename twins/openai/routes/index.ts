@@ -9,8 +9,10 @@ import { chatCompletionRoutes } from './chat-completions.js';
 import { containerRoutes } from './containers.js';
 import { conversationRoutes } from './conversations.js';
 import { embeddingRoutes } from './embeddings.js';
+import { evalRoutes } from './evals.js';
 import { fileRoutes } from './files.js';
 import { fineTuningRoutes } from './fine-tuning.js';
+import { graderRoutes } from './graders.js';
 import { imageRoutes } from './images.js';
 import { moderationRoutes } from './moderations.js';
 import { modelRoutes } from './models.js';
@@ -35,6 +37,8 @@ export const routes: TwinRoute[] = [
   ...skillRoutes,
   ...imageRoutes,
   ...audioRoutes,
+  ...evalRoutes,
+  ...graderRoutes,
   ...batchRoutes,
   ...twinRoutes,
   // A scripted error is answered, not thrown, so the script's count of answered calls stays.
