@@ -1,6 +1,6 @@
 // The Anthropic twin: the Messages API (plain and streamed, tool use, system prompts, structured
-// output), token counting, models, Anthropic's errors and headers. Answers are scripted
-// (`scripted_response` records) or derived deterministically from the request.
+// output), token counting, message batches, models, files, skills, Anthropic's errors and headers.
+// Answers are scripted (`scripted_response` records) or derived deterministically from the request.
 // See twins/anthropic/README.md.
 
 import type { TwinContext, TwinDefinition } from '../../twin-runtime/contract.js';
@@ -34,7 +34,8 @@ function mintKey(randomBase62: (length: number) => string): string {
 const anthropic: TwinDefinition = {
   slug: 'anthropic',
   name: 'Anthropic',
-  description: 'Anthropic API (Messages with streaming, tool use and system prompts, token counting, models) with scripted, deterministic answers.',
+  description:
+    'Anthropic API (Messages with streaming, tool use and system prompts, token counting, batches, models, files, skills) with scripted, deterministic answers.',
   version: '1.0.0',
   storageVersion: 1,
   defaultPort: 12151,

@@ -1,6 +1,7 @@
-// The OpenAI twin: chat completions and the Responses API (plain and streamed), tool calls,
-// structured outputs, embeddings, models, files, OpenAI's errors and rate-limit headers, token
-// usage from a real tokenizer. Answers are scripted (`scripted_response` records) or derived
+// The OpenAI twin: chat completions and the Responses API (plain and streamed), conversations,
+// tool calls, structured outputs, embeddings, models, files, uploads, vector stores, batches,
+// fine-tuning, evals, containers, skills, images and audio stand-ins, OpenAI's errors and
+// rate-limit headers, token usage from a real tokenizer. Answers are scripted (`scripted_response` records) or derived
 // deterministically from the request. See twins/openai/README.md.
 
 import type { TwinContext, TwinDefinition } from '../../twin-runtime/contract.js';
@@ -45,7 +46,7 @@ const openai: TwinDefinition = {
   slug: 'openai',
   name: 'OpenAI',
   description:
-    'OpenAI API (chat completions, Responses, streaming, tool calls, structured outputs, embeddings, models, files) with scripted, deterministic answers.',
+    'OpenAI API (chat completions, Responses and conversations, streaming, tool calls, structured outputs, embeddings, files and uploads, vector stores, batches, fine-tuning, evals, containers, skills, images and audio stand-ins) with scripted, deterministic answers.',
   version: '1.0.0',
   storageVersion: 1,
   defaultPort: 12141,
