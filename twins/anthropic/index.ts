@@ -9,6 +9,7 @@ import { SCRIPTED_RESPONSE } from '../../twin-runtime/llm/scripted.js';
 import { advanceBatches, MESSAGE_BATCH, type BatchRequestRunner } from './model/batches.js';
 import { FILE } from './model/files.js';
 import { SKILL } from './model/skills.js';
+import { MEMORY_STORE } from './model/memory-stores.js';
 import { routes } from './routes/index.js';
 import { generic } from './wire/generic.js';
 import { AnthropicError, anthropicErrorResponse, invalid, renderAnthropicError } from './wire/errors.js';
@@ -39,7 +40,7 @@ const anthropic: TwinDefinition = {
   version: '1.0.0',
   storageVersion: 1,
   defaultPort: 12151,
-  resources: [SCRIPTED_RESPONSE, MESSAGE_BATCH, FILE, SKILL],
+  resources: [SCRIPTED_RESPONSE, MESSAGE_BATCH, FILE, SKILL, MEMORY_STORE],
   mintKey,
   routes,
   generic,

@@ -5,12 +5,13 @@ import { answerScriptedErrors } from '../../../twin-runtime/llm/scripted.js';
 import { renderAnthropicError } from '../wire/errors.js';
 import { batchRoutes } from './batches.js';
 import { fileRoutes } from './files.js';
+import { memoryStoreRoutes } from './memory-stores.js';
 import { messageRoutes } from './messages.js';
 import { modelRoutes } from './models.js';
 import { skillRoutes } from './skills.js';
 import { twinRoutes } from './twin.js';
 
 // A scripted error is answered, not thrown, so the script's count of answered calls stays.
-export const routes: TwinRoute[] = [...messageRoutes, ...batchRoutes, ...fileRoutes, ...skillRoutes, ...modelRoutes, ...twinRoutes].map((r) =>
-  answerScriptedErrors(r, renderAnthropicError),
+export const routes: TwinRoute[] = [...messageRoutes, ...batchRoutes, ...fileRoutes, ...skillRoutes, ...memoryStoreRoutes, ...modelRoutes, ...twinRoutes].map(
+  (r) => answerScriptedErrors(r, renderAnthropicError),
 );
