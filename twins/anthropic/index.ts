@@ -10,6 +10,7 @@ import { advanceBatches, MESSAGE_BATCH, type BatchRequestRunner } from './model/
 import { FILE } from './model/files.js';
 import { SKILL } from './model/skills.js';
 import { MEMORY_STORE } from './model/memory-stores.js';
+import { VAULT } from './model/vaults.js';
 import { routes } from './routes/index.js';
 import { generic } from './wire/generic.js';
 import { AnthropicError, anthropicErrorResponse, invalid, renderAnthropicError } from './wire/errors.js';
@@ -40,7 +41,7 @@ const anthropic: TwinDefinition = {
   version: '1.0.0',
   storageVersion: 1,
   defaultPort: 12151,
-  resources: [SCRIPTED_RESPONSE, MESSAGE_BATCH, FILE, SKILL, MEMORY_STORE],
+  resources: [SCRIPTED_RESPONSE, MESSAGE_BATCH, FILE, SKILL, MEMORY_STORE, VAULT],
   mintKey,
   routes,
   generic,

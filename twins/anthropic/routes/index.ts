@@ -10,8 +10,16 @@ import { messageRoutes } from './messages.js';
 import { modelRoutes } from './models.js';
 import { skillRoutes } from './skills.js';
 import { twinRoutes } from './twin.js';
+import { vaultRoutes } from './vaults.js';
 
 // A scripted error is answered, not thrown, so the script's count of answered calls stays.
-export const routes: TwinRoute[] = [...messageRoutes, ...batchRoutes, ...fileRoutes, ...skillRoutes, ...memoryStoreRoutes, ...modelRoutes, ...twinRoutes].map(
-  (r) => answerScriptedErrors(r, renderAnthropicError),
-);
+export const routes: TwinRoute[] = [
+  ...messageRoutes,
+  ...batchRoutes,
+  ...fileRoutes,
+  ...skillRoutes,
+  ...memoryStoreRoutes,
+  ...vaultRoutes,
+  ...modelRoutes,
+  ...twinRoutes,
+].map((r) => answerScriptedErrors(r, renderAnthropicError));
