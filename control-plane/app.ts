@@ -40,6 +40,8 @@ import signInRoutes from './routes/sign-in.js';
 import requestLogStreamRoutes from './routes/request-log-stream.js';
 import catalogResourceRoutes from './routes/catalog-resources.js';
 import snapshotRoutes from './routes/snapshots.js';
+import faultRoutes from './routes/faults.js';
+import replayRoutes from './routes/replay.js';
 
 export const API_VERSION = '0.1.0';
 
@@ -56,6 +58,7 @@ export const AREAS = [
   ['scenarios', 'reusable starting setups of provider twins and optional seeds'],
   ['seeds', 'starting states for a twin, described in words and generated once'],
   ['snapshots', "an environment's records and clock at one instant: start environments from them, fork, diff"],
+  ['faults', "faults injected into an environment's twins: rate limits, 5xx, latency, dropped connections, drawn from its seeded random source"],
   ['tests', 'outcomes described in words, compiled into request matchers, evaluated against traffic'],
   ['sandboxes', 'a sandbox grouping twins'],
 ] as const;
@@ -220,6 +223,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     scenarioRoutes,
     seedRoutes,
     snapshotRoutes,
+    faultRoutes,
+    replayRoutes,
     testRoutes,
     sandboxRoutes,
     consoleRoutes,

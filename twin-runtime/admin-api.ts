@@ -6,6 +6,10 @@ import type { TwinResponse } from './contract.js';
 import { HostError, type TwinHost } from './host.js';
 import { InputRefusal, parseJson } from './safe-input.js';
 import { DELIVERY_RESOURCE } from './deliveries.js';
+import { MAX_FAULTS, parseFault, type Fault } from './faults.js';
+
+/** How long `POST /_twin/deliveries/settle` waits for first attempts at most. */
+const SETTLE_MS = 10_000;
 
 function detail(status: number, sentence: string): TwinResponse {
   return { status, body: { detail: sentence } };
@@ -61,6 +65,33 @@ async function route(host: TwinHost, method: string, path: string, raw: Buffer):
     if (typeof file !== 'string') return detail(400, '`file` must be a string.');
     if (clock !== undefined && typeof clock !== 'string') return detail(400, '`clock` must be a date-time.');
     return { status: 200, body: await host.snapshot(file, clock === undefined ? undefined : new Date(clock)) };
+  }
+  if (head === 'next-due' && method === 'POST' && parts.length === 1) {
+    // The first lifecycle event due by `to` (an environment advance orders its twins' events by it).
+    const to = new Date(String((body as { to?: unknown } | null)?.to));
+    if (Number.isNaN(to.getTime())) return detail(400, '`to` must be a date-time.');
+    const at = await host.nextDue(to);
+    return { status: 200, body: { at: at?.toISOString() ?? null } };
+  }
+  if (head === 'deliveries' && resource === 'settle' && method === 'POST' && parts.length === 2) {
+    // Every delivery due now has had its first attempt (bounded: a deaf endpoint is not waited for long).
+    const settled = await Promise.race([host.deliveries.idle().then(() => true), new Promise<false>((r) => setTimeout(() => r(false), SETTLE_MS).unref())]);
+    return { status: 200, body: { settled } };
+  }
+  if (head === 'faults' && parts.length === 1) {
+    if (method === 'GET') return { status: 200, body: { faults: host.faults.all } };
+    if (method !== 'PUT') return detail(405, 'Method Not Allowed');
+    // The whole list, as the control plane keeps it; written between provider requests.
+    const list = (body as { faults?: unknown } | null)?.faults;
+    if (!Array.isArray(list) || list.length > MAX_FAULTS) return detail(400, `\`faults\` must be a list of at most ${MAX_FAULTS} faults.`);
+    const faults: Fault[] = [];
+    for (const item of list) {
+      const f = parseFault(item);
+      if (typeof f === 'string') return detail(400, f);
+      faults.push(f);
+    }
+    await host.pipeline.exclusive(() => host.faults.replace(faults));
+    return { status: 200, body: { faults } };
   }
   if (head === 'records' && resource !== undefined && extra === undefined) {
     if (!host.keeps(resource)) return detail(404, `The ${host.twin.slug} twin keeps no records of kind '${resource}'.`);

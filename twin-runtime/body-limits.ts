@@ -14,6 +14,14 @@ export const MAX_UPLOAD_BYTES = 64 * 1024 * 1024;
 
 const UPLOAD = /\/releases\/\d+\/assets$/;
 
+/**
+ * A multipart file upload at `/v1/files` (Stripe's files.stripe.com, OpenAI's files): the body is a
+ * form whose file part the twin checks against its own per-purpose limits (Stripe's largest: 16 MB).
+ */
+export const MAX_FILES_BODY_BYTES = 17 * 1024 * 1024;
+
+const FILES = /^\/v1\/files$/;
+
 /** A file upload: its bytes are the file (never parsed as JSON or a form, whatever its content type). */
 export function isUploadPath(path: string): boolean {
   return UPLOAD.test(path);
@@ -21,5 +29,6 @@ export function isUploadPath(path: string): boolean {
 
 export function maxBodyBytes(path: string): number {
   if (GIT_SERVICE.test(path)) return MAX_GIT_BODY_BYTES;
-  return UPLOAD.test(path) ? MAX_UPLOAD_BYTES : INPUT_LIMITS.maxBodyBytes;
+  if (UPLOAD.test(path)) return MAX_UPLOAD_BYTES;
+  return FILES.test(path) ? MAX_FILES_BODY_BYTES : INPUT_LIMITS.maxBodyBytes;
 }

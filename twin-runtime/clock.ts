@@ -23,6 +23,12 @@ export class EnvironmentClock {
   private value: number;
   /** Living: the latest instant read, so a wall clock stepped back (NTP) never makes time run backwards. */
   private latest = Number.NEGATIVE_INFINITY;
+  /**
+   * Called with the instant of every advanceTo before it moves the clock (a lifecycle moves the
+   * clock to each event's time before running it, an event already due included): the host's probe
+   * for the next event due (TwinHost.nextDue) throws from here to stop at the first.
+   */
+  onAdvance: ((instantMs: number) => void) | undefined;
 
   /**
    * `initial` is the instant of a file that has no clock yet, holding at wall time `initialWall`
@@ -90,6 +96,7 @@ export class EnvironmentClock {
   advanceTo(instant: Date | number, wallMs?: number): void {
     const t = typeof instant === 'number' ? instant : instant.getTime();
     const wall = wallMs ?? this.wall();
+    this.onAdvance?.(t);
     if (t > this.at(wall)) this.set(t, wall);
   }
 

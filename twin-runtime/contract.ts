@@ -40,6 +40,11 @@ export interface TwinRequest {
   body: Record<string, unknown>;
   /** Which of the two parsers produced `body` (`none` for an empty or other body). */
   bodyKind: 'json' | 'form' | 'none';
+  /**
+   * The origin the caller used (`https://127.0.0.1:4010`), as the gateway forwarded it or this
+   * server saw it (twin-runtime/request-origin.ts); absent for in-process calls.
+   */
+  origin?: string;
 }
 
 /** What a handler answers. `body` is serialised as JSON unless it is a string or a Buffer. */
@@ -53,6 +58,10 @@ export interface TwinResponse {
    * `Twin-Fidelity` header (twin-runtime/fidelity.ts).
    */
   fidelity?: FidelityLevel;
+  /** Set by the runtime's fault injection (faults.ts): send the answer this much later. */
+  delayMs?: number;
+  /** Set by the runtime's fault injection: close the connection instead of answering (behind the gateway, the answer tells it to). */
+  drop?: boolean;
 }
 
 /**
@@ -226,6 +235,11 @@ export interface TwinDefinition {
    * body is used when absent.
    */
   unavailable?(req: TwinRequest, retryAfterSeconds: number, sentence?: string): TwinResponse;
+  /**
+   * The provider's own answer to an injected fault (faults.ts): its rate limit (status, body and
+   * headers, `Retry-After` included) or its 5xx. Default: a generic `{error: {message}}` 429 or 500.
+   */
+  faultAnswer?(type: 'rate_limit' | 'server_error', req: TwinRequest, ctx: TwinContext, retryAfterSeconds: number): TwinResponse;
   /** Credentials in query strings and bodies the request log must not keep. */
   redact?: RedactionRules;
   /**

@@ -8,6 +8,7 @@ import type { Dispatcher } from 'undici';
 import type { RecordStore } from './record-store.js';
 import { EgressGuard, refusalMessage, undici } from './egress.js';
 import { isStorageFull, STORAGE_FULL_RETRY_SECONDS } from './storage-full.js';
+import { loadOnce } from './load-once.js';
 
 export interface DeliveryAttempt {
   attempted_at: string;
@@ -71,7 +72,8 @@ export class Deliveries {
   private readonly schedule = backoffSchedule();
   private closed = false;
   private nextId: () => string;
-  private readonly dispatcher: Dispatcher | undefined;
+  /** The checked agent, made with the first delivery: it loads undici, which a twin's start does not need. */
+  private readonly dispatcher: () => Dispatcher | undefined;
 
   constructor(
     private readonly store: RecordStore,
@@ -82,7 +84,7 @@ export class Deliveries {
     private readonly egress: EgressGuard = EgressGuard.fromEnv(),
   ) {
     this.nextId = nextId;
-    this.dispatcher = egress.agent(timeoutMs);
+    this.dispatcher = loadOnce(() => egress.agent(timeoutMs));
   }
 
   /** Queue a delivery; it is attempted right after the current request finishes. */
@@ -160,7 +162,7 @@ export class Deliveries {
           body,
           headersTimeout: this.timeoutMs,
           bodyTimeout: this.timeoutMs,
-          dispatcher: this.dispatcher,
+          dispatcher: this.dispatcher(),
         });
         statusCode = res.statusCode;
         await res.body.dump();

@@ -62,8 +62,11 @@ export interface FieldCount {
 }
 
 export interface CostRules {
-  /** How `field` (of `parent`, with these argument values) counts. */
-  field(parent: GraphQLNamedType, field: GraphQLField<unknown, unknown>, args: (name: string) => unknown): FieldCount;
+  /**
+   * How `field` (of `parent`, with these argument values) counts; `selects` tells whether its own
+   * selection set names a field directly (`nodes`, `edges`).
+   */
+  field(parent: GraphQLNamedType, field: GraphQLField<unknown, unknown>, args: (name: string) => unknown, selects: (name: string) => boolean): FieldCount;
   /** What `__typename` and other meta fields cost. */
   metaCost: number;
 }
@@ -152,7 +155,12 @@ export function measure(
     if (name.startsWith('__')) return { depth: 1, cost: rules.metaCost, nodes: 0 };
     const def = isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[name] : undefined;
     if (!def) return ZERO;
-    const count = rules.field(parent, def, (arg) => argumentValue(node.arguments?.find((a) => a.name.value === arg)?.value, variables));
+    const count = rules.field(
+      parent,
+      def,
+      (arg) => argumentValue(node.arguments?.find((a) => a.name.value === arg)?.value, variables),
+      (child) => node.selectionSet?.selections.some((sel) => sel.kind === Kind.FIELD && sel.name.value === child) ?? false,
+    );
     const inner = node.selectionSet ? ofSet(getNamedType(def.type), node.selectionSet) : ZERO;
     return {
       depth: 1 + inner.depth,

@@ -17,6 +17,7 @@ import { isStorageFull, STORAGE_FULL_RETRY_SECONDS, STORAGE_FULL_SENTENCE } from
 import { routeTwin, type RoutedTwin } from './router.js';
 import { mcpUrl } from './mcp.js';
 import { SNAPSHOT_FILE_NAME, writeSnapshot, type SnapshotFile } from './snapshot.js';
+import { FAULT_HEADER, FAULTS_META, TwinFaults } from './faults.js';
 import { FIDELITY_HEADER, NotSimulated, type FidelityLevel, type FidelityMode } from './fidelity.js';
 import type { RequestProblem, TwinContext, TwinDefinition, TwinRequest, TwinResponse, TwinRoute } from './contract.js';
 
@@ -117,6 +118,8 @@ export class TwinHost {
   readonly clock: EnvironmentClock;
   readonly ids: IdSource;
   readonly deliveries: Deliveries;
+  /** Injected faults (faults.ts), drawn from the seeded id source. */
+  readonly faults: TwinFaults;
   readonly apiKey: string;
   readonly ctx: TwinContext;
   readonly routing: RoutedTwin;
@@ -152,6 +155,12 @@ export class TwinHost {
     this.startClock = new Date(Number(this.store.getMeta('clock_start')));
     this.clock = new EnvironmentClock(this.store, options.clockNow ?? this.startClock, options.clock ?? 'frozen', options.wall, options.clockWall?.getTime());
     this.ids = new IdSource(this.store, `${twin.slug}:default-seed`);
+    this.faults = new TwinFaults(
+      this.store,
+      twin,
+      () => this.ids.fraction('faults'),
+      () => this.ctx,
+    );
     this.apiKey = this.providerKey(twin, options);
     this.deliveries = new Deliveries(this.store, () => this.ids.next('dlv_', 24), twin.signDelivery?.bind(twin), undefined, twin.stampDelivery?.bind(twin));
     this.ctx = {
@@ -233,6 +242,8 @@ export class TwinHost {
       const refused = this.twin.authenticate(req, this.ctx);
       if (refused) return withFidelity(refused, level);
     }
+    const struck = this.faults.strike(req, found.template);
+    if (struck?.answer) return { ...withFidelity(struck.answer, level), ...(struck.drop ? { drop: true } : {}) };
     const run = (finish?: (res: TwinResponse) => TwinResponse | Promise<TwinResponse>) =>
       this.inSavepoint(req, async () => {
         const res = await found.route.handler(req, this.ctx);
@@ -244,6 +255,7 @@ export class TwinHost {
     } catch (e) {
       out = this.renderError(e, req);
     }
+    if (struck?.delayMs !== undefined) out = faultDelayed(out, struck.fault.id, struck.delayMs);
     return withFidelity(out, level);
   }
 
@@ -316,6 +328,42 @@ export class TwinHost {
       await this.twin.advance?.(this.ctx, target);
       this.clock.advanceTo(target);
       return { clock: this.clock.now().toISOString() };
+    });
+  }
+
+  /**
+   * The instant of the first lifecycle event due by `to` (the clock's own instant for one already
+   * due; undefined: none), for an environment advance that runs its twins' events in one time
+   * order. The lifecycle runs up to its first advanceTo (each event moves the clock to its own time
+   * first) in a transaction that is then rolled back: nothing changes. Runs alone between provider
+   * requests.
+   */
+  nextDue(to: Date): Promise<Date | undefined> {
+    const advance = this.twin.advance;
+    if (!advance) return Promise.resolve(undefined);
+    return this.pipeline.exclusive(async () => {
+      const db = this.store.db;
+      const from = this.clock.nowMs();
+      let first: number | undefined;
+      const stop = new Error('next due found');
+      this.clock.onAdvance = (t) => {
+        if (t <= to.getTime()) {
+          first = Math.max(t, from);
+          throw stop;
+        }
+      };
+      db.exec('BEGIN');
+      try {
+        await advance.call(this.twin, this.ctx, to);
+      } catch (e) {
+        if (e !== stop && first === undefined) throw e;
+      } finally {
+        this.clock.onAdvance = undefined;
+        if (db.inTransaction) db.exec('ROLLBACK');
+        this.clock.reload();
+        this.store.forgetCached();
+      }
+      return first === undefined ? undefined : new Date(first);
     });
   }
 
@@ -401,8 +449,11 @@ export class TwinHost {
       // replaceWith ATTACHes the seed file, which SQLite refuses inside a transaction; it runs its
       // own transaction for the copy, so it goes first and alone.
       if (this.options.seedFile) this.store.replaceWith(this.options.seedFile);
+      const faults = this.store.getMeta(FAULTS_META);
       this.store.transaction(() => {
         if (!this.options.seedFile) this.store.clear();
+        // Faults are the environment's setting, not its records: a reset keeps them.
+        if (faults !== undefined) this.store.setMeta(FAULTS_META, faults);
         this.store.setMeta('clock_start', String(start.getTime()));
         if (this.store.getMeta('storage_version') === undefined) {
           this.store.setMeta('storage_version', String(this.twin.storageVersion));
@@ -410,6 +461,7 @@ export class TwinHost {
         if (this.keepsKey) this.store.setMeta(KEPT_KEY_META, this.apiKey);
       });
       this.clock.resetTo(new Date(Number(this.store.getMeta('clock') ?? start.getTime())), wall?.getTime());
+      this.faults.reload();
       this.twin.initialize?.(this.ctx);
       return { clock: this.clock.now().toISOString() };
     });
@@ -476,6 +528,11 @@ export class TwinHost {
 export function withFidelity(res: TwinResponse, routeLevel: FidelityLevel): TwinResponse {
   const level = res.fidelity ?? routeLevel;
   return { ...res, fidelity: level, headers: { ...res.headers, [FIDELITY_HEADER]: level } };
+}
+
+/** The answer, to be sent `ms` later, naming the latency fault that delays it. */
+function faultDelayed(res: TwinResponse, faultId: string, ms: number): TwinResponse {
+  return { ...res, delayMs: ms, headers: { ...res.headers, [FAULT_HEADER]: `${faultId} latency` } };
 }
 
 function wellEncoded(path: string): boolean {

@@ -118,6 +118,12 @@ export class IdSource {
     return Buffer.concat(chunks).subarray(0, length);
   }
 
+  /** A deterministic uniform draw in [0, 1) from its own counter (`name`): fault injection's probabilities. */
+  fraction(name: string): number {
+    const n = this.bump(`draw:${name}`);
+    return this.digest(`draw:${name}`, n).readUIntBE(0, 6) / 2 ** 48;
+  }
+
   /** Deterministic base62 string (webhook secrets, client secrets). */
   token(length: number): string {
     const n = this.bump('bytes');

@@ -285,10 +285,14 @@ export class RecordStore {
     this.queryCache?.delete(resource);
   }
 
-  /** Writes were rolled back (or the content replaced): nothing cached can be trusted. */
-  private forgetCached(): void {
+  /**
+   * Writes were rolled back (or the content replaced): nothing cached can be trusted, and the
+   * status index a rolled-back transaction created is gone with it (made again on next use).
+   */
+  forgetCached(): void {
     this.readCache?.clear();
     this.queryCache?.clear();
+    this.statusIndexed = false;
   }
 
   has(resource: string, externalId: string): boolean {

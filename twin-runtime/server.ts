@@ -4,6 +4,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { listenDual, type DualListener } from './dual-listener.js';
+import { requestOrigin } from './request-origin.js';
 import { listenLocalSocket, type LocalSocketListener } from './local-socket.js';
 import { isUploadPath, maxBodyBytes } from './body-limits.js';
 import type { Duplex } from 'node:stream';
@@ -120,6 +121,21 @@ export function send(res: ServerResponse, out: TwinResponse): void {
 }
 
 /**
+ * An injected fault's effect on the connection: a delayed answer, or a dropped connection. Behind
+ * the gateway (the request carries its X-Forwarded-Host) a drop is answered with the fault's
+ * marked answer and the gateway closes its client's connection, so the log names the fault; a
+ * client talking to the twin directly has its connection closed here.
+ */
+async function faultEffect(req: IncomingMessage, res: ServerResponse, out: TwinResponse): Promise<void> {
+  if (out.delayMs) await new Promise((r) => setTimeout(r, out.delayMs));
+  if (out.drop && req.headers['x-forwarded-host'] === undefined) {
+    res.socket?.destroy();
+    return;
+  }
+  send(res, out);
+}
+
+/**
  * A twin host behind an HTTP listener: provider requests go to `host.handle`, `/_twin/*` to the
  * admin API. The host's parts are re-exposed here for callers that hold the server.
  */
@@ -199,7 +215,11 @@ export class TwinServer {
         rawBody: raw,
         ...(isUploadPath(path) ? { body: {}, bodyKind: 'none' as const } : parseBody(raw, req.headers['content-type'])),
       };
-      send(res, await this.host.handle(twinReq));
+      const origin = requestOrigin(req.headers, (req.socket as { encrypted?: boolean }).encrypted === true);
+      if (origin) twinReq.origin = origin;
+      const out = await this.host.handle(twinReq);
+      if (out.delayMs || out.drop) await faultEffect(req, res, out);
+      else send(res, out);
     } catch (e) {
       if (res.headersSent) return;
       if (e instanceof InputRefusal) {

@@ -1,5 +1,7 @@
-// `twins env create|list|get|wait|reset|delete|snapshot|fork|diff` over the REST API.
+// `twins env create|list|get|wait|reset|delete|snapshot|fork|diff|export|replay` over the REST API.
 
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { ok, type Environment, type EnvironmentDiff, type Schemas } from '../client/index.js';
 import { renderSnapshot } from './snapshots.js';
 import { waitForEnvironment } from '../client/workflows.js';
@@ -45,6 +47,7 @@ export const create: Handler = async (ctx) => {
         ...(ctx.int('ttl') ? { ttl_seconds: ctx.int('ttl') } : {}),
         ...(fidelity ? { fidelity } : {}),
         ...(clock ? { clock } : {}),
+        ...(ctx.str('clock-start') ? { clock_start: ctx.str('clock-start') } : {}),
       },
     }),
   );
@@ -126,4 +129,29 @@ export const diff: Handler = async (ctx) => {
   if (snapshotId ? from || to : !(from && to)) throw ctx.usage('give --snapshot SNAPSHOT_ID, or --from SNAPSHOT_ID and --to SNAPSHOT_ID');
   const query = { ...(snapshotId ? { snapshot_id: snapshotId } : { from, to }), ...(ctx.int('limit') ? { limit: ctx.int('limit') } : {}) };
   show(ctx, await ok(client.GET('/environments/{environment_id}/diff', { params: { path: { environment_id: ctx.args.ENV_ID! }, query } })), renderDiff);
+};
+
+/** The traffic as a replay file: JSON whatever --json says (it is the file). */
+export const exportLogs: Handler = async (ctx) => {
+  const client = await ctx.client();
+  printJson(ctx.io, await ok(client.GET('/environments/{environment_id}/logs/export', envPath(ctx))));
+};
+
+export const replay: Handler = async (ctx) => {
+  const file = ctx.str('file')!;
+  const text = file === '-' ? await ctx.io.readStdin() : await readFile(resolve(ctx.io.cwd, file), 'utf8');
+  let body: Schemas['ReplayFile'];
+  try {
+    body = JSON.parse(text) as Schemas['ReplayFile'];
+  } catch (e) {
+    throw ctx.usage(`--file is not valid JSON: ${(e as Error).message}`);
+  }
+  const client = await ctx.client();
+  const out = await ok(client.POST('/environments/{environment_id}/replay', { ...envPath(ctx), body }));
+  show(ctx, out, (r) =>
+    r.first_difference
+      ? `replayed ${r.replayed}: request ${r.first_difference.index} (${r.first_difference.request.method} ${r.first_difference.request.path}) answered ${r.first_difference.actual.status}, recorded ${r.first_difference.expected.status}${r.first_difference.actual.status === r.first_difference.expected.status ? ' (the body differs)' : ''}\n`
+      : `replayed ${r.replayed}: no difference\n`,
+  );
+  return out.first_difference ? 1 : undefined;
 };

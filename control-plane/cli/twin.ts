@@ -97,8 +97,13 @@ export const credential: Handler = async (ctx) => {
         .map(([k, v]) => `export ${k}='${v.replaceAll("'", "'\\''")}'`)
         .join('\n') +
       '\n' +
-      // The provider's own MCP tools: a comment, so the output stays a script to eval.
-      (c.mcp_url ? `# MCP (streamable HTTP, the key as Bearer): ${c.mcp_url}\n` : ''),
+      // The provider's own MCP tools and the credential's halves the SDK snippet does not name:
+      // comments, so the output stays a script to eval.
+      (c.mcp_url ? `# MCP (streamable HTTP, the key as Bearer): ${c.mcp_url}\n` : '') +
+      Object.entries(c.extras)
+        .filter(([, v]) => !Object.values(c.sdk.env).includes(v))
+        .map(([k, v]) => `# ${k}: ${v}\n`)
+        .join(''),
   );
 };
 

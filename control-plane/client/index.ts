@@ -18,6 +18,7 @@ export type TwinRecord = Schemas['TwinRecord'];
 export type CatalogTwin = Schemas['CatalogTwin'];
 export type Seed = Schemas['Seed'];
 export type Snapshot = Schemas['Snapshot'];
+export type Fault = Schemas['Fault'];
 export type EnvironmentDiff = Schemas['EnvironmentDiff'];
 export type Test = Schemas['Test'];
 export type Attempt = Schemas['Attempt'];

@@ -213,6 +213,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/environments/{environment_id}/faults": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the environment's faults
+         * @description Twin by twin, oldest first; the faults of twins that are not ready are not listed.
+         */
+        get: operations["listFaults"];
+        put?: never;
+        /**
+         * Inject a fault into a twin of the environment
+         * @description The twin answers matching requests with the fault's effect, with its probability drawn from the environment's seeded random source (kept in the twin's file: snapshots and forks carry it, so the same run fails the same way). Every answer a fault made, delayed or dropped names it in the request log (`fault`). Faults survive restarts and resets of the twin, and travel with snapshots and forks. 409 when the twin is not ready or holds 50 faults already.
+         */
+        post: operations["createFault"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/environments/{environment_id}/faults/{fault_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a fault
+         * @description One fault of the environment by id: what it matches, what it does and how often. 404 for a fault of another environment.
+         */
+        get: operations["getFault"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a fault
+         * @description Answers 204; requests after it are answered normally.
+         */
+        delete: operations["deleteFault"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/environments/{environment_id}/fork": {
         parameters: {
             query?: never;
@@ -273,6 +321,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/environments/{environment_id}/logs/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The environment's traffic as a replayable file
+         * @description Every logged request, oldest first (at most 10000 requests and 40 MiB of bodies; 409 beyond), with its headers (credentials removed), its body, the environment clock when it arrived, and the answer it got: the body `POST /environments/{id}/replay` takes. Bodies are as logged: cut at 64 KiB, and credentials the twin names redacted.
+         */
+        get: operations["exportRequestLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/environments/{environment_id}/logs/stream": {
         parameters: {
             query?: never;
@@ -287,6 +355,26 @@ export interface paths {
         get: operations["streamRequestLogs"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/environments/{environment_id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay an exported file into the environment and compare every answer
+         * @description Sends the file's requests in order through the environment's twin URLs (each file twin maps to this environment's twin of the same kind, in order; the twin's own key is used), each with the environment clock first moved to the request's recorded clock, and compares status, content type and body with the recorded answer (the recorded twin URLs read as this environment's). Answers `{"replayed": N, "first_difference": null}`, or the first request answered otherwise and stops there. The environment must have a frozen clock not past the first request (start it from the same snapshot, seed or empty state with the file's `clock_start`); 409 otherwise.
+         */
+        post: operations["replayRequests"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1332,6 +1420,11 @@ export interface components {
              */
             clock?: "living" | "frozen";
             /**
+             * Format: date-time
+             * @description Where the clock starts (default: now, or the snapshot's or latest seed's instant; not before those, 409). A replay's target starts where the recorded environment did (its export's `clock_start`).
+             */
+            clock_start?: string;
+            /**
              * @description Default `strict`: what a twin does not simulate is refused in the provider's own error shape. `lenient`: permissive answers instead, for smoke tests that want any 2xx.
              * @enum {string}
              */
@@ -1372,6 +1465,93 @@ export interface components {
         EnvironmentUpdate: {
             name?: string;
             ttl_seconds?: number | null;
+        };
+        Fault: {
+            created_at: string;
+            /** @description What the fault does (latency, rate_limit, server_error, drop): `latency` delays the real answer; `rate_limit` answers the provider's own rate limit (Stripe 429 `rate_limit`, GitHub 403 secondary limit, Slack 429 `ratelimited`, OpenAI 429 with `x-ratelimit-*`; a generic 429 elsewhere) with `Retry-After`; `server_error` the provider's 5xx; `drop` closes the connection without an answer. The route does not run for the last three. */
+            effect: {
+                /** @description Up to this much more, drawn from the seeded source. */
+                jitter_ms?: number;
+                /** @description Added before the answer leaves. */
+                ms: number;
+                /** @constant */
+                type: "latency";
+            } | {
+                /** @description The `Retry-After` the provider sends (default 1). */
+                retry_after_seconds?: number;
+                /** @constant */
+                type: "rate_limit";
+            } | {
+                /** @constant */
+                type: "server_error";
+            } | {
+                /** @constant */
+                type: "drop";
+            };
+            /** Format: uuid */
+            environment_id: string;
+            /** @description `flt_…`; the request log names it (`fault`) on every answer it made, delayed or dropped. */
+            id: string;
+            /** @description Which requests the fault may strike; every field given must match. */
+            match: {
+                /** @description Top-level body fields and their values (compared as strings); all must match. */
+                body?: {
+                    [key: string]: string | number | boolean;
+                };
+                /** @description HTTP method (any when absent). */
+                method?: string;
+                /**
+                 * Format: starts_with
+                 * @description The provider's path template as the twin routes it (`/v1/customers/{customer}`), or a concrete path (any when absent).
+                 */
+                path?: string;
+            };
+            probability: number;
+            /** Format: uuid */
+            twin_id: string;
+        };
+        FaultCreate: {
+            /** @description What the fault does (latency, rate_limit, server_error, drop): `latency` delays the real answer; `rate_limit` answers the provider's own rate limit (Stripe 429 `rate_limit`, GitHub 403 secondary limit, Slack 429 `ratelimited`, OpenAI 429 with `x-ratelimit-*`; a generic 429 elsewhere) with `Retry-After`; `server_error` the provider's 5xx; `drop` closes the connection without an answer. The route does not run for the last three. */
+            effect: {
+                /** @description Up to this much more, drawn from the seeded source. */
+                jitter_ms?: number;
+                /** @description Added before the answer leaves. */
+                ms: number;
+                /** @constant */
+                type: "latency";
+            } | {
+                /** @description The `Retry-After` the provider sends (default 1). */
+                retry_after_seconds?: number;
+                /** @constant */
+                type: "rate_limit";
+            } | {
+                /** @constant */
+                type: "server_error";
+            } | {
+                /** @constant */
+                type: "drop";
+            };
+            /** @description Which requests the fault may strike (default: every request of the twin). */
+            match?: {
+                /** @description Top-level body fields and their values (compared as strings); all must match. */
+                body?: {
+                    [key: string]: string | number | boolean;
+                };
+                /** @description HTTP method (any when absent). */
+                method?: string;
+                /**
+                 * Format: starts_with
+                 * @description The provider's path template as the twin routes it (`/v1/customers/{customer}`), or a concrete path (any when absent).
+                 */
+                path?: string;
+            };
+            /** @description The share of matching requests struck (default 1), drawn from the environment's seeded random source: the same requests fail on every run. */
+            probability?: number;
+            /**
+             * Format: uuid
+             * @description The twin of the environment the fault applies to.
+             */
+            twin_id: string;
         };
         HTTPError: {
             detail: string;
@@ -1424,10 +1604,141 @@ export interface components {
             /** Format: uuid */
             user_id: string;
         };
+        ReplayFile: {
+            /** @enum {string} */
+            clock_mode: "living" | "frozen";
+            clock_start: string;
+            environment_id: string;
+            exported_at: string;
+            /** @constant */
+            format: "twins.replay/1";
+            requests: {
+                /**
+                 * Format: date-time
+                 * @description The environment clock when the request arrived: replay pins the clock here before sending it.
+                 */
+                clock: string;
+                headers: {
+                    [key: string]: string | string[];
+                };
+                index: number;
+                method: string;
+                occurred_at: string;
+                /** Format: starts_with */
+                path: string;
+                query_string: string;
+                request: {
+                    body: string | null;
+                    body_truncated: boolean;
+                    content_type: string | null;
+                };
+                response: {
+                    body: string | null;
+                    body_truncated: boolean;
+                    content_type: string | null;
+                    /** @description null: no answer was logged (in flight, or a connection a fault dropped). */
+                    status: number | null;
+                };
+                twin_id: string;
+                twin_slug: string;
+            }[];
+            twins: {
+                twin_id: string;
+                twin_slug: string;
+                url: string | null;
+            }[];
+        };
+        ReplayFileInput: {
+            /** @enum {string} */
+            clock_mode: "living" | "frozen";
+            clock_start: string;
+            environment_id: string;
+            exported_at: string;
+            /** @constant */
+            format: "twins.replay/1";
+            requests: {
+                /**
+                 * Format: date-time
+                 * @description The environment clock when the request arrived: replay pins the clock here before sending it.
+                 */
+                clock: string;
+                headers: {
+                    [key: string]: string | string[];
+                };
+                index: number;
+                method: string;
+                occurred_at: string;
+                /** Format: starts_with */
+                path: string;
+                query_string: string;
+                request: {
+                    body: string | null;
+                    body_truncated: boolean;
+                    content_type: string | null;
+                };
+                response: {
+                    body: string | null;
+                    body_truncated: boolean;
+                    content_type: string | null;
+                    /** @description null: no answer was logged (in flight, or a connection a fault dropped). */
+                    status: number | null;
+                };
+                twin_id: string;
+                twin_slug: string;
+            }[];
+            twins: {
+                twin_id: string;
+                twin_slug: string;
+                url: string | null;
+            }[];
+        };
+        ReplayResult: {
+            /** @description The first request answered otherwise than recorded (status, content type or body); null when none was. Nothing after it is sent. */
+            first_difference: {
+                actual: {
+                    body: string | null;
+                    content_type: string | null;
+                    status: number | null;
+                };
+                expected: {
+                    body: string | null;
+                    content_type: string | null;
+                    status: number | null;
+                };
+                index: number;
+                request: {
+                    /**
+                     * Format: date-time
+                     * @description The environment clock when the request arrived: replay pins the clock here before sending it.
+                     */
+                    clock: string;
+                    headers: {
+                        [key: string]: string | string[];
+                    };
+                    index: number;
+                    method: string;
+                    occurred_at: string;
+                    /** Format: starts_with */
+                    path: string;
+                    query_string: string;
+                    request: {
+                        body: string | null;
+                        body_truncated: boolean;
+                        content_type: string | null;
+                    };
+                    twin_id: string;
+                    twin_slug: string;
+                };
+            } | null;
+            /** @description Requests sent, the differing one included. */
+            replayed: number;
+        };
         RequestLog: {
             duration_ms: number;
             environment_id: string;
             environment_twin_id: string;
+            /** @description The injected fault that made, delayed or dropped the answer, as `<fault id> <effect type>` (the twin's `Twin-Fault` header; see `POST /environments/{id}/faults`); null when none did. */
+            fault: string | null;
             /** @description How the twin made the answer (its `Twin-Fidelity` header): `modelled`, `inferred`, `stored` or `unsupported`; null when it did not say (an answer of the gateway's own, or an entry older than the header). */
             fidelity: ("modelled" | "inferred" | "stored" | "unsupported") | null;
             id: string;
@@ -1444,6 +1755,8 @@ export interface components {
             duration_ms: number;
             environment_id: string;
             environment_twin_id: string;
+            /** @description The injected fault that made, delayed or dropped the answer, as `<fault id> <effect type>` (the twin's `Twin-Fault` header; see `POST /environments/{id}/faults`); null when none did. */
+            fault: string | null;
             /** @description How the twin made the answer (its `Twin-Fidelity` header): `modelled`, `inferred`, `stored` or `unsupported`; null when it did not say (an answer of the gateway's own, or an entry older than the header). */
             fidelity: ("modelled" | "inferred" | "stored" | "unsupported") | null;
             id: string;
@@ -2416,6 +2729,287 @@ export interface operations {
             };
         };
     };
+    listFaults: {
+        parameters: {
+            query?: {
+                page?: number;
+                size?: number;
+            };
+            header?: never;
+            path: {
+                environment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["Fault"][];
+                        page: number;
+                        pages: number;
+                        size: number;
+                        total: number;
+                    };
+                };
+            };
+            /** @description Not authenticated: the bearer token or API key is missing, invalid, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found (or it belongs to another organization) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description An upstream (identity provider, payment processor, twin) failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    createFault: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                environment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FaultCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fault"];
+                };
+            };
+            /** @description Not authenticated: the bearer token or API key is missing, invalid, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found (or it belongs to another organization) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Unsupported media type; send application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description An upstream (identity provider, payment processor, twin) failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    getFault: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                environment_id: string;
+                fault_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fault"];
+                };
+            };
+            /** @description Not authenticated: the bearer token or API key is missing, invalid, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found (or it belongs to another organization) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description An upstream (identity provider, payment processor, twin) failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    deleteFault: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                environment_id: string;
+                fault_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not authenticated: the bearer token or API key is missing, invalid, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found (or it belongs to another organization) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description An upstream (identity provider, payment processor, twin) failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
     forkEnvironment: {
         parameters: {
             query?: never;
@@ -2628,6 +3222,64 @@ export interface operations {
             };
         };
     };
+    exportRequestLogs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                environment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplayFile"];
+                };
+            };
+            /** @description Not authenticated: the bearer token or API key is missing, invalid, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found (or it belongs to another organization) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     streamRequestLogs: {
         parameters: {
             query?: {
@@ -2682,6 +3334,95 @@ export interface operations {
             };
             /** @description Response */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    replayRequests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                environment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplayFileInput"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplayResult"];
+                };
+            };
+            /** @description Not authenticated: the bearer token or API key is missing, invalid, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found (or it belongs to another organization) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Unsupported media type; send application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description An upstream (identity provider, payment processor, twin) failed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -85,6 +85,11 @@ export interface TwinCredentials {
   api_key: string;
   /** Where the twin serves its provider's MCP tools (the key as Bearer), when it has them. */
   mcp_url?: string;
+  /**
+   * The credential's other halves, as the REST endpoint answers them (Slack's `app_token`,
+   * `signing_secret`, OAuth `client_id`/`client_secret`; Stripe's `publishable_key`; Jira's `email`…).
+   */
+  extras: Record<string, string>;
   sdk: SdkSnippet;
 }
 
@@ -102,6 +107,7 @@ export async function twinCredentials(client: TwinsClient, twinId: string): Prom
     url: twin.url,
     api_key: credential.api_key,
     ...(credential.mcp_url ? { mcp_url: credential.mcp_url } : {}),
+    extras: Object.fromEntries(Object.entries(credential).filter(([k]) => k !== 'api_key' && k !== 'mcp_url')),
     sdk,
   };
 }

@@ -17,6 +17,7 @@ import { listenDual, type DualListener, type RequestHandler } from '../../twin-r
 import { TwinClient, type TwinAnswer } from './twin-client.js';
 import { loopbackHostFor } from '../../twin-runtime/own-host.js';
 import { FIDELITY_HEADER, isFidelityLevel, type FidelityLevel } from '../../twin-runtime/fidelity.js';
+import { FAULT_HEADER } from '../../twin-runtime/faults.js';
 
 /** Where the gateway hands each log row; `done` runs once the row is durable. */
 export interface LogSink {
@@ -96,6 +97,9 @@ const HOP_BY_HOP = new Set([
   'expect',
   'x-twin-admin-secret',
 ]);
+/** What only this gateway may tell the twin about the client's request. */
+const FORWARDED = new Set(['x-forwarded-host', 'x-forwarded-proto']);
+
 const RESPONSE_HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length']);
 
 /**
@@ -146,26 +150,36 @@ function readBody(req: IncomingMessage, path: string): Promise<Buffer> {
 /**
  * The client's request as the twin gets it: its headers as they came (the gateway's node:http
  * server validated them), less those of this hop, with the twin's own Host, the original one as
- * X-Forwarded-Host, and the body's length.
+ * X-Forwarded-Host, the scheme the client used as X-Forwarded-Proto (a twin's links name the URL
+ * the caller used), and the body's length. A client's own X-Forwarded-* headers are dropped.
  */
-export function requestHead(method: string, rawUrl: string, rawHeaders: readonly string[], twinHost: string, bodyLength: number): string {
+export function requestHead(
+  method: string,
+  rawUrl: string,
+  rawHeaders: readonly string[],
+  twinHost: string,
+  bodyLength: number,
+  scheme?: 'http' | 'https',
+): string {
   let head = `${method} ${rawUrl} HTTP/1.1\r\nhost: ${twinHost}\r\n`;
   let host: string | undefined;
   for (let i = 0; i < rawHeaders.length; i += 2) {
     const name = rawHeaders[i]!;
     const lower = name.toLowerCase();
     if (lower === 'host') host ??= rawHeaders[i + 1];
-    if (HOP_BY_HOP.has(lower)) continue;
+    if (HOP_BY_HOP.has(lower) || FORWARDED.has(lower)) continue;
     head += `${name}: ${rawHeaders[i + 1]}\r\n`;
   }
   if (host) head += `x-forwarded-host: ${host}\r\n`;
+  if (scheme) head += `x-forwarded-proto: ${scheme}\r\n`;
   if (bodyLength > 0 || CONTENT_METHODS.has(method)) head += `content-length: ${bodyLength}\r\n`;
   return head + '\r\n';
 }
 
 function forwardTo(client: TwinClient, req: IncomingMessage, method: string, rawUrl: string, body: Buffer): Promise<TwinAnswer> {
   return new Promise((resolve, reject) => {
-    const head = requestHead(method, rawUrl, req.rawHeaders, client.host, body.length);
+    const scheme = (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
+    const head = requestHead(method, rawUrl, req.rawHeaders, client.host, body.length, scheme);
     client.request(head, body.length > 0 ? body : undefined, method === 'HEAD', (err, answer) => (err ? reject(err) : resolve(answer!)));
   });
 }
@@ -455,7 +469,7 @@ export class TwinGateway {
     occurredAt: string,
     req: IncomingMessage,
     requestBody: Buffer | undefined,
-    answered: { statusCode: number; durationMs: number; responseContentType?: string; responseBody?: Buffer; fidelity?: FidelityLevel } = {
+    answered: { statusCode: number; durationMs: number; responseContentType?: string; responseBody?: Buffer; fidelity?: FidelityLevel; fault?: string } = {
       statusCode: UNANSWERED,
       durationMs: 0,
     },
@@ -506,6 +520,8 @@ export class TwinGateway {
     let fromTwin = false;
     /** How the twin made its answer (its Twin-Fidelity header), for the log. */
     let fidelity: FidelityLevel | undefined;
+    /** The injected fault the twin names (its Twin-Fault header), for the log; a `drop` closes the client's connection. */
+    let fault: string | undefined;
     /** The request's entry journaled before it was forwarded (state-changing methods). */
     let opened: CapturedRow | undefined;
     const own = (status: number, detail: string) => {
@@ -537,6 +553,7 @@ export class TwinGateway {
           if (RESPONSE_HOP_BY_HOP.has(name)) continue;
           if (name === 'content-type' && responseContentType === undefined) responseContentType = raw[i + 1];
           else if (name === FIDELITY_HEADER && isFidelityLevel(raw[i + 1])) fidelity = raw[i + 1] as FidelityLevel;
+          else if (name === FAULT_HEADER) fault = raw[i + 1];
           headers.push(raw[i]!, raw[i + 1]!);
         }
       }
@@ -550,12 +567,21 @@ export class TwinGateway {
       responseContentType,
       responseBody: responseBody!,
       fidelity: fromTwin ? fidelity : undefined,
+      fault: fromTwin ? fault : undefined,
     };
+    // A dropped connection has no answer: logged with no status (the fault says why).
+    const dropped = fault?.endsWith(' drop') === true;
+    if (dropped) answered.statusCode = UNANSWERED;
     const row = opened ? answeredRow(opened, answered) : this.row(route, method, path, queryString, occurredAt, req, requestBody, answered);
     // The answer leaves only once its log entry is committed.
     this.options.writer.write(row, (committed) => {
       if (!committed && fromTwin) own(503, 'The request log could not be written; retry later.');
       headers.push('content-length', fromTwin && announcedLength !== undefined ? announcedLength : String(responseBody.length));
+      if (dropped && committed) {
+        res.destroy();
+        this.finished(res);
+        return;
+      }
       try {
         res.writeHead(statusCode, headers);
         res.end(responseBody);

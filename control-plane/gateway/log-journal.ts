@@ -171,16 +171,17 @@ const FIELDS = [
   'body_bytes',
   'completes',
   'fidelity',
+  'fault',
 ] as const satisfies readonly (keyof CapturedRow)[];
 
 /** Fields a row may leave out (written as null, read back as absent). */
-const OPTIONAL_FIELDS: ReadonlySet<string> = new Set(['body_bytes', 'completes', 'fidelity'] satisfies (keyof CapturedRow)[]);
+const OPTIONAL_FIELDS: ReadonlySet<string> = new Set(['body_bytes', 'completes', 'fidelity', 'fault'] satisfies (keyof CapturedRow)[]);
 
 /**
  * Field counts of entries written before a field was added at the end (read with the later fields
- * absent): before `fidelity`, and before `completes`.
+ * absent): before `fault`, before `fidelity`, and before `completes`.
  */
-const EARLIER_FIELD_COUNTS: ReadonlySet<number> = new Set([FIELDS.length - 1, FIELDS.length - 2]);
+const EARLIER_FIELD_COUNTS: ReadonlySet<number> = new Set([FIELDS.length - 1, FIELDS.length - 2, FIELDS.length - 3]);
 
 const bytesOf = (body: string | Buffer | null): Buffer | null => (body === null || Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8'));
 

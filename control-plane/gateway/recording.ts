@@ -158,6 +158,8 @@ export interface RecordedExchange {
   redaction?: CompiledRedaction;
   /** The twin's Twin-Fidelity header (none: an answer of the gateway's own). */
   fidelity?: FidelityLevel;
+  /** The twin's Twin-Fault header: the injected fault that made, delayed or dropped the answer. */
+  fault?: string;
 }
 
 /** A log row as the gateway captures it: the bodies still as the bytes that crossed the wire. */
@@ -193,6 +195,7 @@ export function toLogRow(x: RecordedExchange): CapturedRow {
     response_body_truncated: res.truncated,
     body_bytes: requestBytes + (res.bytes?.length ?? 0),
     fidelity: x.fidelity ?? null,
+    fault: x.fault ?? null,
   };
 }
 
@@ -202,7 +205,7 @@ export function toLogRow(x: RecordedExchange): CapturedRow {
  */
 export function answeredRow(
   opened: CapturedRow,
-  x: Pick<RecordedExchange, 'statusCode' | 'durationMs' | 'responseContentType' | 'responseBody' | 'fidelity'>,
+  x: Pick<RecordedExchange, 'statusCode' | 'durationMs' | 'responseContentType' | 'responseBody' | 'fidelity' | 'fault'>,
 ): CapturedRow {
   const res = capBody(x.responseBody);
   return {
@@ -215,5 +218,6 @@ export function answeredRow(
     body_bytes: (opened.body_bytes ?? 0) + (res.bytes?.length ?? 0),
     completes: 1,
     fidelity: x.fidelity ?? null,
+    fault: x.fault ?? null,
   };
 }

@@ -16,6 +16,7 @@ import {
   snapshotSchema,
   twinRecordSchema,
 } from '../orchestration/schemas.js';
+import { faultEffectSchema, faultMatchSchema, faultSchema } from '../orchestration/faults.js';
 import { FIDELITY_LEVELS } from '../../twin-runtime/fidelity.js';
 import { CLOCK_MODES } from '../../twin-runtime/clock.js';
 import { packageVersion } from '../package-info.js';
@@ -24,7 +25,8 @@ import { packageVersion } from '../package-info.js';
 export function mcpInstructions(twinNames: readonly string[]): string {
   return `Twins runs isolated, stateful copies ("twins") of third-party APIs (${twinNames.join(', ')}) that their official SDKs talk to unchanged.
 The loop: create_environment with the twins you need (it waits until they are ready) → get_twin_credentials for a twin's URL, key and SDK snippet → point the SDK at it and make calls → list_request_logs to see every request the twin served → list_records / get_record / replace_record to read or set its state → advance_time to run lifecycle events (renewals, expiries) → create_test + run_test_attempt to check an outcome against the traffic → delete_environment when done.
-To see what a run changed: snapshot_environment before it, diff_environment after it; fork_environment (or create_environment with snapshot_id) runs the same starting state again.`;
+To see what a run changed: snapshot_environment before it, diff_environment after it; fork_environment (or create_environment with snapshot_id) runs the same starting state again.
+To see how code copes when the provider misbehaves: inject_fault (a seeded rate limit, 5xx, latency or dropped connection on matching requests), list_faults, delete_fault.`;
 }
 
 const id = (what: string) => z.string().min(1).describe(what);
@@ -267,11 +269,59 @@ export function createMcpServer(client: () => TwinsClient | Promise<TwinsClient>
   );
 
   server.registerTool(
+    'inject_fault',
+    {
+      title: 'Inject a fault',
+      description:
+        "Make one twin misbehave on matching requests, as its provider does under load: `rate_limit` (the provider's own 429/403 with Retry-After), `server_error` (its 5xx), `latency`, or `drop` (connection closed). " +
+        "The probability is drawn from the environment's seeded random source, so the same run fails the same way; the request log names the fault on each answer it made.",
+      inputSchema: {
+        environment_id: environmentId,
+        twin_id: twinId,
+        match: faultMatchSchema.optional(),
+        effect: faultEffectSchema,
+        probability: z.number().gt(0).max(1).optional().describe('share of matching requests struck (default 1)'),
+      },
+      outputSchema: { fault: faultSchema },
+    },
+    async ({ environment_id, ...body }) =>
+      result({ fault: await ok((await api()).POST('/environments/{environment_id}/faults', { params: { path: { environment_id } }, body })) }),
+  );
+
+  server.registerTool(
+    'list_faults',
+    {
+      title: 'List faults',
+      description: "The faults injected into an environment's twins (paged).",
+      inputSchema: { environment_id: environmentId, ...paging },
+      outputSchema: page(faultSchema),
+      annotations: { readOnlyHint: true },
+    },
+    async ({ environment_id, ...query }) =>
+      result(await ok((await api()).GET('/environments/{environment_id}/faults', { params: { path: { environment_id }, query } }))),
+  );
+
+  server.registerTool(
+    'delete_fault',
+    {
+      title: 'Remove a fault',
+      description: 'Remove a fault: requests after it are answered normally.',
+      inputSchema: { environment_id: environmentId, fault_id: id('fault id (from inject_fault or list_faults)') },
+      outputSchema: { deleted: z.string() },
+      annotations: { destructiveHint: true },
+    },
+    async ({ environment_id, fault_id }) => {
+      await ok((await api()).DELETE('/environments/{environment_id}/faults/{fault_id}', { params: { path: { environment_id, fault_id } } }));
+      return result({ deleted: fault_id });
+    },
+  );
+
+  server.registerTool(
     'get_twin_credentials',
     {
       title: 'Get twin credentials',
       description:
-        "A ready twin's URL and API key, with a snippet pointing the provider's official SDK at it and the matching shell variables; `mcp_url` where the twin serves its provider's own MCP tools (connect with the API key as Bearer).",
+        "A ready twin's URL and API key, with a snippet pointing the provider's official SDK at it and the matching shell variables; `mcp_url` where the twin serves its provider's own MCP tools (connect with the API key as Bearer); `extras`: the credential's other halves (Slack's app token, signing secret and OAuth client id/secret for Socket Mode and OAuth apps, Stripe's publishable key, Jira's email…).",
       inputSchema: { twin_id: twinId },
       outputSchema: {
         twin_id: z.string(),
@@ -279,6 +329,7 @@ export function createMcpServer(client: () => TwinsClient | Promise<TwinsClient>
         url: z.string(),
         api_key: z.string(),
         mcp_url: z.string().optional(),
+        extras: z.record(z.string(), z.string()),
         sdk: z.object({ package: z.string(), language: z.string(), install: z.string(), code: z.string(), env: z.record(z.string(), z.string()) }),
       },
       annotations: { readOnlyHint: true },

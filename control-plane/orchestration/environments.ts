@@ -81,6 +81,9 @@ export interface AdvanceView {
   completed_at: string | null;
 }
 
+/** Steps of one advance run in global time order at most; what remains runs twin by twin. */
+const MAX_ORDERED_STEPS = 10_000;
+
 /** An advance answered within this many ms answers 200; a longer one answers 202 and runs on. */
 export const ADVANCE_ANSWER_MS = 800;
 
@@ -108,6 +111,8 @@ export interface CreateEnvironmentInput {
   fidelity?: 'strict' | 'lenient';
   /** How the clock moves; default living (decisions §15). */
   clock?: 'living' | 'frozen';
+  /** Where the clock starts (default now, or the snapshot's or latest seed's instant): a replay's target starts where the recording did. */
+  clock_start?: string;
 }
 
 export interface EnvironmentServiceOptions {
@@ -331,7 +336,18 @@ export class EnvironmentService {
     // The clock starts now, or at the snapshot's instant or the latest seed's frozen one (so no
     // seeded twin moves back).
     const seedClocks = [...twins.map((t) => t.seedClock), snapshot?.row.clock].filter((c): c is string => !!c).map((c) => Date.parse(c));
-    const clock = seedClocks.length > 0 ? new Date(Math.max(...seedClocks)).toISOString() : createdAt;
+    const startingClock = seedClocks.length > 0 ? Math.max(...seedClocks) : undefined;
+    if (input.clock_start !== undefined && startingClock !== undefined && Date.parse(input.clock_start) < startingClock) {
+      throw conflict(
+        `clock_start ${input.clock_start} is before ${new Date(startingClock).toISOString()}, where the environment's ${snapshot ? 'snapshot' : 'seeded twins'} stand; a twin's clock never moves back.`,
+      );
+    }
+    const clock =
+      input.clock_start !== undefined
+        ? new Date(input.clock_start).toISOString()
+        : startingClock !== undefined
+          ? new Date(startingClock).toISOString()
+          : createdAt;
     const clockMode = input.clock ?? snapshot?.row.clock_mode ?? 'living';
     const limits = planLimitsFor(this.o.db, orgId);
     // A snapshot's twins start from clones of its files (a reflink where the filesystem can).
@@ -550,8 +566,8 @@ export class EnvironmentService {
     await this.o.reconciler.clockLocks.run(row.environment_id, async () => {
       const mode = this.store.environmentById(row.environment_id)!.clock_mode;
       const wall = mode === 'living' ? new Date(wallMs) : undefined;
-      let failure: string | undefined;
-      for (const t of this.store.twinsOf(row.environment_id)) {
+      let failure = await this.runInTimeOrder(row.environment_id, to, wall);
+      for (const t of failure === undefined ? this.store.twinsOf(row.environment_id) : []) {
         if (t.state !== 'ready' || !t.address) continue; // caught up by the reconciler when it starts again
         try {
           const out = await this.o.admin.advanceAndWait(t.address, t.admin_secret, to, wall);
@@ -582,6 +598,51 @@ export class EnvironmentService {
       );
       this.advances.finish(row.id, 'failed', clock, failure);
     });
+  }
+
+  /**
+   * One clock across twins (issue 38): before every twin moves to `to`, their lifecycle events run
+   * in one global time order. Each step asks every twin for its next event due (a probe that
+   * changes nothing), moves the twin with the earliest up to just before the next twin's (its own
+   * events up to there run, in its order), and waits until what they delivered has had its first
+   * attempt, so a Twilio callback at 08:59 is delivered before a Stripe renewal at 09:00 and that
+   * before a Slack message scheduled at 09:05, whatever the twins' order. A twin that cannot say
+   * (an older twin) is moved with the others at the end. Returns the failure, if any.
+   */
+  private async runInTimeOrder(environmentId: string, to: Date, wall: Date | undefined): Promise<string | undefined> {
+    const twins = this.store.twinsOf(environmentId).filter((t) => t.state === 'ready' && t.address) as (EnvironmentTwinRow & { address: string })[];
+    if (twins.length < 2) return undefined;
+    const due = new Map<string, number | undefined>();
+    const probe = async (t: EnvironmentTwinRow & { address: string }) => {
+      due.set(t.id, await this.o.admin.nextDue(t.address, t.admin_secret, to).catch(() => undefined));
+    };
+    await Promise.all(twins.map(probe));
+    for (let step = 0; step < MAX_ORDERED_STEPS; step++) {
+      let first: (EnvironmentTwinRow & { address: string }) | undefined;
+      for (const t of twins) {
+        const at = due.get(t.id);
+        if (at !== undefined && (first === undefined || at < due.get(first.id)!)) first = t;
+      }
+      if (!first) return undefined;
+      const at = due.get(first.id)!;
+      const others = twins.filter((t) => t !== first && due.get(t.id) !== undefined).map((t) => due.get(t.id)!);
+      const next = others.length > 0 ? Math.min(...others) : to.getTime();
+      // Up to just before the next twin's event (ties: the earlier twin in the environment's order first).
+      const until = Math.min(to.getTime(), next > at ? (next === to.getTime() && others.length === 0 ? next : next - 1) : at);
+      try {
+        const out = await this.o.admin.advanceAndWait(first.address, first.admin_secret, new Date(until), wall);
+        if (!out.ok) return `${out.status === 409 ? 'Refused: ' : ''}The ${first.twin_slug} twin ${first.id} could not advance: ${out.detail}`;
+        await this.o.admin.settleDeliveries(first.address, first.admin_secret).catch(() => undefined);
+      } catch (e) {
+        this.o.log?.warn({ err: (e as Error).message, twinId: first.id }, 'twin unreachable during an advance');
+        return `The ${first.twin_slug} twin ${first.id} stopped answering during the advance; it is being restarted.`;
+      }
+      await probe(first);
+      // A twin that still says an event is due where it now stands has one it does not run: it
+      // leaves the ordering (the final move of every twin runs what it can).
+      if ((due.get(first.id) ?? Number.POSITIVE_INFINITY) <= until) due.set(first.id, undefined);
+    }
+    return undefined;
   }
 
   async credential(orgId: string, twinId: string): Promise<{ api_key: string } & Record<string, string>> {

@@ -22,6 +22,8 @@ import type { OrganizationJobs } from './organization-jobs.js';
 import { TwinAdminClient } from './twin-admin.js';
 import { EnvironmentService } from './environments.js';
 import { SnapshotService } from './snapshots.js';
+import { FaultService } from './faults.js';
+import { ReplayService } from './replay.js';
 
 export interface Orchestration {
   store: EnvironmentStore;
@@ -34,6 +36,10 @@ export interface Orchestration {
   environments: EnvironmentService;
   /** Snapshots, forks and diffs of environments. */
   snapshots: SnapshotService;
+  /** Faults injected into twins. */
+  faults: FaultService;
+  /** Traffic exported as a file, and replayed. */
+  replay: ReplayService;
   start(): Promise<void>;
   /** Stop taking gateway connections and let requests in flight finish (bounded); the unanswered count. */
   drain(timeoutMs: number): Promise<number>;
@@ -121,6 +127,8 @@ export async function createOrchestration(config: Config, db: Db, log: Logger, j
     driverName: driver.name,
     log: log.child({ component: 'snapshots' }),
   });
+  const faults = new FaultService({ store, environments, admin });
+  const replay = new ReplayService({ db, store, logs: requestLogs, environments, admin });
   // Plans change (an upgrade keeps logs longer): each live environment's retention is refreshed.
   const refreshRetention = () => {
     try {
@@ -144,6 +152,8 @@ export async function createOrchestration(config: Config, db: Db, log: Logger, j
     admin,
     environments,
     snapshots,
+    faults,
+    replay,
     async start() {
       await gateway.start();
       // Logs of environments deleted while the log writer was not told (a crash in between).

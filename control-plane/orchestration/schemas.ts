@@ -102,6 +102,12 @@ export const requestLogSchema = z
       .describe(
         "How the twin made the answer (its `Twin-Fidelity` header): `modelled`, `inferred`, `stored` or `unsupported`; null when it did not say (an answer of the gateway's own, or an entry older than the header).",
       ),
+    fault: z
+      .string()
+      .nullable()
+      .describe(
+        "The injected fault that made, delayed or dropped the answer, as `<fault id> <effect type>` (the twin's `Twin-Fault` header; see `POST /environments/{id}/faults`); null when none did.",
+      ),
   })
   .meta({ id: 'RequestLog' });
 
@@ -213,6 +219,12 @@ export const createEnvironmentBody = z
       .optional()
       .describe(
         'Default `living`: the clock runs with wall time from creation, moved forward by advance. `frozen`: it moves only on advance, for byte-identical runs.',
+      ),
+    clock_start: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .describe(
+        "Where the clock starts (default: now, or the snapshot's or latest seed's instant; not before those, 409). A replay's target starts where the recorded environment did (its export's `clock_start`).",
       ),
   })
   .refine((b) => (b.twins?.length ?? 0) > 0 || !!b.scenario_id || !!b.snapshot_id, {

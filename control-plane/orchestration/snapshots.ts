@@ -179,7 +179,8 @@ export class SnapshotService {
     try {
       await Promise.all(
         twins.map(async (t) => {
-          const file = `snapshot-${id}.sqlite`;
+          // Named for the twin too: the twins of one environment may share one data directory.
+          const file = `snapshot-${id}-${t.id}.sqlite`;
           const staged = join(dirname(t.data_file), file);
           try {
             const out = await this.o.admin.expect<SnapshotFile>(200, t.address, t.admin_secret, 'POST', '/_twin/snapshot', { file, clock: instant });

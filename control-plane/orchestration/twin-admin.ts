@@ -131,6 +131,17 @@ export class TwinAdminClient {
     return { ok: false, status: answer.status, detail: detailOf(answer.body, answer.status), clock: answer.body?.job?.clock };
   }
 
+  /** The instant (ms) of the twin's first lifecycle event due after its clock and by `to`; undefined: none. */
+  async nextDue(address: string, secret: string, to: Date): Promise<number | undefined> {
+    const out = await this.expect<{ at: string | null }>(200, address, secret, 'POST', '/_twin/next-due', { to: to.toISOString() });
+    return out.at === null ? undefined : Date.parse(out.at);
+  }
+
+  /** Wait until every delivery the twin has due now has had its first attempt (the twin bounds the wait). */
+  async settleDeliveries(address: string, secret: string): Promise<void> {
+    await this.expect(200, address, secret, 'POST', '/_twin/deliveries/settle');
+  }
+
   /** Back to the seed (or empty); a living clock reads its start at `wall` and runs on from there. */
   reset(address: string, secret: string, wall?: Date): Promise<{ clock: string }> {
     return this.expect(200, address, secret, 'POST', '/_twin/reset', wall ? { wall: wall.toISOString() } : undefined);

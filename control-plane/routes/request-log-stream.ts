@@ -69,6 +69,7 @@ function listItem(r: RequestLogRow): z.infer<typeof requestLogSchema> {
     duration_ms: r.duration_ms,
     occurred_at: r.occurred_at,
     fidelity: r.fidelity ?? null,
+    fault: r.fault ?? null,
   };
 }
 

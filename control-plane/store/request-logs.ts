@@ -48,6 +48,8 @@ export interface RequestLogRow {
    * when it did not say (an answer the gateway made itself, a row older than the header).
    */
   fidelity?: FidelityLevel | null;
+  /** The injected fault that made, delayed or dropped the answer (`<fault id> <effect type>`, the twin's `Twin-Fault` header); null otherwise. */
+  fault?: string | null;
 }
 
 export { UNANSWERED };
@@ -92,6 +94,7 @@ const COLUMNS = [
   'response_body',
   'response_body_truncated',
   'fidelity',
+  'fault',
 ] as const;
 
 /** What the logs API lists (RequestLogListItem); an unanswered request's status is null. */
@@ -106,6 +109,7 @@ const LIST_COLUMNS = [
   'duration_ms',
   'occurred_at',
   'fidelity',
+  'fault',
 ] as const;
 
 /** Narrowing of an environment's log (each optional). */
@@ -207,6 +211,11 @@ CREATE INDEX request_logs_by_twin ON request_logs (environment_id, environment_t
 CREATE INDEX request_logs_by_fidelity ON request_logs (environment_id, fidelity, env_seq);
 `,
   },
+  {
+    // The injected fault that made, delayed or dropped an answer (issue 38); rows from before read as null.
+    version: 4,
+    sql: `ALTER TABLE request_logs ADD COLUMN fault TEXT;`,
+  },
 ];
 
 /** Schema name of the log file inside the control plane's connection. */
@@ -284,7 +293,7 @@ interface EnvCounters {
 export type RequestLogListItem = Pick<
   RequestLogRow,
   'id' | 'environment_id' | 'environment_twin_id' | 'method' | 'path' | 'query_string' | 'duration_ms' | 'occurred_at'
-> & { status_code: number | null; fidelity: FidelityLevel | null };
+> & { status_code: number | null; fidelity: FidelityLevel | null; fault: string | null };
 
 export interface MaintenanceLimits {
   /** Days rows are kept when an environment names none (TWINS_LOG_RETENTION_DAYS or the plan's). */
@@ -319,7 +328,7 @@ export class RequestLogStore {
       ),
       complete: db.prepare(
         `UPDATE request_logs SET status_code = ?, duration_ms = ?, response_content_type = ?, response_body = CAST(? AS TEXT),
-           response_body_truncated = ?, body_bytes = ?, fidelity = ? WHERE environment_id = ? AND env_seq = ?`,
+           response_body_truncated = ?, body_bytes = ?, fidelity = ?, fault = ? WHERE environment_id = ? AND env_seq = ?`,
       ),
       rowsRange: db.prepare('SELECT * FROM request_logs WHERE environment_id = ? AND env_seq >= ? AND env_seq <= ? ORDER BY env_seq DESC'),
       markDeleted: db.prepare('UPDATE request_log_environments SET deleted = 1 WHERE environment_id = ?'),
@@ -384,6 +393,7 @@ export class RequestLogStore {
             r.response_body_truncated,
             bytes,
             r.fidelity ?? null,
+            r.fault ?? null,
             r.environment_id,
             open.env_seq,
           );
@@ -413,6 +423,7 @@ export class RequestLogStore {
         r.response_body,
         r.response_body_truncated,
         r.fidelity ?? null,
+        r.fault ?? null,
         c.next_seq,
         bytes,
       );

@@ -86,6 +86,7 @@ t.test('the core loop from the command line', async (t) => {
     t.match(c.api_key, /^sk_test_/);
     t.equal(c.mcp_url, `${stripeTwin.url}/mcp`, "the twin's MCP endpoint, on its gateway URL");
     t.match(c.sdk.code, /new Stripe\('sk_test_/);
+    t.match(c.extras, { publishable_key: /^pk_test_/ }, 'every half of the credential, as the REST endpoint answers it');
   });
 
   // The official SDK against the twin, exactly as the credential says.
@@ -249,6 +250,46 @@ t.test('snapshots, forks and diffs', async (t) => {
     (d) => t.same(d.twins[0].added, [{ resource: 'customer', external_id: customer.id }]),
     new RegExp(`1 added, 0 changed, 0 removed\n  \\+ customer ${customer.id}\n`),
   );
+  // The traffic as a replay file; a replay needs a frozen clock (the API's sentence, exit 1).
+  const exported = await cli(['env', 'export', made.id], { env });
+  t.equal(exported.code, 0, exported.stderr);
+  const replayFile = JSON.parse(exported.stdout);
+  t.match(replayFile, { format: 'twins.replay/1', environment_id: made.id });
+  t.ok(
+    replayFile.requests.some((r: any) => r.path === '/v1/customers'),
+    'the customer created is in it',
+  );
+  const refused = await cli(['env', 'replay', made.id, '--file', '-'], { env, stdin: exported.stdout });
+  t.equal(refused.code, 1);
+  t.match(refused.stderr, /frozen/);
+
+  // Faults: add, list, delete.
+  const fault = await both(
+    t,
+    [
+      'env',
+      'faults',
+      'add',
+      made.id,
+      '--twin',
+      made.twins[0].id,
+      '--effect',
+      'rate_limit',
+      '--method',
+      'POST',
+      '--path',
+      '/v1/customers',
+      '--probability',
+      '0.3',
+    ],
+    (f) => t.match(f, { twin_id: made.twins[0].id, match: { method: 'POST', path: '/v1/customers' }, effect: { type: 'rate_limit' }, probability: 0.3 }),
+    /POST \/v1\/customers +rate_limit retry-after 1s +0\.3/,
+  );
+  await both(t, ['env', 'faults', 'list', made.id], (p) => t.equal(p.items.at(-1).id, fault.id), /\(2 faults\)/);
+  t.equal((await cli(['env', 'faults', 'add', made.id, '--twin', made.twins[0].id, '--effect', 'latency'], { env })).code, 2, 'a latency fault needs --ms');
+  t.equal((await cli(['env', 'faults', 'add', made.id, '--twin', made.twins[0].id, '--effect', 'drop', '--probability', '2'], { env })).code, 2);
+  t.same(await cli(['env', 'faults', 'delete', made.id, fault.id], { env }), { code: 0, stdout: `deleted fault ${fault.id}\n`, stderr: '' });
+
   const usage = await cli(['env', 'diff', made.id], { env });
   t.equal(usage.code, 2, 'a diff needs a snapshot');
   // `both` ran the snapshot twice (text, then JSON): the JSON one is newest.

@@ -46,7 +46,7 @@ t.test('every usage error names the argument and exits 2', async (t) => {
     ],
     [['bogus'], 'twins', /^unknown command 'bogus' \(commands: serve, /],
     [['--bogus'], 'twins', /^unknown option '--bogus'$/],
-    [['env'], 'twins env', /^missing command \(one of: create, list, get, wait, reset, delete, snapshot, fork, diff\)$/],
+    [['env'], 'twins env', /^missing command \(one of: create, list, get, wait, reset, delete, snapshot, fork, diff, export, replay, faults\)$/],
     [['env', 'bogus'], 'twins env', /^unknown command 'bogus'/],
     [['env', 'create'], 'twins env create', /^missing required option --name NAME \(a name for it\)$/],
     [['env', 'create', '--name'], 'twins env create', /^option '--name' needs a value$/],
@@ -161,7 +161,7 @@ t.test('completion', async (t) => {
     'help',
     'version',
   ]);
-  t.same(await complete('env', ''), ['create', 'list', 'get', 'wait', 'reset', 'delete', 'snapshot', 'fork', 'diff']);
+  t.same(await complete('env', ''), ['create', 'list', 'get', 'wait', 'reset', 'delete', 'snapshot', 'fork', 'diff', 'export', 'replay', 'faults']);
   t.ok((await complete('env', 'create', '--')).includes('--twin'));
   t.same(await complete('env', 'create', '--twin', ''), [...TWIN_SLUGS]);
   t.same(await complete('twin', ''), ['credential', 'get', ...TWIN_SLUGS]);

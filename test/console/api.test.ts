@@ -280,7 +280,7 @@ t.test('the live request log', async (t) => {
   t.match(entry, { environment_id: env.id, environment_twin_id: env.twins[0].id, method: 'POST', path: '/v1/customers', status_code: 200 });
   t.same(
     Object.keys(entry).sort(),
-    ['duration_ms', 'environment_id', 'environment_twin_id', 'fidelity', 'id', 'method', 'occurred_at', 'path', 'query_string', 'status_code'],
+    ['duration_ms', 'environment_id', 'environment_twin_id', 'fault', 'fidelity', 'id', 'method', 'occurred_at', 'path', 'query_string', 'status_code'],
     "the contract's request log entry, nothing more",
   );
   t.ok(Number(first.id) > Number(start), 'each event carries its cursor as the event id');

@@ -171,6 +171,7 @@ t.test('pages are index ranges: newest first, total and pages from the counters'
     'duration_ms',
     'environment_id',
     'environment_twin_id',
+    'fault',
     'fidelity',
     'id',
     'method',
@@ -240,11 +241,11 @@ t.test("each row's fidelity level: stored, listed and filtered; rows from before
   const dir = mkdtempSync(join(tmpdir(), 'twins-log-fidelity-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'request-logs.sqlite');
-  // A log file as the previous version left it: no fidelity column, one row.
+  // A log file as the previous version left it: no fidelity (nor later fault) column, one row.
   const older = openLogDatabase(file);
   older.exec(
     `DROP INDEX request_logs_by_status; DROP INDEX request_logs_by_twin; DROP INDEX request_logs_by_fidelity;
-     ALTER TABLE request_logs DROP COLUMN fidelity; DELETE FROM log_schema_migrations WHERE version >= 2`,
+     ALTER TABLE request_logs DROP COLUMN fault; ALTER TABLE request_logs DROP COLUMN fidelity; DELETE FROM log_schema_migrations WHERE version >= 2`,
   );
   const [old] = rows('env', 1);
   older

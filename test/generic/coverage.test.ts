@@ -85,7 +85,7 @@ t.test('GET /twins/catalog/{slug}/coverage', async (t) => {
   const excluded = res.body.find((r: { path: string }) => r.path.startsWith('/enterprises/'));
   t.equal(excluded.level, 'unsupported');
   t.type(excluded.reason, 'string');
-  const computed = res.body.find((r: { operation_id: string }) => r.operation_id === 'search/topics');
+  const computed = res.body.find((r: { operation_id: string }) => r.operation_id === 'agent-tasks/list-tasks');
   t.match(computed, { level: 'unsupported', reason: /computed/ });
   // Then the twin's MCP tools (github-mcp-server's published list), each at the level of its operations.
   const tools = res.body.filter((r: { method: string }) => r.method === 'MCP');

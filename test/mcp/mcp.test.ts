@@ -36,6 +36,9 @@ const TOOLS = [
   'delete_snapshot',
   'fork_environment',
   'diff_environment',
+  'inject_fault',
+  'list_faults',
+  'delete_fault',
   'get_twin_credentials',
   'list_request_logs',
   'list_records',
@@ -85,6 +88,7 @@ async function coreLoop(t: Test, client: Client, label: string): Promise<void> {
   const twin = environment.twins[0];
   const cred = await call(t, client, 'get_twin_credentials', { twin_id: twin.id });
   t.match(cred, { twin_slug: 'stripe', url: twin.url, api_key: /^sk_test_/, sdk: { package: 'stripe', code: /new Stripe\('sk_test_/ } });
+  t.match(cred.extras, { publishable_key: /^pk_test_/ }, "the credential's other halves");
 
   const url = new URL(cred.url);
   const stripe = new Stripe(cred.api_key, { host: url.hostname, port: Number(url.port), protocol: 'http', maxNetworkRetries: 0 });
@@ -172,6 +176,20 @@ t.test('streamable HTTP at /mcp', async (t) => {
   });
   const diff = await call(t, client, 'diff_environment', { environment_id: environment.id, snapshot_id: snapshot.id });
   t.same(diff.twins[0].added, [{ resource: 'customer', external_id: customer.id }], 'diff_environment names what changed since the snapshot');
+  const { fault } = await call(t, client, 'inject_fault', {
+    environment_id: environment.id,
+    twin_id: twin.id,
+    match: { method: 'GET', path: '/v1/balance' },
+    effect: { type: 'server_error' },
+  });
+  t.match(fault, { id: /^flt_/, twin_id: twin.id, probability: 1, effect: { type: 'server_error' } });
+  const balance = await fetch(`${cred.url}/v1/balance`, { headers: { authorization: `Bearer ${cred.api_key}` } });
+  t.equal(balance.status, 500, 'the injected fault answers');
+  t.same(
+    (await call(t, client, 'list_faults', { environment_id: environment.id })).items.map((f: any) => f.id),
+    [fault.id],
+  );
+  t.same(await call(t, client, 'delete_fault', { environment_id: environment.id, fault_id: fault.id }), { deleted: fault.id });
   const fork = await call(t, client, 'fork_environment', { environment_id: environment.id, name: 'forked' });
   t.equal(fork.environment.status, 'ready', 'fork_environment waits until ready');
   const snapshots = await call(t, client, 'list_snapshots', { environment_id: environment.id });

@@ -11,7 +11,7 @@
 // step in order; then the next matching rule gets its turn (the twin keeps the count in the
 // record's `answered`). A field the twin does not know is refused with a sentence, never dropped.
 
-import { RE2JS } from 're2js';
+import { re2js, type RE2JS } from '../re2.js';
 import type { TwinRequest, TwinResponse, TwinRoute } from '../contract.js';
 import type { RecordStore } from '../record-store.js';
 
@@ -105,7 +105,7 @@ function regex(pattern: string): RE2JS | null {
   let re = compiled.get(pattern);
   if (re === undefined) {
     try {
-      re = RE2JS.compile(pattern);
+      re = re2js().compile(pattern);
     } catch {
       re = null;
     }

@@ -13,13 +13,14 @@ import { collaboratorRoutes } from './routes/collaborators.js';
 import { reactionRoutes } from './routes/reactions.js';
 import { issueEventRoutes } from './routes/issue-events.js';
 import { teamRoutes } from './routes/teams.js';
-import { gitRoutes } from './routes/git.js';
+import { gitRoutes, rawFileRoutes } from './routes/git.js';
 import { protectionRoutes } from './routes/protection.js';
 import { releaseDownloadRoutes, releaseRoutes } from './routes/releases.js';
 import { deploymentRoutes } from './routes/deployments.js';
 import { gitHttpRoutes } from './routes/git-http.js';
 import { issueRoutes } from './routes/issues.js';
 import { searchRoutes } from './routes/search.js';
+import { gistRoutes } from './routes/gists.js';
 import { pullRoutes } from './routes/pulls.js';
 import { labelRoutes } from './routes/labels.js';
 import { webhookRoutes } from './routes/webhooks.js';
@@ -39,6 +40,7 @@ import { GITHUB_OPERATIONS } from './vocabulary/phrasebook.js';
 import { ensureBootstrap } from './model/accounts.js';
 import { generic } from './wire/generic.js';
 import { githubMcp } from './mcp/tools.js';
+import { githubFaultAnswer } from './wire/faults.js';
 
 const github: TwinDefinition = {
   slug: 'github',
@@ -114,6 +116,7 @@ const github: TwinDefinition = {
           ...deploymentRoutes,
           ...issueRoutes,
           ...searchRoutes,
+          ...gistRoutes,
           ...labelRoutes,
           ...pullRoutes,
           ...reactionRoutes,
@@ -130,6 +133,7 @@ const github: TwinDefinition = {
     ...gitHttpRoutes,
     // The uploads host (`/api/uploads`), release downloads and signed download URLs: not under /api/v3.
     ...releaseDownloadRoutes,
+    ...rawFileRoutes,
   ],
   generic: genericAlsoUnderEnterprisePrefix(generic),
   routing: { ignoreTrailingSlash: true, headAsGet: true },
@@ -143,6 +147,7 @@ const github: TwinDefinition = {
     body: { message: 'Service Unavailable', documentation_url: 'https://docs.github.com/rest', status: '503' },
   }),
   // Webhook secrets (`config.secret`) and OAuth credentials in bodies; tokens in old-style query auth.
+  faultAnswer: githubFaultAnswer,
   redact: { query: ['access_token', 'client_secret'], body: ['access_token', 'client_secret', 'refresh_token', 'secret'] },
   initialize: ensureBootstrap,
   advance(ctx, to) {

@@ -25,6 +25,7 @@ import { errorResponse, invalidRequest, OpenAIError, renderOpenAIError, UNPARSAB
 import { aroundOpenAI, authenticateOpenAI } from './wire/protocol.js';
 import { seeding, suggestions } from './vocabulary/seeds.js';
 import { OPENAI_OPERATIONS } from './vocabulary/phrasebook.js';
+import { openaiFaultAnswer } from './wire/faults.js';
 
 export { seeding, suggestions };
 
@@ -69,6 +70,7 @@ const openai: TwinDefinition = {
   mintKey,
   routes,
   generic,
+  faultAnswer: openaiFaultAnswer,
   authenticate: authenticateOpenAI,
   around: aroundOpenAI,
   errors: {

@@ -17,6 +17,7 @@ import { appToken, clientCredentials } from './model/tokens.js';
 import { getSetting } from './model/settings.js';
 import { generic } from './wire/generic.js';
 import { notSupportedByTwin } from './wire/errors.js';
+import { slackFaultAnswer } from './wire/faults.js';
 
 export { seeding, suggestions };
 
@@ -72,6 +73,7 @@ const slack: TwinDefinition = {
   },
   unavailable: () => ({ ...slackFailure('service_unavailable'), status: 503 }),
   // Slack takes `token` from the query and from form bodies; OAuth exchanges carry client secrets.
+  faultAnswer: slackFaultAnswer,
   redact: { query: ['token', 'client_secret'], body: ['token', 'client_secret', 'refresh_token'] },
   upgrade: upgradeSlack,
   credentialExtras(ctx) {

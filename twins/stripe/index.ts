@@ -17,6 +17,7 @@ import { generic } from './wire/generic.js';
 import { publishableKeyFor } from './wire/publishable.js';
 import { renderInVersion } from './wire/versions.js';
 import { stripeMcp } from './mcp/tools.js';
+import { stripeFaultAnswer } from './wire/faults.js';
 
 // Webhook endpoints pinned to an older API version get events rendered in it.
 renderEventsWith(renderInVersion);
@@ -49,6 +50,7 @@ const stripe: TwinDefinition = {
     ...stripeError(503, { type: 'api_error', message: sentence ?? 'Stripe is temporarily unavailable. Please retry shortly.' }),
     headers: { 'stripe-should-retry': 'true' },
   }),
+  faultAnswer: stripeFaultAnswer,
   redact: { query: ['client_secret'], body: ['client_secret', 'refresh_token'] },
   advance: (ctx, to) => advanceStripe(ctx, to),
   signDelivery: signStripeDelivery,

@@ -124,4 +124,50 @@ async function scenario(t: Test, via: 'standalone' | 'gateway'): Promise<void> {
     await octokit.actions.createOrgVariable({ org, name: 'STAGE', value: 'prod', visibility: 'all' });
     t.match((await octokit.actions.listOrgVariables({ org })).data, { total_count: 1, variables: [{ name: 'STAGE', value: 'prod', visibility: 'all' }] });
   });
+
+  await t.test('environment secrets and variables: their own key pair, only for an environment that exists', async (t) => {
+    const missing = await octokit.actions.getEnvironmentPublicKey({ owner, repo, environment_name: 'production' }).catch((e) => e);
+    t.equal(missing.status, 404, 'no environment yet');
+    await octokit.repos.createOrUpdateEnvironment({ owner, repo, environment_name: 'production' });
+    const { data: key } = await octokit.actions.getEnvironmentPublicKey({ owner, repo, environment_name: 'production' });
+    const repoKey = (await octokit.actions.getRepoPublicKey({ owner, repo })).data;
+    t.not(key.key, repoKey.key, 'the environment has its own key pair');
+    const made = await octokit.actions.createOrUpdateEnvironmentSecret({
+      owner,
+      repo,
+      environment_name: 'production',
+      secret_name: 'deploy_key',
+      encrypted_value: seal('prod-key', key.key),
+      key_id: key.key_id,
+    });
+    t.equal(made.status, 201);
+    const listed = (await octokit.actions.listEnvironmentSecrets({ owner, repo, environment_name: 'production' })).data;
+    t.equal(listed.total_count, 1);
+    t.equal(listed.secrets[0]!.name, 'DEPLOY_KEY');
+    t.notOk('value' in listed.secrets[0]! || 'encrypted_value' in listed.secrets[0]!, 'never answered');
+    const wrongKey = await octokit.actions
+      .createOrUpdateEnvironmentSecret({
+        owner,
+        repo,
+        environment_name: 'production',
+        secret_name: 'X',
+        encrypted_value: seal('x', repoKey.key),
+        key_id: repoKey.key_id,
+      })
+      .catch((e) => e);
+    t.equal(wrongKey.status, 422, "the repository's key is not the environment's");
+    t.equal(
+      (await octokit.actions.listRepoSecrets({ owner, repo })).data.secrets.some((x) => x.name === 'DEPLOY_KEY'),
+      false,
+      'the repository does not see it',
+    );
+
+    await octokit.actions.createEnvironmentVariable({ owner, repo, environment_name: 'production', name: 'region', value: 'eu-west-1' });
+    t.match((await octokit.actions.getEnvironmentVariable({ owner, repo, environment_name: 'production', name: 'REGION' })).data, {
+      name: 'REGION',
+      value: 'eu-west-1',
+    });
+    await octokit.actions.deleteEnvironmentSecret({ owner, repo, environment_name: 'production', secret_name: 'DEPLOY_KEY' });
+    t.equal((await octokit.actions.listEnvironmentSecrets({ owner, repo, environment_name: 'production' })).data.total_count, 0);
+  });
 }

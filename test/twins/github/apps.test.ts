@@ -85,3 +85,31 @@ t.test('bad JWTs are refused', async (t) => {
   const noToken = await fetch(`${twin.url}/installation/repositories`, { headers: { authorization: `token ${twin.apiKey}` } });
   t.equal(noToken.status, 403);
 });
+
+t.test("an installation token reaches only what the installation was granted (GitHub's permission table)", async (t) => {
+  // The app holds issues:write and metadata:read — no contents, no pull requests.
+  const asInstallation = new Octokit({ baseUrl: twin.url, authStrategy: createAppAuth, auth: { appId: 4242, privateKey, installationId: 77 }, log: quiet });
+  t.equal((await asInstallation.repos.get({ owner: 'octo-org', repo: 'service' })).status, 200, 'metadata is always readable');
+  t.equal((await asInstallation.issues.listForRepo({ owner: 'octo-org', repo: 'service' })).status, 200);
+  const write = await asInstallation.repos
+    .createOrUpdateFileContents({ owner: 'octo-org', repo: 'service', path: 'a.txt', message: 'add', content: Buffer.from('a').toString('base64') })
+    .catch((e) => e);
+  t.equal(write.status, 403);
+  t.equal(write.response.data.message, 'Resource not accessible by integration');
+  t.equal(write.response.headers['x-accepted-github-permissions'], 'single_file=write; contents=write');
+  const pulls = await asInstallation.pulls.list({ owner: 'octo-org', repo: 'service' }).catch((e) => e);
+  t.equal(pulls.status, 403);
+  t.equal(pulls.response.headers['x-accepted-github-permissions'], 'pull_requests=read');
+
+  // A token asked with fewer permissions has only those; more than granted is refused.
+  const asApp = new Octokit({ baseUrl: twin.url, authStrategy: createAppAuth, auth: { appId: 4242, privateKey }, log: quiet });
+  const narrow = await asApp.apps.createInstallationAccessToken({ installation_id: 77, permissions: { issues: 'read' } });
+  t.same(narrow.data.permissions, { issues: 'read' });
+  const readOnly = new Octokit({ baseUrl: twin.url, auth: narrow.data.token, log: quiet });
+  t.equal((await readOnly.issues.listForRepo({ owner: 'octo-org', repo: 'service' })).status, 200);
+  const create = await readOnly.issues.create({ owner: 'octo-org', repo: 'service', title: 'no' }).catch((e) => e);
+  t.equal(create.status, 403);
+  t.equal(create.response.headers['x-accepted-github-permissions'], 'issues=write');
+  const wider = await asApp.apps.createInstallationAccessToken({ installation_id: 77, permissions: { contents: 'write' } }).catch((e) => e);
+  t.equal(wider.status, 422);
+});

@@ -245,3 +245,34 @@ t.test('GitHub Enterprise paths: /api/graphql and /api/v3', async (t) => {
   t.equal(top.status, 200);
   t.match(top.headers.get('x-oauth-scopes'), /\brepo\b/);
 });
+
+t.test('createRepository (gh repo create): for the viewer or an organization, with its visibility; a taken name refused', async (t) => {
+  const made: any = await api(
+    `mutation($input: CreateRepositoryInput!) { createRepository(input: $input) { repository { nameWithOwner visibility isPrivate description url } } }`,
+    { input: { name: 'made-by-graphql', visibility: 'PRIVATE', description: 'From a mutation' } },
+  );
+  t.match(made.createRepository.repository, {
+    nameWithOwner: 'octocat/made-by-graphql',
+    visibility: 'PRIVATE',
+    isPrivate: true,
+    description: 'From a mutation',
+  });
+  const rest = await octokit.repos.get({ owner: 'octocat', repo: 'made-by-graphql' });
+  t.equal(rest.data.private, true, 'the REST side sees the same repository');
+  t.ok((await octokit.issues.listLabelsForRepo({ owner: 'octocat', repo: 'made-by-graphql' })).data.length > 0, 'with the default labels');
+  const taken = await graphqlFailure(api(`mutation { createRepository(input: { name: "made-by-graphql", visibility: PUBLIC }) { repository { id } } }`));
+  t.match(taken.errors?.[0]?.message, /^Name already exists on this account/);
+});
+
+t.test("the node limit counts a connection that asks only for totalCount (gh's reactionGroups { users { totalCount } }) as no nodes", async (t) => {
+  // 100 × 100 issues' comments with a reaction group's user count each: 10,100 nodes, well under 500,000.
+  const res: any = await api(`query { repository(owner: "octocat", name: "app") {
+    issues(first: 100) { nodes { comments(first: 100) { nodes { reactionGroups { users { totalCount } } } } } } } }`);
+  t.ok(Array.isArray(res.repository.issues.nodes));
+  const over = await graphqlFailure(
+    api(
+      `query { repository(owner: "octocat", name: "app") { issues(first: 100) { nodes { comments(first: 100) { nodes { reactionGroups { users(first: 100) { nodes { login } } } } } } } } }`,
+    ),
+  );
+  t.match(over.errors?.[0]?.message, /exceeds the maximum limit of 500,000/, 'asking for the users’ nodes counts them');
+});

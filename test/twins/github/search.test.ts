@@ -118,6 +118,36 @@ async function scenario(t: Test, via: 'standalone' | 'gateway'): Promise<void> {
     t.equal(both.items[0]!.score, 1);
   });
 
+  await t.test('in:readme, labels of one repository, topics in use', async (t) => {
+    const current = (await octokit.repos.getContent({ owner, repo: 'docs', path: 'README.md' })).data as { sha: string };
+    await octokit.repos.createOrUpdateFileContents({
+      owner,
+      repo: 'docs',
+      path: 'README.md',
+      message: 'Write the README',
+      content: b64('# Docs\n\nHow to deploy with kubernetes.\n'),
+      sha: current.sha,
+    });
+    t.same(
+      (await search<{ items: { full_name: string }[] }>('repos', 'kubernetes in:readme')).items.map((r) => r.full_name),
+      ['octocat/docs'],
+    );
+    t.same((await search<{ items: unknown[] }>('repos', 'kubernetes')).items, [], 'without in:readme the README is not searched');
+
+    const app = (await octokit.repos.get({ owner, repo: 'app' })).data;
+    await octokit.issues.createLabel({ owner, repo: 'app', name: 'billing-bug', description: 'Invoices and refunds' });
+    const labels = (await octokit.search.labels({ repository_id: app.id, q: 'refunds' })).data;
+    t.equal(labels.total_count, 1);
+    t.equal(labels.items[0]!.name, 'billing-bug');
+    t.equal((await octokit.search.labels({ repository_id: app.id, q: 'bug' })).data.items.length > 0, true, "the default 'bug' label too");
+    t.equal((await failure(octokit.search.labels({ repository_id: 999_999, q: 'x' }))).status, 404);
+
+    const topics = (await octokit.search.topics({ q: 'pay' })).data;
+    t.equal(topics.total_count, 1);
+    t.match(topics.items[0], { name: 'payments', featured: false, curated: false, display_name: null });
+    t.same((await octokit.search.topics({ q: 'pay is:featured' })).data.items, [], 'GitHub’s curated topics are not part of the twin');
+  });
+
   await t.test('issues and pull requests: created and comments ranges', async (t) => {
     const issue = (await octokit.issues.create({ owner, repo: 'app', title: 'Refunds round down', body: 'needle' })).data;
     await octokit.issues.createComment({ owner, repo: 'app', issue_number: issue.number, body: 'Confirmed' });

@@ -187,13 +187,21 @@ t.test('reactions add, get, remove', async (t) => {
   t.equal(inHistory.reactions!.length, 2);
   t.equal(await slackError(client.reactions.add({ channel: general, timestamp: m.ts!, name: 'thumbsup' })), 'already_reacted');
   t.equal(await slackError(client.reactions.add({ channel: general, timestamp: m.ts!, name: 'Not Valid' })), 'invalid_name');
+  t.equal(
+    await slackError(client.reactions.add({ channel: general, timestamp: m.ts!, name: 'not_an_emoji_anywhere' })),
+    'invalid_name',
+    'names are checked against Slack’s emoji',
+  );
+  await client.reactions.add({ channel: general, timestamp: m.ts!, name: 'shipit' }); // a custom emoji of emoji.list
+  await client.reactions.add({ channel: general, timestamp: m.ts!, name: '+1::skin-tone-3' });
+  t.equal(await slackError(client.reactions.add({ channel: general, timestamp: m.ts!, name: 'shipit::skin-tone-9' })), 'invalid_name');
   t.equal(await slackError(client.reactions.add({ channel: general, timestamp: '1.000001', name: 'tada' })), 'message_not_found');
   await client.reactions.remove({ channel: general, timestamp: m.ts!, name: 'thumbsup' });
   t.equal(await slackError(client.reactions.remove({ channel: general, timestamp: m.ts!, name: 'thumbsup' })), 'no_reaction');
   const after = await client.reactions.get({ channel: general, timestamp: m.ts! });
   t.same(
     after.message!.reactions!.map((r) => r.name),
-    ['tada'],
+    ['tada', 'shipit', '+1::skin-tone-3'],
   );
 });
 

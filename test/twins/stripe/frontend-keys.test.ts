@@ -76,6 +76,33 @@ t.test('the publishable key is refused elsewhere and without the right client_se
   t.equal((await stripe.paymentIntents.retrieve(pi.id)).status, 'requires_payment_method', 'nothing was confirmed');
 });
 
+t.test('Stripe.js style: the publishable key as the `key` parameter, no Authorization header', async (t) => {
+  // What Stripe.js sends from a browser: form bodies (query strings for a GET) carrying `key`.
+  const form = (path: string, fields: Record<string, string>) =>
+    fetch(`${gw.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields) });
+  const seti = await stripe.setupIntents.create({ automatic_payment_methods: { enabled: true, allow_redirects: 'never' } });
+  const seen = await fetch(`${gw.url}/v1/setup_intents/${seti.id}?${new URLSearchParams({ key: publishableKey, client_secret: seti.client_secret! })}`);
+  t.equal(seen.status, 200);
+  t.equal(((await seen.json()) as Stripe.SetupIntent).id, seti.id);
+
+  const pm = await form('/v1/payment_methods', { key: publishableKey, type: 'card', 'card[token]': 'tok_visa' });
+  t.equal(pm.status, 200, 'payment methods are made with the key in the body');
+  const pmId = ((await pm.json()) as Stripe.PaymentMethod).id;
+  const confirmed = await form(`/v1/setup_intents/${seti.id}/confirm`, { key: publishableKey, client_secret: seti.client_secret!, payment_method: pmId });
+  t.equal(confirmed.status, 200);
+  t.equal(((await confirmed.json()) as Stripe.SetupIntent).status, 'succeeded');
+  t.equal((await stripe.setupIntents.retrieve(seti.id)).payment_method, pmId);
+
+  const wrongSecret = await form(`/v1/setup_intents/${seti.id}/confirm`, { key: publishableKey, client_secret: 'seti_x_secret_y' });
+  t.equal(wrongSecret.status, 400);
+  const elsewhere = await fetch(`${gw.url}/v1/customers?key=${publishableKey}`);
+  t.equal(elsewhere.status, 401, 'the key parameter is still only a publishable key');
+  t.match(((await elsewhere.json()) as any).error.message, /publishable API key/);
+  const secretInBody = await form('/v1/customers', { key: gw.apiKey, email: 'a@example.com' });
+  t.equal(secretInBody.status, 401, 'a secret key belongs in the Authorization header');
+  t.match(((await secretInBody.json()) as any).error.message, /did not provide an API key/);
+});
+
 t.test('customer sessions and ephemeral keys', async (t) => {
   const customer = await stripe.customers.create({ email: 'jenny@example.com' });
   const session = await stripe.customerSessions.create({ customer: customer.id, components: { pricing_table: { enabled: true } } });

@@ -57,14 +57,17 @@ const UNBOUNDED_PAGE = 100;
  * GitHub's node count (docs: "Rate limits and node limits for the GraphQL API"): a connection asks
  * for `first` (or `last`) nodes times the sizes of the connections around it. The docs say every
  * connection needs one, but GitHub answers gh's own queries that leave it out on some connections
- * (`pullRequests`, `users`), so one without counts as a full page rather than being refused.
+ * (`pullRequests`, `users`): one without that asks for its `nodes` or `edges` counts as a full
+ * page; one that asks only for `totalCount` or `pageInfo` (gh's `reactionGroups { users {
+ * totalCount } }`) returns no nodes and counts none.
  */
 const GITHUB_COSTS: CostRules = {
   metaCost: 1,
-  field(_parent, field, arg) {
+  field(_parent, field, arg, selects) {
     if (!isConnection(field)) return { cost: 1, times: 1 };
     const first = arg('first');
     const last = arg('last');
+    if (typeof first !== 'number' && typeof last !== 'number' && !selects('nodes') && !selects('edges')) return { cost: 1, times: 1 };
     const size = typeof first === 'number' ? first : typeof last === 'number' ? last : UNBOUNDED_PAGE;
     return { cost: 1, times: Math.max(0, size), connection: true };
   },

@@ -1,17 +1,18 @@
-// The mutations behind `gh issue create/close/reopen/comment/edit`, `gh pr create/merge/review/
+// The mutations behind `gh repo create`, `gh issue create/close/reopen/comment/edit`, `gh pr create/merge/review/
 // close/reopen/ready/edit`, labels and assignees, written through the same model calls as the REST
 // routes (so webhooks, counters, closing keywords and Actions runs follow alike).
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
-import { type Json, getUser, viewer } from '../model/accounts.js';
+import { type Json, getMembership, getUser, viewer } from '../model/accounts.js';
 import { childKey } from '../model/repositories.js';
+import { openRepository } from '../model/git.js';
 import { createComment, createIssue, getIssue, saveIssue, updateIssue, type IssuePatch } from '../model/issues.js';
 import { createPull, createReview, getPull, mergePull, requestReviewers, syncPullFromIssue, updatePull } from '../model/pulls.js';
 import { afterPush } from '../model/pushes.js';
 import { emitEvent } from '../model/webhooks.js';
 import { GitHubError } from '../wire/errors.js';
 import { GraphQLFailure } from './errors.js';
-import { type Located, type Source, issue, locate, pullRequest, reactionContentOf, reactionFields, subjectOf } from './nodes.js';
+import { type Located, type Source, issue, locate, pullRequest, reactionContentOf, reactionFields, repository, subjectOf } from './nodes.js';
 import { type Reactable, addReaction, listReactions, removeViewerReaction } from '../model/reactions.js';
 
 type Input = Json;
@@ -113,6 +114,40 @@ function react(ctx: TwinContext, input: Input, add: boolean): Source {
 }
 
 export const mutations: Record<string, (ctx: TwinContext, input: Input) => Source> = {
+  createRepository(ctx, input) {
+    // `ownerId` names an organization (or the viewer); the viewer by default.
+    const owner = input.ownerId === undefined || input.ownerId === null ? viewer(ctx) : need(ctx, input.ownerId, 'Organization', 'User').body;
+    if (owner.type === 'Organization' && !getMembership(ctx, owner.login, viewer(ctx).login)) {
+      throw new GraphQLFailure(`${viewer(ctx).login} does not have the correct permissions to execute \`CreateRepository\``, 'FORBIDDEN');
+    }
+    if (owner.type !== 'Organization' && owner.login !== viewer(ctx).login) {
+      throw new GraphQLFailure('You can only create repositories for yourself or an organization you belong to.', 'FORBIDDEN');
+    }
+    const visibility = String(input.visibility ?? '').toLowerCase();
+    if (!['public', 'private', 'internal'].includes(visibility))
+      throw new GraphQLFailure(`Argument 'visibility' has an invalid value (${String(input.visibility)}).`, 'UNPROCESSABLE');
+    try {
+      const repo = openRepository(ctx, owner, {
+        name: String(input.name ?? ''),
+        description: typeof input.description === 'string' ? input.description : null,
+        homepage: typeof input.homepageUrl === 'string' ? input.homepageUrl : null,
+        visibility,
+        private: visibility !== 'public',
+        has_issues: input.hasIssuesEnabled ?? true,
+        has_wiki: input.hasWikiEnabled ?? false,
+        is_template: !!input.template,
+      });
+      return withId(input, { repository: repository(ctx, repo) });
+    } catch (e) {
+      // The REST model's 422 ("name already exists on this account") as GraphQL's own error.
+      if (e instanceof GitHubError) {
+        const detail = e.extra.errors?.[0];
+        const said = typeof detail === 'string' ? detail : detail?.message;
+        throw new GraphQLFailure(said ? said.charAt(0).toUpperCase() + said.slice(1) : e.message, 'UNPROCESSABLE');
+      }
+      throw e;
+    }
+  },
   createIssue(ctx, input) {
     const repo = need(ctx, input.repositoryId, 'Repository').body;
     if (!String(input.title ?? '').trim()) throw new GraphQLFailure("Title can't be blank", 'UNPROCESSABLE');

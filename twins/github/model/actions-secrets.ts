@@ -1,4 +1,4 @@
-// GitHub Actions secrets and variables, per repository and per organization. Each scope has its
+// GitHub Actions secrets and variables, per repository, per organization and per deployment environment. Each scope has its
 // own libsodium key pair (made on first use from the twin's seeded bytes, so a run repeats): the
 // public key is what `GET …/secrets/public-key` gives, a secret arrives as a sealed box made with it
 // (`crypto_box_seal`, as GitHub's docs and every client do), is opened here — a box not sealed
@@ -19,7 +19,7 @@ export interface Sodium {
   crypto_box_seal_open(cipher: Uint8Array, publicKey: Uint8Array, privateKey: Uint8Array): Uint8Array;
 }
 
-export type SecretScope = { kind: 'repo'; repo: Json } | { kind: 'org'; org: Json };
+export type SecretScope = { kind: 'repo'; repo: Json } | { kind: 'org'; org: Json } | { kind: 'env'; repo: Json; environment: string };
 export type Visibility = 'all' | 'private' | 'selected';
 
 const KEYS = 'actions_public_key';
@@ -27,7 +27,8 @@ const SECRETS = 'actions_secret';
 const VARIABLES = 'actions_variable';
 export const ACTIONS_SECRET_RESOURCES = [KEYS, SECRETS, VARIABLES];
 
-const scopeKey = (s: SecretScope) => (s.kind === 'repo' ? `repo:${s.repo.id}` : `org:${s.org.id}`);
+const scopeKey = (s: SecretScope) => (s.kind === 'repo' ? `repo:${s.repo.id}` : s.kind === 'org' ? `org:${s.org.id}` : `env:${s.repo.id}:${s.environment}`);
+const SCOPE_NOUN = { repo: 'repository', org: 'organization', env: 'environment' } as const;
 
 /** The scope's key pair, made on first use. */
 function keyPair(ctx: TwinContext, scope: SecretScope, sodium: Sodium): Json {
@@ -86,7 +87,7 @@ export function putSecret(ctx: TwinContext, scope: SecretScope, rawName: string,
       resource: 'Secret',
       field: 'key_id',
       code: 'invalid',
-      message: `key_id ${input.keyId} is not this ${scope.kind === 'repo' ? 'repository' : 'organization'}'s public key (${pair.key_id}).`,
+      message: `key_id ${input.keyId} is not this ${SCOPE_NOUN[scope.kind]}'s public key (${pair.key_id}).`,
     });
   }
   let value: string;

@@ -5,6 +5,7 @@
 // id), so a test registers the public half of a key pair it made and drives @octokit/auth-app
 // unchanged. Installation tokens act with the twin key's rights.
 
+import { readFileSync } from 'node:fs';
 import { createHash, createPublicKey, verify } from 'node:crypto';
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { GitHubError, notFound } from '../wire/errors.js';
@@ -123,13 +124,55 @@ export function appOfJwt(ctx: TwinContext, token: string, nowSeconds = Math.floo
 
 const tokenKey = (token: string) => createHash('sha256').update(token).digest('hex');
 
-/** `POST /app/installations/{id}/access_tokens`: a new `ghs_` token for the installation. */
-export function mintInstallationToken(ctx: TwinContext, app: Json, installationId: number, random: () => string): Json {
+const ACCESS_RANK: Record<string, number> = { read: 1, write: 2, admin: 3 };
+
+/**
+ * `POST /app/installations/{id}/access_tokens`: a new `ghs_` token for the installation, with its
+ * permissions or, when the request names `permissions`, those (each at most what the installation
+ * was granted, else GitHub's 422).
+ */
+export function mintInstallationToken(ctx: TwinContext, app: Json, installationId: number, random: () => string, requested?: Record<string, string>): Json {
   const inst = requireInstallation(ctx, app, installationId);
+  const granted = inst.permissions as Record<string, string>;
+  if (requested) {
+    for (const [name, access] of Object.entries(requested)) {
+      if (!(ACCESS_RANK[access] && (ACCESS_RANK[granted[name] ?? ''] ?? 0) >= ACCESS_RANK[access]!)) {
+        throw new GitHubError(422, 'The permissions requested are not granted to this installation.');
+      }
+    }
+  }
+  const permissions = requested ?? granted;
   const token = `ghs_${random()}`;
   const expires = isoSeconds(ctx.clock.nowMs() + TOKEN_SECONDS * 1000);
-  ctx.store.put('installation_token', tokenKey(token), { installation_id: inst.id, app_id: app.id, expires_at: expires });
-  return { token, expires_at: expires, permissions: inst.permissions, repository_selection: inst.repository_selection };
+  ctx.store.put('installation_token', tokenKey(token), { installation_id: inst.id, app_id: app.id, expires_at: expires, permissions });
+  return { token, expires_at: expires, permissions, repository_selection: inst.repository_selection };
+}
+
+/** A permission at an access level: `['issues', 'write']`. */
+export type PermissionSet = [permission: string, access: string];
+
+/** What each REST route needs of an installation token (spec/app-permissions.json), read on first use. */
+let routePermissions: Record<string, PermissionSet[]> | undefined;
+
+/**
+ * The permission sets of which an installation token needs any one for `method` on `template`
+ * (GitHub's published table), or undefined for a route the table does not list (nothing checked).
+ */
+export function acceptedPermissions(method: string, template: string): PermissionSet[] | undefined {
+  routePermissions ??= (
+    JSON.parse(readFileSync(new URL('../spec/app-permissions.json', import.meta.url), 'utf8')) as { routes: Record<string, PermissionSet[]> }
+  ).routes;
+  const verb = method === 'HEAD' ? 'GET' : method;
+  return routePermissions[`${verb} ${template.replace(/\{\+?[^}]+\}/g, '{}')}`];
+}
+
+/** Whether a token's permissions (the installation's when the token predates them) cover one of `accepted`. */
+export function tokenAllows(ctx: TwinContext, token: Json, accepted: PermissionSet[]): boolean {
+  const held = (token.permissions ?? ctx.store.get<Json>('installation', String(token.installation_id))?.permissions ?? {}) as Record<string, string>;
+  return accepted.some(
+    // Every installation may read metadata.
+    ([permission, access]) => (permission === 'metadata' && access === 'read') || (ACCESS_RANK[held[permission] ?? ''] ?? 0) >= (ACCESS_RANK[access] ?? 1),
+  );
 }
 
 /** The installation a `ghs_` token belongs to while it is valid, else undefined. */

@@ -8,7 +8,7 @@
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { type Json, simpleAccount } from './accounts.js';
 import { API, WEB } from './identity.js';
-import { branchHead, commitFiles, getBlob, history, readBlob, restCommit } from './git.js';
+import { branchHead, commitFiles, getBlob, history, readBlob, readmeOf, restCommit } from './git.js';
 
 export interface Qualifier {
   key: string;
@@ -164,13 +164,30 @@ const containsAll = (text: string, words: string[]) => {
 
 // ---- repositories ---------------------------------------------------------------------------
 
+/** The default branch's README text (`in:readme`), cut to the code index's size. */
+function readmeText(ctx: TwinContext, repo: Json): string {
+  const head = branchHead(ctx, repo, repo.default_branch);
+  const found = head ? readmeOf(ctx, repo, head, '') : undefined;
+  return found ? readBlob(ctx, repo, found.blob.sha).subarray(0, CODE_INDEX_MAX_BYTES).toString('utf8') : '';
+}
+
 /** The stored repositories a repository search finds, in result order. */
 export function matchingRepositories(ctx: TwinContext, query: SearchQuery, sort?: string, order = 'desc'): Json[] {
   const where = qualifiersOf(query, 'in').flatMap((q) => q.value.toLowerCase().split(','));
   const fields = where.length ? where : ['name', 'description', 'topics'];
   const found = scopedRepositories(ctx, query).filter((repo) => {
     const text = fields
-      .map((f) => (f === 'name' ? repo.name : f === 'description' ? (repo.description ?? '') : f === 'topics' ? (repo.topics ?? []).join(' ') : ''))
+      .map((f) =>
+        f === 'name'
+          ? repo.name
+          : f === 'description'
+            ? (repo.description ?? '')
+            : f === 'topics'
+              ? (repo.topics ?? []).join(' ')
+              : f === 'readme'
+                ? readmeText(ctx, repo)
+                : '',
+      )
       .join('\n');
     if (!containsAll(text, query.words)) return false;
     return allHold(query, (q) => {
@@ -387,4 +404,54 @@ export function matchingAccounts(ctx: TwinContext, query: SearchQuery): Json[] {
 
 export function searchUsers(ctx: TwinContext, query: SearchQuery): Json[] {
   return matchingAccounts(ctx, query).map((a) => ({ ...simpleAccount(a), score: 1 }));
+}
+
+// ---- labels and topics ---------------------------------------------------------------------
+
+/**
+ * `GET /search/labels`: the labels of one repository whose name or description holds every word of
+ * `q` (GitHub searches a single repository's labels).
+ */
+export function searchLabels(labels: Json[], query: SearchQuery, sort?: string, order = 'desc'): Json[] {
+  const found = labels.filter((l) => containsAll(`${l.name}\n${l.description ?? ''}`, query.words));
+  const sign = order === 'asc' ? 1 : -1;
+  if (sort === 'created' || sort === 'updated') found.sort((a, b) => ((a.id as number) - (b.id as number)) * sign);
+  return found.map((l) => ({ ...l, score: 1 }));
+}
+
+/**
+ * `GET /search/topics`: the topics the twin's repositories carry whose name holds every word of
+ * `q`. GitHub's curated topic pages (display names, descriptions, logos) are not part of the twin,
+ * so those fields are null and `featured`/`curated` false; `is:featured`/`is:curated` find nothing.
+ */
+export function searchTopics(ctx: TwinContext, query: SearchQuery): Json[] {
+  const curatedOnly = qualifiersOf(query, 'is').some((q) => ['featured', 'curated'].includes(q.value.toLowerCase()));
+  if (curatedOnly) return [];
+  const used = new Map<string, { created: string; updated: string; count: number }>();
+  for (const repo of scopedRepositories(ctx, query)) {
+    for (const name of (repo.topics ?? []) as string[]) {
+      const seen = used.get(name);
+      used.set(name, {
+        created: seen && seen.created < repo.created_at ? seen.created : repo.created_at,
+        updated: seen && seen.updated > repo.updated_at ? seen.updated : repo.updated_at,
+        count: (seen?.count ?? 0) + 1,
+      });
+    }
+  }
+  return [...used]
+    .filter(([name]) => containsAll(name, query.words))
+    .sort(([a, x], [b, y]) => y.count - x.count || (a < b ? -1 : 1))
+    .map(([name, u]) => ({
+      name,
+      display_name: null,
+      short_description: null,
+      description: null,
+      created_by: null,
+      released: null,
+      created_at: u.created,
+      updated_at: u.updated,
+      featured: false,
+      curated: false,
+      score: 1,
+    }));
 }

@@ -1,4 +1,5 @@
-// GitHub Actions secrets and variables of a repository and of an organization (model/actions-secrets.ts).
+// GitHub Actions secrets and variables of a repository, an organization and a deployment environment
+// (model/actions-secrets.ts).
 
 import type { TwinContext, TwinRequest, TwinRoute } from '../../../twin-runtime/contract.js';
 import { loadOnce } from '../../../twin-runtime/load-once.js';
@@ -20,6 +21,7 @@ import {
   updateVariable,
 } from '../model/actions-secrets.js';
 import { searchRepository } from '../model/search.js';
+import { requireEnvironment } from '../model/deployments.js';
 import { invalidRequest } from '../wire/errors.js';
 import { type Reply, jsonBody, numberParam, optEnum, optString, page, repoOf, reply, requiredString, routes } from '../wire/http.js';
 
@@ -32,6 +34,12 @@ const loadSodium = loadOnce(async (): Promise<Sodium> => {
 
 const repoScope = (req: TwinRequest, ctx: TwinContext): SecretScope => ({ kind: 'repo', repo: repoOf(req, ctx) });
 const orgScope = (req: TwinRequest, ctx: TwinContext): SecretScope => ({ kind: 'org', org: requireOrg(ctx, req.params.org!) });
+/** An environment of the repository (it must exist, as GitHub's 404 says). */
+const envScope = (req: TwinRequest, ctx: TwinContext): SecretScope => {
+  const repo = repoOf(req, ctx);
+  const environment = requireEnvironment(ctx, repo, req.params.environment_name!).name as string;
+  return { kind: 'env', repo, environment };
+};
 
 /** A route whose handler needs libsodium. */
 function withSodium(method: TwinRoute['method'], path: string, handler: (req: TwinRequest, ctx: TwinContext, sodium: Sodium) => Reply): TwinRoute {
@@ -54,16 +62,17 @@ function selectedIds(b: Record<string, unknown>): number[] | undefined {
   return ids.map(Number);
 }
 
-function secretRoutes(prefix: string, scopeOf: (req: TwinRequest, ctx: TwinContext) => SecretScope): TwinRoute[] {
-  const isOrg = prefix.startsWith('/orgs/');
+/** Secrets and variables under `base` (`/repos/{o}/{r}/actions`, `/orgs/{org}/actions`, an environment). */
+function secretRoutes(base: string, scopeOf: (req: TwinRequest, ctx: TwinContext) => SecretScope): TwinRoute[] {
+  const isOrg = base.startsWith('/orgs/');
   return [
-    withSodium('GET', `${prefix}/actions/secrets/public-key`, (req, ctx, sodium) => ({ body: publicKey(ctx, scopeOf(req, ctx), sodium) })),
-    ...routes('GET', `${prefix}/actions/secrets`, (req, ctx) => {
+    withSodium('GET', `${base}/secrets/public-key`, (req, ctx, sodium) => ({ body: publicKey(ctx, scopeOf(req, ctx), sodium) })),
+    ...routes('GET', `${base}/secrets`, (req, ctx) => {
       const secrets = listSecrets(ctx, scopeOf(req, ctx));
       return page(req, ctx, secrets, (items) => ({ total_count: secrets.length, secrets: items }));
     }),
-    ...routes('GET', `${prefix}/actions/secrets/{secret_name}`, (req, ctx) => ({ body: getSecret(ctx, scopeOf(req, ctx), req.params.secret_name!) })),
-    withSodium('PUT', `${prefix}/actions/secrets/{secret_name}`, (req, ctx, sodium) => {
+    ...routes('GET', `${base}/secrets/{secret_name}`, (req, ctx) => ({ body: getSecret(ctx, scopeOf(req, ctx), req.params.secret_name!) })),
+    withSodium('PUT', `${base}/secrets/{secret_name}`, (req, ctx, sodium) => {
       const b = jsonBody(req);
       const outcome = putSecret(
         ctx,
@@ -79,15 +88,15 @@ function secretRoutes(prefix: string, scopeOf: (req: TwinRequest, ctx: TwinConte
       );
       return outcome === 'created' ? { status: 201, body: {} } : { status: 204 };
     }),
-    ...routes('DELETE', `${prefix}/actions/secrets/{secret_name}`, (req, ctx) => {
+    ...routes('DELETE', `${base}/secrets/{secret_name}`, (req, ctx) => {
       deleteSecret(ctx, scopeOf(req, ctx), req.params.secret_name!);
       return { status: 204 };
     }),
-    ...routes('GET', `${prefix}/actions/variables`, (req, ctx) => {
+    ...routes('GET', `${base}/variables`, (req, ctx) => {
       const variables = listVariables(ctx, scopeOf(req, ctx));
       return page(req, ctx, variables, (items) => ({ total_count: variables.length, variables: items }));
     }),
-    ...routes('POST', `${prefix}/actions/variables`, (req, ctx) => {
+    ...routes('POST', `${base}/variables`, (req, ctx) => {
       const b = jsonBody(req);
       createVariable(ctx, scopeOf(req, ctx), {
         name: requiredString(b, 'name'),
@@ -97,8 +106,8 @@ function secretRoutes(prefix: string, scopeOf: (req: TwinRequest, ctx: TwinConte
       });
       return { status: 201, body: {} };
     }),
-    ...routes('GET', `${prefix}/actions/variables/{name}`, (req, ctx) => ({ body: getVariable(ctx, scopeOf(req, ctx), req.params.name!) })),
-    ...routes('PATCH', `${prefix}/actions/variables/{name}`, (req, ctx) => {
+    ...routes('GET', `${base}/variables/{name}`, (req, ctx) => ({ body: getVariable(ctx, scopeOf(req, ctx), req.params.name!) })),
+    ...routes('PATCH', `${base}/variables/{name}`, (req, ctx) => {
       const b = jsonBody(req);
       updateVariable(ctx, scopeOf(req, ctx), req.params.name!, {
         name: optString(b, 'name') ?? undefined,
@@ -108,7 +117,7 @@ function secretRoutes(prefix: string, scopeOf: (req: TwinRequest, ctx: TwinConte
       });
       return { status: 204 };
     }),
-    ...routes('DELETE', `${prefix}/actions/variables/{name}`, (req, ctx) => {
+    ...routes('DELETE', `${base}/variables/{name}`, (req, ctx) => {
       deleteVariable(ctx, scopeOf(req, ctx), req.params.name!);
       return { status: 204 };
     }),
@@ -142,8 +151,9 @@ function selectionRoutes(what: 'secret' | 'variable'): TwinRoute[] {
 }
 
 export const actionsSecretRoutes: TwinRoute[] = [
-  ...secretRoutes('/repos/{owner}/{repo}', repoScope),
-  ...secretRoutes('/orgs/{org}', orgScope),
+  ...secretRoutes('/repos/{owner}/{repo}/actions', repoScope),
+  ...secretRoutes('/orgs/{org}/actions', orgScope),
+  ...secretRoutes('/repos/{owner}/{repo}/environments/{environment_name}', envScope),
   ...selectionRoutes('secret'),
   ...selectionRoutes('variable'),
 ];

@@ -28,6 +28,16 @@ function appOf(req: TwinRequest, ctx: TwinContext): Json {
   return appOfJwt(ctx, token);
 }
 
+/** `permissions` of an access-token request (a narrower token), when the body names them. */
+function requestedPermissions(req: TwinRequest): Record<string, string> | undefined {
+  const p = (req.body as { permissions?: unknown }).permissions;
+  if (p === undefined) return undefined;
+  if (!p || typeof p !== 'object' || Array.isArray(p) || !Object.values(p).every((v) => typeof v === 'string')) {
+    throw new GitHubError(422, 'Invalid request: permissions must be an object of permission names to read or write.');
+  }
+  return p as Record<string, string>;
+}
+
 function installationFor(req: TwinRequest, ctx: TwinContext, login: string): Json {
   const app = appOf(req, ctx);
   const inst = installationsOf(ctx, app.id).find((i) => String(i.account?.login ?? '').toLowerCase() === login.toLowerCase());
@@ -50,7 +60,7 @@ export const appRoutes: TwinRoute[] = [
   })),
   ...routes('POST', '/app/installations/{installation_id}/access_tokens', (req, ctx) => ({
     status: 201,
-    body: mintInstallationToken(ctx, appOf(req, ctx), numberParam(req, 'installation_id'), () => randomBase62(36)),
+    body: mintInstallationToken(ctx, appOf(req, ctx), numberParam(req, 'installation_id'), () => randomBase62(36), requestedPermissions(req)),
   })),
   ...routes('GET', '/repos/{owner}/{repo}/installation', (req, ctx) => {
     const repo = requireRepository(ctx, req.params.owner!, req.params.repo!);

@@ -3,17 +3,8 @@
 import type { TwinContext, TwinRequest, TwinRoute } from '../../../twin-runtime/contract.js';
 import { GitHubError } from '../wire/errors.js';
 import { type Json, getMembership, requireOrg, requireUser, viewer } from '../model/accounts.js';
-import {
-  createRepository,
-  deleteRepository,
-  replaceTopics,
-  repositoriesOfViewer,
-  repositoriesOwnedBy,
-  updateRepository,
-  type RepositoryInput,
-} from '../model/repositories.js';
-import { branchHead, initialCommit } from '../model/git.js';
-import { createDefaultLabels } from '../model/labels.js';
+import { deleteRepository, replaceTopics, repositoriesOfViewer, repositoriesOwnedBy, updateRepository, type RepositoryInput } from '../model/repositories.js';
+import { branchHead, openRepository } from '../model/git.js';
 import { listCollaborators } from '../model/collaborators.js';
 import { jsonBody, optBool, optEnum, optString, optStringArray, page, queryString, repoOf, reply, requiredString, routes } from '../wire/http.js';
 import { languagesOf } from '../model/languages.js';
@@ -40,15 +31,6 @@ function repositoryInput(req: TwinRequest): RepositoryInput {
   };
 }
 
-function create(ctx: TwinContext, owner: Json, input: RepositoryInput): Json {
-  return ctx.store.transaction(() => {
-    const repo = createRepository(ctx, owner, input);
-    createDefaultLabels(ctx, repo);
-    if (input.auto_init) initialCommit(ctx, repo, viewer(ctx));
-    return ctx.store.get<Json>('repository', `${owner.login}/${repo.name}`.toLowerCase())!;
-  });
-}
-
 function sortRepos(list: Json[], sort: string | undefined, direction: string | undefined, defaultSort: string): Json[] {
   const s = sort ?? defaultSort;
   const dir = direction ?? (s === 'full_name' ? 'asc' : 'desc');
@@ -69,14 +51,14 @@ export function requireAdmin(_ctx: TwinContext, repo: Json): void {
 }
 
 export const repositoryRoutes: TwinRoute[] = [
-  ...routes('POST', '/user/repos', (req, ctx) => ({ status: 201, body: create(ctx, viewer(ctx), repositoryInput(req)) })),
+  ...routes('POST', '/user/repos', (req, ctx) => ({ status: 201, body: openRepository(ctx, viewer(ctx), repositoryInput(req)) })),
   ...routes('POST', '/orgs/{org}/repos', (req, ctx) => {
     const org = requireOrg(ctx, req.params.org!);
     const input = repositoryInput(req);
     if (!getMembership(ctx, org.login, viewer(ctx).login)) {
       throw new GitHubError(403, 'You need admin access to the organization before adding a repository to it.');
     }
-    return { status: 201, body: create(ctx, org, input) };
+    return { status: 201, body: openRepository(ctx, org, input) };
   }),
   ...routes('GET', '/user/repos', (req, ctx) =>
     page(

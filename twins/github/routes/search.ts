@@ -1,4 +1,4 @@
-// Search: issues and pull requests, repositories, code, commits and users over the twin's state,
+// Search: issues and pull requests, repositories, code, commits, users, labels and topics over the twin's state,
 // with GitHub's query syntax (model/search.ts); the first 1,000 results are reachable through pages,
 // and `Accept: application/vnd.github.text-match+json` adds `text_matches`.
 
@@ -11,11 +11,15 @@ import {
   parseSearchQuery,
   searchCode,
   searchCommits,
+  searchLabels,
   searchRepositories,
+  searchTopics,
   searchUsers,
   type SearchQuery,
 } from '../model/search.js';
-import { validationFailed } from '../wire/errors.js';
+import { notFound, validationFailed } from '../wire/errors.js';
+import { listLabels } from '../model/labels.js';
+import { findRepositoryById } from '../model/repositories.js';
 import { page, pageParams, queryString, reply, routes } from '../wire/http.js';
 import { languageTable } from '../model/languages.js';
 
@@ -94,5 +98,17 @@ export const searchRoutes: TwinRoute[] = [
   ...routes('GET', '/search/users', (req, ctx) => {
     const query = parsedQuery(req);
     return searchPage(req, ctx, searchUsers(ctx, query));
+  }),
+  ...routes('GET', '/search/labels', (req, ctx) => {
+    const id = Number(queryString(req, 'repository_id'));
+    if (!queryString(req, 'repository_id')) throw validationFailed({ resource: 'Search', field: 'repository_id', code: 'missing' });
+    const repo = Number.isSafeInteger(id) ? findRepositoryById(ctx, id) : undefined;
+    if (!repo) throw notFound();
+    const query = parsedQuery(req);
+    return searchPage(req, ctx, searchLabels(listLabels(ctx, repo), query, sortParam(req, ['created', 'updated']), orderParam(req)));
+  }),
+  ...routes('GET', '/search/topics', (req, ctx) => {
+    const query = parsedQuery(req);
+    return searchPage(req, ctx, searchTopics(ctx, query));
   }),
 ];

@@ -13,7 +13,7 @@ import { consume, consumeAnonymous, rateHeaders, refund, type RateWindow } from 
 import { toTwinUrls } from './urls.js';
 import { findRepositoryById, requireRepository } from '../model/repositories.js';
 import { RolledBackAnswer } from '../graphql/errors.js';
-import { appOfJwt, installationOfToken, looksLikeJwt } from '../model/apps.js';
+import { appOfJwt, installationOfToken, looksLikeJwt, acceptedPermissions, tokenAllows } from '../model/apps.js';
 import { withoutEnterprisePrefix } from './enterprise.js';
 
 export interface Reply {
@@ -186,6 +186,13 @@ export function bearer(req: TwinRequest): string | undefined {
   return presentedKey(req) || undefined;
 }
 
+/** Whether a request outside the API (a download, a raw file) may read `repo`: public, or the twin key or an installation token. */
+export function mayReadRepository(req: TwinRequest, ctx: TwinContext, repo: Json): boolean {
+  if (!repo.private) return true;
+  const key = presentedKey(req);
+  return key === ctx.apiKey || (!!key && !!installationOfToken(ctx, key));
+}
+
 /**
  * The twin key or a valid installation token (`ghs_…`) passes; an app JWT passes on the app's own
  * routes (`/app…`, `…/installation`); anything else is a 401, counted against the unauthenticated
@@ -194,7 +201,16 @@ export function bearer(req: TwinRequest): string | undefined {
 export function authenticateGitHub(req: TwinRequest, ctx: TwinContext): TwinResponse | undefined {
   const key = presentedKey(req);
   if (key === ctx.apiKey) return undefined;
-  if (key && installationOfToken(ctx, key)) return undefined;
+  const installationToken = key ? installationOfToken(ctx, key) : undefined;
+  if (installationToken) {
+    // An installation token reaches only what its installation was granted (GitHub's table).
+    const accepted = acceptedPermissions(req.method, withoutEnterprisePrefix(req.template ?? ''));
+    if (!accepted || tokenAllows(ctx, installationToken, accepted)) return undefined;
+    const refused = githubError(ctx, 403, 'Resource not accessible by integration', operationDocs(req.method, req.template ?? '') ?? DOCS, consume(ctx).window);
+    // Each set that would do, `;`-separated, as GitHub sends them.
+    const header = accepted.map(([permission, access]) => `${permission}=${access}`).join('; ');
+    return { ...refused, headers: { ...refused.headers, 'x-accepted-github-permissions': header } };
+  }
   if (key && looksLikeJwt(key)) {
     const template = withoutEnterprisePrefix(req.template ?? '');
     if (!template.startsWith('/app') && !template.endsWith('/installation')) {

@@ -115,7 +115,7 @@ export function respond(ctx: TwinContext, r: ResponseUrlRecord, body: Record<str
     return;
   }
   const bad = contentError(content);
-  if (bad) throw new SlackError(bad);
+  if (bad) throw bad;
   if (truthy(body.replace_original) && r.message_ts) {
     const original = getMessage(ctx, c.id, r.message_ts);
     if (!original) throw new SlackError('message_not_found');

@@ -3,6 +3,7 @@
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { SlackError } from '../wire/errors.js';
+import { blockKitProblems } from './block-kit.js';
 import { emitEvent } from './events.js';
 import { eventChannelType } from './records.js';
 import { paginate, type Page } from '../wire/pagination.js';
@@ -11,7 +12,6 @@ import { compareTs, nextTs } from './slack-ids.js';
 import { botUser, currentTeam } from './workspace.js';
 
 const MAX_TEXT = 40_000;
-const MAX_BLOCKS = 50;
 
 export interface MessageContent {
   text?: string;
@@ -36,19 +36,23 @@ export function getMessage(ctx: TwinContext, channel: string, ts: string): Messa
   return ctx.store.get<Message>('message', messageKey(channel, ts));
 }
 
-/** Check text/blocks/attachments as chat.postMessage does; answers the error code or undefined. */
-export function contentError(content: MessageContent, requireSomething = true): string | undefined {
+/**
+ * Check text/blocks/attachments as chat.postMessage does: the refusal, or undefined. Invalid blocks
+ * answer `invalid_blocks` with every problem (model/block-kit.ts) in `errors` and, prefixed
+ * `[ERROR]`, in `response_metadata.messages`.
+ */
+export function contentError(content: MessageContent, requireSomething = true): SlackError | undefined {
   const hasBlocks = Array.isArray(content.blocks) && content.blocks.length > 0;
   const hasAttachments = Array.isArray(content.attachments) && content.attachments.length > 0;
-  if (requireSomething && !content.text && !hasBlocks && !hasAttachments) return 'no_text';
-  if (content.text && content.text.length > MAX_TEXT) return 'msg_too_long';
+  if (requireSomething && !content.text && !hasBlocks && !hasAttachments) return new SlackError('no_text');
+  if (content.text && content.text.length > MAX_TEXT) return new SlackError('msg_too_long');
   if (content.blocks !== undefined) {
-    if (!Array.isArray(content.blocks) || content.blocks.length > MAX_BLOCKS) return 'invalid_blocks';
-    for (const b of content.blocks) {
-      if (!b || typeof b !== 'object' || typeof (b as { type?: unknown }).type !== 'string') return 'invalid_blocks';
+    const problems = blockKitProblems(content.blocks, '/blocks', 'message');
+    if (problems.length > 0) {
+      return new SlackError('invalid_blocks', { errors: problems, response_metadata: { messages: problems.map((m) => `[ERROR] ${m}`) } });
     }
   }
-  if (content.attachments !== undefined && !Array.isArray(content.attachments)) return 'invalid_attachments';
+  if (content.attachments !== undefined && !Array.isArray(content.attachments)) return new SlackError('invalid_attachments');
   return undefined;
 }
 
@@ -195,7 +199,7 @@ function ownMessage(ctx: TwinContext, c: Conversation, ts: string | undefined, a
 export function updateMessage(ctx: TwinContext, c: Conversation, ts: string | undefined, actor: User, content: MessageContent): Message {
   const m = ownMessage(ctx, c, ts, actor, 'cant_update_message');
   const bad = contentError(content, false);
-  if (bad) throw new SlackError(bad);
+  if (bad) throw bad;
   if (content.text === undefined && content.blocks === undefined && content.attachments === undefined) {
     throw new SlackError('no_text');
   }

@@ -1,9 +1,11 @@
 // Emoji reactions on messages: one `reaction` record per message and emoji, listing who reacted.
 
+import { readFileSync } from 'node:fs';
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { SlackError } from '../wire/errors.js';
 import { emitEvent } from './events.js';
 import { getMessage } from './messages.js';
+import { CUSTOM_EMOJI } from './workspace.js';
 import { findWhere, type Conversation, type Message, type Reaction, type User } from './records.js';
 
 const MAX_REACTIONS_PER_MESSAGE = 23;
@@ -12,11 +14,24 @@ function key(channel: string, ts: string, name: string): string {
   return `${channel}:${ts}:${name}`;
 }
 
-/** Emoji names as Slack accepts them (`thumbsup`, `+1`, `skin-tone-2` suffixes, custom names). */
+/** Slack's standard emoji (pinned from emoji-data: vocabulary/emoji-names.json), read on first use. */
+let standardEmoji: Set<string> | undefined;
+
+function isKnownEmoji(name: string): boolean {
+  standardEmoji ??= new Set((JSON.parse(readFileSync(new URL('../vocabulary/emoji-names.json', import.meta.url), 'utf8')) as { names: string[] }).names);
+  return standardEmoji.has(name) || CUSTOM_EMOJI.has(name);
+}
+
+/**
+ * Emoji names as Slack accepts them: a standard emoji under any of its names (`thumbsup`, `+1`) or
+ * one of the workspace's custom emoji, with an optional `::skin-tone-2`…`6`; anything else is
+ * `invalid_name`, as Slack answers it.
+ */
 export function normalizeReactionName(raw: string | undefined): string {
   if (!raw) throw new SlackError('invalid_name');
   const name = raw.replace(/^:|:$/g, '');
-  if (!/^[a-z0-9_+'-]+(::skin-tone-[2-6])?$/.test(name) || name.length > 100) throw new SlackError('invalid_name');
+  const m = /^([a-z0-9_+'-]+)(::skin-tone-[2-6])?$/.exec(name);
+  if (!m || name.length > 100 || !isKnownEmoji(m[1]!)) throw new SlackError('invalid_name');
   return name;
 }
 

@@ -3,6 +3,7 @@
 // is kept as a `view` record: the view object as the API answers it, plus who sees it and whether
 // it is still open.
 
+import { blockKitProblems } from './block-kit.js';
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { invalidArguments, SlackError } from '../wire/errors.js';
 import { findWhere, type User } from './records.js';
@@ -22,7 +23,6 @@ export interface ViewRecord {
   view: Record<string, unknown>;
 }
 
-const MAX_BLOCKS = 100;
 const MAX_STACK = 3;
 const ID_CHARS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -84,12 +84,8 @@ function buildView(
     throw invalidArguments(`must be '${kind}' [json-pointer:/view/type]`);
   }
   if (!Array.isArray(v.blocks)) throw invalidArguments('missing required field: blocks [json-pointer:/view]');
-  if (v.blocks.length > MAX_BLOCKS) throw invalidArguments(`must contain at most ${MAX_BLOCKS} items [json-pointer:/view/blocks]`);
-  for (const [i, b] of v.blocks.entries()) {
-    if (!b || typeof b !== 'object' || typeof (b as { type?: unknown }).type !== 'string') {
-      throw invalidArguments(`missing required field: type [json-pointer:/view/blocks/${i}]`);
-    }
-  }
+  const problems = blockKitProblems(v.blocks, '/view/blocks', 'view');
+  if (problems.length > 0) throw invalidArguments(...problems);
   if (kind === 'modal') {
     plainText(v.title, 'title', 24, true);
     plainText(v.submit, 'submit', 24, false);

@@ -21,6 +21,13 @@ export const WORKSPACE_DOMAIN = 'twin-workspace';
 export const EMAIL_DOMAIN = 'example.com';
 export const BOT_NAME = 'twinbot';
 
+/** The workspace's custom emoji (`emoji.list`): name → image URL or `alias:<name>`. */
+export const CUSTOM_EMOJI: ReadonlyMap<string, string> = new Map([
+  ['shipit', 'alias:squirrel'],
+  ['twin', 'https://emoji.slack-edge.com/twin/twin.png'],
+  ['pager', 'https://emoji.slack-edge.com/twin/pager.png'],
+]);
+
 function images(): Record<string, string> {
   const out: Record<string, string> = {};
   for (const size of [24, 32, 48, 72, 192, 512]) out[`image_${size}`] = `${DEFAULT_AVATAR}-${size}.png`;

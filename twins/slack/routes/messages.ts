@@ -22,7 +22,7 @@ function content(args: Args): MessageContent {
 export function postInput(args: Args): PostInput {
   const input: PostInput = { ...content(args) };
   const bad = contentError(input);
-  if (bad) throw new SlackError(bad);
+  if (bad) throw bad;
   const threadTs = args.string('thread_ts');
   if (threadTs !== undefined) {
     if (!isTs(threadTs)) throw new SlackError('invalid_thread_ts');
@@ -135,7 +135,7 @@ export const messageMethods: MethodTable = {
       reply_broadcast: args.bool('reply_broadcast'),
     };
     const bad = contentError(input);
-    if (bad) throw new SlackError(bad);
+    if (bad) throw bad;
     if (input.thread_ts !== undefined && !isTs(input.thread_ts)) throw new SlackError('invalid_thread_ts');
     const m = postMessage(ctx, c, u, input);
     return { channel: c.id, ts: m.ts, message: messageView(m) };

@@ -5,7 +5,7 @@ import { conversationView, parseTypes, userConversations } from '../model/conver
 import { SlackError } from '../wire/errors.js';
 import { pageSize, paginate } from '../wire/pagination.js';
 import type { User } from '../model/records.js';
-import { currentTeam, getUser } from '../model/workspace.js';
+import { CUSTOM_EMOJI, currentTeam, getUser } from '../model/workspace.js';
 import type { MethodTable } from '../wire/method.js';
 import { emitEvent } from '../model/events.js';
 
@@ -152,11 +152,7 @@ export const workspaceMethods: MethodTable = {
   }),
 
   'emoji.list': ({ ctx }) => ({
-    emoji: {
-      shipit: 'alias:squirrel',
-      twin: 'https://emoji.slack-edge.com/twin/twin.png',
-      pager: 'https://emoji.slack-edge.com/twin/pager.png',
-    },
+    emoji: Object.fromEntries(CUSTOM_EMOJI),
     cache_ts: `${ctx.clock.nowSeconds()}.000000`,
     categories_version: '5',
   }),

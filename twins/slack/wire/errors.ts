@@ -13,9 +13,9 @@ export class SlackError extends Error {
   }
 }
 
-/** Slack's answer to a required argument that is missing or malformed. */
-export function invalidArguments(message: string): SlackError {
-  return new SlackError('invalid_arguments', { response_metadata: { messages: [`[ERROR] ${message}`] } });
+/** Slack's answer to a required argument that is missing or malformed (each problem one message). */
+export function invalidArguments(...messages: string[]): SlackError {
+  return new SlackError('invalid_arguments', { response_metadata: { messages: messages.map((m) => `[ERROR] ${m}`) } });
 }
 
 /**

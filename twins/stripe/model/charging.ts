@@ -7,7 +7,8 @@ import { recordChargeFunds } from './balance.js';
 import { disputeIfTestCard } from './disputes.js';
 import { emitEvent } from './events.js';
 import { find, newId, save, type StripeJson, type StripeObject } from './objects.js';
-import { declineFor } from './test-cards.js';
+import { openReview } from './reviews.js';
+import { declineFor, riskFor, type RiskEvaluation } from './test-cards.js';
 import { collectDirectFee, settleDestinationCharge } from './transfers.js';
 import { accountOf } from '../wire/connect-scope.js';
 
@@ -62,11 +63,42 @@ function riskScore(id: string): number {
   return h % 65;
 }
 
+/** The charge's `outcome` for one of Radar's risk-level test cards. */
+function riskOutcome(risk: RiskEvaluation, failed: boolean): StripeJson {
+  const base = { advice_code: null, network_advice_code: null, network_decline_code: null, risk_level: risk.level, risk_score: risk.score };
+  if (failed && risk.blocked) {
+    return {
+      ...base,
+      network_status: 'not_sent_to_network',
+      reason: 'highest_risk_level',
+      seller_message: 'Stripe blocked this payment as too risky.',
+      type: 'blocked',
+    };
+  }
+  if (failed) {
+    return {
+      ...base,
+      network_status: 'declined_by_network',
+      reason: null,
+      seller_message: 'The bank did not return any further details with this decline.',
+      type: 'issuer_declined',
+    };
+  }
+  return {
+    ...base,
+    network_status: 'approved_by_network',
+    reason: 'elevated_risk_level',
+    seller_message: 'Stripe evaluated this payment as having elevated risk, and placed it in your manual review queue.',
+    type: 'manual_review',
+  };
+}
+
 export function chargePaymentMethod(ctx: TwinContext, input: ChargeInput): { charge: Charge; failure?: ChargeFailure } {
   const pm = typeof input.paymentMethod === 'string' ? find(ctx, 'payment_method', input.paymentMethod) : input.paymentMethod;
   if (!pm) throw new Error(`payment method ${String(input.paymentMethod)} vanished`);
   const card = (pm.card ?? {}) as StripeJson;
   const decline = declineFor(card.last4);
+  const risk = riskFor(card.last4);
   const capture = input.capture ?? true;
   const id = newId(ctx, 'charge');
   const failed = decline !== undefined;
@@ -96,29 +128,31 @@ export function chargePaymentMethod(ctx: TwinContext, input: ChargeInput): { cha
     livemode: false,
     metadata: input.metadata ?? {},
     on_behalf_of: input.onBehalfOf ?? null,
-    outcome: failed
-      ? {
-          advice_code: null,
-          network_advice_code: null,
-          network_decline_code: null,
-          network_status: 'declined_by_network',
-          reason: decline.decline_code,
-          risk_level: 'normal',
-          risk_score: riskScore(id),
-          seller_message: 'The bank did not return any further details with this decline.',
-          type: 'issuer_declined',
-        }
-      : {
-          advice_code: null,
-          network_advice_code: null,
-          network_decline_code: null,
-          network_status: 'approved_by_network',
-          reason: null,
-          risk_level: 'normal',
-          risk_score: riskScore(id),
-          seller_message: 'Payment complete.',
-          type: 'authorized',
-        },
+    outcome: risk
+      ? riskOutcome(risk, failed)
+      : failed
+        ? {
+            advice_code: null,
+            network_advice_code: null,
+            network_decline_code: null,
+            network_status: 'declined_by_network',
+            reason: decline.decline_code,
+            risk_level: 'normal',
+            risk_score: riskScore(id),
+            seller_message: 'The bank did not return any further details with this decline.',
+            type: 'issuer_declined',
+          }
+        : {
+            advice_code: null,
+            network_advice_code: null,
+            network_decline_code: null,
+            network_status: 'approved_by_network',
+            reason: null,
+            risk_level: 'normal',
+            risk_score: riskScore(id),
+            seller_message: 'Payment complete.',
+            type: 'authorized',
+          },
     paid: !failed,
     payment_intent: input.paymentIntent ?? null,
     payment_method: pm.id,
@@ -151,7 +185,8 @@ export function chargePaymentMethod(ctx: TwinContext, input: ChargeInput): { cha
     radar_options: {},
     receipt_email: input.receiptEmail ?? null,
     receipt_number: null,
-    receipt_url: `https://pay.stripe.com/receipts/payment/${id}`,
+    // The twin's own receipt page (routes/hosted-receipt.ts), where Stripe's is pay.stripe.com.
+    receipt_url: failed ? null : `${ctx.baseUrl}/receipts/payment/${id}`,
     refunded: false,
     review: null,
     shipping: null,
@@ -168,6 +203,8 @@ export function chargePaymentMethod(ctx: TwinContext, input: ChargeInput): { cha
     charge.balance_transaction = recordChargeFunds(ctx, charge, charge.amount_captured).id;
     settleConnect(ctx, charge);
   }
+  // Radar's default rule puts an elevated-risk payment in the review queue.
+  if (risk && !failed) charge.review = openReview(ctx, charge);
   save(ctx, 'charge', charge);
   emitEvent(ctx, failed ? 'charge.failed' : 'charge.succeeded', charge);
   disputeIfTestCard(ctx, charge);

@@ -10,6 +10,7 @@
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { invalidRequest, resourceMissing } from '../wire/errors.js';
 import { DISPUTE_FEE, recordMovement } from './balance.js';
+import { requireFileFor } from './files.js';
 import { emitEvent } from './events.js';
 import { applyMetadata, clone, find, newId, previousAttributes, save, type MetadataPatch, type StripeObject } from './objects.js';
 import { readPage, type FieldEquals, type ListPage, type ListWindow } from './pages.js';
@@ -32,6 +33,19 @@ const DISPUTE_CARDS: Record<string, TestDispute> = {
   '2685': { reason: 'product_not_received', inquiry: false },
   '1976': { reason: 'fraudulent', inquiry: true },
 };
+
+/** Evidence fields that name an uploaded file (`file_…`, model/files.ts) rather than carry text. */
+const FILE_EVIDENCE = new Set([
+  'cancellation_policy',
+  'customer_communication',
+  'customer_signature',
+  'duplicate_charge_documentation',
+  'receipt',
+  'refund_policy',
+  'service_documentation',
+  'shipping_documentation',
+  'uncategorized_file',
+]);
 
 export const EVIDENCE_FIELDS = [
   'access_activity_log',
@@ -169,7 +183,11 @@ export function updateDispute(ctx: TwinContext, id: string, input: DisputeUpdate
     if (dispute.status === 'under_review' || dispute.status === 'warning_under_review') {
       throw invalidRequest('This dispute is under review; its evidence can no longer be changed.', 'evidence');
     }
-    for (const [k, v] of Object.entries(input.evidence)) dispute.evidence[k] = v === '' ? null : v;
+    for (const [k, v] of Object.entries(input.evidence)) {
+      if (typeof v === 'string' && v !== '' && FILE_EVIDENCE.has(k))
+        requireFileFor(ctx, v, k === 'customer_signature' ? ['dispute_evidence', 'customer_signature'] : ['dispute_evidence'], `evidence[${k}]`);
+      dispute.evidence[k] = v === '' ? null : v;
+    }
     dispute.evidence_details.has_evidence = EVIDENCE_FIELDS.some((f) => dispute.evidence[f] != null);
   }
   if (input.metadata !== undefined) dispute.metadata = applyMetadata(dispute.metadata, input.metadata);

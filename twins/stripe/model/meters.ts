@@ -144,6 +144,43 @@ export function createMeterEvent(ctx: TwinContext, input: MeterEventCreate): Str
   return event as unknown as StripeObject;
 }
 
+/** How long after Stripe received an event an adjustment may cancel it. */
+const CANCEL_WINDOW_SECONDS = 86_400;
+
+export interface MeterEventAdjustment {
+  eventName: string;
+  type: string;
+  /** The identifier of the event to cancel (`cancel[identifier]`). */
+  identifier?: string | undefined;
+}
+
+/**
+ * A meter event adjustment: `cancel` takes an event received within the last 24 hours out of
+ * every aggregation (it is kept, marked). Answers the adjustment as v1 renders it.
+ */
+export function adjustMeterEvent(ctx: TwinContext, input: MeterEventAdjustment): StripeObject {
+  if (input.type !== 'cancel') throw invalidRequest(`Invalid type: must be cancel`, 'type');
+  if (!input.identifier) throw missingParam('cancel[identifier]');
+  const event = ctx.store.get<StripeObject & { canceled?: boolean }>(METER_EVENT, input.identifier);
+  if (!event || event.event_name !== input.eventName) {
+    throw invalidRequest(`No meter event with identifier ${input.identifier} was found for event_name ${input.eventName}.`, 'cancel[identifier]');
+  }
+  if (event.created < ctx.clock.nowSeconds() - CANCEL_WINDOW_SECONDS) {
+    throw invalidRequest('Meter events can only be canceled within 24 hours of being received.', 'cancel[identifier]');
+  }
+  ctx.store.put(METER_EVENT, input.identifier, { ...event, canceled: true });
+  return {
+    id: ctx.ids.next('mtr_adj_', 24),
+    object: 'billing.meter_event_adjustment',
+    cancel: { identifier: input.identifier },
+    event_name: input.eventName,
+    livemode: false,
+    // As Stripe answers at once (it applies the adjustment moments later; the twin already has).
+    status: 'pending',
+    type: 'cancel',
+  } as StripeObject;
+}
+
 /** Aggregate the meter's events for one customer over [start, end). */
 export function aggregate(ctx: TwinContext, meter: StripeObject, customer: string, start: number, end: number): number {
   const customerKey = meter.customer_mapping.event_payload_key as string;
@@ -156,8 +193,8 @@ export function aggregate(ctx: TwinContext, meter: StripeObject, customer: strin
     )
     .all(METER_EVENT, meter.event_name, start, end) as { body: string }[];
   const events = rows
-    .map((r) => JSON.parse(r.body) as { event_name: string; payload: Record<string, string>; timestamp: number })
-    .filter((e) => e.payload[customerKey] === customer);
+    .map((r) => JSON.parse(r.body) as { event_name: string; payload: Record<string, string>; timestamp: number; canceled?: boolean })
+    .filter((e) => e.payload[customerKey] === customer && !e.canceled);
   switch (meter.default_aggregation.formula) {
     case 'count':
       return events.length;

@@ -72,6 +72,12 @@ export const KINDS = {
   // `card_token`, not `token`: the generic layer's `issuing.token` records must not read card tokens.
   token: { resource: 'card_token', prefix: 'tok_', idLength: 24, noun: 'token' },
   card: { resource: 'card', prefix: 'card_', idLength: 24, noun: 'source' },
+  file: { resource: 'file', prefix: 'file_', idLength: 24, noun: 'file upload' },
+  file_link: { resource: 'file_link', prefix: 'link_', idLength: 24, noun: 'file link' },
+  review: { resource: 'review', prefix: 'prv_', idLength: 24, noun: 'review' },
+  feature: { resource: 'entitlements.feature', prefix: 'feat_test_', idLength: 24, noun: 'feature' },
+  product_feature: { resource: 'product_feature', prefix: 'prodft_', idLength: 24, noun: 'product feature' },
+  active_entitlement: { resource: 'entitlements.active_entitlement', prefix: 'ent_test_', idLength: 24, noun: 'active entitlement' },
 } as const satisfies Record<string, ObjectKind>;
 
 export type KindName = keyof typeof KINDS;
@@ -121,6 +127,13 @@ export const STRIPE_RESOURCES = [
   'tax_id',
   'card_token',
   'card',
+  'file',
+  'file_link',
+  'file_content',
+  'review',
+  'entitlements.feature',
+  'product_feature',
+  'entitlements.active_entitlement',
 ] as const;
 
 export function newId(ctx: TwinContext, kind: KindName): string {

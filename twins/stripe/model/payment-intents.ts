@@ -363,6 +363,7 @@ function attemptCharge(ctx: TwinContext, pi: PaymentIntent, pm: PaymentMethod): 
     transferGroup: pi.transfer_group,
   });
   pi.latest_charge = charge.id;
+  pi.review = charge.review ?? null;
   if (failure) {
     const fields = declineError(failure, charge.id, pm);
     pi.status = 'requires_payment_method';

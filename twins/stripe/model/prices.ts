@@ -44,6 +44,8 @@ export interface ProductData {
 }
 
 export interface PriceCreate {
+  /** A chosen id: only plans (model/plans.ts) may name their own. */
+  id?: string;
   currency: string;
   product?: string;
   productData?: ProductData;
@@ -177,7 +179,7 @@ export function createPrice(ctx: TwinContext, input: PriceCreate, prefix?: strin
   }
   const recurring = input.recurring ? recurringFrom(ctx, input.recurring, name(prefix, 'recurring')) : null;
   const price: Price = {
-    id: newId(ctx, 'price'),
+    id: input.id ?? newId(ctx, 'price'),
     object: 'price',
     active: input.active ?? true,
     billing_scheme: billingScheme,

@@ -2,6 +2,7 @@
 // intent), Stripe's over-refund errors, the charge's `amount_refunded` / `refunded`, and the
 // `refund.created` + `charge.refunded` events.
 
+import { closeReviewOnRefund } from './reviews.js';
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { invalidRequest, missingParam, resourceMissing } from '../wire/errors.js';
 import type { Charge } from './charging.js';
@@ -124,6 +125,7 @@ export function createRefund(ctx: TwinContext, input: RefundCreate): Refund {
   save(ctx, 'charge', charge);
   emitEvent(ctx, 'refund.created', refund);
   emitEvent(ctx, 'charge.refunded', charge, previousAttributes(before, charge));
+  if (charge.refunded) closeReviewOnRefund(ctx, charge);
   if (charge.payment_method_details?.card?.last4 === REFUND_FAILS_LAST4) {
     const created = clone(refund);
     failRefund(ctx, refund, charge);

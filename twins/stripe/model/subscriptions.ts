@@ -7,6 +7,7 @@ import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { StripeApiError, invalidRequest, missingParam, resourceMissing } from '../wire/errors.js';
 import { applyMetadata, clone, find, load, newId, previousAttributes, type MetadataPatch, type StripeObject } from './objects.js';
 import { readPage, type CreatedRange, type FieldEquals, type ListPage, type ListWindow, type MoreConditions } from './pages.js';
+import { syncEntitlements } from './entitlements.js';
 import { emitEvent } from './events.js';
 import { contextForCustomer, contextForObject } from './clock-scope.js';
 import { loadTaxRates } from './tax-rates.js';
@@ -80,7 +81,10 @@ export function saveSubscription(ctx: TwinContext, sub: StripeObject): StripeObj
 export function updateAndEmit(ctx: TwinContext, before: StripeObject, after: StripeObject): StripeObject {
   saveSubscription(ctx, after);
   const prev = previousAttributes(before, after);
-  if (Object.keys(prev).length > 0) emitEvent(ctx, 'customer.subscription.updated', after, prev);
+  if (Object.keys(prev).length > 0) {
+    emitEvent(ctx, 'customer.subscription.updated', after, prev);
+    syncEntitlements(ctx, after.customer);
+  }
   return after;
 }
 
@@ -442,6 +446,7 @@ export function createSubscription(ctx: TwinContext, input: SubscriptionCreate):
   fresh.status = status;
   saveSubscription(ctx, fresh);
   emitEvent(ctx, 'customer.subscription.created', fresh);
+  syncEntitlements(ctx, fresh.customer);
   return fresh;
 }
 
@@ -708,6 +713,7 @@ export function resumeSubscription(ctx: TwinContext, id: string): StripeObject {
   startNewPeriod(ctx, id, now, { collectNow: true, prevForEvent: before });
   const fresh = loadSubscription(ctx, id);
   emitEvent(ctx, 'customer.subscription.resumed', fresh);
+  syncEntitlements(ctx, fresh.customer);
   return fresh;
 }
 
@@ -718,6 +724,7 @@ export function pauseAtTrialEnd(ctx: TwinContext, id: string): void {
   sub.status = 'paused';
   updateAndEmit(ctx, before, sub);
   emitEvent(ctx, 'customer.subscription.paused', sub);
+  syncEntitlements(ctx, sub.customer);
 }
 
 /** `pause_collection.resumes_at` came: collection resumes. */
@@ -776,6 +783,7 @@ export function cancelSubscriptionNow(ctx: TwinContext, id: string, opts: Cancel
   // Stripe stops automatic collection of the subscription's open invoices.
   closeInvoicesOf(ctx, id);
   emitEvent(ctx, 'customer.subscription.deleted', fresh);
+  syncEntitlements(ctx, fresh.customer);
   if (fresh.schedule) scheduledSubscriptionCanceled(ctx, fresh.schedule);
   return fresh;
 }

@@ -35,7 +35,35 @@ const DECLINES: Record<string, Decline> = {
   },
   // 4000 0000 0000 0341: attaching succeeds, every charge fails.
   '0341': { code: 'card_declined', decline_code: 'generic_decline', message: DECLINED, onAttach: false },
+  '6975': { code: 'card_declined', decline_code: 'card_velocity_exceeded', message: DECLINED, onAttach: true },
+  // Radar blocks these at the charge (the card itself attaches): 4100 0000 0000 0019 always, and
+  // 4000 0000 0000 4954 (risk level highest) under Radar's default rule "Block if :risk_level: = 'highest'".
+  '0019': { code: 'card_declined', decline_code: 'fraudulent', message: DECLINED, onAttach: false },
+  '4954': { code: 'card_declined', decline_code: 'fraudulent', message: DECLINED, onAttach: false },
 };
+
+/** Radar's risk evaluation of Stripe's risk-level test cards (test mode scores no other payment). */
+export interface RiskEvaluation {
+  level: 'elevated' | 'highest';
+  score: number;
+  /** Blocked by Radar before the card network saw it (the charge fails `fraudulent`). */
+  blocked: boolean;
+}
+
+const RISK: Record<string, RiskEvaluation> = {
+  '9235': { level: 'elevated', score: 67, blocked: false },
+  '4954': { level: 'highest', score: 85, blocked: true },
+  '0019': { level: 'highest', score: 95, blocked: true },
+};
+
+export function riskFor(last4: string | undefined): RiskEvaluation | undefined {
+  return last4 ? RISK[last4] : undefined;
+}
+
+/** 4000 0000 0000 0077 (and the international 4000 0037 2000 0278): funds go straight to the available balance. */
+export function bypassesPending(last4: string | undefined): boolean {
+  return last4 === '0077' || last4 === '0278';
+}
 
 export function declineFor(last4: string | undefined): Decline | undefined {
   return last4 ? DECLINES[last4] : undefined;
@@ -94,6 +122,16 @@ const SHORTCUTS: Record<string, string> = {
   createDisputeInquiry: '4000000000001976',
   // The charge succeeds; a refund of it fails (model/refunds.ts).
   refundFail: '4000000000005126',
+  // Radar (docs.stripe.com/radar/testing) and the available balance (docs.stripe.com/testing#available-balance).
+  riskLevelElevated: '4000000000009235',
+  riskLevelHighest: '4000000000004954',
+  radarBlock: '4100000000000019',
+  chargeDeclinedFraudulent: '4100000000000019',
+  visa_chargeDeclinedFraudulent: '4100000000000019',
+  chargeDeclinedVelocityLimitExceeded: '4000000000006975',
+  visa_chargeDeclinedVelocityLimitExceeded: '4000000000006975',
+  bypassPending: '4000000000000077',
+  bypassPendingInternational: '4000003720000278',
   visa_chargeCustomerFail: '4000000000000341',
 };
 

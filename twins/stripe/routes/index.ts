@@ -11,6 +11,11 @@ import { chargeRoutes } from './charges.js';
 import { checkoutRoutes } from './checkout.js';
 import { customerRoutes } from './customers.js';
 import { taxIdRoutes } from './tax-ids.js';
+import { fileRoutes } from './files.js';
+import { reviewRoutes } from './reviews.js';
+import { planRoutes } from './plans.js';
+import { entitlementRoutes } from './entitlements.js';
+import { v2BillingRoutes } from './v2-billing.js';
 import { tokenRoutes } from './tokens.js';
 import { couponRoutes } from './coupons.js';
 import { taxRateRoutes } from './tax-rates.js';
@@ -18,6 +23,7 @@ import { customerBalanceRoutes } from './customer-balance.js';
 import { eventRoutes } from './events.js';
 import { invoiceRoutes } from './invoices.js';
 import { hostedInvoiceRoutes } from './hosted-invoice.js';
+import { hostedReceiptRoutes } from './hosted-receipt.js';
 import { meterRoutes } from './meters.js';
 import { paymentIntentRoutes } from './payment-intents.js';
 import { paymentMethodRoutes } from './payment-methods.js';
@@ -49,6 +55,8 @@ export const routes: TwinRoute[] = scopedRoutes([
   ...taxRateRoutes,
   ...productRoutes,
   ...priceRoutes,
+  ...planRoutes,
+  ...entitlementRoutes,
   ...paymentMethodRoutes,
   ...paymentIntentRoutes,
   ...setupIntentRoutes,
@@ -62,7 +70,9 @@ export const routes: TwinRoute[] = scopedRoutes([
   ...invoiceItemRoutes,
   ...creditNoteRoutes,
   ...hostedInvoiceRoutes,
+  ...hostedReceiptRoutes,
   ...meterRoutes,
+  ...v2BillingRoutes,
   ...checkoutRoutes,
   ...quoteRoutes,
   ...paymentLinkRoutes,
@@ -73,6 +83,8 @@ export const routes: TwinRoute[] = scopedRoutes([
   ...balanceRoutes,
   ...payoutRoutes,
   ...disputeRoutes,
+  ...fileRoutes,
+  ...reviewRoutes,
   ...clientCredentialRoutes,
   ...accountRoutes,
   ...hostedOnboardingRoutes,

@@ -5,7 +5,17 @@ import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { ok } from '../wire/pipeline.js';
 import { listBody, listEnvelope, readListWindow } from '../wire/list.js';
 import { int, obj, oneOf, readParams, requiredStr, str } from '../wire/params.js';
-import { FORMULAS, createMeter, createMeterEvent, eventSummaries, listMeters, loadMeter, setMeterActive, updateMeter } from '../model/meters.js';
+import {
+  FORMULAS,
+  createMeter,
+  adjustMeterEvent,
+  createMeterEvent,
+  eventSummaries,
+  listMeters,
+  loadMeter,
+  setMeterActive,
+  updateMeter,
+} from '../model/meters.js';
 
 export const meterRoutes: TwinRoute[] = [
   {
@@ -68,6 +78,21 @@ export const meterRoutes: TwinRoute[] = [
       const p = readParams(req);
       const eventName = requiredStr(p, 'event_name');
       return ok(createMeterEvent(ctx, { eventName, payload: obj(p, 'payload'), timestamp: int(p, 'timestamp'), identifier: str(p, 'identifier') }));
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/billing/meter_event_adjustments',
+    handler: (req, ctx) => {
+      const p = readParams(req);
+      const cancel = obj(p, 'cancel');
+      return ok(
+        adjustMeterEvent(ctx, {
+          eventName: requiredStr(p, 'event_name'),
+          type: str(p, 'type') ?? 'cancel',
+          identifier: cancel && str(cancel, 'identifier', 'cancel'),
+        }),
+      );
     },
   },
 ];

@@ -19,6 +19,7 @@ import {
   type Params,
 } from '../wire/params.js';
 import { ok } from '../wire/pipeline.js';
+import { invalidRequest } from '../wire/errors.js';
 import {
   INTERVALS,
   PRICE_SEARCH_FIELDS,
@@ -32,6 +33,7 @@ import {
   type PriceRef,
   type ProductData,
   type RecurringInput,
+  type TierInput,
 } from '../model/prices.js';
 
 function name(prefix: string | undefined, key: string): string {
@@ -48,7 +50,7 @@ function readRecurring(r: Params, prefix: string): RecurringInput {
   };
 }
 
-function readProductData(d: Params, prefix: string): ProductData {
+export function readProductData(d: Params, prefix: string): ProductData {
   return {
     name: str(d, 'name', prefix),
     id: str(d, 'id', prefix),
@@ -65,7 +67,27 @@ function readProductData(d: Params, prefix: string): ProductData {
 /** An item's `price` or inline `price_data` (`prefix` names the item, e.g. `line_items[0]`). */
 export function readPriceRef(item: Params, prefix: string): PriceRef {
   const data = obj(item, 'price_data', prefix);
-  return { price: str(item, 'price', prefix), priceData: data && readPriceCreate(data, `${prefix}[price_data]`) };
+  // `plan` is the older name of a recurring price's id (a plan is a price: model/plans.ts).
+  const plan = str(item, 'plan', prefix);
+  const price = str(item, 'price', prefix);
+  if (plan !== undefined && price !== undefined) throw invalidRequest('You may only specify one of these parameters: plan, price.', `${prefix}[plan]`);
+  return { price: price ?? plan, priceData: data && readPriceCreate(data, `${prefix}[price_data]`) };
+}
+
+/** `tiers[]` of a tiered price or plan (`up_to: inf` is the last tier's open end). */
+export function readTiers(p: Params, prefix?: string): TierInput[] | undefined {
+  return objArray(p, 'tiers', prefix)?.map((t, i) => {
+    const tp = `${name(prefix, 'tiers')}[${i}]`;
+    const unitAmount = int(t, 'unit_amount', tp);
+    const flatAmount = int(t, 'flat_amount', tp);
+    return {
+      upTo: t.up_to === 'inf' ? null : int(t, 'up_to', tp),
+      unitAmount,
+      unitAmountDecimal: unitAmount === undefined ? decimal(t, 'unit_amount_decimal', tp) : undefined,
+      flatAmount,
+      flatAmountDecimal: flatAmount === undefined ? decimal(t, 'flat_amount_decimal', tp) : undefined,
+    };
+  });
 }
 
 /** A price's parameters (`prefix` names the enclosing parameter, e.g. `default_price_data`). */
@@ -85,18 +107,7 @@ export function readPriceCreate(p: Params, prefix?: string): PriceCreate {
   };
   if (billingScheme === 'tiered') {
     input.tiersMode = oneOf(p, 'tiers_mode', ['graduated', 'volume'] as const, prefix);
-    input.tiers = objArray(p, 'tiers', prefix)?.map((t, i) => {
-      const tp = `${name(prefix, 'tiers')}[${i}]`;
-      const unitAmount = int(t, 'unit_amount', tp);
-      const flatAmount = int(t, 'flat_amount', tp);
-      return {
-        upTo: t.up_to === 'inf' ? null : int(t, 'up_to', tp),
-        unitAmount,
-        unitAmountDecimal: unitAmount === undefined ? decimal(t, 'unit_amount_decimal', tp) : undefined,
-        flatAmount,
-        flatAmountDecimal: flatAmount === undefined ? decimal(t, 'flat_amount_decimal', tp) : undefined,
-      };
-    });
+    input.tiers = readTiers(p, prefix);
   }
   const r = obj(p, 'recurring', prefix);
   if (r) input.recurring = readRecurring(r, name(prefix, 'recurring'));

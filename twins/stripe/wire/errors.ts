@@ -5,7 +5,15 @@
 
 import type { TwinResponse } from '../../../twin-runtime/contract.js';
 
-export type StripeErrorType = 'api_error' | 'card_error' | 'idempotency_error' | 'invalid_request_error' | 'authentication_error' | 'rate_limit_error';
+export type StripeErrorType =
+  | 'api_error'
+  | 'card_error'
+  | 'idempotency_error'
+  | 'invalid_request_error'
+  | 'authentication_error'
+  | 'rate_limit_error'
+  // v2's own error types (the SDK's generateV2Error reads them)
+  | 'temporary_session_expired';
 
 export interface StripeErrorFields {
   type: StripeErrorType;

@@ -162,11 +162,14 @@ export function expandPaths(p: Params): string[] {
 }
 
 /** Three-letter lower-case ISO currency. */
+/** ISO 4217 currency codes as the platform's ICU knows them: `zzz` is no currency. */
+const ISO_CURRENCIES = new Set(Intl.supportedValuesOf('currency').map((c) => c.toLowerCase()));
+
 export function currency(p: Params, key = 'currency', prefix?: string): string | undefined {
   const v = str(p, key, prefix);
   if (v === undefined) return undefined;
   const c = v.toLowerCase();
-  if (!/^[a-z]{3}$/.test(c))
+  if (!/^[a-z]{3}$/.test(c) || !ISO_CURRENCIES.has(c))
     throw invalidRequest(`Invalid currency: ${v}. Stripe currently supports these currencies: usd, eur, gbp, …`, paramName(prefix, key));
   return c;
 }

@@ -9,8 +9,14 @@ import { base62, hmacStream } from '../../../twin-runtime/ids.js';
 import { stripeError } from './errors.js';
 import { paramsOf } from './params.js';
 
+let lastDerived: { secretKey: string; publishable: string } | undefined;
+
 export function publishableKeyFor(secretKey: string): string {
-  return `pk_test_${base62(hmacStream('stripe-twin-publishable-key', secretKey), 99)}`;
+  // A twin has one secret key: derived once, not per request.
+  if (lastDerived?.secretKey !== secretKey) {
+    lastDerived = { secretKey, publishable: `pk_test_${base62(hmacStream('stripe-twin-publishable-key', secretKey), 99)}` };
+  }
+  return lastDerived.publishable;
 }
 
 const SECRET_ONLY =
