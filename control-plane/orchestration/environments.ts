@@ -316,9 +316,7 @@ export class EnvironmentService {
 
   async create(orgId: string, input: CreateEnvironmentInput): Promise<EnvironmentView> {
     const requested: TwinRequestInput[] = [];
-    const snapshot = input.snapshot_id
-      ? await snapshotStartingPoint(this.o.db, this.o.dataDir, this.o.driverName ?? 'process', orgId, input.snapshot_id)
-      : undefined;
+    const snapshot = input.snapshot_id ? await snapshotStartingPoint(this.o.db, this.o.dataDir, orgId, input.snapshot_id) : undefined;
     if (snapshot) requested.push(...snapshot.twins.map((t) => ({ twin: t.twin_slug, snapshot: { id: snapshot.row.id, twin: t } })));
     if (input.scenario_id) {
       const scenario = await resolveScenario(this.o.db, orgId, input.scenario_id);

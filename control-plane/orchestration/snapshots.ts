@@ -86,11 +86,10 @@ export type SnapshotStartTwin = SnapshotTwin & { file: string };
 export async function snapshotStartingPoint(
   db: Db,
   dataDir: string,
-  driverName: string,
   orgId: string,
   snapshotId: string,
 ): Promise<{ row: SnapshotRow; twins: SnapshotStartTwin[] }> {
-  refuseUnreachableFiles(driverName, 'Starting from a snapshot');
+  // Every driver can start from one: under kubernetes the twin fetches its file (start-files.ts).
   const row = new SnapshotStore(db).get(orgId, snapshotId);
   if (!row) throw notFound(`Snapshot ${snapshotId} not found.`);
   const twins: SnapshotStartTwin[] = [];
