@@ -250,12 +250,15 @@ export class TwinHost {
         return finish ? finish(res) : res;
       });
     let out: TwinResponse;
+    const go = () => (this.twin.around ? this.twin.around({ req, ctx: this.ctx, route: found.route }, run) : run());
     try {
-      out = this.twin.around ? await this.twin.around({ req, ctx: this.ctx, route: found.route }, run) : await run();
+      // A webhook fault: the route runs as usual and the deliveries it queues are shaped.
+      out = struck?.webhooks ? await this.deliveries.shaped(struck.webhooks, go) : await go();
     } catch (e) {
       out = this.renderError(e, req);
     }
     if (struck?.delayMs !== undefined) out = faultDelayed(out, struck.fault.id, struck.delayMs);
+    if (struck?.webhooks) out = { ...out, headers: { ...(out.headers ?? {}), [FAULT_HEADER]: `${struck.fault.id} ${struck.webhooks.type}` } };
     return withFidelity(out, level);
   }
 
