@@ -120,7 +120,7 @@ export interface SnapshotServiceOptions {
   reconciler: Reconciler;
   admin: TwinAdminClient;
   jobs: OrganizationJobs;
-  /** The driver's name: under `kubernetes` a twin's file lives in its Pod, out of the control plane's reach. */
+  /** The driver's name: under `kubernetes` a twin's file lives in its Pod (snapshots fetch the copy over its admin API; a live diff is refused). */
   driverName: string;
   log?: Logger;
 }
@@ -156,7 +156,6 @@ export class SnapshotService {
    * so no advance moves the clock between the copies) → the Snapshot.
    */
   async take(orgId: string, environmentId: string, name: string): Promise<SnapshotView> {
-    refuseUnreachableFiles(this.o.driverName, 'A snapshot');
     const env = this.o.environments.environment(orgId, environmentId);
     if (env.status === 'expired') throw conflict(`Environment ${environmentId} has expired; its twins are stopped.`);
     this.o.environments.refuseWhileAdvancing(env.id);
@@ -183,7 +182,11 @@ export class SnapshotService {
           const staged = join(dirname(t.data_file), file);
           try {
             const out = await this.o.admin.expect<SnapshotFile>(200, t.address, t.admin_secret, 'POST', '/_twin/snapshot', { file, clock: instant });
-            renameSync(staged, snapshotFilePath(this.o.dataDir, id, t.id));
+            if (this.o.driverName === 'kubernetes') {
+              // The twin's directory is in its Pod: the copy comes over its admin API, then the twin drops it.
+              await this.o.admin.download(t.address, t.admin_secret, `/_twin/snapshot/${file}`, snapshotFilePath(this.o.dataDir, id, t.id));
+              await this.o.admin.call(t.address, t.admin_secret, 'DELETE', `/_twin/snapshot/${file}`).catch(() => undefined);
+            } else renameSync(staged, snapshotFilePath(this.o.dataDir, id, t.id));
             written.push({
               twin_id: t.id,
               twin_slug: t.twin_slug,
@@ -193,7 +196,9 @@ export class SnapshotService {
               origin_twin_id: t.snapshot_twin_id,
             });
           } catch (e) {
-            rmSync(staged, { force: true });
+            if (this.o.driverName === 'kubernetes')
+              await this.o.admin.call(t.address, t.admin_secret, 'DELETE', `/_twin/snapshot/${file}`).catch(() => undefined);
+            else rmSync(staged, { force: true });
             this.o.log?.warn({ err: (e as Error).message, twinId: t.id }, 'snapshot of a twin failed');
             throw badGateway(`The ${t.twin_slug} twin ${t.id} could not copy its records; no snapshot was kept. Retry in a moment.`);
           }

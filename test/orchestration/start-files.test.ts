@@ -3,7 +3,8 @@
 // another twin, gets the same 401; a twin that starts empty has no file (404).
 
 import t from 'tap';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import { startOrchestratedControlPlane, waitReady } from './helpers.js';
 import { StartFileTokens, startFilePath } from '../../control-plane/orchestration/start-files.js';
 
@@ -55,4 +56,54 @@ t.test('the start-file route answers only the twin its token was minted for', as
   const empty = await get(parentTwin, tokens.mint(parentTwin));
   t.equal(empty.status, 404, 'a twin that started empty has no starting file');
   t.match((await empty.json()).detail, /starts empty/);
+
+  // Under the kubernetes driver the twin's directory is in its Pod: a snapshot fetches each twin's
+  // copy over the admin API (here the process driver's twins, fetched as a Pod's would be).
+  (cp.services.orchestration.snapshots as unknown as { o: { driverName: string } }).o.driverName = 'kubernetes';
+  const admin = cp.services.orchestration.admin;
+  const downloaded: string[] = [];
+  const download = admin.download.bind(admin);
+  admin.download = (address, secret, path, dest, timeoutMs) => {
+    downloaded.push(path);
+    return download(address, secret, path, dest, timeoutMs);
+  };
+  const snap = await cp.call('POST', `/environments/${parent.id}/snapshots`, { token, body: { name: 'from a pod' } });
+  t.equal(snap.status, 201, JSON.stringify(snap.body));
+  const row = cp.services.orchestration.store.twinById(parentTwin)!;
+  t.same(downloaded, [`/_twin/snapshot/snapshot-${snap.body.id}-${parentTwin}.sqlite`], "the copy came over the twin's admin API");
+  const copied = readFileSync(`${cp.services.config.dataDir}/snapshots/${snap.body.id}/${parentTwin}.sqlite`);
+  t.equal(copied.length, snap.body.twins[0].size_bytes, 'the whole copy arrived');
+  t.equal(copied.subarray(0, 15).toString('latin1'), 'SQLite format 3');
+  t.same(
+    readdirSync(dirname(row.data_file)).filter((f) => f.startsWith(`snapshot-${snap.body.id}`)),
+    [],
+    'the twin dropped its copy once fetched',
+  );
+  const served = (name: string) =>
+    fetch(`${row.address}/_twin/snapshot/${encodeURIComponent(name)}`, { headers: { 'x-twin-admin-secret': row.admin_secret! } });
+  t.equal((await served(basename(row.data_file))).status, 404, "the twin's data file is never served as a snapshot");
+  t.equal((await served(`snapshot-${snap.body.id}-${parentTwin}.sqlite`)).status, 404, 'nor a dropped copy');
+  t.ok(existsSync(row.data_file), 'the data file stays');
+  const adminCall = (method: string, path: string, body?: unknown) =>
+    fetch(`${row.address}/_twin/${path}`, {
+      method,
+      headers: { 'x-twin-admin-secret': row.admin_secret!, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  t.equal((await adminCall('POST', 'snapshot', { file: 'probe.sqlite' })).status, 200);
+  const probe = await served('probe.sqlite');
+  t.equal(probe.status, 200, 'a copy the twin wrote is served');
+  t.equal(
+    Buffer.from(await probe.arrayBuffer())
+      .subarray(0, 15)
+      .toString('latin1'),
+    'SQLite format 3',
+  );
+  t.equal((await adminCall('DELETE', 'snapshot/probe.sqlite')).status, 204);
+  t.equal((await served('probe.sqlite')).status, 404, 'and no longer once dropped');
+  t.notOk(existsSync(`${dirname(row.data_file)}/probe.sqlite`), 'the file is gone');
+  const wrongSecret = await fetch(`${row.address}/_twin/snapshot/probe.sqlite`, { headers: { 'x-twin-admin-secret': 'wrong' } });
+  t.equal(wrongSecret.status, 401, 'nothing without the admin secret');
+  const started = await cp.call('POST', '/environments', { token, body: { name: 'from the pod snapshot', snapshot_id: snap.body.id } });
+  t.equal(started.status, 201, JSON.stringify(started.body));
 });
