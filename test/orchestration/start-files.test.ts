@@ -5,7 +5,7 @@
 import t from 'tap';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import { startOrchestratedControlPlane, waitReady } from './helpers.js';
+import { startOrchestratedControlPlane, stripe, waitReady } from './helpers.js';
 import { StartFileTokens, startFilePath } from '../../control-plane/orchestration/start-files.js';
 
 t.test('the start-file route answers only the twin its token was minted for', async (t) => {
@@ -106,4 +106,25 @@ t.test('the start-file route answers only the twin its token was minted for', as
   t.equal(wrongSecret.status, 401, 'nothing without the admin secret');
   const started = await cp.call('POST', '/environments', { token, body: { name: 'from the pod snapshot', snapshot_id: snap.body.id } });
   t.equal(started.status, 201, JSON.stringify(started.body));
+
+  // A live diff reads each twin's records as they stand: fetched the same way, then removed.
+  const key = (await cp.call('POST', `/twins/${parentTwin}/credential`, { token })).body.api_key;
+  const added = await stripe(parent.twins[0].url, key, 'POST', '/v1/customers', { name: 'After the snapshot' });
+  t.equal(added.status, 200);
+  downloaded.length = 0;
+  const diff = await cp.call('GET', `/environments/${parent.id}/diff?snapshot_id=${snap.body.id}`, { token });
+  t.equal(diff.status, 200, JSON.stringify(diff.body));
+  t.equal(downloaded.length, 1, "the twin's records now came over its admin API");
+  const customers = diff.body.twins[0].added.filter((r: { resource: string }) => r.resource === 'customer');
+  t.same(
+    customers.map((r: { external_id: string }) => r.external_id),
+    [added.body.id],
+    'the customer created since the snapshot',
+  );
+  t.same(readdirSync(`${cp.services.config.dataDir}/diffs`), [], 'the fetched copy is removed after the diff');
+  t.same(
+    readdirSync(dirname(row.data_file)).filter((f) => f.startsWith('diff-')),
+    [],
+    'and the twin dropped its own',
+  );
 });
