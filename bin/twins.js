@@ -8,6 +8,9 @@ const MIN_MAJOR = 22;
 const major = Number(process.versions.node.split('.')[0]);
 
 if (major >= MIN_MAJOR) {
+  // Compiled code kept on disk between runs (twin-runtime/main.ts says why); before the CLI's imports.
+  const { enableCompileCache } = await import('node:module');
+  if (enableCompileCache) enableCompileCache();
   await import('../dist/control-plane/cli/index.js');
 } else {
   const { spawn } = await import('node:child_process');

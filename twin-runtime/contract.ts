@@ -40,6 +40,11 @@ export interface TwinRequest {
   body: Record<string, unknown>;
   /** Which of the two parsers produced `body` (`none` for an empty or other body). */
   bodyKind: 'json' | 'form' | 'none';
+  /**
+   * The origin the caller used (`https://127.0.0.1:4010`), as the gateway forwarded it or this
+   * server saw it (twin-runtime/request-origin.ts); absent for in-process calls.
+   */
+  origin?: string;
 }
 
 /** What a handler answers. `body` is serialised as JSON unless it is a string or a Buffer. */

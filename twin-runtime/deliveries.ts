@@ -10,6 +10,7 @@ import type { WebhookShaping } from './faults.js';
 import type { RecordStore } from './record-store.js';
 import { EgressGuard, refusalMessage, undici } from './egress.js';
 import { isStorageFull, STORAGE_FULL_RETRY_SECONDS } from './storage-full.js';
+import { loadOnce } from './load-once.js';
 
 export interface DeliveryAttempt {
   attempted_at: string;
@@ -77,7 +78,8 @@ export class Deliveries {
   private readonly schedule = backoffSchedule();
   private closed = false;
   private nextId: () => string;
-  private readonly dispatcher: Dispatcher | undefined;
+  /** The checked agent, made with the first delivery: it loads undici, which a twin's start does not need. */
+  private readonly dispatcher: () => Dispatcher | undefined;
   /** The webhook fault of the request running now, if one struck it. */
   private readonly shaping = new AsyncLocalStorage<WebhookShaping>();
   /** Deliveries held by an `out_of_order` fault, released once the next delivery has been attempted. */
@@ -94,7 +96,7 @@ export class Deliveries {
     private readonly egress: EgressGuard = EgressGuard.fromEnv(),
   ) {
     this.nextId = nextId;
-    this.dispatcher = egress.agent(timeoutMs);
+    this.dispatcher = loadOnce(() => egress.agent(timeoutMs));
   }
 
   /** Run `fn` (a request's route) with the deliveries it queues shaped by a webhook fault. */
@@ -218,7 +220,7 @@ export class Deliveries {
           body,
           headersTimeout: this.timeoutMs,
           bodyTimeout: this.timeoutMs,
-          dispatcher: this.dispatcher,
+          dispatcher: this.dispatcher(),
         });
         statusCode = res.statusCode;
         await res.body.dump();

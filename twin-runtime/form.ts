@@ -8,8 +8,13 @@
 // are dropped (qs's allowPrototypes: false already drops every other name Object.prototype has),
 // so the tree holds only plain objects, arrays and strings under names no prototype answers to.
 
-import qs from 'qs';
+import { createRequire } from 'node:module';
+import { loadOnce } from './load-once.js';
 import { INPUT_LIMITS, InputRefusal, isForbiddenKey, paramForRefusal, type InputLimits, type InputPart } from './safe-input.js';
+
+// qs and its helpers (get-intrinsic, side-channel) page in ~10 MiB of the Node binary and ~15 ms
+// at import: loaded with the first form a twin decodes, not at its start (scripts/bench/twin-start.ts).
+const qs = loadOnce(() => createRequire(import.meta.url)('qs') as typeof import('qs'));
 
 type Tree = Record<string, unknown>;
 
@@ -56,7 +61,7 @@ export function parseBracketForm(text: string, part: InputPart = 'body', limits:
   // An encoded character takes at most three; a longer raw name cannot decode short enough.
   const rawKeyMax = limits.maxKeyLength * 3;
   try {
-    return qs.parse(text, {
+    return qs().parse(text, {
       allowPrototypes: false,
       plainObjects: false,
       parameterLimit: limits.maxParameters,

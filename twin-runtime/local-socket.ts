@@ -11,7 +11,8 @@
 // abstract namespace) nothing changes: twins answer on TCP only.
 
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import { buildConnector } from 'undici';
+import type { buildConnector } from 'undici';
+import { undici } from './egress.js';
 
 /** The local socket name for a twin's `http://127.0.0.1:PORT` address; undefined where there is none. */
 export function localSocketFor(address: string, platform: NodeJS.Platform = process.platform): string | undefined {
@@ -74,7 +75,8 @@ export class LocalSocketListener {
 export function localSocketFirst(address: string): buildConnector.connector | undefined {
   const name = localSocketFor(address);
   if (!name) return undefined;
-  const tcp = buildConnector({});
+  // undici only where a client is built (the gateway): a twin answering on the socket never loads it.
+  const tcp = undici().buildConnector({});
   let local = true;
   return (options, callback) => {
     if (!local) return tcp(options, callback);

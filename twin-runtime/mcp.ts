@@ -7,7 +7,6 @@
 // tool error (`isError: true`) saying so, never a made-up result.
 
 import { readFileSync } from 'node:fs';
-import qs from 'qs';
 import type { TwinApi, TwinApiAnswer, TwinApiRequest, TwinMcp, TwinMcpTool } from './contract.js';
 import { loadOnce } from './load-once.js';
 import { FIDELITY_HEADER, isFidelityLevel, NotSimulated, type FidelityLevel } from './fidelity.js';
@@ -185,7 +184,7 @@ export function twinApi(baseUrl: string, credential: Record<string, string>, too
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'twins-mcp', ...credential, ...o.headers, [MCP_TOOL_HEADER]: tool };
     let body: string | undefined;
     if (o.form !== undefined) {
-      body = qs.stringify(o.form, { encodeValuesOnly: true });
+      body = (await import('qs')).default.stringify(o.form, { encodeValuesOnly: true });
       headers['content-type'] = 'application/x-www-form-urlencoded';
     } else if (o.body !== undefined) {
       body = JSON.stringify(o.body);

@@ -4,9 +4,18 @@
 
 import type { TwinRequest } from './contract.js';
 
+export interface MultipartFile {
+  filename: string;
+  content: Buffer;
+  type: string;
+}
+
 export interface MultipartBody {
   fields: Map<string, string>;
-  files: Map<string, { filename: string; content: Buffer; type: string }>;
+  /** The last file of each name. */
+  files: Map<string, MultipartFile>;
+  /** Every file of each name, in order (`files[]` repeated). */
+  fileLists: Map<string, MultipartFile[]>;
 }
 
 const MAX_PARTS = 64;
@@ -21,12 +30,17 @@ export async function readMultipart(req: TwinRequest, refuse: (message: string) 
     throw refuse('The multipart/form-data body could not be parsed.');
   }
   const fields = new Map<string, string>();
-  const files = new Map<string, { filename: string; content: Buffer; type: string }>();
+  const files = new Map<string, MultipartFile>();
+  const fileLists = new Map<string, MultipartFile[]>();
   let parts = 0;
   for (const [name, value] of form.entries()) {
     if (++parts > MAX_PARTS) throw refuse(`Too many multipart parts (at most ${MAX_PARTS}).`);
     if (typeof value === 'string') fields.set(name, value);
-    else files.set(name, { filename: value.name || 'file', content: Buffer.from(await value.arrayBuffer()), type: value.type });
+    else {
+      const file = { filename: value.name || 'file', content: Buffer.from(await value.arrayBuffer()), type: value.type };
+      files.set(name, file);
+      fileLists.set(name, [...(fileLists.get(name) ?? []), file]);
+    }
   }
-  return { fields, files };
+  return { fields, files, fileLists };
 }

@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createReadStream, statSync } from 'node:fs';
 import { listenDual, type DualListener } from './dual-listener.js';
+import { requestOrigin } from './request-origin.js';
 import { listenLocalSocket, type LocalSocketListener } from './local-socket.js';
 import { isUploadPath, maxBodyBytes } from './body-limits.js';
 import type { Duplex } from 'node:stream';
@@ -236,6 +237,8 @@ export class TwinServer {
         rawBody: raw,
         ...(isUploadPath(path) ? { body: {}, bodyKind: 'none' as const } : parseBody(raw, req.headers['content-type'])),
       };
+      const origin = requestOrigin(req.headers, (req.socket as { encrypted?: boolean }).encrypted === true);
+      if (origin) twinReq.origin = origin;
       const out = await this.host.handle(twinReq);
       if (out.delayMs || out.drop) await faultEffect(req, res, out);
       else send(res, out);

@@ -97,6 +97,9 @@ const HOP_BY_HOP = new Set([
   'expect',
   'x-twin-admin-secret',
 ]);
+/** What only this gateway may tell the twin about the client's request. */
+const FORWARDED = new Set(['x-forwarded-host', 'x-forwarded-proto']);
+
 const RESPONSE_HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length']);
 
 /**
@@ -147,26 +150,36 @@ function readBody(req: IncomingMessage, path: string): Promise<Buffer> {
 /**
  * The client's request as the twin gets it: its headers as they came (the gateway's node:http
  * server validated them), less those of this hop, with the twin's own Host, the original one as
- * X-Forwarded-Host, and the body's length.
+ * X-Forwarded-Host, the scheme the client used as X-Forwarded-Proto (a twin's links name the URL
+ * the caller used), and the body's length. A client's own X-Forwarded-* headers are dropped.
  */
-export function requestHead(method: string, rawUrl: string, rawHeaders: readonly string[], twinHost: string, bodyLength: number): string {
+export function requestHead(
+  method: string,
+  rawUrl: string,
+  rawHeaders: readonly string[],
+  twinHost: string,
+  bodyLength: number,
+  scheme?: 'http' | 'https',
+): string {
   let head = `${method} ${rawUrl} HTTP/1.1\r\nhost: ${twinHost}\r\n`;
   let host: string | undefined;
   for (let i = 0; i < rawHeaders.length; i += 2) {
     const name = rawHeaders[i]!;
     const lower = name.toLowerCase();
     if (lower === 'host') host ??= rawHeaders[i + 1];
-    if (HOP_BY_HOP.has(lower)) continue;
+    if (HOP_BY_HOP.has(lower) || FORWARDED.has(lower)) continue;
     head += `${name}: ${rawHeaders[i + 1]}\r\n`;
   }
   if (host) head += `x-forwarded-host: ${host}\r\n`;
+  if (scheme) head += `x-forwarded-proto: ${scheme}\r\n`;
   if (bodyLength > 0 || CONTENT_METHODS.has(method)) head += `content-length: ${bodyLength}\r\n`;
   return head + '\r\n';
 }
 
 function forwardTo(client: TwinClient, req: IncomingMessage, method: string, rawUrl: string, body: Buffer): Promise<TwinAnswer> {
   return new Promise((resolve, reject) => {
-    const head = requestHead(method, rawUrl, req.rawHeaders, client.host, body.length);
+    const scheme = (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
+    const head = requestHead(method, rawUrl, req.rawHeaders, client.host, body.length, scheme);
     client.request(head, body.length > 0 ? body : undefined, method === 'HEAD', (err, answer) => (err ? reject(err) : resolve(answer!)));
   });
 }

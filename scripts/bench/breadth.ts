@@ -69,7 +69,7 @@ try {
   }
   if (!skip.has('start')) {
     const { twinStart } = await import('./twin-start.js');
-    const out = await twinStart(7);
+    const out = await twinStart(7, ['stripe', 'github', 'slack']);
     const bare = out.bare!;
     console.log('start (spawn → first answer; idle RSS; RSS after one generic call), median of 7');
     for (const [k, v] of Object.entries(out)) {

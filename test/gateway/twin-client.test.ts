@@ -117,6 +117,11 @@ t.test('the request head: hop-by-hop headers dropped, Host replaced, the body le
     head,
     'POST /v1/charges?expand[]=customer HTTP/1.1\r\nhost: 127.0.0.1:4010\r\nAuthorization: Bearer sk\r\nAccept: a\r\nAccept: b\r\nx-forwarded-host: gw.example:443\r\ncontent-length: 3\r\n\r\n',
   );
+  t.equal(
+    requestHead('GET', '/x', ['Host', 'gw:1', 'X-Forwarded-Host', 'evil', 'X-Forwarded-Proto', 'https'], 'twin:1', 0, 'http'),
+    'GET /x HTTP/1.1\r\nhost: twin:1\r\nx-forwarded-host: gw:1\r\nx-forwarded-proto: http\r\n\r\n',
+    "the client's own X-Forwarded-* dropped; the scheme it used given",
+  );
   t.match(requestHead('GET', '/', [], 'twin:1', 0), /^GET \/ HTTP\/1\.1\r\nhost: twin:1\r\n\r\n$/, 'no body, no length on a GET');
   t.match(requestHead('PUT', '/x', [], 'twin:1', 0), /content-length: 0\r\n\r\n$/, 'an empty PUT says so');
 });

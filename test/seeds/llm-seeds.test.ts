@@ -21,8 +21,11 @@ async function withTwin(slug: string, file: string, fn: (twin: RunningTwin) => P
   }
 }
 
-function scripts(twin: RunningTwin): ScriptedResponse[] {
-  return twin.server.store.listRecords<Omit<ScriptedResponse, 'id'>>(SCRIPTED_RESPONSE).map((r) => ({ id: r.external_id, ...r.body }));
+/** Seeds write single-answer rules (`response`, never a `sequence`). */
+type SeededScript = Omit<ScriptedResponse, 'response'> & { response: NonNullable<ScriptedResponse['response']> };
+
+function scripts(twin: RunningTwin): SeededScript[] {
+  return twin.server.store.listRecords<Omit<SeededScript, 'id'>>(SCRIPTED_RESPONSE).map((r) => ({ id: r.external_id, ...r.body }));
 }
 
 const openai = (twin: RunningTwin) => new OpenAI({ apiKey: twin.apiKey, baseURL: `${twin.url}/v1`, maxRetries: 0 });

@@ -100,9 +100,16 @@ t.test('GitHub: no hand-written route answers another operation of the published
   });
   // None: the 18 greedy cases of `commits/{+ref}` and `branches/{+branch}` (…/status, …/protection)
   // are gone, and `issues/events` (which `issues/{issue_number}` used to take) has its own route.
-  // One static path is taken by a hand route's parameter here, where the generic layer is left out;
-  // in the twin its generic route is static and wins (the next test checks every path).
-  t.same(answeredByAnother, ['GET /repos/{owner}/{repo}/rulesets/rule-suites → /repos/{owner}/{repo}/rulesets/{ruleset_id}']);
+  // A few static paths are taken by a hand route's parameter here, where the generic layer is left
+  // out; in the twin their generic routes are static and win (the next test checks every path).
+  t.same(answeredByAnother, [
+    'GET /gists/starred → /gists/{gist_id}',
+    'GET /gists/{gist_id}/comments → /gists/{gist_id}/{sha}',
+    'GET /gists/{gist_id}/commits → /gists/{gist_id}/{sha}',
+    'GET /gists/{gist_id}/forks → /gists/{gist_id}/{sha}',
+    'GET /gists/{gist_id}/star → /gists/{gist_id}/{sha}',
+    'GET /repos/{owner}/{repo}/rulesets/rule-suites → /repos/{owner}/{repo}/rulesets/{ruleset_id}',
+  ]);
   t.equal(router.find('GET', '/repos/o/r/commits/abc/status')?.template, '/repos/{owner}/{repo}/commits/{ref}/status', 'its own (modelled) route');
   t.equal(
     router.find('GET', '/repos/o/r/branches/main/protection')?.template,
@@ -121,12 +128,14 @@ t.test('GitHub with every spec operation as a generic route: each path reaches i
   t.same(extras.map((r) => `${r.method} ${r.path}`).sort(), [
     'GET /_twin-archives/{owner}/{repo}/{format}/{sha}',
     'GET /_twin-assets/{owner}/{repo}/{asset_id}',
+    'GET /_twin-gists/{gist_id}/{sha}/{filename}',
     'GET /_twin-logs/{owner}/{repo}/jobs/{job}',
     'GET /_twin-logs/{owner}/{repo}/runs/{run_id}/{attempt}',
     'GET /repos/{owner}/{repo}/contents',
     'GET /repos/{owner}/{repo}/git/refs',
     'GET /repos/{owner}/{repo}/git/refs/{+ref}',
     'GET /{owner}/{repo}/info/refs',
+    'GET /{owner}/{repo}/raw/{ref}/{+path}',
     'GET /{owner}/{repo}/releases/download/{tag}/{name}',
     'POST /graphql',
     'POST /{owner}/{repo}/git-receive-pack',

@@ -46,7 +46,7 @@ t.test('anthropic reads the same records', async (t) => {
   for (const [id, fields] of RECORDS) await put(twin, id, fields);
   const client = new Anthropic({ apiKey: twin.apiKey, baseURL: twin.url, maxRetries: 0 });
   const msg = await client.messages.create({ model: 'claude-haiku-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'about my invoice' }] });
-  t.same(msg.content, [{ type: 'text', text: 'general invoice answer', citations: null }]);
+  t.strictSame(msg.content, [{ type: 'text', text: 'general invoice answer' }]);
   const tool = await client.messages.create({
     model: 'claude-haiku-4-5',
     max_tokens: 64,

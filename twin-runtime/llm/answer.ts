@@ -23,6 +23,10 @@ export interface TurnRequest {
   digest: Buffer;
   /** Text of the last input message. */
   lastText: string;
+  /** Text of every message of the conversation, system prompt included (scripts matching `in: "any"`). */
+  conversation: string[];
+  /** Names of the tools whose results the last input message carries (scripts matching `tool_result`). */
+  toolResults: string[];
   /** The last input message is the user's own (not a tool result): a tool may be called. */
   userTurn: boolean;
   tools: OfferedTool[];
@@ -49,7 +53,13 @@ export type TurnAnswer =
   | { kind: 'error'; error: ScriptedError; scripted: string };
 
 export function answerTurn(store: RecordStore, turn: TurnRequest): TurnAnswer {
-  const scripted = findScripted(store, { model: turn.model, text: turn.lastText, tools: turn.tools.map((t) => t.name) });
+  const scripted = findScripted(store, {
+    model: turn.model,
+    text: turn.lastText,
+    conversation: turn.conversation,
+    tools: turn.tools.map((t) => t.name),
+    toolResults: turn.toolResults,
+  });
   if (scripted) {
     const r = scripted.response;
     if (r.error) return { kind: 'error', error: r.error, scripted: scripted.id };

@@ -35,6 +35,13 @@ export interface SdkSurface {
   sha256: string;
 }
 
+/** A paged list is a GET unless its options name another method (a search POSTs its query: `method: 'post'`). */
+function listMethod(text: string, from: number): string {
+  const next = text.indexOf('_client.', from);
+  const options = text.slice(from, next === -1 ? from + 800 : Math.min(next, from + 800));
+  return /\bmethod:\s*'(get|post|put|patch|delete)'/.exec(options)?.[1]?.toUpperCase() ?? 'GET';
+}
+
 /**
  * Operations of `pkg`'s `resources/` folder, paths prefixed with `prefix` (`/v1` when the SDK's
  * base URL carries it), docs from `docs(entry)`, excluded where `exclude` says why.
@@ -52,7 +59,7 @@ export function sdkSurface(
     const text = readFileSync(file, 'utf8');
     hash.update(relative(root, file)).update(text);
     for (const m of text.matchAll(CALL)) {
-      const method = (m[1] === 'getAPIList' ? 'GET' : m[1]!.toUpperCase()) as OperationEntry['method'];
+      const method = (m[1] === 'getAPIList' ? listMethod(text, m.index + m[0].length) : m[1]!.toUpperCase()) as OperationEntry['method'];
       const path = prefix + template(m[2] ?? m[3]!);
       const shape = shapeOf(method, path);
       if (seen.has(shape)) continue;

@@ -1,12 +1,16 @@
 // The Anthropic twin: the Messages API (plain and streamed, tool use, system prompts, structured
-// output), token counting, models, Anthropic's errors and headers. Answers are scripted
-// (`scripted_response` records) or derived deterministically from the request.
+// output), token counting, message batches, models, files, skills, Anthropic's errors and headers.
+// Answers are scripted (`scripted_response` records) or derived deterministically from the request.
 // See twins/anthropic/README.md.
 
 import type { TwinContext, TwinDefinition } from '../../twin-runtime/contract.js';
 import { answerInProcess } from '../../twin-runtime/llm/in-process.js';
 import { SCRIPTED_RESPONSE } from '../../twin-runtime/llm/scripted.js';
 import { advanceBatches, MESSAGE_BATCH, type BatchRequestRunner } from './model/batches.js';
+import { FILE } from './model/files.js';
+import { SKILL } from './model/skills.js';
+import { MEMORY_STORE } from './model/memory-stores.js';
+import { VAULT } from './model/vaults.js';
 import { routes } from './routes/index.js';
 import { generic } from './wire/generic.js';
 import { AnthropicError, anthropicErrorResponse, invalid, renderAnthropicError } from './wire/errors.js';
@@ -32,11 +36,12 @@ function mintKey(randomBase62: (length: number) => string): string {
 const anthropic: TwinDefinition = {
   slug: 'anthropic',
   name: 'Anthropic',
-  description: 'Anthropic API (Messages with streaming, tool use and system prompts, token counting, models) with scripted, deterministic answers.',
+  description:
+    'Anthropic API (Messages with streaming, tool use and system prompts, token counting, batches, models, files, skills) with scripted, deterministic answers.',
   version: '1.0.0',
   storageVersion: 1,
   defaultPort: 12151,
-  resources: [SCRIPTED_RESPONSE, MESSAGE_BATCH],
+  resources: [SCRIPTED_RESPONSE, MESSAGE_BATCH, FILE, SKILL, MEMORY_STORE, VAULT],
   mintKey,
   routes,
   generic,

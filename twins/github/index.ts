@@ -13,7 +13,7 @@ import { collaboratorRoutes } from './routes/collaborators.js';
 import { reactionRoutes } from './routes/reactions.js';
 import { issueEventRoutes } from './routes/issue-events.js';
 import { teamRoutes } from './routes/teams.js';
-import { gitRoutes } from './routes/git.js';
+import { gitRoutes, rawFileRoutes } from './routes/git.js';
 import { protectionRoutes } from './routes/protection.js';
 import { releaseDownloadRoutes, releaseRoutes } from './routes/releases.js';
 import { deploymentRoutes } from './routes/deployments.js';
@@ -133,6 +133,7 @@ const github: TwinDefinition = {
     ...gitHttpRoutes,
     // The uploads host (`/api/uploads`), release downloads and signed download URLs: not under /api/v3.
     ...releaseDownloadRoutes,
+    ...rawFileRoutes,
   ],
   generic: genericAlsoUnderEnterprisePrefix(generic),
   routing: { ignoreTrailingSlash: true, headAsGet: true },

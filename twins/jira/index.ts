@@ -9,7 +9,7 @@ import { RESOURCES } from './model/records.js';
 import { signDelivery } from './model/webhooks.js';
 import { ensureSite, viewer } from './model/workspace.js';
 import { routes } from './routes/index.js';
-import { JiraError, jiraBody } from './wire/errors.js';
+import { JiraError, jiraBody, routeMiss } from './wire/errors.js';
 import { generic } from './wire/generic.js';
 import { seeding, suggestions } from './vocabulary/seeds.js';
 import { JIRA_OPERATIONS } from './vocabulary/phrasebook.js';
@@ -50,13 +50,21 @@ const jira: TwinDefinition = {
     if (cred.email !== undefined && cred.email.toLowerCase() !== viewer(ctx).emailAddress.toLowerCase()) return UNAUTHORIZED;
     return undefined;
   },
-  around(call, run) {
+  async around(call, run) {
     ensureSite(call.ctx);
-    return run();
+    // `self` links name the URL the caller used (its scheme and host), as Jira's name the site's.
+    // Requests run one at a time in the pipeline, so the base is the request's for its whole run.
+    const base = call.ctx.baseUrl;
+    if (call.req.origin) call.ctx.baseUrl = call.req.origin;
+    try {
+      return await run();
+    } finally {
+      call.ctx.baseUrl = base;
+    }
   },
   errors: {
     render: (e) => (e instanceof JiraError ? jiraBody(e) : undefined),
-    routeMiss: () => jiraBody(new JiraError(404, ['null for uri: the requested resource was not found'])),
+    routeMiss: (req, ctx) => routeMiss(req, ctx.baseUrl),
     // Not simulated (decisions §15): 501 `{errorMessages: [sentence]}`.
     unsupported: (_req, _ctx, sentence) => jiraBody(new JiraError(501, [sentence])),
     parseFailure: (_req, _ctx, problem) =>

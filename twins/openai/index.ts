@@ -1,11 +1,20 @@
-// The OpenAI twin: chat completions and the Responses API (plain and streamed), tool calls,
-// structured outputs, embeddings, models, files, OpenAI's errors and rate-limit headers, token
-// usage from a real tokenizer. Answers are scripted (`scripted_response` records) or derived
+// The OpenAI twin: chat completions and the Responses API (plain and streamed), conversations,
+// tool calls, structured outputs, embeddings, models, files, uploads, vector stores, batches,
+// fine-tuning, evals, containers, skills, images and audio stand-ins, OpenAI's errors and
+// rate-limit headers, token usage from a real tokenizer. Answers are scripted (`scripted_response` records) or derived
 // deterministically from the request. See twins/openai/README.md.
 
 import type { TwinContext, TwinDefinition } from '../../twin-runtime/contract.js';
 import { answerInProcess } from '../../twin-runtime/llm/in-process.js';
 import { SCRIPTED_RESPONSE } from '../../twin-runtime/llm/scripted.js';
+import { CONTAINER } from './model/containers.js';
+import { CONVERSATION } from './model/conversations.js';
+import { SKILL } from './model/skills.js';
+import { advanceEvals, EVAL } from './model/evals.js';
+import { IMAGE } from './model/images.js';
+import { advanceFineTuning, FINE_TUNING_JOB } from './model/fine-tuning.js';
+import { UPLOAD, UPLOAD_PART } from './model/uploads.js';
+import { VECTOR_STORE } from './model/vector-stores.js';
 import { advanceBatches, BATCH, type BatchLineRunner } from './model/batches.js';
 import { CHAT_COMPLETION } from './model/chat-completions.js';
 import { FILE } from './model/files.js';
@@ -38,11 +47,26 @@ const openai: TwinDefinition = {
   slug: 'openai',
   name: 'OpenAI',
   description:
-    'OpenAI API (chat completions, Responses, streaming, tool calls, structured outputs, embeddings, models, files) with scripted, deterministic answers.',
+    'OpenAI API (chat completions, Responses and conversations, streaming, tool calls, structured outputs, embeddings, files and uploads, vector stores, batches, fine-tuning, evals, containers, skills, images and audio stand-ins) with scripted, deterministic answers.',
   version: '1.0.0',
   storageVersion: 1,
   defaultPort: 12141,
-  resources: [SCRIPTED_RESPONSE, FILE, CHAT_COMPLETION, RESPONSE, BATCH],
+  resources: [
+    SCRIPTED_RESPONSE,
+    FILE,
+    CHAT_COMPLETION,
+    RESPONSE,
+    BATCH,
+    CONVERSATION,
+    UPLOAD,
+    UPLOAD_PART,
+    VECTOR_STORE,
+    CONTAINER,
+    FINE_TUNING_JOB,
+    SKILL,
+    IMAGE,
+    EVAL,
+  ],
   mintKey,
   routes,
   generic,
@@ -63,7 +87,11 @@ const openai: TwinDefinition = {
       return errorResponse(problem.refusal.part === 'body' ? invalidRequest(UNPARSABLE_JSON) : invalidRequest(problem.message));
     },
   },
-  advance: (ctx, to) => advanceBatches(ctx, to, runBatchLine(ctx)),
+  advance: async (ctx, to) => {
+    await advanceBatches(ctx, to, runBatchLine(ctx));
+    advanceFineTuning(ctx, to);
+    await advanceEvals(ctx, to, async (body) => await runBatchLine(ctx)('/v1/chat/completions', body));
+  },
   suggestions,
   seeding,
   phrasebook: OPENAI_OPERATIONS,

@@ -234,3 +234,20 @@ t.test('compare two refs', async (t) => {
   t.equal((await octokit.repos.compareCommitsWithBasehead({ owner: 'octocat', repo: 'code', basehead: 'cmp...main' })).data.status, 'behind');
   t.equal((await failure(octokit.repos.compareCommitsWithBasehead({ owner: 'octocat', repo: 'code', basehead: 'main...nope' }))).status, 404);
 });
+
+t.test("a file's download_url is served by the twin (raw bytes at the ref; a private repository needs a key)", async (t) => {
+  await octokit.repos.createForAuthenticatedUser({ name: 'raw-public', auto_init: true });
+  await octokit.repos.createForAuthenticatedUser({ name: 'raw-private', auto_init: true, private: true });
+  for (const repo of ['raw-public', 'raw-private']) {
+    await octokit.repos.createOrUpdateFileContents({ owner: 'octocat', repo, path: 'src/a.txt', message: 'add', content: b64('raw bytes\n') });
+  }
+  const file = (await octokit.repos.getContent({ owner: 'octocat', repo: 'raw-public', path: 'src/a.txt' })).data as { download_url: string };
+  t.ok(file.download_url.startsWith(twin.url), 'the twin’s own URL, never raw.githubusercontent.com');
+  const raw = await fetch(file.download_url);
+  t.equal(raw.status, 200);
+  t.equal(await raw.text(), 'raw bytes\n');
+  const secret = (await octokit.repos.getContent({ owner: 'octocat', repo: 'raw-private', path: 'src/a.txt' })).data as { download_url: string };
+  t.equal((await fetch(secret.download_url)).status, 404, 'a private file without a key is not found');
+  t.equal((await fetch(secret.download_url, { headers: { authorization: `token ${twin.apiKey}` } })).status, 200);
+  t.equal((await fetch(`${twin.url}/octocat/raw-public/raw/main/nope.txt`)).status, 404);
+});

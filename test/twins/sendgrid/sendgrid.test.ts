@@ -359,6 +359,31 @@ t.test('a bounced address is on the bounce list; later mail to it is dropped unt
   await advance(5000);
 });
 
+t.test('the bounce list deletes many addresses or all of them, as the README says', async (t) => {
+  await sgMail.send({ to: ['bounce+1@example.com', 'bounce+2@example.com', 'bounce+3@example.com'], from: 'news@shop.example', subject: 'Bulk', text: 'x' });
+  await advance(5000);
+  const listed = async () => ((await sgClient.request({ method: 'GET', url: '/v3/suppression/bounces' }))[1] as { email: string }[]).map((b) => b.email).sort();
+  const before = await listed();
+  t.ok(
+    ['bounce+1@example.com', 'bounce+2@example.com', 'bounce+3@example.com'].every((e) => before.includes(e)),
+    'three bounces listed',
+  );
+  const [many] = await sgClient.request({
+    method: 'DELETE',
+    url: '/v3/suppression/bounces',
+    body: { emails: ['bounce+1@example.com', 'bounce+2@example.com'] },
+  });
+  t.equal(many.statusCode, 204);
+  const left = await listed();
+  t.notOk(left.includes('bounce+1@example.com') || left.includes('bounce+2@example.com'), 'the named addresses left the list');
+  t.ok(left.includes('bounce+3@example.com'), 'the others stay');
+  const both = await sdkError(sgClient.request({ method: 'DELETE', url: '/v3/suppression/bounces', body: { delete_all: true, emails: ['x@example.com'] } }));
+  t.equal(both.code, 400);
+  const [all] = await sgClient.request({ method: 'DELETE', url: '/v3/suppression/bounces', body: { delete_all: true } });
+  t.equal(all.statusCode, 204);
+  t.same(await listed(), []);
+});
+
 t.test('delivered at once when the twin is told so', async (t) => {
   await fetch(`${gw.url}/v3/twin/settings`, {
     method: 'PATCH',

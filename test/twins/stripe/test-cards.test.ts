@@ -100,3 +100,17 @@ t.test('bypassPending: the funds are available at once, an ordinary card’s pen
     .balance_transaction as Stripe.BalanceTransaction;
   t.equal(intlTxn.status, 'available');
 });
+
+t.test("a charge's receipt_url is the twin's own receipt page", async (t) => {
+  const pi = await pay('pm_card_visa', 4_200);
+  const charge = await stripe.charges.retrieve(pi.latest_charge as string);
+  t.ok(charge.receipt_url?.startsWith(bt.twin.url), 'never pay.stripe.com');
+  const page = await fetch(charge.receipt_url!);
+  t.equal(page.status, 200, 'no key needed, as at Stripe');
+  const text = await page.text();
+  t.match(text, /\$42\.00/);
+  t.match(text, /visa ending in 4242/);
+  const declined = await pay('pm_card_chargeDeclined').catch((e) => e);
+  const failed = await stripe.charges.retrieve(declined.raw.charge as string);
+  t.equal(failed.receipt_url, null, 'a failed charge has no receipt');
+});

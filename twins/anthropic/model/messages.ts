@@ -35,7 +35,8 @@ export interface MessageRequest {
   asked: unknown;
 }
 
-export type OutputBlock = { type: 'text'; text: string; citations: null } | { type: 'tool_use'; id: string; name: string; input: unknown; caller?: unknown };
+/** Output blocks as the API sends them: a text block carries `citations` only when it has citations. */
+export type OutputBlock = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: unknown; caller?: unknown };
 
 export interface MessageObject {
   id: string;
@@ -43,10 +44,8 @@ export interface MessageObject {
   role: 'assistant';
   model: string;
   content: OutputBlock[];
-  container: null;
   stop_reason: 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use';
   stop_sequence: string | null;
-  stop_details: null;
   usage: {
     input_tokens: number;
     cache_creation_input_tokens: number;
@@ -118,6 +117,13 @@ export async function countTokens(req: Pick<MessageRequest, 'model' | 'system' |
   return { input_tokens: inputTokens(await encoder('o200k_base'), req) };
 }
 
+/** Names of the tools whose results the last message's `tool_result` blocks carry. */
+function answeredTools(messages: InputMessage[]): string[] {
+  const names = new Map(messages.flatMap((m) => m.content.flatMap((b) => (b.type === 'tool_use' ? [[b.id, b.name] as const] : []))));
+  const last = messages[messages.length - 1]!;
+  return last.content.flatMap((b) => (b.type === 'tool_result' && names.has(b.tool_use_id) ? [names.get(b.tool_use_id)!] : []));
+}
+
 export async function createMessage(ctx: TwinContext, req: MessageRequest): Promise<MessageOutcome> {
   const model = resolveModel(req.model);
   if (req.maxTokens > model.max_tokens) {
@@ -133,6 +139,8 @@ export async function createMessage(ctx: TwinContext, req: MessageRequest): Prom
     model: req.model,
     digest: digestOf({ endpoint: 'messages', asked: req.asked }),
     lastText: messageText(last),
+    conversation: [...(req.system ? [req.system] : []), ...req.messages.map(messageText)],
+    toolResults: answeredTools(req.messages),
     userTurn,
     tools: req.tools,
     toolChoice: req.toolChoice,
@@ -144,8 +152,6 @@ export async function createMessage(ctx: TwinContext, req: MessageRequest): Prom
     type: 'message' as const,
     role: 'assistant' as const,
     model: model.id,
-    container: null,
-    stop_details: null,
   };
   const usage = (output: number) => ({
     input_tokens: input,
@@ -188,7 +194,7 @@ export async function createMessage(ctx: TwinContext, req: MessageRequest): Prom
   }
   const output = cut.cut ? req.maxTokens : Math.max(1, enc.countTokens(text));
   return {
-    message: { ...base, content: [{ type: 'text', text, citations: null }], stop_reason: stopReason, stop_sequence: stopSequence, usage: usage(output) },
+    message: { ...base, content: [{ type: 'text', text }], stop_reason: stopReason, stop_sequence: stopSequence, usage: usage(output) },
     chunks,
   };
 }

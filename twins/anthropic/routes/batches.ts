@@ -4,7 +4,7 @@ import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { ownValue } from '../../../twin-runtime/safe-input.js';
 import { batchResults, cancelBatch, createBatch, deleteBatch, listBatches, retrieveBatch } from '../model/batches.js';
 import { invalid } from '../wire/errors.js';
-import { jsonBody, optArray, pageQuery } from '../wire/params.js';
+import { operationBody, optArray, pageQuery } from '../wire/params.js';
 
 const CUSTOM_ID = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -13,7 +13,7 @@ export const batchRoutes: TwinRoute[] = [
     method: 'POST',
     path: '/v1/messages/batches',
     handler(req, ctx) {
-      const raw = optArray(jsonBody(req), 'requests');
+      const raw = optArray(operationBody(req, 'POST /v1/messages/batches'), 'requests');
       if (raw === undefined) throw invalid('requests: Field required');
       const requests = raw.map((r, i) => {
         const customId = ownValue(r, 'custom_id');

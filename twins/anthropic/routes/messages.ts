@@ -6,7 +6,7 @@ import { ownValue } from '../../../twin-runtime/safe-input.js';
 import { SSE_HEADERS } from '../../../twin-runtime/llm/sse.js';
 import { countTokens, createMessage, type InputBlock, type InputMessage, type MessageRequest } from '../model/messages.js';
 import { invalid } from '../wire/errors.js';
-import { get, jsonBody, optArray, optNumber, reqInt, reqString, type Body } from '../wire/params.js';
+import { get, operationBody, optArray, optNumber, reqInt, reqString, type Body } from '../wire/params.js';
 import { messageStream } from '../wire/streams.js';
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,128}$/;
@@ -115,7 +115,7 @@ export const messageRoutes: TwinRoute[] = [
     method: 'POST',
     path: '/v1/messages',
     async handler(req, ctx) {
-      const body = jsonBody(req);
+      const body = operationBody(req, 'POST /v1/messages');
       const model = reqString(body, 'model');
       const maxTokens = reqInt(body, 'max_tokens', 1);
       const messages = readMessages(body);
@@ -144,7 +144,7 @@ export const messageRoutes: TwinRoute[] = [
     method: 'POST',
     path: '/v1/messages/count_tokens',
     async handler(req) {
-      const body = jsonBody(req);
+      const body = operationBody(req, 'POST /v1/messages/count_tokens');
       const { raw } = readTools(body);
       return {
         status: 200,

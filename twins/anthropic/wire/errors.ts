@@ -3,6 +3,7 @@
 // @anthropic-ai/sdk turns into BadRequestError, AuthenticationError, RateLimitError…
 
 import type { TwinResponse } from '../../../twin-runtime/contract.js';
+import { scriptedFailure } from '../../../twin-runtime/llm/scripted.js';
 
 export const ERROR_TYPES: Record<number, string> = {
   400: 'invalid_request_error',
@@ -46,7 +47,7 @@ export function invalid(message: string): AnthropicError {
 /** A scripted `{status, type?, message?}` as Anthropic would send it (429 with `retry-after`). */
 export function scriptedAnthropicError(e: { status: number; type?: string; message?: string }): AnthropicError {
   const type = e.type ?? ERROR_TYPES[e.status] ?? 'api_error';
-  return new AnthropicError(e.status, e.message ?? DEFAULT_MESSAGES[type] ?? 'Error', type, e.status === 429 ? { 'retry-after': '1' } : {});
+  return scriptedFailure(new AnthropicError(e.status, e.message ?? DEFAULT_MESSAGES[type] ?? 'Error', type, e.status === 429 ? { 'retry-after': '1' } : {}));
 }
 
 export function anthropicErrorResponse(e: AnthropicError, requestId?: string): TwinResponse {

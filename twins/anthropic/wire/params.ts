@@ -3,9 +3,32 @@
 
 import type { TwinRequest } from '../../../twin-runtime/contract.js';
 import { ownValue } from '../../../twin-runtime/safe-input.js';
+import sdkTypes from '../spec/sdk-types.json' with { type: 'json' };
 import { invalid } from './errors.js';
 
 export type Body = Record<string, unknown>;
+
+/** The JSON-body operations whose parameters `@anthropic-ai/sdk`'s request types declare (spec/sdk-types.json). */
+export type BodyOperation = keyof typeof sdkTypes.bodyParams;
+
+/**
+ * Sampling parameters the API reference documents and the API still accepts (refused only on
+ * Claude Opus 4.7 and later when not left at their defaults) that the SDK's types no longer declare.
+ */
+const DOCUMENTED_BEYOND_SDK: Partial<Record<BodyOperation, readonly string[]>> = { 'POST /v1/messages': ['temperature', 'top_k', 'top_p'] };
+
+const KNOWN = new Map<string, ReadonlySet<string>>(
+  Object.entries(sdkTypes.bodyParams).map(([op, names]) => [op, new Set([...names, ...(DOCUMENTED_BEYOND_SDK[op as BodyOperation] ?? [])])]),
+);
+
+/** The JSON body of an operation, a parameter it does not take refused as Anthropic refuses it (`x: Extra inputs are not permitted`). */
+export function operationBody(req: TwinRequest, operation: BodyOperation): Body {
+  const body = jsonBody(req);
+  const known = KNOWN.get(operation)!;
+  const extra = Object.keys(body).find((k) => !known.has(k));
+  if (extra !== undefined) throw invalid(`${extra}: Extra inputs are not permitted`);
+  return body;
+}
 
 export function jsonBody(req: TwinRequest): Body {
   if (req.rawBody.length === 0) throw invalid('Request body is empty; expected a JSON object.');

@@ -16,7 +16,7 @@ export function messageStream({ message, chunks }: MessageOutcome): string {
   });
   message.content.forEach((block, index) => {
     if (block.type === 'text') {
-      emit('content_block_start', { index, content_block: { type: 'text', text: '', citations: null } });
+      emit('content_block_start', { index, content_block: { type: 'text', text: '' } });
       if (index === 0) emit('ping', {});
       for (const text of textChunks({ text: block.text, chunks })) emit('content_block_delta', { index, delta: { type: 'text_delta', text } });
     } else {
@@ -28,7 +28,7 @@ export function messageStream({ message, chunks }: MessageOutcome): string {
     emit('content_block_stop', { index });
   });
   emit('message_delta', {
-    delta: { stop_reason: message.stop_reason, stop_sequence: message.stop_sequence, stop_details: null, container: null },
+    delta: { stop_reason: message.stop_reason, stop_sequence: message.stop_sequence },
     usage: { input_tokens: message.usage.input_tokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: message.usage.output_tokens },
   });
   emit('message_stop', {});

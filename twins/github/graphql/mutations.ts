@@ -4,7 +4,8 @@
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { type Json, getMembership, getUser, viewer } from '../model/accounts.js';
-import { childKey, openRepository } from '../model/repositories.js';
+import { childKey } from '../model/repositories.js';
+import { openRepository } from '../model/git.js';
 import { createComment, createIssue, getIssue, saveIssue, updateIssue, type IssuePatch } from '../model/issues.js';
 import { createPull, createReview, getPull, mergePull, requestReviewers, syncPullFromIssue, updatePull } from '../model/pulls.js';
 import { afterPush } from '../model/pushes.js';

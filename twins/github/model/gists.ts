@@ -163,7 +163,7 @@ export function presentGist(
       filename,
       type: filename.endsWith('.md') ? 'text/markdown' : 'text/plain',
       language: languageOf(filename),
-      raw_url: `${API}/gists/${gist.id}/raw/${revision.version}/${encodeURIComponent(filename)}`,
+      raw_url: `${API}/_twin-gists/${gist.id}/${revision.version}/${encodeURIComponent(filename)}`,
       size,
       ...(opts.full ? { truncated: size > INLINE_BYTES, content: size > INLINE_BYTES ? content.slice(0, INLINE_BYTES) : content } : {}),
     };

@@ -6,8 +6,9 @@ import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { API, WEB, nodeId, now } from './identity.js';
 import { type TreeEntry, commitBytes, objectName, parseCommit, parseTag, putRawObject, readObject, storeTree, treeEntries } from './git-objects.js';
 import { GitHubError, notFound, validationFailed } from '../wire/errors.js';
-import { type Json, getUser, simpleAccount } from './accounts.js';
-import { childKey, saveRepository } from './repositories.js';
+import { type Json, getUser, simpleAccount, viewer } from './accounts.js';
+import { childKey, createRepository, saveRepository, type RepositoryInput } from './repositories.js';
+import { createDefaultLabels } from './labels.js';
 import { branchProtectionSummary, refuseRefUpdate } from './protection.js';
 
 export type FileMap = Map<string, string>; // path → blob sha
@@ -519,7 +520,8 @@ export function contentShape(repo: Json, path: string, blob: Json, ref?: string)
     url: self,
     html_url: html,
     git_url: gitUrl,
-    download_url: `https://raw.githubusercontent.com/${repo.full_name}/${ref ?? repo.default_branch}/${encoded}`,
+    // github.com's own raw path (it redirects to raw.githubusercontent.com there); the twin serves it.
+    download_url: `${WEB}/${repo.full_name}/raw/${ref ?? repo.default_branch}/${encoded}`,
     type: 'file',
     _links: { self, git: gitUrl, html },
   };
@@ -592,4 +594,14 @@ export function commitFileChange(ctx: TwinContext, repo: Json, change: FileChang
 export function initialCommit(ctx: TwinContext, repo: Json, by: Json): Json {
   const readme = Buffer.from(`# ${repo.name}\n${repo.description ? `\n${repo.description}\n` : ''}`);
   return commitFileChange(ctx, repo, { path: 'README.md', content: readme, message: 'Initial commit', by }).commit;
+}
+
+/** A new repository as GitHub opens one: the record, the default labels, the first commit when `auto_init`. */
+export function openRepository(ctx: TwinContext, owner: Json, input: RepositoryInput): Json {
+  return ctx.store.transaction(() => {
+    const repo = createRepository(ctx, owner, input);
+    createDefaultLabels(ctx, repo);
+    if (input.auto_init) initialCommit(ctx, repo, viewer(ctx));
+    return ctx.store.get<Json>('repository', `${owner.login}/${repo.name}`.toLowerCase())!;
+  });
 }

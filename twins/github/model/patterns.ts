@@ -2,7 +2,7 @@
 // `*` within a segment, `**` across segments, `?` one character. Compiled with RE2 (linear time),
 // so a pattern from a workflow file or a ruleset cannot stall the twin, and kept per pattern.
 
-import { RE2JS } from 're2js';
+import { re2js, type RE2JS } from '../../../twin-runtime/re2.js';
 
 const compiled = new Map<string, RE2JS>();
 const MAX_CACHED = 512;
@@ -20,7 +20,8 @@ function compile(pattern: string): RE2JS {
     else if (c === '?') re += '.';
     else re += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
   }
-  return RE2JS.compile(`^${re}$`, RE2JS.DOTALL);
+  const RE2 = re2js();
+  return RE2.compile(`^${re}$`, RE2.DOTALL);
 }
 
 /** Whether `value` matches the glob `pattern` (a pattern past 1,024 characters matches nothing). */

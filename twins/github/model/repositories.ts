@@ -5,8 +5,6 @@ import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { API, WEB, nextId, nodeId, now } from './identity.js';
 import { GitHubError, RepositoryMoved, notFound, validationFailed } from '../wire/errors.js';
 import { type Json, getMembership, simpleAccount, viewer } from './accounts.js';
-import { initialCommit } from './git.js';
-import { createDefaultLabels } from './labels.js';
 
 export function repoKey(owner: string, name: string): string {
   return `${owner}/${name}`.toLowerCase();
@@ -126,16 +124,6 @@ function permissionsFor(ctx: TwinContext, owner: Json): Json {
   if (!admin && owner.type === 'Organization') admin = getMembership(ctx, owner.login, me.login)?.role === 'admin';
   const member = admin || (owner.type === 'Organization' && !!getMembership(ctx, owner.login, me.login));
   return { admin, maintain: admin, push: member, triage: member, pull: true };
-}
-
-/** A new repository as GitHub opens one: the record, the default labels, the first commit when `auto_init`. */
-export function openRepository(ctx: TwinContext, owner: Json, input: RepositoryInput): Json {
-  return ctx.store.transaction(() => {
-    const repo = createRepository(ctx, owner, input);
-    createDefaultLabels(ctx, repo);
-    if (input.auto_init) initialCommit(ctx, repo, viewer(ctx));
-    return ctx.store.get<Json>('repository', `${owner.login}/${repo.name}`.toLowerCase())!;
-  });
 }
 
 /** Create the repository record (the caller initialises git content when `auto_init`). */

@@ -98,7 +98,7 @@ export const gistRoutes: TwinRoute[] = [
     // A file's `raw_url` (gist.githubusercontent.com at GitHub): its bytes at one revision, to
     // anyone holding the URL (a secret gist's ids are its secret), as there.
     method: 'GET',
-    path: '/gists/{gist_id}/raw/{sha}/{filename}',
+    path: '/_twin-gists/{gist_id}/{sha}/{filename}',
     public: true,
     handler: (req, ctx) => {
       const content = rawFile(ctx, req.params.gist_id!, req.params.sha!, decodeURIComponent(req.params.filename!));

@@ -19,6 +19,7 @@ import {
   history,
   listRefs,
   mergeBase,
+  readBlob,
   readmeOf,
   resolveCommitish,
   restCommit,
@@ -29,13 +30,27 @@ import {
   type Signature,
 } from '../model/git.js';
 import { readObject } from '../model/git-objects.js';
+import { findRepository } from '../model/repositories.js';
 import { type TreeEdit, createBlob, createGitCommit, createTag, createTree, getTag, normalizeMode } from '../model/git-data.js';
 import { validRefName } from '../model/git-transfer.js';
 import { refuseRefUpdate } from '../model/protection.js';
 import { mergeIntoBranch } from '../model/merges.js';
 import { API, WEB } from '../model/identity.js';
 import { afterPush, ZERO } from '../model/pushes.js';
-import { jsonBody, optBool, optEnum, optString, optStringArray, page, queryString, repoOf, requiredString, routes, type Reply } from '../wire/http.js';
+import {
+  jsonBody,
+  mayReadRepository,
+  optBool,
+  optEnum,
+  optString,
+  optStringArray,
+  page,
+  queryString,
+  repoOf,
+  requiredString,
+  routes,
+  type Reply,
+} from '../wire/http.js';
 
 function signature(v: unknown, field: string): Signature | undefined {
   if (v === undefined) return undefined;
@@ -169,6 +184,27 @@ function readme(req: TwinRequest, ctx: TwinContext, dir: string): Reply {
   if (!found) throw notFound();
   return { body: { ...contentShape(repo, found.path, found.blob, ref), content: found.blob.content.replace(/(.{60})/g, '$1\n'), encoding: 'base64' } };
 }
+
+/**
+ * A file's bytes at a ref (`download_url`: github.com's `/{owner}/{repo}/raw/{ref}/{path}`): no key
+ * for a public repository, the twin key or an installation token for a private one.
+ */
+export const rawFileRoutes: TwinRoute[] = [
+  {
+    method: 'GET',
+    path: '/{owner}/{repo}/raw/{ref}/{+path}',
+    public: true,
+    handler: (req, ctx) => {
+      const missing = { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: '404: Not Found' };
+      const repo = findRepository(ctx, req.params.owner!, req.params.repo!);
+      if (!repo || !mayReadRepository(req, ctx, repo)) return missing;
+      const head = resolveCommitish(ctx, repo, req.params.ref!);
+      const sha = head ? commitFiles(ctx, repo, head).get(req.params.path!) : undefined;
+      if (!sha) return missing;
+      return { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: readBlob(ctx, repo, sha) };
+    },
+  },
+];
 
 export const gitRoutes: TwinRoute[] = [
   ...routes('GET', '/repos/{owner}/{repo}/branches', (req, ctx) => {

@@ -28,9 +28,21 @@ import {
 } from '../model/releases.js';
 import { archiveOf, type ArchiveFormat } from '../model/archives.js';
 import { getCommit, resolveCommitish } from '../model/git.js';
-import { jsonBody, numberParam, optBool, optEnum, optString, page, queryString, repoOf, reply, requiredString, routes, bearer } from '../wire/http.js';
+import {
+  jsonBody,
+  numberParam,
+  optBool,
+  optEnum,
+  optString,
+  page,
+  queryString,
+  repoOf,
+  reply,
+  requiredString,
+  routes,
+  mayReadRepository,
+} from '../wire/http.js';
 import { checkSignature, signedUrl } from '../wire/signed-urls.js';
-import { installationOfToken } from '../model/apps.js';
 
 function releaseInput(b: Json): ReleaseInput {
   return {
@@ -82,12 +94,6 @@ const upload: TwinRoute['handler'] = reply((req, ctx) => {
 });
 
 /** The twin key, an installation token, or nothing (a public repository's downloads need no credentials). */
-function mayRead(req: TwinRequest, ctx: TwinContext, repo: Json): boolean {
-  if (!repo.private) return true;
-  const key = bearer(req);
-  return key === ctx.apiKey || (!!key && !!installationOfToken(ctx, key));
-}
-
 export const releaseRoutes: TwinRoute[] = [
   ...routes('GET', '/repos/{owner}/{repo}/releases', (req, ctx) => {
     const repo = repoOf(req, ctx);
@@ -188,7 +194,7 @@ export const releaseDownloadRoutes: TwinRoute[] = [
     public: true,
     handler: (req, ctx) => {
       const repo = findRepository(ctx, req.params.owner!, req.params.repo!);
-      if (!repo || !mayRead(req, ctx, repo)) return { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'Not Found' };
+      if (!repo || !mayReadRepository(req, ctx, repo)) return { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'Not Found' };
       const asset = assetByDownloadPath(ctx, repo, req.params.tag!, req.params.name!);
       if (!asset) return { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'Not Found' };
       return fileAnswer(downloadAsset(ctx, repo, asset), asset.name, asset.content_type);

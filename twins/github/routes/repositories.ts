@@ -3,16 +3,8 @@
 import type { TwinContext, TwinRequest, TwinRoute } from '../../../twin-runtime/contract.js';
 import { GitHubError } from '../wire/errors.js';
 import { type Json, getMembership, requireOrg, requireUser, viewer } from '../model/accounts.js';
-import {
-  deleteRepository,
-  openRepository,
-  replaceTopics,
-  repositoriesOfViewer,
-  repositoriesOwnedBy,
-  updateRepository,
-  type RepositoryInput,
-} from '../model/repositories.js';
-import { branchHead } from '../model/git.js';
+import { deleteRepository, replaceTopics, repositoriesOfViewer, repositoriesOwnedBy, updateRepository, type RepositoryInput } from '../model/repositories.js';
+import { branchHead, openRepository } from '../model/git.js';
 import { listCollaborators } from '../model/collaborators.js';
 import { jsonBody, optBool, optEnum, optString, optStringArray, page, queryString, repoOf, reply, requiredString, routes } from '../wire/http.js';
 import { languagesOf } from '../model/languages.js';

@@ -186,6 +186,13 @@ export function bearer(req: TwinRequest): string | undefined {
   return presentedKey(req) || undefined;
 }
 
+/** Whether a request outside the API (a download, a raw file) may read `repo`: public, or the twin key or an installation token. */
+export function mayReadRepository(req: TwinRequest, ctx: TwinContext, repo: Json): boolean {
+  if (!repo.private) return true;
+  const key = presentedKey(req);
+  return key === ctx.apiKey || (!!key && !!installationOfToken(ctx, key));
+}
+
 /**
  * The twin key or a valid installation token (`ghs_…`) passes; an app JWT passes on the app's own
  * routes (`/app…`, `…/installation`); anything else is a 401, counted against the unauthenticated

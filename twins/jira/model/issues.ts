@@ -6,17 +6,52 @@
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { fieldError, issueNotFound, JiraError } from '../wire/errors.js';
 import { evaluate, parseJql, type Jql, type JqlSubject } from './jql.js';
-import { jiraTime, PRIORITIES, type Comment, type Issue, type IssueType, type Project, type Status, type User } from './records.js';
+import {
+  jiraTime,
+  PRIORITIES,
+  type Changelog,
+  type Comment,
+  type Component,
+  type Issue,
+  type IssueLink,
+  type Watcher,
+  type Worklog,
+  type IssueType,
+  type Project,
+  type RemoteLink,
+  type Status,
+  type User,
+  type Version,
+} from './records.js';
 import { userView, issueView } from './views.js';
+import { autowatches } from './preferences.js';
 import { emitEvent } from './webhooks.js';
 import { STATUSES, viewer } from './workspace.js';
 
+/** A project by id or by its key exactly as Jira keeps it (uppercase: `demo` names no project). */
 export function findProject(ctx: TwinContext, idOrKey: string): Project | undefined {
-  return ctx.store.get<Project>('project', idOrKey) ?? ctx.store.list<Project>('project').find((p) => p.key.toUpperCase() === idOrKey.toUpperCase());
+  const p = findAnyProject(ctx, idOrKey);
+  return p && !p.deleted ? p : undefined;
+}
+
+/** A project whether live or in the recycle bin (restoring one, keys that stay taken). */
+export function findAnyProject(ctx: TwinContext, idOrKey: string): Project | undefined {
+  return ctx.store.get<Project>('project', idOrKey) ?? ctx.store.list<Project>('project').find((p) => p.key === idOrKey);
+}
+
+/** The projects not in the recycle bin. */
+export function liveProjects(ctx: TwinContext): Project[] {
+  return ctx.store.list<Project>('project').filter((p) => !p.deleted);
+}
+
+/** Issues of a project in the recycle bin are out of reach until it is restored. */
+export function isLive(ctx: TwinContext, issue: Issue): boolean {
+  return !ctx.store.get<Project>('project', issue.projectId)?.deleted;
 }
 
 export function findIssue(ctx: TwinContext, idOrKey: string): Issue | undefined {
-  return ctx.store.get<Issue>('issue', idOrKey) ?? ctx.store.list<Issue>('issue').find((i) => i.key.toUpperCase() === idOrKey.toUpperCase());
+  const issue = ctx.store.get<Issue>('issue', idOrKey) ?? ctx.store.list<Issue>('issue').find((i) => i.key.toUpperCase() === idOrKey.toUpperCase());
+  return issue && isLive(ctx, issue) ? issue : undefined;
 }
 
 export function requireIssue(ctx: TwinContext, idOrKey: string): Issue {
@@ -79,6 +114,26 @@ function labelsOf(value: unknown): string[] {
   return [...new Set(value as string[])];
 }
 
+/** Component or version references of an issue field (`[{id}]` or `[{name}]`), all of the issue's project. */
+function releaseRefs(ctx: TwinContext, field: string, kind: 'component' | 'version', projectId: string, value: unknown): string[] {
+  if (value === null) return [];
+  if (!Array.isArray(value)) throw fieldError(field, `${field} must be a list.`);
+  const known = ctx.store.list<Component | Version>(kind).filter((x) => x.projectId === projectId);
+  const ids = value.map((ref) => {
+    const r = (ref ?? {}) as { id?: unknown; name?: unknown };
+    const found = known.find((x) => x.id === String(r.id ?? '') || (typeof r.name === 'string' && x.name === r.name));
+    if (!found) throw fieldError(field, `${kind === 'component' ? 'Component' : 'Version'} ${String(r.name ?? r.id)} is not valid.`);
+    return found.id;
+  });
+  return [...new Set(ids)];
+}
+
+const RELEASE_FIELDS = {
+  components: { slot: 'componentIds', kind: 'component' },
+  fixVersions: { slot: 'fixVersionIds', kind: 'version' },
+  versions: { slot: 'versionIds', kind: 'version' },
+} as const;
+
 function parentOf(ctx: TwinContext, project: Project, value: unknown, type: IssueType): string {
   const ref = (value ?? {}) as { key?: unknown; id?: unknown };
   const key = typeof ref.key === 'string' ? ref.key : typeof ref.id === 'string' ? ref.id : '';
@@ -123,29 +178,42 @@ export function createIssue(ctx: TwinContext, fields: Fields): Issue {
     priorityId: fields.priority === undefined ? '3' : priorityOf(fields.priority),
     parentId: fields.parent ? parentOf(ctx, project, fields.parent, type) : null,
     duedate: typeof fields.duedate === 'string' ? fields.duedate : null,
+    componentIds: fields.components === undefined ? [] : releaseRefs(ctx, 'components', 'component', project.id, fields.components),
+    fixVersionIds: fields.fixVersions === undefined ? [] : releaseRefs(ctx, 'fixVersions', 'version', project.id, fields.fixVersions),
+    versionIds: fields.versions === undefined ? [] : releaseRefs(ctx, 'versions', 'version', project.id, fields.versions),
     created: now,
     updated: now,
     statuscategorychangedate: now,
     resolutiondate: null,
   };
   ctx.store.put('issue', issue.id, issue);
+  // Jira's default preference: you watch the issues you create (unless you turned autowatch off).
+  if (autowatches(ctx, me.accountId)) ctx.store.put('watcher', `${issue.id}:${me.accountId}`, { issueId: issue.id, accountId: me.accountId });
   event(ctx, 'jira:issue_created', issue, { issue_event_type_name: 'issue_created' });
   return issue;
 }
 
-type ChangeItem = { field: string; fieldtype: string; from: string | null; fromString: string | null; to: string | null; toString: string | null };
+type ChangeItem = Changelog['items'][number];
 
 function changed(ctx: TwinContext, issue: Issue, items: ChangeItem[]): void {
   if (items.length === 0) return;
   issue.updated = jiraTime(ctx);
   ctx.store.put('issue', issue.id, issue);
+  const entry: Changelog = {
+    id: String(10000 + ctx.ids.sequence('id:changelog')),
+    issueId: issue.id,
+    authorId: viewer(ctx).accountId,
+    created: issue.updated,
+    items,
+  };
+  ctx.store.put('changelog', entry.id, entry);
   event(ctx, 'jira:issue_updated', issue, {
     issue_event_type_name: items.some((i) => i.field === 'status')
       ? 'issue_generic'
       : items.some((i) => i.field === 'assignee')
         ? 'issue_assigned'
         : 'issue_updated',
-    changelog: { id: String(10000 + ctx.ids.sequence('id:changelog')), items },
+    changelog: { id: entry.id, items },
   });
 }
 
@@ -201,6 +269,16 @@ export function editIssue(ctx: TwinContext, idOrKey: string, fields: Fields, upd
         change('duedate', issue.duedate, (value as string | null) ?? null);
         issue.duedate = (value as string | null) ?? null;
         break;
+      case 'components':
+      case 'fixVersions':
+      case 'versions': {
+        const { slot, kind } = RELEASE_FIELDS[key];
+        const to = releaseRefs(ctx, key, kind, project.id, value);
+        const before = issue[slot] ?? [];
+        change(key, before.join(',') || null, to.join(',') || null);
+        issue[slot] = to;
+        break;
+      }
       default:
         throw fieldError(key, `Field '${key}' cannot be set. It is not on the appropriate screen, or unknown.`);
     }
@@ -250,8 +328,20 @@ export function deleteIssue(ctx: TwinContext, idOrKey: string, deleteSubtasks: b
   const subtasks = ctx.store.list<Issue>('issue').filter((i) => i.parentId === issue.id);
   if (subtasks.length > 0 && !deleteSubtasks) throw new JiraError(400, ['The issue has subtasks. Set deleteSubtasks to true to delete them with the issue.']);
   for (const s of subtasks) deleteIssue(ctx, s.id, true);
-  for (const c of ctx.store.list<Comment>('comment').filter((c) => c.issueId === issue.id)) ctx.store.delete('comment', c.id);
   event(ctx, 'jira:issue_deleted', issue, { issue_event_type_name: 'issue_deleted' });
+  purgeIssue(ctx, issue);
+}
+
+/** An issue and everything kept about it, gone (no event: its deletion or its project's says so). */
+export function purgeIssue(ctx: TwinContext, issue: Issue): void {
+  for (const c of ctx.store.list<Comment>('comment').filter((c) => c.issueId === issue.id)) ctx.store.delete('comment', c.id);
+  for (const c of ctx.store.list<Changelog>('changelog').filter((c) => c.issueId === issue.id)) ctx.store.delete('changelog', c.id);
+  for (const l of ctx.store.list<IssueLink>('issue_link').filter((l) => l.inwardIssueId === issue.id || l.outwardIssueId === issue.id))
+    ctx.store.delete('issue_link', l.id);
+  for (const r of ctx.store.list<RemoteLink>('remote_link').filter((r) => r.issueId === issue.id)) ctx.store.delete('remote_link', r.id);
+  for (const w of ctx.store.list<Worklog>('worklog').filter((w) => w.issueId === issue.id)) ctx.store.delete('worklog', w.id);
+  for (const v of ctx.store.list<Watcher>('vote').filter((v) => v.issueId === issue.id)) ctx.store.delete('vote', `${v.issueId}:${v.accountId}`);
+  for (const w of ctx.store.list<Watcher>('watcher').filter((w) => w.issueId === issue.id)) ctx.store.delete('watcher', `${w.issueId}:${w.accountId}`);
   ctx.store.delete('issue', issue.id);
 }
 
@@ -273,6 +363,11 @@ export function subject(ctx: TwinContext, issue: Issue): JqlSubject {
       .filter((c) => c.issueId === issue.id)
       .map((c) => adfText(c.body));
   const categoryName = { new: 'To Do', indeterminate: 'In Progress', done: 'Done' }[status.category];
+  const names = (kind: 'component' | 'version', ids: string[] = []) =>
+    ids.flatMap((id) => {
+      const x = ctx.store.get<Component | Version>(kind, id);
+      return x ? [x.name, x.id] : [];
+    });
   return {
     viewerAccountId: viewer(ctx).accountId,
     now: ctx.clock.nowMs(),
@@ -320,6 +415,12 @@ export function subject(ctx: TwinContext, issue: Issue): JqlSubject {
         case 'resolved':
         case 'resolutiondate':
           return { values: time(issue.resolutiondate), kind: 'date' };
+        case 'component':
+          return { values: names('component', issue.componentIds), kind: 'id' };
+        case 'fixversion':
+          return { values: names('version', issue.fixVersionIds), kind: 'id' };
+        case 'affectedversion':
+          return { values: names('version', issue.versionIds), kind: 'id' };
         case 'duedate':
         case 'due':
           return { values: issue.duedate ? [Date.parse(`${issue.duedate}T00:00:00Z`)] : [], kind: 'date' };
@@ -363,7 +464,7 @@ export function searchIssues(ctx: TwinContext, jqlText: string): Issue[] {
     if (!SORTABLE.has(o.field))
       throw new JiraError(400, [`Error in the JQL Query: Field '${o.field}' does not exist or you do not have permission to view it.`]);
   const order = jql.orderBy.length > 0 ? jql.orderBy : [{ field: 'created', direction: 'DESC' as const }];
-  const all = ctx.store.list<Issue>('issue');
+  const all = ctx.store.list<Issue>('issue').filter((i) => isLive(ctx, i));
   const hits = jql.where ? all.filter((i) => evaluate(jql.where!, subject(ctx, i))) : all;
   return hits
     .map((issue, n) => ({ issue, n }))

@@ -1,7 +1,8 @@
 // JQL, the common subset, parsed for real: clauses `field op value` with `=`, `!=`, `~`, `!~`,
 // `>`, `>=`, `<`, `<=`, `IN (…)`, `NOT IN (…)`, `IS [NOT] EMPTY|NULL`; `AND`, `OR`, `NOT`,
 // parentheses; `currentUser()`, `now()`, `startOfDay()` and relative dates (`-7d`, `-2w`, `4h`);
-// `ORDER BY field [ASC|DESC], …`. Errors answer as Jira does (400, "Error in the JQL Query: …").
+// `ORDER BY field [ASC|DESC], …`; bare words as free text (`login` is `text ~ "login"`). Errors
+// answer as Jira does (400, "Error in the JQL Query: …").
 
 import { JiraError } from '../wire/errors.js';
 
@@ -145,6 +146,7 @@ class Parser {
     const f = this.peek();
     if (!f || (f.kind !== 'word' && f.kind !== 'string')) this.expect('a field name');
     this.i++;
+    if (this.atClauseEnd()) return this.freeText(f);
     const field = f.text.toLowerCase();
     const t = this.peek();
     let op: string;
@@ -177,6 +179,36 @@ class Parser {
       return { kind: 'clause', field, op, values };
     }
     return { kind: 'clause', field, op, values: [this.operand()] };
+  }
+
+  /** Nothing after a term but the end, `AND`, `OR`, `)`, `ORDER BY` or another bare word: the term is free text. */
+  private atClauseEnd(): boolean {
+    const t = this.peek();
+    if (!t) return true;
+    if (t.kind === 'punct') return t.text === ')';
+    if (t.kind === 'op') return false;
+    if (t.kind === 'string') return true;
+    const w = t.text.toUpperCase();
+    if (w === 'AND' || w === 'OR' || (w === 'ORDER' && this.isWord(this.peek(1), 'BY'))) return true;
+    return w !== 'IN' && w !== 'NOT' && w !== 'IS';
+  }
+
+  /**
+   * Bare words (`login page`, `"safari crash"`) search the text of issues as Jira's free-text
+   * search does: `text ~ "login page"`.
+   */
+  private freeText(first: Token): Expr {
+    const words = [first.text];
+    while (this.peek() && (this.peek()!.kind === 'string' || this.peek()!.kind === 'word') && !this.isKeyword(this.peek()!)) {
+      words.push(this.tokens[this.i++]!.text);
+    }
+    return { kind: 'clause', field: 'text', op: '~', values: [{ kind: 'value', text: words.join(' '), quoted: true }] };
+  }
+
+  private isKeyword(t: Token): boolean {
+    if (t.kind !== 'word') return false;
+    const w = t.text.toUpperCase();
+    return w === 'AND' || w === 'OR' || w === 'NOT' || w === 'IN' || w === 'IS' || (w === 'ORDER' && this.isWord(this.peek(1), 'BY'));
   }
 
   private operand(): Operand {

@@ -3,7 +3,20 @@
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 
-export const RESOURCES = ['site', 'user', 'project', 'issue_type', 'status', 'issue', 'comment', 'webhook'] as const;
+export const RESOURCES = [
+  'site',
+  'user',
+  'project',
+  'issue_type',
+  'status',
+  'issue',
+  'comment',
+  'changelog',
+  'watcher',
+  'vote',
+  'issue_link',
+  'webhook',
+] as const;
 
 export interface User {
   accountId: string;
@@ -23,6 +36,8 @@ export interface Project {
   leadAccountId: string;
   projectTypeKey: string;
   issueTypeIds: string[];
+  /** In the recycle bin since (Jira's `deletedDate`), by whom; its key stays taken and it can be restored. */
+  deleted?: { at: string; byAccountId: string };
 }
 
 export interface IssueType {
@@ -64,6 +79,53 @@ export interface Issue {
   updated: string;
   statuscategorychangedate: string;
   resolutiondate: string | null;
+  /** Absent on issues stored before components and versions were modelled: none. */
+  componentIds?: string[];
+  fixVersionIds?: string[];
+  versionIds?: string[];
+}
+
+/** A link from an issue to something outside Jira (a pull request, a document). */
+export interface RemoteLink {
+  id: string;
+  issueId: string;
+  globalId: string | null;
+  relationship: string | null;
+  application: Record<string, unknown> | null;
+  object: Record<string, unknown>;
+}
+
+/** A saved JQL search. */
+export interface Filter {
+  id: string;
+  name: string;
+  description: string;
+  jql: string;
+  ownerAccountId: string;
+  /** Who has it among their favourites (its owner, when created as a favourite). */
+  favouriteOf: string[];
+}
+
+/** A part of a project issues can be filed against. */
+export interface Component {
+  id: string;
+  projectId: string;
+  name: string;
+  description: string;
+  leadAccountId: string | null;
+  assigneeType: 'PROJECT_DEFAULT' | 'COMPONENT_LEAD' | 'PROJECT_LEAD' | 'UNASSIGNED';
+}
+
+/** A release of a project (issues fixed in it, issues it affects). */
+export interface Version {
+  id: string;
+  projectId: string;
+  name: string;
+  description: string;
+  released: boolean;
+  archived: boolean;
+  releaseDate: string | null;
+  startDate: string | null;
 }
 
 export interface Comment {
@@ -73,6 +135,54 @@ export interface Comment {
   body: Record<string, unknown>;
   created: string;
   updated: string;
+}
+
+/** One change to an issue's fields (what `GET /issue/{key}/changelog` lists, oldest first). */
+export interface Changelog {
+  id: string;
+  issueId: string;
+  authorId: string;
+  created: string;
+  items: { field: string; fieldtype: string; from: string | null; fromString: string | null; to: string | null; toString: string | null }[];
+}
+
+/**
+ * A link between two issues. As Jira's API has it, the `inward` issue is the subject of the type's
+ * outward phrase: `{type: Blocks, inward: A, outward: B}` reads "A blocks B".
+ */
+export interface IssueLink {
+  id: string;
+  typeId: string;
+  inwardIssueId: string;
+  outwardIssueId: string;
+}
+
+/** Time logged on an issue. */
+export interface Worklog {
+  id: string;
+  issueId: string;
+  authorId: string;
+  updateAuthorId: string;
+  /** ADF, or null. */
+  comment: Record<string, unknown> | null;
+  started: string;
+  timeSpentSeconds: number;
+  created: string;
+  updated: string;
+}
+
+/** Jira Cloud's default link types (every site starts with them). */
+export const LINK_TYPES = [
+  { id: '10000', name: 'Blocks', inward: 'is blocked by', outward: 'blocks' },
+  { id: '10001', name: 'Cloners', inward: 'is cloned by', outward: 'clones' },
+  { id: '10002', name: 'Duplicate', inward: 'is duplicated by', outward: 'duplicates' },
+  { id: '10003', name: 'Relates', inward: 'relates to', outward: 'relates to' },
+];
+
+/** A user watching an issue (keyed `<issueId>:<accountId>`); a vote is kept the same way. */
+export interface Watcher {
+  issueId: string;
+  accountId: string;
 }
 
 export interface Webhook {

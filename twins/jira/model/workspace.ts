@@ -67,3 +67,16 @@ export function ensureSite(ctx: TwinContext): void {
   for (const s of STATUSES) ctx.store.put('status', s.id, s);
   createProjectRecord(ctx, { key: 'DEMO', name: 'Demo project', description: "The twin's starting project", leadAccountId: viewer(ctx).accountId });
 }
+
+/** Why a project key cannot be used (its form, or a project that has it), or undefined. */
+export function projectKeyProblem(ctx: TwinContext, key: string): { kind: 'form' | 'taken'; project?: Project } | undefined {
+  if (!/^[A-Z][A-Z0-9]{1,9}$/.test(key)) return { kind: 'form' };
+  const project = ctx.store.list<Project>('project').find((p) => p.key === key);
+  return project ? { kind: 'taken', project } : undefined;
+}
+
+export const PROJECT_KEY_FORM = 'Project keys must start with an uppercase letter, followed by one or more uppercase alphanumeric characters.';
+
+export function projectNameTaken(ctx: TwinContext, name: string): boolean {
+  return ctx.store.list<Project>('project').some((p) => p.name.toLowerCase() === name.toLowerCase());
+}

@@ -2,11 +2,13 @@
 // search (the enhanced `/search/jql` with `nextPageToken`, and the offset `/search`).
 
 import type { TwinContext, TwinRequest, TwinResponse, TwinRoute } from '../../../twin-runtime/contract.js';
+import { NotSimulated } from '../../../twin-runtime/fidelity.js';
 import { JiraError } from '../wire/errors.js';
 import { boolParam, decodeToken, encodeToken, intParam, listParam, offsetPage, param } from '../wire/params.js';
 import { addComment, deleteComment, findComment, issueComments, updateComment } from '../model/comments.js';
-import { availableTransitions, createIssue, deleteIssue, editIssue, requireIssue, searchIssues, transitionIssue } from '../model/issues.js';
-import { commentView, issueView, statusView } from '../model/views.js';
+import { availableTransitions, createIssue, deleteIssue, editIssue, findIssue, requireIssue, searchIssues, transitionIssue } from '../model/issues.js';
+import { issueChangelog } from '../model/changelog.js';
+import { changelogView, commentView, issueView, statusView } from '../model/views.js';
 
 const json = (status: number, body: unknown): TwinResponse => ({ status, headers: { 'content-type': 'application/json;charset=UTF-8' }, body });
 const noContent = (): TwinResponse => ({ status: 204 });
@@ -62,7 +64,15 @@ export const issueRoutes: TwinRoute[] = [
   {
     method: 'GET',
     path: `${P}/issue/{issueIdOrKey}`,
-    handler: (req, ctx) => json(200, issueView(ctx, requireIssue(ctx, req.params.issueIdOrKey!), listParam(req, 'fields') ?? ['*all'])),
+    handler: (req, ctx) => {
+      const issue = requireIssue(ctx, req.params.issueIdOrKey!);
+      const view = issueView(ctx, issue, listParam(req, 'fields') ?? ['*all']);
+      if ((listParam(req, 'expand') ?? []).includes('changelog')) {
+        const history = issueChangelog(ctx, issue.id);
+        view.changelog = { startAt: 0, maxResults: history.length, total: history.length, histories: history.map((c) => changelogView(ctx, c)) };
+      }
+      return json(200, view);
+    },
   },
   {
     method: 'PUT',
@@ -152,6 +162,57 @@ export const issueRoutes: TwinRoute[] = [
       deleteComment(ctx, req.params.issueIdOrKey!, req.params.id!);
       return noContent();
     },
+  },
+  // Newer than the pinned spec; jira.js calls them (countIssues, searchForIssuesIds, bulkFetchIssues).
+  {
+    method: 'POST',
+    path: `${P}/search/approximate-count`,
+    handler: (req, ctx) => json(200, { count: searchIssues(ctx, String(param(req, 'jql') ?? '')).length }),
+  },
+  {
+    method: 'POST',
+    path: `${P}/search/id`,
+    handler(req, ctx) {
+      const hits = searchIssues(ctx, String(param(req, 'jql') ?? ''));
+      const token = param(req, 'nextPageToken');
+      const start = typeof token === 'string' && token !== '' ? decodeToken(token) : 0;
+      const page = offsetPage(hits, start, intParam(req, 'maxResults', 1000, 10000) || 1000);
+      return json(200, {
+        issueIds: page.values.map((i) => Number(i.id)),
+        ...(page.isLast ? {} : { nextPageToken: encodeToken(start + page.values.length) }),
+      });
+    },
+  },
+  {
+    method: 'POST',
+    path: `${P}/issue/bulkfetch`,
+    handler(req, ctx) {
+      const wanted = req.body.issueIdsOrKeys;
+      if (!Array.isArray(wanted) || wanted.length === 0 || wanted.length > 100 || !wanted.every((x) => typeof x === 'string'))
+        throw new JiraError(400, [], { issueIdsOrKeys: 'Provide between 1 and 100 issue ids or keys.' });
+      const fields = listParam(req, 'fields') ?? ['*navigable'];
+      // Issues not found are left out, as Jira leaves out those the caller cannot see.
+      const issues = (wanted as string[]).map((k) => findIssue(ctx, k)).filter((i): i is NonNullable<typeof i> => !!i);
+      return json(200, { issues: issues.map((i) => issueView(ctx, i, fields)), issueErrors: [] });
+    },
+  },
+  ...(['PUT /issue/archive', 'POST /issue/archive', 'PUT /issue/unarchive'] as const).map(
+    (op): TwinRoute => ({
+      method: op.split(' ')[0] as 'PUT' | 'POST',
+      path: `${P}${op.split(' ')[1]}`,
+      handler: () => {
+        throw new NotSimulated(`${op.split(' ')[0]} ${P}${op.split(' ')[1]}`, 'Archiving issues is a Jira Premium feature the twin does not simulate.');
+      },
+      fidelity: 'unsupported',
+    }),
+  ),
+  {
+    method: 'GET',
+    path: `${P}/issue/limit/report`,
+    handler: () => {
+      throw new NotSimulated(`GET ${P}/issue/limit/report`, 'The twin keeps no per-issue limits (comments, attachments, links) to report on.');
+    },
+    fidelity: 'unsupported',
   },
   { method: 'GET', path: `${P}/search/jql`, handler: (req, ctx) => search(req, ctx, true) },
   { method: 'POST', path: `${P}/search/jql`, handler: (req, ctx) => search(req, ctx, true) },

@@ -3,17 +3,20 @@
 
 import type { TwinRequest, TwinResponse, TwinRoute } from '../../../twin-runtime/contract.js';
 import { JiraError } from '../wire/errors.js';
-import { intParam, offsetPage, param } from '../wire/params.js';
-import { findProject } from '../model/issues.js';
-import { PRIORITIES, type IssueType, type Project, type Status, type User, type Webhook } from '../model/records.js';
+import { intParam, listParam, offsetPage, param } from '../wire/params.js';
+import { findProject, liveProjects } from '../model/issues.js';
+import { trashedProjects } from '../model/projects.js';
+import { PRIORITIES, type IssueType, type Status, type User, type Webhook } from '../model/records.js';
 import { issueTypeView, projectView, statusView, userView } from '../model/views.js';
 import { createWebhook, webhookView } from '../model/webhooks.js';
-import { createProjectRecord, viewer } from '../model/workspace.js';
+import { locale } from '../model/preferences.js';
+import { createProjectRecord, PROJECT_KEY_FORM, projectKeyProblem, viewer } from '../model/workspace.js';
 
 const json = (status: number, body: unknown): TwinResponse => ({ status, headers: { 'content-type': 'application/json;charset=UTF-8' }, body });
 const P = '/rest/api/3';
 
-function userSearch(req: TwinRequest, users: User[]): User[] {
+/** Users whose name or email matches `query` (or `username`), or the one `accountId` names. */
+export function userSearch(req: TwinRequest, users: User[]): User[] {
   const q = String(param(req, 'query') ?? param(req, 'username') ?? '').toLowerCase();
   const accountId = param(req, 'accountId');
   return users.filter((u) =>
@@ -28,7 +31,7 @@ export const workspaceRoutes: TwinRoute[] = [
     method: 'GET',
     path: `${P}/myself`,
     handler: (_req, ctx) =>
-      json(200, { ...userView(ctx, viewer(ctx)), locale: 'en_US', groups: { size: 1, items: [] }, applicationRoles: { size: 1, items: [] } }),
+      json(200, { ...userView(ctx, viewer(ctx)), locale: locale(ctx), groups: { size: 1, items: [] }, applicationRoles: { size: 1, items: [] } }),
   },
   {
     method: 'GET',
@@ -73,7 +76,10 @@ export const workspaceRoutes: TwinRoute[] = [
     path: `${P}/project/search`,
     handler: (req, ctx) => {
       const q = String(param(req, 'query') ?? '').toLowerCase();
-      const all = ctx.store.list<Project>('project').filter((p) => q === '' || p.key.toLowerCase().includes(q) || p.name.toLowerCase().includes(q));
+      // `status=deleted` lists the recycle bin; the default (`live`) the others.
+      const status = listParam(req, 'status') ?? ['live'];
+      const pool = [...(status.includes('live') ? liveProjects(ctx) : []), ...(status.includes('deleted') ? trashedProjects(ctx) : [])];
+      const all = pool.filter((p) => q === '' || p.key.toLowerCase().includes(q) || p.name.toLowerCase().includes(q));
       const page = offsetPage(all, intParam(req, 'startAt', 0), intParam(req, 'maxResults', 50, 100) || 50);
       return json(200, {
         self: `${ctx.baseUrl}${P}/project/search`,
@@ -91,7 +97,7 @@ export const workspaceRoutes: TwinRoute[] = [
     handler: (_req, ctx) =>
       json(
         200,
-        ctx.store.list<Project>('project').map((p) => projectView(ctx, p)),
+        liveProjects(ctx).map((p) => projectView(ctx, p)),
       ),
   },
   {
@@ -109,12 +115,10 @@ export const workspaceRoutes: TwinRoute[] = [
     handler: (req, ctx) => {
       const key = String(req.body.key ?? '');
       const name = String(req.body.name ?? '');
-      if (!/^[A-Z][A-Z0-9]{1,9}$/.test(key))
-        throw new JiraError(400, [], {
-          projectKey: 'Project keys must start with an uppercase letter, followed by one or more uppercase alphanumeric characters.',
-        });
+      const problem = projectKeyProblem(ctx, key);
+      if (problem?.kind === 'form') throw new JiraError(400, [], { projectKey: PROJECT_KEY_FORM });
       if (name.trim() === '') throw new JiraError(400, [], { projectName: 'You must specify a valid project name.' });
-      if (findProject(ctx, key)) throw new JiraError(400, [], { projectKey: `Project '${findProject(ctx, key)!.name}' uses this project key.` });
+      if (problem?.kind === 'taken') throw new JiraError(400, [], { projectKey: `Project '${problem.project!.name}' uses this project key.` });
       const lead = typeof req.body.leadAccountId === 'string' && ctx.store.has('user', req.body.leadAccountId) ? req.body.leadAccountId : viewer(ctx).accountId;
       const p = createProjectRecord(ctx, { key, name, description: typeof req.body.description === 'string' ? req.body.description : '', leadAccountId: lead });
       return json(201, { self: `${ctx.baseUrl}${P}/project/${p.id}`, id: Number(p.id), key: p.key });

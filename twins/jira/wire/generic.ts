@@ -19,7 +19,7 @@ import { jiraTime, numericId } from '../model/records.js';
 import { JiraError, issueNotFound } from './errors.js';
 
 /** Resources whose records the hand-written model keeps in its own shape (model/records.ts). */
-const MODEL_RESOURCES = new Set(['issue', 'project', 'user', 'users', 'myself', 'status', 'issuetype', 'priority', 'comment', 'search']);
+const MODEL_RESOURCES = new Set(['issue', 'project', 'user', 'users', 'myself', 'status', 'issuetype', 'priority', 'comment', 'search', 'issue.worklog']);
 
 /**
  * What Jira computes or changes in the model's records, which a stored record would only pretend:
@@ -69,7 +69,7 @@ const SITE_DEFAULTS = new Set([
 /** Path parameters naming a record of the model; `checkReferences` answers Jira's 404 for a missing one. */
 const ISSUE_PARAMS = new Set(['issueIdOrKey', 'issueId', 'issueKey']);
 const PROJECT_PARAMS = new Set(['projectIdOrKey', 'projectKeyOrId', 'projectId', 'projectKey']);
-const MODEL_PARAMS = new Set([...ISSUE_PARAMS, ...PROJECT_PARAMS, 'issueTypeId', 'commentId']);
+const MODEL_PARAMS = new Set([...ISSUE_PARAMS, ...PROJECT_PARAMS, 'issueTypeId', 'commentId', 'worklogId']);
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -143,6 +143,7 @@ export const jiraGenericAdapter: GenericAdapter = {
       if (PROJECT_PARAMS.has(param) && !findProject(ctx, value)) throw new JiraError(404, [`No project could be found with key '${value}'.`]);
       if (param === 'issueTypeId' && !ctx.store.get('issue_type', value)) throw new JiraError(404, [`Issue type with ID '${value}' does not exist.`]);
       if (param === 'commentId' && !ctx.store.get('comment', value)) throw new JiraError(404, [`Can not find a comment for id: ${value}.`]);
+      if (param === 'worklogId' && !ctx.store.get('worklog', value)) throw new JiraError(404, [`Cannot find worklog with id: '${value}'.`]);
     }
   },
 

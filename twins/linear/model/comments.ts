@@ -68,3 +68,25 @@ export function deleteComment(ctx: TwinContext, actor: User, id: string): void {
   ctx.store.delete('comment', id);
   notify(ctx, comment, 'remove', actor);
 }
+
+/** A comment thread resolved (optionally by one of its replies) or reopened. */
+export function resolveComment(ctx: TwinContext, actor: User, id: string, resolved: boolean, resolvingCommentId?: string): Comment {
+  const comment = ctx.store.get<Comment>('comment', id);
+  if (!comment) throw notFound('Comment');
+  if (comment.parentId) throw invalidInput('Only the first comment of a thread can be resolved');
+  if (resolvingCommentId) {
+    const by = ctx.store.get<Comment>('comment', resolvingCommentId);
+    if (!by || by.parentId !== comment.id) throw notFound('Comment');
+  }
+  const now = ctx.clock.now().toISOString();
+  const next: Comment = {
+    ...comment,
+    resolvedAt: resolved ? now : null,
+    resolvingUserId: resolved ? actor.id : null,
+    resolvingCommentId: resolved ? (resolvingCommentId ?? null) : null,
+    updatedAt: now,
+  };
+  ctx.store.put('comment', comment.id, next);
+  notify(ctx, next, 'update', actor, { resolvedAt: comment.resolvedAt ?? null, updatedAt: comment.updatedAt });
+  return next;
+}

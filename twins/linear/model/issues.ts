@@ -33,7 +33,7 @@ export interface IssueInput {
 export function teamStates(ctx: TwinContext, teamId: string): WorkflowState[] {
   return ctx.store
     .list<WorkflowState>('workflow_state')
-    .filter((s) => s.teamId === teamId)
+    .filter((s) => s.teamId === teamId && !s.archivedAt)
     .sort((a, b) => a.position - b.position);
 }
 
@@ -77,7 +77,7 @@ function check(ctx: TwinContext, issue: Issue, input: IssueInput): void {
   }
   if (input.stateId) {
     const state = ctx.store.get<WorkflowState>('workflow_state', input.stateId);
-    if (!state) throw notFound('WorkflowState');
+    if (!state || state.archivedAt) throw notFound('WorkflowState');
     if (state.teamId !== issue.teamId) throw invalidInput("Workflow state does not belong to the issue's team");
   }
   if (input.assigneeId && !ctx.store.has('user', input.assigneeId)) throw notFound('User');

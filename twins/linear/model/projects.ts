@@ -149,3 +149,52 @@ export function completeDueCycles(ctx: TwinContext, to: Date): void {
     emitWebhook(ctx, { type: 'Cycle', action: 'update', data: { ...cycle }, url: '', teamIds: [cycle.teamId], updatedFrom: { completedAt: null } });
   }
 }
+
+/** A project archived (or, deleting it, trashed too) or brought back, as issues are. */
+export function archiveProject(ctx: TwinContext, actor: User, id: string, how: 'archive' | 'trash' | 'restore'): Project {
+  const p = ctx.store.get<Project>('project', id);
+  if (!p) throw notFound('Project');
+  const now = ctx.clock.now().toISOString();
+  const next: Project = { ...p, archivedAt: how === 'restore' ? null : now, updatedAt: now };
+  if (how === 'trash') next.trashed = true;
+  else if (how === 'restore') delete next.trashed;
+  ctx.store.put('project', p.id, next);
+  emitWebhook(ctx, {
+    type: 'Project',
+    action: how === 'restore' ? 'update' : 'remove',
+    data: { ...next },
+    url: projectUrl(ctx, next),
+    teamIds: next.teamIds,
+    actor,
+  });
+  return next;
+}
+
+export function updateCycle(
+  ctx: TwinContext,
+  actor: User,
+  id: string,
+  input: { name?: string | null; description?: string | null; startsAt?: string | null; endsAt?: string | null; completedAt?: string | null },
+): Cycle {
+  const c = ctx.store.get<Cycle>('cycle', id);
+  if (!c) throw notFound('Cycle');
+  const date = (v: string | null | undefined, current: string) => {
+    if (v === undefined || v === null) return current;
+    const ms = Date.parse(v);
+    if (!Number.isFinite(ms)) throw invalidInput('startsAt and endsAt must be dates');
+    return new Date(ms).toISOString();
+  };
+  const next: Cycle = {
+    ...c,
+    name: input.name === undefined ? c.name : input.name,
+    description: input.description === undefined ? c.description : input.description,
+    startsAt: date(input.startsAt, c.startsAt),
+    endsAt: date(input.endsAt, c.endsAt),
+    completedAt: input.completedAt === undefined ? c.completedAt : input.completedAt === null ? null : date(input.completedAt, c.endsAt),
+    updatedAt: ctx.clock.now().toISOString(),
+  };
+  if (Date.parse(next.endsAt) <= Date.parse(next.startsAt)) throw invalidInput('endsAt must be after startsAt');
+  ctx.store.put('cycle', c.id, next);
+  emitWebhook(ctx, { type: 'Cycle', action: 'update', data: { ...next }, url: '', teamIds: [next.teamId], actor });
+  return next;
+}

@@ -4,7 +4,20 @@
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 
-export const RESOURCES = ['organization', 'user', 'team', 'workflow_state', 'issue_label', 'issue', 'comment', 'project', 'cycle', 'webhook'] as const;
+export const RESOURCES = [
+  'organization',
+  'user',
+  'team',
+  'workflow_state',
+  'issue_label',
+  'issue',
+  'comment',
+  'attachment',
+  'issue_relation',
+  'project',
+  'cycle',
+  'webhook',
+] as const;
 
 interface Entity {
   id: string;
@@ -87,6 +100,10 @@ export interface Comment extends Entity {
   userId: string | null;
   parentId: string | null;
   editedAt: string | null;
+  /** Set when its thread is resolved (absent on comments stored before resolution was modelled). */
+  resolvedAt?: string | null;
+  resolvingUserId?: string | null;
+  resolvingCommentId?: string | null;
 }
 
 export interface Project extends Entity {
@@ -126,6 +143,26 @@ export interface Webhook extends Entity {
   teamId: string | null;
   allPublicTeams: boolean;
   creatorId: string | null;
+}
+
+/** Two issues related: `issue` blocks, duplicates, relates to or is similar to `relatedIssue`. */
+export interface IssueRelation extends Entity {
+  type: 'blocks' | 'duplicate' | 'related' | 'similar';
+  issueId: string;
+  relatedIssueId: string;
+}
+
+/** A link on an issue (a PR, a support ticket, any URL); one per URL and issue. */
+export interface Attachment extends Entity {
+  issueId: string;
+  creatorId: string | null;
+  title: string;
+  subtitle: string | null;
+  url: string;
+  metadata: Record<string, unknown>;
+  iconUrl: string | null;
+  groupBySource: boolean;
+  sourceType: string | null;
 }
 
 /** A v4-shaped UUID from the twin's deterministic id source. */

@@ -3,12 +3,16 @@
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { LinearGraphQL } from '../wire/graphql.js';
 import { mergeModels } from '../wire/types.js';
+import { attachmentModels } from './attachments.js';
 import { commentModels } from './comments.js';
 import { issueModels } from './issues.js';
 import { projectModels } from './projects.js';
+import { relationModels } from './relations.js';
 import { webhookModels } from './webhooks.js';
 import { workspaceModels } from './workspace.js';
 
-export const linearGraphQL = new LinearGraphQL(mergeModels(workspaceModels, issueModels, commentModels, projectModels, webhookModels));
+export const linearGraphQL = new LinearGraphQL(
+  mergeModels(workspaceModels, issueModels, commentModels, attachmentModels, relationModels, projectModels, webhookModels),
+);
 
 export const routes: TwinRoute[] = [{ method: 'POST', path: '/graphql', handler: (req, ctx) => linearGraphQL.run(req, ctx) }];

@@ -6,7 +6,7 @@ import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { notFound } from '../wire/errors.js';
 import type { Rec, TypeModel, TypeModels } from '../wire/types.js';
 import { archiveIssue, createIssue, deleteIssue, findIssue, issueUrl, PRIORITY_LABELS, requireIssue, updateIssue, type IssueInput } from '../model/issues.js';
-import { createLabel } from '../model/labels.js';
+import { createLabel, deleteLabel, updateLabel } from '../model/labels.js';
 import type { Issue } from '../model/records.js';
 import { actor, all, byId, input, payload, related, str } from './common.js';
 
@@ -49,9 +49,12 @@ const issueModel: TypeModel = {
   },
 };
 
-/** Linear's full-text search over identifiers, titles and descriptions (case-insensitive words). */
-function searchMatches(i: Rec, term: string): boolean {
-  const hay = `${String(i.identifier)} ${String(i.title)} ${String(i.description ?? '')}`.toLowerCase();
+/**
+ * Linear's full-text search over identifiers, titles and descriptions (case-insensitive words),
+ * and comment bodies when `includeComments` asks.
+ */
+function searchMatches(i: Rec, term: string, comments: Rec[] = []): boolean {
+  const hay = [i.identifier, i.title, i.description ?? '', ...comments.map((c) => c.body)].map(String).join(' ').toLowerCase();
   return term
     .toLowerCase()
     .split(/\s+/)
@@ -64,10 +67,32 @@ export const issueModels: TypeModels = {
     computed: {
       issue: (_r, a, ctx) => requireIssue(ctx, str(a, 'id')),
       issueLabel: (_r, a, ctx) => byId(ctx, 'issue_label', 'IssueLabel', str(a, 'id')),
+      // The issue a branch is for: its own branch name, else an identifier (`eng-12`) in the name.
+      issueVcsBranchSearch: (_r, a, ctx) => {
+        const name = str(a, 'branchName').toLowerCase();
+        const issues = all(ctx, 'issue').filter((i) => !i.trashed);
+        const exact = issues.find((i) => branchName(ctx, issue(i)).toLowerCase() === name);
+        if (exact) return exact;
+        const m = /([a-z][a-z0-9]*-\d+)/i.exec(name);
+        return (m && issues.find((i) => String(i.identifier).toLowerCase() === m[1]!.toLowerCase())) || null;
+      },
     },
     many: {
       issues: (_r, ctx) => all(ctx, 'issue').filter((i) => !i.trashed),
-      searchIssues: (_r, ctx, a) => all(ctx, 'issue').filter((i) => !i.trashed && searchMatches(i, str(a, 'term'))),
+      searchIssues: (_r, ctx, a) => {
+        const comments = a.includeComments === true ? all(ctx, 'comment') : [];
+        const teamId = str(a, 'teamId');
+        return all(ctx, 'issue').filter(
+          (i) =>
+            !i.trashed &&
+            (teamId === '' || i.teamId === teamId) &&
+            searchMatches(
+              i,
+              str(a, 'term'),
+              comments.filter((c) => c.issueId === i.id),
+            ),
+        );
+      },
       issueSearch: (_r, ctx, a) => all(ctx, 'issue').filter((i) => !i.trashed && (typeof a.query !== 'string' || searchMatches(i, a.query))),
       issueLabels: (_r, ctx) => all(ctx, 'issue_label'),
     },
@@ -86,6 +111,11 @@ export const issueModels: TypeModels = {
         return payload(ctx, { issue: updateIssue(ctx, actor(ctx), found.id, { removedLabelIds: [str(a, 'labelId')] }) });
       },
       issueLabelCreate: (_r, a, ctx) => payload(ctx, { issueLabel: createLabel(ctx, actor(ctx), input(a)) }),
+      issueLabelUpdate: (_r, a, ctx) => payload(ctx, { issueLabel: updateLabel(ctx, actor(ctx), str(a, 'id'), input(a)) }),
+      issueLabelDelete: (_r, a, ctx) => {
+        deleteLabel(ctx, actor(ctx), str(a, 'id'));
+        return payload(ctx, { entityId: str(a, 'id') });
+      },
     },
   },
   Issue: issueModel,

@@ -1,11 +1,13 @@
 // Organization, users, teams and workflow states: the `viewer`, `organization`, `users`/`user`,
-// `teams`/`team`, `workflowStates`/`workflowState` queries, `teamCreate`, and their relations.
+// `teams`/`team`, `workflowStates`/`workflowState` queries, `teamCreate`, `workflowStateCreate`/
+// `Update`/`Archive`, and their relations.
 
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { invalidInput, notFound } from '../wire/errors.js';
 import type { Rec, TypeModels } from '../wire/types.js';
 import { createTeamRecords, organization, viewer } from '../model/workspace.js';
 import { defaultState, teamStates } from '../model/issues.js';
+import { archiveState, createState, updateState, type StateInput } from '../model/states.js';
 import type { Cycle, Team, User } from '../model/records.js';
 import { actor, all, byId, input, payload, related, str } from './common.js';
 
@@ -40,6 +42,9 @@ export const workspaceModels: TypeModels = {
   },
   Mutation: {
     computed: {
+      workflowStateCreate: (_r, a, ctx) => payload(ctx, { workflowState: createState(ctx, input<StateInput>(a)) }),
+      workflowStateUpdate: (_r, a, ctx) => payload(ctx, { workflowState: updateState(ctx, str(a, 'id'), input<StateInput>(a)) }),
+      workflowStateArchive: (_r, a, ctx) => payload(ctx, { entity: archiveState(ctx, str(a, 'id')) }),
       teamCreate: (_r, a, ctx) => {
         const i = input<{ name?: string; key?: string; description?: string | null }>(a);
         if (!i.name || i.name.trim() === '') throw invalidInput('name should not be empty');

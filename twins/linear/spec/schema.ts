@@ -113,6 +113,10 @@ export function linearSdl(source = sdkDeclarations()): string {
   for (const d of decls.values()) for (const i of d.implements) interfaces.add(i);
   const objects = [...decls.values()].filter((d) => d.typename || interfaces.has(d.name));
   const argsTypes = new Set<string>();
+  // graphql-codegen names a field's argument type in pascal case, acronyms included:
+  // `Query.attachmentsForURL` → `QueryAttachmentsForUrlArgs`; matched without case.
+  const argsByLowerName = new Map<string, Decl>();
+  for (const d of decls.values()) if (d.name.endsWith('Args')) argsByLowerName.set(d.name.toLowerCase(), d);
   const out: string[] = ['schema { query: Query mutation: Mutation }'];
   for (const s of scalars) out.push(`scalar ${s}`);
   for (const [name, values] of enums) if (values.length > 0) out.push(`enum ${name} { ${values.join(' ')} }`);
@@ -123,10 +127,10 @@ export function linearSdl(source = sdkDeclarations()): string {
     const impl = d.implements.length ? ` implements ${d.implements.join(' & ')}` : '';
     const fields = d.fields.map((f) => {
       const argsName = `${d.name}${f.name[0]!.toUpperCase()}${f.name.slice(1)}Args`;
-      const args = decls.get(argsName);
+      const args = decls.get(argsName) ?? argsByLowerName.get(argsName.toLowerCase());
       let argText = '';
       if (args && args.fields.length > 0) {
-        argsTypes.add(argsName);
+        argsTypes.add(args.name);
         argText = `(${args.fields.map((a) => `${a.name}: ${sdlType(a.type, a.optional)}`).join(', ')})`;
       }
       return `  ${f.name}${argText}: ${sdlType(f.type, f.optional)}`;

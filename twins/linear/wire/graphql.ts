@@ -97,6 +97,17 @@ function emptyValue(type: GraphQLOutputType, source: Rec, schema: GraphQLSchema)
   }
 }
 
+/**
+ * A paged list type: Relay connections (`IssueConnection`) and search payloads
+ * (`IssueSearchPayload`: `nodes`, `edges`, `pageInfo`, `totalCount`) alike.
+ */
+function isPaged(type: GraphQLOutputType): boolean {
+  const named = getNamedType(type);
+  if (!isObjectType(named)) return false;
+  const fields = named.getFields();
+  return !!fields.nodes && !!fields.pageInfo;
+}
+
 function graphqlError(message: string, locations?: readonly unknown[]): Record<string, unknown> {
   return {
     message,
@@ -210,10 +221,7 @@ export class LinearGraphQL {
     const f = this.field(typeName, name);
     if (!f) return '';
     const named = getNamedType(f.type);
-    if (isObjectType(named) && named.name.endsWith('Connection')) {
-      const nodes = named.getFields().nodes;
-      return nodes ? getNamedType(nodes.type).name : '';
-    }
+    if (isObjectType(named) && isPaged(named)) return getNamedType(named.getFields().nodes!.type).name;
     return named.name;
   }
 
@@ -230,7 +238,7 @@ export class LinearGraphQL {
         const f = this.field(typeName, name);
         if (!f) return undefined;
         const named = getNamedType(f.type);
-        if (isObjectType(named) && named.name.endsWith('Connection')) return { kind: 'list', target: this.nodeType(typeName, name) };
+        if (isObjectType(named) && isPaged(named)) return { kind: 'list', target: this.nodeType(typeName, name) };
         if (isListType(getNullableType(f.type)) && (isObjectType(named) || isInterfaceType(named))) return { kind: 'list', target: named.name };
         if (isObjectType(named) || isInterfaceType(named)) return { kind: 'object', target: named.name };
         return { kind: 'scalar', target: named.name };
@@ -248,7 +256,13 @@ export class LinearGraphQL {
     if (many) {
       const nodeType = this.nodeType(typeName, name);
       const list = this.filtered(many(rec, ctx, args), args, nodeType, ctx);
-      return getNamedType(info.returnType).name.endsWith('Connection') ? connection(list, args) : list;
+      if (!isPaged(info.returnType)) return list;
+      const named = getNamedType(info.returnType);
+      // Search payloads also count every match (`totalCount`), not only the page.
+      const counted = isObjectType(named) && named.getFields().totalCount;
+      return counted
+        ? { ...connection(list, args), totalCount: list.filter((r) => args.includeArchived === true || !r.archivedAt).length }
+        : connection(list, args);
     }
     // A root field no model answers is refused: an empty value there would be an invented success.
     if ((info.parentType === info.schema.getQueryType() || info.parentType === info.schema.getMutationType()) && !this.answers(typeName, name))

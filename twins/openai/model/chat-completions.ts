@@ -89,8 +89,19 @@ function usage(prompt: number, completion: number): Usage {
   };
 }
 
+/** Names of the tools whose results the trailing `tool` messages carry (by the calls they answer). */
+function answeredTools(messages: ChatMessage[]): string[] {
+  const names = new Map(messages.flatMap((m) => (m.tool_calls ?? []).map((c) => [c.id, c.function.name] as const)));
+  const out: string[] = [];
+  for (let i = messages.length - 1; i >= 0 && messages[i]!.role === 'tool'; i--) {
+    const name = names.get(messages[i]!.tool_call_id ?? '');
+    if (name) out.push(name);
+  }
+  return out;
+}
+
 export async function createChatCompletion(ctx: TwinContext, req: ChatRequest): Promise<ChatOutcome> {
-  const model = generationModel(req.model, 'chat_completions');
+  const model = generationModel(req.model, 'chat_completions', ctx);
   const enc = await encoder(model.encoding);
   let prompt = 3 + toolTokens(enc, req.rawTools);
   for (const m of req.messages) {
@@ -110,6 +121,8 @@ export async function createChatCompletion(ctx: TwinContext, req: ChatRequest): 
           model: req.model,
           digest,
           lastText: last.content ?? '',
+          conversation: req.messages.map((m) => m.content ?? ''),
+          toolResults: answeredTools(req.messages),
           userTurn: last.role === 'user',
           tools: req.tools,
           toolChoice: req.toolChoice,

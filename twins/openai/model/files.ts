@@ -5,7 +5,7 @@ import { invalidRequest, OpenAIError } from '../wire/errors.js';
 
 export const FILE = 'file';
 export const PURPOSES = ['assistants', 'batch', 'fine-tune', 'vision', 'user_data', 'evals'] as const;
-export type FilePurpose = (typeof PURPOSES)[number] | 'batch_output';
+export type FilePurpose = (typeof PURPOSES)[number] | 'batch_output' | 'fine-tune-results';
 
 export interface FileObject {
   id: string;

@@ -6,9 +6,10 @@
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import type { OfferedTool, ToolChoice } from '../../../twin-runtime/llm/answer.js';
 import { digestOf } from '../../../twin-runtime/llm/determinism.js';
-import { encoder } from '../../../twin-runtime/llm/tokens.js';
+import { encoder, type Encoder } from '../../../twin-runtime/llm/tokens.js';
 import { invalidRequest, OpenAIError } from '../wire/errors.js';
 import { spendTokens } from '../wire/rate-limit.js';
+import { appendTurn, conversationHistory, renderItem } from './conversations.js';
 import { checkContext, generate, toolTokens } from './generation.js';
 import { generationModel } from './models.js';
 
@@ -62,6 +63,8 @@ export interface ResponseObject {
   } | null;
   user: null;
   metadata: Record<string, string>;
+  /** The conversation the response joined (only when created with one). */
+  conversation?: { id: string };
 }
 
 export interface ResponseRequest {
@@ -75,6 +78,8 @@ export interface ResponseRequest {
   format: { type: 'text' } | { type: 'json_object' } | { type: 'json_schema'; name: string; schema: unknown; strict?: boolean; description?: string };
   maxOutputTokens?: number;
   previousResponseId?: string;
+  /** A conversation whose items are the history and that the input and output join. */
+  conversation?: string;
   store: boolean;
   metadata?: Record<string, string>;
   temperature: number;
@@ -109,9 +114,30 @@ function stored(ctx: TwinContext, id: string): StoredResponse {
   return s;
 }
 
-export async function createResponse(ctx: TwinContext, req: ResponseRequest): Promise<{ response: ResponseObject; chunks: Map<string, string[] | undefined> }> {
-  const model = generationModel(req.model, 'responses');
+/** Names of the functions whose outputs the trailing `function_call_output` items carry. */
+function answeredTools(items: InputItem[]): string[] {
+  const names = new Map(items.flatMap((it) => (it.type === 'function_call' ? [[it.call_id, it.name] as const] : [])));
+  const out: string[] = [];
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = items[i]!;
+    if (item.type !== 'function_call_output') break;
+    const name = names.get(item.call_id);
+    if (name) out.push(name);
+  }
+  return out;
+}
+
+/** What a request's model reads: its history (a conversation's items or the previous response's) and its input. */
+function historyAndInput(ctx: TwinContext, req: Pick<ResponseRequest, 'input' | 'previousResponseId' | 'conversation'>): InputItem[] {
   let history: InputItem[] = [];
+  if (req.previousResponseId !== undefined && req.conversation !== undefined) {
+    throw invalidRequest(
+      "Mutually exclusive parameters: Ensure you are only providing one of: 'previous_response_id' or 'conversation'.",
+      null,
+      'mutually_exclusive_parameters',
+    );
+  }
+  if (req.conversation !== undefined) history = conversationHistory(ctx, req.conversation);
   if (req.previousResponseId !== undefined) {
     const prev = ctx.store.get<StoredResponse>(RESPONSE, req.previousResponseId);
     if (!prev) throw invalidRequest(`Previous response with id '${req.previousResponseId}' not found.`, 'previous_response_id', 'previous_response_not_found');
@@ -119,9 +145,31 @@ export async function createResponse(ctx: TwinContext, req: ResponseRequest): Pr
   }
   const conversation = [...history, ...req.input];
   if (conversation.length === 0) throw invalidRequest("Missing required parameter: 'input'.", 'input', 'missing_required_parameter');
+  return conversation;
+}
+
+function countInput(enc: Encoder, req: Pick<ResponseRequest, 'instructions' | 'rawTools'>, conversation: InputItem[]): number {
+  let n = (req.instructions ? 4 + enc.countTokens(req.instructions) : 0) + toolTokens(enc, req.rawTools);
+  for (const item of conversation) n += 4 + enc.countTokens(itemText(item));
+  return n;
+}
+
+/** POST /v1/responses/input_tokens: the `input_tokens` the same request's usage would report. */
+export async function responseInputTokens(
+  ctx: TwinContext,
+  req: Pick<ResponseRequest, 'model' | 'input' | 'instructions' | 'rawTools' | 'previousResponseId' | 'conversation'>,
+) {
+  const model = generationModel(req.model, 'responses', ctx);
   const enc = await encoder(model.encoding);
-  let inputTokens = (req.instructions ? 4 + enc.countTokens(req.instructions) : 0) + toolTokens(enc, req.rawTools);
-  for (const item of conversation) inputTokens += 4 + enc.countTokens(itemText(item));
+  return { object: 'response.input_tokens' as const, input_tokens: countInput(enc, req, historyAndInput(ctx, req)) };
+}
+
+export async function createResponse(ctx: TwinContext, req: ResponseRequest): Promise<{ response: ResponseObject; chunks: Map<string, string[] | undefined> }> {
+  const model = generationModel(req.model, 'responses', ctx);
+  const conversation = historyAndInput(ctx, req);
+  const history = conversation.slice(0, conversation.length - req.input.length);
+  const enc = await encoder(model.encoding);
+  const inputTokens = countInput(enc, req, conversation);
   checkContext(model, inputTokens, undefined, 'input');
   const last = conversation[conversation.length - 1]!;
   const answer = generate(
@@ -131,6 +179,8 @@ export async function createResponse(ctx: TwinContext, req: ResponseRequest): Pr
       model: req.model,
       digest: digestOf({ endpoint: 'responses', asked: req.asked, history }),
       lastText: itemText(last),
+      conversation: [...(req.instructions ? [req.instructions] : []), ...conversation.map(itemText)],
+      toolResults: answeredTools(conversation),
       userTurn: last.type === 'message' && last.role === 'user',
       tools: req.tools,
       toolChoice: req.toolChoice,
@@ -189,7 +239,16 @@ export async function createResponse(ctx: TwinContext, req: ResponseRequest): Pr
     },
     user: null,
     metadata: req.metadata ?? {},
+    ...(req.conversation !== undefined ? { conversation: { id: req.conversation } } : {}),
   };
+  if (req.conversation !== undefined) {
+    appendTurn(
+      ctx,
+      req.conversation,
+      req.input,
+      output.map((o) => ({ ...outputAsInput(o), id: o.id })),
+    );
+  }
   if (req.store) {
     const record: StoredResponse = {
       response,
@@ -213,12 +272,5 @@ export function deleteResponse(ctx: TwinContext, id: string) {
 
 /** The request's input items as the API lists them (messages with `input_text` parts). */
 export function responseInputItems(ctx: TwinContext, id: string) {
-  return stored(ctx, id).input.map((item) => {
-    if (item.type === 'message') {
-      const content = Array.isArray(item.content) ? item.content : [{ type: item.role === 'assistant' ? 'output_text' : 'input_text', text: item.text }];
-      return { id: item.id, type: 'message', role: item.role, status: 'completed', content };
-    }
-    if (item.type === 'function_call') return { ...item, status: 'completed' };
-    return { ...item, status: 'completed' };
-  });
+  return stored(ctx, id).input.map(renderItem);
 }

@@ -4,14 +4,14 @@ import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { BATCH_ENDPOINTS, cancelBatch, createBatch, isBatchEndpoint, listBatches, retrieveBatch } from '../model/batches.js';
 import { invalidRequest } from '../wire/errors.js';
 import { cursorPage } from '../wire/pagination.js';
-import { jsonBody, listQuery, optMetadata, reqString } from '../wire/params.js';
+import { operationBody, listQuery, optMetadata, reqString } from '../wire/params.js';
 
 export const batchRoutes: TwinRoute[] = [
   {
     method: 'POST',
     path: '/v1/batches',
     handler(req, ctx) {
-      const body = jsonBody(req);
+      const body = operationBody(req, 'POST /v1/batches');
       const endpoint = reqString(body, 'endpoint');
       if (!isBatchEndpoint(endpoint)) {
         throw invalidRequest(

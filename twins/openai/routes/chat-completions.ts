@@ -14,7 +14,7 @@ import {
 } from '../model/chat-completions.js';
 import { invalidRequest } from '../wire/errors.js';
 import { cursorPage } from '../wire/pagination.js';
-import { get, jsonBody, listQuery, optArray, optBool, optInt, optMetadata, optNumber, optObject, reqString, type Body } from '../wire/params.js';
+import { get, jsonBody, operationBody, listQuery, optArray, optBool, optInt, optMetadata, optNumber, optObject, reqString, type Body } from '../wire/params.js';
 import { chatCompletionStream, sse } from '../wire/streams.js';
 import { asked, chatTools, contentText, jsonSchemaOf, toolChoice } from './reading.js';
 
@@ -140,7 +140,7 @@ export const chatCompletionRoutes: TwinRoute[] = [
     method: 'POST',
     path: '/v1/chat/completions',
     async handler(req, ctx) {
-      const body = jsonBody(req);
+      const body = operationBody(req, 'POST /v1/chat/completions');
       if (get(body, 'model') === undefined) throw invalidRequest('you must provide a model parameter', null, null);
       const model = reqString(body, 'model');
       const messages = readMessages(body);

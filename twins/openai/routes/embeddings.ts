@@ -3,7 +3,7 @@
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { createEmbeddings } from '../model/embeddings.js';
 import { invalidRequest } from '../wire/errors.js';
-import { get, jsonBody, optInt, optString, reqString } from '../wire/params.js';
+import { get, operationBody, optInt, optString, reqString } from '../wire/params.js';
 
 function readInput(raw: unknown): (string | number[])[] {
   const invalid = () => invalidRequest(`'$.input' is invalid. Please check the API reference: https://platform.openai.com/docs/api-reference.`, 'input', null);
@@ -23,7 +23,7 @@ export const embeddingRoutes: TwinRoute[] = [
     method: 'POST',
     path: '/v1/embeddings',
     async handler(req, ctx) {
-      const body = jsonBody(req);
+      const body = operationBody(req, 'POST /v1/embeddings');
       const model = reqString(body, 'model');
       const encoding = optString(body, 'encoding_format') ?? 'float';
       if (encoding !== 'float' && encoding !== 'base64') {

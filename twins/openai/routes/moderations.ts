@@ -4,7 +4,7 @@ import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { ownValue } from '../../../twin-runtime/safe-input.js';
 import { createModeration } from '../model/moderations.js';
 import { invalidRequest } from '../wire/errors.js';
-import { get, jsonBody, optString } from '../wire/params.js';
+import { get, operationBody, optString } from '../wire/params.js';
 
 function texts(raw: unknown): string[] {
   if (raw === undefined) throw invalidRequest("Missing required parameter: 'input'.", 'input', 'missing_required_parameter');
@@ -19,7 +19,7 @@ export const moderationRoutes: TwinRoute[] = [
     method: 'POST',
     path: '/v1/moderations',
     handler(req, ctx) {
-      const body = jsonBody(req);
+      const body = operationBody(req, 'POST /v1/moderations');
       return { status: 200, body: createModeration(ctx, { model: optString(body, 'model'), texts: texts(get(body, 'input')) }) };
     },
   },

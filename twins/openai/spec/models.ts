@@ -55,10 +55,13 @@ function spec(id: string, e: CatalogEntry): ModelSpec {
   };
 }
 
-/** Every model the API lists (those serving chat, responses or embeddings), by id. */
+/** The endpoints the twin answers for: a model serving one of them is listed. */
+const SERVED_ENDPOINTS = ['chat_completions', 'responses', 'embeddings', 'image_generation', 'image_edit', 'speech_generation', 'transcription', 'translation'];
+
+/** Every model the API lists (those serving an endpoint the twin answers), by id. */
 export const MODELS: ReadonlyMap<string, ModelSpec> = new Map(
   Object.keys(entries)
-    .filter((id) => (entries[id]!.supported_endpoints ?? []).some((ep) => ep === 'chat_completions' || ep === 'responses' || ep === 'embeddings'))
+    .filter((id) => (entries[id]!.supported_endpoints ?? []).some((ep) => SERVED_ENDPOINTS.includes(ep)))
     .sort()
     .map((id) => [id, spec(id, entries[id]!)]),
 );

@@ -2,6 +2,7 @@
 // sends it and the `openai` SDK turns into BadRequestError, AuthenticationError, NotFoundError…
 
 import type { TwinResponse } from '../../../twin-runtime/contract.js';
+import { scriptedFailure } from '../../../twin-runtime/llm/scripted.js';
 
 export class OpenAIError extends Error {
   constructor(
@@ -65,5 +66,5 @@ export function scriptedError(e: { status: number; type?: string; code?: string;
   const [type, code, message] = defaults[e.status] ?? ['server_error', null, 'The server had an error while processing your request. Sorry about that!'];
   const headers: Record<string, string> =
     e.status === 429 ? { 'retry-after': '1', 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': '120ms' } : {};
-  return new OpenAIError(e.status, e.message ?? message, e.type ?? type, e.param ?? null, e.code ?? code, headers);
+  return scriptedFailure(new OpenAIError(e.status, e.message ?? message, e.type ?? type, e.param ?? null, e.code ?? code, headers));
 }

@@ -3,9 +3,24 @@
 
 import type { TwinRequest } from '../../../twin-runtime/contract.js';
 import { ownValue } from '../../../twin-runtime/safe-input.js';
+import sdkTypes from '../spec/sdk-types.json' with { type: 'json' };
 import { invalidRequest, missingParameter, UNPARSABLE_JSON } from './errors.js';
 
 export type Body = Record<string, unknown>;
+
+/** The JSON-body operations whose parameters the `openai` SDK's request types declare (spec/sdk-types.json). */
+export type BodyOperation = keyof typeof sdkTypes.bodyParams;
+
+const KNOWN = new Map<string, ReadonlySet<string>>(Object.entries(sdkTypes.bodyParams).map(([op, names]) => [op, new Set(names)]));
+
+/** The JSON body of an operation, a parameter it does not take refused as OpenAI refuses it (`Unknown parameter: 'x'.`). */
+export function operationBody(req: TwinRequest, operation: BodyOperation): Body {
+  const body = jsonBody(req);
+  const known = KNOWN.get(operation)!;
+  const extra = Object.keys(body).find((k) => !known.has(k));
+  if (extra !== undefined) throw invalidRequest(`Unknown parameter: '${extra}'.`, extra, 'unknown_parameter');
+  return body;
+}
 
 /** The JSON object body; anything else is OpenAI's "could not parse the JSON body" 400. */
 export function jsonBody(req: TwinRequest): Body {

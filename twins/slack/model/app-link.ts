@@ -13,6 +13,7 @@ import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { parseJson } from '../../../twin-runtime/safe-input.js';
 import { parseBracketForm } from '../../../twin-runtime/form.js';
 import { EgressGuard, undici } from '../../../twin-runtime/egress.js';
+import { loadOnce } from '../../../twin-runtime/load-once.js';
 import { slackSignature } from './signature.js';
 import { getSetting } from './settings.js';
 
@@ -51,7 +52,8 @@ const TICKET_TTL_MS = 60_000;
 const HTTP_TIMEOUT_MS = 3000;
 /** The deployment's egress policy (TWINS_EGRESS) covers the app's URLs as it covers deliveries. */
 const egress = EgressGuard.fromEnv();
-const egressAgent = egress.agent(HTTP_TIMEOUT_MS);
+/** Made with the app's first request (it loads undici, which the twin's start does not need). */
+const egressAgent = loadOnce(() => egress.agent(HTTP_TIMEOUT_MS));
 
 export class AppLink {
   private readonly connections = new Set<WebSocket>();
@@ -241,7 +243,7 @@ export class AppLink {
     }
     try {
       const res = await undici().request(url, {
-        dispatcher: egressAgent,
+        dispatcher: egressAgent(),
         method: 'POST',
         headers: {
           'content-type': 'application/x-www-form-urlencoded',
@@ -279,7 +281,7 @@ export async function verifyRequestUrl(url: string, secret: string, verification
   if ((await egress.check(url)) !== undefined) return false;
   try {
     const res = await undici().request(url, {
-      dispatcher: egressAgent,
+      dispatcher: egressAgent(),
       method: 'POST',
       headers: {
         'content-type': 'application/json',

@@ -4,12 +4,17 @@
 
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer } from 'ws';
+import { createRequire } from 'node:module';
+import type { WebSocketServer } from 'ws';
+import { loadOnce } from '../../../twin-runtime/load-once.js';
 import type { TwinContext } from '../../../twin-runtime/contract.js';
 import { appLink } from '../model/app-link.js';
 import { botUser, ensureWorkspace } from '../model/workspace.js';
 
 export const LINK_PATH = '/link/';
+
+/** ws (14 modules) with the first Socket Mode connection, not at the twin's start. */
+const ws = loadOnce(() => createRequire(import.meta.url)('ws') as typeof import('ws'));
 
 const servers = new WeakMap<TwinContext, WebSocketServer>();
 
@@ -35,7 +40,7 @@ export function upgradeSlack(req: IncomingMessage, socket: Duplex, head: Buffer,
     return;
   }
   let wss = servers.get(ctx);
-  if (!wss) servers.set(ctx, (wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 })));
+  if (!wss) servers.set(ctx, (wss = new (ws().WebSocketServer)({ noServer: true, maxPayload: 1024 * 1024 })));
   ensureWorkspace(ctx);
   const appId = botUser(ctx).profile.api_app_id ?? '';
   wss.handleUpgrade(req, socket, head, (ws) => link.attach(ws, appId));

@@ -2,16 +2,19 @@
 // currency (on every create and capture), and `$20.00` as Stripe's messages print money.
 
 import { invalidRequest } from '../wire/errors.js';
+import { loadOnce } from '../../../twin-runtime/load-once.js';
 
 const SYMBOLS: Record<string, string> = { usd: '$', gbp: '£', eur: '€', cad: 'CA$', aud: 'A$', jpy: '¥' };
 const ZERO_DECIMAL = new Set(['jpy', 'krw', 'vnd', 'clp', 'isk', 'ugx', 'xaf', 'xof', 'pyg', 'rwf', 'kmf', 'gnf', 'djf', 'bif', 'mga', 'vuv', 'xpf']);
 
-const WHOLE = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
-const CENTS = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+// Built on the first amount shown, not at import: ICU's number formatting costs ~10 ms and pages in
+// its data at a twin's start otherwise (scripts/bench/twin-start.ts).
+const WHOLE = loadOnce(() => new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 }));
+const CENTS = loadOnce(() => new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }));
 
 /** `$20.00` (`$999,999.99`) the way Stripe writes amounts in messages. */
 export function formatMoney(amount: number, currency: string): string {
-  const value = ZERO_DECIMAL.has(currency) ? WHOLE.format(amount) : CENTS.format(amount / 100);
+  const value = ZERO_DECIMAL.has(currency) ? WHOLE().format(amount) : CENTS().format(amount / 100);
   const symbol = SYMBOLS[currency];
   return symbol ? `${symbol}${value}` : `${value} ${currency.toUpperCase()}`;
 }

@@ -185,7 +185,8 @@ export function chargePaymentMethod(ctx: TwinContext, input: ChargeInput): { cha
     radar_options: {},
     receipt_email: input.receiptEmail ?? null,
     receipt_number: null,
-    receipt_url: `https://pay.stripe.com/receipts/payment/${id}`,
+    // The twin's own receipt page (routes/hosted-receipt.ts), where Stripe's is pay.stripe.com.
+    receipt_url: failed ? null : `${ctx.baseUrl}/receipts/payment/${id}`,
     refunded: false,
     review: null,
     shipping: null,

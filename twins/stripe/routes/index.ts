@@ -23,6 +23,7 @@ import { customerBalanceRoutes } from './customer-balance.js';
 import { eventRoutes } from './events.js';
 import { invoiceRoutes } from './invoices.js';
 import { hostedInvoiceRoutes } from './hosted-invoice.js';
+import { hostedReceiptRoutes } from './hosted-receipt.js';
 import { meterRoutes } from './meters.js';
 import { paymentIntentRoutes } from './payment-intents.js';
 import { paymentMethodRoutes } from './payment-methods.js';
@@ -69,6 +70,7 @@ export const routes: TwinRoute[] = scopedRoutes([
   ...invoiceItemRoutes,
   ...creditNoteRoutes,
   ...hostedInvoiceRoutes,
+  ...hostedReceiptRoutes,
   ...meterRoutes,
   ...v2BillingRoutes,
   ...checkoutRoutes,

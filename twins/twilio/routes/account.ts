@@ -1,10 +1,12 @@
 // The account, its API keys, and its incoming phone numbers (2010-04-01).
 
-import type { TwinRequest, TwinRoute } from '../../../twin-runtime/contract.js';
+import type { TwinContext, TwinRequest, TwinResponse, TwinRoute } from '../../../twin-runtime/contract.js';
 import { ownAccount } from '../wire/auth.js';
 import { envelope2010, pageOf } from '../wire/pagination.js';
 import { callbackUrl, str } from '../wire/params.js';
+import { badParam } from '../wire/errors.js';
 import { account, accountView, createKey, keyView } from '../model/account.js';
+import { firstInArea, numberType, type NumberType } from '../model/available.js';
 import { createNumber, numberView, updateNumber, type NumberInput } from '../model/numbers.js';
 import { API, type ApiKey, type IncomingPhoneNumber } from '../model/records.js';
 import { json, named } from './messages.js';
@@ -27,6 +29,19 @@ function numberInput(req: TwinRequest): NumberInput {
     voice_fallback_url: callbackUrl(req, 'VoiceFallbackUrl', 21502),
     status_callback: callbackUrl(req, 'StatusCallback', 21502),
   };
+}
+
+/** Buy a number: the one named, or by area code the first of that area the inventory offers (else one made up in it). */
+function buy(req: TwinRequest, ctx: TwinContext, type?: NumberType): TwinResponse {
+  const acct = ownAccount(req, ctx);
+  const input = numberInput(req);
+  if (input.phone_number === undefined && input.area_code !== undefined && /^\d{3}$/.test(input.area_code)) {
+    input.phone_number = firstInArea(ctx, input.area_code);
+  }
+  if (type && input.phone_number !== undefined && numberType(input.phone_number) !== type)
+    throw badParam(21421, `PhoneNumber ${input.phone_number} is not a ${type} number`);
+  if (type && type !== 'Local' && input.phone_number === undefined) throw badParam(21452, 'No phone numbers found');
+  return json(201, numberView(acct, createNumber(ctx, input)));
 }
 
 export const accountRoutes: TwinRoute[] = [
@@ -82,7 +97,25 @@ export const accountRoutes: TwinRoute[] = [
     path: KEY,
     handler: (req, ctx) => (ownAccount(req, ctx), ctx.store.delete('api_key', named<ApiKey>(req, ctx, 'api_key').sid), { status: 204 }),
   },
-  { method: 'POST', path: NUMBERS, handler: (req, ctx) => json(201, numberView(ownAccount(req, ctx), createNumber(ctx, numberInput(req)))) },
+  { method: 'POST', path: NUMBERS, handler: (req, ctx) => buy(req, ctx) },
+  // The same list and purchase, one type of number at a time (`IncomingPhoneNumbers/Local.json`…).
+  ...(['Local', 'Mobile', 'TollFree'] as const).flatMap((type): TwinRoute[] => [
+    { method: 'POST', path: `${API}/Accounts/{AccountSid}/IncomingPhoneNumbers/${type}.json`, handler: (req, ctx) => buy(req, ctx, type) },
+    {
+      method: 'GET',
+      path: `${API}/Accounts/{AccountSid}/IncomingPhoneNumbers/${type}.json`,
+      handler(req, ctx) {
+        const acct = ownAccount(req, ctx);
+        const items = ctx.store.list<IncomingPhoneNumber>('incoming_phone_number').filter((n) => numberType(n.phone_number) === type);
+        return json(
+          200,
+          envelope2010(`${API}/Accounts/${acct}/IncomingPhoneNumbers/${type}.json`, 'incoming_phone_numbers', {}, pageOf(req, items), (n) =>
+            numberView(acct, n),
+          ),
+        );
+      },
+    },
+  ]),
   {
     method: 'GET',
     path: NUMBERS,

@@ -2,8 +2,9 @@
 
 import type { TwinRoute } from '../../../twin-runtime/contract.js';
 import { accountRoutes } from './account.js';
+import { availableRoutes } from './available.js';
 import { callRoutes } from './calls.js';
 import { messageRoutes } from './messages.js';
 import { verifyRoutes } from './verify.js';
 
-export const routes: TwinRoute[] = [...accountRoutes, ...messageRoutes, ...callRoutes, ...verifyRoutes];
+export const routes: TwinRoute[] = [...accountRoutes, ...availableRoutes, ...messageRoutes, ...callRoutes, ...verifyRoutes];
