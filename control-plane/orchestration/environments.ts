@@ -126,8 +126,6 @@ export interface EnvironmentServiceOptions {
   log?: Logger;
   /** Where advances wait their organization's turn (organization-jobs.ts); default: a queue of its own. */
   jobs?: OrganizationJobs;
-  /** The driver's name (snapshots are out of reach under `kubernetes`); default `process`. */
-  driverName?: string;
 }
 
 export function twinView(t: EnvironmentTwinRow): TwinView {

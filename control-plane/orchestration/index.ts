@@ -118,7 +118,6 @@ export async function createOrchestration(config: Config, db: Db, log: Logger, j
     admin,
     log: log.child({ component: 'environments' }),
     jobs,
-    driverName: driver.name,
   });
   const snapshots = new SnapshotService({
     db,
