@@ -42,6 +42,7 @@ import catalogResourceRoutes from './routes/catalog-resources.js';
 import snapshotRoutes from './routes/snapshots.js';
 import faultRoutes from './routes/faults.js';
 import replayRoutes from './routes/replay.js';
+import startFileRoutes from './routes/start-files.js';
 
 export const API_VERSION = '0.1.0';
 
@@ -225,6 +226,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     snapshotRoutes,
     faultRoutes,
     replayRoutes,
+    startFileRoutes,
     testRoutes,
     sandboxRoutes,
     consoleRoutes,

@@ -39,6 +39,11 @@ export interface Config {
   /** Kubernetes data volume per twin: `emptyDir` (default) or `pvc`. */
   kubernetesDataVolume: 'emptyDir' | 'pvc';
   kubernetesStorageClass?: string;
+  /**
+   * The control plane's base URL as twins' workloads reach it (TWINS_INTERNAL_URL, e.g. its cluster
+   * Service); under the kubernetes driver a seeded or snapshotted twin fetches its starting file there.
+   */
+  internalUrl?: string;
   /** Host-routing domain for a cluster gateway (`<twin id>.<domain>`); unset locally. */
   domain?: string;
   logLevel: string;
@@ -125,6 +130,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     namespace: env.TWINS_NAMESPACE || 'default',
     kubernetesDataVolume: oneOf('TWINS_K8S_DATA_VOLUME', env.TWINS_K8S_DATA_VOLUME, ['emptyDir', 'pvc'] as const, 'emptyDir'),
     kubernetesStorageClass: env.TWINS_K8S_STORAGE_CLASS || undefined,
+    internalUrl: env.TWINS_INTERNAL_URL ? env.TWINS_INTERNAL_URL.replace(/\/+$/, '') : undefined,
     domain: env.TWINS_DOMAIN || undefined,
     logLevel: env.LOG_LEVEL ?? 'info',
     logRetentionDays: positive('TWINS_LOG_RETENTION_DAYS', env.TWINS_LOG_RETENTION_DAYS),

@@ -66,6 +66,10 @@ async function route(host: TwinHost, method: string, path: string, raw: Buffer):
     if (clock !== undefined && typeof clock !== 'string') return detail(400, '`clock` must be a date-time.');
     return { status: 200, body: await host.snapshot(file, clock === undefined ? undefined : new Date(clock)) };
   }
+  if (head === 'snapshot' && method === 'DELETE' && parts.length === 2) {
+    if (!host.dropSnapshotFile(parts[1]!)) return detail(404, `No snapshot file '${parts[1]}' written by this twin.`);
+    return { status: 204 };
+  }
   if (head === 'next-due' && method === 'POST' && parts.length === 1) {
     // The first lifecycle event due by `to` (an environment advance orders its twins' events by it).
     const to = new Date(String((body as { to?: unknown } | null)?.to));

@@ -4,7 +4,9 @@
 // Every attempt obeys the egress policy (egress.ts): a refused one is recorded as refused and not
 // retried. Redirects are not followed (as Stripe, GitHub and Slack do not): a 3xx is a failure.
 
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Dispatcher } from 'undici';
+import type { WebhookShaping } from './faults.js';
 import type { RecordStore } from './record-store.js';
 import { EgressGuard, refusalMessage, undici } from './egress.js';
 import { isStorageFull, STORAGE_FULL_RETRY_SECONDS } from './storage-full.js';
@@ -34,6 +36,8 @@ export interface DeliveryRecord {
   headers: Record<string, string>;
   /** Opaque to the runtime; the twin's signer reads it (e.g. the endpoint's signing secret). */
   signing_secret: string | null;
+  /** The fault that shaped it (`<fault id> late|twice|out_of_order`), when one did. */
+  fault?: string;
   status: 'pending' | 'succeeded' | 'failed';
   attempts: DeliveryAttempt[];
   next_attempt_at: string | null;
@@ -55,6 +59,8 @@ type Signer = (d: DeliveryRecord, payload: string, wallNow: Date) => Record<stri
 type Stamper = (d: DeliveryRecord, wallNow: Date) => string;
 
 export const DELIVERY_RESOURCE = 'delivery';
+/** How long an `out_of_order` delivery waits for a later one to overtake it before it goes anyway. */
+export const OUT_OF_ORDER_HOLD_MS = 30_000;
 
 function backoffSchedule(): number[] {
   const raw = process.env.TWIN_DELIVERY_BACKOFF_MS ?? '1000,2000,4000,8000,16000';
@@ -74,6 +80,12 @@ export class Deliveries {
   private nextId: () => string;
   /** The checked agent, made with the first delivery: it loads undici, which a twin's start does not need. */
   private readonly dispatcher: () => Dispatcher | undefined;
+  /** The webhook fault of the request running now, if one struck it. */
+  private readonly shaping = new AsyncLocalStorage<WebhookShaping>();
+  /** Deliveries held by an `out_of_order` fault, released once the next delivery has been attempted. */
+  private held: { id: string; timer: NodeJS.Timeout }[] = [];
+  /** Held deliveries to release when the delivery of the key has had its first attempt. */
+  private readonly releaseAfter = new Map<string, string[]>();
 
   constructor(
     private readonly store: RecordStore,
@@ -87,8 +99,21 @@ export class Deliveries {
     this.dispatcher = loadOnce(() => egress.agent(timeoutMs));
   }
 
-  /** Queue a delivery; it is attempted right after the current request finishes. */
+  /** Run `fn` (a request's route) with the deliveries it queues shaped by a webhook fault. */
+  shaped<T>(shaping: WebhookShaping, fn: () => T | Promise<T>): Promise<T> {
+    return this.shaping.run(shaping, async () => await fn());
+  }
+
+  /** Queue a delivery; it is attempted right after the current request finishes (unless a webhook fault shapes it). */
   send(d: NewDelivery): DeliveryRecord {
+    const shaping = this.shaping.getStore();
+    const record = this.queue(d, shaping);
+    if (shaping?.type === 'twice') this.queue(d, shaping);
+    return record;
+  }
+
+  private queue(d: NewDelivery, shaping: WebhookShaping | undefined): DeliveryRecord {
+    const delayMs = shaping?.type === 'late' ? (shaping.delayMs ?? 0) : 0;
     const record: DeliveryRecord = {
       id: this.nextId(),
       event: d.event,
@@ -98,14 +123,44 @@ export class Deliveries {
       payload: d.payload,
       headers: d.headers ?? {},
       signing_secret: d.signing_secret ?? null,
+      ...(shaping ? { fault: `${shaping.faultId} ${shaping.type}` } : {}),
       status: 'pending',
       attempts: [],
-      next_attempt_at: new Date().toISOString(),
+      next_attempt_at: new Date(Date.now() + delayMs).toISOString(),
       created_at: new Date().toISOString(),
     };
     this.store.put(DELIVERY_RESOURCE, record.id, record);
-    this.later(record.id, 0);
+    if (shaping?.type === 'out_of_order') {
+      this.hold(record.id);
+      return record;
+    }
+    // A delivery overtakes those held before it: they go once it has been attempted.
+    if (this.held.length > 0) {
+      for (const h of this.held) clearTimeout(h.timer);
+      this.releaseAfter.set(
+        record.id,
+        this.held.map((h) => h.id),
+      );
+      this.held = [];
+    }
+    this.later(record.id, delayMs);
     return record;
+  }
+
+  private hold(id: string): void {
+    const timer = setTimeout(() => {
+      this.held = this.held.filter((h) => h.id !== id);
+      this.later(id, 0);
+    }, OUT_OF_ORDER_HOLD_MS);
+    timer.unref();
+    this.held.push({ id, timer });
+  }
+
+  private release(afterId: string): void {
+    const ids = this.releaseAfter.get(afterId);
+    if (!ids) return;
+    this.releaseAfter.delete(afterId);
+    for (const id of ids) this.later(id, 0);
   }
 
   /** After a restart: pick up every delivery still pending. */
@@ -128,7 +183,10 @@ export class Deliveries {
           if (!isStorageFull(e)) throw e;
           this.later(id, STORAGE_FULL_RETRY_SECONDS * 1000);
         })
-        .finally(() => this.inFlight.delete(p));
+        .finally(() => {
+          this.inFlight.delete(p);
+          this.release(id);
+        });
       this.inFlight.add(p);
     }, ms);
     timer.unref();
@@ -213,6 +271,9 @@ export class Deliveries {
 
   async close(): Promise<void> {
     this.closed = true;
+    // Held deliveries stay pending in the file: the next start's resume() sends them.
+    for (const h of this.held) clearTimeout(h.timer);
+    this.held = [];
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
     this.dueNow.clear();

@@ -15,8 +15,11 @@ export const FAULT_HEADER = 'twin-fault';
 /** Meta key holding the twin's faults (JSON). */
 export const FAULTS_META = 'faults';
 
-export const FAULT_TYPES = ['latency', 'rate_limit', 'server_error', 'drop'] as const;
+export const FAULT_TYPES = ['latency', 'rate_limit', 'server_error', 'drop', 'late', 'twice', 'out_of_order'] as const;
 export type FaultType = (typeof FAULT_TYPES)[number];
+/** Effects on the webhooks a struck request causes (the request itself runs and answers as usual). */
+export const WEBHOOK_FAULT_TYPES = ['late', 'twice', 'out_of_order'] as const;
+export type WebhookFaultType = (typeof WEBHOOK_FAULT_TYPES)[number];
 
 /** Limits on what a fault may ask: a twin holds at most MAX_FAULTS, a delay lasts at most MAX_LATENCY_MS. */
 export const MAX_FAULTS = 50;
@@ -27,7 +30,21 @@ export type FaultEffect =
   | { type: 'latency'; ms: number; jitter_ms?: number }
   | { type: 'rate_limit'; retry_after_seconds?: number }
   | { type: 'server_error' }
-  | { type: 'drop' };
+  | { type: 'drop' }
+  /** Its webhooks leave `ms` (plus a seeded share of `jitter_ms`) later than they would. */
+  | { type: 'late'; ms: number; jitter_ms?: number }
+  /** Each of its webhooks is delivered twice (the same event, as a provider's redelivery). */
+  | { type: 'twice' }
+  /** Its webhooks are held until the next webhook of the twin has been attempted (or 30 s passed). */
+  | { type: 'out_of_order' };
+
+/** How the webhooks a struck request causes are delivered (deliveries.ts reads it). */
+export interface WebhookShaping {
+  faultId: string;
+  type: WebhookFaultType;
+  /** `late`: the delay drawn for this request. */
+  delayMs?: number;
+}
 
 export interface FaultMatch {
   method?: string;
@@ -55,6 +72,8 @@ export interface FaultOutcome {
   delayMs?: number;
   /** Close the connection without an answer (drop). */
   drop?: boolean;
+  /** Run the route with its webhooks delivered so (late, twice, out_of_order). */
+  webhooks?: WebhookShaping;
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
@@ -80,7 +99,7 @@ export function parseFault(input: unknown): Fault | string {
   }
   if (!isRecord(effect) || !(FAULT_TYPES as readonly unknown[]).includes(effect.type)) return `\`effect.type\` must be one of ${FAULT_TYPES.join(', ')}.`;
   const e = effect as Record<string, unknown>;
-  if (e.type === 'latency') {
+  if (e.type === 'latency' || e.type === 'late') {
     if (!Number.isInteger(e.ms) || (e.ms as number) < 0 || (e.ms as number) > MAX_LATENCY_MS)
       return `\`effect.ms\` must be an integer from 0 to ${MAX_LATENCY_MS}.`;
     if (
@@ -202,6 +221,11 @@ export class TwinFaults {
       }
       case 'server_error':
         return { fault, answer: marked(this.twin.faultAnswer?.('server_error', req, this.ctx(), 0) ?? genericAnswer('server_error', 0)) };
+      case 'late':
+        return { fault, webhooks: { faultId: fault.id, type: 'late', delayMs: e.ms + (e.jitter_ms ? Math.floor(this.draw() * (e.jitter_ms + 1)) : 0) } };
+      case 'twice':
+      case 'out_of_order':
+        return { fault, webhooks: { faultId: fault.id, type: e.type } };
     }
   }
 }

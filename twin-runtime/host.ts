@@ -3,7 +3,7 @@
 // advance, reset, records). The internal admin API (admin-api.ts) and the seed expander call these
 // methods; the HTTP server (server.ts) only translates between sockets and `handle`.
 
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { RecordStore, type StoredRecord } from './record-store.js';
 import { EnvironmentClock, type ClockMode, type WallClock } from './clock.js';
@@ -120,6 +120,8 @@ export class TwinHost {
   readonly deliveries: Deliveries;
   /** Injected faults (faults.ts), drawn from the seeded id source. */
   readonly faults: TwinFaults;
+  /** Snapshot files written by this process and not yet dropped (the only files GET /_twin/snapshot/{file} serves). */
+  private readonly snapshotsWritten = new Set<string>();
   readonly apiKey: string;
   readonly ctx: TwinContext;
   readonly routing: RoutedTwin;
@@ -250,12 +252,15 @@ export class TwinHost {
         return finish ? finish(res) : res;
       });
     let out: TwinResponse;
+    const go = () => (this.twin.around ? this.twin.around({ req, ctx: this.ctx, route: found.route }, run) : run());
     try {
-      out = this.twin.around ? await this.twin.around({ req, ctx: this.ctx, route: found.route }, run) : await run();
+      // A webhook fault: the route runs as usual and the deliveries it queues are shaped.
+      out = struck?.webhooks ? await this.deliveries.shaped(struck.webhooks, go) : await go();
     } catch (e) {
       out = this.renderError(e, req);
     }
     if (struck?.delayMs !== undefined) out = faultDelayed(out, struck.fault.id, struck.delayMs);
+    if (struck?.webhooks) out = { ...out, headers: { ...(out.headers ?? {}), [FAULT_HEADER]: `${struck.fault.id} ${struck.webhooks.type}` } };
     return withFidelity(out, level);
   }
 
@@ -478,8 +483,26 @@ export class TwinHost {
     return this.pipeline.exclusive(async () => {
       const dir = dirname(this.options.dataFile);
       const written = await writeSnapshot(this.store, this.options.dataFile, join(dir, name), at?.getTime() ?? this.clock.nowMs(), [KEPT_KEY_META]);
+      this.snapshotsWritten.add(name);
       return { file: name, ...written };
     });
+  }
+
+  /**
+   * A snapshot file this twin wrote (and nothing else of its directory, its data file least of
+   * all), for a control plane that cannot read the twin's directory (kubernetes) to fetch.
+   */
+  snapshotFile(name: string): string | undefined {
+    return this.snapshotsWritten.has(name) ? join(dirname(this.options.dataFile), name) : undefined;
+  }
+
+  /** Remove a snapshot file once the control plane holds its copy. */
+  dropSnapshotFile(name: string): boolean {
+    const path = this.snapshotFile(name);
+    if (!path) return false;
+    rmSync(path, { force: true });
+    this.snapshotsWritten.delete(name);
+    return true;
   }
 
   /** Whether `resource` is a kind of record this twin keeps (deliveries included). */

@@ -23,6 +23,7 @@ import { loadTwin } from './registry.js';
 import { isClockMode, type ClockMode } from './clock.js';
 import type { TwinServer as Server } from './server.js';
 import { surviveFullDisk } from './storage-full.js';
+import { fetchStartFile } from './start-file.js';
 
 // The compiled code of the ~250 modules a twin loads is kept on disk (NODE_COMPILE_CACHE, else
 // node-compile-cache in the temporary folder; NODE_DISABLE_COMPILE_CACHE=1 turns it off), so
@@ -126,6 +127,17 @@ if (spec.clock_mode && !clockMode) {
 if (spec.fidelity && spec.fidelity !== 'strict' && spec.fidelity !== 'lenient') {
   process.stderr.write(`twin-runtime: fidelity must be strict or lenient, not '${spec.fidelity}'\n`);
   process.exit(2);
+}
+// Under the kubernetes driver a seeded or snapshotted twin's starting file lives on the control
+// plane: fetched once over its internal route, with the token minted for this twin.
+const startFileUrl = process.env.TWIN_START_FILE_URL;
+if (!spec.seed && startFileUrl) {
+  try {
+    spec.seed = await fetchStartFile(startFileUrl, process.env.TWIN_START_FILE_TOKEN ?? '', spec.data);
+  } catch (e) {
+    process.stderr.write(`twin-runtime: ${(e as Error).message}\n`);
+    process.exit(1);
+  }
 }
 // A standby child learns its configuration with the start line.
 for (const [k, v] of Object.entries(spec.env ?? {})) if (/^TWINS?_[A-Z_]+$/.test(k)) process.env[k] = v;

@@ -3,6 +3,7 @@
 // forwarded by the gateway).
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createReadStream, statSync } from 'node:fs';
 import { listenDual, type DualListener } from './dual-listener.js';
 import { requestOrigin } from './request-origin.js';
 import { listenLocalSocket, type LocalSocketListener } from './local-socket.js';
@@ -24,6 +25,8 @@ const mcpServer = loadOnce(() => import('./mcp-server.js'));
 import type { TwinContext, TwinDefinition, TwinRequest, TwinResponse } from './contract.js';
 
 export const ADMIN_PREFIX = '/_twin/';
+/** GET of a snapshot file's bytes (streamed, not JSON: answered beside the admin API). */
+const SNAPSHOT_FILE_PATH = /^\/_twin\/snapshot\/([^/]+)$/;
 export const ADMIN_SECRET_HEADER = 'x-twin-admin-secret';
 
 export interface TwinServerOptions extends TwinHostOptions {
@@ -186,6 +189,19 @@ export class TwinServer {
     return this.host.handle(req);
   }
 
+  /** The bytes of a snapshot file this twin wrote (the kubernetes driver's control plane fetches them). */
+  private sendSnapshotFile(res: ServerResponse, name: string): void {
+    const file = this.host.snapshotFile(name);
+    if (!file) {
+      send(res, { status: 404, body: { detail: `No snapshot file '${name}' written by this twin.` } });
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/vnd.sqlite3', 'content-length': String(statSync(file).size) });
+    createReadStream(file)
+      .on('error', () => res.destroy())
+      .pipe(res);
+  }
+
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
@@ -196,6 +212,12 @@ export class TwinServer {
       if (path.startsWith(ADMIN_PREFIX)) {
         if (this.options.adminSecret && req.headers[ADMIN_SECRET_HEADER] !== this.options.adminSecret) {
           send(res, { status: 401, body: { detail: 'Admin secret required.' } });
+          return;
+        }
+        const snapshotName = SNAPSHOT_FILE_PATH.exec(path)?.[1];
+        if (snapshotName !== undefined && req.method === 'GET') {
+          // A name is plain (SNAPSHOT_FILE_NAME): one that needs decoding names no file.
+          this.sendSnapshotFile(res, snapshotName);
           return;
         }
         send(res, await handleAdmin(this.host, req.method ?? 'GET', path, raw));

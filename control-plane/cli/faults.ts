@@ -40,14 +40,14 @@ function bodyMatch(ctx: CommandContext): Record<string, string> | undefined {
 }
 
 export const add: Handler = async (ctx) => {
-  const type = ctx.str('effect') as 'latency' | 'rate_limit' | 'server_error' | 'drop';
+  const type = ctx.str('effect') as 'latency' | 'rate_limit' | 'server_error' | 'drop' | 'late' | 'twice' | 'out_of_order';
   const probabilityText = ctx.str('probability');
   const probability = probabilityText === undefined ? undefined : Number(probabilityText);
   if (probability !== undefined && !(probability > 0 && probability <= 1)) throw ctx.usage('--probability must be a number above 0 and at most 1');
   const ms = ctx.int('ms');
-  if (type === 'latency' && ms === undefined) throw ctx.usage('a latency fault needs --ms');
+  if ((type === 'latency' || type === 'late') && ms === undefined) throw ctx.usage(`a ${type} fault needs --ms`);
   const effect =
-    type === 'latency'
+    type === 'latency' || type === 'late'
       ? { type, ms: ms!, ...(ctx.int('jitter') !== undefined ? { jitter_ms: ctx.int('jitter')! } : {}) }
       : type === 'rate_limit'
         ? { type, ...(ctx.int('retry-after') !== undefined ? { retry_after_seconds: ctx.int('retry-after')! } : {}) }

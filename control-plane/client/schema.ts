@@ -1468,7 +1468,7 @@ export interface components {
         };
         Fault: {
             created_at: string;
-            /** @description What the fault does (latency, rate_limit, server_error, drop): `latency` delays the real answer; `rate_limit` answers the provider's own rate limit (Stripe 429 `rate_limit`, GitHub 403 secondary limit, Slack 429 `ratelimited`, OpenAI 429 with `x-ratelimit-*`; a generic 429 elsewhere) with `Retry-After`; `server_error` the provider's 5xx; `drop` closes the connection without an answer. The route does not run for the last three. */
+            /** @description What the fault does (latency, rate_limit, server_error, drop, late, twice, out_of_order): `latency` delays the real answer; `rate_limit` answers the provider's own rate limit (Stripe 429 `rate_limit`, GitHub 403 secondary limit, Slack 429 `ratelimited`, OpenAI 429 with `x-ratelimit-*`; a generic 429 elsewhere) with `Retry-After`; `server_error` the provider's 5xx; `drop` closes the connection without an answer (the route does not run for these three). For twins that deliver webhooks, the route runs and the webhooks it causes are shaped: `late` leaves them `ms` (plus seeded jitter) later, `twice` delivers each twice (the same event, as a redelivery), `out_of_order` holds them until the twin's next webhook has been attempted (at most 30 s). */
             effect: {
                 /** @description Up to this much more, drawn from the seeded source. */
                 jitter_ms?: number;
@@ -1487,6 +1487,19 @@ export interface components {
             } | {
                 /** @constant */
                 type: "drop";
+            } | {
+                /** @description Up to this much more, drawn from the seeded source. */
+                jitter_ms?: number;
+                /** @description How much later the webhooks leave. */
+                ms: number;
+                /** @constant */
+                type: "late";
+            } | {
+                /** @constant */
+                type: "twice";
+            } | {
+                /** @constant */
+                type: "out_of_order";
             };
             /** Format: uuid */
             environment_id: string;
@@ -1511,7 +1524,7 @@ export interface components {
             twin_id: string;
         };
         FaultCreate: {
-            /** @description What the fault does (latency, rate_limit, server_error, drop): `latency` delays the real answer; `rate_limit` answers the provider's own rate limit (Stripe 429 `rate_limit`, GitHub 403 secondary limit, Slack 429 `ratelimited`, OpenAI 429 with `x-ratelimit-*`; a generic 429 elsewhere) with `Retry-After`; `server_error` the provider's 5xx; `drop` closes the connection without an answer. The route does not run for the last three. */
+            /** @description What the fault does (latency, rate_limit, server_error, drop, late, twice, out_of_order): `latency` delays the real answer; `rate_limit` answers the provider's own rate limit (Stripe 429 `rate_limit`, GitHub 403 secondary limit, Slack 429 `ratelimited`, OpenAI 429 with `x-ratelimit-*`; a generic 429 elsewhere) with `Retry-After`; `server_error` the provider's 5xx; `drop` closes the connection without an answer (the route does not run for these three). For twins that deliver webhooks, the route runs and the webhooks it causes are shaped: `late` leaves them `ms` (plus seeded jitter) later, `twice` delivers each twice (the same event, as a redelivery), `out_of_order` holds them until the twin's next webhook has been attempted (at most 30 s). */
             effect: {
                 /** @description Up to this much more, drawn from the seeded source. */
                 jitter_ms?: number;
@@ -1530,6 +1543,19 @@ export interface components {
             } | {
                 /** @constant */
                 type: "drop";
+            } | {
+                /** @description Up to this much more, drawn from the seeded source. */
+                jitter_ms?: number;
+                /** @description How much later the webhooks leave. */
+                ms: number;
+                /** @constant */
+                type: "late";
+            } | {
+                /** @constant */
+                type: "twice";
+            } | {
+                /** @constant */
+                type: "out_of_order";
             };
             /** @description Which requests the fault may strike (default: every request of the twin). */
             match?: {

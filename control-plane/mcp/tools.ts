@@ -273,7 +273,7 @@ export function createMcpServer(client: () => TwinsClient | Promise<TwinsClient>
     {
       title: 'Inject a fault',
       description:
-        "Make one twin misbehave on matching requests, as its provider does under load: `rate_limit` (the provider's own 429/403 with Retry-After), `server_error` (its 5xx), `latency`, or `drop` (connection closed). " +
+        "Make one twin misbehave on matching requests, as its provider does under load: `rate_limit` (the provider's own 429/403 with Retry-After), `server_error` (its 5xx), `latency`, or `drop` (connection closed); for twins that deliver webhooks, the webhooks a matching request causes `late`, `twice` or `out_of_order`. " +
         "The probability is drawn from the environment's seeded random source, so the same run fails the same way; the request log names the fault on each answer it made.",
       inputSchema: {
         environment_id: environmentId,

@@ -126,8 +126,6 @@ export interface EnvironmentServiceOptions {
   log?: Logger;
   /** Where advances wait their organization's turn (organization-jobs.ts); default: a queue of its own. */
   jobs?: OrganizationJobs;
-  /** The driver's name (snapshots are out of reach under `kubernetes`); default `process`. */
-  driverName?: string;
 }
 
 export function twinView(t: EnvironmentTwinRow): TwinView {
@@ -316,9 +314,7 @@ export class EnvironmentService {
 
   async create(orgId: string, input: CreateEnvironmentInput): Promise<EnvironmentView> {
     const requested: TwinRequestInput[] = [];
-    const snapshot = input.snapshot_id
-      ? await snapshotStartingPoint(this.o.db, this.o.dataDir, this.o.driverName ?? 'process', orgId, input.snapshot_id)
-      : undefined;
+    const snapshot = input.snapshot_id ? await snapshotStartingPoint(this.o.db, this.o.dataDir, orgId, input.snapshot_id) : undefined;
     if (snapshot) requested.push(...snapshot.twins.map((t) => ({ twin: t.twin_slug, snapshot: { id: snapshot.row.id, twin: t } })));
     if (input.scenario_id) {
       const scenario = await resolveScenario(this.o.db, orgId, input.scenario_id);

@@ -30,9 +30,16 @@ export const faultEffectSchema = z
     }),
     z.strictObject({ type: z.literal('server_error') }),
     z.strictObject({ type: z.literal('drop') }),
+    z.strictObject({
+      type: z.literal('late'),
+      ms: z.number().int().min(0).max(MAX_LATENCY_MS).describe('How much later the webhooks leave.'),
+      jitter_ms: z.number().int().min(0).max(MAX_LATENCY_MS).optional().describe('Up to this much more, drawn from the seeded source.'),
+    }),
+    z.strictObject({ type: z.literal('twice') }),
+    z.strictObject({ type: z.literal('out_of_order') }),
   ])
   .describe(
-    `What the fault does (${FAULT_TYPES.join(', ')}): \`latency\` delays the real answer; \`rate_limit\` answers the provider's own rate limit (Stripe 429 \`rate_limit\`, GitHub 403 secondary limit, Slack 429 \`ratelimited\`, OpenAI 429 with \`x-ratelimit-*\`; a generic 429 elsewhere) with \`Retry-After\`; \`server_error\` the provider's 5xx; \`drop\` closes the connection without an answer. The route does not run for the last three.`,
+    `What the fault does (${FAULT_TYPES.join(', ')}): \`latency\` delays the real answer; \`rate_limit\` answers the provider's own rate limit (Stripe 429 \`rate_limit\`, GitHub 403 secondary limit, Slack 429 \`ratelimited\`, OpenAI 429 with \`x-ratelimit-*\`; a generic 429 elsewhere) with \`Retry-After\`; \`server_error\` the provider's 5xx; \`drop\` closes the connection without an answer (the route does not run for these three). For twins that deliver webhooks, the route runs and the webhooks it causes are shaped: \`late\` leaves them \`ms\` (plus seeded jitter) later, \`twice\` delivers each twice (the same event, as a redelivery), \`out_of_order\` holds them until the twin's next webhook has been attempted (at most 30 s).`,
   );
 
 export const faultMatchSchema = z
@@ -68,7 +75,7 @@ export const createFaultBody = z
       .optional()
       .describe("The share of matching requests struck (default 1), drawn from the environment's seeded random source: the same requests fail on every run."),
   })
-  .refine((f) => f.effect.type !== 'latency' || f.effect.ms + (f.effect.jitter_ms ?? 0) <= MAX_LATENCY_MS, {
+  .refine((f) => (f.effect.type !== 'latency' && f.effect.type !== 'late') || f.effect.ms + (f.effect.jitter_ms ?? 0) <= MAX_LATENCY_MS, {
     message: `ms + jitter_ms must be at most ${MAX_LATENCY_MS}`,
     path: ['effect'],
   })

@@ -24,6 +24,7 @@ import { EnvironmentService } from './environments.js';
 import { SnapshotService } from './snapshots.js';
 import { FaultService } from './faults.js';
 import { ReplayService } from './replay.js';
+import { StartFileTokens } from './start-files.js';
 
 export interface Orchestration {
   store: EnvironmentStore;
@@ -40,6 +41,8 @@ export interface Orchestration {
   faults: FaultService;
   /** Traffic exported as a file, and replayed. */
   replay: ReplayService;
+  /** Tokens opening one twin's seed or snapshot file on the internal start-file route. */
+  startFiles: StartFileTokens;
   start(): Promise<void>;
   /** Stop taking gateway connections and let requests in flight finish (bounded); the unanswered count. */
   drain(timeoutMs: number): Promise<number>;
@@ -70,7 +73,8 @@ export function twinEnvironment(config: Pick<Config, 'egress' | 'host'>): Record
 export async function createOrchestration(config: Config, db: Db, log: Logger, jobs?: OrganizationJobs): Promise<Orchestration> {
   const store = new EnvironmentStore(db);
   const requestLogs = new RequestLogStore(db);
-  const driver = await createDriver(config);
+  const startFiles = new StartFileTokens();
+  const driver = await createDriver(config, startFiles);
   const gatewayHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const gateway = new GatewayHost({
     logFile: join(config.dataDir, LOG_FILE_NAME),
@@ -114,7 +118,6 @@ export async function createOrchestration(config: Config, db: Db, log: Logger, j
     admin,
     log: log.child({ component: 'environments' }),
     jobs,
-    driverName: driver.name,
   });
   const snapshots = new SnapshotService({
     db,
@@ -154,6 +157,7 @@ export async function createOrchestration(config: Config, db: Db, log: Logger, j
     snapshots,
     faults,
     replay,
+    startFiles,
     async start() {
       await gateway.start();
       // Logs of environments deleted while the log writer was not told (a crash in between).

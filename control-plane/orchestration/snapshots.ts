@@ -86,11 +86,10 @@ export type SnapshotStartTwin = SnapshotTwin & { file: string };
 export async function snapshotStartingPoint(
   db: Db,
   dataDir: string,
-  driverName: string,
   orgId: string,
   snapshotId: string,
 ): Promise<{ row: SnapshotRow; twins: SnapshotStartTwin[] }> {
-  refuseUnreachableFiles(driverName, 'Starting from a snapshot');
+  // Every driver can start from one: under kubernetes the twin fetches its file (start-files.ts).
   const row = new SnapshotStore(db).get(orgId, snapshotId);
   if (!row) throw notFound(`Snapshot ${snapshotId} not found.`);
   const twins: SnapshotStartTwin[] = [];
@@ -106,13 +105,6 @@ export async function snapshotStartingPoint(
   return { row, twins };
 }
 
-/** 409 when the driver keeps twin files where the control plane cannot read them. */
-function refuseUnreachableFiles(driverName: string, what: string): void {
-  if (driverName === 'kubernetes') {
-    throw conflict(`${what} needs the twins' files, which live in their Pods under the kubernetes driver; it is not available there yet.`);
-  }
-}
-
 export interface SnapshotServiceOptions {
   db: Db;
   dataDir: string;
@@ -121,7 +113,7 @@ export interface SnapshotServiceOptions {
   reconciler: Reconciler;
   admin: TwinAdminClient;
   jobs: OrganizationJobs;
-  /** The driver's name: under `kubernetes` a twin's file lives in its Pod, out of the control plane's reach. */
+  /** The driver's name: under `kubernetes` a twin's file lives in its Pod (snapshots fetch the copy over its admin API; a live diff is refused). */
   driverName: string;
   log?: Logger;
 }
@@ -157,7 +149,6 @@ export class SnapshotService {
    * so no advance moves the clock between the copies) → the Snapshot.
    */
   async take(orgId: string, environmentId: string, name: string): Promise<SnapshotView> {
-    refuseUnreachableFiles(this.o.driverName, 'A snapshot');
     const env = this.o.environments.environment(orgId, environmentId);
     if (env.status === 'expired') throw conflict(`Environment ${environmentId} has expired; its twins are stopped.`);
     this.o.environments.refuseWhileAdvancing(env.id);
@@ -184,7 +175,11 @@ export class SnapshotService {
           const staged = join(dirname(t.data_file), file);
           try {
             const out = await this.o.admin.expect<SnapshotFile>(200, t.address, t.admin_secret, 'POST', '/_twin/snapshot', { file, clock: instant });
-            renameSync(staged, snapshotFilePath(this.o.dataDir, id, t.id));
+            if (this.o.driverName === 'kubernetes') {
+              // The twin's directory is in its Pod: the copy comes over its admin API, then the twin drops it.
+              await this.o.admin.download(t.address, t.admin_secret, `/_twin/snapshot/${file}`, snapshotFilePath(this.o.dataDir, id, t.id));
+              await this.o.admin.call(t.address, t.admin_secret, 'DELETE', `/_twin/snapshot/${file}`).catch(() => undefined);
+            } else renameSync(staged, snapshotFilePath(this.o.dataDir, id, t.id));
             written.push({
               twin_id: t.id,
               twin_slug: t.twin_slug,
@@ -194,7 +189,9 @@ export class SnapshotService {
               origin_twin_id: t.snapshot_twin_id,
             });
           } catch (e) {
-            rmSync(staged, { force: true });
+            if (this.o.driverName === 'kubernetes')
+              await this.o.admin.call(t.address, t.admin_secret, 'DELETE', `/_twin/snapshot/${file}`).catch(() => undefined);
+            else rmSync(staged, { force: true });
             this.o.log?.warn({ err: (e as Error).message, twinId: t.id }, 'snapshot of a twin failed');
             throw badGateway(`The ${t.twin_slug} twin ${t.id} could not copy its records; no snapshot was kept. Retry in a moment.`);
           }
@@ -258,15 +255,53 @@ export class SnapshotService {
    * committed state, so no request half applied. An organization job (it reads whole files).
    */
   async diff(orgId: string, environmentId: string, q: { from: string; to?: string }, limit?: number): Promise<DiffView> {
-    refuseUnreachableFiles(this.o.driverName, 'A diff');
     const env = this.o.environments.environment(orgId, environmentId);
     const before = this.snapshot(orgId, q.from);
-    const sides = this.pairs(before, q.to ? this.snapshot(orgId, q.to) : undefined, env.id);
-    const journals = new Map<string, readonly string[]>();
-    for (const s of sides) if (!journals.has(s.slug)) journals.set(s.slug, (await loadTwin(s.slug).catch(() => undefined))?.journal ?? []);
-    return this.o.jobs.run(orgId, 'diff', async () => ({
-      twins: sides.map((s) => diffTwinFiles(s.twinId, s.before, s.after, { limit, journal: journals.get(s.slug) })),
-    }));
+    const after = q.to ? this.snapshot(orgId, q.to) : undefined;
+    // Under kubernetes a live twin's file is in its Pod: each twin's copy is fetched first (as a snapshot's is).
+    const fetched = !after && this.o.driverName === 'kubernetes' ? await this.fetchLiveCopies(orgId, env.id) : undefined;
+    try {
+      const sides = this.pairs(before, after, env.id, fetched?.files);
+      const journals = new Map<string, readonly string[]>();
+      for (const s of sides) if (!journals.has(s.slug)) journals.set(s.slug, (await loadTwin(s.slug).catch(() => undefined))?.journal ?? []);
+      return await this.o.jobs.run(orgId, 'diff', async () => ({
+        twins: sides.map((s) => diffTwinFiles(s.twinId, s.before, s.after, { limit, journal: journals.get(s.slug) })),
+      }));
+    } finally {
+      if (fetched) rmSync(fetched.dir, { recursive: true, force: true });
+    }
+  }
+
+  /** Each ready twin's records now, copied by the twin and fetched over its admin API (twin id → temporary file). */
+  private async fetchLiveCopies(orgId: string, environmentId: string): Promise<{ dir: string; files: Map<string, string> }> {
+    const twins = this.readyTwins(environmentId);
+    const id = randomUUID();
+    const dir = join(this.o.dataDir, 'diffs', id);
+    mkdirSync(dir, { recursive: true });
+    const files = new Map<string, string>();
+    try {
+      await this.o.jobs.run(orgId, 'diff', () =>
+        Promise.all(
+          twins.map(async (t) => {
+            const file = `diff-${id}-${t.id}.sqlite`;
+            try {
+              await this.o.admin.expect<SnapshotFile>(200, t.address, t.admin_secret, 'POST', '/_twin/snapshot', { file });
+              await this.o.admin.download(t.address, t.admin_secret, `/_twin/snapshot/${file}`, join(dir, `${t.id}.sqlite`));
+              files.set(t.id, join(dir, `${t.id}.sqlite`));
+            } catch (e) {
+              this.o.log?.warn({ err: (e as Error).message, twinId: t.id }, 'copying a twin for a diff failed');
+              throw badGateway(`The ${t.twin_slug} twin ${t.id} could not copy its records for the diff. Retry in a moment.`);
+            } finally {
+              await this.o.admin.call(t.address, t.admin_secret, 'DELETE', `/_twin/snapshot/${file}`).catch(() => undefined);
+            }
+          }),
+        ),
+      );
+    } catch (e) {
+      rmSync(dir, { recursive: true, force: true });
+      throw e;
+    }
+    return { dir, files };
   }
 
   /**
@@ -277,15 +312,18 @@ export class SnapshotService {
     before: SnapshotRow,
     after: SnapshotRow | undefined,
     environmentId: string,
+    /** Live twins' files fetched from where they run (kubernetes), by twin id. */
+    fetched?: Map<string, string>,
   ): { twinId: string; slug: string; before?: string; after?: string }[] {
     const beforeTwins = snapshotTwins(before);
     const file = (row: SnapshotRow, t: SnapshotTwin) => snapshotFilePath(this.o.dataDir, row.id, t.twin_id);
     const afterSide: { twinId: string; slug: string; origin: string | null; file: string }[] = after
       ? snapshotTwins(after).map((t) => ({ twinId: t.twin_id, slug: t.twin_slug, origin: t.origin_twin_id, file: file(after, t) }))
       : this.o.store.twinsOf(environmentId).map((t) => {
+          const file = fetched ? fetched.get(t.id) : t.data_file;
           // A twin that has not started yet has no file to read.
-          if (!existsSync(t.data_file)) throw conflict(`Twin ${t.id} is ${t.state} and holds no records yet; diff when it is ready.`);
-          return { twinId: t.id, slug: t.twin_slug, origin: t.snapshot_twin_id, file: t.data_file };
+          if (!file || !existsSync(file)) throw conflict(`Twin ${t.id} is ${t.state} and holds no records yet; diff when it is ready.`);
+          return { twinId: t.id, slug: t.twin_slug, origin: t.snapshot_twin_id, file };
         });
     const used = new Set<string>();
     const out: { twinId: string; slug: string; before?: string; after?: string }[] = [];

@@ -4,6 +4,8 @@
 // as given (no URL normalisation: a record id `.` stays `.`), and no error message names the
 // workload's address: messages reach API callers.
 
+import { createWriteStream, rmSync } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
 import { getGlobalDispatcher } from 'undici';
 import { parseJson } from '../../twin-runtime/safe-input.js';
 
@@ -84,6 +86,33 @@ export class TwinAdminClient {
       }
     }
     return { status: res.statusCode, body: parsed as T, headers: res.headers };
+  }
+
+  /** GET a file the twin serves (a snapshot file) into `dest`; any status but 200 is an error and leaves nothing. */
+  async download(address: string, secret: string, path: string, dest: string, timeoutMs = this.timeoutMs): Promise<void> {
+    let res;
+    try {
+      res = await getGlobalDispatcher().request({
+        origin: address,
+        path,
+        method: 'GET',
+        headers: { [ADMIN_SECRET_HEADER]: secret },
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+    } catch (e) {
+      throw new TwinAdminError(`The twin did not answer GET ${path} (${(e as { code?: string }).code ?? (e as Error).name}).`);
+    }
+    if (res.statusCode !== 200) {
+      const text = await res.body.text();
+      throw new TwinAdminError(`GET ${path} answered ${res.statusCode}: ${text.slice(0, 300)}`, res.statusCode);
+    }
+    try {
+      await pipeline(res.body, createWriteStream(dest, { mode: 0o600 }));
+    } catch (e) {
+      rmSync(dest, { force: true });
+      throw new TwinAdminError(`The twin's file from GET ${path} was cut short (${(e as Error).message}).`);
+    }
   }
 
   /** Like call, but any status other than `expected` is an error. */

@@ -47,3 +47,18 @@ t.test('the deployment runs the kubernetes driver with probes on the health rout
   t.equal(deployment.spec.template.spec.volumes[0].persistentVolumeClaim.claimName, claim.metadata.name);
   t.equal(c.volumeMounts[0].mountPath, config.data.TWINS_DATA_DIR);
 });
+
+t.test('twin Pods reach the control plane for their starting file, and only it on a private address', async (t) => {
+  const [config] = byKind('ConfigMap');
+  const [deployment] = byKind('Deployment');
+  const svc = byKind('Service').find((s) => s.metadata.name === 'twins-control-plane');
+  const internal = new URL(config.data.TWINS_INTERNAL_URL);
+  t.equal(internal.hostname, `${svc.metadata.name}.${svc.metadata.namespace}.svc.cluster.local`, "TWINS_INTERNAL_URL names the control plane's Service");
+  t.equal(Number(internal.port || 80), svc.spec.ports[0].port);
+  const policy = byKind('NetworkPolicy').find((p) => p.metadata.name === 'twins-twin-pods');
+  const toControlPlane = policy.spec.egress.filter((r: any) =>
+    r.to.some((to: any) => to.podSelector?.matchLabels?.['app.kubernetes.io/name'] === deployment.spec.selector.matchLabels['app.kubernetes.io/name']),
+  );
+  t.equal(toControlPlane.length, 1, 'one egress rule to the control plane Pods');
+  t.same(toControlPlane[0].ports, [{ protocol: 'TCP', port: svc.spec.ports[0].targetPort }], 'on its HTTP port only');
+});

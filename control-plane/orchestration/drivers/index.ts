@@ -6,8 +6,9 @@ import { join } from 'node:path';
 import type { Config } from '../../config.js';
 import type { TwinDriver } from './driver.js';
 import { ProcessDriver } from './process.js';
+import type { StartFileTokens } from '../start-files.js';
 
-export async function createDriver(config: Config): Promise<TwinDriver> {
+export async function createDriver(config: Config, startFiles?: StartFileTokens): Promise<TwinDriver> {
   switch (config.driver) {
     case 'process':
       return new ProcessDriver({
@@ -28,6 +29,8 @@ export async function createDriver(config: Config): Promise<TwinDriver> {
         namespace: config.namespace,
         dataVolume: config.kubernetesDataVolume,
         storageClassName: config.kubernetesStorageClass,
+        // Seeded and snapshotted twins fetch their starting file from the control plane.
+        startFiles: config.internalUrl && startFiles ? { baseUrl: config.internalUrl, mint: (twinId) => startFiles.mint(twinId) } : undefined,
       });
     }
     default:

@@ -5,6 +5,7 @@
 
 import { EventEmitter } from 'node:events';
 import { CoreV1Api, KubeConfig, Watch, type V1Pod, type V1Service, type V1Volume } from '@kubernetes/client-node';
+import { startFilePath } from '../start-files.js';
 import { environmentSettingArgs, type DriverEvent, type TwinDriver, type TwinWorkloadSpec, type WorkloadStatus } from './driver.js';
 
 export interface KubernetesDriverOptions {
@@ -18,9 +19,16 @@ export interface KubernetesDriverOptions {
   /** A kube config to use; default: in-cluster, then KUBECONFIG / ~/.kube/config. */
   kubeConfig?: KubeConfig;
   startTimeoutMs?: number;
+  /**
+   * Where a seeded or snapshotted twin fetches its starting file (the control plane's internal
+   * route, reachable from the Pods) and the short-lived per-twin token that opens it. Without it
+   * such twins are refused: their file lives on the control plane, not in the Pod.
+   */
+  startFiles?: { baseUrl: string; mint(twinId: string): string };
 }
 
 const PORT = 8080;
+const DATA_FILE = '/data/twin.sqlite';
 const MANAGED = 'twins.managed';
 const TWIN_LABEL = 'twins.twin-id';
 
@@ -113,7 +121,7 @@ export class KubernetesDriver implements TwinDriver {
     const name = podName(spec.twinId);
     const volume: V1Volume =
       this.options.dataVolume === 'pvc' ? { name: 'data', persistentVolumeClaim: { claimName: `${name}-data` } } : { name: 'data', emptyDir: {} };
-    const args = ['--twin', spec.slug, '--data', '/data/twin.sqlite', '--port', String(PORT), '--host', '0.0.0.0'];
+    const args = ['--twin', spec.slug, '--data', DATA_FILE, '--port', String(PORT), '--host', '0.0.0.0'];
     args.push('--clock', spec.clockStart.toISOString(), ...environmentSettingArgs(spec), '--public-url', spec.publicUrl);
     const labels = { ...spec.labels, [MANAGED]: 'true', [TWIN_LABEL]: spec.twinId, 'twins.slug': spec.slug };
     const deadline = spec.expiresAt ? Math.max(1, Math.ceil((spec.expiresAt.getTime() - Date.now()) / 1000)) : undefined;
@@ -134,6 +142,7 @@ export class KubernetesDriver implements TwinDriver {
               ...Object.entries(spec.env ?? {}).map(([name, value]) => ({ name, value })),
               { name: 'TWIN_ADMIN_SECRET', value: spec.adminSecret },
               { name: 'TWIN_PORT', value: String(PORT) },
+              ...this.startFileEnv(spec),
             ],
             ports: [{ name: 'http', containerPort: PORT }],
             readinessProbe: {
@@ -155,6 +164,21 @@ export class KubernetesDriver implements TwinDriver {
     };
   }
 
+  /** A seeded or snapshotted twin's way to its starting file: the internal route and a token for it alone. */
+  private startFileEnv(spec: TwinWorkloadSpec): { name: string; value: string }[] {
+    if (!spec.seedFile) return [];
+    const startFiles = this.options.startFiles;
+    if (!startFiles) {
+      throw new Error(
+        "Seeded and snapshotted twins need the control plane's internal URL under the kubernetes driver (TWINS_INTERNAL_URL): their starting file is fetched from there.",
+      );
+    }
+    return [
+      { name: 'TWIN_START_FILE_URL', value: `${startFiles.baseUrl}${startFilePath(spec.twinId)}` },
+      { name: 'TWIN_START_FILE_TOKEN', value: startFiles.mint(spec.twinId) },
+    ];
+  }
+
   serviceManifest(pod: V1Pod): V1Service {
     const name = pod.metadata!.name!;
     return {
@@ -173,9 +197,8 @@ export class KubernetesDriver implements TwinDriver {
 
   async start(spec: TwinWorkloadSpec): Promise<{ address: string }> {
     if (this.closed) throw new Error('The kubernetes driver is closed.');
-    if (spec.seedFile) {
-      throw new Error('Seeded twins cannot start under the kubernetes driver yet: the seed file lives on the control plane and is not shipped into the Pod.');
-    }
+    // Refused before anything is created when the twin could not reach its starting file.
+    this.startFileEnv(spec);
     await this.watch();
     const name = podName(spec.twinId);
     let pod = await this.readPod(name);
