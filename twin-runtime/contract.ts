@@ -120,6 +120,8 @@ export interface TwinRoute {
    * the generic layer sets the level it decided for the operation.
    */
   fidelity?: FidelityLevel;
+  /** Served only at its own path, never under the twin's `routing.prefixes` (GitHub's git smart HTTP, downloads). */
+  rootOnly?: boolean;
 }
 
 /** A routed request as the twin's `around` sees it. */
@@ -214,8 +216,12 @@ export interface TwinDefinition {
    * `ignoreTrailingSlash`: `/x/` is routed as `/x` (GitHub does this; Stripe and Slack do not).
    * `headAsGet`: a HEAD without its own route is answered by the GET route (headers, no body), as
    * GitHub answers HEAD on every GET.
+   * `prefixes`: every route (but `rootOnly` ones) also answers under each of these path prefixes
+   * (GitHub Enterprise's `/api/v3`; `/api/v3` alone is `/`). The router strips the prefix to match,
+   * without registering the routes twice; the handler sees the path as sent and the template with
+   * the prefix (`/api/v3/repos/{owner}/{repo}`), so links keep the client's spelling.
    */
-  routing?: { ignoreTrailingSlash?: boolean; headAsGet?: boolean };
+  routing?: { ignoreTrailingSlash?: boolean; headAsGet?: boolean; prefixes?: readonly string[] };
   /**
    * Clients of this provider match the service by host name without a port (`gh` inside a git
    * clone): the gateway, and a standalone twin, also serve it at a loopback address of its own on

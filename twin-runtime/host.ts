@@ -205,8 +205,7 @@ export class TwinHost {
 
   /** The route a request would take (undefined: a route miss). */
   match(method: string, path: string): { route: TwinRoute; params: Record<string, string>; template: string } | undefined {
-    const found =
-      this.routing.router.find(method, path) ?? (method === 'HEAD' && this.twin.routing?.headAsGet ? this.routing.router.find('GET', path) : undefined);
+    const found = this.routing.match(method, path);
     return found && { route: found.value.route, params: found.params, template: found.template };
   }
 

@@ -166,6 +166,37 @@ export interface RoutedTwin {
   router: TemplateRouter<{ route: TwinRoute; source: RouteSource }>;
   /** Generic routes not registered because a hand-written route has their method and template. */
   shadowedGeneric: TwinRoute[];
+  /** The route a request takes, with the twin's `routing` rules (prefixes, HEAD as GET); undefined: a route miss. */
+  match(method: string, path: string): RouteMatch<{ route: TwinRoute; source: RouteSource }> | undefined;
+}
+
+/** `path` without the first of `prefixes` it lies under (`/api/v3` alone is `/`), or undefined. */
+export function withoutPrefix(prefixes: readonly string[], path: string): { prefix: string; rest: string } | undefined {
+  for (const prefix of prefixes) {
+    if (path === prefix) return { prefix, rest: '/' };
+    if (path.startsWith(prefix) && path.charCodeAt(prefix.length) === 47 /* / */) return { prefix, rest: path.slice(prefix.length) };
+  }
+  return undefined;
+}
+
+/**
+ * The matcher of a twin's requests. Under a prefix the path without it is tried first, as if every
+ * route were also registered under the prefix (its static segments beat any parameter the path as
+ * sent could match); a `rootOnly` route does not answer there. The template keeps the prefix.
+ */
+function matcher(router: RoutedTwin['router'], routing: RoutableTwin['routing']): RoutedTwin['match'] {
+  const headAsGet = !!routing?.headAsGet;
+  const find = (method: string, path: string) => router.find(method, path) ?? (headAsGet && method === 'HEAD' ? router.find('GET', path) : undefined);
+  const prefixes = routing?.prefixes ?? [];
+  if (prefixes.length === 0) return find;
+  return (method, path) => {
+    const under = withoutPrefix(prefixes, path);
+    if (under) {
+      const found = find(method, under.rest);
+      if (found && !found.value.route.rootOnly) return { ...found, template: found.template === '/' ? under.prefix : under.prefix + found.template };
+    }
+    return find(method, path);
+  };
 }
 
 /**
@@ -182,5 +213,5 @@ export function routeTwin(twin: RoutableTwin): RoutedTwin {
     if (router.has(route.method, route.path)) shadowedGeneric.push(route);
     else router.add(route.method, route.path, { route, source: 'generic' });
   }
-  return { router, shadowedGeneric };
+  return { router, shadowedGeneric, match: matcher(router, twin.routing) };
 }

@@ -175,3 +175,23 @@ t.test('the shipped GitHub twin: the operations a greedy route used to swallow r
   t.equal(router.find('GET', '/repos/o/r/issues/12/sub_issues')?.value.source, 'generic');
   t.equal(router.find('GET', '/repos/o/r/issues/12')?.value.source, 'modelled');
 });
+
+t.test('routing.prefixes: every route also answers under a prefix, registered once', async (t) => {
+  const routes: TwinRoute[] = [
+    { method: 'GET', path: '/', handler },
+    { method: 'GET', path: '/repos/{owner}/{repo}', handler },
+    { method: 'GET', path: '/{owner}/{repo}/info/refs', handler, rootOnly: true },
+    { method: 'GET', path: '/{owner}/{repo}', handler },
+  ];
+  const routed = routeTwin({ routes, routing: { ignoreTrailingSlash: true, headAsGet: true, prefixes: ['/api/v3'] } });
+  t.equal(routed.router.templates().length, routes.length, 'no route registered twice');
+  t.same(routed.match('GET', '/api/v3/repos/o/r'), { value: routed.router.find('GET', '/repos/o/r')!.value, template: '/api/v3/repos/{owner}/{repo}', params: { owner: 'o', repo: 'r' } });
+  t.equal(routed.match('GET', '/api/v3')?.template, '/api/v3', 'the prefix alone is the root');
+  t.equal(routed.match('GET', '/api/v3/')?.template, '/api/v3', 'with a trailing slash too');
+  t.equal(routed.match('HEAD', '/api/v3/repos/o/r')?.template, '/api/v3/repos/{owner}/{repo}', 'HEAD as GET under the prefix');
+  t.equal(routed.match('GET', '/repos/o/r')?.template, '/repos/{owner}/{repo}', 'the path as sent still answers');
+  // A root-only route is not under the prefix: the path as sent is matched instead.
+  t.same(routed.match('GET', '/api/v3/o/info/refs'), undefined);
+  t.equal(routed.match('GET', '/api/v3x/repos')?.template, undefined, 'a prefix is a whole segment');
+  t.same(routed.match('GET', '/api/v3x')?.params, { owner: 'api', repo: 'v3x' }, 'not under the prefix: matched as sent');
+});

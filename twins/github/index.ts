@@ -32,7 +32,7 @@ import { actionRoutes } from './routes/actions.js';
 import { actionsSecretRoutes } from './routes/actions-secrets.js';
 import { ACTIONS_SECRET_RESOURCES } from './model/actions-secrets.js';
 import { appRoutes } from './routes/apps.js';
-import { alsoUnderEnterprisePrefix, genericAlsoUnderEnterprisePrefix } from './wire/enterprise.js';
+import { ENTERPRISE_PREFIX, genericWithoutEnterprisePrefix, onlyAtRoot, underEnterprisePrefix } from './wire/enterprise.js';
 import { withMediaTypes } from './wire/media.js';
 import { alsoUnderRepositoryId } from './wire/http.js';
 import { seeding, suggestions } from './vocabulary/seeds.js';
@@ -100,7 +100,7 @@ const github: TwinDefinition = {
   mintKey: (randomBase62) => `ghp_${randomBase62(36)}`,
   routes: [
     ...withMediaTypes(
-      alsoUnderEnterprisePrefix(
+      underEnterprisePrefix(
         alsoUnderRepositoryId([
           ...metaRoutes,
           ...accountRoutes,
@@ -130,13 +130,14 @@ const github: TwinDefinition = {
       ),
     ),
     // Git's smart HTTP lives at the host's root (`/{owner}/{repo}.git/…`), never under /api/v3.
-    ...gitHttpRoutes,
+    ...onlyAtRoot(gitHttpRoutes),
     // The uploads host (`/api/uploads`), release downloads and signed download URLs: not under /api/v3.
-    ...releaseDownloadRoutes,
-    ...rawFileRoutes,
+    ...onlyAtRoot(releaseDownloadRoutes),
+    ...onlyAtRoot(rawFileRoutes),
   ],
-  generic: genericAlsoUnderEnterprisePrefix(generic),
-  routing: { ignoreTrailingSlash: true, headAsGet: true },
+  generic: genericWithoutEnterprisePrefix(generic),
+  // Every route but those at the host's root also answers under GitHub Enterprise's `/api/v3`.
+  routing: { ignoreTrailingSlash: true, headAsGet: true, prefixes: [ENTERPRISE_PREFIX] },
   // `gh` matches a clone's remote by host without its port: see the README, "gh inside a clone".
   ownHost: true,
   authenticate: authenticateGitHub,

@@ -9,7 +9,6 @@ import { type FileMap, commitFiles, lineDiff, readBlob, readmeOf, resolveCommiti
 import { requirePull, pullCommits } from '../model/pulls.js';
 import { requireRepository } from '../model/repositories.js';
 import { GitHubError } from './errors.js';
-import { ENTERPRISE_PREFIX } from './enterprise.js';
 
 type Media = 'diff' | 'patch' | 'raw' | 'sha';
 
@@ -138,8 +137,8 @@ const RENDERS: Record<string, Render> = {
 /** The routes, the few with other representations answering them when `Accept` asks. */
 export function withMediaTypes(list: TwinRoute[]): TwinRoute[] {
   return list.map((route) => {
-    const path = route.path.startsWith(`${ENTERPRISE_PREFIX}/`) ? route.path.slice(ENTERPRISE_PREFIX.length) : route.path;
-    const render = Object.hasOwn(RENDERS, `${route.method} ${path}`) ? RENDERS[`${route.method} ${path}`] : undefined;
+    const key = `${route.method} ${route.path}`;
+    const render = Object.hasOwn(RENDERS, key) ? RENDERS[key] : undefined;
     if (!render) return route;
     return {
       ...route,
