@@ -185,7 +185,11 @@ t.test('routing.prefixes: every route also answers under a prefix, registered on
   ];
   const routed = routeTwin({ routes, routing: { ignoreTrailingSlash: true, headAsGet: true, prefixes: ['/api/v3'] } });
   t.equal(routed.router.templates().length, routes.length, 'no route registered twice');
-  t.same(routed.match('GET', '/api/v3/repos/o/r'), { value: routed.router.find('GET', '/repos/o/r')!.value, template: '/api/v3/repos/{owner}/{repo}', params: { owner: 'o', repo: 'r' } });
+  t.same(routed.match('GET', '/api/v3/repos/o/r'), {
+    value: routed.router.find('GET', '/repos/o/r')!.value,
+    template: '/api/v3/repos/{owner}/{repo}',
+    params: { owner: 'o', repo: 'r' },
+  });
   t.equal(routed.match('GET', '/api/v3')?.template, '/api/v3', 'the prefix alone is the root');
   t.equal(routed.match('GET', '/api/v3/')?.template, '/api/v3', 'with a trailing slash too');
   t.equal(routed.match('HEAD', '/api/v3/repos/o/r')?.template, '/api/v3/repos/{owner}/{repo}', 'HEAD as GET under the prefix');
