@@ -83,3 +83,12 @@ export function templateFromFindMyWay(path: string): string {
       .replace(/\u0000/g, ':')
   );
 }
+
+/** `path` without the first of `prefixes` it lies under (`/api/v3` alone is `/`), or undefined. */
+export function withoutPrefix(prefixes: readonly string[], path: string): { prefix: string; rest: string } | undefined {
+  for (const prefix of prefixes) {
+    if (path === prefix) return { prefix, rest: '/' };
+    if (path.startsWith(prefix) && path.charCodeAt(prefix.length) === 47 /* / */) return { prefix, rest: path.slice(prefix.length) };
+  }
+  return undefined;
+}

@@ -16,7 +16,7 @@
 
 import FindMyWay from 'find-my-way';
 import type { HTTPMethod } from 'find-my-way';
-import { findMyWayPath, templateShape } from './path-template.js';
+import { findMyWayPath, templateShape, withoutPrefix } from './path-template.js';
 import type { TwinDefinition, TwinRoute } from './contract.js';
 
 export interface RouteMatch<T> {
@@ -168,15 +168,6 @@ export interface RoutedTwin {
   shadowedGeneric: TwinRoute[];
   /** The route a request takes, with the twin's `routing` rules (prefixes, HEAD as GET); undefined: a route miss. */
   match(method: string, path: string): RouteMatch<{ route: TwinRoute; source: RouteSource }> | undefined;
-}
-
-/** `path` without the first of `prefixes` it lies under (`/api/v3` alone is `/`), or undefined. */
-export function withoutPrefix(prefixes: readonly string[], path: string): { prefix: string; rest: string } | undefined {
-  for (const prefix of prefixes) {
-    if (path === prefix) return { prefix, rest: '/' };
-    if (path.startsWith(prefix) && path.charCodeAt(prefix.length) === 47 /* / */) return { prefix, rest: path.slice(prefix.length) };
-  }
-  return undefined;
 }
 
 /**

@@ -5,17 +5,21 @@
 
 import { loadTwin } from '../../twin-runtime/registry.js';
 import { compilePathTemplate } from './request-matcher.js';
-import { templateShape } from '../../twin-runtime/path-template.js';
+import { templateShape, withoutPrefix } from '../../twin-runtime/path-template.js';
 
 export interface SurfaceRoute {
   method: string;
   /** Template in the twin's own spelling (`/v1/customers/{customer}`). */
   path: string;
+  /** Not served under the twin's `routing.prefixes`. */
+  rootOnly?: boolean;
 }
 
 export interface TwinSurface {
   slug: string;
   routes: SurfaceRoute[];
+  /** Path prefixes every route but `rootOnly` ones also answers under (GitHub Enterprise's `/api/v3`). */
+  prefixes: readonly string[];
   /** Request body and query field names of an operation, when the provider documents them. */
   fields(method: string, template: string): { body?: Set<string>; query?: Set<string> } | undefined;
 }
@@ -40,11 +44,12 @@ async function buildSurface(slug: string): Promise<TwinSurface | undefined> {
   } catch {
     return undefined;
   }
-  const routes: SurfaceRoute[] = def.routes.map((r) => ({ method: r.method, path: r.path }));
+  const routes: SurfaceRoute[] = def.routes.map((r) => ({ method: r.method, path: r.path, ...(r.rootOnly ? { rootOnly: true } : {}) }));
   for (const r of def.generic?.routes() ?? []) routes.push({ method: r.method, path: r.path });
   return {
     slug,
     routes,
+    prefixes: def.routing?.prefixes ?? [],
     fields: (method, template) => def.generic?.requestFields(method.toUpperCase(), template),
   };
 }
@@ -52,9 +57,11 @@ async function buildSurface(slug: string): Promise<TwinSurface | undefined> {
 /** Routes of the surface a matcher's path fits: a template by shape, a concrete path by matching. */
 export function routesFor(surface: TwinSurface, method: string | undefined, path: string): SurfaceRoute[] {
   const isTemplate = /\{[^}]+\}/.test(path);
-  return surface.routes.filter((r) => {
-    if (method && r.method !== method.toUpperCase()) return false;
-    if (isTemplate) return shape(r.path) === shape(path);
-    return compilePathTemplate(r.path).regex.test(path);
-  });
+  const fits = (r: SurfaceRoute, p: string) =>
+    (!method || r.method === method.toUpperCase()) && (isTemplate ? shape(r.path) === shape(p) : compilePathTemplate(r.path).regex.test(p));
+  const asSent = surface.routes.filter((r) => fits(r, path));
+  if (asSent.length > 0) return asSent;
+  // Under a prefix (`/api/v3/…`): the routes the path without it reaches, as the twin's router does.
+  const under = withoutPrefix(surface.prefixes, path);
+  return under ? surface.routes.filter((r) => !r.rootOnly && fits(r, under.rest)) : [];
 }

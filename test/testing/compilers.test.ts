@@ -171,6 +171,15 @@ t.test('compile-time checks against the twin routes and documented fields', asyn
   tt.match(await check([{ says: 'x', match: { method: 'POST', path: '/v1/refunds', body: { '/amountt': 1 } } }], ['stripe']), [
     { message: /^Body field 'amountt' is not a parameter of POST \/v1\/refunds; it takes amount, charge/ },
   ]);
+  // GitHub Enterprise's spelling reaches the same operations (and their documented fields); git's smart HTTP is not under it.
+  tt.same(await check([{ says: 'ok', match: { method: 'POST', path: '/api/v3/repos/{owner}/{repo}/issues', body: { '/title': 'x' } } }], ['github']), []);
+  tt.same(await check([{ says: 'ok', match: { method: 'GET', path: '/api/v3/repos/o/r/releases' } }], ['github']), []);
+  tt.match(await check([{ says: 'x', match: { method: 'POST', path: '/api/v3/repos/{owner}/{repo}/issues', body: { '/titel': 'x' } } }], ['github']), [
+    { message: /^Body field 'titel' is not a parameter of POST \/api\/v3\/repos/ },
+  ]);
+  tt.match(await check([{ says: 'x', match: { method: 'GET', path: '/api/v3/o/r/info/refs' } }], ['github']), [
+    { message: 'GET /api/v3/o/r/info/refs is not an operation the github twin serves.' },
+  ]);
   tt.match(await check([{ says: 'x', match: { twin: 'github', path: '/v1/customers' } }], ['stripe']), [
     { message: /github twin, which is not among this test's twins/ },
   ]);
