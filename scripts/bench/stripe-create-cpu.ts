@@ -4,7 +4,10 @@
 // (`--roots`), each runs in a child process of its own, in alternating rounds, the median round of
 // each shown side by side: a change is measured against its base in one run.
 //
-//   npx tsx scripts/bench/stripe-create-cpu.ts [--creates 4000] [--concurrency 16] [--rounds 3] [--roots DIR,DIR]
+//   npx tsx scripts/bench/stripe-create-cpu.ts [--creates 4000] [--concurrency 16] [--rounds 3] [--roots DIR,DIR] [--direct]
+//
+// `--direct` leaves HTTP out: bursts of `--concurrency` requests go to the twin's host (what the
+// server calls once it has read a request), so the figure is the twin's own work.
 //
 // With `--cpu-prof` (a node flag) a child writes a V8 profile of its rounds.
 
@@ -22,6 +25,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     roots: { type: 'string' },
     child: { type: 'string' },
+    direct: { type: 'boolean', default: false },
   },
 });
 const CREATES = Number(values.creates);
@@ -46,7 +50,27 @@ async function child(root: string): Promise<void> {
     const url = await server.listen(0, '127.0.0.1');
     const pool = new Pool(url, { connections: CONCURRENCY, pipelining: 1 });
     let sent = 0;
-    const creates = async (count: number) => {
+    const direct = async (count: number) => {
+      for (let done = 0; done < count; done += CONCURRENCY) {
+        const burst = Array.from({ length: Math.min(CONCURRENCY, count - done) }, () => {
+          const i = sent++;
+          const body = `email=bench${i}%40example.com&name=Bench+${i}&metadata[n]=${i}`;
+          return server.host.handle({
+            method: 'POST',
+            path: '/v1/customers',
+            params: {},
+            queryString: '',
+            query: {},
+            headers: { authorization: `Bearer ${server.apiKey}`, 'content-type': 'application/x-www-form-urlencoded' },
+            rawBody: Buffer.from(body),
+            body: { email: `bench${i}@example.com`, name: `Bench ${i}`, metadata: { n: String(i) } },
+            bodyKind: 'form',
+          });
+        });
+        for (const res of await Promise.all(burst)) if (res.status !== 200) throw new Error(`${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
+      }
+    };
+    const overHttp = async (count: number) => {
       let next = 0;
       const worker = async () => {
         while (next < count) {
@@ -64,6 +88,7 @@ async function child(root: string): Promise<void> {
       };
       await Promise.all(Array.from({ length: CONCURRENCY }, worker));
     };
+    const creates = values.direct ? direct : overHttp;
     await creates(500); // JIT and statement caches: not counted
     for (let r = 0; r < ROUNDS; r++) {
       const cpu0 = procCpuMs();
