@@ -174,7 +174,7 @@ export class TwinHost {
       deliveries: this.deliveries,
       fidelity: options.fidelity ?? 'strict',
     };
-    this.pipeline = new RequestPipeline(this.store.db);
+    this.pipeline = new RequestPipeline(this.store.db, this.store);
     this.advances = new AdvanceJobs({ twin, ctx: this.ctx, exclusive: (fn) => this.pipeline.exclusive(fn) });
     this.ctx.later = (job) => this.pipeline.submit(() => this.pipeline.savepoint(job));
     // The starting state exists from the first instant, so the records endpoints show it at once.

@@ -7,6 +7,18 @@
 
 import type Database from 'better-sqlite3';
 
+/**
+ * The record store's deferred counters (RecordStore): drawn in memory while a batch's transaction
+ * is open and written just before its COMMIT, a rolled-back savepoint taking back what it drew.
+ */
+export interface DeferredCounters {
+  deferCounters(): void;
+  counterMark(): number;
+  undoCounters(mark: number): void;
+  flushCounters(): void;
+  dropCounters(): void;
+}
+
 interface Job {
   exclusive: boolean;
   run: () => unknown;
@@ -31,7 +43,10 @@ export class RequestPipeline {
   private readonly sql: TxStatements;
   private idleWaiters: (() => void)[] = [];
 
-  constructor(private readonly db: Database.Database) {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly counters?: DeferredCounters,
+  ) {
     this.sql = {
       begin: db.prepare('BEGIN'),
       commit: db.prepare('COMMIT'),
@@ -66,6 +81,7 @@ export class RequestPipeline {
    * passed on. Only valid inside a submitted job.
    */
   async savepoint<T>(fn: () => T | Promise<T>): Promise<T> {
+    const mark = this.counters?.counterMark() ?? 0;
     this.sql.savepoint.run();
     try {
       const out = await fn();
@@ -76,7 +92,8 @@ export class RequestPipeline {
       if (this.db.inTransaction) {
         this.sql.rollbackTo.run();
         this.sql.release.run();
-      }
+        this.counters?.undoCounters(mark);
+      } else this.counters?.dropCounters();
       throw e;
     }
   }
@@ -129,18 +146,28 @@ export class RequestPipeline {
     const done: [Job, unknown][] = [];
     try {
       for (const job of batch) {
-        if (!this.db.inTransaction) this.sql.begin.run();
+        if (!this.db.inTransaction) {
+          this.sql.begin.run();
+          this.counters?.deferCounters();
+        }
         try {
           done.push([job, await job.run()]);
         } catch (e) {
           job.reject(e);
           // SQLite rolled the whole transaction back (a full disk): the jobs before lost their
           // writes too, so they fail with it; the rest of the batch runs in a new transaction.
-          if (!this.db.inTransaction) for (const [lost] of done.splice(0)) lost.reject(e);
+          if (!this.db.inTransaction) {
+            this.counters?.dropCounters();
+            for (const [lost] of done.splice(0)) lost.reject(e);
+          }
         }
       }
-      if (this.db.inTransaction) this.sql.commit.run();
+      if (this.db.inTransaction) {
+        this.counters?.flushCounters();
+        this.sql.commit.run();
+      }
     } catch (e) {
+      this.counters?.dropCounters();
       if (this.db.inTransaction) this.sql.rollback.run();
       for (const [job] of done) job.reject(e);
       return;

@@ -170,6 +170,13 @@ export class RecordStore {
   private readCacheDepth = 0;
   /** While withReadCache runs: counters incremented (incrementMeta) and not yet written. */
   private counters: Map<string, number> | undefined;
+  /**
+   * While a pipeline transaction is open (deferCounters): counters drawn and not yet written, so
+   * each costs a map update instead of a statement; flushCounters writes them before the COMMIT.
+   */
+  private pending: Map<string, number> | undefined;
+  /** Undo log of `pending`, one entry per change (the value before; undefined: none), for undoCounters. */
+  private pendingUndo: [string, number | undefined][] = [];
   /** While withReadCache runs: query rows by resource, then by query; a write to the resource drops its entry. */
   private queryCache: Map<string, Map<string, unknown[]>> | undefined;
   /** One transaction wrapper for every call (better-sqlite3 builds a new one per `db.transaction`). */
@@ -256,7 +263,7 @@ export class RecordStore {
         this.readCache = undefined;
         this.queryCache = undefined;
         this.counters = undefined;
-        for (const [key, n] of counters) this.stmts.metaSet.run(key, String(n));
+        for (const [key, n] of counters) this.writeCounter(key, n);
       }
     }
   }
@@ -468,18 +475,20 @@ export class RecordStore {
 
   /** Run `fn` atomically; handlers that write several records use this so a crash leaves none half-done. */
   transaction<T>(fn: () => T): T {
+    const mark = this.counterMark();
     try {
       this.runInTransaction ??= this.db.transaction((body: () => unknown) => body());
       return this.runInTransaction(fn) as T;
     } catch (e) {
       // What the rolled-back writes cached is gone from the file: forget it all.
       this.forgetCached();
+      this.undoCounters(mark);
       throw e;
     }
   }
 
   getMeta(key: string): string | undefined {
-    const counted = this.counters?.get(key);
+    const counted = this.counters?.get(key) ?? this.pending?.get(key);
     if (counted !== undefined) return String(counted);
     const row = this.stmts.metaGet.get(key) as { value: string } | undefined;
     if (row) this.work.rowsRead++;
@@ -488,6 +497,7 @@ export class RecordStore {
 
   setMeta(key: string, value: string): void {
     this.counters?.delete(key);
+    if (this.pending?.has(key)) this.setPending(key, undefined);
     this.stmts.metaSet.run(key, value);
     this.work.rowsWritten++;
   }
@@ -506,18 +516,83 @@ export class RecordStore {
       counters.set(key, n);
       return n;
     }
+    if (this.pending) {
+      const n = Number(this.getMeta(key) ?? 0) + 1;
+      this.setPending(key, n);
+      return n;
+    }
     return Number((this.stmts.metaIncrement.get(key) as { value: string | number }).value);
+  }
+
+  /** A counter's new value: kept pending while a pipeline transaction defers them, else written. */
+  private writeCounter(key: string, n: number): void {
+    if (this.pending) this.setPending(key, n);
+    else this.stmts.metaSet.run(key, String(n));
+  }
+
+  private setPending(key: string, n: number | undefined): void {
+    const pending = this.pending!;
+    this.pendingUndo.push([key, pending.get(key)]);
+    if (n === undefined) pending.delete(key);
+    else pending.set(key, n);
+  }
+
+  /**
+   * From now until flushCounters (or dropCounters), counters are kept in memory: the request
+   * pipeline calls it after BEGIN. They are written in the same transaction, so a crash never
+   * loses a committed counter nor keeps one whose writes were lost.
+   */
+  deferCounters(): void {
+    this.pending = new Map();
+    this.pendingUndo = [];
+  }
+
+  /** Where the pending counters stand (taken before a savepoint, for undoCounters). */
+  counterMark(): number {
+    return this.pendingUndo.length;
+  }
+
+  /** A savepoint was rolled back: the counters drawn since `mark` are drawn again, as SQL would have it. */
+  undoCounters(mark: number): void {
+    const pending = this.pending;
+    if (!pending) return;
+    while (this.pendingUndo.length > mark) {
+      const [key, before] = this.pendingUndo.pop()!;
+      if (before === undefined) pending.delete(key);
+      else pending.set(key, before);
+    }
+  }
+
+  /** Write the pending counters (inside the transaction, before its COMMIT) and stop deferring. */
+  flushCounters(): void {
+    const pending = this.pending;
+    this.pending = undefined;
+    this.pendingUndo = [];
+    if (pending) for (const [key, n] of pending) this.stmts.metaSet.run(key, String(n));
+  }
+
+  /** The meta table is emptied or replaced: no pending counter stands (undone with the rest on a rollback). */
+  private forgetPending(): void {
+    if (this.pending) for (const key of [...this.pending.keys()]) this.setPending(key, undefined);
+  }
+
+  /** The transaction was rolled back: what was pending is gone with it. */
+  dropCounters(): void {
+    this.pending = undefined;
+    this.pendingUndo = [];
   }
 
   /** Drop every record and meta value (reset to empty). */
   clear(): void {
     this.forgetCached();
+    this.forgetPending();
     this.db.exec('DELETE FROM records; DELETE FROM meta;');
   }
 
   /** Replace the whole content with a seed file's (reset to seed; loading copies the file instead). */
   replaceWith(seedFile: string): void {
     this.forgetCached();
+    this.forgetPending();
     this.db.exec(`ATTACH DATABASE '${seedFile.replaceAll("'", "''")}' AS seed`);
     try {
       this.transaction(() => {

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RequestPipeline } from '../../twin-runtime/pipeline.js';
+import { RecordStore } from '../../twin-runtime/record-store.js';
 import { HostError, TwinHost } from '../../twin-runtime/host.js';
 import { FIDELITY_HEADER, NotSimulated, operationName } from '../../twin-runtime/fidelity.js';
 import type { TwinDefinition, TwinRequest, TwinResponse } from '../../twin-runtime/contract.js';
@@ -65,6 +66,51 @@ t.test('pipeline: one transaction for a burst, a savepoint per request, exclusiv
   t.same(order, ['request', 'exclusive in transaction: false', 'later request']);
   await p.idle();
   db.close();
+});
+
+t.test('pipeline: counters drawn in a batch are written once, before its COMMIT, and a rollback takes them back', async (t) => {
+  const path = file();
+  const store = new RecordStore(path);
+  const p = new RequestPipeline(store.db, store);
+  const onDisk = () => (store.db.prepare("SELECT value FROM meta WHERE key = 'n'").get() as { value: string } | undefined)?.value;
+  const drawn = await Promise.allSettled([
+    p.submit(() => p.savepoint(() => [store.incrementMeta('n'), store.incrementMeta('n'), onDisk()])),
+    p.submit(() =>
+      p.savepoint(() => {
+        store.incrementMeta('n');
+        throw new Error('refused');
+      }),
+    ),
+    // A nested transaction (better-sqlite3's savepoint) that fails takes back its numbers too.
+    p.submit(() =>
+      p.savepoint(() => {
+        t.throws(() =>
+          store.transaction(() => {
+            store.incrementMeta('n');
+            throw new Error('inner');
+          }),
+        );
+        // withReadCache counts on from the pending counters and leaves them pending.
+        return store.withReadCache(() => [store.incrementMeta('n'), store.getMeta('n'), onDisk()]);
+      }),
+    ),
+  ]);
+  t.same(
+    drawn.map((r) => (r.status === 'fulfilled' ? r.value : 'rejected')),
+    [[1, 2, undefined], 'rejected', [3, '3', undefined]],
+    'numbers in order, none lost or given twice, nothing written before the commit',
+  );
+  t.equal(onDisk(), '3', 'written with the commit');
+  t.equal(await p.submit(() => store.incrementMeta('n')), 4, 'the next batch counts on from the file');
+  // A failed COMMIT (here: the flush's write refused) leaves the file and the counters as they were.
+  store.db.exec("CREATE TRIGGER refuse BEFORE UPDATE ON meta WHEN NEW.value = '6' BEGIN SELECT RAISE(ABORT, 'disk says no'); END");
+  await t.rejects(p.submit(() => [store.incrementMeta('n'), store.incrementMeta('n')]));
+  store.db.exec('DROP TRIGGER refuse');
+  t.equal(await p.submit(() => store.incrementMeta('n')), 5, 'a batch that never committed consumed no number');
+  store.close();
+  const reopened = new RecordStore(path);
+  t.equal(reopened.getMeta('n'), '5', 'committed counters survive a restart');
+  reopened.close();
 });
 
 class Refused extends Error {}
