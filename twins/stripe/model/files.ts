@@ -262,11 +262,10 @@ export function updateFileLink(ctx: TwinContext, id: string, input: FileLinkUpda
 }
 
 export function listFileLinks(ctx: TwinContext, filter: { file?: string; expired?: boolean }, window: ListWindow): ListPage<FileLink> {
-  const now = ctx.clock.nowSeconds();
   const page = readPage<FileLink>(ctx, 'file_link', filter.file === undefined ? {} : { file: filter.file }, window, {
     keep: filter.expired === undefined ? undefined : (l) => current(ctx, l as FileLink).expired === filter.expired,
   });
-  return { ...page, data: page.data.map((l) => (l.expires_at !== null && l.expires_at <= now ? current(ctx, l) : l)) };
+  return { ...page, data: page.data.map((l) => current(ctx, l)) };
 }
 
 /** The bytes a link's URL serves, or undefined when the token is not a live link of this twin. */

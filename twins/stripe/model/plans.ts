@@ -99,8 +99,8 @@ export function listPlans(ctx: TwinContext, f: PlanFilter, window: ListWindow): 
 export function updatePlan(ctx: TwinContext, id: string, input: PlanUpdate): StripeObject {
   const before = find<Price>(ctx, 'price', id);
   if (!isPlan(ctx, before)) throw resourceMissing('plan', id, 'plan');
-  updatePrice(ctx, id, { active: input.active, nickname: input.nickname, metadata: input.metadata });
-  const price = clone(find<Price>(ctx, 'price', id)!);
+  const updated = updatePrice(ctx, id, { active: input.active, nickname: input.nickname, metadata: input.metadata });
+  const price = clone(updated);
   if (input.product !== undefined && input.product !== price.product) {
     if (!find(ctx, 'product', input.product)) throw resourceMissing('product', input.product, 'product');
     const used = ctx.store.list<StripeObject>('subscription_item').some((item) => item.price?.id === id);
@@ -108,7 +108,7 @@ export function updatePlan(ctx: TwinContext, id: string, input: PlanUpdate): Str
     price.product = input.product;
   }
   if (input.trialPeriodDays !== undefined) price.recurring = { ...price.recurring, trial_period_days: input.trialPeriodDays };
-  if (Object.keys(previousAttributes(find<Price>(ctx, 'price', id)!, price)).length > 0) save(ctx, 'price', price);
+  if (Object.keys(previousAttributes(updated, price)).length > 0) save(ctx, 'price', price);
   const plan = planOf(price);
   const prev = previousAttributes(planOf(before), plan);
   if (Object.keys(prev).length > 0) emitEvent(ctx, 'plan.updated', plan, prev);

@@ -7,6 +7,7 @@
 // the page with Stripe's message (402) and leaves the session open; nothing it wrote is kept.
 // A POST without a card number pays with 4242… (the twin's one-click shortcut).
 
+import { esc, html } from './hosted-page.js';
 import type { TwinContext, TwinRequest, TwinResponse } from '../../../twin-runtime/contract.js';
 import { StripeApiError } from '../wire/errors.js';
 import { find, type StripeObject } from '../model/objects.js';
@@ -14,12 +15,6 @@ import { applyPromotionCode, completeSession } from '../model/checkout.js';
 import { newCardPaymentMethod } from '../model/payment-methods.js';
 import { luhnValid } from '../model/test-cards.js';
 import { formatAmount } from '../model/billing-cycle.js';
-
-const esc = (v: unknown): string => String(v ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
-function html(status: number, body: string): TwinResponse {
-  return { status, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }, body };
-}
 
 export function formValue(req: TwinRequest, name: string): string | undefined {
   const v = req.body[name];

@@ -4,18 +4,13 @@
 // number pays with 4242…), with the same charge, events and webhooks as `invoices.pay`. A refused
 // card re-renders the page with Stripe's message (402); the decline is kept, as Stripe keeps it.
 
+import { esc, html } from './hosted-page.js';
 import type { TwinContext, TwinRequest, TwinResponse, TwinRoute } from '../../../twin-runtime/contract.js';
 import { StripeApiError } from '../wire/errors.js';
 import { find, type StripeObject } from '../model/objects.js';
 import { payInvoice } from '../model/invoice-payments.js';
 import { formatAmount } from '../model/billing-cycle.js';
 import { CARD_FIELDS, cardFromForm } from './hosted-checkout.js';
-
-const esc = (v: unknown): string => String(v ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
-function html(status: number, body: string): TwinResponse {
-  return { status, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }, body };
-}
 
 function page(inv: StripeObject, error?: string, status = 200): TwinResponse {
   const money = (n: number) => esc(formatAmount(n, inv.currency));

@@ -3,6 +3,7 @@
 // redirects (303) to the twin's hosted Checkout page, which completes it. Parameters the twin does
 // not model are refused honestly (unread top-level ones by the pipeline, nested ones here).
 
+import { html } from './hosted-page.js';
 import type { TwinContext, TwinRequest, TwinResponse, TwinRoute } from '../../../twin-runtime/contract.js';
 import { NotSimulated, operationName } from '../../../twin-runtime/fidelity.js';
 import { ok } from '../wire/pipeline.js';
@@ -47,19 +48,16 @@ function readFields(req: TwinRequest, p: Params): PaymentLinkFields {
   };
 }
 
-function html(status: number, body: string): TwinResponse {
-  return {
-    status,
-    headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' },
-    body: `<!doctype html><html lang="en"><meta charset="utf-8"><title>Payment link</title>${body}</html>`,
-  };
+/** A payment link page: hosted-page.ts's answer around the link's own document. */
+function linkPage(status: number, body: string): TwinResponse {
+  return html(status, `<!doctype html><html lang="en"><meta charset="utf-8"><title>Payment link</title>${body}</html>`);
 }
 
 /** `GET /b/{id}`: a customer opens the link. */
 function visit(req: TwinRequest, ctx: TwinContext): TwinResponse {
   const { link, session } = visitPaymentLink(ctx, req.params.id!);
-  if (!link) return html(404, '<h1>Payment link not found</h1>');
-  if (!session) return html(410, '<h1>This link is no longer active</h1><p>The seller has deactivated this payment link.</p>');
+  if (!link) return linkPage(404, '<h1>Payment link not found</h1>');
+  if (!session) return linkPage(410, '<h1>This link is no longer active</h1><p>The seller has deactivated this payment link.</p>');
   return { status: 303, headers: { location: session.url as string, 'cache-control': 'no-store' } };
 }
 
