@@ -3,7 +3,7 @@
 
 import type { TwinContext, TwinRequest, TwinRoute } from '../../../twin-runtime/contract.js';
 import { invalidRequest } from '../wire/errors.js';
-import { jsonBody, page, queryString, reply, type Reply } from '../wire/http.js';
+import { jsonBody, page, plainText, queryString, reply, type Reply } from '../wire/http.js';
 import { languageTable } from '../model/languages.js';
 import { createGist, deleteGist, type FileChange, listGists, presentGist, rawFile, requireGist, revisionOf, updateGist } from '../model/gists.js';
 
@@ -102,8 +102,7 @@ export const gistRoutes: TwinRoute[] = [
     public: true,
     handler: (req, ctx) => {
       const content = rawFile(ctx, req.params.gist_id!, req.params.sha!, decodeURIComponent(req.params.filename!));
-      if (content === undefined) return { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: '404: Not Found' };
-      return { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: content };
+      return content === undefined ? plainText(404, '404: Not Found') : plainText(200, content);
     },
   },
 ];

@@ -45,6 +45,7 @@ import {
   optString,
   optStringArray,
   page,
+  plainText,
   queryString,
   repoOf,
   requiredString,
@@ -195,13 +196,13 @@ export const rawFileRoutes: TwinRoute[] = [
     path: '/{owner}/{repo}/raw/{ref}/{+path}',
     public: true,
     handler: (req, ctx) => {
-      const missing = { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: '404: Not Found' };
+      const missing = plainText(404, '404: Not Found');
       const repo = findRepository(ctx, req.params.owner!, req.params.repo!);
       if (!repo || !mayReadRepository(req, ctx, repo)) return missing;
       const head = resolveCommitish(ctx, repo, req.params.ref!);
       const sha = head ? commitFiles(ctx, repo, head).get(req.params.path!) : undefined;
       if (!sha) return missing;
-      return { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: readBlob(ctx, repo, sha) };
+      return plainText(200, readBlob(ctx, repo, sha));
     },
   },
 ];

@@ -41,6 +41,7 @@ import {
   requiredString,
   routes,
   mayReadRepository,
+  plainText,
 } from '../wire/http.js';
 import { checkSignature, signedUrl } from '../wire/signed-urls.js';
 
@@ -194,9 +195,9 @@ export const releaseDownloadRoutes: TwinRoute[] = [
     public: true,
     handler: (req, ctx) => {
       const repo = findRepository(ctx, req.params.owner!, req.params.repo!);
-      if (!repo || !mayReadRepository(req, ctx, repo)) return { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'Not Found' };
+      if (!repo || !mayReadRepository(req, ctx, repo)) return plainText(404, 'Not Found');
       const asset = assetByDownloadPath(ctx, repo, req.params.tag!, req.params.name!);
-      if (!asset) return { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'Not Found' };
+      if (!asset) return plainText(404, 'Not Found');
       return fileAnswer(downloadAsset(ctx, repo, asset), asset.name, asset.content_type);
     },
   },

@@ -186,6 +186,11 @@ export function bearer(req: TwinRequest): string | undefined {
   return presentedKey(req) || undefined;
 }
 
+/** A plain-text answer of a page outside the API (raw files, downloads): GitHub's `Not Found` there. */
+export function plainText(status: number, body: string | Buffer): TwinResponse {
+  return { status, headers: { 'content-type': 'text/plain; charset=utf-8' }, body };
+}
+
 /** Whether a request outside the API (a download, a raw file) may read `repo`: public, or the twin key or an installation token. */
 export function mayReadRepository(req: TwinRequest, ctx: TwinContext, repo: Json): boolean {
   if (!repo.private) return true;
