@@ -60,6 +60,11 @@ t.test('a gist through its life', async (t) => {
     [pub.id, gist.id],
   );
 
+  t.equal(
+    (await failure(octokit.gists.update({ gist_id: gist.id!, files: { 'hello.ts': { filename: '__proto__' } } as never }))).status,
+    422,
+    'a rename to __proto__ is refused, not lost',
+  );
   t.equal((await failure(octokit.gists.create({ files: {} }))).status, 422);
   t.equal((await failure(octokit.gists.create({ files: { 'x.txt': { content: '' } } }))).status, 422, "contents can't be blank");
   await octokit.gists.delete({ gist_id: gist.id! });

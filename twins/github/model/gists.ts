@@ -4,6 +4,7 @@
 
 import { createHash } from 'node:crypto';
 import type { TwinContext } from '../../../twin-runtime/contract.js';
+import { isForbiddenKey } from '../../../twin-runtime/safe-input.js';
 import { notFound, validationFailed } from '../wire/errors.js';
 import { type Json, getUser, simpleAccount, viewer } from './accounts.js';
 import { API, WEB, nodeId, now } from './identity.js';
@@ -104,6 +105,10 @@ export function updateGist(ctx: TwinContext, id: string, input: { description?: 
     }
     const content = change.content ?? files[name];
     if (content === undefined) throw validationFailed({ resource: 'Gist', field: 'files', code: 'missing_field', message: `${name} has no content` });
+    // A name no request may give a property (`__proto__`) would vanish on assignment: refused instead.
+    if (change.filename && isForbiddenKey(change.filename)) {
+      throw validationFailed({ resource: 'Gist', field: 'files', code: 'invalid', message: `filename ${JSON.stringify(change.filename)} is invalid` });
+    }
     if (change.filename && change.filename !== name) delete files[name];
     files[change.filename ?? name] = content;
   }
